@@ -1,0 +1,73 @@
+import type { Intent, IntentStatus } from "./intents/model";
+import type { Rules } from "./rules";
+
+/**
+ * The one rule (DESIGN §3, §4): may an edit to `path` be made now, and under which intent?
+ * The editor's diagnostics, the agent hooks and `intent check` all ask this function.
+ */
+
+export interface Selection {
+  intentId: string;
+  /** Where the selection came from: this session's own choice or the workspace's. */
+  source: "session" | "workspace";
+}
+
+export type Verdict =
+  | { kind: "exempt" }
+  | { kind: "allowed"; intent: Intent; auto: boolean }
+  | { kind: "out-of-scope"; intent: Intent; owners: Intent[] }
+  | { kind: "intent-not-in-progress"; intent: Intent; owners: Intent[] }
+  | { kind: "no-active-intent"; owners: Intent[]; missingSelection?: string };
+
+export type ProblemVerdict = Exclude<Verdict, { kind: "exempt" } | { kind: "allowed" }>;
+
+export function judge(path: string, rules: Rules, selection: Selection | undefined): Verdict {
+  if (rules.ignore.ignores(path)) return { kind: "exempt" };
+  const owners = () => rules.scopes.owners(path);
+  const selected = selection ? rules.catalogue.byId.get(selection.intentId) : undefined;
+  let active = selected;
+  let auto = false;
+  if (!active) {
+    const candidates = rules.settings.autoSelect ? owners().filter((i) => i.status === "IN_PROGRESS") : [];
+    if (candidates.length !== 1) {
+      return { kind: "no-active-intent", owners: owners(), ...(selection && !selected ? { missingSelection: selection.intentId } : {}) };
+    }
+    active = candidates[0];
+    auto = true;
+  }
+  if (active.status !== "IN_PROGRESS") return { kind: "intent-not-in-progress", intent: active, owners: owners() };
+  if (!auto && !rules.scopes.owns(active, path)) return { kind: "out-of-scope", intent: active, owners: owners() };
+  return { kind: "allowed", intent: active, auto };
+}
+
+export const isProblem = (v: Verdict): v is ProblemVerdict => v.kind !== "exempt" && v.kind !== "allowed";
+
+const STATUS_ADVICE: Record<Exclude<IntentStatus, "IN_PROGRESS">, string> = {
+  PENDING: "it has not been started. Start it, or select an intent that is in progress",
+  BLOCKED: "it is blocked. Resume it once the blocker is resolved, or select another intent",
+  COMPLETE: "it is complete, so its work is closed. Select another intent, or create one for this change",
+  ARCHIVED: "it is archived. Select another intent, or create one for this change",
+};
+
+/** The sentence users and agents read; one text for the editor, the hooks and CI. */
+export function verdictMessage(path: string, v: ProblemVerdict): string {
+  switch (v.kind) {
+    case "out-of-scope":
+      return `${path} is outside the scope of ${v.intent.id} (${v.intent.name}): ${v.intent.ownedScope.join(", ")}.${ownerHint(v.owners)}`;
+    case "intent-not-in-progress":
+      return `${v.intent.id} (${v.intent.name}) is ${v.intent.status}: ${STATUS_ADVICE[v.intent.status as keyof typeof STATUS_ADVICE]}.`;
+    case "no-active-intent": {
+      const lead = v.missingSelection
+        ? `The selected intent ${v.missingSelection} is not in active_intents.yaml`
+        : v.owners.filter((o) => o.status === "IN_PROGRESS").length > 1
+          ? `No intent selected, and several in-progress intents own ${path}`
+          : `No intent selected for ${path}`;
+      return `${lead}. Select an intent before editing.${ownerHint(v.owners)}`;
+    }
+  }
+}
+
+function ownerHint(owners: Intent[]): string {
+  if (!owners.length) return " No intent owns this file.";
+  return ` Owned by ${owners.map((o) => `${o.id} (${o.status})`).join(", ")}.`;
+}

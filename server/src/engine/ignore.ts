@@ -1,0 +1,45 @@
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { readOptional } from "./workspaceFiles";
+import ignore, { type Ignore } from "ignore";
+
+/**
+ * Paths exempt from scope checks: the settings' `exempt` list and both `.intentignore` files
+ * (workspace root and `.orchestration/`). All use gitignore syntax, relative to the workspace root,
+ * so a pattern means the same thing whichever of the two files holds it.
+ */
+export interface IgnoreSources {
+  exempt: readonly string[];
+  rootIgnore?: string;
+  orchestrationIgnore?: string;
+}
+
+export class IgnoreRules {
+  private readonly rules: Ignore;
+
+  constructor(sources: IgnoreSources) {
+    this.rules = ignore({ allowRelativePaths: true })
+      .add([...sources.exempt])
+      .add(sources.rootIgnore ?? "")
+      .add(sources.orchestrationIgnore ?? "");
+  }
+
+  ignores(path: string): boolean {
+    return this.rules.ignores(path);
+  }
+}
+
+
+/**
+ * Adds `path` to the root `.intentignore`, anchored with a leading slash so that only this path is meant.
+ * Appends; never rewrites what is there. Returns false when the path was already listed.
+ */
+export function addToIntentIgnore(root: string, path: string): boolean {
+  const file = join(root, ".intentignore");
+  const line = `/${path.replace(/^\/+/, "").replace(/([*?[\]!#])/g, "\\$1")}`;
+  const current = readOptional(file) ?? "";
+  if (current.split(/\r?\n/).includes(line)) return false;
+  const sep = current === "" || current.endsWith("\n") ? "" : "\n";
+  appendFileSync(file, `${sep}${line}\n`);
+  return true;
+}

@@ -1,0 +1,289 @@
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
+import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
+import {
+  INTENT_ID_PATTERN,
+  INTENT_STATUSES,
+  makeCatalogue,
+  type Intent,
+  type IntentStatus,
+  type LoadResult,
+  type Problem,
+  type ProblemSeverity,
+  type RelatedSpec,
+  type Span,
+} from "./model";
+
+/**
+ * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
+ * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
+ */
+
+const FIELDS: Record<string, string> = {
+  id: "id",
+  name: "name",
+  status: "status",
+  owned_scope: "owned_scope",
+  ownedScope: "owned_scope",
+  constraints: "constraints",
+  acceptance_criteria: "acceptance_criteria",
+  acceptanceCriteria: "acceptance_criteria",
+  related_specs: "related_specs",
+  relatedSpecs: "related_specs",
+  parent_intent: "parent_intent",
+  parentIntent: "parent_intent",
+  tags: "tags",
+  version: "version",
+  created_at: "created_at",
+  createdAt: "created_at",
+  updated_at: "updated_at",
+  updatedAt: "updated_at",
+  description: "description",
+};
+
+const STATUS_ALIASES: Record<string, IntentStatus> = { COMPLETED: "COMPLETE", ABORTED: "ARCHIVED" };
+
+export function loadIntents(text: string): LoadResult {
+  const lines = new LineCounter();
+  const problems: Problem[] = [];
+  const report = (severity: ProblemSeverity, span: Span, message: string) => {
+    const s = lines.linePos(span.start);
+    const e = lines.linePos(Math.max(span.start, span.end));
+    problems.push({
+      severity,
+      message,
+      span,
+      start: { line: s.line - 1, character: s.col - 1 },
+      end: { line: e.line - 1, character: e.col - 1 },
+    });
+  };
+  const done = (intents: Intent[]): LoadResult => ({
+    catalogue: makeCatalogue(intents),
+    problems,
+    hasErrors: problems.some((p) => p.severity === "error"),
+  });
+
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+  for (const err of doc.errors) {
+    report("error", { start: err.pos[0], end: err.pos[1] }, `YAML syntax error: ${firstLine(err.message)}`);
+  }
+  if (doc.errors.length) return done([]);
+
+  const root = doc.contents;
+  const whole = { start: 0, end: Math.min(text.length, 1) };
+  if (!isMap(root)) {
+    report("error", root ? spanOf(root) : whole, "Expected a mapping with an `active_intents:` list.");
+    return done([]);
+  }
+  let listPair = findPair(root, "active_intents");
+  if (!listPair) {
+    listPair = findPair(root, "intents");
+    if (listPair) {
+      report("warning", spanOf(listPair.key as Node), "Older dialect: rename `intents:` to `active_intents:` (it is read as is for now).");
+    }
+  }
+  if (!listPair) {
+    report("error", spanOf(root), "Missing `active_intents:` (a list of intents).");
+    return done([]);
+  }
+  const list = listPair.value;
+  if (list === null || (isScalar(list) && list.value === null)) return done([]);
+  if (!isSeq(list)) {
+    report("error", spanOf(list as Node), "`active_intents` must be a list of intents.");
+    return done([]);
+  }
+
+  const intents: Intent[] = [];
+  const seen = new Map<string, Span>();
+  for (const item of list.items) {
+    if (!isMap(item)) {
+      report("error", spanOf(item as Node), "Each intent must be a mapping with at least id, name, status and owned_scope.");
+      continue;
+    }
+    const intent = readIntent(item, lines, report);
+    if (!intent) continue;
+    const idNode = findPair(item, "id")!.value as Node;
+    const first = seen.get(intent.id);
+    if (first) {
+      const line = lines.linePos(first.start).line;
+      report("error", spanOf(idNode), `Duplicate intent id ${intent.id} (first defined on line ${line}). Ids must be unique.`);
+      continue;
+    }
+    seen.set(intent.id, spanOf(idNode));
+    intents.push(intent);
+  }
+  checkParents(intents, list.items as Node[], report);
+  return done(intents);
+}
+
+type Report = (severity: ProblemSeverity, span: Span, message: string) => void;
+
+function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent | undefined {
+  const fields = new Map<string, Pair>();
+  for (const pair of item.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    const canonical = key === undefined ? undefined : FIELDS[key];
+    if (!canonical) {
+      report("warning", spanOf(pair.key as Node), `Unknown field \`${key ?? "?"}\` (ignored).`);
+      continue;
+    }
+    if (canonical !== key) {
+      report("warning", spanOf(pair.key as Node), `Older dialect: \`${key}\` is read as \`${canonical}\`.`);
+    }
+    fields.set(canonical, pair);
+  }
+  const itemSpan = spanOf(item);
+  let ok = true;
+  const fail = (span: Span, message: string) => {
+    report("error", span, message);
+    ok = false;
+  };
+  const valueSpan = (field: string) => {
+    const p = fields.get(field);
+    return p ? spanOf((p.value ?? p.key) as Node) : itemSpan;
+  };
+  const scalar = (field: string): unknown => {
+    const v = fields.get(field)?.value;
+    return isScalar(v) ? v.value : v === undefined || v === null ? undefined : v;
+  };
+
+  const id = scalar("id");
+  if (typeof id !== "string" || !INTENT_ID_PATTERN.test(id)) {
+    fail(valueSpan("id"), id === undefined ? "Intent has no `id`." : `Bad intent id ${JSON.stringify(String(id))}: ids look like INT-001 (letters, dash, 3+ digits).`);
+  }
+  const label = typeof id === "string" ? id : "This intent";
+
+  const name = scalar("name");
+  if (typeof name !== "string" || name.trim().length < 3 || name.length > 200) {
+    fail(valueSpan("name"), name === undefined ? `${label} has no \`name\`.` : `${label}: name must be 3 to 200 characters.`);
+  }
+
+  const rawStatus = scalar("status");
+  let status: IntentStatus | undefined;
+  if (typeof rawStatus === "string" && (INTENT_STATUSES as readonly string[]).includes(rawStatus)) {
+    status = rawStatus as IntentStatus;
+  } else if (typeof rawStatus === "string" && STATUS_ALIASES[rawStatus]) {
+    status = STATUS_ALIASES[rawStatus];
+    report("warning", valueSpan("status"), `Older dialect: status ${rawStatus} is read as ${status}.`);
+  } else {
+    fail(
+      valueSpan("status"),
+      rawStatus === undefined
+        ? `${label} has no \`status\`; use one of ${INTENT_STATUSES.join(", ")}.`
+        : `${label}: bad status ${JSON.stringify(String(rawStatus))}; use one of ${INTENT_STATUSES.join(", ")}.`,
+    );
+  }
+
+  const scopePair = fields.get("owned_scope");
+  const ownedScope = stringList(scopePair, report, `${label}: owned_scope`);
+  if (!scopePair || ownedScope.length === 0) {
+    fail(valueSpan("owned_scope"), `${label}: owned_scope must list at least one glob (e.g. "src/api/**").`);
+  } else if (isSeq(scopePair.value)) {
+    for (const node of scopePair.value.items) {
+      if (!isScalar(node) || typeof node.value !== "string") continue;
+      const why = validateGlob(node.value);
+      if (why) fail(spanOf(node), `${label}: invalid glob: ${why}.`);
+    }
+  }
+
+  if (!ok || typeof id !== "string" || typeof name !== "string" || !status) return undefined;
+  const parent = scalar("parent_intent");
+  const version = scalar("version");
+  return {
+    id,
+    name,
+    status,
+    ownedScope,
+    constraints: stringList(fields.get("constraints"), report, `${label}: constraints`),
+    acceptanceCriteria: stringList(fields.get("acceptance_criteria"), report, `${label}: acceptance_criteria`),
+    relatedSpecs: relatedSpecs(fields.get("related_specs")),
+    parentIntent: typeof parent === "string" && parent ? parent : null,
+    tags: stringList(fields.get("tags"), report, `${label}: tags`),
+    version: typeof version === "number" ? version : undefined,
+    createdAt: dateString(scalar("created_at")),
+    updatedAt: dateString(scalar("updated_at")),
+    span: itemSpan,
+    line: lines.linePos(itemSpan.start).line - 1,
+  };
+}
+
+function stringList(pair: Pair | undefined, report: Report, what: string): string[] {
+  const v = pair?.value;
+  if (v === undefined || v === null || (isScalar(v) && v.value === null)) return [];
+  if (isScalar(v) && typeof v.value === "string") return [v.value];
+  if (!isSeq(v)) {
+    report("error", spanOf(v as Node), `${what} must be a list of strings.`);
+    return [];
+  }
+  const out: string[] = [];
+  for (const node of v.items) {
+    if (isScalar(node) && (typeof node.value === "string" || typeof node.value === "number")) out.push(String(node.value));
+    else report("warning", spanOf(node as Node), `${what}: expected a string here (ignored).`);
+  }
+  return out;
+}
+
+function relatedSpecs(pair: Pair | undefined): RelatedSpec[] {
+  const v = pair?.value;
+  if (!isSeq(v)) return [];
+  const out: RelatedSpec[] = [];
+  for (const node of v.items) {
+    if (isScalar(node) && typeof node.value === "string") out.push({ type: "file", ref: node.value });
+    else if (isMap(node)) {
+      const ref = node.get("ref") ?? node.get("path");
+      if (typeof ref === "string") out.push({ type: String(node.get("type") ?? "file"), ref });
+    }
+  }
+  return out;
+}
+
+/** Warnings for parents that do not exist and child scopes that reach outside their parent's scope. */
+function checkParents(intents: Intent[], items: Node[], report: Report) {
+  const byId = new Map(intents.map((i) => [i.id, i]));
+  for (const intent of intents) {
+    if (!intent.parentIntent) continue;
+    const node = items.find((n) => isMap(n) && spanOf(n).start === intent.span.start) as YAMLMap | undefined;
+    const parentPair = node && (findPair(node, "parent_intent") ?? findPair(node, "parentIntent"));
+    const at = parentPair ? spanOf(parentPair.value as Node) : intent.span;
+    const parent = byId.get(intent.parentIntent);
+    if (!parent) {
+      report("warning", at, `${intent.id}: parent_intent ${intent.parentIntent} is not in this file.`);
+      continue;
+    }
+    const parentScope = compileScope(parent.ownedScope);
+    const outside = intent.ownedScope.filter((g) => !g.startsWith("!") && !scopeMatches(parentScope, samplePath(g)));
+    if (outside.length) {
+      report("warning", at, `${intent.id}: scope ${outside.map((g) => `"${g}"`).join(", ")} lies outside parent ${parent.id}'s scope (${parent.ownedScope.join(", ")}).`);
+    }
+  }
+}
+
+/** The effective constraints of an intent: its own, then each ancestor's (DESIGN §2.1: constraints inherit). */
+export function inheritedConstraints(intent: Intent, byId: ReadonlyMap<string, Intent>): string[] {
+  const out = [...intent.constraints];
+  const seen = new Set([intent.id]);
+  let parent = intent.parentIntent ? byId.get(intent.parentIntent) : undefined;
+  while (parent && !seen.has(parent.id)) {
+    seen.add(parent.id);
+    for (const c of parent.constraints) if (!out.includes(c)) out.push(c);
+    parent = parent.parentIntent ? byId.get(parent.parentIntent) : undefined;
+  }
+  return out;
+}
+
+function findPair(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair | undefined;
+}
+
+function spanOf(node: Node | null | undefined): Span {
+  const r = node?.range;
+  return r ? { start: r[0], end: r[1] } : { start: 0, end: 0 };
+}
+
+function dateString(v: unknown): string | undefined {
+  if (v instanceof Date) return v.toISOString();
+  return typeof v === "string" ? v : undefined;
+}
+
+function firstLine(s: string): string {
+  return s.split("\n")[0];
+}

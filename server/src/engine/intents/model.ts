@@ -1,0 +1,69 @@
+/** The intent catalogue as the engine sees it, whatever dialect the YAML was written in (DESIGN §2.1). */
+
+export const INTENT_STATUSES = ["PENDING", "IN_PROGRESS", "COMPLETE", "BLOCKED", "ARCHIVED"] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+
+export const INTENT_ID_PATTERN = /^[A-Z]+-\d{3,}$/;
+
+/** Byte offsets into the source text, end exclusive. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface RelatedSpec {
+  type: string;
+  ref: string;
+}
+
+export interface Intent {
+  id: string;
+  name: string;
+  status: IntentStatus;
+  ownedScope: string[];
+  constraints: string[];
+  acceptanceCriteria: string[];
+  relatedSpecs: RelatedSpec[];
+  parentIntent: string | null;
+  tags: string[];
+  version?: number;
+  createdAt?: string;
+  updatedAt?: string;
+  /** Where the intent's mapping sits in the file, for hover, CodeLens and code actions. */
+  span: Span;
+  /** 0-based line of the `- id:` item, for CodeLens. */
+  line: number;
+}
+
+export type ProblemSeverity = "error" | "warning";
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Problem {
+  message: string;
+  severity: ProblemSeverity;
+  span: Span;
+  start: Position;
+  end: Position;
+}
+
+export interface Catalogue {
+  intents: readonly Intent[];
+  byId: ReadonlyMap<string, Intent>;
+}
+
+export interface LoadResult {
+  /** Intents that loaded without errors. */
+  catalogue: Catalogue;
+  problems: Problem[];
+  hasErrors: boolean;
+}
+
+export function makeCatalogue(intents: readonly Intent[]): Catalogue {
+  return { intents, byId: new Map(intents.map((i) => [i.id, i])) };
+}
+
+export const emptyCatalogue: Catalogue = makeCatalogue([]);

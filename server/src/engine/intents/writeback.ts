@@ -1,0 +1,141 @@
+import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
+import { checkTransition } from "./lifecycle";
+import { loadIntents } from "./load";
+import type { IntentStatus } from "./model";
+import { normalizeGlob, validateGlob } from "../scope";
+
+/**
+ * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
+ * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
+ */
+
+export interface TextEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+export type WriteResult = { ok: true; text: string; edits: TextEdit[] } | { ok: false; reason: string };
+
+export function amendScope(text: string, intentId: string, glob: string, now: Date): WriteResult {
+  const why = validateGlob(glob);
+  if (why) return { ok: false, reason: `Cannot add to ${intentId}'s scope: ${why}.` };
+  const located = locate(text, intentId);
+  if ("reason" in located) return { ok: false, reason: located.reason };
+  const { item } = located;
+  const pair = field(item, "owned_scope", "ownedScope");
+  const value = pair?.value as Node | undefined;
+  if (!pair || !value) return { ok: false, reason: `${intentId} has no owned_scope to amend; add one by hand.` };
+  const existing = isSeq(value) ? value.items.map((n) => (isScalar(n) ? String(n.value) : "")) : [String((value as { value?: unknown }).value)];
+  if (existing.some((g) => normalizeGlob(g) === normalizeGlob(glob))) {
+    return { ok: false, reason: `${glob} is already in ${intentId}'s scope.` };
+  }
+
+  let edit: TextEdit;
+  if (isSeq(value) && value.flow) edit = appendToFlowSeq(text, value, glob);
+  else if (isSeq(value) && value.items.length) edit = appendToBlockSeq(text, value, glob);
+  else {
+    // A bare scalar or an empty block: rewrite just this value as a flow list.
+    const r = value.range!;
+    const items = existing.filter((g) => g && g !== "null").map((g) => quoteLike(text, value, g));
+    edit = { start: r[0], end: r[1], newText: `[${[...items, quoteLike(text, value, glob)].join(", ")}]` };
+  }
+  return finish(text, intentId, [edit, touchUpdatedAt(text, item, now)], (i) => i.ownedScope.includes(glob));
+}
+
+export function transition(text: string, intentId: string, to: IntentStatus, now: Date): WriteResult {
+  const loaded = loadIntents(text);
+  const intent = loaded.catalogue.byId.get(intentId);
+  if (!intent) return { ok: false, reason: notFound(intentId, loaded.hasErrors) };
+  const check = checkTransition(intentId, intent.status, to);
+  if (!check.ok) return { ok: false, reason: check.reason };
+  const located = locate(text, intentId);
+  if ("reason" in located) return { ok: false, reason: located.reason };
+  const status = field(located.item, "status")!.value as Node;
+  const edit = { start: status.range![0], end: status.range![1], newText: to };
+  return finish(text, intentId, [edit, touchUpdatedAt(text, located.item, now)], (i) => i.status === to);
+}
+
+/** Applies edits (non-overlapping) back to front, then re-reads the result to prove it says what we meant. */
+function finish(text: string, intentId: string, edits: TextEdit[], applied: (i: { ownedScope: string[]; status: string }) => boolean): WriteResult {
+  const next = applyEdits(text, edits);
+  const check = loadIntents(next).catalogue.byId.get(intentId);
+  if (!check || !applied(check)) {
+    return { ok: false, reason: `Internal error: the edit to ${intentId} did not round-trip; the file was left untouched. Please report this.` };
+  }
+  return { ok: true, text: next, edits };
+}
+
+export function applyEdits(text: string, edits: readonly TextEdit[]): string {
+  let out = text;
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
+  return out;
+}
+
+function locate(text: string, intentId: string): { item: YAMLMap } | { reason: string } {
+  const doc = parseDocument(text, { uniqueKeys: false });
+  if (doc.errors.length) return { reason: `active_intents.yaml has a syntax error (${doc.errors[0].message.split("\n")[0]}); fix it first.` };
+  const root = doc.contents;
+  const list = isMap(root) ? (root.get("active_intents", true) ?? root.get("intents", true)) : undefined;
+  if (!isSeq(list)) return { reason: "active_intents.yaml has no `active_intents:` list." };
+  const item = list.items.find((n) => isMap(n) && n.get("id") === intentId) as YAMLMap | undefined;
+  return item ? { item } : { reason: notFound(intentId, false) };
+}
+
+const notFound = (id: string, broken: boolean) =>
+  broken ? `${id} is not among the valid intents; active_intents.yaml has errors to fix first.` : `No intent ${id} in active_intents.yaml.`;
+
+function field(map: YAMLMap, ...keys: string[]): Pair | undefined {
+  return map.items.find((p) => isScalar(p.key) && keys.includes(String(p.key.value))) as Pair | undefined;
+}
+
+function appendToFlowSeq(text: string, seq: YAMLSeq, glob: string): TextEdit {
+  const last = seq.items[seq.items.length - 1] as Node | undefined;
+  const quoted = quoteLike(text, (last ?? seq) as Node, glob);
+  if (last?.range) return { start: last.range[1], end: last.range[1], newText: `, ${quoted}` };
+  const close = text.lastIndexOf("]", seq.range![1]);
+  return { start: close, end: close, newText: quoted };
+}
+
+function appendToBlockSeq(text: string, seq: YAMLSeq, glob: string): TextEdit {
+  const last = seq.items[seq.items.length - 1] as Node;
+  const lineStart = text.lastIndexOf("\n", last.range![0] - 1) + 1;
+  const dash = text.indexOf("-", lineStart);
+  const indent = text.slice(lineStart, dash);
+  const eol = text.indexOf("\n", last.range![1]);
+  const line = `${indent}- ${quoteLike(text, last, glob)}`;
+  return eol === -1 ? { start: text.length, end: text.length, newText: `\n${line}` } : { start: eol + 1, end: eol + 1, newText: `${line}\n` };
+}
+
+function touchUpdatedAt(text: string, item: YAMLMap, now: Date): TextEdit {
+  const stamp = now.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const pair = field(item, "updated_at", "updatedAt");
+  const value = pair?.value as Node | undefined;
+  if (value?.range) {
+    const q = text[value.range[0]];
+    const wrapped = q === '"' || q === "'" ? `${q}${stamp}${q}` : stamp;
+    return { start: value.range[0], end: value.range[1], newText: wrapped };
+  }
+  const camel = !!field(item, "ownedScope");
+  const key = camel ? "updatedAt" : "updated_at";
+  if (item.flow) {
+    const close = text.lastIndexOf("}", item.range![1]);
+    return { start: close, end: close, newText: `, ${key}: ${stamp}` };
+  }
+  const first = item.items[0].key as Node;
+  const indent = " ".repeat(first.range![0] - (text.lastIndexOf("\n", first.range![0] - 1) + 1));
+  const lastPair = item.items[item.items.length - 1];
+  const eol = text.indexOf("\n", ((lastPair.value ?? lastPair.key) as Node).range![1]);
+  const line = `${indent}${key}: ${stamp}`;
+  return eol === -1 ? { start: text.length, end: text.length, newText: `\n${line}` } : { start: eol + 1, end: eol + 1, newText: `${line}\n` };
+}
+
+const PLAIN_SAFE = /^[A-Za-z0-9_.\/-][A-Za-z0-9_.\/*{},-]*$/;
+
+/** Quote a new value the way its neighbour is quoted, falling back to double quotes where plain is unsafe. */
+function quoteLike(text: string, neighbour: Node, value: string): string {
+  const q = neighbour.range ? text[neighbour.range[0]] : '"';
+  if (q === "'") return `'${value.replace(/'/g, "''")}'`;
+  if (q !== '"' && q !== "[" && PLAIN_SAFE.test(value) && !/[{},]/.test(value)) return value;
+  return JSON.stringify(value);
+}

@@ -1,0 +1,125 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { writeFileAtomic } from "./atomicWrite";
+import type { Selection } from "./gate";
+import { readOptional, SESSIONS_DIR } from "./workspaceFiles";
+
+/**
+ * Sessions (DESIGN §3): every editor server and agent session has a file under `.orchestration/.sessions/`
+ * with its selection and a heartbeat; `workspace.json` holds the selection shared by all of them.
+ */
+
+export interface SessionRecord {
+  id: string;
+  client: string;
+  pid: number;
+  host: string;
+  startedAt: string;
+  heartbeat: string;
+  /** This session's own selection; absent means it follows the workspace selection. */
+  intent?: string | null;
+  /** Workspace-relative files this session has unsaved edits to. */
+  dirtyFiles?: string[];
+}
+
+export interface WorkspaceSelection {
+  intent: string | null;
+  selectedAt: string;
+  by: string;
+}
+
+export const WORKSPACE_SELECTION = "workspace.json";
+/** A session whose heartbeat is older than this is treated as gone. */
+export const SESSION_TTL_MS = 120_000;
+export const HEARTBEAT_MS = 30_000;
+
+const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
+
+function ensureSessionsDir(root: string): string {
+  const dir = sessionsDir(root);
+  mkdirSync(dir, { recursive: true });
+  // The folder ignores itself so that session files never end up in a commit.
+  const gitignore = join(dir, ".gitignore");
+  if (!existsSync(gitignore)) writeFileSync(gitignore, "*\n");
+  return dir;
+}
+
+function readJson<T>(path: string): T | undefined {
+  const text = readOptional(path);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined; // a half-written or hand-broken file counts as absent; the next write replaces it
+  }
+}
+
+export function readWorkspaceSelection(root: string): WorkspaceSelection | undefined {
+  const sel = readJson<WorkspaceSelection>(join(sessionsDir(root), WORKSPACE_SELECTION));
+  return sel && (typeof sel.intent === "string" || sel.intent === null) ? sel : undefined;
+}
+
+export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
+  const sel: WorkspaceSelection = { intent, selectedAt: now.toISOString(), by };
+  writeFileAtomic(join(ensureSessionsDir(root), WORKSPACE_SELECTION), `${JSON.stringify(sel, null, 2)}\n`);
+  return sel;
+}
+
+export function readSession(root: string, id: string): SessionRecord | undefined {
+  return readJson<SessionRecord>(join(sessionsDir(root), sessionFileName(id)));
+}
+
+export function writeSession(root: string, record: SessionRecord): void {
+  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+export function removeSession(root: string, id: string): void {
+  try {
+    unlinkSync(join(sessionsDir(root), sessionFileName(id)));
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Session ids come from agents too; keep them to a safe file name. */
+export function sessionFileName(id: string): string {
+  return `${id.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120)}.json`;
+}
+
+export function newSessionRecord(id: string, client: string, now = new Date()): SessionRecord {
+  const t = now.toISOString();
+  return { id, client, pid: process.pid, host: hostname(), startedAt: t, heartbeat: t };
+}
+
+export function isLive(s: SessionRecord, now = Date.now()): boolean {
+  if (now - Date.parse(s.heartbeat) > SESSION_TTL_MS) return false;
+  if (s.host === hostname() && s.pid > 0) {
+    try {
+      process.kill(s.pid, 0);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
+  return true;
+}
+
+export function listSessions(root: string): SessionRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(sessionsDir(root));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
+    .map((n) => readJson<SessionRecord>(join(sessionsDir(root), n)))
+    .filter((s): s is SessionRecord => !!s && typeof s.id === "string" && typeof s.heartbeat === "string");
+}
+
+/** DESIGN §3: the session's own selection, else the workspace's. Auto-selection happens in the gate. */
+export function resolveSelection(session: Pick<SessionRecord, "intent"> | undefined, workspace: WorkspaceSelection | undefined): Selection | undefined {
+  if (session?.intent) return { intentId: session.intent, source: "session" };
+  if (workspace?.intent) return { intentId: workspace.intent, source: "workspace" };
+  return undefined;
+}

@@ -1,0 +1,126 @@
+import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
+import { defaultSettings, type Settings, type Severity } from "@shared/settings";
+import type { Span } from "./intents/model";
+
+/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
+
+export interface SettingsProblem {
+  message: string;
+  span: Span;
+}
+
+export interface ParsedConfig {
+  values: Partial<Settings>;
+  problems: SettingsProblem[];
+}
+
+const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hint", "off"];
+const CONTRIBUTORS = ["human", "ai", "mixed", "unknown"] as const;
+
+/** Reads config.jsonc. A malformed file yields problems with offsets and whatever values are sound. */
+export function parseConfig(text: string): ParsedConfig {
+  const errors: ParseError[] = [];
+  const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const problems: SettingsProblem[] = errors.map((e) => ({
+    message: `config.jsonc: ${describeParseError(printParseErrorCode(e.error))}`,
+    span: { start: e.offset, end: e.offset + Math.max(1, e.length) },
+  }));
+  const whole = { start: 0, end: Math.min(1, text.length) };
+  if (raw === undefined || raw === null) return { values: {}, problems };
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    return { values: {}, problems: [...problems, { message: "config.jsonc must hold one JSON object.", span: whole }] };
+  }
+  const { values, issues } = sanitize(raw as Record<string, unknown>);
+  // Offsets of individual keys are not needed to be useful: name the key, point at the file start.
+  return { values, problems: [...problems, ...issues.map((message) => ({ message: `config.jsonc: ${message}`, span: locateKey(text, message) ?? whole }))] };
+}
+
+/** Keeps only well-typed values, saying why each rejected one was dropped. Used for config.jsonc and client settings alike. */
+export function sanitize(raw: Record<string, unknown>): { values: Partial<Settings>; issues: string[] } {
+  const values: Partial<Settings> = {};
+  const issues: string[] = [];
+  for (const [key, v] of Object.entries(raw)) {
+    switch (key) {
+      case "autoSelect":
+        if (typeof v === "boolean") values.autoSelect = v;
+        else issues.push(`"autoSelect" must be true or false.`);
+        break;
+      case "exempt":
+        if (Array.isArray(v) && v.every((s) => typeof s === "string")) values.exempt = v as string[];
+        else issues.push(`"exempt" must be a list of gitignore patterns.`);
+        break;
+      case "ledgerPath":
+        if (typeof v === "string" && v && !v.startsWith("/") && !v.split("/").includes("..")) values.ledgerPath = v;
+        else issues.push(`"ledgerPath" must be a workspace-relative path.`);
+        break;
+      case "contributor": {
+        const c = v as { type?: unknown; modelId?: unknown } | null;
+        if (c && typeof c === "object" && CONTRIBUTORS.includes(c.type as never) && (c.modelId === undefined || typeof c.modelId === "string")) {
+          values.contributor = { type: c.type as Settings["contributor"]["type"], ...(c.modelId ? { modelId: c.modelId as string } : {}) };
+        } else issues.push(`"contributor" must be { "type": ${CONTRIBUTORS.map((t) => `"${t}"`).join(" | ")}, "modelId"?: string }.`);
+        break;
+      }
+      case "severity": {
+        if (!v || typeof v !== "object") {
+          issues.push(`"severity" must map diagnostic codes to ${SEVERITIES.join(" | ")}.`);
+          break;
+        }
+        const sev: Partial<Record<DiagnosticCode, Severity>> = {};
+        for (const [code, s] of Object.entries(v)) {
+          if (!(DiagnosticCodes as readonly string[]).includes(code)) issues.push(`unknown diagnostic code "${code}" in "severity".`);
+          else if (!SEVERITIES.includes(s as Severity)) issues.push(`"severity.${code}" must be one of ${SEVERITIES.join(", ")}.`);
+          else sev[code as DiagnosticCode] = s as Severity;
+        }
+        values.severity = sev as Settings["severity"];
+        break;
+      }
+      case "inlayHints":
+      case "codeLens": {
+        const enabled = (v as { enabled?: unknown } | null)?.enabled;
+        if (typeof enabled === "boolean") values[key] = { enabled };
+        else issues.push(`"${key}" must be { "enabled": true | false }.`);
+        break;
+      }
+      default:
+        issues.push(`unknown setting "${key}" (ignored).`);
+    }
+  }
+  return { values, issues };
+}
+
+export function mergeSettings(...layers: Partial<Settings>[]): Settings {
+  let out: Settings = { ...defaultSettings, severity: { ...defaultSettings.severity } };
+  for (const layer of layers) {
+    out = {
+      ...out,
+      ...layer,
+      severity: { ...out.severity, ...(layer.severity ?? {}) },
+    };
+  }
+  return out;
+}
+
+function locateKey(text: string, message: string): Span | undefined {
+  const key = /"([^"]+)"/.exec(message)?.[1]?.split(".").pop();
+  if (!key) return undefined;
+  const at = text.indexOf(`"${key}"`);
+  return at === -1 ? undefined : { start: at, end: at + key.length + 2 };
+}
+
+function describeParseError(code: string): string {
+  const plain: Record<string, string> = {
+    InvalidSymbol: "invalid character",
+    InvalidNumberFormat: "invalid number",
+    PropertyNameExpected: "a property name was expected",
+    ValueExpected: "a value was expected",
+    ColonExpected: "a colon was expected",
+    CommaExpected: "a comma was expected",
+    CloseBraceExpected: "a closing } was expected",
+    CloseBracketExpected: "a closing ] was expected",
+    EndOfFileExpected: "unexpected text after the object",
+    UnexpectedEndOfString: "unterminated string",
+    UnexpectedEndOfComment: "unterminated comment",
+  };
+  return `syntax error: ${plain[code] ?? code}`;
+}
