@@ -1,0 +1,99 @@
+import { randomUUID } from "node:crypto";
+import { relative, sep } from "node:path";
+import type { Settings } from "@shared/settings";
+import { judge, type Selection, type Verdict } from "../engine/gate";
+import type { Catalogue } from "../engine/intents/model";
+import { buildRules, type Rules } from "../engine/rules";
+import {
+  newSessionRecord,
+  readWorkspaceSelection,
+  removeSession,
+  resolveSelection,
+  writeSession,
+  type SessionRecord,
+  type WorkspaceSelection,
+} from "../engine/sessions";
+import { readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+
+/**
+ * One workspace folder as the server sees it: the rules in force, the selection, and this server's
+ * session. Rebuilt as a whole when a rule file changes; never touched on the keystroke path.
+ */
+export class WorkspaceContext {
+  rules: Rules;
+  selection: Selection | undefined;
+  workspaceSelection: WorkspaceSelection | undefined;
+  readonly session: SessionRecord;
+  /** Bumped on every reload so per-document caches know they are stale. */
+  generation = 0;
+  private lastGood: Catalogue | undefined;
+  private clientSettings: Partial<Settings> = {};
+  /** Texts of rule files open in the editor, which win over the disk (the user sees the buffer). */
+  private readonly overlays = new Map<RuleFile, string>();
+
+  constructor(
+    readonly root: string,
+    clientName: string,
+  ) {
+    this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
+    this.rules = buildRules({});
+    this.reload();
+  }
+
+  /** Workspace-relative POSIX path of an absolute file path, or undefined when it lies outside. */
+  relativePath(fsPath: string): string | undefined {
+    const rel = relative(this.root, fsPath);
+    if (!rel || rel.startsWith("..") || rel.startsWith(sep + sep) || /^[A-Za-z]:/.test(rel)) return undefined;
+    return rel.split(sep).join("/");
+  }
+
+  ruleFileOf(path: string): RuleFile | undefined {
+    return (RULE_FILES as readonly string[]).includes(path) ? (path as RuleFile) : undefined;
+  }
+
+  setOverlay(file: RuleFile, text: string | undefined): void {
+    if (text === undefined) this.overlays.delete(file);
+    else this.overlays.set(file, text);
+  }
+
+  setClientSettings(settings: Partial<Settings>): void {
+    this.clientSettings = settings;
+  }
+
+  reload(): void {
+    let texts: RuleFileTexts;
+    try {
+      texts = readRuleFiles(this.root);
+    } catch {
+      texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
+    }
+    for (const [file, text] of this.overlays) texts[file] = text;
+    this.rules = buildRules(texts, this.clientSettings, this.lastGood);
+    if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
+    this.reloadSelection();
+  }
+
+  reloadSelection(): void {
+    this.workspaceSelection = readWorkspaceSelection(this.root);
+    this.selection = resolveSelection(this.session, this.workspaceSelection);
+    this.generation++;
+  }
+
+  judge(path: string): Verdict {
+    return judge(path, this.rules, this.selection);
+  }
+
+  heartbeat(now = new Date()): void {
+    if (!this.rules.intentsFileExists) return; // not an intent-managed workspace: leave no files behind
+    this.session.heartbeat = now.toISOString();
+    try {
+      writeSession(this.root, this.session);
+    } catch {
+      /* a read-only workspace still gets diagnostics; sessions are best effort there */
+    }
+  }
+
+  dispose(): void {
+    removeSession(this.root, this.session.id);
+  }
+}

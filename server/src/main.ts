@@ -1,0 +1,26 @@
+import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
+import { IntentServer, SERVER_VERSION } from "./lsp/server";
+
+const HELP = `intent-lsp ${SERVER_VERSION} — intent scopes and Agent Trace attribution as a language server
+
+Usage:
+  intent-lsp --stdio        talk LSP over stdin/stdout (what editors use)
+  intent-lsp --node-ipc     talk LSP over Node IPC (VS Code's default for Node servers)
+  intent-lsp --version      print the version
+  intent-lsp --help         this text
+
+The server reads .orchestration/active_intents.yaml in each workspace folder. See the README.`;
+
+const args = process.argv.slice(2);
+if (args.includes("--version") || args.includes("-v")) {
+  process.stdout.write(`${SERVER_VERSION}\n`);
+} else if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(`${HELP}\n`);
+} else if (!args.some((a) => a === "--stdio" || a === "--node-ipc" || a.startsWith("--socket") || a.startsWith("--pipe") || a.startsWith("--clientProcessId"))) {
+  process.stderr.write(`intent-lsp: choose a transport (--stdio or --node-ipc); see --help.\n`);
+  process.exitCode = 2;
+} else {
+  // stdout belongs to the protocol: anything printed by mistake goes to stderr instead
+  console.log = console.info = (...a: unknown[]) => process.stderr.write(`${a.map(String).join(" ")}\n`);
+  new IntentServer(createConnection(ProposedFeatures.all)).listen();
+}

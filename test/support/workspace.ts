@@ -1,0 +1,37 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { REPO_ROOT } from "./lspClient";
+
+export const EXAMPLE_WORKSPACE = join(REPO_ROOT, "examples/workspace");
+
+/** A throwaway copy of the example workspace (or an empty folder), removed by `dispose`. */
+export class TempWorkspace {
+  readonly root: string;
+
+  constructor(opts: { fromExample?: boolean } = {}) {
+    this.root = mkdtempSync(join(tmpdir(), "intent-lsp-test-"));
+    if (opts.fromExample ?? true) cpSync(EXAMPLE_WORKSPACE, this.root, { recursive: true });
+  }
+
+  path(rel: string): string {
+    return join(this.root, rel);
+  }
+
+  read(rel: string): string {
+    return readFileSync(this.path(rel), "utf8");
+  }
+
+  write(rel: string, text: string): void {
+    mkdirSync(dirname(this.path(rel)), { recursive: true });
+    writeFileSync(this.path(rel), text);
+  }
+
+  select(intent: string | null): void {
+    this.write(".orchestration/.sessions/workspace.json", JSON.stringify({ intent, selectedAt: new Date().toISOString(), by: "test" }));
+  }
+
+  dispose(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
