@@ -138,6 +138,11 @@ export class LspClient {
     await this.connection.sendNotification("textDocument/didClose", { textDocument: { uri: this.uri(relPath) } });
   }
 
+  /** Tells the server a file changed on disk, as a client with file watching does. */
+  async notifyWatched(relPath: string, type: 1 | 2 | 3 = 2): Promise<void> {
+    await this.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: this.uri(relPath), type }] });
+  }
+
   async codeActions(relPath: string, range: Range, diagnostics: Diagnostic[] = []): Promise<CodeAction[]> {
     return (await this.connection.sendRequest("textDocument/codeAction", {
       textDocument: { uri: this.uri(relPath) },

@@ -58,7 +58,7 @@ export function loadIntents(text: string): LoadResult {
   };
   const done = (intents: Intent[]): LoadResult => ({
     catalogue: makeCatalogue(intents),
-    problems,
+    problems: problems.sort((a, b) => a.span.start - b.span.start),
     hasErrors: problems.some((p) => p.severity === "error"),
   });
 

@@ -1,0 +1,224 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkTransition } from "../../server/src/engine/intents/lifecycle";
+import { loadIntents } from "../../server/src/engine/intents/load";
+import { INTENT_STATUSES, type IntentStatus } from "../../server/src/engine/intents/model";
+import { modifyIntentsFile } from "../../server/src/engine/intents/store";
+import { amendScope, transition } from "../../server/src/engine/intents/writeback";
+
+const NOW = new Date("2026-11-22T10:00:00Z");
+
+const FILE = `# Intents for the weather demo.
+active_intents:
+  # the API work
+  - id: INT-001                 # unique
+    name: Build Weather API
+    status: IN_PROGRESS   # moving
+    owned_scope: ["src/api/**", "test/api/**"]   # globs
+    constraints: ["Use TypeScript"]
+    updated_at: 2026-02-20T14:00:00Z
+    tags: []
+
+  - id: INT-002
+    name: 'Auth: token refresh'
+    status: PENDING
+    owned_scope:
+      - src/auth/**   # middleware
+      - 'lib/auth/**'
+    created_at: "2026-02-19T09:00:00Z"
+
+  - {id: INT-003, name: Docs refresh, status: BLOCKED, owned_scope: [docs/**]}
+`;
+
+describe("loadIntents", () => {
+  it("reads every field of the standard dialect", () => {
+    const { catalogue, problems } = loadIntents(FILE);
+    expect(problems).toEqual([]);
+    expect(catalogue.intents.map((i) => [i.id, i.status, i.ownedScope])).toEqual([
+      ["INT-001", "IN_PROGRESS", ["src/api/**", "test/api/**"]],
+      ["INT-002", "PENDING", ["src/auth/**", "lib/auth/**"]],
+      ["INT-003", "BLOCKED", ["docs/**"]],
+    ]);
+    expect(catalogue.byId.get("INT-001")!.constraints).toEqual(["Use TypeScript"]);
+    expect(catalogue.byId.get("INT-001")!.line).toBe(3);
+  });
+
+  const problemAt = (text: string) =>
+    loadIntents(text).problems.map((p) => `${p.severity} ${p.start.line}:${p.start.character}-${p.end.line}:${p.end.character} ${p.message}`);
+
+  it("reports a syntax error where it is and keeps no intents", () => {
+    const text = `active_intents:\n  - id: INT-001\n    owned_scope: ["src/**"\n    name: x\n`;
+    const r = loadIntents(text);
+    expect(r.hasErrors).toBe(true);
+    expect(r.catalogue.intents).toEqual([]);
+    expect(r.problems[0].message).toMatch(/^YAML syntax error: /);
+    expect(r.problems[0].start.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it("reports a duplicate id at the second id, keeping the first intent", () => {
+    const text = `active_intents:\n  - id: INT-001\n    name: First one\n    status: PENDING\n    owned_scope: [a/**]\n  - id: INT-001\n    name: Second one\n    status: PENDING\n    owned_scope: [b/**]\n`;
+    expect(problemAt(text)).toEqual(["error 5:8-5:15 Duplicate intent id INT-001 (first defined on line 2). Ids must be unique."]);
+    expect(loadIntents(text).catalogue.intents.map((i) => i.name)).toEqual(["First one"]);
+  });
+
+  it("reports a bad status, a bad id, an empty scope and an invalid glob at their nodes", () => {
+    const text = [
+      "active_intents:",
+      "  - id: INT-001",
+      "    name: Bad status",
+      "    status: DONE",
+      "    owned_scope: [a/**]",
+      "  - id: int-2",
+      "    name: Bad id",
+      "    status: PENDING",
+      "    owned_scope: [b/**]",
+      "  - id: INT-003",
+      "    name: Empty scope",
+      "    status: PENDING",
+      "    owned_scope: []",
+      "  - id: INT-004",
+      "    name: Bad glob",
+      "    status: PENDING",
+      '    owned_scope: ["src/[abc/**", "../outside/**", "ok/**"]',
+      "",
+    ].join("\n");
+    expect(problemAt(text)).toEqual([
+      "error 3:12-3:16 INT-001: bad status \"DONE\"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.",
+      'error 5:8-5:13 Bad intent id "int-2": ids look like INT-001 (letters, dash, 3+ digits).',
+      'error 12:17-12:19 INT-003: owned_scope must list at least one glob (e.g. "src/api/**").',
+      'error 16:18-16:31 INT-004: invalid glob: "src/[abc/**" has an unclosed "[".',
+      'error 16:33-16:48 INT-004: invalid glob: "../outside/**" leaves the workspace ("..").',
+    ]);
+    expect(loadIntents(text).catalogue.intents).toEqual([]);
+  });
+
+  it("reads the camelCase dialect and status aliases with warnings", () => {
+    const text = `intents:\n  - id: INT-010\n    name: Old style\n    status: COMPLETED\n    ownedScope: [x/**]\n    acceptanceCriteria: [works]\n    owner: bob\n`;
+    const r = loadIntents(text);
+    expect(r.hasErrors).toBe(false);
+    expect(r.catalogue.intents[0]).toMatchObject({ id: "INT-010", status: "COMPLETE", ownedScope: ["x/**"], acceptanceCriteria: ["works"] });
+    expect(r.problems.map((p) => `${p.severity} ${p.message}`)).toEqual([
+      "warning Older dialect: rename `intents:` to `active_intents:` (it is read as is for now).",
+      "warning Older dialect: status COMPLETED is read as COMPLETE.",
+      "warning Older dialect: `ownedScope` is read as `owned_scope`.",
+      "warning Older dialect: `acceptanceCriteria` is read as `acceptance_criteria`.",
+      "warning Unknown field `owner` (ignored).",
+    ]);
+  });
+
+  it("warns when a child's scope reaches outside its parent's", () => {
+    const text = `active_intents:\n  - id: INT-001\n    name: Parent\n    status: IN_PROGRESS\n    owned_scope: [src/api/**]\n  - id: INT-002\n    name: Child\n    status: PENDING\n    parent_intent: INT-001\n    owned_scope: [src/api/v2/**, docs/**]\n`;
+    expect(problemAt(text)).toEqual([`warning 8:19-8:26 INT-002: scope "docs/**" lies outside parent INT-001's scope (src/api/**).`]);
+  });
+});
+
+describe("writeback keeps the file byte for byte apart from the edit", () => {
+  it("amends a flow list and bumps updated_at", () => {
+    const r = amendScope(FILE, "INT-001", "docs/**", NOW);
+    expect(r.ok && r.text).toBe(
+      FILE.replace(`["src/api/**", "test/api/**"]   # globs`, `["src/api/**", "test/api/**", "docs/**"]   # globs`).replace(
+        "updated_at: 2026-02-20T14:00:00Z",
+        "updated_at: 2026-11-22T10:00:00Z",
+      ),
+    );
+  });
+
+  it("amends a block list in its own indentation and adds updated_at when missing", () => {
+    const r = amendScope(FILE, "INT-002", "docs/auth.md", NOW);
+    expect(r.ok && r.text).toBe(
+      FILE.replace(`      - 'lib/auth/**'\n`, `      - 'lib/auth/**'\n      - 'docs/auth.md'\n`).replace(
+        `    created_at: "2026-02-19T09:00:00Z"\n`,
+        `    created_at: "2026-02-19T09:00:00Z"\n    updated_at: 2026-11-22T10:00:00Z\n`,
+      ),
+    );
+  });
+
+  it("amends a flow-map intent", () => {
+    const r = amendScope(FILE, "INT-003", "README.md", NOW);
+    expect(r.ok && r.text).toBe(
+      FILE.replace("owned_scope: [docs/**]}", "owned_scope: [docs/**, README.md], updated_at: 2026-11-22T10:00:00Z}"),
+    );
+  });
+
+  it("transitions a status, keeping its comment", () => {
+    const r = transition(FILE, "INT-001", "COMPLETE", NOW);
+    expect(r.ok && r.text).toBe(
+      FILE.replace("status: IN_PROGRESS   # moving", "status: COMPLETE   # moving").replace("updated_at: 2026-02-20T14:00:00Z", "updated_at: 2026-11-22T10:00:00Z"),
+    );
+  });
+
+  it("refuses a glob already in scope and an invalid glob", () => {
+    expect(amendScope(FILE, "INT-001", "src/api/**", NOW)).toEqual({ ok: false, reason: "src/api/** is already in INT-001's scope." });
+    expect(amendScope(FILE, "INT-001", "/etc/**", NOW)).toEqual({
+      ok: false,
+      reason: `Cannot add to INT-001's scope: "/etc/**" is absolute; scopes are workspace-relative (e.g. "src/api/**").`,
+    });
+    expect(amendScope(FILE, "INT-404", "x/**", NOW)).toEqual({ ok: false, reason: "No intent INT-404 in active_intents.yaml." });
+  });
+});
+
+describe("lifecycle", () => {
+  const allowed: Record<IntentStatus, IntentStatus[]> = {
+    PENDING: ["IN_PROGRESS", "ARCHIVED"],
+    IN_PROGRESS: ["COMPLETE", "BLOCKED", "ARCHIVED"],
+    BLOCKED: ["IN_PROGRESS", "ARCHIVED"],
+    COMPLETE: ["ARCHIVED"],
+    ARCHIVED: [],
+  };
+
+  it("allows exactly the table and refuses every other move with the reason", () => {
+    for (const from of INTENT_STATUSES) {
+      for (const to of INTENT_STATUSES) {
+        const r = checkTransition("INT-001", from, to);
+        if (allowed[from].includes(to)) expect(r).toEqual({ ok: true });
+        else {
+          expect(r.ok).toBe(false);
+          const reason = (r as { reason: string }).reason;
+          if (from === to) expect(reason).toBe(`INT-001 is already ${to}.`);
+          else if (from === "ARCHIVED") expect(reason).toBe(`INT-001 cannot move from ARCHIVED to ${to}. ARCHIVED is terminal.`);
+          else expect(reason).toBe(`INT-001 cannot move from ${from} to ${to}. From ${from} it can move to ${allowed[from].join(" or ")}.`);
+        }
+      }
+    }
+  });
+
+  it("writeback refuses an illegal transition without touching the text", () => {
+    expect(transition(FILE, "INT-002", "COMPLETE", NOW)).toEqual({
+      ok: false,
+      reason: "INT-002 cannot move from PENDING to COMPLETE. From PENDING it can move to IN_PROGRESS or ARCHIVED.",
+    });
+  });
+});
+
+describe("modifyIntentsFile", () => {
+  const setup = () => {
+    const root = mkdtempSync(join(tmpdir(), "intent-store-"));
+    mkdirSync(join(root, ".orchestration"));
+    writeFileSync(join(root, ".orchestration/active_intents.yaml"), FILE);
+    return root;
+  };
+
+  it("writes the change when the file is as it was read", async () => {
+    const root = setup();
+    const r = await modifyIntentsFile(root, FILE, (t) => transition(t, "INT-002", "IN_PROGRESS", NOW));
+    expect(r.ok).toBe(true);
+    expect(readFileSync(join(root, ".orchestration/active_intents.yaml"), "utf8")).toContain("status: IN_PROGRESS\n    owned_scope:\n      - src/auth/**");
+    rmSync(root, { recursive: true });
+  });
+
+  it("refuses, writing nothing, when someone changed the file since it was read", async () => {
+    const root = setup();
+    const theirs = FILE.replace("Build Weather API", "Build Weather API v2");
+    writeFileSync(join(root, ".orchestration/active_intents.yaml"), theirs);
+    const r = await modifyIntentsFile(root, FILE, (t) => amendScope(t, "INT-001", "docs/**", NOW));
+    expect(r).toEqual({
+      ok: false,
+      reason:
+        ".orchestration/active_intents.yaml changed on disk since it was read (another editor, agent or command wrote it); nothing was written. Reload and try again.",
+    });
+    expect(readFileSync(join(root, ".orchestration/active_intents.yaml"), "utf8")).toBe(theirs);
+    rmSync(root, { recursive: true });
+  });
+});
