@@ -19,4 +19,6 @@ const common = {
 await Promise.all([
   build({ ...common, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
   build({ ...common, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/cli.js" }),
+  // the `npm start` demo: a scripted editor session built from the protocol tests' client
+  build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),
 ]);

@@ -1,0 +1,133 @@
+// Real editors for end-to-end tests: installed on demand into a cache (tools/ensure-editor.sh), run in
+// isolation (temp XDG dirs, no user config), with deadlines instead of sleeps. A test that needs an
+// editor must fail, never skip, when the editor cannot be had: a skipped e2e test looks like a pass in CI.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+
+export const repoRoot = path.resolve(__dirname, "../..");
+export type EditorName = "nvim-0.10" | "nvim-sid" | "helix";
+
+const ensureScript = path.join(__dirname, "tools", "ensure-editor.sh");
+// A first install downloads ~15 MB of packages; it took 7-14 s here, so this leaves room for slow mirrors.
+const INSTALL_TIMEOUT_MS = 300_000;
+const installs = new Map<EditorName, Promise<string>>();
+
+/** Installs the editor if needed (concurrent calls from other test files wait on a lock) and returns its binary. */
+export function ensureEditor(name: EditorName): Promise<string> {
+  let pending = installs.get(name);
+  if (!pending) {
+    pending = new Promise<string>((resolve, reject) => {
+      execFile(ensureScript, [name], { timeout: INSTALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          const bin = stdout.trim().split("\n").pop() ?? "";
+          if (error || !bin || !existsSync(bin)) {
+            reject(new Error(
+              `cannot install editor ${name} with ${path.relative(repoRoot, ensureScript)} ${name}` +
+              ` (${error ? error.message.split("\n")[0] : `no binary at '${bin}'`}).\n` +
+              "It needs a Debian/Ubuntu host with apt-get, dpkg-deb and flock, and access to a Debian mirror.\n" +
+              `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+            return;
+          }
+          resolve(bin);
+        });
+    });
+    // a failed attempt should not poison later calls in the same worker
+    pending.catch(() => installs.delete(name));
+    installs.set(name, pending);
+  }
+  return pending;
+}
+
+/** Environment with private XDG dirs under tmpDir, so no user config, plugin, log or shada leaks in or out. */
+export function isolatedXdg(tmpDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // an outer Neovim (tests run from a :terminal) or a user's init would change what the editor does
+  for (const key of ["NVIM", "NVIM_LISTEN_ADDRESS", "NVIM_APPNAME", "NVIM_LOG_FILE", "VIMINIT", "MYVIMRC", "VIMRUNTIME"]) {
+    delete env[key];
+  }
+  for (const [key, dir] of [
+    ["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"], ["XDG_CACHE_HOME", "cache"],
+  ] as const) {
+    const full = path.join(tmpDir, "xdg", dir);
+    mkdirSync(full, { recursive: true });
+    env[key] = full;
+  }
+  return env;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface NvimRun {
+  nvim: string;
+  /** Lua file to run; the run exits 0 when it returns, 2 when it raises; it may `cquit` itself. */
+  script: string;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** Runs a Lua script in `nvim --headless -u NONE -i NONE -n`; on timeout the editor and its children are killed. */
+export function runNvim({ nvim, script, env, cwd, timeoutMs = 60_000 }: NvimRun): Promise<RunResult> {
+  // The path goes through the environment, not the command line, so no escaping is needed. Line
+  // buffering keeps what the script printed even when it has to be killed.
+  const bootstrap =
+    "lua io.stdout:setvbuf('line'); local ok, err = pcall(dofile, vim.env.INTENT_E2E_SCRIPT); " +
+    "if not ok then io.stdout:write('LUA ERROR: ', tostring(err), '\\n'); vim.cmd('cquit 2') end; vim.cmd('qall!')";
+  return new Promise((resolve, reject) => {
+    const child = spawn(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", bootstrap], {
+      cwd,
+      env: { ...env, INTENT_E2E_SCRIPT: script },
+      // no stdin: a piped stdin would be read into a buffer
+      stdio: ["ignore", "pipe", "pipe"],
+      // own process group, so a timeout also ends the language server the editor started
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          child.kill("SIGKILL");
+        }
+      }
+    }, timeoutMs);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** Everything a failed run left behind, for the assertion message. */
+export function describeRun(r: RunResult, logFiles: string[] = []): string {
+  const parts = [
+    `exit ${r.code ?? "-"}${r.signal ? ` (${r.signal})` : ""}${r.timedOut ? " after TIMEOUT" : ""}`,
+    `--- stdout ---\n${r.stdout}`,
+    `--- stderr ---\n${r.stderr}`,
+  ];
+  for (const file of logFiles) {
+    if (existsSync(file)) {
+      // the LSP log at debug level holds every JSON-RPC message; the tail is what matters
+      const text = readFileSync(file, "utf8");
+      parts.push(`--- ${file} (last 20000 chars) ---\n${text.slice(-20_000)}`);
+    }
+  }
+  return parts.join("\n");
+}

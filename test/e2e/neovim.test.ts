@@ -1,0 +1,141 @@
+// Neovim 0.10 as a real LSP client of the built server (dist/server.js), driven headless by
+// nvim/scope-quickfix.lua through the project's own Neovim plugin (clients/neovim).
+// INTENT_LSP_E2E_NVIM=nvim-0.10,nvim-sid also runs it on Neovim 0.11+ (the vim.lsp.config path);
+// sid moves, so it is opt-in rather than a default that could break without a change here.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeRun, ensureEditor, isolatedXdg, repoRoot, runNvim, type EditorName, type RunResult } from "./editors";
+
+// INTENT_LSP_SERVER_JS lets the driver be pointed at another build of the server.
+const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
+
+const intentsYaml = `active_intents:
+  - id: INT-001
+    name: Build Weather API
+    status: IN_PROGRESS
+    owned_scope: ["src/api/**"]
+  - id: INT-003
+    name: Docs refresh
+    status: IN_PROGRESS
+    owned_scope: ["docs/**"]
+  - id: INT-004
+    name: Onboarding guide
+    status: PENDING
+    owned_scope: ["docs/guide/**", "docs/notes.md"]
+`;
+const notes = Array.from({ length: 15 }, (_, i) => (i === 0 ? "# Notes" : `Note line ${i + 1}: nothing to see.`));
+const EDIT_LINE = 9; // 0-based: line 10 of docs/notes.md
+const EDIT_TEXT = "Edited by the Neovim end-to-end test.";
+
+/** A workspace where INT-001 (src/api/**) is selected and docs/notes.md belongs to other intents. */
+function makeWorkspace(root: string): void {
+  mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
+  mkdirSync(path.join(root, "docs"), { recursive: true });
+  mkdirSync(path.join(root, "src", "api"), { recursive: true });
+  writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
+  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001" }) + "\n");
+  writeFileSync(path.join(root, "docs", "notes.md"), notes.join("\n") + "\n");
+  writeFileSync(path.join(root, "src", "api", "weather.ts"), "export const weather = (city: string) => `sunny in ${city}`;\n");
+}
+
+let tmp: string | undefined;
+let failed = true;
+afterEach(() => {
+  // keep the workspace and logs of a failed run for a look; the path is in the failure message
+  if (tmp && !failed) rmSync(tmp, { recursive: true, force: true });
+  tmp = undefined;
+  failed = true;
+});
+
+function linesOf(r: RunResult, prefix: string): string[] {
+  return r.stdout.split("\n").filter((l) => l.startsWith(prefix + " ")).map((l) => l.slice(prefix.length + 1));
+}
+
+const versions: Partial<Record<EditorName, RegExp>> = { "nvim-0.10": /^0\.10\.\d+/, "nvim-sid": /^0\.(1[1-9]|[2-9]\d)\.\d+/ };
+const editors = (process.env.INTENT_LSP_E2E_NVIM ?? "nvim-0.10").split(",").map((e) => e.trim()).filter(Boolean);
+for (const editor of editors) {
+  if (!(editor in versions)) throw new Error(`INTENT_LSP_E2E_NVIM: unknown editor '${editor}' (known: ${Object.keys(versions).join(", ")})`);
+}
+
+// A first install is the slow part (7-14 s here, minutes on a slow mirror); it is awaited inside each
+// test rather than in beforeAll because vitest reports tests after a failed hook as skipped.
+const INSTALL_MS = 300_000;
+
+describe.each(editors as EditorName[])("%s", (editor) => {
+
+  it("runs headless Lua under the harness, isolated from user config", async () => {
+    const nvim = await ensureEditor(editor);
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+    const script = path.join(tmp, "version.lua");
+    writeFileSync(script, 'io.stdout:write("VERSION ", tostring(vim.version()), "\\n", "CONFIG ", vim.fn.stdpath("config"), "\\n")\n');
+    const r = await runNvim({ nvim, script, env: isolatedXdg(tmp), cwd: tmp, timeoutMs: 20_000 });
+    const seen = describeRun(r);
+    expect(r.code, seen).toBe(0);
+    expect(linesOf(r, "VERSION"), seen).toEqual([expect.stringMatching(versions[editor] ?? /^$/)]);
+    expect(linesOf(r, "CONFIG"), seen).toEqual([path.join(tmp, "xdg", "config", "nvim")]);
+    failed = false;
+  }, INSTALL_MS + 20_000);
+
+  it("flags an out-of-scope edit on exactly that line, offers the fixes, and clears after Select INT-003", async () => {
+    const nvim = await ensureEditor(editor);
+    if (!existsSync(serverJs)) {
+      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
+    }
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+    const ws = path.join(tmp, "ws");
+    makeWorkspace(ws);
+    const env = {
+      ...isolatedXdg(tmp),
+      WS: ws,
+      FILE: "docs/notes.md",
+      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
+      PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+      EDIT_LINE: String(EDIT_LINE),
+      EDIT_TEXT,
+      SELECT_PATTERN: "^Select INT%-003",
+      TIMEOUT_MS: "15000",
+    };
+    const r = await runNvim({
+      nvim, script: path.join(__dirname, "nvim", "scope-quickfix.lua"), env, cwd: ws, timeoutMs: 60_000,
+    });
+    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(tmp, "xdg", "state", "nvim", "lsp.log")]);
+
+    expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
+    expect(r.code, seen).toBe(0);
+    expect(linesOf(r, "CLIENT"), seen).toEqual([`intent_lsp ${ws}`]);
+
+    const diags = linesOf(r, "DIAG");
+    expect(diags, seen).toHaveLength(1);
+    const m = /^(\d+) (\d+) (\d+) (\d+) (\S+) (\S+) (.*)$/.exec(diags[0] ?? "");
+    expect(m, seen).not.toBeNull();
+    const [, lnum, col, endLnum, endCol, severity, code, message] = m ?? [];
+    expect([lnum, col, endLnum, endCol].map(Number), seen).toEqual([EDIT_LINE, 0, EDIT_LINE, EDIT_TEXT.length]);
+    expect(severity, seen).toBe("ERROR");
+    expect(code, seen).toBe("out-of-scope");
+    expect(message, seen).toContain("docs/notes.md");
+    expect(message, seen).toContain("INT-001");
+    expect(message, seen).toContain("src/api/**");
+
+    expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
+      "Select INT-003 — Docs refresh",
+      "Start and select INT-004 — Onboarding guide",
+      "Add `docs/notes.md` to INT-001's scope",
+      "Add `docs/**` to INT-001's scope",
+      "Add `docs/notes.md` to .intentignore",
+    ]));
+    const commands = linesOf(r, "COMMAND");
+    expect(commands, seen).toHaveLength(1);
+    const [title, command, json] = /^(.*) => (\S+) (.*)$/.exec(commands[0] ?? "")?.slice(1) ?? [];
+    expect([title, command], seen).toEqual(["Select INT-003 — Docs refresh", "intent.selectIntent"]);
+    expect(JSON.parse(json ?? "null"), seen).toEqual([expect.objectContaining({ id: "INT-003" })]);
+    // the action went through Neovim's client, not around it, and the server acted on it
+    expect(r.stdout, seen).toMatch(/^CLEARED$/m);
+    expect(r.stdout, seen).toMatch(/^PASS$/m);
+
+    const selection: unknown = JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
+    expect(selection, seen).toMatchObject({ intent: "INT-003" });
+    failed = false;
+  }, INSTALL_MS + 90_000);
+});

@@ -1,0 +1,165 @@
+-- Neovim end-to-end driver: an edit outside the active intent's scope is flagged on exactly the edited
+-- line, the quick fixes are offered, and applying "Select INT-003 …" through Neovim's own code-action
+-- machinery clears it. Run by test/e2e/neovim.test.ts, which asserts on the lines printed here:
+--   NVIM <version> | CLIENT <name> <root> | DIAG <lnum> <col> <end_lnum> <end_col> <SEVERITY> <code> <message>
+--   ACTION <title> | COMMAND <title> => <command> <json arguments> | CLEARED | PASS   (or FAIL: <why>)
+-- Environment: WS (workspace), FILE (relative to WS), SERVER_CMD, PLUGIN_DIR (clients/neovim),
+-- EDIT_LINE (0-based), EDIT_TEXT, SELECT_PATTERN (Lua pattern of the action to apply), TIMEOUT_MS.
+-- Every wait is vim.wait with a deadline; on failure everything seen so far is printed before exiting 1.
+local function out(s)
+  io.stdout:write(s, "\n")
+end
+local function env(name)
+  local value = vim.env[name]
+  if not value then
+    error("set " .. name)
+  end
+  return value
+end
+
+local ws, file = env("WS"), env("WS") .. "/" .. env("FILE")
+local cmd = vim.split(env("SERVER_CMD"), " ", { trimempty = true })
+local edit_line = tonumber(env("EDIT_LINE"))
+local edit_text = env("EDIT_TEXT")
+local select_pattern = env("SELECT_PATTERN")
+local timeout = tonumber(vim.env.TIMEOUT_MS or "15000")
+
+-- Messages that would otherwise vanish in a headless run (e.g. "No code actions available",
+-- "server does not support command …") are the best clue when the code action does nothing.
+vim.notify = function(msg, level)
+  out(string.format("NOTIFY %s %s", tostring(level), (tostring(msg):gsub("\n", "\\n"))))
+end
+for _, method in ipairs({ "window/logMessage", "window/showMessage" }) do
+  vim.lsp.handlers[method] = function(_, result)
+    out(string.format("SERVER %s %s", method, ((result and result.message or ""):gsub("\n", "\\n"))))
+  end
+end
+-- the test prints lsp.log (isolated XDG_STATE_HOME) when it fails; set_log_level is deprecated in 0.11
+local log = vim.lsp.log
+if log and log.set_level then log.set_level("debug") else vim.lsp.set_log_level("debug") end
+
+local bufnr
+local function intent_diags()
+  local mine = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == "intent-lsp" then
+      table.insert(mine, d)
+    end
+  end
+  return mine
+end
+local function dump_diags(prefix, list)
+  for _, d in ipairs(list) do
+    out(string.format("%s %d %d %d %d %s %s %s", prefix, d.lnum, d.col, d.end_lnum, d.end_col,
+      vim.diagnostic.severity[d.severity] or tostring(d.severity), tostring(d.code), (d.message:gsub("\n", "\\n"))))
+  end
+end
+local function fail(msg)
+  out("FAIL: " .. msg)
+  if bufnr then
+    dump_diags("SEEN", vim.diagnostic.get(bufnr))
+  end
+  vim.cmd("cquit 1")
+end
+
+out("NVIM " .. tostring(vim.version()))
+-- -u NONE leaves detection off; a user has it on, and 0.11+'s vim.lsp.enable attaches on FileType
+vim.cmd("filetype on")
+vim.opt.runtimepath:prepend(env("PLUGIN_DIR"))
+require("intent_lsp").setup({ cmd = cmd })
+for _, c in ipairs({ "IntentSelect", "IntentClear", "IntentStatus", "IntentBlame" }) do
+  if vim.fn.exists(":" .. c) ~= 2 then
+    return fail("plugin did not define :" .. c)
+  end
+end
+
+vim.cmd("edit " .. vim.fn.fnameescape(file))
+bufnr = vim.api.nvim_get_current_buf()
+
+-- The edit must reach the server after didOpen, or it would become part of the baseline.
+local client
+if not vim.wait(timeout, function()
+  client = require("intent_lsp").client()
+  return client ~= nil and client.initialized == true and vim.lsp.buf_is_attached(bufnr, client.id)
+end, 20) then
+  return fail("the intent-lsp client did not start and attach (root " .. tostring(require("intent_lsp").root_dir(bufnr)) .. ")")
+end
+out(string.format("CLIENT %s %s", client.name, client.config.root_dir))
+
+vim.api.nvim_buf_set_lines(bufnr, edit_line, edit_line + 1, false, { edit_text })
+
+if not vim.wait(timeout, function()
+  for _, d in ipairs(intent_diags()) do
+    if d.code == "out-of-scope" and d.lnum == edit_line then
+      return true
+    end
+  end
+  return false
+end, 20) then
+  return fail("no out-of-scope diagnostic on line " .. edit_line)
+end
+local diags = intent_diags()
+dump_diags("DIAG", diags)
+if #diags ~= 1 then
+  return fail("expected exactly one intent-lsp diagnostic, got " .. #diags)
+end
+
+-- What a user gets from the lightbulb: actions for the diagnostic's range, with the diagnostic as context.
+local d = diags[1]
+local lsp_diag = d.user_data and d.user_data.lsp
+local reply = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", {
+  textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+  range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+  context = { diagnostics = { lsp_diag } },
+}, timeout) or {}
+local found
+for _, r in pairs(reply) do
+  if r.err then
+    return fail("codeAction error: " .. vim.inspect(r.err))
+  end
+  for _, a in ipairs(r.result or {}) do
+    out("ACTION " .. a.title)
+    local command = a.command
+    if type(a.command) == "string" then -- a bare Command rather than a CodeAction
+      command = a
+    end
+    if a.title:find(select_pattern) and command then
+      found = true
+      out(string.format("COMMAND %s => %s %s", a.title, command.command, vim.json.encode(command.arguments or {})))
+    end
+  end
+end
+if not found then
+  return fail("no code action matching '" .. select_pattern .. "' with a command")
+end
+
+-- Apply it the way a user does (cursor on the line, :lua vim.lsp.buf.code_action()), so Neovim's
+-- own client decides how to run the command: it must end up as workspace/executeCommand.
+vim.api.nvim_win_set_cursor(0, { edit_line + 1, 0 })
+vim.lsp.buf.code_action({
+  apply = true,
+  filter = function(a)
+    return a.title:find(select_pattern) ~= nil
+  end,
+})
+if not vim.wait(timeout, function()
+  return #intent_diags() == 0
+end, 20) then
+  return fail("the diagnostic was still there after applying the code action")
+end
+out("CLEARED")
+
+local id = client.id
+if vim.fn.has("nvim-0.11") == 1 then
+  client:stop()
+else
+  vim.lsp.stop_client(id)
+end
+-- A clean shutdown lets the server drop its session file; not fatal if it is slow.
+if not vim.wait(timeout, function()
+  return vim.lsp.get_client_by_id(id) == nil
+end, 20) then
+  out("NOTE: server did not exit within the deadline")
+end
+out("PASS")
+vim.cmd("qall!")

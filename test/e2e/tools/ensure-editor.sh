@@ -1,0 +1,59 @@
+#!/bin/sh
+# Make sure a real editor is available for the end-to-end tests and print the path of its binary.
+#
+#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix
+#
+# Installs into $INTENT_LSP_EDITOR_CACHE/<name> (default <repo>/.cache/editors/<name>) only when it is not
+# there yet, so repeated and concurrent calls (two vitest workers) are cheap and safe: the install runs
+# under an exclusive flock per editor, and a finished install is marked only after its binary ran.
+# Progress goes to stderr; stdout is exactly one line, the binary's path.
+set -eu
+[ $# -eq 1 ] || { echo "usage: ensure-editor.sh nvim-0.10|nvim-sid|helix" >&2; exit 2; }
+NAME=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+CACHE=${INTENT_LSP_EDITOR_CACHE:-$REPO/.cache/editors}
+
+case $NAME in
+  nvim-0.10) SUITE=trixie; PKG=neovim; BIN=nvim; WANT='^NVIM v0\.10\.' ;;
+  nvim-sid)  SUITE=sid;    PKG=neovim; BIN=nvim; WANT='^NVIM v0\.(1[1-9]|[2-9][0-9])\.' ;;
+  helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix ' ;;
+  *) echo "ensure-editor.sh: unknown editor '$NAME' (known: nvim-0.10, nvim-sid, helix)" >&2; exit 2 ;;
+esac
+PREFIX=$CACHE/$NAME
+MARK=$PREFIX/.installed
+
+if [ ! -f "$MARK" ]; then
+  for tool in flock apt-get apt-cache dpkg-deb ldd; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "ensure-editor.sh: '$tool' is required (Debian/Ubuntu host)" >&2; exit 1; }
+  done
+  mkdir -p "$CACHE"
+  # The lock lives beside the prefix, not inside it, because a broken prefix is wiped under the lock.
+  exec 9>"$CACHE/$NAME.lock"
+  flock 9
+  if [ ! -f "$MARK" ]; then
+    # debian-tool.sh reads only its private lists, but a fresh container has no system lists either, and
+    # other e2e helpers (tmux for Helix, emacs) are apt-get installed; updating here, once, under a lock,
+    # keeps two test workers from tripping over apt's own lock.
+    if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
+      exec 8>"$CACHE/apt-update.lock"
+      flock 8
+      if ! ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1; then
+        echo "ensure-editor.sh: apt lists are empty, running apt-get update" >&2
+        apt-get update >&2 || echo "ensure-editor.sh: note: apt-get update failed (not root?)" >&2
+      fi
+      flock -u 8
+    fi
+    echo "ensure-editor.sh: installing $NAME ($PKG from Debian $SUITE) into $PREFIX" >&2
+    rm -rf "$PREFIX"
+    start=$(date +%s)
+    "$HERE/debian-tool.sh" "$SUITE" "$PKG" "$BIN" "$PREFIX" >&2
+    version=$("$PREFIX/$BIN" --version 2>&1 | head -n1)
+    echo "$version" | grep -Eq "$WANT" || {
+      echo "ensure-editor.sh: $NAME installed but reports '$version' (expected /$WANT/)" >&2; exit 1; }
+    echo "$version" > "$MARK"
+    echo "ensure-editor.sh: $NAME ready in $(( $(date +%s) - start ))s: $version" >&2
+  fi
+  flock -u 9
+fi
+echo "$PREFIX/$BIN"
