@@ -1,0 +1,58 @@
+/**
+ * Content hashing as DESIGN §2.2 defines it: CRLF→LF, trailing spaces/tabs stripped from every line, lines
+ * joined with `\n`, SHA-256. The normalization makes hashes survive editors that change line endings or trim
+ * whitespace on save, which are not authorship changes.
+ */
+import { createHash } from "node:crypto";
+
+export const HASH_PREFIX = "sha256:";
+/** Hex digits kept by `lineHash`; 32 bits is plenty to re-anchor within one file, and keeps records small. */
+export const LINE_HASH_HEX_LENGTH = 8;
+
+const SPACE = 0x20;
+const TAB = 0x09;
+const CR = 0x0d;
+
+/** One line as it is hashed: a single trailing CR (from CRLF) and trailing spaces/tabs removed. */
+export function normalizeLine(line: string): string {
+  let end = line.length;
+  if (end > 0 && line.charCodeAt(end - 1) === CR) end--;
+  while (end > 0) {
+    const c = line.charCodeAt(end - 1);
+    if (c !== SPACE && c !== TAB) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
+}
+
+/** Splits text into normalized lines. A final newline yields a final empty line: "a\n" → ["a", ""]. */
+export function normalizeLines(text: string): string[] {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) lines[i] = normalizeLine(lines[i]!);
+  return lines;
+}
+
+/** `sha256:<hex>` of the lines, each normalized, joined with `\n` (no trailing newline added). */
+export function contentHash(lines: readonly string[]): string {
+  const h = createHash("sha256");
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) h.update("\n");
+    h.update(normalizeLine(lines[i]!));
+  }
+  return HASH_PREFIX + h.digest("hex");
+}
+
+/** Whole-file hash (`pre_hash`/`post_hash`, flat records' `content_hash`). */
+export function fileHash(text: string): string {
+  return contentHash(text.split("\n"));
+}
+
+/** Short hash of one normalized line, used to re-anchor single lines; not a content proof on its own. */
+export function lineHash(line: string): string {
+  return createHash("sha256").update(normalizeLine(line)).digest("hex").slice(0, LINE_HASH_HEX_LENGTH);
+}
+
+/** `sha256:` of raw bytes: the ledger chain (`prev`) hashes lines exactly as stored, without normalization. */
+export function bytesHash(bytes: Uint8Array | string): string {
+  return HASH_PREFIX + createHash("sha256").update(bytes).digest("hex");
+}

@@ -1,0 +1,416 @@
+/**
+ * Lenient ledger reader (DESIGN §2.2 "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
+ * one per attributed range. Nothing here throws on bad input; a line that cannot be used is reported with
+ * its line number and skipped. Runs over million-record ledgers, so entries are kept small: strings that
+ * repeat across records are shared through a `StringPool`, and nothing of the parsed JSON is retained.
+ */
+import type { ContributorType } from "@shared/agentTrace";
+import { INTENT_URN_PREFIX, METADATA_KEY } from "@shared/agentTrace";
+import { LINE_HASH_HEX_LENGTH } from "../hashing";
+
+/** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
+export type Dialect = "spec" | "older" | "flat" | "reference";
+
+export interface EntryContributor {
+  readonly type: ContributorType;
+  readonly modelId?: string;
+}
+
+/**
+ * One attributed range of one file of one record. `startLine`/`endLine` are 0 for a file-level entry: a
+ * record that names the file without ranges (flat records, deletions). For flat records `contentHash` is then
+ * the whole-file hash.
+ */
+export interface TraceEntry {
+  recordId: string;
+  /** 1-based ledger line the record is on. */
+  line: number;
+  timestamp: string;
+  /** Workspace-relative, forward slashes, no `./` prefix. */
+  path: string;
+  startLine: number;
+  endLine: number;
+  contentHash?: string;
+  /**
+   * Our per-line hashes for this range, packed: 4 bytes per line as a latin1 string; read them with
+   * `splitLineHashes`. One packed string instead of an array of hex strings is ~6× smaller, which matters
+   * at a million entries.
+   */
+  lineHashes?: string;
+  contributor: EntryContributor;
+  intentId?: string;
+  /** Conversation url. */
+  url?: string;
+  toolName?: string;
+  revision?: string;
+  mutationClass?: string;
+  preHash?: string | null;
+  postHash?: string | null;
+  scope?: string;
+  dialect: Dialect;
+}
+
+export interface UnreadableLine {
+  line: number;
+  message: string;
+}
+
+export interface ParseResult {
+  entries: TraceEntry[];
+  unreadable: UnreadableLine[];
+  /** Lines that were records (of any dialect), including records with no usable file. */
+  records: number;
+}
+
+/** Paths that trace tools use for things that are not files; never attributed. */
+export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
+
+const INTENT_ID = /^[A-Z]+-\d{3,}$/;
+const SEMVER = /^\d+\.\d+\.\d+$/;
+const HEX = /^[0-9a-f]*$/;
+const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Shares equal strings and contributor objects between entries. JSON.parse allocates every string afresh;
+ * on a ledger where 10⁶ records name a few thousand paths, models and sessions, sharing is most of the
+ * memory saving.
+ */
+export class StringPool {
+  private readonly strings = new Map<string, string>();
+  private readonly contributors = new Map<string, EntryContributor>();
+  private readonly paths = new Map<string, string | null>();
+
+  /** `cleanPath`, memoized and interned: a ledger names the same few thousand paths over and over. */
+  path(raw: unknown): string | undefined {
+    if (typeof raw !== "string") return undefined;
+    let clean = this.paths.get(raw);
+    if (clean === undefined) {
+      const c = cleanPath(raw);
+      clean = c === undefined ? null : this.intern(c);
+      this.paths.set(raw, clean);
+    }
+    return clean ?? undefined;
+  }
+
+  intern(s: string): string {
+    const known = this.strings.get(s);
+    if (known !== undefined) return known;
+    this.strings.set(s, s);
+    return s;
+  }
+
+  contributor(type: ContributorType, modelId: string | undefined): EntryContributor {
+    const key = modelId === undefined ? type : `${type}\u0000${modelId}`;
+    let c = this.contributors.get(key);
+    if (!c) {
+      c = Object.freeze(modelId === undefined ? { type } : { type, modelId });
+      this.contributors.set(key, c);
+    }
+    return c;
+  }
+}
+
+/**
+ * Parses ledger text whose first line is ledger line `firstLineNumber` (1-based). Empty lines are skipped;
+ * a last line without newline is parsed like any other (callers that follow a growing file pass complete
+ * lines only).
+ */
+export function parseLedgerLines(text: string, firstLineNumber: number, pool: StringPool = new StringPool()): ParseResult {
+  const out: ParseResult = { entries: [], unreadable: [], records: 0 };
+  let start = 0;
+  let lineNumber = firstLineNumber;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (end > start) parseLine(text.slice(start, end), lineNumber, pool, out);
+    start = end + 1;
+    lineNumber++;
+  }
+  return out;
+}
+
+function parseLine(raw: string, lineNumber: number, pool: StringPool, out: ParseResult): void {
+  if (isBlankLine(raw)) return;
+  let obj: unknown;
+  try {
+    obj = JSON.parse(raw);
+  } catch (e) {
+    out.unreadable.push({ line: lineNumber, message: `not valid JSON (${(e as Error).message}); the line is skipped — fix or remove it by hand, intent-lsp never rewrites the ledger` });
+    return;
+  }
+  const dialect = detectDialect(obj);
+  if (!dialect) {
+    out.unreadable.push({ line: lineNumber, message: "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record); the line is skipped" });
+    return;
+  }
+  out.records++;
+  if (dialect === "flat") flattenFlat(obj as JsonObject, lineNumber, pool, out);
+  else flattenNested(obj as JsonObject, dialect, lineNumber, pool, out);
+}
+
+/** Recognizes a record's dialect, or undefined when the value is not a trace record at all. */
+export function detectDialect(obj: unknown): Dialect | undefined {
+  if (!isObject(obj)) return undefined;
+  if (Array.isArray(obj["files"])) {
+    const version = obj["version"];
+    if (typeof version !== "string" || obj["files"].some((f) => isObject(f) && "relative_path" in f && !("path" in f))) return "older";
+    return SEMVER.test(version) ? "spec" : "reference";
+  }
+  return typeof obj["file_path"] === "string" ? "flat" : undefined;
+}
+
+/**
+ * The workspace-relative form of a recorded path, or undefined when it does not name a real file inside the
+ * workspace (pseudo-paths, absolute paths, `..`, URLs, directories).
+ */
+export function cleanPath(raw: unknown): string | undefined {
+  if (typeof raw !== "string" || raw === "" || CONTROL_CHARS.test(raw)) return undefined;
+  const p = raw.includes("\\") ? raw.replace(/\\/g, "/") : raw;
+  if (p.startsWith("/") || p.startsWith("~") || SCHEME_OR_DRIVE.test(p) || p.endsWith("/")) return undefined;
+  const parts: string[] = [];
+  for (const part of p.split("/")) {
+    if (part === "..") return undefined;
+    if (part !== "" && part !== ".") parts.push(part);
+  }
+  const clean = parts.join("/");
+  return clean === "" || PSEUDO_PATHS.has(clean) ? undefined : clean;
+}
+
+/** The per-line hashes of an entry's range, as `lineHash` returns them (one per line of the range). */
+export function splitLineHashes(entry: Pick<TraceEntry, "lineHashes">): string[] {
+  const s = entry.lineHashes;
+  if (!s) return [];
+  const hex = Buffer.from(s, "latin1").toString("hex");
+  const out = new Array<string>(hex.length / LINE_HASH_HEX_LENGTH);
+  for (let i = 0; i < out.length; i++) out[i] = hex.slice(i * LINE_HASH_HEX_LENGTH, (i + 1) * LINE_HASH_HEX_LENGTH);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+type JsonObject = Record<string, unknown>;
+
+/** Fields shared by every entry of one record. */
+interface RecordFields {
+  recordId: string;
+  line: number;
+  timestamp: string;
+  intentId: string | undefined;
+  toolName: string | undefined;
+  revision: string | undefined;
+  mutationClass: string | undefined;
+  preHash: string | null | undefined;
+  postHash: string | null | undefined;
+  scope: string | undefined;
+  dialect: Dialect;
+}
+
+function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, pool: StringPool, out: ParseResult): void {
+  const ours = isObject(obj["metadata"]) && isObject(obj["metadata"][METADATA_KEY]) ? obj["metadata"][METADATA_KEY] : undefined;
+  const first = recordFields(obj, ours, dialect, lineNumber, pool);
+  const lineHashes = ours && Array.isArray(ours["line_hashes"]) ? ours["line_hashes"] : undefined;
+  const files = obj["files"] as unknown[];
+
+  for (let fi = 0; fi < files.length; fi++) {
+    const file = files[fi];
+    if (!isObject(file)) continue;
+    // Our metadata describes the record's one file (files[0]); never pin other files to its hashes.
+    const shared = fi === 0 ? first : { ...first, preHash: undefined, postHash: undefined };
+    const path = pool.path(file["path"] ?? file["relative_path"]);
+    if (path === undefined) continue;
+    const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
+    let ranged = false;
+    let firstContributor: EntryContributor | undefined;
+    let firstUrl: string | undefined;
+    let fileIntent: string | undefined;
+
+    for (let ci = 0; ci < conversations.length; ci++) {
+      const conv = conversations[ci];
+      if (!isObject(conv)) continue;
+      const convContributor = contributorOf(conv["contributor"], pool);
+      const url = typeof conv["url"] === "string" ? pool.intern(conv["url"]) : undefined;
+      const intentId = shared.intentId ?? intentFromRelated(conv["related"], pool);
+      firstContributor ??= convContributor;
+      firstUrl ??= url;
+      fileIntent ??= intentId;
+      const ranges = Array.isArray(conv["ranges"]) ? conv["ranges"] : [];
+
+      for (let ri = 0; ri < ranges.length; ri++) {
+        const range = ranges[ri];
+        const where = `files[${fi}].conversations[${ci}].ranges[${ri}]`;
+        const span = rangeSpan(range);
+        if (!span) {
+          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers ≥ 1, start ≤ end); that range is skipped` });
+          continue;
+        }
+        ranged = true;
+        const r = range as JsonObject;
+        const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool) : convContributor;
+        const hashes = fi === 0 && ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
+        const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
+        out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url));
+      }
+    }
+    // A file named without ranges still says something about the file (deletion, new content hash).
+    if (!ranged) {
+      const contributor = firstContributor ?? pool.contributor("unknown", undefined);
+      out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl));
+    }
+  }
+}
+
+function flattenFlat(obj: JsonObject, lineNumber: number, pool: StringPool, out: ParseResult): void {
+  const path = pool.path(obj["file_path"]);
+  if (path === undefined) return;
+  const shared = recordFields(obj, undefined, "flat", lineNumber, pool);
+  const hash = typeof obj["content_hash"] === "string" ? obj["content_hash"] : undefined;
+  // A flat record's content_hash is the whole file after the write, i.e. what we call post_hash.
+  if (shared.postHash === undefined) shared.postHash = hash;
+  const contributor = contributorOf(obj["contributor"], pool);
+  out.entries.push(makeEntry(shared, path, 0, 0, hash, undefined, contributor, shared.intentId, undefined));
+}
+
+function recordFields(obj: JsonObject, ours: JsonObject | undefined, dialect: Dialect, lineNumber: number, pool: StringPool): RecordFields {
+  const vcs = isObject(obj["vcs"]) ? obj["vcs"] : undefined;
+  const revision = vcs ? (str(vcs["revision"]) ?? str(vcs["revision_id"])) : undefined;
+  const tool = isObject(obj["tool"]) ? obj["tool"] : undefined;
+  const toolName = tool ? str(tool["name"]) : undefined;
+  const intentId = str(ours?.["intent_id"]) ?? str(obj["intent_id"]) ?? intentFromRelated(obj["related"], pool);
+  const mutationClass = str(ours?.["mutation_class"]) ?? str(obj["classification"]);
+  const scope = str(ours?.["scope"]);
+  return {
+    recordId: str(obj["id"]) ?? "",
+    line: lineNumber,
+    timestamp: str(obj["timestamp"]) ?? "",
+    intentId: intentId === undefined ? undefined : pool.intern(intentId),
+    toolName: toolName === undefined ? undefined : pool.intern(toolName),
+    revision: revision === undefined ? undefined : pool.intern(revision),
+    mutationClass: mutationClass === undefined ? undefined : pool.intern(mutationClass),
+    preHash: hashOrNull(ours?.["pre_hash"]),
+    postHash: hashOrNull(ours?.["post_hash"]),
+    scope: scope === undefined ? undefined : pool.intern(scope),
+    dialect,
+  };
+}
+
+// All entries are created with every key in the same order so V8 gives them one shape (smaller, faster).
+function makeEntry(
+  f: RecordFields,
+  path: string,
+  startLine: number,
+  endLine: number,
+  contentHash: string | undefined,
+  lineHashes: string | undefined,
+  contributor: EntryContributor,
+  intentId: string | undefined,
+  url: string | undefined,
+): TraceEntry {
+  return {
+    recordId: f.recordId,
+    line: f.line,
+    timestamp: f.timestamp,
+    path,
+    startLine,
+    endLine,
+    contentHash,
+    lineHashes,
+    contributor,
+    intentId,
+    url,
+    toolName: f.toolName,
+    revision: f.revision,
+    mutationClass: f.mutationClass,
+    preHash: f.preHash,
+    postHash: f.postHash,
+    scope: f.scope,
+    dialect: f.dialect,
+  };
+}
+
+function rangeSpan(range: unknown): [number, number] | undefined {
+  if (!isObject(range)) return undefined;
+  const s = range["start_line"];
+  const e = range["end_line"];
+  if (!Number.isInteger(s) || !Number.isInteger(e)) return undefined;
+  const start = s as number;
+  const end = e as number;
+  return start >= 1 && end >= start ? [start, end] : undefined;
+}
+
+function contributorOf(raw: unknown, pool: StringPool): EntryContributor {
+  if (!isObject(raw)) return pool.contributor("unknown", undefined);
+  const type = contributorType(raw["type"] ?? raw["entity_type"]);
+  const model = str(raw["model_id"]) ?? str(raw["model_identifier"]);
+  return pool.contributor(type, model === undefined ? undefined : pool.intern(model));
+}
+
+function contributorType(raw: unknown): ContributorType {
+  if (typeof raw !== "string") return "unknown";
+  const t = raw.toLowerCase();
+  return t === "ai" || t === "human" || t === "mixed" ? t : "unknown";
+}
+
+/**
+ * Intent id from a `related` list: `{type:"intent", url:"urn:intent:ID"}` (ours), `{type:"intent", value:"ID"}`
+ * (older dialect), or any entry whose value/url is an intent id (older tools filed intents as "specification").
+ */
+function intentFromRelated(related: unknown, pool: StringPool): string | undefined {
+  if (!Array.isArray(related)) return undefined;
+  for (const r of related) {
+    if (!isObject(r)) continue;
+    const id = intentIdOf(r["url"]) ?? intentIdOf(r["value"]);
+    if (id !== undefined) return pool.intern(id);
+    if (r["type"] === "intent") {
+      const loose = str(r["value"]) ?? str(r["url"]);
+      if (loose !== undefined) return pool.intern(loose);
+    }
+  }
+  return undefined;
+}
+
+function intentIdOf(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  const id = v.startsWith(INTENT_URN_PREFIX) ? decodeURIComponentSafe(v.slice(INTENT_URN_PREFIX.length)) : v;
+  return INTENT_ID.test(id) ? id : undefined;
+}
+
+/** Packs valid line hashes for a range of `expectedLength` lines; anything else is ignored, not trusted. */
+function packLineHashes(raw: unknown, expectedLength: number): string | undefined {
+  if (!Array.isArray(raw) || raw.length !== expectedLength) return undefined;
+  // One check over the joined text instead of one per line: this runs for every range of a large ledger.
+  // Non-strings join to something that fails the length or the hex check.
+  const hex = raw.join("");
+  if (hex.length !== expectedLength * LINE_HASH_HEX_LENGTH || !HEX.test(hex)) return undefined;
+  return Buffer.from(hex, "hex").toString("latin1");
+}
+
+function hashOrNull(v: unknown): string | null | undefined {
+  if (v === null) return null;
+  return typeof v === "string" ? v : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Blank lines (also whitespace-only) are not records and not part of the `prev` chain. */
+export function isBlankLine(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,113 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { MutationClass, ScopeVerdict } from "@shared/agentTrace";
+import type { ContributorType } from "@shared/settings";
+import type { Verdict } from "../gate";
+import { fileHash } from "../hashing";
+import { appendRecord } from "./append";
+import { buildRecord, changedRanges } from "./record";
+
+/**
+ * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
+ * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
+ */
+
+export interface ChangeToRecord {
+  root: string;
+  ledgerPath: string;
+  path: string;
+  /** Content after the change (null: the file was deleted). */
+  content: string | null;
+  /** Content before the change (null: the file did not exist). */
+  before: string | null;
+  /** 1-based line numbers of `content` that the change produced. */
+  changedLines: readonly number[];
+  verdict: Verdict;
+  contributor: { type: ContributorType; modelId?: string };
+  sessionId: string;
+  toolVersion: string;
+  /** Ask the ledger whether this exact content is already recorded for this path. */
+  alreadyRecorded: (path: string, postHash: string) => boolean;
+  now?: Date;
+}
+
+export type RecordOutcome = { written: true; id: string; line: string } | { written: false; reason: "unchanged" | "duplicate" };
+
+export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
+  if (change.content !== null && !change.changedLines.length) return { written: false, reason: "unchanged" };
+  if (change.content !== null && change.alreadyRecorded(change.path, fileHash(change.content))) return { written: false, reason: "duplicate" };
+  const verdict = change.verdict;
+  const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
+  const record = buildRecord({
+    path: change.path,
+    content: change.content,
+    ranges: change.content === null ? [] : changedRanges(change.changedLines),
+    contributor: change.contributor,
+    sessionId: change.sessionId,
+    toolVersion: change.toolVersion,
+    mutationClass: mutationClass(change.path, change.before, change.content),
+    preHash: change.before === null ? null : fileHash(change.before),
+    scope: scopeVerdict(verdict),
+    intentId,
+    revision: gitHead(change.root),
+    now: change.now,
+  });
+  const result = await appendRecord(join(change.root, change.ledgerPath), record);
+  return { written: true, id: record.id, line: result.line };
+}
+
+export function scopeVerdict(v: Verdict): ScopeVerdict {
+  switch (v.kind) {
+    case "allowed":
+      return "PASS";
+    case "exempt":
+      return "EXEMPT";
+    case "out-of-scope":
+      return "OUT_OF_SCOPE";
+    case "intent-not-in-progress":
+      return "INTENT_NOT_IN_PROGRESS";
+    case "no-active-intent":
+      return "NO_INTENT";
+  }
+}
+
+const DOC = /\.(md|mdx|markdown|rst|adoc|txt)$/i;
+const CONFIG = /(\.(json|jsonc|ya?ml|toml|ini|cfg|conf|env)|(^|\/)(Dockerfile|Makefile|\.[a-z]+rc))$/i;
+
+/** A coarse class from the path and whether the file was created or deleted; good enough to filter by. */
+export function mutationClass(path: string, before: string | null, after: string | null): MutationClass {
+  if (after === null) return "FILE_DELETION";
+  if (before === null) return "FILE_CREATION";
+  if (DOC.test(path)) return "DOCUMENTATION";
+  if (CONFIG.test(path)) return "CONFIGURATION";
+  return "INTENT_EVOLUTION";
+}
+
+/** HEAD's commit, read from .git without starting a process (saves are frequent; `git` may be absent). */
+export function gitHead(root: string): string | undefined {
+  try {
+    let gitDir = join(root, ".git");
+    const dotGit = readFileSync(gitDir, "utf8").trim(); // a worktree or submodule: "gitdir: …"
+    if (dotGit.startsWith("gitdir:")) gitDir = resolve(root, dotGit.slice(7).trim());
+    return resolveHead(gitDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") return resolveHead(join(root, ".git"));
+    return undefined;
+  }
+}
+
+function resolveHead(gitDir: string): string | undefined {
+  try {
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    if (!head.startsWith("ref: ")) return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
+    const ref = head.slice(5);
+    try {
+      return readFileSync(join(gitDir, ref), "utf8").trim();
+    } catch {
+      const packed = readFileSync(join(gitDir, "packed-refs"), "utf8");
+      return packed.split("\n").find((l) => l.endsWith(` ${ref}`))?.split(" ")[0];
+    }
+  } catch {
+    return undefined; // an unborn branch or not a repository: no vcs field
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Agent Trace v0.1.0 records as intent-lsp writes them (DESIGN §2.2), plus our metadata namespace.
+ * The JSON Schema in `shared/schema/trace-record.schema.json` is the authority; these types follow it and
+ * narrow only where intent-lsp always writes a field. Readers must not assume other tools write these shapes
+ * (see `server/src/engine/ledger/read.ts` for the lenient side).
+ */
+import type { ContributorType } from "./settings";
+
+export type { ContributorType };
+
+export const AGENT_TRACE_VERSION = "0.1.0";
+/** Key of our vendor namespace under `metadata`; reverse-DNS as the spec recommends. */
+export const METADATA_KEY = "dev.intent-lsp";
+export const TOOL_NAME = "intent-lsp";
+export const SESSION_URN_PREFIX = "urn:intent-lsp:session:";
+export const INTENT_URN_PREFIX = "urn:intent:";
+
+export const MUTATION_CLASSES = [
+  "FILE_CREATION",
+  "FILE_DELETION",
+  "AST_REFACTOR",
+  "INTENT_EVOLUTION",
+  "CONFIGURATION",
+  "BUG_FIX",
+  "DOCUMENTATION",
+] as const;
+export type MutationClass = (typeof MUTATION_CLASSES)[number];
+
+/** Outcome of the scope check at the time of the write (a record is written even when out of scope). */
+export const SCOPE_VERDICTS = [
+  "PASS",
+  "OUT_OF_SCOPE",
+  "NO_INTENT",
+  "INTENT_NOT_IN_PROGRESS",
+  "EXEMPT",
+  "UNCHECKED",
+] as const;
+export type ScopeVerdict = (typeof SCOPE_VERDICTS)[number];
+
+export type VcsType = "git" | "jj" | "hg" | "svn";
+
+export interface Vcs {
+  type: VcsType;
+  revision: string;
+}
+
+export interface Tool {
+  name?: string;
+  version?: string;
+}
+
+export interface Contributor {
+  type: ContributorType;
+  /** models.dev convention, e.g. `anthropic/claude-sonnet-4-5`; at most 250 chars. */
+  model_id?: string;
+}
+
+export interface Range {
+  /** 1-based, inclusive. */
+  start_line: number;
+  /** 1-based, inclusive. */
+  end_line: number;
+  /** `sha256:<hex>` over the range's normalized lines (see `server/src/engine/hashing.ts`). */
+  content_hash?: string;
+  contributor?: Contributor;
+}
+
+export interface RelatedResource {
+  type: string;
+  url: string;
+}
+
+export interface Conversation {
+  url?: string;
+  contributor?: Contributor;
+  ranges: Range[];
+  related?: RelatedResource[];
+}
+
+export interface TraceFile {
+  path: string;
+  conversations: Conversation[];
+}
+
+/** Our metadata, under `metadata["dev.intent-lsp"]`. */
+export interface IntentLspMetadata {
+  intent_id: string | null;
+  mutation_class: MutationClass;
+  /** Whole-file hash before the change; null when the file did not exist. */
+  pre_hash: string | null;
+  /** Whole-file hash of the content the line numbers refer to; null when the file was deleted. */
+  post_hash: string | null;
+  scope: ScopeVerdict;
+  /**
+   * `sha256:` of the previous ledger line's bytes as the writer saw them; null when the writer found the
+   * ledger empty. Filled in by the appender, never by the record builder.
+   */
+  prev?: string | null;
+  /**
+   * Short per-line hashes (see `lineHash`), one array per range of `files[0].conversations[0].ranges`, in the
+   * same order. They let a reader re-anchor single lines after part of a range was edited.
+   */
+  line_hashes?: string[][];
+}
+
+export interface TraceMetadata {
+  [METADATA_KEY]?: IntentLspMetadata;
+  [vendorKey: string]: unknown;
+}
+
+export interface TraceRecord {
+  version: string;
+  id: string;
+  timestamp: string;
+  vcs?: Vcs;
+  tool?: Tool;
+  files: TraceFile[];
+  metadata?: TraceMetadata;
+}

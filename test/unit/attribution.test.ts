@@ -1,0 +1,189 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { attribute, type LineAttribution } from "../../server/src/engine/attribution";
+import { contentHash } from "../../server/src/engine/hashing";
+import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledger/read";
+import { buildRecord, type LineSpan } from "../../server/src/engine/ledger/record";
+import type { ContributorType } from "@shared/agentTrace";
+
+const fixture = (name: string) => readFileSync(join(__dirname, "../fixtures/agent-trace", name), "utf8");
+
+let clock = Date.UTC(2026, 10, 22, 10);
+/** A record as intent-lsp writes it, read back through the ledger reader like the server does. */
+function recorded(path: string, content: string, ranges: LineSpan[], type: ContributorType, intentId?: string): TraceEntry[] {
+  const record = buildRecord({
+    path, content, ranges,
+    contributor: type === "ai" ? { type, modelId: "anthropic/claude-sonnet-4-5" } : { type },
+    sessionId: "attr", toolVersion: "0.1.0", mutationClass: "INTENT_EVOLUTION", preHash: null, scope: "PASS",
+    intentId: intentId ?? null, now: new Date((clock += 60_000)),
+  });
+  return parseLedgerLines(JSON.stringify(record), 1).entries;
+}
+
+/** One letter per line: A(i), H(uman), ?(unknown/mixed), . untraced; lower case when not exact. */
+function show(attrs: (LineAttribution | undefined)[]): string {
+  return attrs
+    .map((a) => {
+      if (!a) return ".";
+      const c = a.entry.contributor.type === "ai" ? "A" : a.entry.contributor.type === "human" ? "H" : "?";
+      return a.exact ? c : c.toLowerCase();
+    })
+    .join("");
+}
+
+const block = ["function area(r) {", "  const pi = Math.PI;", "  const sq = r * r;", "  return pi * sq;", "}"];
+const human = ["// utilities", "import { x } from 'y';", ""];
+const file1 = [...human, ...block, ""];
+
+describe("attribute", () => {
+  const ai = recorded("src/geo.ts", file1.join("\n"), [{ start_line: 4, end_line: 8 }], "ai", "INT-001");
+  const hu = recorded("src/geo.ts", file1.join("\n"), [{ start_line: 1, end_line: 2 }], "human");
+  const entries = [...ai, ...hu];
+
+  it("attributes recorded ranges in place; untraced lines are undefined", () => {
+    const attrs = attribute(entries, file1);
+    expect(show(attrs)).toBe("HH.AAAAA.");
+    expect(attrs[3]).toMatchObject({ exact: true, anchor: "range", entry: { intentId: "INT-001", contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } } });
+    expect(attrs[2]).toBeUndefined();
+  });
+
+  it("keeps attribution when lines are inserted above (content moved within the file)", () => {
+    const moved = ["// utilities", "// a new comment", "// and another", "import { x } from 'y';", "", ...block, ""];
+    const attrs = attribute(entries, moved);
+    // the AI block moved intact; the human range (lines 1-2) was split by the insertion, so it no longer
+    // hashes as a block, and its two lines are re-anchored one by one
+    expect(show(attrs)).toBe("H..H.AAAAA.");
+    expect(attrs[5]).toMatchObject({ anchor: "moved", exact: true });
+    expect(attrs[0]).toMatchObject({ anchor: "line", exact: true });
+    expect(attrs[3]).toMatchObject({ anchor: "line", exact: true });
+  });
+
+  it("keeps attribution for a block moved below other code", () => {
+    const moved = ["// utilities", "import { x } from 'y';", "", "export const k = 1;", "", ...block, ""];
+    expect(show(attribute(ai, moved))).toBe(".....AAAAA.");
+  });
+
+  it("an edited line loses attribution, its unchanged neighbours keep it", () => {
+    const edited = [...file1];
+    edited[5] = "  const sq = r ** 2;";
+    const attrs = attribute(entries, edited);
+    expect(show(attrs)).toBe("HH.AA.AA.");
+    expect(attrs[3]).toMatchObject({ exact: true, anchor: "line" });
+  });
+
+  it("follows lines through an edit that also inserted lines inside the block", () => {
+    const edited = [...human, block[0]!, "  // why: pi is cached", block[1]!, block[2]!, "  console.log(sq);", block[3]!, block[4]!, ""];
+    expect(show(attribute(ai, edited))).toBe("...A.AA.AA.");
+  });
+
+  it("a human line inside an AI block is never reported as AI", () => {
+    const edited = [...file1];
+    edited[5] = "  const sq = r * r; // checked by hand";
+    const later = recorded("src/geo.ts", edited.join("\n"), [{ start_line: 6, end_line: 6 }], "human");
+    const attrs = attribute([...entries, ...later], edited);
+    expect(show(attrs)).toBe("HH.AAHAA.");
+    expect(attrs[5]!.entry.contributor.type).toBe("human");
+    // the same edit without a record is untraced, not AI
+    expect(attrs.filter((a) => a?.entry.contributor.type === "ai")).toHaveLength(4);
+    expect(show(attribute(entries, edited))).toBe("HH.AA.AA.");
+  });
+
+  it("the newest record wins a line, whatever the order of entries", () => {
+    const rewrite = recorded("src/geo.ts", file1.join("\n"), [{ start_line: 4, end_line: 5 }], "human");
+    expect(show(attribute([...rewrite, ...entries], file1))).toBe("HH.HHAAA.");
+    expect(show(attribute([...entries, ...rewrite], file1))).toBe("HH.HHAAA.");
+  });
+
+  it("matches through CRLF and trailing whitespace changes", () => {
+    const crlf = file1.map((l) => l + "  \r");
+    expect(show(attribute(entries, crlf))).toBe("HH.AAAAA.");
+  });
+
+  it("attributes nothing when the whole block was rewritten", () => {
+    const rewritten = [...human, "const area = (r) => Math.PI * r ** 2;", ""];
+    expect(show(attribute(entries, rewritten))).toBe("HH...");
+  });
+
+  it("prefers the copy nearest the recorded position when a block is duplicated", () => {
+    const entry = recorded("d.ts", ["a", "b", ...block].join("\n"), [{ start_line: 3, end_line: 7 }], "ai");
+    // recorded at 0-based 2; copies now at 0 (distance 2) and 8 (distance 6)
+    expect(show(attribute(entry, [...block, "x", "y", "z", ...block]))).toBe("AAAAA........");
+    expect(show(attribute(entry, ["x", "y", "z", "w", "v", "u", "t", ...block, ...block]))).toBe(".......AAAAA.....");
+  });
+});
+
+describe("attribute with other dialects", () => {
+  it("reference-impl ranges (no hash) are placed at their position, not exact, only when they fit", () => {
+    const { entries } = parseLedgerLines(fixture("reference-impl-traces.jsonl"), 1);
+    const short = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`);
+    expect(attribute(entries, short).every((a) => a === undefined)).toBe(true);
+    const long = Array.from({ length: 80 }, (_, i) => `line ${i + 1}`);
+    const attrs = attribute(entries, long);
+    expect(attrs.slice(41, 67).every((a) => a?.exact === false && a.anchor === "position" && a.entry.contributor.modelId === "anthropic/claude-opus-4-5-20251101")).toBe(true);
+    expect(attrs[40]).toBeUndefined();
+    expect(attrs[67]).toBeUndefined();
+  });
+
+  it("a hash in another algorithm (spec example's murmur3) cannot be checked: position only", () => {
+    const { entries } = parseLedgerLines(fixture("spec-examples.jsonl"), 1);
+    const parser = entries.filter((e) => e.path === "src/utils/parser.ts");
+    const attrs = attribute(parser, Array.from({ length: 70 }, () => "x"));
+    expect(attrs[41]).toMatchObject({ exact: false, anchor: "position" });
+  });
+
+  it("a sha256 hash that does not match is never attributed, even at its position", () => {
+    const { entries } = parseLedgerLines(fixture("older-dialect.jsonl"), 1);
+    const weather = entries.filter((e) => e.path === "src/api/weather.ts");
+    expect(attribute(weather, Array.from({ length: 60 }, (_, i) => `l${i}`)).every((a) => a === undefined)).toBe(true);
+  });
+
+  it("a truncated sha256 (older tools) is checked as a prefix", () => {
+    const lines = ["alpha", "beta", "gamma"];
+    const full = contentHash(lines.slice(1, 3));
+    const entry: TraceEntry = { ...parseLedgerLines(fixture("older-dialect.jsonl"), 1).entries[0]!, startLine: 2, endLine: 3, contentHash: full.slice(0, 7 + 32) };
+    expect(show(attribute([entry], lines))).toBe(".AA");
+    expect(show(attribute([entry], ["alpha", "beta", "delta"]))).toBe("...");
+  });
+
+  it("flat records attribute the whole file only when the file hash matches", () => {
+    const { entries } = parseLedgerLines(fixture("flat-dialect.jsonl"), 1);
+    const middleware = entries.filter((e) => e.path === "src/auth/middleware.ts");
+    expect(attribute(middleware, ["test"])).toEqual([{ entry: middleware[0], exact: true, anchor: "file" }]);
+    expect(attribute(middleware, ["test", ""])).toEqual([undefined, undefined]);
+    expect(attribute(middleware, ["tost"])).toEqual([undefined]);
+  });
+
+  it("ignores file-level entries without a hash (deletions)", () => {
+    const del = parseLedgerLines(
+      JSON.stringify(buildRecord({ path: "gone.ts", content: null, ranges: [], contributor: { type: "ai" }, sessionId: "s", toolVersion: "0", mutationClass: "FILE_DELETION", preHash: null, scope: "PASS" })),
+      1,
+    ).entries;
+    expect(del).toHaveLength(1);
+    expect(attribute(del, ["recreated"])).toEqual([undefined]);
+  });
+});
+
+describe("attribute on a large file", () => {
+  it("re-anchors 500 records over a 5,000-line file quickly after an insertion at the top", () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => (i % 10 === 9 ? "}" : `  statement_${i}();`));
+    const text = lines.join("\n");
+    const entries: TraceEntry[] = [];
+    for (let r = 0; r < 500; r++) {
+      entries.push(...recorded("big.ts", text, [{ start_line: r * 10 + 1, end_line: r * 10 + 10 }], r % 2 ? "ai" : "human"));
+    }
+    // every record's post_hash is now stale and every block moved down by 3 lines; one line per block edited
+    const now = ["// header", "// header 2", "", ...lines.map((l, i) => (i % 100 === 5 ? l + " // edited" : l))];
+    const t = performance.now();
+    const attrs = attribute(entries, now);
+    const ms = performance.now() - t;
+    console.log(`attribute: 500 records over 5,003 lines (all moved, 50 edited lines) in ${ms.toFixed(0)} ms`);
+    expect(attrs.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+    expect(attrs.filter((a) => a === undefined)).toHaveLength(3 + 50);
+    expect(attrs[3 + 5]).toBeUndefined();
+    expect(attrs[3 + 6]).toMatchObject({ anchor: "line" });
+    expect(attrs[3 + 15]).toMatchObject({ anchor: "moved" });
+    expect(attrs[3 + 10]!.entry.contributor.type).toBe("ai");
+    expect(ms).toBeLessThan(3000);
+  });
+});
