@@ -2,12 +2,14 @@
  * `npm start`: a scripted editor session against a temporary copy of examples/workspace, printing what an
  * editor would show. It drives the built server over JSON-RPC exactly as the protocol tests do.
  */
-import type { Diagnostic } from "vscode-languageserver-protocol";
+import type { CodeLens, Diagnostic, Hover } from "vscode-languageserver-protocol";
 import { LspClient, line } from "../test/support/lspClient";
 import { TempWorkspace } from "../test/support/workspace";
 
 const NOTES = "docs/notes.md";
+const API = "src/api/weather.ts";
 const YAML = ".orchestration/active_intents.yaml";
+const LEDGER = ".orchestration/agent_trace.jsonl";
 
 const out = (s = "") => process.stdout.write(`${s}\n`);
 const heading = (s: string) => out(process.stdout.isTTY ? `\n\x1b[1m== ${s}\x1b[0m` : `\n== ${s}`);
@@ -19,6 +21,21 @@ function showDiagnostics(file: string, diags: Diagnostic[]) {
     const r = d.range;
     out(`  ${file}:${r.start.line + 1}:${r.start.character + 1}-${r.end.line + 1}:${r.end.character + 1} ${SEVERITY[d.severity ?? 1]} [${String(d.code)}]`);
     out(`      ${d.message}`);
+  }
+}
+
+const indent = (text: string) => text.split("\n").map((l) => `    │ ${l}`).join("\n");
+
+async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
+  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 0 } });
+  return h ? (h.contents as { value: string }).value : "(no hover)";
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the server");
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -76,6 +93,29 @@ async function main() {
     heading("Lifecycle moves offered on an intent in active_intents.yaml");
     await client.open(YAML, "yaml");
     for (const a of await client.codeActions(YAML, line(3, 5))) out(`  • ${a.title}`);
+
+    heading(`Who wrote ${API}? (CodeLens, then hover on line 12)`);
+    await client.open(API, "typescript");
+    for (const lens of await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } })) {
+      out(`  line ${lens.range.start.line + 1}: ${lens.command?.title}`);
+    }
+    out(indent(await hoverText(client, API, 11)));
+
+    heading(`Save an edit to ${NOTES} (in scope of INT-003 now): one Agent Trace record is appended`);
+    const before = ws.read(LEDGER).split("\n").filter(Boolean).length;
+    await client.setLine(NOTES, 9, "- Write the onboarding guide this week.");
+    ws.write(NOTES, client.text(NOTES));
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(NOTES) } });
+    await waitFor(() => ws.read(LEDGER).split("\n").filter(Boolean).length > before);
+    const record = JSON.parse(ws.read(LEDGER).trim().split("\n").pop()!);
+    const conv = record.files[0].conversations[0];
+    out(`  ${record.id}  ${record.files[0].path}  lines ${conv.ranges.map((r: { start_line: number; end_line: number }) => `${r.start_line}-${r.end_line}`).join(",")}  ${conv.contributor.type}  ${conv.related[0].url}`);
+    await waitFor(async () => (await hoverText(client, NOTES, 9)).includes("human"));
+    out(indent(await hoverText(client, NOTES, 9)));
+
+    heading("intent.verifyLedger");
+    const report = (await client.executeCommand("intent.verifyLedger")) as { ok: boolean; records: number; problems: unknown[] };
+    out(`  ${report.ok ? "ok" : "PROBLEMS"}: ${report.records} records, ${report.problems.length} problems`);
     out();
   } finally {
     await client.stop();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   createProtocolConnection,
@@ -13,7 +13,13 @@ import {
   type Range,
 } from "vscode-languageserver-protocol/node";
 
-export const REPO_ROOT = resolve(__dirname, "../..");
+/** The checkout's root, found from this file whether it runs from test/support or bundled into dist/. */
+export const REPO_ROOT = (() => {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "server/src"))) return dir;
+    if (dirname(dir) === dir) return resolve(__dirname, "../..");
+  }
+})();
 export const SERVER_JS = join(REPO_ROOT, "dist/server.js");
 
 export interface ClientOptions {
@@ -23,6 +29,8 @@ export interface ClientOptions {
   /** Advertise dynamic file-watcher registration (VS Code does; Neovim 0.10 on Linux does not). */
   watchedFiles?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Receives the value of every `$/progress` notification. */
+  onProgress?: (value: unknown) => void;
 }
 
 /**
@@ -55,6 +63,7 @@ export class LspClient {
     this.connection.onRequest("client/registerCapability", () => null);
     this.connection.onRequest("client/unregisterCapability", () => null);
     this.connection.onRequest("window/workDoneProgress/create", () => null);
+    this.connection.onNotification("$/progress", (p: { value: unknown }) => this.options.onProgress?.(p.value));
     this.connection.onRequest("workspace/codeLens/refresh", () => null);
     this.connection.onRequest("workspace/inlayHint/refresh", () => null);
     this.connection.onRequest("workspace/diagnostic/refresh", () => null);

@@ -9,9 +9,11 @@ export const EXAMPLE_WORKSPACE = join(REPO_ROOT, "examples/workspace");
 export class TempWorkspace {
   readonly root: string;
 
-  constructor(opts: { fromExample?: boolean } = {}) {
+  /** `withLedger: false` drops the example's ledger, for tests that build their own history. */
+  constructor(opts: { fromExample?: boolean; withLedger?: boolean } = {}) {
     this.root = mkdtempSync(join(tmpdir(), "intent-lsp-test-"));
     if (opts.fromExample ?? true) cpSync(EXAMPLE_WORKSPACE, this.root, { recursive: true });
+    if (opts.withLedger === false) rmSync(this.path(".orchestration/agent_trace.jsonl"), { force: true });
   }
 
   path(rel: string): string {

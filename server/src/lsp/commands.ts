@@ -5,6 +5,7 @@ import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "../engine/intents/store";
 import { amendScope, transition } from "../engine/intents/writeback";
 import { writeWorkspaceSelection } from "../engine/sessions";
+import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspace";
 
 /** What the command handlers need from the server, and nothing more. */
@@ -15,6 +16,8 @@ export interface CommandHost {
   hasUnsavedIntents(ctx: WorkspaceContext): boolean;
   /** Re-read the rule files and selection and re-publish every diagnostic. */
   refresh(ctx: WorkspaceContext): void;
+  /** The open document at `uri`, if any. */
+  document(uri: string): TrackedDocument | undefined;
   now(): Date;
 }
 

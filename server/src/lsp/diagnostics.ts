@@ -62,3 +62,10 @@ export function configDiagnostics(settings: Settings, text: string, problems: re
     .map((p) => makeDiagnostic(settings, "settings-invalid", { start: doc.positionAt(p.span.start), end: doc.positionAt(p.span.end) }, p.message))
     .filter((d): d is Diagnostic => !!d);
 }
+
+/** One `ledger-unreadable` per unreadable line, in the ledger file itself. */
+export function ledgerDiagnostics(settings: Settings, ledgerPath: string, lines: readonly { line: number; message: string }[]): Diagnostic[] {
+  return lines
+    .map((u) => makeDiagnostic(settings, "ledger-unreadable", { start: { line: u.line - 1, character: 0 }, end: { line: u.line - 1, character: 0 } }, `${ledgerPath}:${u.line}: ${u.message} (skipped; the line is left as it is)`))
+    .filter((d): d is Diagnostic => !!d);
+}

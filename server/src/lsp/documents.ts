@@ -1,23 +1,42 @@
 import { TextDocument } from "vscode-languageserver-textdocument";
-import type { TextDocumentContentChangeEvent } from "vscode-languageserver";
+import type { Diagnostic, TextDocumentContentChangeEvent } from "vscode-languageserver";
+import { attribute, type LineAttribution } from "../engine/attribution";
 import { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
+import { fileHash } from "../engine/hashing";
+import type { TraceEntry } from "../engine/ledger/read";
 import type { WorkspaceContext } from "./workspace";
 
 /**
  * An open document: its text, the lines edited since its baseline, and a cached verdict. The verdict
  * depends on the path and the rules only, so it is computed once per rules generation, not per keystroke.
  */
+export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" };
+
 export class TrackedDocument {
   readonly edits: EditedLines;
   private verdictCache: { generation: number; verdict: Verdict } | undefined;
+  /** The text at open or last save, which `edits` and `attributions` refer to. */
+  private baselineText: string;
+  /** Hash of the file as the editor last loaded or saved it, to notice writes by someone else. */
+  diskHash: string;
+  /** Attribution of each baseline line, from the ledger; current lines map onto it through `edits`. */
+  private attributions: (LineAttribution | undefined)[] = [];
+  /** Whole-file findings (stale-file, untraced-change, claimed-elsewhere), recomputed on events, not keystrokes. */
+  fileFindings: Diagnostic[] = [];
 
   constructor(
     public doc: TextDocument,
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
   ) {
-    this.edits = new EditedLines(splitLines(doc.getText()));
+    this.baselineText = doc.getText();
+    this.diskHash = fileHash(this.baselineText);
+    this.edits = new EditedLines(splitLines(this.baselineText));
+  }
+
+  get baseline(): string {
+    return this.baselineText;
   }
 
   get uri(): string {
@@ -43,7 +62,36 @@ export class TrackedDocument {
 
   /** The saved text becomes the new baseline: nothing is "edited" any more. */
   rebase(): void {
-    this.edits.reset(splitLines(this.doc.getText()));
+    this.baselineText = this.doc.getText();
+    this.diskHash = fileHash(this.baselineText);
+    this.edits.reset(splitLines(this.baselineText));
+  }
+
+  /** Re-anchors the ledger's entries for this file onto the baseline text (at open, save, or a ledger change). */
+  attribute(entries: readonly TraceEntry[]): void {
+    this.attributions = entries.length ? attribute(entries, splitLines(this.baselineText)) : [];
+  }
+
+  /** Who wrote a current line: a ledger entry, an unsaved edit here, or nobody on record. */
+  owner(line: number): LineOwner {
+    const origin = this.edits.origin(line);
+    if (origin === undefined) return { kind: "edited" };
+    const attribution = this.attributions[origin];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+  }
+
+  /** Runs of current lines written by the same record, for CodeLens and inlay hints. Not on the keystroke path. */
+  attributedBlocks(): { start: number; end: number; attribution: LineAttribution }[] {
+    const out: { start: number; end: number; attribution: LineAttribution }[] = [];
+    if (!this.attributions.length) return out;
+    for (let line = 0; line < this.doc.lineCount; line++) {
+      const o = this.owner(line);
+      const last = out[out.length - 1];
+      if (o.kind !== "traced") continue;
+      if (last && last.end === line - 1 && last.attribution.entry.recordId === o.attribution.entry.recordId) last.end = line;
+      else out.push({ start: line, end: line, attribution: o.attribution });
+    }
+    return out;
   }
 
   lineText(line: number): string {

@@ -1,7 +1,9 @@
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   CodeActionKind,
+  CodeLensRefreshRequest,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   ResponseError,
@@ -18,12 +20,19 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { allCommands } from "@shared/commands";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS } from "../engine/sessions";
+import { noteLesson } from "../engine/lessons";
+import { recordChange } from "../engine/ledger/recordChange";
+import { verdictMessage, isProblem } from "../engine/gate";
 import { sanitize } from "../engine/settings";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
 import { lifecycleActions, scopeFixes } from "./codeActions";
+import { codeLenses, inlayHints } from "./codeLens";
+import { fileFindings } from "./findings";
+import { hover } from "./hover";
+import { ledgerCommands } from "./ledgerCommands";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { TrackedDocument } from "./documents";
-import { configDiagnostics, intentFileDiagnostics, scopeDiagnostics } from "./diagnostics";
+import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { FallbackWatcher } from "./watcher";
 import { WorkspaceContext } from "./workspace";
 
@@ -34,6 +43,10 @@ export const SERVER_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INT
 const PUBLISH_DELAY_MS = 40;
 /** Rule files edited in the editor are re-read after a pause in typing. */
 const RULE_RELOAD_DELAY_MS = 150;
+/** Appends by other processes show up within this (a stat per ledger; file events usually come sooner). */
+const LEDGER_POLL_MS = 500;
+/** A first read of a ledger larger than this reports work-done progress. */
+const PROGRESS_THRESHOLD_BYTES = 1024 * 1024;
 
 /**
  * The language server: built from a `Connection` (stdio, node-ipc or an in-process pipe), it owns the
@@ -48,8 +61,10 @@ export class IntentServer {
   /** URIs of rule files we have published diagnostics for, so fixed files get cleared. */
   private readonly ruleFileUris = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private ledgerTimer: NodeJS.Timeout | undefined;
   private watcher: FallbackWatcher | undefined;
-  private capabilities = { configuration: false, watchedFiles: false };
+  private clientName = "unknown editor";
+  private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false };
 
   constructor(private readonly connection: Connection) {
     connection.onInitialize((p) => this.initialize(p));
@@ -58,12 +73,29 @@ export class IntentServer {
     connection.onDidOpenTextDocument(({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text)));
     connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version));
     connection.onDidCloseTextDocument(({ textDocument }) => this.close(textDocument.uri));
-    connection.onDidSaveTextDocument(({ textDocument }) => this.saved(textDocument.uri));
+    connection.onDidSaveTextDocument(({ textDocument }) => void this.saved(textDocument.uri));
+    connection.onWillSaveTextDocumentWaitUntil(({ textDocument }) => {
+      const doc = this.documents.get(textDocument.uri);
+      if (doc) this.updateFindings(doc); // warn about a write underneath us; never hold up the save itself
+      return [];
+    });
+    connection.onHover(({ textDocument, position }) => {
+      const doc = this.documents.get(textDocument.uri);
+      return doc ? hover(doc, position, Date.now()) : null;
+    });
+    connection.onCodeLens(({ textDocument }) => {
+      const doc = this.documents.get(textDocument.uri);
+      return doc ? codeLenses(doc, Date.now()) : [];
+    });
+    connection.languages.inlayHint.on(({ textDocument, range }) => {
+      const doc = this.documents.get(textDocument.uri);
+      return doc ? inlayHints(doc, range, Date.now()) : [];
+    });
     connection.onDidChangeWatchedFiles(({ changes }) => this.filesChanged(changes.map((c) => c.uri)));
     connection.onDidChangeConfiguration(() => void this.pullSettings().then(() => this.refreshAll()));
     connection.onCodeAction((p) => this.codeActions(p));
     connection.onExecuteCommand(async ({ command, arguments: args }) => {
-      const handler = commandHandlers[command];
+      const handler = commandHandlers[command] ?? ledgerCommands[command];
       if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
       return handler(this.commandHost, normalizeArgs(args));
     });
@@ -75,17 +107,32 @@ export class IntentServer {
 
   private initialize(params: InitializeParams): InitializeResult {
     const client = params.clientInfo?.name ?? "unknown editor";
-    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    // Helix outside a git repository sends only the deprecated rootPath
+    const folders = params.workspaceFolders?.length
+      ? params.workspaceFolders.map((f) => f.uri)
+      : params.rootUri
+        ? [params.rootUri]
+        : params.rootPath
+          ? [pathToFileURL(params.rootPath).href]
+          : [];
     for (const uri of folders) this.addFolder(uri, client);
+    this.clientName = client;
     const ws = params.capabilities.workspace;
     this.capabilities = {
       configuration: !!ws?.configuration,
+      configurationRegistration: !!ws?.didChangeConfiguration?.dynamicRegistration,
       watchedFiles: !!ws?.didChangeWatchedFiles?.dynamicRegistration,
+      progress: !!params.capabilities.window?.workDoneProgress,
+      codeLensRefresh: !!ws?.codeLens?.refreshSupport,
+      inlayHintRefresh: !!ws?.inlayHint?.refreshSupport,
     };
     if (!this.capabilities.configuration) this.applyClientSettings(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
     return {
       capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, willSave: true, willSaveWaitUntil: true, save: { includeText: false } },
+        hoverProvider: true,
+        codeLensProvider: { resolveProvider: false },
+        inlayHintProvider: { resolveProvider: false },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
         executeCommandProvider: { commands: allCommands },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
@@ -97,12 +144,13 @@ export class IntentServer {
   private async initialized(): Promise<void> {
     this.connection.workspace.onDidChangeWorkspaceFolders((e) => {
       for (const f of e.removed) this.removeFolder(f.uri);
-      for (const f of e.added) this.addFolder(f.uri, this.anyContext()?.session.client ?? "unknown editor");
+      for (const f of e.added) this.addFolder(f.uri, this.clientName);
       this.refreshAll();
     });
     if (this.capabilities.watchedFiles) {
       await this.connection.client.register(DidChangeWatchedFilesNotification.type, {
-        watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }],
+        // the whole workspace too: a write by someone else to an open file is a stale-file warning
+        watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }, { globPattern: "**/.agent-trace/**" }, { globPattern: "**/*", kind: 2 }],
       });
     } else {
       // Clients without dynamic file watching (Neovim 0.10 on Linux, Helix, eglot) still need to see the
@@ -111,13 +159,18 @@ export class IntentServer {
       for (const ctx of this.contexts.values()) this.watcher.watch(ctx.root);
     }
     if (this.capabilities.configuration) {
-      void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
+      if (this.capabilities.configurationRegistration) {
+        void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
+      }
       await this.pullSettings();
     }
     for (const ctx of this.contexts.values()) ctx.heartbeat();
     this.heartbeat = setInterval(() => this.contexts.forEach((c) => c.heartbeat()), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.refreshAll();
+    await Promise.all([...this.contexts.values()].map((ctx) => this.pollLedger(ctx, true)));
+    this.ledgerTimer = setInterval(() => this.contexts.forEach((ctx) => void this.pollLedger(ctx)), LEDGER_POLL_MS);
+    this.ledgerTimer.unref();
   }
 
   private addFolder(uri: string, client: string): void {
@@ -126,6 +179,7 @@ export class IntentServer {
     const ctx = new WorkspaceContext(root, client);
     this.contexts.set(root, ctx);
     this.watcher?.watch(root);
+    if (this.heartbeat) ctx.heartbeat(); // added after start-up: announce the session now
   }
 
   private removeFolder(uri: string): void {
@@ -176,25 +230,41 @@ export class IntentServer {
 
   private open(doc: TextDocument): void {
     const fsPath = uriToPath(doc.uri);
-    const ctx = fsPath ? this.contextOf(fsPath) : undefined;
+    let ctx = fsPath ? this.contextOf(fsPath) : undefined;
+    if (!ctx && fsPath) {
+      // a file outside every workspace folder (or an editor that sent none): adopt the intent workspace above it
+      const root = findIntentRoot(dirname(fsPath));
+      if (root) {
+        this.addFolder(pathToFileURL(root).href, this.clientName);
+        ctx = this.contexts.get(root);
+        if (ctx) void this.pollLedger(ctx, true);
+      }
+    }
     const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
     const tracked = new TrackedDocument(doc, path, ctx);
     this.documents.set(doc.uri, tracked);
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(tracked);
+    if (ctx && path) {
+      tracked.attribute(ctx.ledger.entriesFor(path));
+      this.updateFindings(tracked);
+    }
     this.schedule(doc.uri);
   }
 
   private change(uri: string, changes: Parameters<TrackedDocument["applyChanges"]>[0], version: number): void {
     const tracked = this.documents.get(uri);
     if (!tracked) return;
+    const wasEdited = tracked.edits.isEdited();
     tracked.applyChanges(changes, version);
     if (tracked.ctx && tracked.path && tracked.ctx.ruleFileOf(tracked.path)) this.ruleFileEdited(tracked);
+    if (wasEdited !== tracked.edits.isEdited() && tracked.ctx) this.shareDirtyFiles(tracked.ctx);
     this.schedule(uri);
   }
 
   private close(uri: string): void {
     const tracked = this.documents.get(uri);
     this.documents.delete(uri);
+    if (tracked?.ctx) this.shareDirtyFiles(tracked.ctx);
     clearTimeout(this.pending.get(uri));
     this.pending.delete(uri);
     const rule = tracked?.ctx && tracked.path ? tracked.ctx.ruleFileOf(tracked.path) : undefined;
@@ -206,11 +276,104 @@ export class IntentServer {
     }
   }
 
-  private saved(uri: string): void {
-    const tracked = this.documents.get(uri);
-    if (!tracked) return;
-    tracked.rebase();
+  /**
+   * DESIGN §4 "On save": one record for the lines edited since the last save, unless the ledger already
+   * holds this exact content (an agent hook recorded it). Then the saved text is the new baseline.
+   */
+  private async saved(uri: string): Promise<void> {
+    const doc = this.documents.get(uri);
+    if (!doc) return;
+    const { ctx, path } = doc;
+    const verdict = doc.verdict();
+    if (ctx && path !== undefined && verdict && !ctx.ruleFileOf(path) && verdict.kind !== "exempt") {
+      const settings = ctx.rules.settings;
+      try {
+        await ctx.ledger.poll(); // see any record an agent just wrote, so its content is not recorded twice
+        const outcome = await recordChange({
+          root: ctx.root,
+          ledgerPath: settings.ledgerPath,
+          path,
+          content: doc.doc.getText(),
+          before: doc.baseline,
+          changedLines: doc.edits.blocks().flatMap((b) => range1(b.start + 1, b.end + 1)),
+          verdict,
+          contributor: settings.contributor,
+          sessionId: ctx.session.id,
+          toolVersion: SERVER_VERSION,
+          alreadyRecorded: (p, h) => ctx.ledger.hasPostHash(p, h),
+        });
+        if (outcome.written && isProblem(verdict) && verdict.kind === "out-of-scope") {
+          noteLesson(ctx.root, { path, intentId: verdict.intent.id, text: `saved outside the scope of ${verdict.intent.id}. ${verdictMessage(path, verdict)}` });
+        }
+      } catch (err) {
+        this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${path} in the ledger: ${(err as Error).message}`);
+      }
+    }
+    doc.rebase();
+    if (ctx && path !== undefined) {
+      await ctx.ledger.poll().catch(() => undefined);
+      doc.attribute(ctx.ledger.entriesFor(path));
+      this.updateFindings(doc);
+      this.shareDirtyFiles(ctx);
+      this.refreshLenses();
+    }
     this.schedule(uri);
+  }
+
+  /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */
+  private updateFindings(doc: TrackedDocument): void {
+    const ctx = doc.ctx;
+    if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) return;
+    let disk: string | undefined;
+    try {
+      disk = readOptional(join(ctx.root, doc.path));
+    } catch {
+      disk = undefined;
+    }
+    doc.fileFindings = fileFindings(doc, disk, ctx.sessions, Date.now());
+    this.schedule(doc.uri);
+  }
+
+  private shareDirtyFiles(ctx: WorkspaceContext): void {
+    const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited()).map((d) => d.path!);
+    ctx.setDirtyFiles(dirty);
+  }
+
+  /** Reads new ledger lines; re-attributes open documents whose files they touch. */
+  private async pollLedger(ctx: WorkspaceContext, first = false): Promise<void> {
+    let progress: Awaited<ReturnType<Connection["window"]["createWorkDoneProgress"]>> | undefined;
+    try {
+      const size = first ? ledgerSize(ctx) : 0;
+      if (first && this.capabilities.progress && size > PROGRESS_THRESHOLD_BYTES) {
+        progress = await this.connection.window.createWorkDoneProgress();
+        progress.begin("intent-lsp: indexing the trace ledger", 0, `${(size / 1048576).toFixed(1)} MiB`, false);
+      }
+      let lastPercent = -1;
+      const result = await ctx.ledger.poll((read, total) => {
+        const percent = total ? Math.floor((read / total) * 100) : 100;
+        if (progress && percent !== lastPercent) progress.report(percent, `${(read / 1048576).toFixed(1)} of ${(total / 1048576).toFixed(1)} MiB`);
+        lastPercent = percent;
+      });
+      if (!result.changed && !first) return;
+      for (const doc of this.documents.values()) {
+        if (doc.ctx !== ctx || doc.path === undefined) continue;
+        if (result.reset || first || result.paths.has(doc.path)) {
+          doc.attribute(ctx.ledger.entriesFor(doc.path));
+          this.updateFindings(doc);
+        }
+      }
+      this.publishWorkspaceFiles(ctx);
+      this.refreshLenses();
+    } catch (err) {
+      this.connection.console.error(`intent-lsp: reading the ledger failed: ${(err as Error).message}`);
+    } finally {
+      progress?.done();
+    }
+  }
+
+  private refreshLenses(): void {
+    if (this.capabilities.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    if (this.capabilities.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
   }
 
   /** A rule file changed in the editor: its buffer becomes the rules' source, after a pause in typing. */
@@ -235,6 +398,9 @@ export class IntentServer {
       const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
       if (!ctx || !path) continue;
       if (ctx.ruleFileOf(path) || path.startsWith(`${SESSIONS_DIR}/`)) touched.add(ctx);
+      else if (ctx.ledger.sources.some((s) => s.path === path)) void this.pollLedger(ctx);
+      const open = this.documents.get(pathToFileURL(fsPath!).href);
+      if (open) this.updateFindings(open);
     }
     for (const ctx of touched) this.refresh(ctx);
   }
@@ -243,8 +409,12 @@ export class IntentServer {
 
   private refresh(ctx: WorkspaceContext): void {
     ctx.reload();
-    this.publishRuleFiles(ctx);
-    for (const doc of this.documents.values()) if (doc.ctx === ctx) this.schedule(doc.uri);
+    this.publishWorkspaceFiles(ctx);
+    for (const doc of this.documents.values()) {
+      if (doc.ctx !== ctx) continue;
+      this.updateFindings(doc);
+      this.schedule(doc.uri);
+    }
   }
 
   private refreshAll(): void {
@@ -264,7 +434,7 @@ export class IntentServer {
 
   private publish(uri: string): void {
     const doc = this.documents.get(uri);
-    const diagnostics: Diagnostic[] = doc ? scopeDiagnostics(doc) : [];
+    const diagnostics: Diagnostic[] = doc ? [...scopeDiagnostics(doc), ...doc.fileFindings] : [];
     if (this.ruleFileUris.has(uri)) diagnostics.push(...this.ruleFileDiagnostics(uri));
     void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
   }
@@ -277,19 +447,20 @@ export class IntentServer {
     const { rules } = ctx;
     if (path === INTENTS_FILE) return intentFileDiagnostics(rules.settings, rules.intents.problems, rules.usingLastGood);
     if (path === CONFIG_FILE) {
-      const text = this.documents.get(uri)?.doc.getText() ?? "";
+      const text = this.documents.get(uri)?.doc.getText() ?? readOptional(join(ctx.root, CONFIG_FILE)) ?? "";
       return configDiagnostics(rules.settings, text, rules.config.problems);
     }
-    return [];
+    const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
+    return ledger ? ledgerDiagnostics(rules.settings, ledger.path, ledger.lines) : [];
   }
 
-  /** Rule-file diagnostics are published whether or not the file is open, like a compiler's. */
-  private publishRuleFiles(ctx: WorkspaceContext): void {
-    const intentsUri = pathToFileURL(`${ctx.root}/${INTENTS_FILE}`).href;
-    const configUri = pathToFileURL(`${ctx.root}/${CONFIG_FILE}`).href;
+  /** Diagnostics of the workspace's own files are published whether or not they are open, like a compiler's. */
+  private publishWorkspaceFiles(ctx: WorkspaceContext): void {
+    const uri = (rel: string) => pathToFileURL(join(ctx.root, rel)).href;
     const problems: [string, number][] = [
-      [intentsUri, ctx.rules.intents.problems.length],
-      [configUri, ctx.rules.config.problems.length],
+      [uri(INTENTS_FILE), ctx.rules.intents.problems.length],
+      [uri(CONFIG_FILE), ctx.rules.config.problems.length],
+      ...ctx.ledger.unreadable().map((u): [string, number] => [uri(u.path), u.lines.length]),
     ];
     for (const [uri, count] of problems) {
       const had = this.ruleFileUris.has(uri);
@@ -324,14 +495,35 @@ export class IntentServer {
       return !!doc && doc.doc.getText() !== readOptional(join(ctx.root, INTENTS_FILE));
     },
     refresh: (ctx) => this.refresh(ctx),
+    document: (uri) => this.documents.get(uri),
     now: () => new Date(),
   };
 
   private dispose(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.ledgerTimer);
     this.watcher?.dispose();
     for (const t of this.pending.values()) clearTimeout(t);
     for (const ctx of this.contexts.values()) ctx.dispose();
+  }
+}
+
+function findIntentRoot(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, INTENTS_FILE))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+function range1(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+function ledgerSize(ctx: WorkspaceContext): number {
+  try {
+    return statSync(ctx.ledger.file).size;
+  } catch {
+    return 0;
   }
 }
 

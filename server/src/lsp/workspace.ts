@@ -3,8 +3,10 @@ import { relative, sep } from "node:path";
 import type { Settings } from "@shared/settings";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
+import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
 import { buildRules, type Rules } from "../engine/rules";
 import {
+  listSessions,
   newSessionRecord,
   readWorkspaceSelection,
   removeSession,
@@ -21,8 +23,11 @@ import { readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "..
  */
 export class WorkspaceContext {
   rules: Rules;
+  ledger: WorkspaceLedger;
   selection: Selection | undefined;
   workspaceSelection: WorkspaceSelection | undefined;
+  /** Session files of every session in this workspace (ours included), as last read. */
+  sessions: SessionRecord[] = [];
   readonly session: SessionRecord;
   /** Bumped on every reload so per-document caches know they are stale. */
   generation = 0;
@@ -38,6 +43,7 @@ export class WorkspaceContext {
     this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
     this.rules = buildRules({});
     this.reload();
+    this.ledger = new WorkspaceLedger(root, this.rules.settings.ledgerPath);
   }
 
   /** Workspace-relative POSIX path of an absolute file path, or undefined when it lies outside. */
@@ -70,12 +76,15 @@ export class WorkspaceContext {
     for (const [file, text] of this.overlays) texts[file] = text;
     this.rules = buildRules(texts, this.clientSettings, this.lastGood);
     if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
+    // a new ledger location (settings) means a new ledger to follow; the server polls it next
+    if (this.ledger && this.ledger.ledgerPath !== this.rules.settings.ledgerPath) this.ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
     this.reloadSelection();
   }
 
   reloadSelection(): void {
     this.workspaceSelection = readWorkspaceSelection(this.root);
     this.selection = resolveSelection(this.session, this.workspaceSelection);
+    this.sessions = listSessions(this.root);
     this.generation++;
   }
 
@@ -91,6 +100,14 @@ export class WorkspaceContext {
     } catch {
       /* a read-only workspace still gets diagnostics; sessions are best effort there */
     }
+  }
+
+  /** Records which files have unsaved edits here, so other sessions can warn about them. */
+  setDirtyFiles(paths: string[]): void {
+    const sorted = [...paths].sort();
+    if (JSON.stringify(sorted) === JSON.stringify(this.session.dirtyFiles ?? [])) return;
+    this.session.dirtyFiles = sorted;
+    this.heartbeat();
   }
 
   dispose(): void {

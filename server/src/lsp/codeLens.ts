@@ -1,0 +1,69 @@
+import type { CodeLens, InlayHint } from "vscode-languageserver";
+import { InlayHintKind } from "vscode-languageserver";
+import { Commands } from "@shared/commands";
+import { blockLabel, relativeTime, who } from "../engine/describe";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import type { TrackedDocument } from "./documents";
+
+/** A lens that only informs; clients show the title and do nothing on click. */
+const info = (line: number, title: string, uri: string, startLine = line, endLine = line): CodeLens => ({
+  range: { start: { line, character: 0 }, end: { line, character: 0 } },
+  command: { title, command: Commands.blame, arguments: [{ uri, startLine, endLine }] },
+});
+
+/** DESIGN §4: a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
+export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
+  const ctx = doc.ctx;
+  if (!ctx || doc.path === undefined || !ctx.rules.settings.codeLens.enabled) return [];
+  if (doc.path === INTENTS_FILE) return intentLenses(doc);
+
+  const blocks = doc.attributedBlocks();
+  if (!blocks.length) return [];
+  const lenses: CodeLens[] = [];
+  const records = new Set(blocks.map((b) => b.attribution.entry.recordId));
+  const intents = [...new Set(blocks.map((b) => b.attribution.entry.intentId ?? "no intent"))];
+  const newest = blocks.map((b) => b.attribution.entry).sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp))[0];
+  const traced = blocks.reduce((n, b) => n + b.end - b.start + 1, 0);
+  // a final newline does not make another line of text
+  const total = doc.doc.lineCount - (doc.lineText(doc.doc.lineCount - 1) === "" ? 1 : 0);
+  lenses.push(
+    info(0, `${traced}/${total} lines traced · ${records.size} ${records.size === 1 ? "record" : "records"} · ${intents.join(", ")} · last ${who(newest)} ${relativeTime(newest.timestamp, now)}`, doc.uri, 0, doc.doc.lineCount - 1),
+  );
+  for (const b of blocks) lenses.push(info(b.start, blockLabel(b.attribution.entry, now), doc.uri, b.start, b.end));
+  return lenses;
+}
+
+function intentLenses(doc: TrackedDocument): CodeLens[] {
+  const { rules, ledger, selection } = doc.ctx!;
+  const lenses: CodeLens[] = [];
+  for (const intent of rules.catalogue.intents) {
+    const at = { start: { line: intent.line, character: 0 }, end: { line: intent.line, character: 0 } };
+    const selected = selection?.intentId === intent.id;
+    if (intent.status === "IN_PROGRESS") {
+      lenses.push({
+        range: at,
+        command: selected
+          ? { title: "✓ selected", command: Commands.clearIntent, arguments: [{ uri: doc.uri }] }
+          : { title: "select", command: Commands.selectIntent, arguments: [{ id: intent.id, uri: doc.uri }] },
+      });
+    }
+    const files = ledger.filesFor(intent.id).length;
+    lenses.push({ range: at, command: { title: `${ledger.editCount(intent.id)} edits · ${files} files`, command: Commands.listIntents, arguments: [{ uri: doc.uri }] } });
+  }
+  return lenses;
+}
+
+/** The block labels as inlay hints at the end of each block's first line, for editors without CodeLens. */
+export function inlayHints(doc: TrackedDocument, range: { start: { line: number }; end: { line: number } }, now: number): InlayHint[] {
+  const ctx = doc.ctx;
+  if (!ctx || doc.path === undefined || doc.path === INTENTS_FILE || !ctx.rules.settings.inlayHints.enabled) return [];
+  return doc
+    .attributedBlocks()
+    .filter((b) => b.start >= range.start.line && b.start <= range.end.line)
+    .map((b) => ({
+      position: { line: b.start, character: doc.lineText(b.start).length },
+      label: blockLabel(b.attribution.entry, now),
+      kind: InlayHintKind.Type,
+      paddingLeft: true,
+    }));
+}

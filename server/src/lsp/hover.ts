@@ -1,0 +1,56 @@
+import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
+import { contributorText, intentTitle, relativeTime } from "../engine/describe";
+import { inheritedConstraints } from "../engine/intents/load";
+import type { Intent } from "../engine/intents/model";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import type { TrackedDocument } from "./documents";
+
+/** DESIGN §4 hover: who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
+export function hover(doc: TrackedDocument, position: Position, now: number): Hover | null {
+  const ctx = doc.ctx;
+  if (!ctx || doc.path === undefined || position.line >= doc.doc.lineCount) return null;
+  if (doc.path === INTENTS_FILE) return intentHover(doc, position, now);
+
+  const owner = doc.owner(position.line);
+  const lines: string[] = [];
+  if (owner.kind === "edited") {
+    const v = doc.verdict();
+    const under = v?.kind === "allowed" ? ` under ${intentTitle(v.intent.id, ctx.rules.catalogue)}${v.auto ? " (auto-selected)" : ""}` : "";
+    lines.push(`**Edited, not saved yet.** It will be recorded${under} when you save.`);
+  } else if (owner.kind === "untraced") {
+    lines.push("**Untraced:** no ledger record covers this line.");
+  } else {
+    const { entry, exact } = owner.attribution;
+    lines.push(`**${intentTitle(entry.intentId, ctx.rules.catalogue)}**`);
+    lines.push("");
+    lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
+    lines.push("");
+    lines.push(`trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`);
+    const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;
+    const constraints = intent ? inheritedConstraints(intent, ctx.rules.catalogue.byId) : [];
+    if (constraints.length) lines.push("", "Constraints:", ...constraints.map((c) => `- ${c}`));
+  }
+  return { contents: { kind: MarkupKind.Markdown, value: lines.join("\n") }, range: lineRange(doc, position.line) };
+}
+
+function intentHover(doc: TrackedDocument, position: Position, now: number): Hover | null {
+  const ctx = doc.ctx!;
+  const offset = doc.doc.offsetAt(position);
+  const intent = ctx.rules.catalogue.intents.find((i) => i.span.start <= offset && offset <= i.span.end);
+  if (!intent) return null;
+  return { contents: { kind: MarkupKind.Markdown, value: intentFootprint(intent, doc, now).join("\n") } };
+}
+
+function intentFootprint(intent: Intent, doc: TrackedDocument, now: number): string[] {
+  const ledger = doc.ctx!.ledger;
+  const files = ledger.filesFor(intent.id).sort();
+  const last = ledger.lastChange(intent.id);
+  const out = [`**${intent.id} — ${intent.name}** (${intent.status})`, "", `Scope: ${intent.ownedScope.map((g) => `\`${g}\``).join(", ")}`, ""];
+  out.push(`${ledger.editCount(intent.id)} recorded edits in ${files.length} files${last ? ` · last change ${relativeTime(last.timestamp, now)} by ${contributorText(last)} in \`${last.path}\`` : ""}`);
+  if (files.length) out.push("", ...files.slice(0, 20).map((f) => `- \`${f}\``), ...(files.length > 20 ? [`- … and ${files.length - 20} more`] : []));
+  return out;
+}
+
+function lineRange(doc: TrackedDocument, line: number) {
+  return { start: { line, character: 0 }, end: { line, character: doc.lineText(line).length } };
+}

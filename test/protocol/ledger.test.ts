@@ -1,0 +1,168 @@
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CodeLens, Hover, InlayHint } from "vscode-languageserver-protocol";
+import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+
+const API = "src/api/weather.ts";
+const LEDGER = ".orchestration/agent_trace.jsonl";
+
+const schema = JSON.parse(readFileSync(`${REPO_ROOT}/shared/schema/trace-record.schema.json`, "utf8"));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validate = ajv.compile(schema);
+
+function ledgerRecords(ws: TempWorkspace): Record<string, any>[] {
+  let text = "";
+  try {
+    text = ws.read(LEDGER);
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
+
+async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
+  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 1 } });
+  return h ? (h.contents as { value: string }).value : "";
+}
+
+describe("the trace ledger, from the editor", () => {
+  let ws: TempWorkspace;
+  let client: LspClient;
+
+  beforeEach(async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    ws.select("INT-001");
+    client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
+  });
+  afterEach(async () => {
+    await client.stop();
+    ws.dispose();
+  });
+
+  async function editAndSave(path: string, line: number, text: string) {
+    await client.setLine(path, line, text);
+    ws.write(path, client.text(path)); // the editor writes the file, then tells the server
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
+  }
+
+  async function waitForRecords(n: number) {
+    const deadline = Date.now() + 10_000;
+    while (ledgerRecords(ws).length < n) {
+      if (Date.now() > deadline) throw new Error(`expected ${n} ledger records, found ${ledgerRecords(ws).length}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return ledgerRecords(ws);
+  }
+
+  it("a save appends exactly one schema-valid record for the edited lines", async () => {
+    await client.open(API, "typescript");
+    await editAndSave(API, 11, "  const now = forecast.hours[0]; // first hour");
+    const [record] = await waitForRecords(1);
+    expect(validate(record), JSON.stringify(validate.errors)).toBe(true);
+    expect(record.files[0].path).toBe(API);
+    const conv = record.files[0].conversations[0];
+    expect(conv.contributor).toEqual({ type: "human" });
+    expect(conv.ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[12, 12]]);
+    expect(conv.ranges[0].content_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(conv.related).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
+    expect(record.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS", mutation_class: "INTENT_EVOLUTION" });
+    // saving again without changes adds nothing
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(API) } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+
+  it("hover shows intent, contributor and time; it follows inserted lines; a changed line loses it", async () => {
+    await client.open(API, "typescript");
+    await editAndSave(API, 11, "  const now = forecast.hours[0]; // first hour");
+    await waitForRecords(1);
+    await expect.poll(() => hoverText(client, API, 11)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+    const text = await hoverText(client, API, 11);
+    expect(text).toContain("human · just now");
+    expect(text).toContain("- Use TypeScript");
+    expect(await hoverText(client, API, 10)).toBe("**Untraced:** no ledger record covers this line.");
+
+    await client.insertLines(API, 0, Array.from({ length: 20 }, (_, i) => `// header ${i}`));
+    expect(await hoverText(client, API, 31)).toContain("INT-001 — Build Weather API");
+    expect(await hoverText(client, API, 5)).toContain("Edited, not saved yet.");
+
+    await client.setLine(API, 31, "  const now = forecast.hours[1];");
+    expect(await hoverText(client, API, 31)).toContain("Edited, not saved yet.");
+  });
+
+  it("a block moved while the file is closed keeps its attribution; a changed line does not", async () => {
+    await client.open(API, "typescript");
+    await client.setLine(API, 13, "    city: city.trim(),");
+    await editAndSave(API, 14, "    celsius: Math.round(now.temperature * 10) / 10,");
+    await waitForRecords(1);
+    await client.close(API);
+
+    // another tool moves the edited block (lines 14-15) to the top of the file, and changes an untraced line
+    const lines = ws.read(API).split("\n");
+    const block = lines.splice(13, 2);
+    lines.splice(0, 0, ...block);
+    lines[5] = "export interface Weather { // changed";
+    ws.write(API, lines.join("\n"));
+
+    await client.open(API, "typescript");
+    expect(await hoverText(client, API, 0)).toContain("INT-001 — Build Weather API");
+    expect(await hoverText(client, API, 1)).toContain("INT-001 — Build Weather API");
+    expect(await hoverText(client, API, 5)).toContain("Untraced");
+    expect(await hoverText(client, API, 15)).toContain("Untraced");
+    await client.close(API);
+
+    // now change one of the attributed lines while closed: it is no longer the record's work
+    const again = ws.read(API).split("\n");
+    again[0] = "    city: city.toUpperCase(),";
+    ws.write(API, again.join("\n"));
+    await client.open(API, "typescript");
+    expect(await hoverText(client, API, 0)).toContain("Untraced");
+    expect(await hoverText(client, API, 1)).toContain("INT-001 — Build Weather API");
+  });
+
+  it("CodeLens and inlay hints carry the block attribution; inlay hints can be turned off", async () => {
+    await client.open(API, "typescript");
+    await editAndSave(API, 11, "  const now = forecast.hours[0]; // first hour");
+    await waitForRecords(1);
+    const lenses = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } });
+    expect(lenses.map((l) => [l.range.start.line, l.command!.title])).toEqual([
+      [0, "1/18 lines traced · 1 record · INT-001 · last human just now"],
+      [11, "INT-001 · human · just now"],
+    ]);
+    const hints = await client.request<InlayHint[]>("textDocument/inlayHint", {
+      textDocument: { uri: client.uri(API) },
+      range: { start: { line: 0, character: 0 }, end: { line: 17, character: 0 } },
+    });
+    expect(hints.map((h) => [h.position.line, h.label])).toEqual([[11, "INT-001 · human · just now"]]);
+    await client.stop();
+
+    client = await LspClient.start({ root: ws.root, settings: { inlayHints: { enabled: false } } });
+    await client.open(API, "typescript");
+    const none = await client.request<InlayHint[]>("textDocument/inlayHint", {
+      textDocument: { uri: client.uri(API) },
+      range: { start: { line: 0, character: 0 }, end: { line: 17, character: 0 } },
+    });
+    expect(none).toEqual([]);
+  });
+
+  it("an out-of-scope save is recorded as such and leaves one lesson per file, intent and day", async () => {
+    await client.open("docs/notes.md", "markdown");
+    await editAndSave("docs/notes.md", 3, "- rate limit: 60/min");
+    await waitForRecords(1);
+    await editAndSave("docs/notes.md", 4, "- cache: 5 min");
+    const records = await waitForRecords(2);
+    expect(records.map((r) => r.metadata["dev.intent-lsp"].scope)).toEqual(["OUT_OF_SCOPE", "OUT_OF_SCOPE"]);
+    expect(records[1].metadata["dev.intent-lsp"].mutation_class).toBe("DOCUMENTATION");
+    const notes = ws.read(".orchestration/AGENT.md");
+    expect(notes.match(/docs\/notes\.md/g)!.length).toBeGreaterThanOrEqual(1);
+    expect(notes.split("\n").filter((l) => l.startsWith("- ")).length).toBe(1);
+    expect(notes).toContain("## Lessons learned");
+  });
+});

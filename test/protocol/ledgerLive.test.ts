@@ -1,0 +1,139 @@
+import { appendFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { fileHash } from "../../server/src/engine/hashing";
+import { LspClient } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+
+const API = "src/api/weather.ts";
+const LEDGER = ".orchestration/agent_trace.jsonl";
+
+/** A record as an agent hook in another process would append it. */
+function agentRecord(path: string, content: string, lines: [number, number], intentId = "INT-001") {
+  return buildRecord({
+    path,
+    content,
+    ranges: [{ start_line: lines[0], end_line: lines[1] }],
+    contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+    sessionId: "claude-abc",
+    toolVersion: "0.1.0",
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: null,
+    scope: "PASS",
+    intentId,
+  });
+}
+
+async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
+  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 0 } });
+  return h ? (h.contents as { value: string }).value : "";
+}
+
+const codes = (d: Diagnostic[]) => d.map((x) => x.code);
+
+describe("the ledger as other processes write it", () => {
+  let ws: TempWorkspace;
+  let client: LspClient;
+  afterEach(async () => {
+    await client.stop();
+    ws.dispose();
+  });
+
+  it("an append by another process shows in hover without reopening the file", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    expect(await hoverText(client, API, 2)).toContain("Untraced");
+    appendFileSync(ws.path(LEDGER), `${JSON.stringify(agentRecord(API, ws.read(API), [3, 7]))}\n`);
+    await expect.poll(() => hoverText(client, API, 2), { timeout: 5000 }).toContain("ai · anthropic/claude-sonnet-4-5");
+    expect(await hoverText(client, API, 7)).toContain("Untraced");
+  });
+
+  it("reports each unreadable ledger line in the ledger file and keeps serving", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const good = JSON.stringify(agentRecord(API, ws.read(API), [1, 2]));
+    ws.write(LEDGER, `${good}\nthis is not json\n{"id": 42}\n${good.replace('"id":"', '"id":"x')}\n{"truncated": \n`);
+    client = await LspClient.start({ root: ws.root });
+    const diags = await client.waitForDiagnostics(LEDGER, (d) => d.length >= 3);
+    expect(diags.map((d) => [d.range.start.line, d.code, d.severity])).toEqual([
+      [1, "ledger-unreadable", 2],
+      [2, "ledger-unreadable", 2],
+      [4, "ledger-unreadable", 2],
+    ]);
+    expect(diags[0].message).toMatch(/^\.orchestration\/agent_trace\.jsonl:2: /);
+    await client.open(API);
+    expect(await hoverText(client, API, 0)).toContain("INT-001");
+  });
+
+  it("stale-file when another process writes an open file, naming the writer the ledger knows", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    await client.setLine(API, 2, "export interface Weather { // mine");
+    const theirs = ws.read(API).replace("summary: string;", "summary: string;\n  humidity: number;");
+    ws.write(API, theirs);
+    appendFileSync(ws.path(LEDGER), `${JSON.stringify(agentRecord(API, theirs, [7, 7]))}\n`);
+    await client.notifyWatched(API);
+    const diags = await client.waitForDiagnostics(API, (d) => codes(d).includes("stale-file"));
+    const stale = diags.find((d) => d.code === "stale-file")!;
+    expect(stale.range).toEqual({ start: { line: 0, character: 0 }, end: { line: 0, character: 0 } });
+    expect(stale.message).toMatch(
+      /^src\/api\/weather\.ts changed on disk after it was loaded here by ai · anthropic\/claude-sonnet-4-5 under INT-001 — Build Weather API \(IN_PROGRESS\) at \S+\. Saving will overwrite that change; reload the file first\.$/,
+    );
+  });
+
+  it("untraced-change when the file differs from the ledger's last post_hash and no record explains it", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const recorded = ws.read(API);
+    appendFileSync(ws.path(LEDGER), `${JSON.stringify(agentRecord(API, recorded, [10, 17]))}\n`);
+    ws.write(API, recorded.replace("celsius: Math.round(now.temperature),", "celsius: now.temperature,"));
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    const diags = await client.waitForDiagnostics(API, (d) => d.length > 0);
+    // per-line re-anchoring knows exactly which recorded line changed
+    expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["untraced-change", 14, 14]]);
+    expect(diags[0].message).toContain("differs from its last recorded content");
+    expect(fileHash(ws.read(API))).not.toBe(fileHash(recorded));
+  });
+
+  it("a large ledger is indexed with work-done progress", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const line = JSON.stringify(agentRecord("src/other.ts", "x\n", [1, 1]));
+    const count = Math.ceil((1.5 * 1024 * 1024) / line.length);
+    ws.write(LEDGER, `${`${line}\n`.repeat(count)}`);
+    const progress: unknown[] = [];
+    client = await LspClient.start({ root: ws.root, onProgress: (p) => progress.push(p) });
+    await expect.poll(() => progress.some((p: any) => p.kind === "end"), { timeout: 15_000 }).toBe(true);
+    const kinds = progress.map((p: any) => p.kind);
+    expect(kinds[0]).toBe("begin");
+    expect((progress[0] as any).title).toBe("intent-lsp: indexing the trace ledger");
+    expect(kinds.at(-1)).toBe("end");
+  });
+
+  it("verifyLedger, blame and regenerateMap answer from the ledger", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    ws.select("INT-001");
+    await client.setLine(API, 4, "  celsius: number; // °C");
+    ws.write(API, client.text(API));
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(API) } });
+    await expect.poll(() => hoverText(client, API, 4)).toContain("human · just now");
+
+    const report = (await client.executeCommand("intent.verifyLedger")) as { ok: boolean; records: number; problems: unknown[] };
+    expect(report).toMatchObject({ ok: true, records: 1, problems: [] });
+
+    const blame = (await client.executeCommand("intent.blame", { uri: client.uri(API), startLine: 3, endLine: 5 })) as { lines: any[] };
+    expect(blame.lines.map((l) => [l.line, l.kind, l.intent ?? null])).toEqual([
+      [4, "untraced", null],
+      [5, "traced", "INT-001"],
+      [6, "untraced", null],
+    ]);
+
+    const map = (await client.executeCommand("intent.regenerateMap")) as { path: string; changed: boolean };
+    expect(map).toMatchObject({ path: ".orchestration/intent_map.md", changed: true });
+    expect(ws.read(".orchestration/intent_map.md")).toContain("## INT-001 — Build Weather API\n\nStatus: IN_PROGRESS · scope: `src/api/**`, `test/api/**`\nEdits: 1");
+    expect(((await client.executeCommand("intent.regenerateMap")) as { changed: boolean }).changed).toBe(false);
+  });
+});
