@@ -19,7 +19,7 @@ import {
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { allCommands } from "@shared/commands";
 import { SETTINGS_SECTION } from "@shared/settings";
-import { HEARTBEAT_MS } from "../engine/sessions";
+import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
 import { noteLesson } from "../engine/lessons";
 import { recordChange } from "../engine/ledger/recordChange";
 import { verdictMessage, isProblem } from "../engine/gate";
@@ -397,7 +397,7 @@ export class IntentServer {
       const ctx = fsPath ? this.contextOf(fsPath) : undefined;
       const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
       if (!ctx || !path) continue;
-      if (ctx.ruleFileOf(path) || path.startsWith(`${SESSIONS_DIR}/`)) touched.add(ctx);
+      if (ctx.ruleFileOf(path) || isOtherSessionFile(ctx, path)) touched.add(ctx);
       else if (ctx.ledger.sources.some((s) => s.path === path)) void this.pollLedger(ctx);
       const open = this.documents.get(pathToFileURL(fsPath!).href);
       if (open) this.updateFindings(open);
@@ -506,6 +506,13 @@ export class IntentServer {
     for (const t of this.pending.values()) clearTimeout(t);
     for (const ctx of this.contexts.values()) ctx.dispose();
   }
+}
+
+/** Another session's file or the workspace selection; our own heartbeats and temp files are not news. */
+function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
+  if (!path.startsWith(`${SESSIONS_DIR}/`)) return false;
+  const name = path.slice(SESSIONS_DIR.length + 1);
+  return !name.startsWith(".") && name !== sessionFileName(ctx.session.id);
 }
 
 function findIntentRoot(dir: string): string | undefined {

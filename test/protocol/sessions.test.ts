@@ -1,0 +1,68 @@
+import { hostname } from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+
+const NOTES = "docs/notes.md";
+const API = "src/api/weather.ts";
+
+function writeSession(ws: TempWorkspace, id: string, fields: Record<string, unknown>, heartbeat = new Date()) {
+  ws.write(
+    `.orchestration/.sessions/${id}.json`,
+    JSON.stringify({ id, client: "claude-code", pid: 0, host: hostname(), startedAt: heartbeat.toISOString(), heartbeat: heartbeat.toISOString(), ...fields }),
+  );
+}
+
+describe("parallel sessions", () => {
+  let ws: TempWorkspace;
+  let client: LspClient;
+  afterEach(async () => {
+    await client.stop();
+    ws.dispose();
+  });
+
+  it("claimed-elsewhere when another live session has unsaved edits to the same file; dead sessions expire", async () => {
+    ws = new TempWorkspace();
+    writeSession(ws, "claude-live", { dirtyFiles: [NOTES] });
+    writeSession(ws, "claude-dead", { dirtyFiles: [API] }, new Date(Date.now() - 10 * 60_000));
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NOTES);
+    const [d] = await client.waitForDiagnostics(NOTES, (x) => x.length === 1);
+    expect(d.code).toBe("claimed-elsewhere");
+    expect(d.range.start).toEqual({ line: 0, character: 0 });
+    expect(d.message).toMatch(/^docs\/notes\.md has unsaved edits in another claude-code session claude-live/);
+    await client.open(API);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(client.diagnosticsFor(API)).toEqual([]);
+  });
+
+  it("claimed-elsewhere when another live session holds the intent this edit counts under, and it clears when that session ends", async () => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    await client.setLine(API, 2, "export interface Weather { // edited");
+    writeSession(ws, "claude-agent", { intent: "INT-001" });
+    const [d] = await client.waitForDiagnostics(API, (x) => x.some((y) => y.code === "claimed-elsewhere"));
+    expect(d.message).toMatch(/^INT-001 is held by another claude-code session claude-agent/);
+    ws.write(".orchestration/.sessions/claude-agent.json", JSON.stringify({ id: "claude-agent", client: "claude-code", pid: 0, host: hostname(), startedAt: "2026-01-01T00:00:00Z", heartbeat: "2026-01-01T00:00:00Z", intent: "INT-001" }));
+    await client.waitForDiagnostics(API, (x) => !x.some((y) => y.code === "claimed-elsewhere"));
+  });
+
+  it("the editor announces itself and its unsaved files in its own session file", async () => {
+    ws = new TempWorkspace();
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NOTES);
+    await client.setLine(NOTES, 1, "edited");
+    const { readdirSync, readFileSync } = await import("node:fs");
+    await expect
+      .poll(() => {
+        const dir = ws.path(".orchestration/.sessions");
+        return readdirSync(dir)
+          .filter((n) => n.startsWith("lsp-"))
+          .map((n) => JSON.parse(readFileSync(`${dir}/${n}`, "utf8")).dirtyFiles);
+      })
+      .toEqual([[NOTES]]);
+    expect(ws.read(".orchestration/.sessions/.gitignore")).toBe("*\n");
+  });
+});
