@@ -58,6 +58,13 @@ export class EditedLines {
     return undefined;
   }
 
+  /** Baseline line number of every current line (undefined where edited), in one pass over the runs. */
+  origins(): (number | undefined)[] {
+    const out: (number | undefined)[] = [];
+    for (const r of this.runs) for (let i = 0; i < r.length; i++) out.push(r.base === null ? undefined : r.base + i);
+    return out;
+  }
+
   /** Contiguous blocks of edited lines, in document order. */
   blocks(): LineBlock[] {
     const out: LineBlock[] = [];

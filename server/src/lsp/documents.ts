@@ -62,6 +62,8 @@ export class TrackedDocument {
 
   /** The saved text becomes the new baseline: nothing is "edited" any more. */
   rebase(): void {
+    // carry each surviving line's attribution over to its new position until the ledger is read again
+    if (this.attributions.length) this.attributions = this.edits.origins().map((o) => (o === undefined ? undefined : this.attributions[o]));
     this.baselineText = this.doc.getText();
     this.diskHash = fileHash(this.baselineText);
     this.edits.reset(splitLines(this.baselineText));
@@ -84,13 +86,13 @@ export class TrackedDocument {
   attributedBlocks(): { start: number; end: number; attribution: LineAttribution }[] {
     const out: { start: number; end: number; attribution: LineAttribution }[] = [];
     if (!this.attributions.length) return out;
-    for (let line = 0; line < this.doc.lineCount; line++) {
-      const o = this.owner(line);
+    this.edits.origins().forEach((origin, line) => {
+      const attribution = origin === undefined ? undefined : this.attributions[origin];
+      if (!attribution) return;
       const last = out[out.length - 1];
-      if (o.kind !== "traced") continue;
-      if (last && last.end === line - 1 && last.attribution.entry.recordId === o.attribution.entry.recordId) last.end = line;
-      else out.push({ start: line, end: line, attribution: o.attribution });
-    }
+      if (last && last.end === line - 1 && last.attribution.entry.recordId === attribution.entry.recordId) last.end = line;
+      else out.push({ start: line, end: line, attribution });
+    });
     return out;
   }
 

@@ -20,9 +20,6 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { allCommands } from "@shared/commands";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
-import { noteLesson } from "../engine/lessons";
-import { recordChange } from "../engine/ledger/recordChange";
-import { verdictMessage, isProblem } from "../engine/gate";
 import { sanitize } from "../engine/settings";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
 import { lifecycleActions, scopeFixes } from "./codeActions";
@@ -30,6 +27,7 @@ import { codeLenses, inlayHints } from "./codeLens";
 import { fileFindings } from "./findings";
 import { hover } from "./hover";
 import { ledgerCommands } from "./ledgerCommands";
+import { recordSave, snapshotSave } from "./save";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { TrackedDocument } from "./documents";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
@@ -276,48 +274,26 @@ export class IntentServer {
     }
   }
 
-  /**
-   * DESIGN §4 "On save": one record for the lines edited since the last save, unless the ledger already
-   * holds this exact content (an agent hook recorded it). Then the saved text is the new baseline.
-   */
   private async saved(uri: string): Promise<void> {
     const doc = this.documents.get(uri);
     if (!doc) return;
-    const { ctx, path } = doc;
-    const verdict = doc.verdict();
-    if (ctx && path !== undefined && verdict && !ctx.ruleFileOf(path) && verdict.kind !== "exempt") {
-      const settings = ctx.rules.settings;
+    const snapshot = snapshotSave(doc);
+    doc.rebase(); // the saved text is the new baseline, before typing can move on
+    this.schedule(uri);
+    const { ctx } = doc;
+    if (!ctx || doc.path === undefined) return;
+    if (snapshot) {
       try {
-        await ctx.ledger.poll(); // see any record an agent just wrote, so its content is not recorded twice
-        const outcome = await recordChange({
-          root: ctx.root,
-          ledgerPath: settings.ledgerPath,
-          path,
-          content: doc.doc.getText(),
-          before: doc.baseline,
-          changedLines: doc.edits.blocks().flatMap((b) => range1(b.start + 1, b.end + 1)),
-          verdict,
-          contributor: settings.contributor,
-          sessionId: ctx.session.id,
-          toolVersion: SERVER_VERSION,
-          alreadyRecorded: (p, h) => ctx.ledger.hasPostHash(p, h),
-        });
-        if (outcome.written && isProblem(verdict) && verdict.kind === "out-of-scope") {
-          noteLesson(ctx.root, { path, intentId: verdict.intent.id, text: `saved outside the scope of ${verdict.intent.id}. ${verdictMessage(path, verdict)}` });
-        }
+        await recordSave(ctx, snapshot, SERVER_VERSION);
       } catch (err) {
-        this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${path} in the ledger: ${(err as Error).message}`);
+        void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${snapshot.path} in the ledger: ${(err as Error).message}`);
       }
     }
-    doc.rebase();
-    if (ctx && path !== undefined) {
-      await ctx.ledger.poll().catch(() => undefined);
-      doc.attribute(ctx.ledger.entriesFor(path));
-      this.updateFindings(doc);
-      this.shareDirtyFiles(ctx);
-      this.refreshLenses();
-    }
-    this.schedule(uri);
+    await ctx.ledger.poll().catch(() => undefined);
+    doc.attribute(ctx.ledger.entriesFor(doc.path));
+    this.updateFindings(doc);
+    this.shareDirtyFiles(ctx);
+    this.refreshLenses();
   }
 
   /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */
@@ -520,10 +496,6 @@ function findIntentRoot(dir: string): string | undefined {
     if (existsSync(join(d, INTENTS_FILE))) return d;
     if (dirname(d) === d) return undefined;
   }
-}
-
-function range1(from: number, to: number): number[] {
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
 function ledgerSize(ctx: WorkspaceContext): number {
