@@ -2,7 +2,7 @@
 // isolation (temp XDG dirs, no user config), with deadlines instead of sleeps. A test that needs an
 // editor must fail, never skip, when the editor cannot be had: a skipped e2e test looks like a pass in CI.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 
 export const repoRoot = path.resolve(__dirname, "../..");
@@ -39,9 +39,15 @@ export function ensureEditor(name: EditorName): Promise<string> {
   return pending;
 }
 
-/** Environment with private XDG dirs under tmpDir, so no user config, plugin, log or shada leaks in or out. */
+const TAG = "INTENT_LSP_E2E_TAG";
+
+/**
+ * Environment with private XDG dirs under tmpDir, so no user config, plugin, log or shada leaks in or out.
+ * It also carries INTENT_LSP_E2E_TAG=tmpDir, which every process the editor starts inherits (the language
+ * server included), so killTagged(tmpDir) can end exactly the processes of this run.
+ */
 export function isolatedXdg(tmpDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, [TAG]: tmpDir };
   // an outer Neovim (tests run from a :terminal) or a user's init would change what the editor does
   for (const key of ["NVIM", "NVIM_LISTEN_ADDRESS", "NVIM_APPNAME", "NVIM_LOG_FILE", "VIMINIT", "MYVIMRC", "VIMRUNTIME"]) {
     delete env[key];
@@ -54,6 +60,63 @@ export function isolatedXdg(tmpDir: string): NodeJS.ProcessEnv {
     env[key] = full;
   }
   return env;
+}
+
+/** Live processes whose environment carries INTENT_LSP_E2E_TAG=tag (see isolatedXdg), as pid → command line. */
+export function findTagged(tag: string): Map<number, string> {
+  const needle = `\0${TAG}=${tag}\0`;
+  const found = new Map<number, string>();
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid);
+  } catch {
+    return found; // no /proc
+  }
+  for (const pid of pids) {
+    try {
+      if (!("\0" + readFileSync(`/proc/${pid}/environ`, "latin1")).includes(needle)) continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
+      if (cmd) found.set(Number(pid), cmd); // a zombie has no command line and nothing left to end
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * SIGKILLs every process of a run (see findTagged): the editor, the language server it started, tmux's
+ * server and panes, whatever they forked, found by pid whether or not they were reparented or started
+ * their own session. Returns what it ended, as "pid command" lines, so a test can say what was left
+ * behind. For afterEach; never throws.
+ */
+export function killTagged(tag: string): string[] {
+  const ended = new Map<number, string>();
+  // a process can fork while we look: a few passes until nothing tagged is left
+  for (let pass = 0; pass < 5; pass++) {
+    const found = findTagged(tag);
+    for (const [pid, cmd] of found) {
+      try {
+        process.kill(pid, "SIGKILL");
+        ended.set(pid, cmd);
+      } catch {
+        // already gone
+      }
+    }
+    if (!found.size) break;
+  }
+  return [...ended].map(([pid, cmd]) => `${pid} ${cmd}`);
+}
+
+/** Polls `check` every 50 ms until it returns something other than undefined/false, or throws `describe()` at the deadline. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs: number, describe: () => string = () => ""): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${describe()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export interface RunResult {
@@ -80,11 +143,21 @@ export function runNvim({ nvim, script, env, cwd, timeoutMs = 60_000 }: NvimRun)
   const bootstrap =
     "lua io.stdout:setvbuf('line'); local ok, err = pcall(dofile, vim.env.INTENT_E2E_SCRIPT); " +
     "if not ok then io.stdout:write('LUA ERROR: ', tostring(err), '\\n'); vim.cmd('cquit 2') end; vim.cmd('qall!')";
+  return runProcess(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", bootstrap],
+    { env: { ...env, INTENT_E2E_SCRIPT: script }, cwd, timeoutMs });
+}
+
+/**
+ * Runs a batch editor to completion, collecting its output. On timeout it and every process of the run
+ * (its process group, and anything carrying the run's INTENT_LSP_E2E_TAG, such as a language server in a
+ * session of its own) are killed.
+ */
+export function runProcess(bin: string, args: string[], { env, cwd, timeoutMs }: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", bootstrap], {
+    const child = spawn(bin, args, {
       cwd,
-      env: { ...env, INTENT_E2E_SCRIPT: script },
-      // no stdin: a piped stdin would be read into a buffer
+      env,
+      // no stdin: a piped stdin would be read into a buffer (Neovim) or read as answers (Emacs)
       stdio: ["ignore", "pipe", "pipe"],
       // own process group, so a timeout also ends the language server the editor started
       detached: true,
@@ -96,6 +169,8 @@ export function runNvim({ nvim, script, env, cwd, timeoutMs = 60_000 }: NvimRun)
     child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
     const timer = setTimeout(() => {
       timedOut = true;
+      const tag = env[TAG];
+      if (tag) killTagged(tag);
       if (child.pid !== undefined) {
         try {
           process.kill(-child.pid, "SIGKILL");

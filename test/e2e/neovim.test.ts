@@ -1,12 +1,14 @@
-// Neovim 0.10 as a real LSP client of the built server (dist/server.js), driven headless by
-// nvim/scope-quickfix.lua through the project's own Neovim plugin (clients/neovim).
+// Neovim 0.10 as a real LSP client of the built server (dist/server.js), driven headless through the
+// project's own Neovim plugin (clients/neovim): nvim/scope-quickfix.lua (scope diagnostic and quick fix)
+// and nvim/save-attribution.lua (:write records the edit; hover, CodeLens and inlay hints attribute it).
 // INTENT_LSP_E2E_NVIM=nvim-0.10,nvim-sid also runs it on Neovim 0.11+ (the vim.lsp.config path);
 // sid moves, so it is opt-in rather than a default that could break without a change here.
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeRun, ensureEditor, isolatedXdg, repoRoot, runNvim, type EditorName, type RunResult } from "./editors";
+import { describeRun, ensureEditor, isolatedXdg, killTagged, repoRoot, runNvim, type EditorName, type RunResult } from "./editors";
 
 // INTENT_LSP_SERVER_JS lets the driver be pointed at another build of the server.
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
@@ -16,6 +18,7 @@ const intentsYaml = `active_intents:
     name: Build Weather API
     status: IN_PROGRESS
     owned_scope: ["src/api/**"]
+    constraints: ["Use TypeScript", "No network calls in unit tests"]
   - id: INT-003
     name: Docs refresh
     status: IN_PROGRESS
@@ -28,6 +31,31 @@ const intentsYaml = `active_intents:
 const notes = Array.from({ length: 15 }, (_, i) => (i === 0 ? "# Notes" : `Note line ${i + 1}: nothing to see.`));
 const EDIT_LINE = 9; // 0-based: line 10 of docs/notes.md
 const EDIT_TEXT = "Edited by the Neovim end-to-end test.";
+// 18 lines, as the file-summary lens counts them
+const weather = [
+  "// Weather API: forecasts for a city.",
+  "export interface Forecast {",
+  "  city: string;",
+  "  hours: number[];",
+  "}",
+  "",
+  "export async function forecast(city: string): Promise<Forecast> {",
+  "  const hours = await fetchHours(city);",
+  "  return { city, hours };",
+  "}",
+  "",
+  "export function summary(f: Forecast): string {",
+  "  const now = f.hours[0];",
+  "  return `${f.city}: ${now} C`;",
+  "}",
+  "async function fetchHours(city: string): Promise<number[]> {",
+  "  return city ? [12, 13, 14] : [];",
+  "}",
+];
+const API_FILE = "src/api/weather.ts";
+const API_EDIT_LINE = 12; // 0-based: `const now = …`
+const API_EDIT_TEXT = "  const now = f.hours[0] ?? 0; // saved from Neovim";
+const LEDGER = ".orchestration/agent_trace.jsonl";
 
 /** A workspace where INT-001 (src/api/**) is selected and docs/notes.md belongs to other intents. */
 function makeWorkspace(root: string): void {
@@ -37,12 +65,15 @@ function makeWorkspace(root: string): void {
   writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
   writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001" }) + "\n");
   writeFileSync(path.join(root, "docs", "notes.md"), notes.join("\n") + "\n");
-  writeFileSync(path.join(root, "src", "api", "weather.ts"), "export const weather = (city: string) => `sunny in ${city}`;\n");
+  writeFileSync(path.join(root, ...API_FILE.split("/")), weather.join("\n") + "\n");
 }
 
 let tmp: string | undefined;
 let failed = true;
 afterEach(() => {
+  // runNvim waited for Neovim; anything of this run still alive (a server that outlived it) ends here
+  const left = tmp ? killTagged(tmp) : [];
+  if (left.length) console.warn(`neovim e2e: ended processes left behind:\n${left.join("\n")}`);
   // keep the workspace and logs of a failed run for a look; the path is in the failure message
   if (tmp && !failed) rmSync(tmp, { recursive: true, force: true });
   tmp = undefined;
@@ -136,6 +167,83 @@ describe.each(editors as EditorName[])("%s", (editor) => {
 
     const selection: unknown = JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
     expect(selection, seen).toMatchObject({ intent: "INT-003" });
+    failed = false;
+  }, INSTALL_MS + 90_000);
+
+  it("records a :write in the ledger and shows the attribution in hover, CodeLens and inlay hints", async () => {
+    const nvim = await ensureEditor(editor);
+    if (!existsSync(serverJs)) {
+      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
+    }
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+    const ws = path.join(tmp, "ws");
+    makeWorkspace(ws);
+    const env = {
+      ...isolatedXdg(tmp),
+      WS: ws,
+      FILE: API_FILE,
+      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
+      PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+      EDIT_LINE: String(API_EDIT_LINE),
+      EDIT_TEXT: API_EDIT_TEXT,
+      OTHER_LINE: "2",
+      LEDGER,
+      TIMEOUT_MS: "15000",
+    };
+    const r = await runNvim({
+      nvim, script: path.join(__dirname, "nvim", "save-attribution.lua"), env, cwd: ws, timeoutMs: 60_000,
+    });
+    const ledgerFile = path.join(ws, ...LEDGER.split("/"));
+    const ledgerText = existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<no ledger file>";
+    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(tmp, "xdg", "state", "nvim", "lsp.log")]) +
+      `\n--- ${LEDGER} ---\n${ledgerText}`;
+
+    expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
+    expect(r.code, seen).toBe(0);
+    expect(r.stdout, seen).toMatch(/^PASS$/m);
+    expect(linesOf(r, "CLIENT"), seen).toEqual([`intent_lsp ${ws}`]);
+
+    // Neovim wrote the file itself ...
+    const saved = [...weather];
+    saved[API_EDIT_LINE] = API_EDIT_TEXT;
+    expect(readFileSync(path.join(ws, ...API_FILE.split("/")), "utf8"), seen).toBe(saved.join("\n") + "\n");
+    // ... and its didSave produced exactly one record, for exactly the edited line (1-based in the ledger)
+    const lines = ledgerText.split("\n").filter((l) => l.trim() !== "");
+    expect(lines, seen).toHaveLength(1);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const record = JSON.parse(lines[0] ?? "null") as any;
+    expect(record.version, seen).toBe("0.1.0");
+    expect(record.tool?.name, seen).toBe("intent-lsp");
+    expect(record.files, seen).toHaveLength(1);
+    expect(record.files[0].path, seen).toBe(API_FILE);
+    expect(record.files[0].conversations, seen).toHaveLength(1);
+    const conv = record.files[0].conversations[0];
+    expect(conv.contributor, seen).toEqual({ type: "human" });
+    expect(conv.related, seen).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
+    const lineHash = "sha256:" + createHash("sha256").update(API_EDIT_TEXT.replace(/[ \t]+$/, "")).digest("hex");
+    expect(conv.ranges, seen).toEqual([{ start_line: API_EDIT_LINE + 1, end_line: API_EDIT_LINE + 1, content_hash: lineHash }]);
+    expect(record.metadata?.["dev.intent-lsp"], seen).toMatchObject({ intent_id: "INT-001", scope: "PASS" });
+
+    // before the save, hover says the line is edited and where it will be recorded
+    expect(linesOf(r, "HOVER_EDITED").join("\n"), seen).toMatch(/^\*\*Edited, not saved yet\.\*\* .*INT-001/);
+
+    // after it: the intent, the contributor, when, the very record just written, and the constraints
+    const hover = linesOf(r, "HOVER");
+    expect(hover[0], seen).toBe("**INT-001 — Build Weather API (IN_PROGRESS)**");
+    expect(hover, seen).toContain(`human · just now (${record.timestamp})`);
+    expect(hover, seen).toContain(`trace \`${record.id}\` · intent-lsp`);
+    expect(hover, seen).toEqual(expect.arrayContaining(["- Use TypeScript", "- No network calls in unit tests"]));
+    expect(linesOf(r, "HOVER_OTHER"), seen).toEqual(["**Untraced:** no ledger record covers this line."]);
+
+    // vim.lsp.codelens.get(): the file summary at line 0 and the block's lens at its first line
+    expect(linesOf(r, "LENS"), seen).toEqual([
+      `0 1/${weather.length} lines traced · 1 record · INT-001 · last human just now`,
+      `${API_EDIT_LINE} INT-001 · human · just now`,
+    ]);
+    // vim.lsp.inlay_hint.get(): the same label at the end of the block's first line
+    expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · human · just now`]);
+    // an in-scope edit, saved: nothing to flag
+    expect(linesOf(r, "DIAG"), seen).toEqual([]);
     failed = false;
   }, INSTALL_MS + 90_000);
 });

@@ -32,7 +32,8 @@ export function relativeTime(timestamp: string, now: number): string {
 
 /** "INT-001 · claude-sonnet-4-5 · 2 h ago": the label of a CodeLens or inlay hint. */
 export function blockLabel(entry: TraceEntry, now: number): string {
-  return [entry.intentId ?? "no intent", who(entry), relativeTime(entry.timestamp, now)].join(" · ");
+  const intent = `${entry.intentId ?? "no intent"}${entry.scope === "OUT_OF_SCOPE" ? " (out of scope)" : ""}`;
+  return [intent, who(entry), relativeTime(entry.timestamp, now)].join(" · ");
 }
 
 export function intentTitle(intentId: string | undefined, catalogue: Catalogue): string {

@@ -6,7 +6,15 @@ import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
 
 /** DESIGN §4 hover: who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
-export function hover(doc: TrackedDocument, position: Position, now: number): Hover | null {
+export function hover(doc: TrackedDocument, position: Position, now: number, markdown = true): Hover | null {
+  const h = markdownHover(doc, position, now);
+  if (!h || markdown) return h;
+  // clients that asked for plaintext (eglot) get the same words without the markup
+  const value = (h.contents as { value: string }).value.replace(/\*\*/g, "").replace(/`/g, "");
+  return { ...h, contents: { kind: MarkupKind.PlainText, value } };
+}
+
+function markdownHover(doc: TrackedDocument, position: Position, now: number): Hover | null {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || position.line >= doc.doc.lineCount) return null;
   if (doc.path === INTENTS_FILE) return intentHover(doc, position, now);
@@ -22,6 +30,7 @@ export function hover(doc: TrackedDocument, position: Position, now: number): Ho
   } else {
     const { entry, exact } = owner.attribution;
     lines.push(`**${intentTitle(entry.intentId, ctx.rules.catalogue)}**`);
+    if (entry.scope === "OUT_OF_SCOPE") lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
     lines.push("");
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
     lines.push("");

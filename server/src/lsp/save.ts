@@ -1,50 +1,59 @@
+import type { TraceRecord } from "@shared/agentTrace";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { recordChange, type RecordOutcome } from "../engine/ledger/recordChange";
+import { appendRecord } from "../engine/ledger/append";
+import { parseLedgerLines, type TraceEntry } from "../engine/ledger/read";
+import { prepareRecord } from "../engine/ledger/recordChange";
 import { noteLesson } from "../engine/lessons";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspace";
 
-/** What a save recorded: taken synchronously when didSave arrives, before any await lets typing move on. */
-export interface SavedSnapshot {
+/**
+ * DESIGN §4 "On save": one record for the lines changed since the last save, skipped when the ledger
+ * already holds this exact content (an agent hook recorded it), and a lesson when it landed out of scope.
+ * The record is prepared synchronously when didSave arrives — before any await lets typing move on — so
+ * hover and CodeLens can show it while the append waits for its lock.
+ */
+export interface PreparedSave {
   path: string;
-  content: string;
-  before: string;
-  /** 1-based lines of `content` edited since the previous save. */
-  changedLines: number[];
+  record: TraceRecord;
+  /** The record's entries, for attribution before the ledger is read back. */
+  entries: TraceEntry[];
   verdict: Verdict;
 }
 
-export function snapshotSave(doc: TrackedDocument): SavedSnapshot | undefined {
+export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave | undefined {
+  const { ctx, path } = doc;
   const verdict = doc.verdict();
-  if (!doc.ctx || doc.path === undefined || !verdict || verdict.kind === "exempt" || doc.ctx.ruleFileOf(doc.path)) return undefined;
+  if (!ctx || path === undefined || !verdict || verdict.kind === "exempt" || ctx.ruleFileOf(path)) return undefined;
   const changedLines: number[] = [];
   for (const b of doc.edits.blocks()) for (let l = b.start; l <= b.end; l++) changedLines.push(l + 1);
-  return { path: doc.path, content: doc.doc.getText(), before: doc.baseline, changedLines, verdict };
-}
-
-/**
- * DESIGN §4 "On save": one record for the lines changed since the last save (skipped if an agent hook
- * already recorded this exact content), and a lesson in AGENT.md when the save landed out of scope.
- */
-export async function recordSave(ctx: WorkspaceContext, saved: SavedSnapshot, toolVersion: string): Promise<RecordOutcome> {
   const settings = ctx.rules.settings;
-  await ctx.ledger.poll(); // see a record an agent just wrote, so its content is not recorded twice
-  const outcome = await recordChange({
+  const record = prepareRecord({
     root: ctx.root,
     ledgerPath: settings.ledgerPath,
-    path: saved.path,
-    content: saved.content,
-    before: saved.before,
-    changedLines: saved.changedLines,
-    verdict: saved.verdict,
+    path,
+    content: doc.doc.getText(),
+    before: doc.baseline,
+    changedLines,
+    verdict,
     contributor: settings.contributor,
     sessionId: ctx.session.id,
     toolVersion,
     alreadyRecorded: (p, h) => ctx.ledger.hasPostHash(p, h),
   });
-  const v = saved.verdict;
-  if (outcome.written && isProblem(v) && v.kind === "out-of-scope") {
-    noteLesson(ctx.root, { path: saved.path, intentId: v.intent.id, text: `saved outside the scope of ${v.intent.id}. ${verdictMessage(saved.path, v)}` });
-  }
-  return outcome;
+  if ("skip" in record) return undefined;
+  return { path, record, entries: parseLedgerLines(JSON.stringify(record), 0).entries, verdict };
 }
+
+export async function writeSave(ctx: WorkspaceContext, save: PreparedSave): Promise<boolean> {
+  await ctx.ledger.poll(); // an agent hook may have recorded this very content a moment ago
+  const postHash = save.record.metadata?.["dev.intent-lsp"]?.post_hash;
+  if (postHash && ctx.ledger.hasPostHash(save.path, postHash)) return false;
+  await appendRecord(ctx.ledger.file, save.record);
+  const v = save.verdict;
+  if (isProblem(v) && v.kind === "out-of-scope") {
+    noteLesson(ctx.root, { path: save.path, intentId: v.intent.id, text: `saved outside the scope of ${v.intent.id}. ${verdictMessage(save.path, v)}` });
+  }
+  return true;
+}
+

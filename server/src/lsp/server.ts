@@ -27,7 +27,7 @@ import { codeLenses, inlayHints } from "./codeLens";
 import { fileFindings } from "./findings";
 import { hover } from "./hover";
 import { ledgerCommands } from "./ledgerCommands";
-import { recordSave, snapshotSave } from "./save";
+import { prepareSave, writeSave } from "./save";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { TrackedDocument } from "./documents";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
@@ -62,7 +62,7 @@ export class IntentServer {
   private ledgerTimer: NodeJS.Timeout | undefined;
   private watcher: FallbackWatcher | undefined;
   private clientName = "unknown editor";
-  private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false };
+  private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false, markdownHover: true };
 
   constructor(private readonly connection: Connection) {
     connection.onInitialize((p) => this.initialize(p));
@@ -79,7 +79,7 @@ export class IntentServer {
     });
     connection.onHover(({ textDocument, position }) => {
       const doc = this.documents.get(textDocument.uri);
-      return doc ? hover(doc, position, Date.now()) : null;
+      return doc ? hover(doc, position, Date.now(), this.capabilities.markdownHover) : null;
     });
     connection.onCodeLens(({ textDocument }) => {
       const doc = this.documents.get(textDocument.uri);
@@ -123,6 +123,7 @@ export class IntentServer {
       progress: !!params.capabilities.window?.workDoneProgress,
       codeLensRefresh: !!ws?.codeLens?.refreshSupport,
       inlayHintRefresh: !!ws?.inlayHint?.refreshSupport,
+      markdownHover: params.capabilities.textDocument?.hover?.contentFormat?.includes("markdown") ?? true,
     };
     if (!this.capabilities.configuration) this.applyClientSettings(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
     return {
@@ -277,16 +278,17 @@ export class IntentServer {
   private async saved(uri: string): Promise<void> {
     const doc = this.documents.get(uri);
     if (!doc) return;
-    const snapshot = snapshotSave(doc);
+    const save = prepareSave(doc, SERVER_VERSION);
     doc.rebase(); // the saved text is the new baseline, before typing can move on
     this.schedule(uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return;
-    if (snapshot) {
+    if (save) {
+      doc.attribute([...ctx.ledger.entriesFor(doc.path), ...save.entries]);
       try {
-        await recordSave(ctx, snapshot, SERVER_VERSION);
+        await writeSave(ctx, save);
       } catch (err) {
-        void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${snapshot.path} in the ledger: ${(err as Error).message}`);
+        void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${save.path} in the ledger: ${(err as Error).message}`);
       }
     }
     await ctx.ledger.poll().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { MutationClass, ScopeVerdict } from "@shared/agentTrace";
+import type { MutationClass, ScopeVerdict, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../gate";
 import { fileHash } from "../hashing";
@@ -33,12 +33,13 @@ export interface ChangeToRecord {
 
 export type RecordOutcome = { written: true; id: string; line: string } | { written: false; reason: "unchanged" | "duplicate" };
 
-export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
-  if (change.content !== null && !change.changedLines.length) return { written: false, reason: "unchanged" };
-  if (change.content !== null && change.alreadyRecorded(change.path, fileHash(change.content))) return { written: false, reason: "duplicate" };
+/** The record a change would append, or why none is due. Synchronous, so callers can show it at once. */
+export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "unchanged" | "duplicate" } {
+  if (change.content !== null && !change.changedLines.length) return { skip: "unchanged" };
+  if (change.content !== null && change.alreadyRecorded(change.path, fileHash(change.content))) return { skip: "duplicate" };
   const verdict = change.verdict;
   const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
-  const record = buildRecord({
+  return buildRecord({
     path: change.path,
     content: change.content,
     ranges: change.content === null ? [] : changedRanges(change.changedLines),
@@ -52,6 +53,11 @@ export async function recordChange(change: ChangeToRecord): Promise<RecordOutcom
     revision: gitHead(change.root),
     now: change.now,
   });
+}
+
+export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
+  const record = prepareRecord(change);
+  if ("skip" in record) return { written: false, reason: record.skip };
   const result = await appendRecord(join(change.root, change.ledgerPath), record);
   return { written: true, id: record.id, line: result.line };
 }
