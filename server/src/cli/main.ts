@@ -1,1 +1,101 @@
-process.stdout.write("intent: not yet\n");
+import { CLI_VERSION, CliError, wantsHelp, type Command, type Io } from "./args";
+
+/**
+ * `intent`: the CLI door to the engine (DESIGN §5). Each subcommand is its own module, loaded only when it
+ * runs: an agent hook is called on every tool use, and should not pay for loading `check` or `migrate`.
+ */
+
+interface Entry {
+  name: string;
+  summary: string;
+  /** A plain require, so the bundler evaluates the module only when its command runs. */
+  load: () => Command;
+}
+
+const COMMANDS: Entry[] = [
+  { name: "check", summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
+  { name: "blame", summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
+  { name: "hook", summary: "answer an agent's hook call (claude-code, cursor)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
+  { name: "select", summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
+  { name: "start", summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
+  { name: "complete", summary: "complete an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).completeCommand },
+  { name: "block", summary: "block an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).blockCommand },
+  { name: "archive", summary: "archive an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).archiveCommand },
+  { name: "status", summary: "show the selection, the intents, YAML problems and live sessions", load: () => (require("./status") as typeof import("./status")).statusCommand },
+  { name: "context", summary: "print the curated <intent_context> XML for an intent", load: () => (require("./context") as typeof import("./context")).contextCommand },
+  { name: "verify", summary: "verify the ledger: schema, torn lines, tamper-evident chain", load: () => (require("./verify") as typeof import("./verify")).verifyCommand },
+  { name: "map", summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
+  { name: "migrate", summary: "convert an older-dialect ledger into Agent Trace records, in a new file", load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand },
+];
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `intent ${CLI_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
+
+Usage: intent <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
+
+Every command finds the workspace from the current directory (the nearest folder holding
+.orchestration/active_intents.yaml, else the git top level); --root DIR overrides.
+Run \`intent <command> --help\` for a command's options.
+`;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.out(help());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-v") {
+    io.out(`${CLI_VERSION}\n`);
+    return 0;
+  }
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
+    io.err(`intent: unknown command "${name}"; run \`intent --help\` for the list\n`);
+    return 2;
+  }
+  const command = entry.load();
+  if (wantsHelp(rest)) {
+    io.out(`Usage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    io.err(`intent ${name}: ${message.split("\n")[0]}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}
+
+function processIo(): Io {
+  return {
+    out: (text) => void process.stdout.write(text),
+    write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
+    err: (text) => void process.stderr.write(text),
+    cwd: process.cwd(),
+    env: process.env,
+    readStdin: async () => {
+      if (process.stdin.isTTY) throw new Error("nothing on standard input: an agent pipes its hook event (JSON) into this command");
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    },
+  };
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2), processIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`intent: ${(err as Error)?.message ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Command-line plumbing shared by the subcommands: parsing, errors, output. */
+
+declare const __INTENT_LSP_VERSION__: string;
+export const CLI_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INTENT_LSP_VERSION__ : "0.0.0-dev";
+
+/** An error the user can act on; printed as one line, exit code 2 for usage mistakes, 1 otherwise. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export interface Io {
+  out(text: string): void;
+  /** Writes and waits until the text is handed to the OS (the hook must know its answer got out). */
+  write(text: string): Promise<void>;
+  err(text: string): void;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** All of standard input (the hook payload). */
+  readStdin(): Promise<string>;
+}
+
+export interface Command {
+  usage: string;
+  run(argv: string[], io: Io): Promise<number>;
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** `--root` is accepted by every command that works in a workspace. */
+export const ROOT_OPTION = { root: { type: "string" } } as const satisfies Options;
+
+/**
+ * util.parseArgs with the errors rephrased for people: what was wrong, and where to read more.
+ * `--help` is handled by the caller before this runs.
+ */
+export function parse<O extends Options>(command: string, argv: string[], options: O, positionals = { min: 0, max: 0 }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: positionals.max > 0, strict: true });
+  } catch (e) {
+    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/, "");
+    throw new CliError(`${msg}; see \`intent ${command} --help\``, 2);
+  }
+  const n = parsed.positionals.length;
+  if (n < positionals.min) throw new CliError(`missing argument; see \`intent ${command} --help\``, 2);
+  if (n > positionals.max) throw new CliError(`unexpected argument "${parsed.positionals[positionals.max]}"; see \`intent ${command} --help\``, 2);
+  return parsed;
+}
+
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}

@@ -1,0 +1,70 @@
+import { realpathSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { checkFiles, intentsFileFindings, type CheckedFile } from "../engine/check";
+import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../engine/git";
+import { readOptional } from "../engine/workspaceFiles";
+import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
+import { openWorkspace, readLedger } from "./workspace";
+
+const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github] [--root DIR]
+
+For every line changed between the base and the working tree (or the index with --staged): the ledger
+record that explains it, or "untraced"; "out-of-scope" when the file is outside that record's intent;
+"intent-not-in-progress" when that intent is not IN_PROGRESS. Problems in active_intents.yaml are listed too.
+
+  --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
+                 else HEAD)
+  --staged       check the index instead of the working tree (for a pre-commit hook)
+  --format F     text (default), json, sarif (SARIF 2.1.0) or github (workflow annotations)
+
+Exit code 1 when any finding is an error (severities follow the "severity" setting), 0 otherwise.`;
+
+export const checkCommand: Command = {
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parse("check", argv, { ...ROOT_OPTION, base: { type: "string" }, staged: { type: "boolean" }, format: { type: "string" } });
+    const format = (values.format ?? "text") as CheckFormat;
+    if (!CHECK_FORMATS.includes(format)) throw new CliError(`--format ${values.format} is not one of ${CHECK_FORMATS.join(", ")}`, 2);
+    const ws = openWorkspace(io, values.root);
+    const top = gitTopLevel(ws.root);
+    if (!top) throw new CliError(`${ws.root} is not inside a git repository; \`intent check\` compares git revisions`);
+    const inRepo = relative(realpathSync(top), realpathSync(ws.root)).split(sep).join("/");
+    const staged = values.staged ?? false;
+
+    let base;
+    let diffs;
+    try {
+      base = chooseBase(ws.root, values.base);
+      diffs = diffLines(ws.root, base.rev, { staged, includeUntracked: !staged });
+    } catch (e) {
+      if (e instanceof GitError) throw new CliError(e.message);
+      throw e;
+    }
+
+    const files: CheckedFile[] = [];
+    for (const d of diffs) {
+      if (d.binary || d.status === "deleted" || !d.lines.length || ws.rules.ignore.ignores(d.path)) continue;
+      const content = staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path));
+      if (content === undefined) continue;
+      files.push({ path: d.path, lines: content.split("\n"), changed: d.lines });
+    }
+    const ledger = await readLedger(ws);
+    const findings = [...intentsFileFindings(ws.rules), ...checkFiles(files, ws.rules, (p) => ledger.entriesFor(p))];
+    io.out(
+      formatReport(
+        {
+          repoPrefix: inRepo ? `${inRepo}/` : "",
+          base: base.label,
+          baseRevision: base.rev,
+          staged,
+          checkedFiles: files.length,
+          checkedLines: files.reduce((n, f) => n + f.changed.length, 0),
+          findings,
+        },
+        format,
+      ),
+    );
+    return findings.some((f) => f.severity === "error") ? 1 : 0;
+  },
+};

@@ -1,0 +1,74 @@
+import { relativeTime } from "../engine/describe";
+import { isLive, listSessions, readWorkspaceSelection, type SessionRecord } from "../engine/sessions";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import { parse, ROOT_OPTION, type Command } from "./args";
+import { openWorkspace, type CliWorkspace } from "./workspace";
+
+const USAGE = `intent status [--json] [--root DIR]
+
+The active selection (or auto-selection), every intent with its status and scope, the problems in
+active_intents.yaml (file:line:col), and the live sessions: editors and agents working in this workspace
+now (a session whose heartbeat stopped more than two minutes ago has expired and is not listed).`;
+
+export interface StatusReport {
+  root: string;
+  selection: { intent: string; by: string; at: string } | null;
+  autoSelect: boolean;
+  intents: { id: string; name: string; status: string; owned_scope: string[]; selected: boolean }[];
+  problems: { file: string; line: number; column: number; severity: string; message: string }[];
+  sessions: { id: string; client: string; intent: string | null; heartbeat: string }[];
+}
+
+export function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
+  const sel = readWorkspaceSelection(ws.root);
+  return {
+    root: ws.root,
+    selection: sel?.intent ? { intent: sel.intent, by: sel.by, at: sel.selectedAt } : null,
+    autoSelect: ws.rules.settings.autoSelect,
+    intents: ws.rules.catalogue.intents.map((i) => ({ id: i.id, name: i.name, status: i.status, owned_scope: i.ownedScope, selected: sel?.intent === i.id })),
+    problems: ws.rules.intents.problems.map((p) => ({ file: INTENTS_FILE, line: p.start.line + 1, column: p.start.character + 1, severity: p.severity, message: p.message })),
+    sessions: sessions
+      .filter((s) => isLive(s, now))
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map((s) => ({ id: s.id, client: s.client, intent: s.intent ?? null, heartbeat: s.heartbeat })),
+  };
+}
+
+export function statusText(r: StatusReport, now: number): string {
+  const out = [`Workspace: ${r.root}`];
+  if (r.selection) {
+    const intent = r.intents.find((i) => i.id === r.selection!.intent);
+    out.push(`Selection: ${r.selection.intent}${intent ? ` — ${intent.name}` : " (not in active_intents.yaml)"} (workspace, by ${r.selection.by}, ${relativeTime(r.selection.at, now)})`);
+  } else {
+    out.push(r.autoSelect ? "Selection: none — auto-selection (an edit counts under the only IN_PROGRESS intent that owns its file)" : "Selection: none, and auto-selection is off: select an intent before editing");
+  }
+  out.push("", "Intents:");
+  if (!r.intents.length) out.push("  (none)");
+  const idWidth = Math.max(0, ...r.intents.map((i) => i.id.length));
+  const nameWidth = Math.max(0, ...r.intents.map((i) => i.name.length));
+  for (const i of r.intents) {
+    out.push(`  ${i.selected ? "*" : " "} ${i.id.padEnd(idWidth)}  ${i.status.padEnd(11)}  ${i.name.padEnd(nameWidth)}  ${i.owned_scope.join(", ")}`);
+  }
+  if (r.problems.length) {
+    out.push("", `Problems in ${INTENTS_FILE}:`);
+    for (const p of r.problems) out.push(`  ${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}`);
+  }
+  out.push("", "Live sessions:");
+  if (!r.sessions.length) out.push("  (none)");
+  for (const s of r.sessions) {
+    out.push(`  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}  · seen ${relativeTime(s.heartbeat, now)}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export const statusCommand: Command = {
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parse("status", argv, { ...ROOT_OPTION, json: { type: "boolean" } });
+    const ws = openWorkspace(io, values.root, { requireIntents: true });
+    const now = Date.now();
+    const report = statusReport(ws, listSessions(ws.root), now);
+    io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report, now));
+    return 0;
+  },
+};

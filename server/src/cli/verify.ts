@@ -1,0 +1,41 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { verifyLedger } from "../engine/ledger/verify";
+import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { openWorkspace } from "./workspace";
+
+const USAGE = `intent verify [--ledger FILE] [--json] [--root DIR]
+
+Checks the ledger line by line: unreadable or torn lines, v0.1.0 records that fail the Agent Trace schema, and
+breaks in the tamper-evident \`prev\` chain (a record edited, removed or forged). Records of older dialects are
+listed as legacy (not failures). Exit code 1 when there is any problem other than legacy records.
+
+  --ledger FILE   verify this file instead of the workspace's ledger (e.g. the output of \`intent migrate\`)`;
+
+export const verifyCommand: Command = {
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parse("verify", argv, { ...ROOT_OPTION, ledger: { type: "string" }, json: { type: "boolean" } });
+    const ws = openWorkspace(io, values.root);
+    const display = values.ledger ?? ws.rules.settings.ledgerPath;
+    const file = values.ledger ? resolve(io.cwd, values.ledger) : resolve(ws.root, ws.rules.settings.ledgerPath);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new CliError(`cannot read ${display}: ${(e as Error).message}`);
+      if (values.ledger) throw new CliError(`${display}: no such file`);
+      io.out(values.json ? `${JSON.stringify({ path: display, ok: true, records: 0, problems: [] }, null, 2)}\n` : `${display} does not exist yet: nothing to verify.\n`);
+      return 0;
+    }
+    const report = verifyLedger(bytes);
+    if (values.json) io.out(`${JSON.stringify({ path: display, ...report }, null, 2)}\n`);
+    else {
+      const lines = report.problems.map((p) => `${display}:${p.line}: ${p.kind}: ${p.message}`);
+      const failures = report.problems.filter((p) => p.kind !== "legacy").length;
+      lines.push(`${report.records} records; ${failures ? `${failures} problem${failures === 1 ? "" : "s"}` : "no problems"}${report.problems.length > failures ? ` (${report.problems.length - failures} legacy)` : ""}.`);
+      io.out(`${lines.join("\n")}\n`);
+    }
+    return report.ok ? 0 : 1;
+  },
+};

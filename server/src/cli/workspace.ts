@@ -1,0 +1,34 @@
+import { buildRules, type Rules } from "../engine/rules";
+import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
+import { INTENTS_FILE, readRuleFiles } from "../engine/workspaceFiles";
+import { resolveWorkspaceRoot, type WorkspaceRoot } from "../engine/workspaceRoot";
+import { CliError, type Io } from "./args";
+
+/** The workspace a command works in, and its rules as the editor would see them with nothing open. */
+export interface CliWorkspace extends WorkspaceRoot {
+  rules: Rules;
+}
+
+export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requireIntents?: boolean } = {}): CliWorkspace {
+  let found: WorkspaceRoot | undefined;
+  try {
+    found = resolveWorkspaceRoot(rootFlag, io.cwd);
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
+  if (!found) {
+    throw new CliError(`no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`);
+  }
+  const rules = buildRules(readRuleFiles(found.root));
+  if (opts.requireIntents && !rules.intentsFileExists) {
+    throw new CliError(`no ${INTENTS_FILE} in ${found.root}; declare your intents there first (see the README), or pass --root DIR`);
+  }
+  return { ...found, rules };
+}
+
+/** Every ledger of the workspace, read to the end. */
+export async function readLedger(ws: CliWorkspace): Promise<WorkspaceLedger> {
+  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath);
+  await ledger.poll();
+  return ledger;
+}

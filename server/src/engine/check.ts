@@ -1,0 +1,140 @@
+import type { DiagnosticCode } from "@shared/diagnosticCodes";
+import type { Severity } from "@shared/settings";
+import { attribute } from "./attribution";
+import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
+import type { TraceEntry } from "./ledger/read";
+import type { Rules } from "./rules";
+import { INTENTS_FILE } from "./workspaceFiles";
+
+/**
+ * `intent check` (DESIGN §5) as a pure function: for every changed line, the record that explains it
+ * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
+ * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
+ * `verdictMessage`, so the two never disagree about a file.
+ */
+
+export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "intent-schema">;
+export type FindingSeverity = Exclude<Severity, "off">;
+
+export interface Finding {
+  path: string;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  code: FindingCode;
+  severity: FindingSeverity;
+  message: string;
+  /** The record that explains these lines (absent for untraced lines and intent-file problems). */
+  recordId?: string;
+  intentId?: string;
+  /** Columns for intent-file problems (1-based), where the YAML node starts. */
+  column?: number;
+}
+
+export interface CheckedFile {
+  path: string;
+  /** The checked content (working tree or index), split on "\n". */
+  lines: readonly string[];
+  /** 1-based line numbers of `lines` that changed since the base. */
+  changed: readonly number[];
+}
+
+/** What a changed line is, before it becomes a finding (or nothing). */
+type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdict: Verdict };
+
+export function checkFiles(files: readonly CheckedFile[], rules: Rules, entriesFor: (path: string) => readonly TraceEntry[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const file of files) findings.push(...checkFile(file, rules, entriesFor(file.path)));
+  return findings;
+}
+
+export function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry[]): Finding[] {
+  if (!file.changed.length || rules.ignore.ignores(file.path)) return []; // exempt paths are nobody's business
+  const attributions = attribute(entries, file.lines);
+  const verdicts = new Map<string, Verdict>();
+  const verdictFor = (intentId: string | undefined): Verdict => {
+    const key = intentId ?? "";
+    let v = verdicts.get(key);
+    if (!v) {
+      // The record's intent is the selection its lines were written under; a record without one is judged
+      // as the editor judges an edit with nothing selected (auto-selection).
+      const selection: Selection | undefined = intentId ? { intentId, source: "session" } : undefined;
+      v = judge(file.path, rules, selection);
+      verdicts.set(key, v);
+    }
+    return v;
+  };
+
+  const findings: Finding[] = [];
+  let open: { finding: Finding; key: string } | undefined;
+  let last = -1;
+  for (const line of [...file.changed].sort((a, b) => a - b)) {
+    const attribution = line <= file.lines.length ? attributions[line - 1] : undefined;
+    const outcome: Outcome = attribution ? { kind: "traced", entry: attribution.entry, verdict: verdictFor(attribution.entry.intentId) } : { kind: "untraced" };
+    const finding = findingFor(file.path, line, outcome, rules);
+    if (!finding) {
+      open = undefined;
+      last = line;
+      continue;
+    }
+    const key = `${finding.code}\u0000${finding.recordId ?? ""}\u0000${finding.message}`;
+    if (open && open.key === key && line === last + 1) open.finding.endLine = line;
+    else {
+      open = { finding, key };
+      findings.push(finding);
+    }
+    last = line;
+  }
+  return findings;
+}
+
+function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
+  if (outcome.kind === "untraced") {
+    return make(rules, { path, startLine: line, endLine: line, code: "untraced-change", message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.` });
+  }
+  const { entry, verdict } = outcome;
+  if (!isProblem(verdict)) return undefined;
+  return make(rules, {
+    path,
+    startLine: line,
+    endLine: line,
+    code: verdict.kind,
+    message: verdictMessage(path, verdict),
+    recordId: entry.recordId,
+    ...(entry.intentId ? { intentId: entry.intentId } : {}),
+  });
+}
+
+function make(rules: Rules, f: Omit<Finding, "severity">): Finding | undefined {
+  const severity = rules.settings.severity[f.code];
+  return severity === "off" ? undefined : { ...f, severity };
+}
+
+/** Problems in active_intents.yaml, at their YAML node: CI must fail on a broken catalogue, as the gate does. */
+export function intentsFileFindings(rules: Rules): Finding[] {
+  const severity = rules.settings.severity["intent-schema"];
+  if (severity === "off") return [];
+  return rules.intents.problems.map((p) => ({
+    path: INTENTS_FILE,
+    startLine: p.start.line + 1,
+    endLine: p.end.line + 1,
+    column: p.start.character + 1,
+    code: "intent-schema" as const,
+    // warnings in the file stay warnings, as in the editor
+    severity: p.severity === "error" ? severity : "warning",
+    message: p.message,
+  }));
+}
+
+export interface CheckSummary {
+  error: number;
+  warning: number;
+  information: number;
+  hint: number;
+}
+
+export function summarize(findings: readonly Finding[]): CheckSummary {
+  const s: CheckSummary = { error: 0, warning: 0, information: 0, hint: 0 };
+  for (const f of findings) s[f.severity]++;
+  return s;
+}

@@ -1,0 +1,111 @@
+import { agentSessionId } from "./agentSession";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { internalErrorDecision, type GateDecision } from "./gateWrite";
+import { openWorkspace, postWrite, preShell, preWrite, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, type PostOutcome } from "./flows";
+import { modelFromTranscript, normalizeModelId, undoEdits, type StringEdit } from "./recordWrite";
+
+/**
+ * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
+ * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
+ * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
+ */
+
+const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
+
+export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const event = str(p["hook_event_name"]);
+  const session: HookSession = {
+    cwd: str(p["cwd"]) ?? process.cwd(),
+    sessionId: agentSessionId("claude", str(p["session_id"]) ?? "unknown"),
+    client: "claude-code",
+  };
+  switch (event) {
+    case "PreToolUse":
+      return preToolUse(p, henv, session);
+    case "PostToolUse":
+      return postToolUse(p, henv, session);
+    case "SessionStart": {
+      const ctx = openWorkspace(henv, session);
+      if (!ctx) return jsonAnswer({});
+      return jsonAnswer({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionBriefing(ctx) } });
+    }
+    case "SessionEnd":
+      sessionEnded(henv, session);
+      return jsonAnswer({});
+    default:
+      // any other event (UserPromptSubmit, Stop, …) is only a heartbeat
+      openWorkspace(henv, session);
+      return jsonAnswer({});
+  }
+}
+
+function preToolUse(p: Json, henv: HookEnvironment, session: HookSession): HookAnswer {
+  const tool = str(p["tool_name"]) ?? "";
+  const input = asObject(p["tool_input"] ?? {});
+  if (WRITE_TOOLS.has(tool)) {
+    const filePath = str(input["file_path"]) ?? str(input["notebook_path"]);
+    if (!filePath) return decisionAnswer(internalErrorDecision(new Error(`${tool} call without tool_input.file_path`)));
+    const ctx = openWorkspace(henv, session);
+    return decisionAnswer(preWrite(ctx, filePath, str(input["expected_hash"]) ?? str(input["expected_content_hash"]), str(p["tool_use_id"])));
+  }
+  if (tool === "Bash") {
+    const ctx = openWorkspace(henv, session);
+    return decisionAnswer(preShell(ctx, str(input["command"]) ?? ""));
+  }
+  openWorkspace(henv, session);
+  return jsonAnswer({});
+}
+
+async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
+  const tool = str(p["tool_name"]) ?? "";
+  const ctx = openWorkspace(henv, session);
+  if (!WRITE_TOOLS.has(tool)) return jsonAnswer({});
+  const input = asObject(p["tool_input"] ?? {});
+  const filePath = str(input["file_path"]) ?? str(input["notebook_path"]);
+  if (!filePath) return jsonAnswer({});
+  const response = p["tool_response"];
+  const modelId = normalizeModelId(henv.env["INTENT_LSP_MODEL"] ?? modelFromTranscript(str(p["transcript_path"])), "anthropic");
+  const outcome = await postWrite(ctx, henv, { filePath, callId: str(p["tool_use_id"]), modelId, before: (after) => beforeFromPayload(tool, input, response, after) });
+  return postAnswer(outcome);
+}
+
+/**
+ * The content before the write, from what Claude Code reports when no stash exists: the tool's own
+ * `originalFile`, a Write that created the file, or an Edit undone on the content now on disk.
+ */
+function beforeFromPayload(tool: string, input: Json, response: unknown, after: string): string | null | undefined {
+  const r = response && typeof response === "object" ? (response as Json) : {};
+  if (typeof r["originalFile"] === "string") return r["originalFile"];
+  if (tool === "Write" && r["type"] === "create") return null;
+  if (tool === "Edit") return undoEdits(after, [input as unknown as StringEdit]);
+  if (tool === "MultiEdit" && Array.isArray(input["edits"])) return undoEdits(after, input["edits"] as StringEdit[]);
+  return undefined;
+}
+
+function postAnswer(outcome: PostOutcome): HookAnswer {
+  if (outcome.kind === "unknown-before") {
+    return jsonAnswer({
+      systemMessage: `intent-lsp did not record this write to ${outcome.path}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
+    });
+  }
+  return jsonAnswer({});
+}
+
+/** The PreToolUse answer for a gate decision; "none" leaves the call to Claude Code's own permission rules. */
+export function decisionAnswer(d: GateDecision): HookAnswer {
+  if (d.kind === "none") return jsonAnswer({});
+  const reason = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
+  return jsonAnswer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });
+}
+
+/**
+ * What the CLI prints when the hook itself failed. Before a tool call (or when the input could not even be
+ * read) that is a denial carrying the error, never a crash; after one, or for other events, a message to
+ * the user, since there is nothing left to deny.
+ */
+export function claudeCodeFailure(err: unknown, payload?: unknown): HookAnswer {
+  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
+  if (event === undefined || event === "PreToolUse") return decisionAnswer(internalErrorDecision(err));
+  return jsonAnswer({ systemMessage: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}` });
+}

@@ -1,0 +1,183 @@
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { fileHash } from "../hashing";
+import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../gate";
+import type { Intent } from "../intents/model";
+import { buildRules, type Rules } from "../rules";
+import { readSession, readWorkspaceSelection, resolveSelection } from "../sessions";
+import { INTENTS_FILE, readOptional, readRuleFiles, RULE_FILES, SESSIONS_DIR } from "../workspaceFiles";
+
+/**
+ * The agent gate, independent of any agent's protocol (DESIGN §5): may this agent session write this file
+ * now? The verdict is `judge`'s and the sentence is `verdictMessage`'s, as in the editor; this module only
+ * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
+ * Adapters (claudeCode.ts, cursor.ts) turn a decision into their agent's JSON.
+ */
+
+export type DenyCode =
+  | "out-of-scope"
+  | "intent-not-in-progress"
+  | "no-active-intent"
+  | "outside-workspace"
+  | "stale-file"
+  | "intents-file-broken"
+  | "internal-error";
+
+export type GateDecision =
+  | { kind: "allow"; code: "in-scope" | "exempt"; reason: string }
+  | { kind: "deny"; code: DenyCode; reason: string }
+  | { kind: "ask"; code: "rule-file" | "shell-write"; reason: string }
+  /** No opinion: leave the call to the agent's own permission rules. */
+  | { kind: "none"; code: "not-gated" | "no-intents-file" | "shell-read-only" };
+
+/** Everything the gate reads, loaded once per hook invocation. */
+export interface GateContext {
+  root: string;
+  sessionId: string;
+  rules: Rules;
+  selection: Selection | undefined;
+}
+
+export function loadGateContext(root: string, sessionId: string): GateContext {
+  // No last-good catalogue here: a hook process has no memory, and a broken file must deny (fail closed).
+  const rules = buildRules(readRuleFiles(root));
+  const selection = resolveSelection(readSession(root, sessionId), readWorkspaceSelection(root));
+  return { root, sessionId, rules, selection };
+}
+
+export interface WriteGateResult {
+  decision: GateDecision;
+  /** Workspace-relative path, when the file is inside the workspace. */
+  path?: string;
+  verdict?: Verdict;
+}
+
+/** Files that define the rules or the record; an agent may propose changes to them, a person decides. */
+const PROTECTED = new Set<string>(RULE_FILES);
+
+export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
+  const path = workspacePath(ctx.root, filePath);
+  if (path === undefined) {
+    return {
+      decision: deny("outside-workspace", `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
+    };
+  }
+  if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
+  if (PROTECTED.has(path) || path === ctx.rules.settings.ledgerPath || path.startsWith(`${SESSIONS_DIR}/`)) {
+    return {
+      decision: { kind: "ask", code: "rule-file", reason: `${path} holds intent-lsp's rules or records; an agent's change to it needs the user's approval.` },
+      path,
+    };
+  }
+  const broken = ctx.rules.intents.problems.find((p) => p.severity === "error");
+  if (ctx.rules.intents.hasErrors && broken) {
+    const where = `${INTENTS_FILE}:${broken.start.line + 1}:${broken.start.character + 1}`;
+    return {
+      decision: deny("intents-file-broken", `${where}: ${sentence(broken.message)} While ${INTENTS_FILE} has errors every write is denied (fail closed). Ask the user to fix it; \`intent status\` lists every problem.`),
+      path,
+    };
+  }
+
+  const verdict = judge(path, ctx.rules, ctx.selection);
+  if (verdict.kind !== "exempt" && verdict.kind !== "allowed") {
+    return { decision: deny(verdict.kind, `${verdictMessage(path, verdict)} ${nextStep(path, verdict, ctx.sessionId)}`), path, verdict };
+  }
+  const stale = staleness(ctx.root, path, expectedHash);
+  if (stale) return { decision: deny("stale-file", stale), path, verdict };
+  const reason =
+    verdict.kind === "exempt"
+      ? `${path} is exempt from scope checks (.intentignore or the "exempt" setting).`
+      : `${verdict.intent.id} (${verdict.intent.name}) owns ${path}${verdict.auto ? " (auto-selected: the only in-progress intent that owns it)" : ""}.`;
+  return { decision: { kind: "allow", code: verdict.kind === "exempt" ? "exempt" : "in-scope", reason }, path, verdict };
+}
+
+const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
+
+function deny(code: DenyCode, reason: string): GateDecision {
+  return { kind: "deny", code, reason };
+}
+
+/** Workspace-relative POSIX path, or undefined when the file lies outside `root`. */
+export function workspacePath(root: string, filePath: string): string | undefined {
+  const abs = isAbsolute(filePath) ? filePath : resolve(root, filePath);
+  const rel = relative(root, abs);
+  if (!rel || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join("/");
+}
+
+/** A reason to deny when the agent's expected content hash is not the file's current one. */
+function staleness(root: string, path: string, expected: string | undefined): string | undefined {
+  if (expected === undefined) return undefined;
+  const current = readOptional(resolve(root, path));
+  if (current === undefined) return `${path} no longer exists, but you expected content ${expected}; it was deleted since you read it. Re-read the directory, then decide again.`;
+  const actual = fileHash(current);
+  if (actual === expected.trim().toLowerCase()) return undefined;
+  return `${path} changed since you read it (expected ${expected}, it is now ${actual}). Re-read the file, then apply your change to what it holds now.`;
+}
+
+/** What the agent can do about a denial: the command to run, or what to ask the user. */
+export function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
+  const select = (i: Intent) => `\`intent select ${i.id} --session ${sessionId}\``;
+  const inProgress = v.owners.filter((o) => o.status === "IN_PROGRESS");
+  const startable = v.owners.filter((o) => o.status === "PENDING" || o.status === "BLOCKED");
+  const options: string[] = [];
+  switch (v.kind) {
+    case "out-of-scope":
+      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      for (const o of startable) options.push(`ask the user to start ${o.id} (\`intent start ${o.id}\`)`);
+      options.push(`ask the user to widen ${v.intent.id}'s scope to include ${path}`);
+      break;
+    case "intent-not-in-progress": {
+      const s = v.intent.status;
+      if (s === "PENDING") options.push(`ask the user to start ${v.intent.id} (\`intent start ${v.intent.id}\`)`);
+      else if (s === "BLOCKED") options.push(`ask the user whether ${v.intent.id} is unblocked (\`intent start ${v.intent.id}\` resumes it)`);
+      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      if (s === "COMPLETE" || s === "ARCHIVED") options.push("ask the user which intent this change belongs to");
+      break;
+    }
+    case "no-active-intent":
+      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      for (const o of startable) options.push(`ask the user to start ${o.id} (\`intent start ${o.id}\`)`);
+      if (!v.owners.length) options.push(`ask the user which intent should own ${path} (or to add it to .intentignore)`);
+      else if (!inProgress.length) options.push("ask the user which intent this change belongs to");
+      break;
+  }
+  return `Next: ${options.join("; or ")}.`;
+}
+
+/** Why a hook failed, as a denial: an error must never turn into "allow". */
+export function internalErrorDecision(err: unknown): GateDecision {
+  const message = err instanceof Error ? err.message : String(err);
+  return deny("internal-error", `intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`);
+}
+
+// --- shell commands ------------------------------------------------------------------------------------
+
+/**
+ * A shell command cannot be scoped: which files it writes is only known after it ran. So the gate asks the
+ * person about commands that look like they write or delete files and leaves the others to the agent's own
+ * permission rules. A heuristic, on purpose on the cautious side; it is not a sandbox.
+ */
+const WRITING_COMMANDS: readonly [RegExp, string][] = [
+  [/(?<![<>=-])[\d&]?>>?(?!=)\|?\s*(?!&\d|\/dev\/(null|stdout|stderr)\b)[^\s&|;<>]/, "redirects output into a file"],
+  [/(^|[\s;&|(`])(rm|rmdir|unlink|shred|truncate)(\s|$)/, "deletes files"],
+  [/(^|[\s;&|(`])(mv|cp|install|ln|rsync|dd|touch|mkdir|chmod|chown)(\s|$)/, "creates, moves or changes files"],
+  [/(^|[\s;&|(`])tee(\s|$)/, "writes a file with tee"],
+  [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
+  [/(^|[\s;&|(`])git\s+(checkout|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm)(\s|$)/, "rewrites the working tree with git"],
+  [/(^|[\s;&|(`])((patch|unzip)(\s|$)|tar\s+(-?[a-zA-Z]*x|--extract))/, "unpacks or patches files"],
+  [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
+  [/\b(writeFile|open\([^)]*['"][wa]['"])/, "writes files from a script"],
+];
+
+export function gateShell(command: string): GateDecision {
+  for (const [pattern, what] of WRITING_COMMANDS) {
+    if (pattern.test(command)) {
+      return {
+        kind: "ask",
+        code: "shell-write",
+        reason: `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`,
+      };
+    }
+  }
+  return { kind: "none", code: "shell-read-only" };
+}

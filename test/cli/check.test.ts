@@ -1,0 +1,199 @@
+import { cpSync, readFileSync } from "node:fs";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+import { claudeEdit, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+
+/** The OASIS SARIF 2.1.0 schema (draft-07), verbatim; see test/fixtures/sarif/README.md. */
+const sarifSchema = JSON.parse(readFileSync(`${REPO_ROOT}/test/fixtures/sarif/sarif-schema-2.1.0.json`, "utf8"));
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateSarif = ajv.compile(sarifSchema);
+
+beforeAll(ensureBuilt);
+
+const OUT_OF_SCOPE = "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
+const NOT_IN_PROGRESS = "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change.";
+const UNTRACED = "src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.";
+
+/** An agent edit through the hooks: PreToolUse (whatever it answers), the write, PostToolUse. */
+function agentEdit(ws: TempWorkspace, path: string, from: string, to: string) {
+  runHook("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root });
+  ws.write(path, ws.read(path).replace(from, to));
+  runHook("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root });
+}
+
+/**
+ * The planted changes, on top of the committed example workspace:
+ * - src/api/weather.ts:3     agent, under INT-001, in scope           → nothing
+ * - docs/notes.md:11         agent, under INT-001, out of its scope   → out-of-scope (error)
+ * - src/billing/export.ts:2-3 agent, under INT-005 (COMPLETE)        → intent-not-in-progress (error)
+ * - src/api/forecast.ts:11   a person, no record                      → untraced (information)
+ * - dist/bundle.js, app.log  untracked, exempt by .intentignore       → nothing
+ */
+function plant(ws: TempWorkspace) {
+  writeTranscript(ws, "claude-sonnet-4-5-20250929");
+  ws.select("INT-001");
+  agentEdit(ws, "src/api/weather.ts", "export interface Weather {", "export interface Weather { // v2");
+  agentEdit(ws, "docs/notes.md", "- Write the onboarding guide.", "- Write the onboarding guide this week.");
+  ws.select("INT-005");
+  agentEdit(ws, "src/billing/export.ts", '  return rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`).join("\\n");', '  const lines = rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`);\n  return lines.join("\\n");');
+  ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}export const FORECAST_TTL_MS = 300_000;\n`);
+  ws.write("dist/bundle.js", "console.log('built');\n");
+  ws.write("app.log", "started\n");
+  expect(ledgerRecords(ws)).toHaveLength(3);
+}
+
+describe("intent check", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = gitWorkspace();
+  });
+  afterEach(() => ws.dispose());
+
+  it("reports exactly the planted out-of-scope, not-in-progress and untraced lines (text), exit 1", () => {
+    plant(ws);
+    const head = git(ws.root, "rev-parse", "HEAD").trim();
+    const r = runCli(["check"], { cwd: ws.root });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      [
+        `docs/notes.md:11: error out-of-scope: ${OUT_OF_SCOPE}`,
+        `src/api/forecast.ts:11: information untraced-change: ${UNTRACED}`,
+        `src/billing/export.ts:2-3: error intent-not-in-progress: ${NOT_IN_PROGRESS}`,
+        `2 errors, 1 note in 5 changed lines of 4 files (working tree vs merge-base of HEAD and main (${head.slice(0, 12)})).`,
+        "",
+      ].join("\n"),
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("json: the same findings with the records that explain them", () => {
+    plant(ws);
+    const [, notesRecord, billingRecord] = ledgerRecords(ws);
+    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const report = JSON.parse(r.stdout);
+    expect(report.findings).toEqual([
+      { path: "docs/notes.md", startLine: 11, endLine: 11, code: "out-of-scope", severity: "error", message: OUT_OF_SCOPE, recordId: notesRecord!.id, intentId: "INT-001" },
+      { path: "src/api/forecast.ts", startLine: 11, endLine: 11, code: "untraced-change", severity: "information", message: UNTRACED },
+      { path: "src/billing/export.ts", startLine: 2, endLine: 3, code: "intent-not-in-progress", severity: "error", message: NOT_IN_PROGRESS, recordId: billingRecord!.id, intentId: "INT-005" },
+    ]);
+    expect(report.summary).toEqual({ error: 2, warning: 0, information: 1, hint: 0 });
+    expect(r.status).toBe(1);
+  });
+
+  it("sarif: valid SARIF 2.1.0 with a rule per code and a region per finding", () => {
+    plant(ws);
+    const r = runCli(["check", "--format", "sarif"], { cwd: ws.root });
+    const sarif = JSON.parse(r.stdout);
+    expect(validateSarif(sarif), JSON.stringify(validateSarif.errors, null, 1)).toBe(true);
+    const run = sarif.runs[0];
+    expect(run.tool.driver.name).toBe("intent-lsp");
+    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(["out-of-scope", "intent-not-in-progress", "no-active-intent", "untraced-change", "intent-schema"]);
+    expect(
+      run.results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri, x.locations[0].physicalLocation.region.startLine, x.locations[0].physicalLocation.region.endLine, x.message.text]),
+    ).toEqual([
+      ["out-of-scope", "error", "docs/notes.md", 11, 11, OUT_OF_SCOPE],
+      ["untraced-change", "note", "src/api/forecast.ts", 11, 11, UNTRACED],
+      ["intent-not-in-progress", "error", "src/billing/export.ts", 2, 3, NOT_IN_PROGRESS],
+    ]);
+    expect(r.status).toBe(1);
+  });
+
+  it("github: one workflow command per finding, escaped", () => {
+    plant(ws);
+    ws.write(".orchestration/config.jsonc", '{ "severity": { "untraced-change": "warning" } }\n');
+    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    expect(r.stdout).toBe(
+      [
+        `::error file=docs/notes.md,line=11,endLine=11,title=intent-lsp out-of-scope::${OUT_OF_SCOPE}`,
+        `::warning file=src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::${UNTRACED}`,
+        `::error file=src/billing/export.ts,line=2,endLine=3,title=intent-lsp intent-not-in-progress::${NOT_IN_PROGRESS}`,
+        "",
+      ].join("\n"),
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("in CI: committed on a branch, checked against its merge-base with main (and --base main)", () => {
+    plant(ws);
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "feature work");
+    git(ws.root, "checkout", "-q", "main");
+    ws.write("README.md", "# changed on main after the branch\n");
+    git(ws.root, "commit", "-q", "-am", "main moves on");
+    git(ws.root, "checkout", "-q", "feature");
+    for (const args of [["check", "--format", "json"], ["check", "--format", "json", "--base", "main"]]) {
+      const report = JSON.parse(runCli(args, { cwd: ws.root }).stdout);
+      const found = report.findings.map((f: any) => `${f.path}:${f.startLine}-${f.endLine} ${f.code}`);
+      // --base main diffs against main's tip, which also changed README.md: that change is not on this branch
+      expect(found.filter((f: string) => !f.startsWith("README.md")), args.join(" ")).toEqual([
+        "docs/notes.md:11-11 out-of-scope",
+        "src/api/forecast.ts:11-11 untraced-change",
+        "src/billing/export.ts:2-3 intent-not-in-progress",
+      ]);
+    }
+    expect(JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout).base).toMatch(/^merge-base of HEAD and main /);
+  });
+
+  it("--staged checks the index only (for a pre-commit hook)", () => {
+    plant(ws);
+    git(ws.root, "add", "docs/notes.md", ".orchestration/agent_trace.jsonl");
+    const r = runCli(["check", "--staged"], { cwd: ws.root });
+    expect(r.stdout).toBe(
+      [`docs/notes.md:11: error out-of-scope: ${OUT_OF_SCOPE}`, `1 error in 1 changed line of 1 file (staged changes vs merge-base of HEAD and main (${git(ws.root, "rev-parse", "HEAD").trim().slice(0, 12)})).`, ""].join("\n"),
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("a workspace in a folder of the repository: findings are workspace paths, annotations repository paths", () => {
+    const repo = new TempWorkspace({ fromExample: false });
+    try {
+      git(repo.root, "init", "-q");
+      cpSync(ws.root, repo.path("app"), { recursive: true, filter: (src: string) => !src.includes("/.git") });
+      repo.write("tools/build.sh", "echo build\n");
+      git(repo.root, "add", "-A");
+      git(repo.root, "commit", "-q", "-m", "monorepo");
+      repo.write("app/src/api/forecast.ts", `${repo.read("app/src/api/forecast.ts")}export const RETRIES = 3;\n`);
+      repo.write("tools/build.sh", "echo build twice\n"); // outside the workspace: not its business
+      const text = runCli(["check"], { cwd: repo.path("app/src") }).stdout;
+      expect(text.split("\n")[0]).toBe("src/api/forecast.ts:11: information untraced-change: src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.");
+      expect(runCli(["check", "--format", "github", "--root", "app"], { cwd: repo.root }).stdout).toBe(
+        "::notice file=app/src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.\n",
+      );
+    } finally {
+      repo.dispose();
+    }
+  });
+
+  it("no changes: no findings, exit 0", () => {
+    const r = runCli(["check"], { cwd: ws.root });
+    expect(r.stdout).toMatch(/^No findings in 0 changed lines of 0 files \(working tree vs merge-base of HEAD and main \([0-9a-f]{12}\)\)\.\n$/);
+    expect(r.status).toBe(0);
+  });
+
+  it("a broken intents file is an error at its line", () => {
+    ws.write(".orchestration/active_intents.yaml", "active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: DONE\n    owned_scope: [src/api/**]\n");
+    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const [finding] = JSON.parse(r.stdout).findings;
+    expect(finding).toMatchObject({ path: ".orchestration/active_intents.yaml", startLine: 4, code: "intent-schema", severity: "error" });
+    expect(r.status).toBe(1);
+  });
+
+  it("errors are one line on stderr with a non-zero exit", () => {
+    expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({ status: 2, stdout: "", stderr: "intent check: --format xml is not one of text, json, sarif, github\n" });
+    const badBase = runCli(["check", "--base", "no-such-branch"], { cwd: ws.root });
+    expect(badBase.status).toBe(1);
+    expect(badBase.stderr).toBe(`intent check: --base no-such-branch is not a commit in ${ws.root}; fetch it first (e.g. \`git fetch origin no-such-branch\`) or pass another ref\n`);
+    const plain = new TempWorkspace();
+    try {
+      const r = runCli(["check"], { cwd: plain.root });
+      expect(r).toMatchObject({ status: 1, stdout: "", stderr: `intent check: ${plain.root} is not inside a git repository; \`intent check\` compares git revisions\n` });
+    } finally {
+      plain.dispose();
+    }
+  });
+});

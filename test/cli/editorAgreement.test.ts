@@ -1,0 +1,117 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
+import { LspClient } from "../support/lspClient";
+import type { TempWorkspace } from "../support/workspace";
+import { claudeEdit, ensureBuilt, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+
+/**
+ * One fixture, two doors: the language server's diagnostics for edits in the editor, and `intent check` for
+ * the same changes made by an agent through the hooks and seen as a git diff. They must agree file by file.
+ */
+
+beforeAll(ensureBuilt);
+
+const SCOPE_CODES = new Set(["out-of-scope", "intent-not-in-progress", "no-active-intent"]);
+
+/** Each edit replaces one whole line (0-based) with new text. */
+const EDITS = [
+  { path: "src/api/weather.ts", line: 2, text: "export interface Weather { // v2" }, // in INT-001's scope
+  { path: "docs/notes.md", line: 10, text: "- Write the onboarding guide this week." }, // owned by INT-003/INT-004
+  { path: "README.md", line: 2, text: "A tiny workspace used by `npm start` in intent-lsp." }, // owned by INT-003
+  { path: "src/billing/export.ts", line: 1, text: '  return rows.map((r) => `${r.id},${r.cents}`).join("\\n");' }, // owned by INT-005
+];
+
+type Row = { code: string; message: string; start: number; end: number };
+
+function editorRows(diags: Diagnostic[]): Row[] {
+  return diags.filter((d) => SCOPE_CODES.has(String(d.code))).map((d) => ({ code: String(d.code), message: d.message, start: d.range.start.line + 1, end: d.range.end.line + 1 }));
+}
+
+function checkRows(ws: TempWorkspace): Map<string, Row[]> {
+  const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+  const byFile = new Map<string, Row[]>();
+  for (const f of report.findings) {
+    if (!SCOPE_CODES.has(f.code)) continue;
+    byFile.set(f.path, [...(byFile.get(f.path) ?? []), { code: f.code, message: f.message, start: f.startLine, end: f.endLine }]);
+  }
+  return byFile;
+}
+
+async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
+  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 1 } });
+  return h ? (h.contents as { value: string }).value : "";
+}
+
+describe("the editor's diagnostics and `intent check` agree", () => {
+  let ws: TempWorkspace;
+  let client: LspClient | undefined;
+  afterEach(async () => {
+    await client?.stop();
+    client = undefined;
+    ws.dispose();
+  });
+
+  it("file by file, with the intent in progress and after it is blocked", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    client = await LspClient.start({ root: ws.root, watchedFiles: true });
+    for (const e of EDITS) await client.open(e.path);
+
+    for (const e of EDITS) {
+      const before = ws.read(e.path).split("\n")[e.line]!;
+      await client.setLine(e.path, e.line, e.text); // the person's editor
+      // the agent makes the same change through the hooks (out-of-scope ones the person let through)
+      runHook("claude-code", claudeEdit(ws, "PreToolUse", e.path, before, e.text), { cwd: ws.root });
+      ws.write(e.path, client.text(e.path));
+      runHook("claude-code", claudeEdit(ws, "PostToolUse", e.path, before, e.text), { cwd: ws.root });
+    }
+    expect(ledgerRecords(ws)).toHaveLength(EDITS.length);
+
+    const compare = async (expectedCode: string, files: string[]) => {
+      const fromCheck = checkRows(ws);
+      expect([...fromCheck.keys()].sort()).toEqual([...files].sort());
+      for (const e of EDITS) {
+        const want = fromCheck.get(e.path) ?? [];
+        const diags = await client!.waitForDiagnostics(e.path, (d) => JSON.stringify(editorRows(d)) === JSON.stringify(want));
+        expect(editorRows(diags), e.path).toEqual(want);
+        for (const row of want) expect(row).toMatchObject({ code: expectedCode, start: e.line + 1, end: e.line + 1 });
+      }
+    };
+
+    // INT-001 in progress: the three files it does not own are out of scope, in both
+    await compare("out-of-scope", ["docs/notes.md", "README.md", "src/billing/export.ts"]);
+
+    // blocking INT-001 (from the terminal) makes every edited line intent-not-in-progress, in both
+    expect(runCli(["block", "INT-001"], { cwd: ws.root }).stdout).toBe("INT-001: IN_PROGRESS → BLOCKED\n");
+    await client.notifyWatched(".orchestration/active_intents.yaml");
+    await compare("intent-not-in-progress", EDITS.map((e) => e.path));
+  });
+
+  it("a write recorded by the hook shows the model in the editor's hover, and the editor's save adds no duplicate", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    const path = "src/api/weather.ts";
+    client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
+    await client.open(path, "typescript"); // open before the agent writes
+
+    const [from, to] = ["  summary: string;", "  summary: string;\n  humidity: number;"];
+    runHook("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root });
+    const oldText = client.text(path);
+    const newText = oldText.replace(from, to);
+    ws.write(path, newText);
+    runHook("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root });
+    expect(ledgerRecords(ws)).toHaveLength(1);
+
+    // the editor reloads the file the agent changed, then the person saves it as it is
+    const lines = oldText.split("\n");
+    await client.edit(path, { start: { line: 0, character: 0 }, end: { line: lines.length - 1, character: lines[lines.length - 1]!.length } }, newText);
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
+    await expect.poll(() => hoverText(client!, path, 6), { timeout: 10_000 }).toContain("ai · anthropic/claude-sonnet-4-5-20250929");
+    expect(await hoverText(client, path, 6)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,375 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { contentHash, fileHash } from "../../server/src/engine/hashing";
+import { REPO_ROOT } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+import {
+  CLAUDE_SESSION,
+  claudeAnswer,
+  claudeEdit,
+  claudePayload,
+  ensureBuilt,
+  ledgerRecords,
+  runCli,
+  runHook,
+  writeTranscript,
+} from "./support";
+
+const schema = JSON.parse(readFileSync(join(REPO_ROOT, "shared/schema/trace-record.schema.json"), "utf8"));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateRecord = ajv.compile(schema);
+
+const API = "src/api/weather.ts";
+const NOTES = "docs/notes.md";
+
+beforeAll(ensureBuilt);
+
+describe("intent hook claude-code: PreToolUse decisions", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+  });
+  afterEach(() => ws.dispose());
+
+  const pre = (path: string, extra: Record<string, unknown> = {}) => runHook("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport", extra), { cwd: ws.root });
+
+  it("allows a write the selected intent owns, while it is IN_PROGRESS", () => {
+    ws.select("INT-001");
+    const r = pre(API);
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
+  });
+
+  it("allows by auto-selection when nothing is selected and exactly one in-progress intent owns the file", () => {
+    const r = pre(API);
+    expect(r.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts (auto-selected: the only in-progress intent that owns it)."));
+  });
+
+  it("denies out of scope, naming the owners and the command to run next", () => {
+    ws.select("INT-001");
+    const r = pre(NOTES);
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual(
+      claudeAnswer(
+        "deny",
+        "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+          `Next: run \`intent select INT-003 --session ${CLAUDE_SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+      ),
+    );
+  });
+
+  it("denies when the selected intent is not IN_PROGRESS", () => {
+    ws.select("INT-002");
+    const r = pre("src/auth/middleware.ts");
+    expect(r.json).toEqual(
+      claudeAnswer(
+        "deny",
+        "[intent-lsp: intent-not-in-progress] INT-002 (Token refresh for auth middleware) is BLOCKED: it is blocked. Resume it once the blocker is resolved, or select another intent. " +
+          "Next: ask the user whether INT-002 is unblocked (`intent start INT-002` resumes it).",
+      ),
+    );
+  });
+
+  it("denies with no active intent: nothing selected and no in-progress owner", () => {
+    expect(pre("src/billing/export.ts").json).toEqual(
+      claudeAnswer(
+        "deny",
+        "[intent-lsp: no-active-intent] No intent selected for src/billing/export.ts. Select an intent before editing. Owned by INT-005 (COMPLETE). Next: ask the user which intent this change belongs to.",
+      ),
+    );
+    expect(pre("src/util/strings.ts").json).toEqual(
+      claudeAnswer(
+        "deny",
+        "[intent-lsp: no-active-intent] No intent selected for src/util/strings.ts. Select an intent before editing. No intent owns this file. Next: ask the user which intent should own src/util/strings.ts (or to add it to .intentignore).",
+      ),
+    );
+  });
+
+  it("denies a path outside the workspace", () => {
+    const outside = join(ws.root, "..", "elsewhere", "notes.txt");
+    const r = runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x\n" }, tool_use_id: "toolu_01" }), { cwd: ws.root });
+    expect(r.json).toEqual(
+      claudeAnswer("deny", `[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
+    );
+  });
+
+  it("checks the expected content hash: a stale one denies, the current one allows", () => {
+    ws.select("INT-001");
+    const current = fileHash(ws.read(API));
+    const stale = `sha256:${"0".repeat(64)}`;
+    expect(pre(API, { tool_input: { expected_hash: stale } }).json).toEqual(
+      claudeAnswer("deny", `[intent-lsp: stale-file] src/api/weather.ts changed since you read it (expected ${stale}, it is now ${current}). Re-read the file, then apply your change to what it holds now.`),
+    );
+    expect(pre(API, { tool_input: { expected_content_hash: current } }).json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
+  });
+
+  it("fails closed on a broken intents file: every write is denied with the YAML error at file:line:col", () => {
+    ws.select("INT-001");
+    ws.write(".orchestration/active_intents.yaml", 'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n');
+    expect(pre(API).json).toEqual(
+      claudeAnswer(
+        "deny",
+        "[intent-lsp: intents-file-broken] .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]. " +
+          "While .orchestration/active_intents.yaml has errors every write is denied (fail closed). Ask the user to fix it; `intent status` lists every problem.",
+      ),
+    );
+  });
+
+  it("turns an internal error into a denial carrying the error, exit code 0", () => {
+    writeFileSync(ws.path(".orchestration/.sessions"), "not a folder"); // session files cannot be written
+    const r = pre(API);
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual(
+      claudeAnswer(
+        "deny",
+        `[intent-lsp: internal-error] intent-lsp's hook failed (EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
+      ),
+    );
+  });
+
+  it("after a write there is nothing to deny: a failure reaches the user as a message, exit code 0", () => {
+    writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
+    const r = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "a", "b"), { cwd: ws.root });
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'` });
+  });
+
+  it("denies input that is not JSON instead of crashing", () => {
+    const r = runHook("claude-code", "{not json", { cwd: ws.root });
+    expect(r.status).toBe(0);
+    // the parser's wording is Node's (the CLI runs on this same Node binary)
+    let why = "";
+    try {
+      JSON.parse("{not json");
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    expect(r.json).toEqual(
+      claudeAnswer(
+        "deny",
+        `[intent-lsp: internal-error] intent-lsp's hook failed (the hook input is not JSON (${why}); is this command configured as a hook?), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
+      ),
+    );
+  });
+
+  it("asks the user before a shell command that writes files, and leaves the others alone", () => {
+    const bash = (command: string) => runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it", timeout: 120000, run_in_background: false }, tool_use_id: "toolu_02" }), { cwd: ws.root });
+    const ask = (what: string) =>
+      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`);
+    expect(bash("rm -rf dist").json).toEqual(ask("deletes files"));
+    expect(bash("npm test > test.log 2>&1").json).toEqual(ask("redirects output into a file"));
+    expect(bash("sed -i 's/a/b/' src/api/weather.ts").json).toEqual(ask("edits files in place"));
+    expect(bash("git checkout -- src").json).toEqual(ask("rewrites the working tree with git"));
+    for (const harmless of ["npm test", "git status && git diff HEAD", "ls -la 2>/dev/null | grep api", "node -e 'console.log(1 >= 0)' 2>&1"]) {
+      const r = bash(harmless);
+      expect(r.status, harmless).toBe(0);
+      expect(r.json, harmless).toEqual({});
+    }
+  });
+
+  it("asks the user before an agent changes intent-lsp's own rules", () => {
+    ws.select("INT-001");
+    expect(pre(".orchestration/active_intents.yaml").json).toEqual(
+      claudeAnswer("ask", ".orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval."),
+    );
+  });
+
+  it("has no opinion in a workspace without intents", () => {
+    const bare = new TempWorkspace({ fromExample: false });
+    try {
+      bare.write("src/a.ts", "x\n");
+      const r = runHook("claude-code", { ...claudeEdit(bare, "PreToolUse", "src/a.ts", "x", "y") }, { cwd: bare.root });
+      expect(r.json).toEqual({});
+      expect(existsSync(bare.path(".orchestration"))).toBe(false);
+    } finally {
+      bare.dispose();
+    }
+  });
+});
+
+describe("intent hook claude-code: sessions", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+  });
+  afterEach(() => ws.dispose());
+
+  it("SessionStart writes the session file, briefs the agent, and status lists it; SessionEnd removes it", () => {
+    ws.select("INT-001");
+    const start = runHook("claude-code", claudePayload(ws, "SessionStart", { source: "startup" }), { cwd: ws.root });
+    expect(start.status).toBe(0);
+    expect(start.json).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "SessionStart",
+        additionalContext:
+          "intent-lsp checks every Write/Edit in this workspace against the active intent's scope and records it in the Agent Trace ledger. " +
+          "Active intent: INT-001 (Build Weather API), IN_PROGRESS, scope src/api/**, test/api/** (selected for the workspace). Run `intent context INT-001` for its constraints, specs and recent work.",
+      },
+    });
+    const file = ws.path(`.orchestration/.sessions/${CLAUDE_SESSION}.json`);
+    const session = JSON.parse(readFileSync(file, "utf8"));
+    expect(session).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0 });
+
+    const status = JSON.parse(runCli(["status", "--json"], { cwd: ws.root }).stdout);
+    expect(status.sessions).toEqual([{ id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat }]);
+
+    const end = runHook("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
+    expect(end.json).toEqual({});
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("an agent's own selection (intent select --session) wins over the workspace's", () => {
+    ws.select("INT-001");
+    expect(runCli(["select", "INT-003", "--session", CLAUDE_SESSION], { cwd: ws.root }).stdout).toBe(`Selected INT-003 (Docs refresh) for session ${CLAUDE_SESSION}.\n`);
+    const r = runHook("claude-code", claudeEdit(ws, "PreToolUse", NOTES, "a", "b"), { cwd: ws.root });
+    expect(r.json).toEqual(claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."));
+  });
+});
+
+describe("intent hook claude-code: PostToolUse records the write", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", ""); // start from an empty ledger
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+
+  function agentEdits(path: string, from: string, to: string, env?: NodeJS.ProcessEnv) {
+    const preAnswer = runHook("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root, env });
+    ws.write(path, ws.read(path).replace(from, to)); // what the Edit tool does
+    const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root, env });
+    return { preAnswer, post };
+  }
+
+  it("appends exactly one schema-valid record: contributor ai with the transcript's model, the changed lines, the intent, post_hash", () => {
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    const { preAnswer, post } = agentEdits(API, "export interface Weather {", "export interface Weather { // v2");
+    expect(preAnswer.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
+    expect(post.status).toBe(0);
+    expect(post.json).toEqual({});
+
+    const records = ledgerRecords(ws);
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(validateRecord(record), JSON.stringify(validateRecord.errors)).toBe(true);
+    const content = ws.read(API);
+    const lines = content.split("\n");
+    expect(record.files).toEqual([
+      {
+        path: API,
+        conversations: [
+          {
+            url: `urn:intent-lsp:session:${CLAUDE_SESSION}`,
+            contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5-20250929" },
+            ranges: [{ start_line: 3, end_line: 3, content_hash: contentHash([lines[2]!]) }],
+            related: [{ type: "intent", url: "urn:intent:INT-001" }],
+          },
+        ],
+      },
+    ]);
+    expect(record.metadata["dev.intent-lsp"]).toMatchObject({
+      intent_id: "INT-001",
+      mutation_class: "INTENT_EVOLUTION",
+      scope: "PASS",
+      post_hash: fileHash(content),
+      prev: null,
+    });
+    // the pre-write stash was consumed
+    expect(readdirSync(ws.path(".orchestration/.sessions/pending"))).toEqual([]);
+
+    // the same PostToolUse again (a retry) adds nothing
+    const again = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "export interface Weather {", "export interface Weather { // v2"), { cwd: ws.root });
+    expect(again.json).toEqual({});
+    expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+
+  it("takes the model from INTENT_LSP_MODEL over the transcript", () => {
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    agentEdits(API, "  city: string;", "  city: string;\n  country: string;", { INTENT_LSP_MODEL: "anthropic/claude-opus-4-1" });
+    const [record] = ledgerRecords(ws);
+    expect(record.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-opus-4-1" });
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[5, 5]]);
+  });
+
+  it("a Write that creates a file records every line as FILE_CREATION", () => {
+    writeTranscript(ws, "claude-opus-4-1-20250805");
+    const path = "src/api/units.ts";
+    const content = "export type Unit = 'C' | 'F';\n\nexport const DEFAULT_UNIT: Unit = 'C';\n";
+    const write = (event: "PreToolUse" | "PostToolUse") =>
+      runHook(
+        "claude-code",
+        claudePayload(ws, event, {
+          tool_name: "Write",
+          tool_input: { file_path: ws.path(path), content },
+          tool_use_id: "toolu_03",
+          ...(event === "PostToolUse" ? { tool_response: { type: "create", filePath: ws.path(path), content } } : {}),
+        }),
+        { cwd: ws.root },
+      );
+    expect(write("PreToolUse").json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/units.ts."));
+    ws.write(path, content);
+    write("PostToolUse");
+    const [record] = ledgerRecords(ws);
+    expect(validateRecord(record)).toBe(true);
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[1, 3]]);
+    expect(record.metadata["dev.intent-lsp"]).toMatchObject({ mutation_class: "FILE_CREATION", pre_hash: null, scope: "PASS" });
+    expect(record.files[0].conversations[0].contributor.model_id).toBe("anthropic/claude-opus-4-1-20250805");
+  });
+
+  it("without a pre-write stash, an Edit is undone on the new content to find its lines", () => {
+    writeTranscript(ws, "claude-sonnet-4-5");
+    ws.write(API, ws.read(API).replace("  summary: string;", "  summary: string;\n  humidity: number;"));
+    runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "  summary: string;", "  summary: string;\n  humidity: number;"), { cwd: ws.root });
+    const [record] = ledgerRecords(ws);
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[7, 7]]);
+  });
+
+  it("records an out-of-scope write the person let through, with scope OUT_OF_SCOPE", () => {
+    writeTranscript(ws, "claude-sonnet-4-5");
+    const [from, to] = ["- Write the onboarding guide.", "- Write the onboarding guide this week."];
+    ws.write(NOTES, ws.read(NOTES).replace(from, to));
+    runHook("claude-code", claudeEdit(ws, "PostToolUse", NOTES, from, to), { cwd: ws.root });
+    const [record] = ledgerRecords(ws);
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[11, 11]]);
+    expect(record.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "OUT_OF_SCOPE", mutation_class: "DOCUMENTATION" });
+  });
+});
+
+describe("intent hook claude-code: latency", () => {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const timed = (f: () => void) => {
+    const t = performance.now();
+    f();
+    return performance.now() - t;
+  };
+
+  it("answers PreToolUse and records PostToolUse in a few hundred milliseconds (measured, printed)", () => {
+    const ws = new TempWorkspace();
+    try {
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5");
+      const pre: number[] = [];
+      const post: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        const [from, to] = [`  summary: string;${i ? ` // ${i - 1}` : ""}`, `  summary: string; // ${i}`];
+        pre.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+        ws.write(API, ws.read(API).replace(from, to));
+        post.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+      }
+      expect(ledgerRecords(ws).length).toBeGreaterThanOrEqual(15);
+      console.log(
+        `intent hook claude-code (process start included, ${pre.length} calls each): PreToolUse median ${median(pre).toFixed(0)} ms, max ${Math.max(...pre).toFixed(0)} ms; ` +
+          `PostToolUse median ${median(post).toFixed(0)} ms, max ${Math.max(...post).toFixed(0)} ms`,
+      );
+      expect(median(pre)).toBeLessThan(1500);
+      expect(median(post)).toBeLessThan(1500);
+    } finally {
+      ws.dispose();
+    }
+  });
+});

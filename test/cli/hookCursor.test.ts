@@ -1,0 +1,151 @@
+import { existsSync, readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fileHash } from "../../server/src/engine/hashing";
+import { REPO_ROOT } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+import { cursorPayload, ensureBuilt, ledgerRecords, runHook } from "./support";
+
+const schema = JSON.parse(readFileSync(`${REPO_ROOT}/shared/schema/trace-record.schema.json`, "utf8"));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateRecord = ajv.compile(schema);
+
+const API = "src/api/weather.ts";
+const NOTES = "docs/notes.md";
+const SESSION = "cursor-c0nv-42";
+
+beforeAll(ensureBuilt);
+
+/** Cursor's permission answer, with the messages under both the camelCase and snake_case names. */
+function cursorAnswer(permission: "deny" | "ask", code: string | undefined, reason: string) {
+  const agentMessage = permission === "deny" ? `[intent-lsp: ${code}] ${reason}` : reason;
+  const userMessage = permission === "deny" ? `intent-lsp denied this call (${code}): ${reason}` : `intent-lsp asks: ${reason}`;
+  return { permission, userMessage, agentMessage, user_message: userMessage, agent_message: agentMessage };
+}
+
+describe("intent hook cursor", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", "");
+  });
+  afterEach(() => ws.dispose());
+
+  const preWrite = (path: string, extra: Record<string, unknown> = {}) =>
+    runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(path), content: "x\n", ...extra } }), { cwd: ws.root });
+
+  it("preToolUse allows a write the selected intent owns", () => {
+    ws.select("INT-001");
+    const r = preWrite(API);
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual({ permission: "allow" });
+  });
+
+  it("preToolUse leaves reading tools alone, wherever the file is", () => {
+    ws.select("INT-001");
+    const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Read", tool_input: { file_path: ws.path(NOTES) } }), { cwd: ws.root });
+    expect(r.json).toEqual({});
+  });
+
+  it("preToolUse denies out of scope with the same reason as Claude Code's gate", () => {
+    ws.select("INT-001");
+    expect(preWrite(NOTES).json).toEqual(
+      cursorAnswer(
+        "deny",
+        "out-of-scope",
+        "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+          `Next: run \`intent select INT-003 --session ${SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+      ),
+    );
+  });
+
+  it("preToolUse denies a not-in-progress intent, no active intent, outside paths and stale content", () => {
+    ws.select("INT-005");
+    expect(preWrite("src/billing/export.ts").json).toEqual(
+      cursorAnswer("deny", "intent-not-in-progress", "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change. Next: ask the user which intent this change belongs to."),
+    );
+    ws.select(null);
+    expect(preWrite("src/util/strings.ts").json).toEqual(
+      cursorAnswer(
+        "deny",
+        "no-active-intent",
+        "No intent selected for src/util/strings.ts. Select an intent before editing. No intent owns this file. Next: ask the user which intent should own src/util/strings.ts (or to add it to .intentignore).",
+      ),
+    );
+    const outside = "/etc/hosts";
+    const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x" } }), { cwd: ws.root });
+    expect(r.json).toEqual(cursorAnswer("deny", "outside-workspace", `${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`));
+    const stale = `sha256:${"f".repeat(64)}`;
+    expect(preWrite(API, { expected_hash: stale }).json).toEqual(
+      cursorAnswer("deny", "stale-file", `src/api/weather.ts changed since you read it (expected ${stale}, it is now ${fileHash(ws.read(API))}). Re-read the file, then apply your change to what it holds now.`),
+    );
+  });
+
+  it("fails closed on a broken intents file and on input that is not a JSON object", () => {
+    ws.write(".orchestration/active_intents.yaml", "active_intents:\n  - id: INT-001\n    status: [oops\n");
+    const broken = preWrite(API);
+    expect(broken.status).toBe(0);
+    expect((broken.json as { permission: string }).permission).toBe("deny");
+    expect((broken.json as { agentMessage: string }).agentMessage).toMatch(/^\[intent-lsp: intents-file-broken\] \.orchestration\/active_intents\.yaml:\d+:\d+: YAML syntax error: /);
+
+    const garbage = runHook("cursor", "[1,2,3]", { cwd: ws.root });
+    expect(garbage.status).toBe(0);
+    expect(garbage.json).toEqual(
+      cursorAnswer(
+        "deny",
+        "internal-error",
+        "intent-lsp's hook failed (the hook input is not a JSON object), so the call is denied to be safe. Ask the user to run `intent status` in the workspace to see what is wrong.",
+      ),
+    );
+  });
+
+  it("beforeShellExecution asks about commands that write files and stays silent otherwise", () => {
+    const shell = (command: string) => runHook("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
+    expect(shell("mv src/api/weather.ts src/api/current.ts").json).toEqual(
+      cursorAnswer("ask", undefined, "This command creates, moves or changes files; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded."),
+    );
+    expect(shell("npm test").json).toEqual({});
+  });
+
+  it("afterFileEdit records the edit with Cursor's model, once", () => {
+    ws.select("INT-001");
+    const [from, to] = ["  celsius: number;", "  celsius: number;\n  fahrenheit: number;"];
+    expect(preWrite(API).json).toEqual({ permission: "allow" }); // stashes the content before the edit
+    ws.write(API, ws.read(API).replace(from, to));
+    const edit = cursorPayload(ws, "afterFileEdit", { file_path: ws.path(API), edits: [{ old_string: from, new_string: to }] });
+    const r = runHook("cursor", edit, { cwd: ws.root });
+    expect(r.status).toBe(0);
+    expect(r.json).toEqual({});
+    const records = ledgerRecords(ws);
+    expect(records).toHaveLength(1);
+    expect(validateRecord(records[0])).toBe(true);
+    const conv = records[0]!.files[0].conversations[0];
+    expect(conv.url).toBe(`urn:intent-lsp:session:${SESSION}`);
+    expect(conv.contributor).toEqual({ type: "ai", model_id: "openai/gpt-5" });
+    expect(conv.ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[6, 6]]);
+    expect(records[0]!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS", post_hash: fileHash(ws.read(API)) });
+
+    runHook("cursor", edit, { cwd: ws.root });
+    expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+
+  it("afterFileEdit without a preceding preToolUse undoes the edits to find the changed lines", () => {
+    ws.select("INT-003");
+    const [from, to] = ["## Auth", "## Authentication"];
+    ws.write(NOTES, ws.read(NOTES).replace(from, to));
+    runHook("cursor", cursorPayload(ws, "afterFileEdit", { file_path: ws.path(NOTES), edits: [{ old_string: from, new_string: to }] }), { cwd: ws.root });
+    const [record] = ledgerRecords(ws);
+    expect(record!.files[0].conversations[0].ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[7, 7]]);
+    expect(record!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", mutation_class: "DOCUMENTATION" });
+  });
+
+  it("sessionStart and sessionEnd keep the session file", () => {
+    const file = ws.path(`.orchestration/.sessions/${SESSION}.json`);
+    runHook("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ id: SESSION, client: "cursor", pid: 0 });
+    runHook("cursor", cursorPayload(ws, "sessionEnd", {}), { cwd: ws.root });
+    expect(existsSync(file)).toBe(false);
+  });
+});
