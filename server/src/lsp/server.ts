@@ -246,6 +246,7 @@ export class IntentServer {
     if (ctx && path) {
       tracked.attribute(ctx.ledger.entriesFor(path));
       this.updateFindings(tracked);
+      void this.pollLedger(ctx); // appends not read yet re-attribute this document when they arrive
     }
     this.schedule(doc.uri);
   }

@@ -35,7 +35,8 @@ export type RecordOutcome = { written: true; id: string; line: string } | { writ
 
 /** The record a change would append, or why none is due. Synchronous, so callers can show it at once. */
 export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "unchanged" | "duplicate" } {
-  if (change.content !== null && !change.changedLines.length) return { skip: "unchanged" };
+  // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
+  if (change.content !== null && change.before !== null && fileHash(change.content) === fileHash(change.before)) return { skip: "unchanged" };
   if (change.content !== null && change.alreadyRecorded(change.path, fileHash(change.content))) return { skip: "duplicate" };
   const verdict = change.verdict;
   const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
