@@ -4,13 +4,14 @@ import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
 import { writeFileAtomic } from "../engine/atomicWrite";
 import { attribute } from "../engine/attribution";
+import { gatherIntentContext } from "../engine/contextSources";
 import { renderIntentMap } from "../engine/intentMap";
 import { verifyLedger } from "../engine/ledger/verify";
 import { INTENT_MAP_FILE, readOptional } from "../engine/workspaceFiles";
 import type { CommandHandler } from "./commands";
 import type { LineOwner } from "./documents";
 
-/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger. */
+/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 
 export interface BlameLine {
   /** 1-based. */
@@ -86,7 +87,19 @@ const verifyLedgerCommand: CommandHandler = async (host, args) => {
   return { path: ctx.ledger.ledgerPath, ...verifyLedger(bytes) };
 };
 
+const showContext: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const id = typeof args.id === "string" ? args.id : ctx.selection?.intentId;
+  if (!id) throw new ResponseError(ErrorCodes.InvalidParams, `Missing argument "id" (for example {"id":"INT-001"}), and no intent is selected.`);
+  const intent = ctx.rules.catalogue.byId.get(id);
+  if (!intent) throw new ResponseError(ErrorCodes.InvalidParams, `No intent ${id} in active_intents.yaml.`);
+  await ctx.ledger.poll();
+  const result = gatherIntentContext(ctx.root, ctx.rules, ctx.ledger, intent, typeof args.budget === "number" ? args.budget : undefined);
+  return { id, xml: result.xml, bytes: result.bytes, omitted: result.omitted };
+};
+
 export const ledgerCommands: Partial<Record<string, CommandHandler>> = {
+  [Commands.showContext]: showContext,
   [Commands.blame]: blame,
   [Commands.regenerateMap]: regenerateMap,
   [Commands.verifyLedger]: verifyLedgerCommand,
