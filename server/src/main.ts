@@ -20,7 +20,9 @@ if (args.includes("--version") || args.includes("-v")) {
   process.stderr.write(`intent-lsp: choose a transport (--stdio or --node-ipc); see --help.\n`);
   process.exitCode = 2;
 } else {
-  // stdout belongs to the protocol: anything printed by mistake goes to stderr instead
-  console.log = console.info = (...a: unknown[]) => process.stderr.write(`${a.map(String).join(" ")}\n`);
+  // (createConnection routes console.* to the client's log, so nothing stray reaches stdout, the protocol's.)
+  // A bug must not take the editor's diagnostics down with it: report and keep serving.
+  process.on("unhandledRejection", (err) => console.error(`intent-lsp: unhandled rejection: ${err instanceof Error ? err.stack : String(err)}`));
+  process.on("uncaughtException", (err) => console.error(`intent-lsp: uncaught exception: ${err.stack ?? err.message}`));
   new IntentServer(createConnection(ProposedFeatures.all)).listen();
 }

@@ -1,3 +1,4 @@
+import { sessionFileName } from "../../server/src/engine/sessions";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
@@ -210,7 +211,7 @@ describe("intent hook claude-code: sessions", () => {
           "Active intent: INT-001 (Build Weather API), IN_PROGRESS, scope src/api/**, test/api/** (selected for the workspace). Run `intent context INT-001` for its constraints, specs and recent work.",
       },
     });
-    const file = ws.path(`.orchestration/.sessions/${CLAUDE_SESSION}.json`);
+    const file = ws.path(`.orchestration/.sessions/${sessionFileName(CLAUDE_SESSION)}`);
     const session = JSON.parse(readFileSync(file, "utf8"));
     expect(session).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0 });
 

@@ -1,3 +1,4 @@
+import { sessionFileName } from "../../server/src/engine/sessions";
 import { existsSync, readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -142,7 +143,7 @@ describe("intent hook cursor", () => {
   });
 
   it("sessionStart and sessionEnd keep the session file", () => {
-    const file = ws.path(`.orchestration/.sessions/${SESSION}.json`);
+    const file = ws.path(`.orchestration/.sessions/${sessionFileName(SESSION)}`);
     runHook("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ id: SESSION, client: "cursor", pid: 0 });
     runHook("cursor", cursorPayload(ws, "sessionEnd", {}), { cwd: ws.root });

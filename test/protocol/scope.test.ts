@@ -135,7 +135,8 @@ describe("active intent resolution", () => {
     expect(client.diagnosticsFor(NOTES)).toEqual([]);
     await client.stop();
 
-    client = await LspClient.start({ root: ws.root, settings: { autoSelect: false } });
+    ws.write(".orchestration/config.jsonc", `{ "autoSelect": false }`);
+    client = await LspClient.start({ root: ws.root });
     await client.open("src/api/weather.ts");
     await client.setLine("src/api/weather.ts", 0, "// edited");
     const [d] = await client.waitForDiagnostics("src/api/weather.ts", (x) => x.length === 1);

@@ -29,6 +29,8 @@ export interface ClientOptions {
   /** Advertise dynamic file-watcher registration (VS Code does; Neovim 0.10 on Linux does not). */
   watchedFiles?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Advertise workspace-folder support (default true; some clients do not). */
+  workspaceFolders?: boolean;
   /** Receives the value of every `$/progress` notification. */
   onProgress?: (value: unknown) => void;
 }
@@ -77,11 +79,11 @@ export class LspClient {
       processId: process.pid,
       clientInfo: { name: "intent-lsp-test-client" },
       rootUri,
-      workspaceFolders: [{ uri: rootUri, name: "ws" }],
+      ...(options.workspaceFolders === false ? {} : { workspaceFolders: [{ uri: rootUri, name: "ws" }] }),
       capabilities: {
         workspace: {
           configuration: true,
-          workspaceFolders: true,
+          workspaceFolders: options.workspaceFolders ?? true,
           didChangeWatchedFiles: { dynamicRegistration: options.watchedFiles ?? false },
           codeLens: { refreshSupport: true },
           inlayHint: { refreshSupport: true },

@@ -1,3 +1,5 @@
+import { normalizeLine } from "./hashing";
+
 /**
  * Which lines of a document were edited since its baseline (the text at open or last save), kept right
  * as lines are inserted and deleted above them.
@@ -151,8 +153,7 @@ function coalesce(runs: Run[], from: number, to: number): Run[] {
   return out;
 }
 
+/** Equal as the ledger's hashes see lines, so the editor and the hooks agree on what was edited. */
 function sameLine(a: string, b: string | undefined): boolean {
-  return b !== undefined && stripCr(a) === stripCr(b);
+  return b !== undefined && normalizeLine(a) === normalizeLine(b);
 }
-
-const stripCr = (s: string) => (s.endsWith("\r") ? s.slice(0, -1) : s);

@@ -25,9 +25,17 @@ export function normalizeLine(line: string): string {
   return end === line.length ? line : line.slice(0, end);
 }
 
-/** Splits text into normalized lines. A final newline yields a final empty line: "a\n" → ["a", ""]. */
+/**
+ * The line model every part shares, the LSP's: CRLF, LF and a lone CR each end a line. A final line break
+ * yields a final empty line: "a\n" → ["a", ""].
+ */
+export function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}
+
+/** Splits text into normalized lines (see `splitLines`, `normalizeLine`). */
 export function normalizeLines(text: string): string[] {
-  const lines = text.split("\n");
+  const lines = splitLines(text);
   for (let i = 0; i < lines.length; i++) lines[i] = normalizeLine(lines[i]!);
   return lines;
 }

@@ -18,7 +18,8 @@ export class IgnoreRules {
   private readonly rules: Ignore;
 
   constructor(sources: IgnoreSources) {
-    this.rules = ignore({ allowRelativePaths: true })
+    // case-sensitive like the scope globs and the file system: `.ORCHESTRATION/x` is not `.orchestration/x`
+    this.rules = ignore({ allowRelativePaths: true, ignorecase: false })
       .add([...sources.exempt])
       .add(sources.rootIgnore ?? "")
       .add(sources.orchestrationIgnore ?? "");

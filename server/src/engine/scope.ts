@@ -1,4 +1,4 @@
-import { Minimatch } from "minimatch";
+import { escape, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
 
 /**
@@ -13,6 +13,14 @@ export function normalizeGlob(glob: string): string {
   while (g.startsWith("./")) g = g.slice(2);
   if (g.endsWith("/")) g += "**";
   return g;
+}
+
+/**
+ * A glob that matches exactly this path, even when it holds glob characters (`src/app/[id]/page.tsx`):
+ * magic characters are wrapped in a class (`[[]`), because normalizeGlob reads backslashes as separators.
+ */
+export function pathToGlob(path: string): string {
+  return escape(path, { windowsPathsNoEscape: true });
 }
 
 /** Why a glob cannot be used, or undefined when it is fine. */

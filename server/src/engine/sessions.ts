@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { mkdirSync, readdirSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
@@ -29,9 +30,11 @@ export interface WorkspaceSelection {
   by: string;
 }
 
-export const WORKSPACE_SELECTION = "workspace.json";
+const WORKSPACE_SELECTION = "workspace.json";
 /** A session whose heartbeat is older than this is treated as gone. */
-export const SESSION_TTL_MS = 120_000;
+const SESSION_TTL_MS = 120_000;
+/** A session file this stale is removed by whoever notices (an agent that never sent SessionEnd). */
+const SESSION_PRUNE_MS = 24 * 60 * 60 * 1000;
 export const HEARTBEAT_MS = 30_000;
 
 const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
@@ -43,6 +46,23 @@ function ensureSessionsDir(root: string): string {
   const gitignore = join(dir, ".gitignore");
   if (!existsSync(gitignore)) writeFileSync(gitignore, "*\n");
   return dir;
+}
+
+/** A session file as written by any version of any door; anything else is not a session. */
+function asSession(raw: unknown): SessionRecord | undefined {
+  const r = raw as Partial<SessionRecord> | null;
+  if (!r || typeof r !== "object" || typeof r.id !== "string" || typeof r.heartbeat !== "string") return undefined;
+  const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined);
+  return {
+    id: r.id,
+    client: typeof r.client === "string" ? r.client : "unknown",
+    pid: typeof r.pid === "number" && Number.isInteger(r.pid) ? r.pid : 0,
+    host: typeof r.host === "string" ? r.host : "",
+    startedAt: typeof r.startedAt === "string" ? r.startedAt : r.heartbeat,
+    heartbeat: r.heartbeat,
+    ...(typeof r.intent === "string" || r.intent === null ? { intent: r.intent } : {}),
+    ...(strings(r.dirtyFiles) ? { dirtyFiles: strings(r.dirtyFiles) } : {}),
+  };
 }
 
 function readJson<T>(path: string): T | undefined {
@@ -67,11 +87,11 @@ export function writeWorkspaceSelection(root: string, intent: string | null, by:
 }
 
 export function readSession(root: string, id: string): SessionRecord | undefined {
-  return readJson<SessionRecord>(join(sessionsDir(root), sessionFileName(id)));
+  return asSession(readJson(join(sessionsDir(root), sessionFileName(id))));
 }
 
 export function writeSession(root: string, record: SessionRecord): void {
-  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`);
+  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`, { durable: false });
 }
 
 export function removeSession(root: string, id: string): void {
@@ -82,9 +102,14 @@ export function removeSession(root: string, id: string): void {
   }
 }
 
-/** Session ids come from agents too; keep them to a safe file name. */
+/**
+ * Session ids come from agents too: a safe, readable file name plus a short hash of the exact id, so ids
+ * that differ only in unsafe characters, or an id spelled "workspace", never share a file.
+ */
 export function sessionFileName(id: string): string {
-  return `${id.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120)}.json`;
+  const readable = id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 100);
+  const hash = createHash("sha256").update(id).digest("hex").slice(0, 8);
+  return `${readable}.${hash}.json`;
 }
 
 export function newSessionRecord(id: string, client: string, now = new Date()): SessionRecord {
@@ -113,8 +138,16 @@ export function listSessions(root: string): SessionRecord[] {
   }
   return names
     .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
-    .map((n) => readJson<SessionRecord>(join(sessionsDir(root), n)))
-    .filter((s): s is SessionRecord => !!s && typeof s.id === "string" && typeof s.heartbeat === "string");
+    .map((n) => asSession(readJson(join(sessionsDir(root), n))))
+    .filter((s): s is SessionRecord => !!s);
+}
+
+/** Removes session files whose heartbeat stopped a day ago or more (agents that never sent SessionEnd). */
+export function pruneDeadSessions(root: string, now = Date.now()): void {
+  for (const s of listSessions(root)) {
+    const beat = Date.parse(s.heartbeat);
+    if (Number.isNaN(beat) || now - beat > SESSION_PRUNE_MS) removeSession(root, s.id);
+  }
 }
 
 /** DESIGN §3: the session's own selection, else the workspace's. Auto-selection happens in the gate. */

@@ -89,6 +89,10 @@ export function sanitize(raw: Record<string, unknown>): { values: Partial<Settin
   return { values, issues };
 }
 
+/**
+ * Later layers win, key by key; `severity` merges per code and `exempt` lists add up, so exempting `docs/**`
+ * keeps `.orchestration/**` exempt (a `!.orchestration/**` pattern takes it back).
+ */
 export function mergeSettings(...layers: Partial<Settings>[]): Settings {
   let out: Settings = { ...defaultSettings, severity: { ...defaultSettings.severity } };
   for (const layer of layers) {
@@ -96,6 +100,7 @@ export function mergeSettings(...layers: Partial<Settings>[]): Settings {
       ...out,
       ...layer,
       severity: { ...out.severity, ...(layer.severity ?? {}) },
+      exempt: [...out.exempt, ...(layer.exempt ?? [])],
     };
   }
   return out;

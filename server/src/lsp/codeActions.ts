@@ -4,6 +4,7 @@ import { DIAGNOSTIC_SOURCE } from "@shared/diagnosticCodes";
 import { isProblem } from "../engine/gate";
 import { allowedTransitions, transitionVerb } from "../engine/intents/lifecycle";
 import type { Intent } from "../engine/intents/model";
+import { pathToGlob } from "../engine/scope";
 import type { TrackedDocument } from "./documents";
 
 /**
@@ -38,9 +39,9 @@ export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: read
     preferredGiven = true;
   }
   if (active && verdict.kind === "out-of-scope") {
-    actions.push(fix(`Add \`${path}\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: path }));
-    const dir = path.includes("/") ? `${path.slice(0, path.lastIndexOf("/"))}/**` : undefined;
-    if (dir) actions.push(fix(`Add \`${dir}\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: dir }));
+    actions.push(fix(`Add \`${path}\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: pathToGlob(path) }));
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : undefined;
+    if (dir) actions.push(fix(`Add \`${dir}/**\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: `${pathToGlob(dir)}/**` }));
   }
   actions.push(fix(`Add \`${path}\` to .intentignore`, Commands.ignorePath, { path }));
   return actions;

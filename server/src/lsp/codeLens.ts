@@ -1,11 +1,10 @@
-import type { CodeLens, InlayHint } from "vscode-languageserver";
-import { InlayHintKind } from "vscode-languageserver";
+import type { CodeLens } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
 import { blockLabel, relativeTime, who } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
 
-/** A lens that only informs; clients show the title and do nothing on click. */
+/** A lens that informs; clicking it asks for the blame of the lines it covers (harmless in every client). */
 const info = (line: number, title: string, uri: string, startLine = line, endLine = line): CodeLens => ({
   range: { start: { line, character: 0 }, end: { line, character: 0 } },
   command: { title, command: Commands.blame, arguments: [{ uri, startLine, endLine }] },
@@ -51,19 +50,4 @@ function intentLenses(doc: TrackedDocument): CodeLens[] {
     lenses.push({ range: at, command: { title: `${ledger.editCount(intent.id)} edits · ${files} files`, command: Commands.listIntents, arguments: [{ uri: doc.uri }] } });
   }
   return lenses;
-}
-
-/** The block labels as inlay hints at the end of each block's first line, for editors without CodeLens. */
-export function inlayHints(doc: TrackedDocument, range: { start: { line: number }; end: { line: number } }, now: number): InlayHint[] {
-  const ctx = doc.ctx;
-  if (!ctx || doc.path === undefined || doc.path === INTENTS_FILE || !ctx.rules.settings.inlayHints.enabled) return [];
-  return doc
-    .attributedBlocks()
-    .filter((b) => b.start >= range.start.line && b.start <= range.end.line)
-    .map((b) => ({
-      position: { line: b.start, character: doc.lineText(b.start).length },
-      label: blockLabel(b.attribution.entry, now),
-      kind: InlayHintKind.Type,
-      paddingLeft: true,
-    }));
 }

@@ -14,17 +14,17 @@ const SEVERITY: Record<Exclude<Severity, "off">, DiagnosticSeverity> = {
   hint: DiagnosticSeverity.Hint,
 };
 
+/** A diagnostic at the configured severity (or `severity` when given), or undefined when the code is "off". */
 export function makeDiagnostic(
   settings: Settings,
   code: DiagnosticCode,
   range: Diagnostic["range"],
   message: string,
-  fallback?: DiagnosticSeverity,
+  severity?: DiagnosticSeverity,
 ): Diagnostic | undefined {
   const configured = settings.severity[code];
   if (configured === "off") return undefined;
-  const severity = fallback !== undefined && code === "intent-schema" ? fallback : SEVERITY[configured];
-  return { range, severity, code, source: DIAGNOSTIC_SOURCE, message };
+  return { range, severity: severity ?? SEVERITY[configured], code, source: DIAGNOSTIC_SOURCE, message };
 }
 
 /**
@@ -48,6 +48,7 @@ export function scopeDiagnostics(doc: TrackedDocument): Diagnostic[] {
 export function intentFileDiagnostics(settings: Settings, problems: readonly Problem[], usingLastGood: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const p of problems) {
+    // a warning in the file (unknown field, older dialect) stays a warning whatever intent-schema's severity is
     const severity = p.severity === "error" ? undefined : DiagnosticSeverity.Warning;
     const suffix = p.severity === "error" && usingLastGood ? " (the last valid version of this file stays in force until this is fixed)" : "";
     const d = makeDiagnostic(settings, "intent-schema", { start: p.start, end: p.end }, p.message + suffix, severity);

@@ -1,9 +1,10 @@
+import { fileURLToPath } from "node:url";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { Diagnostic, TextDocumentContentChangeEvent } from "vscode-languageserver";
 import { attribute, type LineAttribution } from "../engine/attribution";
 import { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
-import { fileHash } from "../engine/hashing";
+import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { WorkspaceContext } from "./workspace";
 
@@ -25,11 +26,15 @@ export class TrackedDocument {
   /** Whole-file findings (stale-file, untraced-change, claimed-elsewhere), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
 
+  /** The file on disk, or undefined for an untitled or non-file document. */
+  readonly fsPath: string | undefined;
+
   constructor(
     public doc: TextDocument,
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
   ) {
+    this.fsPath = uriToPath(doc.uri);
     this.baselineText = doc.getText();
     this.diskHash = fileHash(this.baselineText);
     this.edits = new EditedLines(splitLines(this.baselineText));
@@ -48,8 +53,10 @@ export class TrackedDocument {
     for (const change of changes) {
       if ("range" in change) {
         const { start, end } = change.range;
-        const newLines = countLines(change.text);
+        // line counts from the document itself, so CRLF, LF and lone CR count exactly as the client counts them
+        const before = this.doc.lineCount;
         this.doc = TextDocument.update(this.doc, [change], version);
+        const newLines = this.doc.lineCount - before + (end.line - start.line + 1);
         this.edits.replace(start.line, end.line, newLines, (line) => this.lineText(line));
       } else {
         // Full-text sync: all we know is the new text, so compare every line with the baseline.
@@ -98,7 +105,7 @@ export class TrackedDocument {
 
   lineText(line: number): string {
     const text = this.doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
-    return text.replace(/\r?\n$/, "");
+    return text.replace(/(\r\n|\r|\n)$/, "");
   }
 
   verdict(): Verdict | undefined {
@@ -110,12 +117,12 @@ export class TrackedDocument {
   }
 }
 
-export function splitLines(text: string): string[] {
-  return text.split(/\r?\n/);
-}
 
-function countLines(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return n;
+export function uriToPath(uri: string): string | undefined {
+  if (!uri.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
 }

@@ -7,17 +7,13 @@ import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 
 /**
- * Whole-file findings about an open document (DESIGN §4): `stale-file`, `untraced-change` and
- * `claimed-elsewhere`. Computed when something happens to the file, the ledger or the sessions, never per
- * keystroke; the diagnostics module publishes them alongside the scope diagnostics.
+ * Whole-file findings about an open document (DESIGN §4): `stale-file` and `untraced-change` need the file
+ * on disk and the ledger, so they are computed when something happens to either, never per keystroke.
+ * `claimed-elsewhere` needs only what is in memory and is computed with every publish.
  */
-export function fileFindings(doc: TrackedDocument, diskText: string | undefined, sessions: readonly SessionRecord[], now: number): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const push = (d: Diagnostic | undefined) => d && out.push(d);
-  push(staleFile(doc, diskText));
-  out.push(...untracedChange(doc));
-  push(claimedElsewhere(doc, sessions, now));
-  return out;
+export function fileFindings(doc: TrackedDocument, diskText: string | undefined): Diagnostic[] {
+  const stale = staleFile(doc, diskText);
+  return [...(stale ? [stale] : []), ...untracedChange(doc)];
 }
 
 const LINE0 = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -59,7 +55,7 @@ function untracedChange(doc: TrackedDocument): Diagnostic[] {
 }
 
 /** Another live session has unsaved edits to this file, or explicitly holds the intent this edit counts under. */
-function claimedElsewhere(doc: TrackedDocument, sessions: readonly SessionRecord[], now: number): Diagnostic | undefined {
+export function claimedElsewhere(doc: TrackedDocument, sessions: readonly SessionRecord[], now: number): Diagnostic | undefined {
   const ctx = doc.ctx!;
   const path = doc.path!;
   const mine = doc.verdict();

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import {
   CodeActionKind,
   CodeLensRefreshRequest,
@@ -20,17 +20,18 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { allCommands } from "@shared/commands";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
-import { sanitize } from "../engine/settings";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
 import { lifecycleActions, scopeFixes } from "./codeActions";
-import { codeLenses, inlayHints } from "./codeLens";
-import { fileFindings } from "./findings";
+import { codeLenses } from "./codeLens";
+import { claimedElsewhere, fileFindings } from "./findings";
+import { inlayHints } from "./inlayHints";
 import { hover } from "./hover";
 import { ledgerCommands } from "./ledgerCommands";
 import { prepareSave, writeSave } from "./save";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
-import { TrackedDocument } from "./documents";
+import { TrackedDocument, uriToPath } from "./documents";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
+import { editorSettings } from "./settings";
 import { FallbackWatcher } from "./watcher";
 import { WorkspaceContext } from "./workspace";
 
@@ -58,20 +59,23 @@ export class IntentServer {
   private readonly ruleReloads = new Map<WorkspaceContext, NodeJS.Timeout>();
   /** URIs of rule files we have published diagnostics for, so fixed files get cleared. */
   private readonly ruleFileUris = new Set<string>();
+  /** A document became edited or clean: the session file's list of unsaved files is due with the next publish. */
+  private dirtyChanged = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private ledgerTimer: NodeJS.Timeout | undefined;
   private watcher: FallbackWatcher | undefined;
   private clientName = "unknown editor";
+  private supportsFolderEvents = false;
   private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false, markdownHover: true };
 
   constructor(private readonly connection: Connection) {
     connection.onInitialize((p) => this.initialize(p));
-    connection.onInitialized(() => void this.initialized());
+    connection.onInitialized(this.guard("initialization", () => this.initialized()));
     connection.onShutdown(() => this.dispose());
-    connection.onDidOpenTextDocument(({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text)));
-    connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version));
-    connection.onDidCloseTextDocument(({ textDocument }) => this.close(textDocument.uri));
-    connection.onDidSaveTextDocument(({ textDocument }) => void this.saved(textDocument.uri));
+    connection.onDidOpenTextDocument(this.guard("didOpen", ({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text))));
+    connection.onDidChangeTextDocument(this.guard("didChange", ({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version)));
+    connection.onDidCloseTextDocument(this.guard("didClose", ({ textDocument }) => this.close(textDocument.uri)));
+    connection.onDidSaveTextDocument(this.guard("didSave", ({ textDocument }) => this.saved(textDocument.uri)));
     connection.onWillSaveTextDocumentWaitUntil(({ textDocument }) => {
       const doc = this.documents.get(textDocument.uri);
       if (doc) this.updateFindings(doc); // warn about a write underneath us; never hold up the save itself
@@ -89,8 +93,8 @@ export class IntentServer {
       const doc = this.documents.get(textDocument.uri);
       return doc ? inlayHints(doc, range, Date.now()) : [];
     });
-    connection.onDidChangeWatchedFiles(({ changes }) => this.filesChanged(changes.map((c) => c.uri)));
-    connection.onDidChangeConfiguration(() => void this.pullSettings().then(() => this.refreshAll()));
+    connection.onDidChangeWatchedFiles(this.guard("watched files", ({ changes }) => this.filesChanged(changes.map((c) => c.uri))));
+    connection.onDidChangeConfiguration(this.guard("configuration", (p) => this.configurationChanged(p.settings)));
     connection.onCodeAction((p) => this.codeActions(p));
     connection.onExecuteCommand(async ({ command, arguments: args }) => {
       const handler = commandHandlers[command] ?? ledgerCommands[command];
@@ -101,6 +105,22 @@ export class IntentServer {
 
   listen(): void {
     this.connection.listen();
+  }
+
+  /**
+   * Wraps a notification handler or timer body: an error is logged to the client and the server keeps
+   * serving. Notifications have no response to carry an error, and an unhandled rejection would end the process.
+   */
+  private guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
+    return (...args) => {
+      const fail = (err: unknown) => this.connection.console.error(`intent-lsp: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      try {
+        const r = fn(...args);
+        if (r instanceof Promise) r.catch(fail);
+      } catch (err) {
+        fail(err);
+      }
+    };
   }
 
   private initialize(params: InitializeParams): InitializeResult {
@@ -116,6 +136,7 @@ export class IntentServer {
     for (const uri of folders) this.addFolder(uri, client);
     this.clientName = client;
     const ws = params.capabilities.workspace;
+    this.supportsFolderEvents = !!ws?.workspaceFolders;
     this.capabilities = {
       configuration: !!ws?.configuration,
       configurationRegistration: !!ws?.didChangeConfiguration?.dynamicRegistration,
@@ -141,11 +162,15 @@ export class IntentServer {
   }
 
   private async initialized(): Promise<void> {
-    this.connection.workspace.onDidChangeWorkspaceFolders((e) => {
-      for (const f of e.removed) this.removeFolder(f.uri);
-      for (const f of e.added) this.addFolder(f.uri, this.clientName);
-      this.refreshAll();
-    });
+    if (this.supportsFolderEvents) {
+      this.connection.workspace.onDidChangeWorkspaceFolders(
+        this.guard("workspace folders", (e) => {
+          for (const f of e.removed) this.removeFolder(f.uri);
+          for (const f of e.added) this.addFolder(f.uri, this.clientName);
+          this.refreshAll();
+        }),
+      );
+    }
     if (this.capabilities.watchedFiles) {
       await this.connection.client.register(DidChangeWatchedFilesNotification.type, {
         // the whole workspace too: a write by someone else to an open file is a stale-file warning
@@ -154,7 +179,7 @@ export class IntentServer {
     } else {
       // Clients without dynamic file watching (Neovim 0.10 on Linux, Helix, eglot) still need to see the
       // terminal's `intent select` and hand edits to the YAML: watch the few files that matter ourselves.
-      this.watcher = new FallbackWatcher((paths) => this.filesChanged(paths.map((p) => pathToFileURL(p).href)));
+      this.watcher = new FallbackWatcher(this.guard("file watcher", (paths: string[]) => this.filesChanged(paths.map((p) => pathToFileURL(p).href))));
       for (const ctx of this.contexts.values()) this.watcher.watch(ctx.root);
     }
     if (this.capabilities.configuration) {
@@ -164,11 +189,11 @@ export class IntentServer {
       await this.pullSettings();
     }
     for (const ctx of this.contexts.values()) ctx.heartbeat();
-    this.heartbeat = setInterval(() => this.contexts.forEach((c) => c.heartbeat()), HEARTBEAT_MS);
+    this.heartbeat = setInterval(this.guard("heartbeat", () => this.contexts.forEach((c) => c.heartbeat())), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.refreshAll();
     await Promise.all([...this.contexts.values()].map((ctx) => this.pollLedger(ctx, true)));
-    this.ledgerTimer = setInterval(() => this.contexts.forEach((ctx) => void this.pollLedger(ctx)), LEDGER_POLL_MS);
+    this.ledgerTimer = setInterval(() => this.contexts.forEach((ctx) => void this.pollLedger(ctx)), LEDGER_POLL_MS); // pollLedger catches its own errors
     this.ledgerTimer.unref();
   }
 
@@ -215,9 +240,16 @@ export class IntentServer {
     }
   }
 
+  /** Clients that push settings instead of answering workspace/configuration send them here. */
+  private async configurationChanged(pushed: unknown): Promise<void> {
+    if (this.capabilities.configuration) await this.pullSettings();
+    else this.applyClientSettings((pushed as Record<string, unknown> | null)?.[SETTINGS_SECTION]);
+    this.refreshAll();
+  }
+
   private applyClientSettings(raw: unknown, only?: WorkspaceContext): void {
     if (!raw || typeof raw !== "object") return;
-    const { values, issues } = sanitize(raw as Record<string, unknown>);
+    const { values, issues } = editorSettings(raw);
     for (const issue of issues) this.connection.console.warn(`intent-lsp: editor setting ${SETTINGS_SECTION}: ${issue}`);
     for (const ctx of only ? [only] : this.contexts.values()) {
       ctx.setClientSettings(values);
@@ -251,20 +283,21 @@ export class IntentServer {
     this.schedule(doc.uri);
   }
 
+  /** The keystroke path: work in proportion to the edit; anything else waits for the publish debounce. */
   private change(uri: string, changes: Parameters<TrackedDocument["applyChanges"]>[0], version: number): void {
     const tracked = this.documents.get(uri);
     if (!tracked) return;
     const wasEdited = tracked.edits.isEdited();
     tracked.applyChanges(changes, version);
     if (tracked.ctx && tracked.path && tracked.ctx.ruleFileOf(tracked.path)) this.ruleFileEdited(tracked);
-    if (wasEdited !== tracked.edits.isEdited() && tracked.ctx) this.shareDirtyFiles(tracked.ctx);
+    if (wasEdited !== tracked.edits.isEdited()) this.dirtyChanged = true;
     this.schedule(uri);
   }
 
   private close(uri: string): void {
     const tracked = this.documents.get(uri);
     this.documents.delete(uri);
-    if (tracked?.ctx) this.shareDirtyFiles(tracked.ctx);
+    this.dirtyChanged = true;
     clearTimeout(this.pending.get(uri));
     this.pending.delete(uri);
     const rule = tracked?.ctx && tracked.path ? tracked.ctx.ruleFileOf(tracked.path) : undefined;
@@ -295,7 +328,7 @@ export class IntentServer {
     await ctx.ledger.poll().catch(() => undefined);
     doc.attribute(ctx.ledger.entriesFor(doc.path));
     this.updateFindings(doc);
-    this.shareDirtyFiles(ctx);
+    this.dirtyChanged = true;
     this.refreshLenses();
   }
 
@@ -309,13 +342,18 @@ export class IntentServer {
     } catch {
       disk = undefined;
     }
-    doc.fileFindings = fileFindings(doc, disk, ctx.sessions, Date.now());
+    doc.fileFindings = fileFindings(doc, disk);
     this.schedule(doc.uri);
   }
 
-  private shareDirtyFiles(ctx: WorkspaceContext): void {
-    const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited()).map((d) => d.path!);
-    ctx.setDirtyFiles(dirty);
+  /** Tells other sessions which files have unsaved edits here (written off the keystroke path). */
+  private shareDirtyFiles(): void {
+    if (!this.dirtyChanged) return;
+    this.dirtyChanged = false;
+    for (const ctx of this.contexts.values()) {
+      const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited()).map((d) => d.path!);
+      ctx.setDirtyFiles(dirty);
+    }
   }
 
   /** Reads new ledger lines; re-attributes open documents whose files they touch. */
@@ -362,10 +400,13 @@ export class IntentServer {
     clearTimeout(this.ruleReloads.get(ctx));
     this.ruleReloads.set(
       ctx,
-      setTimeout(() => {
-        this.ruleReloads.delete(ctx);
-        this.refresh(ctx);
-      }, RULE_RELOAD_DELAY_MS),
+      setTimeout(
+        this.guard("reloading rules", () => {
+          this.ruleReloads.delete(ctx);
+          this.refresh(ctx);
+        }),
+        RULE_RELOAD_DELAY_MS,
+      ),
     );
   }
 
@@ -378,10 +419,16 @@ export class IntentServer {
       if (!ctx || !path) continue;
       if (ctx.ruleFileOf(path) || isOtherSessionFile(ctx, path)) touched.add(ctx);
       else if (ctx.ledger.sources.some((s) => s.path === path)) void this.pollLedger(ctx);
-      const open = this.documents.get(pathToFileURL(fsPath!).href);
+      const open = this.documentAt(fsPath!);
       if (open) this.updateFindings(open);
     }
     for (const ctx of touched) this.refresh(ctx);
+  }
+
+  /** The open document of a file, whatever URI spelling its editor used (%3A, %40, …). */
+  private documentAt(fsPath: string): TrackedDocument | undefined {
+    for (const doc of this.documents.values()) if (doc.fsPath === fsPath) return doc;
+    return undefined;
   }
 
   // --- diagnostics -----------------------------------------------------------------------------
@@ -404,16 +451,25 @@ export class IntentServer {
     clearTimeout(this.pending.get(uri));
     this.pending.set(
       uri,
-      setTimeout(() => {
-        this.pending.delete(uri);
-        this.publish(uri);
-      }, PUBLISH_DELAY_MS),
+      setTimeout(
+        this.guard("publishing diagnostics", () => {
+          this.pending.delete(uri);
+          this.shareDirtyFiles();
+          this.publish(uri);
+        }),
+        PUBLISH_DELAY_MS,
+      ),
     );
   }
 
   private publish(uri: string): void {
     const doc = this.documents.get(uri);
-    const diagnostics: Diagnostic[] = doc ? [...scopeDiagnostics(doc), ...doc.fileFindings] : [];
+    const diagnostics: Diagnostic[] = [];
+    if (doc) {
+      diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
+      const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
+      if (claimed) diagnostics.push(claimed);
+    }
     if (this.ruleFileUris.has(uri)) diagnostics.push(...this.ruleFileDiagnostics(uri));
     void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
   }
@@ -435,7 +491,7 @@ export class IntentServer {
 
   /** Diagnostics of the workspace's own files are published whether or not they are open, like a compiler's. */
   private publishWorkspaceFiles(ctx: WorkspaceContext): void {
-    const uri = (rel: string) => pathToFileURL(join(ctx.root, rel)).href;
+    const uri = (rel: string) => this.documentAt(join(ctx.root, rel))?.uri ?? pathToFileURL(join(ctx.root, rel)).href;
     const problems: [string, number][] = [
       [uri(INTENTS_FILE), ctx.rules.intents.problems.length],
       [uri(CONFIG_FILE), ctx.rules.config.problems.length],
@@ -506,14 +562,5 @@ function ledgerSize(ctx: WorkspaceContext): number {
     return statSync(ctx.ledger.file).size;
   } catch {
     return 0;
-  }
-}
-
-function uriToPath(uri: string): string | undefined {
-  if (!uri.startsWith("file:")) return undefined;
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
   }
 }

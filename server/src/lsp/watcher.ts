@@ -4,6 +4,7 @@ import { ORCHESTRATION_DIR, SESSIONS_DIR } from "../engine/workspaceFiles";
 
 /** Coalesces bursts of file events (an atomic rename fires several) into one callback. */
 const SETTLE_MS = 60;
+const REARM_MS = 1000;
 
 /**
  * Server-side watching for clients that cannot register file watchers. Watches only the directories
@@ -23,7 +24,11 @@ export class FallbackWatcher {
     for (const dir of dirs) {
       try {
         const w = watch(dir, { persistent: false }, (_event, name) => name && this.note(join(dir, name.toString())));
-        w.on("error", () => w.close());
+        // the directory went away (git checkout, rm -r): close, and re-arm once the dust settles
+        w.on("error", () => {
+          w.close();
+          setTimeout(() => this.rearm(root), REARM_MS).unref();
+        });
         list.push(w);
       } catch {
         /* the directory does not exist (yet); the root watcher sees it appear and we re-arm below */
@@ -44,14 +49,15 @@ export class FallbackWatcher {
       const paths = [...this.changed];
       this.changed.clear();
       // .orchestration or .sessions may have been created since we started: re-arm missing watchers
-      for (const root of [...this.watchers.keys()]) {
-        if (this.watchers.get(root)!.length < 3) {
-          this.unwatch(root);
-          this.watch(root);
-        }
-      }
+      for (const root of [...this.watchers.keys()]) if (this.watchers.get(root)!.length < 3) this.rearm(root);
       this.onChange(paths);
     }, SETTLE_MS);
+  }
+
+  private rearm(root: string): void {
+    if (!this.watchers.has(root)) return; // unwatched meanwhile
+    this.unwatch(root);
+    this.watch(root);
   }
 
   dispose(): void {

@@ -8,6 +8,7 @@ import { buildRules, type Rules } from "../engine/rules";
 import {
   listSessions,
   newSessionRecord,
+  pruneDeadSessions,
   readWorkspaceSelection,
   removeSession,
   resolveSelection,
@@ -97,6 +98,7 @@ export class WorkspaceContext {
     this.session.heartbeat = now.toISOString();
     try {
       writeSession(this.root, this.session);
+      pruneDeadSessions(this.root, now.getTime());
     } catch {
       /* a read-only workspace still gets diagnostics; sessions are best effort there */
     }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { lock } from "proper-lockfile";
 import { writeFileAtomic } from "../atomicWrite";
+import { acquireLock } from "../fileLock";
 import { INTENTS_FILE, readOptional } from "../workspaceFiles";
 import type { WriteResult } from "./writeback";
 
@@ -15,7 +15,7 @@ export async function modifyIntentsFile(root: string, basedOn: string | undefine
   const path = join(root, INTENTS_FILE);
   let release: (() => Promise<void>) | undefined;
   try {
-    release = await lock(path, { realpath: false, stale: 10_000, retries: { retries: 20, minTimeout: 20, maxTimeout: 200 } });
+    release = await acquireLock(path, { retries: { retries: 20, minTimeout: 20, maxTimeout: 200 } });
   } catch (err) {
     return { ok: false, reason: `${INTENTS_FILE} is locked by another writer (${(err as Error).message}); try again in a moment.` };
   }

@@ -10,22 +10,13 @@
  */
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import lockfile from "proper-lockfile";
 import { AGENT_TRACE_VERSION, METADATA_KEY, type IntentLspMetadata, type TraceRecord } from "@shared/agentTrace";
+import { acquireLock, type LockOptions } from "../fileLock";
 import { bytesHash } from "../hashing";
 import { validateRecord } from "./schema";
 
-export type LockRetries = NonNullable<lockfile.LockOptions["retries"]>;
-
-export interface LockOptions {
-  /**
-   * A lock not refreshed for this many ms is taken over (proper-lockfile's minimum is 2000). The holder
-   * refreshes every stale/2 ms, so this only fires when the holder died or hung.
-   */
-  stale?: number;
-  /** Backoff while another process holds the lock; the default waits up to about 100 s. */
-  retries?: LockRetries;
-}
+export type LockRetries = NonNullable<LockOptions["retries"]>;
+export type { LockOptions };
 
 export interface AppendOptions extends LockOptions {
   /** Refuse records that fail the Agent Trace schema (checked for version 0.1.0 only). Default true. */
@@ -79,30 +70,11 @@ export async function appendRecord(ledgerFile: string, record: TraceRecord, opts
  */
 export async function acquireLedgerLock(ledgerFile: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
   await ensureFile(ledgerFile);
-  let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(ledgerFile, {
-      stale: opts.stale ?? DEFAULT_STALE_MS,
-      retries: opts.retries ?? DEFAULT_LOCK_RETRIES,
-      // Losing the lock (this process stalled longer than `stale`) must not crash the server: the single
-      // O_APPEND write keeps lines whole, and at worst two records share a `prev`, which verify accepts.
-      onCompromised: () => {},
-    });
+    return await acquireLock(ledgerFile, { stale: opts.stale ?? DEFAULT_STALE_MS, retries: opts.retries ?? DEFAULT_LOCK_RETRIES });
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === "ELOCKED") {
-      throw new LedgerAppendError(`could not lock ${ledgerFile}: another process kept ${ledgerFile}.lock for the whole wait; if no intent-lsp or agent hook is running, remove that directory and retry`);
-    }
-    throw new LedgerAppendError(`could not lock ${ledgerFile}: ${err.message}`);
+    throw new LedgerAppendError((e as Error).message);
   }
-  return async () => {
-    try {
-      await release();
-    } catch (e) {
-      // ERELEASED: the lock was taken over after a stall; nothing left to release.
-      if ((e as NodeJS.ErrnoException).code !== "ERELEASED") throw e;
-    }
-  };
 }
 
 async function appendLocked(ledgerFile: string, record: TraceRecord): Promise<AppendResult> {

@@ -1,0 +1,43 @@
+import lockfile from "proper-lockfile";
+
+/**
+ * The cross-process lock every writer of a shared file takes (the ledger, active_intents.yaml): a
+ * `<file>.lock` directory, as proper-lockfile makes it, taken over when its holder stopped refreshing it.
+ */
+export interface LockOptions {
+  /** A lock not refreshed for this long is taken over (a writer that was killed). */
+  stale?: number;
+  retries?: lockfile.LockOptions["retries"];
+}
+
+export class LockError extends Error {
+  override name = "LockError";
+}
+
+export async function acquireLock(file: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, {
+      realpath: false,
+      stale: opts.stale ?? 10_000,
+      retries: opts.retries ?? { retries: 200, factor: 1.2, minTimeout: 2, maxTimeout: 50, randomize: true },
+      // Losing the lock after a long stall must not throw inside a timer (that would kill the server): the
+      // writes it guards are single appends or atomic renames, so the worst case is a lost race, not a torn file.
+      onCompromised: () => {},
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ELOCKED") {
+      throw new LockError(`could not lock ${file}: another process kept ${file}.lock for the whole wait; if no intent-lsp or agent hook is running, remove that directory and retry`);
+    }
+    throw new LockError(`could not lock ${file}: ${err.message}`);
+  }
+  return async () => {
+    try {
+      await release();
+    } catch (e) {
+      // ERELEASED: the lock was taken over after a stall; nothing left to release.
+      if ((e as NodeJS.ErrnoException).code !== "ERELEASED") throw e;
+    }
+  };
+}
