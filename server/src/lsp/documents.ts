@@ -12,6 +12,12 @@ import type { WorkspaceContext } from "./workspace";
  * An open document: its text, the lines edited since its baseline, and a cached verdict. The verdict
  * depends on the path and the rules only, so it is computed once per rules generation, not per keystroke.
  */
+export interface AttributedBlock {
+  start: number;
+  end: number;
+  attribution: LineAttribution;
+}
+
 export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" };
 
 export class TrackedDocument {
@@ -23,6 +29,7 @@ export class TrackedDocument {
   diskHash: string;
   /** Attribution of each baseline line, from the ledger; current lines map onto it through `edits`. */
   private attributions: (LineAttribution | undefined)[] = [];
+  private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
   /** Whole-file findings (stale-file, untraced-change, claimed-elsewhere), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
 
@@ -89,9 +96,19 @@ export class TrackedDocument {
     return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
   }
 
-  /** Runs of current lines written by the same record, for CodeLens and inlay hints. Not on the keystroke path. */
-  attributedBlocks(): { start: number; end: number; attribution: LineAttribution }[] {
-    const out: { start: number; end: number; attribution: LineAttribution }[] = [];
+  /**
+   * Runs of current lines written by the same record, for CodeLens and inlay hints. Clients ask again after
+   * every change, so the answer is kept per document version and attribution.
+   */
+  attributedBlocks(): AttributedBlock[] {
+    if (this.blocksCache?.version !== this.doc.version || this.blocksCache.attributions !== this.attributions) {
+      this.blocksCache = { version: this.doc.version, attributions: this.attributions, blocks: this.computeBlocks() };
+    }
+    return this.blocksCache.blocks;
+  }
+
+  private computeBlocks(): AttributedBlock[] {
+    const out: AttributedBlock[] = [];
     if (!this.attributions.length) return out;
     this.edits.origins().forEach((origin, line) => {
       const attribution = origin === undefined ? undefined : this.attributions[origin];
