@@ -1,16 +1,18 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
-import type { TempWorkspace } from "../support/workspace";
-import { claudeEdit, ensureBuilt, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { TempWorkspace } from "../support/workspace";
+import { claudeEdit, ensureBuilt, gitWorkspace, LEDGER, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
 
 /**
  * One fixture, two doors: the language server's diagnostics for edits in the editor, and `intent check` for
- * the same changes made by an agent through the hooks and seen as a git diff. They must agree file by file.
+ * the same changes made by an agent through the hooks and seen as a git diff. They must agree file by file;
+ * so must the editor's commands and their `intent` subcommands (blame, select, ignoring a path).
  */
 
 beforeAll(ensureBuilt);
 
+const API = "src/api/weather.ts";
 const SCOPE_CODES = new Set(["out-of-scope", "intent-not-in-progress", "no-active-intent"]);
 
 /** Each edit replaces one whole line (0-based) with new text. */
@@ -42,7 +44,7 @@ async function hoverText(client: LspClient, path: string, line: number): Promise
   return h ? (h.contents as { value: string }).value : "";
 }
 
-describe("the editor's diagnostics and `intent check` agree", () => {
+describe("the editor and the CLI agree", () => {
   let ws: TempWorkspace;
   let client: LspClient | undefined;
   afterEach(async () => {
@@ -113,5 +115,47 @@ describe("the editor's diagnostics and `intent check` agree", () => {
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
     await new Promise((r) => setTimeout(r, 400));
     expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+
+  it("blame: the same rows for a file, no row for the line after a final newline; a path outside the workspace is refused", async () => {
+    ws = new TempWorkspace();
+    ws.write(LEDGER, "");
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5");
+    const [from, to] = ["export interface Weather {", "export interface Weather { // v2"];
+    runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root });
+    ws.write(API, ws.read(API).replace(from, to));
+    runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root });
+    expect(ws.read(API).endsWith("\n")).toBe(true);
+
+    client = await LspClient.start({ root: ws.root });
+    const fromCli = JSON.parse(runCli(["blame", API, "--json"], { cwd: ws.root }).stdout);
+    const fromEditor = await client.executeCommand("intent.blame", { path: API });
+    expect(fromEditor).toEqual(fromCli);
+    expect(fromCli.lines).toHaveLength(ws.read(API).split("\n").length - 1);
+    expect(fromCli.lines.find((l: any) => l.kind === "traced")).toMatchObject({ line: 3, intent: "INT-001", text: to });
+
+    // an open document: the same rows, and the same count of lines
+    await client.open(API);
+    expect(await client.executeCommand("intent.blame", { uri: client.uri(API) })).toEqual(fromCli);
+
+    await expect(client.executeCommand("intent.blame", { path: "../../etc/passwd" })).rejects.toThrow(`"../../etc/passwd" is not a file inside the workspace ${ws.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
+  });
+
+  it("select: the same refusal in both doors; ignorePath refuses line breaks", async () => {
+    ws = new TempWorkspace();
+    client = await LspClient.start({ root: ws.root });
+    const cli = runCli(["select", "INT-004"], { cwd: ws.root }).stderr;
+    expect(cli).toBe("intent select: INT-004 is PENDING; start it first (`intent start INT-004`) or pass --start to start and select it\n");
+    await expect(client.executeCommand("intent.selectIntent", { id: "INT-004" })).rejects.toThrow('INT-004 is PENDING; start it first (`intent start INT-004`) or pass "start": true to start and select it');
+    await expect(client.executeCommand("intent.selectIntent", { id: "INT-999" })).rejects.toThrow("no intent INT-999 in active_intents.yaml; `intent status` lists the intents");
+    await client.executeCommand("intent.selectIntent", { id: "INT-004", start: true });
+    expect(JSON.parse(ws.read(".orchestration/.sessions/workspace.json")).intent).toBe("INT-004");
+    expect(ws.read(".orchestration/active_intents.yaml")).toMatch(/id: INT-004\n {4}name: Onboarding guide\n {4}status: IN_PROGRESS\n/);
+
+    const before = ws.read(".intentignore");
+    await expect(client.executeCommand("intent.ignorePath", { path: "docs/x.md\n!src/**" })).rejects.toThrow('"docs/x.md\\n!src/**" must be a workspace-relative path');
+    await expect(client.executeCommand("intent.ignorePath", { path: "../outside.md" })).rejects.toThrow("must be a workspace-relative path");
+    expect(ws.read(".intentignore")).toBe(before);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseUnifiedDiff } from "../../server/src/engine/git";
-import { gateShell } from "../../server/src/engine/hooks/gateWrite";
-import { changedLineNumbers, normalizeModelId, undoEdits } from "../../server/src/engine/hooks/recordWrite";
+import { gateShell } from "../../server/src/engine/agent/shellPolicy";
+import { changedLineNumbers, undoEdits } from "../../server/src/engine/agent/agentWrite";
+import { normalizeModelId } from "../../server/src/engine/contributor";
 
 /** The pure pieces under the CLI, on inputs the end-to-end tests do not reach. */
 

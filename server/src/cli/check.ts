@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { checkFiles, intentsFileFindings, type CheckedFile } from "../engine/check";
+import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
 import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../engine/git";
 import { readOptional } from "../engine/workspaceFiles";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
@@ -42,15 +42,12 @@ export const checkCommand: Command = {
       throw e;
     }
 
-    const files: CheckedFile[] = [];
-    for (const d of diffs) {
-      if (d.binary || d.status === "deleted" || !d.lines.length || ws.rules.ignore.ignores(d.path)) continue;
-      const content = staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path));
-      if (content === undefined) continue;
-      files.push({ path: d.path, lines: content.split("\n"), changed: d.lines });
-    }
+    const changes: ChangedFile[] = diffs
+      .filter((d) => !d.binary && d.status !== "deleted")
+      .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
     const ledger = await readLedger(ws);
-    const findings = [...intentsFileFindings(ws.rules), ...checkFiles(files, ws.rules, (p) => ledger.entriesFor(p))];
+    const checked = checkChanges(changes, ws.rules, (p) => ledger.entriesFor(p));
+    const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     io.out(
       formatReport(
         {
@@ -58,8 +55,8 @@ export const checkCommand: Command = {
           base: base.label,
           baseRevision: base.rev,
           staged,
-          checkedFiles: files.length,
-          checkedLines: files.reduce((n, f) => n + f.changed.length, 0),
+          checkedFiles: checked.checkedFiles,
+          checkedLines: checked.checkedLines,
           findings,
         },
         format,

@@ -6,7 +6,7 @@ import { CLI_VERSION } from "./args";
 export const CHECK_FORMATS = ["text", "json", "sarif", "github"] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
-export interface CheckReport {
+interface CheckReport {
   /**
    * The workspace's folder within the repository ("" at the top, else "app/"): GitHub resolves annotation and
    * SARIF paths against the repository root, while findings are workspace-relative like the ledger's paths.
@@ -63,7 +63,7 @@ const RULE_IDS = Object.keys(RULES) as FindingCode[];
 
 const SARIF_LEVEL: Record<FindingSeverity, "error" | "warning" | "note"> = { error: "error", warning: "warning", information: "note", hint: "note" };
 
-export function sarifReport(r: CheckReport): object {
+function sarifReport(r: CheckReport): object {
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
@@ -101,7 +101,7 @@ export function sarifReport(r: CheckReport): object {
 const GITHUB_COMMAND: Record<FindingSeverity, string> = { error: "error", warning: "warning", information: "notice", hint: "notice" };
 
 /** `::error file=…,line=…,endLine=…,title=…::message`, escaped as the Actions runner expects. */
-export function githubLine(f: Finding): string {
+function githubLine(f: Finding): string {
   const props = [`file=${prop(f.path)}`, `line=${f.startLine}`, `endLine=${f.endLine}`, ...(f.column ? [`col=${f.column}`] : []), `title=${prop(`intent-lsp ${f.code}`)}`];
   return `::${GITHUB_COMMAND[f.severity]} ${props.join(",")}::${data(f.message)}\n`;
 }

@@ -1,7 +1,7 @@
-import { claudeCodeFailure, claudeCodeHook } from "../engine/hooks/claudeCode";
-import { cursorFailure, cursorHook } from "../engine/hooks/cursor";
-import type { HookEnvironment } from "../engine/hooks/flows";
-import type { HookAnswer } from "../engine/hooks/payload";
+import type { HookEnvironment } from "../engine/agent/events";
+import { claudeCodeFailure, claudeCodeHook } from "./hook/claudeCode";
+import { cursorFailure, cursorHook } from "./hook/cursor";
+import type { HookAnswer } from "./hook/payload";
 import { CLI_VERSION, CliError, parse, ROOT_OPTION, type Command } from "./args";
 
 const USAGE = `intent hook claude-code|cursor [--root DIR]

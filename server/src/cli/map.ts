@@ -1,7 +1,5 @@
-import { join } from "node:path";
-import { writeFileAtomic } from "../engine/atomicWrite";
-import { renderIntentMap } from "../engine/intentMap";
-import { INTENT_MAP_FILE, readOptional } from "../engine/workspaceFiles";
+import { regenerateIntentMap } from "../engine/intentMap";
+import { INTENT_MAP_FILE } from "../engine/workspaceFiles";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 
@@ -16,14 +14,9 @@ export const mapCommand: Command = {
     const { values } = parse("map", argv, { ...ROOT_OPTION });
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     const ledger = await readLedger(ws);
-    const text = renderIntentMap(ws.rules.catalogue, ledger);
-    const file = join(ws.root, INTENT_MAP_FILE);
-    if (readOptional(file) === text) {
-      io.out(`${INTENT_MAP_FILE} is up to date (${ws.rules.catalogue.intents.length} intents, ${ledger.recordCount} records).\n`);
-      return 0;
-    }
-    writeFileAtomic(file, text);
-    io.out(`Wrote ${INTENT_MAP_FILE} (${ws.rules.catalogue.intents.length} intents, ${ledger.recordCount} records).\n`);
+    const { path, changed } = regenerateIntentMap(ws.root, ws.rules.catalogue, ledger);
+    const counts = `${ws.rules.catalogue.intents.length} intents, ${ledger.recordCount} records`;
+    io.out(changed ? `Wrote ${path} (${counts}).\n` : `${path} is up to date (${counts}).\n`);
     return 0;
   },
 };

@@ -1,8 +1,5 @@
 import { userInfo } from "node:os";
-import { clientOfSession } from "../engine/hooks/agentSession";
-import { modifyIntentsFile } from "../engine/intents/store";
-import { transition } from "../engine/intents/writeback";
-import { newSessionRecord, readSession, writeSession, writeWorkspaceSelection } from "../engine/sessions";
+import { selectIntent } from "../engine/selection";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
@@ -29,34 +26,21 @@ export const selectCommand: Command = {
     if (!id && !values.clear) throw new CliError("name the intent to select (e.g. `intent select INT-001`) or pass --clear", 2);
     if (id && values.clear) throw new CliError("give an intent id or --clear, not both", 2);
     const ws = openWorkspace(io, values.root, { requireIntents: true });
-    const by = `cli (${safeUser()})`;
-
-    if (id) {
-      const intent = ws.rules.catalogue.byId.get(id);
-      if (!intent) throw new CliError(`no intent ${id} in active_intents.yaml${ws.rules.intents.hasErrors ? " (the file has errors: `intent status` lists them)" : ""}; \`intent status\` lists the intents`);
-      if (intent.status !== "IN_PROGRESS") {
-        if (!values.start) throw new CliError(`${id} is ${intent.status}; start it first (\`intent start ${id}\`) or pass --start to start and select it`);
-        const result = await modifyIntentsFile(ws.root, ws.rules.intentsText, (text) => transition(text, id, "IN_PROGRESS", new Date()));
-        if (!result.ok) throw new CliError(result.reason);
-        io.out(`${id}: ${intent.status} → IN_PROGRESS\n`);
-      }
+    const session = values.session;
+    const result = await selectIntent(ws.root, ws.rules, id ?? null, { start: values.start, startHint: "pass --start", session, by: `cli (${safeUser()})`, now: new Date() });
+    if (!result.ok) throw new CliError(result.reason);
+    const { intent, startedFrom } = result;
+    if (intent && startedFrom) io.out(`${intent.id}: ${startedFrom} → IN_PROGRESS\n`);
+    const label = intent ? `${intent.id} (${intent.name})` : undefined;
+    if (session !== undefined) {
+      io.out(label ? `Selected ${label} for session ${session}.\n` : `Session ${session} follows the workspace selection again.\n`);
+    } else {
+      io.out(
+        label
+          ? `Selected ${label} for the workspace; editors and agents without a selection of their own follow it.\n`
+          : `Cleared the workspace selection; edits count under an intent only by auto-selection${ws.rules.settings.autoSelect ? "" : " (which is off: select an intent to edit)"}.\n`,
+      );
     }
-    const intentId = id ?? null;
-    const label = id ? `${id} (${ws.rules.catalogue.byId.get(id)!.name})` : undefined;
-
-    if (values.session) {
-      const existing = readSession(ws.root, values.session);
-      const record = existing ?? { ...newSessionRecord(values.session, clientOfSession(values.session)), pid: 0 };
-      writeSession(ws.root, { ...record, intent: intentId, heartbeat: new Date().toISOString() });
-      io.out(label ? `Selected ${label} for session ${values.session}.\n` : `Session ${values.session} follows the workspace selection again.\n`);
-      return 0;
-    }
-    writeWorkspaceSelection(ws.root, intentId, by);
-    io.out(
-      label
-        ? `Selected ${label} for the workspace; editors and agents without a selection of their own follow it.\n`
-        : `Cleared the workspace selection; edits count under an intent only by auto-selection${ws.rules.settings.autoSelect ? "" : " (which is off: select an intent to edit)"}.\n`,
-    );
     return 0;
   },
 };

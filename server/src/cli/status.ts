@@ -1,16 +1,16 @@
 import { relativeTime } from "../engine/describe";
+import { ruleFileProblems } from "../engine/ruleFileProblems";
 import { isLive, listSessions, readWorkspaceSelection, type SessionRecord } from "../engine/sessions";
-import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
 
 const USAGE = `intent status [--json] [--root DIR]
 
 The active selection (or auto-selection), every intent with its status and scope, the problems in
-active_intents.yaml (file:line:col), and the live sessions: editors and agents working in this workspace
+active_intents.yaml and config.jsonc (file:line:col), and the live sessions: editors and agents working in this workspace
 now (a session whose heartbeat stopped more than two minutes ago has expired and is not listed).`;
 
-export interface StatusReport {
+interface StatusReport {
   root: string;
   selection: { intent: string; by: string; at: string } | null;
   autoSelect: boolean;
@@ -19,14 +19,14 @@ export interface StatusReport {
   sessions: { id: string; client: string; intent: string | null; heartbeat: string }[];
 }
 
-export function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
+function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
   const sel = readWorkspaceSelection(ws.root);
   return {
     root: ws.root,
     selection: sel?.intent ? { intent: sel.intent, by: sel.by, at: sel.selectedAt } : null,
     autoSelect: ws.rules.settings.autoSelect,
     intents: ws.rules.catalogue.intents.map((i) => ({ id: i.id, name: i.name, status: i.status, owned_scope: i.ownedScope, selected: sel?.intent === i.id })),
-    problems: ws.rules.intents.problems.map((p) => ({ file: INTENTS_FILE, line: p.start.line + 1, column: p.start.character + 1, severity: p.severity, message: p.message })),
+    problems: ruleFileProblems(ws.rules, ws.texts).map(({ file, line, column, severity, message }) => ({ file, line, column, severity, message })),
     sessions: sessions
       .filter((s) => isLive(s, now))
       .sort((a, b) => a.id.localeCompare(b.id))
@@ -34,7 +34,7 @@ export function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[
   };
 }
 
-export function statusText(r: StatusReport, now: number): string {
+function statusText(r: StatusReport, now: number): string {
   const out = [`Workspace: ${r.root}`];
   if (r.selection) {
     const intent = r.intents.find((i) => i.id === r.selection!.intent);
@@ -49,9 +49,9 @@ export function statusText(r: StatusReport, now: number): string {
   for (const i of r.intents) {
     out.push(`  ${i.selected ? "*" : " "} ${i.id.padEnd(idWidth)}  ${i.status.padEnd(11)}  ${i.name.padEnd(nameWidth)}  ${i.owned_scope.join(", ")}`);
   }
-  if (r.problems.length) {
-    out.push("", `Problems in ${INTENTS_FILE}:`);
-    for (const p of r.problems) out.push(`  ${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}`);
+  for (const file of new Set(r.problems.map((p) => p.file))) {
+    out.push("", `Problems in ${file}:`);
+    for (const p of r.problems.filter((q) => q.file === file)) out.push(`  ${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}`);
   }
   out.push("", "Live sessions:");
   if (!r.sessions.length) out.push("  (none)");

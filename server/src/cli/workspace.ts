@@ -1,12 +1,14 @@
 import { buildRules, type Rules } from "../engine/rules";
 import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
-import { INTENTS_FILE, readRuleFiles } from "../engine/workspaceFiles";
+import { INTENTS_FILE, readRuleFiles, type RuleFileTexts } from "../engine/workspaceFiles";
 import { resolveWorkspaceRoot, type WorkspaceRoot } from "../engine/workspaceRoot";
 import { CliError, type Io } from "./args";
 
 /** The workspace a command works in, and its rules as the editor would see them with nothing open. */
 export interface CliWorkspace extends WorkspaceRoot {
   rules: Rules;
+  /** The rule files `rules` were built from. */
+  texts: RuleFileTexts;
 }
 
 export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requireIntents?: boolean } = {}): CliWorkspace {
@@ -19,11 +21,12 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
   if (!found) {
     throw new CliError(`no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`);
   }
-  const rules = buildRules(readRuleFiles(found.root));
+  const texts = readRuleFiles(found.root);
+  const rules = buildRules(texts);
   if (opts.requireIntents && !rules.intentsFileExists) {
     throw new CliError(`no ${INTENTS_FILE} in ${found.root}; declare your intents there first (see the README), or pass --root DIR`);
   }
-  return { ...found, rules };
+  return { ...found, rules, texts };
 }
 
 /** Every ledger of the workspace, read to the end. */

@@ -31,25 +31,45 @@ export interface Finding {
   column?: number;
 }
 
-export interface CheckedFile {
+export interface ChangedFile {
   path: string;
-  /** The checked content (working tree or index), split on "\n". */
+  /** 1-based line numbers of the checked content that changed since the base. */
+  changed: readonly number[];
+  /** The checked content (working tree or index), read only for files that are checked; undefined: gone. */
+  read(): string | undefined;
+}
+
+interface CheckResult {
+  findings: Finding[];
+  /** Files and changed lines that were checked (exempt and vanished files are not). */
+  checkedFiles: number;
+  checkedLines: number;
+}
+
+interface CheckedFile {
+  path: string;
+  /** The checked content, split on "\n" as git numbers the diff's lines. */
   lines: readonly string[];
-  /** 1-based line numbers of `lines` that changed since the base. */
   changed: readonly number[];
 }
 
 /** What a changed line is, before it becomes a finding (or nothing). */
 type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdict: Verdict };
 
-export function checkFiles(files: readonly CheckedFile[], rules: Rules, entriesFor: (path: string) => readonly TraceEntry[]): Finding[] {
-  const findings: Finding[] = [];
-  for (const file of files) findings.push(...checkFile(file, rules, entriesFor(file.path)));
-  return findings;
+export function checkChanges(files: readonly ChangedFile[], rules: Rules, entriesFor: (path: string) => readonly TraceEntry[]): CheckResult {
+  const result: CheckResult = { findings: [], checkedFiles: 0, checkedLines: 0 };
+  for (const file of files) {
+    if (!file.changed.length || rules.ignore.ignores(file.path)) continue; // exempt paths are nobody's business
+    const content = file.read();
+    if (content === undefined) continue;
+    result.checkedFiles++;
+    result.checkedLines += file.changed.length;
+    result.findings.push(...checkFile({ path: file.path, lines: content.split("\n"), changed: file.changed }, rules, entriesFor(file.path)));
+  }
+  return result;
 }
 
-export function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry[]): Finding[] {
-  if (!file.changed.length || rules.ignore.ignores(file.path)) return []; // exempt paths are nobody's business
+function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry[]): Finding[] {
   const attributions = attribute(entries, file.lines);
   const verdicts = new Map<string, Verdict>();
   const verdictFor = (intentId: string | undefined): Verdict => {
@@ -126,7 +146,7 @@ export function intentsFileFindings(rules: Rules): Finding[] {
   }));
 }
 
-export interface CheckSummary {
+interface CheckSummary {
   error: number;
   warning: number;
   information: number;

@@ -25,7 +25,7 @@ export interface RelatedFile {
   edits: number;
 }
 
-export interface ContextInput {
+interface ContextInput {
   intent: Intent;
   catalogue: Catalogue;
   specs: readonly SpecInput[];

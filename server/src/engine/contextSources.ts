@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { buildIntentContext, type ContextResult, type RelatedFile, type SpecInput } from "./context";
 import { runGit } from "./git";
-import { workspacePath } from "./hooks/gateWrite";
+import { toWorkspacePath } from "./paths";
 import type { Intent } from "./intents/model";
 import type { TraceEntry } from "./ledger/read";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
@@ -31,7 +31,7 @@ const MAX_SCOPE_FILES = 200;
 
 function specInputs(root: string, intent: Intent): SpecInput[] {
   return intent.relatedSpecs.map((s) => {
-    const path = workspacePath(root, s.ref);
+    const path = toWorkspacePath(root, s.ref);
     const text = path === undefined ? undefined : readOptional(resolve(root, path));
     return text === undefined ? { type: s.type, ref: s.ref, missing: true } : { type: s.type, ref: s.ref, excerpt: excerpt(text) };
   });

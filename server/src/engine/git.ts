@@ -1,14 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 /**
- * The few git questions `intent check` and the hooks ask, answered by the `git` executable (the only way to
- * read packs, worktrees and the index faithfully). Output parsing is pure and exported for tests.
+ * The few git questions `intent check`, `intent context` and the recorders ask. Diffs, merge-bases and
+ * the index are answered by the `git` executable (the only way to read packs and the index faithfully);
+ * HEAD's commit, asked on every save, is read from the files (`headRevision`). Output parsing is pure and
+ * exported for tests.
  */
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
-export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 export class GitError extends Error {
   override name = "GitError";
@@ -43,11 +45,11 @@ export function gitTopLevel(cwd: string): string | undefined {
 }
 
 /** The commit a ref names, or undefined when it does not exist. */
-export function resolveCommit(root: string, ref: string): string | undefined {
+function resolveCommit(root: string, ref: string): string | undefined {
   return tryGit(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])?.trim() || undefined;
 }
 
-export interface Base {
+interface Base {
   /** What the user reads: the ref as given, or how the default was chosen. */
   label: string;
   /** What git diffs against: a commit, or the empty tree. */
@@ -74,7 +76,7 @@ export function chooseBase(root: string, given: string | undefined): Base {
   return { label: "HEAD", rev: head };
 }
 
-export interface FileDiff {
+interface FileDiff {
   /** Workspace-relative path in the new version (the old path for a deletion). */
   path: string;
   status: "added" | "modified" | "deleted" | "renamed";
@@ -113,7 +115,7 @@ function wholeFileAdded(root: string, path: string): FileDiff {
 }
 
 /** 1..n for the lines of a text; a final newline ends the last line rather than starting another. */
-export function lineNumbers(text: string): number[] {
+function lineNumbers(text: string): number[] {
   if (text === "") return [];
   const n = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   return Array.from({ length: n }, (_, i) => i + 1);
@@ -194,7 +196,7 @@ function stripPrefix(raw: string, prefix: string): string {
 }
 
 /** git's C-style quoting of unusual names ("tab\there", octal escapes for non-UTF-8 bytes). */
-export function unquote(s: string): string {
+function unquote(s: string): string {
   if (!s.startsWith('"') || !s.endsWith('"') || s.length < 2) return s;
   const bytes: number[] = [];
   const body = s.slice(1, -1);
@@ -215,4 +217,86 @@ export function unquote(s: string): string {
     }
   }
   return Buffer.from(bytes).toString("utf8");
+}
+
+// --- HEAD without a process ----------------------------------------------------------------------------
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+/** Refs that live in each worktree's own git dir; every other ref is shared through the common dir. */
+const PER_WORKTREE_REF = /^(HEAD|refs\/(bisect|worktree|rewritten)\/)/;
+
+/**
+ * The commit HEAD points at, for the repository `root` lies in (the workspace may be a folder inside it),
+ * read from the files, never by starting `git`: records are written on every save, and `git` may be absent.
+ * Follows a `.git` file (`gitdir: …`, worktrees and submodules), `commondir` (a worktree's branches live in
+ * the main repository), loose refs, then `packed-refs`. Undefined for an unborn branch, no repository, or a
+ * ref store this does not read (reftable).
+ */
+export function headRevision(root: string): string | undefined {
+  const gitDir = findGitDir(root);
+  if (!gitDir) return undefined;
+  const commonDir = readCommonDir(gitDir);
+  let ref = "HEAD";
+  for (let depth = 0; depth < 5; depth++) {
+    const value = readRef(PER_WORKTREE_REF.test(ref) ? gitDir : commonDir, ref);
+    if (value === undefined) return undefined;
+    if (!value.startsWith("ref:")) return OBJECT_ID.test(value) ? value : undefined;
+    ref = value.slice(4).trim(); // a symbolic ref: HEAD → refs/heads/main
+  }
+  return undefined;
+}
+
+/** The git dir of the repository `start` is in: the nearest `.git` at or above it, a folder or a `gitdir:` file. */
+function findGitDir(start: string): string | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    const dotGit = join(dir, ".git");
+    const kind = fileKind(dotGit);
+    if (kind === "dir") return dotGit;
+    if (kind === "file") {
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "");
+      return m ? resolve(dir, m[1]!) : undefined; // relative to the folder holding the .git file
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** A linked worktree's git dir names the main one in `commondir` (relative to itself); else it is its own. */
+function readCommonDir(gitDir: string): string {
+  const common = readText(join(gitDir, "commondir"))?.trim();
+  return common ? resolve(gitDir, common) : gitDir;
+}
+
+/** A ref's value as stored: a loose file first, then `packed-refs` (which never holds HEAD). */
+function readRef(dir: string, ref: string): string | undefined {
+  const loose = readText(join(dir, ref))?.trim();
+  if (loose) return loose;
+  if (ref === "HEAD") return undefined;
+  const packed = readText(join(dir, "packed-refs"));
+  if (!packed) return undefined;
+  for (const line of packed.split("\n")) {
+    if (line.startsWith("#") || line.startsWith("^")) continue; // the header, peeled tags
+    const space = line.indexOf(" ");
+    if (space > 0 && line.slice(space + 1).trimEnd() === ref) return line.slice(0, space);
+  }
+  return undefined;
+}
+
+function fileKind(path: string): "dir" | "file" | undefined {
+  try {
+    const s = statSync(path);
+    return s.isDirectory() ? "dir" : s.isFile() ? "file" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }

@@ -52,7 +52,7 @@ export function contentHash(lines: readonly string[]): string {
 
 /** Whole-file hash (`pre_hash`/`post_hash`, flat records' `content_hash`). */
 export function fileHash(text: string): string {
-  return contentHash(text.split("\n"));
+  return contentHash(splitLines(text));
 }
 
 /** Short hash of one normalized line, used to re-anchor single lines; not a content proof on its own. */

@@ -1,8 +1,11 @@
+import { join } from "node:path";
+import { writeFileAtomic } from "./atomicWrite";
 import type { Catalogue } from "./intents/model";
 import type { TraceEntry } from "./ledger/read";
+import { INTENT_MAP_FILE, readOptional } from "./workspaceFiles";
 
 /** What the intent map needs from the ledger; WorkspaceLedger provides it. */
-export interface LedgerView {
+interface LedgerView {
   filesFor(intentId: string): string[];
   editCount(intentId: string): number;
   lastChange(intentId: string): TraceEntry | undefined;
@@ -13,7 +16,7 @@ export interface LedgerView {
  * `.orchestration/intent_map.md` (DESIGN §2): intent → files, projected from the ledger. Deterministic for
  * the same catalogue and ledger (no "generated at" clock), so regenerating an unchanged map changes nothing.
  */
-export function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {
+function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {
   const out = [
     "# Intent map",
     "",
@@ -29,4 +32,17 @@ export function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): strin
     out.push(...(files.length ? files.map((f) => `- \`${f}\``) : ["_No recorded changes yet._"]), "");
   }
   return out.join("\n");
+}
+
+/**
+ * Rebuilds `intent_map.md` from the ledger as read so far (`intent map`, `intent.regenerateMap`). Written
+ * only when its text changes, atomically, so a reader never sees half a map and an unchanged ledger leaves the
+ * file (and its mtime) alone.
+ */
+export function regenerateIntentMap(root: string, catalogue: Catalogue, ledger: LedgerView): { path: typeof INTENT_MAP_FILE; changed: boolean } {
+  const text = renderIntentMap(catalogue, ledger);
+  const file = join(root, INTENT_MAP_FILE);
+  const changed = readOptional(file) !== text;
+  if (changed) writeFileAtomic(file, text);
+  return { path: INTENT_MAP_FILE, changed };
 }

@@ -2,6 +2,7 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
 import { defaultSettings, type Settings, type Severity } from "@shared/settings";
 import type { Span } from "./intents/model";
+import { isSafeRelative } from "./paths";
 
 /** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
 
@@ -51,7 +52,7 @@ export function sanitize(raw: Record<string, unknown>): { values: Partial<Settin
         else issues.push(`"exempt" must be a list of gitignore patterns.`);
         break;
       case "ledgerPath":
-        if (typeof v === "string" && v && !v.startsWith("/") && !v.split("/").includes("..")) values.ledgerPath = v;
+        if (typeof v === "string" && isSafeRelative(v)) values.ledgerPath = v;
         else issues.push(`"ledgerPath" must be a workspace-relative path.`);
         break;
       case "contributor": {

@@ -14,14 +14,17 @@ export interface WorkspaceRoot {
   via: "given" | "intents" | "git";
 }
 
-export function findWorkspaceRoot(start: string): WorkspaceRoot | undefined {
-  let dir = resolve(start);
-  for (;;) {
-    if (existsSync(resolve(dir, INTENTS_FILE))) return { root: dir, via: "intents" };
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+/** The nearest folder at or above `start` holding the intents file; never starts a process (the editor asks). */
+export function findIntentsRoot(start: string): string | undefined {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (existsSync(resolve(dir, INTENTS_FILE))) return dir;
+    if (dirname(dir) === dir) return undefined;
   }
+}
+
+function findWorkspaceRoot(start: string): WorkspaceRoot | undefined {
+  const intents = findIntentsRoot(start);
+  if (intents) return { root: intents, via: "intents" };
   const top = isDirectory(start) ? gitTopLevel(resolve(start)) : undefined;
   return top ? { root: top, via: "git" } : undefined;
 }

@@ -4,7 +4,8 @@ import { addToIntentIgnore } from "../engine/ignore";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "../engine/intents/store";
 import { amendScope, transition } from "../engine/intents/writeback";
-import { writeWorkspaceSelection } from "../engine/sessions";
+import { isSafeRelative } from "../engine/paths";
+import { selectIntent as select } from "../engine/selection";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspace";
 
@@ -18,6 +19,11 @@ export interface CommandHost {
   refresh(ctx: WorkspaceContext): void;
   /** The open document at `uri`, if any. */
   document(uri: string): TrackedDocument | undefined;
+  /**
+   * Reads the ledger's new lines and re-attributes the open documents they touch. Without it a command's
+   * own `ctx.ledger.poll()` would take those lines from under the server's refresh.
+   */
+  pollLedger(ctx: WorkspaceContext): Promise<void>;
   now(): Date;
 }
 
@@ -38,32 +44,36 @@ function requireString(args: Record<string, unknown>, key: string, example: stri
   return v;
 }
 
+/** Why active_intents.yaml must not be written from the editor now, if so. */
+function intentsWriteBlocked(host: CommandHost, ctx: WorkspaceContext): string | undefined {
+  return host.hasUnsavedIntents(ctx) ? "active_intents.yaml in the editor differs from the file on disk (unsaved changes, or it changed underneath); save or reload it, then try again." : undefined;
+}
+
 async function writeIntents(host: CommandHost, ctx: WorkspaceContext, change: Parameters<typeof modifyIntentsFile>[2]) {
-  if (host.hasUnsavedIntents(ctx)) throw fail("active_intents.yaml in the editor differs from the file on disk (unsaved changes, or it changed underneath); save or reload it, then try again.");
+  const blocked = intentsWriteBlocked(host, ctx);
+  if (blocked) throw fail(blocked);
   const result = await modifyIntentsFile(ctx.root, ctx.rules.intentsText, change);
   if (!result.ok) throw fail(result.reason);
 }
 
-const selectIntent: CommandHandler = async (host, args) => {
+/** The workspace selection, set as `intent select` sets it; `id` null clears it. */
+async function selectForWorkspace(host: CommandHost, args: Record<string, unknown>, id: string | null) {
   const ctx = host.context(args);
-  const id = requireString(args, "id", `{"id":"INT-001"}`);
-  const intent = ctx.rules.catalogue.byId.get(id);
-  if (!intent) throw fail(`No intent ${id} in active_intents.yaml.`);
-  if (intent.status !== "IN_PROGRESS") {
-    if (!args.start) throw fail(`${id} is ${intent.status}; start it first (or pass "start": true to start and select it).`);
-    await writeIntents(host, ctx, (text) => transition(text, id, "IN_PROGRESS", host.now()));
-  }
-  writeWorkspaceSelection(ctx.root, id, ctx.session.id, host.now());
+  const result = await select(ctx.root, ctx.rules, id, {
+    start: Boolean(args.start),
+    startHint: `pass "start": true`,
+    by: ctx.session.id,
+    now: host.now(),
+    intentsWriteBlocked: () => intentsWriteBlocked(host, ctx),
+  });
+  if (!result.ok) throw fail(result.reason);
   host.refresh(ctx);
   return { selected: id };
-};
+}
 
-const clearIntent: CommandHandler = async (host, args) => {
-  const ctx = host.context(args);
-  writeWorkspaceSelection(ctx.root, null, ctx.session.id, host.now());
-  host.refresh(ctx);
-  return { selected: null };
-};
+const selectIntent: CommandHandler = async (host, args) => selectForWorkspace(host, args, requireString(args, "id", `{"id":"INT-001"}`));
+
+const clearIntent: CommandHandler = async (host, args) => selectForWorkspace(host, args, null);
 
 const amendScopeCommand: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
@@ -87,7 +97,8 @@ const transitionCommand: CommandHandler = async (host, args) => {
 const ignorePath: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
   const path = requireString(args, "path", `{"path":"docs/notes.md"}`);
-  if (path.startsWith("/") || path.split("/").includes("..")) throw fail(`"${path}" must be a workspace-relative path.`);
+  // a line break would add another pattern to .intentignore, `..` would reach outside the workspace
+  if (!isSafeRelative(path)) throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
   const added = addToIntentIgnore(ctx.root, path);
   host.refresh(ctx);
   return { ignored: path, added };

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { Diagnostic, TextDocumentContentChangeEvent } from "vscode-languageserver";
 import { attribute, type LineAttribution } from "../engine/attribution";
+import type { LineOwner } from "../engine/blame";
 import { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
@@ -18,7 +19,7 @@ export interface AttributedBlock {
   attribution: LineAttribution;
 }
 
-export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" };
+export type { LineOwner };
 
 export class TrackedDocument {
   readonly edits: EditedLines;

@@ -2,77 +2,52 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
-import { writeFileAtomic } from "../engine/atomicWrite";
-import { attribute } from "../engine/attribution";
+import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../engine/contextSources";
-import { renderIntentMap } from "../engine/intentMap";
+import { regenerateIntentMap } from "../engine/intentMap";
 import { verifyLedger } from "../engine/ledger/verify";
-import { INTENT_MAP_FILE, readOptional } from "../engine/workspaceFiles";
-import type { CommandHandler } from "./commands";
-import type { LineOwner } from "./documents";
+import { toWorkspacePath } from "../engine/paths";
+import { readOptional } from "../engine/workspaceFiles";
+import type { CommandHandler, CommandHost } from "./commands";
+import type { WorkspaceContext } from "./workspace";
 
 /** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 
-export interface BlameLine {
-  /** 1-based. */
-  line: number;
-  kind: "traced" | "edited" | "untraced";
-  intent?: string;
-  contributor?: string;
-  model?: string;
-  timestamp?: string;
-  traceId?: string;
-  exact?: boolean;
+const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
+
+/** The ledger read to its end, as `intent` reads it, before a command answers from it. */
+async function readLedger(host: CommandHost, ctx: WorkspaceContext): Promise<void> {
+  await host.pollLedger(ctx);
 }
 
-function blameLine(line: number, owner: LineOwner): BlameLine {
-  if (owner.kind !== "traced") return { line, kind: owner.kind };
-  const { entry, exact } = owner.attribution;
-  return {
-    line,
-    kind: "traced",
-    intent: entry.intentId,
-    contributor: entry.contributor.type,
-    model: entry.contributor.modelId,
-    timestamp: entry.timestamp,
-    traceId: entry.recordId,
-    exact,
-  };
-}
-
+/**
+ * `intent blame`'s rows for a file: an open document by its tracked edits (unsaved lines are "edited"), any
+ * other file from disk. Lines are 0-based in the arguments, as LSP positions are, and 1-based in the rows.
+ */
 const blame: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
   const doc = typeof args.uri === "string" ? host.document(args.uri) : undefined;
-  const path = doc?.path ?? (typeof args.path === "string" ? args.path : undefined);
-  if (!path) throw new ResponseError(ErrorCodes.InvalidParams, `Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
-  let owners: (line: number) => LineOwner;
-  let count: number;
-  if (doc) {
-    owners = (l) => doc.owner(l);
-    count = doc.doc.lineCount;
-  } else {
-    const text = readOptional(join(ctx.root, path));
-    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${path} does not exist in the workspace.`);
-    const lines = text.split(/\r?\n/);
-    const attributions = attribute(ctx.ledger.entriesFor(path), lines);
-    owners = (l) => (attributions[l] ? { kind: "traced", attribution: attributions[l]! } : { kind: "untraced" });
-    count = lines.length;
+  let path = doc?.path;
+  if (path === undefined) {
+    if (typeof args.path !== "string" || !args.path) throw invalid(`Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
+    path = toWorkspacePath(ctx.root, args.path);
+    if (path === undefined) throw invalid(`${JSON.stringify(args.path)} is not a file inside the workspace ${ctx.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
   }
-  // 0-based and inclusive, as LSP positions are; the whole file when absent
-  const start = Math.max(0, typeof args.startLine === "number" ? args.startLine : 0);
-  const end = Math.min(count - 1, typeof args.endLine === "number" ? args.endLine : count - 1);
-  const out: BlameLine[] = [];
-  for (let l = start; l <= end; l++) out.push(blameLine(l + 1, owners(l)));
-  return { path, lines: out };
+  const range: BlameRange = {
+    ...(typeof args.startLine === "number" ? { start: args.startLine + 1 } : {}),
+    ...(typeof args.endLine === "number" ? { end: args.endLine + 1 } : {}),
+  };
+  if (doc) return { path, lines: blameByOwner(doc.doc.getText(), (line) => doc.owner(line), range) };
+  const text = readOptional(join(ctx.root, path));
+  if (text === undefined) throw invalid(`${path} does not exist in the workspace.`);
+  await readLedger(host, ctx);
+  return { path, lines: blameFile(ctx.ledger.entriesFor(path), text, range) };
 };
 
 const regenerateMap: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
-  await ctx.ledger.poll();
-  const text = renderIntentMap(ctx.rules.catalogue, ctx.ledger);
-  const changed = readOptional(join(ctx.root, INTENT_MAP_FILE)) !== text;
-  if (changed) writeFileAtomic(join(ctx.root, INTENT_MAP_FILE), text);
-  return { path: INTENT_MAP_FILE, changed, intents: ctx.rules.catalogue.intents.length };
+  await readLedger(host, ctx);
+  return { ...regenerateIntentMap(ctx.root, ctx.rules.catalogue, ctx.ledger), intents: ctx.rules.catalogue.intents.length };
 };
 
 const verifyLedgerCommand: CommandHandler = async (host, args) => {
@@ -93,7 +68,7 @@ const showContext: CommandHandler = async (host, args) => {
   if (!id) throw new ResponseError(ErrorCodes.InvalidParams, `Missing argument "id" (for example {"id":"INT-001"}), and no intent is selected.`);
   const intent = ctx.rules.catalogue.byId.get(id);
   if (!intent) throw new ResponseError(ErrorCodes.InvalidParams, `No intent ${id} in active_intents.yaml.`);
-  await ctx.ledger.poll();
+  await readLedger(host, ctx);
   const result = gatherIntentContext(ctx.root, ctx.rules, ctx.ledger, intent, typeof args.budget === "number" ? args.budget : undefined);
   return { id, xml: result.xml, bytes: result.bytes, omitted: result.omitted };
 };

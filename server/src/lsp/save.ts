@@ -4,6 +4,7 @@ import { appendRecord } from "../engine/ledger/append";
 import { parseLedgerLines, type TraceEntry } from "../engine/ledger/read";
 import { prepareRecord } from "../engine/ledger/recordChange";
 import { noteLesson } from "../engine/lessons";
+import { shouldRecord } from "../engine/recordPolicy";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspace";
 
@@ -24,7 +25,7 @@ export interface PreparedSave {
 export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave | undefined {
   const { ctx, path } = doc;
   const verdict = doc.verdict();
-  if (!ctx || path === undefined || !verdict || verdict.kind === "exempt" || ctx.ruleFileOf(path)) return undefined;
+  if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return undefined;
   const changedLines: number[] = [];
   for (const b of doc.edits.blocks()) for (let l = b.start; l <= b.end; l++) changedLines.push(l + 1);
   const settings = ctx.rules.settings;
@@ -45,8 +46,9 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
   return { path, record, entries: parseLedgerLines(JSON.stringify(record), 0).entries, verdict };
 }
 
-export async function writeSave(ctx: WorkspaceContext, save: PreparedSave): Promise<boolean> {
-  await ctx.ledger.poll(); // an agent hook may have recorded this very content a moment ago
+/** `poll` reads the ledger through the server, so whatever else it brings re-attributes open documents too. */
+export async function writeSave(ctx: WorkspaceContext, save: PreparedSave, poll: () => Promise<void>): Promise<boolean> {
+  await poll(); // an agent hook may have recorded this very content a moment ago
   const postHash = save.record.metadata?.["dev.intent-lsp"]?.post_hash;
   if (postHash && ctx.ledger.hasPostHash(save.path, postHash)) return false;
   await appendRecord(ctx.ledger.file, save.record);

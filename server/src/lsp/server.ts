@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -21,6 +21,7 @@ import { allCommands } from "@shared/commands";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
+import { findIntentsRoot } from "../engine/workspaceRoot";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { claimedElsewhere, fileFindings } from "./findings";
@@ -264,7 +265,7 @@ export class IntentServer {
     let ctx = fsPath ? this.contextOf(fsPath) : undefined;
     if (!ctx && fsPath) {
       // a file outside every workspace folder (or an editor that sent none): adopt the intent workspace above it
-      const root = findIntentRoot(dirname(fsPath));
+      const root = findIntentsRoot(dirname(fsPath));
       if (root) {
         this.addFolder(pathToFileURL(root).href, this.clientName);
         ctx = this.contexts.get(root);
@@ -320,12 +321,12 @@ export class IntentServer {
     if (save) {
       doc.attribute([...ctx.ledger.entriesFor(doc.path), ...save.entries]);
       try {
-        await writeSave(ctx, save);
+        await writeSave(ctx, save, () => this.pollLedger(ctx));
       } catch (err) {
         void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${save.path} in the ledger: ${(err as Error).message}`);
       }
     }
-    await ctx.ledger.poll().catch(() => undefined);
+    await this.pollLedger(ctx);
     doc.attribute(ctx.ledger.entriesFor(doc.path));
     this.updateFindings(doc);
     this.dirtyChanged = true;
@@ -530,6 +531,7 @@ export class IntentServer {
       return !!doc && doc.doc.getText() !== readOptional(join(ctx.root, INTENTS_FILE));
     },
     refresh: (ctx) => this.refresh(ctx),
+    pollLedger: (ctx) => this.pollLedger(ctx),
     document: (uri) => this.documents.get(uri),
     now: () => new Date(),
   };
@@ -548,13 +550,6 @@ function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
   if (!path.startsWith(`${SESSIONS_DIR}/`)) return false;
   const name = path.slice(SESSIONS_DIR.length + 1);
   return !name.startsWith(".") && name !== sessionFileName(ctx.session.id);
-}
-
-function findIntentRoot(dir: string): string | undefined {
-  for (let d = dir; ; d = dirname(d)) {
-    if (existsSync(join(d, INTENTS_FILE))) return d;
-    if (dirname(d) === d) return undefined;
-  }
 }
 
 function ledgerSize(ctx: WorkspaceContext): number {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { relative, sep } from "node:path";
 import type { Settings } from "@shared/settings";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
+import { toWorkspacePath } from "../engine/paths";
 import { buildRules, type Rules } from "../engine/rules";
 import {
   listSessions,
@@ -49,9 +49,7 @@ export class WorkspaceContext {
 
   /** Workspace-relative POSIX path of an absolute file path, or undefined when it lies outside. */
   relativePath(fsPath: string): string | undefined {
-    const rel = relative(this.root, fsPath);
-    if (!rel || rel.startsWith("..") || rel.startsWith(sep + sep) || /^[A-Za-z]:/.test(rel)) return undefined;
-    return rel.split(sep).join("/");
+    return toWorkspacePath(this.root, fsPath);
   }
 
   ruleFileOf(path: string): RuleFile | undefined {

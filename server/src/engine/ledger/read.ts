@@ -65,7 +65,8 @@ export interface ParseResult {
 /** Paths that trace tools use for things that are not files; never attributed. */
 export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
 
-const INTENT_ID = /^[A-Z]+-\d{3,}$/;
+/** An intent id as DESIGN §2.1 defines it. */
+export const INTENT_ID = /^[A-Z]+-\d{3,}$/;
 const SEMVER = /^\d+\.\d+\.\d+$/;
 const HEX = /^[0-9a-f]*$/;
 const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -189,7 +190,7 @@ export function splitLineHashes(entry: Pick<TraceEntry, "lineHashes">): string[]
 
 // ---------------------------------------------------------------------------------------------------------
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
 /** Fields shared by every entry of one record. */
 interface RecordFields {
@@ -340,15 +341,21 @@ function rangeSpan(range: unknown): [number, number] | undefined {
 
 function contributorOf(raw: unknown, pool: StringPool): EntryContributor {
   if (!isObject(raw)) return pool.contributor("unknown", undefined);
-  const type = contributorType(raw["type"] ?? raw["entity_type"]);
-  const model = str(raw["model_id"]) ?? str(raw["model_identifier"]);
-  return pool.contributor(type, model === undefined ? undefined : pool.intern(model));
+  const model = contributorModel(raw);
+  return pool.contributor(contributorType(raw), model === undefined ? undefined : pool.intern(model));
 }
 
-function contributorType(raw: unknown): ContributorType {
+/** A contributor's type in any dialect (`type`, or the older `entity_type`), in any case; else "unknown". */
+export function contributorType(contributor: JsonObject): ContributorType {
+  const raw = contributor["type"] ?? contributor["entity_type"];
   if (typeof raw !== "string") return "unknown";
   const t = raw.toLowerCase();
   return t === "ai" || t === "human" || t === "mixed" ? t : "unknown";
+}
+
+/** A contributor's model id as recorded (`model_id`, or the older `model_identifier`). */
+export function contributorModel(contributor: JsonObject): string | undefined {
+  return str(contributor["model_id"]) ?? str(contributor["model_identifier"]);
 }
 
 /**
@@ -369,9 +376,11 @@ function intentFromRelated(related: unknown, pool: StringPool): string | undefin
   return undefined;
 }
 
-function intentIdOf(v: unknown): string | undefined {
+/** The intent id a `related` url or value names (`urn:intent:ID` or a bare ID), if it names a valid one. */
+export function intentIdOf(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
-  const id = v.startsWith(INTENT_URN_PREFIX) ? decodeURIComponentSafe(v.slice(INTENT_URN_PREFIX.length)) : v;
+  const rest = v.startsWith(INTENT_URN_PREFIX) ? v.slice(INTENT_URN_PREFIX.length) : undefined;
+  const id = rest === undefined ? v : (decodeURIComponentSafe(rest) ?? rest);
   return INTENT_ID.test(id) ? id : undefined;
 }
 
@@ -390,11 +399,12 @@ function hashOrNull(v: unknown): string | null | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-function str(v: unknown): string | undefined {
+/** A non-empty string, or undefined. */
+export function str(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
 
-function isObject(v: unknown): v is JsonObject {
+export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
@@ -407,10 +417,11 @@ export function isBlankLine(s: string): boolean {
   return true;
 }
 
-function decodeURIComponentSafe(s: string): string {
+/** `decodeURIComponent`, or undefined for a malformed escape (ledgers are read, never trusted). */
+export function decodeURIComponentSafe(s: string): string | undefined {
   try {
     return decodeURIComponent(s);
   } catch {
-    return s;
+    return undefined;
   }
 }

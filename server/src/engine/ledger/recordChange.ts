@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { MutationClass, ScopeVerdict, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../gate";
+import { headRevision } from "../git";
 import { fileHash } from "../hashing";
 import { appendRecord } from "./append";
 import { buildRecord, changedRanges } from "./record";
@@ -51,7 +51,7 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
     preHash: change.before === null ? null : fileHash(change.before),
     scope: scopeVerdict(verdict),
     intentId,
-    revision: gitHead(change.root),
+    revision: headRevision(change.root),
     now: change.now,
   });
 }
@@ -88,33 +88,4 @@ export function mutationClass(path: string, before: string | null, after: string
   if (DOC.test(path)) return "DOCUMENTATION";
   if (CONFIG.test(path)) return "CONFIGURATION";
   return "INTENT_EVOLUTION";
-}
-
-/** HEAD's commit, read from .git without starting a process (saves are frequent; `git` may be absent). */
-export function gitHead(root: string): string | undefined {
-  try {
-    let gitDir = join(root, ".git");
-    const dotGit = readFileSync(gitDir, "utf8").trim(); // a worktree or submodule: "gitdir: …"
-    if (dotGit.startsWith("gitdir:")) gitDir = resolve(root, dotGit.slice(7).trim());
-    return resolveHead(gitDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EISDIR") return resolveHead(join(root, ".git"));
-    return undefined;
-  }
-}
-
-function resolveHead(gitDir: string): string | undefined {
-  try {
-    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
-    if (!head.startsWith("ref: ")) return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
-    const ref = head.slice(5);
-    try {
-      return readFileSync(join(gitDir, ref), "utf8").trim();
-    } catch {
-      const packed = readFileSync(join(gitDir, "packed-refs"), "utf8");
-      return packed.split("\n").find((l) => l.endsWith(` ${ref}`))?.split(" ")[0];
-    }
-  } catch {
-    return undefined; // an unborn branch or not a repository: no vcs field
-  }
 }

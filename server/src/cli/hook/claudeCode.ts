@@ -1,16 +1,15 @@
-import { agentSessionId } from "./agentSession";
+import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
+import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
+import { agentSessionId } from "../../engine/agent/session";
+import { classifyTool } from "../../engine/agent/toolCall";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { internalErrorDecision, type GateDecision } from "./gateWrite";
-import { openWorkspace, postWrite, preShell, preWrite, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, type PostOutcome } from "./flows";
-import { modelFromTranscript, normalizeModelId, undoEdits, type StringEdit } from "./recordWrite";
 
 /**
  * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
-
-const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -21,12 +20,14 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
     client: "claude-code",
   };
   switch (event) {
-    case "PreToolUse":
-      return preToolUse(p, henv, session);
+    case "PreToolUse": {
+      const call = classifyTool(str(p["tool_name"]) ?? "", asObject(p["tool_input"] ?? {}));
+      return decisionAnswer(beforeToolUse(openAgentWorkspace(henv, session), call, str(p["tool_use_id"])));
+    }
     case "PostToolUse":
       return postToolUse(p, henv, session);
     case "SessionStart": {
-      const ctx = openWorkspace(henv, session);
+      const ctx = openAgentWorkspace(henv, session);
       if (!ctx) return jsonAnswer({});
       return jsonAnswer({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionBriefing(ctx) } });
     }
@@ -35,39 +36,29 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
       return jsonAnswer({});
     default:
       // any other event (UserPromptSubmit, Stop, …) is only a heartbeat
-      openWorkspace(henv, session);
+      openAgentWorkspace(henv, session);
       return jsonAnswer({});
   }
 }
 
-function preToolUse(p: Json, henv: HookEnvironment, session: HookSession): HookAnswer {
-  const tool = str(p["tool_name"]) ?? "";
-  const input = asObject(p["tool_input"] ?? {});
-  if (WRITE_TOOLS.has(tool)) {
-    const filePath = str(input["file_path"]) ?? str(input["notebook_path"]);
-    if (!filePath) return decisionAnswer(internalErrorDecision(new Error(`${tool} call without tool_input.file_path`)));
-    const ctx = openWorkspace(henv, session);
-    return decisionAnswer(preWrite(ctx, filePath, str(input["expected_hash"]) ?? str(input["expected_content_hash"]), str(p["tool_use_id"])));
-  }
-  if (tool === "Bash") {
-    const ctx = openWorkspace(henv, session);
-    return decisionAnswer(preShell(ctx, str(input["command"]) ?? ""));
-  }
-  openWorkspace(henv, session);
-  return jsonAnswer({});
-}
-
 async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
+  const ctx = openAgentWorkspace(henv, session);
   const tool = str(p["tool_name"]) ?? "";
-  const ctx = openWorkspace(henv, session);
-  if (!WRITE_TOOLS.has(tool)) return jsonAnswer({});
   const input = asObject(p["tool_input"] ?? {});
-  const filePath = str(input["file_path"]) ?? str(input["notebook_path"]);
-  if (!filePath) return jsonAnswer({});
-  const response = p["tool_response"];
-  const modelId = normalizeModelId(henv.env["INTENT_LSP_MODEL"] ?? modelFromTranscript(str(p["transcript_path"])), "anthropic");
-  const outcome = await postWrite(ctx, henv, { filePath, callId: str(p["tool_use_id"]), modelId, before: (after) => beforeFromPayload(tool, input, response, after) });
-  return postAnswer(outcome);
+  const call = classifyTool(tool, input);
+  if (call.kind !== "write") return jsonAnswer({});
+  const outcome = await afterWrite(ctx, henv, {
+    filePath: call.filePath,
+    callId: str(p["tool_use_id"]),
+    model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
+    before: (after) => beforeFromPayload(tool, input, p["tool_response"], after),
+  });
+  if (outcome?.kind === "unknown-before") {
+    return jsonAnswer({
+      systemMessage: `intent-lsp did not record this write to ${outcome.path}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
+    });
+  }
+  return jsonAnswer({});
 }
 
 /**
@@ -83,17 +74,8 @@ function beforeFromPayload(tool: string, input: Json, response: unknown, after: 
   return undefined;
 }
 
-function postAnswer(outcome: PostOutcome): HookAnswer {
-  if (outcome.kind === "unknown-before") {
-    return jsonAnswer({
-      systemMessage: `intent-lsp did not record this write to ${outcome.path}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
-    });
-  }
-  return jsonAnswer({});
-}
-
 /** The PreToolUse answer for a gate decision; "none" leaves the call to Claude Code's own permission rules. */
-export function decisionAnswer(d: GateDecision): HookAnswer {
+function decisionAnswer(d: GateDecision): HookAnswer {
   if (d.kind === "none") return jsonAnswer({});
   const reason = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
   return jsonAnswer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });

@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { diffArrays } from "diff";
 import { writeFileAtomic } from "../atomicWrite";
-import { normalizeLines } from "../hashing";
-import type { RecordOutcome } from "../ledger/recordChange";
-import { LedgerIndex } from "../ledger/index";
-import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
-import type { Verdict } from "../gate";
+import { resolveModelId, type ModelSources } from "../contributor";
+import { judge } from "../gate";
+import { fileHash, normalizeLine } from "../hashing";
+import { WorkspaceLedger } from "../ledger/workspaceLedger";
+import { textLines } from "../lines";
+import { toWorkspacePath } from "../paths";
+import { shouldRecord } from "../recordPolicy";
 import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
+import type { GateContext } from "./writeGate";
 
 /**
  * After an agent's write (PostToolUse, afterFileEdit): one Agent Trace record for exactly the lines the
@@ -37,7 +40,7 @@ export function stashBefore(root: string, callKey: string, path: string): void {
 }
 
 /** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */
-export function takeStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
+function takeStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
   const file = stashFile(root, callKey, path);
   const text = readOptional(file);
   if (text === undefined) return undefined;
@@ -118,114 +121,62 @@ export function changedLineNumbers(before: string | null, after: string): number
 }
 
 function contentLines(text: string): string[] {
-  const lines = normalizeLines(text);
-  if (text.endsWith("\n")) lines.pop();
-  return lines;
-}
-
-// --- the model -----------------------------------------------------------------------------------------
-
-const PROVIDERS: readonly [RegExp, string][] = [
-  [/^claude/i, "anthropic"],
-  [/^(gpt|o\d|chatgpt|codex)/i, "openai"],
-  [/^gemini/i, "google"],
-  [/^grok/i, "xai"],
-  [/^(composer|cursor)/i, "cursor"],
-];
-
-/** models.dev style `provider/model`: an id without a provider gets the one its name implies. */
-export function normalizeModelId(raw: string | undefined, fallbackProvider?: string): string | undefined {
-  const id = raw?.trim();
-  if (!id || id === "<synthetic>" || id === "default" || id === "auto") return undefined;
-  if (id.includes("/")) return id.slice(0, 250);
-  const provider = PROVIDERS.find(([re]) => re.test(id))?.[1] ?? fallbackProvider;
-  return (provider ? `${provider}/${id}` : id).slice(0, 250);
-}
-
-/** The transcript's tail holds the latest turns; reading only it keeps the hook fast on long sessions. */
-const TRANSCRIPT_TAIL_BYTES = 512 * 1024;
-
-/** The model of the last assistant message in a Claude Code transcript (JSONL), if any. */
-export function modelFromTranscript(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  let text: string;
-  try {
-    const fd = openSync(path, "r");
-    try {
-      const size = fstatSync(fd).size;
-      const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);
-      const buf = Buffer.alloc(length);
-      readSync(fd, buf, 0, length, size - length);
-      text = buf.toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-  const lines = text.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (!line.includes('"assistant"')) continue;
-    try {
-      const obj = JSON.parse(line) as { type?: unknown; message?: { model?: unknown; role?: unknown } };
-      const model = obj.message?.model;
-      if ((obj.type === "assistant" || obj.message?.role === "assistant") && typeof model === "string" && model !== "<synthetic>") return model;
-    } catch {
-      /* the first line of the tail may be cut; older lines are not needed */
-    }
-  }
-  return undefined;
+  return textLines(text).map(normalizeLine);
 }
 
 // --- recording -----------------------------------------------------------------------------------------
 
-export interface AgentWrite {
-  root: string;
-  ledgerPath: string;
-  path: string;
-  /** Content before the write: a string, null when the file did not exist. */
-  before: string | null;
-  /** Content after the write, as now on disk. */
-  after: string;
-  verdict: Verdict;
-  modelId?: string;
-  sessionId: string;
-  toolVersion: string;
-  now?: Date;
+export interface WriteReport {
+  filePath: string;
+  /** The same call id the pre hook was given, if any. */
+  callId?: string;
+  /** Content before the write when the agent's payload proves it, given the content after (the stash wins). */
+  before?: (after: string) => string | null | undefined;
+  /** Where the model's id may be found; the workspace's settings are the last resort. */
+  model: Omit<ModelSources, "settings">;
 }
 
-export async function recordAgentWrite(w: AgentWrite): Promise<RecordOutcome> {
+export type PostOutcome =
+  | { kind: "recorded"; id: string; path: string }
+  | { kind: "skipped"; why: "outside-workspace" | "not-recorded" | "deleted" | "duplicate" | "unchanged" }
+  /** The write happened but which lines it made cannot be told; nothing recorded rather than a guess. */
+  | { kind: "unknown-before"; path: string };
+
+/**
+ * One record for an agent's write, unless the path is not recorded (`shouldRecord`, as the editor's saves)
+ * or the ledger already pins this exact content for it (the same post hook ran twice, or the editor saved it).
+ */
+export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
+  const path = toWorkspacePath(ctx.root, w.filePath);
+  if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
+  const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
+  if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
+  const after = readOptional(join(ctx.root, path));
+  if (after === undefined) return { kind: "skipped", why: "deleted" };
+  const ledgerPath = ctx.rules.settings.ledgerPath;
+  // every ledger of the workspace, read once: asked now and again just before appending
+  const ledger = new WorkspaceLedger(ctx.root, ledgerPath);
+  await ledger.poll();
+  if (ledger.hasPostHash(path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
+  const before = stash ? stash.content : w.before?.(after);
+  if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
   // call) never needs; a plain require lets the bundler defer it.
   const { recordChange } = require("../ledger/recordChange") as typeof import("../ledger/recordChange");
-  return recordChange({
-    root: w.root,
-    ledgerPath: w.ledgerPath,
-    path: w.path,
-    content: w.after,
-    before: w.before,
-    changedLines: changedLineNumbers(w.before, w.after),
-    verdict: w.verdict,
-    contributor: w.modelId ? { type: "ai", modelId: w.modelId } : { type: "ai" },
-    sessionId: w.sessionId,
-    toolVersion: w.toolVersion,
-    alreadyRecorded: (path, hash) => ledgerHasContent(w.root, w.ledgerPath, path, hash),
-    now: w.now,
+  const modelId = resolveModelId({ ...w.model, settings: ctx.rules.settings });
+  const outcome = await recordChange({
+    root: ctx.root,
+    ledgerPath,
+    path,
+    content: after,
+    before,
+    changedLines: changedLineNumbers(before, after),
+    verdict: judge(path, ctx.rules, ctx.selection),
+    contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
+    sessionId: ctx.sessionId,
+    toolVersion,
+    alreadyRecorded: (p, hash) => ledger.hasPostHash(p, hash),
+    now,
   });
-}
-
-/**
- * Whether any ledger pins `path` to content `hash` (the write was recorded already, e.g. the same post hook
- * ran twice). The hash is searched as text first: on the usual "no" a large ledger is not parsed at all.
- */
-export function ledgerHasContent(root: string, ledgerPath: string, path: string, hash: string): boolean {
-  for (const file of [ledgerPath, REFERENCE_LEDGER]) {
-    const text = readOptional(join(root, file));
-    if (text === undefined || !text.includes(hash)) continue;
-    const index = new LedgerIndex();
-    index.ingest(text, 1);
-    if (index.hasPostHash(path, hash)) return true;
-  }
-  return false;
+  return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
 }

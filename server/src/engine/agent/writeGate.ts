@@ -1,25 +1,29 @@
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { fileHash } from "../hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../gate";
 import type { Intent } from "../intents/model";
+import { toWorkspacePath } from "../paths";
+import { isIntentLspFile } from "../recordPolicy";
 import { buildRules, type Rules } from "../rules";
+import { ruleFileProblems, type RuleFileProblem } from "../ruleFileProblems";
 import { readSession, readWorkspaceSelection, resolveSelection } from "../sessions";
-import { INTENTS_FILE, readOptional, readRuleFiles, RULE_FILES, SESSIONS_DIR } from "../workspaceFiles";
+import { INTENTS_FILE, readOptional, readRuleFiles } from "../workspaceFiles";
 
 /**
  * The agent gate, independent of any agent's protocol (DESIGN §5): may this agent session write this file
  * now? The verdict is `judge`'s and the sentence is `verdictMessage`'s, as in the editor; this module only
  * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
- * Adapters (claudeCode.ts, cursor.ts) turn a decision into their agent's JSON.
+ * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
  */
 
-export type DenyCode =
+type DenyCode =
   | "out-of-scope"
   | "intent-not-in-progress"
   | "no-active-intent"
   | "outside-workspace"
   | "stale-file"
   | "intents-file-broken"
+  | "config-file-broken"
   | "internal-error";
 
 export type GateDecision =
@@ -34,45 +38,47 @@ export interface GateContext {
   root: string;
   sessionId: string;
   rules: Rules;
+  /** Errors in the rule files (intents first): while there is one, every write is denied. */
+  brokenRules: RuleFileProblem | undefined;
   selection: Selection | undefined;
 }
 
 export function loadGateContext(root: string, sessionId: string): GateContext {
   // No last-good catalogue here: a hook process has no memory, and a broken file must deny (fail closed).
-  const rules = buildRules(readRuleFiles(root));
+  const texts = readRuleFiles(root);
+  const rules = buildRules(texts);
+  const brokenRules = ruleFileProblems(rules, texts).find((p) => p.severity === "error");
   const selection = resolveSelection(readSession(root, sessionId), readWorkspaceSelection(root));
-  return { root, sessionId, rules, selection };
+  return { root, sessionId, rules, brokenRules, selection };
 }
 
-export interface WriteGateResult {
+interface WriteGateResult {
   decision: GateDecision;
   /** Workspace-relative path, when the file is inside the workspace. */
   path?: string;
   verdict?: Verdict;
 }
 
-/** Files that define the rules or the record; an agent may propose changes to them, a person decides. */
-const PROTECTED = new Set<string>(RULE_FILES);
-
 export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
-  const path = workspacePath(ctx.root, filePath);
+  const path = toWorkspacePath(ctx.root, filePath);
   if (path === undefined) {
     return {
       decision: deny("outside-workspace", `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
     };
   }
   if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
-  if (PROTECTED.has(path) || path === ctx.rules.settings.ledgerPath || path.startsWith(`${SESSIONS_DIR}/`)) {
+  // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
+  if (isIntentLspFile(path, ctx.rules)) {
     return {
       decision: { kind: "ask", code: "rule-file", reason: `${path} holds intent-lsp's rules or records; an agent's change to it needs the user's approval.` },
       path,
     };
   }
-  const broken = ctx.rules.intents.problems.find((p) => p.severity === "error");
-  if (ctx.rules.intents.hasErrors && broken) {
-    const where = `${INTENTS_FILE}:${broken.start.line + 1}:${broken.start.character + 1}`;
+  const broken = ctx.brokenRules;
+  if (broken) {
+    const code = broken.file === INTENTS_FILE ? "intents-file-broken" : "config-file-broken";
     return {
-      decision: deny("intents-file-broken", `${where}: ${sentence(broken.message)} While ${INTENTS_FILE} has errors every write is denied (fail closed). Ask the user to fix it; \`intent status\` lists every problem.`),
+      decision: deny(code, `${broken.file}:${broken.line}:${broken.column}: ${sentence(broken.message)} While ${broken.file} has errors every write is denied (fail closed). Ask the user to fix it; \`intent status\` lists every problem.`),
       path,
     };
   }
@@ -96,14 +102,6 @@ function deny(code: DenyCode, reason: string): GateDecision {
   return { kind: "deny", code, reason };
 }
 
-/** Workspace-relative POSIX path, or undefined when the file lies outside `root`. */
-export function workspacePath(root: string, filePath: string): string | undefined {
-  const abs = isAbsolute(filePath) ? filePath : resolve(root, filePath);
-  const rel = relative(root, abs);
-  if (!rel || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return rel.split(sep).join("/");
-}
-
 /** A reason to deny when the agent's expected content hash is not the file's current one. */
 function staleness(root: string, path: string, expected: string | undefined): string | undefined {
   if (expected === undefined) return undefined;
@@ -115,7 +113,7 @@ function staleness(root: string, path: string, expected: string | undefined): st
 }
 
 /** What the agent can do about a denial: the command to run, or what to ask the user. */
-export function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
+function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
   const select = (i: Intent) => `\`intent select ${i.id} --session ${sessionId}\``;
   const inProgress = v.owners.filter((o) => o.status === "IN_PROGRESS");
   const startable = v.owners.filter((o) => o.status === "PENDING" || o.status === "BLOCKED");
@@ -148,36 +146,4 @@ export function nextStep(path: string, v: ProblemVerdict, sessionId: string): st
 export function internalErrorDecision(err: unknown): GateDecision {
   const message = err instanceof Error ? err.message : String(err);
   return deny("internal-error", `intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`);
-}
-
-// --- shell commands ------------------------------------------------------------------------------------
-
-/**
- * A shell command cannot be scoped: which files it writes is only known after it ran. So the gate asks the
- * person about commands that look like they write or delete files and leaves the others to the agent's own
- * permission rules. A heuristic, on purpose on the cautious side; it is not a sandbox.
- */
-const WRITING_COMMANDS: readonly [RegExp, string][] = [
-  [/(?<![<>=-])[\d&]?>>?(?!=)\|?\s*(?!&\d|\/dev\/(null|stdout|stderr)\b)[^\s&|;<>]/, "redirects output into a file"],
-  [/(^|[\s;&|(`])(rm|rmdir|unlink|shred|truncate)(\s|$)/, "deletes files"],
-  [/(^|[\s;&|(`])(mv|cp|install|ln|rsync|dd|touch|mkdir|chmod|chown)(\s|$)/, "creates, moves or changes files"],
-  [/(^|[\s;&|(`])tee(\s|$)/, "writes a file with tee"],
-  [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
-  [/(^|[\s;&|(`])git\s+(checkout|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm)(\s|$)/, "rewrites the working tree with git"],
-  [/(^|[\s;&|(`])((patch|unzip)(\s|$)|tar\s+(-?[a-zA-Z]*x|--extract))/, "unpacks or patches files"],
-  [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
-  [/\b(writeFile|open\([^)]*['"][wa]['"])/, "writes files from a script"],
-];
-
-export function gateShell(command: string): GateDecision {
-  for (const [pattern, what] of WRITING_COMMANDS) {
-    if (pattern.test(command)) {
-      return {
-        kind: "ask",
-        code: "shell-write",
-        reason: `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`,
-      };
-    }
-  }
-  return { kind: "none", code: "shell-read-only" };
 }

@@ -1,16 +1,17 @@
 import { join } from "node:path";
-import { judge } from "../gate";
-import { fileHash } from "../hashing";
 import { noteLesson } from "../lessons";
 import { readOptional, INTENTS_FILE } from "../workspaceFiles";
 import { resolveWorkspaceRoot } from "../workspaceRoot";
-import { endAgentSession, touchAgentSession } from "./agentSession";
-import { gateShell, gateWrite, loadGateContext, workspacePath, type GateContext, type GateDecision } from "./gateWrite";
-import { cleanStaleStashes, ledgerHasContent, recordAgentWrite, stashBefore, takeStash } from "./recordWrite";
+import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
+import { endAgentSession, touchAgentSession } from "./session";
+import { gateShell } from "./shellPolicy";
+import type { ToolCall } from "./toolCall";
+import { gateWrite, internalErrorDecision, loadGateContext, type GateContext, type GateDecision } from "./writeGate";
 
 /**
- * What every agent's hooks do, whatever their protocol: gate a write, gate a shell command, record a write,
- * keep the session file. The adapters parse their agent's payload into these calls and print the answer.
+ * What the engine does on each agent hook event, whatever the agent's protocol: before a tool call (gate
+ * it), after a write (record it), at session start and end (the session file). The doors in cli/hook/ read
+ * their agent's payload into these calls and write the answer in their agent's JSON.
  */
 
 export interface HookEnvironment {
@@ -29,19 +30,36 @@ export interface HookSession {
 }
 
 /** The workspace and its rules, or undefined when there is nothing to enforce (no intents file anywhere). */
-export function openWorkspace(henv: HookEnvironment, s: HookSession): GateContext | undefined {
+export function openAgentWorkspace(henv: HookEnvironment, s: HookSession): GateContext | undefined {
   const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd);
   if (!ws || readOptional(join(ws.root, INTENTS_FILE)) === undefined) return undefined;
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
-  touchAgentSession(ws.root, s.sessionId, s.client, henv.now);
+  touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
   return loadGateContext(ws.root, s.sessionId);
 }
 
 /** `callId`: the agent's id for this tool call, when it has one; it pairs the stash with the post hook. */
-export function preWrite(ctx: GateContext | undefined, filePath: string, expectedHash: string | undefined, callId?: string): GateDecision {
+export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, callId?: string): GateDecision {
   if (!ctx) return { kind: "none", code: "no-intents-file" };
-  const result = gateWrite(ctx, filePath, expectedHash);
-  const { decision, path, verdict } = result;
+  switch (call.kind) {
+    case "write":
+      return beforeWrite(ctx, call.filePath, call.expectedHash, callId);
+    case "shell":
+      return gateShell(call.command);
+    case "write-without-path":
+      return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
+    case "other":
+      return { kind: "none", code: "not-gated" };
+  }
+}
+
+/** A shell command reported by its own event (Cursor's beforeShellExecution). */
+export function beforeShell(ctx: GateContext | undefined, command: string): GateDecision {
+  return beforeToolUse(ctx, { kind: "shell", command });
+}
+
+function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {
+  const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
   // the post hook needs the content as it was; only calls that may still run are worth stashing
   if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
   if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
@@ -54,52 +72,8 @@ export function preWrite(ctx: GateContext | undefined, filePath: string, expecte
   return decision;
 }
 
-export function preShell(ctx: GateContext | undefined, command: string): GateDecision {
-  if (!ctx) return { kind: "none", code: "no-intents-file" };
-  return gateShell(command);
-}
-
-export interface WriteReport {
-  filePath: string;
-  /** The same call id the pre hook was given, if any. */
-  callId?: string;
-  /** Content before the write when the agent's payload proves it, given the content after (the stash wins). */
-  before?: (after: string) => string | null | undefined;
-  modelId?: string;
-}
-
-export type PostOutcome =
-  | { kind: "recorded"; id: string; path: string }
-  | { kind: "skipped"; why: "no-intents-file" | "outside-workspace" | "exempt" | "deleted" | "duplicate" | "unchanged" }
-  /** The write happened but which lines it made cannot be told; nothing recorded rather than a guess. */
-  | { kind: "unknown-before"; path: string };
-
-export async function postWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome> {
-  if (!ctx) return { kind: "skipped", why: "no-intents-file" };
-  const path = workspacePath(ctx.root, w.filePath);
-  if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
-  const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
-  const verdict = judge(path, ctx.rules, ctx.selection);
-  if (verdict.kind === "exempt") return { kind: "skipped", why: "exempt" }; // as the editor: exempt files are not recorded
-  const after = readOptional(join(ctx.root, path));
-  if (after === undefined) return { kind: "skipped", why: "deleted" };
-  const ledgerPath = ctx.rules.settings.ledgerPath;
-  if (ledgerHasContent(ctx.root, ledgerPath, path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
-  const before = stash ? stash.content : w.before?.(after);
-  if (before === undefined) return { kind: "unknown-before", path };
-  const outcome = await recordAgentWrite({
-    root: ctx.root,
-    ledgerPath,
-    path,
-    before,
-    after,
-    verdict,
-    modelId: w.modelId ?? ctx.rules.settings.contributor.modelId,
-    sessionId: ctx.sessionId,
-    toolVersion: henv.toolVersion,
-    now: henv.now,
-  });
-  return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
+export async function afterWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome | undefined> {
+  return ctx ? recordAgentWrite(ctx, w, henv.toolVersion, henv.now) : undefined;
 }
 
 export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
@@ -113,8 +87,8 @@ export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
 export function sessionBriefing(ctx: GateContext): string {
   const { rules, selection } = ctx;
   const lines = ["intent-lsp checks every Write/Edit in this workspace against the active intent's scope and records it in the Agent Trace ledger."];
-  if (rules.intents.hasErrors) {
-    lines.push(`${INTENTS_FILE} has errors, so every write is denied until the user fixes it (\`intent status\` lists them).`);
+  if (ctx.brokenRules) {
+    lines.push(`${ctx.brokenRules.file} has errors, so every write is denied until the user fixes it (\`intent status\` lists them).`);
     return lines.join(" ");
   }
   const selected = selection ? rules.catalogue.byId.get(selection.intentId) : undefined;

@@ -1,0 +1,71 @@
+import { attribute, type LineAttribution } from "./attribution";
+import { splitLines } from "./hashing";
+import type { TraceEntry } from "./ledger/read";
+import { textLines } from "./lines";
+
+/**
+ * "Who wrote these lines?" as one list of rows (DESIGN §2.3), for `intent blame` and the editor's
+ * `intent.blame` alike: the same line model, the same fields, the same words.
+ *
+ * Lines are numbered from 1 and counted by `textLines`: a final line break ends the last line, it does not
+ * start another ("a\nb\n" has two lines), in the editor as in the terminal.
+ */
+
+/** Who wrote a line: a ledger entry, an unsaved edit in an open editor, or nobody on record. */
+export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" };
+
+/** One row of blame: `intent blame --json` prints these, `intent.blame` returns them. */
+export interface BlameLine {
+  /** 1-based. */
+  line: number;
+  kind: LineOwner["kind"];
+  intent?: string;
+  contributor?: string;
+  model?: string;
+  timestamp?: string;
+  traceId?: string;
+  /** The line's content is proven by a hash (false: placed by the record's line numbers only). */
+  exact?: boolean;
+  text: string;
+}
+
+/** 1-based, inclusive; absent ends mean the first and the last line. Clamped to the text. */
+export interface BlameRange {
+  start?: number;
+  end?: number;
+}
+
+/** Blame for content read from disk: the ledger's entries for the file re-anchored on `text`. */
+export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}): BlameLine[] {
+  const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
+  return blameByOwner(text, (i) => {
+    const attribution = attributions[i];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+  }, range);
+}
+
+/** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
+export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}): BlameLine[] {
+  const lines = textLines(text);
+  const start = Math.max(1, range.start ?? 1);
+  const end = Math.min(lines.length, range.end ?? lines.length);
+  const out: BlameLine[] = [];
+  for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!));
+  return out;
+}
+
+function blameLine(line: number, owner: LineOwner, text: string): BlameLine {
+  if (owner.kind !== "traced") return { line, kind: owner.kind, text };
+  const { entry, exact } = owner.attribution;
+  return {
+    line,
+    kind: "traced",
+    ...(entry.intentId ? { intent: entry.intentId } : {}),
+    contributor: entry.contributor.type,
+    ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
+    timestamp: entry.timestamp,
+    traceId: entry.recordId,
+    exact,
+    text,
+  };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { classifyTool } from "../../server/src/engine/agent/toolCall";
+import { resolveModelId } from "../../server/src/engine/contributor";
+
+describe("classifyTool: one rule for every agent's tools", () => {
+  it("gates writers, Claude Code's and Cursor's alike, with the file they name", () => {
+    expect(classifyTool("Edit", { file_path: "/w/a.ts", old_string: "a", new_string: "b" })).toEqual({ kind: "write", filePath: "/w/a.ts" });
+    expect(classifyTool("NotebookEdit", { notebook_path: "/w/n.ipynb" })).toEqual({ kind: "write", filePath: "/w/n.ipynb" });
+    expect(classifyTool("edit_file", { target_file: "src/a.ts" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+    expect(classifyTool("Write", { file_path: "/w/a.ts", expected_hash: "sha256:ab" })).toEqual({ kind: "write", filePath: "/w/a.ts", expectedHash: "sha256:ab" });
+  });
+
+  it("gates MCP tools and unknown tools that name a file (fail closed), judging MCP tools by their own name", () => {
+    expect(classifyTool("mcp__filesystem__write_file", { path: "/w/a.ts", content: "x" })).toEqual({ kind: "write", filePath: "/w/a.ts" });
+    expect(classifyTool("mcp__acme__frobnicate", { file_path: "/w/a.ts" })).toEqual({ kind: "write", filePath: "/w/a.ts" });
+    expect(classifyTool("mcp__filesystem__read_text_file", { path: "/w/a.ts" })).toEqual({ kind: "other" });
+    expect(classifyTool("mcp__filesystem__list_directory", { path: "/w" })).toEqual({ kind: "other" });
+  });
+
+  it("leaves readers alone, wherever their file is", () => {
+    for (const [name, input] of [
+      ["Read", { file_path: "/etc/hosts" }],
+      ["Grep", { pattern: "x", path: "/w" }],
+      ["Glob", { pattern: "**/*.ts", path: "/w" }],
+      ["LS", { path: "/w" }],
+      ["NotebookRead", { notebook_path: "/w/n.ipynb" }],
+      ["read_file", { target_file: "a.ts" }],
+      ["codebase_search", { query: "x" }],
+    ] as const) {
+      expect(classifyTool(name, input), name).toEqual({ kind: "other" });
+    }
+  });
+
+  it("hands shell commands to the shell policy", () => {
+    expect(classifyTool("Bash", { command: "rm -rf dist" })).toEqual({ kind: "shell", command: "rm -rf dist" });
+    expect(classifyTool("run_terminal_cmd", { command: "ls" })).toEqual({ kind: "shell", command: "ls" });
+  });
+
+  it("denies a known writer that names no file, and ignores other tools that name none", () => {
+    expect(classifyTool("Write", { content: "x" })).toEqual({ kind: "write-without-path", tool: "Write" });
+    expect(classifyTool("TodoWrite", { todos: [] })).toEqual({ kind: "other" });
+    expect(classifyTool("Task", { prompt: "x" })).toEqual({ kind: "other" });
+  });
+});
+
+describe("resolveModelId", () => {
+  const settings = { contributor: { type: "ai" as const, modelId: "acme/house-model" } };
+  it("takes the agent's payload, then INTENT_LSP_MODEL, then the transcript, then the setting", () => {
+    expect(resolveModelId({ reported: "gpt-5", env: { INTENT_LSP_MODEL: "claude-opus-4-1" }, settings })).toBe("openai/gpt-5");
+    expect(resolveModelId({ env: { INTENT_LSP_MODEL: "claude-opus-4-1" }, settings })).toBe("anthropic/claude-opus-4-1");
+    expect(resolveModelId({ reported: "auto", env: {}, settings })).toBe("acme/house-model"); // "auto" names no model
+    expect(resolveModelId({ env: {}, transcriptPath: "/nonexistent/transcript.jsonl", settings: { contributor: { type: "ai" } } })).toBeUndefined();
+  });
+  it("gives a bare id its provider, from its name or the agent's default", () => {
+    expect(resolveModelId({ env: { INTENT_LSP_MODEL: "house-model" }, settings, defaultProvider: "anthropic" })).toBe("anthropic/house-model");
+    expect(resolveModelId({ reported: "openrouter/x", env: {}, settings })).toBe("openrouter/x");
+  });
+});

@@ -1,0 +1,33 @@
+import { join, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isSafeRelative, toWorkspacePath } from "../../server/src/engine/paths";
+
+describe("toWorkspacePath", () => {
+  const root = join(sep, "work", "ws");
+  it("gives the workspace-relative POSIX path of absolute and relative paths inside the workspace", () => {
+    expect(toWorkspacePath(root, join(root, "src", "a.ts"))).toBe("src/a.ts");
+    expect(toWorkspacePath(root, "src/./api/../a.ts")).toBe("src/a.ts");
+    expect(toWorkspacePath(root, "..foo")).toBe("..foo"); // a file named ..foo is inside
+    expect(toWorkspacePath(root, join(root, "..foo", "x"))).toBe("..foo/x");
+  });
+
+  it("is undefined outside the workspace, and for the workspace itself", () => {
+    expect(toWorkspacePath(root, "../../x")).toBeUndefined();
+    expect(toWorkspacePath(root, "..")).toBeUndefined();
+    expect(toWorkspacePath(root, join(sep, "work", "wsx", "a.ts"))).toBeUndefined(); // a sibling sharing the prefix
+    expect(toWorkspacePath(root, join(sep, "etc", "hosts"))).toBeUndefined();
+    expect(toWorkspacePath(root, root)).toBeUndefined();
+    expect(toWorkspacePath(root, ".")).toBeUndefined();
+  });
+});
+
+describe("isSafeRelative", () => {
+  it("accepts workspace-relative paths", () => {
+    for (const p of ["docs/notes.md", "..foo", "a/..b/c", "dist/**", "README.md"]) expect(isSafeRelative(p), p).toBe(true);
+  });
+  it("refuses absolute paths, .. segments, control characters and line breaks", () => {
+    for (const p of ["", "/etc/passwd", "\\\\server\\share", "C:/x", "../x", "a/../../x", "a\\..\\x", "docs\n!src/**", "a\rb", "tab\there", "nul\u0000"]) {
+      expect(isSafeRelative(p), JSON.stringify(p)).toBe(false);
+    }
+  });
+});
