@@ -6,7 +6,8 @@ import { writeFileAtomic } from "../atomicWrite";
 import { resolveModelId, type ModelSources } from "../contributor";
 import { judge } from "../gate";
 import { fileHash, normalizeLine } from "../hashing";
-import { WorkspaceLedger } from "../ledger/workspaceLedger";
+import { ledgerHasPostHash } from "../ledger/postHashScan";
+import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
 import { textLines } from "../lines";
 import { toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
@@ -154,10 +155,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const after = readOptional(join(ctx.root, path));
   if (after === undefined) return { kind: "skipped", why: "deleted" };
   const ledgerPath = ctx.rules.settings.ledgerPath;
-  // every ledger of the workspace, read once: asked now and again just before appending
-  const ledger = new WorkspaceLedger(ctx.root, ledgerPath);
-  await ledger.poll();
-  if (ledger.hasPostHash(path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
+  if (await ledgerHasPostHash(ctx.root, [ledgerPath, REFERENCE_LEDGER], path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
   const before = stash ? stash.content : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
@@ -175,7 +173,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
-    alreadyRecorded: (p, hash) => ledger.hasPostHash(p, hash),
+    alreadyRecorded: () => false, // asked above, without indexing the whole ledger
     now,
   });
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
