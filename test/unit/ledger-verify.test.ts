@@ -127,3 +127,21 @@ describe("verifyLedger per line", () => {
     expect(v.report()).toEqual({ ok: true, records: 3, problems: [] });
   });
 });
+
+describe("verifyLedgerFile", () => {
+  it("streams a file in chunks and reports exactly what verifyLedger reports for its bytes", async () => {
+    const { mkdtempSync, writeFileSync, rmSync, readFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { verifyLedger, verifyLedgerFile } = await import("../../server/src/engine/ledger/verify");
+    const dir = mkdtempSync(join(tmpdir(), "verify-file-"));
+    const file = join(dir, "ledger.jsonl");
+    const sample = readFileSync(join(__dirname, "../fixtures/agent-trace/spec-examples.jsonl"), "utf8");
+    writeFileSync(file, `${sample}not json\n\n${sample}{"version":"0.1.0","id":"torn`);
+    const whole = verifyLedger(readFileSync(file));
+    expect(whole.problems.map((p) => p.kind)).toContain("torn");
+    expect(await verifyLedgerFile(file, 64)).toEqual(whole);
+    expect(await verifyLedgerFile(join(dir, "missing.jsonl"))).toBeUndefined();
+    rmSync(dir, { recursive: true });
+  });
+});

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { verifyLedger } from "../engine/ledger/verify";
+import { verifyLedgerFile } from "../engine/ledger/verify";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
@@ -19,16 +18,17 @@ export const verifyCommand: Command = {
     const ws = openWorkspace(io, values.root);
     const display = values.ledger ?? ws.rules.settings.ledgerPath;
     const file = values.ledger ? resolve(io.cwd, values.ledger) : resolve(ws.root, ws.rules.settings.ledgerPath);
-    let bytes: Buffer;
+    let report;
     try {
-      bytes = readFileSync(file);
+      report = await verifyLedgerFile(file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new CliError(`cannot read ${display}: ${(e as Error).message}`);
+      throw new CliError(`cannot read ${display}: ${(e as Error).message}`);
+    }
+    if (!report) {
       if (values.ledger) throw new CliError(`${display}: no such file`);
       io.out(values.json ? `${JSON.stringify({ path: display, ok: true, records: 0, problems: [] }, null, 2)}\n` : `${display} does not exist yet: nothing to verify.\n`);
       return 0;
     }
-    const report = verifyLedger(bytes);
     if (values.json) io.out(`${JSON.stringify({ path: display, ...report }, null, 2)}\n`);
     else {
       const lines = report.problems.map((p) => `${display}:${p.line}: ${p.kind}: ${p.message}`);

@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../engine/contextSources";
 import { regenerateIntentMap } from "../engine/intentMap";
-import { verifyLedger } from "../engine/ledger/verify";
+import { verifyLedgerFile } from "../engine/ledger/verify";
 import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../engine/workspaceFiles";
 import type { CommandHandler, CommandHost } from "./commands";
@@ -52,14 +51,8 @@ const regenerateMap: CommandHandler = async (host, args) => {
 
 const verifyLedgerCommand: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
-  const file = ctx.ledger.file;
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch {
-    return { path: ctx.ledger.ledgerPath, ok: true, records: 0, problems: [] };
-  }
-  return { path: ctx.ledger.ledgerPath, ...verifyLedger(bytes) };
+  const report = await verifyLedgerFile(ctx.ledger.file);
+  return { path: ctx.ledger.ledgerPath, ...(report ?? { ok: true, records: 0, problems: [] }) };
 };
 
 const showContext: CommandHandler = async (host, args) => {

@@ -9,6 +9,7 @@
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
  * Limit: an edit of the very last line cannot be detected, as no later record vouches for it.
  */
+import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../hashing";
@@ -47,6 +48,41 @@ export function verifyLedger(content: string | Uint8Array): VerifyReport {
     verifier.addLine(bytes.subarray(start, end), lineNumber, nl !== -1);
     start = end + 1;
     lineNumber++;
+  }
+  return verifier.report();
+}
+
+/**
+ * Verifies a ledger file read in chunks: memory stays flat and the event loop is free between reads, so the
+ * editor keeps answering while a large ledger is checked. Undefined when the file does not exist.
+ */
+export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 1024): Promise<VerifyReport | undefined> {
+  const handle = await open(file, "r").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return undefined;
+    throw e;
+  });
+  if (!handle) return undefined;
+  const verifier = new LedgerVerifier();
+  let lineNumber = 1;
+  try {
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const buf = Buffer.alloc(chunkBytes);
+      const { bytesRead } = await handle.read(buf, 0, chunkBytes, null);
+      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+        verifier.addLine(data.subarray(start, nl), lineNumber++, true);
+        start = nl + 1;
+      }
+      if (bytesRead === 0) {
+        if (start < data.length) verifier.addLine(data.subarray(start), lineNumber, false);
+        break;
+      }
+      carry = Buffer.from(data.subarray(start));
+    }
+  } finally {
+    await handle.close();
   }
   return verifier.report();
 }
