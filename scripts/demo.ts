@@ -3,13 +3,16 @@
  * editor would show. It drives the built server over JSON-RPC exactly as the protocol tests do.
  */
 import type { CodeLens, Diagnostic, Hover } from "vscode-languageserver-protocol";
-import { LspClient, line } from "../test/support/lspClient";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { LspClient, line, REPO_ROOT } from "../test/support/lspClient";
 import { TempWorkspace } from "../test/support/workspace";
 
 const NOTES = "docs/notes.md";
 const API = "src/api/weather.ts";
 const YAML = ".orchestration/active_intents.yaml";
 const LEDGER = ".orchestration/agent_trace.jsonl";
+const CLI = join(REPO_ROOT, "dist/cli.js");
 
 const out = (s = "") => process.stdout.write(`${s}\n`);
 const heading = (s: string) => out(process.stdout.isTTY ? `\n\x1b[1m== ${s}\x1b[0m` : `\n== ${s}`);
@@ -112,6 +115,24 @@ async function main() {
     out(`  ${record.id}  ${record.files[0].path}  lines ${conv.ranges.map((r: { start_line: number; end_line: number }) => `${r.start_line}-${r.end_line}`).join(",")}  ${conv.contributor.type}  ${conv.related[0].url}`);
     await waitFor(async () => (await hoverText(client, NOTES, 9)).includes("human"));
     out(indent(await hoverText(client, NOTES, 9)));
+
+    heading("An agent (Claude Code) asks to edit src/billing/export.ts: `intent hook claude-code`, PreToolUse");
+    const payload = {
+      session_id: "demo-session",
+      transcript_path: `${ws.root}/.claude/transcript.jsonl`,
+      cwd: ws.root,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: `${ws.root}/src/billing/export.ts`, old_string: "toFixed(2)", new_string: "toFixed(3)", replace_all: false },
+      tool_use_id: "toolu_demo",
+    };
+    const hook = spawnSync(process.execPath, [CLI, "hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(payload), encoding: "utf8" });
+    out(`  exit ${hook.status}; stdout:`);
+    out(indent(JSON.stringify(JSON.parse(hook.stdout), null, 2)));
+
+    heading("`intent status` in a terminal sees the same workspace");
+    out(indent(spawnSync(process.execPath, [CLI, "status"], { cwd: ws.root, encoding: "utf8" }).stdout.trimEnd()));
 
     heading("intent.verifyLedger");
     const report = (await client.executeCommand("intent.verifyLedger")) as { ok: boolean; records: number; problems: unknown[] };
