@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { LedgerVerifier, verifyLedger } from "../../server/src/engine/ledger/verify";
+import { LedgerVerifier, verifyLedger, verifyLedgerFile } from "../../server/src/engine/ledger/verify";
 import type { TraceRecord } from "@shared/agentTrace";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "../fixtures/agent-trace", name), "utf8");
@@ -130,10 +131,6 @@ describe("verifyLedger per line", () => {
 
 describe("verifyLedgerFile", () => {
   it("streams a file in chunks and reports exactly what verifyLedger reports for its bytes", async () => {
-    const { mkdtempSync, writeFileSync, rmSync, readFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { verifyLedger, verifyLedgerFile } = await import("../../server/src/engine/ledger/verify");
     const dir = mkdtempSync(join(tmpdir(), "verify-file-"));
     const file = join(dir, "ledger.jsonl");
     const sample = readFileSync(join(__dirname, "../fixtures/agent-trace/spec-examples.jsonl"), "utf8");
