@@ -7,7 +7,7 @@ import { amendScope, transition } from "../engine/intents/writeback";
 import { isSafeRelative } from "../engine/paths";
 import { selectIntent as select } from "../engine/selection";
 import type { TrackedDocument } from "./documents";
-import type { WorkspaceContext } from "./workspace";
+import type { WorkspaceContext } from "./workspaceContext";
 
 /** What the command handlers need from the server, and nothing more. */
 export interface CommandHost {

@@ -7,7 +7,7 @@ import { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
-import type { WorkspaceContext } from "./workspace";
+import type { WorkspaceContext } from "./workspaceContext";
 
 /**
  * An open document: its text, the lines edited since its baseline, and a cached verdict. The verdict

@@ -8,7 +8,7 @@ import { verifyLedgerFile } from "../engine/ledger/verify";
 import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../engine/workspaceFiles";
 import type { CommandHandler, CommandHost } from "./commands";
-import type { WorkspaceContext } from "./workspace";
+import type { WorkspaceContext } from "./workspaceContext";
 
 /** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 

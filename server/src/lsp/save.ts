@@ -6,7 +6,7 @@ import { prepareRecord } from "../engine/ledger/recordChange";
 import { noteLesson } from "../engine/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { TrackedDocument } from "./documents";
-import type { WorkspaceContext } from "./workspace";
+import type { WorkspaceContext } from "./workspaceContext";
 
 /**
  * DESIGN §4 "On save": one record for the lines changed since the last save, skipped when the ledger

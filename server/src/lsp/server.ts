@@ -34,7 +34,7 @@ import { TrackedDocument, uriToPath } from "./documents";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { editorSettings } from "./settings";
 import { FallbackWatcher } from "./watcher";
-import { WorkspaceContext } from "./workspace";
+import { WorkspaceContext } from "./workspaceContext";
 
 declare const __INTENT_LSP_VERSION__: string;
 export const SERVER_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INTENT_LSP_VERSION__ : "0.0.0-dev";
