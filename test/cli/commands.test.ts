@@ -76,7 +76,7 @@ describe("intent select / status / lifecycle", () => {
         `  ${YAML}:34:13: error: INT-004: bad status "LATER"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.`,
         "",
         "Live sessions:",
-        `  ${CLAUDE_SESSION}  claude-code  follows the workspace  · seen …`,
+        `  ${CLAUDE_SESSION}  claude-code  follows the workspace  · working on INT-001  · seen …`,
         "",
       ].join("\n"),
     );

@@ -216,7 +216,7 @@ describe("intent hook claude-code: sessions", () => {
     expect(session).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0 });
 
     const status = JSON.parse(runCli(["status", "--json"], { cwd: ws.root }).stdout);
-    expect(status.sessions).toEqual([{ id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat }]);
+    expect(status.sessions).toEqual([{ id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat, working_on: [], unsaved: [] }]);
 
     const end = runHook("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
     expect(end.json).toEqual({});

@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import { LspClient, REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
@@ -47,6 +49,32 @@ describe("parallel sessions", () => {
     expect(d.message).toMatch(/^INT-001 is held by another claude-code session claude-agent/);
     ws.write(".orchestration/.sessions/claude-agent.json", JSON.stringify({ id: "claude-agent", client: "claude-code", pid: 0, host: hostname(), startedAt: "2026-01-01T00:00:00Z", heartbeat: "2026-01-01T00:00:00Z", intent: "INT-001" }));
     await client.waitForDiagnostics(API, (x) => !x.some((y) => y.code === "claimed-elsewhere"));
+  });
+
+  it("an agent working through the hooks and a person editing under the same intent see each other", async () => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    await client.setLine(API, 2, "export interface Weather { // edited by a person");
+    // the agent (a real `intent hook claude-code` call) is allowed a write under INT-001
+    const payload = {
+      session_id: "s-parallel",
+      transcript_path: ws.path(".claude/t.jsonl"),
+      cwd: ws.root,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: ws.path("src/api/forecast.ts"), old_string: "Hour", new_string: "HourlyForecast", replace_all: false },
+      tool_use_id: "toolu_parallel",
+    };
+    const hook = spawnSync(process.execPath, [join(REPO_ROOT, "dist/cli.js"), "hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(payload), encoding: "utf8" });
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
+    const [d] = await client.waitForDiagnostics(API, (x) => x.some((y) => y.code === "claimed-elsewhere"));
+    expect(d.message).toMatch(/^INT-001 is held by another claude-code session claude-s-parallel/);
+    // and the agent's `intent status` lists the editor's session with its unsaved file
+    const status = spawnSync(process.execPath, [join(REPO_ROOT, "dist/cli.js"), "status", "--json"], { cwd: ws.root, encoding: "utf8" });
+    expect(status.stdout).toContain("src/api/weather.ts");
   });
 
   it("the editor announces itself and its unsaved files in its own session file", async () => {

@@ -16,7 +16,7 @@ interface StatusReport {
   autoSelect: boolean;
   intents: { id: string; name: string; status: string; owned_scope: string[]; selected: boolean }[];
   problems: { file: string; line: number; column: number; severity: string; message: string }[];
-  sessions: { id: string; client: string; intent: string | null; heartbeat: string }[];
+  sessions: { id: string; client: string; intent: string | null; heartbeat: string; working_on: string[]; unsaved: string[] }[];
 }
 
 function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
@@ -30,7 +30,7 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
     sessions: sessions
       .filter((s) => isLive(s, now))
       .sort((a, b) => a.id.localeCompare(b.id))
-      .map((s) => ({ id: s.id, client: s.client, intent: s.intent ?? null, heartbeat: s.heartbeat })),
+      .map((s) => ({ id: s.id, client: s.client, intent: s.intent ?? null, heartbeat: s.heartbeat, working_on: s.workingOn ?? [], unsaved: s.dirtyFiles ?? [] })),
   };
 }
 
@@ -56,7 +56,9 @@ function statusText(r: StatusReport, now: number): string {
   out.push("", "Live sessions:");
   if (!r.sessions.length) out.push("  (none)");
   for (const s of r.sessions) {
-    out.push(`  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}  · seen ${relativeTime(s.heartbeat, now)}`);
+    const working = s.working_on.length ? `  · working on ${s.working_on.join(", ")}` : "";
+    const unsaved = s.unsaved.length ? `  · unsaved: ${s.unsaved.join(", ")}` : "";
+    out.push(`  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}${working}${unsaved}  · seen ${relativeTime(s.heartbeat, now)}`);
   }
   return `${out.join("\n")}\n`;
 }

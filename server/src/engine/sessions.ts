@@ -22,6 +22,11 @@ export interface SessionRecord {
   intent?: string | null;
   /** Workspace-relative files this session has unsaved edits to. */
   dirtyFiles?: string[];
+  /**
+   * Intents this session is working under right now: those of an editor's unsaved edits, or the one an
+   * agent's latest allowed write counted under. What "holds the same intent" means for claimed-elsewhere.
+   */
+  workingOn?: string[];
 }
 
 export interface WorkspaceSelection {
@@ -62,6 +67,7 @@ function asSession(raw: unknown): SessionRecord | undefined {
     heartbeat: r.heartbeat,
     ...(typeof r.intent === "string" || r.intent === null ? { intent: r.intent } : {}),
     ...(strings(r.dirtyFiles) ? { dirtyFiles: strings(r.dirtyFiles) } : {}),
+    ...(strings(r.workingOn) ? { workingOn: strings(r.workingOn) } : {}),
   };
 }
 

@@ -66,7 +66,7 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     if (s.dirtyFiles?.includes(path)) {
       return makeDiagnostic(ctx.rules.settings, "claimed-elsewhere", LINE0, `${path} has unsaved edits in another ${label} (last seen ${s.heartbeat}). Coordinate before saving.`);
     }
-    if (myIntent && s.intent === myIntent && doc.edits.isEdited()) {
+    if (myIntent && (s.intent === myIntent || s.workingOn?.includes(myIntent)) && doc.edits.isEdited()) {
       return makeDiagnostic(ctx.rules.settings, "claimed-elsewhere", LINE0, `${myIntent} is held by another ${label} (last seen ${s.heartbeat}). Coordinate so you do not overwrite each other.`);
     }
   }

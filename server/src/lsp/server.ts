@@ -352,8 +352,12 @@ export class IntentServer {
     if (!this.dirtyChanged) return;
     this.dirtyChanged = false;
     for (const ctx of this.contexts.values()) {
-      const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited()).map((d) => d.path!);
-      ctx.setDirtyFiles(dirty);
+      const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited());
+      const intents = dirty.map((d) => d.verdict()).flatMap((v) => (v && (v.kind === "allowed" || v.kind === "out-of-scope") ? [v.intent.id] : []));
+      ctx.setDirtyFiles(
+        dirty.map((d) => d.path!),
+        intents,
+      );
     }
   }
 

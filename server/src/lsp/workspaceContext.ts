@@ -102,11 +102,14 @@ export class WorkspaceContext {
     }
   }
 
-  /** Records which files have unsaved edits here, so other sessions can warn about them. */
-  setDirtyFiles(paths: string[]): void {
-    const sorted = [...paths].sort();
-    if (JSON.stringify(sorted) === JSON.stringify(this.session.dirtyFiles ?? [])) return;
-    this.session.dirtyFiles = sorted;
+  /** Records which files have unsaved edits here, and under which intents, so other sessions can warn about them. */
+  setDirtyFiles(paths: string[], intents: string[]): void {
+    const files = [...new Set(paths)].sort();
+    const working = [...new Set(intents)].sort();
+    const same = (a: string[], b: string[] | undefined) => JSON.stringify(a) === JSON.stringify(b ?? []);
+    if (same(files, this.session.dirtyFiles) && same(working, this.session.workingOn)) return;
+    this.session.dirtyFiles = files;
+    this.session.workingOn = working;
     this.heartbeat();
   }
 

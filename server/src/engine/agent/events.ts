@@ -62,6 +62,8 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
   const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
   // the post hook needs the content as it was; only calls that may still run are worth stashing
   if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
+  // editors working under the same intent see this agent as working on it too (claimed-elsewhere)
+  if (decision.kind === "allow" && verdict?.kind === "allowed") touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
   if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
     try {
       noteLesson(ctx.root, { path, intentId: "intent" in verdict ? verdict.intent.id : null, text: `an agent's write was denied (${decision.code}). ${decision.reason}` });

@@ -44,6 +44,8 @@ interface SessionTouch {
   client?: string;
   /** Set this session's own selection (null: follow the workspace again); absent keeps it. */
   intent?: string | null;
+  /** The intent the agent's latest allowed write counted under (see SessionRecord.workingOn). */
+  workingOn?: string;
   now?: Date;
 }
 
@@ -56,6 +58,7 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
     ? { ...existing, client, pid: 0, host: hostname(), heartbeat: now.toISOString() }
     : { ...newSessionRecord(id, client, now), pid: 0 };
   if (touch.intent !== undefined) record.intent = touch.intent;
+  if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
   writeSession(root, record);
   return record;
 }
