@@ -89,13 +89,16 @@ function processIo(): Io {
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2), processIo()).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`intent: ${(err as Error)?.message ?? String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  // For an agent's hook, exit code 2 blocks the tool call and any other failure lets it through: whatever
+  // goes wrong outside the hook's own fail-closed handling (a module that fails to load, a stray exception)
+  // must still block.
+  const failureCode = process.argv[2] === "hook" ? 2 : 1;
+  const fail = (err: unknown) => {
+    process.stderr.write(`intent: ${(err as Error)?.message ?? String(err)}${failureCode === 2 ? " (blocking the call)" : ""}\n`);
+    process.exit(failureCode);
+  };
+  process.on("uncaughtException", fail);
+  void main(process.argv.slice(2), processIo()).then((code) => {
+    process.exitCode = code;
+  }, fail);
 }
