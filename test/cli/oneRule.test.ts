@@ -1,4 +1,5 @@
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
@@ -24,6 +25,22 @@ describe("the agent gate", () => {
 
   const claudeTool = (event: "PreToolUse" | "PostToolUse", tool_name: string, tool_input: Record<string, unknown>) =>
     runHook("claude-code", claudePayload(ws, event, { tool_name, tool_input, tool_use_id: "toolu_mcp" }), { cwd: ws.root });
+
+  it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", () => {
+    ws.select("INT-001");
+    const outside = mkdtempSync(join(tmpdir(), "outside-"));
+    symlinkSync(ws.path("docs"), ws.path("src/api/docs-link"));
+    symlinkSync(outside, ws.path("src/api/escape"));
+    const viaDocs = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/docs-link/notes.md"), content: "x\n" });
+    expect((viaDocs.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    const escape = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
+    expect((escape.json as any).hookSpecificOutput).toEqual({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringMatching(/^\[intent-lsp: outside-workspace\] src\/api\/escape\/key leads outside the workspace through a symbolic link/),
+    });
+    rmSync(outside, { recursive: true });
+  });
 
   it("gates an MCP tool that writes a file like Write, records it after, and leaves MCP readers alone", () => {
     ws.select("INT-001");

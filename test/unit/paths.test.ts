@@ -1,6 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSafeRelative, toWorkspacePath } from "../../server/src/engine/paths";
+import { isSafeRelative, realWorkspacePath, toWorkspacePath } from "../../server/src/engine/paths";
 
 describe("toWorkspacePath", () => {
   const root = join(sep, "work", "ws");
@@ -29,5 +31,21 @@ describe("isSafeRelative", () => {
     for (const p of ["", "/etc/passwd", "\\\\server\\share", "C:/x", "../x", "a/../../x", "a\\..\\x", "docs\n!src/**", "a\rb", "tab\there", "nul\u0000"]) {
       expect(isSafeRelative(p), JSON.stringify(p)).toBe(false);
     }
+  });
+});
+
+describe("realWorkspacePath", () => {
+  it("follows symbolic links: inside stays inside (as its real path), a link out of the workspace is undefined", () => {
+    const base = mkdtempSync(join(tmpdir(), "realpath-"));
+    const root = join(base, "ws");
+    mkdirSync(join(root, "src/api"), { recursive: true });
+    mkdirSync(join(root, "docs"));
+    mkdirSync(join(base, "outside"));
+    symlinkSync(join(root, "docs"), join(root, "src/api/docs-link"));
+    symlinkSync(join(base, "outside"), join(root, "src/api/escape"));
+    expect(realWorkspacePath(root, "src/api/new.ts")).toBe("src/api/new.ts");
+    expect(realWorkspacePath(root, "src/api/docs-link/notes.md")).toBe("docs/notes.md");
+    expect(realWorkspacePath(root, "src/api/escape/x.ts")).toBeUndefined();
+    rmSync(base, { recursive: true });
   });
 });

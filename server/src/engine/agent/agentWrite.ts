@@ -9,7 +9,7 @@ import { fileHash, normalizeLine } from "../hashing";
 import { ledgerHasPostHash } from "../ledger/postHashScan";
 import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
 import { textLines } from "../lines";
-import { toWorkspacePath } from "../paths";
+import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
 import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
 import type { GateContext } from "./writeGate";
@@ -148,7 +148,9 @@ export type PostOutcome =
  * or the ledger already pins this exact content for it (the same post hook ran twice, or the editor saved it).
  */
 export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
-  const path = toWorkspacePath(ctx.root, w.filePath);
+  // the path the write really landed on, as the pre-write gate judged it (symlinks followed)
+  const lexical = toWorkspacePath(ctx.root, w.filePath);
+  const path = lexical === undefined ? undefined : realWorkspacePath(ctx.root, lexical);
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
   const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { fileHash } from "../hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../gate";
 import type { Intent } from "../intents/model";
-import { toWorkspacePath } from "../paths";
+import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { isIntentLspFile } from "../recordPolicy";
 import { buildRules, type Rules } from "../rules";
 import { ruleFileProblems, type RuleFileProblem } from "../ruleFileProblems";
@@ -60,11 +60,16 @@ interface WriteGateResult {
 }
 
 export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
-  const path = toWorkspacePath(ctx.root, filePath);
-  if (path === undefined) {
+  const lexical = toWorkspacePath(ctx.root, filePath);
+  if (lexical === undefined) {
     return {
       decision: deny("outside-workspace", `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
     };
+  }
+  // judged where the write really lands: a link inside src/api/ may lead to docs/ or out of the workspace
+  const path = realWorkspacePath(ctx.root, lexical);
+  if (path === undefined) {
+    return { decision: deny("outside-workspace", `${lexical} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`), path: lexical };
   }
   if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
   // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
