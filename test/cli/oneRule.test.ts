@@ -26,6 +26,15 @@ describe("the agent gate", () => {
   const claudeTool = (event: "PreToolUse" | "PostToolUse", tool_name: string, tool_input: Record<string, unknown>) =>
     runHook("claude-code", claudePayload(ws, event, { tool_name, tool_input, tool_use_id: "toolu_mcp" }), { cwd: ws.root });
 
+  it("an agent started above the workspace (a monorepo root) is gated by the workspace that holds the file", () => {
+    ws.select("INT-001");
+    const above = join(ws.root, "..");
+    const payload = { ...claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/billing/export.ts"), content: "x\n" }, tool_use_id: "toolu_mono" }), cwd: above };
+    const answer = runHook("claude-code", payload, { cwd: above });
+    expect((answer.json as any).hookSpecificOutput.permissionDecision).toBe("deny");
+    expect((answer.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] src\/billing\/export\.ts is outside the scope of INT-001/);
+  });
+
   it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", () => {
     ws.select("INT-001");
     const outside = mkdtempSync(join(tmpdir(), "outside-"));

@@ -58,6 +58,36 @@ describe("bad input and unusual clients", () => {
     await stillServing();
   });
 
+  it("an edit range past the end of the file (Neovim deleting the last lines) is clamped, and the save is recorded", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    ws.select("INT-001");
+    ws.write("src/api/tail.ts", "l0\nl1\nl2\nl3\nl4");
+    client = await LspClient.start({ root: ws.root });
+    await client.open("src/api/tail.ts");
+    await client.edit("src/api/tail.ts", { start: { line: 3, character: 0 }, end: { line: 5, character: 0 } }, "");
+    await client.edit("src/api/tail.ts", { start: { line: 1, character: 0 }, end: { line: 1, character: 2 } }, "L1");
+    ws.write("src/api/tail.ts", "l0\nL1\nl2\n");
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri("src/api/tail.ts") } });
+    await expect.poll(() => { try { return ws.read(".orchestration/agent_trace.jsonl"); } catch { return ""; } }).toContain("tail.ts");
+    const record = JSON.parse(ws.read(".orchestration/agent_trace.jsonl").trim());
+    expect(record.files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line])).toEqual([[2, 2]]);
+  });
+
+  it("closing an edited file without saving withdraws it from the session's unsaved files", async () => {
+    ws = new TempWorkspace();
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NOTES);
+    await client.setLine(NOTES, 1, "edited");
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const dirty = () => {
+      const dir = ws.path(".orchestration/.sessions");
+      return readdirSync(dir).filter((n) => n.startsWith("lsp-")).flatMap((n) => JSON.parse(readFileSync(`${dir}/${n}`, "utf8")).dirtyFiles ?? []);
+    };
+    await expect.poll(dirty).toEqual([NOTES]);
+    await client.close(NOTES);
+    await expect.poll(dirty).toEqual([]);
+  });
+
   it("trailing whitespace is not an edit, as the ledger's hashes see it", async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");

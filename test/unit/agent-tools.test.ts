@@ -56,3 +56,11 @@ describe("resolveModelId", () => {
     expect(resolveModelId({ reported: "openrouter/x", env: {}, settings })).toBe("openrouter/x");
   });
 });
+
+describe("classifyTool: every file a call names", () => {
+  it("a move names two files, both gated; a patch without file fields is a write without a path", () => {
+    expect(classifyTool("mcp__filesystem__move_file", { source: "/ws/a.ts", destination: "/ws/b/a.ts" })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b/a.ts"] });
+    expect(classifyTool("apply_patch", { input: "*** Begin Patch\n*** Update File: src/a.ts\n" })).toEqual({ kind: "write-without-path", tool: "apply_patch" });
+    expect(classifyTool("mcp__x__bulk_edit", { edits: [{ path: "/ws/a.ts" }, { path: "/ws/b.ts" }] })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b.ts"] });
+  });
+});

@@ -149,6 +149,20 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
     );
   });
 
+  it("amends a block list that is the intent's last field, adding updated_at after it; transitions keep the final newline", () => {
+    const text = "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**\n";
+    const amended = amendScope(text, "INT-001", "docs/**", NOW);
+    expect(amended.ok && amended.text).toBe(`${text}      - docs/**\n    updated_at: 2026-11-22T10:00:00Z\n`);
+    const moved = transition(text, "INT-001", "BLOCKED", NOW);
+    expect(moved.ok && moved.text).toBe(text.replace("IN_PROGRESS", "BLOCKED") + "    updated_at: 2026-11-22T10:00:00Z\n");
+  });
+
+  it("writes new lines with the file's own line endings (CRLF)", () => {
+    const text = "active_intents:\r\n  - id: INT-001\r\n    name: Build API\r\n    status: IN_PROGRESS\r\n    owned_scope:\r\n      - src/api/**\r\n";
+    const amended = amendScope(text, "INT-001", "docs/**", NOW);
+    expect(amended.ok && amended.text).toBe(`${text}      - docs/**\r\n    updated_at: 2026-11-22T10:00:00Z\r\n`);
+  });
+
   it("refuses a glob already in scope and an invalid glob", () => {
     expect(amendScope(FILE, "INT-001", "src/api/**", NOW)).toEqual({ ok: false, reason: "src/api/** is already in INT-001's scope." });
     expect(amendScope(FILE, "INT-001", "/etc/**", NOW)).toEqual({

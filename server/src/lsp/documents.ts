@@ -60,10 +60,12 @@ export class TrackedDocument {
   applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
     for (const change of changes) {
       if ("range" in change) {
-        const { start, end } = change.range;
+        // Clamped as TextDocument clamps it: clients send ranges past the end (Neovim deleting the last lines).
+        const start = this.doc.positionAt(this.doc.offsetAt(change.range.start));
+        const end = this.doc.positionAt(this.doc.offsetAt(change.range.end));
         // line counts from the document itself, so CRLF, LF and lone CR count exactly as the client counts them
         const before = this.doc.lineCount;
-        this.doc = TextDocument.update(this.doc, [change], version);
+        this.doc = TextDocument.update(this.doc, [{ range: { start, end }, text: change.text }], version);
         const newLines = this.doc.lineCount - before + (end.line - start.line + 1);
         this.edits.replace(start.line, end.line, newLines, (line) => this.lineText(line));
       } else {

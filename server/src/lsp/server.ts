@@ -273,6 +273,8 @@ export class IntentServer {
       }
     }
     const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
+    // The text the editor opens with is the baseline. (Taking the disk's instead would catch a restored dirty
+    // buffer, but races with the editor's own write of the file right after opening it.)
     const tracked = new TrackedDocument(doc, path, ctx);
     this.documents.set(doc.uri, tracked);
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(tracked);
@@ -299,6 +301,7 @@ export class IntentServer {
     const tracked = this.documents.get(uri);
     this.documents.delete(uri);
     this.dirtyChanged = true;
+    this.shareDirtyFiles(); // closed unsaved: no longer anyone's unsaved edits
     clearTimeout(this.pending.get(uri));
     this.pending.delete(uri);
     const rule = tracked?.ctx && tracked.path ? tracked.ctx.ruleFileOf(tracked.path) : undefined;
@@ -313,7 +316,12 @@ export class IntentServer {
   private async saved(uri: string): Promise<void> {
     const doc = this.documents.get(uri);
     if (!doc) return;
-    const save = prepareSave(doc, SERVER_VERSION);
+    let save: ReturnType<typeof prepareSave>;
+    try {
+      save = prepareSave(doc, SERVER_VERSION);
+    } catch (err) {
+      void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
+    }
     doc.rebase(); // the saved text is the new baseline, before typing can move on
     this.schedule(uri);
     const { ctx } = doc;
@@ -337,13 +345,7 @@ export class IntentServer {
   private updateFindings(doc: TrackedDocument): void {
     const ctx = doc.ctx;
     if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) return;
-    let disk: string | undefined;
-    try {
-      disk = readOptional(join(ctx.root, doc.path));
-    } catch {
-      disk = undefined;
-    }
-    doc.fileFindings = fileFindings(doc, disk);
+    doc.fileFindings = fileFindings(doc, readDisk(ctx, doc.path));
     this.schedule(doc.uri);
   }
 
@@ -554,6 +556,15 @@ function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
   if (!path.startsWith(`${SESSIONS_DIR}/`)) return false;
   const name = path.slice(SESSIONS_DIR.length + 1);
   return !name.startsWith(".") && name !== sessionFileName(ctx.session.id);
+}
+
+/** The file as saved, or undefined when it does not exist or cannot be read (a directory, no permission). */
+function readDisk(ctx: WorkspaceContext, path: string): string | undefined {
+  try {
+    return readOptional(join(ctx.root, path));
+  } catch {
+    return undefined;
+  }
 }
 
 function ledgerSize(ctx: WorkspaceContext): number {

@@ -22,7 +22,7 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
   switch (event) {
     case "PreToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", asObject(p["tool_input"] ?? {}));
-      return decisionAnswer(beforeToolUse(openAgentWorkspace(henv, session), call, str(p["tool_use_id"])));
+      return decisionAnswer(beforeToolUse(openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined), call, str(p["tool_use_id"])));
     }
     case "PostToolUse":
       return postToolUse(p, henv, session);
@@ -42,10 +42,10 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
 }
 
 async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
-  const ctx = openAgentWorkspace(henv, session);
   const tool = str(p["tool_name"]) ?? "";
   const input = asObject(p["tool_input"] ?? {});
   const call = classifyTool(tool, input);
+  const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind !== "write") return jsonAnswer({});
   const outcome = await afterWrite(ctx, henv, {
     filePath: call.filePath,

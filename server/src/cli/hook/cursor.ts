@@ -22,8 +22,9 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
   };
   switch (str(p["hook_event_name"])) {
     case "preToolUse": {
-      const ctx = openAgentWorkspace(henv, session);
-      return permission(beforeToolUse(ctx, classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]))));
+      const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
+      const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+      return permission(beforeToolUse(ctx, call));
     }
     case "beforeShellExecution":
       return permission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
@@ -41,7 +42,7 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
 
 async function afterFileEdit(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
   const filePath = str(p["file_path"]);
-  const ctx = openAgentWorkspace(henv, session);
+  const ctx = openAgentWorkspace(henv, session, filePath);
   if (!filePath) return jsonAnswer({});
   const edits = Array.isArray(p["edits"]) ? (p["edits"] as StringEdit[]) : [];
   const outcome = await afterWrite(ctx, henv, {

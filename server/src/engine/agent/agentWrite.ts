@@ -84,21 +84,19 @@ export interface StringEdit {
 
 /**
  * The content before a set of string replacements, recovered from the content after them by undoing them
- * in reverse order. Only when every undo is unambiguous (its new_string occurs exactly once, or replace_all);
- * otherwise undefined, because a wrong guess would attribute someone else's lines to the agent.
+ * in reverse order. Only when every undo is unambiguous (its new_string occurs exactly once); otherwise
+ * undefined, because a wrong guess would attribute someone else's lines to the agent. A replace_all cannot
+ * be undone from the result: occurrences of new_string that were there before look the same as new ones.
  */
 export function undoEdits(after: string, edits: readonly StringEdit[]): string | undefined {
   let text = after;
   for (let i = edits.length - 1; i >= 0; i--) {
     const e = edits[i]!;
     if (typeof e.old_string !== "string" || typeof e.new_string !== "string" || e.new_string === "") return undefined;
+    if (e.replace_all) return undefined;
     const first = text.indexOf(e.new_string);
-    if (first === -1) return undefined;
-    if (e.replace_all) text = text.split(e.new_string).join(e.old_string);
-    else {
-      if (text.indexOf(e.new_string, first + 1) !== -1) return undefined;
-      text = text.slice(0, first) + e.old_string + text.slice(first + e.new_string.length);
-    }
+    if (first === -1 || text.indexOf(e.new_string, first + 1) !== -1) return undefined;
+    text = text.slice(0, first) + e.old_string + text.slice(first + e.new_string.length);
   }
   return text;
 }

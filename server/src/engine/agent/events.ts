@@ -1,7 +1,7 @@
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { noteLesson } from "../lessons";
 import { readOptional, INTENTS_FILE } from "../workspaceFiles";
-import { resolveWorkspaceRoot } from "../workspaceRoot";
+import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
 import { gateShell } from "./shellPolicy";
@@ -29,10 +29,18 @@ export interface HookSession {
   client: string;
 }
 
-/** The workspace and its rules, or undefined when there is nothing to enforce (no intents file anywhere). */
-export function openAgentWorkspace(henv: HookEnvironment, s: HookSession): GateContext | undefined {
-  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd);
-  if (!ws || readOptional(join(ws.root, INTENTS_FILE)) === undefined) return undefined;
+/**
+ * The workspace and its rules, or undefined when there is nothing to enforce (no intents file anywhere).
+ * `filePath`, for a tool call on a file: an agent started above the workspace (a monorepo root) is still
+ * gated by the workspace that holds the file, as the editor is.
+ */
+export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
+  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd)?.root;
+  if ((!root || readOptional(join(root, INTENTS_FILE)) === undefined) && filePath && !henv.rootOverride) {
+    root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
+  }
+  if (!root || readOptional(join(root, INTENTS_FILE)) === undefined) return undefined;
+  const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
   touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
   return loadGateContext(ws.root, s.sessionId);
@@ -42,8 +50,15 @@ export function openAgentWorkspace(henv: HookEnvironment, s: HookSession): GateC
 export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, callId?: string): GateDecision {
   if (!ctx) return { kind: "none", code: "no-intents-file" };
   switch (call.kind) {
-    case "write":
-      return beforeWrite(ctx, call.filePath, call.expectedHash, callId);
+    case "write": {
+      // a move or a multi-file edit is allowed only if every file it names is
+      let decision = beforeWrite(ctx, call.filePath, call.expectedHash, callId);
+      for (const other of call.otherPaths ?? []) {
+        if (decision.kind !== "allow") break;
+        decision = beforeWrite(ctx, other, undefined, callId);
+      }
+      return decision;
+    }
     case "shell":
       return gateShell(call.command);
     case "write-without-path":

@@ -8,7 +8,7 @@
 
 export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */
-  | { kind: "write"; filePath: string; expectedHash?: string }
+  | { kind: "write"; filePath: string; expectedHash?: string; otherPaths?: string[] }
   /** A tool known to write files, called without naming one: denied, there is nothing to check. */
   | { kind: "write-without-path"; tool: string }
   /** A shell command: the shell policy decides (its files are only known after it ran). */
@@ -49,17 +49,36 @@ const WRITERS = new Set(["write", "edit", "multi_edit", "notebook_edit", "write_
 
 const SHELLS = new Set(["bash", "shell", "terminal", "run_terminal_cmd", "run_command"]);
 
-/** Where tools put the file they act on: Claude Code `file_path`/`notebook_path`, Cursor `target_file`, MCP `path`. */
-const PATH_KEYS = ["file_path", "notebook_path", "target_file", "path"] as const;
+/**
+ * Where tools put the files they act on: Claude Code `file_path`/`notebook_path`, Cursor `target_file`, MCP
+ * `path`, moves and renames `source`/`destination` (`old_path`/`new_path`), and lists of them.
+ */
+const PATH_KEYS = ["file_path", "notebook_path", "target_file", "path", "source", "destination", "old_path", "new_path"] as const;
+const PATH_LIST_KEYS = ["paths", "files"] as const;
+/** Inputs that carry changes without naming their files in a field: a patch or diff to apply. */
+const PATCH_KEYS = ["patch", "diff", "input"] as const;
 
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
-  const filePath = PATH_KEYS.map((k) => text(input[k])).find((p) => p !== undefined);
-  if (filePath === undefined) return WRITERS.has(tool) ? { kind: "write-without-path", tool: name } : { kind: "other" };
+  const paths = namedPaths(input);
+  if (!paths.length) {
+    const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
+    return WRITERS.has(tool) || patch ? { kind: "write-without-path", tool: name } : { kind: "other" };
+  }
+  const [filePath, ...otherPaths] = paths;
   const expectedHash = text(input["expected_hash"]) ?? text(input["expected_content_hash"]);
-  return { kind: "write", filePath, ...(expectedHash ? { expectedHash } : {}) };
+  return { kind: "write", filePath: filePath!, ...(otherPaths.length ? { otherPaths } : {}), ...(expectedHash ? { expectedHash } : {}) };
+}
+
+/** Every file a tool input names, in field order, each once (a move names two; an edit list many). */
+function namedPaths(input: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const k of PATH_KEYS) out.push(...[text(input[k])].filter((p): p is string => p !== undefined));
+  for (const k of PATH_LIST_KEYS) if (Array.isArray(input[k])) out.push(...(input[k] as unknown[]).map(text).filter((p): p is string => p !== undefined));
+  if (Array.isArray(input["edits"])) for (const e of input["edits"] as unknown[]) if (e && typeof e === "object") out.push(...[text((e as Record<string, unknown>)["path"])].filter((p): p is string => p !== undefined));
+  return [...new Set(out)];
 }
 
 /**

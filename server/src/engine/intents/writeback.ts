@@ -57,7 +57,9 @@ export function transition(text: string, intentId: string, to: IntentStatus, now
 }
 
 /** Applies edits (non-overlapping) back to front, then re-reads the result to prove it says what we meant. */
-function finish(text: string, intentId: string, edits: TextEdit[], applied: (i: { ownedScope: string[]; status: string }) => boolean): WriteResult {
+function finish(text: string, intentId: string, raw: TextEdit[], applied: (i: { ownedScope: string[]; status: string }) => boolean): WriteResult {
+  // new lines end the way the file's lines end
+  const edits = text.includes("\r\n") ? raw.map((e) => ({ ...e, newText: e.newText.replace(/\r?\n/g, "\r\n") })) : raw;
   const next = applyEdits(text, edits);
   const check = loadIntents(next).catalogue.byId.get(intentId);
   if (!check || !applied(check)) {
@@ -66,9 +68,11 @@ function finish(text: string, intentId: string, edits: TextEdit[], applied: (i: 
   return { ok: true, text: next, edits };
 }
 
+/** Applies edits back to front; edits at the same offset land in the order given (the first one first). */
 export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let out = text;
-  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
+  const order = edits.map((e, i) => ({ e, i })).sort((a, b) => b.e.start - a.e.start || b.i - a.i);
+  for (const { e } of order) out = out.slice(0, e.start) + e.newText + out.slice(e.end);
   return out;
 }
 
@@ -125,7 +129,10 @@ function touchUpdatedAt(text: string, item: YAMLMap, now: Date): TextEdit {
   const first = item.items[0].key as Node;
   const indent = " ".repeat(first.range![0] - (text.lastIndexOf("\n", first.range![0] - 1) + 1));
   const lastPair = item.items[item.items.length - 1];
-  const eol = text.indexOf("\n", ((lastPair.value ?? lastPair.key) as Node).range![1]);
+  // after the line holding the intent's last character (a block list's range runs on past its final newline)
+  let last = ((lastPair.value ?? lastPair.key) as Node).range![1];
+  while (last > 0 && /\s/.test(text[last - 1]!)) last--;
+  const eol = text.indexOf("\n", last);
   const line = `${indent}${key}: ${stamp}`;
   return eol === -1 ? { start: text.length, end: text.length, newText: `\n${line}` } : { start: eol + 1, end: eol + 1, newText: `${line}\n` };
 }
