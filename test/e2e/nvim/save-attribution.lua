@@ -8,35 +8,12 @@
 -- Environment: WS (workspace), FILE (relative to WS), SERVER_CMD, PLUGIN_DIR (clients/neovim),
 -- EDIT_LINE (0-based), EDIT_TEXT, OTHER_LINE (0-based, an unedited line), LEDGER (relative to WS), TIMEOUT_MS.
 -- Every wait has a deadline; on failure everything seen so far is printed before exiting 1.
-local function out(s)
-  io.stdout:write(s, "\n")
-end
-local function env(name)
-  local value = vim.env[name]
-  if not value then
-    error("set " .. name)
-  end
-  return value
-end
-
-local ws, file = env("WS"), env("WS") .. "/" .. env("FILE")
-local cmd = vim.split(env("SERVER_CMD"), " ", { trimempty = true })
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
+local out, env, ws, file, cmd, timeout = h.out, h.env, h.ws, h.file, h.cmd, h.timeout
 local edit_line = tonumber(env("EDIT_LINE"))
 local other_line = tonumber(env("OTHER_LINE"))
 local edit_text = env("EDIT_TEXT")
 local ledger = ws .. "/" .. env("LEDGER")
-local timeout = tonumber(vim.env.TIMEOUT_MS or "15000")
-
-vim.notify = function(msg, level)
-  out(string.format("NOTIFY %s %s", tostring(level), (tostring(msg):gsub("\n", "\\n"))))
-end
-for _, method in ipairs({ "window/logMessage", "window/showMessage" }) do
-  vim.lsp.handlers[method] = function(_, result)
-    out(string.format("SERVER %s %s", method, ((result and result.message or ""):gsub("\n", "\\n"))))
-  end
-end
-local log = vim.lsp.log
-if log and log.set_level then log.set_level("debug") else vim.lsp.set_log_level("debug") end
 
 local bufnr
 local function fail(msg)
