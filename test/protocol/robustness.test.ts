@@ -73,6 +73,19 @@ describe("bad input and unusual clients", () => {
     expect(record.files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line])).toEqual([[2, 2]]);
   });
 
+  it("a buffer restored with unsaved changes over the last recorded content has them as edits: squiggled at once", async () => {
+    ws = new TempWorkspace(); // the example ledger records src/api/weather.ts as it is on disk
+    ws.select("INT-002");
+    client = await LspClient.start({ root: ws.root });
+    const path = "src/api/weather.ts";
+    // blame reads the ledger into the server's index first: after it, the server knows the recorded content
+    await client.executeCommand("intent.blame", { path, startLine: 0, endLine: 0 });
+    const text = ws.read(path).replace("  summary: string;", "  summary: string;\n  restored: boolean;");
+    await client.connection.sendNotification("textDocument/didOpen", { textDocument: { uri: client.uri(path), languageId: "typescript", version: 1, text } });
+    const diags = await client.waitForDiagnostics(path, (d) => d.length > 0);
+    expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["intent-not-in-progress", 6, 6]]);
+  });
+
   it("closing an edited file without saving withdraws it from the session's unsaved files", async () => {
     ws = new TempWorkspace();
     client = await LspClient.start({ root: ws.root });

@@ -37,15 +37,22 @@ export class TrackedDocument {
   /** The file on disk, or undefined for an untitled or non-file document. */
   readonly fsPath: string | undefined;
 
+  /**
+   * `savedText`: the file as last saved and recorded, when the buffer opens already different from it (a
+   * restored session, a dirty buffer renamed): the differences are edits from the start.
+   */
   constructor(
     public doc: TextDocument,
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
+    savedText?: string,
   ) {
     this.fsPath = uriToPath(doc.uri);
-    this.baselineText = doc.getText();
+    this.baselineText = savedText ?? doc.getText();
     this.diskHash = fileHash(this.baselineText);
-    this.edits = new EditedLines(splitLines(this.baselineText));
+    const baseline = splitLines(this.baselineText);
+    this.edits = new EditedLines(baseline);
+    if (savedText !== undefined && savedText !== doc.getText()) this.edits.replace(0, baseline.length - 1, doc.lineCount, (line) => this.lineText(line));
   }
 
   get baseline(): string {

@@ -22,6 +22,7 @@ import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
 import { findIntentsRoot } from "../engine/workspaceRoot";
+import { fileHash } from "../engine/hashing";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { claimedElsewhere, fileFindings } from "./findings";
@@ -273,9 +274,7 @@ export class IntentServer {
       }
     }
     const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
-    // The text the editor opens with is the baseline. (Taking the disk's instead would catch a restored dirty
-    // buffer, but races with the editor's own write of the file right after opening it.)
-    const tracked = new TrackedDocument(doc, path, ctx);
+    const tracked = new TrackedDocument(doc, path, ctx, ctx && path !== undefined ? unrecordedBaseline(ctx, path, doc.getText()) : undefined);
     this.documents.set(doc.uri, tracked);
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(tracked);
     if (ctx && path) {
@@ -556,6 +555,18 @@ function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
   if (!path.startsWith(`${SESSIONS_DIR}/`)) return false;
   const name = path.slice(SESSIONS_DIR.length + 1);
   return !name.startsWith(".") && name !== sessionFileName(ctx.session.id);
+}
+
+/**
+ * The baseline for a buffer that opens with changes nobody recorded: the file on disk, when the ledger says
+ * the disk holds the last recorded content and the buffer differs from it (a restored session). Otherwise the
+ * buffer itself is the baseline: a disk that differs for other reasons may be the editor's own write racing
+ * the open notification, and its lines must not be taken for edits.
+ */
+function unrecordedBaseline(ctx: WorkspaceContext, path: string, opened: string): string | undefined {
+  const disk = readDisk(ctx, path);
+  if (disk === undefined || disk === opened) return undefined;
+  return ctx.ledger.lastPostHash(path) === fileHash(disk) ? disk : undefined;
 }
 
 /** The file as saved, or undefined when it does not exist or cannot be read (a directory, no permission). */
