@@ -2,7 +2,7 @@
 // isolation (temp XDG dirs, no user config), with deadlines instead of sleeps. A test that needs an
 // editor must fail, never skip, when the editor cannot be had: a skipped e2e test looks like a pass in CI.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 
 export const repoRoot = path.resolve(__dirname, "../..");
@@ -205,4 +205,21 @@ export function describeRun(r: RunResult, logFiles: string[] = []): string {
     }
   }
   return parts.join("\n");
+}
+
+/** The printed lines of a driver that start with `PREFIX `, without the prefix. */
+export function linesOf(r: { stdout: string }, prefix: string): string[] {
+  return r.stdout.split("\n").filter((l) => l.startsWith(prefix + " ")).map((l) => l.slice(prefix.length + 1));
+}
+
+/**
+ * After a run: ends whatever of it is still alive (a server that outlived its editor), and removes its
+ * scratch folder unless the test failed (then the workspace and logs stay for a look; the path is in the
+ * failure message).
+ */
+export function endRun(label: string, tmp: string | undefined, failed: boolean): void {
+  if (!tmp) return;
+  const left = killTagged(tmp);
+  if (left.length) console.warn(`${label} e2e: ended processes left behind:\n${left.join("\n")}`);
+  if (!failed) rmSync(tmp, { recursive: true, force: true });
 }

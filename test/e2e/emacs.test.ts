@@ -2,11 +2,11 @@
 // clients/emacs/intent-lsp.el, driven in batch mode by emacs/scope-quickfix.el. Emacs 28.2 and eglot 1.9
 // come from apt (`emacs-nox elpa-eglot`, installed by .ci/run); a machine without them fails this test
 // rather than skipping it, because a skipped e2e test looks like a pass.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { describeRun, isolatedXdg, killTagged, repoRoot, runProcess, type RunResult } from "./editors";
+import { describeRun, endRun, isolatedXdg, linesOf, repoRoot, runProcess } from "./editors";
 
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
 
@@ -49,16 +49,11 @@ function emacsBin(): string {
     "Install them with `apt-get install -y emacs-nox elpa-eglot` (.ci/run does this on a fresh machine).");
 }
 
-function linesOf(r: RunResult, prefix: string): string[] {
-  return r.stdout.split("\n").filter((l) => l.startsWith(prefix + " ")).map((l) => l.slice(prefix.length + 1));
-}
 
 let tmp: string | undefined;
 let failed = true;
 afterEach(() => {
-  const left = tmp ? killTagged(tmp) : [];
-  if (left.length) console.warn(`emacs e2e: ended processes left behind:\n${left.join("\n")}`);
-  if (tmp && !failed) rmSync(tmp, { recursive: true, force: true });
+  endRun("emacs", tmp, failed);
   tmp = undefined;
   failed = true;
 });

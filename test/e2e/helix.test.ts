@@ -4,11 +4,11 @@
 // every JSON-RPC message it sends and receives).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { ensureEditor, findTagged, isolatedXdg, killTagged, repoRoot, waitFor } from "./editors";
+import { endRun, ensureEditor, findTagged, isolatedXdg, repoRoot, waitFor } from "./editors";
 import { Tmux } from "./tmux";
 
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
@@ -111,11 +111,7 @@ let failed = true;
 afterEach(async () => {
   await tmux?.kill();
   tmux = undefined;
-  if (tmp) {
-    const left = killTagged(tmp);
-    if (left.length) console.warn(`helix e2e: ended processes left behind:\n${left.join("\n")}`);
-    if (!failed) rmSync(tmp, { recursive: true, force: true });
-  }
+  endRun("helix", tmp, failed);
   tmp = undefined;
   failed = true;
 });

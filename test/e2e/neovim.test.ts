@@ -4,11 +4,11 @@
 // INTENT_LSP_E2E_NVIM=nvim-0.10,nvim-sid also runs it on Neovim 0.11+ (the vim.lsp.config path);
 // sid moves, so it is opt-in rather than a default that could break without a change here.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeRun, ensureEditor, isolatedXdg, killTagged, repoRoot, runNvim, type EditorName, type RunResult } from "./editors";
+import { describeRun, type EditorName, endRun, ensureEditor, isolatedXdg, linesOf, repoRoot, runNvim } from "./editors";
 
 // INTENT_LSP_SERVER_JS lets the driver be pointed at another build of the server.
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
@@ -71,18 +71,11 @@ function makeWorkspace(root: string): void {
 let tmp: string | undefined;
 let failed = true;
 afterEach(() => {
-  // runNvim waited for Neovim; anything of this run still alive (a server that outlived it) ends here
-  const left = tmp ? killTagged(tmp) : [];
-  if (left.length) console.warn(`neovim e2e: ended processes left behind:\n${left.join("\n")}`);
-  // keep the workspace and logs of a failed run for a look; the path is in the failure message
-  if (tmp && !failed) rmSync(tmp, { recursive: true, force: true });
+  endRun("neovim", tmp, failed);
   tmp = undefined;
   failed = true;
 });
 
-function linesOf(r: RunResult, prefix: string): string[] {
-  return r.stdout.split("\n").filter((l) => l.startsWith(prefix + " ")).map((l) => l.slice(prefix.length + 1));
-}
 
 const versions: Partial<Record<EditorName, RegExp>> = { "nvim-0.10": /^0\.10\.\d+/, "nvim-sid": /^0\.(1[1-9]|[2-9]\d)\.\d+/ };
 const editors = (process.env.INTENT_LSP_E2E_NVIM ?? "nvim-0.10").split(",").map((e) => e.trim()).filter(Boolean);
@@ -95,6 +88,27 @@ for (const editor of editors) {
 const INSTALL_MS = 300_000;
 
 describe.each(editors as EditorName[])("%s", (editor) => {
+  /** The editor, a fresh workspace in `tmp`, and the driver's environment for FILE plus `extra`. */
+  async function prepareRun(file: string, extra: Record<string, string>) {
+    const nvim = await ensureEditor(editor);
+    if (!existsSync(serverJs)) {
+      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
+    }
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+    const ws = path.join(tmp, "ws");
+    makeWorkspace(ws);
+    const dir = tmp;
+    const env = {
+      ...isolatedXdg(dir),
+      WS: ws,
+      FILE: file,
+      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
+      PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+      TIMEOUT_MS: "15000",
+      ...extra,
+    };
+    return { nvim, ws, env, dir };
+  }
 
   it("runs headless Lua under the harness, isolated from user config", async () => {
     const nvim = await ensureEditor(editor);
@@ -110,28 +124,15 @@ describe.each(editors as EditorName[])("%s", (editor) => {
   }, INSTALL_MS + 20_000);
 
   it("flags an out-of-scope edit on exactly that line, offers the fixes, and clears after Select INT-003", async () => {
-    const nvim = await ensureEditor(editor);
-    if (!existsSync(serverJs)) {
-      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-    }
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
-    const ws = path.join(tmp, "ws");
-    makeWorkspace(ws);
-    const env = {
-      ...isolatedXdg(tmp),
-      WS: ws,
-      FILE: "docs/notes.md",
-      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
-      PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+    const { nvim, ws, env, dir } = await prepareRun("docs/notes.md", {
       EDIT_LINE: String(EDIT_LINE),
       EDIT_TEXT,
       SELECT_PATTERN: "^Select INT%-003",
-      TIMEOUT_MS: "15000",
-    };
+    });
     const r = await runNvim({
       nvim, script: path.join(__dirname, "nvim", "scope-quickfix.lua"), env, cwd: ws, timeoutMs: 60_000,
     });
-    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(tmp, "xdg", "state", "nvim", "lsp.log")]);
+    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]);
 
     expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
     expect(r.code, seen).toBe(0);
@@ -171,31 +172,18 @@ describe.each(editors as EditorName[])("%s", (editor) => {
   }, INSTALL_MS + 90_000);
 
   it("records a :write in the ledger and shows the attribution in hover, CodeLens and inlay hints", async () => {
-    const nvim = await ensureEditor(editor);
-    if (!existsSync(serverJs)) {
-      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-    }
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
-    const ws = path.join(tmp, "ws");
-    makeWorkspace(ws);
-    const env = {
-      ...isolatedXdg(tmp),
-      WS: ws,
-      FILE: API_FILE,
-      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
-      PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+    const { nvim, ws, env, dir } = await prepareRun(API_FILE, {
       EDIT_LINE: String(API_EDIT_LINE),
       EDIT_TEXT: API_EDIT_TEXT,
       OTHER_LINE: "2",
       LEDGER,
-      TIMEOUT_MS: "15000",
-    };
+    });
     const r = await runNvim({
       nvim, script: path.join(__dirname, "nvim", "save-attribution.lua"), env, cwd: ws, timeoutMs: 60_000,
     });
     const ledgerFile = path.join(ws, ...LEDGER.split("/"));
     const ledgerText = existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<no ledger file>";
-    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(tmp, "xdg", "state", "nvim", "lsp.log")]) +
+    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]) +
       `\n--- ${LEDGER} ---\n${ledgerText}`;
 
     expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);

@@ -34,4 +34,22 @@ end
 local log = vim.lsp.log
 if log and log.set_level then log.set_level("debug") else vim.lsp.set_log_level("debug") end
 
+--- Stops the client (a clean shutdown lets the server drop its session file; not fatal if slow), prints
+--- PASS and quits.
+function h.finish(client)
+  local id = client.id
+  if vim.fn.has("nvim-0.11") == 1 then
+    client:stop()
+  else
+    vim.lsp.stop_client(id)
+  end
+  if not vim.wait(h.timeout, function()
+    return vim.lsp.get_client_by_id(id) == nil
+  end, 20) then
+    h.out("NOTE: server did not exit within the deadline")
+  end
+  h.out("PASS")
+  vim.cmd("qall!")
+end
+
 return h

@@ -168,16 +168,4 @@ for _, d in ipairs(vim.diagnostic.get(bufnr)) do
   out(string.format("DIAG %d %s %s", d.lnum, tostring(d.code), (d.message:gsub("\n", "\\n"))))
 end
 
-local id = client.id
-if vim.fn.has("nvim-0.11") == 1 then
-  client:stop()
-else
-  vim.lsp.stop_client(id)
-end
-if not vim.wait(timeout, function()
-  return vim.lsp.get_client_by_id(id) == nil
-end, 20) then
-  out("NOTE: server did not exit within the deadline")
-end
-out("PASS")
-vim.cmd("qall!")
+h.finish(client)

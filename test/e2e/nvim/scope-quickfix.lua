@@ -123,17 +123,4 @@ end, 20) then
 end
 out("CLEARED")
 
-local id = client.id
-if vim.fn.has("nvim-0.11") == 1 then
-  client:stop()
-else
-  vim.lsp.stop_client(id)
-end
--- A clean shutdown lets the server drop its session file; not fatal if it is slow.
-if not vim.wait(timeout, function()
-  return vim.lsp.get_client_by_id(id) == nil
-end, 20) then
-  out("NOTE: server did not exit within the deadline")
-end
-out("PASS")
-vim.cmd("qall!")
+h.finish(client)
