@@ -1,10 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parseUnifiedDiff } from "../../server/src/engine/git";
 import { gateShell } from "../../server/src/engine/agent/shellPolicy";
-import { changedLineNumbers, undoEdits } from "../../server/src/engine/agent/agentWrite";
+import { undoEdits } from "../../server/src/engine/agent/agentWrite";
+import { changedSpans, diffTexts } from "../../server/src/engine/lineChange";
 import { normalizeModelId } from "../../server/src/engine/contributor";
 
 /** The pure pieces under the CLI, on inputs the end-to-end tests do not reach. */
+
+/** 1-based numbers of the lines of `after` a record of the write would claim. */
+function changedLineNumbers(before: string | null, after: string): number[] {
+  return changedSpans(diffTexts(before, after)).flatMap((s) => Array.from({ length: s.end - s.start + 1 }, (_, k) => s.start + k + 1));
+}
 
 describe("parseUnifiedDiff", () => {
   it("reads added, changed, deleted, renamed, binary and oddly named files", () => {

@@ -4,7 +4,6 @@ import { appendRecord } from "../engine/ledger/append";
 import { parseLedgerLines, type TraceEntry } from "../engine/ledger/read";
 import { prepareRecord } from "../engine/ledger/recordChange";
 import { noteLesson } from "../engine/lessons";
-import { textLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -27,11 +26,7 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
   const { ctx, path } = doc;
   const verdict = doc.verdict();
   if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return undefined;
-  // the empty "line" after a final newline is not a line of text (as for the hooks' diffs): never recorded
   const content = doc.doc.getText();
-  const lastLine = textLines(content).length;
-  const changedLines: number[] = [];
-  for (const b of doc.edits.blocks()) for (let l = b.start; l <= b.end && l < lastLine; l++) changedLines.push(l + 1);
   const settings = ctx.rules.settings;
   const record = prepareRecord({
     root: ctx.root,
@@ -39,7 +34,6 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
     path,
     content,
     before: doc.baseline,
-    changedLines,
     verdict,
     contributor: settings.contributor,
     sessionId: ctx.session.id,

@@ -18,6 +18,7 @@ import {
 } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { allCommands } from "@shared/commands";
+import { SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
@@ -315,6 +316,18 @@ export class IntentServer {
   private async saved(uri: string): Promise<void> {
     const doc = this.documents.get(uri);
     if (!doc) return;
+    const version = doc.doc.version;
+    let recordId: string | null = null;
+    try {
+      recordId = await this.recordSave(doc);
+    } finally {
+      void this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams);
+    }
+  }
+
+  private async recordSave(doc: TrackedDocument): Promise<string | null> {
+    const uri = doc.uri;
+    let recordId: string | null = null;
     let save: ReturnType<typeof prepareSave>;
     try {
       save = prepareSave(doc, SERVER_VERSION);
@@ -324,11 +337,11 @@ export class IntentServer {
     doc.rebase(); // the saved text is the new baseline, before typing can move on
     this.schedule(uri);
     const { ctx } = doc;
-    if (!ctx || doc.path === undefined) return;
+    if (!ctx || doc.path === undefined) return null;
     if (save) {
       doc.attribute([...ctx.ledger.entriesFor(doc.path), ...save.entries]);
       try {
-        await writeSave(ctx, save, () => this.pollLedger(ctx));
+        if (await writeSave(ctx, save, () => this.pollLedger(ctx))) recordId = save.record.id;
       } catch (err) {
         void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${save.path} in the ledger: ${(err as Error).message}`);
       }
@@ -338,6 +351,7 @@ export class IntentServer {
     this.updateFindings(doc);
     this.dirtyChanged = true;
     this.refreshLenses();
+    return recordId;
   }
 
   /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */

@@ -1,14 +1,12 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { diffArrays } from "diff";
 import { writeFileAtomic } from "../atomicWrite";
 import { resolveModelId, type ModelSources } from "../contributor";
 import { judge } from "../gate";
-import { fileHash, normalizeLine } from "../hashing";
+import { fileHash } from "../hashing";
 import { ledgerHasPostHash } from "../ledger/postHashScan";
 import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
-import { textLines } from "../lines";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
 import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
@@ -101,28 +99,6 @@ export function undoEdits(after: string, edits: readonly StringEdit[]): string |
   return text;
 }
 
-/**
- * 1-based numbers of the lines of `after` that are new or changed relative to `before`, compared as the
- * hashes see lines (CRLF and trailing blanks do not count). A final newline does not make an extra line.
- */
-export function changedLineNumbers(before: string | null, after: string): number[] {
-  const b = before === null ? [] : contentLines(before);
-  const a = contentLines(after);
-  const out: number[] = [];
-  let line = 1;
-  for (const part of diffArrays(b, a)) {
-    const count = part.count ?? part.value.length;
-    if (part.removed) continue;
-    if (part.added) for (let k = 0; k < count; k++) out.push(line + k);
-    line += count;
-  }
-  return out;
-}
-
-function contentLines(text: string): string[] {
-  return textLines(text).map(normalizeLine);
-}
-
 // --- recording -----------------------------------------------------------------------------------------
 
 export interface WriteReport {
@@ -168,7 +144,6 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     path,
     content: after,
     before,
-    changedLines: changedLineNumbers(before, after),
     verdict: judge(path, ctx.rules, ctx.selection),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,

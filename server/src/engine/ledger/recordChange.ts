@@ -1,32 +1,46 @@
 import { join } from "node:path";
-import type { MutationClass, ScopeVerdict, TraceRecord } from "@shared/agentTrace";
+import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../gate";
 import { headRevision } from "../git";
 import { fileHash } from "../hashing";
 import { appendRecord } from "./append";
-import { buildRecord, changedRanges } from "./record";
+import { diffTexts, type LineChange } from "../lineChange";
+import { buildRecord, type RecordFileInput } from "./record";
 
 /**
  * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
  * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
  */
 
-export interface ChangeToRecord {
-  root: string;
-  ledgerPath: string;
+/** One file a change wrote. */
+export interface FileWrite {
   path: string;
   /** Content after the change (null: the file was deleted). */
   content: string | null;
   /** Content before the change (null: the file did not exist). */
   before: string | null;
-  /** 1-based line numbers of `content` that the change produced. */
-  changedLines: readonly number[];
+  /**
+   * How the lines changed, when the writer knows it exactly (the editor's tracked edits, an edit whose place
+   * is known); otherwise the two texts are diffed.
+   */
+  change?: LineChange;
   verdict: Verdict;
+}
+
+export interface ChangeToRecord extends FileWrite {
+  root: string;
+  ledgerPath: string;
+  /** Further files the same act wrote (a shell command), each recorded in the same record. */
+  otherFiles?: readonly FileWrite[];
   contributor: { type: ContributorType; modelId?: string };
   sessionId: string;
   toolVersion: string;
-  /** Ask the ledger whether this exact content is already recorded for this path. */
+  toolCall?: ToolCallMetadata;
+  /**
+   * Whether the ledger's newest record of `path` already pins exactly this content (an agent hook recorded
+   * it, or the same post hook ran twice). Only the newest counts: returning to older content is a change.
+   */
   alreadyRecorded: (path: string, postHash: string) => boolean;
   now?: Date;
 }
@@ -35,25 +49,43 @@ export type RecordOutcome = { written: true; id: string; line: string } | { writ
 
 /** The record a change would append, or why none is due. Synchronous, so callers can show it at once. */
 export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "unchanged" | "duplicate" } {
-  // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
-  if (change.content !== null && change.before !== null && fileHash(change.content) === fileHash(change.before)) return { skip: "unchanged" };
-  if (change.content !== null && change.alreadyRecorded(change.path, fileHash(change.content))) return { skip: "duplicate" };
-  const verdict = change.verdict;
+  const due: FileWrite[] = [];
+  let skip: "unchanged" | "duplicate" = "unchanged";
+  for (const file of [change, ...(change.otherFiles ?? [])]) {
+    // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
+    if (file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before)) continue;
+    if (file.content !== null && change.alreadyRecorded(file.path, fileHash(file.content))) {
+      skip = "duplicate";
+      continue;
+    }
+    due.push(file);
+  }
+  const [first, ...others] = due;
+  if (!first) return { skip };
+  const verdict = first.verdict;
   const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
   return buildRecord({
-    path: change.path,
-    content: change.content,
-    ranges: change.content === null ? [] : changedRanges(change.changedLines),
+    ...recordFile(first),
+    ...(others.length ? { otherFiles: others.map(recordFile) } : {}),
     contributor: change.contributor,
     sessionId: change.sessionId,
     toolVersion: change.toolVersion,
-    mutationClass: mutationClass(change.path, change.before, change.content),
-    preHash: change.before === null ? null : fileHash(change.before),
-    scope: scopeVerdict(verdict),
     intentId,
     revision: headRevision(change.root),
+    ...(change.toolCall ? { toolCall: change.toolCall } : {}),
     now: change.now,
   });
+}
+
+function recordFile(file: FileWrite): RecordFileInput {
+  return {
+    path: file.path,
+    content: file.content,
+    ...(file.content === null ? { ranges: [] } : { change: file.change ?? diffTexts(file.before, file.content) }),
+    mutationClass: mutationClass(file.path, file.before, file.content),
+    preHash: file.before === null ? null : fileHash(file.before),
+    scope: scopeVerdict(file.verdict),
+  };
 }
 
 export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {

@@ -1,0 +1,242 @@
+/**
+ * How the lines of one file changed in one write: which old lines carried over to which new positions, and
+ * which of those only changed whitespace. Every new line that is not carried is a line the writer changed,
+ * so a record built from a `LineChange` claims exactly those lines and nothing else (the complement of
+ * `carried` is the record's ranges; it is never stored separately, so the two cannot disagree).
+ *
+ * Lines are counted as people count them (`textLines`: a final line break ends the last line, it does not
+ * start another). Lines compare by their *loose* form, whitespace removed: re-indenting, re-spacing or
+ * changing line endings is not authorship, so such a line is carried (owner kept) and listed as reformatted.
+ */
+import { diffArrays } from "diff";
+import { normalizeLine } from "./hashing";
+import { textLines } from "./lines";
+
+/** `length` lines carried from `oldStart` in the old text to `newStart` in the new one (0-based). */
+export interface Segment {
+  oldStart: number;
+  newStart: number;
+  length: number;
+}
+
+/** 0-based, inclusive span of new lines. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface LineChange {
+  oldCount: number;
+  newCount: number;
+  /** Ascending in both old and new positions, non-overlapping, each length ≥ 1. */
+  carried: Segment[];
+  /** New lines inside `carried` whose text changed in whitespace only; ascending, disjoint. */
+  reformatted: Span[];
+}
+
+/** A line with all whitespace removed: equal loose forms mean a formatter-only difference. */
+export function looseLine(line: string): string {
+  return line.replace(/\s+/g, "");
+}
+
+/** Above this many differing lines the Myers diff gives up and unique lines anchor the comparison instead. */
+const MAX_EDIT_LENGTH = 1000;
+/** Regions larger than this (old + new lines) are first split at unique lines, as patience diff does. */
+const LARGE_REGION = 4000;
+
+/**
+ * The line change from `before` to `after` when only the two texts are known (an agent's whole-file write, a
+ * reload from disk): a line diff over loose forms. `before` null: the file is new, nothing carries.
+ */
+export function diffTexts(before: string | null, after: string): LineChange {
+  const oldLines = before === null ? [] : textLines(before);
+  const newLines = textLines(after);
+  // an empty text is one empty line to textLines, but no line to a record
+  const o = before === null || before === "" ? [] : oldLines;
+  const n = after === "" ? [] : newLines;
+  return diffLines(o, n);
+}
+
+/** `diffTexts` over already split lines. */
+export function diffLines(oldLines: readonly string[], newLines: readonly string[]): LineChange {
+  const carried: Segment[] = [];
+  matchRegion(oldLines.map(looseLine), newLines.map(looseLine), 0, oldLines.length, 0, newLines.length, carried);
+  return { oldCount: oldLines.length, newCount: newLines.length, carried: mergeSegments(carried), reformatted: reformattedLines(oldLines, newLines, carried) };
+}
+
+/**
+ * Appends to `out` the carried segments between old[oLo, oHi) and new[nLo, nHi): the common head and tail,
+ * then a Myers diff of the middle, or (when that is too costly) lines unique on both sides as anchors with
+ * the regions between them compared recursively, as patience diff does. Lines that match nothing are changed.
+ */
+export function matchRegion(
+  oldKeys: readonly string[],
+  newKeys: readonly string[],
+  oLo: number,
+  oHi: number,
+  nLo: number,
+  nHi: number,
+  out: Segment[],
+): void {
+  let head = 0;
+  while (oLo + head < oHi && nLo + head < nHi && oldKeys[oLo + head] === newKeys[nLo + head]) head++;
+  let tail = 0;
+  while (oLo + head < oHi - tail && nLo + head < nHi - tail && oldKeys[oHi - 1 - tail] === newKeys[nHi - 1 - tail]) tail++;
+  if (head) out.push({ oldStart: oLo, newStart: nLo, length: head });
+  const o0 = oLo + head;
+  const o1 = oHi - tail;
+  const n0 = nLo + head;
+  const n1 = nHi - tail;
+  if (o0 < o1 && n0 < n1 && !(o1 - o0 + n1 - n0 > LARGE_REGION && matchByAnchors(oldKeys, newKeys, o0, o1, n0, n1, out))) {
+    // Myers costs (N+M)·D: bounded by MAX_EDIT_LENGTH, then unique lines anchor the rest
+    const changes = diffArrays(oldKeys.slice(o0, o1) as string[], newKeys.slice(n0, n1) as string[], { maxEditLength: MAX_EDIT_LENGTH });
+    if (changes) {
+      let o = o0;
+      let n = n0;
+      for (const c of changes) {
+        const count = c.count ?? c.value.length;
+        if (c.added) n += count;
+        else if (c.removed) o += count;
+        else {
+          out.push({ oldStart: o, newStart: n, length: count });
+          o += count;
+          n += count;
+        }
+      }
+    } else {
+      matchByAnchors(oldKeys, newKeys, o0, o1, n0, n1, out);
+    }
+  }
+  if (tail) out.push({ oldStart: oHi - tail, newStart: nHi - tail, length: tail });
+}
+
+/** False when no line is unique on both sides (nothing was matched; every line in here then counts as changed). */
+function matchByAnchors(oldKeys: readonly string[], newKeys: readonly string[], oLo: number, oHi: number, nLo: number, nHi: number, out: Segment[]): boolean {
+  const anchors = uniqueAnchors(oldKeys, newKeys, oLo, oHi, nLo, nHi);
+  if (!anchors.length) return false;
+  let o = oLo;
+  let n = nLo;
+  for (const [ao, an] of anchors) {
+    matchRegion(oldKeys, newKeys, o, ao, n, an, out);
+    out.push({ oldStart: ao, newStart: an, length: 1 });
+    o = ao + 1;
+    n = an + 1;
+  }
+  matchRegion(oldKeys, newKeys, o, oHi, n, nHi, out);
+  return true;
+}
+
+/** Lines occurring exactly once on each side, kept in an order increasing on both sides (longest such chain). */
+function uniqueAnchors(oldKeys: readonly string[], newKeys: readonly string[], oLo: number, oHi: number, nLo: number, nHi: number): [number, number][] {
+  const count = new Map<string, { o: number; oPos: number; n: number; nPos: number }>();
+  for (let i = oLo; i < oHi; i++) {
+    const c = count.get(oldKeys[i]!) ?? { o: 0, oPos: i, n: 0, nPos: -1 };
+    c.o++;
+    count.set(oldKeys[i]!, c);
+  }
+  for (let j = nLo; j < nHi; j++) {
+    const c = count.get(newKeys[j]!);
+    if (c) {
+      c.n++;
+      c.nPos = j;
+    }
+  }
+  const pairs: [number, number][] = [];
+  for (const c of count.values()) if (c.o === 1 && c.n === 1) pairs.push([c.oPos, c.nPos]);
+  pairs.sort((a, b) => a[1] - b[1]);
+  return longestIncreasing(pairs);
+}
+
+/** Longest subsequence of `pairs` (sorted by new position) whose old positions increase: patience sorting. */
+function longestIncreasing(pairs: [number, number][]): [number, number][] {
+  const tails: number[] = []; // index into pairs of the smallest tail of each length
+  const prev = new Int32Array(pairs.length).fill(-1);
+  for (let i = 0; i < pairs.length; i++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (pairs[tails[mid]!]![0] < pairs[i]![0]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) prev[i] = tails[lo - 1]!;
+    tails[lo] = i;
+  }
+  const out: [number, number][] = [];
+  for (let i = tails.length ? tails[tails.length - 1]! : -1; i !== -1; i = prev[i]!) out.push(pairs[i]!);
+  return out.reverse();
+}
+
+/** Joins segments that continue each other; input in ascending order. */
+export function mergeSegments(segments: readonly Segment[]): Segment[] {
+  const out: Segment[] = [];
+  for (const s of segments) {
+    if (s.length <= 0) continue;
+    const last = out[out.length - 1];
+    if (last && last.oldStart + last.length === s.oldStart && last.newStart + last.length === s.newStart) last.length += s.length;
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+/** Carried lines whose text differs from the old line in more than trailing blanks and line endings. */
+function reformattedLines(oldLines: readonly string[], newLines: readonly string[], carried: readonly Segment[]): Span[] {
+  const lines: number[] = [];
+  for (const s of carried) {
+    for (let k = 0; k < s.length; k++) {
+      if (normalizeLine(oldLines[s.oldStart + k]!) !== normalizeLine(newLines[s.newStart + k]!)) lines.push(s.newStart + k);
+    }
+  }
+  return toSpans(lines);
+}
+
+/** Ascending line numbers → maximal spans. */
+export function toSpans(lines: readonly number[]): Span[] {
+  const out: Span[] = [];
+  for (const l of lines) {
+    const last = out[out.length - 1];
+    if (last && last.end + 1 === l) last.end = l;
+    else if (!last || l > last.end) out.push({ start: l, end: l });
+  }
+  return out;
+}
+
+/** The new lines the writer changed: every new line that is not carried. */
+export function changedSpans(change: LineChange): Span[] {
+  const out: Span[] = [];
+  let next = 0;
+  for (const s of change.carried) {
+    if (s.newStart > next) out.push({ start: next, end: s.newStart - 1 });
+    next = s.newStart + s.length;
+  }
+  if (change.newCount > next) out.push({ start: next, end: change.newCount - 1 });
+  return out;
+}
+
+/**
+ * Whether a change read from a ledger is well formed for texts of these sizes: segments ascending on both
+ * sides, inside both texts, reformatted lines inside carried ones. A ledger is read, never trusted.
+ */
+export function isValidChange(change: LineChange): boolean {
+  let o = 0;
+  let n = 0;
+  for (const s of change.carried) {
+    if (!Number.isInteger(s.oldStart) || !Number.isInteger(s.newStart) || !Number.isInteger(s.length) || s.length < 1) return false;
+    if (s.oldStart < o || s.newStart < n) return false;
+    o = s.oldStart + s.length;
+    n = s.newStart + s.length;
+    if (o > change.oldCount || n > change.newCount) return false;
+  }
+  let last = -1;
+  let seg = 0;
+  for (const r of change.reformatted) {
+    if (!Number.isInteger(r.start) || !Number.isInteger(r.end) || r.start <= last || r.end < r.start) return false;
+    last = r.end;
+    for (let l = r.start; l <= r.end; l++) {
+      while (seg < change.carried.length && change.carried[seg]!.newStart + change.carried[seg]!.length <= l) seg++;
+      const s = change.carried[seg];
+      if (!s || l < s.newStart) return false;
+    }
+  }
+  return true;
+}
