@@ -11,8 +11,11 @@ import { textLines } from "./lines";
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 
-/** Who wrote a line: a ledger entry, an unsaved edit in an open editor, or nobody on record. */
-export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" };
+/**
+ * Who wrote a line: a ledger entry, an unsaved edit in an open editor, nobody on record, or not known yet
+ * (the editor is still reading the ledger: never a false "untraced").
+ */
+export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" } | { kind: "indexing" };
 
 /** One row of blame: `intent blame --json` prints these, `intent.blame` returns them. */
 export interface BlameLine {

@@ -30,12 +30,12 @@ import { claimedElsewhere, fileFindings } from "./findings";
 import { inlayHints } from "./inlayHints";
 import { hover } from "./hover";
 import { ledgerCommands } from "./ledgerCommands";
-import { prepareSave, writeSave } from "./save";
+import { prepareSave, SaveRecorder, type PreparedSave } from "./save";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { TrackedDocument, uriToPath } from "./documents";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { editorSettings } from "./settings";
-import { FallbackWatcher } from "./watcher";
+import { FileWatcher } from "./watcher";
 import { WorkspaceContext } from "./workspaceContext";
 
 declare const __INTENT_LSP_VERSION__: string;
@@ -66,12 +66,14 @@ export class IntentServer {
   private dirtyChanged = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private ledgerTimer: NodeJS.Timeout | undefined;
-  private watcher: FallbackWatcher | undefined;
+  private readonly watcher: FileWatcher;
+  private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
   private clientName = "unknown editor";
   private supportsFolderEvents = false;
   private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false, markdownHover: true };
 
   constructor(private readonly connection: Connection) {
+    this.watcher = new FileWatcher(this.guard("file watcher", (paths: string[]) => this.filesChanged(paths.map((p) => pathToFileURL(p).href))));
     connection.onInitialize((p) => this.initialize(p));
     connection.onInitialized(this.guard("initialization", () => this.initialized()));
     connection.onShutdown(() => this.dispose());
@@ -175,15 +177,13 @@ export class IntentServer {
       );
     }
     if (this.capabilities.watchedFiles) {
-      await this.connection.client.register(DidChangeWatchedFilesNotification.type, {
-        // the whole workspace too: a write by someone else to an open file is a stale-file warning
-        watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }, { globPattern: "**/.agent-trace/**" }, { globPattern: "**/*", kind: 2 }],
-      });
-    } else {
-      // Clients without dynamic file watching (Neovim 0.10 on Linux, Helix, eglot) still need to see the
-      // terminal's `intent select` and hand edits to the YAML: watch the few files that matter ourselves.
-      this.watcher = new FallbackWatcher(this.guard("file watcher", (paths: string[]) => this.filesChanged(paths.map((p) => pathToFileURL(p).href))));
-      for (const ctx of this.contexts.values()) this.watcher.watch(ctx.root);
+      // The client's watcher sees the whole tree (a write by someone else to any open file); ours (always on,
+      // see FileWatcher) covers clients that register none or send nothing. A client refusing is not fatal.
+      await this.connection.client
+        .register(DidChangeWatchedFilesNotification.type, {
+          watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }, { globPattern: "**/.agent-trace/**" }, { globPattern: "**/*", kind: 2 }],
+        })
+        .catch((err: unknown) => this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`));
     }
     if (this.capabilities.configuration) {
       if (this.capabilities.configurationRegistration) {
@@ -205,7 +205,7 @@ export class IntentServer {
     if (!root || this.contexts.has(root)) return;
     const ctx = new WorkspaceContext(root, client);
     this.contexts.set(root, ctx);
-    this.watcher?.watch(root);
+    this.watcher.watch(root, ctx.rules.settings.ledgerPath);
     if (this.heartbeat) ctx.heartbeat(); // added after start-up: announce the session now
   }
 
@@ -214,7 +214,7 @@ export class IntentServer {
     const ctx = root ? this.contexts.get(root) : undefined;
     if (!ctx || !root) return;
     ctx.dispose();
-    this.watcher?.unwatch(root);
+    this.watcher.unwatch(root, ctx.rules.settings.ledgerPath);
     this.contexts.delete(root);
   }
 
@@ -279,9 +279,11 @@ export class IntentServer {
     this.documents.set(doc.uri, tracked);
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(tracked);
     if (ctx && path) {
-      tracked.attribute(ctx.ledger.entriesFor(path));
+      // before the ledger's first read completes the owners are not known: hover says so, never "untraced"
+      if (ctx.ledger.indexed) tracked.ledgerChanged(ctx.ledger.entriesFor(path));
       this.updateFindings(tracked);
-      void this.pollLedger(ctx); // appends not read yet re-attribute this document when they arrive
+      this.watcher.watchFile(tracked.fsPath);
+      void this.pollLedger(ctx); // appends not read yet reach this document when they arrive
     }
     this.schedule(doc.uri);
   }
@@ -291,15 +293,22 @@ export class IntentServer {
     const tracked = this.documents.get(uri);
     if (!tracked) return;
     const wasEdited = tracked.edits.isEdited();
-    tracked.applyChanges(changes, version);
+    const reloaded = tracked.applyChanges(changes, version);
     if (tracked.ctx && tracked.path && tracked.ctx.ruleFileOf(tracked.path)) this.ruleFileEdited(tracked);
     if (wasEdited !== tracked.edits.isEdited()) this.dirtyChanged = true;
+    if (reloaded && tracked.ctx) {
+      // the editor took another writer's content: its record (maybe still being appended) says who wrote it
+      this.updateFindings(tracked);
+      void this.pollLedger(tracked.ctx);
+      this.refreshLenses();
+    }
     this.schedule(uri);
   }
 
   private close(uri: string): void {
     const tracked = this.documents.get(uri);
     this.documents.delete(uri);
+    if (tracked?.ctx && tracked.fsPath && !this.documentAt(tracked.fsPath)) this.watcher.unwatchFile(tracked.fsPath);
     this.dirtyChanged = true;
     this.shareDirtyFiles(); // closed unsaved: no longer anyone's unsaved edits
     clearTimeout(this.pending.get(uri));
@@ -313,52 +322,65 @@ export class IntentServer {
     }
   }
 
-  private async saved(uri: string): Promise<void> {
+  private saved(uri: string): void {
     const doc = this.documents.get(uri);
     if (!doc) return;
     const version = doc.doc.version;
-    let recordId: string | null = null;
-    try {
-      recordId = await this.recordSave(doc);
-    } finally {
-      void this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams);
-    }
+    const done = this.recordSave(doc).then(
+      (recordId) => recordId,
+      (err: unknown) => {
+        this.connection.console.error(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return null;
+      },
+    );
+    doc.saving = done.then((recordId) => void this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams));
   }
 
+  /** Records a save (synchronously up to the append) and carries the document's owners over it; the record's id. */
   private async recordSave(doc: TrackedDocument): Promise<string | null> {
-    const uri = doc.uri;
-    let recordId: string | null = null;
-    let save: ReturnType<typeof prepareSave>;
+    let save: PreparedSave | undefined;
+    doc.beforeSave();
     try {
       save = prepareSave(doc, SERVER_VERSION);
     } catch (err) {
       void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
-    doc.rebase(); // the saved text is the new baseline, before typing can move on
-    this.schedule(uri);
+    // the saved text is the new baseline, before typing can move on
+    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    this.schedule(doc.uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return null;
-    if (save) {
-      doc.attribute([...ctx.ledger.entriesFor(doc.path), ...save.entries]);
+    let recordId: string | null = null;
+    if (save?.record) {
+      const recorder = this.recorderOf(ctx);
       try {
-        if (await writeSave(ctx, save, () => this.pollLedger(ctx))) recordId = save.record.id;
+        if (await recorder.write(save, () => this.pollLedger(ctx))) recordId = save.record.id;
+        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
-        void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${save.path} in the ledger: ${(err as Error).message}`);
+        void this.connection.window.showErrorMessage(
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
+        );
       }
     }
     await this.pollLedger(ctx);
-    doc.attribute(ctx.ledger.entriesFor(doc.path));
     this.updateFindings(doc);
     this.dirtyChanged = true;
     this.refreshLenses();
     return recordId;
   }
 
+  private recorderOf(ctx: WorkspaceContext): SaveRecorder {
+    let r = this.recorders.get(ctx);
+    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
+    return r;
+  }
+
   /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */
   private updateFindings(doc: TrackedDocument): void {
     const ctx = doc.ctx;
     if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) return;
-    doc.fileFindings = fileFindings(doc, readDisk(ctx, doc.path));
+    doc.lookAtDisk();
+    doc.fileFindings = fileFindings(doc, doc.diskText);
     this.schedule(doc.uri);
   }
 
@@ -395,7 +417,8 @@ export class IntentServer {
       for (const doc of this.documents.values()) {
         if (doc.ctx !== ctx || doc.path === undefined) continue;
         if (result.reset || first || result.paths.has(doc.path)) {
-          doc.attribute(ctx.ledger.entriesFor(doc.path));
+          // a ledger replaced or truncated underneath us: what we carried forward may no longer be on record
+          doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), result.reset);
           this.updateFindings(doc);
         }
       }
@@ -486,6 +509,7 @@ export class IntentServer {
     const doc = this.documents.get(uri);
     const diagnostics: Diagnostic[] = [];
     if (doc) {
+      doc.refine(); // edited lines exact: an untouched line between two edits is not one
       diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
@@ -558,7 +582,7 @@ export class IntentServer {
   private dispose(): void {
     clearInterval(this.heartbeat);
     clearInterval(this.ledgerTimer);
-    this.watcher?.dispose();
+    this.watcher.dispose();
     for (const t of this.pending.values()) clearTimeout(t);
     for (const ctx of this.contexts.values()) ctx.dispose();
   }

@@ -31,6 +31,8 @@ export class WorkspaceLedger {
   private touched = new Set<string>();
   private wasReset = false;
   private running: Promise<unknown> = Promise.resolve();
+  /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
+  indexed = false;
 
   constructor(
     readonly root: string,
@@ -66,6 +68,7 @@ export class WorkspaceLedger {
     this.wasReset = false;
     let lines = 0;
     for (const source of this.sources) lines += (await source.follower.poll(onProgress)).lines;
+    this.indexed = true;
     return { paths: this.touched, reset: this.wasReset, changed: this.wasReset || lines > 0 };
   }
 
