@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fileHash, lineHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { parseLedgerLines } from "../../server/src/engine/ledger/read";
-import { changedSpans, diffLines, diffTexts, isValidChange } from "../../server/src/engine/lineChange";
+import { changedSpans, changeFromEdits, diffLines, diffTexts, isValidChange } from "../../server/src/engine/lineChange";
 
 const lines = (s: string) => s.split(",");
 
@@ -118,5 +118,33 @@ describe("records with a line map", () => {
     expect(g).toMatchObject({ startLine: 1, endLine: 1, preHash: null, postHash: fileHash("new\n"), scope: "OUT_OF_SCOPE" });
     expect(g.change).toEqual({ oldCount: 0, newCount: 1, carried: [], reformatted: [] });
     expect(multi.metadata!["dev.intent-lsp"]!.tool_call).toEqual({ tool: "Bash", command: "make docs" });
+  });
+});
+
+describe("line changes from an agent's string edits", () => {
+  it("know which of two identical lines is the new one", () => {
+    const before = "a {\n}\nb {\n}\n";
+    // insert "x {\n}\n" after the first block: a diff could pair the new "}" with the old one
+    const c = changeFromEdits(before, "a {\n}\nx {\n}\nb {\n}\n", [{ old_string: "}\nb {", new_string: "}\nx {\n}\nb {" }]);
+    expect(c && changedSpans(c)).toEqual([{ start: 2, end: 3 }]);
+  });
+
+  it("compose the edits of a MultiEdit and notice reformatted lines", () => {
+    const before = "one\ntwo\nthree\nfour\n";
+    const after = "ONE\ntwo\n  three\nfour\nfive\n";
+    const c = changeFromEdits(before, after, [
+      { old_string: "one", new_string: "ONE" },
+      { old_string: "three", new_string: "  three" },
+      { old_string: "four\n", new_string: "four\nfive\n" },
+    ]);
+    expect(c && changedSpans(c)).toEqual([{ start: 0, end: 0 }, { start: 4, end: 4 }]);
+    expect(c?.reformatted).toEqual([{ start: 2, end: 2 }]);
+  });
+
+  it("give up when the edits do not reproduce the file (it changed meanwhile) or are ambiguous", () => {
+    expect(changeFromEdits("a\nb\n", "a\nB\nc\n", [{ old_string: "b", new_string: "B" }])).toBeUndefined();
+    expect(changeFromEdits("x\nx\n", "y\nx\n", [{ old_string: "x", new_string: "y" }])).toBeUndefined();
+    const all = changeFromEdits("x\na\nx\n", "y\na\ny\n", [{ old_string: "x", new_string: "y", replace_all: true }]);
+    expect(all && changedSpans(all)).toEqual([{ start: 0, end: 0 }, { start: 2, end: 2 }]);
   });
 });

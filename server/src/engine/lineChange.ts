@@ -240,3 +240,123 @@ export function isValidChange(change: LineChange): boolean {
   }
   return true;
 }
+
+/** One string replacement an agent's edit tool made (Claude Code `Edit`, each edit of `MultiEdit`). */
+export interface StringEdit {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+/**
+ * The line change of string replacements applied in order to `before`, when they reproduce `after`
+ * exactly; undefined otherwise (an edit not found, or not where it must be: the file changed meanwhile).
+ * Unlike a diff of the two texts, it knows where each edit went: a line inserted next to an identical one
+ * (a blank line, a `}`) is the new one, not its twin.
+ */
+export function changeFromEdits(before: string, after: string, edits: readonly StringEdit[]): LineChange | undefined {
+  let text = before;
+  let change: LineChange | undefined;
+  for (const e of edits) {
+    if (typeof e.old_string !== "string" || typeof e.new_string !== "string" || e.old_string === "") return undefined;
+    const at: number[] = [];
+    for (let i = text.indexOf(e.old_string); i !== -1; i = text.indexOf(e.old_string, i + e.old_string.length)) {
+      at.push(i);
+      if (!e.replace_all) break;
+    }
+    if (!at.length || (!e.replace_all && text.indexOf(e.old_string, at[0]! + 1) !== -1)) return undefined; // ambiguous, as the tool itself refuses
+    let next = "";
+    let from = 0;
+    const replacements: { offset: number; oldLength: number; newOffset: number; newLength: number }[] = [];
+    for (const offset of at) {
+      next += text.slice(from, offset);
+      replacements.push({ offset, oldLength: e.old_string.length, newOffset: next.length, newLength: e.new_string.length });
+      next += e.new_string;
+      from = offset + e.old_string.length;
+    }
+    next += text.slice(from);
+    const step = replacementChange(text, next, replacements);
+    change = change ? composeChanges(change, step) : step;
+    text = next;
+  }
+  if (text !== after || !change) return undefined;
+  const oldLines = before === "" ? [] : textLines(before);
+  const newLines = after === "" ? [] : textLines(after);
+  return { ...change, reformatted: reformattedLines(oldLines, newLines, change.carried) };
+}
+
+/** The change made by replacements at known places: lines outside them carried as they are, lines inside diffed. */
+function replacementChange(before: string, after: string, replacements: readonly { offset: number; oldLength: number; newOffset: number; newLength: number }[]): LineChange {
+  const oldLines = before === "" ? [] : textLines(before);
+  const newLines = after === "" ? [] : textLines(after);
+  const oldStarts = lineStarts(before);
+  const newStarts = lineStarts(after);
+  // each replacement touches whole lines [o0, o1] of the old text and [n0, n1] of the new; touching ones merge
+  const regions: { o0: number; o1: number; n0: number; n1: number }[] = [];
+  for (const r of replacements) {
+    const region = {
+      o0: lineOf(oldStarts, r.offset),
+      o1: Math.min(lineOf(oldStarts, r.offset + r.oldLength), oldLines.length - 1),
+      n0: lineOf(newStarts, r.newOffset),
+      n1: Math.min(lineOf(newStarts, r.newOffset + r.newLength), newLines.length - 1),
+    };
+    const last = regions[regions.length - 1];
+    if (last && region.o0 <= last.o1 + 1) {
+      last.o1 = Math.max(last.o1, region.o1);
+      last.n1 = Math.max(last.n1, region.n1);
+    } else regions.push(region);
+  }
+  const oldKeys = oldLines.map(looseLine);
+  const newKeys = newLines.map(looseLine);
+  const carried: Segment[] = [];
+  let o = 0;
+  let n = 0;
+  for (const r of regions) {
+    if (r.o0 > o) carried.push({ oldStart: o, newStart: n, length: r.o0 - o });
+    matchRegion(oldKeys, newKeys, r.o0, r.o1 + 1, r.n0, r.n1 + 1, carried);
+    o = r.o1 + 1;
+    n = r.n1 + 1;
+  }
+  if (o < oldLines.length) carried.push({ oldStart: o, newStart: n, length: oldLines.length - o });
+  return { oldCount: oldLines.length, newCount: newLines.length, carried: mergeSegments(carried), reformatted: [] };
+}
+
+/** Offsets at which each line of `text` starts (line breaks as `splitLines` counts them). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** The line holding `offset` (the last line start ≤ offset). */
+function lineOf(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** `first` then `second`: lines carried through both are carried; whitespace changes are worked out by the caller. */
+export function composeChanges(first: LineChange, second: LineChange): LineChange {
+  const carried: Segment[] = [];
+  let i = 0;
+  for (const s2 of second.carried) {
+    // the part of s2's old range (lines of the middle text) that `first` carried from the original text
+    while (i < first.carried.length && first.carried[i]!.newStart + first.carried[i]!.length <= s2.oldStart) i++;
+    for (let j = i; j < first.carried.length; j++) {
+      const s1 = first.carried[j]!;
+      if (s1.newStart >= s2.oldStart + s2.length) break;
+      const lo = Math.max(s1.newStart, s2.oldStart);
+      const hi = Math.min(s1.newStart + s1.length, s2.oldStart + s2.length);
+      if (hi > lo) carried.push({ oldStart: s1.oldStart + (lo - s1.newStart), newStart: s2.newStart + (lo - s2.oldStart), length: hi - lo });
+    }
+  }
+  return { oldCount: first.oldCount, newCount: second.newCount, carried: mergeSegments(carried), reformatted: [] };
+}

@@ -52,6 +52,7 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
     callId: str(p["tool_use_id"]),
     model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
     before: (after) => beforeFromPayload(tool, input, p["tool_response"], after),
+    ...(stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
   });
   if (outcome?.kind === "unknown-before") {
     return jsonAnswer({
@@ -71,6 +72,13 @@ function beforeFromPayload(tool: string, input: Json, response: unknown, after: 
   if (tool === "Write" && r["type"] === "create") return null;
   if (tool === "Edit") return undoEdits(after, [input as unknown as StringEdit]);
   if (tool === "MultiEdit" && Array.isArray(input["edits"])) return undoEdits(after, input["edits"] as StringEdit[]);
+  return undefined;
+}
+
+/** The replacements an Edit or MultiEdit made, in order, as its input states them. */
+function stringEdits(tool: string, input: Json): StringEdit[] | undefined {
+  if (tool === "Edit") return [input as unknown as StringEdit];
+  if (tool === "MultiEdit" && Array.isArray(input["edits"])) return input["edits"] as StringEdit[];
   return undefined;
 }
 

@@ -5,8 +5,8 @@ import { writeFileAtomic } from "../atomicWrite";
 import { resolveModelId, type ModelSources } from "../contributor";
 import { judge } from "../gate";
 import { fileHash } from "../hashing";
-import { ledgerHasPostHash } from "../ledger/postHashScan";
-import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
+import { changeFromEdits, type StringEdit } from "../lineChange";
+import { ledgerNewestPostHash } from "../ledger/postHashScan";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
 import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
@@ -74,11 +74,7 @@ export function cleanStaleStashes(root: string, now = Date.now()): void {
   }
 }
 
-export interface StringEdit {
-  old_string: string;
-  new_string: string;
-  replace_all?: boolean;
-}
+export type { StringEdit };
 
 /**
  * The content before a set of string replacements, recovered from the content after them by undoing them
@@ -107,6 +103,11 @@ export interface WriteReport {
   callId?: string;
   /** Content before the write when the agent's payload proves it, given the content after (the stash wins). */
   before?: (after: string) => string | null | undefined;
+  /**
+   * The string replacements the tool made, in order, when its payload says (an Edit, a MultiEdit): they tell
+   * exactly which lines changed, where a diff of the two texts could pick the twin of an identical line.
+   */
+  edits?: readonly StringEdit[];
   /** Where the model's id may be found; the workspace's settings are the last resort. */
   model: Omit<ModelSources, "settings">;
 }
@@ -131,7 +132,9 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const after = readOptional(join(ctx.root, path));
   if (after === undefined) return { kind: "skipped", why: "deleted" };
   const ledgerPath = ctx.rules.settings.ledgerPath;
-  if (await ledgerHasPostHash(ctx.root, [ledgerPath, REFERENCE_LEDGER], path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
+  // the newest record already pins this content (the post hook ran twice, the editor saved it first);
+  // older content come back again is a change, recorded as such
+  if ((await ledgerNewestPostHash(join(ctx.root, ledgerPath), path)) === fileHash(after)) return { kind: "skipped", why: "duplicate" };
   const before = stash ? stash.content : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
@@ -144,6 +147,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     path,
     content: after,
     before,
+    ...(w.edits && before !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,

@@ -43,3 +43,47 @@ function linesPin(data: Buffer, needle: Buffer, path: string, postHash: string):
   }
   return false;
 }
+
+/**
+ * The whole-file hash the ledger's newest record of `path` pins (null: it recorded a deletion; undefined:
+ * no record of `path` states one). Newest means last in the file: appends are in causal order. Read from the
+ * end in chunks, parsing only lines that name the path, so the usual answer (the file was recorded a moment
+ * ago) costs one chunk however large the ledger is.
+ */
+export async function ledgerNewestPostHash(ledgerFile: string, path: string): Promise<string | null | undefined> {
+  const handle = await open(ledgerFile, "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const needle = Buffer.from(JSON.stringify(path));
+    let position = (await handle.stat()).size;
+    let carry = Buffer.alloc(0); // the start of a line whose beginning lies in the next chunk back
+    while (position > 0) {
+      const size = Math.min(CHUNK, position);
+      position -= size;
+      const buf = Buffer.alloc(size);
+      await handle.read(buf, 0, size, position);
+      const data = Buffer.concat([buf, carry]);
+      // complete lines: after the first newline, unless we reached the start of the file
+      const firstNewline = data.indexOf(NEWLINE);
+      if (position > 0 && firstNewline === -1) {
+        carry = data; // one line longer than a chunk: keep going back
+        continue;
+      }
+      const from = position === 0 ? 0 : firstNewline + 1;
+      const lines = data.subarray(from);
+      for (let end = lines.length; end > 0; ) {
+        const start = lines.lastIndexOf(NEWLINE, end - 1) + 1;
+        const line = lines.subarray(start, end);
+        if (line.indexOf(needle) !== -1) {
+          const entries = parseLedgerLines(line.toString("utf8"), 1).entries.filter((e) => e.path === path);
+          if (entries.length) return entries[0]!.postHash;
+        }
+        end = start - 1;
+      }
+      carry = Buffer.from(data.subarray(0, from));
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
