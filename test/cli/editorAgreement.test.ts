@@ -63,7 +63,7 @@ describe("the editor and the CLI agree", () => {
     for (const e of EDITS) {
       const before = ws.read(e.path).split("\n")[e.line]!;
       await client.setLine(e.path, e.line, e.text); // the person's editor
-      // the agent makes the same change through the hooks (out-of-scope ones the person let through)
+      await client.waitForPublishOfCurrentVersion(e.path); // ...has seen the edit before the agent's write lands      // the agent makes the same change through the hooks (out-of-scope ones the person let through)
       runHook("claude-code", claudeEdit(ws, "PreToolUse", e.path, before, e.text), { cwd: ws.root });
       ws.write(e.path, client.text(e.path));
       runHook("claude-code", claudeEdit(ws, "PostToolUse", e.path, before, e.text), { cwd: ws.root });

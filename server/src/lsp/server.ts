@@ -68,6 +68,11 @@ export class IntentServer {
   private ledgerTimer: NodeJS.Timeout | undefined;
   private readonly watcher: FileWatcher;
   private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+  /** Document events that arrived before the client's settings (see `inOrder`); undefined once they are in. */
+  private queued: (() => void)[] | undefined = [];
+  private markReady: () => void = () => undefined;
+  /** Resolves once queued document events have been handled. */
+  private readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
   private clientName = "unknown editor";
   private supportsFolderEvents = false;
   private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false, markdownHover: true };
@@ -77,35 +82,62 @@ export class IntentServer {
     connection.onInitialize((p) => this.initialize(p));
     connection.onInitialized(this.guard("initialization", () => this.initialized()));
     connection.onShutdown(() => this.dispose());
-    connection.onDidOpenTextDocument(this.guard("didOpen", ({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text))));
-    connection.onDidChangeTextDocument(this.guard("didChange", ({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version)));
-    connection.onDidCloseTextDocument(this.guard("didClose", ({ textDocument }) => this.close(textDocument.uri)));
-    connection.onDidSaveTextDocument(this.guard("didSave", ({ textDocument }) => this.saved(textDocument.uri)));
+    connection.onDidOpenTextDocument(this.inOrder(this.guard("didOpen", ({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text)))));
+    connection.onDidChangeTextDocument(this.inOrder(this.guard("didChange", ({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version))));
+    connection.onDidCloseTextDocument(this.inOrder(this.guard("didClose", ({ textDocument }) => this.close(textDocument.uri))));
+    connection.onDidSaveTextDocument(this.inOrder(this.guard("didSave", ({ textDocument }) => this.saved(textDocument.uri))));
     connection.onWillSaveTextDocumentWaitUntil(({ textDocument }) => {
       const doc = this.documents.get(textDocument.uri);
       if (doc) this.updateFindings(doc); // warn about a write underneath us; never hold up the save itself
       return [];
     });
-    connection.onHover(({ textDocument, position }) => {
+    // requests wait for document events queued before them (see `inOrder`): a hover after a didOpen sees the document
+    connection.onHover(async ({ textDocument, position }) => {
+      await this.ready;
       const doc = this.documents.get(textDocument.uri);
       return doc ? hover(doc, position, Date.now(), this.capabilities.markdownHover) : null;
     });
-    connection.onCodeLens(({ textDocument }) => {
+    connection.onCodeLens(async ({ textDocument }) => {
+      await this.ready;
       const doc = this.documents.get(textDocument.uri);
       return doc ? codeLenses(doc, Date.now()) : [];
     });
-    connection.languages.inlayHint.on(({ textDocument, range }) => {
+    connection.languages.inlayHint.on(async ({ textDocument, range }) => {
+      await this.ready;
       const doc = this.documents.get(textDocument.uri);
       return doc ? inlayHints(doc, range, Date.now()) : [];
     });
     connection.onDidChangeWatchedFiles(this.guard("watched files", ({ changes }) => this.filesChanged(changes.map((c) => c.uri))));
     connection.onDidChangeConfiguration(this.guard("configuration", (p) => this.configurationChanged(p.settings)));
-    connection.onCodeAction((p) => this.codeActions(p));
+    connection.onCodeAction(async (p) => {
+      await this.ready;
+      return this.codeActions(p);
+    });
     connection.onExecuteCommand(async ({ command, arguments: args }) => {
+      await this.ready;
       const handler = commandHandlers[command] ?? ledgerCommands[command];
       if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
       return handler(this.commandHost, normalizeArgs(args));
     });
+  }
+
+  /**
+   * Document events wait for the client's settings: a save recorded before they arrive would name the
+   * default contributor, and a wrong record is wrong forever. Settings come in the first milliseconds;
+   * the ledger's first read is not waited for.
+   */
+  private inOrder<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+    return (...args) => {
+      if (this.queued) this.queued.push(() => fn(...args));
+      else fn(...args);
+    };
+  }
+
+  private drainQueued(): void {
+    const queued = this.queued ?? [];
+    this.queued = undefined;
+    for (const event of queued) event();
+    this.markReady();
   }
 
   listen(): void {
@@ -179,24 +211,31 @@ export class IntentServer {
     if (this.capabilities.watchedFiles) {
       // The client's watcher sees the whole tree (a write by someone else to any open file); ours (always on,
       // see FileWatcher) covers clients that register none or send nothing. A client refusing is not fatal.
-      await this.connection.client
+      void this.connection.client
         .register(DidChangeWatchedFilesNotification.type, {
           watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }, { globPattern: "**/.agent-trace/**" }, { globPattern: "**/*", kind: 2 }],
         })
         .catch((err: unknown) => this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`));
     }
-    if (this.capabilities.configuration) {
-      if (this.capabilities.configurationRegistration) {
-        void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
+    try {
+      if (this.capabilities.configuration) {
+        if (this.capabilities.configurationRegistration) {
+          void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
+        }
+        await this.pullSettings();
       }
-      await this.pullSettings();
+    } finally {
+      this.drainQueued();
     }
     for (const ctx of this.contexts.values()) ctx.heartbeat();
     this.heartbeat = setInterval(this.guard("heartbeat", () => this.contexts.forEach((c) => c.heartbeat())), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.refreshAll();
     await Promise.all([...this.contexts.values()].map((ctx) => this.pollLedger(ctx, true)));
-    this.ledgerTimer = setInterval(() => this.contexts.forEach((ctx) => void this.pollLedger(ctx)), LEDGER_POLL_MS); // pollLedger catches its own errors
+    this.ledgerTimer = setInterval(() => {
+      this.contexts.forEach((ctx) => void this.pollLedger(ctx)); // pollLedger catches its own errors
+      this.flushRecords();
+    }, LEDGER_POLL_MS);
     this.ledgerTimer.unref();
   }
 
@@ -367,6 +406,21 @@ export class IntentServer {
     this.dirtyChanged = true;
     this.refreshLenses();
     return recordId;
+  }
+
+  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
+  private flushRecords(): void {
+    for (const [ctx, recorder] of this.recorders) {
+      const waiting = recorder.waiting;
+      if (!waiting) continue;
+      recorder.flush().then(
+        () => {
+          this.connection.console.info(`intent-lsp: wrote ${waiting} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+          void this.pollLedger(ctx);
+        },
+        () => undefined, // still not writable; the user was told when the save happened
+      );
+    }
   }
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {
