@@ -65,6 +65,10 @@ export class LspClient {
       this.wake();
     });
     this.connection.onNotification("window/showMessage", (p: { message: string }) => this.logs.push(p.message));
+    this.connection.onRequest("window/showMessageRequest", (p: { message: string }) => {
+      this.logs.push(p.message);
+      return null;
+    });
     this.connection.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) =>
       p.items.map((i) => (i.section === "intentLsp" ? (this.options.settings ?? {}) : null)),
     );

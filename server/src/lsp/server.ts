@@ -8,6 +8,8 @@ import {
   DidChangeWatchedFilesNotification,
   ResponseError,
   ErrorCodes,
+  MessageType,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   type CodeAction,
   type CodeActionParams,
@@ -382,7 +384,7 @@ export class IntentServer {
     try {
       save = prepareSave(doc, SERVER_VERSION);
     } catch (err) {
-      void this.connection.window.showErrorMessage(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
+      this.tellError(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
     // the saved text is the new baseline, before typing can move on
     doc.saved(save?.text ?? doc.doc.getText(), save?.step);
@@ -396,7 +398,7 @@ export class IntentServer {
         if (await recorder.write(save, () => this.pollLedger(ctx))) recordId = save.record.id;
         else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
-        void this.connection.window.showErrorMessage(
+        this.tellError(
           `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
         );
       }
@@ -421,6 +423,15 @@ export class IntentServer {
         () => undefined, // still not writable; the user was told when the save happened
       );
     }
+  }
+
+  /**
+   * An error the user must see. `window/showMessage` (a notification) rather than the request form: every
+   * client shows it, and nothing waits for an answer.
+   */
+  private tellError(message: string): void {
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message });
+    this.connection.console.error(message);
   }
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {
