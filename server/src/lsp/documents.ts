@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { SESSION_URN_PREFIX } from "@shared/agentTrace";
-import { TextDocument } from "vscode-languageserver-textdocument";
 import type { Diagnostic, Position, TextDocumentContentChangeEvent } from "vscode-languageserver";
 import { applyStep, attribute, contentLineCount, RecordGraph, type Attributions, type LineAttribution, type RecordStep } from "../engine/attribution";
 import type { LineOwner } from "../engine/blame";
@@ -10,6 +9,7 @@ import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import { diffTexts, type LineChange } from "../engine/lineChange";
 import { readDiskState, type DiskState } from "./diskFile";
+import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
@@ -76,7 +76,7 @@ export class TrackedDocument {
    * restored session, a dirty buffer renamed): the differences are edits from the start.
    */
   constructor(
-    public doc: TextDocument,
+    readonly doc: TextBuffer,
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
     savedText?: string,
@@ -127,40 +127,36 @@ export class TrackedDocument {
     return this.detectReload(cleanBefore);
   }
 
-  private applyRangeChange(rawStart: Position, rawEnd: Position, text: string, version: number): void {
-    // Clamped as TextDocument clamps it (clients send ranges past the end), and ordered as it orders them
-    // (a reversed range is applied start-to-end): the tracker must see the edit the text model makes.
-    let start = this.doc.positionAt(this.doc.offsetAt(rawStart));
-    let end = this.doc.positionAt(this.doc.offsetAt(rawEnd));
-    if (this.doc.offsetAt(start) > this.doc.offsetAt(end)) [start, end] = [end, start];
-    const oldLines: string[] = [];
-    for (let l = start.line; l <= end.line; l++) oldLines.push(this.lineText(l));
-    // line counts from the document itself, so CRLF, LF and lone CR count exactly as the client counts them
-    const before = this.doc.lineCount;
-    this.doc = TextDocument.update(this.doc, [{ range: { start, end }, text }], version);
-    const newCount = this.doc.lineCount - before + oldLines.length;
-    this.replaceLines(start.line, oldLines, newCount);
+  private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
+    // Clamped as clients expect (Neovim sends ranges past the end when deleting the last lines), and a
+    // reversed range applied start-to-end, as `TextDocument` does: the tracker must see the edit the text got.
+    const { first, oldLines, newLines } = this.doc.replace(this.doc.clamp(start), this.doc.clamp(end), text);
+    this.doc.version = version;
+    this.replaceLines(first, oldLines, newLines);
   }
 
   private applyFullChange(text: string, version: number): void {
     // Full-text sync: all we know is the new text; lines equal at both ends are untouched
     const oldLines: string[] = [];
-    for (let l = 0; l < this.doc.lineCount; l++) oldLines.push(this.lineText(l));
-    this.doc = TextDocument.update(this.doc, [{ text }], version);
-    this.replaceLines(0, oldLines, this.doc.lineCount);
+    for (let l = 0; l < this.doc.lineCount; l++) oldLines.push(this.doc.lineText(l));
+    this.doc.setText(text);
+    this.doc.version = version;
+    const newLines: string[] = [];
+    for (let l = 0; l < this.doc.lineCount; l++) newLines.push(this.doc.lineText(l));
+    this.replaceLines(0, oldLines, newLines);
   }
 
   /**
-   * Lines from `first` that were `oldLines` are now `newCount` lines. Lines whose text the change left as it
-   * was (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
-   * they were; only the rest is an edit.
+   * Lines from `first` that were `oldLines` are now `newLines`. Lines whose text the change left as it was
+   * (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
+   * they were; only the rest is an edit. Compares the two lists, never reads the document back.
    */
-  private replaceLines(first: number, oldLines: readonly string[], newCount: number): void {
+  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[]): void {
     let head = 0;
-    while (head < oldLines.length && head < newCount && this.lineText(first + head) === oldLines[head]) head++;
+    while (head < oldLines.length && head < newLines.length && newLines[head] === oldLines[head]) head++;
     let tail = 0;
-    while (tail < oldLines.length - head && tail < newCount - head && this.lineText(first + newCount - 1 - tail) === oldLines[oldLines.length - 1 - tail]) tail++;
-    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newCount - head - tail, (line) => this.lineText(line));
+    while (tail < oldLines.length - head && tail < newLines.length - head && newLines[newLines.length - 1 - tail] === oldLines[oldLines.length - 1 - tail]) tail++;
+    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, (line) => this.lineText(line));
   }
 
   /** Re-reads the file's stat (and its text if that changed); cheap enough for every change notification. */
@@ -184,8 +180,7 @@ export class TrackedDocument {
   private detectReload(cleanBefore: boolean): boolean {
     const disk = this.disk?.text;
     if (!this.diskIsExternal || disk === undefined) return false;
-    const text = this.doc.getText();
-    if (text.length !== disk.length || text !== disk) return false;
+    if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
     const pinnedByRecord = !!this.ctx && this.path !== undefined && pinned(this.ctx.ledger.entriesFor(this.path), fileHash(disk));
     if (!pinnedByRecord && !cleanBefore) return false;
     const before = { text: this.baselineText, lines: this.baselineLines, hash: this.baselineHash, attributions: this.attributions, awaiting: this.awaiting, edits: this.edits.snapshot() };
@@ -368,8 +363,7 @@ export class TrackedDocument {
   }
 
   lineText(line: number): string {
-    const text = this.doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
-    return text.replace(/(\r\n|\r|\n)$/, "");
+    return this.doc.lineText(line);
   }
 
   verdict(): Verdict | undefined {

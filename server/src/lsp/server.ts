@@ -18,7 +18,7 @@ import {
   type InitializeParams,
   type InitializeResult,
 } from "vscode-languageserver";
-import { TextDocument } from "vscode-languageserver-textdocument";
+import { TextBuffer } from "./textBuffer";
 import { allCommands } from "@shared/commands";
 import { SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
@@ -84,7 +84,7 @@ export class IntentServer {
     connection.onInitialize((p) => this.initialize(p));
     connection.onInitialized(this.guard("initialization", () => this.initialized()));
     connection.onShutdown(() => this.dispose());
-    connection.onDidOpenTextDocument(this.inOrder(this.guard("didOpen", ({ textDocument: t }) => this.open(TextDocument.create(t.uri, t.languageId, t.version, t.text)))));
+    connection.onDidOpenTextDocument(this.inOrder(this.guard("didOpen", ({ textDocument: t }) => this.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))));
     connection.onDidChangeTextDocument(this.inOrder(this.guard("didChange", ({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version))));
     connection.onDidCloseTextDocument(this.inOrder(this.guard("didClose", ({ textDocument }) => this.close(textDocument.uri))));
     connection.onDidSaveTextDocument(this.inOrder(this.guard("didSave", ({ textDocument }) => this.saved(textDocument.uri))));
@@ -303,7 +303,7 @@ export class IntentServer {
 
   // --- documents -------------------------------------------------------------------------------
 
-  private open(doc: TextDocument): void {
+  private open(doc: TextBuffer): void {
     const fsPath = uriToPath(doc.uri);
     let ctx = fsPath ? this.contextOf(fsPath) : undefined;
     if (!ctx && fsPath) {
