@@ -65,8 +65,6 @@ export class TrackedDocument {
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
   /** Whole-file findings (stale-file, untraced-change), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
-  /** The handling of the last didSave, which requests arriving after it wait for. */
-  saving: Promise<unknown> = Promise.resolve();
 
   /** The file on disk, or undefined for an untitled or non-file document. */
   readonly fsPath: string | undefined;

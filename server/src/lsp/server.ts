@@ -374,7 +374,7 @@ export class IntentServer {
         return null;
       },
     );
-    doc.saving = done.then((recordId) => void this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams));
+    void done.then((recordId) => this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams));
   }
 
   /** Records a save (synchronously up to the append) and carries the document's owners over it; the record's id. */
