@@ -49,6 +49,8 @@ const PUBLISH_DELAY_MS = 40;
 const RULE_RELOAD_DELAY_MS = 150;
 /** Appends by other processes show up within this (a stat per ledger; file events usually come sooner). */
 const LEDGER_POLL_MS = 500;
+/** How long document events wait for the client's settings before going on without them. */
+const SETTINGS_WAIT_MS = 3000;
 /** A first read of a ledger larger than this reports work-done progress. */
 const PROGRESS_THRESHOLD_BYTES = 1024 * 1024;
 
@@ -224,7 +226,13 @@ export class IntentServer {
         if (this.capabilities.configurationRegistration) {
           void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
         }
-        await this.pullSettings();
+        // a client that never answers workspace/configuration must not leave documents unhandled
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), SETTINGS_WAIT_MS)));
+        if ((await Promise.race([this.pullSettings(), late])) === "late") {
+          this.connection.console.warn(`intent-lsp: the client did not answer workspace/configuration within ${SETTINGS_WAIT_MS} ms; going on with config.jsonc and defaults`);
+        }
+        clearTimeout(timer);
       }
     } finally {
       this.drainQueued();
