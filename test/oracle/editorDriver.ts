@@ -125,13 +125,15 @@ export class EditorDriver {
   async save(path: string): Promise<SaveOutcome> {
     const d = this.doc(path);
     const text = joinLines(d.lines);
+    const seenBefore = this.processed.length;
     const ledgerBefore = this.announcesSaves ? 0 : countLines(this.ledgerFile);
     const expected = this.announcesSaves ? 0 : expectedSaveRecords(this.ledgerFile, path, text, d.savedText);
     writeFileSync(join(this.root, path), text);
     d.savedText = text;
     await this.client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: d.uri } });
     if (this.announcesSaves) {
-      const p = await waitFor(() => this.processed.find((x) => x.uri === d.uri && x.version >= d.version), `intent/saveProcessed for ${path} v${d.version}`);
+      // only a notification sent after this didSave counts (a save with no change since the last keeps its version)
+      const p = await waitFor(() => this.processed.slice(seenBefore).find((x) => x.uri === d.uri && x.version >= d.version), `intent/saveProcessed for ${path} v${d.version}`);
       return { recordId: p.recordId };
     }
     await waitFor(() => countLines(this.ledgerFile) >= ledgerBefore + expected || undefined, `${expected} ledger record(s) for the save of ${path}`);
