@@ -73,10 +73,6 @@ export class EditorDriver {
     return joinLines(this.doc(path).lines);
   }
 
-  lineCount(path: string): number {
-    return this.doc(path).lines.length;
-  }
-
   private doc(path: string): OpenDoc {
     const d = this.docs.get(path);
     if (!d) throw new Error(`${path} is not open in the oracle's editor`);

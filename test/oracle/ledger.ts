@@ -24,7 +24,6 @@ export interface LedgerRecord {
 
 export class LedgerWatch {
   private consumed = 0;
-  private readonly all: LedgerRecord[] = [];
 
   constructor(readonly file: string) {}
 
@@ -35,25 +34,12 @@ export class LedgerWatch {
       .filter((l) => l.trim());
   }
 
-  lineCount(): number {
-    return this.lines().length;
-  }
-
   /** Records appended since the last call. */
   readNew(): LedgerRecord[] {
     const lines = this.lines();
     const fresh = lines.slice(this.consumed).map((text, k) => parseRecord(text, this.consumed + k + 1));
     this.consumed = lines.length;
-    this.all.push(...fresh);
     return fresh;
-  }
-
-  records(): readonly LedgerRecord[] {
-    return this.all;
-  }
-
-  byId(id: string): LedgerRecord | undefined {
-    return this.all.find((r) => r.id === id);
   }
 }
 
