@@ -128,9 +128,13 @@ export class TrackedDocument {
   private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
     // Clamped as clients expect (Neovim sends ranges past the end when deleting the last lines), and a
     // reversed range applied start-to-end, as `TextDocument` does: the tracker must see the edit the text got.
-    const { first, oldLines, newLines } = this.doc.replace(this.doc.clamp(start), this.doc.clamp(end), text);
+    const from = this.doc.clamp(start);
+    const to = this.doc.clamp(end);
+    const { first, oldLines, newLines } = this.doc.replace(from, to, text);
     this.doc.version = version;
-    this.replaceLines(first, oldLines, newLines);
+    // a change starting at column 0 pushes the old line's text down: of two equal lines the old one is the later
+    const atLineStart = (before(from, to) ? from : to).character === 0;
+    this.replaceLines(first, oldLines, newLines, atLineStart);
   }
 
   private applyFullChange(text: string, version: number): void {
@@ -149,11 +153,20 @@ export class TrackedDocument {
    * (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
    * they were; only the rest is an edit. Compares the two lists, never reads the document back.
    */
-  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[]): void {
+  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[], tailFirst = false): void {
+    const max = Math.min(oldLines.length, newLines.length);
+    const sameAtHead = (k: number) => newLines[k] === oldLines[k];
+    const sameAtTail = (k: number) => newLines[newLines.length - 1 - k] === oldLines[oldLines.length - 1 - k];
     let head = 0;
-    while (head < oldLines.length && head < newLines.length && newLines[head] === oldLines[head]) head++;
     let tail = 0;
-    while (tail < oldLines.length - head && tail < newLines.length - head && newLines[newLines.length - 1 - tail] === oldLines[oldLines.length - 1 - tail]) tail++;
+    // Which end is matched first decides which of two identical lines is the new one (see applyRangeChange).
+    if (tailFirst) {
+      while (tail < max && sameAtTail(tail)) tail++;
+      while (head < max - tail && sameAtHead(head)) head++;
+    } else {
+      while (head < max && sameAtHead(head)) head++;
+      while (tail < max - head && sameAtTail(tail)) tail++;
+    }
     this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, (line) => this.lineText(line));
   }
 
@@ -179,7 +192,7 @@ export class TrackedDocument {
     const disk = this.disk?.text;
     if (!this.diskIsExternal || disk === undefined) return false;
     if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
-    const pinnedByRecord = !!this.ctx && this.path !== undefined && pinned(this.ctx.ledger.entriesFor(this.path), fileHash(disk));
+    const pinnedByRecord = this.isNewestRecorded(fileHash(disk));
     if (!pinnedByRecord && !cleanBefore) return false;
     const before = { text: this.baselineText, lines: this.baselineLines, hash: this.baselineHash, attributions: this.attributions, awaiting: this.awaiting, edits: this.edits.snapshot() };
     if (!this.reloaded(disk)) this.tentative = before;
@@ -222,7 +235,7 @@ export class TrackedDocument {
       const entries = this.ctx.ledger.entriesFor(this.path);
       next = carryThroughRecords(entries, prior, priorHash, hash);
       if (!next) {
-        if (pinned(entries, hash)) next = attribute(entries, lines);
+        if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
         else {
           next = carryOver(prior, diffTexts(this.baselineText, text));
           awaiting = { kind: "record", prior, priorHash };
@@ -259,10 +272,19 @@ export class TrackedDocument {
       this.awaiting = undefined;
       return;
     }
-    if (!pinned(entries, this.baselineHash)) return;
+    if (!this.isNewestRecorded(this.baselineHash)) return;
     this.attributions = carryThroughRecords(entries, w.prior, w.priorHash, this.baselineHash) ?? attribute(entries, this.baselineLines);
     this.awaiting = undefined;
     this.tentative = undefined; // another writer's record for this content: it was a reload
+  }
+
+  /**
+   * Whether the ledger's newest record of this file pins this content: the write that just happened was
+   * recorded. An older record with the same content (the file went back to an earlier state) proves nothing
+   * about who wrote it now.
+   */
+  private isNewestRecorded(hash: string): boolean {
+    return !!this.ctx && this.path !== undefined && this.ctx.ledger.lastPostHash(this.path) === hash;
   }
 
   /** Written by this server (its saves are already carried forward). */
@@ -373,10 +395,6 @@ export class TrackedDocument {
   }
 }
 
-/** Whether any record states that the file's content had this hash. */
-function pinned(entries: readonly TraceEntry[], hash: string): boolean {
-  return entries.some((e) => e.postHash === hash);
-}
 
 /**
  * Owners of content `hash`, carried from `prior` (the owners of content `priorHash`) through the records that
@@ -408,6 +426,10 @@ function carryOver(prior: Attributions | undefined, change: LineChange): Attribu
 /** Owners of the current lines through the edit tracker's origins (undefined where edited). */
 function carryOrigins(prior: Attributions, origins: readonly (number | undefined)[]): Attributions {
   return origins.map((o) => (o === undefined ? undefined : prior[o]));
+}
+
+function before(a: Position, b: Position): boolean {
+  return a.line < b.line || (a.line === b.line && a.character <= b.character);
 }
 
 export function uriToPath(uri: string): string | undefined {
