@@ -5,6 +5,8 @@ export const DiagnosticCodes = [
   "intent-not-in-progress",
   "stale-file",
   "untraced-change",
+  /** `intent check` only: a changed line no record explains, in a file no in-progress intent owns. */
+  "unowned-change",
   "claimed-elsewhere",
   "intent-schema",
   "ledger-unreadable",

@@ -13,7 +13,7 @@ import { INTENTS_FILE } from "./workspaceFiles";
  * `verdictMessage`, so the two never disagree about a file.
  */
 
-export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "intent-schema">;
+export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
 
 export interface Finding {
@@ -109,9 +109,7 @@ function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry
 }
 
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
-  if (outcome.kind === "untraced") {
-    return make(rules, { path, startLine: line, endLine: line, code: "untraced-change", message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.` });
-  }
+  if (outcome.kind === "untraced") return unrecordedFinding(path, line, rules);
   const { entry, verdict } = outcome;
   if (!isProblem(verdict)) return undefined;
   return make(rules, {
@@ -122,6 +120,34 @@ function findingFor(path: string, line: number, outcome: Outcome, rules: Rules):
     message: verdictMessage(path, verdict),
     recordId: entry.recordId,
     ...(entry.intentId ? { intentId: entry.intentId } : {}),
+  });
+}
+
+/**
+ * A changed line nobody recorded, judged as the editor judges an edit, by the intent that would count for
+ * it. CI does not know which intent was selected when the line was written, so: the in-progress intents
+ * that own the file. None — the change belongs to no work in progress, an error as an out-of-scope edit is
+ * in the editor; one or more — work that was done outside the tools, a notice.
+ */
+function unrecordedFinding(path: string, line: number, rules: Rules): Finding | undefined {
+  const owners = rules.scopes.owners(path);
+  const inProgress = owners.filter((i) => i.status === "IN_PROGRESS");
+  if (inProgress.length) {
+    return make(rules, {
+      path,
+      startLine: line,
+      endLine: line,
+      code: "untraced-change",
+      message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
+    });
+  }
+  const others = owners.length ? ` It is owned by ${owners.map((o) => `${o.id} (${o.status})`).join(", ")}, none in progress.` : " No intent owns it.";
+  return make(rules, {
+    path,
+    startLine: line,
+    endLine: line,
+    code: "unowned-change",
+    message: `${path} changed here, no ledger record explains it, and no intent in progress owns the file.${others} Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
   });
 }
 

@@ -1,5 +1,5 @@
 import { normalizeLine } from "./hashing";
-import { looseLine, matchRegion, toSpans, type LineChange, type Segment } from "./lineChange";
+import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
 
 /**
  * Which lines of a document were edited since its baseline (the text at open, last save or reload), kept
@@ -8,13 +8,12 @@ import { looseLine, matchRegion, toSpans, type LineChange, type Segment } from "
  * The document is a list of runs: a run of baseline lines (with their baseline numbers) or a run of edited
  * lines. An edit splices runs, so its cost grows with the number of runs near the edit and the size of the
  * edited region, never with the length of the file. After each edit the edited region is compared with the
- * baseline lines it replaced from both ends, so text typed and then undone stops being "edited". Lines are
- * compared by their loose form (whitespace removed): a whitespace-only change is not an edit, the line keeps
- * its origin and is remembered as reformatted.
+ * baseline lines it replaced from both ends, so text typed and then undone stops being "edited".
  *
  * Edited regions that merged (an edit next to another) may hold unchanged baseline lines between changed
- * ones; `refine` compares each such region with its baseline lines line by line and gives those back. It is
- * the costlier step, so it runs when an answer is needed (publish, save, hover), not per keystroke.
+ * ones, and lines whose change is whitespace only (not an edit: the line keeps its origin and is remembered
+ * as reformatted); `refine` compares each region with its baseline lines line by line and gives those back.
+ * It is the costlier step, so it runs when an answer is needed (publish, save, hover), not per keystroke.
  */
 
 type Run = { base: number; length: number } | { base: null; length: number; refined: boolean };
@@ -173,11 +172,11 @@ export class EditedLines {
   /** The runs for an edited region of `length` lines at `at`, matched against baseline lines [gapStart, gapEnd). */
   private compareRegion(at: number, length: number, gapStart: number, gapEnd: number, lineAt: (line: number) => string): Run[] {
     if (gapEnd <= gapStart || length === 0) return [{ base: null, length, refined: true }];
-    const oldKeys = this.baseline.slice(gapStart, gapEnd).map(looseLine);
-    const newKeys: string[] = [];
-    for (let k = 0; k < length; k++) newKeys.push(looseLine(lineAt(at + k)));
+    const oldLines = this.baseline.slice(gapStart, gapEnd);
+    const newLines: string[] = [];
+    for (let k = 0; k < length; k++) newLines.push(lineAt(at + k));
     const segments: Segment[] = [];
-    matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
+    matchLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length, segments);
     const out: Run[] = [];
     let n = 0;
     for (const s of segments) {
@@ -291,7 +290,10 @@ function coalesce(runs: Run[], from: number, to: number): Run[] {
   return out;
 }
 
-/** Equal as authorship sees lines: whitespace does not count (see `looseLine`). */
+/**
+ * Equal as the hashes see lines (trailing blanks and line endings aside). Whitespace-only changes inside a
+ * line are recognized by `refine`, which pairs them only where no exactly equal line is left to pair.
+ */
 function sameLine(a: string, b: string | undefined): boolean {
-  return b !== undefined && looseLine(a) === looseLine(b);
+  return b !== undefined && normalizeLine(a) === normalizeLine(b);
 }

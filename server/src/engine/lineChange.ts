@@ -60,8 +60,33 @@ export function diffTexts(before: string | null, after: string): LineChange {
 /** `diffTexts` over already split lines. */
 export function diffLines(oldLines: readonly string[], newLines: readonly string[]): LineChange {
   const carried: Segment[] = [];
-  matchRegion(oldLines.map(looseLine), newLines.map(looseLine), 0, oldLines.length, 0, newLines.length, carried);
+  matchLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length, carried);
   return { oldCount: oldLines.length, newCount: newLines.length, carried: mergeSegments(carried), reformatted: reformattedLines(oldLines, newLines, carried) };
+}
+
+/**
+ * The carried segments between old[oLo, oHi) and new[nLo, nHi), in two passes: lines equal as the hashes see
+ * them first, then, only among lines that pass left unpaired where one text was replaced by another, lines
+ * equal once whitespace is removed (reformatted). A loose first pass would pair a new `}` with an old `}` of
+ * other indentation and take the old one for the new.
+ */
+export function matchLines(oldLines: readonly string[], newLines: readonly string[], oLo: number, oHi: number, nLo: number, nHi: number, out: Segment[]): void {
+  const exact: Segment[] = [];
+  matchRegion(oldLines.map(normalizeLine), newLines.map(normalizeLine), oLo, oHi, nLo, nHi, exact);
+  let o = oLo;
+  let n = nLo;
+  let oldKeys: string[] | undefined;
+  let newKeys: string[] | undefined;
+  for (const s of [...exact, { oldStart: oHi, newStart: nHi, length: 0 }]) {
+    if (s.oldStart > o && s.newStart > n) {
+      oldKeys ??= oldLines.map(looseLine);
+      newKeys ??= newLines.map(looseLine);
+      matchRegion(oldKeys, newKeys, o, s.oldStart, n, s.newStart, out);
+    }
+    if (s.length) out.push(s);
+    o = s.oldStart + s.length;
+    n = s.newStart + s.length;
+  }
 }
 
 /**
@@ -306,14 +331,12 @@ function replacementChange(before: string, after: string, replacements: readonly
       last.n1 = Math.max(last.n1, region.n1);
     } else regions.push(region);
   }
-  const oldKeys = oldLines.map(looseLine);
-  const newKeys = newLines.map(looseLine);
   const carried: Segment[] = [];
   let o = 0;
   let n = 0;
   for (const r of regions) {
     if (r.o0 > o) carried.push({ oldStart: o, newStart: n, length: r.o0 - o });
-    matchRegion(oldKeys, newKeys, r.o0, r.o1 + 1, r.n0, r.n1 + 1, carried);
+    matchLines(oldLines, newLines, r.o0, r.o1 + 1, r.n0, r.n1 + 1, carried);
     o = r.o1 + 1;
     n = r.n1 + 1;
   }
