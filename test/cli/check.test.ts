@@ -176,8 +176,8 @@ describe("intent check", () => {
     const authLine = ws.read("src/auth/middleware.ts").split("\n").length - 1;
     expect(unowned.stdout).toBe(
       [
-        `::error file=scripts/release.sh,line=1,endLine=1,title=intent-lsp unowned-change::scripts/release.sh changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
         `::error file=src/auth/middleware.ts,line=${authLine},endLine=${authLine},title=intent-lsp unowned-change::src/auth/middleware.ts changed here, no ledger record explains it, and no intent in progress owns the file. It is owned by INT-002 (BLOCKED), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
+        `::error file=scripts/release.sh,line=1,endLine=1,title=intent-lsp unowned-change::scripts/release.sh changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
         "",
       ].join("\n"),
     );
