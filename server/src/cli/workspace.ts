@@ -1,3 +1,4 @@
+import { loadIntentsCached } from "../engine/intents/catalogueCache";
 import { buildRules, type Rules } from "../engine/rules";
 import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
 import { INTENTS_FILE, readRuleFiles, type RuleFileTexts } from "../engine/workspaceFiles";
@@ -22,7 +23,7 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
     throw new CliError(`no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`);
   }
   const texts = readRuleFiles(found.root);
-  const rules = buildRules(texts);
+  const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(found!.root, text));
   if (opts.requireIntents && !rules.intentsFileExists) {
     throw new CliError(`no ${INTENTS_FILE} in ${found.root}; declare your intents there first (see the README), or pass --root DIR`);
   }

@@ -6,8 +6,7 @@ import { writeFileAtomic } from "../atomicWrite";
 import { resolveModelId, type ModelSources } from "../contributor";
 import { judge } from "../gate";
 import { fileHash, normalizeLine } from "../hashing";
-import { ledgerHasPostHash } from "../ledger/postHashScan";
-import { REFERENCE_LEDGER } from "../ledger/workspaceLedger";
+import { WorkspaceLedger } from "../ledger/workspaceLedger";
 import { textLines } from "../lines";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
@@ -155,7 +154,11 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const after = readOptional(join(ctx.root, path));
   if (after === undefined) return { kind: "skipped", why: "deleted" };
   const ledgerPath = ctx.rules.settings.ledgerPath;
-  if (await ledgerHasPostHash(ctx.root, [ledgerPath, REFERENCE_LEDGER], path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
+  // the workspace's saved index: only what was appended since it was saved is read, and only this file's
+  // records that may hold the hash are parsed
+  const ledger = new WorkspaceLedger(ctx.root, ledgerPath);
+  await ledger.poll();
+  if (ledger.hasPostHash(path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
   const before = stash ? stash.content : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
@@ -173,7 +176,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
-    alreadyRecorded: () => false, // asked above, without indexing the whole ledger
+    alreadyRecorded: () => false, // asked above
     now,
   });
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
