@@ -38,7 +38,9 @@ describe("compiling a catalogue", () => {
       for (let i = 0; i < 300; i += 7) judge(`src/once${i}/a.ts`, rules, undefined);
       loadIntents(text);
     }
-    expect(globCompilations() - before).toBe(expected);
+    // each at most once: a literal glob's "/**" form only when a path reaches it
+    expect(globCompilations() - before).toBeLessThanOrEqual(expected);
+    expect(globCompilations() - before).toBeGreaterThanOrEqual(distinct.size);
   });
 
   it("finds the same owners as testing every intent, for every kind of glob", () => {
@@ -50,9 +52,10 @@ describe("compiling a catalogue", () => {
       '  - { id: DIR-001, name: Plain folder, status: IN_PROGRESS, owned_scope: ["lib/own3"] }',
       '  - { id: DBL-001, name: Double slash, status: IN_PROGRESS, owned_scope: ["src//own5/**", "./test/own9/**"] }',
       '  - { id: EXC-001, name: Only excludes, status: IN_PROGRESS, owned_scope: ["!src/**"] }',
+      '  - { id: LIT-001, name: A root file, status: IN_PROGRESS, owned_scope: ["README.md", "src/own2/exact.ts", "*/own4/**"] }',
     ].join("\n");
     const rules = buildRules({ [INTENTS_FILE]: `${text}${extra.replace("active_intents:\n", "")}\n` });
-    const paths = ["src/own7/a.ts", "lib/own7/b.ts", "lib/own3", "lib/own3/x/y.ts", "src/own5/z.ts", "test/own9/q.ts", "docs/own4/readme.md", "docs/own4/n.txt", "x/own12.spec.ts", "src/own1/gen/g.ts", "README.md", "nothing/here.ts", "src/own59/deep/er/file.ts"];
+    const paths = ["src/own7/a.ts", "lib/own7/b.ts", "lib/own3", "lib/own3/x/y.ts", "src/own5/z.ts", "test/own9/q.ts", "docs/own4/readme.md", "docs/own4/n.txt", "x/own12.spec.ts", "src/own1/gen/g.ts", "README.md", "sub/README.md", "README.md/inside.txt", "src/own2/exact.ts", "src/own2/exact.ts.bak", "lib/own4/k.ts", "nothing/here.ts", "src/own59/deep/er/file.ts"];
     for (const path of paths) {
       const brute = rules.catalogue.intents.filter((i) => scopeMatches(compileScope(i.ownedScope), path)).map((i) => i.id);
       expect(rules.scopes.owners(path).map((i) => i.id), path).toEqual(brute);

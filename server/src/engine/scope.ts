@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import { escape, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
 
@@ -14,13 +13,15 @@ const MATCH_OPTIONS = { dot: true, nonegate: true, nocomment: true } as const;
  * for each child): compiling is most of what a hook call used to cost. Bounded, because an editor session
  * sees every prefix of a glob being typed.
  */
-const compiledGlobs = new LRUCache<string, Minimatch>({ max: 50_000 });
+const compiledGlobs = new Map<string, Minimatch>();
+const MAX_COMPILED = 50_000;
 let compilations = 0;
 
 function compiledGlob(glob: string): Minimatch {
   let m = compiledGlobs.get(glob);
   if (!m) {
     m = new Minimatch(glob, MATCH_OPTIONS);
+    if (compiledGlobs.size >= MAX_COMPILED) compiledGlobs.clear();
     compiledGlobs.set(glob, m);
     compilations++;
   }
@@ -77,7 +78,11 @@ function unbalancedBracket(g: string): string | undefined {
   return stack.pop();
 }
 
-const hasMagic = (g: string) => /[*?[\]{}()!+@]/.test(g);
+const MAGIC = /[*?[\]{}()!+@]/;
+const hasMagic = (g: string) => MAGIC.test(g);
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+/** A glob's literal folders as a path names them (minimatch reads `a//b` as `a/b`). */
+const collapse = (s: string) => (s.includes("//") || s.startsWith("/") ? s.split("/").filter((p) => p !== "").join("/") : s);
 
 export interface CompiledScope {
   include: Minimatch[];
@@ -103,15 +108,16 @@ export function scopeMatches(scope: CompiledScope, path: string): boolean {
 }
 
 /**
- * The scopes of a whole catalogue. An intent's globs are compiled when it is first asked about, and `owners`
- * tests only the intents that could own the path: those with a glob whose leading literal folders the path
- * lies in (`src/api/**` for `src/api/x.ts`), and those whose globs start with a wildcard. A hook judges one
- * path against a catalogue of any size; `intent check` asks the same paths again for every record.
+ * The scopes of a whole catalogue. Globs are compiled when first needed, and `owners` tests only the globs
+ * that could match the path: those whose leading literal segments the path starts with (`src/api/**` for
+ * `src/api/x.ts`), those led by a wildcard whose literal last segment is the path's name (`x.spec.ts`), and
+ * the few that may match anywhere. A hook judges one path against a catalogue of any size; `intent check`
+ * asks the same paths again for every record.
  */
 export class ScopeIndex {
   private readonly compiled = new Map<string, CompiledScope>();
-  private candidates: { byFolder: Map<string, number[]>; anywhere: number[] } | undefined;
-  private readonly ownersOf = new LRUCache<string, Intent[]>({ max: 50_000 });
+  private candidates: Candidates | undefined;
+  private readonly ownersOf = new Map<string, Intent[]>();
 
   constructor(readonly catalogue: Catalogue) {}
 
@@ -127,54 +133,73 @@ export class ScopeIndex {
   owners(path: string): Intent[] {
     let owners = this.ownersOf.get(path);
     if (!owners) {
-      owners = this.candidatesFor(path).filter((i) => this.owns(i, path));
+      owners = this.findOwners(path);
+      if (this.ownersOf.size >= MAX_COMPILED) this.ownersOf.clear();
       this.ownersOf.set(path, owners);
     }
     return [...owners];
   }
 
-  /** Intents that may own `path`, in catalogue order. */
-  private candidatesFor(path: string): Intent[] {
-    const { byFolder, anywhere } = (this.candidates ??= candidateIndex(this.catalogue));
-    const found = new Set(anywhere);
+  /** Intents with an include glob that matches and no exclude that does, in catalogue order. */
+  private findOwners(path: string): Intent[] {
+    const c = (this.candidates ??= candidateIndex(this.catalogue));
     const parts = path.split("/").filter((p) => p !== "");
-    for (let n = 0; n < parts.length; n++) for (const i of byFolder.get(parts.slice(0, n).join("/")) ?? []) found.add(i);
-    return [...found].sort((a, b) => a - b).map((i) => this.catalogue.intents[i]!);
+    const globs: GlobRef[][] = [c.anywhere, c.byName.get(parts[parts.length - 1] ?? "") ?? []];
+    for (let n = 1; n <= parts.length; n++) globs.push(c.byPrefix.get(parts.slice(0, n).join("/")) ?? []);
+    const included = new Set<number>();
+    for (const list of globs) for (const g of list) if (!included.has(g.intent) && globMatches(g.glob, path)) included.add(g.intent);
+    return [...included]
+      .sort((a, b) => a - b)
+      .map((i) => this.catalogue.intents[i]!)
+      .filter((intent) => !intent.ownedScope.some((raw) => raw.startsWith("!") && globMatches(raw.slice(1), path)));
   }
 }
 
-/** Each intent (by position) under the literal folders its include globs start with; "" for any folder. */
-function candidateIndex(catalogue: Catalogue): { byFolder: Map<string, number[]>; anywhere: number[] } {
-  const byFolder = new Map<string, number[]>();
-  const anywhere: number[] = [];
+interface GlobRef {
+  /** Position of the intent in the catalogue. */
+  intent: number;
+  glob: string;
+}
+
+interface Candidates {
+  byPrefix: Map<string, GlobRef[]>;
+  byName: Map<string, GlobRef[]>;
+  anywhere: GlobRef[];
+}
+
+/** One include glob the way compileScope reads it, compiled on first use. */
+function globMatches(raw: string, path: string): boolean {
+  if (validateGlob(raw)) return false;
+  const g = normalizeGlob(raw);
+  return compiledGlob(g).match(path) || (!hasMagic(g) && compiledGlob(`${g}/**`).match(path));
+}
+
+/** Every include glob of the catalogue under the literal part of the paths it can match. */
+function candidateIndex(catalogue: Catalogue): Candidates {
+  const c: Candidates = { byPrefix: new Map(), byName: new Map(), anywhere: [] };
+  const add = (map: Map<string, GlobRef[]>, key: string, ref: GlobRef) => {
+    const list = map.get(key);
+    if (list) list.push(ref);
+    else map.set(key, [ref]);
+  };
   catalogue.intents.forEach((intent, i) => {
-    const folders = new Set<string>();
-    for (const raw of intent.ownedScope) if (!raw.startsWith("!")) folders.add(literalFolder(normalizeGlob(raw)));
-    for (const folder of folders) {
-      if (folder === "") anywhere.push(i);
+    for (const glob of intent.ownedScope) {
+      if (glob.startsWith("!")) continue;
+      const g = normalizeGlob(glob);
+      const ref = { intent: i, glob };
+      const magic = g.search(MAGIC);
+      // `.` and `..` make a literal reading uncertain: such a glob is tried everywhere
+      if (DOT_SEGMENT.test(g)) c.anywhere.push(ref);
+      else if (magic === -1) add(c.byPrefix, collapse(g), ref);
+      else if (g.lastIndexOf("/", magic) > 0) add(c.byPrefix, collapse(g.slice(0, g.lastIndexOf("/", magic))), ref);
       else {
-        const list = byFolder.get(folder);
-        if (list) list.push(i);
-        else byFolder.set(folder, [i]);
+        const name = g.slice(g.lastIndexOf("/") + 1);
+        if (g.lastIndexOf("/") > magic && !MAGIC.test(name)) add(c.byName, name, ref);
+        else c.anywhere.push(ref);
       }
     }
   });
-  return { byFolder, anywhere };
-}
-
-/**
- * The folders a glob's matches all lie in, from its segments before the first wildcard (the last segment
- * excluded: `src/api` also owns `src/api` itself). "" when it may match anywhere, or when `.`/`..` make the
- * literal reading uncertain.
- */
-function literalFolder(glob: string): string {
-  const parts = glob.split("/").filter((p) => p !== "");
-  const literal: string[] = [];
-  for (let i = 0; i < parts.length - 1 && !hasMagic(parts[i]!); i++) {
-    if (parts[i] === "." || parts[i] === "..") return "";
-    literal.push(parts[i]!);
-  }
-  return literal.join("/");
+  return c;
 }
 
 /** A representative path a glob matches, to test whether a child's scope lies inside its parent's. */

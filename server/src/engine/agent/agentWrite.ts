@@ -36,7 +36,9 @@ function stashFile(root: string, callKey: string, path: string): string {
 export function stashBefore(root: string, callKey: string, path: string): void {
   const content = readOptional(join(root, path)) ?? null;
   mkdirSync(join(root, PENDING_DIR), { recursive: true });
-  writeFileAtomic(stashFile(root, callKey, path), JSON.stringify({ path, content }));
+  // not fsynced: a stash lost to a crash only means the write goes unrecorded ("unknown-before"), while a
+  // flush to disk on every gated tool call costs more than the rest of the gate
+  writeFileAtomic(stashFile(root, callKey, path), JSON.stringify({ path, content }), { durable: false });
 }
 
 /** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */

@@ -107,12 +107,23 @@ export interface IntentState {
   lastTime: number;
 }
 
-/** Everything the index holds, as plain data: what indexFile.ts writes and reads. */
+/**
+ * The files of a loaded index, left in the saved columns (sorted by path) until a query asks for one: a
+ * hook that asks about one file of forty thousand makes one file's state, not forty thousand.
+ */
+export interface SavedFiles {
+  /** Sorted by UTF-16 code units (`<`). */
+  paths: readonly string[];
+  state(i: number): FileState;
+}
+
+/** Everything the index holds, as plain data: what indexFile.ts writes (`files`) and reads (`saved`). */
 export interface IndexState {
   records: number;
   lastLine: number;
   rows: RecordRows;
   files: FileState[];
+  saved?: SavedFiles;
   intents: Map<string, IntentState>;
   unreadable: UnreadableLine[];
 }
@@ -124,7 +135,9 @@ const NEWLINE = 0x0a;
 export class LedgerIndex {
   private readonly pool = new StringPool();
   private rows = new RecordRows();
+  /** Files made or asked for since the index was built or loaded; the others are still in `saved`. */
   private readonly byPath = new Map<string, FileState>();
+  private saved: SavedFiles | undefined;
   private readonly byIntent = new Map<string, IntentState>();
   private unreadableLines: UnreadableLine[] = [];
   private records = 0;
@@ -192,7 +205,7 @@ export class LedgerIndex {
       const path = paths[i]!;
       const key = postKey(posts[i]);
       result.paths.add(path);
-      let file = this.byPath.get(path);
+      let file = this.file(path);
       if (!file) {
         file = { path, first: NONE, last: NONE, count: 0, newestTime: -Infinity, newestPost: undefined };
         this.byPath.set(path, file);
@@ -247,6 +260,7 @@ export class LedgerIndex {
   reset(): void {
     this.rows = new RecordRows();
     this.byPath.clear();
+    this.saved = undefined;
     this.byIntent.clear();
     this.unreadableLines = [];
     this.records = 0;
@@ -272,7 +286,7 @@ export class LedgerIndex {
   entriesFor(path: string): readonly TraceEntry[] {
     const cached = this.parsed.get(path);
     if (cached) return cached;
-    const file = this.byPath.get(path);
+    const file = this.file(path);
     if (!file) return [];
     const refs: RecordRef[] = [];
     for (let r = file.first; r !== NONE; r = this.rows.next[r]!) refs.push(this.rows.ref(r));
@@ -300,12 +314,12 @@ export class LedgerIndex {
    * file, undefined when no record states it (never recorded, or only by dialects without hashes).
    */
   lastPostHash(path: string): string | null | undefined {
-    return this.byPath.get(path)?.newestPost;
+    return this.file(path)?.newestPost;
   }
 
   /** Whether any record pinned `path` to exactly this content (lets a writer skip a duplicate record). */
   hasPostHash(path: string, hash: string): boolean {
-    const file = this.byPath.get(path);
+    const file = this.file(path);
     if (!file) return false;
     const cached = this.parsed.get(path);
     if (cached) return cached.some((e) => e.postHash === hash);
@@ -320,7 +334,29 @@ export class LedgerIndex {
   }
 
   files(): string[] {
-    return [...this.byPath.keys()];
+    if (!this.saved) return [...this.byPath.keys()];
+    return [...new Set([...this.saved.paths, ...this.byPath.keys()])];
+  }
+
+  /** A file's state, made from the saved columns when first asked for. */
+  private file(path: string): FileState | undefined {
+    const known = this.byPath.get(path);
+    if (known || !this.saved) return known;
+    const paths = this.saved.paths;
+    let lo = 0;
+    let hi = paths.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const p = paths[mid]!;
+      if (p === path) {
+        const state = this.saved.state(mid);
+        this.byPath.set(path, state);
+        return state;
+      }
+      if (p < path) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   intents(): string[] {
@@ -350,14 +386,16 @@ export class LedgerIndex {
 
   /** The index as plain data, for saving. */
   state(): IndexState {
-    return { records: this.records, lastLine: this.lastLine, rows: this.rows, files: [...this.byPath.values()], intents: this.byIntent, unreadable: this.unreadableLines };
+    const files = this.files().map((p) => this.file(p)!);
+    return { records: this.records, lastLine: this.lastLine, rows: this.rows, files, intents: this.byIntent, unreadable: this.unreadableLines };
   }
 
   /** Replaces everything with a saved state (indexFile.ts checked that it describes the ledger). */
   restore(state: IndexState): void {
     this.reset();
     this.rows = state.rows;
-    for (const f of state.files) this.byPath.set(f.path, { ...f, path: this.pool.intern(f.path) });
+    this.saved = state.saved;
+    for (const f of state.files) this.byPath.set(f.path, f);
     for (const [id, s] of state.intents) this.byIntent.set(this.pool.intern(id), s);
     this.unreadableLines = state.unreadable;
     this.records = state.records;

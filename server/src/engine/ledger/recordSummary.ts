@@ -39,7 +39,7 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   const ours = isObject(obj["metadata"]) && isObject(obj["metadata"][METADATA_KEY]) ? obj["metadata"][METADATA_KEY] : undefined;
   const shared = str(ours?.["intent_id"]) ?? str(obj["intent_id"]);
   if (shared === undefined && obj["related"] !== undefined) return viaParser(text, lineNumber, pool, visit);
-  const intentId = shared === undefined ? undefined : pool.intern(shared);
+  const intentId = shared;
   // a first pass checks that nothing here needs the full reader, so that no entry is visited twice
   for (const file of files) if (isObject(file) && !plainFile(file, shared)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);
