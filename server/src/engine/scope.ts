@@ -167,9 +167,18 @@ interface Candidates {
   anywhere: GlobRef[];
 }
 
+/** Whether a glob is one compileScope uses (valid), remembered: `intent check` asks for every file. */
+const usableGlobs = new Map<string, boolean>();
+
 /** One include glob the way compileScope reads it, compiled on first use. */
 function globMatches(raw: string, path: string): boolean {
-  if (validateGlob(raw)) return false;
+  let usable = usableGlobs.get(raw);
+  if (usable === undefined) {
+    usable = validateGlob(raw) === undefined;
+    if (usableGlobs.size >= MAX_COMPILED) usableGlobs.clear();
+    usableGlobs.set(raw, usable);
+  }
+  if (!usable) return false;
   const g = normalizeGlob(raw);
   return compiledGlob(g).match(path) || (!hasMagic(g) && compiledGlob(`${g}/**`).match(path));
 }

@@ -11,8 +11,8 @@
  *
  * Layout (little-endian): "ILSPIDX\n", u32 format version, u32 header length, f64 rows, f64 files, 24 bytes
  * reserved, then a SHA-256 of everything that follows; the header (JSON: what ties the index to the ledger,
- * the intents, the unreadable lines); then, each section 8-byte aligned, the row columns (offset f64,
- * length/line/post/next u32), the file columns (first/last/count u32, newest time f64, newest post hash as
+ * the intents, the unreadable lines); then, each section 8-byte aligned, the row columns (offset and time
+ * f64, length/line/post/next u32), the file columns (first/last/count u32, newest time f64, newest post hash as
  * 32 bytes and a kind byte) and the file paths (UTF-8, one per line). Hashes are kept as bytes.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -22,7 +22,7 @@ import { join } from "node:path";
 import type { UnreadableLine } from "./read";
 import { NONE, RecordRows, type IndexState, type IntentState, type SavedFiles } from "./index";
 
-export const INDEX_FORMAT_VERSION = 2;
+export const INDEX_FORMAT_VERSION = 3;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");
 const PREAMBLE = 80;
 const CHECKSUM_AT = 48;
@@ -78,7 +78,7 @@ const align8 = (n: number) => Math.ceil(n / 8) * 8;
 /** Byte offsets of each section after the preamble, for `rows` rows and `files` files. */
 function sections(jsonLength: number, rows: number, files: number, pathBytes: number) {
   const rowsAt = align8(jsonLength);
-  const filesAt = rowsAt + rows * 24;
+  const filesAt = rowsAt + rows * 32;
   const pathsAt = filesAt + align8(files * (12 + 8 + 32 + 1));
   return { rowsAt, filesAt, pathsAt, end: pathsAt + pathBytes };
 }
@@ -120,6 +120,7 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   };
   const rows = state.rows;
   put(rows.offset, n);
+  put(rows.time, n);
   put(rows.length, n);
   put(rows.line, n);
   put(rows.post, n);
@@ -193,6 +194,7 @@ function decodeChecked(file: Buffer): Decoded {
   const u32 = (k: number) => take((b, o, c) => new Uint32Array(b, o, c), 4, k);
   const rows = new RecordRows(0);
   rows.offset = f64(n);
+  rows.time = f64(n);
   rows.length = u32(n);
   rows.line = u32(n);
   rows.post = u32(n);

@@ -158,6 +158,17 @@ export class WorkspaceLedger {
     return this.sources.reduce<TraceEntry[]>((out, s) => out.concat(s.index.entriesFor(path)), []);
   }
 
+  /** A file's entries newest first, in growing batches (see LedgerIndex.entryBatches), across the ledgers. */
+  *entryBatches(path: string): Generator<readonly TraceEntry[]> {
+    const holding = this.sources.filter((s) => s.index.hasFile(path));
+    if (holding.length === 1) {
+      yield* holding[0]!.index.entryBatches(path);
+      return;
+    }
+    // in both ledgers (rare): one batch, ordered as attribution orders them
+    if (holding.length > 1) yield this.entriesFor(path).sort((a, b) => entryTime(b) - entryTime(a) || b.line - a.line);
+  }
+
   hasPostHash(path: string, hash: string): boolean {
     return this.sources.some((s) => s.index.hasPostHash(path, hash));
   }
