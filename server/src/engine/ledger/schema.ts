@@ -6,10 +6,7 @@
  * Either way the LSP server pays nothing unless it writes or verifies a record.
  */
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import traceRecordSchema from "../../../../shared/schema/trace-record.schema.json";
 import { ajvOptions } from "../../../../shared/schema/validatorOptions.json";
 
 let compiled: ValidateFunction | undefined;
@@ -28,10 +25,13 @@ function prebuilt(): ValidateFunction | undefined {
   }
 }
 
+/** ajv itself, and the schema, are loaded only here: the built tools never need them to validate. */
 function compile(): ValidateFunction {
+  const Ajv2020 = (require("ajv/dist/2020") as typeof import("ajv/dist/2020")).default;
+  const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
   const ajv = new Ajv2020(ajvOptions);
   addFormats(ajv);
-  return ajv.compile(traceRecordSchema as object);
+  return ajv.compile(require("../../../../shared/schema/trace-record.schema.json") as object);
 }
 
 /** Schema violations of `obj` as `"<json pointer>: <problem>"`; empty when the record is valid. */
