@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { attribute } from "../../server/src/engine/attribution";
-import { attributeChanged, checkChanges } from "../../server/src/engine/check";
+import { attributeChanged, blame, blameNewestFirst } from "../../server/src/engine/blame";
+import { checkChanges } from "../../server/src/engine/check";
 import { entryTime, LedgerIndex } from "../../server/src/engine/ledger/index";
 import type { TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord, changedRanges } from "../../server/src/engine/ledger/record";
@@ -85,6 +86,19 @@ describe("checking changed lines from the newest records first", () => {
       const changed = lines.map((_, i) => i + 1).filter(() => rand() < 0.4);
       const partial = attributeChanged(lines, changed, index.entryBatches(`src/f${seed}.ts`, 1));
       for (const line of changed) expect(partial[line - 1], `seed ${seed} line ${line}`).toEqual(full[line - 1]);
+    }
+  });
+
+  it("gives intent blame the same rows for any range as reading every record", () => {
+    for (let seed = 50; seed < 60; seed++) {
+      const path = `src/b${seed}.ts`;
+      const { ledger, lines } = history(seed, path);
+      const index = new LedgerIndex();
+      index.ingest(`${ledger.join("\n")}\n`, 1);
+      const text = `${lines.join("\n")}\n`;
+      for (const range of [{}, { start: 3, end: 3 }, { start: 5, end: 12 }, { start: lines.length }]) {
+        expect(blameNewestFirst(index.entryBatches(path, 1), text, range), `${seed} ${JSON.stringify(range)}`).toEqual(blame(index.entriesFor(path), text, range));
+      }
     }
   });
 

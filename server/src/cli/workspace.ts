@@ -30,9 +30,12 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
   return { ...found, rules, texts };
 }
 
-/** Every ledger of the workspace, read to the end. */
-export async function readLedger(ws: CliWorkspace): Promise<WorkspaceLedger> {
-  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath);
+/**
+ * Every ledger of the workspace, read to the end. `partial`: for a command that asks about a few files,
+ * read only those files' part of the saved index.
+ */
+export async function readLedger(ws: CliWorkspace, opts: { partial?: boolean } = {}): Promise<WorkspaceLedger> {
+  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, opts);
   await ledger.poll();
   return ledger;
 }

@@ -1,6 +1,6 @@
 import type { DiagnosticCode } from "@shared/diagnosticCodes";
 import type { Severity } from "@shared/settings";
-import { attribute, type LineAttribution } from "./attribution";
+import { attributeChanged } from "./blame";
 import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
 import type { TraceEntry } from "./ledger/read";
 import type { Rules } from "./rules";
@@ -74,18 +74,6 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     result.findings.push(...checkFile({ path: file.path, lines: content.split("\n"), changed: file.changed }, rules, entryBatches(file.path)));
   }
   return result;
-}
-
-/** Attribution of the changed lines, from as few of the newest records as explain them all. */
-export function attributeChanged(lines: readonly string[], changed: readonly number[], batches: Iterable<readonly TraceEntry[]>): (LineAttribution | undefined)[] {
-  const entries: TraceEntry[] = [];
-  let attributions: (LineAttribution | undefined)[] = [];
-  for (const batch of batches) {
-    for (const e of batch) entries.push(e);
-    attributions = attribute(entries, lines);
-    if (changed.every((line) => line > lines.length || attributions[line - 1] !== undefined)) break;
-  }
-  return attributions;
 }
 
 function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {

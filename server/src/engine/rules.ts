@@ -1,5 +1,6 @@
 import type { Settings } from "@shared/settings";
 import { IgnoreRules } from "./ignore";
+import { loadIntents } from "./intents/load";
 import { emptyCatalogue, type Catalogue, type LoadResult } from "./intents/model";
 import { mergeSettings, parseConfig, type ParsedConfig } from "./settings";
 import { ScopeIndex } from "./scope";
@@ -24,16 +25,8 @@ export interface Rules {
   intentsText: string | undefined;
 }
 
-/**
- * Parses `active_intents.yaml`. Loaded on first use, not with this module: a hook or CLI call answered from
- * the cached catalogue (intents/catalogueCache.ts) never loads the YAML parser.
- */
-export function parseIntents(text: string): LoadResult {
-  return (require("./intents/load") as typeof import("./intents/load")).loadIntents(text);
-}
-
 /** `load` reads the intents file's text; the doors that know the workspace pass the cached loader. */
-export function buildRules(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}, lastGood?: Catalogue, load: (text: string) => LoadResult = parseIntents): Rules {
+export function buildRules(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}, lastGood?: Catalogue, load: (text: string) => LoadResult = loadIntents): Rules {
   const intentsText = texts[INTENTS_FILE];
   const intents = intentsText === undefined ? { catalogue: emptyCatalogue, problems: [], hasErrors: false } : load(intentsText);
   const config = texts[CONFIG_FILE] === undefined ? { values: {}, problems: [] } : parseConfig(texts[CONFIG_FILE]!);

@@ -158,7 +158,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const ledgerPath = ctx.rules.settings.ledgerPath;
   // the workspace's saved index: only what was appended since it was saved is read, and only this file's
   // records that may hold the hash are parsed
-  const ledger = new WorkspaceLedger(ctx.root, ledgerPath);
+  const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
   await ledger.poll();
   if (ledger.hasPostHash(path, fileHash(after))) return { kind: "skipped", why: "duplicate" };
   const before = stash ? stash.content : w.before?.(after);

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
+import { loadIntents } from "./load";
 import { makeCatalogue, type Intent, type LoadResult, type Problem } from "./model";
 
 const CACHE_FILE = "catalogue.json";
@@ -51,8 +52,7 @@ export function loadIntentsCached(root: string, text: string): LoadResult {
     const hit = readCached(join(dir, CACHE_FILE), key);
     if (hit) return hit;
   }
-  // required here, not at the top: an answer from the cache never loads the YAML parser
-  const result = (require("./load") as typeof import("./load")).loadIntents(text);
+  const result = loadIntents(text);
   parses++;
   const writable = dir ?? workspaceCacheDir(root, { create: true });
   if (writable) writeCached(join(writable, CACHE_FILE), { format: FORMAT, code: CODE_IDENTITY, key, intents: [...result.catalogue.intents], problems: result.problems, hasErrors: result.hasErrors });

@@ -34,6 +34,12 @@ export interface RecordRef extends LineRef {
   line: number;
 }
 
+/** One row, as a query reads it. */
+interface Row extends RecordRef {
+  time: number;
+  post: number;
+}
+
 /**
  * One row per (file, record naming it), in ledger order, as columns; each file's rows are chained through
  * `next`. The post hash is kept as a 32-bit key (the first 8 hex digits of a sha256), enough to find the
@@ -96,8 +102,13 @@ export const MIXED_POST = 1;
 
 export interface FileState {
   path: string;
+  /** The file's rows in the saved index: a slice of its columns (each file's rows side by side there). */
+  savedBase: number;
+  savedCount: number;
+  /** Rows added since (or all rows, for an index built here), chained in `RecordRows`. */
   first: number;
   last: number;
+  /** Rows in all (saved and added). */
   count: number;
   /** Newest record by timestamp, then ledger order: what the file's content last was according to the ledger. */
   newestTime: number;
@@ -112,22 +123,35 @@ export interface IntentState {
   lastTime: number;
 }
 
+/** Some rows of a column store, as columns. */
+export interface RowColumns {
+  offset: Float64Array;
+  time: Float64Array;
+  length: Uint32Array;
+  line: Uint32Array;
+  post: Uint32Array;
+}
+
 /**
  * The files of a loaded index, left in the saved columns (sorted by path) until a query asks for one: a
- * hook that asks about one file of forty thousand makes one file's state, not forty thousand.
+ * hook that asks about one file of forty thousand makes one file's state and reads one file's rows.
  */
 export interface SavedFiles {
   /** Sorted by UTF-16 code units (`<`). */
   paths: readonly string[];
   state(i: number): FileState;
+  /** The saved rows [base, base + count); undefined when they cannot be read any more. */
+  rows(base: number, count: number): RowColumns | undefined;
+  /** Reads and checks all saved rows at once (before they are all needed); throws when they are damaged. */
+  readAll(): void;
 }
 
-/** Everything the index holds, as plain data: what indexFile.ts writes (`files`) and reads (`saved`). */
+/** Everything the index holds, as plain data: what indexFile.ts writes (`files`, `rowsOf`) and reads (`saved`). */
 export interface IndexState {
   records: number;
   lastLine: number;
-  rows: RecordRows;
   files: FileState[];
+  rowsOf?: (file: FileState) => readonly (RecordRef & { time: number; post: number })[];
   saved?: SavedFiles;
   intents: Map<string, IntentState>;
   unreadable: UnreadableLine[];
@@ -212,7 +236,7 @@ export class LedgerIndex {
       result.paths.add(path);
       let file = this.file(path);
       if (!file) {
-        file = { path, first: NONE, last: NONE, count: 0, newestTime: -Infinity, newestPost: undefined };
+        file = { path, savedBase: 0, savedCount: 0, first: NONE, last: NONE, count: 0, newestTime: -Infinity, newestPost: undefined };
         this.byPath.set(path, file);
       }
       if (file.last !== NONE && this.rows.line[file.last] === line) {
@@ -293,9 +317,7 @@ export class LedgerIndex {
     if (cached) return cached;
     const file = this.file(path);
     if (!file) return [];
-    const refs: RecordRef[] = [];
-    for (let r = file.first; r !== NONE; r = this.rows.next[r]!) refs.push(this.rows.ref(r));
-    const entries = this.readBack(refs, (e) => e.path === path);
+    const entries = this.readBack(this.fileRows(file), (e) => e.path === path);
     this.parsed.set(path, entries);
     return entries;
   }
@@ -312,16 +334,29 @@ export class LedgerIndex {
     }
     const file = this.file(path);
     if (!file) return;
-    const rows: number[] = [];
-    for (let r = file.first; r !== NONE; r = this.rows.next[r]!) rows.push(r);
-    const { time, line } = this.rows;
-    rows.sort((a, b) => time[b]! - time[a]! || line[b]! - line[a]!);
+    const rows = this.fileRows(file).sort((a, b) => b.time - a.time || b.line - a.line);
     for (let i = 0, size = first; i < rows.length; i += size, size *= 2) {
       yield this.readBack(
-        rows.slice(i, i + size).map((r) => this.rows.ref(r)),
+        rows.slice(i, i + size),
         (e) => e.path === path,
       );
     }
+  }
+
+  /** A file's rows in ledger order: its saved ones, then those added since. */
+  private fileRows(file: FileState): Row[] {
+    const out: Row[] = [];
+    if (file.savedCount > 0) {
+      const saved = this.saved?.rows(file.savedBase, file.savedCount);
+      if (saved) {
+        for (let i = 0; i < file.savedCount; i++) {
+          out.push({ offset: saved.offset[i]!, length: saved.length[i]!, line: saved.line[i]!, time: saved.time[i]!, post: saved.post[i]! });
+        }
+      }
+    }
+    const rows = this.rows;
+    for (let r = file.first; r !== NONE; r = rows.next[r]!) out.push({ offset: rows.offset[r]!, length: rows.length[r]!, line: rows.line[r]!, time: rows.time[r]!, post: rows.post[r]! });
+    return out;
   }
 
   /** Parses record lines again; entries for which `keep` is true, in ref order. */
@@ -354,11 +389,7 @@ export class LedgerIndex {
     if (cached) return cached.some((e) => e.postHash === hash);
     // the keys find the few records that may say so; only those are read back
     const key = postKey(hash);
-    const candidates: RecordRef[] = [];
-    for (let r = file.first; r !== NONE; r = this.rows.next[r]!) {
-      const k = this.rows.post[r];
-      if (k === key || k === MIXED_POST) candidates.push(this.rows.ref(r));
-    }
+    const candidates = this.fileRows(file).filter((r) => r.post === key || r.post === MIXED_POST);
     return this.readBack(candidates, (e) => e.path === path && e.postHash === hash).length > 0;
   }
 
@@ -417,16 +448,16 @@ export class LedgerIndex {
     return s && { files: s.files, edits: s.edits, last: this.lastChange(intentId) };
   }
 
-  /** The index as plain data, for saving. */
+  /** The index as plain data, for saving: every file, and each file's rows in ledger order. */
   state(): IndexState {
+    this.saved?.readAll();
     const files = this.files().map((p) => this.file(p)!);
-    return { records: this.records, lastLine: this.lastLine, rows: this.rows, files, intents: this.byIntent, unreadable: this.unreadableLines };
+    return { records: this.records, lastLine: this.lastLine, files, rowsOf: (f) => this.fileRows(f), intents: this.byIntent, unreadable: this.unreadableLines };
   }
 
   /** Replaces everything with a saved state (indexFile.ts checked that it describes the ledger). */
   restore(state: IndexState): void {
     this.reset();
-    this.rows = state.rows;
     this.saved = state.saved;
     for (const f of state.files) this.byPath.set(f.path, f);
     for (const [id, s] of state.intents) this.byIntent.set(this.pool.intern(id), s);

@@ -9,23 +9,28 @@
  * Writers (the server, every hook and CLI call) write a temporary file and rename it: concurrent writers each
  * leave a whole index, the last rename wins, and any of them is valid for the ledger prefix it describes.
  *
- * Layout (little-endian): "ILSPIDX\n", u32 format version, u32 header length, f64 rows, f64 files, 24 bytes
- * reserved, then a SHA-256 of everything that follows; the header (JSON: what ties the index to the ledger,
- * the intents, the unreadable lines); then, each section 8-byte aligned, the row columns (offset and time
- * f64, length/line/post/next u32), the file columns (first/last/count u32, newest time f64, newest post hash as
- * 32 bytes and a kind byte) and the file paths (UTF-8, one per line). Hashes are kept as bytes.
+ * Layout (little-endian): "ILSPIDX\n", u32 format version, u32 header length, f64 rows, f64 files, then a
+ * SHA-256 of the meta sections and one of the rows; the meta sections, each 8-byte aligned: the header (JSON:
+ * what ties the index to the ledger, the intents, the unreadable lines), the file table (per file sorted by
+ * path: its row count u32, newest time f64, newest post hash as 32 bytes and a kind byte) and the paths
+ * (UTF-8, one per line); then the rows, each file's side by side in ledger order (offset and time f64,
+ * length, line and post key u32). Hashes are kept as bytes. A process that asks about a few files (a hook)
+ * reads the meta sections and those files' rows only; rows it reads are checked against the ledger itself.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { UnreadableLine } from "./read";
-import { NONE, RecordRows, type IndexState, type IntentState, type SavedFiles } from "./index";
+import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "./index";
 
-export const INDEX_FORMAT_VERSION = 3;
+export const INDEX_FORMAT_VERSION = 4;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");
-const PREAMBLE = 80;
-const CHECKSUM_AT = 48;
+const META_SUM_AT = 32;
+const ROWS_SUM_AT = 64;
+const PREAMBLE = 96;
+const ROW_BYTES = 8 + 8 + 4 + 4 + 4;
+const FILE_BYTES_AFTER_COUNT = 8 + 32 + 1;
 /** Bytes of the ledger's head and of the end of its indexed part that must be unchanged. */
 export const CHECK_BYTES = 4096;
 /** A temporary file left this long ago belongs to a writer that died. */
@@ -75,12 +80,19 @@ export function indexFileName(ledger: string): string {
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
-/** Byte offsets of each section after the preamble, for `rows` rows and `files` files. */
+/** Byte offsets of each section from the start of the file. */
 function sections(jsonLength: number, rows: number, files: number, pathBytes: number) {
-  const rowsAt = align8(jsonLength);
-  const filesAt = rowsAt + rows * 32;
-  const pathsAt = filesAt + align8(files * (12 + 8 + 32 + 1));
-  return { rowsAt, filesAt, pathsAt, end: pathsAt + pathBytes };
+  const filesAt = PREAMBLE + align8(jsonLength);
+  // counts (padded to 8 bytes), then times, post hashes and their kinds
+  const pathsAt = filesAt + align8(align8(files * 4) + files * FILE_BYTES_AFTER_COUNT);
+  const rowsAt = pathsAt + align8(pathBytes);
+  return { filesAt, pathsAt, rowsAt, end: rowsAt + rows * ROW_BYTES };
+}
+
+/** Where column `k` (0 offset, 1 time, 2 length, 3 line, 4 post) of row `i` is, for `n` rows from `rowsAt`. */
+function columnAt(rowsAt: number, n: number, k: number, i: number): number {
+  const starts = [0, 8 * n, 16 * n, 20 * n, 24 * n];
+  return rowsAt + starts[k]! + i * (k < 2 ? 8 : 4);
 }
 
 export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
@@ -107,123 +119,145 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
     unreadable: state.unreadable.map((u) => [u.line, u.message]),
   };
   const json = Buffer.from(JSON.stringify(header), "utf8");
-  const n = state.rows.size;
+  const rowsOf = files.map((f) => state.rowsOf!(f));
+  const n = rowsOf.reduce((sum, r) => sum + r.length, 0);
   const f = files.length;
-  const at2 = sections(json.length, n, f, paths.length);
-  const body = Buffer.alloc(at2.end);
-  json.copy(body, 0);
-  let cursor = at2.rowsAt;
-  const put = (a: Float64Array | Uint32Array | Uint8Array, count: number) => {
-    const bytes = Buffer.from(a.buffer, a.byteOffset, count * a.BYTES_PER_ELEMENT);
-    bytes.copy(body, cursor);
-    cursor += bytes.length;
-  };
-  const rows = state.rows;
-  put(rows.offset, n);
-  put(rows.time, n);
-  put(rows.length, n);
-  put(rows.line, n);
-  put(rows.post, n);
-  put(rows.next, n);
-  const first = new Uint32Array(f);
-  const last = new Uint32Array(f);
-  const count = new Uint32Array(f);
-  const time = new Float64Array(f);
-  const kind = new Uint8Array(f);
-  const post = Buffer.alloc(f * 32);
+  const where = sections(json.length, n, f, paths.length);
+  const out = Buffer.alloc(where.end);
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(INDEX_FORMAT_VERSION, 8);
+  out.writeUInt32LE(json.length, 12);
+  out.writeDoubleLE(n, 16);
+  out.writeDoubleLE(f, 24);
+  json.copy(out, PREAMBLE);
+  // file table: counts, then times, then post hashes, then their kinds
+  const countAt = where.filesAt;
+  const timeAt = countAt + align8(f * 4);
+  const postAt = timeAt + f * 8;
+  const kindAt = postAt + f * 32;
   files.forEach((file, i) => {
-    first[i] = file.first;
-    last[i] = file.last;
-    count[i] = file.count;
-    time[i] = file.newestTime;
+    out.writeUInt32LE(rowsOf[i]!.length, countAt + i * 4);
+    out.writeDoubleLE(file.newestTime, timeAt + i * 8);
     const p = file.newestPost;
-    kind[i] = p === undefined ? POST_NONE : p === null ? POST_NULL : SHA256_HEX.test(p) ? POST_SHA256 : POST_OTHER;
-    if (kind[i] === POST_SHA256) post.write(p!.slice(7), i * 32, "hex");
+    const kind = p === undefined ? POST_NONE : p === null ? POST_NULL : SHA256_HEX.test(p) ? POST_SHA256 : POST_OTHER;
+    out[kindAt + i] = kind;
+    if (kind === POST_SHA256) out.write(p!.slice(7), postAt + i * 32, "hex");
   });
-  put(time, f);
-  put(first, f);
-  put(last, f);
-  put(count, f);
-  put(post, f * 32);
-  put(kind, f);
-  paths.copy(body, at2.pathsAt);
-  const preamble = Buffer.alloc(PREAMBLE);
-  MAGIC.copy(preamble, 0);
-  preamble.writeUInt32LE(INDEX_FORMAT_VERSION, 8);
-  preamble.writeUInt32LE(json.length, 12);
-  preamble.writeDoubleLE(n, 16);
-  preamble.writeDoubleLE(f, 24);
-  createHash("sha256").update(body).digest().copy(preamble, CHECKSUM_AT);
-  return Buffer.concat([preamble, body]);
+  paths.copy(out, where.pathsAt);
+  let row = 0;
+  for (const rows of rowsOf) {
+    for (const r of rows) {
+      out.writeDoubleLE(r.offset, columnAt(where.rowsAt, n, 0, row));
+      out.writeDoubleLE(r.time, columnAt(where.rowsAt, n, 1, row));
+      out.writeUInt32LE(r.length, columnAt(where.rowsAt, n, 2, row));
+      out.writeUInt32LE(r.line, columnAt(where.rowsAt, n, 3, row));
+      out.writeUInt32LE(r.post, columnAt(where.rowsAt, n, 4, row));
+      row++;
+    }
+  }
+  createHash("sha256").update(out.subarray(PREAMBLE, where.rowsAt)).digest().copy(out, META_SUM_AT);
+  createHash("sha256").update(out.subarray(where.rowsAt)).digest().copy(out, ROWS_SUM_AT);
+  return out;
 }
 
 export type Decoded = { state: IndexState; indexed: number; nextLine: number; headHash: string; tailHash: string; ledger: string } | { problem: string };
 
-/** The saved index, or why it cannot be used (never throws on bad bytes). */
+/** Reads bytes of the index file; undefined past its end. */
+type ReadAt = (position: number, length: number) => Buffer | undefined;
+
+/**
+ * The saved index, or why it cannot be used (never throws on bad bytes). `whole`: every byte is checked
+ * and the rows are used in place; otherwise (`readAt` given) only the meta sections are read and checked,
+ * and a file's rows are read when a query asks for them.
+ */
 export function decodeIndex(file: Buffer): Decoded {
+  return decodeFrom((p, l) => (p + l <= file.length ? file.subarray(p, p + l) : undefined), file.length, true);
+}
+
+function decodeFrom(readAt: ReadAt, size: number, whole: boolean): Decoded {
   try {
-    return decodeChecked(file);
+    return decodeChecked(readAt, size, whole);
   } catch (e) {
     return { problem: `corrupt: ${(e as Error).message}` };
   }
 }
 
-function decodeChecked(file: Buffer): Decoded {
-  if (file.length < PREAMBLE || !file.subarray(0, 8).equals(MAGIC)) return { problem: "not an index file" };
-  if (file.readUInt32LE(8) !== INDEX_FORMAT_VERSION) return { problem: `format version ${file.readUInt32LE(8)}, not ${INDEX_FORMAT_VERSION}` };
-  const jsonLength = file.readUInt32LE(12);
-  const n = file.readDoubleLE(16);
-  const f = file.readDoubleLE(24);
-  if (!Number.isInteger(n) || n < 0 || !Number.isInteger(f) || f < 0) return { problem: "torn: its length does not match its header" };
-  const body = file.subarray(PREAMBLE);
-  if (body.length < jsonLength) return { problem: "torn: its length does not match its header" };
-  if (!createHash("sha256").update(body).digest().equals(file.subarray(CHECKSUM_AT, CHECKSUM_AT + 32))) return { problem: "corrupt: its checksum does not match" };
-  const header = JSON.parse(body.subarray(0, jsonLength).toString("utf8")) as Header;
-  const at = sections(jsonLength, n, f, header.pathBytes);
-  if (body.length !== at.end) return { problem: "torn: its length does not match its header" };
+function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
+  const pre = readAt(0, PREAMBLE);
+  if (!pre || !pre.subarray(0, 8).equals(MAGIC)) return { problem: "not an index file" };
+  if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) return { problem: `format version ${pre.readUInt32LE(8)}, not ${INDEX_FORMAT_VERSION}` };
+  const jsonLength = pre.readUInt32LE(12);
+  const n = pre.readDoubleLE(16);
+  const f = pre.readDoubleLE(24);
+  const torn = { problem: "torn: its length does not match its header" };
+  if (!Number.isInteger(n) || n < 0 || !Number.isInteger(f) || f < 0 || PREAMBLE + jsonLength > size) return torn;
+  const json = readAt(PREAMBLE, jsonLength);
+  if (!json) return torn;
+  const header = JSON.parse(json.toString("utf8")) as Header;
+  const where = sections(jsonLength, n, f, header.pathBytes);
+  if (where.end !== size) return torn;
+  const meta = readAt(PREAMBLE, where.rowsAt - PREAMBLE);
+  if (!meta || !createHash("sha256").update(meta).digest().equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))) return { problem: "corrupt: its checksum does not match" };
+  const rowBytes = whole ? readAt(where.rowsAt, n * ROW_BYTES) : undefined;
+  if (whole && (!rowBytes || !createHash("sha256").update(rowBytes).digest().equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))) return { problem: "corrupt: its checksum does not match" };
 
-  // typed arrays over the file's own bytes when they are aligned (a large read is), else over a copy
-  let cursor = at.rowsAt;
-  const take = <T>(make: (b: ArrayBuffer, o: number, k: number) => T, size: number, k: number): T => {
-    const start = body.byteOffset + cursor;
-    cursor += size * k;
-    if (start % size === 0) return make(body.buffer as ArrayBuffer, start, k);
-    return make(body.buffer.slice(start, start + size * k) as ArrayBuffer, 0, k);
-  };
-  const f64 = (k: number) => take((b, o, c) => new Float64Array(b, o, c), 8, k);
-  const u32 = (k: number) => take((b, o, c) => new Uint32Array(b, o, c), 4, k);
-  const rows = new RecordRows(0);
-  rows.offset = f64(n);
-  rows.time = f64(n);
-  rows.length = u32(n);
-  rows.line = u32(n);
-  rows.post = u32(n);
-  rows.next = u32(n);
-  rows.size = n;
-  // each file's rows are chained forward in ledger order: a chain that does not is not ours, and could loop
-  for (let i = 0; i < n; i++) {
-    const next = rows.next[i]!;
-    if (next !== NONE && (next <= i || next >= n)) return { problem: "corrupt: its row chains are broken" };
-  }
-  const time = f64(f);
-  const first = u32(f);
-  const last = u32(f);
-  const count = u32(f);
-  const postAt = body.byteOffset + cursor;
-  const postBytes = Buffer.from(body.buffer, postAt, f * 32);
+  const local = (at: number) => at - PREAMBLE;
+  const counts = new Uint32Array(f);
+  const times = new Float64Array(f);
+  const countAt = local(where.filesAt);
+  const timeAt = countAt + align8(f * 4);
+  const postAt = timeAt + f * 8;
   const kindAt = postAt + f * 32;
-  const kinds = Buffer.from(body.buffer, kindAt, f);
-  const paths = f === 0 ? [] : body.subarray(at.pathsAt, at.end).toString("utf8").split("\n");
+  const bases = new Float64Array(f);
+  let total = 0;
+  for (let i = 0; i < f; i++) {
+    counts[i] = meta.readUInt32LE(countAt + i * 4);
+    times[i] = meta.readDoubleLE(timeAt + i * 8);
+    bases[i] = total;
+    total += counts[i]!;
+  }
+  if (total !== n) return { problem: "corrupt: its file table does not match its rows" };
+  const paths = f === 0 ? [] : meta.subarray(local(where.pathsAt), local(where.pathsAt) + header.pathBytes).toString("utf8").split("\n");
   if (paths.length !== f) return { problem: "corrupt: its file table does not match its header" };
-  const row = (r: number) => r === NONE || r < n;
-  for (let i = 0; i < f; i++) if (!row(first[i]!) || !row(last[i]!)) return { problem: "corrupt: its files point outside its rows" };
   for (let i = 1; i < f; i++) if (!(paths[i - 1]! < paths[i]!)) return { problem: "corrupt: its file table is not sorted" };
+
+  const columns = (bytes: Buffer, rows: number): RowColumns => {
+    // typed arrays over the bytes when they are aligned (a whole read is), else over a copy
+    const view = <T>(make: (b: ArrayBuffer, o: number, k: number) => T, at: number, size: number): T => {
+      const start = bytes.byteOffset + at;
+      if (start % size === 0) return make(bytes.buffer as ArrayBuffer, start, rows);
+      return make(bytes.buffer.slice(start, start + size * rows) as ArrayBuffer, 0, rows);
+    };
+    return {
+      offset: view((b, o, k) => new Float64Array(b, o, k), 0, 8),
+      time: view((b, o, k) => new Float64Array(b, o, k), 8 * rows, 8),
+      length: view((b, o, k) => new Uint32Array(b, o, k), 16 * rows, 4),
+      line: view((b, o, k) => new Uint32Array(b, o, k), 20 * rows, 4),
+      post: view((b, o, k) => new Uint32Array(b, o, k), 24 * rows, 4),
+    };
+  };
+  let all = rowBytes ? columns(rowBytes, n) : undefined;
   const saved: SavedFiles = {
     paths,
-    state: (i) => {
-      const kind = kinds[i];
-      const newestPost = kind === POST_SHA256 ? `sha256:${postBytes.toString("hex", i * 32, i * 32 + 32)}` : kind === POST_NULL ? null : kind === POST_OTHER ? header.otherPosts[i] : undefined;
-      return { path: paths[i]!, first: first[i]!, last: last[i]!, count: count[i]!, newestTime: time[i]!, newestPost };
+    state: (i): FileState => {
+      const kind = meta[kindAt + i];
+      const newestPost = kind === POST_SHA256 ? `sha256:${meta.toString("hex", postAt + i * 32, postAt + i * 32 + 32)}` : kind === POST_NULL ? null : kind === POST_OTHER ? header.otherPosts[i] : undefined;
+      return { path: paths[i]!, savedBase: bases[i]!, savedCount: counts[i]!, first: NONE_ROW, last: NONE_ROW, count: counts[i]!, newestTime: times[i]!, newestPost };
+    },
+    rows: (base, count) => {
+      if (all) return { offset: all.offset.subarray(base, base + count), time: all.time.subarray(base, base + count), length: all.length.subarray(base, base + count), line: all.line.subarray(base, base + count), post: all.post.subarray(base, base + count) };
+      // one read per column of just this file's rows
+      const parts = [0, 1, 2, 3, 4].map((k) => readAt(columnAt(where.rowsAt, n, k, base), count * (k < 2 ? 8 : 4)));
+      if (parts.some((p) => !p)) return undefined;
+      const bytes = Buffer.concat(parts as Buffer[]);
+      return columns(bytes, count);
+    },
+    readAll: () => {
+      if (all) return;
+      // every row, checked (before the index is saved again, say)
+      const bytes = readAt(where.rowsAt, n * ROW_BYTES);
+      if (!bytes || !createHash("sha256").update(bytes).digest().equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))) throw new Error("the saved index's rows do not match their checksum");
+      all = columns(bytes, n);
     },
   };
   const intents = new Map<string, IntentState>(
@@ -234,7 +268,7 @@ function decodeChecked(file: Buffer): Decoded {
   );
   const unreadable: UnreadableLine[] = header.unreadable.map(([line, message]) => ({ line, message }));
   return {
-    state: { records: header.records, lastLine: header.lastLine, rows, files: [], saved, intents, unreadable },
+    state: { records: header.records, lastLine: header.lastLine, files: [], saved, intents, unreadable },
     indexed: header.indexed,
     nextLine: header.nextLine,
     headHash: header.head,
@@ -243,17 +277,42 @@ function decodeChecked(file: Buffer): Decoded {
   };
 }
 
+const NONE_ROW = 0xffffffff;
+
 export type Loaded = { state: IndexState; at: IndexedLedger; identity: { dev: number; ino: number } } | { problem: string };
 
-/** The saved index of `ledger` (workspace-relative, at `ledgerFile`) if it still describes the ledger. */
-export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: string): Promise<Loaded> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(cacheDir, indexFileName(ledger)));
-  } catch {
-    return { problem: "no saved index" };
+/**
+ * The saved index of `ledger` (workspace-relative, at `ledgerFile`) if it still describes the ledger.
+ * `partial`: read only what queries ask for (a process that asks about a few files); the file stays open
+ * for the life of the process, so a writer replacing it meanwhile cannot mix two indexes.
+ */
+export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: string, opts: { partial?: boolean } = {}): Promise<Loaded> {
+  const path = join(cacheDir, indexFileName(ledger));
+  let d: Decoded;
+  if (opts.partial) {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return { problem: "no saved index" };
+    }
+    const size = fstatSync(fd).size;
+    const readAt: ReadAt = (position, length) => {
+      if (position + length > size) return undefined;
+      const b = Buffer.allocUnsafe(length);
+      return readSync(fd, b, 0, length, position) === length ? b : undefined;
+    };
+    d = decodeFrom(readAt, size, false);
+    if ("problem" in d) closeSync(fd);
+  } else {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch {
+      return { problem: "no saved index" };
+    }
+    d = decodeIndex(bytes);
   }
-  const d = decodeIndex(bytes);
   if ("problem" in d) return d;
   if (d.ledger !== ledger) return { problem: `it indexes ${d.ledger}, not ${ledger}` };
   const handle = await open(ledgerFile, "r").catch(() => undefined);
@@ -277,11 +336,11 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
 }
 
 /** Saves the index atomically (temporary file, then rename); false when it could not be written. */
-export function saveIndex(cacheDir: string, state: IndexState, at: IndexedLedger): boolean {
+export function saveIndex(cacheDir: string, state: () => IndexState, at: IndexedLedger): boolean {
   const target = join(cacheDir, indexFileName(at.ledger));
   const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    writeFileSync(tmp, encodeIndex(state, at));
+    writeFileSync(tmp, encodeIndex(state(), at));
     renameSync(tmp, target);
     removeStaleTemps(cacheDir);
     return true;

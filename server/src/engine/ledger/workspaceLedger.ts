@@ -44,6 +44,11 @@ export interface WorkspaceLedgerOptions {
   cache?: boolean;
   /** Save after this many newly indexed bytes (default SAVE_AFTER_BYTES). */
   saveAfterBytes?: number;
+  /**
+   * Read of the saved index only what queries ask for (a hook asks about one file); default false: all of
+   * it, checked, for processes that ask about many files.
+   */
+  partial?: boolean;
 }
 
 /**
@@ -62,6 +67,7 @@ export class WorkspaceLedger {
   private running: Promise<unknown> = Promise.resolve();
   private readonly cache: boolean;
   private readonly saveAfterBytes: number;
+  private readonly partial: boolean;
 
   constructor(
     readonly root: string,
@@ -70,6 +76,7 @@ export class WorkspaceLedger {
   ) {
     this.cache = opts.cache ?? true;
     this.saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
+    this.partial = opts.partial ?? false;
     this.states = [ledgerPath, REFERENCE_LEDGER].map((path) => {
       const file = join(root, path);
       let follower: LedgerFollower | undefined;
@@ -131,7 +138,7 @@ export class WorkspaceLedger {
   private async loadSaved(s: SourceState): Promise<number> {
     const dir = this.cache ? workspaceCacheDir(this.root, { create: false }) : undefined;
     if (!dir) return 0;
-    const loaded = await loadIndex(dir, s.path, join(this.root, s.path));
+    const loaded = await loadIndex(dir, s.path, join(this.root, s.path), { partial: this.partial });
     if ("problem" in loaded) return 0;
     s.index.restore(loaded.state);
     s.follower.resume(loaded.at.indexed, loaded.at.nextLine, loaded.identity, loaded.at.tail);
@@ -145,7 +152,7 @@ export class WorkspaceLedger {
     const dir = this.cache ? workspaceCacheDir(this.root, { create: true }) : undefined;
     if (!dir) return;
     const at = { ledger: s.path, indexed: s.follower.offset, nextLine: s.follower.nextLine, head: s.head, tail: s.tail };
-    if (saveIndex(dir, s.index.state(), at)) s.saved = at.indexed;
+    if (saveIndex(dir, () => s.index.state(), at)) s.saved = at.indexed;
   }
 
   /** Saves each index that describes more of its ledger than its saved copy (a server going away). */
