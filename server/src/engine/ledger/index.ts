@@ -154,6 +154,8 @@ export interface IndexState {
   rowsOf?: (file: FileState) => readonly (RecordRef & { time: number; post: number })[];
   saved?: SavedFiles;
   intents: Map<string, IntentState>;
+  /** Intents of a loaded index, made when first asked for. */
+  savedIntents?: Map<string, () => IntentState>;
   unreadable: UnreadableLine[];
 }
 
@@ -168,6 +170,7 @@ export class LedgerIndex {
   private readonly byPath = new Map<string, FileState>();
   private saved: SavedFiles | undefined;
   private readonly byIntent = new Map<string, IntentState>();
+  private savedIntents = new Map<string, () => IntentState>();
   private unreadableLines: UnreadableLine[] = [];
   private records = 0;
   private lastLine = 0;
@@ -268,7 +271,7 @@ export class LedgerIndex {
   }
 
   private addToIntent(intentId: string, path: string, ref: RecordRef, time: number): void {
-    let s = this.byIntent.get(intentId);
+    let s = this.intent(intentId);
     if (!s) {
       s = { files: new Set(), edits: 0, lastRecordLine: 0, last: undefined, lastTime: -Infinity };
       this.byIntent.set(intentId, s);
@@ -291,6 +294,7 @@ export class LedgerIndex {
     this.byPath.clear();
     this.saved = undefined;
     this.byIntent.clear();
+    this.savedIntents = new Map();
     this.unreadableLines = [];
     this.records = 0;
     this.lastLine = 0;
@@ -402,6 +406,18 @@ export class LedgerIndex {
     return [...new Set([...this.saved.paths, ...this.byPath.keys()])];
   }
 
+  /** An intent's state, made from the saved index when first asked for. */
+  private intent(id: string): IntentState | undefined {
+    let s = this.byIntent.get(id);
+    if (s) return s;
+    const make = this.savedIntents.get(id);
+    if (!make) return undefined;
+    s = make();
+    this.savedIntents.delete(id);
+    this.byIntent.set(id, s);
+    return s;
+  }
+
   /** A file's state, made from the saved columns when first asked for. */
   private file(path: string): FileState | undefined {
     const known = this.byPath.get(path);
@@ -424,19 +440,19 @@ export class LedgerIndex {
   }
 
   intents(): string[] {
-    return [...this.byIntent.keys()];
+    return [...new Set([...this.savedIntents.keys(), ...this.byIntent.keys()])];
   }
 
   filesFor(intentId: string): string[] {
-    return [...(this.byIntent.get(intentId)?.files ?? [])];
+    return [...(this.intent(intentId)?.files ?? [])];
   }
 
   editCount(intentId: string): number {
-    return this.byIntent.get(intentId)?.edits ?? 0;
+    return this.intent(intentId)?.edits ?? 0;
   }
 
   lastChange(intentId: string): TraceEntry | undefined {
-    const last = this.byIntent.get(intentId)?.last;
+    const last = this.intent(intentId)?.last;
     if (!last) return undefined;
     // the newest record's last entry under the intent, as it was when ingested
     const entries = this.readBack([last], (e) => e.intentId === intentId);
@@ -444,7 +460,7 @@ export class LedgerIndex {
   }
 
   intentSummary(intentId: string): IntentSummary | undefined {
-    const s = this.byIntent.get(intentId);
+    const s = this.intent(intentId);
     return s && { files: s.files, edits: s.edits, last: this.lastChange(intentId) };
   }
 
@@ -452,6 +468,7 @@ export class LedgerIndex {
   state(): IndexState {
     this.saved?.readAll();
     const files = this.files().map((p) => this.file(p)!);
+    for (const id of this.intents()) this.intent(id);
     return { records: this.records, lastLine: this.lastLine, files, rowsOf: (f) => this.fileRows(f), intents: this.byIntent, unreadable: this.unreadableLines };
   }
 
@@ -460,7 +477,8 @@ export class LedgerIndex {
     this.reset();
     this.saved = state.saved;
     for (const f of state.files) this.byPath.set(f.path, f);
-    for (const [id, s] of state.intents) this.byIntent.set(this.pool.intern(id), s);
+    for (const [id, s] of state.intents) this.byIntent.set(id, s);
+    this.savedIntents = new Map(state.savedIntents);
     this.unreadableLines = state.unreadable;
     this.records = state.records;
     this.lastLine = state.lastLine;

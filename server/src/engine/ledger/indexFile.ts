@@ -202,40 +202,29 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
   if (whole && (!rowBytes || !createHash("sha256").update(rowBytes).digest().equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))) return { problem: "corrupt: its checksum does not match" };
 
   const local = (at: number) => at - PREAMBLE;
-  const counts = new Uint32Array(f);
-  const times = new Float64Array(f);
   const countAt = local(where.filesAt);
   const timeAt = countAt + align8(f * 4);
   const postAt = timeAt + f * 8;
   const kindAt = postAt + f * 32;
+  const counts = typed((b, o, k) => new Uint32Array(b, o, k), meta, countAt, 4, f);
+  const times = typed((b, o, k) => new Float64Array(b, o, k), meta, timeAt, 8, f);
   const bases = new Float64Array(f);
   let total = 0;
   for (let i = 0; i < f; i++) {
-    counts[i] = meta.readUInt32LE(countAt + i * 4);
-    times[i] = meta.readDoubleLE(timeAt + i * 8);
     bases[i] = total;
     total += counts[i]!;
   }
   if (total !== n) return { problem: "corrupt: its file table does not match its rows" };
   const paths = f === 0 ? [] : meta.subarray(local(where.pathsAt), local(where.pathsAt) + header.pathBytes).toString("utf8").split("\n");
   if (paths.length !== f) return { problem: "corrupt: its file table does not match its header" };
-  for (let i = 1; i < f; i++) if (!(paths[i - 1]! < paths[i]!)) return { problem: "corrupt: its file table is not sorted" };
 
-  const columns = (bytes: Buffer, rows: number): RowColumns => {
-    // typed arrays over the bytes when they are aligned (a whole read is), else over a copy
-    const view = <T>(make: (b: ArrayBuffer, o: number, k: number) => T, at: number, size: number): T => {
-      const start = bytes.byteOffset + at;
-      if (start % size === 0) return make(bytes.buffer as ArrayBuffer, start, rows);
-      return make(bytes.buffer.slice(start, start + size * rows) as ArrayBuffer, 0, rows);
-    };
-    return {
-      offset: view((b, o, k) => new Float64Array(b, o, k), 0, 8),
-      time: view((b, o, k) => new Float64Array(b, o, k), 8 * rows, 8),
-      length: view((b, o, k) => new Uint32Array(b, o, k), 16 * rows, 4),
-      line: view((b, o, k) => new Uint32Array(b, o, k), 20 * rows, 4),
-      post: view((b, o, k) => new Uint32Array(b, o, k), 24 * rows, 4),
-    };
-  };
+  const columns = (bytes: Buffer, rows: number): RowColumns => ({
+    offset: typed((b, o, k) => new Float64Array(b, o, k), bytes, 0, 8, rows),
+    time: typed((b, o, k) => new Float64Array(b, o, k), bytes, 8 * rows, 8, rows),
+    length: typed((b, o, k) => new Uint32Array(b, o, k), bytes, 16 * rows, 4, rows),
+    line: typed((b, o, k) => new Uint32Array(b, o, k), bytes, 20 * rows, 4, rows),
+    post: typed((b, o, k) => new Uint32Array(b, o, k), bytes, 24 * rows, 4, rows),
+  });
   let all = rowBytes ? columns(rowBytes, n) : undefined;
   const saved: SavedFiles = {
     paths,
@@ -260,15 +249,15 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
       all = columns(bytes, n);
     },
   };
-  const intents = new Map<string, IntentState>(
+  const savedIntents = new Map<string, () => IntentState>(
     header.intents.map(([id, fileIndexes, edits, lastRecordLine, last, t]) => [
       id,
-      { files: new Set(fileIndexes.map((i) => paths[i]!)), edits, lastRecordLine, last: last ? { offset: last[0], length: last[1], line: last[2] } : undefined, lastTime: t ?? -Infinity },
+      () => ({ files: new Set(fileIndexes.map((i) => paths[i]!)), edits, lastRecordLine, last: last ? { offset: last[0], length: last[1], line: last[2] } : undefined, lastTime: t ?? -Infinity }),
     ]),
   );
   const unreadable: UnreadableLine[] = header.unreadable.map(([line, message]) => ({ line, message }));
   return {
-    state: { records: header.records, lastLine: header.lastLine, files: [], saved, intents, unreadable },
+    state: { records: header.records, lastLine: header.lastLine, files: [], saved, intents: new Map(), savedIntents, unreadable },
     indexed: header.indexed,
     nextLine: header.nextLine,
     headHash: header.head,
@@ -278,6 +267,13 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
 }
 
 const NONE_ROW = 0xffffffff;
+
+/** A typed array over `count` values at `at` in `bytes`: in place when aligned (a large read is), else a copy. */
+function typed<T>(make: (b: ArrayBuffer, o: number, k: number) => T, bytes: Buffer, at: number, size: number, count: number): T {
+  const start = bytes.byteOffset + at;
+  if (start % size === 0) return make(bytes.buffer as ArrayBuffer, start, count);
+  return make(bytes.buffer.slice(start, start + size * count) as ArrayBuffer, 0, count);
+}
 
 export type Loaded = { state: IndexState; at: IndexedLedger; identity: { dev: number; ino: number } } | { problem: string };
 
