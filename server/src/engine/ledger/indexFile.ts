@@ -72,6 +72,10 @@ const POST_SHA256 = 2;
 const POST_OTHER = 3;
 const SHA256_HEX = /^sha256:[0-9a-f]{64}$/;
 
+function postKind(p: string | null | undefined): number {
+  return p === undefined ? POST_NONE : p === null ? POST_NULL : p.length === 71 && SHA256_HEX.test(p) ? POST_SHA256 : POST_OTHER;
+}
+
 /** File name of the index of one ledger: several ledgers (ours, the reference one) each have their own. */
 export function indexFileName(ledger: string): string {
   return `ledger-${createHash("sha256").update(ledger).digest("hex").slice(0, 16)}.idx`;
@@ -101,9 +105,10 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   const fileIndex = new Map(files.map((f, i) => [f.path, i]));
   const finite = (t: number) => (Number.isFinite(t) ? t : null);
   const paths = Buffer.from(files.map((f) => f.path).join("\n"), "utf8");
+  const kinds = files.map((f) => postKind(f.newestPost));
   const otherPosts: Record<string, string> = {};
   files.forEach((f, i) => {
-    if (typeof f.newestPost === "string" && !SHA256_HEX.test(f.newestPost)) otherPosts[i] = f.newestPost;
+    if (kinds[i] === POST_OTHER) otherPosts[i] = f.newestPost as string;
   });
   const header: Header = {
     ledger: at.ledger,
@@ -138,22 +143,32 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   files.forEach((file, i) => {
     out.writeUInt32LE(rowsOf[i]!.length, countAt + i * 4);
     out.writeDoubleLE(file.newestTime, timeAt + i * 8);
-    const p = file.newestPost;
-    const kind = p === undefined ? POST_NONE : p === null ? POST_NULL : SHA256_HEX.test(p) ? POST_SHA256 : POST_OTHER;
-    out[kindAt + i] = kind;
-    if (kind === POST_SHA256) out.write(p!.slice(7), postAt + i * 32, "hex");
+    out[kindAt + i] = kinds[i]!;
+    if (kinds[i] === POST_SHA256) out.write(file.newestPost!.slice(7), postAt + i * 32, "hex");
   });
   paths.copy(out, where.pathsAt);
+  // the columns built as typed arrays, then copied in: a million rows
+  const offset = new Float64Array(n);
+  const time = new Float64Array(n);
+  const length = new Uint32Array(n);
+  const line = new Uint32Array(n);
+  const post = new Uint32Array(n);
   let row = 0;
   for (const rows of rowsOf) {
     for (const r of rows) {
-      out.writeDoubleLE(r.offset, columnAt(where.rowsAt, n, 0, row));
-      out.writeDoubleLE(r.time, columnAt(where.rowsAt, n, 1, row));
-      out.writeUInt32LE(r.length, columnAt(where.rowsAt, n, 2, row));
-      out.writeUInt32LE(r.line, columnAt(where.rowsAt, n, 3, row));
-      out.writeUInt32LE(r.post, columnAt(where.rowsAt, n, 4, row));
+      offset[row] = r.offset;
+      time[row] = r.time;
+      length[row] = r.length;
+      line[row] = r.line;
+      post[row] = r.post;
       row++;
     }
+  }
+  let at2 = where.rowsAt;
+  for (const column of [offset, time, length, line, post]) {
+    const bytes = Buffer.from(column.buffer, column.byteOffset, column.byteLength);
+    bytes.copy(out, at2);
+    at2 += bytes.length;
   }
   createHash("sha256").update(out.subarray(PREAMBLE, where.rowsAt)).digest().copy(out, META_SUM_AT);
   createHash("sha256").update(out.subarray(where.rowsAt)).digest().copy(out, ROWS_SUM_AT);
