@@ -151,7 +151,8 @@ export interface IndexState {
   records: number;
   lastLine: number;
   files: FileState[];
-  rowsOf?: (file: FileState) => readonly (RecordRef & { time: number; post: number })[];
+  /** Calls `row` for each of a file's rows in ledger order (saving a million rows makes no object per row). */
+  eachRow?: (file: FileState, row: (offset: number, time: number, length: number, line: number, post: number) => void) => void;
   saved?: SavedFiles;
   intents: Map<string, IntentState>;
   /** Intents of a loaded index, made when first asked for. */
@@ -350,17 +351,17 @@ export class LedgerIndex {
   /** A file's rows in ledger order: its saved ones, then those added since. */
   private fileRows(file: FileState): Row[] {
     const out: Row[] = [];
+    this.eachRow(file, (offset, time, length, line, post) => out.push({ offset, length, line, time, post }));
+    return out;
+  }
+
+  private eachRow(file: FileState, row: (offset: number, time: number, length: number, line: number, post: number) => void): void {
     if (file.savedCount > 0) {
       const saved = this.saved?.rows(file.savedBase, file.savedCount);
-      if (saved) {
-        for (let i = 0; i < file.savedCount; i++) {
-          out.push({ offset: saved.offset[i]!, length: saved.length[i]!, line: saved.line[i]!, time: saved.time[i]!, post: saved.post[i]! });
-        }
-      }
+      if (saved) for (let i = 0; i < file.savedCount; i++) row(saved.offset[i]!, saved.time[i]!, saved.length[i]!, saved.line[i]!, saved.post[i]!);
     }
     const rows = this.rows;
-    for (let r = file.first; r !== NONE; r = rows.next[r]!) out.push({ offset: rows.offset[r]!, length: rows.length[r]!, line: rows.line[r]!, time: rows.time[r]!, post: rows.post[r]! });
-    return out;
+    for (let r = file.first; r !== NONE; r = rows.next[r]!) row(rows.offset[r]!, rows.time[r]!, rows.length[r]!, rows.line[r]!, rows.post[r]!);
   }
 
   /** Parses record lines again; entries for which `keep` is true, in ref order. */
@@ -469,7 +470,7 @@ export class LedgerIndex {
     this.saved?.readAll();
     const files = this.files().map((p) => this.file(p)!);
     for (const id of this.intents()) this.intent(id);
-    return { records: this.records, lastLine: this.lastLine, files, rowsOf: (f) => this.fileRows(f), intents: this.byIntent, unreadable: this.unreadableLines };
+    return { records: this.records, lastLine: this.lastLine, files, eachRow: (f, row) => this.eachRow(f, row), intents: this.byIntent, unreadable: this.unreadableLines };
   }
 
   /** Replaces everything with a saved state (indexFile.ts checked that it describes the ledger). */

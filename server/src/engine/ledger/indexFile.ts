@@ -124,8 +124,8 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
     unreadable: state.unreadable.map((u) => [u.line, u.message]),
   };
   const json = Buffer.from(JSON.stringify(header), "utf8");
-  const rowsOf = files.map((f) => state.rowsOf!(f));
-  const n = rowsOf.reduce((sum, r) => sum + r.length, 0);
+  // a file's count is its rows in all (saved and added since)
+  const n = files.reduce((sum, file) => sum + file.count, 0);
   const f = files.length;
   const where = sections(json.length, n, f, paths.length);
   const out = Buffer.alloc(where.end);
@@ -141,7 +141,7 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   const postAt = timeAt + f * 8;
   const kindAt = postAt + f * 32;
   files.forEach((file, i) => {
-    out.writeUInt32LE(rowsOf[i]!.length, countAt + i * 4);
+    out.writeUInt32LE(file.count, countAt + i * 4);
     out.writeDoubleLE(file.newestTime, timeAt + i * 8);
     out[kindAt + i] = kinds[i]!;
     if (kinds[i] === POST_SHA256) out.write(file.newestPost!.slice(7), postAt + i * 32, "hex");
@@ -154,15 +154,18 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   const line = new Uint32Array(n);
   const post = new Uint32Array(n);
   let row = 0;
-  for (const rows of rowsOf) {
-    for (const r of rows) {
-      offset[row] = r.offset;
-      time[row] = r.time;
-      length[row] = r.length;
-      line[row] = r.line;
-      post[row] = r.post;
+  for (const file of files) {
+    const first = row;
+    state.eachRow!(file, (o, t, l, li, p) => {
+      offset[row] = o;
+      time[row] = t;
+      length[row] = l;
+      line[row] = li;
+      post[row] = p;
       row++;
-    }
+    });
+    // a file whose saved rows could not be read back: not saved half-described
+    if (row - first !== file.count) throw new Error(`${file.path}: ${row - first} rows, not ${file.count}`);
   }
   let at2 = where.rowsAt;
   for (const column of [offset, time, length, line, post]) {
