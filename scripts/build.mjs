@@ -1,11 +1,28 @@
 // Bundles the server and the CLI into dist/ (one file each, dependencies included) so that
 // `intent-lsp` and `intent` start fast and need nothing but Node at run time.
 import { build } from "esbuild";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+// Which sources this build is made of: the server and the CLI share caches that depend on the code
+// (the parsed catalogue in .orchestration/.cache), and trust each other's only when built from the same.
+function sourceHash(dirs) {
+  const h = createHash("sha256");
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(p).update(readFileSync(p));
+    }
+  };
+  dirs.forEach(walk);
+  return h.digest("hex").slice(0, 16);
+}
+
 const common = {
   bundle: true,
   platform: "node",
@@ -15,7 +32,7 @@ const common = {
   logLevel: "warning",
   // jsonc-parser's UMD entry hides its requires from the bundler; its ESM entry bundles cleanly
   mainFields: ["module", "main"],
-  define: { __INTENT_LSP_VERSION__: JSON.stringify(pkg.version) },
+  define: { __INTENT_LSP_VERSION__: JSON.stringify(pkg.version), __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])) },
   banner: { js: "#!/usr/bin/env node" },
 };
 

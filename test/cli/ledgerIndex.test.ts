@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CACHE_DIR } from "../../server/src/engine/cacheDir";
 import { decodeIndex, indexFileName } from "../../server/src/engine/ledger/indexFile";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { WorkspaceLedger } from "../../server/src/engine/ledger/workspaceLedger";
+import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { CLI_JS, claudeEdit, ensureBuilt, LEDGER, ledgerRecords, runCli } from "./support";
 
@@ -101,5 +102,21 @@ describe("the saved ledger index across processes", () => {
     expect(after).toEqual(before);
     expect(JSON.parse(after.stdout).lines[0]).toMatchObject({ kind: "traced", intent: "INT-001" });
     expect(decodeIndex(readFileSync(file))).not.toHaveProperty("problem");
+  });
+
+  it("the catalogue one door parsed is reused by the others: the CLI, the hooks and the server", async () => {
+    expect(runCli(["status"], { cwd: ws.root }).status).toBe(0);
+    const cached = ws.path(`${CACHE_DIR}/catalogue.json`);
+    const written = { bytes: readFileSync(cached, "utf8"), mtime: statSync(cached).mtimeMs };
+    ws.write("src/api/c.ts", "x\n");
+    expect(runCli(["hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(claudeEdit(ws, "PreToolUse", "src/api/c.ts", "x", "y")) }).status).toBe(0);
+    const client = await LspClient.start({ root: ws.root });
+    try {
+      const uri = await client.open("src/api/c.ts");
+      await client.waitForDiagnostics("src/api/c.ts", () => client.diagnostics.has(uri));
+    } finally {
+      await client.stop();
+    }
+    expect({ bytes: readFileSync(cached, "utf8"), mtime: statSync(cached).mtimeMs }).toEqual(written);
   });
 });

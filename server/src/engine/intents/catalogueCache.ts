@@ -15,11 +15,15 @@ import { makeCatalogue, type Intent, type LoadResult, type Problem } from "./mod
 const CACHE_FILE = "catalogue.json";
 const FORMAT = 1;
 
+declare const __INTENT_LSP_BUILD__: string;
+
 /**
- * Which code loaded the catalogue: the running bundle (or module) by size and modification time, so that a
- * rebuilt or upgraded intent-lsp never trusts what an older one cached.
+ * Which code loaded the catalogue, so that a rebuilt or upgraded intent-lsp never trusts what another one
+ * cached: the hash of the sources the build was made from (the same for the server and the CLI, which
+ * share the cache), or, running from source, this module's size and modification time.
  */
 const CODE_IDENTITY = (() => {
+  if (typeof __INTENT_LSP_BUILD__ === "string") return __INTENT_LSP_BUILD__;
   try {
     const st = statSync(__filename);
     return `${st.size}-${st.mtimeMs}`;
