@@ -151,19 +151,24 @@ export class LedgerFollower {
     const total = size - start;
     let position = start;
     let carry: Buffer = Buffer.alloc(0);
+    let chunkBuffer: Buffer | undefined;
     let lines = 0;
     const handle = await open(this.file, "r");
     try {
       while (position < size) {
         const want = Math.min(this.chunkBytes, size - position);
-        const chunk = Buffer.allocUnsafe(want);
+        // one buffer for the whole read: the sink copies what it keeps, and a fresh megabyte per chunk left the
+        // process's memory fragmented long after indexing a large ledger
+        if (!chunkBuffer || chunkBuffer.length < want) chunkBuffer = Buffer.allocUnsafe(Math.max(want, this.chunkBytes));
+        const chunk = chunkBuffer;
         const { bytesRead } = await handle.read(chunk, 0, want, position);
         if (bytesRead === 0) break; // truncated while reading; the next poll notices and restarts
         position += bytesRead;
         const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
         const lastNewline = data.lastIndexOf(NEWLINE);
         if (lastNewline === -1) {
-          carry = data; // one line longer than a chunk: keep reading
+          // one line longer than a chunk: keep reading (a copy: the chunk's buffer is read into again)
+          carry = carry.length > 0 ? data : Buffer.from(data);
           continue;
         }
         const complete = data.subarray(0, lastNewline + 1);

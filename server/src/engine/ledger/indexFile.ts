@@ -18,7 +18,7 @@
  * reads the meta sections and those files' rows only; rows it reads are checked against the ledger itself.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { UnreadableLine } from "./read";
@@ -99,7 +99,8 @@ function columnAt(rowsAt: number, n: number, k: number, i: number): number {
   return rowsAt + starts[k]! + i * (k < 2 ? 8 : 4);
 }
 
-export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
+/** Writes the index to `fd`: the meta sections built in memory, the rows streamed column by column. */
+export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): void {
   // sorted, so that a reader finds a file by binary search without building a map of all of them
   const files = [...state.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const fileIndex = new Map(files.map((f, i) => [f.path, i]));
@@ -128,54 +129,70 @@ export function encodeIndex(state: IndexState, at: IndexedLedger): Buffer {
   const n = files.reduce((sum, file) => sum + file.count, 0);
   const f = files.length;
   const where = sections(json.length, n, f, paths.length);
-  const out = Buffer.alloc(where.end);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(INDEX_FORMAT_VERSION, 8);
-  out.writeUInt32LE(json.length, 12);
-  out.writeDoubleLE(n, 16);
-  out.writeDoubleLE(f, 24);
-  json.copy(out, PREAMBLE);
+
+  const meta = Buffer.alloc(where.rowsAt - PREAMBLE);
+  json.copy(meta, 0);
   // file table: counts, then times, then post hashes, then their kinds
-  const countAt = where.filesAt;
+  const countAt = where.filesAt - PREAMBLE;
   const timeAt = countAt + align8(f * 4);
   const postAt = timeAt + f * 8;
   const kindAt = postAt + f * 32;
   files.forEach((file, i) => {
-    out.writeUInt32LE(file.count, countAt + i * 4);
-    out.writeDoubleLE(file.newestTime, timeAt + i * 8);
-    out[kindAt + i] = kinds[i]!;
-    if (kinds[i] === POST_SHA256) out.write(file.newestPost!.slice(7), postAt + i * 32, "hex");
+    meta.writeUInt32LE(file.count, countAt + i * 4);
+    meta.writeDoubleLE(file.newestTime, timeAt + i * 8);
+    meta[kindAt + i] = kinds[i]!;
+    if (kinds[i] === POST_SHA256) meta.write(file.newestPost!.slice(7), postAt + i * 32, "hex");
   });
-  paths.copy(out, where.pathsAt);
-  // the columns built as typed arrays, then copied in: a million rows
-  const offset = new Float64Array(n);
-  const time = new Float64Array(n);
-  const length = new Uint32Array(n);
-  const line = new Uint32Array(n);
-  const post = new Uint32Array(n);
-  let row = 0;
-  for (const file of files) {
-    const first = row;
-    state.eachRow!(file, (o, t, l, li, p) => {
-      offset[row] = o;
-      time[row] = t;
-      length[row] = l;
-      line[row] = li;
-      post[row] = p;
-      row++;
-    });
-    // a file whose saved rows could not be read back: not saved half-described
-    if (row - first !== file.count) throw new Error(`${file.path}: ${row - first} rows, not ${file.count}`);
-  }
-  let at2 = where.rowsAt;
-  for (const column of [offset, time, length, line, post]) {
-    const bytes = Buffer.from(column.buffer, column.byteOffset, column.byteLength);
-    bytes.copy(out, at2);
-    at2 += bytes.length;
-  }
-  createHash("sha256").update(out.subarray(PREAMBLE, where.rowsAt)).digest().copy(out, META_SUM_AT);
-  createHash("sha256").update(out.subarray(where.rowsAt)).digest().copy(out, ROWS_SUM_AT);
-  return out;
+  paths.copy(meta, where.pathsAt - PREAMBLE);
+
+  const pre = Buffer.alloc(PREAMBLE);
+  MAGIC.copy(pre, 0);
+  pre.writeUInt32LE(INDEX_FORMAT_VERSION, 8);
+  pre.writeUInt32LE(json.length, 12);
+  pre.writeDoubleLE(n, 16);
+  pre.writeDoubleLE(f, 24);
+  createHash("sha256").update(meta).digest().copy(pre, META_SUM_AT);
+  writeAll(fd, pre, 0);
+  writeAll(fd, meta, PREAMBLE);
+
+  // the rows, one column at a time through a small buffer: a million rows need no second copy in memory
+  const rowsHash = createHash("sha256");
+  const chunk = Buffer.alloc(1 << 16);
+  let position = where.rowsAt;
+  let used = 0;
+  const flush = () => {
+    rowsHash.update(chunk.subarray(0, used));
+    writeAll(fd, chunk.subarray(0, used), position);
+    position += used;
+    used = 0;
+  };
+  const columns: [number, (c: Buffer, at: number, v: number) => void][] = [
+    [8, (c, at, v) => c.writeDoubleLE(v, at)],
+    [8, (c, at, v) => c.writeDoubleLE(v, at)],
+    [4, (c, at, v) => c.writeUInt32LE(v, at)],
+    [4, (c, at, v) => c.writeUInt32LE(v, at)],
+    [4, (c, at, v) => c.writeUInt32LE(v, at)],
+  ];
+  columns.forEach(([size, put], k) => {
+    for (const file of files) {
+      let rows = 0;
+      state.eachRow!(file, (offset, time, length, line, post) => {
+        if (used + size > chunk.length) flush();
+        put(chunk, used, k === 0 ? offset : k === 1 ? time : k === 2 ? length : k === 3 ? line : post);
+        used += size;
+        rows++;
+      });
+      // a file whose saved rows could not be read back: not saved half-described
+      if (rows !== file.count) throw new Error(`${file.path}: ${rows} rows, not ${file.count}`);
+    }
+  });
+  flush();
+  if (position !== where.end) throw new Error(`wrote ${position} bytes, not ${where.end}`);
+  writeAll(fd, rowsHash.digest(), ROWS_SUM_AT);
+}
+
+function writeAll(fd: number, bytes: Buffer, position: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
 
 export type Decoded = { state: IndexState; indexed: number; nextLine: number; headHash: string; tailHash: string; ledger: string } | { problem: string };
@@ -354,7 +371,12 @@ export function saveIndex(cacheDir: string, state: () => IndexState, at: Indexed
   const target = join(cacheDir, indexFileName(at.ledger));
   const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    writeFileSync(tmp, encodeIndex(state(), at));
+    const fd = openSync(tmp, "wx");
+    try {
+      writeIndex(fd, state(), at);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, target);
     removeStaleTemps(cacheDir);
     return true;
