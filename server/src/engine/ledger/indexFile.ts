@@ -10,12 +10,13 @@
  * leave a whole index, the last rename wins, and any of them is valid for the ledger prefix it describes.
  *
  * Layout (little-endian): "ILSPIDX\n", u32 format version, u32 header length, f64 rows, f64 files, then a
- * SHA-256 of the meta sections and one of the rows; the meta sections, each 8-byte aligned: the header (JSON:
- * what ties the index to the ledger, the intents, the unreadable lines), the file table (per file sorted by
- * path: its row count u32, newest time f64, newest post hash as 32 bytes and a kind byte) and the paths
- * (UTF-8, one per line); then the rows, each file's side by side in ledger order (offset and time f64,
- * length, line and post key u32). Hashes are kept as bytes. A process that asks about a few files (a hook)
- * reads the meta sections and those files' rows only; rows it reads are checked against the ledger itself.
+ * SHA-256 of the meta sections and one of the rows (over the SHA-256s of its five columns); the meta
+ * sections, each 8-byte aligned: the header (JSON: what ties the index to the ledger, the intents, the
+ * unreadable lines), the file table (per file sorted by path: its row count u32, newest time f64, newest
+ * post hash as 32 bytes and a kind byte) and the paths (UTF-8, one per line); then the rows, each file's
+ * side by side in ledger order, as columns (offset and time f64, length, line and post key u32). Hashes are
+ * kept as bytes. A process that asks about a few files (a hook) reads the meta sections and those files'
+ * rows only; rows it reads are checked against the ledger itself.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
@@ -24,7 +25,7 @@ import { join } from "node:path";
 import type { UnreadableLine } from "./read";
 import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "./index";
 
-export const INDEX_FORMAT_VERSION = 4;
+export const INDEX_FORMAT_VERSION = 5;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");
 const META_SUM_AT = 32;
 const ROWS_SUM_AT = 64;
@@ -155,40 +156,47 @@ export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): vo
   writeAll(fd, pre, 0);
   writeAll(fd, meta, PREAMBLE);
 
-  // the rows, one column at a time through a small buffer: a million rows need no second copy in memory
-  const rowsHash = createHash("sha256");
-  const chunk = Buffer.alloc(1 << 16);
-  let position = where.rowsAt;
-  let used = 0;
-  const flush = () => {
-    rowsHash.update(chunk.subarray(0, used));
-    writeAll(fd, chunk.subarray(0, used), position);
-    position += used;
-    used = 0;
+  // the rows, in one pass through a small buffer per column: a million rows need no second copy in memory
+  const CHUNK = 8192;
+  const make = [() => new Float64Array(CHUNK), () => new Float64Array(CHUNK), () => new Uint32Array(CHUNK), () => new Uint32Array(CHUNK), () => new Uint32Array(CHUNK)];
+  const columns = make.map((m, k) => ({ values: m(), used: 0, position: columnAt(where.rowsAt, n, k, 0), hash: createHash("sha256") }));
+  const flush = (c: (typeof columns)[number]) => {
+    const bytes = Buffer.from(c.values.buffer, 0, c.used * c.values.BYTES_PER_ELEMENT);
+    c.hash.update(bytes);
+    writeAll(fd, bytes, c.position);
+    c.position += bytes.length;
+    c.used = 0;
   };
-  const columns: [number, (c: Buffer, at: number, v: number) => void][] = [
-    [8, (c, at, v) => c.writeDoubleLE(v, at)],
-    [8, (c, at, v) => c.writeDoubleLE(v, at)],
-    [4, (c, at, v) => c.writeUInt32LE(v, at)],
-    [4, (c, at, v) => c.writeUInt32LE(v, at)],
-    [4, (c, at, v) => c.writeUInt32LE(v, at)],
-  ];
-  columns.forEach(([size, put], k) => {
-    for (const file of files) {
-      let rows = 0;
-      state.eachRow!(file, (offset, time, length, line, post) => {
-        if (used + size > chunk.length) flush();
-        put(chunk, used, k === 0 ? offset : k === 1 ? time : k === 2 ? length : k === 3 ? line : post);
-        used += size;
-        rows++;
-      });
-      // a file whose saved rows could not be read back: not saved half-described
-      if (rows !== file.count) throw new Error(`${file.path}: ${rows} rows, not ${file.count}`);
-    }
-  });
-  flush();
-  if (position !== where.end) throw new Error(`wrote ${position} bytes, not ${where.end}`);
-  writeAll(fd, rowsHash.digest(), ROWS_SUM_AT);
+  for (const file of files) {
+    let rows = 0;
+    state.eachRow!(file, (offset, time, length, line, post) => {
+      if (columns[0]!.used === CHUNK) columns.forEach(flush);
+      const at = columns[0]!.used;
+      columns[0]!.values[at] = offset;
+      columns[1]!.values[at] = time;
+      columns[2]!.values[at] = length;
+      columns[3]!.values[at] = line;
+      columns[4]!.values[at] = post;
+      for (const c of columns) c.used++;
+      rows++;
+    });
+    // a file whose saved rows could not be read back: not saved half-described
+    if (rows !== file.count) throw new Error(`${file.path}: ${rows} rows, not ${file.count}`);
+  }
+  columns.forEach(flush);
+  if (columns[4]!.position !== where.end) throw new Error(`wrote up to ${columns[4]!.position}, not ${where.end}`);
+  writeAll(fd, rowsChecksum(columns.map((c) => c.hash.digest())), ROWS_SUM_AT);
+}
+
+/** The rows' checksum: of each column's SHA-256, so that a writer can hash the columns as it fills them. */
+function rowsChecksum(columnHashes: Buffer[]): Buffer {
+  return createHash("sha256").update(Buffer.concat(columnHashes)).digest();
+}
+
+/** The rows' checksum of rows read whole. */
+function rowsChecksumOf(rows: Buffer, n: number): Buffer {
+  const bounds = [0, 8 * n, 16 * n, 20 * n, 24 * n, 28 * n];
+  return rowsChecksum(bounds.slice(0, 5).map((from, k) => createHash("sha256").update(rows.subarray(from, bounds[k + 1])).digest()));
 }
 
 function writeAll(fd: number, bytes: Buffer, position: number): void {
@@ -234,7 +242,7 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
   const meta = readAt(PREAMBLE, where.rowsAt - PREAMBLE);
   if (!meta || !createHash("sha256").update(meta).digest().equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))) return { problem: "corrupt: its checksum does not match" };
   const rowBytes = whole ? readAt(where.rowsAt, n * ROW_BYTES) : undefined;
-  if (whole && (!rowBytes || !createHash("sha256").update(rowBytes).digest().equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))) return { problem: "corrupt: its checksum does not match" };
+  if (whole && (!rowBytes || !rowsChecksumOf(rowBytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))) return { problem: "corrupt: its checksum does not match" };
 
   const local = (at: number) => at - PREAMBLE;
   const countAt = local(where.filesAt);
@@ -280,7 +288,7 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
       if (all) return;
       // every row, checked (before the index is saved again, say)
       const bytes = readAt(where.rowsAt, n * ROW_BYTES);
-      if (!bytes || !createHash("sha256").update(bytes).digest().equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))) throw new Error("the saved index's rows do not match their checksum");
+      if (!bytes || !rowsChecksumOf(bytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))) throw new Error("the saved index's rows do not match their checksum");
       all = columns(bytes, n);
     },
   };
