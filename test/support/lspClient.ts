@@ -33,6 +33,8 @@ export interface ClientOptions {
   workspaceFolders?: boolean;
   /** Receives the value of every `$/progress` notification. */
   onProgress?: (value: unknown) => void;
+  /** Another server script to talk to (the benchmark's no-op baseline); default the built intent-lsp. */
+  serverJs?: string;
 }
 
 /**
@@ -52,7 +54,7 @@ export class LspClient {
   stderr = "";
 
   private constructor(readonly options: ClientOptions) {
-    this.process = spawn(process.execPath, [SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
+    this.process = spawn(process.execPath, [options.serverJs ?? SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
     this.process.stderr.on("data", (d) => (this.stderr += d));
     this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout), new StreamMessageWriter(this.process.stdin));
     this.connection.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {

@@ -48,7 +48,7 @@ export const checkCommand: Command = {
       .filter((d) => !d.binary && d.status !== "deleted")
       .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
     const ledger = await readLedger(ws);
-    const checked = checkChanges(changes, ws.rules, (p) => ledger.entriesFor(p));
+    const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     io.out(
       formatReport(

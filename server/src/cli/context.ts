@@ -19,7 +19,7 @@ export const contextCommand: Command = {
     const id = positionals[0]!;
     const intent = ws.rules.catalogue.byId.get(id);
     if (!intent) throw new CliError(`no intent ${id} in active_intents.yaml; \`intent status\` lists the intents`);
-    const ledger = await readLedger(ws);
+    const ledger = await readLedger(ws, { partial: true });
     io.out(gatherIntentContext(ws.root, ws.rules, ledger, intent, budget).xml);
     return 0;
   },

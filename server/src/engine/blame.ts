@@ -47,6 +47,34 @@ export function blame(entries: readonly TraceEntry[], text: string, range: Blame
   }, range);
 }
 
+/**
+ * Attribution of some lines (1-based), from as few of a file's newest records as explain them all:
+ * attribution is newest first and a line keeps the first record that claims it, so older records cannot
+ * change a claimed line. `batches` are the file's entries newest first (WorkspaceLedger.entryBatches).
+ */
+export function attributeChanged(lines: readonly string[], changed: readonly number[], batches: Iterable<readonly TraceEntry[]>): (LineAttribution | undefined)[] {
+  const entries: TraceEntry[] = [];
+  let attributions: (LineAttribution | undefined)[] = [];
+  for (const batch of batches) {
+    for (const e of batch) entries.push(e);
+    attributions = attribute(entries, lines);
+    if (changed.every((line) => line > lines.length || attributions[line - 1] !== undefined)) break;
+  }
+  return attributions;
+}
+
+/** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
+export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}): BlameLine[] {
+  const count = textLines(text).length;
+  const wanted: number[] = [];
+  for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
+  const attributions = attributeChanged(splitLines(text), wanted, batches);
+  return blameByOwner(text, (i) => {
+    const attribution = attributions[i];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+  }, range);
+}
+
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
 export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}): BlameLine[] {
   const lines = textLines(text);

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import type { spawnSync as SpawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
@@ -20,6 +20,8 @@ export class GitError extends Error {
 const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
 
 export function runGit(cwd: string, args: readonly string[]): string {
+  // required here: reading HEAD (every recorded write) needs no process, and loading this module costs a hook
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
   const r = spawnSync("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
   if (r.error) {
     const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;

@@ -16,7 +16,9 @@ import {
   type SessionRecord,
   type WorkspaceSelection,
 } from "../engine/sessions";
-import { readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { loadIntentsCached } from "../engine/intents/catalogueCache";
+import { loadIntents } from "../engine/intents/load";
+import { INTENTS_FILE, readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
 
 /**
  * One workspace folder as the server sees it: the rules in force, the selection, and this server's
@@ -36,6 +38,8 @@ export class WorkspaceContext {
   private clientSettings: Partial<Settings> = {};
   /** Texts of rule files open in the editor, which win over the disk (the user sees the buffer). */
   private readonly overlays = new Map<RuleFile, string>();
+  /** What `rules` were built from. */
+  private built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined;
 
   constructor(
     readonly root: string,
@@ -72,8 +76,15 @@ export class WorkspaceContext {
     } catch {
       texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
     }
+    const onDisk = texts[INTENTS_FILE];
     for (const [file, text] of this.overlays) texts[file] = text;
-    this.rules = buildRules(texts, this.clientSettings, this.lastGood);
+    // start-up, settings and file events reload often with nothing changed: a large catalogue is not parsed again
+    if (!sameInputs(this.built, texts, this.clientSettings)) {
+      // the text on disk goes through the workspace's cache; a buffer being typed into does not fill it
+      const load = (text: string) => (text === onDisk ? loadIntentsCached(this.root, text) : loadIntents(text));
+      this.rules = buildRules(texts, this.clientSettings, this.lastGood, load);
+      this.built = { texts, clientSettings: this.clientSettings };
+    }
     if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
     // a new ledger location (settings) means a new ledger to follow; the server polls it next
     if (this.ledger && this.ledger.ledgerPath !== this.rules.settings.ledgerPath) this.ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
@@ -115,5 +126,11 @@ export class WorkspaceContext {
 
   dispose(): void {
     removeSession(this.root, this.session.id);
+    this.ledger.flush(); // the next start reads only what is appended after this
   }
+}
+
+function sameInputs(built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined, texts: RuleFileTexts, clientSettings: Partial<Settings>): boolean {
+  if (!built || JSON.stringify(built.clientSettings) !== JSON.stringify(clientSettings)) return false;
+  return RULE_FILES.every((f) => built.texts[f] === texts[f]);
 }

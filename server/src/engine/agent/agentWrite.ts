@@ -6,7 +6,7 @@ import { resolveModelId, type ModelSources } from "../contributor";
 import { judge } from "../gate";
 import { fileHash } from "../hashing";
 import { changeFromEdits, type StringEdit } from "../lineChange";
-import { ledgerNewestPostHash } from "../ledger/postHashScan";
+import { WorkspaceLedger } from "../ledger/workspaceLedger";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { shouldRecord } from "../recordPolicy";
 import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
@@ -35,7 +35,9 @@ function stashFile(root: string, callKey: string, path: string): string {
 export function stashBefore(root: string, callKey: string, path: string): void {
   const content = readOptional(join(root, path)) ?? null;
   mkdirSync(join(root, PENDING_DIR), { recursive: true });
-  writeFileAtomic(stashFile(root, callKey, path), JSON.stringify({ path, content }));
+  // not fsynced: a stash lost to a crash only means the write goes unrecorded ("unknown-before"), while a
+  // flush to disk on every gated tool call costs more than the rest of the gate
+  writeFileAtomic(stashFile(root, callKey, path), JSON.stringify({ path, content }), { durable: false });
 }
 
 /** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */
@@ -132,9 +134,12 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const after = readOptional(join(ctx.root, path));
   if (after === undefined) return { kind: "skipped", why: "deleted" };
   const ledgerPath = ctx.rules.settings.ledgerPath;
-  // the newest record already pins this content (the post hook ran twice, the editor saved it first);
-  // older content come back again is a change, recorded as such
-  if ((await ledgerNewestPostHash(join(ctx.root, ledgerPath), path)) === fileHash(after)) return { kind: "skipped", why: "duplicate" };
+  // The newest record already pins this content (the post hook ran twice, the editor saved it first); older
+  // content come back again is a change, recorded as such. The workspace's saved index: only what was
+  // appended since it was saved is read.
+  const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
+  await ledger.poll();
+  if (ledger.lastPostHash(path) === fileHash(after)) return { kind: "skipped", why: "duplicate" };
   const before = stash ? stash.content : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
@@ -152,7 +157,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
-    alreadyRecorded: () => false, // asked above, without indexing the whole ledger
+    alreadyRecorded: () => false, // asked above
     now,
   });
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };

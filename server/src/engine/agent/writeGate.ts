@@ -4,6 +4,7 @@ import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdic
 import type { Intent } from "../intents/model";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { isIntentLspFile } from "../recordPolicy";
+import { loadIntentsCached } from "../intents/catalogueCache";
 import { buildRules, type Rules } from "../rules";
 import { ruleFileProblems, type RuleFileProblem } from "../ruleFileProblems";
 import { readSession, readWorkspaceSelection, resolveSelection } from "../sessions";
@@ -46,7 +47,7 @@ export interface GateContext {
 export function loadGateContext(root: string, sessionId: string): GateContext {
   // No last-good catalogue here: a hook process has no memory, and a broken file must deny (fail closed).
   const texts = readRuleFiles(root);
-  const rules = buildRules(texts);
+  const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
   const brokenRules = ruleFileProblems(rules, texts).find((p) => p.severity === "error");
   const selection = resolveSelection(readSession(root, sessionId), readWorkspaceSelection(root));
   return { root, sessionId, rules, brokenRules, selection };

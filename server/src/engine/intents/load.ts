@@ -239,9 +239,11 @@ function relatedSpecs(pair: Pair | undefined): RelatedSpec[] {
 /** Warnings for parents that do not exist and child scopes that reach outside their parent's scope. */
 function checkParents(intents: Intent[], items: Node[], report: Report) {
   const byId = new Map(intents.map((i) => [i.id, i]));
+  // one pass over the items, not one per child: a catalogue of thousands of children stays linear
+  const nodeAt = new Map(items.filter((n) => isMap(n)).map((n) => [spanOf(n).start, n as YAMLMap]));
   for (const intent of intents) {
     if (!intent.parentIntent) continue;
-    const node = items.find((n) => isMap(n) && spanOf(n).start === intent.span.start) as YAMLMap | undefined;
+    const node = nodeAt.get(intent.span.start);
     const parentPair = node && (findPair(node, "parent_intent") ?? findPair(node, "parentIntent"));
     const at = parentPair ? spanOf(parentPair.value as Node) : intent.span;
     const parent = byId.get(intent.parentIntent);

@@ -1,6 +1,7 @@
 /**
  * Follows the ledger file as other processes append to it, feeding only new complete lines to a sink (the
- * `LedgerIndex`). This is the I/O edge of the ledger engine: the index never touches the file system.
+ * `LedgerIndex`), with the byte offset they start at. The index reads a record back (recordLines.ts) only
+ * from the file this follower last saw.
  *
  * - remembers the byte offset read to; `poll()` reads only what lies beyond it;
  * - a partial last line (a writer mid-append, or a torn line) is not consumed until its newline arrives;
@@ -12,7 +13,8 @@
 import { open, stat } from "node:fs/promises";
 
 export interface LedgerSink {
-  ingest(text: string, firstLineNumber: number): unknown;
+  /** Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`. */
+  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number): unknown;
   reset(): void;
 }
 
@@ -39,7 +41,7 @@ const NEWLINE = 0x0a;
 const FINGERPRINT_BYTES = 64;
 const DEFAULT_CHUNK = 1024 * 1024;
 
-interface Identity {
+export interface Identity {
   dev: number;
   ino: number;
 }
@@ -69,6 +71,23 @@ export class LedgerFollower {
   /** Ledger line number the next consumed line will have. */
   get nextLine(): number {
     return this.nextLineNumber;
+  }
+
+  /** The file (device and inode) whose lines were fed to the sink; undefined before the first read. */
+  get fileIdentity(): Identity | undefined {
+    return this.identity;
+  }
+
+  /**
+   * Continues from a saved index that was checked to describe the first `offset` bytes of the file
+   * `identity` (lines 1 to `nextLine` - 1), whose last bytes are `before`: the next poll reads only what lies
+   * beyond, and starts over if that file was replaced or changed meanwhile. Call before the first poll.
+   */
+  resume(offset: number, nextLine: number, identity: Identity, before: Buffer): void {
+    this.consumed = offset;
+    this.nextLineNumber = nextLine;
+    this.fingerprint = Buffer.from(before.subarray(Math.max(0, before.length - FINGERPRINT_BYTES)));
+    this.identity = identity;
   }
 
   /**
@@ -132,24 +151,29 @@ export class LedgerFollower {
     const total = size - start;
     let position = start;
     let carry: Buffer = Buffer.alloc(0);
+    let chunkBuffer: Buffer | undefined;
     let lines = 0;
     const handle = await open(this.file, "r");
     try {
       while (position < size) {
         const want = Math.min(this.chunkBytes, size - position);
-        const chunk = Buffer.allocUnsafe(want);
+        // one buffer for the whole read: the sink copies what it keeps, and a fresh megabyte per chunk left the
+        // process's memory fragmented long after indexing a large ledger
+        if (!chunkBuffer || chunkBuffer.length < want) chunkBuffer = Buffer.allocUnsafe(Math.max(want, this.chunkBytes));
+        const chunk = chunkBuffer;
         const { bytesRead } = await handle.read(chunk, 0, want, position);
         if (bytesRead === 0) break; // truncated while reading; the next poll notices and restarts
         position += bytesRead;
         const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
         const lastNewline = data.lastIndexOf(NEWLINE);
         if (lastNewline === -1) {
-          carry = data; // one line longer than a chunk: keep reading
+          // one line longer than a chunk: keep reading (a copy: the chunk's buffer is read into again)
+          carry = carry.length > 0 ? data : Buffer.from(data);
           continue;
         }
         const complete = data.subarray(0, lastNewline + 1);
         const count = countNewlines(complete);
-        this.sink.ingest(complete.toString("utf8"), this.nextLineNumber);
+        this.sink.ingestBytes(complete, this.consumed, this.nextLineNumber);
         this.nextLineNumber += count;
         lines += count;
         this.consumed += complete.length;
