@@ -1,4 +1,4 @@
-import { attribute, type LineAttribution } from "./attribution";
+import { attribute, attributeSettled, type LineAttribution } from "./attribution";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 import { textLines } from "./lines";
@@ -48,17 +48,19 @@ export function blame(entries: readonly TraceEntry[], text: string, range: Blame
 }
 
 /**
- * Attribution of some lines (1-based), from as few of a file's newest records as explain them all:
- * attribution is newest first and a line keeps the first record that claims it, so older records cannot
- * change a claimed line. `batches` are the file's entries newest first (WorkspaceLedger.entryBatches).
+ * Attribution of some lines (1-based), from as few of a file's newest records as settle them all: a line
+ * whose owner the chain of the records read so far settles cannot be changed by older records (see
+ * `attributeSettled`); any other line needs the rest. `batches` are the file's entries newest first
+ * (WorkspaceLedger.entryBatches).
  */
 export function attributeChanged(lines: readonly string[], changed: readonly number[], batches: Iterable<readonly TraceEntry[]>): (LineAttribution | undefined)[] {
   const entries: TraceEntry[] = [];
   let attributions: (LineAttribution | undefined)[] = [];
   for (const batch of batches) {
     for (const e of batch) entries.push(e);
-    attributions = attribute(entries, lines);
-    if (changed.every((line) => line > lines.length || attributions[line - 1] !== undefined)) break;
+    const r = attributeSettled(entries, lines);
+    attributions = r.attributions;
+    if (changed.every((line) => line > lines.length || r.settled[line - 1])) break;
   }
   return attributions;
 }
