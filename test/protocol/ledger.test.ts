@@ -48,8 +48,7 @@ describe("the trace ledger, from the editor", () => {
 
   async function editAndSave(path: string, line: number, text: string) {
     await client.setLine(path, line, text);
-    ws.write(path, client.text(path)); // the editor writes the file, then tells the server
-    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
+    await client.save(path); // the editor writes the file, then tells the server; the server says when it is done
   }
 
   async function waitForRecords(n: number) {

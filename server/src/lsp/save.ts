@@ -1,4 +1,5 @@
 import type { TraceRecord } from "@shared/agentTrace";
+import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
 import { fileHash } from "../engine/hashing";
@@ -97,5 +98,96 @@ export class SaveRecorder {
     });
     this.running = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** What handling a save needs from the rest of the server. */
+export interface SaveHost {
+  /** Reads the workspace's ledger (and re-attributes what it brings). */
+  poll(ctx: WorkspaceContext): Promise<void>;
+  /** The document's diagnostics are due again. */
+  schedule(uri: string): void;
+  /** After the save: whole-file findings, the session's unsaved files, lenses. */
+  settled(doc: TrackedDocument): void;
+  /** The save has been handled (`intent/saveProcessed`). */
+  processed(params: SaveProcessedParams): void;
+  /** Tell the user (and the log). */
+  error(message: string): void;
+  log(message: string): void;
+}
+
+/**
+ * didSave: record (prepared synchronously, so typing cannot move the text under it), carry the document's
+ * owners over the record, append it in order, read the ledger back, and say it is done.
+ */
+export class SaveHandler {
+  private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+
+  constructor(
+    private readonly host: SaveHost,
+    private readonly toolVersion: string,
+  ) {}
+
+  saved(doc: TrackedDocument): void {
+    const { uri } = doc;
+    const version = doc.doc.version;
+    this.record(doc).then(
+      (recordId) => this.host.processed({ uri, version, recordId }),
+      (err: unknown) => {
+        this.host.log(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.host.processed({ uri, version, recordId: null });
+      },
+    );
+  }
+
+  /** Records a save and carries the document's owners over it; the record's id, or null. */
+  private async record(doc: TrackedDocument): Promise<string | null> {
+    let save: PreparedSave | undefined;
+    doc.beforeSave();
+    try {
+      save = prepareSave(doc, this.toolVersion);
+    } catch (err) {
+      this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
+    }
+    // the saved text is the new baseline, before typing can move on
+    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    this.host.schedule(doc.uri);
+    const { ctx } = doc;
+    if (!ctx || doc.path === undefined) return null;
+    let recordId: string | null = null;
+    if (save?.record) {
+      try {
+        if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
+        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
+      } catch (err) {
+        this.host.error(
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
+        );
+      }
+    }
+    await this.host.poll(ctx);
+    this.host.settled(doc);
+    return recordId;
+  }
+
+  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
+  flush(): void {
+    for (const [ctx, recorder] of this.recorders) {
+      const waiting = recorder.waiting;
+      if (!waiting) continue;
+      recorder.flush().then(
+        () => {
+          this.host.log(`intent-lsp: wrote ${waiting} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+          void this.host.poll(ctx);
+        },
+        () => undefined, // still not writable; the user was told when the save happened
+      );
+    }
+  }
+
+  private recorderOf(ctx: WorkspaceContext): SaveRecorder {
+    let r = this.recorders.get(ctx);
+    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
+    return r;
   }
 }

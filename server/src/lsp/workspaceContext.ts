@@ -102,14 +102,25 @@ export class WorkspaceContext {
     return judge(path, this.rules, this.selection);
   }
 
+  /** The session's heartbeat, on a timer: also the time to prune sessions that died long ago. */
   heartbeat(now = new Date()): void {
-    if (!this.rules.intentsFileExists) return; // not an intent-managed workspace: leave no files behind
+    if (!this.writeSession(now)) return;
+    try {
+      pruneDeadSessions(this.root, now.getTime());
+    } catch {
+      /* best effort, as below */
+    }
+  }
+
+  /** Writes this session's file (not on the keystroke path: with the publish, or the heartbeat). */
+  private writeSession(now = new Date()): boolean {
+    if (!this.rules.intentsFileExists) return false; // not an intent-managed workspace: leave no files behind
     this.session.heartbeat = now.toISOString();
     try {
       writeSession(this.root, this.session);
-      pruneDeadSessions(this.root, now.getTime());
+      return true;
     } catch {
-      /* a read-only workspace still gets diagnostics; sessions are best effort there */
+      return false; // a read-only workspace still gets diagnostics; sessions are best effort there
     }
   }
 
@@ -121,7 +132,7 @@ export class WorkspaceContext {
     if (same(files, this.session.dirtyFiles) && same(working, this.session.workingOn)) return;
     this.session.dirtyFiles = files;
     this.session.workingOn = working;
-    this.heartbeat();
+    this.writeSession();
   }
 
   dispose(): void {
