@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CACHE_DIR } from "../../server/src/engine/cacheDir";
-import { decodeIndex, indexFileName } from "../../server/src/engine/ledger/indexFile";
+import { CACHE_DIR } from "../../server/src/io/cacheDir";
+import { decodeIndex, indexFileName } from "../../server/src/io/ledger/indexFile";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { WorkspaceLedger } from "../../server/src/engine/ledger/workspaceLedger";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { CLI_JS, claudeEdit, ensureBuilt, LEDGER, ledgerRecords, runCli } from "./support";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../../server/src/engine/git";
+import { parseUnifiedDiff } from "../../server/src/io/git";
 import { gateShell } from "../../server/src/engine/agent/shellPolicy";
-import { undoEdits } from "../../server/src/engine/agent/agentWrite";
+import { undoEdits } from "../../server/src/io/agent/agentWrite";
 import { changedSpans, diffTexts } from "../../server/src/engine/lineChange";
 import { normalizeModelId } from "../../server/src/engine/contributor";
 

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadGateContext } from "../../server/src/engine/agent/writeGate";
-import { CACHE_DIR } from "../../server/src/engine/cacheDir";
+import { loadGateContext } from "../../server/src/io/agent/writeGate";
+import { CACHE_DIR } from "../../server/src/io/cacheDir";
 import { judge } from "../../server/src/engine/gate";
-import { catalogueParses, loadIntentsCached } from "../../server/src/engine/intents/catalogueCache";
+import { catalogueParses, loadIntentsCached } from "../../server/src/io/intents/catalogueCache";
 import { loadIntents } from "../../server/src/engine/intents/load";
 import { buildRules } from "../../server/src/engine/rules";
 import { compileScope, globCompilations, normalizeGlob, scopeMatches } from "../../server/src/engine/scope";

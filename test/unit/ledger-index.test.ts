@@ -5,9 +5,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
-import { LedgerFollower } from "../../server/src/engine/ledger/follow";
+import { LedgerFollower } from "../../server/src/io/ledger/follow";
 import { LedgerIndex } from "../../server/src/engine/ledger/index";
-import { FileRecordLines } from "../../server/src/engine/ledger/recordLines";
+import { FileRecordLines } from "../../server/src/io/ledger/fileRecordLines";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import type { MutationClass } from "@shared/agentTrace";
 

@@ -3,11 +3,11 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CACHE_DIR, workspaceCacheDir } from "../../server/src/engine/cacheDir";
+import { CACHE_DIR, workspaceCacheDir } from "../../server/src/io/cacheDir";
 import { fileHash } from "../../server/src/engine/hashing";
-import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/engine/ledger/indexFile";
+import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/io/ledger/indexFile";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { WorkspaceLedger } from "../../server/src/engine/ledger/workspaceLedger";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 
 const LEDGER = ".orchestration/agent_trace.jsonl";
 

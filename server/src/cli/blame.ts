@@ -3,7 +3,7 @@ import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { shortModel } from "../engine/describe";
 import { textLines } from "../engine/lines";
 import { toWorkspacePath } from "../engine/paths";
-import { readOptional } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 

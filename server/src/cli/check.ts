@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
-import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../engine/git";
-import { readOptional } from "../engine/workspaceFiles";
+import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
 import { openWorkspace, readLedger } from "./workspace";

@@ -1,5 +1,5 @@
 import { CONTEXT_BUDGET_BYTES } from "../engine/context";
-import { gatherIntentContext } from "../engine/contextSources";
+import { gatherIntentContext } from "../io/contextSources";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 

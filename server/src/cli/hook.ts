@@ -1,4 +1,4 @@
-import type { HookEnvironment } from "../engine/agent/events";
+import type { HookEnvironment } from "../io/agent/events";
 import { claudeCodeFailure, claudeCodeHook } from "./hook/claudeCode";
 import { cursorFailure, cursorHook } from "./hook/cursor";
 import type { HookAnswer } from "./hook/payload";

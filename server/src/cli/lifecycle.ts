@@ -1,5 +1,5 @@
 import type { IntentStatus } from "../engine/intents/model";
-import { modifyIntentsFile } from "../engine/intents/store";
+import { modifyIntentsFile } from "../io/intents/store";
 import { transition } from "../engine/intents/writeback";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";

@@ -1,8 +1,9 @@
-import { loadIntentsCached } from "../engine/intents/catalogueCache";
+import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { buildRules, type Rules } from "../engine/rules";
-import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
-import { INTENTS_FILE, readRuleFiles, type RuleFileTexts } from "../engine/workspaceFiles";
-import { resolveWorkspaceRoot, type WorkspaceRoot } from "../engine/workspaceRoot";
+import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
+import { INTENTS_FILE, type RuleFileTexts } from "../engine/workspaceFiles";
+import { readRuleFiles } from "../io/ruleFiles";
+import { resolveWorkspaceRoot, type WorkspaceRoot } from "../io/workspaceRoot";
 import { CliError, type Io } from "./args";
 
 /** The workspace a command works in, and its rules as the editor would see them with nothing open. */

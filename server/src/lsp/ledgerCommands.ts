@@ -2,11 +2,11 @@ import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
-import { gatherIntentContext } from "../engine/contextSources";
-import { regenerateIntentMap } from "../engine/intentMap";
-import { verifyLedgerFile } from "../engine/ledger/verify";
+import { gatherIntentContext } from "../io/contextSources";
+import { regenerateIntentMap } from "../io/intentMap";
+import { verifyLedgerFile } from "../io/ledger/verify";
 import { toWorkspacePath } from "../engine/paths";
-import { readOptional } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
 

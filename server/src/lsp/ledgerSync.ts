@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import type { Connection } from "vscode-languageserver";
-import type { LedgerPoll } from "../engine/ledger/workspaceLedger";
+import type { LedgerPoll } from "../io/ledger/workspaceLedger";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /** Appends by other processes show up within this (a stat per ledger; file events usually come sooner). */

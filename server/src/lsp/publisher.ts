@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Connection, Diagnostic } from "vscode-languageserver";
-import { CONFIG_FILE, INTENTS_FILE, readOptional } from "../engine/workspaceFiles";
+import { CONFIG_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { uriToPath } from "./documents";
 import { claimedElsewhere } from "./findings";

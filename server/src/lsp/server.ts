@@ -19,7 +19,8 @@ import {
 import { allCommands } from "@shared/commands";
 import { SAVE_PROCESSED } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
-import { INTENTS_FILE, readOptional } from "../engine/workspaceFiles";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";

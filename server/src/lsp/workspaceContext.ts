@@ -2,23 +2,15 @@ import { randomUUID } from "node:crypto";
 import type { Settings } from "@shared/settings";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
-import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
+import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
 import { toWorkspacePath } from "../engine/paths";
 import { buildRules, type Rules } from "../engine/rules";
-import {
-  listSessions,
-  newSessionRecord,
-  pruneDeadSessions,
-  readWorkspaceSelection,
-  removeSession,
-  resolveSelection,
-  writeSession,
-  type SessionRecord,
-  type WorkspaceSelection,
-} from "../engine/sessions";
-import { loadIntentsCached } from "../engine/intents/catalogueCache";
+import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
+import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
-import { INTENTS_FILE, readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { readRuleFiles } from "../io/ruleFiles";
 
 /**
  * One workspace folder as the server sees it: the rules in force, the selection, and this server's

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
-import { findIntentsRoot } from "../engine/workspaceRoot";
+import { findIntentsRoot } from "../io/workspaceRoot";
 import { uriToPath } from "./documents";
 import type { FileWatcher } from "./watcher";
 import { WorkspaceContext } from "./workspaceContext";

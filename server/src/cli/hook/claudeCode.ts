@@ -1,8 +1,8 @@
-import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
-import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
-import { agentSessionId } from "../../engine/agent/session";
+import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 /**

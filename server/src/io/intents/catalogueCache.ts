@@ -9,8 +9,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
-import { loadIntents } from "./load";
-import { makeCatalogue, type Intent, type LoadResult, type Problem } from "./model";
+import { loadIntents } from "../../engine/intents/load";
+import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
 
 const CACHE_FILE = "catalogue.json";
 const FORMAT = 1;

@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
-import { ORCHESTRATION_DIR } from "./workspaceFiles";
+import { ORCHESTRATION_DIR } from "../engine/workspaceFiles";
 
 /** Where intent-lsp keeps what it can rebuild (the ledger index, the compiled catalogue), relative to the root. */
 export const CACHE_DIR = `${ORCHESTRATION_DIR}/.cache`;

@@ -1,12 +1,14 @@
 import { dirname, join, resolve } from "node:path";
 import { noteLesson } from "../lessons";
-import { readOptional, INTENTS_FILE } from "../workspaceFiles";
+import { INTENTS_FILE } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
-import { gateShell } from "./shellPolicy";
-import type { ToolCall } from "./toolCall";
-import { gateWrite, internalErrorDecision, loadGateContext, type GateContext, type GateDecision } from "./writeGate";
+import { gateShell } from "../../engine/agent/shellPolicy";
+import type { ToolCall } from "../../engine/agent/toolCall";
+import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 
 /**
  * What the engine does on each agent hook event, whatever the agent's protocol: before a tool call (gate

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { gitTopLevel } from "./git";
-import { INTENTS_FILE } from "./workspaceFiles";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
 
 /**
  * Which folder is the workspace, for commands run from a terminal, a CI job or an agent's hook: the nearest

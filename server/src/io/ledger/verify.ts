@@ -12,9 +12,9 @@
 import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
-import { HASH_PREFIX } from "../hashing";
-import { detectDialect, type Dialect } from "./read";
-import { validateRecord } from "./schema";
+import { HASH_PREFIX } from "../../engine/hashing";
+import { detectDialect, type Dialect } from "../../engine/ledger/read";
+import { validateRecord } from "../../engine/ledger/schema";
 
 export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
 

@@ -22,8 +22,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { UnreadableLine } from "./read";
-import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "./index";
+import type { UnreadableLine } from "../../engine/ledger/read";
+import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "../../engine/ledger/index";
 
 export const INDEX_FORMAT_VERSION = 5;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");

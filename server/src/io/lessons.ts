@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_NOTES_FILE, readOptional } from "./workspaceFiles";
+import { AGENT_NOTES_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "./optionalFile";
 
 /**
  * "Lessons learned" in `.orchestration/AGENT.md` (DESIGN §2): a short note when work lands out of scope or a

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
-import type { Verdict } from "../gate";
+import type { Verdict } from "../../engine/gate";
 import { headRevision } from "../git";
-import { fileHash } from "../hashing";
+import { fileHash } from "../../engine/hashing";
 import { appendRecord } from "./append";
-import { diffTexts, type LineChange } from "../lineChange";
-import { buildRecord, type RecordFileInput } from "./record";
+import { diffTexts, type LineChange } from "../../engine/lineChange";
+import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
 
 /**
  * Recording one change of one file in the ledger: the step shared by the editor's save and the agent

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import { newSessionRecord, readSession, removeSession, writeSession, type SessionRecord } from "../sessions";
+import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
+import { readSession, removeSession, writeSession } from "../sessionFiles";
 
 /**
  * Agent sessions (DESIGN §3) as the hook CLI sees them: each hook call is a short process, so there is no

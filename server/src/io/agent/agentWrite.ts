@@ -2,14 +2,16 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomicWrite";
-import { resolveModelId, type ModelSources } from "../contributor";
-import { judge } from "../gate";
-import { fileHash } from "../hashing";
-import { changeFromEdits, type StringEdit } from "../lineChange";
+import { resolveModelId, type ModelSources } from "../modelSources";
+import { judge } from "../../engine/gate";
+import { fileHash } from "../../engine/hashing";
+import { changeFromEdits, type StringEdit } from "../../engine/lineChange";
 import { WorkspaceLedger } from "../ledger/workspaceLedger";
-import { realWorkspacePath, toWorkspacePath } from "../paths";
-import { shouldRecord } from "../recordPolicy";
-import { readOptional, SESSIONS_DIR } from "../workspaceFiles";
+import { toWorkspacePath } from "../../engine/paths";
+import { realWorkspacePath } from "../realPath";
+import { shouldRecord } from "../../engine/recordPolicy";
+import { SESSIONS_DIR } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
 import type { GateContext } from "./writeGate";
 
 /**

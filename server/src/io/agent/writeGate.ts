@@ -1,14 +1,19 @@
 import { resolve } from "node:path";
-import { fileHash } from "../hashing";
-import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../gate";
-import type { Intent } from "../intents/model";
-import { realWorkspacePath, toWorkspacePath } from "../paths";
-import { isIntentLspFile } from "../recordPolicy";
+import { fileHash } from "../../engine/hashing";
+import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../../engine/gate";
+import type { Intent } from "../../engine/intents/model";
+import { toWorkspacePath } from "../../engine/paths";
+import { realWorkspacePath } from "../realPath";
+import { isIntentLspFile } from "../../engine/recordPolicy";
 import { loadIntentsCached } from "../intents/catalogueCache";
-import { buildRules, type Rules } from "../rules";
-import { ruleFileProblems, type RuleFileProblem } from "../ruleFileProblems";
-import { readSession, readWorkspaceSelection, resolveSelection } from "../sessions";
-import { INTENTS_FILE, readOptional, readRuleFiles } from "../workspaceFiles";
+import { buildRules, type Rules } from "../../engine/rules";
+import { ruleFileProblems, type RuleFileProblem } from "../../engine/ruleFileProblems";
+import { resolveSelection } from "../../engine/sessions";
+import { readSession, readWorkspaceSelection } from "../sessionFiles";
+import { INTENTS_FILE } from "../../engine/workspaceFiles";
+import { readRuleFiles } from "../ruleFiles";
+import { readOptional } from "../optionalFile";
+import { deny, type GateDecision } from "../../engine/agent/decision";
 
 /**
  * The agent gate, independent of any agent's protocol (DESIGN §5): may this agent session write this file
@@ -16,23 +21,6 @@ import { INTENTS_FILE, readOptional, readRuleFiles } from "../workspaceFiles";
  * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
  * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
  */
-
-type DenyCode =
-  | "out-of-scope"
-  | "intent-not-in-progress"
-  | "no-active-intent"
-  | "outside-workspace"
-  | "stale-file"
-  | "intents-file-broken"
-  | "config-file-broken"
-  | "internal-error";
-
-export type GateDecision =
-  | { kind: "allow"; code: "in-scope" | "exempt"; reason: string }
-  | { kind: "deny"; code: DenyCode; reason: string }
-  | { kind: "ask"; code: "rule-file" | "shell-write"; reason: string }
-  /** No opinion: leave the call to the agent's own permission rules. */
-  | { kind: "none"; code: "not-gated" | "no-intents-file" | "shell-read-only" };
 
 /** Everything the gate reads, loaded once per hook invocation. */
 export interface GateContext {
@@ -104,9 +92,6 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
 
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 
-function deny(code: DenyCode, reason: string): GateDecision {
-  return { kind: "deny", code, reason };
-}
 
 /** A reason to deny when the agent's expected content hash is not the file's current one. */
 function staleness(root: string, path: string, expected: string | undefined): string | undefined {
@@ -148,8 +133,3 @@ function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
   return `Next: ${options.join("; or ")}.`;
 }
 
-/** Why a hook failed, as a denial: an error must never turn into "allow". */
-export function internalErrorDecision(err: unknown): GateDecision {
-  const message = err instanceof Error ? err.message : String(err);
-  return deny("internal-error", `intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`);
-}

@@ -1,9 +1,9 @@
 import { sessionIdProblem, touchAgentSession } from "./agent/session";
-import type { Intent, IntentStatus } from "./intents/model";
+import type { Intent, IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "./intents/store";
-import { transition } from "./intents/writeback";
-import type { Rules } from "./rules";
-import { writeWorkspaceSelection } from "./sessions";
+import { transition } from "../engine/intents/writeback";
+import type { Rules } from "../engine/rules";
+import { writeWorkspaceSelection } from "./sessionFiles";
 
 /**
  * Selecting the intent edits count under (DESIGN §3): the one operation behind the editor's

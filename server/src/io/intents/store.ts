@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomicWrite";
 import { acquireLock } from "../fileLock";
-import { INTENTS_FILE, readOptional } from "../workspaceFiles";
-import type { WriteResult } from "./writeback";
+import { INTENTS_FILE } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
+import type { WriteResult } from "../../engine/intents/writeback";
 
 export type StoreResult = { ok: true; text: string } | { ok: false; reason: string };
 

@@ -12,8 +12,8 @@ import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { AGENT_TRACE_VERSION, METADATA_KEY, type IntentLspMetadata, type TraceRecord } from "@shared/agentTrace";
 import { acquireLock, type LockOptions } from "../fileLock";
-import { bytesHash } from "../hashing";
-import { validateRecord } from "./schema";
+import { bytesHash } from "../../engine/hashing";
+import { validateRecord } from "../../engine/ledger/schema";
 
 export type LockRetries = NonNullable<LockOptions["retries"]>;
 export type { LockOptions };

@@ -1,12 +1,12 @@
 import { resolve } from "node:path";
-import { buildIntentContext, type ContextResult, type RelatedFile, type SpecInput } from "./context";
+import { buildIntentContext, type ContextResult, type RelatedFile, type SpecInput } from "../engine/context";
 import { runGit } from "./git";
-import { toWorkspacePath } from "./paths";
-import type { Intent } from "./intents/model";
-import type { TraceEntry } from "./ledger/read";
+import { toWorkspacePath } from "../engine/paths";
+import type { Intent } from "../engine/intents/model";
+import type { TraceEntry } from "../engine/ledger/read";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
-import type { Rules } from "./rules";
-import { readOptional } from "./workspaceFiles";
+import type { Rules } from "../engine/rules";
+import { readOptional } from "./optionalFile";
 
 /**
  * Where an intent's context comes from (the I/O edge of context.ts): its spec files, the files it touched

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomicWrite";
-import type { Catalogue } from "./intents/model";
-import type { TraceEntry } from "./ledger/read";
-import { INTENT_MAP_FILE, readOptional } from "./workspaceFiles";
+import type { Catalogue } from "../engine/intents/model";
+import type { TraceEntry } from "../engine/ledger/read";
+import { INTENT_MAP_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "./optionalFile";
 
 /** What the intent map needs from the ledger; WorkspaceLedger provides it. */
 interface LedgerView {

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
-import type { TraceEntry, UnreadableLine } from "./read";
+import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import { LedgerFollower, type ProgressCallback } from "./follow";
-import { entryTime, LedgerIndex } from "./index";
+import { entryTime, LedgerIndex } from "../../engine/ledger/index";
 import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
-import { FileRecordLines } from "./recordLines";
+import { FileRecordLines } from "./fileRecordLines";
 
 /** Where the Agent Trace reference implementation writes (DESIGN §2.2); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
