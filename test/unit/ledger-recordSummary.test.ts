@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isoTime } from "../../server/src/engine/ledger/index";
+import { isoTime } from "../../server/src/engine/ledger/entryOrder";
 import { parseLedgerLines, StringPool } from "../../server/src/engine/ledger/read";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { summarizeLine } from "../../server/src/engine/ledger/recordSummary";

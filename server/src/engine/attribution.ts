@@ -16,7 +16,7 @@
  */
 import { contentHash, lineHash } from "./hashing";
 import { anchorByContent } from "./contentAnchors";
-import { entryTime } from "./ledger/index";
+import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
 import { matchRegion, type LineChange, type Segment } from "./lineChange";
 

@@ -1,8 +1,3 @@
-import { attribute, attributeSettled, type LineAttribution } from "./attribution";
-import { splitLines } from "./hashing";
-import type { TraceEntry } from "./ledger/read";
-import { textLines } from "./lines";
-
 /**
  * "Who wrote these lines?" as one list of rows (DESIGN §2.3), for `intent blame` and the editor's
  * `intent.blame` alike: the same line model, the same fields, the same words.
@@ -10,6 +5,10 @@ import { textLines } from "./lines";
  * Lines are numbered from 1 and counted by `textLines`: a final line break ends the last line, it does not
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
+import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { splitLines } from "./hashing";
+import type { TraceEntry } from "./ledger/read";
+import { textLines } from "./lines";
 
 /**
  * Who wrote a line: a ledger entry, an unsaved edit in an open editor, nobody on record, or not known yet

@@ -1,3 +1,9 @@
+/**
+ * `intent check` (DESIGN §5) as a pure function: for every changed line, the record that explains it
+ * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
+ * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
+ * `verdictMessage`, so the two never disagree about a file.
+ */
 import type { DiagnosticCode } from "@shared/diagnosticCodes";
 import type { Severity } from "@shared/settings";
 import { attributeChanged } from "./blame";
@@ -5,13 +11,6 @@ import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "
 import type { TraceEntry } from "./ledger/read";
 import type { Rules } from "./rules";
 import { INTENTS_FILE } from "./workspaceFiles";
-
-/**
- * `intent check` (DESIGN §5) as a pure function: for every changed line, the record that explains it
- * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
- * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
- * `verdictMessage`, so the two never disagree about a file.
- */
 
 export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;

@@ -1,5 +1,5 @@
 
-/**
+/*
  * Which model wrote an agent's change (DESIGN §2.2 `contributor.model_id`), named the models.dev way:
  * `provider/model`. One resolution for every agent door, and the one normalization `intent migrate` applies
  * to older records.

@@ -1,10 +1,9 @@
-import { isAbsolute, relative, resolve, sep } from "node:path";
-
 /**
  * Paths as the workspace files and the ledger hold them: relative to the workspace root, with forward
  * slashes. Every door turns what it is given (an agent's absolute path, a terminal argument, an editor's
  * command argument) into this form here, so that "inside the workspace" means the same thing everywhere.
  */
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 /**
  * The workspace-relative POSIX path of `path` (absolute, or relative to `root`), or undefined when it lies

@@ -1,10 +1,9 @@
-import { escape, Minimatch } from "minimatch";
-import type { Catalogue, Intent } from "./intents/model";
-
 /**
  * Scope globs (DESIGN §2.1): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
  * A glob without wildcards also owns everything below it, as a directory name does in CODEOWNERS.
  */
+import { escape, Minimatch } from "minimatch";
+import type { Catalogue, Intent } from "./intents/model";
 
 const MATCH_OPTIONS = { dot: true, nonegate: true, nocomment: true } as const;
 

@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto";
-import { hostname } from "node:os";
-import type { Selection } from "./gate";
-
 /**
  * Sessions (DESIGN §3): every editor server and agent session has a file under `.orchestration/.sessions/`
  * with its selection and a heartbeat; `workspace.json` holds the selection shared by all of them.
  */
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import type { Selection } from "./gate";
 
 export interface SessionRecord {
   id: string;

@@ -1,10 +1,9 @@
+/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
 import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
 import { defaultSettings, type Settings, type Severity } from "@shared/settings";
 import type { Span } from "./intents/model";
 import { isSafeRelative } from "./paths";
-
-/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
 
 export interface SettingsProblem {
   message: string;

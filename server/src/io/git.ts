@@ -1,13 +1,12 @@
-import type { spawnSync as SpawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-
 /**
  * The few git questions `intent check`, `intent context` and the recorders ask. Diffs, merge-bases and
  * the index are answered by the `git` executable (the only way to read packs and the index faithfully);
  * HEAD's commit, asked on every save, is read from the files (`headRevision`). Output parsing is pure and
  * exported for tests.
  */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";

@@ -1,14 +1,13 @@
+/**
+ * Selecting the intent edits count under (DESIGN §3): the one operation behind the editor's
+ * `intent.selectIntent` / `intent.clearIntent` and `intent select`, with the same checks and the same words.
+ */
 import { sessionIdProblem, touchAgentSession } from "./agent/session";
 import type { Intent, IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "./intents/store";
 import { transition } from "../engine/intents/writeback";
 import type { Rules } from "../engine/rules";
 import { writeWorkspaceSelection } from "./sessionFiles";
-
-/**
- * Selecting the intent edits count under (DESIGN §3): the one operation behind the editor's
- * `intent.selectIntent` / `intent.clearIntent` and `intent select`, with the same checks and the same words.
- */
 
 interface SelectOptions {
   /** Start a PENDING or BLOCKED intent (move it to IN_PROGRESS) and select it. */

@@ -1,10 +1,10 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { contributorText, intentTitle } from "../engine/describe";
 import { fileHash } from "../engine/hashing";
-import type { TraceEntry } from "../engine/ledger/read";
 import { isLive, type SessionRecord } from "../engine/sessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
+import { newestOf } from "../engine/ledger/entryOrder";
 
 /**
  * Whole-file findings about an open document (DESIGN §4): `stale-file` and `untraced-change` need the file
@@ -25,7 +25,7 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
   if (diskText === undefined) return undefined; // never saved, or deleted: nothing to overwrite by surprise
   const disk = fileHash(diskText);
   if (disk === doc.diskHash || disk === fileHash(doc.doc.getText())) return undefined;
-  const writer = newest(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
+  const writer = newestOf(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
   const by = writer ? ` by ${contributorText(writer)} under ${intentTitle(writer.intentId, ctx.rules.catalogue)} at ${writer.timestamp}` : "";
   return makeDiagnostic(ctx.rules.settings, "stale-file", LINE0, `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`);
 }
@@ -37,7 +37,7 @@ function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const last = ctx.ledger.lastPostHash(path);
   if (!last || last === doc.diskHash || ctx.ledger.hasPostHash(path, doc.diskHash)) return [];
   const entries = ctx.ledger.entriesFor(path);
-  const lastEntry = newest(entries.filter((e) => e.postHash === last));
+  const lastEntry = newestOf(entries.filter((e) => e.postHash === last));
   const message = `${path} differs from its last recorded content${lastEntry ? ` (${lastEntry.recordId}, ${lastEntry.timestamp})` : ""} and no ledger record explains the change: it was edited outside intent-lsp and the agent hooks.`;
   // Where known: the lines the last record wrote that no longer carry its attribution.
   const lost: number[] = [];
@@ -71,10 +71,6 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     }
   }
   return undefined;
-}
-
-function newest(entries: TraceEntry[]): TraceEntry | undefined {
-  return entries.sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.line - a.line)[0];
 }
 
 function toBlocks(lines: number[]): [number, number][] {

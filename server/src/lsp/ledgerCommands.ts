@@ -1,3 +1,4 @@
+/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
@@ -9,8 +10,6 @@ import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../io/optionalFile";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
-
-/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 
 const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
 

@@ -38,9 +38,8 @@ import { SessionSync } from "./sessionSync";
 import { TextBuffer } from "./textBuffer";
 import { FileWatcher } from "./watcher";
 import { Workspaces } from "./workspaces";
+import { INTENT_LSP_VERSION } from "../version";
 
-declare const __INTENT_LSP_VERSION__: string;
-export const SERVER_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INTENT_LSP_VERSION__ : "0.0.0-dev";
 
 /** How long document events wait for the client's settings before going on without them. */
 const SETTINGS_WAIT_MS = 3000;
@@ -89,7 +88,7 @@ export class IntentServer {
         error: (message) => this.tellError(message),
         log: (message) => connection.console.info(message),
       },
-      SERVER_VERSION,
+      INTENT_LSP_VERSION,
     );
 
     connection.onInitialize((p) => this.initialize(p));
@@ -208,7 +207,7 @@ export class IntentServer {
         executeCommandProvider: { commands: allCommands },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
-      serverInfo: { name: "intent-lsp", version: SERVER_VERSION },
+      serverInfo: { name: "intent-lsp", version: INTENT_LSP_VERSION },
     };
   }
 

@@ -1,15 +1,14 @@
+/**
+ * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
+ * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
+ * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
+ */
 import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
 import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-
-/**
- * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
- * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
- * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
- */
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);

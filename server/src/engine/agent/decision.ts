@@ -1,4 +1,4 @@
-/** What the agent gate answers, whatever the agent: the doors turn it into their agent's JSON. */
+/* What the agent gate answers, whatever the agent: the doors turn it into their agent's JSON. */
 
 export type DenyCode =
   | "out-of-scope"

@@ -1,3 +1,7 @@
+/**
+ * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
+ * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
+ */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
 import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
 import {
@@ -12,11 +16,6 @@ import {
   type RelatedSpec,
   type Span,
 } from "./model";
-
-/**
- * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
- * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
- */
 
 const FIELDS: Record<string, string> = {
   id: "id",

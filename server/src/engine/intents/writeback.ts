@@ -1,13 +1,12 @@
+/**
+ * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
+ * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
+ */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { checkTransition } from "./lifecycle";
 import { loadIntents } from "./load";
 import type { IntentStatus } from "./model";
 import { normalizeGlob, validateGlob } from "../scope";
-
-/**
- * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
- * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
- */
 
 export interface TextEdit {
   start: number;

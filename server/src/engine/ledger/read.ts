@@ -8,6 +8,8 @@ import type { ContributorType } from "@shared/agentTrace";
 import { INTENT_URN_PREFIX, METADATA_KEY } from "@shared/agentTrace";
 import { LINE_HASH_HEX_LENGTH } from "../hashing";
 import { isValidChange, type LineChange, type Segment, type Span } from "../lineChange";
+import { isBlankLine } from "./blankLine";
+import { INTENT_ID_PATTERN } from "../intents/model";
 
 /** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
 export type Dialect = "spec" | "older" | "flat" | "reference";
@@ -74,11 +76,10 @@ export interface ParseResult {
 /** Paths that trace tools use for things that are not files; never attributed. */
 export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
 
-/** An intent id as DESIGN §2.1 defines it. */
-export const INTENT_ID = /^[A-Z]+-\d{3,}$/;
 const SEMVER = /^\d+\.\d+\.\d+$/;
 const HEX = /^[0-9a-f]*$/;
-const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** A URI scheme or a Windows drive: what a workspace-relative path never starts with. */
+export const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -429,7 +430,7 @@ export function intentIdOf(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
   const rest = v.startsWith(INTENT_URN_PREFIX) ? v.slice(INTENT_URN_PREFIX.length) : undefined;
   const id = rest === undefined ? v : (decodeURIComponentSafe(rest) ?? rest);
-  return INTENT_ID.test(id) ? id : undefined;
+  return INTENT_ID_PATTERN.test(id) ? id : undefined;
 }
 
 /** Packs valid line hashes for a range of `expectedLength` lines; anything else is ignored, not trusted. */
@@ -454,15 +455,6 @@ export function str(v: unknown): string | undefined {
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Blank lines (also whitespace-only) are not records and not part of the `prev` chain. */
-export function isBlankLine(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 /** `decodeURIComponent`, or undefined for a malformed escape (ledgers are read, never trusted). */

@@ -1,4 +1,4 @@
-/**
+/*
  * Where the index reads a record's line back from when a query needs the record itself: the index keeps
  * only each record's byte offset and length, so a million-record ledger costs a few bytes per record in
  * memory, and the few records a query needs are parsed again on demand.

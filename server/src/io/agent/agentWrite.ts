@@ -1,3 +1,8 @@
+/**
+ * After an agent's write (PostToolUse, afterFileEdit): one Agent Trace record for exactly the lines the
+ * write produced, with the agent as contributor. The lines come from diffing the content before the write
+ * with the content after it; "before" is stashed by the pre-write hook, because afterwards it is gone.
+ */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -13,12 +18,6 @@ import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
 import type { GateContext } from "./writeGate";
-
-/**
- * After an agent's write (PostToolUse, afterFileEdit): one Agent Trace record for exactly the lines the
- * write produced, with the agent as contributor. The lines come from diffing the content before the write
- * with the content after it; "before" is stashed by the pre-write hook, because afterwards it is gone.
- */
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
 /** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */

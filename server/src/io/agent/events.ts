@@ -1,3 +1,8 @@
+/**
+ * What the engine does on each agent hook event, whatever the agent's protocol: before a tool call (gate
+ * it), after a write (record it), at session start and end (the session file). The doors in cli/hook/ read
+ * their agent's payload into these calls and write the answer in their agent's JSON.
+ */
 import { dirname, join, resolve } from "node:path";
 import { noteLesson } from "../lessons";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
@@ -9,12 +14,6 @@ import { gateShell } from "../../engine/agent/shellPolicy";
 import type { ToolCall } from "../../engine/agent/toolCall";
 import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
 import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
-
-/**
- * What the engine does on each agent hook event, whatever the agent's protocol: before a tool call (gate
- * it), after a write (record it), at session start and end (the session file). The doors in cli/hook/ read
- * their agent's payload into these calls and write the answer in their agent's JSON.
- */
 
 export interface HookEnvironment {
   /** `--root DIR` from the command line, which wins over the payload's folders. */

@@ -1,12 +1,11 @@
-import { createHash } from "node:crypto";
-import { hostname } from "node:os";
-import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
-import { readSession, removeSession, writeSession } from "../sessionFiles";
-
 /**
  * Agent sessions (DESIGN §3) as the hook CLI sees them: each hook call is a short process, so there is no
  * pid to watch (pid 0); liveness is the heartbeat, refreshed by every call and expiring after the TTL.
  */
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
+import { readSession, removeSession, writeSession } from "../sessionFiles";
 
 /**
  * Session ids a person can type and a shell passes unquoted; every id the doors make is one (editors:

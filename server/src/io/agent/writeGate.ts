@@ -1,3 +1,9 @@
+/**
+ * The agent gate, independent of any agent's protocol (DESIGN §5): may this agent session write this file
+ * now? The verdict is `judge`'s and the sentence is `verdictMessage`'s, as in the editor; this module only
+ * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
+ * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
+ */
 import { resolve } from "node:path";
 import { fileHash } from "../../engine/hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../../engine/gate";
@@ -14,13 +20,6 @@ import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { readRuleFiles } from "../ruleFiles";
 import { readOptional } from "../optionalFile";
 import { deny, type GateDecision } from "../../engine/agent/decision";
-
-/**
- * The agent gate, independent of any agent's protocol (DESIGN §5): may this agent session write this file
- * now? The verdict is `judge`'s and the sentence is `verdictMessage`'s, as in the editor; this module only
- * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
- * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
- */
 
 /** Everything the gate reads, loaded once per hook invocation. */
 export interface GateContext {

@@ -14,6 +14,7 @@ import { AGENT_TRACE_VERSION, METADATA_KEY, type IntentLspMetadata, type TraceRe
 import { acquireLock, type LockOptions } from "../fileLock";
 import { bytesHash } from "../../engine/hashing";
 import { validateRecord } from "../../engine/ledger/schema";
+import { isBlankBytes } from "../../engine/ledger/blankLine";
 
 export type LockRetries = NonNullable<LockOptions["retries"]>;
 export type { LockOptions };
@@ -143,14 +144,6 @@ export function lastNonBlankLine(bytes: Uint8Array, atFileStart: boolean): { sta
     if (nl === -1) return undefined;
     end = nl;
   }
-}
-
-function isBlankBytes(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = bytes[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 async function ensureFile(ledgerFile: string): Promise<void> {

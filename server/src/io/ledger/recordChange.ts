@@ -1,3 +1,7 @@
+/**
+ * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
+ * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
+ */
 import { join } from "node:path";
 import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
@@ -7,11 +11,6 @@ import { fileHash } from "../../engine/hashing";
 import { appendRecord } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
 import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
-
-/**
- * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
- * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
- */
 
 /** One file a change wrote. */
 export interface FileWrite {

@@ -15,6 +15,7 @@ import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../../engine/hashing";
 import { detectDialect, type Dialect } from "../../engine/ledger/read";
 import { validateRecord } from "../../engine/ledger/schema";
+import { isBlankBytes } from "../../engine/ledger/blankLine";
 
 export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
 
@@ -180,12 +181,4 @@ function legacyMessage(dialect: Dialect, version: unknown): string {
     case "spec":
       return `Agent Trace version ${JSON.stringify(version)}: read, but only ${AGENT_TRACE_VERSION} is schema-checked`;
   }
-}
-
-function isBlankBytes(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import { LedgerFollower, type ProgressCallback } from "./follow";
-import { entryTime, LedgerIndex } from "../../engine/ledger/index";
+import { LedgerIndex } from "../../engine/ledger/index";
+import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
 import { FileRecordLines } from "./fileRecordLines";
 
@@ -176,7 +177,7 @@ export class WorkspaceLedger {
       return;
     }
     // in both ledgers (rare): one batch, ordered as attribution orders them
-    if (holding.length > 1) yield this.entriesFor(path).sort((a, b) => entryTime(b) - entryTime(a) || b.line - a.line);
+    if (holding.length > 1) yield newestFirst(this.entriesFor(path));
   }
 
   hasPostHash(path: string, hash: string): boolean {
@@ -206,7 +207,7 @@ export class WorkspaceLedger {
 
   lastChange(intentId: string): TraceEntry | undefined {
     const all = this.sources.map((s) => s.index.lastChange(intentId)).filter((e): e is TraceEntry => !!e);
-    return all.sort((a, b) => entryTime(b) - entryTime(a))[0];
+    return newestOf(all);
   }
 }
 
