@@ -1,5 +1,5 @@
 /**
- * `intent`: the CLI door to the engine (DESIGN §5). Each subcommand is its own module, loaded only when it
+ * `intent`: the CLI door to the engine (README "The CLI" and "Agents"). Each subcommand is its own module, loaded only when it
  * runs: an agent hook is called on every tool use, and should not pay for loading `check` or `migrate`.
  */
 import { INTENT_LSP_VERSION } from "../version";

@@ -1,6 +1,6 @@
 
 /*
- * Which model wrote an agent's change (DESIGN §2.2 `contributor.model_id`), named the models.dev way:
+ * Which model wrote an agent's change (docs/LEDGER.md, `contributor.model_id`), named the models.dev way:
  * `provider/model`. One resolution for every agent door, and the one normalization `intent migrate` applies
  * to older records.
  */

@@ -1,5 +1,5 @@
 /**
- * Scope globs (DESIGN §2.1): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
+ * Scope globs (README "What it reads and writes"): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
  * A glob without wildcards also owns everything below it, as a directory name does in CODEOWNERS.
  */
 import { escape, Minimatch } from "minimatch";

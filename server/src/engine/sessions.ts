@@ -1,5 +1,5 @@
 /**
- * Sessions (DESIGN §3): every editor server and agent session has a file under `.orchestration/.sessions/`
+ * Sessions (docs/ARCHITECTURE.md "Sessions and the active intent"): every editor server and agent session has a file under `.orchestration/.sessions/`
  * with its selection and a heartbeat; `workspace.json` holds the selection shared by all of them.
  */
 import { createHash } from "node:crypto";
@@ -82,7 +82,7 @@ export function isLive(s: SessionRecord, now = Date.now()): boolean {
   return true;
 }
 
-/** DESIGN §3: the session's own selection, else the workspace's. Auto-selection happens in the gate. */
+/** docs/ARCHITECTURE.md "Sessions and the active intent": the session's own selection, else the workspace's. Auto-selection happens in the gate. */
 export function resolveSelection(session: Pick<SessionRecord, "intent"> | undefined, workspace: WorkspaceSelection | undefined): Selection | undefined {
   if (session?.intent) return { intentId: session.intent, source: "session" };
   if (workspace?.intent) return { intentId: workspace.intent, source: "workspace" };

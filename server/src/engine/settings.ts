@@ -1,4 +1,4 @@
-/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
+/** Settings = defaults < `.orchestration/config.jsonc` < client settings (docs/ARCHITECTURE.md "The language server's surface"). */
 import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
 import { defaultSettings, type Settings, type Severity } from "@shared/settings";

@@ -14,7 +14,7 @@ interface LedgerView {
 }
 
 /**
- * `.orchestration/intent_map.md` (DESIGN §2): intent → files, projected from the ledger. Deterministic for
+ * `.orchestration/intent_map.md` (README "What it reads and writes"): intent → files, projected from the ledger. Deterministic for
  * the same catalogue and ledger (no "generated at" clock), so regenerating an unchanged map changes nothing.
  */
 function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {

@@ -1,5 +1,5 @@
 /**
- * Selecting the intent edits count under (DESIGN §3): the one operation behind the editor's
+ * Selecting the intent edits count under (docs/ARCHITECTURE.md "Sessions and the active intent"): the one operation behind the editor's
  * `intent.selectIntent` / `intent.clearIntent` and `intent select`, with the same checks and the same words.
  */
 import { sessionIdProblem, touchAgentSession } from "./agent/session";

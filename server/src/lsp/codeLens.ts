@@ -11,7 +11,7 @@ const info = (line: number, title: string, uri: string, startLine = line, endLin
   command: { title, command: Commands.blame, arguments: [{ uri, startLine, endLine }] },
 });
 
-/** DESIGN §4: a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
+/** docs/ARCHITECTURE.md "The language server's surface": a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
 export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || !ctx.rules.settings.codeLens.enabled) return [];

@@ -7,7 +7,7 @@ import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
 
 /**
- * Whole-file findings about an open document (DESIGN §4): `stale-file` and `untraced-change` need the file
+ * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file` and `untraced-change` need the file
  * on disk and the ledger, so they are computed when something happens to either, never per keystroke.
  * `claimed-elsewhere` needs only what is in memory and is computed with every publish.
  */

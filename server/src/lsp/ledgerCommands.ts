@@ -1,4 +1,4 @@
-/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
+/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext. */
 import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";

@@ -12,7 +12,7 @@ import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
- * On save (DESIGN §4): one record for exactly the lines changed since the last record (the edit tracker's
+ * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
  * line change, not a diff guessed afterwards), skipped when the ledger's newest record of the file already
  * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. Prepared
  * synchronously when didSave arrives — before any await lets typing move on — so hover and CodeLens show it

@@ -1,5 +1,5 @@
 /**
- * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
+ * Reads `active_intents.yaml` in any dialect we have seen (README "What it reads and writes") and reports every problem at the
  * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
@@ -258,7 +258,7 @@ function checkParents(intents: Intent[], items: Node[], report: Report) {
   }
 }
 
-/** The effective constraints of an intent: its own, then each ancestor's (DESIGN §2.1: constraints inherit). */
+/** The effective constraints of an intent: its own, then each ancestor's (a child inherits its parent's constraints). */
 export function inheritedConstraints(intent: Intent, byId: ReadonlyMap<string, Intent>): string[] {
   const out = [...intent.constraints];
   const seen = new Set([intent.id]);

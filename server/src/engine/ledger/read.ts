@@ -1,5 +1,5 @@
 /**
- * Lenient ledger reader (DESIGN §2.2 "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
+ * Lenient ledger reader (docs/LEDGER.md "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
  * one per attributed range. Nothing here throws on bad input; a line that cannot be used is reported with
  * its line number and skipped. Runs over million-record ledgers, so entries are kept small: strings that
  * repeat across records are shared through a `StringPool`, and nothing of the parsed JSON is retained.

@@ -1,5 +1,5 @@
 /**
- * Agent sessions (DESIGN §3) as the hook CLI sees them: each hook call is a short process, so there is no
+ * Agent sessions (docs/ARCHITECTURE.md "Sessions and the active intent") as the hook CLI sees them: each hook call is a short process, so there is no
  * pid to watch (pid 0); liveness is the heartbeat, refreshed by every call and expiring after the TTL.
  */
 import { createHash } from "node:crypto";

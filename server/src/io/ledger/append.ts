@@ -1,5 +1,5 @@
 /**
- * Appending to the ledger (DESIGN §2.2 "Appending"). Many writers share one file: the editor's server, agent
+ * Appending to the ledger (docs/LEDGER.md "Appending"). Many writers share one file: the editor's server, agent
  * hooks in other processes, other Agent Trace tools. The rules that keep it readable:
  * - a cross-process lock (proper-lockfile: an atomic `mkdir` of `<ledger>.lock`, refreshed while held, taken
  *   over when not refreshed for `stale` ms, so a killed writer cannot block everyone forever);

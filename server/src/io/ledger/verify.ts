@@ -1,5 +1,5 @@
 /**
- * `intent verify` (DESIGN §2.2): reads the ledger as bytes and reports, per line, what a reviewer must look
+ * `intent verify` (docs/LEDGER.md): reads the ledger as bytes and reports, per line, what a reviewer must look
  * at — lines that cannot be read, torn lines, v0.1.0 records that fail the schema, and breaks in the `prev`
  * chain, which mean a record was edited, removed or forged. Records of older dialects are listed as
  * "legacy" (information, not failure).

@@ -7,7 +7,7 @@ import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
 import { FileRecordLines } from "./fileRecordLines";
 
-/** Where the Agent Trace reference implementation writes (DESIGN §2.2); read alongside our own ledger. */
+/** Where the Agent Trace reference implementation writes (docs/LEDGER.md); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
 
 /** The index is saved once this many bytes were indexed since it was last saved or loaded. */
