@@ -91,11 +91,13 @@ interface FileDiff {
  * does not track yet are not in a diff; with `includeUntracked` each of them counts as wholly added.
  */
 export function diffLines(root: string, base: string, opts: { staged: boolean; includeUntracked: boolean }): FileDiff[] {
-  // --relative: paths relative to (and only under) the workspace, which may be a folder inside the repository
-  const args = ["diff", "--relative", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/"];
+  // --relative: paths relative to (and only under) the workspace, which may be a folder inside the repository.
+  // -z --numstat names every file exactly (NUL-separated, never quoted); the patch that follows gives each
+  // file's hunks, one `diff --git` section per numstat entry, in the same order.
+  const args = ["diff", "--relative", "-z", "--numstat", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
   if (opts.staged) args.push("--cached");
   args.push(base, "--");
-  const files = parseUnifiedDiff(runGit(root, args));
+  const files = parseNumstatPatch(runGit(root, args));
   if (opts.includeUntracked) {
     const untracked = runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]).split("\0").filter(Boolean);
     for (const path of untracked) files.push(wholeFileAdded(root, path));
@@ -115,7 +117,7 @@ function wholeFileAdded(root: string, path: string): FileDiff {
   return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")) };
 }
 
-/** 1..n for the lines of a text; a final newline ends the last line rather than starting another. */
+/** 1..n for the lines of a text as git numbers them: a final newline ends the last line. */
 function lineNumbers(text: string): number[] {
   if (text === "") return [];
   const n = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
@@ -129,16 +131,44 @@ export function showFile(root: string, rev: string, path: string): string | unde
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
-/** Parses `git diff --unified=0` output (with a/ b/ prefixes) into changed line numbers per file. */
-export function parseUnifiedDiff(text: string): FileDiff[] {
+/**
+ * Parses `git diff -z --numstat --patch --unified=0` output: NUL-terminated numstat entries
+ * (`added\tdeleted\tpath`, or `added\tdeleted\t` then the old and the new path for a rename; `-` counts for
+ * a binary file), an empty entry, then the patch. Names come from the numstat side only, so no quoted or
+ * escaped header is ever parsed; the patch gives each file's status and hunks.
+ */
+export function parseNumstatPatch(output: string): FileDiff[] {
   const files: FileDiff[] = [];
-  let current: FileDiff | undefined;
+  let at = 0;
+  const field = () => {
+    const end = output.indexOf("\0", at);
+    const value = output.slice(at, end === -1 ? output.length : end);
+    at = end === -1 ? output.length : end + 1;
+    return value;
+  };
+  while (at < output.length) {
+    const entry = field();
+    if (entry === "") break; // the separator before the patch
+    // the name is everything after the second tab: it may hold tabs itself
+    const firstTab = entry.indexOf("\t");
+    const path = entry.slice(entry.indexOf("\t", firstTab + 1) + 1);
+    const binary = entry.startsWith("-\t");
+    if (path === "") {
+      field(); // the old path of a rename
+      files.push({ path: field(), status: "renamed", binary, lines: [] });
+    } else files.push({ path, status: "modified", binary, lines: [] });
+  }
+  readPatchSections(output.slice(at), files);
+  return files;
+}
+
+/** Fills in each file's status and changed lines from its `diff --git` section, matched by position. */
+function readPatchSections(patch: string, files: FileDiff[]): void {
+  let index = -1;
   let oldLeft = 0;
   let newLeft = 0;
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    // inside a hunk body every line belongs to the hunk, whatever it looks like ("+++ b/x" can be content)
+  for (const line of patch.split("\n")) {
+    // inside a hunk body every line belongs to the hunk, whatever it looks like ("diff --git" can be content)
     if (oldLeft > 0 || newLeft > 0) {
       if (line.startsWith("-")) oldLeft--;
       else if (line.startsWith("+")) newLeft--;
@@ -149,22 +179,14 @@ export function parseUnifiedDiff(text: string): FileDiff[] {
       continue;
     }
     if (line.startsWith("diff --git ")) {
-      current = { path: headerPath(line), status: "modified", binary: false, lines: [] };
-      files.push(current);
-    } else if (!current) {
+      index++;
       continue;
-    } else if (line.startsWith("new file mode")) current.status = "added";
+    }
+    const current = files[index];
+    if (!current) continue;
+    if (line.startsWith("new file mode")) current.status = "added";
     else if (line.startsWith("deleted file mode")) current.status = "deleted";
-    else if (line.startsWith("rename to ")) {
-      current.status = "renamed";
-      current.path = unquote(line.slice("rename to ".length));
-    } else if (line.startsWith("Binary files ")) current.binary = true;
-    else if (line.startsWith("--- ")) {
-      if (current.status === "deleted") current.path = stripPrefix(line.slice(4), "a/");
-    } else if (line.startsWith("+++ ")) {
-      const p = line.slice(4);
-      if (!p.startsWith("/dev/null")) current.path = stripPrefix(p, "b/");
-    } else {
+    else {
       const m = HUNK.exec(line);
       if (!m) continue;
       const oldCount = m[2] === undefined ? 1 : Number(m[2]);
@@ -175,49 +197,6 @@ export function parseUnifiedDiff(text: string): FileDiff[] {
       newLeft = count;
     }
   }
-  return files;
-}
-
-/** The new path of a `diff --git a/X b/Y` header; only used when no ---/+++ lines follow (binary, mode-only). */
-function headerPath(line: string): string {
-  const rest = line.slice("diff --git ".length);
-  if (rest.startsWith('"')) {
-    const parts = rest.match(/"(?:[^"\\]|\\.)*"|\S+/g) ?? [];
-    return stripPrefix(parts[parts.length - 1] ?? "", "b/");
-  }
-  // unquoted "a/X b/X": for an unchanged name both halves are equal, so split in the middle
-  const half = (rest.length - 1) / 2;
-  return Number.isInteger(half) && rest[half] === " " ? stripPrefix(rest.slice(half + 1), "b/") : stripPrefix(rest.split(" b/").pop() ?? rest, "b/");
-}
-
-function stripPrefix(raw: string, prefix: string): string {
-  // git appends a tab to ---/+++ names that contain a space
-  const p = unquote(raw.endsWith("\t") ? raw.slice(0, -1) : raw);
-  return p.startsWith(prefix) ? p.slice(prefix.length) : p;
-}
-
-/** git's C-style quoting of unusual names ("tab\there", octal escapes for non-UTF-8 bytes). */
-function unquote(s: string): string {
-  if (!s.startsWith('"') || !s.endsWith('"') || s.length < 2) return s;
-  const bytes: number[] = [];
-  const body = s.slice(1, -1);
-  const simple: Record<string, number> = { n: 10, t: 9, r: 13, '"': 34, "\\": 92, a: 7, b: 8, f: 12, v: 11 };
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c !== "\\") {
-      bytes.push(...Buffer.from(c, "utf8"));
-      continue;
-    }
-    const next = body[i + 1] ?? "";
-    if (/[0-7]/.test(next)) {
-      bytes.push(parseInt(body.slice(i + 1, i + 4), 8));
-      i += 3;
-    } else {
-      bytes.push(simple[next] ?? next.charCodeAt(0));
-      i += 1;
-    }
-  }
-  return Buffer.from(bytes).toString("utf8");
 }
 
 // --- HEAD without a process ----------------------------------------------------------------------------
