@@ -11,6 +11,7 @@ import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "
 import type { TraceEntry } from "./ledger/read";
 import type { Rules } from "./rules";
 import { INTENTS_FILE } from "./workspaceFiles";
+import { splitLines } from "./hashing";
 
 export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
@@ -47,7 +48,7 @@ interface CheckResult {
 
 interface CheckedFile {
   path: string;
-  /** The checked content, split on "\n" as git numbers the diff's lines. */
+  /** The checked content split as blame splits it (`splitLines`), so the CLI and the editor agree. */
   lines: readonly string[];
   changed: readonly number[];
 }
@@ -70,7 +71,7 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     if (content === undefined) continue;
     result.checkedFiles++;
     result.checkedLines += file.changed.length;
-    result.findings.push(...checkFile({ path: file.path, lines: content.split("\n"), changed: file.changed }, rules, entryBatches(file.path)));
+    result.findings.push(...checkFile({ path: file.path, lines: splitLines(content), changed: file.changed }, rules, entryBatches(file.path)));
   }
   return result;
 }

@@ -7,6 +7,7 @@
 import type { spawnSync as SpawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { textLines } from "../engine/lines";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -117,11 +118,10 @@ function wholeFileAdded(root: string, path: string): FileDiff {
   return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")) };
 }
 
-/** 1..n for the lines of a text as git numbers them: a final newline ends the last line. */
+
+/** 1..n for the lines of a text as blame counts them (`textLines`); an empty file has none. */
 function lineNumbers(text: string): number[] {
-  if (text === "") return [];
-  const n = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-  return Array.from({ length: n }, (_, i) => i + 1);
+  return text === "" ? [] : textLines(text).map((_, i) => i + 1);
 }
 
 /** A file's content at a revision (`HEAD`, a sha) or in the index (`""`); undefined when absent there. */
