@@ -22,7 +22,7 @@ function newestSource(dir: string): number {
 /** Builds dist/ when it is older than the sources (`npm test` builds first; this covers running one file). */
 export async function ensureBuilt(): Promise<void> {
   const stale = () => {
-    const built = Math.min(...["dist/cli.js", "dist/server.js"].map((f) => (existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0)));
+    const built = Math.min(...["dist/cli.js", "dist/intent-cli.js", "dist/server.js"].map((f) => (existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0)));
     return built < Math.max(newestSource(join(REPO_ROOT, "server/src")), newestSource(join(REPO_ROOT, "shared/src")));
   };
   if (!stale()) return;

@@ -88,7 +88,8 @@ function processIo(): Io {
   };
 }
 
-if (require.main === module) {
+/** Runs `intent` as this process's program: arguments from argv, exit code set, failures reported. */
+export function runAsProgram(): void {
   // For an agent's hook, exit code 2 blocks the tool call and any other failure lets it through: whatever
   // goes wrong outside the hook's own fail-closed handling (a module that fails to load, a stray exception)
   // must still block.
