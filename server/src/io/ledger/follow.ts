@@ -11,6 +11,7 @@
  *   loads, and progress can be reported.
  */
 import { open, stat } from "node:fs/promises";
+import { lineChunks } from "./lineChunks";
 
 export interface LedgerSink {
   /** Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`. */
@@ -149,39 +150,17 @@ export class LedgerFollower {
   private async readNew(size: number, onProgress: ProgressCallback | undefined): Promise<{ bytesRead: number; lines: number }> {
     const start = this.consumed;
     const total = size - start;
-    let position = start;
-    let carry: Buffer = Buffer.alloc(0);
-    let chunkBuffer: Buffer | undefined;
     let lines = 0;
     const handle = await open(this.file, "r");
     try {
-      while (position < size) {
-        const want = Math.min(this.chunkBytes, size - position);
-        // one buffer for the whole read: the sink copies what it keeps, and a fresh megabyte per chunk left the
-        // process's memory fragmented long after indexing a large ledger
-        if (!chunkBuffer || chunkBuffer.length < want) chunkBuffer = Buffer.allocUnsafe(Math.max(want, this.chunkBytes));
-        const chunk = chunkBuffer;
-        const { bytesRead } = await handle.read(chunk, 0, want, position);
-        if (bytesRead === 0) break; // truncated while reading; the next poll notices and restarts
-        position += bytesRead;
-        const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-        const lastNewline = data.lastIndexOf(NEWLINE);
-        if (lastNewline === -1) {
-          // one line longer than a chunk: keep reading (a copy: the chunk's buffer is read into again)
-          carry = carry.length > 0 ? data : Buffer.from(data);
-          continue;
-        }
-        const complete = data.subarray(0, lastNewline + 1);
-        const count = countNewlines(complete);
-        this.sink.ingestBytes(complete, this.consumed, this.nextLineNumber);
+      for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
+        const count = countNewlines(bytes);
+        this.sink.ingestBytes(bytes, this.consumed, this.nextLineNumber);
         this.nextLineNumber += count;
         lines += count;
-        this.consumed += complete.length;
-        this.fingerprint = Buffer.from(complete.subarray(Math.max(0, complete.length - FINGERPRINT_BYTES)));
-        // Copy: a subarray would pin the whole chunk in memory until the next read.
-        carry = Buffer.from(data.subarray(lastNewline + 1));
+        this.consumed += bytes.length;
+        this.fingerprint = Buffer.from(bytes.subarray(Math.max(0, bytes.length - FINGERPRINT_BYTES)));
         onProgress?.(this.consumed - start, total);
-        if (position < size) await yieldToEventLoop();
       }
     } finally {
       await handle.close();
@@ -194,8 +173,4 @@ function countNewlines(buf: Buffer): number {
   let n = 0;
   for (let i = buf.indexOf(NEWLINE); i !== -1; i = buf.indexOf(NEWLINE, i + 1)) n++;
   return n;
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -16,6 +16,7 @@ import { HASH_PREFIX } from "../../engine/hashing";
 import { detectDialect, type Dialect } from "../../engine/ledger/read";
 import { validateRecord } from "../../engine/ledger/schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
+import { forEachLine, lineChunks } from "./lineChunks";
 
 export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
 
@@ -66,21 +67,15 @@ export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 102
   const verifier = new LedgerVerifier();
   let lineNumber = 1;
   try {
-    let carry = Buffer.alloc(0);
+    const size = (await handle.stat()).size;
+    const chunks = lineChunks(handle, 0, size, chunkBytes);
     for (;;) {
-      const buf = Buffer.alloc(chunkBytes);
-      const { bytesRead } = await handle.read(buf, 0, chunkBytes, null);
-      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      let start = 0;
-      for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
-        verifier.addLine(data.subarray(start, nl), lineNumber++, true);
-        start = nl + 1;
-      }
-      if (bytesRead === 0) {
-        if (start < data.length) verifier.addLine(data.subarray(start), lineNumber, false);
+      const next = await chunks.next();
+      if (next.done) {
+        if (next.value.length > 0) verifier.addLine(next.value, lineNumber, false);
         break;
       }
-      carry = Buffer.from(data.subarray(start));
+      forEachLine(next.value.bytes, (line) => verifier.addLine(line, lineNumber++, true));
     }
   } finally {
     await handle.close();
