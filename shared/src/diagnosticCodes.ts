@@ -5,6 +5,7 @@ export const DiagnosticCodes = [
   "intent-not-in-progress",
   "stale-file",
   "untraced-change",
+  "unowned-change",
   "claimed-elsewhere",
   "intent-schema",
   "ledger-unreadable",

@@ -90,6 +90,41 @@ describe("the editor and the CLI agree", () => {
     await compare("intent-not-in-progress", EDITS.map((e) => e.path));
   });
 
+  it("hand edits nobody recorded: the editor flags a line exactly where the check makes it an error", async () => {
+    // CI cannot know what was selected when a hand edit was made, so it judges by the IN_PROGRESS intents that
+    // own the file: the editor's view with nothing selected (auto-selection), which this test takes
+    ws = gitWorkspace();
+    const HAND = [
+      { path: "src/auth/middleware.ts", line: 0, text: "// hand edit: only BLOCKED INT-002 owns this" }, // unowned
+      { path: "src/billing/export.ts", line: 1, text: "  return rows.map((r) => r.id).join(); // hand edit" }, // only COMPLETE INT-005 owns it
+      { path: "src/api/forecast.ts", line: 0, text: "// hand edit under INT-001" }, // owned by IN_PROGRESS INT-001
+      { path: "README.md", line: 0, text: "# Weather demo (hand edit)" }, // owned by IN_PROGRESS INT-003
+    ];
+    client = await LspClient.start({ root: ws.root });
+    const editorFlags = new Map<string, number[][]>();
+    for (const e of HAND) {
+      await client.open(e.path);
+      await client.setLine(e.path, e.line, e.text); // typed in the editor, not saved
+      editorFlags.set(e.path, editorRows(await client.waitForPublishOfCurrentVersion(e.path)).map((r) => [r.start, r.end]));
+      ws.write(e.path, client.text(e.path)); // ...and the same change made on disk by a tool intent-lsp does not see
+    }
+    expect(ledgerRecords(ws)).toHaveLength(0);
+
+    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    const errors = (path: string) => report.findings.filter((f: any) => f.path === path && f.severity === "error").map((f: any) => [f.startLine, f.endLine]);
+    const notices = (path: string) => report.findings.filter((f: any) => f.path === path && f.code === "untraced-change").map((f: any) => [f.startLine, f.endLine]);
+    for (const e of HAND) {
+      const flagged = editorFlags.get(e.path)!;
+      expect(errors(e.path), e.path).toEqual(flagged);
+      // a line the editor does not flag is still reported as untraced, never silently passed
+      if (!flagged.length) expect(notices(e.path), e.path).toEqual([[e.line + 1, e.line + 1]]);
+    }
+    expect(report.findings.filter((f: any) => f.code === "unowned-change").map((f: any) => f.path)).toEqual(["src/auth/middleware.ts", "src/billing/export.ts"]);
+    expect(editorFlags.get("src/auth/middleware.ts")).toEqual([[1, 1]]);
+    expect(editorFlags.get("src/billing/export.ts")).toEqual([[2, 2]]);
+    expect(runCli(["check"], { cwd: ws.root }).status).toBe(1);
+  });
+
   it("a write recorded by the hook shows the model in the editor's hover, and the editor's save adds no duplicate", async () => {
     ws = gitWorkspace();
     ws.select("INT-001");

@@ -10,7 +10,8 @@ import { openWorkspace, readLedger } from "./workspace";
 const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github] [--root DIR]
 
 For every line changed between the base and the working tree (or the index with --staged): the ledger
-record that explains it, or "untraced"; "out-of-scope" when the file is outside that record's intent;
+record that explains it; a line no record explains is "untraced-change" (a notice) in a file an
+IN_PROGRESS intent owns, "unowned-change" (an error) in a file none owns; "out-of-scope" when the file is outside that record's intent;
 "intent-not-in-progress" when that intent is not IN_PROGRESS. Problems in active_intents.yaml are listed too.
 
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;

@@ -56,7 +56,8 @@ const RULES: Record<FindingCode, { name: string; text: string }> = {
   "out-of-scope": { name: "OutOfScope", text: "A changed line's file is outside the scope of the intent it was written under." },
   "intent-not-in-progress": { name: "IntentNotInProgress", text: "A changed line was written under an intent that is not IN_PROGRESS." },
   "no-active-intent": { name: "NoActiveIntent", text: "A changed line was written with no intent selected and none could be auto-selected." },
-  "untraced-change": { name: "UntracedChange", text: "A changed line that no Agent Trace record explains." },
+  "untraced-change": { name: "UntracedChange", text: "A changed line that no Agent Trace record explains, in a file an IN_PROGRESS intent owns." },
+  "unowned-change": { name: "UnownedChange", text: "A changed line that no Agent Trace record explains, in a file no IN_PROGRESS intent owns." },
   "intent-schema": { name: "IntentSchema", text: "A problem in .orchestration/active_intents.yaml." },
 };
 const RULE_IDS = Object.keys(RULES) as FindingCode[];

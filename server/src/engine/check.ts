@@ -13,7 +13,7 @@ import { INTENTS_FILE } from "./workspaceFiles";
  * `verdictMessage`, so the two never disagree about a file.
  */
 
-export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "intent-schema">;
+export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
 
 export interface Finding {
@@ -109,9 +109,7 @@ function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry
 }
 
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
-  if (outcome.kind === "untraced") {
-    return make(rules, { path, startLine: line, endLine: line, code: "untraced-change", message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.` });
-  }
+  if (outcome.kind === "untraced") return untracedFinding(path, line, rules);
   const { entry, verdict } = outcome;
   if (!isProblem(verdict)) return undefined;
   return make(rules, {
@@ -122,6 +120,27 @@ function findingFor(path: string, line: number, outcome: Outcome, rules: Rules):
     message: verdictMessage(path, verdict),
     recordId: entry.recordId,
     ...(entry.intentId ? { intentId: entry.intentId } : {}),
+  });
+}
+
+/**
+ * A line no record explains, judged as the editor judges an edit. Which intent was selected when it was
+ * made is not known in CI, so the intents that could count for it are the IN_PROGRESS ones owning the file:
+ * with one, the change is work nobody recorded (a notice); with none, it is work no intent allows (an error,
+ * as the editor's red squiggle for the same edit).
+ */
+function untracedFinding(path: string, line: number, rules: Rules): Finding | undefined {
+  const owners = rules.scopes.owners(path);
+  if (owners.some((o) => o.status === "IN_PROGRESS")) {
+    return make(rules, { path, startLine: line, endLine: line, code: "untraced-change", message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.` });
+  }
+  const owned = owners.length ? ` It is owned by ${owners.map((o) => `${o.id} (${o.status})`).join(", ")}.` : " No intent owns it.";
+  return make(rules, {
+    path,
+    startLine: line,
+    endLine: line,
+    code: "unowned-change",
+    message: `${path} changed here, no ledger record explains it, and no IN_PROGRESS intent owns it.${owned} Start or create an intent that owns it, or add it to .intentignore.`,
   });
 }
 
