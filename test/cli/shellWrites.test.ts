@@ -5,7 +5,7 @@ import type { Hover } from "vscode-languageserver-protocol";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { claudeEdit, claudePayload, CLAUDE_SESSION, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { claudeEdit, claudePayload, CLAUDE_SESSION, cursorPayload, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
 
 /**
  * Shell commands' writes, recorded: the pre-tool hook snapshots git's view of the working tree, the
@@ -163,5 +163,32 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     });
     expect(runBash(ws, "ls src").post.json).toEqual({});
     expect(ledgerRecords(ws)).toHaveLength(0);
+  });
+});
+
+describe("intent hook cursor: shell commands are recorded", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws.dispose());
+
+  it("beforeShellExecution snapshots, afterShellExecution records one record with Cursor's model and reports the out-of-scope file", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    const command = "echo '// v3' >> src/api/weather.ts && echo '- Ship it.' >> docs/notes.md";
+    const before = runHook("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
+    expect(before.json).toMatchObject({ permission: "ask" });
+    expect(spawnSync("bash", ["-c", command], { cwd: ws.root }).status).toBe(0);
+    const after = runHook("cursor", cursorPayload(ws, "afterShellExecution", { command, cwd: ws.root, output: "", duration: 12 }), { cwd: ws.root });
+    const text =
+      `intent-lsp: this command changed a file outside the session's intent: ${NOTES_OUT_OF_SCOPE} ` +
+      "The change is recorded in the ledger with its scope verdict and noted in .orchestration/AGENT.md. Undo it if it was not meant, or ask the user which intent it belongs to.";
+    expect(after.json).toEqual({ agentMessage: text, agent_message: text });
+    expect(after.stderr).toBe(`${text}\n`);
+    const [record, ...rest] = ledgerRecords(ws);
+    expect(rest).toEqual([]);
+    expect(record.files.map((f: any) => [f.path, f.conversations[0].contributor.model_id])).toEqual([
+      ["src/api/weather.ts", "openai/gpt-5"],
+      ["docs/notes.md", "openai/gpt-5"],
+    ]);
+    expect(record.metadata["dev.intent-lsp"].tool_call).toEqual({ tool: "Shell", command });
   });
 });

@@ -1,4 +1,4 @@
-import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
+import { afterShell, afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
 import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
 import { agentSessionId } from "../../engine/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
@@ -30,6 +30,15 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
       return permission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
     case "afterFileEdit":
       return afterFileEdit(p, henv, session);
+    case "afterShellExecution": {
+      // the one shell event pair that brackets the command: preToolUse(Shell) may snapshot too, but only
+      // this event records, so the command is recorded once
+      const command = str(p["command"]) ?? "";
+      const said = await afterShell(openAgentWorkspace(henv, session), henv, { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } });
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      if (!text) return jsonAnswer({});
+      return { ...jsonAnswer({ agentMessage: text, agent_message: text }), stderr: `${text}\n` };
+    }
     case "sessionEnd":
       sessionEnded(henv, session);
       return jsonAnswer({});
