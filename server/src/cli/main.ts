@@ -13,6 +13,8 @@ interface Entry {
 }
 
 const COMMANDS: Entry[] = [
+  { name: "init", summary: "set the repository up: intents file, git attributes and ignores, agent hooks", load: () => (require("./init") as typeof import("./init")).initCommand },
+  { name: "doctor", summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks", load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand },
   { name: "check", summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
   { name: "blame", summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
   { name: "hook", summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
