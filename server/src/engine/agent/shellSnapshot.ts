@@ -81,7 +81,8 @@ export function takeShellSnapshot(root: string, callKey: string, command: string
   const files: Record<string, SnapshotEntry> = {};
   let kept = 0;
   let count = 0;
-  for (const path of dirtyPaths(root, view)) {
+  const status = gitStatus(root, view);
+  for (const path of status.paths) {
     const read = readRegular(join(root, path), ++count > READ_FILES_LIMIT);
     const entry: SnapshotEntry = { print: read.print };
     if (read.print === null) entry.content = null;
@@ -91,8 +92,7 @@ export function takeShellSnapshot(root: string, callKey: string, command: string
     }
     files[path] = entry;
   }
-  const head = headCommit(root);
-  const snapshot: ShellSnapshot = { command, ...(head ? { head } : {}), files };
+  const snapshot: ShellSnapshot = { command, ...(status.head ? { head: status.head } : {}), files };
   mkdirSync(join(root, PENDING_DIR), { recursive: true });
   writeFileAtomic(snapshotFile(root, callKey), JSON.stringify(snapshot), { durable: false });
   return true;
@@ -120,10 +120,9 @@ export function takeSnapshotBack(root: string, callKey: string): ShellSnapshot |
 export function changesSince(root: string, snapshot: ShellSnapshot): ShellChanges {
   const view = gitView(root);
   if (!view) return { changed: [], unreadable: [] };
-  const now = dirtyPaths(root, view);
+  const { paths: now, head } = gitStatus(root, view);
   // a command that committed (or checked out) moved HEAD: files it committed are clean again, so also
   // look at what changed between the two commits
-  const head = headCommit(root);
   const moved = snapshot.head && head !== snapshot.head ? committedPaths(root, view, snapshot.head, head) : [];
   const candidates = [...new Set([...Object.keys(snapshot.files), ...now, ...moved])].sort();
   const out: ShellChanges = { changed: [], unreadable: [] };
@@ -148,23 +147,19 @@ export function changesSince(root: string, snapshot: ShellSnapshot): ShellChange
   return out;
 }
 
-/** Workspace-relative paths git lists as differing from HEAD or untracked (ignored files are not listed). */
-function dirtyPaths(root: string, view: GitView): string[] {
-  const raw = runGit(root, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."]);
-  const out: string[] = [];
+/**
+ * Workspace-relative paths git lists as differing from HEAD or untracked (ignored files are not listed),
+ * and HEAD's commit (from the same call's branch header: one process, not two).
+ */
+function gitStatus(root: string, view: GitView): { paths: string[]; head?: string } {
+  const raw = runGit(root, ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."]);
+  const paths: string[] = [];
   for (const path of parsePorcelainV2(raw)) {
     // porcelain paths are relative to the repository's top, whatever the working directory
-    if (path.startsWith(view.prefix)) out.push(path.slice(view.prefix.length));
+    if (path.startsWith(view.prefix)) paths.push(path.slice(view.prefix.length));
   }
-  return out;
-}
-
-function headCommit(root: string): string | undefined {
-  try {
-    return runGit(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  const oid = /(?:^|\0)# branch\.oid ([0-9a-f]{40,64})(?:\0|$)/.exec(raw)?.[1];
+  return { paths, ...(oid ? { head: oid } : {}) };
 }
 
 /** Workspace paths that differ between two commits (undefined `to`: HEAD is gone, nothing to compare). */
