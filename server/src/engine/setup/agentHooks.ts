@@ -212,7 +212,7 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
 
 /** Whether a command (or any text holding one) runs intent-lsp's hook for `agent`, by whatever path. */
 export function callsHook(text: string, agent: AgentName): boolean {
-  return new RegExp(`\\bhook\\s+${agent}\\b`).test(text);
+  return new RegExp(`\\bhook\\s+${agent}(?![\\w-])`).test(text);
 }
 
 /** Every hook command configured in an agent's file that runs `… hook <agent>` (for `intent doctor`). */
