@@ -160,7 +160,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   it("asks the user before a shell command that writes files, and leaves the others alone", () => {
     const bash = (command: string) => runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it", timeout: 120000, run_in_background: false }, tool_use_id: "toolu_02" }), { cwd: ws.root });
     const ask = (what: string) =>
-      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`);
+      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`);
     expect(bash("rm -rf dist").json).toEqual(ask("deletes files"));
     expect(bash("npm test > test.log 2>&1").json).toEqual(ask("redirects output into a file"));
     expect(bash("sed -i 's/a/b/' src/api/weather.ts").json).toEqual(ask("edits files in place"));

@@ -11,6 +11,8 @@ import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
 import { gateShell } from "../../engine/agent/shellPolicy";
+import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
+import { GitError } from "../git";
 import type { ToolCall } from "../../engine/agent/toolCall";
 import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
 import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
@@ -60,8 +62,11 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
       }
       return decision;
     }
-    case "shell":
-      return gateShell(call.command);
+    case "shell": {
+      const decision = gateShell(call.command);
+      if (decision.kind !== "deny") snapshotShell(ctx, callId, call.command);
+      return decision;
+    }
     case "write-without-path":
       return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
     case "other":
@@ -70,8 +75,29 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
 }
 
 /** A shell command reported by its own event (Cursor's beforeShellExecution). */
-export function beforeShell(ctx: GateContext | undefined, command: string): GateDecision {
-  return beforeToolUse(ctx, { kind: "shell", command });
+export function beforeShell(ctx: GateContext | undefined, command: string, callId?: string): GateDecision {
+  return beforeToolUse(ctx, { kind: "shell", command }, callId);
+}
+
+/**
+ * The working tree's state before a shell command, for its post hook to record what it changed. A git
+ * failure only costs the record (said after the command), never the command itself.
+ */
+function snapshotShell(ctx: GateContext, callId: string | undefined, command: string): void {
+  try {
+    snapshotBeforeShell(ctx, callId, command);
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+  }
+}
+
+/** After a shell command: one record of the files it changed; what to tell the agent and the user. */
+export async function afterShell(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
+  if (!ctx) return {};
+  const outcome = await recordShellWrites(ctx, report, henv.toolVersion, henv.now);
+  const toAgent = shellFeedback(outcome, report.command);
+  const toUser = shellNotRecorded(outcome, report.command);
+  return { outcome, ...(toAgent ? { toAgent } : {}), ...(toUser ? { toUser } : {}) };
 }
 
 function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {

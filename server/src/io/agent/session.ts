@@ -27,16 +27,29 @@ export function sessionIdProblem(id: string): string | undefined {
  * (or that is too long) is replaced by its hash, so the command the gate tells the agent to run, `intent
  * select ID --session <session id>`, works as printed.
  */
-export function agentSessionId(agent: "claude" | "cursor", id: string): string {
+export type AgentPrefix = keyof typeof CLIENT_OF_PREFIX;
+
+/** Each agent's session id prefix and the client name its sessions are listed under. */
+const CLIENT_OF_PREFIX = {
+  claude: "claude-code",
+  cursor: "cursor",
+  codex: "codex",
+  gemini: "gemini",
+  copilot: "copilot",
+  windsurf: "windsurf",
+  cline: "cline",
+  droid: "droid",
+} as const;
+
+export function agentSessionId(agent: AgentPrefix, id: string): string {
   const plain = `${agent}-${id}`;
   return SAFE_ID.test(plain) ? plain : `${agent}-${createHash("sha256").update(id).digest("hex").slice(0, 32)}`;
 }
 
 /** The client name for a session id made by `agentSessionId` (or "cli" for anything else). */
 function clientOfSession(id: string): string {
-  if (id.startsWith("claude-")) return "claude-code";
-  if (id.startsWith("cursor-")) return "cursor";
-  return "cli";
+  const prefix = id.slice(0, id.indexOf("-")) as AgentPrefix;
+  return Object.hasOwn(CLIENT_OF_PREFIX, prefix) ? CLIENT_OF_PREFIX[prefix] : "cli";
 }
 
 interface SessionTouch {
