@@ -42,7 +42,7 @@ describe("intent.activeIntent", () => {
     expect(await ask("docs/notes.md")).toMatchObject({ path: "docs/notes.md", problem: "out-of-scope" });
   });
 
-  it("listIntents gives each intent the files the ledger records under it", async () => {
+  it("listIntents gives each intent the files the ledger records under it and the moves it may make", async () => {
     ws = new TempWorkspace();
     client = await LspClient.start({ root: ws.root });
     const list = (await client.executeCommand("intent.listIntents")) as { id: string; files: string[] }[];
@@ -53,6 +53,14 @@ describe("intent.activeIntent", () => {
       "INT-003": ["docs/notes.md"],
       "INT-004": [],
       "INT-005": [],
+    });
+    const moves = Object.fromEntries((list as unknown as { id: string; transitions: string[] }[]).map((i) => [i.id, i.transitions]));
+    expect(moves).toEqual({
+      "INT-001": ["COMPLETE", "BLOCKED", "ARCHIVED"],
+      "INT-002": ["IN_PROGRESS", "ARCHIVED"],
+      "INT-003": ["COMPLETE", "BLOCKED", "ARCHIVED"],
+      "INT-004": ["IN_PROGRESS", "ARCHIVED"],
+      "INT-005": ["ARCHIVED"],
     });
   });
 });

@@ -4,6 +4,7 @@ import { addToIntentIgnore } from "../engine/ignore";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "../engine/intents/store";
 import { amendScope, transition } from "../engine/intents/writeback";
+import { allowedTransitions } from "../engine/intents/lifecycle";
 import type { Intent } from "../engine/intents/model";
 import { isSafeRelative, toWorkspacePath } from "../engine/paths";
 import { selectIntent as select } from "../engine/selection";
@@ -114,8 +115,9 @@ const listIntents: CommandHandler = async (host, args) => {
     status: i.status,
     owned_scope: i.ownedScope,
     selected: ctx.selection?.intentId === i.id,
-    // the files the ledger records under it, for an editor's intent tree
+    // the files the ledger records under it and the moves it may make, for an editor's intent tree
     files: ctx.ledger.filesFor(i.id).sort(),
+    transitions: allowedTransitions(i.status),
   }));
 };
 
