@@ -62,11 +62,14 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
 export class SaveRecorder {
   private readonly pending: { file: string; record: TraceRecord }[] = [];
   private running: Promise<unknown> = Promise.resolve();
+  /** The last write failed: what is pending waits for the ledger, not for a write in progress. */
+  private failed = false;
 
   constructor(private readonly ctx: WorkspaceContext) {}
 
+  /** Records kept because the ledger could not take them (not those of a save being written right now). */
   get waiting(): number {
-    return this.pending.length;
+    return this.failed ? this.pending.length : 0;
   }
 
   /**
@@ -87,16 +90,22 @@ export class SaveRecorder {
     return true;
   }
 
-  /** Writes what is waiting, oldest first; throws (keeping the rest) when the ledger cannot be written. */
-  flush(): Promise<void> {
+  /** Writes what is waiting, oldest first; how many it wrote. Throws (keeping the rest) when the ledger cannot be written. */
+  flush(): Promise<number> {
     const run = this.running.then(async () => {
+      let written = 0;
       while (this.pending.length) {
         const { file, record } = this.pending[0]!;
         await appendRecord(file, record);
         this.pending.shift();
+        written++;
       }
+      return written;
     });
-    this.running = run.catch(() => undefined);
+    this.running = run.then(
+      () => (this.failed = false),
+      () => (this.failed = true),
+    );
     return run;
   }
 }
@@ -173,11 +182,11 @@ export class SaveHandler {
   /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
   flush(): void {
     for (const [ctx, recorder] of this.recorders) {
-      const waiting = recorder.waiting;
-      if (!waiting) continue;
+      if (!recorder.waiting) continue;
       recorder.flush().then(
-        () => {
-          this.host.log(`intent-lsp: wrote ${waiting} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+        (written) => {
+          if (!written) return; // a save's own write got there first
+          this.host.log(`intent-lsp: wrote ${written} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
           void this.host.poll(ctx);
         },
         () => undefined, // still not writable; the user was told when the save happened
