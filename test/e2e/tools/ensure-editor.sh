@@ -1,14 +1,14 @@
 #!/bin/sh
 # Make sure a real editor is available for the end-to-end tests and print the path of its binary.
 #
-#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix
+#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid
 #
 # Installs into $INTENT_LSP_EDITOR_CACHE/<name> (default <repo>/.cache/editors/<name>) only when it is not
 # there yet, so repeated and concurrent calls (two vitest workers) are cheap and safe: the install runs
 # under an exclusive flock per editor, and a finished install is marked only after its binary ran.
 # Progress goes to stderr; stdout is exactly one line, the binary's path.
 set -eu
-[ $# -eq 1 ] || { echo "usage: ensure-editor.sh nvim-0.10|nvim-sid|helix" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid" >&2; exit 2; }
 NAME=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
@@ -17,8 +17,9 @@ CACHE=${INTENT_LSP_EDITOR_CACHE:-$REPO/.cache/editors}
 case $NAME in
   nvim-0.10) SUITE=trixie; PKG=neovim; BIN=nvim; WANT='^NVIM v0\.10\.' ;;
   nvim-sid)  SUITE=sid;    PKG=neovim; BIN=nvim; WANT='^NVIM v0\.(1[1-9]|[2-9][0-9])\.' ;;
-  helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix ' ;;
-  *) echo "ensure-editor.sh: unknown editor '$NAME' (known: nvim-0.10, nvim-sid, helix)" >&2; exit 2 ;;
+  helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix 25\.01\.' ;;
+  helix-sid) SUITE=sid;    PKG=hx;     BIN=hx;   WANT='^helix (25\.(0[2-9]|1[0-2])|2[6-9]|[3-9][0-9])\.' ;;
+  *) echo "ensure-editor.sh: unknown editor '$NAME' (known: nvim-0.10, nvim-sid, helix, helix-sid)" >&2; exit 2 ;;
 esac
 PREFIX=$CACHE/$NAME
 MARK=$PREFIX/.installed
