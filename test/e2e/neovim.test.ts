@@ -1,8 +1,10 @@
-// Neovim 0.10 as a real LSP client of the built server (dist/server.js), driven headless through the
-// project's own Neovim plugin (clients/neovim): nvim/scope-quickfix.lua (scope diagnostic and quick fix)
-// and nvim/save-attribution.lua (:write records the edit; hover, CodeLens and inlay hints attribute it).
-// INTENT_LSP_E2E_NVIM=nvim-0.10,nvim-sid also runs it on Neovim 0.11+ (the vim.lsp.config path);
-// sid moves, so it is opt-in rather than a default that could break without a change here.
+// Neovim 0.10 and 0.12 as real LSP clients of the built server (dist/server.js), driven headless through
+// the project's own Neovim plugin (clients/neovim), set up as its README says for each version (0.10:
+// `setup({ cmd })`; 0.11+: `vim.lsp.config` + `setup()`, i.e. vim.lsp.enable): nvim/scope-quickfix.lua
+// (scope diagnostic, quick fix, statusline, `intent select` in a terminal) and nvim/save-attribution.lua
+// (:write records the edit; hover, CodeLens, inlay hints and :IntentBlame attribute it).
+// Both versions run by default; INTENT_LSP_E2E_NVIM=nvim-0.10 (or nvim-sid) runs one of them.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { describeRun, type EditorName, endRun, ensureEditor, isolatedXdg, linesO
 
 // INTENT_LSP_SERVER_JS lets the driver be pointed at another build of the server.
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
+const cliJs = path.join(repoRoot, "dist", "cli.js");
 
 const intentsYaml = `active_intents:
   - id: INT-001
@@ -78,7 +81,7 @@ afterEach(() => {
 
 
 const versions: Partial<Record<EditorName, RegExp>> = { "nvim-0.10": /^0\.10\.\d+/, "nvim-sid": /^0\.(1[1-9]|[2-9]\d)\.\d+/ };
-const editors = (process.env.INTENT_LSP_E2E_NVIM ?? "nvim-0.10").split(",").map((e) => e.trim()).filter(Boolean);
+const editors = (process.env.INTENT_LSP_E2E_NVIM ?? "nvim-0.10,nvim-sid").split(",").map((e) => e.trim()).filter(Boolean);
 for (const editor of editors) {
   if (!(editor in versions)) throw new Error(`INTENT_LSP_E2E_NVIM: unknown editor '${editor}' (known: ${Object.keys(versions).join(", ")})`);
 }
@@ -104,6 +107,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       FILE: file,
       SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
       PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
+      INTENT_CLI: `${process.execPath} ${cliJs}`,
       TIMEOUT_MS: "15000",
       ...extra,
     };
@@ -123,11 +127,16 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     failed = false;
   }, INSTALL_MS + 20_000);
 
-  it("flags an out-of-scope edit on exactly that line, offers the fixes, and clears after Select INT-003", async () => {
+  // the README's setup for this version, as the driver reports it: the route and whether intent_lsp is enabled
+  const setupLine = editor === "nvim-0.10" ? "setup true" : "vim.lsp.config true";
+
+  it("flags an out-of-scope edit on exactly that line, clears it with Select INT-003, and follows `intent select` from a terminal", async () => {
     const { nvim, ws, env, dir } = await prepareRun("docs/notes.md", {
       EDIT_LINE: String(EDIT_LINE),
       EDIT_TEXT,
       SELECT_PATTERN: "^Select INT%-003",
+      SELECTED: "INT-001",
+      SELECT_ID: "INT-003",
     });
     const r = await runNvim({
       nvim, script: path.join(__dirname, "nvim", "scope-quickfix.lua"), env, cwd: ws, timeoutMs: 60_000,
@@ -136,6 +145,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
 
     expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
     expect(r.code, seen).toBe(0);
+    expect(linesOf(r, "SETUP"), seen).toEqual([setupLine]);
     expect(linesOf(r, "CLIENT"), seen).toEqual([`intent_lsp ${ws}`]);
 
     const diags = linesOf(r, "DIAG");
@@ -164,19 +174,24 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     expect(JSON.parse(json ?? "null"), seen).toEqual([expect.objectContaining({ id: "INT-003" })]);
     // the action went through Neovim's client, not around it, and the server acted on it
     expect(r.stdout, seen).toMatch(/^CLEARED$/m);
+    // the statusline component: the selection before the fix, after it, and after the terminal's select
+    expect(linesOf(r, "STATUS"), seen).toEqual(["INT-001", "INT-003", "INT-001"]);
+    expect(linesOf(r, "TERMINAL"), seen).toEqual([expect.stringContaining("INT-001")]);
+    expect(r.stdout, seen).toMatch(/^REFLAGGED$/m);
     expect(r.stdout, seen).toMatch(/^PASS$/m);
 
     const selection: unknown = JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
-    expect(selection, seen).toMatchObject({ intent: "INT-003" });
+    expect(selection, seen).toMatchObject({ intent: "INT-001" });
     failed = false;
   }, INSTALL_MS + 90_000);
 
-  it("records a :write in the ledger and shows the attribution in hover, CodeLens and inlay hints", async () => {
+  it("records a :write in the ledger and shows the attribution in hover, CodeLens, inlay hints and :IntentBlame", async () => {
     const { nvim, ws, env, dir } = await prepareRun(API_FILE, {
       EDIT_LINE: String(API_EDIT_LINE),
       EDIT_TEXT: API_EDIT_TEXT,
       OTHER_LINE: "2",
       LEDGER,
+      BLAME_RANGE: `:${API_EDIT_LINE},${API_EDIT_LINE + 2}`,
     });
     const r = await runNvim({
       nvim, script: path.join(__dirname, "nvim", "save-attribution.lua"), env, cwd: ws, timeoutMs: 60_000,
@@ -189,6 +204,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
     expect(r.code, seen).toBe(0);
     expect(r.stdout, seen).toMatch(/^PASS$/m);
+    expect(linesOf(r, "SETUP"), seen).toEqual([setupLine]);
     expect(linesOf(r, "CLIENT"), seen).toEqual([`intent_lsp ${ws}`]);
 
     // Neovim wrote the file itself ...
@@ -223,13 +239,23 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     expect(hover, seen).toEqual(expect.arrayContaining(["- Use TypeScript", "- No network calls in unit tests"]));
     expect(linesOf(r, "HOVER_OTHER"), seen).toEqual(["**Untraced:** no ledger record covers this line."]);
 
-    // vim.lsp.codelens.get(): the file summary at line 0 and the block's lens at its first line
+    // the plugin's lenses, refreshed by the save itself: the file summary at line 0 and the block's lens
+    // at its first line
     expect(linesOf(r, "LENS"), seen).toEqual([
       `0 1/${weather.length} lines traced · 1 record · INT-001 · last human just now`,
       `${API_EDIT_LINE} INT-001 · human · just now`,
     ]);
     // vim.lsp.inlay_hint.get(): the same label at the end of the block's first line
     expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · human · just now`]);
+    // :IntentBlame prints the lines `intent blame` prints in a terminal for the same range
+    const terminalBlame = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${API_EDIT_LINE}-${API_EDIT_LINE + 2}`], { cwd: ws, encoding: "utf8" });
+    const blameLines = linesOf(r, "BLAME");
+    expect(blameLines, seen).toEqual(terminalBlame.replace(/\n$/, "").split("\n"));
+    expect(blameLines, seen).toEqual([
+      expect.stringMatching(/^12  untraced +│ export function summary\(f: Forecast\): string \{$/),
+      `13  INT-001   human  ${record.timestamp.slice(0, 16).replace("T", " ")}  ${record.id.slice(0, 8)} │ ${API_EDIT_TEXT}`,
+      expect.stringMatching(/^14  untraced +│ {3}return/),
+    ]);
     // an in-scope edit, saved: nothing to flag
     expect(linesOf(r, "DIAG"), seen).toEqual([]);
     failed = false;

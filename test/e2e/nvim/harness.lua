@@ -34,6 +34,32 @@ end
 local log = vim.lsp.log
 if log and log.set_level then log.set_level("debug") else vim.lsp.set_log_level("debug") end
 
+--- The plugin, set up exactly as clients/neovim/README.md says for this Neovim version (SERVER_CMD stands
+--- for { "intent-lsp", "--stdio" }); prints SETUP <route> <enabled>.
+function h.setup_plugin()
+  vim.opt.runtimepath:append(h.env("PLUGIN_DIR"))
+  if vim.fn.has("nvim-0.11") == 1 then
+    vim.lsp.config("intent_lsp", { cmd = h.cmd })
+    require("intent_lsp").setup()
+    h.out("SETUP vim.lsp.config " .. tostring(vim.lsp.is_enabled and vim.lsp.is_enabled("intent_lsp")))
+  else
+    require("intent_lsp").setup({ cmd = h.cmd })
+    h.out("SETUP setup true")
+  end
+end
+
+--- Waits until the plugin's statusline component for `bufnr` reads `want`; returns what it read last.
+function h.wait_status(bufnr, want)
+  local seen
+  vim.wait(h.timeout, function()
+    seen = vim.api.nvim_buf_call(bufnr, function()
+      return require("intent_lsp").statusline()
+    end)
+    return seen == want
+  end, 20)
+  return seen
+end
+
 --- Stops the client (a clean shutdown lets the server drop its session file; not fatal if slow), prints
 --- PASS and quits.
 function h.finish(client)

@@ -4,9 +4,12 @@
 -- on the lines printed here:
 --   NVIM <version> | CLIENT <name> <root> | HOVER_EDITED <markdown line> (before the save)
 --   WROTE | LEDGER <line count> | HOVER <markdown line> | HOVER_OTHER <markdown line> (an untouched line)
---   LENS <line> <title> | HINT <line> <character> <label> | DIAG … | PASS   (or FAIL: <why>)
+--   LENS <line> <title> | HINT <line> <character> <label> | BLAME <line of :IntentBlame> | DIAG … | PASS
+--   (or FAIL: <why>)
+-- The lenses are the plugin's: nothing here asks for them, so they prove the refresh on :write.
 -- Environment: WS (workspace), FILE (relative to WS), SERVER_CMD, PLUGIN_DIR (clients/neovim),
--- EDIT_LINE (0-based), EDIT_TEXT, OTHER_LINE (0-based, an unedited line), LEDGER (relative to WS), TIMEOUT_MS.
+-- EDIT_LINE (0-based), EDIT_TEXT, OTHER_LINE (0-based, an unedited line), LEDGER (relative to WS),
+-- BLAME_RANGE (":first,last" of :IntentBlame, 1-based), TIMEOUT_MS.
 -- Every wait has a deadline; on failure everything seen so far is printed before exiting 1.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 local out, env, ws, file, cmd, timeout = h.out, h.env, h.ws, h.file, h.cmd, h.timeout
@@ -83,8 +86,7 @@ end
 
 out("NVIM " .. tostring(vim.version()))
 vim.cmd("filetype on")
-vim.opt.runtimepath:prepend(env("PLUGIN_DIR"))
-require("intent_lsp").setup({ cmd = cmd })
+h.setup_plugin()
 
 vim.cmd("edit " .. vim.fn.fnameescape(file))
 bufnr = vim.api.nvim_get_current_buf()
@@ -129,20 +131,35 @@ end
 print_lines("HOVER", attributed)
 print_lines("HOVER_OTHER", hover_text(other_line) or "")
 
--- CodeLens the way a user's autocmd gets it. Neovim 0.10 does not advertise workspace/codeLens/refresh,
--- so the refresh is ours to ask for, as the documented autocmd would.
-vim.lsp.codelens.refresh({ bufnr = bufnr })
-if not vim.wait(timeout, function()
-  return #vim.lsp.codelens.get(bufnr) > 0
-end, 20) then
-  return fail("vim.lsp.codelens.get() stayed empty after vim.lsp.codelens.refresh()")
+-- CodeLens as the plugin keeps it: 0.12 follows the server's refresh, 0.10 refreshes on BufWritePost.
+-- Each lens as { line, title }; 0.12 wraps them as { client_id, lens }.
+local function lenses()
+  local list = {}
+  local got = vim.lsp.codelens.enable and vim.lsp.codelens.get({ bufnr = bufnr }) or vim.lsp.codelens.get(bufnr)
+  for _, l in ipairs(got) do
+    local lens = l.lens or l
+    table.insert(list, { line = lens.range.start.line, title = lens.command and lens.command.title or "<unresolved>" })
+  end
+  table.sort(list, function(a, b)
+    return a.line < b.line
+  end)
+  return list
 end
-local lenses = vim.lsp.codelens.get(bufnr)
-table.sort(lenses, function(a, b)
-  return a.range.start.line < b.range.start.line
-end)
-for _, lens in ipairs(lenses) do
-  out(string.format("LENS %d %s", lens.range.start.line, lens.command and lens.command.title or "<unresolved>"))
+if not vim.wait(timeout, function()
+  for _, lens in ipairs(lenses()) do
+    if lens.line == edit_line then
+      return true
+    end
+  end
+  return false
+end, 20) then
+  for _, lens in ipairs(lenses()) do
+    out(string.format("SEEN LENS %d %s", lens.line, lens.title))
+  end
+  return fail("no CodeLens on the saved line after :write")
+end
+for _, lens in ipairs(lenses()) do
+  out(string.format("LENS %d %s", lens.line, lens.title))
 end
 
 -- Inlay hints: the same block label, at the end of the block's first line.
@@ -163,6 +180,25 @@ for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
   end
   out(string.format("HINT %d %d %s", h.inlay_hint.position.line, h.inlay_hint.position.character, label))
 end
+
+-- :IntentBlame over a range, as a user types it; its lines arrive through vim.notify.
+local blame_text
+local notify = vim.notify
+vim.notify = function(msg, level)
+  if type(msg) == "string" and msg:find(" │ ", 1, true) then
+    blame_text = msg
+  else
+    notify(msg, level)
+  end
+end
+vim.cmd(env("BLAME_RANGE"):sub(2) .. "IntentBlame")
+if not vim.wait(timeout, function()
+  return blame_text ~= nil
+end, 20) then
+  return fail(":IntentBlame printed nothing")
+end
+vim.notify = notify
+print_lines("BLAME", blame_text)
 
 for _, d in ipairs(vim.diagnostic.get(bufnr)) do
   out(string.format("DIAG %d %s %s", d.lnum, tostring(d.code), (d.message:gsub("\n", "\\n"))))

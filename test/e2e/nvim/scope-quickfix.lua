@@ -2,9 +2,13 @@
 -- line, the quick fixes are offered, and applying "Select INT-003 …" through Neovim's own code-action
 -- machinery clears it. Run by test/e2e/neovim.test.ts, which asserts on the lines printed here:
 --   NVIM <version> | CLIENT <name> <root> | DIAG <lnum> <col> <end_lnum> <end_col> <SEVERITY> <code> <message>
---   ACTION <title> | COMMAND <title> => <command> <json arguments> | CLEARED | PASS   (or FAIL: <why>)
+--   ACTION <title> | COMMAND <title> => <command> <json arguments> | CLEARED | STATUS <statusline text>
+--   TERMINAL <intent select output> | REFLAGGED | PASS   (or FAIL: <why>)
+-- The statusline component is read before the fix, after it, and after `intent select` in a terminal
+-- (INTENT_CLI) put the first intent back, which flags the edit again without any request from Neovim.
 -- Environment: WS (workspace), FILE (relative to WS), SERVER_CMD, PLUGIN_DIR (clients/neovim),
--- EDIT_LINE (0-based), EDIT_TEXT, SELECT_PATTERN (Lua pattern of the action to apply), TIMEOUT_MS.
+-- EDIT_LINE (0-based), EDIT_TEXT, SELECT_PATTERN (Lua pattern of the action to apply), SELECTED (the
+-- intent selected at the start), SELECT_ID (the one the action selects), INTENT_CLI (node dist/cli.js), TIMEOUT_MS.
 -- Every wait is vim.wait with a deadline; on failure everything seen so far is printed before exiting 1.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 local out, env, ws, file, cmd, timeout = h.out, h.env, h.ws, h.file, h.cmd, h.timeout
@@ -39,8 +43,7 @@ end
 out("NVIM " .. tostring(vim.version()))
 -- -u NONE leaves detection off; a user has it on, and 0.11+'s vim.lsp.enable attaches on FileType
 vim.cmd("filetype on")
-vim.opt.runtimepath:prepend(env("PLUGIN_DIR"))
-require("intent_lsp").setup({ cmd = cmd })
+h.setup_plugin()
 for _, c in ipairs({ "IntentSelect", "IntentClear", "IntentStatus", "IntentBlame" }) do
   if vim.fn.exists(":" .. c) ~= 2 then
     return fail("plugin did not define :" .. c)
@@ -59,6 +62,8 @@ end, 20) then
   return fail("the intent-lsp client did not start and attach (root " .. tostring(require("intent_lsp").root_dir(bufnr)) .. ")")
 end
 out(string.format("CLIENT %s %s", client.name, client.config.root_dir))
+local selected = env("SELECTED")
+out("STATUS " .. h.wait_status(bufnr, selected))
 
 vim.api.nvim_buf_set_lines(bufnr, edit_line, edit_line + 1, false, { edit_text })
 
@@ -122,5 +127,27 @@ end, 20) then
   return fail("the diagnostic was still there after applying the code action")
 end
 out("CLEARED")
+out("STATUS " .. h.wait_status(bufnr, env("SELECT_ID")))
+
+-- Someone selects the first intent again from a terminal: the server sees the file change, flags the
+-- edit again, and the statusline follows without Neovim asking.
+local cli = vim.split(env("INTENT_CLI"), " ", { trimempty = true })
+local terminal = vim.fn.system(vim.list_extend(cli, { "select", selected, "--root", ws }))
+out("TERMINAL " .. vim.trim(terminal):gsub("\n", "\\n"))
+if vim.v.shell_error ~= 0 then
+  return fail("intent select " .. selected .. " exited " .. vim.v.shell_error)
+end
+if not vim.wait(timeout, function()
+  for _, d in ipairs(intent_diags()) do
+    if d.code == "out-of-scope" and d.lnum == edit_line then
+      return true
+    end
+  end
+  return false
+end, 20) then
+  return fail("the edit was not flagged again after `intent select " .. selected .. "` in a terminal")
+end
+out("REFLAGGED")
+out("STATUS " .. h.wait_status(bufnr, selected))
 
 h.finish(client)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make sure a real editor is available for the end-to-end tests and print the path of its binary.
 #
-#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix|code-server|chromium
+#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid|code-server|chromium
 #
 # code-server (VS Code 1.100.3 in a browser) comes from the npm registry (tools/code-server.sh); chromium,
 # which drives it, is Debian's /usr/bin/chromium, installed with apt-get when missing (it is a system
@@ -12,7 +12,7 @@
 # under an exclusive flock per editor, and a finished install is marked only after its binary ran.
 # Progress goes to stderr; stdout is exactly one line, the binary's path.
 set -eu
-USAGE="usage: ensure-editor.sh nvim-0.10|nvim-sid|helix|code-server|chromium"
+USAGE="usage: ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid|code-server|chromium"
 [ $# -eq 1 ] || { echo "$USAGE" >&2; exit 2; }
 NAME=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +22,8 @@ CACHE=${INTENT_LSP_EDITOR_CACHE:-$REPO/.cache/editors}
 case $NAME in
   nvim-0.10) SUITE=trixie; PKG=neovim; BIN=nvim; WANT='^NVIM v0\.10\.' ;;
   nvim-sid)  SUITE=sid;    PKG=neovim; BIN=nvim; WANT='^NVIM v0\.(1[1-9]|[2-9][0-9])\.' ;;
-  helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix ' ;;
+  helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix 25\.01\.' ;;
+  helix-sid) SUITE=sid;    PKG=hx;     BIN=hx;   WANT='^helix (25\.(0[2-9]|1[0-2])|2[6-9]|[3-9][0-9])\.' ;;
   code-server) SUITE=; PKG=code-server; BIN=node_modules/.bin/code-server; WANT='^4\.100\.3 .*with Code 1\.100\.3' ;;
   chromium)
     if [ ! -x /usr/bin/chromium ]; then

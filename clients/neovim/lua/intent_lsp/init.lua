@@ -1,6 +1,7 @@
 -- intent-lsp for Neovim: starts the language server for files in an intent workspace and adds
--- :IntentSelect, :IntentClear, :IntentStatus and :IntentBlame. Works on Neovim 0.7 and later;
--- 0.11+ goes through vim.lsp.config/vim.lsp.enable so users can override it the standard way.
+-- :IntentSelect, :IntentClear, :IntentStatus, :IntentBlame, a statusline component and CodeLens that
+-- follows saves. Works on Neovim 0.7 and later; 0.11+ goes through vim.lsp.config/vim.lsp.enable so
+-- users can override it the standard way.
 local M = {}
 
 local NAME = "intent_lsp"
@@ -73,6 +74,14 @@ local function buf_uri()
   return vim.api.nvim_buf_get_name(0) ~= "" and vim.uri_from_bufnr(0) or nil
 end
 
+-- client:request on 0.11+, client.request before; returns whether the request went out.
+local function request(client, method, params, handler, bufnr)
+  if has("0.11") then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
 --- Sends workspace/executeCommand with one argument object (`arguments` plus the buffer's uri);
 --- `on_result(result)` runs on success, errors are shown.
 function M.execute(command, arguments, on_result)
@@ -90,12 +99,62 @@ function M.execute(command, arguments, on_result)
       on_result(result)
     end
   end
-  local bufnr = vim.api.nvim_get_current_buf()
-  if has("0.11") then
-    client:request("workspace/executeCommand", params, handler, bufnr)
-  else
-    client.request("workspace/executeCommand", params, handler, bufnr)
+  request(client, "workspace/executeCommand", params, handler, vim.api.nvim_get_current_buf())
+end
+
+-- The statusline shows a cached text per client, refreshed on events (attach, the plugin's own commands,
+-- and published diagnostics: the server re-publishes when the selection changes, from a terminal's
+-- `intent select` too), so drawing it never sends a request.
+local status_text = {} -- client id -> text
+local status_busy = {} -- client id -> a listIntents request is out
+local status_again = {} -- client id -> an event came while it was out
+
+local function refresh_status(client, bufnr)
+  if status_busy[client.id] then
+    status_again[client.id] = true
+    return
   end
+  local valid = vim.api.nvim_buf_is_valid(bufnr)
+  local uri = valid and vim.api.nvim_buf_get_name(bufnr) ~= "" and vim.uri_from_bufnr(bufnr) or nil
+  local params = { command = "intent.listIntents", arguments = { { uri = uri } } }
+  status_busy[client.id] = true
+  local sent = request(client, "workspace/executeCommand", params, function(err, intents)
+    status_busy[client.id] = nil
+    if not err and type(intents) == "table" then
+      local text = "no intent"
+      for _, intent in ipairs(intents) do
+        if intent.selected == true then
+          text = intent.id
+        end
+      end
+      if status_text[client.id] ~= text then
+        status_text[client.id] = text
+        vim.cmd("redrawstatus!")
+      end
+    end
+    if status_again[client.id] then
+      status_again[client.id] = nil
+      refresh_status(client, bufnr)
+    end
+  end, valid and bufnr or nil)
+  if not sent then
+    status_busy[client.id] = nil
+  end
+end
+
+local function refresh_all_status()
+  for _, client in ipairs(clients({ name = NAME })) do
+    local bufnr = vim.tbl_keys(client.attached_buffers or {})[1] or vim.api.nvim_get_current_buf()
+    refresh_status(client, bufnr)
+  end
+end
+
+--- For 'statusline' / 'winbar': the selected intent of the buffer's workspace ("INT-003"), "no intent"
+--- when none is selected (auto-selection applies), "" where intent-lsp is not attached. Reads a cache.
+---   vim.o.statusline = "%f %= %{v:lua.require'intent_lsp'.statusline()} "
+function M.statusline(bufnr)
+  local client = clients({ name = NAME, bufnr = bufnr or vim.api.nvim_get_current_buf() })[1]
+  return client and status_text[client.id] or ""
 end
 
 local function describe(intent)
@@ -106,6 +165,7 @@ end
 --- Selects an intent for the workspace; `start` also moves a PENDING one to IN_PROGRESS.
 function M.select(id, start)
   M.execute("intent.selectIntent", { id = id, start = start or nil }, function()
+    refresh_all_status()
     notify((start and "started and selected " or "selected ") .. id)
   end)
 end
@@ -143,17 +203,50 @@ local function status()
   end)
 end
 
+-- The columns of `intent blame` in a terminal (server/src/cli/blame.ts), so both read the same.
+local function blame_cells(row)
+  if row.kind ~= "traced" then
+    return { row.kind or "?", "", "", "" }
+  end
+  local model = row.model and row.model:match("([^/]+)$") or nil
+  local when = (row.timestamp or ""):sub(1, 16):gsub("T", " ")
+  return {
+    row.intent or "no intent",
+    model or row.contributor or "",
+    when,
+    (row.traceId or ""):sub(1, 8) .. (row.exact and "" or "?"),
+  }
+end
+
+--- The rows of `intent.blame` as the lines `intent blame FILE:L-L` prints.
+function M.format_blame(rows)
+  local cells, widths = {}, { 0, 0, 0, 0 }
+  for i, row in ipairs(rows) do
+    cells[i] = blame_cells(row)
+    for c = 1, 4 do
+      widths[c] = math.max(widths[c], vim.fn.strchars(cells[i][c]))
+    end
+  end
+  local number_width = #tostring(rows[#rows] and rows[#rows].line or 1)
+  local lines = {}
+  for i, row in ipairs(rows) do
+    local padded = {}
+    for c = 1, 4 do
+      padded[c] = cells[i][c] .. string.rep(" ", widths[c] - vim.fn.strchars(cells[i][c]))
+    end
+    local number = tostring(row.line)
+    lines[i] = string.rep(" ", number_width - #number) .. number .. "  " .. table.concat(padded, "  ") .. " │ " .. (row.text or "")
+  end
+  return lines
+end
+
 local function blame(line1, line2)
   M.execute("intent.blame", { startLine = line1 - 1, endLine = line2 - 1 }, function(result)
-    local text
-    if type(result) == "string" then
-      text = result
-    elseif type(result) == "table" and type(result.text) == "string" then
-      text = result.text
-    else
-      text = vim.inspect(result)
+    local rows = type(result) == "table" and result.lines
+    if type(rows) ~= "table" or #rows == 0 then
+      return notify("no blame for these lines", vim.log.levels.WARN)
     end
-    vim.notify(text)
+    vim.notify(table.concat(M.format_blame(rows), "\n"))
   end)
 end
 
@@ -185,7 +278,10 @@ local function create_commands()
   end, { nargs = "?", bang = true, complete = complete_ids,
     desc = "intent-lsp: select the active intent (! also starts a PENDING one)" })
   command("IntentClear", function()
-    M.execute("intent.clearIntent", nil, function() notify("selection cleared") end)
+    M.execute("intent.clearIntent", nil, function()
+      refresh_all_status()
+      notify("selection cleared")
+    end)
   end, { desc = "intent-lsp: clear the selected intent" })
   command("IntentStatus", status, { desc = "intent-lsp: intents and the current selection" })
   command("IntentBlame", function(o)
@@ -219,10 +315,125 @@ local function attach(config, bufnr)
   end
 end
 
+-- CodeLens: 0.12 re-requests lenses when the server asks (workspace/codeLens/refresh); older versions
+-- do not support that request, so the lens of a save would only appear after the next edit. There the
+-- lenses are refreshed on these events, :write among them (Neovim has sent didSave when this runs).
+local LENS_EVENTS = { "BufEnter", "BufWritePost", "InsertLeave", "CursorHold" }
+
+local function enable_codelens(client, bufnr)
+  local caps = client.server_capabilities or {}
+  if not caps.codeLensProvider then
+    return
+  end
+  if vim.lsp.codelens.enable then
+    vim.lsp.codelens.enable(true, { bufnr = bufnr })
+    return
+  end
+  local function refresh()
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return
+    end
+    if has("0.10") then
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+    elseif vim.api.nvim_get_current_buf() == bufnr then
+      vim.lsp.codelens.refresh()
+    end
+  end
+  refresh()
+  vim.api.nvim_create_autocmd(LENS_EVENTS, {
+    group = vim.api.nvim_create_augroup("intent_lsp_codelens_" .. bufnr, { clear = true }),
+    buffer = bufnr,
+    callback = function()
+      vim.schedule(refresh)
+    end,
+  })
+end
+
+local ui_opts = {}
+
+local function on_attach(client, bufnr)
+  refresh_status(client, bufnr)
+  if ui_opts.codelens ~= false then
+    enable_codelens(client, bufnr)
+  end
+end
+
+-- Attach, detach and diagnostics events, whichever way the client was started (this setup, or the
+-- user's own vim.lsp.config/vim.lsp.enable). Returns false on Neovim 0.7, which has no LspAttach:
+-- there `config.on_attach` does it.
+local function create_autocmds()
+  local group = vim.api.nvim_create_augroup("intent_lsp_ui", { clear = true })
+  vim.api.nvim_create_autocmd("DiagnosticChanged", {
+    group = group,
+    callback = function(ev)
+      for _, client in ipairs(clients({ name = NAME, bufnr = ev.buf })) do
+        refresh_status(client, ev.buf)
+      end
+    end,
+  })
+  if vim.fn.exists("##LspAttach") ~= 1 then
+    return false
+  end
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == NAME then
+        on_attach(client, ev.buf)
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd("LspDetach", {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == NAME then
+        pcall(vim.api.nvim_del_augroup_by_name, "intent_lsp_codelens_" .. ev.buf)
+      end
+    end,
+  })
+  return true
+end
+
 --- opts: cmd, settings ({ intentLsp = … }), filetypes (default: all), on_attach, capabilities,
---- handlers, init_options, root_dir (a fixed path; default: found per buffer).
+--- handlers, init_options, root_dir (a fixed path; default: found per buffer), codelens (default true:
+--- show the attribution lenses and keep them current).
+--- On 0.11+ this is vim.lsp.config("intent_lsp", …) with only the options given here, then
+--- vim.lsp.enable("intent_lsp"): what you pass to vim.lsp.config("intent_lsp", …) yourself still holds.
 function M.setup(opts)
   opts = opts or {}
+  ui_opts = { codelens = opts.codelens }
+  create_commands()
+  local user_on_attach = opts.on_attach
+  local attach_hook = user_on_attach
+  if not create_autocmds() then
+    attach_hook = function(client, bufnr)
+      on_attach(client, bufnr)
+      if user_on_attach then
+        user_on_attach(client, bufnr)
+      end
+    end
+  end
+
+  if has("0.11") and vim.lsp.config and vim.lsp.enable then
+    local fixed = opts.root_dir
+    local config = {
+      root_dir = function(bufnr, on_dir)
+        local root = fixed or M.root_dir(bufnr)
+        if root then
+          on_dir(root)
+        end
+      end,
+      on_attach = attach_hook,
+    }
+    for _, key in ipairs({ "cmd", "settings", "init_options", "capabilities", "handlers", "filetypes" }) do
+      config[key] = opts[key]
+    end
+    vim.lsp.config(NAME, config)
+    vim.lsp.enable(NAME)
+    return
+  end
+
   local config = {
     name = NAME,
     cmd = opts.cmd or { "intent-lsp", "--stdio" },
@@ -230,25 +441,9 @@ function M.setup(opts)
     init_options = opts.init_options,
     capabilities = opts.capabilities,
     handlers = opts.handlers,
-    on_attach = opts.on_attach,
+    on_attach = attach_hook,
     root_dir = opts.root_dir,
   }
-  create_commands()
-
-  if has("0.11") and vim.lsp.config and vim.lsp.enable then
-    local fixed = opts.root_dir
-    config.name = nil
-    config.filetypes = opts.filetypes
-    config.root_dir = function(bufnr, on_dir)
-      local root = fixed or M.root_dir(bufnr)
-      if root then
-        on_dir(root)
-      end
-    end
-    vim.lsp.config(NAME, config)
-    vim.lsp.enable(NAME)
-    return
-  end
 
   local group = vim.api.nvim_create_augroup("intent_lsp", { clear = true })
   -- Without a filetype list every file counts, so hook buffer reads rather than FileType (which never
