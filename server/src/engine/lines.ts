@@ -11,3 +11,30 @@ export function textLines(text: string): string[] {
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
+
+/** Offsets where each line starts, lines ending as in `splitLines` (CRLF, LF or a lone CR). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) starts.push(i + 1);
+    else if (c === 0x0d) {
+      if (text.charCodeAt(i + 1) === 0x0a) i++;
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+/** The 0-based line and character of `offset` (clamped into the text), as an editor counts them. */
+export function positionAt(starts: readonly number[], offset: number): { line: number; character: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  const at = Math.max(0, offset);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo, character: at - starts[lo]! };
+}

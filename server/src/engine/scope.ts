@@ -1,5 +1,6 @@
 import { escape, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
+import { patternCostProblem } from "./patternLimits";
 
 /**
  * Scope globs (DESIGN §2.1): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
@@ -32,7 +33,13 @@ export function validateGlob(raw: string): string | undefined {
   if (g.split("/").includes("..")) return `"${raw}" leaves the workspace ("..")`;
   const unbalanced = unbalancedBracket(g);
   if (unbalanced) return `"${raw}" has an unclosed "${unbalanced}"`;
-  if (new Minimatch(g, MATCH_OPTIONS).makeRe() === false) return `"${raw}" is not a valid glob`;
+  const costly = patternCostProblem(g, { braces: true });
+  if (costly) return costly;
+  try {
+    if (new Minimatch(g, MATCH_OPTIONS).makeRe() === false) return `"${raw}" is not a valid glob`;
+  } catch (err) {
+    return `"${raw}" is not a valid glob (${(err as Error).message.slice(0, 120)})`;
+  }
   return undefined;
 }
 

@@ -1,4 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
+import { lineStarts, positionAt } from "../lines";
+import { nestingMessage, yamlNestingProblem } from "../nesting";
 import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
 import {
   INTENT_ID_PATTERN,
@@ -45,16 +47,11 @@ const STATUS_ALIASES: Record<string, IntentStatus> = { COMPLETED: "COMPLETE", AB
 export function loadIntents(text: string): LoadResult {
   const lines = new LineCounter();
   const problems: Problem[] = [];
+  let starts: number[] | undefined; // computed on the first problem: a sound file never needs them
   const report = (severity: ProblemSeverity, span: Span, message: string) => {
-    const s = lines.linePos(span.start);
-    const e = lines.linePos(Math.max(span.start, span.end));
-    problems.push({
-      severity,
-      message,
-      span,
-      start: { line: s.line - 1, character: s.col - 1 },
-      end: { line: e.line - 1, character: e.col - 1 },
-    });
+    starts ??= lineStarts(text);
+    const end = Math.min(text.length, Math.max(span.start, span.end));
+    problems.push({ severity, message, span, start: positionAt(starts, Math.min(span.start, end)), end: positionAt(starts, end) });
   };
   const done = (intents: Intent[]): LoadResult => ({
     catalogue: makeCatalogue(intents),
@@ -62,6 +59,30 @@ export function loadIntents(text: string): LoadResult {
     hasErrors: problems.some((p) => p.severity === "error"),
   });
 
+  const tooDeep = yamlNestingProblem(text);
+  if (tooDeep) {
+    report("error", { start: tooDeep.offset, end: tooDeep.offset + 1 }, `active_intents.yaml is ${nestingMessage()}.`);
+    return done([]);
+  }
+  try {
+    return readCatalogue(yamlText(text), lines, report, done);
+  } catch (err) {
+    // the nesting bound keeps the parser's recursion shallow; this is the last line of defence, never a crash
+    problems.length = 0;
+    report("error", { start: 0, end: Math.min(text.length, 1) }, `active_intents.yaml could not be read (${(err as Error).message}); nothing in it is in force until it is fixed.`);
+    return done([]);
+  }
+}
+
+/**
+ * The text as the YAML parser should see it: a lone CR is a line break in YAML 1.2 and in the editor, but
+ * not to the parser. Replacing it with LF keeps every offset, so positions stay those of the editor's lines.
+ */
+export function yamlText(text: string): string {
+  return text.includes("\r") ? text.replace(/\r(?!\n)/g, "\n") : text;
+}
+
+function readCatalogue(text: string, lines: LineCounter, report: Report, done: (intents: Intent[]) => LoadResult): LoadResult {
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   for (const err of doc.errors) {
     report("error", { start: err.pos[0], end: err.pos[1] }, `YAML syntax error: ${firstLine(err.message)}`);
