@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openRegularSync } from "./regularFiles";
 import type { Settings } from "@shared/settings";
 
 /**
@@ -55,7 +56,7 @@ function modelFromTranscript(path: string | undefined): string | undefined {
   if (!path) return undefined;
   let text: string;
   try {
-    const fd = openSync(path, "r");
+    const fd = openRegularSync(path); // the agent names it: a FIFO or a device must not hang the hook
     try {
       const size = fstatSync(fd).size;
       const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);

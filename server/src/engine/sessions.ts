@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
-import { writeFileAtomic } from "./atomicWrite";
+import { existsSync, readdirSync } from "node:fs";
+import { ensureOwnDir, removeOwnFile, writeOwnFile } from "./ownFiles";
 import type { Selection } from "./gate";
 import { readOptional, SESSIONS_DIR } from "./workspaceFiles";
 
@@ -44,13 +44,11 @@ export const HEARTBEAT_MS = 30_000;
 
 const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
 
-function ensureSessionsDir(root: string): string {
-  const dir = sessionsDir(root);
-  mkdirSync(dir, { recursive: true });
+/** Creates the sessions folder where it really lands (never through a link out of the workspace). */
+function ensureSessionsDir(root: string): void {
+  const dir = ensureOwnDir(root, SESSIONS_DIR);
   // The folder ignores itself so that session files never end up in a commit.
-  const gitignore = join(dir, ".gitignore");
-  if (!existsSync(gitignore)) writeFileSync(gitignore, "*\n");
-  return dir;
+  if (!existsSync(join(dir, ".gitignore"))) writeOwnFile(root, `${SESSIONS_DIR}/.gitignore`, "*\n", { durable: false });
 }
 
 /** A session file as written by any version of any door; anything else is not a session. */
@@ -72,12 +70,11 @@ function asSession(raw: unknown): SessionRecord | undefined {
 }
 
 function readJson<T>(path: string): T | undefined {
-  const text = readOptional(path);
-  if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as T;
+    const text = readOptional(path);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   } catch {
-    return undefined; // a half-written or hand-broken file counts as absent; the next write replaces it
+    return undefined; // half-written, hand-broken, or not a file at all (a FIFO): counts as absent
   }
 }
 
@@ -88,7 +85,8 @@ export function readWorkspaceSelection(root: string): WorkspaceSelection | undef
 
 export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
   const sel: WorkspaceSelection = { intent, selectedAt: now.toISOString(), by };
-  writeFileAtomic(join(ensureSessionsDir(root), WORKSPACE_SELECTION), `${JSON.stringify(sel, null, 2)}\n`);
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`, `${JSON.stringify(sel, null, 2)}\n`);
   return sel;
 }
 
@@ -97,15 +95,12 @@ export function readSession(root: string, id: string): SessionRecord | undefined
 }
 
 export function writeSession(root: string, record: SessionRecord): void {
-  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`, { durable: false });
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(record.id)}`, `${JSON.stringify(record, null, 2)}\n`, { durable: false });
 }
 
 export function removeSession(root: string, id: string): void {
-  try {
-    unlinkSync(join(sessionsDir(root), sessionFileName(id)));
-  } catch {
-    /* already gone */
-  }
+  removeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(id)}`); // false: already gone, or not ours to remove
 }
 
 /**

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularText } from "./regularFiles";
 
 /** Where intent-lsp's workspace files live (DESIGN §2), relative to the workspace root. */
 export const ORCHESTRATION_DIR = ".orchestration";
@@ -27,9 +27,13 @@ export function readRuleFiles(root: string): RuleFileTexts {
   return out;
 }
 
+/**
+ * A file's text, or undefined when it does not exist. Anything but a regular file (a FIFO, a device) is an
+ * error, thrown at once: reading it could block or never end.
+ */
 export function readOptional(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularText(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
     throw err;

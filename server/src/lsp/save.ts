@@ -1,6 +1,6 @@
 import type { TraceRecord } from "@shared/agentTrace";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { appendRecord } from "../engine/ledger/append";
+import { appendWorkspaceRecord } from "../engine/ledger/append";
 import { parseLedgerLines, type TraceEntry } from "../engine/ledger/read";
 import { prepareRecord } from "../engine/ledger/recordChange";
 import { noteLesson } from "../engine/lessons";
@@ -55,7 +55,7 @@ export async function writeSave(ctx: WorkspaceContext, save: PreparedSave, poll:
   await poll(); // an agent hook may have recorded this very content a moment ago
   const postHash = save.record.metadata?.["dev.intent-lsp"]?.post_hash;
   if (postHash && ctx.ledger.hasPostHash(save.path, postHash)) return false;
-  await appendRecord(ctx.ledger.file, save.record);
+  await appendWorkspaceRecord(ctx.root, ctx.ledger.ledgerPath, save.record);
   const v = save.verdict;
   if (isProblem(v) && v.kind === "out-of-scope") {
     noteLesson(ctx.root, { path: save.path, intentId: v.intent.id, text: `saved outside the scope of ${v.intent.id}. ${verdictMessage(save.path, v)}` });

@@ -1,9 +1,11 @@
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileHash } from "../hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../gate";
 import type { Intent } from "../intents/model";
 import { realWorkspacePath, toWorkspacePath } from "../paths";
 import { isIntentLspFile } from "../recordPolicy";
+import { fileKind } from "../regularFiles";
 import { buildRules, type Rules } from "../rules";
 import { ruleFileProblems, type RuleFileProblem } from "../ruleFileProblems";
 import { readSession, readWorkspaceSelection, resolveSelection } from "../sessions";
@@ -24,6 +26,7 @@ type DenyCode =
   | "stale-file"
   | "intents-file-broken"
   | "config-file-broken"
+  | "not-a-regular-file"
   | "internal-error";
 
 export type GateDecision =
@@ -71,6 +74,11 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   if (path === undefined) {
     return { decision: deny("outside-workspace", `${lexical} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`), path: lexical };
   }
+  // a FIFO or a device cannot be read to record the write (reading a FIFO blocks until someone writes to it)
+  const kind = nonRegularKind(resolve(ctx.root, path));
+  if (kind) {
+    return { decision: deny("not-a-regular-file", `${path} is ${kind}, not a regular file; intent-lsp lets agents write only regular files. Ask the user to make this change.`), path };
+  }
   if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
   // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
   if (isIntentLspFile(path, ctx.rules)) {
@@ -99,6 +107,16 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
       ? `${path} is exempt from scope checks (.intentignore or the "exempt" setting).`
       : `${verdict.intent.id} (${verdict.intent.name}) owns ${path}${verdict.auto ? " (auto-selected: the only in-progress intent that owns it)" : ""}.`;
   return { decision: { kind: "allow", code: verdict.kind === "exempt" ? "exempt" : "in-scope", reason }, path, verdict };
+}
+
+/** What is at `file` when it exists and is not a regular file (links followed); undefined otherwise. */
+function nonRegularKind(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return st.isFile() ? undefined : fileKind(st);
+  } catch {
+    return undefined; // does not exist yet: the write creates it
+  }
 }
 
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);

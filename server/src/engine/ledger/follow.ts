@@ -9,7 +9,8 @@
  * - large reads go in chunks with a yield between them, so the server keeps answering while a big ledger
  *   loads, and progress can be reported.
  */
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
+import { fileKind, NotRegularFileError, openRegular } from "../regularFiles";
 
 export interface LedgerSink {
   ingest(text: string, firstLineNumber: number): unknown;
@@ -95,6 +96,7 @@ export class LedgerFollower {
       if (hadContent) this.restart(undefined);
       return { reset: hadContent, missing: true, bytesRead: 0, lines: 0 };
     }
+    if (!st.isFile()) throw new NotRegularFileError(this.file, fileKind(st)); // a FIFO would block the read forever
     const identity = { dev: st.dev, ino: st.ino };
     const replaced = this.identity !== undefined && (this.identity.dev !== identity.dev || this.identity.ino !== identity.ino);
     const reset = replaced || st.size < this.consumed || !(await this.fingerprintStillMatches());
@@ -115,7 +117,7 @@ export class LedgerFollower {
 
   private async fingerprintStillMatches(): Promise<boolean> {
     if (this.fingerprint.length === 0) return true;
-    const handle = await open(this.file, "r").catch(() => undefined);
+    const handle = await openRegular(this.file).catch(() => undefined);
     if (!handle) return false;
     try {
       const buf = Buffer.alloc(this.fingerprint.length);
@@ -133,7 +135,7 @@ export class LedgerFollower {
     let position = start;
     let carry: Buffer = Buffer.alloc(0);
     let lines = 0;
-    const handle = await open(this.file, "r");
+    const handle = await openRegular(this.file);
     try {
       while (position < size) {
         const want = Math.min(this.chunkBytes, size - position);

@@ -1,5 +1,5 @@
-import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { openRegular } from "../regularFiles";
 import { parseLedgerLines } from "./read";
 
 const CHUNK = 4 * 1024 * 1024;
@@ -14,7 +14,7 @@ const NEWLINE = 0x0a;
 export async function ledgerHasPostHash(root: string, ledgerPaths: readonly string[], path: string, postHash: string): Promise<boolean> {
   const needle = Buffer.from(postHash);
   for (const ledger of ledgerPaths) {
-    const handle = await open(join(root, ledger), "r").catch(() => undefined);
+    const handle = await openRegular(join(root, ledger)).catch(() => undefined);
     if (!handle) continue;
     try {
       let carry = Buffer.alloc(0);

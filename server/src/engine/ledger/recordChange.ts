@@ -1,10 +1,9 @@
-import { join } from "node:path";
 import type { MutationClass, ScopeVerdict, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../gate";
 import { headRevision } from "../git";
 import { fileHash } from "../hashing";
-import { appendRecord } from "./append";
+import { appendWorkspaceRecord } from "./append";
 import { buildRecord, changedRanges } from "./record";
 
 /**
@@ -59,7 +58,7 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
 export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
   const record = prepareRecord(change);
   if ("skip" in record) return { written: false, reason: record.skip };
-  const result = await appendRecord(join(change.root, change.ledgerPath), record);
+  const result = await appendWorkspaceRecord(change.root, change.ledgerPath, record);
   return { written: true, id: record.id, line: result.line };
 }
 

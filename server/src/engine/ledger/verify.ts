@@ -9,10 +9,10 @@
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
  * Limit: an edit of the very last line cannot be detected, as no later record vouches for it.
  */
-import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../hashing";
+import { openRegular } from "../regularFiles";
 import { detectDialect, type Dialect } from "./read";
 import { validateRecord } from "./schema";
 
@@ -57,7 +57,7 @@ export function verifyLedger(content: string | Uint8Array): VerifyReport {
  * editor keeps answering while a large ledger is checked. Undefined when the file does not exist.
  */
 export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 1024): Promise<VerifyReport | undefined> {
-  const handle = await open(file, "r").catch((e: NodeJS.ErrnoException) => {
+  const handle = await openRegular(file).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return undefined;
     throw e;
   });
