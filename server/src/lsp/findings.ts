@@ -43,6 +43,8 @@ function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const lost: number[] = [];
   if (lastEntry) {
     for (const e of entries.filter((x) => x.recordId === lastEntry.recordId)) {
+      // file-level entries (no ranges: an emptied file, a record whose ranges were unusable) name no line
+      if (e.startLine < 1) continue;
       for (let line = e.startLine - 1; line < e.endLine && line < doc.doc.lineCount; line++) {
         const o = doc.owner(line);
         if (o.kind !== "traced" || o.attribution.entry.recordId !== e.recordId) lost.push(line);

@@ -23,6 +23,7 @@ import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
 import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
 import { findIntentsRoot } from "../engine/workspaceRoot";
 import { fileHash } from "../engine/hashing";
+import { parseLedgerLines } from "../engine/ledger/read";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { claimedElsewhere, fileFindings } from "./findings";
@@ -492,7 +493,12 @@ export class IntentServer {
       return configDiagnostics(rules.settings, text, rules.config.problems);
     }
     const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
-    return ledger ? ledgerDiagnostics(rules.settings, ledger.path, ledger.lines) : [];
+    if (!ledger) return [];
+    // An open ledger with unsaved edits is published for its buffer's version: its own lines, not the disk's.
+    const open = this.documents.get(uri);
+    const unsaved = open && open.doc.getText() !== open.baseline; // (deleted lines are not "edited lines")
+    const lines = unsaved ? parseLedgerLines(open.doc.getText(), 1).unreadable : ledger.lines;
+    return ledgerDiagnostics(rules.settings, ledger.path, open ? lines.filter((l) => l.line <= open.doc.lineCount) : lines);
   }
 
   /** Diagnostics of the workspace's own files are published whether or not they are open, like a compiler's. */
