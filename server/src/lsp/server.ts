@@ -26,7 +26,7 @@ import { fileHash } from "../engine/hashing";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
-import { claimedElsewhere, fileFindings } from "./findings";
+import { claimedElsewhere, fileFindings, untracedChange } from "./findings";
 import { inlayHints } from "./inlayHints";
 import { hover } from "./hover";
 import { ledgerCommands } from "./ledgerCommands";
@@ -471,9 +471,14 @@ export class IntentServer {
 
   private publish(uri: string): void {
     const doc = this.documents.get(uri);
+    const rule = doc?.ctx && doc.path !== undefined ? doc.ctx.ruleFileOf(doc.path) : undefined;
+    // A rule file typed ahead of the rules (they are re-read after a pause in typing): its problems' positions
+    // are those of an older text. The reload publishes again for the version it read.
+    if (rule && !doc!.ctx!.rulesReadFrom(rule, doc!.doc.getText())) return;
     const diagnostics: Diagnostic[] = [];
     if (doc) {
       diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
+      if (doc.ctx && doc.path !== undefined && !doc.ctx.ruleFileOf(doc.path)) diagnostics.push(...untracedChange(doc));
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
     }

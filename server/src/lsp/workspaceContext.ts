@@ -36,6 +36,8 @@ export class WorkspaceContext {
   private clientSettings: Partial<Settings> = {};
   /** Texts of rule files open in the editor, which win over the disk (the user sees the buffer). */
   private readonly overlays = new Map<RuleFile, string>();
+  /** The rule files' texts `rules` were built from. */
+  private loaded: RuleFileTexts = {};
 
   constructor(
     readonly root: string,
@@ -61,6 +63,11 @@ export class WorkspaceContext {
     else this.overlays.set(file, text);
   }
 
+  /** Whether the rules in force were read from this text of a rule file (positions in them refer to it). */
+  rulesReadFrom(file: RuleFile, text: string): boolean {
+    return this.loaded[file] === text;
+  }
+
   setClientSettings(settings: Partial<Settings>): void {
     this.clientSettings = settings;
   }
@@ -73,6 +80,7 @@ export class WorkspaceContext {
       texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
     }
     for (const [file, text] of this.overlays) texts[file] = text;
+    this.loaded = texts;
     this.rules = buildRules(texts, this.clientSettings, this.lastGood);
     if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
     // a new ledger location (settings) means a new ledger to follow; the server polls it next
