@@ -27,6 +27,7 @@ type DenyCode =
   | "intents-file-broken"
   | "config-file-broken"
   | "not-a-regular-file"
+  | "bad-path"
   | "internal-error";
 
 export type GateDecision =
@@ -63,6 +64,10 @@ interface WriteGateResult {
 }
 
 export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
+  // a line break or NUL in a path is an accident or an attack: no reader of the ledger would accept the record
+  if (CONTROL_CHARS.test(filePath)) {
+    return { decision: deny("bad-path", `${JSON.stringify(filePath)} holds a control character (a line break, tab or NUL); intent-lsp lets agents write only files with plain names, which it can record. Use a plain file name, or ask the user.`) };
+  }
   const lexical = toWorkspacePath(ctx.root, filePath);
   if (lexical === undefined) {
     return {
@@ -118,6 +123,8 @@ function nonRegularKind(file: string): string | undefined {
     return undefined; // does not exist yet: the write creates it
   }
 }
+
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 

@@ -95,6 +95,15 @@ function readCatalogue(text: string, lines: LineCounter, report: Report, done: (
     report("error", root ? spanOf(root) : whole, "Expected a mapping with an `active_intents:` list.");
     return done([]);
   }
+  const lists = root.items.filter((p) => isScalar(p.key) && (p.key.value === "active_intents" || p.key.value === "intents"));
+  if (lists.length > 1) {
+    report("error", spanOf(lists[1]!.key as Node), "The intents are listed twice (`active_intents:` or `intents:` appears more than once); keep one list.");
+    return done([]);
+  }
+  const replaced = text.indexOf("\uFFFD");
+  if (replaced !== -1) {
+    report("warning", { start: replaced, end: replaced + 1 }, "This file holds U+FFFD replacement characters: it was probably not saved as UTF-8 (bytes that are not UTF-8 are read as \uFFFD). Save it as UTF-8.");
+  }
   let listPair = findPair(root, "active_intents");
   if (!listPair) {
     listPair = findPair(root, "intents");
@@ -140,6 +149,7 @@ type Report = (severity: ProblemSeverity, span: Span, message: string) => void;
 
 function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent | undefined {
   const fields = new Map<string, Pair>();
+  let ok = true;
   for (const pair of item.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     const canonical = key === undefined ? undefined : FIELDS[key];
@@ -150,10 +160,17 @@ function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent |
     if (canonical !== key) {
       report("warning", spanOf(pair.key as Node), `Older dialect: \`${key}\` is read as \`${canonical}\`.`);
     }
+    const first = fields.get(canonical);
+    if (first) {
+      // which one counts is the parser's whim: a duplicated status or scope must not pass unnoticed
+      const line = lines.linePos(spanOf(first.key as Node).start).line;
+      report("error", spanOf(pair.key as Node), `\`${canonical}\` is given twice in this intent (first on line ${line}); keep one.`);
+      ok = false;
+      continue;
+    }
     fields.set(canonical, pair);
   }
   const itemSpan = spanOf(item);
-  let ok = true;
   const fail = (span: Span, message: string) => {
     report("error", span, message);
     ok = false;
