@@ -59,6 +59,11 @@ export class LspClient {
     });
     this.connection.onNotification("window/logMessage", (p: { message: string }) => this.logs.push(p.message));
     this.connection.onNotification("window/showMessage", (p: { message: string }) => this.logs.push(p.message));
+    // showErrorMessage and its kin are requests (they may carry actions): answered with no choice
+    this.connection.onRequest("window/showMessageRequest", (p: { message: string }) => {
+      this.logs.push(p.message);
+      return null;
+    });
     this.connection.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) =>
       p.items.map((i) => (i.section === "intentLsp" ? (this.options.settings ?? {}) : null)),
     );
