@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { fileHash } from "../../server/src/engine/hashing";
@@ -150,5 +153,47 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
     );
     expect(err?.code).toBe(-32602);
     expect(err?.message).toBe(`"src/api/weather.ts\\u0000.png" holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
+  });
+
+  it("hostile paths in command arguments and links out of the workspace: clear errors, nothing written outside", async () => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+    const outside = mkdtempSync(join(tmpdir(), "intent-lsp-outside-"));
+    writeFileSync(join(outside, "sentinel.txt"), "keep me\n");
+    const snapshot = () => readdirSync(outside).sort().map((n) => `${n}:${readFileSync(join(outside, n), "utf8")}`);
+    const before = snapshot();
+    try {
+      symlinkSync(join(outside, "notes.md"), ws.path(".orchestration/AGENT.md")); // dangling, out of the workspace
+      rmSync(ws.path(".intentignore"), { force: true });
+      symlinkSync(join(outside, "ignore"), ws.path(".intentignore"));
+      symlinkSync(join(outside, "map.md"), ws.path(".orchestration/intent_map.md"));
+      client = await LspClient.start({ root: ws.root });
+      const error = (command: string, args: unknown) =>
+        client.executeCommand(command, args).then(
+          () => "(no error)",
+          (e: { message: string }) => e.message,
+        );
+      for (const path of ["../x.md", "/etc/passwd", "docs/a\nb.md", "docs/\u0000.md", ""]) {
+        expect(await error("intent.ignorePath", { path }), path).toMatch(/must be a workspace-relative path|Missing argument "path"/);
+      }
+      expect(await error("intent.ignorePath", { path: "docs/notes.md" })).toMatch(/\.intentignore leads outside the workspace/);
+      for (const glob of ["../**", "/etc/**", "a\n- id: INT-666"]) {
+        expect(await error("intent.amendScope", { id: "INT-001", glob }), glob).toMatch(/Cannot add to INT-001's scope/);
+      }
+      for (const path of ["../../etc/passwd", "/etc/passwd"]) {
+        expect(await error("intent.blame", { path }), path).toMatch(/is not a file inside the workspace/);
+      }
+      expect(await error("intent.regenerateMap", {})).toMatch(/intent_map\.md leads outside the workspace/);
+      // an out-of-scope save still records, and its lesson is not written through the link
+      await client.open("docs/notes.md", "markdown");
+      await client.setLine("docs/notes.md", 0, "# edited");
+      ws.write("docs/notes.md", client.text("docs/notes.md"));
+      await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri("docs/notes.md") } });
+      await expect.poll(() => ws.read(LEDGER), { timeout: 10_000 }).toContain('"path":"docs/notes.md"');
+      expect(snapshot()).toEqual(before);
+      expect(client.process.exitCode).toBeNull();
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -110,6 +110,11 @@ export class LspClient {
     return pathToFileURL(join(this.options.root, relPath)).href;
   }
 
+  /** The version of the latest text sent for a document (1 after open). */
+  version(relPath: string): number {
+    return this.versions.get(this.uri(relPath)) ?? 1;
+  }
+
   text(relPath: string): string {
     return this.texts.get(this.uri(relPath)) ?? readFileSync(join(this.options.root, relPath), "utf8");
   }
