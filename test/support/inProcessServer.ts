@@ -61,10 +61,9 @@ export async function inProcessServer(root: string, onPublish: (p: unknown) => v
     stderr: () => logs.join("\n"),
     async stop() {
       await connection.sendRequest("shutdown").catch(() => undefined); // never "exit": that ends this process
+      // The server's side stays open: work still finishing after shutdown (a ledger read, a save) may log,
+      // and writes into a stream nobody reads are harmless, where writes into a disposed connection throw.
       connection.dispose();
-      serverConnection.dispose();
-      toServer.end();
-      toClient.end();
     },
   };
 }

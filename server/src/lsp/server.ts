@@ -65,6 +65,7 @@ export class IntentServer {
   /** A document became edited or clean: the session file's list of unsaved files is due with the next publish. */
   private dirtyChanged = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private disposed = false;
   private ledgerTimer: NodeJS.Timeout | undefined;
   private watcher: FallbackWatcher | undefined;
   private clientName = "unknown editor";
@@ -455,6 +456,7 @@ export class IntentServer {
   }
 
   private schedule(uri: string): void {
+    if (this.disposed) return; // after shutdown (a save still finishing, say): nothing more is published
     clearTimeout(this.pending.get(uri));
     this.pending.set(
       uri,
@@ -553,10 +555,12 @@ export class IntentServer {
   };
 
   private dispose(): void {
+    this.disposed = true;
     clearInterval(this.heartbeat);
     clearInterval(this.ledgerTimer);
     this.watcher?.dispose();
     for (const t of this.pending.values()) clearTimeout(t);
+    for (const t of this.ruleReloads.values()) clearTimeout(t);
     for (const ctx of this.contexts.values()) ctx.dispose();
   }
 }
