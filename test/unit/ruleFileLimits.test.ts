@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { IgnoreRules } from "../../server/src/engine/ignore";
 import { loadIntents } from "../../server/src/engine/intents/load";
 import { amendScope, transition } from "../../server/src/engine/intents/writeback";
+import { lineStarts, positionAt } from "../../server/src/engine/lines";
 import { jsonNestingProblem, MAX_NESTING, yamlNestingProblem } from "../../server/src/engine/nesting";
 import { braceExpansionSize, patternCostProblem } from "../../server/src/engine/patternLimits";
 import { validateGlob } from "../../server/src/engine/scope";
@@ -127,5 +128,20 @@ describe("costly patterns are refused where they are written", () => {
     expect(rules.ignores("docs/a.md")).toBe(true);
     expect(rules.ignores("build/x.js")).toBe(true);
     expect(rules.ignores(`${"a".repeat(200)}/${"a".repeat(200)}`)).toBe(false);
+  });
+});
+
+describe("positions of problems", () => {
+  it("an offset inside a CRLF line break is the end of its line, never past it", () => {
+    const text = "ab\r\ncd\rx\n";
+    const starts = lineStarts(text);
+    expect([2, 3, 4, 6, 7, 9].map((o) => positionAt(starts, o, text))).toEqual([
+      { line: 0, character: 2 },
+      { line: 0, character: 2 },
+      { line: 1, character: 0 },
+      { line: 1, character: 2 },
+      { line: 2, character: 0 },
+      { line: 3, character: 0 },
+    ]);
   });
 });

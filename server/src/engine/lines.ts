@@ -26,8 +26,12 @@ export function lineStarts(text: string): number[] {
   return starts;
 }
 
-/** The 0-based line and character of `offset` (clamped into the text), as an editor counts them. */
-export function positionAt(starts: readonly number[], offset: number): { line: number; character: number } {
+/**
+ * The 0-based line and character of `offset` (clamped into the text), as an editor counts them. With the
+ * text, an offset inside a line break (the LF of a CRLF) is the end of its line: positions past a line's
+ * last character are not positions in it.
+ */
+export function positionAt(starts: readonly number[], offset: number, text?: string): { line: number; character: number } {
   let lo = 0;
   let hi = starts.length - 1;
   const at = Math.max(0, offset);
@@ -36,5 +40,11 @@ export function positionAt(starts: readonly number[], offset: number): { line: n
     if (starts[mid]! <= at) lo = mid;
     else hi = mid - 1;
   }
-  return { line: lo, character: at - starts[lo]! };
+  let character = at - starts[lo]!;
+  if (text !== undefined) {
+    let end = lo + 1 < starts.length ? starts[lo + 1]! : text.length;
+    while (end > starts[lo]! && (text.charCodeAt(end - 1) === 0x0a || text.charCodeAt(end - 1) === 0x0d) && lo + 1 < starts.length) end--;
+    character = Math.min(character, end - starts[lo]!);
+  }
+  return { line: lo, character };
 }

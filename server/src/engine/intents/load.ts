@@ -51,7 +51,7 @@ export function loadIntents(text: string): LoadResult {
   const report = (severity: ProblemSeverity, span: Span, message: string) => {
     starts ??= lineStarts(text);
     const end = Math.min(text.length, Math.max(span.start, span.end));
-    problems.push({ severity, message, span, start: positionAt(starts, Math.min(span.start, end)), end: positionAt(starts, end) });
+    problems.push({ severity, message, span, start: positionAt(starts, Math.min(span.start, end), text), end: positionAt(starts, end, text) });
   };
   const done = (intents: Intent[]): LoadResult => ({
     catalogue: makeCatalogue(intents),
