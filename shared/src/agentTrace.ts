@@ -1,5 +1,5 @@
 /**
- * Agent Trace v0.1.0 records as intent-lsp writes them (DESIGN §2.2), plus our metadata namespace.
+ * Agent Trace v0.1.0 records as intent-lsp writes them (docs/LEDGER.md), plus our metadata namespace.
  * The JSON Schema in `shared/schema/trace-record.schema.json` is the authority; these types follow it and
  * narrow only where intent-lsp always writes a field. Readers must not assume other tools write these shapes
  * (see `server/src/engine/ledger/read.ts` for the lenient side).
@@ -101,6 +101,44 @@ export interface IntentLspMetadata {
    * same order. They let a reader re-anchor single lines after part of a range was edited.
    */
   line_hashes?: string[][];
+  /**
+   * The line map (intent-lsp 0.2+): how the file's lines got from the content `pre_hash` pins to the content
+   * `post_hash` pins. `line_count` lines after the change; `carried` lists `[old_start, new_start, length]`
+   * (1-based) of lines carried over unchanged or only reformatted, so every line not carried is in `ranges`
+   * and every carried line keeps the owner it had before this record. Readers replay these maps along the
+   * chain of records (each `pre_hash` is the previous record's `post_hash`) to know every line's owner
+   * exactly, without guessing from content.
+   */
+  line_count?: number;
+  carried?: [number, number, number][];
+  /** Carried lines whose whitespace changed (1-based `[start, end]`): reformatted, owner kept. */
+  reformatted?: [number, number][];
+  /** Per-line hashes of the `reformatted` spans, as `line_hashes` are for `ranges`. */
+  reformatted_hashes?: string[][];
+  /** The same details for `files[1..]`, when one act wrote several files (a shell command). */
+  other_files?: OtherFileMetadata[];
+  /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
+  tool_call?: ToolCallMetadata;
+}
+
+/** Per-file details of a record's second and later files; the first file's sit at the top level. */
+export interface OtherFileMetadata {
+  mutation_class: MutationClass;
+  pre_hash: string | null;
+  post_hash: string | null;
+  scope: ScopeVerdict;
+  line_hashes?: string[][];
+  line_count?: number;
+  carried?: [number, number, number][];
+  reformatted?: [number, number][];
+  reformatted_hashes?: string[][];
+}
+
+export interface ToolCallMetadata {
+  /** The agent's name for the tool (`Bash`, `run_terminal_cmd`, …). */
+  tool: string;
+  /** The shell command, for shell tools. */
+  command?: string;
 }
 
 export interface TraceMetadata {

@@ -32,6 +32,7 @@ export const defaultSettings: Settings = {
     "intent-not-in-progress": "error",
     "stale-file": "warning",
     "untraced-change": "information",
+    "unowned-change": "error",
     "claimed-elsewhere": "warning",
     "intent-schema": "error",
     "ledger-unreadable": "warning",

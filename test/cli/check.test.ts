@@ -91,7 +91,7 @@ describe("intent check", () => {
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors, null, 1)).toBe(true);
     const run = sarif.runs[0];
     expect(run.tool.driver.name).toBe("intent-lsp");
-    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(["out-of-scope", "intent-not-in-progress", "no-active-intent", "untraced-change", "intent-schema"]);
+    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(["out-of-scope", "intent-not-in-progress", "no-active-intent", "untraced-change", "unowned-change", "intent-schema"]);
     expect(
       run.results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri, x.locations[0].physicalLocation.region.startLine, x.locations[0].physicalLocation.region.endLine, x.message.text]),
     ).toEqual([
@@ -167,6 +167,32 @@ describe("intent check", () => {
     } finally {
       repo.dispose();
     }
+  });
+
+  it("a hand edit no record explains: an error where no in-progress intent owns the file, a notice where one does", () => {
+    ws.write("src/auth/middleware.ts", `${ws.read("src/auth/middleware.ts")}// tweaked by hand\n`); // INT-002 is BLOCKED
+    ws.write("scripts/release.sh", "echo release\n"); // nobody's
+    const unowned = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const authLine = ws.read("src/auth/middleware.ts").split("\n").length - 1;
+    expect(unowned.stdout).toBe(
+      [
+        `::error file=src/auth/middleware.ts,line=${authLine},endLine=${authLine},title=intent-lsp unowned-change::src/auth/middleware.ts changed here, no ledger record explains it, and no intent in progress owns the file. It is owned by INT-002 (BLOCKED), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
+        `::error file=scripts/release.sh,line=1,endLine=1,title=intent-lsp unowned-change::scripts/release.sh changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
+        "",
+      ].join("\n"),
+    );
+    expect(unowned.status).toBe(1);
+
+    git(ws.root, "checkout", "-q", "--", "src/auth/middleware.ts");
+    ws.dispose();
+    ws = gitWorkspace();
+    ws.write("docs/notes.md", `${ws.read("docs/notes.md")}- a note added by hand\n`); // INT-003 is IN_PROGRESS
+    const owned = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const notesLine = ws.read("docs/notes.md").split("\n").length - 1;
+    expect(owned.stdout).toBe(
+      `::notice file=docs/notes.md,line=${notesLine},endLine=${notesLine},title=intent-lsp untraced-change::docs/notes.md changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.\n`,
+    );
+    expect(owned.status).toBe(0);
   });
 
   it("no changes: no findings, exit 0", () => {

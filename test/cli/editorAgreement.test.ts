@@ -63,7 +63,7 @@ describe("the editor and the CLI agree", () => {
     for (const e of EDITS) {
       const before = ws.read(e.path).split("\n")[e.line]!;
       await client.setLine(e.path, e.line, e.text); // the person's editor
-      // the agent makes the same change through the hooks (out-of-scope ones the person let through)
+      await client.waitForPublishOfCurrentVersion(e.path); // ...has seen the edit before the agent's write lands      // the agent makes the same change through the hooks (out-of-scope ones the person let through)
       runHook("claude-code", claudeEdit(ws, "PreToolUse", e.path, before, e.text), { cwd: ws.root });
       ws.write(e.path, client.text(e.path));
       runHook("claude-code", claudeEdit(ws, "PostToolUse", e.path, before, e.text), { cwd: ws.root });
@@ -90,6 +90,33 @@ describe("the editor and the CLI agree", () => {
     await compare("intent-not-in-progress", EDITS.map((e) => e.path));
   });
 
+  it("hand edits nobody recorded: the editor flags exactly the lines `intent check` calls errors", async () => {
+    ws = gitWorkspace(); // nothing selected: each edit counts under the file's in-progress owner, if any
+    const HAND = [
+      { path: "src/api/forecast.ts", line: 1 }, // INT-001 in progress: fine in the editor, a notice in CI
+      { path: "docs/notes.md", line: 3 }, // INT-003 in progress (INT-004 pending): the same
+      { path: "src/auth/middleware.ts", line: 0 }, // INT-002 blocked: no intent to count under
+      { path: "src/billing/export.ts", line: 0 }, // INT-005 complete: the same
+    ];
+    client = await LspClient.start({ root: ws.root });
+    for (const e of HAND) {
+      await client.open(e.path);
+      await client.setLine(e.path, e.line, "// changed by hand");
+      await client.waitForPublishOfCurrentVersion(e.path);
+      ws.write(e.path, client.text(e.path)); // the same change, on disk, recorded by nobody
+    }
+    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    const ciErrors = report.findings.filter((f: any) => f.severity === "error").map((f: any) => `${f.path}:${f.startLine} ${f.code}`).sort();
+    const ciNotices = report.findings.filter((f: any) => f.severity !== "error").map((f: any) => `${f.path}:${f.startLine} ${f.code}`).sort();
+    const editorProblems: string[] = [];
+    for (const e of HAND) {
+      for (const d of await client.waitForPublishOfCurrentVersion(e.path)) if (SCOPE_CODES.has(String(d.code))) editorProblems.push(`${e.path}:${d.range.start.line + 1}`);
+    }
+    expect(ciErrors).toEqual(["src/auth/middleware.ts:1 unowned-change", "src/billing/export.ts:1 unowned-change"]);
+    expect(ciNotices).toEqual(["docs/notes.md:4 untraced-change", "src/api/forecast.ts:2 untraced-change"]);
+    expect(editorProblems.sort()).toEqual(ciErrors.map((x: string) => x.split(" ")[0]));
+  });
+
   it("a write recorded by the hook shows the model in the editor's hover, and the editor's save adds no duplicate", async () => {
     ws = gitWorkspace();
     ws.select("INT-001");
@@ -112,8 +139,7 @@ describe("the editor and the CLI agree", () => {
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
     await expect.poll(() => hoverText(client!, path, 6), { timeout: 10_000 }).toContain("ai · anthropic/claude-sonnet-4-5-20250929");
     expect(await hoverText(client, path, 6)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
-    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
-    await new Promise((r) => setTimeout(r, 400));
+    expect(await client.save(path)).toBeNull(); // handled, nothing recorded
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 

@@ -341,34 +341,23 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
   });
 });
 
-describe("intent hook claude-code: latency", () => {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const timed = (f: () => void) => {
-    const t = performance.now();
-    f();
-    return performance.now() - t;
-  };
-
-  it("answers PreToolUse and records PostToolUse in a few hundred milliseconds (measured, printed)", () => {
+describe("intent hook claude-code: one write after another", () => {
+  it("gates and records fifteen successive edits of one file, each its own record (the latency is the benchmark's: npm run bench)", () => {
     const ws = new TempWorkspace();
     try {
       ws.select("INT-001");
       writeTranscript(ws, "claude-sonnet-4-5");
-      const pre: number[] = [];
-      const post: number[] = [];
+      const before = ledgerRecords(ws).length;
       for (let i = 0; i < 15; i++) {
         const [from, to] = [`  summary: string;${i ? ` // ${i - 1}` : ""}`, `  summary: string; // ${i}`];
-        pre.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+        expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
         ws.write(API, ws.read(API).replace(from, to));
-        post.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+        expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
       }
-      expect(ledgerRecords(ws).length).toBeGreaterThanOrEqual(15);
-      console.log(
-        `intent hook claude-code (process start included, ${pre.length} calls each): PreToolUse median ${median(pre).toFixed(0)} ms, max ${Math.max(...pre).toFixed(0)} ms; ` +
-          `PostToolUse median ${median(post).toFixed(0)} ms, max ${Math.max(...post).toFixed(0)} ms`,
-      );
-      expect(median(pre)).toBeLessThan(1500);
-      expect(median(post)).toBeLessThan(1500);
+      const records = ledgerRecords(ws).slice(before);
+      expect(records).toHaveLength(15);
+      const line = records[0]!.files[0].conversations[0].ranges[0].start_line;
+      for (const r of records) expect(r.files[0].conversations[0].ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[line, line]]);
     } finally {
       ws.dispose();
     }

@@ -109,12 +109,21 @@ describe("active_intents.yaml problems", () => {
     expect(ws.read(YAML)).toBe(original);
   });
 
-  it("refuses to amend when the YAML changed on disk since the server read it", async () => {
+  it("never loses a change made on disk since the server read the YAML: refused, or applied on top of it", async () => {
     const theirs = original.replace("Docs refresh", "Docs refresh (v2)");
-    ws.write(YAML, theirs); // no watcher event yet: the server still holds the old text
-    await expect(client.executeCommand("intent.amendScope", { id: "INT-001", glob: "docs/**" })).rejects.toThrow(
-      "changed on disk since it was read",
+    // The server's own watcher may or may not have re-read the file when the command arrives; either way the
+    // other writer's change must survive (the engine's refusal itself is exact in test/unit/intents.test.ts).
+    ws.write(YAML, theirs);
+    const outcome = await client.executeCommand("intent.amendScope", { id: "INT-001", glob: "docs/**" }).then(
+      () => "applied",
+      (err: Error) => err.message,
     );
-    expect(ws.read(YAML)).toBe(theirs);
+    if (outcome === "applied") {
+      expect(ws.read(YAML)).toContain("Docs refresh (v2)");
+      expect(ws.read(YAML)).toContain("docs/**");
+    } else {
+      expect(outcome).toContain("changed on disk since it was read");
+      expect(ws.read(YAML)).toBe(theirs);
+    }
   });
 });

@@ -25,8 +25,10 @@ describe("the open-document model against edits editors can send", () => {
       textDocument: { uri, version: 2 },
       contentChanges: [{ range: { start: { line: 3, character: 1 }, end: { line: 1, character: 1 } }, text: "Z" }],
     });
-    const blame = (await client.executeCommand("intent.blame", { uri })) as { lines: { text: string; kind: string }[] };
-    expect(blame.lines.map((l) => [l.text, l.kind])).toEqual([["l0", "untraced"], ["lZ3", "edited"], ["l4", "untraced"]]);
+    const blame = async () => ((await client.executeCommand("intent.blame", { uri })) as { lines: { text: string; kind: string }[] }).lines.map((l) => [l.text, l.kind]);
+    // the fact to wait for: the ledger has been read (until then lines not edited are "indexing")
+    await expect.poll(async () => (await blame()).some(([, kind]) => kind === "indexing")).toBe(false);
+    expect(await blame()).toEqual([["l0", "untraced"], ["lZ3", "edited"], ["l4", "untraced"]]);
     const diags = await client.waitForDiagnostics("src/auth/a.ts", (d) => d.length > 0);
     expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["no-active-intent", 1, 1]]);
   });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -33,6 +33,8 @@ export interface ClientOptions {
   workspaceFolders?: boolean;
   /** Receives the value of every `$/progress` notification. */
   onProgress?: (value: unknown) => void;
+  /** Another server script to talk to (the benchmark's no-op baseline); default the built intent-lsp. */
+  serverJs?: string;
 }
 
 /**
@@ -44,13 +46,15 @@ export class LspClient {
   readonly process: ChildProcessWithoutNullStreams;
   readonly diagnostics = new Map<string, PublishDiagnosticsParams>();
   readonly logs: string[] = [];
+  /** Every `intent/saveProcessed` the server sent, in order. */
+  readonly savesProcessed: { uri: string; version: number; recordId: string | null }[] = [];
   private waiters: (() => void)[] = [];
   private versions = new Map<string, number>();
   private texts = new Map<string, string>();
   stderr = "";
 
   private constructor(readonly options: ClientOptions) {
-    this.process = spawn(process.execPath, [SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
+    this.process = spawn(process.execPath, [options.serverJs ?? SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
     this.process.stderr.on("data", (d) => (this.stderr += d));
     this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout), new StreamMessageWriter(this.process.stdin));
     this.connection.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {
@@ -58,8 +62,11 @@ export class LspClient {
       this.wake();
     });
     this.connection.onNotification("window/logMessage", (p: { message: string }) => this.logs.push(p.message));
+    this.connection.onNotification("intent/saveProcessed", (p: { uri: string; version: number; recordId: string | null }) => {
+      this.savesProcessed.push(p);
+      this.wake();
+    });
     this.connection.onNotification("window/showMessage", (p: { message: string }) => this.logs.push(p.message));
-    // showErrorMessage and its kin are requests (they may carry actions): answered with no choice
     this.connection.onRequest("window/showMessageRequest", (p: { message: string }) => {
       this.logs.push(p.message);
       return null;
@@ -110,11 +117,6 @@ export class LspClient {
     return pathToFileURL(join(this.options.root, relPath)).href;
   }
 
-  /** The version of the latest text sent for a document (1 after open). */
-  version(relPath: string): number {
-    return this.versions.get(this.uri(relPath)) ?? 1;
-  }
-
   text(relPath: string): string {
     return this.texts.get(this.uri(relPath)) ?? readFileSync(join(this.options.root, relPath), "utf8");
   }
@@ -155,6 +157,59 @@ export class LspClient {
     await this.edit(relPath, { start: { line, character: 0 }, end: { line: line + count, character: 0 } }, "");
   }
 
+  /**
+   * Saves as an editor does (the file written, then didSave) and waits until the server says it handled
+   * that save; the id of the record it appended, or null.
+   */
+  async save(relPath: string): Promise<string | null> {
+    const uri = this.uri(relPath);
+    writeFileSync(join(this.options.root, relPath), this.text(relPath));
+    const seen = this.savesProcessed.length;
+    await this.connection.sendNotification("textDocument/didSave", { textDocument: { uri } });
+    const done = await this.waitFor(() => this.savesProcessed.slice(seen).find((s) => s.uri === uri), `the save of ${relPath} to be processed`);
+    return done.recordId;
+  }
+
+  /** Replaces the whole buffer with `text` as an editor reloading a file does: one change spanning every line. */
+  async replaceAll(relPath: string, text: string): Promise<void> {
+    const lines = this.text(relPath).split("\n");
+    await this.edit(relPath, { start: { line: 0, character: 0 }, end: { line: lines.length - 1, character: lines[lines.length - 1]!.length } }, text);
+  }
+
+  /** Sends several changes in one didChange notification (in the order given), as multi-cursor edits and formatters do. */
+  async editMany(relPath: string, edits: { range: Range; text: string }[]): Promise<void> {
+    const uri = this.uri(relPath);
+    const version = (this.versions.get(uri) ?? 1) + 1;
+    this.versions.set(uri, version);
+    let text = this.texts.get(uri) ?? "";
+    for (const e of edits) text = applyEdit(text, e.range, e.text);
+    this.texts.set(uri, text);
+    await this.connection.sendNotification("textDocument/didChange", { textDocument: { uri, version }, contentChanges: edits.map((e) => ({ range: e.range, text: e.text })) });
+  }
+
+  /** The version of the last change sent for a file. */
+  version(relPath: string): number {
+    return this.versions.get(this.uri(relPath)) ?? 1;
+  }
+
+  /** Waits for `probe` to return something, re-checking whenever the server sends a notification. */
+  async waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = probe();
+      if (found !== undefined) return found;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}\nserver stderr: ${this.stderr}`);
+      await new Promise<void>((resolveWait) => {
+        const t = setTimeout(resolveWait, Math.min(left, 100));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolveWait();
+        });
+      });
+    }
+  }
+
   async close(relPath: string): Promise<void> {
     await this.connection.sendNotification("textDocument/didClose", { textDocument: { uri: this.uri(relPath) } });
   }
@@ -184,6 +239,17 @@ export class LspClient {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+
+  /** Waits for the diagnostics the server published for the document's current version: it has handled every change sent. */
+  async waitForPublishOfCurrentVersion(relPath: string): Promise<Diagnostic[]> {
+    const uri = this.uri(relPath);
+    const version = this.version(relPath);
+    const p = await this.waitFor(() => {
+      const d = this.diagnostics.get(uri);
+      return d && d.version === version ? d : undefined;
+    }, `the publish for version ${version} of ${relPath}`);
+    return p.diagnostics;
   }
 
   diagnosticsFor(relPath: string): Diagnostic[] {

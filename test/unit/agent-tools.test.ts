@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyTool } from "../../server/src/engine/agent/toolCall";
-import { resolveModelId } from "../../server/src/engine/contributor";
+import { resolveModelId } from "../../server/src/io/modelSources";
 
 describe("classifyTool: one rule for every agent's tools", () => {
   it("gates writers, Claude Code's and Cursor's alike, with the file they name", () => {

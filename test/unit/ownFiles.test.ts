@@ -3,19 +3,20 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stashBefore } from "../../server/src/engine/agent/agentWrite";
-import { addToIntentIgnore } from "../../server/src/engine/ignore";
-import { regenerateIntentMap } from "../../server/src/engine/intentMap";
+import { stashBefore } from "../../server/src/io/agent/agentWrite";
+import { addToIntentIgnore } from "../../server/src/io/intentIgnore";
+import { regenerateIntentMap } from "../../server/src/io/intentMap";
 import { loadIntents } from "../../server/src/engine/intents/load";
-import { modifyIntentsFile } from "../../server/src/engine/intents/store";
+import { modifyIntentsFile } from "../../server/src/io/intents/store";
 import { transition } from "../../server/src/engine/intents/writeback";
-import { appendWorkspaceRecord } from "../../server/src/engine/ledger/append";
+import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { noteLesson } from "../../server/src/engine/lessons";
-import { ownFilePath, UnsafeWriteError } from "../../server/src/engine/ownFiles";
-import { landingPath, realWorkspacePath } from "../../server/src/engine/paths";
-import { readWorkspaceSelection, removeSession, writeSession, writeWorkspaceSelection, newSessionRecord } from "../../server/src/engine/sessions";
-import { readOptional } from "../../server/src/engine/workspaceFiles";
+import { noteLesson } from "../../server/src/io/lessons";
+import { ownFilePath, UnsafeWriteError } from "../../server/src/io/ownFiles";
+import { landingPath, realWorkspacePath } from "../../server/src/io/realPath";
+import { newSessionRecord } from "../../server/src/engine/sessions";
+import { readWorkspaceSelection, removeSession, writeSession, writeWorkspaceSelection } from "../../server/src/io/sessionFiles";
+import { readOptional } from "../../server/src/io/optionalFile";
 
 const INTENTS = `active_intents:
   - id: INT-001

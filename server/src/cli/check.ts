@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
-import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../engine/git";
-import { readOptional } from "../engine/workspaceFiles";
+import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
 import { openWorkspace, readLedger } from "./workspace";
@@ -10,8 +10,10 @@ import { openWorkspace, readLedger } from "./workspace";
 const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github] [--root DIR]
 
 For every line changed between the base and the working tree (or the index with --staged): the ledger
-record that explains it, or "untraced"; "out-of-scope" when the file is outside that record's intent;
-"intent-not-in-progress" when that intent is not IN_PROGRESS. Problems in active_intents.yaml are listed too.
+record that explains it, judged against its intent ("out-of-scope" when the file is outside that intent's
+scope, "intent-not-in-progress" when the intent is not IN_PROGRESS). A line no record explains is judged by
+the in-progress intents that own its file: none ("unowned-change", an error) or some ("untraced-change", a
+notice). Problems in active_intents.yaml are listed too.
 
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
                  else HEAD)
@@ -46,7 +48,7 @@ export const checkCommand: Command = {
       .filter((d) => !d.binary && d.status !== "deleted")
       .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
     const ledger = await readLedger(ws);
-    const checked = checkChanges(changes, ws.rules, (p) => ledger.entriesFor(p));
+    const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     io.out(
       formatReport(

@@ -1,7 +1,6 @@
-import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
-import { CLI_VERSION } from "./args";
-
 /** The four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
+import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
+import { INTENT_LSP_VERSION } from "../version";
 
 export const CHECK_FORMATS = ["text", "json", "sarif", "github"] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
@@ -56,7 +55,8 @@ const RULES: Record<FindingCode, { name: string; text: string }> = {
   "out-of-scope": { name: "OutOfScope", text: "A changed line's file is outside the scope of the intent it was written under." },
   "intent-not-in-progress": { name: "IntentNotInProgress", text: "A changed line was written under an intent that is not IN_PROGRESS." },
   "no-active-intent": { name: "NoActiveIntent", text: "A changed line was written with no intent selected and none could be auto-selected." },
-  "untraced-change": { name: "UntracedChange", text: "A changed line that no Agent Trace record explains." },
+  "untraced-change": { name: "UntracedChange", text: "A changed line that no Agent Trace record explains, in a file an in-progress intent owns." },
+  "unowned-change": { name: "UnownedChange", text: "A changed line that no Agent Trace record explains, in a file no in-progress intent owns." },
   "intent-schema": { name: "IntentSchema", text: "A problem in .orchestration/active_intents.yaml." },
 };
 const RULE_IDS = Object.keys(RULES) as FindingCode[];
@@ -72,7 +72,7 @@ function sarifReport(r: CheckReport): object {
         tool: {
           driver: {
             name: "intent-lsp",
-            version: CLI_VERSION,
+            version: INTENT_LSP_VERSION,
             rules: RULE_IDS.map((id) => ({ id, name: RULES[id].name, shortDescription: { text: RULES[id].text } })),
           },
         },

@@ -1,8 +1,9 @@
-import type { HookEnvironment } from "../engine/agent/events";
+import type { HookEnvironment } from "../io/agent/events";
 import { claudeCodeFailure, claudeCodeHook } from "./hook/claudeCode";
 import { cursorFailure, cursorHook } from "./hook/cursor";
 import type { HookAnswer } from "./hook/payload";
-import { CLI_VERSION, CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { INTENT_LSP_VERSION } from "../version";
+import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
 const USAGE = `intent hook claude-code|cursor [--root DIR]
 
@@ -35,7 +36,7 @@ export const hookCommand: Command = {
       } catch (e) {
         throw new Error(`the hook input is not JSON (${(e as Error).message}); is this command configured as a hook?`);
       }
-      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, toolVersion: CLI_VERSION });
+      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, toolVersion: INTENT_LSP_VERSION });
     } catch (err) {
       answer = agent.failure(err, payload);
     }

@@ -1,9 +1,9 @@
-import { CLI_VERSION, CliError, wantsHelp, type Command, type Io } from "./args";
-
 /**
- * `intent`: the CLI door to the engine (DESIGN §5). Each subcommand is its own module, loaded only when it
+ * `intent`: the CLI door to the engine (README "The CLI" and "Agents"). Each subcommand is its own module, loaded only when it
  * runs: an agent hook is called on every tool use, and should not pay for loading `check` or `migrate`.
  */
+import { INTENT_LSP_VERSION } from "../version";
+import { CliError, wantsHelp, type Command, type Io } from "./args";
 
 interface Entry {
   name: string;
@@ -30,7 +30,7 @@ const COMMANDS: Entry[] = [
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return `intent ${CLI_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
+  return `intent ${INTENT_LSP_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
 
 Usage: intent <command> [options]
 
@@ -50,7 +50,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === "--version" || name === "-v") {
-    io.out(`${CLI_VERSION}\n`);
+    io.out(`${INTENT_LSP_VERSION}\n`);
     return 0;
   }
   const entry = COMMANDS.find((c) => c.name === name);

@@ -1,27 +1,29 @@
 /**
- * "Who wrote this line, under which intent?" for content read from disk (DESIGN §2.3): the ledger's entries
- * for a file are re-anchored onto its current lines by content hash. Open documents are tracked edit by edit
- * elsewhere; this is for closed files and for the moment a document is opened.
+ * "Who wrote this line, under which intent?" for a file's content, from the ledger alone: the one answer
+ * the editor (for content it has not seen being written) and `intent blame` / `intent check` give.
  *
- * Rules, newest record first (a line keeps the first attribution it gets):
- * 1. a range whose recorded lines still hash to its `content_hash` is attributed where it was recorded
- *    (or when the record's `post_hash` is the current file's hash, which pins every line number);
- * 2. otherwise a window of the same length elsewhere with that hash: the block moved within the file;
- * 3. otherwise, with our per-line hashes, a line-level diff (LCS) re-anchors the lines that are unchanged,
- *    so an edited line loses attribution and its neighbours keep theirs;
- * 4. a range with no hash we can check (reference-implementation records, other hash algorithms) is taken
- *    at its recorded position, marked `exact: false`, and only if it fits in the file;
- * 5. a file-level entry (flat records) covers the whole file only if the file's hash matches.
- * A line whose content does not match a checkable hash is never attributed: better "untraced" than a human's
- * line shown as an AI's or the reverse.
+ * Records written by intent-lsp 0.2+ carry a line map (see `lineChange.ts`): which lines carried over from
+ * the content before the write, which the writer changed. They form a chain, each record's `pre_hash` being
+ * the previous one's `post_hash`, so the owner of every line is known exactly by replaying the maps from
+ * the file's creation (or from the first record) to the content at hand: no guessing from content, whatever
+ * the lines look like (blank, `}`, duplicated, reformatted, moved by an edit above).
+ *
+ * What the chain cannot explain is attributed by content (`contentAnchors.ts`): lines carried from content
+ * no record pins (the file existed before the ledger, or someone changed it without recording), and files
+ * whose records have no map (other tools, older intent-lsp). When the content at hand is not the end of
+ * any chain (changed since the last record), the last recorded content's lines are matched to it by their
+ * hashes: unchanged lines keep their owners, changed ones fall to content anchoring or stay untraced.
  */
-import { diffArrays } from "diff";
-import { contentHash, HASH_PREFIX, lineHash, normalizeLine } from "./hashing";
-import { entryTime } from "./ledger/index";
+import { contentHash, lineHash } from "./hashing";
+import { anchorByContent } from "./contentAnchors";
+import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
+import { matchRegion, type LineChange, type Segment } from "./lineChange";
 
 /** How a line was matched to its entry. */
 export type AnchorKind =
+  /** the record's own range, carried to this line through the line maps of the records after it */
+  | "carried"
   /** the recorded range, at its recorded position */
   | "range"
   /** the recorded range, found intact elsewhere in the file */
@@ -35,225 +37,204 @@ export type AnchorKind =
 
 export interface LineAttribution {
   entry: TraceEntry;
-  /** The line's content is proven by a hash (range, line or file); false for position-only attribution. */
+  /** The line's content is proven by a hash or a line map; false for position-only attribution. */
   exact: boolean;
   anchor: AnchorKind;
+  /** The record that last changed this line's whitespace only (a formatter), keeping `entry` as its owner. */
+  reformattedBy?: TraceEntry;
 }
 
-/** Hash occurrences above this are too common (`}`, blank) to locate a block by. */
-const MAX_ANCHOR_OCCURRENCES = 16;
-/** Lines inserted or removed inside a block that re-anchoring still follows. */
-const MIN_DRIFT = 64;
-/** Above this, a line-level diff is given up (the range is then unattributed, never guessed). */
-const MAX_EDIT_LENGTH = 1000;
-/** Budget (lines hashed) for searching moved blocks of records without per-line hashes. */
-const WINDOW_SCAN_BUDGET = 2_000_000;
+export type Attributions = (LineAttribution | undefined)[];
 
 /**
- * Attribution for each of `lines` (the file's current content split on "\n"); `entries` are the ledger
- * entries of this file, in any order.
+ * Attribution for each of `lines` (the file's current content split by `splitLines`); `entries` are the
+ * ledger entries of this file, in any order.
  */
-export function attribute(entries: readonly TraceEntry[], lines: readonly string[]): (LineAttribution | undefined)[] {
-  const view = new FileView(lines);
-  const result = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
-  for (const entry of newestFirst(entries)) {
-    if (entry.startLine === 0) attributeFile(view, entry, result);
-    else attributeRange(view, entry, result);
-  }
-  return result;
+export function attribute(entries: readonly TraceEntry[], lines: readonly string[]): Attributions {
+  return attributeSettled(entries, lines).attributions;
 }
 
-function newestFirst(entries: readonly TraceEntry[]): TraceEntry[] {
-  return entries
-    .map((entry) => ({ entry, time: entryTime(entry) }))
-    .sort((a, b) => b.time - a.time || b.entry.line - a.entry.line)
-    .map((x) => x.entry);
-}
-
-type Result = (LineAttribution | undefined)[];
-
-function attributeFile(view: FileView, entry: TraceEntry, result: Result): void {
-  const check = hashCheck(entry.contentHash);
-  if (check && check(view.fileHash())) claim(result, 0, view.length, { entry, exact: true, anchor: "file" });
-}
-
-function attributeRange(view: FileView, entry: TraceEntry, result: Result): void {
-  const start = entry.startLine - 1;
-  const length = entry.endLine - entry.startLine + 1;
-  const fits = start + length <= view.length;
-  const exactAt = (anchor: AnchorKind): LineAttribution => ({ entry, exact: true, anchor });
-
-  if (fits && entry.postHash && entry.postHash === view.fileHash()) {
-    claim(result, start, start + length, exactAt("range"));
-    return;
-  }
-  const recordedLines = splitLineHashes(entry);
-  const check = hashCheck(entry.contentHash);
-  if (check) {
-    if (fits && check(view.rangeHash(start, length))) {
-      claim(result, start, start + length, exactAt("range"));
-      return;
-    }
-    const moved = findMovedBlock(view, check, start, length, recordedLines, result);
-    if (moved !== undefined) {
-      claim(result, moved, moved + length, exactAt("moved"));
-      return;
-    }
-  }
-  if (recordedLines.length === length) {
-    for (const line of reanchorLines(view, recordedLines, start)) claim(result, line, line + 1, exactAt("line"));
-    return;
-  }
-  if (!check && fits) claim(result, start, start + length, { entry, exact: false, anchor: "position" });
-}
-
-/** Start of a window (nearest the recorded position, not already fully attributed) with the range's hash. */
-function findMovedBlock(view: FileView, check: HashCheck, recordedStart: number, length: number, recordedLines: string[], result: Result): number | undefined {
-  let candidates: number[];
-  if (recordedLines.length === length) {
-    candidates = (view.positions().get(recordedLines[0]!) ?? []).filter((p) => p + length <= view.length);
+/**
+ * `attribute`, saying also which lines the chain of records settled: their owner is a record's own range,
+ * carried through the line maps, so no older record can change it. The other lines were attributed by
+ * content (or not at all), which older records could still inform. A reader going through a file's records
+ * newest first can stop once the lines it needs are settled.
+ */
+export function attributeSettled(entries: readonly TraceEntry[], lines: readonly string[]): { attributions: Attributions; settled: boolean[] } {
+  const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
+  const graph = RecordGraph.of(entries);
+  const end = graph.newestPinning(contentHash(lines));
+  if (end) {
+    const state = graph.replayTo(end);
+    copyOwners(state, result, contentLineCount(lines));
   } else {
-    const windows = view.windowHashes(length);
-    if (!windows) return undefined;
-    candidates = [];
-    for (let p = 0; p < windows.length; p++) if (check(windows[p]!)) candidates.push(p);
+    const last = graph.newest();
+    if (last) {
+      const state = graph.replayTo(last);
+      matchByLineHashes(state, lines, result);
+    }
   }
-  candidates.sort((a, b) => Math.abs(a - recordedStart) - Math.abs(b - recordedStart));
-  for (const p of candidates) {
-    if (p === recordedStart) continue; // already checked in place
-    if (!hasUnclaimed(result, p, p + length)) continue;
-    if (check(view.rangeHash(p, length))) return p;
-  }
-  return undefined;
+  const settled = result.map((a) => a !== undefined);
+  anchorByContent(entries, lines, result);
+  return { attributions: result, settled };
+}
+
+/** Lines of text as records count them (`textLines`, and no line at all in an empty text), from `splitLines` output. */
+export function contentLineCount(lines: readonly string[]): number {
+  if (lines.length === 1 && lines[0] === "") return 0;
+  return lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
+}
+
+// --- replaying line maps ------------------------------------------------------------------------------
+
+/** Each line's owner and its line hash (when known) in one content; `undefined` owner: not known. */
+export interface LineState {
+  owners: Attributions;
+  hashes: (string | undefined)[];
+}
+
+/** One record's write of one file, with its line map. */
+export interface RecordStep {
+  change: LineChange;
+  /** The entries of this record for this file: its ranges, or one file-level entry when it has none. */
+  entries: TraceEntry[];
+  preHash: string | null | undefined;
+  postHash: string | null | undefined;
+  time: number;
+  line: number;
 }
 
 /**
- * Current positions (0-based) of the recorded lines that are unchanged, by an LCS diff of per-line hashes
- * over the region where the block now is. The region is found by voting: each distinctive recorded line
- * found in the file votes for a block offset; the most voted offset wins (ties: nearest the recorded spot).
+ * The state after one record, from the state before it: carried lines keep their owner (a reformatted one
+ * notes who reformatted it), the record's ranges are its own. Undefined when the map does not fit the state
+ * (the record was written against different content: the chain is broken here).
  */
-function reanchorLines(view: FileView, recorded: string[], recordedStart: number): number[] {
-  const positions = view.positions();
-  const votes = new Map<number, number>();
-  for (let i = 0; i < recorded.length; i++) {
-    const occ = positions.get(recorded[i]!);
-    if (!occ || occ.length > MAX_ANCHOR_OCCURRENCES) continue;
-    for (const p of occ) votes.set(p - i, (votes.get(p - i) ?? 0) + 1);
-  }
-  let best: number | undefined;
-  for (const [offset, n] of votes) {
-    const b = best === undefined ? 0 : votes.get(best)!;
-    if (best === undefined || n > b || (n === b && Math.abs(offset - recordedStart) < Math.abs(best - recordedStart))) best = offset;
-  }
-  if (best === undefined) return [];
-
-  // The block spans from the first to the last consistent anchor, widened for the recorded lines beyond them.
-  const drift = Math.max(MIN_DRIFT, recorded.length);
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < recorded.length; i++) {
-    const occ = positions.get(recorded[i]!);
-    if (!occ || occ.length > MAX_ANCHOR_OCCURRENCES) continue;
-    for (const p of occ) {
-      if (Math.abs(p - i - best) > drift) continue;
-      lo = Math.min(lo, p - i);
-      hi = Math.max(hi, p + (recorded.length - i));
+export function applyStep(before: LineState, step: RecordStep): LineState | undefined {
+  const { change } = step;
+  const owners: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
+  const hashes = new Array<string | undefined>(change.newCount).fill(undefined);
+  for (const s of change.carried) {
+    if (s.oldStart + s.length > before.owners.length) return undefined;
+    for (let k = 0; k < s.length; k++) {
+      owners[s.newStart + k] = before.owners[s.oldStart + k];
+      hashes[s.newStart + k] = before.hashes[s.oldStart + k];
     }
   }
-  const from = Math.max(0, lo);
-  const to = Math.min(view.length, hi);
-  const changes = diffArrays(recorded, view.lineHashes().slice(from, to), { maxEditLength: MAX_EDIT_LENGTH });
-  if (!changes) return [];
-
-  const matched: number[] = [];
-  let current = from;
-  for (const change of changes) {
-    const count = change.count ?? change.value.length;
-    if (change.removed) continue;
-    if (!change.added) for (let k = 0; k < count; k++) matched.push(current + k);
-    current += count;
+  const recordEntry = step.entries[0]!;
+  const reformattedHashes = splitPacked(recordEntry.reformattedHashes);
+  let r = 0;
+  for (const span of change.reformatted) {
+    for (let l = span.start; l <= span.end; l++, r++) {
+      const owner = owners[l];
+      if (owner) owners[l] = { ...owner, reformattedBy: recordEntry };
+      hashes[l] = reformattedHashes[r];
+    }
   }
-  return matched;
+  for (const entry of step.entries) {
+    if (entry.startLine === 0) continue;
+    const own: LineAttribution = { entry, exact: true, anchor: "carried" };
+    const lineHashes = splitLineHashes(entry);
+    for (let l = entry.startLine - 1, k = 0; l < entry.endLine && l < change.newCount; l++, k++) {
+      owners[l] = own;
+      hashes[l] = lineHashes[k];
+    }
+  }
+  return { owners, hashes };
 }
 
-function claim(result: Result, from: number, to: number, attribution: LineAttribution): void {
-  for (let i = from; i < to; i++) if (result[i] === undefined) result[i] = attribution;
+/** The state of a content no record explains: `count` lines, owners unknown. */
+function unknownState(count: number): LineState {
+  return { owners: new Array<LineAttribution | undefined>(count).fill(undefined), hashes: new Array<string | undefined>(count).fill(undefined) };
 }
 
-function hasUnclaimed(result: Result, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (result[i] === undefined) return true;
-  return false;
+/** The records of one file that have line maps, linked by content hashes. */
+export class RecordGraph {
+  private constructor(private readonly steps: RecordStep[]) {}
+
+  static of(entries: readonly TraceEntry[]): RecordGraph {
+    const byChange = new Map<LineChange, RecordStep>();
+    for (const e of entries) {
+      if (!e.change) continue;
+      let step = byChange.get(e.change);
+      if (!step) {
+        step = { change: e.change, entries: [], preHash: e.preHash, postHash: e.postHash, time: entryTime(e), line: e.line };
+        byChange.set(e.change, step);
+      }
+      step.entries.push(e);
+    }
+    // oldest first: by timestamp, then ledger line (a ledger is appended in causal order)
+    return new RecordGraph([...byChange.values()].sort(compareSteps));
+  }
+
+  get size(): number {
+    return this.steps.length;
+  }
+
+  /** The newest record whose content after the write has this hash. */
+  newestPinning(hash: string, before?: RecordStep): RecordStep | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const s = this.steps[i]!;
+      if (before && compareSteps(s, before) >= 0) continue;
+      if (s.postHash === hash) return s;
+    }
+    return undefined;
+  }
+
+  newest(): RecordStep | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash) return this.steps[i];
+    return undefined;
+  }
+
+  /**
+   * The records from the start of `end`'s chain to `end`, oldest first: each one's `pre_hash` is the one
+   * before's `post_hash`, and each is older than the next, so the walk ends.
+   */
+  chainTo(end: RecordStep, stopAtHash?: string): RecordStep[] {
+    const chain = [end];
+    for (let step = end; ; ) {
+      if (typeof step.preHash !== "string" || step.preHash === stopAtHash) break;
+      const prev = this.newestPinning(step.preHash, step);
+      if (!prev) break;
+      chain.push(prev);
+      step = prev;
+    }
+    return chain.reverse();
+  }
+
+  /** The state of the content `end` wrote, replayed from the start of its chain. */
+  replayTo(end: RecordStep): LineState {
+    const chain = this.chainTo(end);
+    const first = chain[0]!;
+    let state = first.preHash === null ? unknownState(0) : unknownState(first.change.oldCount);
+    for (const step of chain) {
+      // a map that does not fit: what came before it is unknown, as at an unrecorded change
+      state = applyStep(state, step) ?? applyStep(unknownState(step.change.oldCount), step)!;
+    }
+    return state;
+  }
 }
 
-/** Tests a computed `sha256:<hex>` against a recorded hash. */
-type HashCheck = (computed: string) => boolean;
+function compareSteps(a: RecordStep, b: RecordStep): number {
+  return a.time - b.time || a.line - b.line;
+}
+
+function copyOwners(state: LineState, result: Attributions, count: number): void {
+  for (let i = 0; i < count && i < state.owners.length; i++) result[i] = state.owners[i];
+}
 
 /**
- * A checker for a recorded hash, or undefined when it cannot be checked: absent, or another algorithm
- * (e.g. the spec example's `murmur3:`). Truncated sha256 hex (≥ 8 digits, seen in older records) is compared
- * as a prefix.
+ * The current lines' owners when they changed since the last recorded content: that content's lines are
+ * matched to the current ones by line hash (a line whose hash is not known never matches).
  */
-function hashCheck(recorded: string | undefined): HashCheck | undefined {
-  if (!recorded || !recorded.startsWith(HASH_PREFIX)) return undefined;
-  const hex = recorded.slice(HASH_PREFIX.length).toLowerCase();
-  if (!/^[0-9a-f]{8,64}$/.test(hex)) return undefined;
-  const want = HASH_PREFIX + hex;
-  return hex.length === 64 ? (computed) => computed === want : (computed) => computed.startsWith(want);
+function matchByLineHashes(state: LineState, lines: readonly string[], result: Attributions): void {
+  const count = contentLineCount(lines);
+  const oldKeys = state.hashes.map((h, i) => h ?? `\u0000${i}`);
+  const newKeys = lines.slice(0, count).map(lineHash);
+  const segments: Segment[] = [];
+  matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
+  for (const s of segments) for (let k = 0; k < s.length; k++) result[s.newStart + k] = state.owners[s.oldStart + k];
 }
 
-/** The current lines with lazily computed hashes and lookups, shared by all entries of one call. */
-class FileView {
-  readonly length: number;
-  private readonly normalized: string[];
-  private fileHashValue: string | undefined;
-  private hashes: string[] | undefined;
-  private positionMap: Map<string, number[]> | undefined;
-  private readonly windows = new Map<number, string[] | undefined>();
-  private windowBudget = WINDOW_SCAN_BUDGET;
-
-  constructor(lines: readonly string[]) {
-    this.length = lines.length;
-    this.normalized = lines.map(normalizeLine);
-  }
-
-  fileHash(): string {
-    return (this.fileHashValue ??= contentHash(this.normalized));
-  }
-
-  rangeHash(start: number, length: number): string {
-    return contentHash(this.normalized.slice(start, start + length));
-  }
-
-  lineHashes(): string[] {
-    return (this.hashes ??= this.normalized.map(lineHash));
-  }
-
-  /** Line hash → 0-based positions, ascending. */
-  positions(): Map<string, number[]> {
-    if (!this.positionMap) {
-      const map = new Map<string, number[]>();
-      this.lineHashes().forEach((h, i) => {
-        const list = map.get(h);
-        if (list) list.push(i);
-        else map.set(h, [i]);
-      });
-      this.positionMap = map;
-    }
-    return this.positionMap;
-  }
-
-  /** Hash of every window of `length` lines, or undefined once the scan budget is spent. */
-  windowHashes(length: number): string[] | undefined {
-    if (this.windows.has(length)) return this.windows.get(length);
-    const count = Math.max(0, this.length - length + 1);
-    const cost = count * length;
-    let hashes: string[] | undefined;
-    if (cost <= this.windowBudget) {
-      this.windowBudget -= cost;
-      hashes = new Array<string>(count);
-      for (let p = 0; p < count; p++) hashes[p] = this.rangeHash(p, length);
-    }
-    this.windows.set(length, hashes);
-    return hashes;
-  }
+function splitPacked(packed: string | undefined): string[] {
+  return packed ? splitLineHashes({ lineHashes: packed }) : [];
 }

@@ -1,19 +1,19 @@
-import type { DiagnosticCode } from "@shared/diagnosticCodes";
-import type { Severity } from "@shared/settings";
-import { attribute } from "./attribution";
-import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
-import type { TraceEntry } from "./ledger/read";
-import type { Rules } from "./rules";
-import { INTENTS_FILE } from "./workspaceFiles";
-
 /**
- * `intent check` (DESIGN §5) as a pure function: for every changed line, the record that explains it
+ * `intent check` (README "The CLI" and "Agents") as a pure function: for every changed line, the record that explains it
  * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
  * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
  * `verdictMessage`, so the two never disagree about a file.
  */
+import type { DiagnosticCode } from "@shared/diagnosticCodes";
+import type { Severity } from "@shared/settings";
+import { attributeChanged } from "./blame";
+import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
+import type { TraceEntry } from "./ledger/read";
+import type { Rules } from "./rules";
+import { INTENTS_FILE } from "./workspaceFiles";
+import { splitLines } from "./hashing";
 
-export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "intent-schema">;
+export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
 
 export interface Finding {
@@ -48,7 +48,7 @@ interface CheckResult {
 
 interface CheckedFile {
   path: string;
-  /** The checked content, split on "\n" as git numbers the diff's lines. */
+  /** The checked content split as blame splits it (`splitLines`), so the CLI and the editor agree. */
   lines: readonly string[];
   changed: readonly number[];
 }
@@ -56,7 +56,14 @@ interface CheckedFile {
 /** What a changed line is, before it becomes a finding (or nothing). */
 type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdict: Verdict };
 
-export function checkChanges(files: readonly ChangedFile[], rules: Rules, entriesFor: (path: string) => readonly TraceEntry[]): CheckResult {
+/**
+ * A file's ledger entries newest first, in batches: checking a file stops reading its history once every
+ * changed line is explained (attribution is newest first and a line keeps the first record that claims it,
+ * so older records cannot change a claimed line), which on a long ledger is most of `intent check`.
+ */
+export type EntryBatches = (path: string) => Iterable<readonly TraceEntry[]>;
+
+export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryBatches: EntryBatches): CheckResult {
   const result: CheckResult = { findings: [], checkedFiles: 0, checkedLines: 0 };
   for (const file of files) {
     if (!file.changed.length || rules.ignore.ignores(file.path)) continue; // exempt paths are nobody's business
@@ -64,13 +71,13 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entrie
     if (content === undefined) continue;
     result.checkedFiles++;
     result.checkedLines += file.changed.length;
-    result.findings.push(...checkFile({ path: file.path, lines: content.split("\n"), changed: file.changed }, rules, entriesFor(file.path)));
+    result.findings.push(...checkFile({ path: file.path, lines: splitLines(content), changed: file.changed }, rules, entryBatches(file.path)));
   }
   return result;
 }
 
-function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry[]): Finding[] {
-  const attributions = attribute(entries, file.lines);
+function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
+  const attributions = attributeChanged(file.lines, file.changed, batches);
   const verdicts = new Map<string, Verdict>();
   const verdictFor = (intentId: string | undefined): Verdict => {
     const key = intentId ?? "";
@@ -109,9 +116,7 @@ function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry
 }
 
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
-  if (outcome.kind === "untraced") {
-    return make(rules, { path, startLine: line, endLine: line, code: "untraced-change", message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.` });
-  }
+  if (outcome.kind === "untraced") return unrecordedFinding(path, line, rules);
   const { entry, verdict } = outcome;
   if (!isProblem(verdict)) return undefined;
   return make(rules, {
@@ -122,6 +127,34 @@ function findingFor(path: string, line: number, outcome: Outcome, rules: Rules):
     message: verdictMessage(path, verdict),
     recordId: entry.recordId,
     ...(entry.intentId ? { intentId: entry.intentId } : {}),
+  });
+}
+
+/**
+ * A changed line nobody recorded, judged as the editor judges an edit, by the intent that would count for
+ * it. CI does not know which intent was selected when the line was written, so: the in-progress intents
+ * that own the file. None — the change belongs to no work in progress, an error as an out-of-scope edit is
+ * in the editor; one or more — work that was done outside the tools, a notice.
+ */
+function unrecordedFinding(path: string, line: number, rules: Rules): Finding | undefined {
+  const owners = rules.scopes.owners(path);
+  const inProgress = owners.filter((i) => i.status === "IN_PROGRESS");
+  if (inProgress.length) {
+    return make(rules, {
+      path,
+      startLine: line,
+      endLine: line,
+      code: "untraced-change",
+      message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
+    });
+  }
+  const others = owners.length ? ` It is owned by ${owners.map((o) => `${o.id} (${o.status})`).join(", ")}, none in progress.` : " No intent owns it.";
+  return make(rules, {
+    path,
+    startLine: line,
+    endLine: line,
+    code: "unowned-change",
+    message: `${path} changed here, no ledger record explains it, and no intent in progress owns the file.${others} Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
   });
 }
 

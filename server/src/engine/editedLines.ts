@@ -1,17 +1,27 @@
-import { normalizeLine } from "./hashing";
-
 /**
- * Which lines of a document were edited since its baseline (the text at open or last save), kept right
- * as lines are inserted and deleted above them.
+ * Which lines of a document were edited since its baseline (the text at open, last save or reload), kept
+ * right as lines are inserted and deleted above them, and which baseline line every other line is.
  *
- * The document is a list of runs: a run of baseline lines (unchanged, with their baseline numbers) or a
- * run of edited lines. An edit splices runs, so its cost grows with the number of runs near the edit and
- * the size of the edited region, never with the length of the file. After each edit the edited region is
- * compared with the baseline lines it replaced, from both ends, so text typed and then undone stops being
- * "edited".
+ * The document is a list of runs: a run of baseline lines (with their baseline numbers) or a run of edited
+ * lines. An edit splices runs, so its cost grows with the number of runs near the edit and the size of the
+ * edited region, never with the length of the file. After each edit the edited region is compared with the
+ * baseline lines it replaced from both ends, so text typed and then undone stops being "edited".
+ *
+ * Edited regions that merged (an edit next to another) may hold unchanged baseline lines between changed
+ * ones, and lines whose change is whitespace only (not an edit: the line keeps its origin and is remembered
+ * as reformatted); `refine` compares each region with its baseline lines line by line and gives those back.
+ * It is the costlier step, so it runs when an answer is needed (publish, save, hover), not per keystroke.
  */
+import { normalizeLine } from "./hashing";
+import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
 
-type Run = { base: number; length: number } | { base: null; length: number };
+type Run = { base: number; length: number } | { base: null; length: number; refined: boolean };
+
+export interface EditedLinesSnapshot {
+  readonly baseline: readonly string[];
+  readonly runs: readonly Run[];
+  readonly reformatted: ReadonlySet<number>;
+}
 
 export interface LineBlock {
   /** 0-based, inclusive. */
@@ -21,6 +31,8 @@ export interface LineBlock {
 
 export class EditedLines {
   private runs: Run[];
+  /** Baseline lines given back whose text differs from the baseline's in whitespace only. */
+  private reformatted = new Set<number>();
 
   constructor(private baseline: readonly string[]) {
     this.runs = baseline.length ? [{ base: 0, length: baseline.length }] : [];
@@ -30,6 +42,18 @@ export class EditedLines {
   reset(baseline: readonly string[]): void {
     this.baseline = baseline;
     this.runs = baseline.length ? [{ base: 0, length: baseline.length }] : [];
+    this.reformatted.clear();
+  }
+
+  /** A copy of the tracker's state, to go back to with `restore`. */
+  snapshot(): EditedLinesSnapshot {
+    return { baseline: this.baseline, runs: this.runs.map((r) => ({ ...r })), reformatted: new Set(this.reformatted) };
+  }
+
+  restore(s: EditedLinesSnapshot): void {
+    this.baseline = s.baseline;
+    this.runs = s.runs.map((r) => ({ ...r }));
+    this.reformatted = new Set(s.reformatted);
   }
 
   get lineCount(): number {
@@ -39,14 +63,15 @@ export class EditedLines {
   }
 
   /**
-   * Lines `startLine..endLine` (inclusive) were replaced by `newLineCount` lines, all of which now count as
-   * edited. `lineAt` reads the document after the change, for the comparison with the baseline.
+   * Lines `startLine..endLine` (inclusive; `endLine = startLine - 1` for a pure insertion) were replaced by
+   * `newLineCount` lines, all of which now count as edited. `lineAt` reads the document after the change.
    */
   replace(startLine: number, endLine: number, newLineCount: number, lineAt: (line: number) => string): void {
     const removed = endLine - startLine + 1;
+    if (removed <= 0 && newLineCount <= 0) return;
     const [before, rest] = split(this.runs, startLine);
     const [, after] = split(rest, removed);
-    this.runs = [...before, { base: null, length: newLineCount }, ...after];
+    this.runs = [...before, { base: null, length: newLineCount, refined: false }, ...after];
     this.normalize(before.length, lineAt);
   }
 
@@ -82,6 +107,92 @@ export class EditedLines {
     return this.runs.some((r) => r.base === null && r.length > 0);
   }
 
+  /** Whether a baseline line was carried with a whitespace-only change. */
+  isReformatted(baseLine: number): boolean {
+    return this.reformatted.has(baseLine);
+  }
+
+  /**
+   * Compares every edited region not compared yet with the baseline lines it stands in for, line by line,
+   * giving back the lines that are unchanged. True when anything was given back.
+   */
+  refine(lineAt: (line: number) => string): boolean {
+    let changed = false;
+    let at = 0;
+    const out: Run[] = [];
+    for (let i = 0; i < this.runs.length; i++) {
+      const r = this.runs[i]!;
+      if (r.base !== null || r.refined) {
+        out.push(r);
+        at += r.length;
+        continue;
+      }
+      const prev = out[out.length - 1];
+      const next = this.runs[i + 1];
+      const gapStart = prev && prev.base !== null ? prev.base + prev.length : baseEndBefore(out);
+      const gapEnd = next && next.base !== null ? next.base : baseStartAfter(this.runs, i + 1, this.baseline.length);
+      const pieces = this.compareRegion(at, r.length, gapStart, gapEnd, lineAt);
+      if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
+      out.push(...pieces);
+      at += r.length;
+    }
+    if (changed) this.runs = coalesce(out, 0, out.length);
+    else this.runs = out;
+    return changed;
+  }
+
+  /**
+   * How the lines changed from the baseline to the current text: baseline runs are carried, reformatted where
+   * remembered so, everything else changed. `oldCount`/`newCount` clip away the phantom last line that a final
+   * line break leaves in `splitLines` (records count lines as `textLines` does).
+   */
+  lineChange(oldCount: number, newCount: number, lineAt: (line: number) => string): LineChange {
+    const carried: Segment[] = [];
+    const reformatted: number[] = [];
+    let at = 0;
+    for (const r of this.runs) {
+      if (r.base !== null) {
+        const length = Math.min(r.length, oldCount - r.base, newCount - at);
+        if (length > 0) {
+          carried.push({ oldStart: r.base, newStart: at, length });
+          if (this.reformatted.size) {
+            for (let k = 0; k < length; k++) {
+              const b = r.base + k;
+              if (this.reformatted.has(b) && normalizeLine(lineAt(at + k)) !== normalizeLine(this.baseline[b]!)) reformatted.push(at + k);
+            }
+          }
+        }
+      }
+      at += r.length;
+    }
+    return { oldCount, newCount, carried, reformatted: toSpans(reformatted) };
+  }
+
+  /** The runs for an edited region of `length` lines at `at`, matched against baseline lines [gapStart, gapEnd). */
+  private compareRegion(at: number, length: number, gapStart: number, gapEnd: number, lineAt: (line: number) => string): Run[] {
+    if (gapEnd <= gapStart || length === 0) return [{ base: null, length, refined: true }];
+    const oldLines = this.baseline.slice(gapStart, gapEnd);
+    const newLines: string[] = [];
+    for (let k = 0; k < length; k++) newLines.push(lineAt(at + k));
+    const segments: Segment[] = [];
+    matchLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length, segments);
+    const out: Run[] = [];
+    let n = 0;
+    for (const s of segments) {
+      if (s.newStart > n) out.push({ base: null, length: s.newStart - n, refined: true });
+      out.push({ base: gapStart + s.oldStart, length: s.length });
+      for (let k = 0; k < s.length; k++) this.noteGivenBack(gapStart + s.oldStart + k, lineAt(at + s.newStart + k));
+      n = s.newStart + s.length;
+    }
+    if (n < length) out.push({ base: null, length: length - n, refined: true });
+    return out;
+  }
+
+  private noteGivenBack(base: number, current: string): void {
+    if (normalizeLine(current) === normalizeLine(this.baseline[base]!)) this.reformatted.delete(base);
+    else this.reformatted.add(base);
+  }
+
   /**
    * Merges the edited run at `index` with edited neighbours, then gives back to the baseline every line at
    * either end of it that equals the baseline line it stands in for.
@@ -89,13 +200,13 @@ export class EditedLines {
   private normalize(index: number, lineAt: (line: number) => string): void {
     let lo = index;
     let hi = index;
-    while (lo > 0 && this.runs[lo - 1].base === null) lo--;
-    while (hi + 1 < this.runs.length && this.runs[hi + 1].base === null) hi++;
+    while (lo > 0 && this.runs[lo - 1]!.base === null) lo--;
+    while (hi + 1 < this.runs.length && this.runs[hi + 1]!.base === null) hi++;
     let length = 0;
-    for (let i = lo; i <= hi; i++) length += this.runs[i].length;
+    for (let i = lo; i <= hi; i++) length += this.runs[i]!.length;
 
     let first = 0; // current line number of the edited region
-    for (let i = 0; i < lo; i++) first += this.runs[i].length;
+    for (let i = 0; i < lo; i++) first += this.runs[i]!.length;
     const prev = lo > 0 ? (this.runs[lo - 1] as { base: number; length: number }) : undefined;
     const next = hi + 1 < this.runs.length ? (this.runs[hi + 1] as { base: number; length: number }) : undefined;
     // baseline lines [gapStart, gapEnd) were replaced by the edited region
@@ -104,21 +215,41 @@ export class EditedLines {
 
     let head = 0;
     while (head < length && gapStart < gapEnd && sameLine(lineAt(first + head), this.baseline[gapStart])) {
+      this.noteGivenBack(gapStart, lineAt(first + head));
       head++;
       gapStart++;
     }
     let tail = 0;
     while (tail < length - head && gapStart < gapEnd && sameLine(lineAt(first + length - 1 - tail), this.baseline[gapEnd - 1])) {
+      this.noteGivenBack(gapEnd - 1, lineAt(first + length - 1 - tail));
       tail++;
       gapEnd--;
     }
 
     const middle: Run[] = [];
     if (head) middle.push({ base: gapStart - head, length: head });
-    if (length - head - tail) middle.push({ base: null, length: length - head - tail });
+    if (length - head - tail) middle.push({ base: null, length: length - head - tail, refined: false });
     if (tail) middle.push({ base: gapEnd, length: tail });
     this.runs = coalesce([...this.runs.slice(0, lo), ...middle, ...this.runs.slice(hi + 1)], Math.max(0, lo - 1), lo + middle.length + 1);
   }
+}
+
+/** Baseline line just after the last baseline run in `runs` (0 if none). */
+function baseEndBefore(runs: readonly Run[]): number {
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const r = runs[i]!;
+    if (r.base !== null) return r.base + r.length;
+  }
+  return 0;
+}
+
+/** Baseline line of the first baseline run from `from` on (`end` if none). */
+function baseStartAfter(runs: readonly Run[], from: number, end: number): number {
+  for (let i = from; i < runs.length; i++) {
+    const r = runs[i]!;
+    if (r.base !== null) return r.base;
+  }
+  return end;
 }
 
 /** Splits runs so that the first part holds exactly `lines` lines. */
@@ -126,15 +257,18 @@ function split(runs: readonly Run[], lines: number): [Run[], Run[]] {
   const before: Run[] = [];
   let i = 0;
   let left = lines;
-  while (i < runs.length && left >= runs[i].length) {
-    left -= runs[i].length;
-    before.push(runs[i++]);
+  while (i < runs.length && left >= runs[i]!.length) {
+    left -= runs[i]!.length;
+    before.push(runs[i++]!);
   }
   if (i < runs.length && left > 0) {
-    const r = runs[i];
-    before.push({ base: r.base, length: left } as Run);
-    const rest = { base: r.base === null ? null : r.base + left, length: r.length - left } as Run;
-    return [before, [rest, ...runs.slice(i + 1)]];
+    const r = runs[i]!;
+    if (r.base === null) {
+      before.push({ base: null, length: left, refined: r.refined });
+      return [before, [{ base: null, length: r.length - left, refined: r.refined }, ...runs.slice(i + 1)]];
+    }
+    before.push({ base: r.base, length: left });
+    return [before, [{ base: r.base + left, length: r.length - left }, ...runs.slice(i + 1)]];
   }
   return [before, runs.slice(i)];
 }
@@ -143,17 +277,22 @@ function split(runs: readonly Run[], lines: number): [Run[], Run[]] {
 function coalesce(runs: Run[], from: number, to: number): Run[] {
   const out = runs.slice(0, from);
   for (let i = from; i < runs.length; i++) {
-    const r = runs[i];
+    const r = runs[i]!;
     if (r.length === 0) continue;
     const last = out[out.length - 1];
-    if (i < to && last && last.base === null && r.base === null) last.length += r.length;
-    else if (i < to && last && last.base !== null && r.base !== null && last.base + last.length === r.base) last.length += r.length;
+    if (i < to && last && last.base === null && r.base === null) {
+      last.length += r.length;
+      last.refined = last.refined && r.refined;
+    } else if (i < to && last && last.base !== null && r.base !== null && last.base + last.length === r.base) last.length += r.length;
     else out.push({ ...r });
   }
   return out;
 }
 
-/** Equal as the ledger's hashes see lines, so the editor and the hooks agree on what was edited. */
+/**
+ * Equal as the hashes see lines (trailing blanks and line endings aside). Whitespace-only changes inside a
+ * line are recognized by `refine`, which pairs them only where no exactly equal line is left to pair.
+ */
 function sameLine(a: string, b: string | undefined): boolean {
   return b !== undefined && normalizeLine(a) === normalizeLine(b);
 }

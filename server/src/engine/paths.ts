@@ -1,11 +1,9 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
-
 /**
  * Paths as the workspace files and the ledger hold them: relative to the workspace root, with forward
  * slashes. Every door turns what it is given (an agent's absolute path, a terminal argument, an editor's
  * command argument) into this form here, so that "inside the workspace" means the same thing everywhere.
  */
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 /**
  * The workspace-relative POSIX path of `path` (absolute, or relative to `root`), or undefined when it lies
@@ -31,71 +29,4 @@ export function isSafeRelative(p: string): boolean {
   if (p === "" || CONTROL_CHARS.test(p)) return false;
   if (p.startsWith("/") || p.startsWith("\\") || DRIVE.test(p)) return false;
   return !p.split(/[\\/]/).includes("..");
-}
-
-/** Symbolic links followed before a path is given up on as a loop (Linux's own limit). */
-const MAX_LINK_HOPS = 40;
-
-/**
- * The absolute path where a write to `path` (relative to `root`) really lands: every symbolic link on the
- * way is followed, a dangling one too — writing through a link whose target does not exist yet creates that
- * target, so it is the target that counts, not the link. Parts that do not exist are taken as written.
- * Undefined for a link loop or an unreadable root.
- */
-export function landingPath(root: string, path: string): string | undefined {
-  let current: string;
-  try {
-    current = realpathSync(root);
-  } catch {
-    return undefined;
-  }
-  const queue = (isAbsolute(path) ? relative(root, path) : path).split(/[\\/]+/);
-  let hops = 0;
-  let missing = false; // below a part that does not exist nothing can be a link
-  while (queue.length) {
-    const part = queue.shift()!;
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      current = dirname(current);
-      continue;
-    }
-    const next = join(current, part);
-    if (!missing) {
-      let st: ReturnType<typeof lstatSync> | undefined;
-      try {
-        st = lstatSync(next);
-      } catch {
-        missing = true;
-      }
-      if (st?.isSymbolicLink()) {
-        if (++hops > MAX_LINK_HOPS) return undefined;
-        let target: string;
-        try {
-          target = readlinkSync(next);
-        } catch {
-          return undefined;
-        }
-        queue.unshift(...target.split(/[\\/]+/));
-        if (isAbsolute(target)) current = parse(target).root;
-        continue;
-      }
-    }
-    current = next;
-  }
-  return current;
-}
-
-/**
- * Where a workspace path really leads once symlinks are followed (dangling ones too, see `landingPath`), as
- * a path relative to the real workspace root, or undefined when it leads outside. An agent writing
- * `src/api/link` where `link` points at `~/.ssh` must not pass as an edit inside `src/api/**`.
- */
-export function realWorkspacePath(root: string, path: string): string | undefined {
-  const landing = landingPath(root, path);
-  if (landing === undefined) return undefined;
-  try {
-    return toWorkspacePath(realpathSync(root), landing);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+/** Settings = defaults < `.orchestration/config.jsonc` < client settings (docs/ARCHITECTURE.md "The language server's surface"). */
 import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
 import { defaultSettings, type Settings, type Severity } from "@shared/settings";
@@ -5,8 +6,6 @@ import type { Span } from "./intents/model";
 import { jsonNestingProblem, nestingMessage } from "./nesting";
 import { isSafeRelative } from "./paths";
 import { patternCostProblem } from "./patternLimits";
-
-/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
 
 export interface SettingsProblem {
   message: string;

@@ -1,7 +1,4 @@
-import { join } from "node:path";
-import { readRegularText } from "./regularFiles";
-
-/** Where intent-lsp's workspace files live (DESIGN §2), relative to the workspace root. */
+/** Where intent-lsp's workspace files live (README "What it reads and writes"), relative to the workspace root. */
 export const ORCHESTRATION_DIR = ".orchestration";
 export const INTENTS_FILE = ".orchestration/active_intents.yaml";
 export const CONFIG_FILE = ".orchestration/config.jsonc";
@@ -16,26 +13,3 @@ export const RULE_FILES = [INTENTS_FILE, CONFIG_FILE, ROOT_IGNORE_FILE, ORCHESTR
 export type RuleFile = (typeof RULE_FILES)[number];
 
 export type RuleFileTexts = Partial<Record<RuleFile, string>>;
-
-/** Reads whichever rule files exist. Missing files are simply absent; other read errors propagate. */
-export function readRuleFiles(root: string): RuleFileTexts {
-  const out: RuleFileTexts = {};
-  for (const file of RULE_FILES) {
-    const text = readOptional(join(root, file));
-    if (text !== undefined) out[file] = text;
-  }
-  return out;
-}
-
-/**
- * A file's text, or undefined when it does not exist. Anything but a regular file (a FIFO, a device) is an
- * error, thrown at once: reading it could block or never end.
- */
-export function readOptional(path: string): string | undefined {
-  try {
-    return readRegularText(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}

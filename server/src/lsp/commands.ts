@@ -1,11 +1,11 @@
 import { ResponseError, ErrorCodes } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
-import { addToIntentIgnore } from "../engine/ignore";
+import { addToIntentIgnore } from "../io/intentIgnore";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
-import { modifyIntentsFile } from "../engine/intents/store";
+import { modifyIntentsFile } from "../io/intents/store";
 import { amendScope, transition } from "../engine/intents/writeback";
 import { isSafeRelative } from "../engine/paths";
-import { selectIntent as select } from "../engine/selection";
+import { selectIntent as select } from "../io/selection";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 

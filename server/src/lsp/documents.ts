@@ -1,17 +1,26 @@
 import { fileURLToPath } from "node:url";
-import { TextDocument } from "vscode-languageserver-textdocument";
-import type { Diagnostic, TextDocumentContentChangeEvent } from "vscode-languageserver";
-import { attribute, type LineAttribution } from "../engine/attribution";
+import { SESSION_URN_PREFIX } from "@shared/agentTrace";
+import type { Diagnostic, Position, TextDocumentContentChangeEvent } from "vscode-languageserver";
+import { applyStep, attribute, contentLineCount, RecordGraph, type Attributions, type LineAttribution, type RecordStep } from "../engine/attribution";
 import type { LineOwner } from "../engine/blame";
-import { EditedLines } from "../engine/editedLines";
+import { EditedLines, type EditedLinesSnapshot } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
+import { diffTexts, type LineChange } from "../engine/lineChange";
+import { readDiskState, type DiskState } from "./diskFile";
+import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
- * An open document: its text, the lines edited since its baseline, and a cached verdict. The verdict
- * depends on the path and the rules only, so it is computed once per rules generation, not per keystroke.
+ * An open document: its text, the lines edited since its baseline, who wrote each baseline line, and a
+ * cached verdict (it depends on the path and the rules only, so it is computed once per rules generation).
+ *
+ * Provenance is carried forward, never re-derived (README "Who wrote this line"):
+ * the baseline's owners move with every edit (`edits` maps current lines to baseline lines), a save makes
+ * its own record the owner of exactly the lines it changed, and a reload of content another writer recorded
+ * applies that record's line map. The ledger is asked only about content this server has not seen: the
+ * text at open, a reload whose record has no path back to our baseline, or one no record explains (yet).
  */
 export interface AttributedBlock {
   start: number;
@@ -21,17 +30,40 @@ export interface AttributedBlock {
 
 export type { LineOwner };
 
+/** Why the baseline's owners must come from the ledger when it has more to say. */
+type Awaiting =
+  /**
+   * not known yet: the ledger is still being read. `from`: the content whose owners the ledger will tell;
+   * `steps`: our own saves since, to carry those owners over once known.
+   */
+  | { kind: "index"; from: readonly string[]; steps: RecordStep[] }
+  /** the editor reloaded content no record pins yet (an agent's hook is about to record it) */
+  | { kind: "record"; prior: Attributions | undefined; priorHash: string };
+
 export class TrackedDocument {
   readonly edits: EditedLines;
   private verdictCache: { generation: number; verdict: Verdict } | undefined;
-  /** The text at open or last save, which `edits` and `attributions` refer to. */
+  /** The text at open, last save or reload, which `edits` and `attributions` refer to. */
   private baselineText: string;
-  /** Hash of the file as the editor last loaded or saved it, to notice writes by someone else. */
-  diskHash: string;
-  /** Attribution of each baseline line, from the ledger; current lines map onto it through `edits`. */
-  private attributions: (LineAttribution | undefined)[] = [];
+  private baselineLines: string[];
+  /** Hash of the baseline: the file as the editor last loaded, saved or reloaded it. */
+  private baselineHash: string;
+  /** Owner of each baseline line; undefined while not known (the ledger is still being read). */
+  private attributions: Attributions | undefined;
+  private awaiting: Awaiting | undefined;
+  /** Records of this file already accounted for, so that only news from other writers is looked at. */
+  private readonly knownRecords = new Set<string>();
+  /** The file on disk as last looked at, and whether its content came from someone else. */
+  private disk: DiskState | undefined;
+  private diskIsExternal = false;
+  /**
+   * A reload that may have been this editor's own save: the save wrote the file before we processed the
+   * change that produced it, which looks exactly like a reload. Its didSave, arriving next, tells; until
+   * then the state before it is kept to go back to.
+   */
+  private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
-  /** Whole-file findings (stale-file, untraced-change, claimed-elsewhere), recomputed on events, not keystrokes. */
+  /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
 
   /** The file on disk, or undefined for an untitled or non-file document. */
@@ -42,66 +74,284 @@ export class TrackedDocument {
    * restored session, a dirty buffer renamed): the differences are edits from the start.
    */
   constructor(
-    public doc: TextDocument,
+    readonly doc: TextBuffer,
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
     savedText?: string,
   ) {
     this.fsPath = uriToPath(doc.uri);
     this.baselineText = savedText ?? doc.getText();
-    this.diskHash = fileHash(this.baselineText);
-    const baseline = splitLines(this.baselineText);
-    this.edits = new EditedLines(baseline);
-    if (savedText !== undefined && savedText !== doc.getText()) this.edits.replace(0, baseline.length - 1, doc.lineCount, (line) => this.lineText(line));
+    this.baselineLines = splitLines(this.baselineText);
+    this.baselineHash = fileHash(this.baselineText);
+    this.edits = new EditedLines(this.baselineLines);
+    if (savedText !== undefined && savedText !== doc.getText()) this.edits.replace(0, this.baselineLines.length - 1, doc.lineCount, (line) => this.lineText(line));
+    if (this.fsPath) {
+      this.disk = readDiskState(this.fsPath, undefined);
+      this.diskIsExternal = this.disk.text !== undefined && this.disk.text !== this.baselineText && this.disk.text !== doc.getText();
+    }
+    this.awaiting = { kind: "index", from: this.baselineLines, steps: [] };
   }
 
   get baseline(): string {
     return this.baselineText;
   }
 
+  /** Hash of the file as the editor last loaded, saved or reloaded it. */
+  get diskHash(): string {
+    return this.baselineHash;
+  }
+
   get uri(): string {
     return this.doc.uri;
   }
 
-  /** Applies one notification's changes in order, feeding each into the edit tracker. */
-  applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+  /** The text on disk, as last looked at (undefined: missing or unreadable). */
+  get diskText(): string | undefined {
+    return this.disk?.text;
+  }
+
+  /**
+   * Applies one notification's changes in order, feeding each into the edit tracker. True when the changes
+   * made the buffer equal to content someone else wrote to disk: the editor reloaded the file.
+   */
+  applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): boolean {
+    this.lookAtDisk(); // before the change: whether the buffer already held what is on disk tells our own save from another writer's
+    const cleanBefore = !this.edits.isEdited();
+    this.tentative = undefined; // typing on: whatever the reload was, the buffer now builds on it
     for (const change of changes) {
-      if ("range" in change) {
-        // Clamped as TextDocument clamps it: clients send ranges past the end (Neovim deleting the last lines).
-        const start = this.doc.positionAt(this.doc.offsetAt(change.range.start));
-        const end = this.doc.positionAt(this.doc.offsetAt(change.range.end));
-        // line counts from the document itself, so CRLF, LF and lone CR count exactly as the client counts them
-        const before = this.doc.lineCount;
-        this.doc = TextDocument.update(this.doc, [{ range: { start, end }, text: change.text }], version);
-        const newLines = this.doc.lineCount - before + (end.line - start.line + 1);
-        this.edits.replace(start.line, end.line, newLines, (line) => this.lineText(line));
-      } else {
-        // Full-text sync: all we know is the new text, so compare every line with the baseline.
-        const before = this.edits.lineCount;
-        this.doc = TextDocument.update(this.doc, [change], version);
-        this.edits.replace(0, Math.max(0, before - 1), this.doc.lineCount, (line) => this.lineText(line));
+      if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version);
+      else this.applyFullChange(change.text, version);
+    }
+    return this.detectReload(cleanBefore);
+  }
+
+  private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
+    // Clamped as clients expect (Neovim sends ranges past the end when deleting the last lines), and a
+    // reversed range applied start-to-end, as `TextDocument` does: the tracker must see the edit the text got.
+    const from = this.doc.clamp(start);
+    const to = this.doc.clamp(end);
+    const { first, oldLines, newLines } = this.doc.replace(from, to, text);
+    this.doc.version = version;
+    // a change starting at column 0 pushes the old line's text down: of two equal lines the old one is the later
+    const atLineStart = (before(from, to) ? from : to).character === 0;
+    this.replaceLines(first, oldLines, newLines, atLineStart);
+  }
+
+  private applyFullChange(text: string, version: number): void {
+    // Full-text sync: all we know is the new text; lines equal at both ends are untouched
+    const oldLines: string[] = [];
+    for (let l = 0; l < this.doc.lineCount; l++) oldLines.push(this.doc.lineText(l));
+    this.doc.setText(text);
+    this.doc.version = version;
+    const newLines: string[] = [];
+    for (let l = 0; l < this.doc.lineCount; l++) newLines.push(this.doc.lineText(l));
+    this.replaceLines(0, oldLines, newLines);
+  }
+
+  /**
+   * Lines from `first` that were `oldLines` are now `newLines`. Lines whose text the change left as it was
+   * (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
+   * they were; only the rest is an edit. Compares the two lists, never reads the document back.
+   */
+  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[], tailFirst = false): void {
+    const max = Math.min(oldLines.length, newLines.length);
+    const sameAtHead = (k: number) => newLines[k] === oldLines[k];
+    const sameAtTail = (k: number) => newLines[newLines.length - 1 - k] === oldLines[oldLines.length - 1 - k];
+    let head = 0;
+    let tail = 0;
+    // Which end is matched first decides which of two identical lines is the new one (see applyRangeChange).
+    if (tailFirst) {
+      while (tail < max && sameAtTail(tail)) tail++;
+      while (head < max - tail && sameAtHead(head)) head++;
+    } else {
+      while (head < max && sameAtHead(head)) head++;
+      while (tail < max - head && sameAtTail(tail)) tail++;
+    }
+    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, (line) => this.lineText(line));
+  }
+
+  /** Re-reads the file's stat (and its text if that changed); cheap enough for every change notification. */
+  lookAtDisk(): void {
+    if (!this.fsPath) return;
+    const next = readDiskState(this.fsPath, this.disk);
+    if (next === this.disk) return;
+    this.disk = next;
+    // Content the buffer already holds is this editor's own save; anything else came from another writer.
+    this.diskIsExternal = next.text !== undefined && next.text !== this.baselineText && next.text !== this.doc.getText();
+  }
+
+  /**
+   * The buffer now holds exactly what another writer put on disk: it was reloaded. Content a record of
+   * another writer pins is a reload whatever the buffer held. Otherwise it may be this editor's own save
+   * that reached the disk before we processed the change that produced it (format-on-save does this): a
+   * buffer with unsaved edits is never reloaded behind the user's back by editors, so then it is not a
+   * reload; from a clean buffer it is one, tentatively, until the didSave of that very content says it was
+   * our own save after all (see `beforeSave`).
+   */
+  private detectReload(cleanBefore: boolean): boolean {
+    const disk = this.disk?.text;
+    if (!this.diskIsExternal || disk === undefined) return false;
+    if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
+    const pinnedByRecord = this.isNewestRecorded(fileHash(disk));
+    if (!pinnedByRecord && !cleanBefore) return false;
+    const before = { text: this.baselineText, lines: this.baselineLines, hash: this.baselineHash, attributions: this.attributions, awaiting: this.awaiting, edits: this.edits.snapshot() };
+    if (!this.reloaded(disk)) this.tentative = before;
+    return true;
+  }
+
+  /**
+   * Called when didSave arrives, before the save is recorded: a tentative reload of exactly the saved
+   * content, still explained by no record, was this editor's own save. Its edits are edits again.
+   */
+  beforeSave(): void {
+    const t = this.tentative;
+    this.tentative = undefined;
+    if (!t || this.awaiting === undefined || fileHash(this.doc.getText()) !== this.baselineHash) return;
+    this.baselineText = t.text;
+    this.baselineLines = t.lines;
+    this.baselineHash = t.hash;
+    this.attributions = t.attributions;
+    this.awaiting = t.awaiting;
+    this.edits.restore(t.edits);
+    this.blocksCache = undefined;
+  }
+
+  /**
+   * The reloaded content becomes the baseline. Its owners: the record that wrote it, applied to ours when
+   * it (or a chain of records) starts from our baseline; the ledger's answer when it does not; and, when no
+   * record pins it yet, our owners carried over the lines that did not change, the others unknown until
+   * the writer's record arrives. True when a record is known to pin the content.
+   */
+  private reloaded(text: string): boolean {
+    const hash = fileHash(text);
+    const prior = this.attributions;
+    const priorHash = this.baselineHash;
+    const lines = splitLines(text);
+    let next: Attributions | undefined;
+    let awaiting: Awaiting | undefined;
+    if (this.awaiting?.kind === "index" || !this.ctx || this.path === undefined) {
+      awaiting = { kind: "index", from: lines, steps: [] };
+    } else {
+      const entries = this.ctx.ledger.entriesFor(this.path);
+      next = carryThroughRecords(entries, prior, priorHash, hash);
+      if (!next) {
+        if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
+        else {
+          next = carryOver(prior, diffTexts(this.baselineText, text));
+          awaiting = { kind: "record", prior, priorHash };
+        }
       }
     }
+    this.setBaseline(text, lines, next);
+    this.awaiting = awaiting;
+    this.diskIsExternal = false;
+    return awaiting === undefined;
   }
 
-  /** The saved text becomes the new baseline: nothing is "edited" any more. */
-  rebase(): void {
-    // carry each surviving line's attribution over to its new position until the ledger is read again
-    if (this.attributions.length) this.attributions = this.edits.origins().map((o) => (o === undefined ? undefined : this.attributions[o]));
-    this.baselineText = this.doc.getText();
-    this.diskHash = fileHash(this.baselineText);
-    this.edits.reset(splitLines(this.baselineText));
+  /**
+   * The ledger has more to say (read for the first time, or new records for this file): owners not known
+   * yet are taken from it. Owners already carried forward are kept, since the ledger says the same about
+   * them, unless `rederive` (the ledger was replaced underneath us, or another writer's record now explains
+   * the content we just saved).
+   */
+  ledgerChanged(entries: readonly TraceEntry[], rederive = false): void {
+    // another writer's new record for exactly our baseline content: the ledger knows more than we carried
+    let news = false;
+    for (const e of entries) {
+      const key = e.recordId || `line ${e.line}`;
+      if (this.knownRecords.has(key)) continue;
+      this.knownRecords.add(key);
+      if (e.postHash === this.baselineHash && !this.isOurs(e)) news = true;
+    }
+    const w: Awaiting | undefined = (rederive || news) && this.awaiting?.kind !== "record" ? { kind: "index", from: this.baselineLines, steps: [] } : this.awaiting;
+    if (!w) return;
+    if (w.kind === "index") {
+      let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: attribute(entries, w.from), hashes: [] };
+      for (const step of w.steps) state = state && applyStep(state, step);
+      this.attributions = state?.owners ?? attribute(entries, this.baselineLines);
+      this.awaiting = undefined;
+      return;
+    }
+    if (!this.isNewestRecorded(this.baselineHash)) return;
+    this.attributions = carryThroughRecords(entries, w.prior, w.priorHash, this.baselineHash) ?? attribute(entries, this.baselineLines);
+    this.awaiting = undefined;
+    this.tentative = undefined; // another writer's record for this content: it was a reload
   }
 
-  /** Re-anchors the ledger's entries for this file onto the baseline text (at open, save, or a ledger change). */
-  attribute(entries: readonly TraceEntry[]): void {
-    this.attributions = entries.length ? attribute(entries, splitLines(this.baselineText)) : [];
+  /**
+   * Whether the ledger's newest record of this file pins this content: the write that just happened was
+   * recorded. An older record with the same content (the file went back to an earlier state) proves nothing
+   * about who wrote it now.
+   */
+  private isNewestRecorded(hash: string): boolean {
+    return !!this.ctx && this.path !== undefined && this.ctx.ledger.lastPostHash(this.path) === hash;
   }
 
-  /** Who wrote a current line: a ledger entry, an unsaved edit here, or nobody on record. */
+  /** Written by this server (its saves are already carried forward). */
+  private isOurs(entry: TraceEntry): boolean {
+    return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
+  }
+
+  /** Whether the baseline's owners are known (false while the ledger is still being read). */
+  get attributed(): boolean {
+    return this.attributions !== undefined;
+  }
+
+  /** Makes edited regions exact (unchanged lines between edits given back); see `EditedLines.refine`. */
+  refine(): void {
+    if (this.edits.refine((line) => this.lineText(line))) this.blocksCache = undefined;
+  }
+
+  /** How the current text's lines came from the baseline's, as a save records it. */
+  lineChange(text: string): LineChange {
+    this.refine();
+    const oldCount = contentLineCount(this.baselineLines);
+    const newCount = contentLineCount(splitLines(text));
+    return this.edits.lineChange(oldCount, newCount, (line) => this.lineText(line));
+  }
+
+  /**
+   * The saved text becomes the new baseline. `step`: the record that now explains it (ours, or the one an
+   * agent's hook wrote for this very content), whose line map carries our owners over; undefined when no
+   * record is due (nothing changed) or known.
+   */
+  saved(text: string, step: RecordStep | undefined): void {
+    const lines = splitLines(text);
+    const w = this.awaiting;
+    if (w?.kind === "index") {
+      // owners not known yet: remember the step, to carry them over once the ledger is read
+      if (step && step.preHash === this.baselineHash) w.steps.push(step);
+      else if (fileHash(text) !== this.baselineHash) this.awaiting = { kind: "index", from: lines, steps: [] };
+      this.setBaseline(text, lines, undefined);
+      return;
+    }
+    let next: Attributions | undefined;
+    if (this.attributions === undefined) next = undefined;
+    else if (step && step.preHash === this.baselineHash) next = applyStep({ owners: this.attributions, hashes: [] }, step)?.owners;
+    else if (fileHash(text) === this.baselineHash) next = carryOrigins(this.attributions, this.edits.origins());
+    if (next === undefined && this.attributions !== undefined && this.ctx && this.path !== undefined) {
+      // a record we cannot apply to what we know (another writer's, from other content): ask the ledger
+      next = attribute(this.ctx.ledger.entriesFor(this.path), lines);
+    }
+    this.setBaseline(text, lines, next);
+    this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
+  }
+
+  private setBaseline(text: string, lines: string[], attributions: Attributions | undefined): void {
+    this.baselineText = text;
+    this.baselineLines = lines;
+    this.baselineHash = fileHash(text);
+    this.attributions = attributions;
+    this.edits.reset(lines);
+    this.blocksCache = undefined;
+  }
+
+  /** Who wrote a current line: a ledger entry, an unsaved edit here, nobody on record, or not known yet. */
   owner(line: number): LineOwner {
+    this.refine();
     const origin = this.edits.origin(line);
     if (origin === undefined) return { kind: "edited" };
+    if (!this.attributions) return { kind: "indexing" };
     const attribution = this.attributions[origin];
     return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
   }
@@ -111,6 +361,7 @@ export class TrackedDocument {
    * every change, so the answer is kept per document version and attribution.
    */
   attributedBlocks(): AttributedBlock[] {
+    this.refine();
     if (this.blocksCache?.version !== this.doc.version || this.blocksCache.attributions !== this.attributions) {
       this.blocksCache = { version: this.doc.version, attributions: this.attributions, blocks: this.computeBlocks() };
     }
@@ -119,9 +370,10 @@ export class TrackedDocument {
 
   private computeBlocks(): AttributedBlock[] {
     const out: AttributedBlock[] = [];
-    if (!this.attributions.length) return out;
+    const attributions = this.attributions;
+    if (!attributions?.length) return out;
     this.edits.origins().forEach((origin, line) => {
-      const attribution = origin === undefined ? undefined : this.attributions[origin];
+      const attribution = origin === undefined ? undefined : attributions[origin];
       if (!attribution) return;
       const last = out[out.length - 1];
       if (last && last.end === line - 1 && last.attribution.entry.recordId === attribution.entry.recordId) last.end = line;
@@ -131,8 +383,7 @@ export class TrackedDocument {
   }
 
   lineText(line: number): string {
-    const text = this.doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
-    return text.replace(/(\r\n|\r|\n)$/, "");
+    return this.doc.lineText(line);
   }
 
   verdict(): Verdict | undefined {
@@ -144,6 +395,42 @@ export class TrackedDocument {
   }
 }
 
+
+/**
+ * Owners of content `hash`, carried from `prior` (the owners of content `priorHash`) through the records that
+ * lead from one to the other; undefined when no such chain of records with line maps exists.
+ */
+function carryThroughRecords(entries: readonly TraceEntry[], prior: Attributions | undefined, priorHash: string, hash: string): Attributions | undefined {
+  if (!prior) return undefined;
+  const graph = RecordGraph.of(entries);
+  const end = graph.newestPinning(hash);
+  if (!end) return undefined;
+  const chain = graph.chainTo(end, priorHash);
+  if (chain[0]!.preHash !== priorHash) return undefined;
+  let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: prior, hashes: [] };
+  for (const step of chain) {
+    state = applyStep(state, step);
+    if (!state) return undefined;
+  }
+  return state.owners;
+}
+
+/** Owners carried over the lines a change did not touch; the changed lines have none (yet). */
+function carryOver(prior: Attributions | undefined, change: LineChange): Attributions | undefined {
+  if (!prior) return undefined;
+  const out: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
+  for (const s of change.carried) for (let k = 0; k < s.length; k++) out[s.newStart + k] = prior[s.oldStart + k];
+  return out;
+}
+
+/** Owners of the current lines through the edit tracker's origins (undefined where edited). */
+function carryOrigins(prior: Attributions, origins: readonly (number | undefined)[]): Attributions {
+  return origins.map((o) => (o === undefined ? undefined : prior[o]));
+}
+
+function before(a: Position, b: Position): boolean {
+  return a.line < b.line || (a.line === b.line && a.character <= b.character);
+}
 
 export function uriToPath(uri: string): string | undefined {
   if (!uri.startsWith("file:")) return undefined;

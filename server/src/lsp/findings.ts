@@ -1,15 +1,16 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { contributorText, intentTitle } from "../engine/describe";
 import { fileHash } from "../engine/hashing";
-import type { TraceEntry } from "../engine/ledger/read";
 import { isLive, type SessionRecord } from "../engine/sessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
+import { newestOf } from "../engine/ledger/entryOrder";
 
 /**
- * Whole-file findings about an open document (DESIGN §4): `stale-file` needs the file on disk, so it is
- * computed when something happens to it, never per keystroke. `untraced-change` and `claimed-elsewhere`
- * need only what is in memory and are computed with every publish: their lines are the current version's.
+ * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file`
+ * needs the file on disk, so it is computed when something happens to it, never per keystroke.
+ * `untraced-change` and `claimed-elsewhere` need only what is in memory and are computed with every publish:
+ * their lines are the current version's.
  */
 export function fileFindings(doc: TrackedDocument, diskText: string | undefined): Diagnostic[] {
   const stale = staleFile(doc, diskText);
@@ -25,7 +26,7 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
   if (diskText === undefined) return undefined; // never saved, or deleted: nothing to overwrite by surprise
   const disk = fileHash(diskText);
   if (disk === doc.diskHash || disk === fileHash(doc.doc.getText())) return undefined;
-  const writer = newest(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
+  const writer = newestOf(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
   const by = writer ? ` by ${contributorText(writer)} under ${intentTitle(writer.intentId, ctx.rules.catalogue)} at ${writer.timestamp}` : "";
   return makeDiagnostic(ctx.rules.settings, "stale-file", LINE0, `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`);
 }
@@ -37,7 +38,7 @@ export function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const last = ctx.ledger.lastPostHash(path);
   if (!last || last === doc.diskHash || ctx.ledger.hasPostHash(path, doc.diskHash)) return [];
   const entries = ctx.ledger.entriesFor(path);
-  const lastEntry = newest(entries.filter((e) => e.postHash === last));
+  const lastEntry = newestOf(entries.filter((e) => e.postHash === last));
   const message = `${path} differs from its last recorded content${lastEntry ? ` (${lastEntry.recordId}, ${lastEntry.timestamp})` : ""} and no ledger record explains the change: it was edited outside intent-lsp and the agent hooks.`;
   // Where known: the lines the last record wrote that no longer carry its attribution.
   const lost: number[] = [];
@@ -73,10 +74,6 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     }
   }
   return undefined;
-}
-
-function newest(entries: TraceEntry[]): TraceEntry | undefined {
-  return entries.sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.line - a.line)[0];
 }
 
 function toBlocks(lines: number[]): [number, number][] {

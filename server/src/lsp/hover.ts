@@ -5,7 +5,7 @@ import type { Intent } from "../engine/intents/model";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
 
-/** DESIGN §4 hover: who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
+/** docs/ARCHITECTURE.md "Hover → answer": who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
 export function hover(doc: TrackedDocument, position: Position, now: number, markdown = true): Hover | null {
   const h = markdownHover(doc, position, now);
   if (!h || markdown) return h;
@@ -27,12 +27,15 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
     lines.push(`**Edited, not saved yet.** It will be recorded${under} when you save.`);
   } else if (owner.kind === "untraced") {
     lines.push("**Untraced:** no ledger record covers this line.");
+  } else if (owner.kind === "indexing") {
+    lines.push("**Indexing the ledger…** Who wrote this line is shown as soon as the trace ledger has been read.");
   } else {
-    const { entry, exact } = owner.attribution;
+    const { entry, exact, reformattedBy } = owner.attribution;
     lines.push(`**${intentTitle(entry.intentId, ctx.rules.catalogue)}**`);
     if (entry.scope === "OUT_OF_SCOPE") lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
     lines.push("");
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
+    if (reformattedBy) lines.push("", `reformatted by ${contributorText(reformattedBy)} · ${relativeTime(reformattedBy.timestamp, now)} (whitespace only; the line is still ${contributorText(entry)}'s)`);
     lines.push("");
     lines.push(`trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`);
     const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;

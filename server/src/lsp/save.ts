@@ -1,65 +1,194 @@
 import type { TraceRecord } from "@shared/agentTrace";
+import type { SaveProcessedParams } from "@shared/notifications";
+import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { appendWorkspaceRecord } from "../engine/ledger/append";
-import { parseLedgerLines, type TraceEntry } from "../engine/ledger/read";
-import { prepareRecord } from "../engine/ledger/recordChange";
-import { noteLesson } from "../engine/lessons";
-import { textLines } from "../engine/lines";
+import { fileHash } from "../engine/hashing";
+import { appendWorkspaceRecord } from "../io/ledger/append";
+import { parseLedgerLines } from "../engine/ledger/read";
+import { prepareRecord } from "../io/ledger/recordChange";
+import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
- * DESIGN §4 "On save": one record for the lines changed since the last save, skipped when the ledger
- * already holds this exact content (an agent hook recorded it), and a lesson when it landed out of scope.
- * The record is prepared synchronously when didSave arrives — before any await lets typing move on — so
- * hover and CodeLens can show it while the append waits for its lock.
+ * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
+ * line change, not a diff guessed afterwards), skipped when the ledger's newest record of the file already
+ * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. Prepared
+ * synchronously when didSave arrives — before any await lets typing move on — so hover and CodeLens show it
+ * while the append waits for its lock.
  */
 export interface PreparedSave {
   path: string;
-  record: TraceRecord;
-  /** The record's entries, for attribution before the ledger is read back. */
-  entries: TraceEntry[];
-  verdict: Verdict;
+  text: string;
+  /** The record to append; absent when none is due. */
+  record?: TraceRecord;
+  /** The record that explains the saved text (ours, or the one already in the ledger), for attribution. */
+  step?: RecordStep;
+  verdict?: Verdict;
 }
 
-export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave | undefined {
+export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave {
+  const text = doc.doc.getText();
   const { ctx, path } = doc;
   const verdict = doc.verdict();
-  if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return undefined;
-  // the empty "line" after a final newline is not a line of text (as for the hooks' diffs): never recorded
-  const content = doc.doc.getText();
-  const lastLine = textLines(content).length;
-  const changedLines: number[] = [];
-  for (const b of doc.edits.blocks()) for (let l = b.start; l <= b.end && l < lastLine; l++) changedLines.push(l + 1);
+  if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return { path: path ?? doc.uri, text };
   const settings = ctx.rules.settings;
   const record = prepareRecord({
     root: ctx.root,
     ledgerPath: settings.ledgerPath,
     path,
-    content,
+    content: text,
     before: doc.baseline,
-    changedLines,
+    change: doc.lineChange(text),
     verdict,
     contributor: settings.contributor,
     sessionId: ctx.session.id,
     toolVersion,
-    alreadyRecorded: (p, h) => ctx.ledger.hasPostHash(p, h),
+    alreadyRecorded: (p, h) => ctx.ledger.lastPostHash(p) === h,
   });
-  if ("skip" in record) return undefined;
-  return { path, record, entries: parseLedgerLines(JSON.stringify(record), 0).entries, verdict };
-}
-
-/** `poll` reads the ledger through the server, so whatever else it brings re-attributes open documents too. */
-export async function writeSave(ctx: WorkspaceContext, save: PreparedSave, poll: () => Promise<void>): Promise<boolean> {
-  await poll(); // an agent hook may have recorded this very content a moment ago
-  const postHash = save.record.metadata?.["dev.intent-lsp"]?.post_hash;
-  if (postHash && ctx.ledger.hasPostHash(save.path, postHash)) return false;
-  await appendWorkspaceRecord(ctx.root, ctx.ledger.ledgerPath, save.record);
-  const v = save.verdict;
-  if (isProblem(v) && v.kind === "out-of-scope") {
-    noteLesson(ctx.root, { path: save.path, intentId: v.intent.id, text: `saved outside the scope of ${v.intent.id}. ${verdictMessage(save.path, v)}` });
+  if ("skip" in record) {
+    const step = record.skip === "duplicate" ? RecordGraph.of(ctx.ledger.entriesFor(path)).newestPinning(fileHash(text)) : undefined;
+    return { path, text, ...(step ? { step } : {}), verdict };
   }
-  return true;
+  return { path, text, record, step: RecordGraph.of(parseLedgerLines(JSON.stringify(record), 0).entries).newest(), verdict };
 }
 
+/**
+ * Appends the workspace's save records in order. A record that cannot be written (a read-only
+ * `.orchestration/`, a full disk) is kept and written before the next one, or when `flush` is called on a
+ * timer: the editor's save itself has happened, and the ledger must not lose it or reorder it.
+ */
+export class SaveRecorder {
+  /** Each record with the ledger it was meant for (workspace-relative: written only where it lands inside). */
+  private readonly pending: { ledgerPath: string; record: TraceRecord }[] = [];
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly ctx: WorkspaceContext) {}
+
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  /**
+   * Appends `save.record` unless the ledger's newest record of the file pins the same content by now (an
+   * agent hook that recorded this very write a moment ago): then false. `poll` reads the ledger first.
+   */
+  async write(save: PreparedSave, poll: () => Promise<void>): Promise<boolean> {
+    const record = save.record!;
+    await poll();
+    const postHash = record.metadata?.["dev.intent-lsp"]?.post_hash;
+    if (postHash && this.ctx.ledger.lastPostHash(save.path) === postHash) return false;
+    this.pending.push({ ledgerPath: this.ctx.ledger.ledgerPath, record });
+    await this.flush();
+    const v = save.verdict;
+    if (v && isProblem(v) && v.kind === "out-of-scope") {
+      noteLesson(this.ctx.root, { path: save.path, intentId: v.intent.id, text: `saved outside the scope of ${v.intent.id}. ${verdictMessage(save.path, v)}` });
+    }
+    return true;
+  }
+
+  /** Writes what is waiting, oldest first; throws (keeping the rest) when the ledger cannot be written. */
+  flush(): Promise<void> {
+    const run = this.running.then(async () => {
+      while (this.pending.length) {
+        const { ledgerPath, record } = this.pending[0]!;
+        await appendWorkspaceRecord(this.ctx.root, ledgerPath, record);
+        this.pending.shift();
+      }
+    });
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** What handling a save needs from the rest of the server. */
+export interface SaveHost {
+  /** Reads the workspace's ledger (and re-attributes what it brings). */
+  poll(ctx: WorkspaceContext): Promise<void>;
+  /** The document's diagnostics are due again. */
+  schedule(uri: string): void;
+  /** After the save: whole-file findings, the session's unsaved files, lenses. */
+  settled(doc: TrackedDocument): void;
+  /** The save has been handled (`intent/saveProcessed`). */
+  processed(params: SaveProcessedParams): void;
+  /** Tell the user (and the log). */
+  error(message: string): void;
+  log(message: string): void;
+}
+
+/**
+ * didSave: record (prepared synchronously, so typing cannot move the text under it), carry the document's
+ * owners over the record, append it in order, read the ledger back, and say it is done.
+ */
+export class SaveHandler {
+  private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+
+  constructor(
+    private readonly host: SaveHost,
+    private readonly toolVersion: string,
+  ) {}
+
+  saved(doc: TrackedDocument): void {
+    const { uri } = doc;
+    const version = doc.doc.version;
+    this.record(doc).then(
+      (recordId) => this.host.processed({ uri, version, recordId }),
+      (err: unknown) => {
+        this.host.log(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.host.processed({ uri, version, recordId: null });
+      },
+    );
+  }
+
+  /** Records a save and carries the document's owners over it; the record's id, or null. */
+  private async record(doc: TrackedDocument): Promise<string | null> {
+    let save: PreparedSave | undefined;
+    doc.beforeSave();
+    try {
+      save = prepareSave(doc, this.toolVersion);
+    } catch (err) {
+      this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
+    }
+    // the saved text is the new baseline, before typing can move on
+    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    this.host.schedule(doc.uri);
+    const { ctx } = doc;
+    if (!ctx || doc.path === undefined) return null;
+    let recordId: string | null = null;
+    if (save?.record) {
+      try {
+        if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
+        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
+      } catch (err) {
+        this.host.error(
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
+        );
+      }
+    }
+    await this.host.poll(ctx);
+    this.host.settled(doc);
+    return recordId;
+  }
+
+  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
+  flush(): void {
+    for (const [ctx, recorder] of this.recorders) {
+      const waiting = recorder.waiting;
+      if (!waiting) continue;
+      recorder.flush().then(
+        () => {
+          this.host.log(`intent-lsp: wrote ${waiting} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+          void this.host.poll(ctx);
+        },
+        () => undefined, // still not writable; the user was told when the save happened
+      );
+    }
+  }
+
+  private recorderOf(ctx: WorkspaceContext): SaveRecorder {
+    let r = this.recorders.get(ctx);
+    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
+    return r;
+  }
+}

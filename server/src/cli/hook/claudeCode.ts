@@ -1,15 +1,14 @@
-import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
-import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
-import { agentSessionId } from "../../engine/agent/session";
-import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-
 /**
  * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
+import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool } from "../../engine/agent/toolCall";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -52,6 +51,7 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
     callId: str(p["tool_use_id"]),
     model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
     before: (after) => beforeFromPayload(tool, input, p["tool_response"], after),
+    ...(stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
   });
   if (outcome?.kind === "unknown-before") {
     return jsonAnswer({
@@ -71,6 +71,13 @@ function beforeFromPayload(tool: string, input: Json, response: unknown, after: 
   if (tool === "Write" && r["type"] === "create") return null;
   if (tool === "Edit") return undoEdits(after, [input as unknown as StringEdit]);
   if (tool === "MultiEdit" && Array.isArray(input["edits"])) return undoEdits(after, input["edits"] as StringEdit[]);
+  return undefined;
+}
+
+/** The replacements an Edit or MultiEdit made, in order, as its input states them. */
+function stringEdits(tool: string, input: Json): StringEdit[] | undefined {
+  if (tool === "Edit") return [input as unknown as StringEdit];
+  if (tool === "MultiEdit" && Array.isArray(input["edits"])) return input["edits"] as StringEdit[];
   return undefined;
 }
 

@@ -1,16 +1,15 @@
-import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
-import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
-import { agentSessionId } from "../../engine/agent/session";
-import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-
 /**
  * Cursor's hook protocol (shared/agent-hooks.md): camelCase event names, `conversation_id`, `model` and
  * `workspace_roots` in every payload; permission answers `{permission, userMessage, agentMessage}`. The same
  * messages are also given under the snake_case names newer Cursor documentation uses; Cursor ignores keys it
  * does not know, so either reading gets them.
  */
+import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool } from "../../engine/agent/toolCall";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 export async function cursorHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);

@@ -1,4 +1,4 @@
-import type { GateDecision } from "./writeGate";
+import type { GateDecision } from "./decision";
 
 /**
  * A shell command cannot be scoped: which files it writes is only known after it ran. So the gate asks the

@@ -1,12 +1,11 @@
-import { fileURLToPath } from "node:url";
-
-/**
- * What an agent's tool call is, for the gate, whatever the agent (DESIGN §5): Claude Code and Cursor name
+/*
+ * What an agent's tool call is, for the gate, whatever the agent (README "The CLI" and "Agents"): Claude Code and Cursor name
  * their tools differently, MCP servers add their own, and names change between versions. So the rule is
  * about the call, not a list of one agent's names: a call that names a file is gated as a write unless the
  * tool is known to only read. An unknown writer slipping through would be worse than an unknown reader
  * being checked (fail closed).
  */
+import { fileURLToPath } from "node:url";
 
 export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */

@@ -1,3 +1,7 @@
+/**
+ * Reads `active_intents.yaml` in any dialect we have seen (README "What it reads and writes") and reports every problem at the
+ * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
+ */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
 import { lineStarts, positionAt } from "../lines";
 import { nestingMessage, yamlNestingProblem } from "../nesting";
@@ -14,11 +18,6 @@ import {
   type RelatedSpec,
   type Span,
 } from "./model";
-
-/**
- * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
- * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
- */
 
 const FIELDS: Record<string, string> = {
   id: "id",
@@ -277,9 +276,11 @@ function relatedSpecs(pair: Pair | undefined): RelatedSpec[] {
 /** Warnings for parents that do not exist and child scopes that reach outside their parent's scope. */
 function checkParents(intents: Intent[], items: Node[], report: Report) {
   const byId = new Map(intents.map((i) => [i.id, i]));
+  // one pass over the items, not one per child: a catalogue of thousands of children stays linear
+  const nodeAt = new Map(items.filter((n) => isMap(n)).map((n) => [spanOf(n).start, n as YAMLMap]));
   for (const intent of intents) {
     if (!intent.parentIntent) continue;
-    const node = items.find((n) => isMap(n) && spanOf(n).start === intent.span.start) as YAMLMap | undefined;
+    const node = nodeAt.get(intent.span.start);
     const parentPair = node && (findPair(node, "parent_intent") ?? findPair(node, "parentIntent"));
     const at = parentPair ? spanOf(parentPair.value as Node) : intent.span;
     const parent = byId.get(intent.parentIntent);
@@ -295,7 +296,7 @@ function checkParents(intents: Intent[], items: Node[], report: Report) {
   }
 }
 
-/** The effective constraints of an intent: its own, then each ancestor's (DESIGN §2.1: constraints inherit). */
+/** The effective constraints of an intent: its own, then each ancestor's (a child inherits its parent's constraints). */
 export function inheritedConstraints(intent: Intent, byId: ReadonlyMap<string, Intent>): string[] {
   const out = [...intent.constraints];
   const seen = new Set([intent.id]);

@@ -1,14 +1,13 @@
+/**
+ * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
+ * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
+ */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { checkTransition } from "./lifecycle";
 import { loadIntents, yamlText } from "./load";
 import { yamlNestingProblem } from "../nesting";
 import type { IntentStatus } from "./model";
 import { normalizeGlob, validateGlob } from "../scope";
-
-/**
- * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
- * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
- */
 
 export interface TextEdit {
   start: number;

@@ -1,5 +1,5 @@
 /**
- * Lenient ledger reader (DESIGN §2.2 "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
+ * Lenient ledger reader (docs/LEDGER.md "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
  * one per attributed range. Nothing here throws on bad input; a line that cannot be used is reported with
  * its line number and skipped. Runs over million-record ledgers, so entries are kept small: strings that
  * repeat across records are shared through a `StringPool`, and nothing of the parsed JSON is retained.
@@ -7,6 +7,9 @@
 import type { ContributorType } from "@shared/agentTrace";
 import { INTENT_URN_PREFIX, METADATA_KEY } from "@shared/agentTrace";
 import { LINE_HASH_HEX_LENGTH } from "../hashing";
+import { isValidChange, type LineChange, type Segment, type Span } from "../lineChange";
+import { isBlankLine } from "./blankLine";
+import { INTENT_ID_PATTERN } from "../intents/model";
 
 /** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
 export type Dialect = "spec" | "older" | "flat" | "reference";
@@ -48,6 +51,14 @@ export interface TraceEntry {
   postHash?: string | null;
   scope?: string;
   dialect: Dialect;
+  /**
+   * The record's line map for this file (see `IntentLspMetadata.carried`), shared by the file's entries:
+   * how every line not in the record's ranges carried over from the content before. Absent in records of
+   * other tools and of intent-lsp before 0.2. `oldCount` is a lower bound (the records do not store it).
+   */
+  change?: LineChange;
+  /** Per-line hashes of `change.reformatted` lines, packed as `lineHashes` is. */
+  reformattedHashes?: string;
 }
 
 export interface UnreadableLine {
@@ -63,7 +74,7 @@ export interface ParseResult {
 }
 
 /** No text file has more lines: a range beyond is not a range of a file (and must not be iterated). */
-const MAX_LINE = 100_000_000;
+export const MAX_LINE = 100_000_000;
 
 /** A recorded path that names a pseudo-file on purpose (not worth a report), however it is spelled. */
 function isPseudoPath(raw: unknown): boolean {
@@ -73,11 +84,10 @@ function isPseudoPath(raw: unknown): boolean {
 /** Paths that trace tools use for things that are not files; never attributed. */
 export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
 
-/** An intent id as DESIGN §2.1 defines it. */
-export const INTENT_ID = /^[A-Z]+-\d{3,}$/;
 const SEMVER = /^\d+\.\d+\.\d+$/;
 const HEX = /^[0-9a-f]*$/;
-const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** A URI scheme or a Windows drive: what a workspace-relative path never starts with. */
+export const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -218,14 +228,18 @@ interface RecordFields {
 function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, pool: StringPool, out: ParseResult): void {
   const ours = isObject(obj["metadata"]) && isObject(obj["metadata"][METADATA_KEY]) ? obj["metadata"][METADATA_KEY] : undefined;
   const first = recordFields(obj, ours, dialect, lineNumber, pool);
-  const lineHashes = ours && Array.isArray(ours["line_hashes"]) ? ours["line_hashes"] : undefined;
+  const others = ours && Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
   const files = obj["files"] as unknown[];
 
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
     if (!isObject(file)) continue;
-    // Our metadata describes the record's one file (files[0]); never pin other files to its hashes.
-    const shared = fi === 0 ? first : { ...first, preHash: undefined, postHash: undefined };
+    // Our metadata describes files[0] at its top level and files[1..] in `other_files`; a file without its
+    // own details is never pinned to another file's hashes.
+    const details = fi === 0 ? ours : isObject(others[fi - 1]) ? (others[fi - 1] as JsonObject) : undefined;
+    const shared = fi === 0 ? first : details ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope } : { ...first, preHash: undefined, postHash: undefined };
+    const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
+    const map = details ? lineMapOf(details) : undefined;
     const rawPath = file["path"] ?? file["relative_path"];
     const path = pool.path(rawPath);
     if (path === undefined) {
@@ -260,17 +274,49 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         ranged = true;
         const r = range as JsonObject;
         const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool) : convContributor;
-        const hashes = fi === 0 && ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
+        const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
-        out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url));
+        out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined));
       }
     }
     // A file named without ranges still says something about the file (deletion, new content hash).
     if (!ranged) {
       const contributor = firstContributor ?? pool.contributor("unknown", undefined);
-      out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl));
+      out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map));
     }
   }
+}
+
+/** Largest line map read from a record; anything bigger is not a map a writer of ours would produce. */
+const MAX_MAP_SEGMENTS = 1_000_000;
+
+/**
+ * The line map of one file's details, or undefined when absent or not well formed (a ledger is read, never
+ * trusted: a malformed map makes the record one without a map, attributed by content as older records are).
+ */
+function lineMapOf(details: JsonObject): { change: LineChange; reformattedHashes?: string } | undefined {
+  const count = details["line_count"];
+  const carried = details["carried"];
+  if (!Number.isInteger(count) || (count as number) < 0 || !Array.isArray(carried) || carried.length > MAX_MAP_SEGMENTS) return undefined;
+  const segments: Segment[] = [];
+  let oldCount = 0;
+  for (const t of carried) {
+    if (!Array.isArray(t) || t.length !== 3 || !t.every((v) => Number.isInteger(v) && v >= 1)) return undefined;
+    segments.push({ oldStart: t[0] - 1, newStart: t[1] - 1, length: t[2] });
+    oldCount = Math.max(oldCount, t[0] - 1 + t[2]);
+  }
+  const rawReformatted = Array.isArray(details["reformatted"]) ? details["reformatted"] : [];
+  const reformatted: Span[] = [];
+  for (const r of rawReformatted) {
+    if (!Array.isArray(r) || r.length !== 2 || !r.every((v) => Number.isInteger(v) && v >= 1)) return undefined;
+    reformatted.push({ start: r[0] - 1, end: r[1] - 1 });
+  }
+  const change: LineChange = { oldCount, newCount: count as number, carried: segments, reformatted };
+  if (!isValidChange(change)) return undefined;
+  const hashes = Array.isArray(details["reformatted_hashes"]) ? details["reformatted_hashes"] : [];
+  const packed = reformatted.map((r, i) => packLineHashes(hashes[i], r.end - r.start + 1));
+  const reformattedHashes = reformatted.length && packed.every((p) => p !== undefined) ? packed.join("") : undefined;
+  return reformattedHashes === undefined ? { change } : { change, reformattedHashes };
 }
 
 function flattenFlat(obj: JsonObject, lineNumber: number, pool: StringPool, out: ParseResult): void {
@@ -318,6 +364,7 @@ function makeEntry(
   contributor: EntryContributor,
   intentId: string | undefined,
   url: string | undefined,
+  map: { change: LineChange; reformattedHashes?: string } | undefined = undefined,
 ): TraceEntry {
   return {
     recordId: f.recordId,
@@ -338,6 +385,8 @@ function makeEntry(
     postHash: f.postHash,
     scope: f.scope,
     dialect: f.dialect,
+    change: map?.change,
+    reformattedHashes: map?.reformattedHashes,
   };
 }
 
@@ -393,7 +442,7 @@ export function intentIdOf(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
   const rest = v.startsWith(INTENT_URN_PREFIX) ? v.slice(INTENT_URN_PREFIX.length) : undefined;
   const id = rest === undefined ? v : (decodeURIComponentSafe(rest) ?? rest);
-  return INTENT_ID.test(id) ? id : undefined;
+  return INTENT_ID_PATTERN.test(id) ? id : undefined;
 }
 
 /** Packs valid line hashes for a range of `expectedLength` lines; anything else is ignored, not trusted. */
@@ -418,15 +467,6 @@ export function str(v: unknown): string | undefined {
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Blank lines (also whitespace-only) are not records and not part of the `prev` chain. */
-export function isBlankLine(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 /** `decodeURIComponent`, or undefined for a malformed escape (ledgers are read, never trusted). */

@@ -1,5 +1,5 @@
 /**
- * Builds the Agent Trace v0.1.0 record intent-lsp appends after a write (DESIGN §2.2). Pure: the caller
+ * Builds the Agent Trace v0.1.0 record intent-lsp appends after a write (docs/LEDGER.md). Pure: the caller
  * passes the file content, clock and ids can be injected for tests. `prev` is left for the appender, which
  * is the only place that knows the ledger's last line.
  */
@@ -14,6 +14,8 @@ import {
   type ContributorType,
   type Conversation,
   type IntentLspMetadata,
+  type ToolCallMetadata,
+  type TraceFile,
   type MutationClass,
   type Range,
   type ScopeVerdict,
@@ -21,6 +23,7 @@ import {
   type VcsType,
 } from "@shared/agentTrace";
 import { contentHash, fileHash, lineHash, normalizeLines } from "../hashing";
+import { changedSpans, isValidChange, type LineChange } from "../lineChange";
 
 export interface LineSpan {
   /** 1-based, inclusive. */
@@ -29,24 +32,37 @@ export interface LineSpan {
   end_line: number;
 }
 
-export interface BuildRecordInput {
+/** One file of a record: what it is now and how its lines got there. */
+export interface RecordFileInput {
   /** Workspace-relative path with forward slashes. */
   path: string;
   /** File content after the change; null when the change deleted the file. */
   content: string | null;
-  /** Lines (of `content`) the change produced; see `changedRanges`. Must be empty for a deletion. */
-  ranges: readonly LineSpan[];
-  contributor: { type: ContributorType; modelId?: string };
-  sessionId: string;
-  toolVersion: string;
+  /**
+   * How the lines changed (see `lineChange.ts`). When given, the record claims exactly the lines it does not
+   * carry, and stores the line map so readers can carry every other line's owner across this record.
+   */
+  change?: LineChange;
+  /** Lines (of `content`) the change produced, when no `change` is known; see `changedRanges`. Must be empty for a deletion. */
+  ranges?: readonly LineSpan[];
   mutationClass: MutationClass;
   /** Whole-file hash before the change (`fileHash`); null when the file did not exist. */
   preHash: string | null;
   scope: ScopeVerdict;
+}
+
+export interface BuildRecordInput extends RecordFileInput {
+  /** Further files written by the same act (a shell command that changed several files), after the first. */
+  otherFiles?: readonly RecordFileInput[];
+  contributor: { type: ContributorType; modelId?: string };
+  sessionId: string;
+  toolVersion: string;
   intentId?: string | null;
   /** VCS revision the working tree was based on; `vcs` is written only when this is given. */
   revision?: string;
   vcsType?: VcsType;
+  /** The agent's tool call that made the change (a shell command), kept for the reader. */
+  toolCall?: ToolCallMetadata;
   /** Injected for tests; default now. */
   now?: Date;
   /** Injected for tests; default a fresh uuid v4. */
@@ -59,31 +75,31 @@ export class RecordInputError extends Error {
 }
 
 export function buildRecord(input: BuildRecordInput): TraceRecord {
-  const lines = input.content === null ? [] : normalizeLines(input.content);
-  checkRanges(input, lines.length);
-
-  const ranges: Range[] = input.ranges.map((r) => ({
-    start_line: r.start_line,
-    end_line: r.end_line,
-    content_hash: contentHash(lines.slice(r.start_line - 1, r.end_line)),
-  }));
-  const lineHashes = input.ranges.map((r) => lines.slice(r.start_line - 1, r.end_line).map(lineHash));
-
-  const conversation: Conversation = {
+  const conversationBase = {
     url: SESSION_URN_PREFIX + encodeURIComponent(input.sessionId),
     contributor: contributorOf(input.contributor),
-    ranges,
   };
   const intentId = input.intentId ?? null;
-  if (intentId) conversation.related = [{ type: "intent", url: INTENT_URN_PREFIX + encodeURIComponent(intentId) }];
+  const related = intentId ? [{ type: "intent", url: INTENT_URN_PREFIX + encodeURIComponent(intentId) }] : undefined;
 
+  const files: TraceFile[] = [];
+  const details: FileDetails[] = [];
+  for (const file of [input, ...(input.otherFiles ?? [])]) {
+    const built = buildFile(file);
+    const conversation: Conversation = { ...conversationBase, ranges: built.ranges };
+    if (related) conversation.related = related;
+    files.push({ path: file.path, conversations: [conversation] });
+    details.push(built.details);
+  }
+
+  const [first, ...others] = details;
   const ours: IntentLspMetadata = {
     intent_id: intentId,
     mutation_class: input.mutationClass,
-    pre_hash: input.preHash,
-    post_hash: input.content === null ? null : fileHash(input.content),
+    ...first!,
     scope: input.scope,
-    line_hashes: lineHashes,
+    ...(others.length ? { other_files: others.map((d, i) => ({ ...d, mutation_class: input.otherFiles![i]!.mutationClass, scope: input.otherFiles![i]!.scope })) } : {}),
+    ...(input.toolCall ? { tool_call: input.toolCall } : {}),
   };
 
   // Key order follows the spec's example so records read naturally in the ledger.
@@ -93,10 +109,41 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
     timestamp: (input.now ?? new Date()).toISOString(),
     ...(input.revision ? { vcs: { type: input.vcsType ?? "git", revision: input.revision } } : {}),
     tool: { name: TOOL_NAME, version: input.toolVersion },
-    files: [{ path: input.path, conversations: [conversation] }],
+    files,
     metadata: { [METADATA_KEY]: ours },
   };
   return record;
+}
+
+/** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
+type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes">;
+
+function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
+  const lines = file.content === null ? [] : normalizeLines(file.content);
+  const spans = file.change ? changedSpans(file.change).map((s) => ({ start_line: s.start + 1, end_line: s.end + 1 })) : (file.ranges ?? []);
+  checkRanges(file, spans, lines.length);
+  if (file.change) checkChange(file, file.change, lines.length);
+
+  const ranges: Range[] = spans.map((r) => ({
+    start_line: r.start_line,
+    end_line: r.end_line,
+    content_hash: contentHash(lines.slice(r.start_line - 1, r.end_line)),
+  }));
+  const details: FileDetails = {
+    pre_hash: file.preHash,
+    post_hash: file.content === null ? null : fileHash(file.content),
+    line_hashes: spans.map((r) => lines.slice(r.start_line - 1, r.end_line).map(lineHash)),
+  };
+  if (file.change) {
+    const c = file.change;
+    details.line_count = c.newCount;
+    details.carried = c.carried.map((s) => [s.oldStart + 1, s.newStart + 1, s.length]);
+    if (c.reformatted.length) {
+      details.reformatted = c.reformatted.map((r) => [r.start + 1, r.end + 1]);
+      details.reformatted_hashes = c.reformatted.map((r) => lines.slice(r.start, r.end + 1).map(lineHash));
+    }
+  }
+  return { ranges, details };
 }
 
 /**
@@ -119,16 +166,22 @@ function contributorOf(c: BuildRecordInput["contributor"]): Contributor {
   return c.modelId ? { type: c.type, model_id: c.modelId } : { type: c.type };
 }
 
-function checkRanges(input: BuildRecordInput, lineCount: number): void {
+function checkRanges(input: RecordFileInput, spans: readonly LineSpan[], lineCount: number): void {
   const where = `record for ${input.path}`;
-  if (input.content === null && input.ranges.length > 0) {
-    throw new RecordInputError(`${where}: a deleted file has no lines, but ${input.ranges.length} range(s) were given; pass ranges: []`);
+  if (input.content === null && spans.length > 0) {
+    throw new RecordInputError(`${where}: a deleted file has no lines, but ${spans.length} range(s) were given; pass ranges: []`);
   }
-  for (const r of input.ranges) {
+  for (const r of spans) {
     const ok = Number.isInteger(r.start_line) && Number.isInteger(r.end_line) && r.start_line >= 1 && r.end_line >= r.start_line;
     if (!ok) throw new RecordInputError(`${where}: range ${r.start_line}-${r.end_line} is not a 1-based start ≤ end pair`);
     if (r.end_line > lineCount) {
       throw new RecordInputError(`${where}: range ${r.start_line}-${r.end_line} ends past the file's ${lineCount} line(s); compute ranges from the content being recorded`);
     }
+  }
+}
+
+function checkChange(input: RecordFileInput, change: LineChange, lineCount: number): void {
+  if (!isValidChange(change) || change.newCount > lineCount) {
+    throw new RecordInputError(`record for ${input.path}: the line map does not describe the content (${change.newCount} lines mapped, ${lineCount} in the file); build it from the content being recorded`);
   }
 }

@@ -1,0 +1,133 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { REPO_ROOT } from "../support/lspClient";
+
+/**
+ * Claude Code agents, as intent-lsp sees them: for each write, `intent hook claude-code` is run with the
+ * PreToolUse payload, the agent writes the file, then the hook is run with the PostToolUse payload (shapes of
+ * shared/agent-hooks.md). Each agent has its own session, selected intent and model; the model is read from
+ * the agent's transcript or from INTENT_LSP_MODEL, as server/src/io/modelSources.ts resolves it.
+ */
+
+export const CLI_JS = join(REPO_ROOT, "dist/cli.js");
+
+export interface AgentIdentity {
+  name: string;
+  /** Claude Code's session id (a uuid); intent-lsp names the session `claude-<id>`. */
+  sessionId: string;
+  /** The raw model name and where the hook finds it. */
+  model: { source: "transcript" | "env"; name: string };
+}
+
+export type ToolUsed = "Edit" | "Write";
+
+export class AgentDriver {
+  private calls = 0;
+
+  constructor(
+    readonly root: string,
+    /** Claude Code keeps transcripts outside the project. */
+    private readonly transcriptDir: string,
+  ) {}
+
+  transcript(agent: AgentIdentity): string {
+    return join(this.transcriptDir, `${agent.name}.jsonl`);
+  }
+
+  /** Writes the agent's transcript and selects its intent for its session, as a user would in a terminal. */
+  async setup(agent: AgentIdentity, intentId: string): Promise<void> {
+    const lines = [
+      { type: "user", message: { role: "user", content: "Please change the code." } },
+      { type: "assistant", message: { role: "assistant", ...(agent.model.source === "transcript" ? { model: agent.model.name } : {}), content: [{ type: "text", text: "On it." }] } },
+    ];
+    writeFileSync(this.transcript(agent), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const r = await runNode([CLI_JS, "select", intentId, "--session", `claude-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
+  }
+
+  /**
+   * One write of `after` over `before` to `path`, as an Edit when a unique old_string exists and `preferEdit`,
+   * else as a Write. `afterWrite` runs between the file write and the PostToolUse hook (an editor reloading
+   * before the record exists).
+   */
+  async write(agent: AgentIdentity, path: string, before: string, after: string, opts: { preferEdit: boolean; created?: boolean; afterWrite?: () => Promise<void> }): Promise<ToolUsed> {
+    const edit = opts.preferEdit && !opts.created ? editFor(before, after) : undefined;
+    const filePath = join(this.root, path);
+    const toolInput = edit ? { file_path: filePath, old_string: edit.oldString, new_string: edit.newString, replace_all: false } : { file_path: filePath, content: after };
+    const tool: ToolUsed = edit ? "Edit" : "Write";
+    const toolUseId = `toolu_oracle_${++this.calls}`;
+    const base = { session_id: agent.sessionId, transcript_path: this.transcript(agent), cwd: this.root, permission_mode: "acceptEdits", tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId };
+
+    const pre = await this.hook(agent, { ...base, hook_event_name: "PreToolUse" });
+    const decision = (pre as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput;
+    if (decision?.permissionDecision !== "allow") throw new Error(`oracle: the hook did not allow ${agent.name}'s ${tool} of ${path}: ${JSON.stringify(pre)}`);
+    mkdirSync(dirname(filePath), { recursive: true });
+    writeFileSync(filePath, after);
+    await opts.afterWrite?.();
+    const response = edit ? { filePath, oldString: edit.oldString, newString: edit.newString, replaceAll: false, userModified: false } : { type: opts.created ? "create" : "update", filePath, content: after };
+    const post = await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: response });
+    if (Object.keys(post as object).length) throw new Error(`oracle: PostToolUse for ${agent.name}'s ${tool} of ${path} answered ${JSON.stringify(post)}`);
+    return tool;
+  }
+
+  private env(agent: AgentIdentity): NodeJS.ProcessEnv {
+    const env = { ...process.env };
+    delete env["INTENT_LSP_MODEL"];
+    if (agent.model.source === "env") env["INTENT_LSP_MODEL"] = agent.model.name;
+    return env;
+  }
+
+  private async hook(agent: AgentIdentity, payload: object): Promise<unknown> {
+    const r = await runNode([CLI_JS, "hook", "claude-code"], { cwd: this.root, env: this.env(agent), input: JSON.stringify(payload) });
+    if (r.status !== 0) throw new Error(`oracle: intent hook claude-code exited ${r.status}: ${r.stderr}`);
+    try {
+      return JSON.parse(r.stdout);
+    } catch {
+      throw new Error(`oracle: intent hook claude-code printed no JSON: ${r.stdout} ${r.stderr}`);
+    }
+  }
+}
+
+/**
+ * old_string/new_string for an Edit turning `before` into `after`: the differing lines, widened by whole
+ * lines of context until old_string occurs once in `before` (Claude Code refuses an ambiguous old_string)
+ * and neither string is empty. Undefined when only the whole file would do.
+ */
+export function editFor(before: string, after: string): { oldString: string; newString: string } | undefined {
+  const a = rawLines(before);
+  const b = rawLines(after);
+  let p = 0;
+  while (p < a.length && p < b.length && a[p] === b[p]) p++;
+  let q = 0;
+  while (q < a.length - p && q < b.length - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
+  if (p === a.length && p === b.length) return undefined;
+  for (let widen = 0; p > 0 || q > 0; widen++) {
+    const oldString = a.slice(p, a.length - q).join("");
+    const newString = b.slice(p, b.length - q).join("");
+    const at = before.indexOf(oldString);
+    if (oldString && newString && at === before.lastIndexOf(oldString) && before.slice(0, at) + newString + before.slice(at + oldString.length) === after) {
+      return { oldString, newString };
+    }
+    if ((widen % 2 === 0 && p > 0) || q === 0) p--;
+    else q--;
+  }
+  return undefined;
+}
+
+function rawLines(text: string): string[] {
+  return text.match(/[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$/g) ?? [];
+}
+
+function runNode(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ status: code ?? -1, stdout, stderr }));
+    child.stdin.end(opts.input ?? "");
+  });
+}

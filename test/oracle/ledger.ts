@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from "node:fs";
+
+/**
+ * The ledger as the oracle inspects it: every record appended during a run, with the lines each one claims.
+ * Read straight from `.orchestration/agent_trace.jsonl`, as any Agent Trace consumer would.
+ */
+
+export interface Claim {
+  path: string;
+  type: string;
+  modelId?: string;
+  intentId?: string;
+  /** 1-based, inclusive. */
+  ranges: [number, number][];
+}
+
+export interface LedgerRecord {
+  id: string;
+  /** 1-based line of the ledger. */
+  line: number;
+  claims: Claim[];
+  postHash?: string;
+}
+
+export class LedgerWatch {
+  private consumed = 0;
+
+  constructor(readonly file: string) {}
+
+  private lines(): string[] {
+    if (!existsSync(this.file)) return [];
+    return readFileSync(this.file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim());
+  }
+
+  /** Records appended since the last call. */
+  readNew(): LedgerRecord[] {
+    const lines = this.lines();
+    const fresh = lines.slice(this.consumed).map((text, k) => parseRecord(text, this.consumed + k + 1));
+    this.consumed = lines.length;
+    return fresh;
+  }
+}
+
+function parseRecord(text: string, line: number): LedgerRecord {
+  const r = JSON.parse(text) as {
+    id: string;
+    files?: { path: string; conversations?: { contributor?: { type?: string; model_id?: string }; ranges?: { start_line: number; end_line: number }[]; related?: { type: string; url: string }[] }[] }[];
+    metadata?: Record<string, { post_hash?: string | null; intent_id?: string | null }>;
+  };
+  const ours = r.metadata?.["dev.intent-lsp"];
+  const claims: Claim[] = [];
+  for (const f of r.files ?? []) {
+    for (const c of f.conversations ?? []) {
+      const intentUrl = c.related?.find((x) => x.type === "intent")?.url;
+      const intentId = intentUrl ? decodeURIComponent(intentUrl.replace(/^urn:intent:/, "")) : (ours?.intent_id ?? undefined);
+      claims.push({
+        path: f.path,
+        type: c.contributor?.type ?? "unknown",
+        ...(c.contributor?.model_id ? { modelId: c.contributor.model_id } : {}),
+        ...(intentId ? { intentId } : {}),
+        ranges: (c.ranges ?? []).map((x) => [x.start_line, x.end_line] as [number, number]),
+      });
+    }
+  }
+  return { id: r.id, line, claims, ...(ours?.post_hash ? { postHash: ours.post_hash } : {}) };
+}

@@ -1,0 +1,115 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../support/lspClient";
+import { mostChanged } from "./gitHistory";
+import { replayHistory } from "./historyReplay";
+import { REPLAY_SEEDED, seededConfig } from "./configs";
+import { Report } from "./report";
+import { runSeed } from "./seededRun";
+
+/**
+ * `npm run test:replay`: the large seeded run, or the replay of a real git history. Prints the tables and
+ * writes the JSON report. See test/oracle/README.md for the options.
+ */
+
+const USAGE = `npm run test:replay -- [options]
+
+Seeded edit streams (default):
+  --seeds N          seeds to run (default ${REPLAY_SEEDED.seeds})
+  --first-seed N     first seed (default 1)
+  --steps N          steps per seed (default ${REPLAY_SEEDED.steps})
+  --jobs N           seeds run at once (default 2)
+
+Real git history:
+  --repo PATH        a local git clone; with --file (repeatable), the paths to replay
+  --own              this project's own history: its three most changed files under server/src
+  --max-commits N    the newest N commits of each file (default 300)
+  --map author|commit  authors (default; --own: commit) or commits alternately a person and an AI model
+  --reload region|hunks|mixed  how the editor reloads after an agent's write (default mixed)
+  --checkpoint N     compare every N commits (default 10)
+
+Both:
+  --out FILE         JSON report (default .cache/oracle/<mode>.json)
+  --trace            print every step and record`;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      seeds: { type: "string" },
+      "first-seed": { type: "string" },
+      steps: { type: "string" },
+      jobs: { type: "string" },
+      repo: { type: "string" },
+      file: { type: "string", multiple: true },
+      own: { type: "boolean" },
+      "max-commits": { type: "string" },
+      map: { type: "string" },
+      reload: { type: "string" },
+      checkpoint: { type: "string" },
+      out: { type: "string" },
+      trace: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const log = (s: string) => console.error(s);
+  const trace = values.trace ? log : undefined;
+  const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
+  let report: Report;
+  let title: string;
+  let mode: string;
+  const started = Date.now();
+
+  if (values.repo || values.own) {
+    const repo = values.own ? REPO_ROOT : resolve(values.repo!);
+    const files = values.own ? mostChanged(repo, "server/src", 3) : (values.file ?? []);
+    if (!files.length) throw new Error("name the files to replay with --file PATH (paths at HEAD, relative to --repo)");
+    const map = (values.map ?? (values.own ? "commit" : "author")) as "author" | "commit";
+    const reload = (values.reload ?? "mixed") as "region" | "hunks" | "mixed";
+    if (!["author", "commit"].includes(map) || !["region", "hunks", "mixed"].includes(reload)) throw new Error(USAGE);
+    mode = `history-${reload}`;
+    title = `Real history replay: ${repo} (${files.join(", ")}), authors mapped by ${map}, editor reloads: ${reload}`;
+    log(title);
+    report = await replayHistory({ repo, files, seed: num(values["first-seed"], 1), maxCommits: num(values["max-commits"], 300), checkpointEvery: num(values.checkpoint, 10), map, reload, log, ...(trace ? { trace } : {}) });
+  } else {
+    const seeds = num(values.seeds, REPLAY_SEEDED.seeds);
+    const first = num(values["first-seed"], 1);
+    const steps = num(values.steps, REPLAY_SEEDED.steps);
+    const jobs = Math.max(1, num(values.jobs, 2));
+    mode = "seeded";
+    title = `Seeded edit streams: ${seeds} seeds (${first}…${first + seeds - 1}) × ${steps} steps`;
+    log(title);
+    report = new Report();
+    const queue = Array.from({ length: seeds }, (_, k) => first + k);
+    const results = new Map<number, Report>();
+    await Promise.all(
+      Array.from({ length: jobs }, async () => {
+        for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
+          results.set(seed, await runSeed(seededConfig(REPLAY_SEEDED, seed, steps, log, trace)));
+          log(`seed ${seed} done (${results.size}/${seeds})`);
+        }
+      }),
+    );
+    for (const seed of [...results.keys()].sort((a, b) => a - b)) report.merge(results.get(seed)!);
+  }
+  const dimensions = mode === "seeded" ? ["kind", "via"] : ["via", "age", "file"];
+  const recordDimensions = mode === "seeded" ? ["kind", "via"] : ["via", "file"];
+  console.log(report.render(`${title} (${((Date.now() - started) / 1000).toFixed(0)} s)`, dimensions, recordDimensions));
+  const out = resolve(values.out ?? `${REPO_ROOT}/.cache/oracle/${mode}.json`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ title, ...report.toJSON() }, null, 2));
+  log(`JSON report: ${out}`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,185 @@
+import { seenLabel, type Seen } from "./answers";
+import { checkClaims, compareLines } from "./compare";
+import { EditStreamGenerator, type Step } from "./generator";
+import { Prng } from "./prng";
+import { Report, type Surface } from "./report";
+import { contributorOf, CONTRIBUTORS, World } from "./setup";
+import { fileText, isAgentVia, normalizedText, ownerLabel, type EditKind, type TruthLine } from "./truth";
+
+/**
+ * One seed of the edit-stream oracle: create the files, then `steps` generated steps, each carried out
+ * through the editor or an agent's hook, each followed by the checks (the records it appended; hover on
+ * the file; every `blameEvery` steps, `intent blame --json` on every file).
+ */
+
+export interface SeedConfig {
+  seed: number;
+  steps: number;
+  files: readonly { path: string; lines: number; weight: number }[];
+  pasteLines: [number, number];
+  maxLines: number;
+  blameEvery: number;
+  actorWeights?: Readonly<Record<string, number>>;
+  kindWeights?: Partial<Record<EditKind, number>>;
+  log?: (line: string) => void;
+  /** Every step, record and disagreement, for debugging the harness or the server. */
+  trace?: (line: string) => void;
+}
+
+export const DEFAULT_ACTOR_WEIGHTS: Readonly<Record<string, number>> = { human: 40, copilot: 7, sonnet: 20, opus: 17, gpt: 16 };
+
+export async function runSeed(cfg: SeedConfig): Promise<Report> {
+  const world = await World.create();
+  try {
+    return await new SeedRun(cfg, world).run();
+  } finally {
+    await world.dispose();
+  }
+}
+
+class SeedRun {
+  private readonly rng: Prng;
+  private readonly gen: EditStreamGenerator;
+  private readonly report = new Report();
+  private readonly name: string;
+  private readonly weights: Readonly<Record<string, number>>;
+
+  constructor(
+    private readonly cfg: SeedConfig,
+    private readonly world: World,
+  ) {
+    this.rng = new Prng(cfg.seed);
+    this.name = `seed ${cfg.seed}`;
+    this.weights = cfg.actorWeights ?? DEFAULT_ACTOR_WEIGHTS;
+    this.gen = new EditStreamGenerator(this.rng.fork(2), {
+      actors: CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0).map((c) => ({ actor: c.actor, weight: this.weights[c.actor.name]! })),
+      pasteLines: cfg.pasteLines,
+      maxLines: cfg.maxLines,
+      ...(cfg.kindWeights ? { kindWeights: cfg.kindWeights } : {}),
+    });
+  }
+
+  async run(): Promise<Report> {
+    const started = Date.now();
+    const paths = this.cfg.files.map((f) => f.path);
+    let index = 0;
+    for (const f of this.cfg.files) {
+      const name = this.rng.weighted(this.weights);
+      const creator = CONTRIBUTORS.find((c) => c.actor.name === name)!;
+      await this.execute(this.gen.creation(index++, f.path, f.lines, creator.actor));
+    }
+    for (let k = 0; k < this.cfg.steps; k++) {
+      const step = this.gen.next(index++, paths, (p) => this.world.editor.isOpen(p), this.cfg.files.map((f) => f.weight));
+      await this.execute(step);
+      if (k % 25 === 24) this.cfg.log?.(`${this.name}: ${k + 1}/${this.cfg.steps} steps, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+    await this.checkpoint(index, paths, true);
+    const unfair = Object.entries(this.gen.unfair).map(([k, n]) => `${k} ${n}`).join(", ");
+    this.report.notes.push(
+      `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final sizes ${paths.map((p) => this.gen.files.get(p)!.length).join(", ")} lines; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
+    );
+    return this.report;
+  }
+
+  private async execute(step: Step): Promise<void> {
+    try {
+      await this.carryOut(step);
+    } catch (err) {
+      throw new Error(`${this.name}, step ${step.index} (${step.actor.name} ${step.kind} via ${step.via} on ${step.path}): ${(err as Error).message}`, { cause: err });
+    }
+    const before = this.gen.files.get(step.path);
+    this.cfg.trace?.(`step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`);
+    this.gen.commit(step);
+    this.checkRecords(step, before ?? []);
+    const blameDue = step.index % this.cfg.blameEvery === 0;
+    await this.checkpoint(step.index, blameDue ? this.cfg.files.map((f) => f.path) : [step.path], blameDue);
+  }
+
+  private async carryOut(step: Step): Promise<void> {
+    const { editor, agents, ws } = this.world;
+    const existed = this.gen.files.has(step.path);
+    const before = existed ? fileText(this.gen.files.get(step.path)!) : "";
+    const after = fileText(this.gen.preview(step));
+    const who = contributorOf(step.actor);
+    if (existed) expectText(ws.read(step.path), before, "the file on disk before the step");
+    if (step.actor.door === "editor") {
+      const o = step.actor.owner;
+      await editor.setContributor(o.type === "ai" ? { type: "ai", modelId: o.modelId! } : { type: "human" });
+      if (!existed) ws.write(step.path, "");
+      if (!editor.isOpen(step.path)) await editor.open(step.path);
+      expectText(editor.text(step.path), before, "the editor's buffer before the step");
+      await editor.typeAndUndo(step.path, step.editor.typing);
+      await editor.edit(step.path, step.splices, step.editor);
+      expectText(editor.text(step.path), after, "the editor's buffer after the edits");
+      await editor.save(step.path);
+      return;
+    }
+    if (step.hook.closeFirst && editor.isOpen(step.path)) await editor.close(step.path);
+    const open = editor.isOpen(step.path);
+    const style = step.via === "agent-open-hunks" ? "hunks" : "region";
+    await agents.write(who.agent!, step.path, before, after, {
+      preferEdit: step.hook.preferEdit,
+      created: !existed,
+      ...(open && step.hook.reloadBeforeRecord ? { afterWrite: () => editor.reload(step.path, style) } : {}),
+    });
+    if (open && !step.hook.reloadBeforeRecord) await editor.reload(step.path, style);
+    await editor.barrier();
+    if (open) expectText(editor.text(step.path), after, "the editor's buffer after the reload");
+  }
+
+  /** Every record the step appended claims only lines its contributor changed, under its own name. */
+  private checkRecords(step: Step, before: readonly TruthLine[]): void {
+    const lines = this.gen.files.get(step.path)!;
+    const texts = lines.map((l) => l.text);
+    const changed = new Set(lines.flatMap((l, i) => (l.touch === step.index ? [i + 1] : [])));
+    const rows = { kind: step.kind, via: step.via };
+    const records = this.world.ledger.readNew();
+    for (const r of records) {
+      this.cfg.trace?.(`  record ${r.id.slice(0, 8)}: ${r.claims.map((c) => `${c.type}${c.modelId ? `:${c.modelId}` : ""}@${c.intentId} ${c.path} ${c.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`).join("; ")}`);
+      const check = checkClaims(r, step.path, texts, changed, step.actor.owner, "runs");
+      this.report.countRecord(rows, { records: 1, overClaiming: check.overClaimed.length ? 1 : 0, overClaimedLines: check.overClaimed.length, wrongContributor: check.wrongContributor ? 1 : 0 });
+      for (const n of check.overClaimed.slice(0, 3)) {
+        const l = lines[n - 1];
+        this.report.example({ run: this.name, step: step.index, path: step.path, line: n, surface: "record", outcome: "over-claimed", truth: l ? ownerLabel(l.owner) : "(past the end)", seen: `${step.actor.name} record ${r.id.slice(0, 8)}`, kind: l?.kind ?? "-", via: l?.via ?? "-", text: l?.text ?? "" });
+      }
+    }
+    const visible = (ls: readonly TruthLine[]) => ls.map((l) => normalizedText(l.text)).join("\n");
+    if (!records.length && visible(before) !== visible(lines)) this.report.countRecord(rows, { missing: 1 });
+  }
+
+  /** Hover on each of `paths` open in the editor; with `blame`, `intent blame --json` on each as well. */
+  private async checkpoint(step: number, paths: readonly string[], blame: boolean): Promise<void> {
+    for (const path of paths) {
+      const lines = this.gen.files.get(path);
+      if (!lines) continue;
+      const hover = this.world.editor.isOpen(path) ? await this.world.editor.hoverAll(path) : undefined;
+      const blamed = blame ? await this.world.blame(path) : undefined;
+      if (hover) this.count("hover", step, path, lines, hover);
+      if (blamed) this.count("blame", step, path, lines, blamed);
+      if (hover && blamed) {
+        this.report.bothAsked += lines.length;
+        hover.forEach((h, i) => {
+          if (seenLabel(h) !== seenLabel(blamed[i]!)) this.report.disagreements++;
+        });
+      }
+    }
+  }
+
+  private count(surface: Surface, step: number, path: string, lines: readonly TruthLine[], seen: readonly Seen[]): void {
+    const outcomes = compareLines(lines.map((l) => ({ text: l.text, owner: l.owner, contentOnly: isAgentVia(l.via) })), seen);
+    outcomes.forEach(({ outcome, seen: judged }, i) => {
+      const l = lines[i]!;
+      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via });
+      if (outcome !== "correct") {
+        this.report.example({ run: this.name, step, path, line: i + 1, surface, outcome, truth: ownerLabel(l.owner), seen: seenLabel(judged), kind: l.kind, via: l.via, text: l.text });
+      }
+    });
+  }
+}
+
+function expectText(actual: string, expected: string, what: string): void {
+  if (actual === expected) return;
+  let i = 0;
+  while (i < actual.length && actual[i] === expected[i]) i++;
+  throw new Error(`oracle harness: ${what} differs from the truth at offset ${i}: ${JSON.stringify(actual.slice(i, i + 40))} vs ${JSON.stringify(expected.slice(i, i + 40))}`);
+}

@@ -1,0 +1,109 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TempWorkspace } from "../support/workspace";
+import { parseBlameRow, type BlameRow, type Seen } from "./answers";
+import { AgentDriver, CLI_JS, type AgentIdentity } from "./agentDriver";
+import { EditorDriver } from "./editorDriver";
+import type { Actor } from "./generator";
+import { LedgerWatch } from "./ledger";
+
+/**
+ * The world a run happens in: a temporary workspace whose intents all own `src/**`, the person in the
+ * editor working under INT-101 (workspace selection), and three Claude Code agents, each in its own session
+ * under its own intent, with its own model.
+ */
+
+export const LEDGER = ".orchestration/agent_trace.jsonl";
+
+const INTENTS = `# written by the attribution oracle (test/oracle)
+active_intents:
+  - id: INT-101
+    name: Feature work in the editor
+    status: IN_PROGRESS
+    owned_scope: ["src/**"]
+  - id: INT-102
+    name: Agent refactoring
+    status: IN_PROGRESS
+    owned_scope: ["src/**"]
+  - id: INT-103
+    name: Agent hardening
+    status: IN_PROGRESS
+    owned_scope: ["src/**"]
+`;
+
+export interface Contributor {
+  actor: Actor;
+  /** For agents: how Claude Code identifies itself to the hook. */
+  agent?: AgentIdentity;
+}
+
+export const HUMAN: Contributor = { actor: { name: "human", door: "editor", owner: { type: "human", intentId: "INT-101" } } };
+/** An in-editor assistant: the editor's `contributor` setting names the model; saves count under the editor's intent. */
+export const COPILOT: Contributor = { actor: { name: "copilot", door: "editor", owner: { type: "ai", modelId: "github-copilot/gpt-4.1", intentId: "INT-101" } } };
+export const SONNET: Contributor = {
+  actor: { name: "sonnet", door: "hook", owner: { type: "ai", modelId: "anthropic/claude-sonnet-4-5", intentId: "INT-102" } },
+  agent: { name: "sonnet", sessionId: "5a0f7c2e-1111-4c7e-9a41-2f6d8e9b1c30", model: { source: "transcript", name: "claude-sonnet-4-5" } },
+};
+export const OPUS: Contributor = {
+  actor: { name: "opus", door: "hook", owner: { type: "ai", modelId: "anthropic/claude-opus-4-1", intentId: "INT-103" } },
+  agent: { name: "opus", sessionId: "5a0f7c2e-2222-4c7e-9a41-2f6d8e9b1c30", model: { source: "transcript", name: "claude-opus-4-1" } },
+};
+/** Model from INTENT_LSP_MODEL (no model in the transcript). */
+export const GPT: Contributor = {
+  actor: { name: "gpt", door: "hook", owner: { type: "ai", modelId: "openai/gpt-5", intentId: "INT-102" } },
+  agent: { name: "gpt", sessionId: "5a0f7c2e-3333-4c7e-9a41-2f6d8e9b1c30", model: { source: "env", name: "gpt-5" } },
+};
+export const CONTRIBUTORS: readonly Contributor[] = [HUMAN, COPILOT, SONNET, OPUS, GPT];
+
+export function contributorOf(actor: Actor): Contributor {
+  const c = CONTRIBUTORS.find((x) => x.actor.name === actor.name);
+  if (!c) throw new Error(`oracle: unknown actor ${actor.name}`);
+  return c;
+}
+
+export class World {
+  private constructor(
+    readonly ws: TempWorkspace,
+    private readonly transcripts: string,
+    readonly editor: EditorDriver,
+    readonly agents: AgentDriver,
+    readonly ledger: LedgerWatch,
+  ) {}
+
+  static async create(): Promise<World> {
+    const ws = new TempWorkspace({ fromExample: false });
+    ws.write(".orchestration/active_intents.yaml", INTENTS);
+    ws.write(LEDGER, "");
+    ws.write("README.md", "A workspace made by the attribution oracle.\n");
+    ws.select("INT-101");
+    const transcripts = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-transcripts-"));
+    const agents = new AgentDriver(ws.root, transcripts);
+    for (const c of CONTRIBUTORS) if (c.agent) await agents.setup(c.agent, c.actor.owner.intentId);
+    const editor = await EditorDriver.start(ws.root, ws.path(LEDGER));
+    return new World(ws, transcripts, editor, agents, new LedgerWatch(ws.path(LEDGER)));
+  }
+
+  /** `intent blame --json PATH`, run in the workspace as a user would: what the ledger says of the file on disk. */
+  async blame(path: string): Promise<Seen[]> {
+    const r = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI_JS, "blame", "--json", path], { cwd: this.ws.root });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ status: code ?? -1, stdout, stderr }));
+    });
+    if (r.status !== 0) throw new Error(`oracle: intent blame --json ${path} exited ${r.status}: ${r.stderr}`);
+    const rows = (JSON.parse(r.stdout) as { lines: BlameRow[] }).lines;
+    return rows.map(parseBlameRow);
+  }
+
+  async dispose(): Promise<void> {
+    await this.editor.stop().catch(() => undefined);
+    this.ws.dispose();
+    rmSync(this.transcripts, { recursive: true, force: true });
+  }
+}

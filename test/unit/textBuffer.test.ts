@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { TextBuffer } from "../../server/src/lsp/textBuffer";
+
+/** The line buffer must read back exactly what `TextDocument` (the reference model) holds after the same edits. */
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+const PIECES = ["a", "bc", "\n", "\r\n", "\r", "", "é", "😀", "\n\n", "x\ry", "  ", "\r\r\n"];
+
+describe("TextBuffer", () => {
+  it("agrees with TextDocument over 3,000 random edits (CR, LF, CRLF, reversed and past-the-end ranges, surrogate pairs)", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const r = rng(seed);
+      const pick = () => PIECES[Math.floor(r() * PIECES.length)]!;
+      let text = Array.from({ length: 8 }, pick).join("");
+      let ref = TextDocument.create("file:///t", "plaintext", 0, text);
+      const buf = new TextBuffer("file:///t", "plaintext", 0, text);
+      for (let k = 0; k < 100; k++) {
+        const pos = () => ({ line: Math.floor(r() * (ref.lineCount + 2)), character: Math.floor(r() * 6) });
+        const range = { start: pos(), end: pos() }; // often reversed or past the end
+        const insert = Array.from({ length: Math.floor(r() * 3) }, pick).join("");
+        ref = TextDocument.update(ref, [{ range, text: insert }], k + 1);
+        buf.replace(buf.clamp(range.start), buf.clamp(range.end), insert);
+        text = ref.getText();
+        expect(buf.getText(), `seed ${seed} step ${k}`).toBe(text);
+        expect(buf.length).toBe(text.length);
+        // lines as the text itself splits them: TextDocument's incremental line offsets can count a CR and
+        // an LF brought together by an edit as two breaks, so the recount is the reference
+        ref = TextDocument.create("file:///t", "plaintext", k + 1, text);
+        expect(buf.lineCount).toBe(ref.lineCount);
+        for (let l = 0; l < ref.lineCount; l++) {
+          expect(buf.lineText(l)).toBe(ref.getText({ start: { line: l, character: 0 }, end: { line: l + 1, character: 0 } }).replace(/(\r\n|\r|\n)$/, ""));
+        }
+      }
+    }
+  });
+
+  it("reads ranges and offsets as TextDocument does", () => {
+    const text = "one\r\ntwo\nthree\rfour";
+    const ref = TextDocument.create("file:///t", "plaintext", 0, text);
+    const buf = new TextBuffer("file:///t", "plaintext", 0, text);
+    for (const range of [
+      { start: { line: 0, character: 1 }, end: { line: 2, character: 3 } },
+      { start: { line: 1, character: 9 }, end: { line: 9, character: 0 } },
+      { start: { line: 3, character: 0 }, end: { line: 3, character: 2 } },
+    ]) {
+      expect(buf.getText(range)).toBe(ref.getText(range));
+      expect(buf.offsetAt(range.start)).toBe(ref.offsetAt(range.start));
+    }
+  });
+});
