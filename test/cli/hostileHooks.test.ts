@@ -96,6 +96,25 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(reason).toMatch(/active_intents\.yaml is a FIFO \(named pipe\), not a regular file/);
   });
 
+  it("FIFOs in place of the cache's files (the parsed catalogue, the ledger's index): every call still answers and records", () => {
+    // a first call fills the cache; then each of its files becomes a FIFO, which a read would wait on forever
+    expect(decision(hook(ws, claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface Weather", "interface W")))[0]).toBe("allow");
+    ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace("interface Weather", "interface W"));
+    expect(hook(ws, claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface Weather", "interface W"))).toEqual({});
+    const cache = ws.path(".orchestration/.cache");
+    const cached = readdirSync(cache).filter((n) => n !== ".gitignore");
+    expect(cached).toContain("catalogue.json");
+    const records = ledgerRecords(ws).length;
+    for (const name of [...cached, "catalogue.json"]) {
+      rmSync(join(cache, name), { force: true });
+      execFileSync("mkfifo", [join(cache, name)]);
+    }
+    expect(decision(hook(ws, claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface W", "interface Wx")))[0]).toBe("allow");
+    ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace("interface W", "interface Wx"));
+    expect(hook(ws, claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface W", "interface Wx"))).toEqual({});
+    expect(ledgerRecords(ws).length).toBe(records + 1);
+  });
+
   it("a dangling link in an owned folder is judged where the write lands: outside the workspace, or a COMPLETE intent's folder", () => {
     symlinkSync(join(outside, "planted.sh"), ws.path("src/api/escape.ts"));
     const out = decision(hook(ws, write("src/api/escape.ts")));

@@ -54,6 +54,11 @@ export function openRegularSync(path: string, flags = READ_FLAGS): number {
 
 /** The whole text of a regular file (UTF-8). */
 export function readRegularText(path: string): string {
+  return readRegularBytes(path).toString("utf8");
+}
+
+/** The whole content of a regular file. */
+export function readRegularBytes(path: string): Buffer {
   const fd = openRegularSync(path);
   try {
     const chunks: Buffer[] = [];
@@ -65,7 +70,7 @@ export function readRegularText(path: string): string {
       chunks.push(buf.subarray(0, n));
       size = 64 * 1024; // it grew while we read: go on in modest steps
     }
-    return Buffer.concat(chunks).toString("utf8");
+    return Buffer.concat(chunks);
   } finally {
     closeSync(fd);
   }
