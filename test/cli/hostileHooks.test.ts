@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { CLI_JS, claudeEdit, claudePayload, ensureBuilt, ledgerRecords } from "./support";
 
@@ -16,12 +16,17 @@ import { CLI_JS, claudeEdit, claudePayload, ensureBuilt, ledgerRecords } from ".
 /** A generous bound: a hook that has not answered by then is hanging (it answers in well under a second). */
 const HANG_MS = 20_000;
 
+/** Hook calls made here, each answered in bounded time (or the test failed): the closing note's count. */
+let answered = 0;
+afterAll(() => console.log(`hostile hook calls answered: ${answered}`));
+
 function hook(ws: TempWorkspace, payload: unknown) {
   const env = { ...process.env };
   delete env["INTENT_LSP_MODEL"];
   const r = spawnSync(process.execPath, [CLI_JS, "hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(payload), encoding: "utf8", env, timeout: HANG_MS });
   expect(r.signal, `the hook hung (killed after ${HANG_MS} ms); stderr: ${r.stderr}`).toBeNull();
   expect(r.status, r.stderr).toBe(0);
+  answered++;
   return JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string }; systemMessage?: string };
 }
 
