@@ -128,7 +128,7 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
 
   it("denies on an internal error", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
-    expect(pre(f, ws, API)).toEqual(f.deny(internalError(`EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'`)));
+    expect(pre(f, ws, API)).toEqual(f.deny(internalError(".orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.")));
   });
 
   it("answers other events without a decision", () => {

@@ -127,7 +127,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     expect(r.json).toEqual(
       claudeAnswer(
         "deny",
-        `[intent-lsp: internal-error] intent-lsp's hook failed (EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
+        `[intent-lsp: internal-error] intent-lsp's hook failed (.orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
       ),
     );
   });
@@ -136,7 +136,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
     const r = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "a", "b"), { cwd: ws.root });
     expect(r.status).toBe(0);
-    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'` });
+    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: .orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.` });
   });
 
   it("denies input that is not JSON instead of crashing", () => {

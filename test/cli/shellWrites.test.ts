@@ -76,7 +76,9 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     expect(meta.other_files).toMatchObject([{ scope: "OUT_OF_SCOPE", mutation_class: "DOCUMENTATION", post_hash: fileHash(ws.read("docs/notes.md")) }]);
     expect(record.files[0].conversations[0].url).toBe(`urn:intent-lsp:session:${CLAUDE_SESSION}`);
     expect(readdirSync(ws.path(".orchestration/.sessions/pending"))).toEqual([]); // the snapshot was consumed
-    expect(ws.read(".orchestration/AGENT.md")).toContain(`\`docs/notes.md\` (INT-001): a shell command (\`${command}\`) changed this file outside the session's intent. ${NOTES_OUT_OF_SCOPE}`);
+    // AGENT.md is Markdown: what an agent's command says is written as plain text, its &, < and > escaped
+    const asText = command.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    expect(ws.read(".orchestration/AGENT.md")).toContain(`\`docs/notes.md\` (INT-001): a shell command ("${asText}") changed this file outside the session's intent. ${NOTES_OUT_OF_SCOPE}`);
 
     // the editor: the agent's model on both files' lines
     client = await LspClient.start({ root: ws.root });

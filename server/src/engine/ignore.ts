@@ -1,4 +1,5 @@
 import ignore, { type Ignore } from "ignore";
+import { patternCostProblem } from "./patternLimits";
 
 /**
  * Paths exempt from scope checks: the settings' `exempt` list and both `.intentignore` files
@@ -16,10 +17,12 @@ export class IgnoreRules {
 
   constructor(sources: IgnoreSources) {
     // case-sensitive like the scope globs and the file system: `.ORCHESTRATION/x` is not `.orchestration/x`
+    // patterns too costly to match are left out (config.jsonc's are reported as settings-invalid)
+    const usable = (patterns: readonly string[]) => patterns.filter((p) => !patternCostProblem(p.trim(), { braces: false }));
     this.rules = ignore({ allowRelativePaths: true, ignorecase: false })
-      .add([...sources.exempt])
-      .add(sources.rootIgnore ?? "")
-      .add(sources.orchestrationIgnore ?? "");
+      .add(usable(sources.exempt))
+      .add(usable((sources.rootIgnore ?? "").split(/\r\n|\r|\n/)))
+      .add(usable((sources.orchestrationIgnore ?? "").split(/\r\n|\r|\n/)));
   }
 
   ignores(path: string): boolean {

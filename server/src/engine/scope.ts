@@ -4,6 +4,7 @@
  */
 import { escape, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
+import { patternCostProblem } from "./patternLimits";
 
 const MATCH_OPTIONS = { dot: true, nonegate: true, nocomment: true } as const;
 
@@ -56,7 +57,13 @@ export function validateGlob(raw: string): string | undefined {
   if (g.split("/").includes("..")) return `"${raw}" leaves the workspace ("..")`;
   const unbalanced = unbalancedBracket(g);
   if (unbalanced) return `"${raw}" has an unclosed "${unbalanced}"`;
-  if (compiledGlob(g).makeRe() === false) return `"${raw}" is not a valid glob`;
+  const costly = patternCostProblem(g, { braces: true });
+  if (costly) return costly;
+  try {
+    if (compiledGlob(g).makeRe() === false) return `"${raw}" is not a valid glob`;
+  } catch (err) {
+    return `"${raw}" is not a valid glob (${(err as Error).message.slice(0, 120)})`;
+  }
   return undefined;
 }
 

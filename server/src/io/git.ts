@@ -5,9 +5,10 @@
  * exported for tests.
  */
 import type { spawnSync as SpawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { textLines } from "../engine/lines";
+import { readRegularBytes, readRegularText } from "./regularFiles";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -110,9 +111,9 @@ export function diffLines(root: string, base: string, opts: { staged: boolean; i
 function wholeFileAdded(root: string, path: string): FileDiff {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(join(root, path));
+    bytes = readRegularBytes(join(root, path)); // an untracked FIFO must not hang `intent check`
   } catch {
-    return { path, status: "added", binary: false, lines: [] }; // vanished between listing and reading
+    return { path, status: "added", binary: false, lines: [] }; // vanished between listing and reading, or not a regular file
   }
   if (bytes.includes(0)) return { path, status: "added", binary: true, lines: [] };
   return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")) };
@@ -275,7 +276,7 @@ function fileKind(path: string): "dir" | "file" | undefined {
 
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularText(path);
   } catch {
     return undefined;
   }

@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { writeFileAtomic } from "./atomicWrite";
+import { codeSpan, plainText } from "../engine/markdownText";
 import type { Catalogue } from "../engine/intents/model";
 import type { TraceEntry } from "../engine/ledger/read";
 import { INTENT_MAP_FILE } from "../engine/workspaceFiles";
 import { readOptional } from "./optionalFile";
+import { writeOwnFile } from "./ownFiles";
 
 /** What the intent map needs from the ledger; WorkspaceLedger provides it. */
 interface LedgerView {
@@ -27,10 +28,11 @@ function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {
   for (const intent of catalogue.intents) {
     const files = ledger.filesFor(intent.id).sort();
     const last = ledger.lastChange(intent.id);
-    out.push(`## ${intent.id} — ${intent.name}`, "");
-    out.push(`Status: ${intent.status} · scope: ${intent.ownedScope.map((g) => `\`${g}\``).join(", ")}`);
+    // names and globs are people's text: one line each, globs in code spans they cannot close
+    out.push(`## ${intent.id} — ${plainText(intent.name)}`, "");
+    out.push(`Status: ${intent.status} · scope: ${intent.ownedScope.map(codeSpan).join(", ")}`);
     out.push(`Edits: ${ledger.editCount(intent.id)}${last ? ` · last ${last.timestamp}` : ""}`, "");
-    out.push(...(files.length ? files.map((f) => `- \`${f}\``) : ["_No recorded changes yet._"]), "");
+    out.push(...(files.length ? files.map((f) => `- ${codeSpan(f)}`) : ["_No recorded changes yet._"]), "");
   }
   return out.join("\n");
 }
@@ -42,8 +44,12 @@ function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {
  */
 export function regenerateIntentMap(root: string, catalogue: Catalogue, ledger: LedgerView): { path: typeof INTENT_MAP_FILE; changed: boolean } {
   const text = renderIntentMap(catalogue, ledger);
-  const file = join(root, INTENT_MAP_FILE);
-  const changed = readOptional(file) !== text;
-  if (changed) writeFileAtomic(file, text);
+  let changed: boolean;
+  try {
+    changed = readOptional(join(root, INTENT_MAP_FILE)) !== text;
+  } catch {
+    changed = true; // not a regular file: writeOwnFile says what is in the way
+  }
+  if (changed) writeOwnFile(root, INTENT_MAP_FILE, text);
   return { path: INTENT_MAP_FILE, changed };
 }

@@ -2,9 +2,10 @@
  * Where an agent's model id comes from, in order: the agent's payload, `INTENT_LSP_MODEL`, the agent's
  * transcript, the `contributor.modelId` setting. Reading the transcript is why this lives with the I/O.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import type { Settings } from "@shared/settings";
 import { normalizeModelId } from "../engine/contributor";
+import { openRegularSync } from "./regularFiles";
 
 export interface ModelSources {
   /** The model the agent's own hook payload names (Cursor's `model`): the agent knows best. */
@@ -37,7 +38,7 @@ function modelFromTranscript(path: string | undefined): string | undefined {
   if (!path) return undefined;
   let text: string;
   try {
-    const fd = openSync(path, "r");
+    const fd = openRegularSync(path); // the agent names it: a FIFO or a device must not hang the hook
     try {
       const size = fstatSync(fd).size;
       const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);

@@ -1,29 +1,26 @@
 /** The session files under `.orchestration/.sessions/`: one per editor server or agent session, and `workspace.json`. */
-import { existsSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { asSession, isPrunable, sessionFileName, WORKSPACE_SELECTION, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
-import { writeFileAtomic } from "./atomicWrite";
 import { readOptional } from "./optionalFile";
+import { ensureOwnDir, removeOwnFile, writeOwnFile } from "./ownFiles";
 
 const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
 
-function ensureSessionsDir(root: string): string {
-  const dir = sessionsDir(root);
-  mkdirSync(dir, { recursive: true });
+/** Creates the sessions folder where it really lands (never through a link out of the workspace). */
+function ensureSessionsDir(root: string): void {
+  const dir = ensureOwnDir(root, SESSIONS_DIR);
   // The folder ignores itself so that session files never end up in a commit.
-  const gitignore = join(dir, ".gitignore");
-  if (!existsSync(gitignore)) writeFileSync(gitignore, "*\n");
-  return dir;
+  if (!existsSync(join(dir, ".gitignore"))) writeOwnFile(root, `${SESSIONS_DIR}/.gitignore`, "*\n", { durable: false });
 }
 
 function readJson<T>(path: string): T | undefined {
-  const text = readOptional(path);
-  if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as T;
+    const text = readOptional(path);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   } catch {
-    return undefined; // a half-written or hand-broken file counts as absent; the next write replaces it
+    return undefined; // half-written, hand-broken, or not a file at all (a FIFO): counts as absent; the next write replaces it
   }
 }
 
@@ -34,7 +31,8 @@ export function readWorkspaceSelection(root: string): WorkspaceSelection | undef
 
 export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
   const sel: WorkspaceSelection = { intent, selectedAt: now.toISOString(), by };
-  writeFileAtomic(join(ensureSessionsDir(root), WORKSPACE_SELECTION), `${JSON.stringify(sel, null, 2)}\n`);
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`, `${JSON.stringify(sel, null, 2)}\n`);
   return sel;
 }
 
@@ -43,15 +41,12 @@ export function readSession(root: string, id: string): SessionRecord | undefined
 }
 
 export function writeSession(root: string, record: SessionRecord): void {
-  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`, { durable: false });
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(record.id)}`, `${JSON.stringify(record, null, 2)}\n`, { durable: false });
 }
 
 export function removeSession(root: string, id: string): void {
-  try {
-    unlinkSync(join(sessionsDir(root), sessionFileName(id)));
-  } catch {
-    /* already gone */
-  }
+  removeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(id)}`); // false: already gone, or not ours to remove
 }
 
 export function listSessions(root: string): SessionRecord[] {

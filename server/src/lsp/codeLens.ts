@@ -35,6 +35,9 @@ export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
 
 function intentLenses(doc: TrackedDocument): CodeLens[] {
   const { rules, ledger, selection } = doc.ctx!;
+  // the intents' lines are those of the text the catalogue was read from: none while the buffer is ahead of
+  // it (a reload waits for a pause in typing) or broken (the last good catalogue stands in)
+  if (rules.usingLastGood || !doc.ctx!.rulesReadFrom(INTENTS_FILE, doc.doc.getText())) return [];
   const lenses: CodeLens[] = [];
   for (const intent of rules.catalogue.intents) {
     const at = { start: { line: intent.line, character: 0 }, end: { line: intent.line, character: 0 } };

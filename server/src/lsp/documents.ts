@@ -63,7 +63,7 @@ export class TrackedDocument {
    */
   private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
-  /** Whole-file findings (stale-file, untraced-change), recomputed on events, not keystrokes. */
+  /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
 
   /** The file on disk, or undefined for an untitled or non-file document. */

@@ -7,13 +7,14 @@ import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
 
 /**
- * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file` and `untraced-change` need the file
- * on disk and the ledger, so they are computed when something happens to either, never per keystroke.
- * `claimed-elsewhere` needs only what is in memory and is computed with every publish.
+ * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file`
+ * needs the file on disk, so it is computed when something happens to it, never per keystroke.
+ * `untraced-change` and `claimed-elsewhere` need only what is in memory and are computed with every publish:
+ * their lines are the current version's.
  */
 export function fileFindings(doc: TrackedDocument, diskText: string | undefined): Diagnostic[] {
   const stale = staleFile(doc, diskText);
-  return [...(stale ? [stale] : []), ...untracedChange(doc)];
+  return stale ? [stale] : [];
 }
 
 const LINE0 = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -31,7 +32,7 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
 }
 
 /** The content differs from what the ledger last recorded, and no record explains the difference. */
-function untracedChange(doc: TrackedDocument): Diagnostic[] {
+export function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const ctx = doc.ctx!;
   const path = doc.path!;
   const last = ctx.ledger.lastPostHash(path);
@@ -43,6 +44,8 @@ function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const lost: number[] = [];
   if (lastEntry) {
     for (const e of entries.filter((x) => x.recordId === lastEntry.recordId)) {
+      // file-level entries (no ranges: an emptied file, a record whose ranges were unusable) name no line
+      if (e.startLine < 1) continue;
       for (let line = e.startLine - 1; line < e.endLine && line < doc.doc.lineCount; line++) {
         const o = doc.owner(line);
         if (o.kind !== "traced" || o.attribution.entry.recordId !== e.recordId) lost.push(line);

@@ -3,9 +3,10 @@ import { pathToFileURL } from "node:url";
 import type { Connection, Diagnostic } from "vscode-languageserver";
 import { CONFIG_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOptional } from "../io/optionalFile";
+import { parseLedgerLines } from "../engine/ledger/read";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { uriToPath } from "./documents";
-import { claimedElsewhere } from "./findings";
+import { claimedElsewhere, untracedChange } from "./findings";
 import type { OpenDocuments } from "./openDocuments";
 import type { WorkspaceContext } from "./workspaceContext";
 import type { Workspaces } from "./workspaces";
@@ -75,10 +76,16 @@ export class DiagnosticsPublisher {
 
   private publish(uri: string): void {
     const doc = this.documents.get(uri);
+    const rule = doc?.ctx && doc.path !== undefined ? doc.ctx.ruleFileOf(doc.path) : undefined;
+    // A rule file typed ahead of the rules (they are re-read after a pause in typing): its problems' positions
+    // are those of an older text. The reload publishes again for the version it read.
+    if (rule && !doc!.ctx!.rulesReadFrom(rule, doc!.doc.getText())) return;
     const diagnostics: Diagnostic[] = [];
     if (doc) {
       doc.refine(); // edited lines exact: an untouched line between two edits is not one
       diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
+      // its lines are those of the version published now, so it is computed now
+      if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...untracedChange(doc));
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
     }
@@ -103,7 +110,12 @@ export class DiagnosticsPublisher {
       return configDiagnostics(rules.settings, text, rules.config.problems);
     }
     const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
-    return ledger ? ledgerDiagnostics(rules.settings, ledger.path, ledger.lines) : [];
+    if (!ledger) return [];
+    // An open ledger with unsaved edits is published for its buffer's version: its own lines, not the disk's.
+    const open = this.documents.get(uri);
+    const unsaved = open && open.doc.getText() !== open.baseline; // (deleted lines are not "edited lines")
+    const lines = unsaved ? parseLedgerLines(open.doc.getText(), 1).unreadable : ledger.lines;
+    return ledgerDiagnostics(rules.settings, ledger.path, open ? lines.filter((l) => l.line <= open.doc.lineCount) : lines);
   }
 
   dispose(): void {

@@ -3,7 +3,7 @@ import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
 import { fileHash } from "../engine/hashing";
-import { appendRecord } from "../io/ledger/append";
+import { appendWorkspaceRecord } from "../io/ledger/append";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { prepareRecord } from "../io/ledger/recordChange";
 import { noteLesson } from "../io/lessons";
@@ -60,7 +60,8 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
  * timer: the editor's save itself has happened, and the ledger must not lose it or reorder it.
  */
 export class SaveRecorder {
-  private readonly pending: { file: string; record: TraceRecord }[] = [];
+  /** Each record with the ledger it was meant for (workspace-relative: written only where it lands inside). */
+  private readonly pending: { ledgerPath: string; record: TraceRecord }[] = [];
   private running: Promise<unknown> = Promise.resolve();
   /** The last write failed: what is pending waits for the ledger, not for a write in progress. */
   private failed = false;
@@ -81,7 +82,7 @@ export class SaveRecorder {
     await poll();
     const postHash = record.metadata?.["dev.intent-lsp"]?.post_hash;
     if (postHash && this.ctx.ledger.lastPostHash(save.path) === postHash) return false;
-    this.pending.push({ file: this.ctx.ledger.file, record });
+    this.pending.push({ ledgerPath: this.ctx.ledger.ledgerPath, record });
     await this.flush();
     const v = save.verdict;
     if (v && isProblem(v) && v.kind === "out-of-scope") {
@@ -95,8 +96,8 @@ export class SaveRecorder {
     const run = this.running.then(async () => {
       let written = 0;
       while (this.pending.length) {
-        const { file, record } = this.pending[0]!;
-        await appendRecord(file, record);
+        const { ledgerPath, record } = this.pending[0]!;
+        await appendWorkspaceRecord(this.ctx.root, ledgerPath, record);
         this.pending.shift();
         written++;
       }

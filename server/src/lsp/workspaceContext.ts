@@ -57,6 +57,11 @@ export class WorkspaceContext {
     else this.overlays.set(file, text);
   }
 
+  /** Whether the rules in force were read from this text of a rule file (positions in them refer to it). */
+  rulesReadFrom(file: RuleFile, text: string): boolean {
+    return this.built?.texts[file] === text;
+  }
+
   setClientSettings(settings: Partial<Settings>): void {
     this.clientSettings = settings;
   }

@@ -8,6 +8,8 @@ export type DenyCode =
   | "stale-file"
   | "intents-file-broken"
   | "config-file-broken"
+  | "not-a-regular-file"
+  | "bad-path"
   | "internal-error";
 
 export type GateDecision =

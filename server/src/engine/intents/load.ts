@@ -3,6 +3,8 @@
  * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
+import { lineStarts, positionAt } from "../lines";
+import { nestingMessage, yamlNestingProblem } from "../nesting";
 import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
 import {
   INTENT_ID_PATTERN,
@@ -44,16 +46,11 @@ const STATUS_ALIASES: Record<string, IntentStatus> = { COMPLETED: "COMPLETE", AB
 export function loadIntents(text: string): LoadResult {
   const lines = new LineCounter();
   const problems: Problem[] = [];
+  let starts: number[] | undefined; // computed on the first problem: a sound file never needs them
   const report = (severity: ProblemSeverity, span: Span, message: string) => {
-    const s = lines.linePos(span.start);
-    const e = lines.linePos(Math.max(span.start, span.end));
-    problems.push({
-      severity,
-      message,
-      span,
-      start: { line: s.line - 1, character: s.col - 1 },
-      end: { line: e.line - 1, character: e.col - 1 },
-    });
+    starts ??= lineStarts(text);
+    const end = Math.min(text.length, Math.max(span.start, span.end));
+    problems.push({ severity, message, span, start: positionAt(starts, Math.min(span.start, end), text), end: positionAt(starts, end, text) });
   };
   const done = (intents: Intent[]): LoadResult => ({
     catalogue: makeCatalogue(intents),
@@ -61,6 +58,30 @@ export function loadIntents(text: string): LoadResult {
     hasErrors: problems.some((p) => p.severity === "error"),
   });
 
+  const tooDeep = yamlNestingProblem(text);
+  if (tooDeep) {
+    report("error", { start: tooDeep.offset, end: tooDeep.offset + 1 }, `active_intents.yaml is ${nestingMessage()}.`);
+    return done([]);
+  }
+  try {
+    return readCatalogue(yamlText(text), lines, report, done);
+  } catch (err) {
+    // the nesting bound keeps the parser's recursion shallow; this is the last line of defence, never a crash
+    problems.length = 0;
+    report("error", { start: 0, end: Math.min(text.length, 1) }, `active_intents.yaml could not be read (${(err as Error).message}); nothing in it is in force until it is fixed.`);
+    return done([]);
+  }
+}
+
+/**
+ * The text as the YAML parser should see it: a lone CR is a line break in YAML 1.2 and in the editor, but
+ * not to the parser. Replacing it with LF keeps every offset, so positions stay those of the editor's lines.
+ */
+export function yamlText(text: string): string {
+  return text.includes("\r") ? text.replace(/\r(?!\n)/g, "\n") : text;
+}
+
+function readCatalogue(text: string, lines: LineCounter, report: Report, done: (intents: Intent[]) => LoadResult): LoadResult {
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   for (const err of doc.errors) {
     report("error", { start: err.pos[0], end: err.pos[1] }, `YAML syntax error: ${firstLine(err.message)}`);
@@ -72,6 +93,15 @@ export function loadIntents(text: string): LoadResult {
   if (!isMap(root)) {
     report("error", root ? spanOf(root) : whole, "Expected a mapping with an `active_intents:` list.");
     return done([]);
+  }
+  const lists = root.items.filter((p) => isScalar(p.key) && (p.key.value === "active_intents" || p.key.value === "intents"));
+  if (lists.length > 1) {
+    report("error", spanOf(lists[1]!.key as Node), "The intents are listed twice (`active_intents:` or `intents:` appears more than once); keep one list.");
+    return done([]);
+  }
+  const replaced = text.indexOf("\uFFFD");
+  if (replaced !== -1) {
+    report("warning", { start: replaced, end: replaced + 1 }, "This file holds U+FFFD replacement characters: it was probably not saved as UTF-8 (bytes that are not UTF-8 are read as \uFFFD). Save it as UTF-8.");
   }
   let listPair = findPair(root, "active_intents");
   if (!listPair) {
@@ -118,6 +148,7 @@ type Report = (severity: ProblemSeverity, span: Span, message: string) => void;
 
 function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent | undefined {
   const fields = new Map<string, Pair>();
+  let ok = true;
   for (const pair of item.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     const canonical = key === undefined ? undefined : FIELDS[key];
@@ -128,10 +159,17 @@ function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent |
     if (canonical !== key) {
       report("warning", spanOf(pair.key as Node), `Older dialect: \`${key}\` is read as \`${canonical}\`.`);
     }
+    const first = fields.get(canonical);
+    if (first) {
+      // which one counts is the parser's whim: a duplicated status or scope must not pass unnoticed
+      const line = lines.linePos(spanOf(first.key as Node).start).line;
+      report("error", spanOf(pair.key as Node), `\`${canonical}\` is given twice in this intent (first on line ${line}); keep one.`);
+      ok = false;
+      continue;
+    }
     fields.set(canonical, pair);
   }
   const itemSpan = spanOf(item);
-  let ok = true;
   const fail = (span: Span, message: string) => {
     report("error", span, message);
     ok = false;

@@ -73,6 +73,14 @@ export interface ParseResult {
   records: number;
 }
 
+/** No text file has more lines: a range beyond is not a range of a file (and must not be iterated). */
+export const MAX_LINE = 100_000_000;
+
+/** A recorded path that names a pseudo-file on purpose (not worth a report), however it is spelled. */
+function isPseudoPath(raw: unknown): boolean {
+  return typeof raw === "string" && PSEUDO_PATHS.has(raw.replace(/^\.\//, ""));
+}
+
 /** Paths that trace tools use for things that are not files; never attributed. */
 export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
 
@@ -232,8 +240,12 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
     const shared = fi === 0 ? first : details ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope } : { ...first, preHash: undefined, postHash: undefined };
     const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
     const map = details ? lineMapOf(details) : undefined;
-    const path = pool.path(file["path"] ?? file["relative_path"]);
-    if (path === undefined) continue;
+    const rawPath = file["path"] ?? file["relative_path"];
+    const path = pool.path(rawPath);
+    if (path === undefined) {
+      if (!isPseudoPath(rawPath)) out.unreadable.push({ line: lineNumber, message: `files[${fi}].path ${JSON.stringify(rawPath)?.slice(0, 200)} is not a workspace-relative file path (absolute, "..", a URL, a folder or control characters); that file is skipped` });
+      continue;
+    }
     const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
     let ranged = false;
     let firstContributor: EntryContributor | undefined;
@@ -256,7 +268,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const where = `files[${fi}].conversations[${ci}].ranges[${ri}]`;
         const span = rangeSpan(range);
         if (!span) {
-          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers ≥ 1, start ≤ end); that range is skipped` });
+          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers from 1 to ${MAX_LINE}, start ≤ end); that range is skipped` });
           continue;
         }
         ranged = true;
@@ -385,7 +397,7 @@ function rangeSpan(range: unknown): [number, number] | undefined {
   if (!Number.isInteger(s) || !Number.isInteger(e)) return undefined;
   const start = s as number;
   const end = e as number;
-  return start >= 1 && end >= start ? [start, end] : undefined;
+  return start >= 1 && end >= start && end <= MAX_LINE ? [start, end] : undefined;
 }
 
 function contributorOf(raw: unknown, pool: StringPool): EntryContributor {

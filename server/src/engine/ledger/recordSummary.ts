@@ -9,7 +9,7 @@
  * tests hold the two to the same answers on every dialect.
  */
 import { METADATA_KEY } from "@shared/agentTrace";
-import { detectDialect, isObject, parseLedgerLines, str, type JsonObject, type ParseResult, type StringPool } from "./read";
+import { detectDialect, isObject, MAX_LINE, parseLedgerLines, str, type JsonObject, type ParseResult, type StringPool } from "./read";
 
 export interface SummaryVisitor {
   /** One entry of the record, in the order `parseLedgerLines` makes them. */
@@ -41,7 +41,8 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   if (shared === undefined && obj["related"] !== undefined) return viaParser(text, lineNumber, pool, visit);
   const intentId = shared;
   // a first pass checks that nothing here needs the full reader, so that no entry is visited twice
-  for (const file of files) if (isObject(file) && !plainFile(file, shared)) return viaParser(text, lineNumber, pool, visit);
+  // (a file whose path is not a workspace path is reported by the full reader)
+  for (const file of files) if (isObject(file) && (!plainFile(file, shared) || pool.path(file["path"] ?? file["relative_path"]) === undefined)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
@@ -85,7 +86,7 @@ function validRange(range: unknown): boolean {
   if (!isObject(range)) return false;
   const s = range["start_line"];
   const e = range["end_line"];
-  return Number.isInteger(s) && Number.isInteger(e) && (s as number) >= 1 && (e as number) >= (s as number);
+  return Number.isInteger(s) && Number.isInteger(e) && (s as number) >= 1 && (e as number) >= (s as number) && (e as number) <= MAX_LINE;
 }
 
 function hashOrNull(v: unknown): string | null | undefined {

@@ -4,9 +4,8 @@
  * with the content after it; "before" is stashed by the pre-write hook, because afterwards it is gone.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../atomicWrite";
 import { resolveModelId, type ModelSources } from "../modelSources";
 import { judge } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
@@ -17,6 +16,7 @@ import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
+import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
@@ -27,30 +27,31 @@ const STASH_TTL_MS = 6 * 60 * 60 * 1000;
  * `callKey` pairs a pre hook with its post hook: the tool call's id when the agent gives one (two calls on
  * one file can then run at once), else the session id (one call per file at a time).
  */
-function stashFile(root: string, callKey: string, path: string): string {
+function stashFile(callKey: string, path: string): string {
   const key = createHash("sha256").update(`${callKey}\u0000${path}`).digest("hex").slice(0, 32);
-  return join(root, PENDING_DIR, `${key}.json`);
+  return `${PENDING_DIR}/${key}.json`;
 }
 
 /** Keeps the file's current content (null: it does not exist) until the write's post hook picks it up. */
 export function stashBefore(root: string, callKey: string, path: string): void {
   const content = readOptional(join(root, path)) ?? null;
-  mkdirSync(join(root, PENDING_DIR), { recursive: true });
+  ensureOwnDir(root, PENDING_DIR);
   // not fsynced: a stash lost to a crash only means the write goes unrecorded ("unknown-before"), while a
   // flush to disk on every gated tool call costs more than the rest of the gate
-  writeFileAtomic(stashFile(root, callKey, path), JSON.stringify({ path, content }), { durable: false });
+  writeOwnFile(root, stashFile(callKey, path), JSON.stringify({ path, content }), { durable: false });
 }
 
 /** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */
 function takeStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
-  const file = stashFile(root, callKey, path);
-  const text = readOptional(file);
-  if (text === undefined) return undefined;
+  const file = stashFile(callKey, path);
+  let text: string | undefined;
   try {
-    unlinkSync(file);
+    text = readOptional(join(root, file));
   } catch {
-    /* another hook took it meanwhile; the content read is still right */
+    text = undefined; // not a regular file: no stash of ours
   }
+  if (text === undefined) return undefined;
+  removeOwnFile(root, file); // false: another hook took it meanwhile; the content read is still right
   try {
     const parsed = JSON.parse(text) as { path?: unknown; content?: unknown };
     if (parsed.path !== path || (typeof parsed.content !== "string" && parsed.content !== null)) return undefined;
@@ -70,7 +71,7 @@ export function cleanStaleStashes(root: string, now = Date.now()): void {
   }
   for (const n of names) {
     try {
-      if (now - statSync(join(dir, n)).mtimeMs > STASH_TTL_MS) unlinkSync(join(dir, n));
+      if (now - statSync(join(dir, n)).mtimeMs > STASH_TTL_MS) removeOwnFile(root, `${PENDING_DIR}/${n}`);
     } catch {
       /* gone already */
     }

@@ -67,7 +67,8 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
       noteLesson(ctx.root, {
         path: o.path,
         intentId: ctx.selection?.intentId ?? null,
-        text: `a shell command (\`${oneLine(report.command)}\`) changed this file outside the session's intent. ${o.message}`,
+        // AGENT.md holds lessons as plain text (its &, < and > escaped), so the command is quoted, not a code span
+        text: `a shell command ("${oneLine(report.command)}") changed this file outside the session's intent. ${o.message}`,
         now,
       });
     } catch {

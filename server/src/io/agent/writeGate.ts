@@ -4,6 +4,7 @@
  * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
  * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
  */
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileHash } from "../../engine/hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../../engine/gate";
@@ -19,6 +20,7 @@ import { readSession, readWorkspaceSelection } from "../sessionFiles";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { readRuleFiles } from "../ruleFiles";
 import { readOptional } from "../optionalFile";
+import { fileKind } from "../regularFiles";
 import { deny, type GateDecision } from "../../engine/agent/decision";
 
 /** Everything the gate reads, loaded once per hook invocation. */
@@ -48,6 +50,10 @@ interface WriteGateResult {
 }
 
 export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
+  // a line break or NUL in a path is an accident or an attack: no reader of the ledger would accept the record
+  if (CONTROL_CHARS.test(filePath)) {
+    return { decision: deny("bad-path", `${JSON.stringify(filePath)} holds a control character (a line break, tab or NUL); intent-lsp lets agents write only files with plain names, which it can record. Use a plain file name, or ask the user.`) };
+  }
   const lexical = toWorkspacePath(ctx.root, filePath);
   if (lexical === undefined) {
     return {
@@ -58,6 +64,11 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   const path = realWorkspacePath(ctx.root, lexical);
   if (path === undefined) {
     return { decision: deny("outside-workspace", `${lexical} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`), path: lexical };
+  }
+  // a FIFO or a device cannot be read to record the write (reading a FIFO blocks until someone writes to it)
+  const kind = nonRegularKind(resolve(ctx.root, path));
+  if (kind) {
+    return { decision: deny("not-a-regular-file", `${path} is ${kind}, not a regular file; intent-lsp lets agents write only regular files. Ask the user to make this change.`), path };
   }
   if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
   // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
@@ -88,6 +99,18 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
       : `${verdict.intent.id} (${verdict.intent.name}) owns ${path}${verdict.auto ? " (auto-selected: the only in-progress intent that owns it)" : ""}.`;
   return { decision: { kind: "allow", code: verdict.kind === "exempt" ? "exempt" : "in-scope", reason }, path, verdict };
 }
+
+/** What is at `file` when it exists and is not a regular file (links followed); undefined otherwise. */
+function nonRegularKind(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return st.isFile() ? undefined : fileKind(st);
+  } catch {
+    return undefined; // does not exist yet: the write creates it
+  }
+}
+
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 

@@ -6,9 +6,10 @@
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
+import { readRegularText } from "../regularFiles";
 import { loadIntents } from "../../engine/intents/load";
 import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
 
@@ -65,7 +66,7 @@ export function loadIntentsCached(root: string, text: string): LoadResult {
 
 function readCached(file: string, key: string): LoadResult | undefined {
   try {
-    const c = JSON.parse(readFileSync(file, "utf8")) as Cached;
+    const c = JSON.parse(readRegularText(file)) as Cached;
     if (c.format !== FORMAT || c.code !== CODE_IDENTITY || c.key !== key || !Array.isArray(c.intents) || !Array.isArray(c.problems)) return undefined;
     return { catalogue: makeCatalogue(c.intents), problems: c.problems, hasErrors: c.hasErrors === true };
   } catch {

@@ -1,5 +1,4 @@
-import { join } from "node:path";
-import { writeFileAtomic } from "../atomicWrite";
+import { ownFilePath, writeOwnFile } from "../ownFiles";
 import { acquireLock } from "../fileLock";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
@@ -13,7 +12,12 @@ export type StoreResult = { ok: true; text: string } | { ok: false; reason: stri
  * the file and overwriting would lose their work. The write is atomic (temp file + rename).
  */
 export async function modifyIntentsFile(root: string, basedOn: string | undefined, change: (text: string) => WriteResult): Promise<StoreResult> {
-  const path = join(root, INTENTS_FILE);
+  let path: string;
+  try {
+    path = ownFilePath(root, INTENTS_FILE); // where it really lands: the lock and the write go there
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
   let release: (() => Promise<void>) | undefined;
   try {
     release = await acquireLock(path, { retries: { retries: 20, minTimeout: 20, maxTimeout: 200 } });
@@ -28,7 +32,7 @@ export async function modifyIntentsFile(root: string, basedOn: string | undefine
     }
     const result = change(current);
     if (!result.ok) return result;
-    writeFileAtomic(path, result.text);
+    writeOwnFile(root, INTENTS_FILE, result.text);
     return { ok: true, text: result.text };
   } finally {
     await release();

@@ -8,10 +8,12 @@
  * - only the tail is read (to chain `prev`), the file is never rewritten or truncated;
  * - a torn last line (crash mid-write) stays where it is; the new record starts on a fresh line.
  */
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { mkdir, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { AGENT_TRACE_VERSION, METADATA_KEY, type IntentLspMetadata, type TraceRecord } from "@shared/agentTrace";
 import { acquireLock, type LockOptions } from "../fileLock";
+import { ownFilePath } from "../ownFiles";
+import { APPEND_FLAGS, openRegular, READ_APPEND_FLAGS } from "../regularFiles";
 import { bytesHash } from "../../engine/hashing";
 import { validateRecord } from "../../engine/ledger/schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
@@ -66,6 +68,21 @@ export async function appendRecord(ledgerFile: string, record: TraceRecord, opts
 }
 
 /**
+ * Appends to a workspace's ledger (`ledgerPath`, relative to `root`) where it really lands, refusing a
+ * ledger that leads out of the workspace through a symbolic link or is not a regular file (ownFiles). What
+ * the editor's saves and the agent hooks use; `appendRecord` is the step below, for a file already checked.
+ */
+export async function appendWorkspaceRecord(root: string, ledgerPath: string, record: TraceRecord, opts: AppendOptions = {}): Promise<AppendResult> {
+  let file: string;
+  try {
+    file = ownFilePath(root, ledgerPath);
+  } catch (err) {
+    throw new LedgerAppendError(`record ${record.id} not written: ${(err as Error).message}`);
+  }
+  return appendRecord(file, record, opts);
+}
+
+/**
  * Takes the ledger's cross-process lock (creating the ledger and its directory if missing) and returns the
  * release function. Exported so other writers (and tests simulating a crashed writer) use the same lock.
  */
@@ -79,7 +96,7 @@ export async function acquireLedgerLock(ledgerFile: string, opts: LockOptions = 
 }
 
 async function appendLocked(ledgerFile: string, record: TraceRecord): Promise<AppendResult> {
-  const handle = await open(ledgerFile, "a+");
+  const handle = await openRegular(ledgerFile, READ_APPEND_FLAGS);
   try {
     const { size } = await handle.stat();
     const tail = await readTail(handle, size);
@@ -148,6 +165,7 @@ export function lastNonBlankLine(bytes: Uint8Array, atFileStart: boolean): { sta
 
 async function ensureFile(ledgerFile: string): Promise<void> {
   await mkdir(dirname(ledgerFile), { recursive: true });
-  // "a" creates without truncating; the lock needs the file to exist (it resolves symlinks).
-  await (await open(ledgerFile, "a")).close();
+  // creates without truncating; the lock needs the file to exist. Non-blocking and checked: a FIFO in its
+  // place would otherwise hold the writer forever.
+  await (await openRegular(ledgerFile, APPEND_FLAGS)).close();
 }

@@ -1,5 +1,6 @@
 /** Record lines read back from the ledger file itself, for the index's on-demand queries. */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openRegularSync } from "../regularFiles";
 import type { FileIdentity, LineRef, RecordLines } from "../../engine/ledger/recordLines";
 
 /** Reads in one system call refs closer together than this (records of one file often sit side by side). */
@@ -21,7 +22,7 @@ export class FileRecordLines implements RecordLines {
     if (refs.length === 0) return out;
     let fd: number;
     try {
-      fd = openSync(this.file, "r");
+      fd = openRegularSync(this.file); // a FIFO swapped in for the ledger must not block the server
     } catch {
       return out;
     }

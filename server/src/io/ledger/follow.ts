@@ -10,8 +10,9 @@
  * - large reads go in chunks with a yield between them, so the server keeps answering while a big ledger
  *   loads, and progress can be reported.
  */
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { lineChunks } from "./lineChunks";
+import { fileKind, NotRegularFileError, openRegular } from "../regularFiles";
 
 export interface LedgerSink {
   /** Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`. */
@@ -51,6 +52,11 @@ export class LedgerFollower {
   private consumed = 0;
   private nextLineNumber = 1;
   private identity: Identity | undefined;
+  /**
+   * The file vanished after it had content: when it comes back (a checkout, a restore), its records are read
+   * as a new ledger (`reset`), so that readers re-derive from them rather than take them for known news.
+   */
+  private vanished = false;
   /** Copy of the bytes just before `consumed`, to notice the file being rewritten underneath us. */
   private fingerprint: Buffer = Buffer.alloc(0);
   private running: Promise<PollResult> | undefined;
@@ -112,12 +118,17 @@ export class LedgerFollower {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       const hadContent = this.identity !== undefined || this.consumed > 0;
-      if (hadContent) this.restart(undefined);
+      if (hadContent) {
+        this.restart(undefined);
+        this.vanished = true;
+      }
       return { reset: hadContent, missing: true, bytesRead: 0, lines: 0 };
     }
+    if (!st.isFile()) throw new NotRegularFileError(this.file, fileKind(st)); // a FIFO would block the read forever
     const identity = { dev: st.dev, ino: st.ino };
     const replaced = this.identity !== undefined && (this.identity.dev !== identity.dev || this.identity.ino !== identity.ino);
-    const reset = replaced || st.size < this.consumed || !(await this.fingerprintStillMatches());
+    const reset = replaced || this.vanished || st.size < this.consumed || !(await this.fingerprintStillMatches());
+    this.vanished = false;
     if (reset) this.restart(identity);
     this.identity = identity;
     if (st.size === this.consumed) return { reset, missing: false, bytesRead: 0, lines: 0 };
@@ -135,7 +146,7 @@ export class LedgerFollower {
 
   private async fingerprintStillMatches(): Promise<boolean> {
     if (this.fingerprint.length === 0) return true;
-    const handle = await open(this.file, "r").catch(() => undefined);
+    const handle = await openRegular(this.file).catch(() => undefined);
     if (!handle) return false;
     try {
       const buf = Buffer.alloc(this.fingerprint.length);
@@ -151,7 +162,7 @@ export class LedgerFollower {
     const start = this.consumed;
     const total = size - start;
     let lines = 0;
-    const handle = await open(this.file, "r");
+    const handle = await openRegular(this.file);
     try {
       for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
         const count = countNewlines(bytes);

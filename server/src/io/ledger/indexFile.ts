@@ -20,8 +20,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { openRegular, openRegularSync } from "../regularFiles";
 import type { UnreadableLine } from "../../engine/ledger/read";
 import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "../../engine/ledger/index";
 
@@ -331,7 +331,7 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
   if (opts.partial) {
     let fd: number;
     try {
-      fd = openSync(path, "r");
+      fd = openRegularSync(path);
     } catch {
       return { problem: "no saved index" };
     }
@@ -346,7 +346,12 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
   } else {
     let bytes: Buffer;
     try {
-      bytes = await readFile(path);
+      const handle = await openRegular(path);
+      try {
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     } catch {
       return { problem: "no saved index" };
     }
@@ -354,7 +359,7 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
   }
   if ("problem" in d) return d;
   if (d.ledger !== ledger) return { problem: `it indexes ${d.ledger}, not ${ledger}` };
-  const handle = await open(ledgerFile, "r").catch(() => undefined);
+  const handle = await openRegular(ledgerFile).catch(() => undefined);
   if (!handle) return { problem: "no ledger" };
   try {
     const { size, dev, ino } = await handle.stat();

@@ -2,13 +2,12 @@
  * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
  * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
  */
-import { join } from "node:path";
 import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../../engine/gate";
 import { headRevision } from "../git";
 import { fileHash } from "../../engine/hashing";
-import { appendRecord } from "./append";
+import { appendWorkspaceRecord } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
 import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
 
@@ -90,7 +89,7 @@ function recordFile(file: FileWrite): RecordFileInput {
 export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
   const record = prepareRecord(change);
   if ("skip" in record) return { written: false, reason: record.skip };
-  const result = await appendRecord(join(change.root, change.ledgerPath), record);
+  const result = await appendWorkspaceRecord(change.root, change.ledgerPath, record);
   return { written: true, id: record.id, line: result.line };
 }
 

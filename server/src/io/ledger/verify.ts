@@ -9,7 +9,6 @@
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
  * Limit: an edit of the very last line cannot be detected, as no later record vouches for it.
  */
-import { open } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../../engine/hashing";
@@ -17,6 +16,7 @@ import { detectDialect, type Dialect } from "../../engine/ledger/read";
 import { validateRecord } from "../../engine/ledger/schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
+import { openRegular } from "../regularFiles";
 
 export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
 
@@ -59,7 +59,7 @@ export function verifyLedger(content: string | Uint8Array): VerifyReport {
  * editor keeps answering while a large ledger is checked. Undefined when the file does not exist.
  */
 export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 1024): Promise<VerifyReport | undefined> {
-  const handle = await open(file, "r").catch((e: NodeJS.ErrnoException) => {
+  const handle = await openRegular(file).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return undefined;
     throw e;
   });
