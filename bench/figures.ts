@@ -6,7 +6,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Hover } from "vscode-languageserver-protocol";
-import { LspClient, REPO_ROOT } from "../test/support/lspClient";
+import { LspClient, REPO_ROOT } from "../scripts/lspClient";
 import { memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
 import { HUGE_DOCS, INDEX_CACHE, LEDGER, restoreWorkload, type Workload } from "./workload";
 

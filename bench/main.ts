@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "../test/support/lspClient";
+import { REPO_ROOT } from "../scripts/lspClient";
 import { appends, blame, check, emptyMemory, hooks, hover, keystroke, startup, type Figure, type Options } from "./figures";
 import { ensureWorkload } from "./workload";
 

@@ -59,7 +59,7 @@ await Promise.all([
   build({ ...common, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
   build({ ...common, entryPoints: ["server/src/launch/cli.ts"], outfile: "dist/cli.js", sourcemap: false }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
-  // the `npm start` demo: a scripted editor session built from the protocol tests' client
+  // the `npm start` demo: a scripted editor session through the same protocol client as the tests
   build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),
 ]);
 rmSync("dist/generated", { recursive: true, force: true });
