@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { CodeLens, Hover, InlayHint } from "vscode-languageserver-protocol";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -41,10 +41,7 @@ describe("the trace ledger, from the editor", () => {
     ws.select("INT-001");
     client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
   });
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   async function editAndSave(path: string, line: number, text: string) {
     await client.setLine(path, line, text);

@@ -1,10 +1,10 @@
 import { appendFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -35,10 +35,7 @@ const codes = (d: Diagnostic[]) => d.map((x) => x.code);
 describe("the ledger as other processes write it", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("an append by another process shows in hover without reopening the file", async () => {
     ws = new TempWorkspace({ withLedger: false });
