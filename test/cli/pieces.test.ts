@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { diffLines, parseNumstatPatch } from "../../server/src/io/git";
+import { diffLines, parseRawPatch } from "../../server/src/io/git";
 import { gateShell } from "../../server/src/engine/agent/shellPolicy";
 import { undoEdits } from "../../server/src/io/agent/agentWrite";
 import { changedSpans, diffTexts } from "../../server/src/engine/lineChange";
@@ -28,8 +28,12 @@ describe("the changed lines git reports", () => {
       write("bin.dat", Buffer.from([0, 1, 2]));
       write("old.ts", "1\n2\n3\n4\na\nb\n");
       write("tab\there.txt", "keep\n");
+      write("turned.txt", "a file\n");
       git("add", "-A");
       git("commit", "-qm", "base");
+      // a file become a link: one raw entry, two patch sections (a deletion and an addition)
+      unlinkSync(join(root, "turned.txt"));
+      symlinkSync("my file.txt", join(root, "turned.txt"));
       // a content line that looks like a header must not start a new file
       write("my file.txt", "a\nB\nc\n+++ b/not-a-header\ndiff --git a/x b/x\n");
       unlinkSync(join(root, "gone.txt"));
@@ -48,6 +52,7 @@ describe("the changed lines git reports", () => {
           { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5] },
           { path: "nouveau é.ts", status: "renamed", binary: false, lines: [6, 7] },
           { path: "tab\there.txt", status: "modified", binary: false, lines: [2] },
+          { path: "turned.txt", status: "modified", binary: false, lines: [1] },
         ].sort((x, y) => x.path.localeCompare(y.path)),
       );
     } finally {
@@ -55,23 +60,37 @@ describe("the changed lines git reports", () => {
     }
   });
 
-  it("parses numstat names and patch sections by position", () => {
-    const out = ["1\t1\tmy file.txt", "0\t0\t", "old.ts", "new.ts", "-\t-\tbin.dat", ""].join("\0") + "\0" + [
-      "diff --git a/my file.txt b/my file.txt",
-      "@@ -2 +2 @@",
-      "-b",
-      "+B",
-      "diff --git a/old.ts b/new.ts",
-      "similarity index 100%",
-      "diff --git a/bin.dat b/bin.dat",
-      "Binary files a/bin.dat and b/bin.dat differ",
-      "",
-    ].join("\n");
-    expect(parseNumstatPatch(out)).toEqual([
+  it("parses raw names and patch sections by position; a type change has two sections; misaligned output is an error", () => {
+    const raw = (status: string, ...paths: string[]) => [`:100644 100644 aaaaaaa bbbbbbb ${status}`, ...paths];
+    const out =
+      [...raw("M", "my file.txt"), ...raw("R100", "old.ts", "new.ts"), ...raw("M", "bin.dat"), ...raw("T", "link"), ""].join("\0") +
+      "\0" +
+      [
+        "diff --git a/my file.txt b/my file.txt",
+        "@@ -2 +2 @@",
+        "-b",
+        "+B",
+        "diff --git a/old.ts b/new.ts",
+        "similarity index 100%",
+        "diff --git a/bin.dat b/bin.dat",
+        "Binary files a/bin.dat and b/bin.dat differ",
+        "diff --git a/link b/link",
+        "deleted file mode 100644",
+        "@@ -1 +0,0 @@",
+        "-x",
+        "diff --git a/link b/link",
+        "new file mode 120000",
+        "@@ -0,0 +1 @@",
+        "+target",
+        "",
+      ].join("\n");
+    expect(parseRawPatch(out)).toEqual([
       { path: "my file.txt", status: "modified", binary: false, lines: [2] },
       { path: "new.ts", status: "renamed", binary: false, lines: [] },
       { path: "bin.dat", status: "modified", binary: true, lines: [] },
+      { path: "link", status: "modified", binary: false, lines: [1] },
     ]);
+    expect(() => parseRawPatch([...raw("M", "a"), ...raw("M", "b"), ""].join("\0") + "\0diff --git a/a b/a\n@@ -1 +1 @@\n-x\n+y\n")).toThrow(/1 patch sections for 2 files/);
   });
 });
 
