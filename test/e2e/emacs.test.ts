@@ -1,20 +1,30 @@
-// Emacs + eglot as a real LSP client of the built server (dist/server.js), through the project's own
-// clients/emacs/intent-lsp.el, driven in batch mode by emacs/scope-quickfix.el. Emacs 28.2 and eglot 1.9
-// come from apt (`emacs-nox elpa-eglot`, installed by .ci/run); a machine without them fails this test
-// rather than skipping it, because a skipped e2e test looks like a pass.
+// Emacs 28 as a real LSP client of the built server (dist/server.js), through the project's own
+// clients/emacs/intent-lsp.el, driven in batch mode: with eglot (emacs/eglot-journey.el) and with lsp-mode
+// running intent-lsp next to another language server (emacs/lsp-mode-journey.el, with
+// test/fixtures/fake-language-server standing in for typescript-language-server). Emacs, eglot and
+// lsp-mode are Debian 12's (emacs-nox, elpa-eglot, elpa-lsp-mode), fetched into the editor cache by
+// tools/ensure-editor.sh like the other editors: a machine without them installs them, never skips.
+// The files are .md and .ts, which stock Emacs 28 opens in fundamental-mode.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { describeRun, endRun, isolatedXdg, linesOf, repoRoot, runProcess } from "./editors";
+import { describeRun, endRun, ensureEditor, isolatedXdg, linesOf, repoRoot, runProcess } from "./editors";
 
 const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
+const cliJs = path.join(repoRoot, "dist", "cli.js");
+const fakeServer = path.join(repoRoot, "test", "fixtures", "fake-language-server", "server.js");
+const INSTALL_MS = 300_000;
+const LEDGER = ".orchestration/agent_trace.jsonl";
 
 const intentsYaml = `active_intents:
   - id: INT-001
     name: Build Weather API
     status: IN_PROGRESS
     owned_scope: ["src/api/**"]
+    constraints: ["Use TypeScript"]
   - id: INT-003
     name: Docs refresh
     status: IN_PROGRESS
@@ -22,33 +32,34 @@ const intentsYaml = `active_intents:
   - id: INT-004
     name: Onboarding guide
     status: PENDING
-    owned_scope: ["docs/guide/**", "docs/notes.txt"]
+    owned_scope: ["docs/guide/**", "docs/notes.md"]
 `;
-// .txt opens in text-mode, one of intent-lsp-modes; Emacs 28 has no markdown-mode of its own
-const FILE = "docs/notes.txt";
-const notes = Array.from({ length: 15 }, (_, i) => `Note line ${i + 1}: nothing to see.`);
-const EDIT_LINE = 9; // 0-based: the inserted line becomes line 10
-const EDIT_TEXT = "Inserted by the Emacs end-to-end test.";
+const NOTES = "docs/notes.md";
+const notes = Array.from({ length: 15 }, (_, i) => (i === 0 ? "# Notes" : `Note line ${i + 1}: nothing to see.`));
+const API_FILE = "src/api/weather.ts";
+const weather = [
+  "// Weather API: forecasts for a city.",
+  "export interface Forecast {",
+  "  city: string;",
+  "  hours: number[];",
+  "}",
+  "",
+  "export function summary(f: Forecast): string {",
+  "  const now = f.hours[0];",
+  "  return `${f.city}: ${now} C`;",
+  "}",
+];
 
-/** INT-001 selected; docs/notes.txt belongs to INT-003 and INT-004. No git: the root comes from intent-lsp.el. */
-function makeWorkspace(root: string): void {
+/** No version control: the project root comes from intent-lsp.el. `selected` is the workspace's selection. */
+function makeWorkspace(root: string, selected: string): void {
   mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
   mkdirSync(path.join(root, "docs"), { recursive: true });
+  mkdirSync(path.join(root, "src", "api"), { recursive: true });
   writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001" }) + "\n");
-  writeFileSync(path.join(root, ...FILE.split("/")), notes.join("\n") + "\n");
+  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: selected }) + "\n");
+  writeFileSync(path.join(root, ...NOTES.split("/")), notes.join("\n") + "\n");
+  writeFileSync(path.join(root, ...API_FILE.split("/")), weather.join("\n") + "\n");
 }
-
-function emacsBin(): string {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const bin = path.join(dir, "emacs");
-    if (dir && existsSync(bin)) return bin;
-  }
-  throw new Error(
-    "emacs is not installed, and this end-to-end test runs intent-lsp under Emacs + eglot.\n" +
-    "Install them with `apt-get install -y emacs-nox elpa-eglot` (.ci/run does this on a fresh machine).");
-}
-
 
 let tmp: string | undefined;
 let failed = true;
@@ -58,66 +69,171 @@ afterEach(() => {
   failed = true;
 });
 
-it("emacs + eglot: flags an inserted out-of-scope line, offers the fixes, and clears after Select INT-003", async () => {
-  const emacs = emacsBin();
+/** Emacs from the cache, a fresh workspace, and the environment every driver gets. */
+async function prepare(selected: string) {
+  const emacs = await ensureEditor("emacs");
   if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
   tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-emacs-"));
   const ws = path.join(tmp, "ws");
-  makeWorkspace(ws);
+  makeWorkspace(ws, selected);
   const home = path.join(tmp, "home");
   mkdirSync(home);
-  const events = path.join(tmp, "eglot-events.log");
   const env = {
     ...isolatedXdg(tmp),
     HOME: home, // no ~/.emacs.d, ~/.emacs or ELPA packages of the user's
     WS: ws,
-    FILE,
     NODE: process.execPath,
     SERVER_JS: serverJs,
     CLIENT_DIR: path.join(repoRoot, "clients", "emacs"),
-    EDIT_LINE: String(EDIT_LINE),
-    EDIT_TEXT,
-    SELECT_TITLE: "Select INT-003 — Docs refresh",
+    HARNESS: path.join(__dirname, "emacs", "harness.el"),
     TIMEOUT: "20",
-    EVENTS_LOG: events,
   };
-  // -q --no-site-file: no init file and no site-start, but site-lisp (where Debian puts elpa-eglot) stays
-  const r = await runProcess(emacs, ["--batch", "-q", "--no-site-file", "-l", path.join(__dirname, "emacs", "scope-quickfix.el")],
-    { env, cwd: ws, timeoutMs: 60_000 });
-  const seen = `workspace kept at ${tmp}\n` + describeRun(r, [events]);
+  return { emacs, ws, env, dir: tmp };
+}
+
+function record(ws: string) {
+  const lines = readFileSync(path.join(ws, ...LEDGER.split("/")), "utf8").split("\n").filter((l) => l.trim());
+  expect(lines).toHaveLength(1);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return JSON.parse(lines[0] ?? "null") as any;
+}
+
+const hash = (line: string) => "sha256:" + createHash("sha256").update(line).digest("hex");
+
+it("emacs + eglot: any file of the workspace; flag, quick fix, save → one record, hover, a second file joins, select, blame", async () => {
+  const { emacs, ws, env, dir } = await prepare("INT-003");
+  const EDIT_LINE = 7; // 0-based
+  const EDIT_TEXT = "  // Inserted by the Emacs end-to-end test.";
+  const events = path.join(dir, "eglot-events.log");
+  const r = await runProcess(emacs, ["--batch", "-q", "--no-site-file", "-l", path.join(__dirname, "emacs", "eglot-journey.el")], {
+    env: {
+      ...env, FILE: API_FILE, OTHER_FILE: NOTES, EDIT_LINE: String(EDIT_LINE), EDIT_TEXT,
+      SELECT_TITLE: "Select INT-001 — Build Weather API", SELECT_AFTER: "INT-003", EVENTS_LOG: events,
+    },
+    cwd: ws, timeoutMs: 90_000,
+  });
+  const ledgerFile = path.join(ws, ...LEDGER.split("/"));
+  const seen = `workspace kept at ${tmp}\n` + describeRun(r, [events]) +
+    `\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
 
   expect(r.stdout, seen).not.toMatch(/^FAIL/m);
   expect(r.code, seen).toBe(0);
   expect(r.stdout, seen).toMatch(/^PASS$/m);
-  expect(linesOf(r, "EMACS"), seen).toEqual([expect.stringMatching(/^\d+\.\d+/)]);
-  // the project root came from intent-lsp.el (no version control here)
+  expect(linesOf(r, "EMACS"), seen).toEqual([expect.stringMatching(/^28\.2/)]);
+  expect(linesOf(r, "EGLOT"), seen).toEqual([expect.stringContaining("/site-lisp/elpa/eglot-1.9/eglot.elc")]);
+  // stock Emacs 28 has no TypeScript mode; eglot runs intent-lsp all the same
+  expect(linesOf(r, "MODE"), seen).toEqual(["fundamental-mode"]);
   expect(linesOf(r, "SERVER"), seen).toEqual([`intent-lsp ${ws}/`]);
 
-  const diags = linesOf(r, "DIAG");
-  expect(diags, seen).toHaveLength(1);
-  const m = /^(\d+) (\d+) (\d+) (\d+) (\S+) (.*)$/.exec(diags[0] ?? "");
-  expect(m, seen).not.toBeNull();
-  const [, line, col, endLine, endCol, type, text] = m ?? [];
-  expect([line, col, endLine, endCol].map(Number), seen).toEqual([EDIT_LINE, 0, EDIT_LINE, EDIT_TEXT.length]);
-  expect(type, seen).toBe("eglot-error");
-  expect(text, seen).toBe(
-    `intent-lsp [out-of-scope]: ${FILE} is outside the scope of INT-001 (Build Weather API): src/api/**. ` +
-    "Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).");
-
+  expect(linesOf(r, "DIAG"), seen).toEqual([
+    `${EDIT_LINE} 0 ${EDIT_LINE} ${EDIT_TEXT.length} eglot-error intent-lsp [out-of-scope]: ${API_FILE} is outside the scope of INT-003 ` +
+    "(Docs refresh): docs/**. Owned by INT-001 (IN_PROGRESS).",
+  ]);
   expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
-    "Select INT-003 — Docs refresh",
-    "Start and select INT-004 — Onboarding guide",
-    `Add \`${FILE}\` to INT-001's scope`,
-    "Add `docs/**` to INT-001's scope",
-    `Add \`${FILE}\` to .intentignore`,
+    "Select INT-001 — Build Weather API",
+    `Add \`${API_FILE}\` to INT-003's scope`,
+    "Add `src/api/**` to INT-003's scope",
+    `Add \`${API_FILE}\` to .intentignore`,
   ]));
-  expect(linesOf(r, "PICKED"), seen).toEqual(["Select INT-003 — Docs refresh"]);
+  expect(linesOf(r, "PICKED"), seen).toEqual(["Select INT-001 — Build Weather API"]);
   expect(r.stdout, seen).toMatch(/^CLEARED$/m);
 
-  // eglot ran the action's command on the server (workspace/executeCommand), which selected INT-003
+  // C-x C-s: exactly one record, for exactly the inserted line, under the intent the quick fix selected
+  expect(linesOf(r, "SAVED"), seen).toEqual(["1"]);
+  const rec = record(ws);
+  expect(rec.files.map((f: { path: string }) => f.path), seen).toEqual([API_FILE]);
+  const conv = rec.files[0].conversations[0];
+  expect(conv.contributor, seen).toEqual({ type: "human" });
+  expect(conv.related, seen).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
+  expect(conv.ranges, seen).toEqual([{ start_line: EDIT_LINE + 1, end_line: EDIT_LINE + 1, content_hash: hash(EDIT_TEXT) }]);
+
+  // hover (what eldoc shows) names the intent, who and when, and the very record
+  const hover = linesOf(r, "HOVER").join("\n");
+  expect(hover, seen).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+  expect(hover, seen).toContain(`human · just now (${rec.timestamp})`);
+  expect(hover, seen).toContain(`trace \`${rec.id}\``);
+
+  // docs/notes.md, in another major mode, joined the one server of the workspace
+  expect(linesOf(r, "JOINED"), seen).toEqual(["markdown-mode t"]); // markdown-mode: Debian's elpa-markdown-mode, installed with lsp-mode
+  expect(linesOf(r, "SERVERS"), seen).toEqual(["1"]);
+  // M-x intent-lsp-select is the same selection as `intent select`
+  expect(linesOf(r, "SELECTED"), seen).toEqual(["INT-003"]);
+  expect(JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8")), seen).toMatchObject({ intent: "INT-003" });
+  // M-x intent-lsp-blame prints what `intent blame` prints in a terminal
+  const terminal = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
+  expect(linesOf(r, "BLAME"), seen).toEqual(terminal.replace(/\n$/, "").split("\n"));
+  expect(linesOf(r, "BLAME"), seen).toEqual([`${EDIT_LINE + 1}  INT-001  human  ${rec.timestamp.slice(0, 16).replace("T", " ")}  ${rec.id.slice(0, 8)} │ ${EDIT_TEXT}`]);
+
+  // eglot ran the action's command on the server (workspace/executeCommand)
   const log = existsSync(events) ? readFileSync(events, "utf8") : "";
   expect(log, seen).toMatch(/:method "workspace\/executeCommand"[\s\S]*?:command "intent\.selectIntent"/);
-  const selection: unknown = JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
-  expect(selection, seen).toMatchObject({ intent: "INT-003" });
   failed = false;
-}, 90_000);
+}, INSTALL_MS + 120_000);
+
+it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; flag, quick fix, save → one record, CodeLens, hover, select, blame", async () => {
+  const { emacs, ws, env, dir } = await prepare("INT-003");
+  const EDIT_LINE = 7; // 0-based
+  const EDIT_TEXT = "  // Inserted by the Emacs end-to-end test.";
+  const events = path.join(dir, "lsp-io.log");
+  const r = await runProcess(emacs, ["--batch", "-q", "--no-site-file", "-l", path.join(__dirname, "emacs", "lsp-mode-journey.el")], {
+    env: {
+      ...env, FILE: API_FILE, OTHER_FILE: NOTES, FAKE_SERVER_JS: fakeServer, EDIT_LINE: String(EDIT_LINE), EDIT_TEXT,
+      SELECT_TITLE: "Select INT-001 — Build Weather API", SELECT_AFTER: "INT-003", EVENTS_LOG: events,
+    },
+    cwd: ws, timeoutMs: 90_000,
+  });
+  const ledgerFile = path.join(ws, ...LEDGER.split("/"));
+  const seen = `workspace kept at ${tmp}\n` + describeRun(r, [events]) +
+    `\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
+
+  expect(r.stdout, seen).not.toMatch(/^FAIL/m);
+  expect(r.code, seen).toBe(0);
+  expect(r.stdout, seen).toMatch(/^PASS$/m);
+  expect(linesOf(r, "EMACS"), seen).toEqual([expect.stringMatching(/^28\.2/)]);
+  expect(linesOf(r, "LSP_MODE"), seen).toEqual([expect.stringContaining("/site-lisp/elpa/lsp-mode-8.0.0/lsp-mode.elc")]);
+  expect(linesOf(r, "MODE"), seen).toEqual(["fundamental-mode"]);
+  // both servers run for the one buffer
+  expect(linesOf(r, "SERVERS"), seen).toEqual(["fake-typescript intent-lsp"]);
+  const diags = linesOf(r, "DIAG");
+  expect(diags, seen).toHaveLength(2);
+  expect(diags, seen).toEqual(expect.arrayContaining([
+    `0 0 0 ${weather[0]!.length} warning fake-typescript: checked`,
+    expect.stringMatching(new RegExp(`^${EDIT_LINE} 0 ${EDIT_LINE} ${EDIT_TEXT.length} error .*${API_FILE.replace(/\//g, "\\/")} is outside the scope of INT-003`)),
+  ]));
+  expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
+    "Select INT-001 — Build Weather API",
+    `Add \`${API_FILE}\` to INT-003's scope`,
+    "Add `src/api/**` to INT-003's scope",
+    `Add \`${API_FILE}\` to .intentignore`,
+  ]));
+  expect(linesOf(r, "PICKED"), seen).toEqual(["Select INT-001 — Build Weather API"]);
+  expect(r.stdout, seen).toMatch(/^CLEARED$/m);
+  // the other server's warning is untouched
+  expect(linesOf(r, "REMAINING"), seen).toEqual([`0 0 0 ${weather[0]!.length} warning fake-typescript: checked`]);
+
+  expect(linesOf(r, "SAVED"), seen).toEqual(["1"]);
+  const rec = record(ws);
+  expect(rec.files.map((f: { path: string }) => f.path), seen).toEqual([API_FILE]);
+  const conv = rec.files[0].conversations[0];
+  expect(conv.contributor, seen).toEqual({ type: "human" });
+  expect(conv.related, seen).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
+  expect(conv.ranges, seen).toEqual([{ start_line: EDIT_LINE + 1, end_line: EDIT_LINE + 1, content_hash: hash(EDIT_TEXT) }]);
+
+  // lsp-mode's lenses after the save: the file summary and the saved line's block
+  expect(linesOf(r, "LENS"), seen).toEqual([
+    `0 1/${weather.length + 1} lines traced · 1 record · INT-001 · last human just now`,
+    `${EDIT_LINE} INT-001 · human · just now`,
+  ]);
+  const hover = linesOf(r, "HOVER").join("\n");
+  expect(hover, seen).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+  expect(hover, seen).toContain(`human · just now (${rec.timestamp})`);
+  expect(hover, seen).toContain(rec.id);
+
+  expect(linesOf(r, "SELECTED"), seen).toEqual(["INT-003"]);
+  expect(JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8")), seen).toMatchObject({ intent: "INT-003" });
+  const terminal = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
+  expect(linesOf(r, "BLAME"), seen).toEqual(terminal.replace(/\n$/, "").split("\n"));
+  // docs/notes.md: intent-lsp alone (the other server serves TypeScript only)
+  expect(linesOf(r, "NOTES"), seen).toEqual(["markdown-mode intent-lsp"]);
+  failed = false;
+}, INSTALL_MS + 120_000);

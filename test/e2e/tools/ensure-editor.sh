@@ -1,15 +1,16 @@
 #!/bin/sh
 # Make sure a real editor is available for the end-to-end tests and print the path of its binary.
 #
-#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid
+#   test/e2e/tools/ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid|emacs
 #
 # Installs into $INTENT_LSP_EDITOR_CACHE/<name> (default <repo>/.cache/editors/<name>) only when it is not
 # there yet, so repeated and concurrent calls (two vitest workers) are cheap and safe: the install runs
 # under an exclusive flock per editor, and a finished install is marked only after its binary ran.
 # Progress goes to stderr; stdout is exactly one line, the binary's path.
 set -eu
-[ $# -eq 1 ] || { echo "usage: ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: ensure-editor.sh nvim-0.10|nvim-sid|helix|helix-sid|emacs" >&2; exit 2; }
 NAME=$1
+EXTRA=
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 CACHE=${INTENT_LSP_EDITOR_CACHE:-$REPO/.cache/editors}
@@ -19,12 +20,18 @@ case $NAME in
   nvim-sid)  SUITE=sid;    PKG=neovim; BIN=nvim; WANT='^NVIM v0\.(1[1-9]|[2-9][0-9])\.' ;;
   helix)     SUITE=trixie; PKG=hx;     BIN=hx;   WANT='^helix 25\.01\.' ;;
   helix-sid) SUITE=sid;    PKG=hx;     BIN=hx;   WANT='^helix (25\.(0[2-9]|1[0-2])|2[6-9]|[3-9][0-9])\.' ;;
-  *) echo "ensure-editor.sh: unknown editor '$NAME' (known: nvim-0.10, nvim-sid, helix, helix-sid)" >&2; exit 2 ;;
+  # Emacs 28 as Debian 12 ships it, with eglot and lsp-mode from Debian's ELPA packages (and what they
+  # depend on), unpacked under site-lisp/elpa and byte-compiled as Debian's install would.
+  emacs)     SUITE=bookworm; PKG=emacs-nox; BIN=emacs-nox; WANT='^GNU Emacs 28\.'
+             EXTRA="emacs-el elpa-eglot elpa-project elpa-xref elpa-seq elpa-lsp-mode elpa-dash elpa-f elpa-s elpa-ht elpa-spinner elpa-markdown-mode elpa-lv elpa-flycheck elpa-pkg-info elpa-let-alist elpa-epl" ;;
+  *) echo "ensure-editor.sh: unknown editor '$NAME' (known: nvim-0.10, nvim-sid, helix, helix-sid, emacs)" >&2; exit 2 ;;
 esac
 PREFIX=$CACHE/$NAME
 MARK=$PREFIX/.installed
+# An install with extra packages records them; a changed list installs again.
+installed() { [ -f "$MARK" ] && { [ -z "$EXTRA" ] || grep -qxF "extra: $EXTRA" "$MARK"; }; }
 
-if [ ! -f "$MARK" ]; then
+if ! installed; then
   for tool in flock apt-get apt-cache dpkg-deb ldd; do
     command -v "$tool" >/dev/null 2>&1 || { echo "ensure-editor.sh: '$tool' is required (Debian/Ubuntu host)" >&2; exit 1; }
   done
@@ -32,7 +39,7 @@ if [ ! -f "$MARK" ]; then
   # The lock lives beside the prefix, not inside it, because a broken prefix is wiped under the lock.
   exec 9>"$CACHE/$NAME.lock"
   flock 9
-  if [ ! -f "$MARK" ]; then
+  if ! installed; then
     # debian-tool.sh reads only its private lists, but a fresh container has no system lists either, and
     # other e2e helpers (tmux for Helix, emacs) are apt-get installed; updating here, once, under a lock,
     # keeps two test workers from tripping over apt's own lock.
@@ -48,11 +55,15 @@ if [ ! -f "$MARK" ]; then
     echo "ensure-editor.sh: installing $NAME ($PKG from Debian $SUITE) into $PREFIX" >&2
     rm -rf "$PREFIX"
     start=$(date +%s)
-    "$HERE/debian-tool.sh" "$SUITE" "$PKG" "$BIN" "$PREFIX" >&2
+    # shellcheck disable=SC2086 # EXTRA is a list of package names
+    "$HERE/debian-tool.sh" "$SUITE" "$PKG" "$BIN" "$PREFIX" $EXTRA >&2
+    if [ -d "$PREFIX/root/usr/share/emacs/site-lisp/elpa-src" ]; then
+      "$PREFIX/$BIN" --batch -Q -l "$HERE/elpa-install.el" "$PREFIX/root/usr/share/emacs/site-lisp" >&2
+    fi
     version=$("$PREFIX/$BIN" --version 2>&1 | head -n1)
     echo "$version" | grep -Eq "$WANT" || {
       echo "ensure-editor.sh: $NAME installed but reports '$version' (expected /$WANT/)" >&2; exit 1; }
-    echo "$version" > "$MARK"
+    { echo "$version"; [ -z "$EXTRA" ] || echo "extra: $EXTRA"; } > "$MARK"
     echo "ensure-editor.sh: $NAME ready in $(( $(date +%s) - start ))s: $version" >&2
   fi
   flock -u 9
