@@ -1,9 +1,28 @@
 // Bundles the server and the CLI into dist/ (one file each, dependencies included) so that
 // `intent-lsp` and `intent` start fast and need nothing but Node at run time.
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 
+const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+// Which sources this build is made of: the server and the CLI share caches that depend on the code
+// (the parsed catalogue in .orchestration/.cache), and trust each other's only when built from the same.
+function sourceHash(dirs) {
+  const h = createHash("sha256");
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(p).update(readFileSync(p));
+    }
+  };
+  dirs.forEach(walk);
+  return h.digest("hex").slice(0, 16);
+}
+
 const common = {
   bundle: true,
   platform: "node",
@@ -13,12 +32,34 @@ const common = {
   logLevel: "warning",
   // jsonc-parser's UMD entry hides its requires from the bundler; its ESM entry bundles cleanly
   mainFields: ["module", "main"],
-  define: { __INTENT_LSP_VERSION__: JSON.stringify(pkg.version) },
+  define: { __INTENT_LSP_VERSION__: JSON.stringify(pkg.version), __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])) },
   banner: { js: "#!/usr/bin/env node" },
 };
+
+// The Agent Trace schema's validator as code (ajv's standalone output), bundled beside the tools: compiling
+// the schema at run time costs an agent's post-write hook more than the rest of its work.
+// server/src/engine/ledger/schema.ts loads it, and compiles the schema itself when running from source.
+function traceRecordValidator() {
+  const { default: Ajv2020 } = require("ajv/dist/2020");
+  const { default: addFormats } = require("ajv-formats");
+  const { default: standaloneCode } = require("ajv/dist/standalone");
+  const { ajvOptions } = require("../shared/schema/validatorOptions.json");
+  const ajv = new Ajv2020({ ...ajvOptions, code: { source: true } });
+  addFormats(ajv);
+  const schema = JSON.parse(readFileSync(new URL("../shared/schema/trace-record.schema.json", import.meta.url), "utf8"));
+  mkdirSync("dist/generated", { recursive: true });
+  writeFileSync("dist/generated/trace-record-validator.cjs", standaloneCode(ajv, ajv.compile(schema)));
+}
+traceRecordValidator();
+
 await Promise.all([
   build({ ...common, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
-  build({ ...common, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/cli.js" }),
-  // the `npm start` demo: a scripted editor session built from the protocol tests' client
+  // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
+  // fresh process on every tool call, and compiling the bundle was a fifth of its time
+  build({ ...common, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
+  build({ ...common, entryPoints: ["server/src/launch/cli.ts"], outfile: "dist/cli.js", sourcemap: false }),
+  build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
+  // the `npm start` demo: a scripted editor session through the same protocol client as the tests
   build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),
 ]);
+rmSync("dist/generated", { recursive: true, force: true });

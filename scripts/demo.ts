@@ -4,9 +4,10 @@
  */
 import type { CodeLens, Diagnostic, Hover } from "vscode-languageserver-protocol";
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LspClient, line, REPO_ROOT } from "../test/support/lspClient";
-import { TempWorkspace } from "../test/support/workspace";
+import { LspClient, line, REPO_ROOT } from "./lspClient";
 
 const NOTES = "docs/notes.md";
 const API = "src/api/weather.ts";
@@ -42,8 +43,20 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
+/** A throwaway copy of examples/workspace, so the demo never changes the bundled one. */
+function exampleCopy() {
+  const root = mkdtempSync(join(tmpdir(), "intent-lsp-demo-"));
+  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
+  return {
+    root,
+    read: (rel: string) => readFileSync(join(root, rel), "utf8"),
+    write: (rel: string, text: string) => writeFileSync(join(root, rel), text),
+    dispose: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
 async function main() {
-  const ws = new TempWorkspace();
+  const ws = exampleCopy();
   const client = await LspClient.start({ root: ws.root });
   try {
     out(`intent-lsp demo — workspace copied to ${ws.root}`);

@@ -1,7 +1,8 @@
 import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
-import { IntentServer, SERVER_VERSION } from "./lsp/server";
+import { IntentServer } from "./lsp/server";
+import { INTENT_LSP_VERSION } from "./version";
 
-const HELP = `intent-lsp ${SERVER_VERSION} — intent scopes and Agent Trace attribution as a language server
+const HELP = `intent-lsp ${INTENT_LSP_VERSION} — intent scopes and Agent Trace attribution as a language server
 
 Usage:
   intent-lsp --stdio        talk LSP over stdin/stdout (what editors use)
@@ -13,7 +14,7 @@ The server reads .orchestration/active_intents.yaml in each workspace folder. Se
 
 const args = process.argv.slice(2);
 if (args.includes("--version") || args.includes("-v")) {
-  process.stdout.write(`${SERVER_VERSION}\n`);
+  process.stdout.write(`${INTENT_LSP_VERSION}\n`);
 } else if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(`${HELP}\n`);
 } else if (!args.some((a) => a === "--stdio" || a === "--node-ipc" || a.startsWith("--socket") || a.startsWith("--pipe") || a.startsWith("--clientProcessId"))) {

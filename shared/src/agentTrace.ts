@@ -1,5 +1,5 @@
 /**
- * Agent Trace v0.1.0 records as intent-lsp writes them (DESIGN §2.2), plus our metadata namespace.
+ * Agent Trace v0.1.0 records as intent-lsp writes them (docs/LEDGER.md), plus our metadata namespace.
  * The JSON Schema in `shared/schema/trace-record.schema.json` is the authority; these types follow it and
  * narrow only where intent-lsp always writes a field. Readers must not assume other tools write these shapes
  * (see `server/src/engine/ledger/read.ts` for the lenient side).

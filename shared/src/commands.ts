@@ -6,6 +6,7 @@ export const Commands = {
   transition: "intent.transition",
   ignorePath: "intent.ignorePath",
   listIntents: "intent.listIntents",
+  activeIntent: "intent.activeIntent",
   showContext: "intent.showContext",
   blame: "intent.blame",
   regenerateMap: "intent.regenerateMap",
@@ -14,3 +15,17 @@ export const Commands = {
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
 export const allCommands: CommandId[] = Object.values(Commands);
+
+/**
+ * `intent.activeIntent` `{uri}`: the intent an edit to that file counts under now and how it was chosen, as
+ * a status bar shows it. `intent` is null with `how: "none"`; `problem` is the diagnostic code the file's
+ * edits get (null when they are allowed or exempt); `owners` are the intents whose scope holds the file.
+ */
+export interface ActiveIntentResult {
+  path: string | null;
+  intent: { id: string; name: string; status: string } | null;
+  how: "selected" | "auto-selected" | "none";
+  problem: "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | null;
+  exempt: boolean;
+  owners: string[];
+}

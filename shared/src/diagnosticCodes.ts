@@ -1,4 +1,4 @@
-/** Diagnostic codes published with source `intent-lsp` (DESIGN §4). */
+/** Diagnostic codes published with source `intent-lsp` (docs/ARCHITECTURE.md "The language server's surface"). */
 export const DiagnosticCodes = [
   "out-of-scope",
   "no-active-intent",

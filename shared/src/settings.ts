@@ -44,3 +44,34 @@ export const defaultSettings: Settings = {
 };
 
 export const SETTINGS_SECTION = "intentLsp";
+
+export const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hint", "off"];
+export const CONTRIBUTOR_TYPES: readonly ContributorType[] = ["human", "ai", "mixed", "unknown"];
+
+/**
+ * What each setting an editor may set means, for editors' settings screens (the VS Code extension turns
+ * these into its contributed configuration, so its descriptions and defaults cannot drift from the server's).
+ * Only the editor's own settings: the workspace rules (autoSelect, exempt, ledgerPath) live in
+ * `.orchestration/config.jsonc`, where the agent hooks and CI read them too.
+ */
+export const editorSettingDocs = {
+  contributorType: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type).",
+  contributorModelId: "The model id recorded with this editor's saves, when they are an AI's (for example anthropic/claude-sonnet-4).",
+  inlayHintsEnabled: "Show which intent and contributor wrote each line as inlay hints.",
+  codeLensEnabled: "Show a CodeLens with the intent, edit count and files above each file.",
+  severity: "How each intent-lsp diagnostic is shown; \"off\" hides it.",
+} as const;
+
+/** One line per diagnostic code, for settings screens that list the severities. */
+export const diagnosticCodeDocs: Record<DiagnosticCode, string> = {
+  "out-of-scope": "An edit to a file outside the active intent's owned scope.",
+  "no-active-intent": "An edit with no intent selected (and none auto-selected).",
+  "intent-not-in-progress": "An edit under an intent that is not IN_PROGRESS.",
+  "stale-file": "The file changed on disk since its last recorded content.",
+  "untraced-change": "Lines changed with no ledger record explaining them.",
+  "unowned-change": "intent check only: a changed line no record explains, in a file no in-progress intent owns.",
+  "claimed-elsewhere": "Another live session is editing the same file or holds the same intent.",
+  "intent-schema": "A problem in .orchestration/active_intents.yaml.",
+  "ledger-unreadable": "Lines of the ledger that cannot be read.",
+  "settings-invalid": "A problem in .orchestration/config.jsonc.",
+};

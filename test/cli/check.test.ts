@@ -223,3 +223,48 @@ describe("intent check", () => {
     }
   });
 });
+
+describe("intent check: hand edits nobody recorded", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = gitWorkspace();
+  });
+  afterEach(() => ws.dispose());
+
+  const UNOWNED_UTIL = "src/util/strings.ts changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
+  const UNOWNED_BILLING =
+    "src/billing/export.ts changed here, no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
+
+  it("an unowned hand edit is an ::error with its line, exit 1", () => {
+    ws.write("src/util/strings.ts", "export const trim = (s: string) => s.trim();\n");
+    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    expect(r.stdout).toBe(`::error file=src/util/strings.ts,line=1,endLine=1,title=intent-lsp unowned-change::${UNOWNED_UTIL}\n`);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(1);
+  });
+
+  it("a hand edit in a file only a COMPLETE intent owns is unowned too", () => {
+    ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace("export function", "// hand edit\nexport function"));
+    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    expect(report.findings).toEqual([{ path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: UNOWNED_BILLING }]);
+  });
+
+  it("an owned unrecorded hand edit is a ::notice, exit 0", () => {
+    ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}export const FORECAST_TTL_MS = 300_000;\n`);
+    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    expect(r.stdout).toBe(`::notice file=src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::${UNTRACED}\n`);
+    expect(r.status).toBe(0);
+  });
+
+  it("ignored paths are nobody's business; the severity is configurable (sarif follows it)", () => {
+    ws.write("dist/bundle.js", "console.log('built');\n");
+    ws.write("src/util/strings.ts", "export const trim = (s: string) => s.trim();\n");
+    ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "warning" } }\n');
+    const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
+    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri])).toEqual([["unowned-change", "warning", "src/util/strings.ts"]]);
+    ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "off" } }\n');
+    const r = runCli(["check"], { cwd: ws.root });
+    expect(r.stdout).toMatch(/^No findings in 1 changed line of 1 file/);
+    expect(r.status).toBe(0);
+  });
+});

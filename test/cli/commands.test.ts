@@ -257,6 +257,6 @@ describe("intent: help, version, usage errors", () => {
   it("unknown commands and options are one line on stderr, exit 2", () => {
     expect(runCli(["frobnicate"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stdout: "", stderr: 'intent: unknown command "frobnicate"; run `intent --help` for the list\n' });
     expect(runCli(["status", "--colour"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stdout: "", stderr: "intent status: Unknown option '--colour'; see `intent status --help`\n" });
-    expect(runCli(["hook", "vim"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stderr: 'intent hook: unknown agent "vim"; use claude-code or cursor\n' });
+    expect(runCli(["hook", "vim"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stderr: 'intent hook: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid\n' });
   });
 });

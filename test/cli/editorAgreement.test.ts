@@ -139,8 +139,7 @@ describe("the editor and the CLI agree", () => {
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
     await expect.poll(() => hoverText(client!, path, 6), { timeout: 10_000 }).toContain("ai · anthropic/claude-sonnet-4-5-20250929");
     expect(await hoverText(client, path, 6)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
-    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
-    await new Promise((r) => setTimeout(r, 400));
+    expect(await client.save(path)).toBeNull(); // handled, nothing recorded
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 

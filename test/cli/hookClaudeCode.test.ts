@@ -127,7 +127,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     expect(r.json).toEqual(
       claudeAnswer(
         "deny",
-        `[intent-lsp: internal-error] intent-lsp's hook failed (EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
+        `[intent-lsp: internal-error] intent-lsp's hook failed (.orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
       ),
     );
   });
@@ -136,7 +136,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
     const r = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "a", "b"), { cwd: ws.root });
     expect(r.status).toBe(0);
-    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: EEXIST: file already exists, mkdir '${ws.path(".orchestration/.sessions")}'` });
+    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: .orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.` });
   });
 
   it("denies input that is not JSON instead of crashing", () => {
@@ -160,7 +160,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   it("asks the user before a shell command that writes files, and leaves the others alone", () => {
     const bash = (command: string) => runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it", timeout: 120000, run_in_background: false }, tool_use_id: "toolu_02" }), { cwd: ws.root });
     const ask = (what: string) =>
-      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`);
+      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`);
     expect(bash("rm -rf dist").json).toEqual(ask("deletes files"));
     expect(bash("npm test > test.log 2>&1").json).toEqual(ask("redirects output into a file"));
     expect(bash("sed -i 's/a/b/' src/api/weather.ts").json).toEqual(ask("edits files in place"));
@@ -341,34 +341,23 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
   });
 });
 
-describe("intent hook claude-code: latency", () => {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const timed = (f: () => void) => {
-    const t = performance.now();
-    f();
-    return performance.now() - t;
-  };
-
-  it("answers PreToolUse and records PostToolUse in a few hundred milliseconds (measured, printed)", () => {
+describe("intent hook claude-code: one write after another", () => {
+  it("gates and records fifteen successive edits of one file, each its own record (the latency is the benchmark's: npm run bench)", () => {
     const ws = new TempWorkspace();
     try {
       ws.select("INT-001");
       writeTranscript(ws, "claude-sonnet-4-5");
-      const pre: number[] = [];
-      const post: number[] = [];
+      const before = ledgerRecords(ws).length;
       for (let i = 0; i < 15; i++) {
         const [from, to] = [`  summary: string;${i ? ` // ${i - 1}` : ""}`, `  summary: string; // ${i}`];
-        pre.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+        expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
         ws.write(API, ws.read(API).replace(from, to));
-        post.push(timed(() => expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0)));
+        expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
       }
-      expect(ledgerRecords(ws).length).toBeGreaterThanOrEqual(15);
-      console.log(
-        `intent hook claude-code (process start included, ${pre.length} calls each): PreToolUse median ${median(pre).toFixed(0)} ms, max ${Math.max(...pre).toFixed(0)} ms; ` +
-          `PostToolUse median ${median(post).toFixed(0)} ms, max ${Math.max(...post).toFixed(0)} ms`,
-      );
-      expect(median(pre)).toBeLessThan(1500);
-      expect(median(post)).toBeLessThan(1500);
+      const records = ledgerRecords(ws).slice(before);
+      expect(records).toHaveLength(15);
+      const line = records[0]!.files[0].conversations[0].ranges[0].start_line;
+      for (const r of records) expect(r.files[0].conversations[0].ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[line, line]]);
     } finally {
       ws.dispose();
     }

@@ -105,7 +105,7 @@ describe("intent hook cursor", () => {
   it("beforeShellExecution asks about commands that write files and stays silent otherwise", () => {
     const shell = (command: string) => runHook("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
     expect(shell("mv src/api/weather.ts src/api/current.ts").json).toEqual(
-      cursorAnswer("ask", undefined, "This command creates, moves or changes files; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded."),
+      cursorAnswer("ask", undefined, "This command creates, moves or changes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen."),
     );
     expect(shell("npm test").json).toEqual({});
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../../server/src/engine/git";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { diffLines, parseNumstatPatch } from "../../server/src/io/git";
 import { gateShell } from "../../server/src/engine/agent/shellPolicy";
-import { undoEdits } from "../../server/src/engine/agent/agentWrite";
+import { undoEdits } from "../../server/src/io/agent/agentWrite";
 import { changedSpans, diffTexts } from "../../server/src/engine/lineChange";
 import { normalizeModelId } from "../../server/src/engine/contributor";
 
@@ -12,54 +16,61 @@ function changedLineNumbers(before: string | null, after: string): number[] {
   return changedSpans(diffTexts(before, after)).flatMap((s) => Array.from({ length: s.end - s.start + 1 }, (_, k) => s.start + k + 1));
 }
 
-describe("parseUnifiedDiff", () => {
-  it("reads added, changed, deleted, renamed, binary and oddly named files", () => {
-    const diff = [
+describe("the changed lines git reports", () => {
+  it("reads added, changed, deleted, renamed, binary and oddly named files from a real repository", () => {
+    const root = mkdtempSync(join(tmpdir(), "intent-lsp-gitdiff-"));
+    try {
+      const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root, encoding: "utf8" });
+      const write = (name: string, text: string | Buffer) => writeFileSync(join(root, name), text);
+      git("init", "-q");
+      write("my file.txt", "a\nb\nc\n");
+      write("gone.txt", "x\n");
+      write("bin.dat", Buffer.from([0, 1, 2]));
+      write("old.ts", "1\n2\n3\n4\na\nb\n");
+      write("tab\there.txt", "keep\n");
+      git("add", "-A");
+      git("commit", "-qm", "base");
+      // a content line that looks like a header must not start a new file
+      write("my file.txt", "a\nB\nc\n+++ b/not-a-header\ndiff --git a/x b/x\n");
+      unlinkSync(join(root, "gone.txt"));
+      write("bin.dat", Buffer.from([0, 1, 3]));
+      git("mv", "old.ts", "nouveau é.ts");
+      write("nouveau é.ts", "1\n2\n3\n4\na\nb2\nc\n");
+      write("tab\there.txt", "keep\nhi");
+      write("added \"quoted\".md", "new\n");
+      git("add", "-A");
+      const files = diffLines(root, "HEAD", { staged: true, includeUntracked: false });
+      expect(files.sort((x, y) => x.path.localeCompare(y.path))).toEqual(
+        [
+          { path: 'added "quoted".md', status: "added", binary: false, lines: [1] },
+          { path: "bin.dat", status: "modified", binary: true, lines: [] },
+          { path: "gone.txt", status: "deleted", binary: false, lines: [] },
+          { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5] },
+          { path: "nouveau é.ts", status: "renamed", binary: false, lines: [6, 7] },
+          { path: "tab\there.txt", status: "modified", binary: false, lines: [2] },
+        ].sort((x, y) => x.path.localeCompare(y.path)),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("parses numstat names and patch sections by position", () => {
+    const out = ["1\t1\tmy file.txt", "0\t0\t", "old.ts", "new.ts", "-\t-\tbin.dat", ""].join("\0") + "\0" + [
       "diff --git a/my file.txt b/my file.txt",
-      "index de98044..a7bc997 100644",
-      "--- a/my file.txt\t",
-      "+++ b/my file.txt\t",
-      "@@ -2 +2 @@ a",
+      "@@ -2 +2 @@",
       "-b",
       "+B",
-      "@@ -3,0 +4,2 @@ c",
-      "+++ b/not-a-header",
-      "+d",
-      "diff --git a/gone.txt b/gone.txt",
-      "deleted file mode 100644",
-      "--- a/gone.txt",
-      "+++ /dev/null",
-      "@@ -1 +0,0 @@",
-      "-x",
+      "diff --git a/old.ts b/new.ts",
+      "similarity index 100%",
       "diff --git a/bin.dat b/bin.dat",
       "Binary files a/bin.dat and b/bin.dat differ",
-      "diff --git a/old.ts b/new.ts",
-      "similarity index 90%",
-      "rename from old.ts",
-      "rename to new.ts",
-      "--- a/old.ts",
-      "+++ b/new.ts",
-      "@@ -5,2 +5,3 @@",
-      "-a",
-      "-b",
-      "+a",
-      "+b2",
-      "+c",
-      'diff --git "a/tab\\there.txt" "b/tab\\there.txt"',
-      "new file mode 100644",
-      "--- /dev/null",
-      '+++ "b/tab\\there.txt"',
-      "@@ -0,0 +1 @@",
-      "+hi",
-      "\\ No newline at end of file",
       "",
     ].join("\n");
-    expect(parseUnifiedDiff(diff)).toEqual([
-      { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5] },
-      { path: "gone.txt", status: "deleted", binary: false, lines: [] },
+    expect(parseNumstatPatch(out)).toEqual([
+      { path: "my file.txt", status: "modified", binary: false, lines: [2] },
+      { path: "new.ts", status: "renamed", binary: false, lines: [] },
       { path: "bin.dat", status: "modified", binary: true, lines: [] },
-      { path: "new.ts", status: "renamed", binary: false, lines: [5, 6, 7] },
-      { path: "tab\there.txt", status: "added", binary: false, lines: [1] },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:f
 import * as path from "node:path";
 
 export const repoRoot = path.resolve(__dirname, "../..");
-export type EditorName = "nvim-0.10" | "nvim-sid" | "helix" | "helix-sid" | "emacs";
+export type EditorName = "nvim-0.10" | "nvim-sid" | "helix" | "helix-sid" | "emacs" | "code-server" | "chromium";
 
 const ensureScript = path.join(__dirname, "tools", "ensure-editor.sh");
 // A first install downloads ~15 MB of packages; it took 7-14 s here, so this leaves room for slow mirrors.

@@ -48,8 +48,7 @@ describe("the trace ledger, from the editor", () => {
 
   async function editAndSave(path: string, line: number, text: string) {
     await client.setLine(path, line, text);
-    ws.write(path, client.text(path)); // the editor writes the file, then tells the server
-    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
+    await client.save(path); // the editor writes the file, then tells the server; the server says when it is done
   }
 
   async function waitForRecords(n: number) {
@@ -74,8 +73,7 @@ describe("the trace ledger, from the editor", () => {
     expect(conv.related).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
     expect(record.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS", mutation_class: "INTENT_EVOLUTION" });
     // saving again without changes adds nothing
-    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(API) } });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await client.save(API)).toBeNull(); // the server says it handled this save, and recorded nothing
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 
@@ -89,8 +87,7 @@ describe("the trace ledger, from the editor", () => {
     expect(record.files[0].conversations[0].ranges).toEqual([]);
     await client.close(API);
     await client.open(API, "typescript");
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor(API)).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion(API)).toEqual([]);
   });
 
   it("hover shows intent, contributor and time; it follows inserted lines; a changed line loses it", async () => {

@@ -132,8 +132,7 @@ describe("bad input and unusual clients", () => {
     client = await LspClient.start({ root: ws.root, settings: { autoSelect: false } });
     await client.open("src/api/weather.ts");
     await client.setLine("src/api/weather.ts", 0, "// edited");
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor("src/api/weather.ts")).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion("src/api/weather.ts")).toEqual([]);
     expect(client.logs.join("\n")).toContain('"autoSelect" is a workspace rule: set it in .orchestration/config.jsonc');
   });
 });

@@ -108,9 +108,8 @@ describe("scope diagnostics over JSON-RPC", () => {
     await client.open("src/api/weather.ts", "typescript");
     await client.setLine("src/api/weather.ts", 2, "export interface Weather { // edited");
     await client.open(NOTES, "markdown");
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor("src/api/weather.ts")).toEqual([]);
-    expect(client.diagnosticsFor(NOTES)).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion("src/api/weather.ts")).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion(NOTES)).toEqual([]);
   });
 });
 
@@ -130,9 +129,8 @@ describe("active intent resolution", () => {
     await client.open(NOTES);
     await client.setLine(NOTES, 0, "# edited");
     // docs/notes.md has two owners (INT-003 in progress, INT-004 pending): one in-progress owner is enough
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor("src/api/weather.ts")).toEqual([]);
-    expect(client.diagnosticsFor(NOTES)).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion("src/api/weather.ts")).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion(NOTES)).toEqual([]);
     await client.stop();
 
     ws.write(".orchestration/config.jsonc", `{ "autoSelect": false }`);
@@ -186,7 +184,6 @@ describe("active intent resolution", () => {
     client = await LspClient.start({ root: ws.root, settings: { severity: { "out-of-scope": "off" } } });
     await client.open(NOTES);
     await client.setLine(NOTES, 5, "edited");
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor(NOTES)).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion(NOTES)).toEqual([]);
   });
 });

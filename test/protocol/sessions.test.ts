@@ -34,8 +34,7 @@ describe("parallel sessions", () => {
     expect(d.range.start).toEqual({ line: 0, character: 0 });
     expect(d.message).toMatch(/^docs\/notes\.md has unsaved edits in another claude-code session claude-live/);
     await client.open(API);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(client.diagnosticsFor(API)).toEqual([]);
+    expect(await client.waitForPublishOfCurrentVersion(API)).toEqual([]);
   });
 
   it("claimed-elsewhere when another live session holds the intent this edit counts under, and it clears when that session ends", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyTool } from "../../server/src/engine/agent/toolCall";
-import { resolveModelId } from "../../server/src/engine/contributor";
+import { resolveModelId } from "../../server/src/io/modelSources";
 
 describe("classifyTool: one rule for every agent's tools", () => {
   it("gates writers, Claude Code's and Cursor's alike, with the file they name", () => {
@@ -62,5 +62,34 @@ describe("classifyTool: every file a call names", () => {
     expect(classifyTool("mcp__filesystem__move_file", { source: "/ws/a.ts", destination: "/ws/b/a.ts" })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b/a.ts"] });
     expect(classifyTool("apply_patch", { input: "*** Begin Patch\n*** Update File: src/a.ts\n" })).toEqual({ kind: "write-without-path", tool: "apply_patch" });
     expect(classifyTool("mcp__x__bulk_edit", { edits: [{ path: "/ws/a.ts" }, { path: "/ws/b.ts" }] })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b.ts"] });
+  });
+});
+
+describe("classifyTool: MCP file tools name their file under many keys, and none is left undecided", () => {
+  it("reads the keys MCP file tools use", () => {
+    expect(classifyTool("mcp__serena__create_text_file", { relative_path: "src/a.ts", content: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+    expect(classifyTool("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "src/a.ts", text: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+    expect(classifyTool("mcp__x__save", { filepath: "/ws/a.ts" })).toEqual({ kind: "write", filePath: "/ws/a.ts" });
+    expect(classifyTool("mcp__x__save", { filename: "a.ts" })).toEqual({ kind: "write", filePath: "a.ts" });
+    expect(classifyTool("mcp__x__edit", { uri: "file:///ws/a%20b.ts" })).toEqual({ kind: "write", filePath: "/ws/a b.ts" });
+    expect(classifyTool("mcp__x__emit", { outputFile: "dist/a.js" })).toEqual({ kind: "write", filePath: "dist/a.js" });
+    expect(classifyTool("mcp__x__write_files", { files: [{ path: "a.ts", content: "x" }, { path: "b.ts" }] })).toEqual({ kind: "write", filePath: "a.ts", otherPaths: ["b.ts"] });
+    // serena names a symbol `name_path`: the file is `relative_path`
+    expect(classifyTool("mcp__serena__replace_symbol_body", { name_path: "Foo/bar", relative_path: "src/a.ts", body: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+  });
+
+  it("a tool that looks like it writes a file but names none usable is a write without a path (denied)", () => {
+    for (const [name, input] of [
+      ["mcp__x__frob", { output_file: 42 }],
+      ["mcp__x__frob", { file_path: "" }],
+      ["mcp__x__frob", { path: { nested: true } }],
+      ["mcp__serena__insert_after_symbol", { name: "x", body: "y" }],
+      ["mcp__x__replace_file_text", { text: "y" }],
+      ["Write", { file_path: 5 }],
+    ] as const) {
+      expect(classifyTool(name, input as Record<string, unknown>), `${name} ${JSON.stringify(input)}`).toEqual({ kind: "write-without-path", tool: name });
+    }
+    expect(classifyTool("mcp__github__create_issue", { title: "x", body: "y" })).toEqual({ kind: "other" });
+    expect(classifyTool("mcp__x__set_profile", { profile: "dev" })).toEqual({ kind: "other" });
   });
 });

@@ -174,16 +174,13 @@ describe("attribute on a large file", () => {
     }
     // every record's post_hash is now stale and every block moved down by 3 lines; one line per block edited
     const now = ["// header", "// header 2", "", ...lines.map((l, i) => (i % 100 === 5 ? l + " // edited" : l))];
-    const t = performance.now();
+    // how long this takes is measured by the benchmark (npm run bench), not asserted here
     const attrs = attribute(entries, now);
-    const ms = performance.now() - t;
-    console.log(`attribute: 500 records over 5,003 lines (all moved, 50 edited lines) in ${ms.toFixed(0)} ms`);
     expect(attrs.slice(0, 3)).toEqual([undefined, undefined, undefined]);
     expect(attrs.filter((a) => a === undefined)).toHaveLength(3 + 50);
     expect(attrs[3 + 5]).toBeUndefined();
     expect(attrs[3 + 6]).toMatchObject({ anchor: "line" });
     expect(attrs[3 + 15]).toMatchObject({ anchor: "moved" });
     expect(attrs[3 + 10]!.entry.contributor.type).toBe("ai");
-    expect(ms).toBeLessThan(3000);
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { headRevision } from "../../server/src/engine/git";
+import { headRevision } from "../../server/src/io/git";
 
 /** `headRevision` reads .git by hand; every case is checked against what `git rev-parse` says. */
 

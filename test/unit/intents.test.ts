@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { checkTransition } from "../../server/src/engine/intents/lifecycle";
 import { loadIntents } from "../../server/src/engine/intents/load";
 import { INTENT_STATUSES, type IntentStatus } from "../../server/src/engine/intents/model";
-import { modifyIntentsFile } from "../../server/src/engine/intents/store";
+import { modifyIntentsFile } from "../../server/src/io/intents/store";
 import { amendScope, transition } from "../../server/src/engine/intents/writeback";
 
 const NOW = new Date("2026-11-22T10:00:00Z");

@@ -5,9 +5,9 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
-import { appendRecord, lastNonBlankLine, LedgerAppendError } from "../../server/src/engine/ledger/append";
+import { appendRecord, lastNonBlankLine, LedgerAppendError } from "../../server/src/io/ledger/append";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { verifyLedger } from "../../server/src/engine/ledger/verify";
+import { verifyLedger } from "../../server/src/io/ledger/verify";
 import type { TraceRecord } from "@shared/agentTrace";
 
 const repoRoot = resolve(__dirname, "../..");
@@ -130,7 +130,7 @@ describe("lastNonBlankLine", () => {
 
 const CHILD = `
 import { openSync, writeSync, fsyncSync } from "node:fs";
-import { appendRecord, acquireLedgerLock } from "./server/src/engine/ledger/append";
+import { appendRecord, acquireLedgerLock } from "./server/src/io/ledger/append";
 import { buildRecord } from "./server/src/engine/ledger/record";
 
 async function main() {

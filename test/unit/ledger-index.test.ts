@@ -5,9 +5,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
-import { LedgerFollower } from "../../server/src/engine/ledger/follow";
+import { LedgerFollower } from "../../server/src/io/ledger/follow";
 import { LedgerIndex } from "../../server/src/engine/ledger/index";
-import { parseLedgerLines } from "../../server/src/engine/ledger/read";
+import { FileRecordLines } from "../../server/src/io/ledger/fileRecordLines";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import type { MutationClass } from "@shared/agentTrace";
 
@@ -207,8 +207,9 @@ describe("LedgerFollower", () => {
   });
 });
 
-describe("throughput and memory (generated 100k-line ledger)", () => {
-  it("parses and indexes a 100,000-record ledger fast and compactly", () => {
+describe("memory (generated 100k-line ledger)", () => {
+  // Speed is measured by `npm run bench`, against a baseline in the same run; this holds what the index keeps.
+  it("indexes a 100,000-record ledger keeping a few dozen bytes per record, records read back on demand", async () => {
     const paths = Array.from({ length: 2000 }, (_, i) => `src/module${i % 40}/file${i}.ts`);
     const content = Array.from({ length: 40 }, (_, i) => `  const value${i} = compute(${i});`).join("\n");
     const template = JSON.parse(ours({ path: "x", content, at: "2026-01-01T00:00:00Z", intent: "INT-001" }));
@@ -223,36 +224,36 @@ describe("throughput and memory (generated 100k-line ledger)", () => {
       template.metadata["dev.intent-lsp"].post_hash = "sha256:" + i.toString(16).padStart(64, "0");
       lines.push(JSON.stringify(template));
     }
-    const text = lines.join("\n") + "\n";
-
-    let t = performance.now();
-    const parsed = parseLedgerLines(text, 1);
-    const parseMs = performance.now() - t;
-    expect(parsed.entries).toHaveLength(100_000);
-    expect(parsed.entries[0]!.lineHashes).toHaveLength(40 * 4);
+    const file = join(dir, "big-memory.jsonl");
+    writeFileSync(file, lines.join("\n") + "\n");
+    lines.length = 0;
 
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
-    gc();
-    const heapBefore = process.memoryUsage().heapUsed;
-    t = performance.now();
-    const index = new LedgerIndex();
-    index.ingest(text, 1);
-    const indexMs = performance.now() - t;
-    gc();
-    const bytesPerRecord = (process.memoryUsage().heapUsed - heapBefore) / 100_000;
-
-    const mb = Buffer.byteLength(text) / 1e6;
-    console.log(
-      `100k records (${mb.toFixed(0)} MB, ${Math.round(Buffer.byteLength(text) / 1e5)} B/record): ` +
-        `parse ${Math.round(parseMs)} ms = ${Math.round(100_000 / (parseMs / 1000))} records/s; ` +
-        `index ${Math.round(indexMs)} ms = ${Math.round(100_000 / (indexMs / 1000))} records/s; ` +
-        `retained ≈ ${Math.round(bytesPerRecord)} B/record`,
-    );
+    // external memory (buffers, typed arrays) is released after the collection that frees its owner
+    const used = async () => {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((r) => setImmediate(r));
+      }
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = await used();
+    let follower: LedgerFollower | undefined;
+    const index = new LedgerIndex(new FileRecordLines(file, () => follower?.fileIdentity));
+    follower = new LedgerFollower(file, index);
+    await follower.poll();
+    const bytesPerRecord = ((await used()) - before) / 100_000;
     expect(index.recordCount).toBe(100_000);
     expect(index.files()).toHaveLength(2000);
     expect(index.editCount("INT-001")).toBe(3334);
-    expect(100_000 / (parseMs / 1000)).toBeGreaterThan(20_000);
-    expect(bytesPerRecord).toBeLessThan(1000);
+    expect(bytesPerRecord).toBeGreaterThan(0);
+    expect(bytesPerRecord).toBeLessThan(100);
+    // a file's records come back whole, through the reader, in ledger order
+    const entries = index.entriesFor(paths[7]!);
+    expect(entries.map((e) => e.line)).toEqual(Array.from({ length: 50 }, (_, k) => 8 + k * 2000));
+    expect(entries[0]!.postHash).toBe("sha256:" + (7).toString(16).padStart(64, "0"));
+    expect(index.hasPostHash(paths[7]!, "sha256:" + (2007).toString(16).padStart(64, "0"))).toBe(true);
   }, 60_000);
 });

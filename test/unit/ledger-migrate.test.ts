@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { migrateLedger } from "../../server/src/engine/ledger/migrate";
-import { verifyLedger } from "../../server/src/engine/ledger/verify";
+import { verifyLedger } from "../../server/src/io/ledger/verify";
 
 const older = (id: string, related: unknown[]) =>
   JSON.stringify({

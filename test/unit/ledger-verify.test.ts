@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { LedgerVerifier, verifyLedger, verifyLedgerFile } from "../../server/src/engine/ledger/verify";
+import { LedgerVerifier, verifyLedger, verifyLedgerFile } from "../../server/src/io/ledger/verify";
 import type { TraceRecord } from "@shared/agentTrace";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "../fixtures/agent-trace", name), "utf8");

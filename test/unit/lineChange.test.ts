@@ -30,6 +30,20 @@ describe("line changes", () => {
     expect(c.reformatted).toEqual([{ start: 0, end: 1 }]); // `}` lost only its line ending
   });
 
+  it("a re-indented block stays one block, even where a brace equals another brace's old indentation", () => {
+    const c = diffLines(["  if (a) {", "  }", "    if (b) {", "    }"], ["    if (a) {", "    }", "      if (b) {", "      }"]);
+    expect(changedSpans(c)).toEqual([]);
+    expect(c.carried).toEqual([{ oldStart: 0, newStart: 0, length: 4 }]);
+    expect(c.reformatted).toEqual([{ start: 0, end: 3 }]);
+  });
+
+  it("a new brace at another depth is the new line, not a re-indented old one", () => {
+    // a block closed at 18 spaces inserted above a brace at 14: the old brace keeps its place
+    const c = diffLines(["x();", "              }"], ["x();", "                  }", "              }"]);
+    expect(changedSpans(c)).toEqual([{ start: 1, end: 1 }]);
+    expect(c.reformatted).toEqual([]);
+  });
+
   it("treats a new file as all changed and an empty text as no lines", () => {
     expect(changedSpans(diffTexts(null, "a\nb\n"))).toEqual([{ start: 0, end: 1 }]);
     expect(diffTexts("a\n", "")).toEqual({ oldCount: 1, newCount: 0, carried: [], reformatted: [] });

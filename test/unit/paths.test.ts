@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSafeRelative, realWorkspacePath, toWorkspacePath } from "../../server/src/engine/paths";
+import { isSafeRelative, toWorkspacePath } from "../../server/src/engine/paths";
+import { realWorkspacePath } from "../../server/src/io/realPath";
 
 describe("toWorkspacePath", () => {
   const root = join(sep, "work", "ws");

@@ -1,9 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
-
 /** Command-line plumbing shared by the subcommands: parsing, errors, output. */
-
-declare const __INTENT_LSP_VERSION__: string;
-export const CLI_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INTENT_LSP_VERSION__ : "0.0.0-dev";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 /** An error the user can act on; printed as one line, exit code 2 for usage mistakes, 1 otherwise. */
 export class CliError extends Error {

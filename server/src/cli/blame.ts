@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
-import { blame, type BlameLine } from "../engine/blame";
+import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { shortModel } from "../engine/describe";
 import { textLines } from "../engine/lines";
 import { toWorkspacePath } from "../engine/paths";
-import { readOptional } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 
@@ -44,8 +44,8 @@ export const blameCommand: Command = {
     if (text === undefined) throw new CliError(`${path}: no such file in ${ws.root}`);
     const count = textLines(text).length;
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
-    const ledger = await readLedger(ws);
-    const rows = blame(ledger.entriesFor(path), text, { start: target.start, end: target.end });
+    const ledger = await readLedger(ws, { partial: true });
+    const rows = blameNewestFirst(ledger.entryBatches(path), text, { start: target.start, end: target.end });
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     return 0;
   },

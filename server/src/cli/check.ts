@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
-import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../engine/git";
-import { readOptional } from "../engine/workspaceFiles";
+import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
 import { openWorkspace, readLedger } from "./workspace";
@@ -48,7 +48,7 @@ export const checkCommand: Command = {
       .filter((d) => !d.binary && d.status !== "deleted")
       .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
     const ledger = await readLedger(ws);
-    const checked = checkChanges(changes, ws.rules, (p) => ledger.entriesFor(p));
+    const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     io.out(
       formatReport(

@@ -1,7 +1,6 @@
-import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
-import { CLI_VERSION } from "./args";
-
 /** The four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
+import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
+import { INTENT_LSP_VERSION } from "../version";
 
 export const CHECK_FORMATS = ["text", "json", "sarif", "github"] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
@@ -73,7 +72,7 @@ function sarifReport(r: CheckReport): object {
         tool: {
           driver: {
             name: "intent-lsp",
-            version: CLI_VERSION,
+            version: INTENT_LSP_VERSION,
             rules: RULE_IDS.map((id) => ({ id, name: RULES[id].name, shortDescription: { text: RULES[id].text } })),
           },
         },

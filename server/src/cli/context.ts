@@ -1,5 +1,5 @@
 import { CONTEXT_BUDGET_BYTES } from "../engine/context";
-import { gatherIntentContext } from "../engine/contextSources";
+import { gatherIntentContext } from "../io/contextSources";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 
@@ -19,7 +19,7 @@ export const contextCommand: Command = {
     const id = positionals[0]!;
     const intent = ws.rules.catalogue.byId.get(id);
     if (!intent) throw new CliError(`no intent ${id} in active_intents.yaml; \`intent status\` lists the intents`);
-    const ledger = await readLedger(ws);
+    const ledger = await readLedger(ws, { partial: true });
     io.out(gatherIntentContext(ws.root, ws.rules, ledger, intent, budget).xml);
     return 0;
   },

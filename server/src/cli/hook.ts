@@ -1,29 +1,47 @@
-import type { HookEnvironment } from "../engine/agent/events";
+import type { HookEnvironment } from "../io/agent/events";
 import { claudeCodeFailure, claudeCodeHook } from "./hook/claudeCode";
+import { clineFailure, clineHook } from "./hook/cline";
+import { codexFailure, codexHook } from "./hook/codex";
+import { copilotFailure, copilotHook } from "./hook/copilot";
 import { cursorFailure, cursorHook } from "./hook/cursor";
+import { droidFailure, droidHook } from "./hook/droid";
+import { geminiFailure, geminiHook } from "./hook/gemini";
+import { windsurfFailure, windsurfHook } from "./hook/windsurf";
 import type { HookAnswer } from "./hook/payload";
-import { CLI_VERSION, CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { INTENT_LSP_VERSION } from "../version";
+import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
-const USAGE = `intent hook claude-code|cursor [--root DIR]
+const USAGE = `intent hook AGENT [--root DIR]
 
-Reads one hook event (JSON) on standard input and answers on standard output in that agent's protocol.
-Before a write (Claude Code PreToolUse; Cursor preToolUse): allow when the session's intent owns the file and
-is IN_PROGRESS, otherwise deny with the reason and the next step. Shell commands that look like they write
-files are put to the user ("ask"). After a write (PostToolUse; afterFileEdit): one Agent Trace record for the
-lines the write produced, with the model's id. SessionStart/SessionEnd keep the session file.
-Any failure denies (fail closed); see the README for the configuration snippets.`;
+AGENT: claude-code, cursor, codex, gemini, copilot, windsurf, cline or droid
+
+Reads one hook event (JSON) on standard input and answers in that agent's protocol (stdout, stderr and the
+exit code). Before a write (PreToolUse, preToolUse, BeforeTool, pre_write_code, …): allow when the session's
+intent owns the file and is IN_PROGRESS, otherwise deny with the reason and the next step. Before a shell
+command: a snapshot of git's view of the working tree (and, where the agent can ask, a question to the user
+for commands that look like they write). After a write: one Agent Trace record for the lines it produced,
+with the model's id; after a shell command: one record of every file it changed, files outside the intent
+reported back. Any failure denies (fail closed); see the README for each agent's configuration.`;
 
 const AGENTS: Record<string, { handle: (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>; failure: (err: unknown, payload?: unknown) => HookAnswer }> = {
   "claude-code": { handle: claudeCodeHook, failure: claudeCodeFailure },
   cursor: { handle: cursorHook, failure: cursorFailure },
+  codex: { handle: codexHook, failure: codexFailure },
+  gemini: { handle: geminiHook, failure: geminiFailure },
+  copilot: { handle: copilotHook, failure: copilotFailure },
+  windsurf: { handle: windsurfHook, failure: windsurfFailure },
+  cline: { handle: clineHook, failure: clineFailure },
+  droid: { handle: droidHook, failure: droidFailure },
 };
+
+export const AGENT_NAMES = Object.keys(AGENTS);
 
 export const hookCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
     const { values, positionals } = parse("hook", argv, { ...ROOT_OPTION }, { min: 1, max: 1 });
     const agent = AGENTS[positionals[0]!];
-    if (!agent) throw new CliError(`unknown agent "${positionals[0]}"; use claude-code or cursor`, 2);
+    if (!agent) throw new CliError(`unknown agent "${positionals[0]}"; use one of ${AGENT_NAMES.join(", ")}`, 2);
 
     // From here on nothing may escape as a crash: the agent would read a crash as "go ahead".
     let answer: HookAnswer;
@@ -35,7 +53,7 @@ export const hookCommand: Command = {
       } catch (e) {
         throw new Error(`the hook input is not JSON (${(e as Error).message}); is this command configured as a hook?`);
       }
-      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, toolVersion: CLI_VERSION });
+      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, toolVersion: INTENT_LSP_VERSION });
     } catch (err) {
       answer = agent.failure(err, payload);
     }

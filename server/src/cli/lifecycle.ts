@@ -1,12 +1,12 @@
 import type { IntentStatus } from "../engine/intents/model";
-import { modifyIntentsFile } from "../engine/intents/store";
+import { modifyIntentsFile } from "../io/intents/store";
 import { transition } from "../engine/intents/writeback";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
 /**
  * `intent start|complete|block|archive ID`: a lifecycle move written into active_intents.yaml, keeping its
- * comments and layout, refused with the lifecycle's reason when the move is not allowed (DESIGN §2.1).
+ * comments and layout, refused with the lifecycle's reason when the move is not allowed (README "What it reads and writes").
  */
 function lifecycleCommand(name: string, to: IntentStatus, summary: string): Command {
   return {

@@ -1,9 +1,9 @@
-import { CLI_VERSION, CliError, wantsHelp, type Command, type Io } from "./args";
-
 /**
- * `intent`: the CLI door to the engine (DESIGN §5). Each subcommand is its own module, loaded only when it
+ * `intent`: the CLI door to the engine (README "The CLI" and "Agents"). Each subcommand is its own module, loaded only when it
  * runs: an agent hook is called on every tool use, and should not pay for loading `check` or `migrate`.
  */
+import { INTENT_LSP_VERSION } from "../version";
+import { CliError, wantsHelp, type Command, type Io } from "./args";
 
 interface Entry {
   name: string;
@@ -13,9 +13,11 @@ interface Entry {
 }
 
 const COMMANDS: Entry[] = [
+  { name: "init", summary: "set the repository up: intents file, git attributes and ignores, agent hooks", load: () => (require("./init") as typeof import("./init")).initCommand },
+  { name: "doctor", summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks", load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand },
   { name: "check", summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
   { name: "blame", summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
-  { name: "hook", summary: "answer an agent's hook call (claude-code, cursor)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
+  { name: "hook", summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
   { name: "select", summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
   { name: "start", summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
   { name: "complete", summary: "complete an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).completeCommand },
@@ -30,7 +32,7 @@ const COMMANDS: Entry[] = [
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return `intent ${CLI_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
+  return `intent ${INTENT_LSP_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
 
 Usage: intent <command> [options]
 
@@ -50,7 +52,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === "--version" || name === "-v") {
-    io.out(`${CLI_VERSION}\n`);
+    io.out(`${INTENT_LSP_VERSION}\n`);
     return 0;
   }
   const entry = COMMANDS.find((c) => c.name === name);
@@ -88,7 +90,8 @@ function processIo(): Io {
   };
 }
 
-if (require.main === module) {
+/** Runs `intent` as this process's program: arguments from argv, exit code set, failures reported. */
+export function runAsProgram(): void {
   // For an agent's hook, exit code 2 blocks the tool call and any other failure lets it through: whatever
   // goes wrong outside the hook's own fail-closed handling (a module that fails to load, a stray exception)
   // must still block.

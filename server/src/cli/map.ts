@@ -1,4 +1,4 @@
-import { regenerateIntentMap } from "../engine/intentMap";
+import { regenerateIntentMap } from "../io/intentMap";
 import { INTENT_MAP_FILE } from "../engine/workspaceFiles";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
-import { writeFileAtomic } from "../engine/atomicWrite";
+import { writeFileAtomic } from "../io/atomicWrite";
 import { migrateLedger } from "../engine/ledger/migrate";
-import { readOptional } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 

@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { selectIntent } from "../engine/selection";
+import { selectIntent } from "../io/selection";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 

@@ -1,6 +1,7 @@
 import { relativeTime } from "../engine/describe";
 import { ruleFileProblems } from "../engine/ruleFileProblems";
-import { isLive, listSessions, readWorkspaceSelection, type SessionRecord } from "../engine/sessions";
+import { isLive, type SessionRecord } from "../engine/sessions";
+import { listSessions, readWorkspaceSelection } from "../io/sessionFiles";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
 

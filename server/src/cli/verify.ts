@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { verifyLedgerFile } from "../engine/ledger/verify";
+import { verifyLedgerFile } from "../io/ledger/verify";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 

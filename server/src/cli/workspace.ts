@@ -1,7 +1,9 @@
+import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { buildRules, type Rules } from "../engine/rules";
-import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
-import { INTENTS_FILE, readRuleFiles, type RuleFileTexts } from "../engine/workspaceFiles";
-import { resolveWorkspaceRoot, type WorkspaceRoot } from "../engine/workspaceRoot";
+import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
+import { INTENTS_FILE, type RuleFileTexts } from "../engine/workspaceFiles";
+import { readRuleFiles } from "../io/ruleFiles";
+import { resolveWorkspaceRoot, type WorkspaceRoot } from "../io/workspaceRoot";
 import { CliError, type Io } from "./args";
 
 /** The workspace a command works in, and its rules as the editor would see them with nothing open. */
@@ -22,16 +24,19 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
     throw new CliError(`no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`);
   }
   const texts = readRuleFiles(found.root);
-  const rules = buildRules(texts);
+  const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(found!.root, text));
   if (opts.requireIntents && !rules.intentsFileExists) {
     throw new CliError(`no ${INTENTS_FILE} in ${found.root}; declare your intents there first (see the README), or pass --root DIR`);
   }
   return { ...found, rules, texts };
 }
 
-/** Every ledger of the workspace, read to the end. */
-export async function readLedger(ws: CliWorkspace): Promise<WorkspaceLedger> {
-  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath);
+/**
+ * Every ledger of the workspace, read to the end. `partial`: for a command that asks about a few files,
+ * read only those files' part of the saved index.
+ */
+export async function readLedger(ws: CliWorkspace, opts: { partial?: boolean } = {}): Promise<WorkspaceLedger> {
+  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, opts);
   await ledger.poll();
   return ledger;
 }

@@ -16,7 +16,7 @@
  */
 import { contentHash, lineHash } from "./hashing";
 import { anchorByContent } from "./contentAnchors";
-import { entryTime } from "./ledger/index";
+import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
 import { matchRegion, type LineChange, type Segment } from "./lineChange";
 
@@ -51,6 +51,16 @@ export type Attributions = (LineAttribution | undefined)[];
  * ledger entries of this file, in any order.
  */
 export function attribute(entries: readonly TraceEntry[], lines: readonly string[]): Attributions {
+  return attributeSettled(entries, lines).attributions;
+}
+
+/**
+ * `attribute`, saying also which lines the chain of records settled: their owner is a record's own range,
+ * carried through the line maps, so no older record can change it. The other lines were attributed by
+ * content (or not at all), which older records could still inform. A reader going through a file's records
+ * newest first can stop once the lines it needs are settled.
+ */
+export function attributeSettled(entries: readonly TraceEntry[], lines: readonly string[]): { attributions: Attributions; settled: boolean[] } {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
   const end = graph.newestPinning(contentHash(lines));
@@ -64,8 +74,9 @@ export function attribute(entries: readonly TraceEntry[], lines: readonly string
       matchByLineHashes(state, lines, result);
     }
   }
+  const settled = result.map((a) => a !== undefined);
   anchorByContent(entries, lines, result);
-  return result;
+  return { attributions: result, settled };
 }
 
 /** Lines of text as records count them (`textLines`, and no line at all in an empty text), from `splitLines` output. */

@@ -1,15 +1,14 @@
-import { attribute, type LineAttribution } from "./attribution";
-import { splitLines } from "./hashing";
-import type { TraceEntry } from "./ledger/read";
-import { textLines } from "./lines";
-
 /**
- * "Who wrote these lines?" as one list of rows (DESIGN §2.3), for `intent blame` and the editor's
+ * "Who wrote these lines?" as one list of rows (README "Who wrote this line"), for `intent blame` and the editor's
  * `intent.blame` alike: the same line model, the same fields, the same words.
  *
  * Lines are numbered from 1 and counted by `textLines`: a final line break ends the last line, it does not
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
+import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { splitLines } from "./hashing";
+import type { TraceEntry } from "./ledger/read";
+import { textLines } from "./lines";
 
 /**
  * Who wrote a line: a ledger entry, an unsaved edit in an open editor, nobody on record, or not known yet
@@ -41,6 +40,36 @@ export interface BlameRange {
 /** Blame for content read from disk: the ledger's entries for the file re-anchored on `text`. */
 export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}): BlameLine[] {
   const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
+  return blameByOwner(text, (i) => {
+    const attribution = attributions[i];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+  }, range);
+}
+
+/**
+ * Attribution of some lines (1-based), from as few of a file's newest records as settle them all: a line
+ * whose owner the chain of the records read so far settles cannot be changed by older records (see
+ * `attributeSettled`); any other line needs the rest. `batches` are the file's entries newest first
+ * (WorkspaceLedger.entryBatches).
+ */
+export function attributeChanged(lines: readonly string[], changed: readonly number[], batches: Iterable<readonly TraceEntry[]>): (LineAttribution | undefined)[] {
+  const entries: TraceEntry[] = [];
+  let attributions: (LineAttribution | undefined)[] = [];
+  for (const batch of batches) {
+    for (const e of batch) entries.push(e);
+    const r = attributeSettled(entries, lines);
+    attributions = r.attributions;
+    if (changed.every((line) => line > lines.length || r.settled[line - 1])) break;
+  }
+  return attributions;
+}
+
+/** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
+export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}): BlameLine[] {
+  const count = textLines(text).length;
+  const wanted: number[] = [];
+  for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
+  const attributions = attributeChanged(splitLines(text), wanted, batches);
   return blameByOwner(text, (i) => {
     const attribution = attributions[i];
     return attribution ? { kind: "traced", attribution } : { kind: "untraced" };

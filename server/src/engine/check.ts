@@ -1,17 +1,17 @@
-import type { DiagnosticCode } from "@shared/diagnosticCodes";
-import type { Severity } from "@shared/settings";
-import { attribute } from "./attribution";
-import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
-import type { TraceEntry } from "./ledger/read";
-import type { Rules } from "./rules";
-import { INTENTS_FILE } from "./workspaceFiles";
-
 /**
- * `intent check` (DESIGN §5) as a pure function: for every changed line, the record that explains it
+ * `intent check` (README "The CLI" and "Agents") as a pure function: for every changed line, the record that explains it
  * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
  * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
  * `verdictMessage`, so the two never disagree about a file.
  */
+import type { DiagnosticCode } from "@shared/diagnosticCodes";
+import type { Severity } from "@shared/settings";
+import { attributeChanged } from "./blame";
+import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "./gate";
+import type { TraceEntry } from "./ledger/read";
+import type { Rules } from "./rules";
+import { INTENTS_FILE } from "./workspaceFiles";
+import { splitLines } from "./hashing";
 
 export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
@@ -48,7 +48,7 @@ interface CheckResult {
 
 interface CheckedFile {
   path: string;
-  /** The checked content, split on "\n" as git numbers the diff's lines. */
+  /** The checked content split as blame splits it (`splitLines`), so the CLI and the editor agree. */
   lines: readonly string[];
   changed: readonly number[];
 }
@@ -56,7 +56,14 @@ interface CheckedFile {
 /** What a changed line is, before it becomes a finding (or nothing). */
 type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdict: Verdict };
 
-export function checkChanges(files: readonly ChangedFile[], rules: Rules, entriesFor: (path: string) => readonly TraceEntry[]): CheckResult {
+/**
+ * A file's ledger entries newest first, in batches: checking a file stops reading its history once every
+ * changed line is explained (attribution is newest first and a line keeps the first record that claims it,
+ * so older records cannot change a claimed line), which on a long ledger is most of `intent check`.
+ */
+export type EntryBatches = (path: string) => Iterable<readonly TraceEntry[]>;
+
+export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryBatches: EntryBatches): CheckResult {
   const result: CheckResult = { findings: [], checkedFiles: 0, checkedLines: 0 };
   for (const file of files) {
     if (!file.changed.length || rules.ignore.ignores(file.path)) continue; // exempt paths are nobody's business
@@ -64,13 +71,13 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entrie
     if (content === undefined) continue;
     result.checkedFiles++;
     result.checkedLines += file.changed.length;
-    result.findings.push(...checkFile({ path: file.path, lines: content.split("\n"), changed: file.changed }, rules, entriesFor(file.path)));
+    result.findings.push(...checkFile({ path: file.path, lines: splitLines(content), changed: file.changed }, rules, entryBatches(file.path)));
   }
   return result;
 }
 
-function checkFile(file: CheckedFile, rules: Rules, entries: readonly TraceEntry[]): Finding[] {
-  const attributions = attribute(entries, file.lines);
+function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
+  const attributions = attributeChanged(file.lines, file.changed, batches);
   const verdicts = new Map<string, Verdict>();
   const verdictFor = (intentId: string | undefined): Verdict => {
     const key = intentId ?? "";

@@ -19,7 +19,7 @@
 import { diffArrays } from "diff";
 import { contentHash, HASH_PREFIX, lineHash, normalizeLine } from "./hashing";
 import type { AnchorKind, LineAttribution } from "./attribution";
-import { entryTime } from "./ledger/index";
+import { newestFirst } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
 
 /** Hash occurrences above this are too common (`}`, blank) to locate a block by. */
@@ -41,13 +41,6 @@ export function anchorByContent(entries: readonly TraceEntry[], lines: readonly 
     if (entry.startLine === 0) attributeFile(view, entry, result);
     else attributeRange(view, entry, result);
   }
-}
-
-function newestFirst(entries: readonly TraceEntry[]): TraceEntry[] {
-  return entries
-    .map((entry) => ({ entry, time: entryTime(entry) }))
-    .sort((a, b) => b.time - a.time || b.entry.line - a.entry.line)
-    .map((x) => x.entry);
 }
 
 type Result = (LineAttribution | undefined)[];

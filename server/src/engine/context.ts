@@ -1,13 +1,13 @@
-import { inheritedConstraints } from "./intents/load";
-import type { Catalogue, Intent } from "./intents/model";
-import type { TraceEntry } from "./ledger/read";
-
 /**
- * The curated `<intent_context>` an agent (or a person) reads before working on an intent (DESIGN §5): the
+ * The curated `<intent_context>` an agent (or a person) reads before working on an intent (README "The CLI" and "Agents"): the
  * intent itself, excerpts of its specs, the files it concerns and its recent trace, within a byte budget.
  * When over budget, the least useful parts go first: the oldest trace entries, then spec excerpts (the
  * reference stays, so the reader knows where to look), then related files. The intent itself always stays.
  */
+import { inheritedConstraints } from "./intents/load";
+import type { Catalogue, Intent } from "./intents/model";
+import type { TraceEntry } from "./ledger/read";
+import { newestFirst } from "./ledger/entryOrder";
 
 export const CONTEXT_BUDGET_BYTES = 16 * 1024;
 
@@ -136,10 +136,6 @@ function wrapBytes(name: string, count: number): number {
 function omittedNote(traces: number, specs: number, files: number): string {
   if (!traces && !specs && !files) return "";
   return `  <omitted reason="budget" traces="${traces}" spec_excerpts="${specs}" files="${files}"/>\n`;
-}
-
-function newestFirst(entries: readonly TraceEntry[]): TraceEntry[] {
-  return [...entries].sort((a, b) => (Date.parse(b.timestamp) || 0) - (Date.parse(a.timestamp) || 0) || b.line - a.line);
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");

@@ -1,10 +1,9 @@
-import type { Catalogue } from "./intents/model";
-import type { TraceEntry } from "./ledger/read";
-
 /**
  * Words for an attribution, shared by hover, CodeLens, inlay hints and `intent blame` so that every surface
  * says the same thing about the same line.
  */
+import type { Catalogue } from "./intents/model";
+import type { TraceEntry } from "./ledger/read";
 
 /** "claude-sonnet-4-5" from "anthropic/claude-sonnet-4-5": the provider is noise in a one-line label. */
 export function shortModel(modelId: string | undefined): string | undefined {

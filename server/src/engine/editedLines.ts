@@ -1,6 +1,3 @@
-import { normalizeLine } from "./hashing";
-import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
-
 /**
  * Which lines of a document were edited since its baseline (the text at open, last save or reload), kept
  * right as lines are inserted and deleted above them, and which baseline line every other line is.
@@ -15,6 +12,8 @@ import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange
  * as reformatted); `refine` compares each region with its baseline lines line by line and gives those back.
  * It is the costlier step, so it runs when an answer is needed (publish, save, hover), not per keystroke.
  */
+import { normalizeLine } from "./hashing";
+import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
 
 type Run = { base: number; length: number } | { base: null; length: number; refined: boolean };
 

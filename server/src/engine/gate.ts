@@ -1,10 +1,9 @@
-import type { Intent, IntentStatus } from "./intents/model";
-import type { Rules } from "./rules";
-
 /**
- * The one rule (DESIGN §3, §4): may an edit to `path` be made now, and under which intent?
+ * The one rule (docs/ARCHITECTURE.md "Sessions and the active intent"): may an edit to `path` be made now, and under which intent?
  * The editor's diagnostics, the agent hooks and `intent check` all ask this function.
  */
+import type { Intent, IntentStatus } from "./intents/model";
+import type { Rules } from "./rules";
 
 export interface Selection {
   intentId: string;

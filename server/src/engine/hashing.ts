@@ -1,5 +1,5 @@
 /**
- * Content hashing as DESIGN §2.2 defines it: CRLF→LF, trailing spaces/tabs stripped from every line, lines
+ * Content hashing as docs/LEDGER.md defines it: CRLF→LF, trailing spaces/tabs stripped from every line, lines
  * joined with `\n`, SHA-256. The normalization makes hashes survive editors that change line endings or trim
  * whitespace on save, which are not authorship changes.
  */

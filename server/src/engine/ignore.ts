@@ -1,7 +1,5 @@
-import { appendFileSync } from "node:fs";
-import { join } from "node:path";
-import { readOptional } from "./workspaceFiles";
 import ignore, { type Ignore } from "ignore";
+import { patternCostProblem } from "./patternLimits";
 
 /**
  * Paths exempt from scope checks: the settings' `exempt` list and both `.intentignore` files
@@ -19,28 +17,15 @@ export class IgnoreRules {
 
   constructor(sources: IgnoreSources) {
     // case-sensitive like the scope globs and the file system: `.ORCHESTRATION/x` is not `.orchestration/x`
+    // patterns too costly to match are left out (config.jsonc's are reported as settings-invalid)
+    const usable = (patterns: readonly string[]) => patterns.filter((p) => !patternCostProblem(p.trim(), { braces: false }));
     this.rules = ignore({ allowRelativePaths: true, ignorecase: false })
-      .add([...sources.exempt])
-      .add(sources.rootIgnore ?? "")
-      .add(sources.orchestrationIgnore ?? "");
+      .add(usable(sources.exempt))
+      .add(usable((sources.rootIgnore ?? "").split(/\r\n|\r|\n/)))
+      .add(usable((sources.orchestrationIgnore ?? "").split(/\r\n|\r|\n/)));
   }
 
   ignores(path: string): boolean {
     return this.rules.ignores(path);
   }
-}
-
-
-/**
- * Adds `path` to the root `.intentignore`, anchored with a leading slash so that only this path is meant.
- * Appends; never rewrites what is there. Returns false when the path was already listed.
- */
-export function addToIntentIgnore(root: string, path: string): boolean {
-  const file = join(root, ".intentignore");
-  const line = `/${path.replace(/^\/+/, "").replace(/([*?[\]!#])/g, "\\$1")}`;
-  const current = readOptional(file) ?? "";
-  if (current.split(/\r?\n/).includes(line)) return false;
-  const sep = current === "" || current.endsWith("\n") ? "" : "\n";
-  appendFileSync(file, `${sep}${line}\n`);
-  return true;
 }

@@ -64,29 +64,88 @@ export function diffLines(oldLines: readonly string[], newLines: readonly string
   return { oldCount: oldLines.length, newCount: newLines.length, carried: mergeSegments(carried), reformatted: reformattedLines(oldLines, newLines, carried) };
 }
 
+/** Regions up to this many cells (old × new lines) are aligned exactly by `weightedAlign`. */
+const MAX_ALIGN_CELLS = 4_000_000;
+
 /**
- * The carried segments between old[oLo, oHi) and new[nLo, nHi), in two passes: lines equal as the hashes see
- * them first, then, only among lines that pass left unpaired where one text was replaced by another, lines
- * equal once whitespace is removed (reformatted). A loose first pass would pair a new `}` with an old `}` of
- * other indentation and take the old one for the new.
+ * The carried segments between old[oLo, oHi) and new[nLo, nHi): as many lines paired as their whitespace-free
+ * forms allow, and among such pairings the one with the most lines equal as the hashes see them. Neither
+ * alone is right: pairing by exact text first breaks a re-indented block apart at a brace that happens to
+ * equal another one's old indentation; pairing by loose form alone takes a new `}` for an old one of other
+ * depth. Lines equal at both ends are paired first; the middle is aligned by a weighted LCS when it is
+ * small enough, else by a diff of loose forms.
  */
 export function matchLines(oldLines: readonly string[], newLines: readonly string[], oLo: number, oHi: number, nLo: number, nHi: number, out: Segment[]): void {
-  const exact: Segment[] = [];
-  matchRegion(oldLines.map(normalizeLine), newLines.map(normalizeLine), oLo, oHi, nLo, nHi, exact);
-  let o = oLo;
-  let n = nLo;
-  let oldKeys: string[] | undefined;
-  let newKeys: string[] | undefined;
-  for (const s of [...exact, { oldStart: oHi, newStart: nHi, length: 0 }]) {
-    if (s.oldStart > o && s.newStart > n) {
-      oldKeys ??= oldLines.map(looseLine);
-      newKeys ??= newLines.map(looseLine);
-      matchRegion(oldKeys, newKeys, o, s.oldStart, n, s.newStart, out);
+  const oldExact = oldLines.slice(oLo, oHi).map(normalizeLine);
+  const newExact = newLines.slice(nLo, nHi).map(normalizeLine);
+  let head = 0;
+  while (head < oldExact.length && head < newExact.length && oldExact[head] === newExact[head]) head++;
+  let tail = 0;
+  while (tail < oldExact.length - head && tail < newExact.length - head && oldExact[oldExact.length - 1 - tail] === newExact[newExact.length - 1 - tail]) tail++;
+  if (head) out.push({ oldStart: oLo, newStart: nLo, length: head });
+  const n = oldExact.length - head - tail;
+  const m = newExact.length - head - tail;
+  if (n > 0 && m > 0) {
+    const o0 = oLo + head;
+    const n0 = nLo + head;
+    if (n * m <= MAX_ALIGN_CELLS) {
+      weightedAlign(oldExact.slice(head, head + n), newExact.slice(head, head + m), o0, n0, out);
+    } else {
+      matchRegion(oldLines.map(looseLine), newLines.map(looseLine), o0, o0 + n, n0, n0 + m, out);
     }
-    if (s.length) out.push(s);
-    o = s.oldStart + s.length;
-    n = s.newStart + s.length;
   }
+  if (tail) out.push({ oldStart: oHi - tail, newStart: nHi - tail, length: tail });
+}
+
+/**
+ * Weighted LCS: a pair of lines with equal loose forms scores `n + m + 1` plus 1 more when they are equal
+ * exactly, so the most loose pairs always win and, among those, the most exact ones. O(n·m) time, one byte
+ * a cell for the way back.
+ */
+function weightedAlign(oldExact: readonly string[], newExact: readonly string[], oBase: number, nBase: number, out: Segment[]): void {
+  const n = oldExact.length;
+  const m = newExact.length;
+  const oldLoose = oldExact.map(looseLine);
+  const newLoose = newExact.map(looseLine);
+  const pair = n + m + 1;
+  const UP = 1;
+  const LEFT = 2;
+  const DIAG = 3;
+  const way = new Uint8Array((n + 1) * (m + 1));
+  let prev = new Int32Array(m + 1);
+  let row = new Int32Array(m + 1);
+  for (let i = 1; i <= n; i++) {
+    row[0] = 0;
+    for (let j = 1; j <= m; j++) {
+      let best = prev[j]!;
+      let dir = UP;
+      if (row[j - 1]! > best) {
+        best = row[j - 1]!;
+        dir = LEFT;
+      }
+      if (oldLoose[i - 1] === newLoose[j - 1]) {
+        const score = prev[j - 1]! + pair + (oldExact[i - 1] === newExact[j - 1] ? 1 : 0);
+        if (score > best) {
+          best = score;
+          dir = DIAG;
+        }
+      }
+      row[j] = best;
+      way[i * (m + 1) + j] = dir;
+    }
+    [prev, row] = [row, prev];
+  }
+  const pairs: Segment[] = [];
+  for (let i = n, j = m; i > 0 && j > 0; ) {
+    const dir = way[i * (m + 1) + j];
+    if (dir === DIAG) {
+      pairs.push({ oldStart: oBase + i - 1, newStart: nBase + j - 1, length: 1 });
+      i--;
+      j--;
+    } else if (dir === LEFT) j--;
+    else i--;
+  }
+  for (let k = pairs.length - 1; k >= 0; k--) out.push(pairs[k]!);
 }
 
 /**

@@ -11,3 +11,40 @@ export function textLines(text: string): string[] {
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
+
+/** Offsets where each line starts, lines ending as in `splitLines` (CRLF, LF or a lone CR). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) starts.push(i + 1);
+    else if (c === 0x0d) {
+      if (text.charCodeAt(i + 1) === 0x0a) i++;
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+/**
+ * The 0-based line and character of `offset` (clamped into the text), as an editor counts them. With the
+ * text, an offset inside a line break (the LF of a CRLF) is the end of its line: positions past a line's
+ * last character are not positions in it.
+ */
+export function positionAt(starts: readonly number[], offset: number, text?: string): { line: number; character: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  const at = Math.max(0, offset);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  let character = at - starts[lo]!;
+  if (text !== undefined) {
+    let end = lo + 1 < starts.length ? starts[lo + 1]! : text.length;
+    while (end > starts[lo]! && (text.charCodeAt(end - 1) === 0x0a || text.charCodeAt(end - 1) === 0x0d) && lo + 1 < starts.length) end--;
+    character = Math.min(character, end - starts[lo]!);
+  }
+  return { line: lo, character };
+}

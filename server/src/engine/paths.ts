@@ -1,11 +1,9 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
-
 /**
  * Paths as the workspace files and the ledger hold them: relative to the workspace root, with forward
  * slashes. Every door turns what it is given (an agent's absolute path, a terminal argument, an editor's
  * command argument) into this form here, so that "inside the workspace" means the same thing everywhere.
  */
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 /**
  * The workspace-relative POSIX path of `path` (absolute, or relative to `root`), or undefined when it lies
@@ -31,30 +29,4 @@ export function isSafeRelative(p: string): boolean {
   if (p === "" || CONTROL_CHARS.test(p)) return false;
   if (p.startsWith("/") || p.startsWith("\\") || DRIVE.test(p)) return false;
   return !p.split(/[\\/]/).includes("..");
-}
-
-/**
- * Where a workspace path really leads once symlinks are followed (for the parts that exist), as a path
- * relative to the real workspace root, or undefined when a link takes it outside. An agent writing
- * `src/api/link` where `link` points at `~/.ssh` must not pass as an edit inside `src/api/**`.
- */
-export function realWorkspacePath(root: string, path: string): string | undefined {
-  let realRoot: string;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    return undefined;
-  }
-  let existing = resolve(root, path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return toWorkspacePath(realRoot, resolve(realpathSync(existing), ...rest));
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return undefined;
-      rest.unshift(basename(existing));
-      existing = parent;
-    }
-  }
 }

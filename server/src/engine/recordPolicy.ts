@@ -1,10 +1,9 @@
-import type { Rules } from "./rules";
-import { RULE_FILES, SESSIONS_DIR } from "./workspaceFiles";
-
 /**
- * Which changes go into the ledger (DESIGN §2.2, §4 "On save"): the one answer for the editor's saves and
+ * Which changes go into the ledger (docs/LEDGER.md; docs/ARCHITECTURE.md "Save → ledger append"): the one answer for the editor's saves and
  * the agent hooks' writes, so a file is recorded by both doors or by neither.
  */
+import type { Rules } from "./rules";
+import { RULE_FILES, SESSIONS_DIR } from "./workspaceFiles";
 
 const RULES = new Set<string>(RULE_FILES);
 

@@ -1,3 +1,4 @@
+import { lineStarts, positionAt } from "./lines";
 import type { Rules } from "./rules";
 import { CONFIG_FILE, INTENTS_FILE, type RuleFileTexts } from "./workspaceFiles";
 
@@ -35,7 +36,6 @@ export function ruleFileProblems(rules: Rules, texts: RuleFileTexts): RuleFilePr
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, offset));
-  const lineStart = before.lastIndexOf("\n") + 1;
-  return { line: before.split("\n").length, column: offset - lineStart + 1 };
+  const p = positionAt(lineStarts(text), Math.min(offset, text.length));
+  return { line: p.line + 1, column: p.character + 1 };
 }

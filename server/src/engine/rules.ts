@@ -25,9 +25,10 @@ export interface Rules {
   intentsText: string | undefined;
 }
 
-export function buildRules(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}, lastGood?: Catalogue): Rules {
+/** `load` reads the intents file's text; the doors that know the workspace pass the cached loader. */
+export function buildRules(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}, lastGood?: Catalogue, load: (text: string) => LoadResult = loadIntents): Rules {
   const intentsText = texts[INTENTS_FILE];
-  const intents = intentsText === undefined ? { catalogue: emptyCatalogue, problems: [], hasErrors: false } : loadIntents(intentsText);
+  const intents = intentsText === undefined ? { catalogue: emptyCatalogue, problems: [], hasErrors: false } : load(intentsText);
   const config = texts[CONFIG_FILE] === undefined ? { values: {}, problems: [] } : parseConfig(texts[CONFIG_FILE]!);
   const settings = mergeSettings(config.values, clientSettings);
   const usingLastGood = intents.hasErrors && lastGood !== undefined;

@@ -1,15 +1,10 @@
-import { createHash } from "node:crypto";
-import { hostname } from "node:os";
-import { join } from "node:path";
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
-import { writeFileAtomic } from "./atomicWrite";
-import type { Selection } from "./gate";
-import { readOptional, SESSIONS_DIR } from "./workspaceFiles";
-
 /**
- * Sessions (DESIGN §3): every editor server and agent session has a file under `.orchestration/.sessions/`
+ * Sessions (docs/ARCHITECTURE.md "Sessions and the active intent"): every editor server and agent session has a file under `.orchestration/.sessions/`
  * with its selection and a heartbeat; `workspace.json` holds the selection shared by all of them.
  */
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import type { Selection } from "./gate";
 
 export interface SessionRecord {
   id: string;
@@ -35,26 +30,15 @@ export interface WorkspaceSelection {
   by: string;
 }
 
-const WORKSPACE_SELECTION = "workspace.json";
+export const WORKSPACE_SELECTION = "workspace.json";
 /** A session whose heartbeat is older than this is treated as gone. */
 const SESSION_TTL_MS = 120_000;
 /** A session file this stale is removed by whoever notices (an agent that never sent SessionEnd). */
 const SESSION_PRUNE_MS = 24 * 60 * 60 * 1000;
 export const HEARTBEAT_MS = 30_000;
 
-const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
-
-function ensureSessionsDir(root: string): string {
-  const dir = sessionsDir(root);
-  mkdirSync(dir, { recursive: true });
-  // The folder ignores itself so that session files never end up in a commit.
-  const gitignore = join(dir, ".gitignore");
-  if (!existsSync(gitignore)) writeFileSync(gitignore, "*\n");
-  return dir;
-}
-
 /** A session file as written by any version of any door; anything else is not a session. */
-function asSession(raw: unknown): SessionRecord | undefined {
+export function asSession(raw: unknown): SessionRecord | undefined {
   const r = raw as Partial<SessionRecord> | null;
   if (!r || typeof r !== "object" || typeof r.id !== "string" || typeof r.heartbeat !== "string") return undefined;
   const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined);
@@ -69,43 +53,6 @@ function asSession(raw: unknown): SessionRecord | undefined {
     ...(strings(r.dirtyFiles) ? { dirtyFiles: strings(r.dirtyFiles) } : {}),
     ...(strings(r.workingOn) ? { workingOn: strings(r.workingOn) } : {}),
   };
-}
-
-function readJson<T>(path: string): T | undefined {
-  const text = readOptional(path);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined; // a half-written or hand-broken file counts as absent; the next write replaces it
-  }
-}
-
-export function readWorkspaceSelection(root: string): WorkspaceSelection | undefined {
-  const sel = readJson<WorkspaceSelection>(join(sessionsDir(root), WORKSPACE_SELECTION));
-  return sel && (typeof sel.intent === "string" || sel.intent === null) ? sel : undefined;
-}
-
-export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
-  const sel: WorkspaceSelection = { intent, selectedAt: now.toISOString(), by };
-  writeFileAtomic(join(ensureSessionsDir(root), WORKSPACE_SELECTION), `${JSON.stringify(sel, null, 2)}\n`);
-  return sel;
-}
-
-export function readSession(root: string, id: string): SessionRecord | undefined {
-  return asSession(readJson(join(sessionsDir(root), sessionFileName(id))));
-}
-
-export function writeSession(root: string, record: SessionRecord): void {
-  writeFileAtomic(join(ensureSessionsDir(root), sessionFileName(record.id)), `${JSON.stringify(record, null, 2)}\n`, { durable: false });
-}
-
-export function removeSession(root: string, id: string): void {
-  try {
-    unlinkSync(join(sessionsDir(root), sessionFileName(id)));
-  } catch {
-    /* already gone */
-  }
 }
 
 /**
@@ -135,30 +82,15 @@ export function isLive(s: SessionRecord, now = Date.now()): boolean {
   return true;
 }
 
-export function listSessions(root: string): SessionRecord[] {
-  let names: string[];
-  try {
-    names = readdirSync(sessionsDir(root));
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
-    .map((n) => asSession(readJson(join(sessionsDir(root), n))))
-    .filter((s): s is SessionRecord => !!s);
-}
-
-/** Removes session files whose heartbeat stopped a day ago or more (agents that never sent SessionEnd). */
-export function pruneDeadSessions(root: string, now = Date.now()): void {
-  for (const s of listSessions(root)) {
-    const beat = Date.parse(s.heartbeat);
-    if (Number.isNaN(beat) || now - beat > SESSION_PRUNE_MS) removeSession(root, s.id);
-  }
-}
-
-/** DESIGN §3: the session's own selection, else the workspace's. Auto-selection happens in the gate. */
+/** docs/ARCHITECTURE.md "Sessions and the active intent": the session's own selection, else the workspace's. Auto-selection happens in the gate. */
 export function resolveSelection(session: Pick<SessionRecord, "intent"> | undefined, workspace: WorkspaceSelection | undefined): Selection | undefined {
   if (session?.intent) return { intentId: session.intent, source: "session" };
   if (workspace?.intent) return { intentId: workspace.intent, source: "workspace" };
   return undefined;
+}
+
+/** A session file whose heartbeat stopped a day ago or more (an agent that never sent SessionEnd) is removed. */
+export function isPrunable(s: SessionRecord, now = Date.now()): boolean {
+  const beat = Date.parse(s.heartbeat);
+  return Number.isNaN(beat) || now - beat > SESSION_PRUNE_MS;
 }

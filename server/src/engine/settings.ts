@@ -1,10 +1,11 @@
-import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+/** Settings = defaults < `.orchestration/config.jsonc` < client settings (docs/ARCHITECTURE.md "The language server's surface"). */
+import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
 import { defaultSettings, type Settings, type Severity } from "@shared/settings";
 import type { Span } from "./intents/model";
+import { jsonNestingProblem, nestingMessage } from "./nesting";
 import { isSafeRelative } from "./paths";
-
-/** Settings = defaults < `.orchestration/config.jsonc` < client settings (DESIGN §4). */
+import { patternCostProblem } from "./patternLimits";
 
 export interface SettingsProblem {
   message: string;
@@ -20,7 +21,11 @@ const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hin
 const CONTRIBUTORS = ["human", "ai", "mixed", "unknown"] as const;
 
 /** Reads config.jsonc. A malformed file yields problems with offsets and whatever values are sound. */
-export function parseConfig(text: string): ParsedConfig {
+export function parseConfig(original: string): ParsedConfig {
+  // a byte-order mark is not JSON, but editors on Windows write one: read it as the space it displays as
+  const text = original.charCodeAt(0) === 0xfeff ? ` ${original.slice(1)}` : original;
+  const tooDeep = jsonNestingProblem(text);
+  if (tooDeep) return { values: {}, problems: [{ message: `config.jsonc is ${nestingMessage()}`, span: { start: tooDeep.offset, end: tooDeep.offset + 1 } }] };
   const errors: ParseError[] = [];
   const raw = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   const problems: SettingsProblem[] = errors.map((e) => ({
@@ -33,8 +38,36 @@ export function parseConfig(text: string): ParsedConfig {
     return { values: {}, problems: [...problems, { message: "config.jsonc must hold one JSON object.", span: whole }] };
   }
   const { values, issues } = sanitize(raw as Record<string, unknown>);
+  const atPattern = exemptPatternSpans(text, (raw as Record<string, unknown>)["exempt"]);
   // Offsets of individual keys are not needed to be useful: name the key, point at the file start.
-  return { values, problems: [...problems, ...issues.map((message) => ({ message: `config.jsonc: ${message}`, span: locateKey(text, message) ?? whole }))] };
+  return {
+    values,
+    problems: [...problems, ...issues.map((message) => ({ message: `config.jsonc: ${message}`, span: atPattern.get(message) ?? locateKey(text, message) ?? whole }))],
+  };
+}
+
+/** Why each of `exempt`'s patterns cannot be used, by index. */
+function exemptProblems(patterns: readonly string[]): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
+  patterns.forEach((p, index) => {
+    const why = patternCostProblem(p, { braces: false });
+    if (why) out.push({ index, message: `"exempt" pattern ${index + 1} is not used: ${why}.` });
+  });
+  return out;
+}
+
+/** Where in the text each refused `exempt` pattern is, keyed by its message, so the diagnostic sits on it. */
+function exemptPatternSpans(text: string, exempt: unknown): Map<string, Span> {
+  const out = new Map<string, Span>();
+  if (!Array.isArray(exempt) || !exempt.every((p) => typeof p === "string")) return out;
+  const bad = exemptProblems(exempt as string[]);
+  if (!bad.length) return out;
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  for (const { index, message } of bad) {
+    const node = tree && findNodeAtLocation(tree, ["exempt", index]);
+    if (node) out.set(message, { start: node.offset, end: node.offset + node.length });
+  }
+  return out;
 }
 
 /** Keeps only well-typed values, saying why each rejected one was dropped. Used for config.jsonc and client settings alike. */
@@ -48,8 +81,11 @@ export function sanitize(raw: Record<string, unknown>): { values: Partial<Settin
         else issues.push(`"autoSelect" must be true or false.`);
         break;
       case "exempt":
-        if (Array.isArray(v) && v.every((s) => typeof s === "string")) values.exempt = v as string[];
-        else issues.push(`"exempt" must be a list of gitignore patterns.`);
+        if (Array.isArray(v) && v.every((s) => typeof s === "string")) {
+          const bad = exemptProblems(v as string[]);
+          values.exempt = (v as string[]).filter((_, i) => !bad.some((b) => b.index === i));
+          issues.push(...bad.map((b) => b.message));
+        } else issues.push(`"exempt" must be a list of gitignore patterns.`);
         break;
       case "ledgerPath":
         if (typeof v === "string" && isSafeRelative(v)) values.ledgerPath = v;

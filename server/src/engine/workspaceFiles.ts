@@ -1,7 +1,4 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-
-/** Where intent-lsp's workspace files live (DESIGN §2), relative to the workspace root. */
+/** Where intent-lsp's workspace files live (README "What it reads and writes"), relative to the workspace root. */
 export const ORCHESTRATION_DIR = ".orchestration";
 export const INTENTS_FILE = ".orchestration/active_intents.yaml";
 export const CONFIG_FILE = ".orchestration/config.jsonc";
@@ -16,22 +13,3 @@ export const RULE_FILES = [INTENTS_FILE, CONFIG_FILE, ROOT_IGNORE_FILE, ORCHESTR
 export type RuleFile = (typeof RULE_FILES)[number];
 
 export type RuleFileTexts = Partial<Record<RuleFile, string>>;
-
-/** Reads whichever rule files exist. Missing files are simply absent; other read errors propagate. */
-export function readRuleFiles(root: string): RuleFileTexts {
-  const out: RuleFileTexts = {};
-  for (const file of RULE_FILES) {
-    const text = readOptional(join(root, file));
-    if (text !== undefined) out[file] = text;
-  }
-  return out;
-}
-
-export function readOptional(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}

@@ -8,7 +8,7 @@ import { pathToGlob } from "../engine/scope";
 import type { TrackedDocument } from "./documents";
 
 /**
- * Quick fixes for scope problems (DESIGN §4): pick an owner (starting it when it is pending or blocked),
+ * Quick fixes for scope problems (docs/ARCHITECTURE.md "The language server's surface"): pick an owner (starting it when it is pending or blocked),
  * widen the active intent's scope, or exempt the file.
  */
 export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: readonly Diagnostic[]): CodeAction[] {

@@ -3,6 +3,7 @@ import { Commands } from "@shared/commands";
 import { blockLabel, relativeTime, who } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
+import { newestOf } from "../engine/ledger/entryOrder";
 
 /** A lens that informs; clicking it asks for the blame of the lines it covers (harmless in every client). */
 const info = (line: number, title: string, uri: string, startLine = line, endLine = line): CodeLens => ({
@@ -10,7 +11,7 @@ const info = (line: number, title: string, uri: string, startLine = line, endLin
   command: { title, command: Commands.blame, arguments: [{ uri, startLine, endLine }] },
 });
 
-/** DESIGN §4: a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
+/** docs/ARCHITECTURE.md "The language server's surface": a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
 export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || !ctx.rules.settings.codeLens.enabled) return [];
@@ -21,7 +22,7 @@ export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
   const lenses: CodeLens[] = [];
   const records = new Set(blocks.map((b) => b.attribution.entry.recordId));
   const intents = [...new Set(blocks.map((b) => b.attribution.entry.intentId ?? "no intent"))];
-  const newest = blocks.map((b) => b.attribution.entry).sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp))[0];
+  const newest = newestOf(blocks.map((b) => b.attribution.entry))!; // blocks is not empty
   const traced = blocks.reduce((n, b) => n + b.end - b.start + 1, 0);
   // a final newline does not make another line of text
   const total = doc.doc.lineCount - (doc.lineText(doc.doc.lineCount - 1) === "" ? 1 : 0);
@@ -34,6 +35,9 @@ export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
 
 function intentLenses(doc: TrackedDocument): CodeLens[] {
   const { rules, ledger, selection } = doc.ctx!;
+  // the intents' lines are those of the text the catalogue was read from: none while the buffer is ahead of
+  // it (a reload waits for a pause in typing) or broken (the last good catalogue stands in)
+  if (rules.usingLastGood || !doc.ctx!.rulesReadFrom(INTENTS_FILE, doc.doc.getText())) return [];
   const lenses: CodeLens[] = [];
   for (const intent of rules.catalogue.intents) {
     const at = { start: { line: intent.line, character: 0 }, end: { line: intent.line, character: 0 } };

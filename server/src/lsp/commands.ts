@@ -1,12 +1,14 @@
 import { ResponseError, ErrorCodes } from "vscode-languageserver";
-import { Commands } from "@shared/commands";
-import { addToIntentIgnore } from "../engine/ignore";
+import { Commands, type ActiveIntentResult } from "@shared/commands";
+import { addToIntentIgnore } from "../io/intentIgnore";
+import { allowedTransitions } from "../engine/intents/lifecycle";
+import type { Intent } from "../engine/intents/model";
+import { isSafeRelative, toWorkspacePath } from "../engine/paths";
+import { selectIntent as select } from "../io/selection";
+import { uriToPath, type TrackedDocument } from "./documents";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
-import { modifyIntentsFile } from "../engine/intents/store";
+import { modifyIntentsFile } from "../io/intents/store";
 import { amendScope, transition } from "../engine/intents/writeback";
-import { isSafeRelative } from "../engine/paths";
-import { selectIntent as select } from "../engine/selection";
-import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /** What the command handlers need from the server, and nothing more. */
@@ -106,13 +108,42 @@ const ignorePath: CommandHandler = async (host, args) => {
 
 const listIntents: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
+  await host.pollLedger(ctx);
   return ctx.rules.catalogue.intents.map((i) => ({
     id: i.id,
     name: i.name,
     status: i.status,
     owned_scope: i.ownedScope,
     selected: ctx.selection?.intentId === i.id,
+    // the files the ledger records under it and the moves it may make, for an editor's intent tree
+    files: ctx.ledger.filesFor(i.id).sort(),
+    transitions: allowedTransitions(i.status),
   }));
+};
+
+const brief = (i: Intent) => ({ id: i.id, name: i.name, status: i.status });
+
+/** Which intent an edit to the file at `uri` counts under, and why: what a status bar shows. */
+const activeIntent: CommandHandler = async (host, args): Promise<ActiveIntentResult> => {
+  const ctx = host.context(args);
+  const uri = typeof args.uri === "string" ? args.uri : undefined;
+  const fsPath = uri ? uriToPath(uri) : undefined;
+  const path = (uri && host.document(uri)?.path) ?? (fsPath ? toWorkspacePath(ctx.root, fsPath) : undefined);
+  const selected = ctx.selection ? ctx.rules.catalogue.byId.get(ctx.selection.intentId) : undefined;
+  const bySelection = { intent: selected ? brief(selected) : null, how: selected ? ("selected" as const) : ("none" as const) };
+  if (path === undefined) return { path: null, ...bySelection, problem: null, exempt: false, owners: [] };
+  const owners = ctx.rules.scopes.owners(path).map((i) => i.id);
+  const v = ctx.judge(path);
+  switch (v.kind) {
+    case "exempt":
+      return { path, ...bySelection, problem: null, exempt: true, owners };
+    case "allowed":
+      return { path, intent: brief(v.intent), how: v.auto ? "auto-selected" : "selected", problem: null, exempt: false, owners };
+    case "no-active-intent":
+      return { path, intent: null, how: "none", problem: v.kind, exempt: false, owners };
+    default:
+      return { path, intent: brief(v.intent), how: "selected", problem: v.kind, exempt: false, owners };
+  }
 };
 
 export const commandHandlers: Partial<Record<string, CommandHandler>> = {
@@ -122,4 +153,5 @@ export const commandHandlers: Partial<Record<string, CommandHandler>> = {
   [Commands.transition]: transitionCommand,
   [Commands.ignorePath]: ignorePath,
   [Commands.listIntents]: listIntents,
+  [Commands.activeIntent]: activeIntent,
 };

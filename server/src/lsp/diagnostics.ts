@@ -1,9 +1,9 @@
 import { DiagnosticSeverity, type Diagnostic } from "vscode-languageserver";
-import { TextDocument } from "vscode-languageserver-textdocument";
 import { DIAGNOSTIC_SOURCE, type DiagnosticCode } from "@shared/diagnosticCodes";
 import type { Settings, Severity } from "@shared/settings";
 import { isProblem, verdictMessage } from "../engine/gate";
 import type { Problem } from "../engine/intents/model";
+import { lineStarts, positionAt } from "../engine/lines";
 import type { SettingsProblem } from "../engine/settings";
 import type { TrackedDocument } from "./documents";
 
@@ -58,9 +58,9 @@ export function intentFileDiagnostics(settings: Settings, problems: readonly Pro
 }
 
 export function configDiagnostics(settings: Settings, text: string, problems: readonly SettingsProblem[]): Diagnostic[] {
-  const doc = TextDocument.create("config", "jsonc", 0, text);
+  const starts = lineStarts(text);
   return problems
-    .map((p) => makeDiagnostic(settings, "settings-invalid", { start: doc.positionAt(p.span.start), end: doc.positionAt(p.span.end) }, p.message))
+    .map((p) => makeDiagnostic(settings, "settings-invalid", { start: positionAt(starts, p.span.start, text), end: positionAt(starts, Math.max(p.span.start, p.span.end), text) }, p.message))
     .filter((d): d is Diagnostic => !!d);
 }
 

@@ -16,7 +16,7 @@ import type { WorkspaceContext } from "./workspaceContext";
  * An open document: its text, the lines edited since its baseline, who wrote each baseline line, and a
  * cached verdict (it depends on the path and the rules only, so it is computed once per rules generation).
  *
- * Provenance is carried forward, never re-derived (DESIGN §2.3 "Open documents carry provenance forward"):
+ * Provenance is carried forward, never re-derived (README "Who wrote this line"):
  * the baseline's owners move with every edit (`edits` maps current lines to baseline lines), a save makes
  * its own record the owner of exactly the lines it changed, and a reload of content another writer recorded
  * applies that record's line map. The ledger is asked only about content this server has not seen: the
@@ -63,7 +63,7 @@ export class TrackedDocument {
    */
   private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
-  /** Whole-file findings (stale-file, untraced-change), recomputed on events, not keystrokes. */
+  /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
 
   /** The file on disk, or undefined for an untitled or non-file document. */

@@ -1,19 +1,20 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { contributorText, intentTitle } from "../engine/describe";
 import { fileHash } from "../engine/hashing";
-import type { TraceEntry } from "../engine/ledger/read";
 import { isLive, type SessionRecord } from "../engine/sessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
+import { newestOf } from "../engine/ledger/entryOrder";
 
 /**
- * Whole-file findings about an open document (DESIGN §4): `stale-file` and `untraced-change` need the file
- * on disk and the ledger, so they are computed when something happens to either, never per keystroke.
- * `claimed-elsewhere` needs only what is in memory and is computed with every publish.
+ * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file`
+ * needs the file on disk, so it is computed when something happens to it, never per keystroke.
+ * `untraced-change` and `claimed-elsewhere` need only what is in memory and are computed with every publish:
+ * their lines are the current version's.
  */
 export function fileFindings(doc: TrackedDocument, diskText: string | undefined): Diagnostic[] {
   const stale = staleFile(doc, diskText);
-  return [...(stale ? [stale] : []), ...untracedChange(doc)];
+  return stale ? [stale] : [];
 }
 
 const LINE0 = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -25,24 +26,26 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
   if (diskText === undefined) return undefined; // never saved, or deleted: nothing to overwrite by surprise
   const disk = fileHash(diskText);
   if (disk === doc.diskHash || disk === fileHash(doc.doc.getText())) return undefined;
-  const writer = newest(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
+  const writer = newestOf(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
   const by = writer ? ` by ${contributorText(writer)} under ${intentTitle(writer.intentId, ctx.rules.catalogue)} at ${writer.timestamp}` : "";
   return makeDiagnostic(ctx.rules.settings, "stale-file", LINE0, `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`);
 }
 
 /** The content differs from what the ledger last recorded, and no record explains the difference. */
-function untracedChange(doc: TrackedDocument): Diagnostic[] {
+export function untracedChange(doc: TrackedDocument): Diagnostic[] {
   const ctx = doc.ctx!;
   const path = doc.path!;
   const last = ctx.ledger.lastPostHash(path);
   if (!last || last === doc.diskHash || ctx.ledger.hasPostHash(path, doc.diskHash)) return [];
   const entries = ctx.ledger.entriesFor(path);
-  const lastEntry = newest(entries.filter((e) => e.postHash === last));
+  const lastEntry = newestOf(entries.filter((e) => e.postHash === last));
   const message = `${path} differs from its last recorded content${lastEntry ? ` (${lastEntry.recordId}, ${lastEntry.timestamp})` : ""} and no ledger record explains the change: it was edited outside intent-lsp and the agent hooks.`;
   // Where known: the lines the last record wrote that no longer carry its attribution.
   const lost: number[] = [];
   if (lastEntry) {
     for (const e of entries.filter((x) => x.recordId === lastEntry.recordId)) {
+      // file-level entries (no ranges: an emptied file, a record whose ranges were unusable) name no line
+      if (e.startLine < 1) continue;
       for (let line = e.startLine - 1; line < e.endLine && line < doc.doc.lineCount; line++) {
         const o = doc.owner(line);
         if (o.kind !== "traced" || o.attribution.entry.recordId !== e.recordId) lost.push(line);
@@ -71,10 +74,6 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     }
   }
   return undefined;
-}
-
-function newest(entries: TraceEntry[]): TraceEntry | undefined {
-  return entries.sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || b.line - a.line)[0];
 }
 
 function toBlocks(lines: number[]): [number, number][] {

@@ -5,7 +5,7 @@ import type { Intent } from "../engine/intents/model";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
 
-/** DESIGN §4 hover: who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
+/** docs/ARCHITECTURE.md "Hover → answer": who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
 export function hover(doc: TrackedDocument, position: Position, now: number, markdown = true): Hover | null {
   const h = markdownHover(doc, position, now);
   if (!h || markdown) return h;

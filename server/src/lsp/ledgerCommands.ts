@@ -1,16 +1,15 @@
+/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext. */
 import { join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
-import { gatherIntentContext } from "../engine/contextSources";
-import { regenerateIntentMap } from "../engine/intentMap";
-import { verifyLedgerFile } from "../engine/ledger/verify";
+import { gatherIntentContext } from "../io/contextSources";
+import { regenerateIntentMap } from "../io/intentMap";
+import { verifyLedgerFile } from "../io/ledger/verify";
 import { toWorkspacePath } from "../engine/paths";
-import { readOptional } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
-
-/** Commands over the ledger (DESIGN §4): blame, regenerateMap, verifyLedger, showContext. */
 
 const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
 
@@ -29,6 +28,7 @@ const blame: CommandHandler = async (host, args) => {
   let path = doc?.path;
   if (path === undefined) {
     if (typeof args.path !== "string" || !args.path) throw invalid(`Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
+    if (args.path.includes("\u0000")) throw invalid(`${JSON.stringify(args.path)} holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
     path = toWorkspacePath(ctx.root, args.path);
     if (path === undefined) throw invalid(`${JSON.stringify(args.path)} is not a file inside the workspace ${ctx.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
   }

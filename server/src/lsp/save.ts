@@ -1,17 +1,18 @@
 import type { TraceRecord } from "@shared/agentTrace";
+import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
 import { fileHash } from "../engine/hashing";
-import { appendRecord } from "../engine/ledger/append";
+import { appendWorkspaceRecord } from "../io/ledger/append";
 import { parseLedgerLines } from "../engine/ledger/read";
-import { prepareRecord } from "../engine/ledger/recordChange";
-import { noteLesson } from "../engine/lessons";
+import { prepareRecord } from "../io/ledger/recordChange";
+import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
- * On save (DESIGN §4): one record for exactly the lines changed since the last record (the edit tracker's
+ * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
  * line change, not a diff guessed afterwards), skipped when the ledger's newest record of the file already
  * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. Prepared
  * synchronously when didSave arrives — before any await lets typing move on — so hover and CodeLens show it
@@ -59,13 +60,17 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
  * timer: the editor's save itself has happened, and the ledger must not lose it or reorder it.
  */
 export class SaveRecorder {
-  private readonly pending: { file: string; record: TraceRecord }[] = [];
+  /** Each record with the ledger it was meant for (workspace-relative: written only where it lands inside). */
+  private readonly pending: { ledgerPath: string; record: TraceRecord }[] = [];
   private running: Promise<unknown> = Promise.resolve();
+  /** The last write failed: what is pending waits for the ledger, not for a write in progress. */
+  private failed = false;
 
   constructor(private readonly ctx: WorkspaceContext) {}
 
+  /** Records kept because the ledger could not take them (not those of a save being written right now). */
   get waiting(): number {
-    return this.pending.length;
+    return this.failed ? this.pending.length : 0;
   }
 
   /**
@@ -77,7 +82,7 @@ export class SaveRecorder {
     await poll();
     const postHash = record.metadata?.["dev.intent-lsp"]?.post_hash;
     if (postHash && this.ctx.ledger.lastPostHash(save.path) === postHash) return false;
-    this.pending.push({ file: this.ctx.ledger.file, record });
+    this.pending.push({ ledgerPath: this.ctx.ledger.ledgerPath, record });
     await this.flush();
     const v = save.verdict;
     if (v && isProblem(v) && v.kind === "out-of-scope") {
@@ -86,16 +91,113 @@ export class SaveRecorder {
     return true;
   }
 
-  /** Writes what is waiting, oldest first; throws (keeping the rest) when the ledger cannot be written. */
-  flush(): Promise<void> {
+  /** Writes what is waiting, oldest first; how many it wrote. Throws (keeping the rest) when the ledger cannot be written. */
+  flush(): Promise<number> {
     const run = this.running.then(async () => {
+      let written = 0;
       while (this.pending.length) {
-        const { file, record } = this.pending[0]!;
-        await appendRecord(file, record);
+        const { ledgerPath, record } = this.pending[0]!;
+        await appendWorkspaceRecord(this.ctx.root, ledgerPath, record);
         this.pending.shift();
+        written++;
       }
+      return written;
     });
-    this.running = run.catch(() => undefined);
+    this.running = run.then(
+      () => (this.failed = false),
+      () => (this.failed = true),
+    );
     return run;
+  }
+}
+
+/** What handling a save needs from the rest of the server. */
+export interface SaveHost {
+  /** Reads the workspace's ledger (and re-attributes what it brings). */
+  poll(ctx: WorkspaceContext): Promise<void>;
+  /** The document's diagnostics are due again. */
+  schedule(uri: string): void;
+  /** After the save: whole-file findings, the session's unsaved files, lenses. */
+  settled(doc: TrackedDocument): void;
+  /** The save has been handled (`intent/saveProcessed`). */
+  processed(params: SaveProcessedParams): void;
+  /** Tell the user (and the log). */
+  error(message: string): void;
+  log(message: string): void;
+}
+
+/**
+ * didSave: record (prepared synchronously, so typing cannot move the text under it), carry the document's
+ * owners over the record, append it in order, read the ledger back, and say it is done.
+ */
+export class SaveHandler {
+  private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+
+  constructor(
+    private readonly host: SaveHost,
+    private readonly toolVersion: string,
+  ) {}
+
+  saved(doc: TrackedDocument): void {
+    const { uri } = doc;
+    const version = doc.doc.version;
+    this.record(doc).then(
+      (recordId) => this.host.processed({ uri, version, recordId }),
+      (err: unknown) => {
+        this.host.log(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.host.processed({ uri, version, recordId: null });
+      },
+    );
+  }
+
+  /** Records a save and carries the document's owners over it; the record's id, or null. */
+  private async record(doc: TrackedDocument): Promise<string | null> {
+    let save: PreparedSave | undefined;
+    doc.beforeSave();
+    try {
+      save = prepareSave(doc, this.toolVersion);
+    } catch (err) {
+      this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
+    }
+    // the saved text is the new baseline, before typing can move on
+    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    this.host.schedule(doc.uri);
+    const { ctx } = doc;
+    if (!ctx || doc.path === undefined) return null;
+    let recordId: string | null = null;
+    if (save?.record) {
+      try {
+        if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
+        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
+      } catch (err) {
+        this.host.error(
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
+        );
+      }
+    }
+    await this.host.poll(ctx);
+    this.host.settled(doc);
+    return recordId;
+  }
+
+  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
+  flush(): void {
+    for (const [ctx, recorder] of this.recorders) {
+      if (!recorder.waiting) continue;
+      recorder.flush().then(
+        (written) => {
+          if (!written) return; // a save's own write got there first
+          this.host.log(`intent-lsp: wrote ${written} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+          void this.host.poll(ctx);
+        },
+        () => undefined, // still not writable; the user was told when the save happened
+      );
+    }
+  }
+
+  private recorderOf(ctx: WorkspaceContext): SaveRecorder {
+    let r = this.recorders.get(ctx);
+    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
+    return r;
   }
 }

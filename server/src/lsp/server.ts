@@ -1,105 +1,120 @@
-import { statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   CodeActionKind,
   CodeLensRefreshRequest,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
-  ResponseError,
   ErrorCodes,
   MessageType,
+  ResponseError,
   ShowMessageNotification,
   TextDocumentSyncKind,
   type CodeAction,
   type CodeActionParams,
   type Connection,
-  type Diagnostic,
   type InitializeParams,
   type InitializeResult,
 } from "vscode-languageserver";
-import { TextBuffer } from "./textBuffer";
 import { allCommands } from "@shared/commands";
-import { SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications";
+import { SAVE_PROCESSED } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
-import { HEARTBEAT_MS, sessionFileName } from "../engine/sessions";
-import { CONFIG_FILE, INTENTS_FILE, readOptional, SESSIONS_DIR } from "../engine/workspaceFiles";
-import { findIntentsRoot } from "../engine/workspaceRoot";
-import { fileHash } from "../engine/hashing";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
+import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
 import { lifecycleActions, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
-import { claimedElsewhere, fileFindings } from "./findings";
-import { inlayHints } from "./inlayHints";
-import { hover } from "./hover";
-import { ledgerCommands } from "./ledgerCommands";
-import { prepareSave, SaveRecorder, type PreparedSave } from "./save";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
-import { TrackedDocument, uriToPath } from "./documents";
-import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
-import { editorSettings } from "./settings";
+import { uriToPath } from "./documents";
+import { DocumentSync } from "./documentSync";
+import { hover } from "./hover";
+import { inlayHints } from "./inlayHints";
+import { ledgerCommands } from "./ledgerCommands";
+import { LedgerSync } from "./ledgerSync";
+import { OpenDocuments } from "./openDocuments";
+import { DiagnosticsPublisher } from "./publisher";
+import { SaveHandler } from "./save";
+import { SessionSync } from "./sessionSync";
+import { TextBuffer } from "./textBuffer";
 import { FileWatcher } from "./watcher";
-import { WorkspaceContext } from "./workspaceContext";
+import { Workspaces } from "./workspaces";
+import { INTENT_LSP_VERSION } from "../version";
 
-declare const __INTENT_LSP_VERSION__: string;
-export const SERVER_VERSION = typeof __INTENT_LSP_VERSION__ === "string" ? __INTENT_LSP_VERSION__ : "0.0.0-dev";
 
-/** Diagnostics wait this long after the last keystroke, so a burst of typing publishes once. */
-const PUBLISH_DELAY_MS = 40;
-/** Rule files edited in the editor are re-read after a pause in typing. */
-const RULE_RELOAD_DELAY_MS = 150;
-/** Appends by other processes show up within this (a stat per ledger; file events usually come sooner). */
-const LEDGER_POLL_MS = 500;
 /** How long document events wait for the client's settings before going on without them. */
 const SETTINGS_WAIT_MS = 3000;
-/** A first read of a ledger larger than this reports work-done progress. */
-const PROGRESS_THRESHOLD_BYTES = 1024 * 1024;
 
 /**
- * The language server: built from a `Connection` (stdio, node-ipc or an in-process pipe), it owns the
- * open documents and one WorkspaceContext per workspace folder. Handlers are thin: the rules live in
- * the engine.
+ * The language server, built from a `Connection` (stdio, node-ipc or an in-process pair of streams): the
+ * wiring of the parts, each of which owns one concern and its state (see docs/ARCHITECTURE.md). Handlers
+ * are thin; the rules live in the engine.
  */
 export class IntentServer {
-  private readonly contexts = new Map<string, WorkspaceContext>();
-  private readonly documents = new Map<string, TrackedDocument>();
-  private readonly pending = new Map<string, NodeJS.Timeout>();
-  private readonly ruleReloads = new Map<WorkspaceContext, NodeJS.Timeout>();
-  /** URIs of rule files we have published diagnostics for, so fixed files get cleared. */
-  private readonly ruleFileUris = new Set<string>();
-  /** A document became edited or clean: the session file's list of unsaved files is due with the next publish. */
-  private dirtyChanged = false;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private ledgerTimer: NodeJS.Timeout | undefined;
+  private caps: ClientCapabilities | undefined;
   private readonly watcher: FileWatcher;
-  private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+  private readonly workspaces: Workspaces;
+  private readonly documents = new OpenDocuments();
+  private readonly sessions: SessionSync;
+  private readonly publisher: DiagnosticsPublisher;
+  private readonly ledgers: LedgerSync;
+  private readonly sync: DocumentSync;
+  private readonly saves: SaveHandler;
+  private readonly settings: ClientSettings;
   /** Document events that arrived before the client's settings (see `inOrder`); undefined once they are in. */
   private queued: (() => void)[] | undefined = [];
   private markReady: () => void = () => undefined;
   /** Resolves once queued document events have been handled. */
   private readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
-  private clientName = "unknown editor";
-  private supportsFolderEvents = false;
-  private capabilities = { configuration: false, configurationRegistration: false, watchedFiles: false, progress: false, codeLensRefresh: false, inlayHintRefresh: false, markdownHover: true };
 
   constructor(private readonly connection: Connection) {
-    this.watcher = new FileWatcher(this.guard("file watcher", (paths: string[]) => this.filesChanged(paths.map((p) => pathToFileURL(p).href))));
+    const guard = this.guard.bind(this);
+    this.watcher = new FileWatcher(guard("file watcher", (paths: string[]) => this.sync.filesChanged(paths.map((p) => pathToFileURL(p).href))));
+    this.workspaces = new Workspaces(this.watcher, (ctx) => this.sessions.announce(ctx));
+    this.sessions = new SessionSync(this.workspaces, this.documents, guard);
+    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard);
+    this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => this.sync.ledgerChanged(ctx, r.paths, r.reset, first));
+    this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
+    this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
+    this.saves = new SaveHandler(
+      {
+        poll: (ctx) => this.ledgers.poll(ctx),
+        schedule: (uri) => this.publisher.schedule(uri),
+        settled: (doc) => {
+          this.sync.findings(doc);
+          this.sessions.markDue();
+          this.refreshLenses();
+        },
+        processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
+        error: (message) => this.tellError(message),
+        log: (message) => connection.console.info(message),
+      },
+      INTENT_LSP_VERSION,
+    );
+
     connection.onInitialize((p) => this.initialize(p));
-    connection.onInitialized(this.guard("initialization", () => this.initialized()));
+    connection.onInitialized(guard("initialization", () => this.initialized()));
     connection.onShutdown(() => this.dispose());
-    connection.onDidOpenTextDocument(this.inOrder(this.guard("didOpen", ({ textDocument: t }) => this.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))));
-    connection.onDidChangeTextDocument(this.inOrder(this.guard("didChange", ({ textDocument, contentChanges }) => this.change(textDocument.uri, contentChanges, textDocument.version))));
-    connection.onDidCloseTextDocument(this.inOrder(this.guard("didClose", ({ textDocument }) => this.close(textDocument.uri))));
-    connection.onDidSaveTextDocument(this.inOrder(this.guard("didSave", ({ textDocument }) => this.saved(textDocument.uri))));
+    connection.onDidOpenTextDocument(this.inOrder(guard("didOpen", ({ textDocument: t }) => this.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))));
+    connection.onDidChangeTextDocument(this.inOrder(guard("didChange", ({ textDocument, contentChanges }) => this.sync.change(textDocument.uri, contentChanges, textDocument.version))));
+    connection.onDidCloseTextDocument(this.inOrder(guard("didClose", ({ textDocument }) => this.sync.close(textDocument.uri))));
+    connection.onDidSaveTextDocument(
+      this.inOrder(
+        guard("didSave", ({ textDocument }) => {
+          const doc = this.documents.get(textDocument.uri);
+          if (doc) this.saves.saved(doc);
+        }),
+      ),
+    );
     connection.onWillSaveTextDocumentWaitUntil(({ textDocument }) => {
       const doc = this.documents.get(textDocument.uri);
-      if (doc) this.updateFindings(doc); // warn about a write underneath us; never hold up the save itself
+      if (doc) this.sync.findings(doc); // warn about a write underneath us; never hold up the save itself
       return [];
     });
     // requests wait for document events queued before them (see `inOrder`): a hover after a didOpen sees the document
     connection.onHover(async ({ textDocument, position }) => {
       await this.ready;
       const doc = this.documents.get(textDocument.uri);
-      return doc ? hover(doc, position, Date.now(), this.capabilities.markdownHover) : null;
+      return doc ? hover(doc, position, Date.now(), this.caps?.markdownHover ?? true) : null;
     });
     connection.onCodeLens(async ({ textDocument }) => {
       await this.ready;
@@ -111,8 +126,6 @@ export class IntentServer {
       const doc = this.documents.get(textDocument.uri);
       return doc ? inlayHints(doc, range, Date.now()) : [];
     });
-    connection.onDidChangeWatchedFiles(this.guard("watched files", ({ changes }) => this.filesChanged(changes.map((c) => c.uri))));
-    connection.onDidChangeConfiguration(this.guard("configuration", (p) => this.configurationChanged(p.settings)));
     connection.onCodeAction(async (p) => {
       await this.ready;
       return this.codeActions(p);
@@ -123,25 +136,13 @@ export class IntentServer {
       if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
       return handler(this.commandHost, normalizeArgs(args));
     });
-  }
-
-  /**
-   * Document events wait for the client's settings: a save recorded before they arrive would name the
-   * default contributor, and a wrong record is wrong forever. Settings come in the first milliseconds;
-   * the ledger's first read is not waited for.
-   */
-  private inOrder<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
-    return (...args) => {
-      if (this.queued) this.queued.push(() => fn(...args));
-      else fn(...args);
-    };
-  }
-
-  private drainQueued(): void {
-    const queued = this.queued ?? [];
-    this.queued = undefined;
-    for (const event of queued) event();
-    this.markReady();
+    connection.onDidChangeWatchedFiles(guard("watched files", ({ changes }) => this.sync.filesChanged(changes.map((c) => c.uri))));
+    connection.onDidChangeConfiguration(
+      guard("configuration", async (p) => {
+        await this.settings.changed(p.settings);
+        this.sync.refreshAll();
+      }),
+    );
   }
 
   listen(): void {
@@ -164,8 +165,27 @@ export class IntentServer {
     };
   }
 
+  /**
+   * Document events wait for the client's settings: a save recorded before they arrive would name the
+   * default contributor, and a wrong record is wrong forever. Settings come in the first milliseconds;
+   * the ledger's first read is not waited for.
+   */
+  private inOrder<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+    return (...args) => {
+      if (this.queued) this.queued.push(() => fn(...args));
+      else fn(...args);
+    };
+  }
+
+  private drainQueued(): void {
+    const queued = this.queued ?? [];
+    this.queued = undefined;
+    for (const event of queued) event();
+    this.markReady();
+  }
+
   private initialize(params: InitializeParams): InitializeResult {
-    const client = params.clientInfo?.name ?? "unknown editor";
+    this.workspaces.clientName = params.clientInfo?.name ?? "unknown editor";
     // Helix outside a git repository sends only the deprecated rootPath
     const folders = params.workspaceFolders?.length
       ? params.workspaceFolders.map((f) => f.uri)
@@ -174,20 +194,9 @@ export class IntentServer {
         : params.rootPath
           ? [pathToFileURL(params.rootPath).href]
           : [];
-    for (const uri of folders) this.addFolder(uri, client);
-    this.clientName = client;
-    const ws = params.capabilities.workspace;
-    this.supportsFolderEvents = !!ws?.workspaceFolders;
-    this.capabilities = {
-      configuration: !!ws?.configuration,
-      configurationRegistration: !!ws?.didChangeConfiguration?.dynamicRegistration,
-      watchedFiles: !!ws?.didChangeWatchedFiles?.dynamicRegistration,
-      progress: !!params.capabilities.window?.workDoneProgress,
-      codeLensRefresh: !!ws?.codeLens?.refreshSupport,
-      inlayHintRefresh: !!ws?.inlayHint?.refreshSupport,
-      markdownHover: params.capabilities.textDocument?.hover?.contentFormat?.includes("markdown") ?? true,
-    };
-    if (!this.capabilities.configuration) this.applyClientSettings(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
+    for (const uri of folders) this.workspaces.add(uri);
+    this.caps = clientCapabilities(params);
+    if (!this.caps.configuration) this.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, willSave: true, willSaveWaitUntil: true, save: { includeText: false } },
@@ -198,21 +207,22 @@ export class IntentServer {
         executeCommandProvider: { commands: allCommands },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
-      serverInfo: { name: "intent-lsp", version: SERVER_VERSION },
+      serverInfo: { name: "intent-lsp", version: INTENT_LSP_VERSION },
     };
   }
 
   private async initialized(): Promise<void> {
-    if (this.supportsFolderEvents) {
+    const caps = this.caps!;
+    if (caps.workspaceFolders) {
       this.connection.workspace.onDidChangeWorkspaceFolders(
         this.guard("workspace folders", (e) => {
-          for (const f of e.removed) this.removeFolder(f.uri);
-          for (const f of e.added) this.addFolder(f.uri, this.clientName);
-          this.refreshAll();
+          for (const f of e.removed) this.workspaces.remove(f.uri);
+          for (const f of e.added) this.workspaces.add(f.uri);
+          this.sync.refreshAll();
         }),
       );
     }
-    if (this.capabilities.watchedFiles) {
+    if (caps.watchedFiles) {
       // The client's watcher sees the whole tree (a write by someone else to any open file); ours (always on,
       // see FileWatcher) covers clients that register none or send nothing. A client refusing is not fatal.
       void this.connection.client
@@ -222,215 +232,27 @@ export class IntentServer {
         .catch((err: unknown) => this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`));
     }
     try {
-      if (this.capabilities.configuration) {
-        if (this.capabilities.configurationRegistration) {
+      if (caps.configuration) {
+        if (caps.configurationRegistration) {
           void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
         }
-        // a client that never answers workspace/configuration must not leave documents unhandled
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), SETTINGS_WAIT_MS)));
-        if ((await Promise.race([this.pullSettings(), late])) === "late") {
-          this.connection.console.warn(`intent-lsp: the client did not answer workspace/configuration within ${SETTINGS_WAIT_MS} ms; going on with config.jsonc and defaults`);
-        }
-        clearTimeout(timer);
+        await this.settings.pullWithin(SETTINGS_WAIT_MS);
       }
     } finally {
+      this.sync.refreshAll(); // the rules with the client's settings, before any queued save is recorded
       this.drainQueued();
     }
-    for (const ctx of this.contexts.values()) ctx.heartbeat();
-    this.heartbeat = setInterval(this.guard("heartbeat", () => this.contexts.forEach((c) => c.heartbeat())), HEARTBEAT_MS);
-    this.heartbeat.unref();
-    this.refreshAll();
-    await Promise.all([...this.contexts.values()].map((ctx) => this.pollLedger(ctx, true)));
-    this.ledgerTimer = setInterval(() => {
-      this.contexts.forEach((ctx) => void this.pollLedger(ctx)); // pollLedger catches its own errors
-      this.flushRecords();
-    }, LEDGER_POLL_MS);
-    this.ledgerTimer.unref();
-  }
-
-  private addFolder(uri: string, client: string): void {
-    const root = uriToPath(uri);
-    if (!root || this.contexts.has(root)) return;
-    const ctx = new WorkspaceContext(root, client);
-    this.contexts.set(root, ctx);
-    this.watcher.watch(root, ctx.rules.settings.ledgerPath);
-    if (this.heartbeat) ctx.heartbeat(); // added after start-up: announce the session now
-  }
-
-  private removeFolder(uri: string): void {
-    const root = uriToPath(uri);
-    const ctx = root ? this.contexts.get(root) : undefined;
-    if (!ctx || !root) return;
-    ctx.dispose();
-    this.watcher.unwatch(root, ctx.rules.settings.ledgerPath);
-    this.contexts.delete(root);
-  }
-
-  private anyContext(): WorkspaceContext | undefined {
-    return this.contexts.values().next().value;
-  }
-
-  /** The innermost workspace folder holding a file. */
-  private contextOf(fsPath: string): WorkspaceContext | undefined {
-    let best: WorkspaceContext | undefined;
-    for (const ctx of this.contexts.values()) {
-      if (ctx.relativePath(fsPath) !== undefined && (!best || ctx.root.length > best.root.length)) best = ctx;
-    }
-    return best;
-  }
-
-  private async pullSettings(): Promise<void> {
-    if (!this.capabilities.configuration) return;
-    for (const ctx of this.contexts.values()) {
-      try {
-        const [raw] = await this.connection.workspace.getConfiguration([{ scopeUri: pathToFileURL(ctx.root).href, section: SETTINGS_SECTION }]);
-        this.applyClientSettings(raw, ctx);
-      } catch (err) {
-        this.connection.console.warn(`intent-lsp: could not read client settings: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  /** Clients that push settings instead of answering workspace/configuration send them here. */
-  private async configurationChanged(pushed: unknown): Promise<void> {
-    if (this.capabilities.configuration) await this.pullSettings();
-    else this.applyClientSettings((pushed as Record<string, unknown> | null)?.[SETTINGS_SECTION]);
-    this.refreshAll();
-  }
-
-  private applyClientSettings(raw: unknown, only?: WorkspaceContext): void {
-    if (!raw || typeof raw !== "object") return;
-    const { values, issues } = editorSettings(raw);
-    for (const issue of issues) this.connection.console.warn(`intent-lsp: editor setting ${SETTINGS_SECTION}: ${issue}`);
-    for (const ctx of only ? [only] : this.contexts.values()) {
-      ctx.setClientSettings(values);
-      ctx.reload();
-    }
-  }
-
-  // --- documents -------------------------------------------------------------------------------
-
-  private open(doc: TextBuffer): void {
-    const fsPath = uriToPath(doc.uri);
-    let ctx = fsPath ? this.contextOf(fsPath) : undefined;
-    if (!ctx && fsPath) {
-      // a file outside every workspace folder (or an editor that sent none): adopt the intent workspace above it
-      const root = findIntentsRoot(dirname(fsPath));
-      if (root) {
-        this.addFolder(pathToFileURL(root).href, this.clientName);
-        ctx = this.contexts.get(root);
-        if (ctx) void this.pollLedger(ctx, true);
-      }
-    }
-    const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
-    const tracked = new TrackedDocument(doc, path, ctx, ctx && path !== undefined ? unrecordedBaseline(ctx, path, doc.getText()) : undefined);
-    this.documents.set(doc.uri, tracked);
-    if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(tracked);
-    if (ctx && path) {
-      // before the ledger's first read completes the owners are not known: hover says so, never "untraced"
-      if (ctx.ledger.indexed) tracked.ledgerChanged(ctx.ledger.entriesFor(path));
-      this.updateFindings(tracked);
-      this.watcher.watchFile(tracked.fsPath);
-      void this.pollLedger(ctx); // appends not read yet reach this document when they arrive
-    }
-    this.schedule(doc.uri);
-  }
-
-  /** The keystroke path: work in proportion to the edit; anything else waits for the publish debounce. */
-  private change(uri: string, changes: Parameters<TrackedDocument["applyChanges"]>[0], version: number): void {
-    const tracked = this.documents.get(uri);
-    if (!tracked) return;
-    const wasEdited = tracked.edits.isEdited();
-    const reloaded = tracked.applyChanges(changes, version);
-    if (tracked.ctx && tracked.path && tracked.ctx.ruleFileOf(tracked.path)) this.ruleFileEdited(tracked);
-    if (wasEdited !== tracked.edits.isEdited()) this.dirtyChanged = true;
-    if (reloaded && tracked.ctx) {
-      // the editor took another writer's content: its record (maybe still being appended) says who wrote it
-      this.updateFindings(tracked);
-      void this.pollLedger(tracked.ctx);
-      this.refreshLenses();
-    }
-    this.schedule(uri);
-  }
-
-  private close(uri: string): void {
-    const tracked = this.documents.get(uri);
-    this.documents.delete(uri);
-    if (tracked?.ctx && tracked.fsPath && !this.documentAt(tracked.fsPath)) this.watcher.unwatchFile(tracked.fsPath);
-    this.dirtyChanged = true;
-    this.shareDirtyFiles(); // closed unsaved: no longer anyone's unsaved edits
-    clearTimeout(this.pending.get(uri));
-    this.pending.delete(uri);
-    const rule = tracked?.ctx && tracked.path ? tracked.ctx.ruleFileOf(tracked.path) : undefined;
-    if (tracked?.ctx && rule) {
-      tracked.ctx.setOverlay(rule, undefined); // back to the disk's version
-      this.refresh(tracked.ctx);
-    } else if (!this.ruleFileUris.has(uri)) {
-      void this.connection.sendDiagnostics({ uri, diagnostics: [] });
-    }
-  }
-
-  private saved(uri: string): void {
-    const doc = this.documents.get(uri);
-    if (!doc) return;
-    const version = doc.doc.version;
-    const done = this.recordSave(doc).then(
-      (recordId) => recordId,
-      (err: unknown) => {
-        this.connection.console.error(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        return null;
-      },
+    this.sessions.start();
+    await Promise.all(this.workspaces.all().map((ctx) => this.ledgers.poll(ctx, true)));
+    this.ledgers.start(
+      () => this.workspaces.all(),
+      () => this.saves.flush(),
     );
-    void done.then((recordId) => this.connection.sendNotification(SAVE_PROCESSED, { uri, version, recordId } satisfies SaveProcessedParams));
   }
 
-  /** Records a save (synchronously up to the append) and carries the document's owners over it; the record's id. */
-  private async recordSave(doc: TrackedDocument): Promise<string | null> {
-    let save: PreparedSave | undefined;
-    doc.beforeSave();
-    try {
-      save = prepareSave(doc, SERVER_VERSION);
-    } catch (err) {
-      this.tellError(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
-    }
-    // the saved text is the new baseline, before typing can move on
-    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
-    this.schedule(doc.uri);
-    const { ctx } = doc;
-    if (!ctx || doc.path === undefined) return null;
-    let recordId: string | null = null;
-    if (save?.record) {
-      const recorder = this.recorderOf(ctx);
-      try {
-        if (await recorder.write(save, () => this.pollLedger(ctx))) recordId = save.record.id;
-        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
-      } catch (err) {
-        this.tellError(
-          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
-        );
-      }
-    }
-    await this.pollLedger(ctx);
-    this.updateFindings(doc);
-    this.dirtyChanged = true;
-    this.refreshLenses();
-    return recordId;
-  }
-
-  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
-  private flushRecords(): void {
-    for (const [ctx, recorder] of this.recorders) {
-      const waiting = recorder.waiting;
-      if (!waiting) continue;
-      recorder.flush().then(
-        () => {
-          this.connection.console.info(`intent-lsp: wrote ${waiting} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
-          void this.pollLedger(ctx);
-        },
-        () => undefined, // still not writable; the user was told when the save happened
-      );
-    }
+  private refreshLenses(): void {
+    if (this.caps?.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    if (this.caps?.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
   }
 
   /**
@@ -441,191 +263,6 @@ export class IntentServer {
     void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message });
     this.connection.console.error(message);
   }
-
-  private recorderOf(ctx: WorkspaceContext): SaveRecorder {
-    let r = this.recorders.get(ctx);
-    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
-    return r;
-  }
-
-  /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */
-  private updateFindings(doc: TrackedDocument): void {
-    const ctx = doc.ctx;
-    if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) return;
-    doc.lookAtDisk();
-    doc.fileFindings = fileFindings(doc, doc.diskText);
-    this.schedule(doc.uri);
-  }
-
-  /** Tells other sessions which files have unsaved edits here (written off the keystroke path). */
-  private shareDirtyFiles(): void {
-    if (!this.dirtyChanged) return;
-    this.dirtyChanged = false;
-    for (const ctx of this.contexts.values()) {
-      const dirty = [...this.documents.values()].filter((d) => d.ctx === ctx && d.path !== undefined && d.edits.isEdited());
-      const intents = dirty.map((d) => d.verdict()).flatMap((v) => (v && (v.kind === "allowed" || v.kind === "out-of-scope") ? [v.intent.id] : []));
-      ctx.setDirtyFiles(
-        dirty.map((d) => d.path!),
-        intents,
-      );
-    }
-  }
-
-  /** Reads new ledger lines; re-attributes open documents whose files they touch. */
-  private async pollLedger(ctx: WorkspaceContext, first = false): Promise<void> {
-    let progress: Awaited<ReturnType<Connection["window"]["createWorkDoneProgress"]>> | undefined;
-    try {
-      const size = first ? ledgerSize(ctx) : 0;
-      if (first && this.capabilities.progress && size > PROGRESS_THRESHOLD_BYTES) {
-        progress = await this.connection.window.createWorkDoneProgress();
-        progress.begin("intent-lsp: indexing the trace ledger", 0, `${(size / 1048576).toFixed(1)} MiB`, false);
-      }
-      let lastPercent = -1;
-      const result = await ctx.ledger.poll((read, total) => {
-        const percent = total ? Math.floor((read / total) * 100) : 100;
-        if (progress && percent !== lastPercent) progress.report(percent, `${(read / 1048576).toFixed(1)} of ${(total / 1048576).toFixed(1)} MiB`);
-        lastPercent = percent;
-      });
-      if (!result.changed && !first) return;
-      for (const doc of this.documents.values()) {
-        if (doc.ctx !== ctx || doc.path === undefined) continue;
-        if (result.reset || first || result.paths.has(doc.path)) {
-          // a ledger replaced or truncated underneath us: what we carried forward may no longer be on record
-          doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), result.reset);
-          this.updateFindings(doc);
-        }
-      }
-      this.publishWorkspaceFiles(ctx);
-      this.refreshLenses();
-    } catch (err) {
-      this.connection.console.error(`intent-lsp: reading the ledger failed: ${(err as Error).message}`);
-    } finally {
-      progress?.done();
-    }
-  }
-
-  private refreshLenses(): void {
-    if (this.capabilities.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
-    if (this.capabilities.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
-  }
-
-  /** A rule file changed in the editor: its buffer becomes the rules' source, after a pause in typing. */
-  private ruleFileEdited(tracked: TrackedDocument): void {
-    const ctx = tracked.ctx!;
-    ctx.setOverlay(ctx.ruleFileOf(tracked.path!)!, tracked.doc.getText());
-    clearTimeout(this.ruleReloads.get(ctx));
-    this.ruleReloads.set(
-      ctx,
-      setTimeout(
-        this.guard("reloading rules", () => {
-          this.ruleReloads.delete(ctx);
-          this.refresh(ctx);
-        }),
-        RULE_RELOAD_DELAY_MS,
-      ),
-    );
-  }
-
-  private filesChanged(uris: string[]): void {
-    const touched = new Set<WorkspaceContext>();
-    for (const uri of uris) {
-      const fsPath = uriToPath(uri);
-      const ctx = fsPath ? this.contextOf(fsPath) : undefined;
-      const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
-      if (!ctx || !path) continue;
-      if (ctx.ruleFileOf(path) || isOtherSessionFile(ctx, path)) touched.add(ctx);
-      else if (ctx.ledger.sources.some((s) => s.path === path)) void this.pollLedger(ctx);
-      const open = this.documentAt(fsPath!);
-      if (open) this.updateFindings(open);
-    }
-    for (const ctx of touched) this.refresh(ctx);
-  }
-
-  /** The open document of a file, whatever URI spelling its editor used (%3A, %40, …). */
-  private documentAt(fsPath: string): TrackedDocument | undefined {
-    for (const doc of this.documents.values()) if (doc.fsPath === fsPath) return doc;
-    return undefined;
-  }
-
-  // --- diagnostics -----------------------------------------------------------------------------
-
-  private refresh(ctx: WorkspaceContext): void {
-    ctx.reload();
-    this.publishWorkspaceFiles(ctx);
-    for (const doc of this.documents.values()) {
-      if (doc.ctx !== ctx) continue;
-      this.updateFindings(doc);
-      this.schedule(doc.uri);
-    }
-  }
-
-  private refreshAll(): void {
-    for (const ctx of this.contexts.values()) this.refresh(ctx);
-  }
-
-  private schedule(uri: string): void {
-    clearTimeout(this.pending.get(uri));
-    this.pending.set(
-      uri,
-      setTimeout(
-        this.guard("publishing diagnostics", () => {
-          this.pending.delete(uri);
-          this.shareDirtyFiles();
-          this.publish(uri);
-        }),
-        PUBLISH_DELAY_MS,
-      ),
-    );
-  }
-
-  private publish(uri: string): void {
-    const doc = this.documents.get(uri);
-    const diagnostics: Diagnostic[] = [];
-    if (doc) {
-      doc.refine(); // edited lines exact: an untouched line between two edits is not one
-      diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
-      const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
-      if (claimed) diagnostics.push(claimed);
-    }
-    if (this.ruleFileUris.has(uri)) diagnostics.push(...this.ruleFileDiagnostics(uri));
-    void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
-  }
-
-  private ruleFileDiagnostics(uri: string): Diagnostic[] {
-    const fsPath = uriToPath(uri);
-    const ctx = fsPath ? this.contextOf(fsPath) : undefined;
-    const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
-    if (!ctx) return [];
-    const { rules } = ctx;
-    if (path === INTENTS_FILE) return intentFileDiagnostics(rules.settings, rules.intents.problems, rules.usingLastGood);
-    if (path === CONFIG_FILE) {
-      const text = this.documents.get(uri)?.doc.getText() ?? readOptional(join(ctx.root, CONFIG_FILE)) ?? "";
-      return configDiagnostics(rules.settings, text, rules.config.problems);
-    }
-    const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
-    return ledger ? ledgerDiagnostics(rules.settings, ledger.path, ledger.lines) : [];
-  }
-
-  /** Diagnostics of the workspace's own files are published whether or not they are open, like a compiler's. */
-  private publishWorkspaceFiles(ctx: WorkspaceContext): void {
-    const uri = (rel: string) => this.documentAt(join(ctx.root, rel))?.uri ?? pathToFileURL(join(ctx.root, rel)).href;
-    const problems: [string, number][] = [
-      [uri(INTENTS_FILE), ctx.rules.intents.problems.length],
-      [uri(CONFIG_FILE), ctx.rules.config.problems.length],
-      ...ctx.ledger.unreadable().map((u): [string, number] => [uri(u.path), u.lines.length]),
-    ];
-    for (const [uri, count] of problems) {
-      const had = this.ruleFileUris.has(uri);
-      if (count) this.ruleFileUris.add(uri);
-      if (count || had) this.schedule(uri);
-      if (!count && had) {
-        // publish once more (empty), then forget it
-        setTimeout(() => this.ruleFileUris.delete(uri), PUBLISH_DELAY_MS * 2);
-      }
-    }
-  }
-
-  // --- code actions and commands ---------------------------------------------------------------
 
   private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
     const doc = this.documents.get(textDocument.uri);
@@ -638,61 +275,26 @@ export class IntentServer {
     context: (args) => {
       const uri = typeof args.uri === "string" ? args.uri : undefined;
       const fsPath = uri ? uriToPath(uri) : undefined;
-      const ctx = (fsPath && this.contextOf(fsPath)) || this.anyContext();
+      const ctx = (fsPath && this.workspaces.of(fsPath)) || this.workspaces.any();
       if (!ctx) throw new ResponseError(ErrorCodes.InvalidRequest, "No workspace folder is open; open the folder that holds .orchestration/.");
       return ctx;
     },
     hasUnsavedIntents: (ctx) => {
-      const doc = [...this.documents.values()].find((d) => d.ctx === ctx && d.path === INTENTS_FILE);
+      const doc = this.documents.at(join(ctx.root, INTENTS_FILE));
       return !!doc && doc.doc.getText() !== readOptional(join(ctx.root, INTENTS_FILE));
     },
-    refresh: (ctx) => this.refresh(ctx),
-    pollLedger: (ctx) => this.pollLedger(ctx),
+    refresh: (ctx) => this.sync.refresh(ctx),
+    pollLedger: (ctx) => this.ledgers.poll(ctx),
     document: (uri) => this.documents.get(uri),
     now: () => new Date(),
   };
 
   private dispose(): void {
-    clearInterval(this.heartbeat);
-    clearInterval(this.ledgerTimer);
+    this.sessions.dispose();
+    this.ledgers.dispose();
     this.watcher.dispose();
-    for (const t of this.pending.values()) clearTimeout(t);
-    for (const ctx of this.contexts.values()) ctx.dispose();
-  }
-}
-
-/** Another session's file or the workspace selection; our own heartbeats and temp files are not news. */
-function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
-  if (!path.startsWith(`${SESSIONS_DIR}/`)) return false;
-  const name = path.slice(SESSIONS_DIR.length + 1);
-  return !name.startsWith(".") && name !== sessionFileName(ctx.session.id);
-}
-
-/**
- * The baseline for a buffer that opens with changes nobody recorded: the file on disk, when the ledger says
- * the disk holds the last recorded content and the buffer differs from it (a restored session). Otherwise the
- * buffer itself is the baseline: a disk that differs for other reasons may be the editor's own write racing
- * the open notification, and its lines must not be taken for edits.
- */
-function unrecordedBaseline(ctx: WorkspaceContext, path: string, opened: string): string | undefined {
-  const disk = readDisk(ctx, path);
-  if (disk === undefined || disk === opened) return undefined;
-  return ctx.ledger.lastPostHash(path) === fileHash(disk) ? disk : undefined;
-}
-
-/** The file as saved, or undefined when it does not exist or cannot be read (a directory, no permission). */
-function readDisk(ctx: WorkspaceContext, path: string): string | undefined {
-  try {
-    return readOptional(join(ctx.root, path));
-  } catch {
-    return undefined;
-  }
-}
-
-function ledgerSize(ctx: WorkspaceContext): number {
-  try {
-    return statSync(ctx.ledger.file).size;
-  } catch {
-    return 0;
+    this.publisher.dispose();
+    this.sync.dispose();
+    this.workspaces.dispose();
   }
 }

@@ -2,21 +2,15 @@ import { randomUUID } from "node:crypto";
 import type { Settings } from "@shared/settings";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
-import { WorkspaceLedger } from "../engine/ledger/workspaceLedger";
+import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
 import { toWorkspacePath } from "../engine/paths";
 import { buildRules, type Rules } from "../engine/rules";
-import {
-  listSessions,
-  newSessionRecord,
-  pruneDeadSessions,
-  readWorkspaceSelection,
-  removeSession,
-  resolveSelection,
-  writeSession,
-  type SessionRecord,
-  type WorkspaceSelection,
-} from "../engine/sessions";
-import { readRuleFiles, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
+import { loadIntentsCached } from "../io/intents/catalogueCache";
+import { loadIntents } from "../engine/intents/load";
+import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { readRuleFiles } from "../io/ruleFiles";
 
 /**
  * One workspace folder as the server sees it: the rules in force, the selection, and this server's
@@ -36,6 +30,8 @@ export class WorkspaceContext {
   private clientSettings: Partial<Settings> = {};
   /** Texts of rule files open in the editor, which win over the disk (the user sees the buffer). */
   private readonly overlays = new Map<RuleFile, string>();
+  /** What `rules` were built from. */
+  private built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined;
 
   constructor(
     readonly root: string,
@@ -61,6 +57,11 @@ export class WorkspaceContext {
     else this.overlays.set(file, text);
   }
 
+  /** Whether the rules in force were read from this text of a rule file (positions in them refer to it). */
+  rulesReadFrom(file: RuleFile, text: string): boolean {
+    return this.built?.texts[file] === text;
+  }
+
   setClientSettings(settings: Partial<Settings>): void {
     this.clientSettings = settings;
   }
@@ -72,8 +73,15 @@ export class WorkspaceContext {
     } catch {
       texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
     }
+    const onDisk = texts[INTENTS_FILE];
     for (const [file, text] of this.overlays) texts[file] = text;
-    this.rules = buildRules(texts, this.clientSettings, this.lastGood);
+    // start-up, settings and file events reload often with nothing changed: a large catalogue is not parsed again
+    if (!sameInputs(this.built, texts, this.clientSettings)) {
+      // the text on disk goes through the workspace's cache; a buffer being typed into does not fill it
+      const load = (text: string) => (text === onDisk ? loadIntentsCached(this.root, text) : loadIntents(text));
+      this.rules = buildRules(texts, this.clientSettings, this.lastGood, load);
+      this.built = { texts, clientSettings: this.clientSettings };
+    }
     if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
     // a new ledger location (settings) means a new ledger to follow; the server polls it next
     if (this.ledger && this.ledger.ledgerPath !== this.rules.settings.ledgerPath) this.ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
@@ -91,14 +99,25 @@ export class WorkspaceContext {
     return judge(path, this.rules, this.selection);
   }
 
+  /** The session's heartbeat, on a timer: also the time to prune sessions that died long ago. */
   heartbeat(now = new Date()): void {
-    if (!this.rules.intentsFileExists) return; // not an intent-managed workspace: leave no files behind
+    if (!this.writeSession(now)) return;
+    try {
+      pruneDeadSessions(this.root, now.getTime());
+    } catch {
+      /* best effort, as below */
+    }
+  }
+
+  /** Writes this session's file (not on the keystroke path: with the publish, or the heartbeat). */
+  private writeSession(now = new Date()): boolean {
+    if (!this.rules.intentsFileExists) return false; // not an intent-managed workspace: leave no files behind
     this.session.heartbeat = now.toISOString();
     try {
       writeSession(this.root, this.session);
-      pruneDeadSessions(this.root, now.getTime());
+      return true;
     } catch {
-      /* a read-only workspace still gets diagnostics; sessions are best effort there */
+      return false; // a read-only workspace still gets diagnostics; sessions are best effort there
     }
   }
 
@@ -110,10 +129,16 @@ export class WorkspaceContext {
     if (same(files, this.session.dirtyFiles) && same(working, this.session.workingOn)) return;
     this.session.dirtyFiles = files;
     this.session.workingOn = working;
-    this.heartbeat();
+    this.writeSession();
   }
 
   dispose(): void {
     removeSession(this.root, this.session.id);
+    this.ledger.flush(); // the next start reads only what is appended after this
   }
+}
+
+function sameInputs(built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined, texts: RuleFileTexts, clientSettings: Partial<Settings>): boolean {
+  if (!built || JSON.stringify(built.clientSettings) !== JSON.stringify(clientSettings)) return false;
+  return RULE_FILES.every((f) => built.texts[f] === texts[f]);
 }

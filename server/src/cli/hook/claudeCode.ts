@@ -1,15 +1,14 @@
-import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
-import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
-import { agentSessionId } from "../../engine/agent/session";
-import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-
 /**
  * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
+import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool } from "../../engine/agent/toolCall";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -46,6 +45,11 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   const input = asObject(p["tool_input"] ?? {});
   const call = classifyTool(tool, input);
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+  if (call.kind === "shell") {
+    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } });
+    // the command already ran: "block" only puts the reason before Claude, which is the point
+    return jsonAnswer({ ...(said.toAgent ? { decision: "block", reason: said.toAgent } : {}), ...(said.toUser ? { systemMessage: said.toUser } : {}) });
+  }
   if (call.kind !== "write") return jsonAnswer({});
   const outcome = await afterWrite(ctx, henv, {
     filePath: call.filePath,

@@ -1,16 +1,15 @@
-import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../engine/agent/events";
-import { undoEdits, type StringEdit } from "../../engine/agent/agentWrite";
-import { agentSessionId } from "../../engine/agent/session";
-import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/writeGate";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-
 /**
  * Cursor's hook protocol (shared/agent-hooks.md): camelCase event names, `conversation_id`, `model` and
  * `workspace_roots` in every payload; permission answers `{permission, userMessage, agentMessage}`. The same
  * messages are also given under the snake_case names newer Cursor documentation uses; Cursor ignores keys it
  * does not know, so either reading gets them.
  */
+import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool } from "../../engine/agent/toolCall";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 export async function cursorHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -30,6 +29,15 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
       return permission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
     case "afterFileEdit":
       return afterFileEdit(p, henv, session);
+    case "afterShellExecution": {
+      // the one shell event pair that brackets the command: preToolUse(Shell) may snapshot too, but only
+      // this event records, so the command is recorded once
+      const command = str(p["command"]) ?? "";
+      const said = await afterShell(openAgentWorkspace(henv, session), henv, { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } });
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      if (!text) return jsonAnswer({});
+      return { ...jsonAnswer({ agentMessage: text, agent_message: text }), stderr: `${text}\n` };
+    }
     case "sessionEnd":
       sessionEnded(henv, session);
       return jsonAnswer({});

@@ -1,4 +1,4 @@
-/** Reading an agent's hook payload and writing the answer: shared by every agent adapter. */
+/* Reading an agent's hook payload and writing the answer: shared by every agent adapter. */
 
 export interface HookAnswer {
   stdout: string;

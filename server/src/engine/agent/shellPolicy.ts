@@ -1,7 +1,8 @@
-import type { GateDecision } from "./writeGate";
+import type { GateDecision } from "./decision";
 
 /**
- * A shell command cannot be scoped: which files it writes is only known after it ran. So the gate asks the
+ * A shell command cannot be scoped before it runs: which files it writes is only known after (shellWrite.ts
+ * records and checks them then). So the gate asks the
  * person about commands that look like they write or delete files and leaves the others to the agent's own
  * permission rules. A heuristic, on purpose on the cautious side; it is not a sandbox.
  */
@@ -23,7 +24,7 @@ export function gateShell(command: string): GateDecision {
       return {
         kind: "ask",
         code: "shell-write",
-        reason: `This command ${what}; intent-lsp cannot check shell writes against the active intent's scope, so the user decides. Prefer the Write/Edit tools for file changes: they are checked and recorded.`,
+        reason: `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`,
       };
     }
   }

@@ -1,10 +1,11 @@
-/**
- * What an agent's tool call is, for the gate, whatever the agent (DESIGN §5): Claude Code and Cursor name
+/*
+ * What an agent's tool call is, for the gate, whatever the agent (README "The CLI" and "Agents"): Claude Code and Cursor name
  * their tools differently, MCP servers add their own, and names change between versions. So the rule is
  * about the call, not a list of one agent's names: a call that names a file is gated as a write unless the
  * tool is known to only read. An unknown writer slipping through would be worse than an unknown reader
  * being checked (fail closed).
  */
+import { fileURLToPath } from "node:url";
 
 export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */
@@ -50,35 +51,69 @@ const WRITERS = new Set(["write", "edit", "multi_edit", "notebook_edit", "write_
 const SHELLS = new Set(["bash", "shell", "terminal", "run_terminal_cmd", "run_command"]);
 
 /**
- * Where tools put the files they act on: Claude Code `file_path`/`notebook_path`, Cursor `target_file`, MCP
- * `path`, moves and renames `source`/`destination` (`old_path`/`new_path`), and lists of them.
+ * Where tools put the files they act on, by key with `_`/`-` removed and lower-cased: Claude Code
+ * `file_path`/`notebook_path`, Cursor `target_file`, MCP `path`, moves `source`/`destination`
+ * (`old_path`/`new_path`), and the names MCP file tools use (`relative_path`, `pathInProject`, `filepath`,
+ * `filename`, `uri`, …), in this order; only when none of them names a file, any other key whose name ends
+ * in path, file or uri.
  */
-const PATH_KEYS = ["file_path", "notebook_path", "target_file", "path", "source", "destination", "old_path", "new_path"] as const;
-const PATH_LIST_KEYS = ["paths", "files"] as const;
+const PATH_KEYS = ["filepath", "notebookpath", "targetfile", "path", "relativepath", "pathinproject", "absolutepath", "filename", "file", "targetpath", "source", "sourcepath", "destination", "destinationpath", "dest", "oldpath", "newpath", "uri", "fileuri"];
+const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edits"];
+/** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
+const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris"]);
+const lastWord = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[_\-\s]+/).filter(Boolean).pop() ?? "";
 /** Inputs that carry changes without naming their files in a field: a patch or diff to apply. */
 const PATCH_KEYS = ["patch", "diff", "input"] as const;
+/** A tool name that says it changes files: a verb of change and a word for a file (`replace_file_text_by_path`). */
+const CHANGE_VERB = /(^|_)(write|edit|create|replace|insert|delete|remove|move|rename|patch|apply|save|append|overwrite|update|modify|copy|mkdir|touch)(_|$)/;
+const FILE_WORD = /(^|_)(file|files|notebook|dir|directory|folder|text|content|contents|code|lines?|symbol|body|path)(_|$)/;
 
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
-  const paths = namedPaths(input);
+  const { paths, unresolved } = namedPaths(input);
   if (!paths.length) {
     const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
-    return WRITERS.has(tool) || patch ? { kind: "write-without-path", tool: name } : { kind: "other" };
+    // A call that may write a file we cannot name is never left undecided (the gate denies it).
+    const writes = WRITERS.has(tool) || patch || unresolved || (CHANGE_VERB.test(tool) && FILE_WORD.test(tool));
+    return writes ? { kind: "write-without-path", tool: name } : { kind: "other" };
   }
   const [filePath, ...otherPaths] = paths;
   const expectedHash = text(input["expected_hash"]) ?? text(input["expected_content_hash"]);
   return { kind: "write", filePath: filePath!, ...(otherPaths.length ? { otherPaths } : {}), ...(expectedHash ? { expectedHash } : {}) };
 }
 
-/** Every file a tool input names, in field order, each once (a move names two; an edit list many). */
-function namedPaths(input: Record<string, unknown>): string[] {
+/**
+ * Every file a tool input names, known keys first, each once (a move names two; an edit list many), and
+ * whether a key that should name a file holds something that is not a usable path (a number, an empty
+ * string, an object without one).
+ */
+function namedPaths(input: Record<string, unknown>): { paths: string[]; unresolved: boolean } {
+  const byKey = new Map<string, { values: unknown[]; pathLike: boolean }>();
+  for (const [key, value] of Object.entries(input)) {
+    const k = key.replace(/[_\-\s]/g, "").toLowerCase();
+    const entry = byKey.get(k) ?? { values: [], pathLike: PATH_WORDS.has(lastWord(key)) };
+    entry.values.push(value);
+    byKey.set(k, entry);
+  }
   const out: string[] = [];
-  for (const k of PATH_KEYS) out.push(...[text(input[k])].filter((p): p is string => p !== undefined));
-  for (const k of PATH_LIST_KEYS) if (Array.isArray(input[k])) out.push(...(input[k] as unknown[]).map(text).filter((p): p is string => p !== undefined));
-  if (Array.isArray(input["edits"])) for (const e of input["edits"] as unknown[]) if (e && typeof e === "object") out.push(...[text((e as Record<string, unknown>)["path"])].filter((p): p is string => p !== undefined));
-  return [...new Set(out)];
+  let unresolved = false;
+  const take = (v: unknown, depth: number) => {
+    const p = text(v);
+    if (p !== undefined) out.push(p);
+    else if (Array.isArray(v) && depth < 3) for (const item of v) take(item, depth + 1);
+    else if (v && typeof v === "object" && depth < 3) {
+      const inner = namedPaths(v as Record<string, unknown>);
+      out.push(...inner.paths);
+      if (!inner.paths.length) unresolved = true;
+    } else unresolved = true;
+  };
+  const known = [...PATH_KEYS, ...PATH_LIST_KEYS];
+  for (const k of known) for (const v of byKey.get(k)?.values ?? []) take(v, k === "edits" ? 0 : 1);
+  // other path-like keys only when no known one names a file: serena's `name_path` is a symbol, not a file
+  if (!out.length) for (const [k, { values, pathLike }] of byKey) if (pathLike && !known.includes(k)) for (const v of values) take(v, 1);
+  return { paths: [...new Set(out)], unresolved };
 }
 
 /**
@@ -93,6 +128,13 @@ function normalizedToolName(name: string): string {
     .toLowerCase();
 }
 
+/** A usable path: a non-empty string, a `file://` URI as its path. */
 function text(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
+  if (typeof v !== "string" || v === "") return undefined;
+  if (!v.startsWith("file://")) return v;
+  try {
+    return fileURLToPath(v);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import type { IntentStatus } from "./model";
 
-/** DESIGN §2.1: the only moves an intent may make. ARCHIVED is terminal. */
+/** README "What it reads and writes": the only moves an intent may make. ARCHIVED is terminal. */
 const TRANSITIONS: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
   PENDING: ["IN_PROGRESS", "ARCHIVED"],
   IN_PROGRESS: ["COMPLETE", "BLOCKED", "ARCHIVED"],

@@ -1,4 +1,10 @@
+/**
+ * Reads `active_intents.yaml` in any dialect we have seen (README "What it reads and writes") and reports every problem at the
+ * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
+ */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";
+import { lineStarts, positionAt } from "../lines";
+import { nestingMessage, yamlNestingProblem } from "../nesting";
 import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
 import {
   INTENT_ID_PATTERN,
@@ -12,11 +18,6 @@ import {
   type RelatedSpec,
   type Span,
 } from "./model";
-
-/**
- * Reads `active_intents.yaml` in any dialect we have seen (DESIGN §2.1) and reports every problem at the
- * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
- */
 
 const FIELDS: Record<string, string> = {
   id: "id",
@@ -45,16 +46,11 @@ const STATUS_ALIASES: Record<string, IntentStatus> = { COMPLETED: "COMPLETE", AB
 export function loadIntents(text: string): LoadResult {
   const lines = new LineCounter();
   const problems: Problem[] = [];
+  let starts: number[] | undefined; // computed on the first problem: a sound file never needs them
   const report = (severity: ProblemSeverity, span: Span, message: string) => {
-    const s = lines.linePos(span.start);
-    const e = lines.linePos(Math.max(span.start, span.end));
-    problems.push({
-      severity,
-      message,
-      span,
-      start: { line: s.line - 1, character: s.col - 1 },
-      end: { line: e.line - 1, character: e.col - 1 },
-    });
+    starts ??= lineStarts(text);
+    const end = Math.min(text.length, Math.max(span.start, span.end));
+    problems.push({ severity, message, span, start: positionAt(starts, Math.min(span.start, end), text), end: positionAt(starts, end, text) });
   };
   const done = (intents: Intent[]): LoadResult => ({
     catalogue: makeCatalogue(intents),
@@ -62,6 +58,30 @@ export function loadIntents(text: string): LoadResult {
     hasErrors: problems.some((p) => p.severity === "error"),
   });
 
+  const tooDeep = yamlNestingProblem(text);
+  if (tooDeep) {
+    report("error", { start: tooDeep.offset, end: tooDeep.offset + 1 }, `active_intents.yaml is ${nestingMessage()}.`);
+    return done([]);
+  }
+  try {
+    return readCatalogue(yamlText(text), lines, report, done);
+  } catch (err) {
+    // the nesting bound keeps the parser's recursion shallow; this is the last line of defence, never a crash
+    problems.length = 0;
+    report("error", { start: 0, end: Math.min(text.length, 1) }, `active_intents.yaml could not be read (${(err as Error).message}); nothing in it is in force until it is fixed.`);
+    return done([]);
+  }
+}
+
+/**
+ * The text as the YAML parser should see it: a lone CR is a line break in YAML 1.2 and in the editor, but
+ * not to the parser. Replacing it with LF keeps every offset, so positions stay those of the editor's lines.
+ */
+export function yamlText(text: string): string {
+  return text.includes("\r") ? text.replace(/\r(?!\n)/g, "\n") : text;
+}
+
+function readCatalogue(text: string, lines: LineCounter, report: Report, done: (intents: Intent[]) => LoadResult): LoadResult {
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   for (const err of doc.errors) {
     report("error", { start: err.pos[0], end: err.pos[1] }, `YAML syntax error: ${firstLine(err.message)}`);
@@ -73,6 +93,15 @@ export function loadIntents(text: string): LoadResult {
   if (!isMap(root)) {
     report("error", root ? spanOf(root) : whole, "Expected a mapping with an `active_intents:` list.");
     return done([]);
+  }
+  const lists = root.items.filter((p) => isScalar(p.key) && (p.key.value === "active_intents" || p.key.value === "intents"));
+  if (lists.length > 1) {
+    report("error", spanOf(lists[1]!.key as Node), "The intents are listed twice (`active_intents:` or `intents:` appears more than once); keep one list.");
+    return done([]);
+  }
+  const replaced = text.indexOf("\uFFFD");
+  if (replaced !== -1) {
+    report("warning", { start: replaced, end: replaced + 1 }, "This file holds U+FFFD replacement characters: it was probably not saved as UTF-8 (bytes that are not UTF-8 are read as \uFFFD). Save it as UTF-8.");
   }
   let listPair = findPair(root, "active_intents");
   if (!listPair) {
@@ -119,6 +148,7 @@ type Report = (severity: ProblemSeverity, span: Span, message: string) => void;
 
 function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent | undefined {
   const fields = new Map<string, Pair>();
+  let ok = true;
   for (const pair of item.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     const canonical = key === undefined ? undefined : FIELDS[key];
@@ -129,10 +159,17 @@ function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent |
     if (canonical !== key) {
       report("warning", spanOf(pair.key as Node), `Older dialect: \`${key}\` is read as \`${canonical}\`.`);
     }
+    const first = fields.get(canonical);
+    if (first) {
+      // which one counts is the parser's whim: a duplicated status or scope must not pass unnoticed
+      const line = lines.linePos(spanOf(first.key as Node).start).line;
+      report("error", spanOf(pair.key as Node), `\`${canonical}\` is given twice in this intent (first on line ${line}); keep one.`);
+      ok = false;
+      continue;
+    }
     fields.set(canonical, pair);
   }
   const itemSpan = spanOf(item);
-  let ok = true;
   const fail = (span: Span, message: string) => {
     report("error", span, message);
     ok = false;
@@ -239,9 +276,11 @@ function relatedSpecs(pair: Pair | undefined): RelatedSpec[] {
 /** Warnings for parents that do not exist and child scopes that reach outside their parent's scope. */
 function checkParents(intents: Intent[], items: Node[], report: Report) {
   const byId = new Map(intents.map((i) => [i.id, i]));
+  // one pass over the items, not one per child: a catalogue of thousands of children stays linear
+  const nodeAt = new Map(items.filter((n) => isMap(n)).map((n) => [spanOf(n).start, n as YAMLMap]));
   for (const intent of intents) {
     if (!intent.parentIntent) continue;
-    const node = items.find((n) => isMap(n) && spanOf(n).start === intent.span.start) as YAMLMap | undefined;
+    const node = nodeAt.get(intent.span.start);
     const parentPair = node && (findPair(node, "parent_intent") ?? findPair(node, "parentIntent"));
     const at = parentPair ? spanOf(parentPair.value as Node) : intent.span;
     const parent = byId.get(intent.parentIntent);
@@ -257,7 +296,7 @@ function checkParents(intents: Intent[], items: Node[], report: Report) {
   }
 }
 
-/** The effective constraints of an intent: its own, then each ancestor's (DESIGN §2.1: constraints inherit). */
+/** The effective constraints of an intent: its own, then each ancestor's (a child inherits its parent's constraints). */
 export function inheritedConstraints(intent: Intent, byId: ReadonlyMap<string, Intent>): string[] {
   const out = [...intent.constraints];
   const seen = new Set([intent.id]);

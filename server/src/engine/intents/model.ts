@@ -1,4 +1,4 @@
-/** The intent catalogue as the engine sees it, whatever dialect the YAML was written in (DESIGN §2.1). */
+/* The intent catalogue as the engine sees it, whatever dialect the YAML was written in (README "What it reads and writes"). */
 
 export const INTENT_STATUSES = ["PENDING", "IN_PROGRESS", "COMPLETE", "BLOCKED", "ARCHIVED"] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];

@@ -1,13 +1,13 @@
-import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
-import { checkTransition } from "./lifecycle";
-import { loadIntents } from "./load";
-import type { IntentStatus } from "./model";
-import { normalizeGlob, validateGlob } from "../scope";
-
 /**
  * Changes to `active_intents.yaml` as minimal text edits located with the yaml Document API, so
  * comments, key order, quoting and indentation outside the edited node stay byte for byte as they were.
  */
+import { isMap, isScalar, isSeq, parseDocument, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
+import { checkTransition } from "./lifecycle";
+import { loadIntents, yamlText } from "./load";
+import { yamlNestingProblem } from "../nesting";
+import type { IntentStatus } from "./model";
+import { normalizeGlob, validateGlob } from "../scope";
 
 export interface TextEdit {
   start: number;
@@ -17,7 +17,8 @@ export interface TextEdit {
 
 export type WriteResult = { ok: true; text: string; edits: TextEdit[] } | { ok: false; reason: string };
 
-export function amendScope(text: string, intentId: string, glob: string, now: Date): WriteResult {
+export function amendScope(original: string, intentId: string, glob: string, now: Date): WriteResult {
+  const text = yamlText(original); // same offsets; edits made on it apply to the original
   const why = validateGlob(glob);
   if (why) return { ok: false, reason: `Cannot add to ${intentId}'s scope: ${why}.` };
   const located = locate(text, intentId);
@@ -40,11 +41,12 @@ export function amendScope(text: string, intentId: string, glob: string, now: Da
     const items = existing.filter((g) => g && g !== "null").map((g) => quoteLike(text, value, g));
     edit = { start: r[0], end: r[1], newText: `[${[...items, quoteLike(text, value, glob)].join(", ")}]` };
   }
-  return finish(text, intentId, [edit, touchUpdatedAt(text, item, now)], (i) => i.ownedScope.includes(glob));
+  return finish(original, intentId, [edit, touchUpdatedAt(text, item, now)], (i) => i.ownedScope.includes(glob));
 }
 
-export function transition(text: string, intentId: string, to: IntentStatus, now: Date): WriteResult {
-  const loaded = loadIntents(text);
+export function transition(original: string, intentId: string, to: IntentStatus, now: Date): WriteResult {
+  const text = yamlText(original);
+  const loaded = loadIntents(original);
   const intent = loaded.catalogue.byId.get(intentId);
   if (!intent) return { ok: false, reason: notFound(intentId, loaded.hasErrors) };
   const check = checkTransition(intentId, intent.status, to);
@@ -53,13 +55,14 @@ export function transition(text: string, intentId: string, to: IntentStatus, now
   if ("reason" in located) return { ok: false, reason: located.reason };
   const status = field(located.item, "status")!.value as Node;
   const edit = { start: status.range![0], end: status.range![1], newText: to };
-  return finish(text, intentId, [edit, touchUpdatedAt(text, located.item, now)], (i) => i.status === to);
+  return finish(original, intentId, [edit, touchUpdatedAt(text, located.item, now)], (i) => i.status === to);
 }
 
 /** Applies edits (non-overlapping) back to front, then re-reads the result to prove it says what we meant. */
 function finish(text: string, intentId: string, raw: TextEdit[], applied: (i: { ownedScope: string[]; status: string }) => boolean): WriteResult {
   // new lines end the way the file's lines end
-  const edits = text.includes("\r\n") ? raw.map((e) => ({ ...e, newText: e.newText.replace(/\r?\n/g, "\r\n") })) : raw;
+  const eol = text.includes("\r\n") ? "\r\n" : text.includes("\r") && !text.includes("\n") ? "\r" : "\n";
+  const edits = eol === "\n" ? raw : raw.map((e) => ({ ...e, newText: e.newText.replace(/\r?\n/g, eol) }));
   const next = applyEdits(text, edits);
   const check = loadIntents(next).catalogue.byId.get(intentId);
   if (!check || !applied(check)) {
@@ -77,6 +80,7 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
 }
 
 function locate(text: string, intentId: string): { item: YAMLMap } | { reason: string } {
+  if (yamlNestingProblem(text)) return { reason: "active_intents.yaml is nested too deeply to be edited safely; fix it first (`intent status` shows where)." };
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length) return { reason: `active_intents.yaml has a syntax error (${doc.errors[0].message.split("\n")[0]}); fix it first.` };
   const root = doc.contents;

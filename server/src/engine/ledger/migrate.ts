@@ -1,15 +1,15 @@
+/**
+ * `intent migrate` (README "The CLI" and "Agents"): older-dialect records rewritten as Agent Trace records, read with the same
+ * helpers as the lenient reader (read.ts), so a field means the same when migrated as when read. The result
+ * is a new ledger with a fresh `prev` chain; the original is never touched.
+ */
 import { randomUUID } from "node:crypto";
 import { AGENT_TRACE_VERSION, INTENT_URN_PREFIX, METADATA_KEY, MUTATION_CLASSES, SESSION_URN_PREFIX, type TraceRecord } from "@shared/agentTrace";
 import { normalizeModelId } from "../contributor";
 import { bytesHash } from "../hashing";
-import { contributorModel, contributorType, decodeURIComponentSafe, detectDialect, intentIdOf, isBlankLine, isObject, str, type Dialect, type JsonObject } from "./read";
+import { contributorModel, contributorType, decodeURIComponentSafe, detectDialect, intentIdOf, isObject, str, type Dialect, type JsonObject, SCHEME_OR_DRIVE } from "./read";
+import { isBlankLine } from "./blankLine";
 import { validateRecord } from "./schema";
-
-/**
- * `intent migrate` (DESIGN §5): older-dialect records rewritten as Agent Trace records, read with the same
- * helpers as the lenient reader (read.ts), so a field means the same when migrated as when read. The result
- * is a new ledger with a fresh `prev` chain; the original is never touched.
- */
 
 interface MigrationResult {
   lines: string[];
@@ -63,7 +63,6 @@ function rechain(raw: string, obj: JsonObject, prev: string | null): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 function fromNested(obj: JsonObject, dialect: Dialect, prev: string | null, lineNo: number): TraceRecord {
   let intentId: string | undefined;
@@ -74,7 +73,7 @@ function fromNested(obj: JsonObject, dialect: Dialect, prev: string | null, line
       intentId ??= related.intent;
       const url = str(c["url"]);
       return {
-        ...(url ? { url: HAS_SCHEME.test(url) ? url : SESSION_URN_PREFIX + encodeURIComponent(url) } : {}),
+        ...(url ? { url: SCHEME_OR_DRIVE.test(url) ? url : SESSION_URN_PREFIX + encodeURIComponent(url) } : {}),
         contributor: contributorOf(c["contributor"]),
         ranges: (Array.isArray(c["ranges"]) ? c["ranges"] : []).filter(isObject).map((r) => ({
           start_line: r["start_line"] as number,
@@ -163,7 +162,7 @@ function relatedOf(raw: unknown): { intent?: string; list: { type: string; url: 
       out.intent ??= bare;
       out.list.push({ type: "intent", url: INTENT_URN_PREFIX + encodeURIComponent(bare) });
     } else {
-      out.list.push({ type: str(r["type"]) ?? "reference", url: HAS_SCHEME.test(value) ? value : `urn:intent-lsp:path:${encodeURI(value)}` });
+      out.list.push({ type: str(r["type"]) ?? "reference", url: SCHEME_OR_DRIVE.test(value) ? value : `urn:intent-lsp:path:${encodeURI(value)}` });
     }
   }
   return out;

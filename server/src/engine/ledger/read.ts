@@ -1,5 +1,5 @@
 /**
- * Lenient ledger reader (DESIGN §2.2 "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
+ * Lenient ledger reader (docs/LEDGER.md "Reading"): every dialect seen in the wild becomes flat `TraceEntry`s,
  * one per attributed range. Nothing here throws on bad input; a line that cannot be used is reported with
  * its line number and skipped. Runs over million-record ledgers, so entries are kept small: strings that
  * repeat across records are shared through a `StringPool`, and nothing of the parsed JSON is retained.
@@ -8,6 +8,8 @@ import type { ContributorType } from "@shared/agentTrace";
 import { INTENT_URN_PREFIX, METADATA_KEY } from "@shared/agentTrace";
 import { LINE_HASH_HEX_LENGTH } from "../hashing";
 import { isValidChange, type LineChange, type Segment, type Span } from "../lineChange";
+import { isBlankLine } from "./blankLine";
+import { INTENT_ID_PATTERN } from "../intents/model";
 
 /** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
 export type Dialect = "spec" | "older" | "flat" | "reference";
@@ -71,14 +73,21 @@ export interface ParseResult {
   records: number;
 }
 
+/** No text file has more lines: a range beyond is not a range of a file (and must not be iterated). */
+export const MAX_LINE = 100_000_000;
+
+/** A recorded path that names a pseudo-file on purpose (not worth a report), however it is spelled. */
+function isPseudoPath(raw: unknown): boolean {
+  return typeof raw === "string" && PSEUDO_PATHS.has(raw.replace(/^\.\//, ""));
+}
+
 /** Paths that trace tools use for things that are not files; never attributed. */
 export const PSEUDO_PATHS: ReadonlySet<string> = new Set([".shell-history"]);
 
-/** An intent id as DESIGN §2.1 defines it. */
-export const INTENT_ID = /^[A-Z]+-\d{3,}$/;
 const SEMVER = /^\d+\.\d+\.\d+$/;
 const HEX = /^[0-9a-f]*$/;
-const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** A URI scheme or a Windows drive: what a workspace-relative path never starts with. */
+export const SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -231,8 +240,12 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
     const shared = fi === 0 ? first : details ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope } : { ...first, preHash: undefined, postHash: undefined };
     const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
     const map = details ? lineMapOf(details) : undefined;
-    const path = pool.path(file["path"] ?? file["relative_path"]);
-    if (path === undefined) continue;
+    const rawPath = file["path"] ?? file["relative_path"];
+    const path = pool.path(rawPath);
+    if (path === undefined) {
+      if (!isPseudoPath(rawPath)) out.unreadable.push({ line: lineNumber, message: `files[${fi}].path ${JSON.stringify(rawPath)?.slice(0, 200)} is not a workspace-relative file path (absolute, "..", a URL, a folder or control characters); that file is skipped` });
+      continue;
+    }
     const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
     let ranged = false;
     let firstContributor: EntryContributor | undefined;
@@ -255,7 +268,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const where = `files[${fi}].conversations[${ci}].ranges[${ri}]`;
         const span = rangeSpan(range);
         if (!span) {
-          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers ≥ 1, start ≤ end); that range is skipped` });
+          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers from 1 to ${MAX_LINE}, start ≤ end); that range is skipped` });
           continue;
         }
         ranged = true;
@@ -384,7 +397,7 @@ function rangeSpan(range: unknown): [number, number] | undefined {
   if (!Number.isInteger(s) || !Number.isInteger(e)) return undefined;
   const start = s as number;
   const end = e as number;
-  return start >= 1 && end >= start ? [start, end] : undefined;
+  return start >= 1 && end >= start && end <= MAX_LINE ? [start, end] : undefined;
 }
 
 function contributorOf(raw: unknown, pool: StringPool): EntryContributor {
@@ -429,7 +442,7 @@ export function intentIdOf(v: unknown): string | undefined {
   if (typeof v !== "string") return undefined;
   const rest = v.startsWith(INTENT_URN_PREFIX) ? v.slice(INTENT_URN_PREFIX.length) : undefined;
   const id = rest === undefined ? v : (decodeURIComponentSafe(rest) ?? rest);
-  return INTENT_ID.test(id) ? id : undefined;
+  return INTENT_ID_PATTERN.test(id) ? id : undefined;
 }
 
 /** Packs valid line hashes for a range of `expectedLength` lines; anything else is ignored, not trusted. */
@@ -454,15 +467,6 @@ export function str(v: unknown): string | undefined {
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Blank lines (also whitespace-only) are not records and not part of the `prev` chain. */
-export function isBlankLine(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 /** `decodeURIComponent`, or undefined for a malformed escape (ledgers are read, never trusted). */

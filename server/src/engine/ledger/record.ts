@@ -1,5 +1,5 @@
 /**
- * Builds the Agent Trace v0.1.0 record intent-lsp appends after a write (DESIGN §2.2). Pure: the caller
+ * Builds the Agent Trace v0.1.0 record intent-lsp appends after a write (docs/LEDGER.md). Pure: the caller
  * passes the file content, clock and ids can be injected for tests. `prev` is left for the appender, which
  * is the only place that knows the ledger's last line.
  */

@@ -1,23 +1,37 @@
 /**
  * Validation against the JSON Schema embedded in the Agent Trace v0.1.0 specification, with a real
- * validator (ajv, draft 2020-12, formats uuid/date-time/uri). Compiled on first use: the LSP server should
- * not pay for it unless it writes or verifies a record.
+ * validator (ajv, draft 2020-12, formats uuid/date-time/uri). The built tools load the validator the build
+ * generated from the schema (dist/trace-record-validator.js, ajv's standalone code): compiling the schema
+ * costs more than the rest of an agent's post-write hook. Running from source, it is compiled on first use.
+ * Either way the LSP server pays nothing unless it writes or verifies a record.
  */
-import Ajv2020 from "ajv/dist/2020";
+import { join } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import traceRecordSchema from "../../../../shared/schema/trace-record.schema.json";
+import { ajvOptions } from "../../../../shared/schema/validatorOptions.json";
 
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
-  if (!compiled) {
-    // allErrors: a person fixing a record wants every problem at once, not one per run.
-    const ajv = new Ajv2020({ allErrors: true });
-    addFormats(ajv);
-    compiled = ajv.compile(traceRecordSchema as object);
-  }
+  compiled ??= prebuilt() ?? compile();
   return compiled;
+}
+
+/** The build's validator, beside the bundle that runs; undefined when running from source. */
+function prebuilt(): ValidateFunction | undefined {
+  try {
+    return require(join(__dirname, "trace-record-validator.js")) as ValidateFunction;
+  } catch {
+    return undefined;
+  }
+}
+
+/** ajv itself, and the schema, are loaded only here: the built tools never need them to validate. */
+function compile(): ValidateFunction {
+  const Ajv2020 = (require("ajv/dist/2020") as typeof import("ajv/dist/2020")).default;
+  const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
+  const ajv = new Ajv2020(ajvOptions);
+  addFormats(ajv);
+  return ajv.compile(require("../../../../shared/schema/trace-record.schema.json") as object);
 }
 
 /** Schema violations of `obj` as `"<json pointer>: <problem>"`; empty when the record is valid. */

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench [-- --quick] [-- --sizes 10k,100k,1m] [-- --only hover,check] [-- --save LABEL]`
+ *
+ * Measures issue 10's table against the built server and CLI on generated workspaces of 10k, 100k and 1M
+ * ledger records (`--quick`: 10k and 100k, fewer repetitions). Prints a table and writes a JSON report to
+ * `.cache/bench/report.json` (`--save LABEL` also to `bench/results/LABEL.json`, to commit). Never fails on a
+ * time: a figure that misses its target is printed as such; only a broken measurement exits non-zero.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../scripts/lspClient";
+import { appends, blame, check, emptyMemory, hooks, hover, keystroke, startup, type Figure, type Options } from "./figures";
+import { ensureWorkload } from "./workload";
+
+const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
+const FIGURES = ["start", "memory", "hover", "keystroke", "check", "blame", "hooks", "appends"] as const;
+
+function parse() {
+  const { values } = parseArgs({
+    options: { quick: { type: "boolean" }, sizes: { type: "string" }, only: { type: "string" }, save: { type: "string" } },
+    allowPositionals: false,
+  });
+  const quick = values.quick ?? false;
+  const sizes = (values.sizes ?? (quick ? "10k,100k" : "10k,100k,1m")).split(",").map((s) => {
+    const n = SIZES[s.trim().toLowerCase()];
+    if (!n) throw new Error(`--sizes: "${s}" is not one of ${Object.keys(SIZES).join(", ")}`);
+    return n;
+  });
+  const only = values.only ? values.only.split(",").map((s) => s.trim()) : [...FIGURES];
+  for (const f of only) if (!(FIGURES as readonly string[]).includes(f)) throw new Error(`--only: "${f}" is not one of ${FIGURES.join(", ")}`);
+  return { quick, sizes, only: new Set(only), save: values.save };
+}
+
+function table(figures: readonly Figure[]): string {
+  const rows = [["figure", "records", "now", "baseline", "ratio", "target", "met"]];
+  for (const f of figures) rows.push([f.id, f.records ? f.records.toLocaleString("en") : "–", f.now, f.baseline, f.ratio, f.target, f.met === null ? "–" : f.met ? "yes" : "NO"]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(" | ")} |`;
+  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const args = parse();
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const o: Options = { quick: args.quick, log };
+  const started = Date.now();
+  const figures: Figure[] = [];
+  const workloads = [];
+  for (const records of args.sizes) {
+    const w = await ensureWorkload(REPO_ROOT, records, log);
+    workloads.push(w);
+    log(`\n${records.toLocaleString("en")} records (${(w.ledgerBytes / 1e6).toFixed(0)} MB, ${(w.ledgerBytes / records).toFixed(0)} B/record), ${w.changedFiles} changed files`);
+    const run = async (name: (typeof FIGURES)[number], body: () => Promise<Figure | Figure[]> | Figure | Figure[]) => {
+      if (!args.only.has(name)) return;
+      const t0 = Date.now();
+      log(`  ${name} …`);
+      const got = await body();
+      figures.push(...(Array.isArray(got) ? got : [got]));
+      log(`  ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    };
+    await run("start", () => startup(w, o));
+    if (records === args.sizes[0]) await run("memory", () => emptyMemory(w));
+    await run("hover", () => hover(w, o));
+    // the keystroke path does not depend on the ledger: measured once, on the smallest workload
+    if (records === args.sizes[0]) await run("keystroke", async () => [await keystroke(w, "20k", o), await keystroke(w, "200k", o)]);
+    await run("check", () => check(w, o));
+    await run("blame", () => blame(w, o));
+    await run("hooks", () => hooks(w, o));
+    await run("appends", () => appends(w, o));
+  }
+  const report = {
+    when: new Date().toISOString(),
+    commit: gitRevision(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version },
+    quick: args.quick,
+    seconds: (Date.now() - started) / 1000,
+    workloads,
+    figures,
+  };
+  const out = join(REPO_ROOT, ".cache/bench/report.json");
+  mkdirSync(join(REPO_ROOT, ".cache/bench"), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  if (args.save) {
+    mkdirSync(join(REPO_ROOT, "bench/results"), { recursive: true });
+    writeFileSync(join(REPO_ROOT, `bench/results/${args.save}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  }
+  process.stdout.write(`\n${table(figures)}\n\nreport: ${out}${args.save ? ` and bench/results/${args.save}.json` : ""} (${report.seconds.toFixed(0)} s)\n`);
+}
+
+function gitRevision(): string | undefined {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

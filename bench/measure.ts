@@ -1,0 +1,58 @@
+/** Timing and memory readings, all taken from outside the measured process. */
+import { spawnSync, type SpawnSyncOptions } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export interface Summary {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles: with few samples p99 is the maximum, which is the honest reading. */
+export function summarize(values: readonly number[]): Summary {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
+  return { n: s.length, p50: at(50), p99: at(99), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1), min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
+}
+
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+export interface Timed {
+  ms: number;
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a process to completion and times it wall-clock, spawn included (as a hook or CI job pays it). */
+export function timeProcess(command: string, args: readonly string[], opts: SpawnSyncOptions & { keepStdout?: boolean } = {}): Timed {
+  const t0 = nowMs();
+  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 30, ...opts, stdio: ["pipe", opts.keepStdout ? "pipe" : "ignore", "pipe"] });
+  const ms = nowMs() - t0;
+  if (r.error) throw r.error;
+  return { ms, status: r.status, stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? "") };
+}
+
+/** Resident and peak resident memory of a live process, in MB (Linux /proc). */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+/** A seeded sequence, so the lines hovered and typed on are the same in every run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

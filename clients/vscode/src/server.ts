@@ -1,0 +1,59 @@
+// Talking to the server: the commands it offers, with their answers typed, and errors turned into what a
+// user can read.
+import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
+import { Commands, type ActiveIntentResult } from "@shared/commands";
+
+/** One row of `intent.listIntents`. */
+export interface IntentRow {
+  id: string;
+  name: string;
+  status: string;
+  owned_scope: string[];
+  selected: boolean;
+  files: string[];
+  transitions: string[];
+}
+
+export interface BlameRow {
+  line: number;
+  kind: string;
+  intent?: string;
+  contributor?: string;
+  model?: string;
+  timestamp?: string;
+  traceId?: string;
+}
+
+export interface ServerCommands {
+  listIntents(uri?: string): Promise<IntentRow[]>;
+  activeIntent(uri?: string): Promise<ActiveIntentResult>;
+  select(id: string, start: boolean, uri?: string): Promise<unknown>;
+  clear(uri?: string): Promise<unknown>;
+  transition(id: string, to: string, uri?: string): Promise<unknown>;
+  showContext(id: string | undefined, uri?: string): Promise<{ id: string; xml: string; bytes: number; omitted: unknown }>;
+  blame(uri: string, startLine: number, endLine: number): Promise<{ path: string; lines: BlameRow[] }>;
+  verifyLedger(uri?: string): Promise<{ path: string; ok: boolean; records: number; problems: { line: number; kind: string; message: string }[] }>;
+  regenerateMap(uri?: string): Promise<{ path: string; changed: boolean; intents: number }>;
+}
+
+export function serverCommands(client: LanguageClient): ServerCommands {
+  const run = <T>(command: string, args: Record<string, unknown>): Promise<T> =>
+    client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] }) as Promise<T>;
+  const at = (uri?: string) => (uri ? { uri } : {});
+  return {
+    listIntents: (uri) => run(Commands.listIntents, at(uri)),
+    activeIntent: (uri) => run(Commands.activeIntent, at(uri)),
+    select: (id, start, uri) => run(Commands.selectIntent, { ...at(uri), id, ...(start ? { start: true } : {}) }),
+    clear: (uri) => run(Commands.clearIntent, at(uri)),
+    transition: (id, to, uri) => run(Commands.transition, { ...at(uri), id, to }),
+    showContext: (id, uri) => run(Commands.showContext, { ...at(uri), ...(id ? { id } : {}) }),
+    blame: (uri, startLine, endLine) => run(Commands.blame, { uri, startLine, endLine }),
+    verifyLedger: (uri) => run(Commands.verifyLedger, at(uri)),
+    regenerateMap: (uri) => run(Commands.regenerateMap, at(uri)),
+  };
+}
+
+/** The server's error message (it says what to do next), without JSON-RPC's wrapping. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,28 @@
+import { runDoctor } from "../io/setup/doctor";
+import { parse, ROOT_OPTION, type Command } from "./args";
+import { openWorkspace } from "./workspace";
+
+const USAGE = `intent doctor [--root DIR]
+
+Checks the setup and prints each check as ok or problem, with the fix for each problem:
+the intents file and config.jsonc valid, the ledger verifying, .gitattributes and .gitignore entries,
+intent-lsp on PATH, every configured agent hook answering a harmless read-only call, and lock directories
+left behind by a writer that was killed. Exit code 1 when there is a problem.`;
+
+export const doctorCommand: Command = {
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parse("doctor", argv, { ...ROOT_OPTION });
+    const ws = openWorkspace(io, values.root);
+    const checks = await runDoctor({ root: ws.root, rules: ws.rules, texts: ws.texts, env: io.env });
+    const lines: string[] = [];
+    for (const c of checks) {
+      lines.push(`${c.ok ? "ok     " : "problem"}  ${c.name}: ${c.detail}`);
+      if (!c.ok && c.fix) lines.push(`         fix: ${c.fix}`);
+    }
+    const problems = checks.filter((c) => !c.ok).length;
+    lines.push(problems ? `${problems} problem${problems === 1 ? "" : "s"} in ${ws.root}.` : `All ${checks.length} checks passed in ${ws.root}.`);
+    io.out(`${lines.join("\n")}\n`);
+    return problems ? 1 : 0;
+  },
+};

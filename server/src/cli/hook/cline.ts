@@ -1,0 +1,53 @@
+import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
+import { internalErrorDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+
+/**
+ * Cline (shared/agent-hooks.md): hooks are executables named after the event, fed `hookName`, `taskId`,
+ * `workspaceRoots` and a per-event object (`preToolUse: {toolName, parameters}`, `postToolUse: {…, result,
+ * success}`). Writes are `write_to_file` and `replace_in_file` (`path`, relative to the workspace); the shell
+ * is `execute_command`. Every answer is `{"cancel", "errorMessage", "contextModification"}` on stdout; a
+ * cancel is the only blocking form Cline documents (exit codes are not documented as blocking).
+ */
+
+const SHELL_TOOLS = new Set(["execute_command"]);
+
+export async function clineHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const roots = Array.isArray(p["workspaceRoots"]) ? (p["workspaceRoots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
+  const session: HookSession = { cwd: roots[0] ?? process.cwd(), sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
+  switch (str(p["hookName"])) {
+    case "PreToolUse":
+      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, "preToolUse", session.cwd, henv.env))));
+    case "PostToolUse": {
+      const said = await afterTool(henv, session, toolEvent(p, "postToolUse", session.cwd, henv.env));
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      return jsonAnswer(text ? { cancel: false, contextModification: text } : { cancel: false });
+    }
+    default:
+      openAgentWorkspace(henv, session);
+      return jsonAnswer({ cancel: false });
+  }
+}
+
+function toolEvent(p: Json, key: "preToolUse" | "postToolUse", cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
+  const ev = p[key] && typeof p[key] === "object" ? (p[key] as Json) : {};
+  const tool = str(ev["toolName"]) ?? "";
+  const params = ev["parameters"] && typeof ev["parameters"] === "object" ? (ev["parameters"] as Json) : {};
+  const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(params["command"]) ?? "" } : anchored(cwd, classifyTool(tool, params));
+  return { tool, call, model: { reported: str(p["model"]), env } };
+}
+
+function decisionAnswer(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({ cancel: false });
+  return jsonAnswer({ cancel: true, errorMessage: denialText(d) });
+}
+
+export function clineFailure(err: unknown, payload?: unknown): HookAnswer {
+  const hook = payload && typeof payload === "object" ? (payload as Json)["hookName"] : undefined;
+  if (hook === undefined || hook === "PreToolUse") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  return { ...jsonAnswer({ cancel: false }), stderr: `intent-lsp's ${String(hook)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
+}

@@ -1,0 +1,75 @@
+import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
+import { internalErrorDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+
+/**
+ * GitHub Copilot CLI and coding agent hooks (shared/agent-hooks.md): `preToolUse`/`postToolUse` payloads
+ * with camelCase `toolName` and `toolArgs` (a JSON string in the CLI, an object in the SDK) and no event
+ * name; a post payload carries `toolResult`. The deny is `{"permissionDecision":"deny",…}` on stdout with
+ * exit code 0: it is the only blocking form documented for command hooks (what a non-zero exit does is
+ * not documented, so it is not relied on). "ask" is documented for the SDK only, so it is not used.
+ */
+
+const SHELL_TOOLS = new Set(["bash", "powershell", "shell"]);
+
+type Phase = "pre" | "post" | "sessionEnd" | "other";
+
+/** The event: named when the payload names it, else told by its fields (only a post payload has toolResult). */
+function phaseOf(p: Json): Phase {
+  const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
+  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "sessionEnd" : "other";
+  if (str(p["toolName"]) === undefined) return "other";
+  return "toolResult" in p ? "post" : "pre";
+}
+
+export async function copilotHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
+  switch (phaseOf(p)) {
+    case "pre":
+      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
+    case "post": {
+      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      // Copilot's CLI documents no way to reach the model after a tool; the person sees stderr in the log
+      return text ? { ...jsonAnswer({ additionalContext: text }), stderr: `${text}\n` } : jsonAnswer({});
+    }
+    case "sessionEnd":
+      sessionEnded(henv, session);
+      return jsonAnswer({});
+    default:
+      openAgentWorkspace(henv, session);
+      return jsonAnswer({});
+  }
+}
+
+function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
+  const tool = str(p["toolName"]) ?? "";
+  const args = toolArgs(p["toolArgs"]);
+  const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(args["command"]) ?? "" } : anchored(cwd, classifyTool(tool, args));
+  return { tool, call, model: { reported: str(p["model"]), env } };
+}
+
+/** `toolArgs` as an object, whether sent as one or as its JSON text. */
+function toolArgs(v: unknown): Json {
+  if (typeof v === "string") {
+    const parsed = JSON.parse(v) as unknown; // unreadable arguments are a failure: denied before a tool
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("toolArgs is not a JSON object");
+    return parsed as Json;
+  }
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {};
+}
+
+function decisionAnswer(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: denialText(d) });
+}
+
+export function copilotFailure(err: unknown, payload?: unknown): HookAnswer {
+  const phase = payload && typeof payload === "object" && !Array.isArray(payload) ? phaseOf(payload as Json) : "pre";
+  if (phase === "pre") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  return { ...jsonAnswer({}), stderr: `intent-lsp's ${phase} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
+}

@@ -1,0 +1,63 @@
+import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
+import { internalErrorDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+
+/**
+ * Factory Droid (shared/agent-hooks.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
+ * `tool_input`, `hookSpecificOutput.permissionDecision`, exit code 2 blocks) with Droid's tools: `Create`,
+ * `Edit` (`file_path`, `old_str`/`new_str`) and `Execute` (the shell, `command`). Whether Droid honours
+ * "ask" is not documented, so intent-lsp asks nothing of it; a deny is given both ways: the JSON decision
+ * on stdout and exit code 2 with the reason on stderr.
+ */
+
+const SHELL_TOOLS = new Set(["Execute"]);
+
+export async function droidHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("droid", str(p["session_id"]) ?? "unknown"), client: "droid" };
+  switch (str(p["hook_event_name"])) {
+    case "PreToolUse":
+      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
+    case "PostToolUse": {
+      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      return jsonAnswer(text ? { decision: "block", reason: text } : {});
+    }
+    case "SessionEnd":
+      sessionEnded(henv, session);
+      return jsonAnswer({});
+    default:
+      openAgentWorkspace(henv, session);
+      return jsonAnswer({});
+  }
+}
+
+function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
+  const tool = str(p["tool_name"]) ?? "";
+  const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
+  const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
+  const edit = tool === "Edit" && typeof input["old_str"] === "string" && typeof input["new_str"] === "string" ? [{ old_string: input["old_str"], new_string: input["new_str"] } as StringEdit] : undefined;
+  return {
+    tool,
+    call,
+    ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}),
+    model: { reported: str(p["model"]), env, transcriptPath: str(p["transcript_path"]) },
+    ...(edit ? { edits: edit, before: (after: string) => undoEdits(after, edit) } : {}),
+  };
+}
+
+function decisionAnswer(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  const reason = denialText(d);
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
+}
+
+export function droidFailure(err: unknown, payload?: unknown): HookAnswer {
+  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
+  if (event === undefined || event === "PreToolUse") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
+}

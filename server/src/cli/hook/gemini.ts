@@ -1,0 +1,55 @@
+import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { agentSessionId } from "../../io/agent/session";
+import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
+import { internalErrorDecision } from "../../engine/agent/decision";
+import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+
+/**
+ * Gemini CLI (shared/agent-hooks.md): `BeforeTool`/`AfterTool` with `tool_name`/`tool_input`; writes are
+ * `write_file` and `replace` (`file_path`), the shell is `run_shell_command` (`command`, `dir_path`). No
+ * "ask". A deny is given both ways Gemini honours: `{"decision":"deny","reason"}` on stdout and exit code
+ * 2 with the reason on stderr. After a tool, `hookSpecificOutput.additionalContext` reaches the model.
+ */
+
+const SHELL_TOOLS = new Set(["run_shell_command"]);
+
+export async function geminiHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"), client: "gemini" };
+  switch (str(p["hook_event_name"])) {
+    case "BeforeTool":
+      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
+    case "AfterTool": {
+      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      return jsonAnswer(text ? { hookSpecificOutput: { hookEventName: "AfterTool", additionalContext: text } } : {});
+    }
+    case "SessionEnd":
+      sessionEnded(henv, session);
+      return jsonAnswer({});
+    default:
+      openAgentWorkspace(henv, session);
+      return jsonAnswer({});
+  }
+}
+
+function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
+  const tool = str(p["tool_name"]) ?? "";
+  const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
+  const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
+  // Gemini names no model in tool events: INTENT_LSP_MODEL or the contributor.modelId setting does
+  return { tool, call, model: { env, defaultProvider: "google" } };
+}
+
+function decisionAnswer(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  const reason = denialText(d);
+  return { stdout: `${JSON.stringify({ decision: "deny", reason })}\n`, stderr: `${reason}\n`, exitCode: 2 };
+}
+
+export function geminiFailure(err: unknown, payload?: unknown): HookAnswer {
+  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
+  if (event === undefined || event === "BeforeTool") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
+}

@@ -1,0 +1,99 @@
+import { isAbsolute, resolve } from "node:path";
+import { afterShell, afterWrite, beforeToolUse, openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import type { StringEdit } from "../../io/agent/agentWrite";
+import type { ModelSources } from "../../io/modelSources";
+import type { ToolCall } from "../../engine/agent/toolCall";
+import type { GateDecision } from "../../engine/agent/decision";
+
+/**
+ * The tool-call flow every agent adapter shares once it has read its agent's payload: before the call, the
+ * gate (and the shell snapshot); after it, the recorder. Each adapter only translates: its payload into a
+ * `ToolEvent`, and the outcome into its agent's answer.
+ */
+
+export interface ToolEvent {
+  /** The agent's name for the tool, kept in records of shell commands. */
+  tool: string;
+  call: ToolCall;
+  /** The agent's id for this call, when it gives one: pairs the pre hook's stash with the post hook. */
+  callId?: string;
+  model: Omit<ModelSources, "settings">;
+  /** After a write, when the payload proves the content before it (see WriteReport.before). */
+  before?: (after: string) => string | null | undefined;
+  edits?: readonly StringEdit[];
+}
+
+/** What an agent without an "ask" answer can be told: allow, deny or nothing. */
+export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind: "deny"; code: string; reason: string };
+
+/**
+ * For agents whose protocol has no "ask": a change to intent-lsp's own files needs a person, so it is
+ * denied; a shell command that looks like it writes runs under the agent's own permission rules, since its
+ * writes are recorded and checked against the scope right after it.
+ */
+export function withoutAsk(d: GateDecision): PlainDecision {
+  if (d.kind === "ask") {
+    if (d.code === "shell-write") return { kind: "none" };
+    return { kind: "deny", code: d.code, reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.` };
+  }
+  if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
+  return d.kind === "allow" ? { kind: "allow", reason: d.reason } : { kind: "none" };
+}
+
+/** The text an agent reads for a denial: the code first, so a person scanning a log finds it. */
+export const denialText = (d: { code: string; reason: string }) => `[intent-lsp: ${d.code}] ${d.reason}`;
+
+export function beforeTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): GateDecision {
+  const ctx = openAgentWorkspace(henv, session, ev.call.kind === "write" ? ev.call.filePath : undefined);
+  return beforeToolUse(ctx, ev.call, ev.callId);
+}
+
+export interface AfterTool {
+  /** For the agent: files the call changed outside its intent, or lines that could not be recorded. */
+  toAgent?: string;
+  /** For the person: why nothing could be recorded. */
+  toUser?: string;
+}
+
+/** After the call: its writes recorded (a write tool's files one by one, a shell command's in one record). */
+export async function afterTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): Promise<AfterTool> {
+  const { call } = ev;
+  const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+  if (call.kind === "shell") {
+    const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model });
+    return { ...(said.toAgent ? { toAgent: said.toAgent } : {}), ...(said.toUser ? { toUser: said.toUser } : {}) };
+  }
+  if (call.kind !== "write") return {};
+  const unknown: string[] = [];
+  for (const filePath of [call.filePath, ...(call.otherPaths ?? [])]) {
+    const outcome = await afterWrite(ctx, henv, {
+      filePath,
+      ...(ev.callId ? { callId: ev.callId } : {}),
+      model: ev.model,
+      // what the payload proves is about the one file it names
+      ...(ev.before && !call.otherPaths ? { before: ev.before } : {}),
+      ...(ev.edits && !call.otherPaths ? { edits: ev.edits } : {}),
+    });
+    if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
+  }
+  return unknown.length
+    ? { toUser: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Configure the pre-tool hook for write tools too (see the README).` }
+    : {};
+}
+
+/** A path from a payload, absolute: agents give paths relative to where they run. */
+export function absolute(cwd: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/** A write call with every path made absolute against `cwd`. */
+export function writeCall(cwd: string, paths: readonly string[]): ToolCall {
+  const [first, ...others] = paths.map((p) => absolute(cwd, p));
+  return { kind: "write", filePath: first!, ...(others.length ? { otherPaths: others } : {}) };
+}
+
+/** A ToolCall whose paths are made absolute against the agent's working folder. */
+export function anchored(cwd: string, call: ToolCall): ToolCall {
+  if (call.kind !== "write") return call;
+  return { ...call, filePath: absolute(cwd, call.filePath), ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p)) } : {}) };
+}

@@ -1,0 +1,59 @@
+import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { agentSessionId } from "../../io/agent/session";
+import { internalErrorDecision } from "../../engine/agent/decision";
+import { asObject, str, type HookAnswer, type Json } from "./payload";
+import { absolute, afterTool, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+
+/**
+ * Windsurf Cascade hooks (shared/agent-hooks.md): the event is `agent_action_name` (`pre_write_code`,
+ * `post_write_code`, `pre_run_command`, `post_run_command`, …) and the call is in `tool_info` (`file_path`
+ * and `edits`; `command_line` and `cwd`). There is no JSON decision: exit code 2 blocks, with the reason on
+ * stderr; any other exit lets the action run. Standard output is shown to the person (`show_output`).
+ */
+
+export async function windsurfHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
+  const p = asObject(payload);
+  const info = p["tool_info"] && typeof p["tool_info"] === "object" ? (p["tool_info"] as Json) : {};
+  const session: HookSession = { cwd: str(info["cwd"]) ?? process.cwd(), sessionId: agentSessionId("windsurf", str(p["trajectory_id"]) ?? "unknown"), client: "windsurf" };
+  const model = { reported: str(p["model_name"]), env: henv.env };
+  const action = str(p["agent_action_name"]);
+  switch (action) {
+    case "pre_write_code":
+    case "pre_run_command":
+      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(action, info, session.cwd, model))));
+    case "post_write_code":
+    case "post_run_command": {
+      const said = await afterTool(henv, session, toolEvent(action, info, session.cwd, model));
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      return { stdout: text ? `${text}\n` : "", exitCode: 0 };
+    }
+    default:
+      openAgentWorkspace(henv, session);
+      return { stdout: "", exitCode: 0 };
+  }
+}
+
+function toolEvent(action: string, info: Json, cwd: string, model: ToolEvent["model"]): ToolEvent {
+  if (action.endsWith("_run_command")) return { tool: "run_command", call: { kind: "shell", command: str(info["command_line"]) ?? "" }, model };
+  const filePath = str(info["file_path"]);
+  if (!filePath) return { tool: "write_code", call: { kind: "write-without-path", tool: "write_code" }, model };
+  const edits = Array.isArray(info["edits"]) ? (info["edits"] as StringEdit[]) : [];
+  return {
+    tool: "write_code",
+    call: { kind: "write", filePath: absolute(cwd, filePath) },
+    model,
+    ...(edits.length ? { before: (after: string) => undoEdits(after, edits) } : {}),
+  };
+}
+
+function decisionAnswer(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return { stdout: "", exitCode: 0 };
+  return { stdout: "", stderr: `${denialText(d)}\n`, exitCode: 2 };
+}
+
+export function windsurfFailure(err: unknown, payload?: unknown): HookAnswer {
+  const action = payload && typeof payload === "object" ? (payload as Json)["agent_action_name"] : undefined;
+  if (action === undefined || action === "pre_write_code" || action === "pre_run_command") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  return { stdout: "", stderr: `intent-lsp's ${action} hook failed: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 0 };
+}

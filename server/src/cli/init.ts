@@ -1,0 +1,96 @@
+import { chmodSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../io/atomicWrite";
+import { detectAgents, hookCommand, hookScript, hookSpec, HOOK_SPECS, mergeHookConfig, type AgentName } from "../io/setup/agentHooks";
+import { appendLines, EXAMPLE_INTENTS, GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "../io/setup/repoFiles";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
+import { resolveWorkspaceRoot } from "../io/workspaceRoot";
+import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+
+const AGENTS = HOOK_SPECS.map((s) => s.agent).join(", ");
+
+const USAGE = `intent init [--agent NAME]... [--root DIR]
+
+Sets the repository up in one step, changing only what is missing:
+  - .orchestration/active_intents.yaml with a commented example (only if there is none)
+  - .gitattributes: the ledger merges with merge=union
+  - .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/
+  - for each agent found in the repository (.claude/, .cursor/, .codex/, …) or named with --agent, its hook
+    configuration merged into its existing file: every entry already there is kept
+
+  --agent NAME   set up this agent too (repeatable): ${AGENTS}
+
+Run it again at any time: a second run changes nothing. Then run \`intent doctor\`.`;
+
+export const initCommand: Command = {
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parse("init", argv, { ...ROOT_OPTION, agent: { type: "string", multiple: true } });
+    const named = values.agent ?? [];
+    for (const a of named) if (!hookSpec(a)) throw new CliError(`unknown agent "${a}"; use one of ${AGENTS}`, 2);
+    let root: string;
+    try {
+      root = resolveWorkspaceRoot(values.root, io.cwd)?.root ?? io.cwd;
+    } catch (e) {
+      throw new CliError((e as Error).message, 2);
+    }
+
+    const done: string[] = [];
+    const problems: string[] = [];
+    const write = (rel: string, text: string) => {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileAtomic(join(root, rel), text);
+    };
+
+    if (readOptional(join(root, INTENTS_FILE)) === undefined) {
+      write(INTENTS_FILE, EXAMPLE_INTENTS);
+      done.push(`created ${INTENTS_FILE} (a commented example: declare your intents there)`);
+    }
+    for (const [file, lines] of [
+      [".gitattributes", GITATTRIBUTES_LINES],
+      [".gitignore", GITIGNORE_LINES],
+    ] as const) {
+      const text = readOptional(join(root, file));
+      const missing = missingLines(text, lines);
+      if (!missing.length) continue;
+      write(file, appendLines(text, missing));
+      done.push(`${text === undefined ? "created" : "updated"} ${file}: ${missing.join(", ")}`);
+    }
+
+    const agents = [...new Set<AgentName>([...detectAgents(root), ...(named as AgentName[])])];
+    for (const agent of agents) setUpAgent(root, agent, write, done, problems);
+
+    if (!agents.length) done.push(`no agent found in ${root}; add one with --agent NAME (${AGENTS})`);
+    io.out(`${done.length ? done.join("\n") : `Nothing to change: ${root} is set up.`}\n`);
+    for (const p of problems) io.err(`intent init: ${p}\n`);
+    if (!problems.length) io.out("Next: `intent doctor` checks the setup (hooks answering, intents valid, ledger verifying).\n");
+    return problems.length ? 1 : 0;
+  },
+};
+
+function setUpAgent(root: string, agent: AgentName, write: (rel: string, text: string) => void, done: string[], problems: string[]): void {
+  const spec = hookSpec(agent)!;
+  if (spec.kind === "scripts") {
+    for (const file of spec.files) {
+      const existing = readOptional(join(root, file));
+      if (existing === undefined) {
+        write(file, hookScript(agent));
+        chmodSync(join(root, file), 0o755);
+        done.push(`created ${file} (${agent} hook)`);
+      } else if (!existing.includes(hookCommand(agent))) {
+        problems.push(`${file} exists and does not run \`${hookCommand(agent)}\`; it was left as it is. Add a line \`${hookCommand(agent)}\` to it (its standard input is the event), or merge the two scripts`);
+      }
+    }
+    return;
+  }
+  const existing = readOptional(join(root, spec.file));
+  const merged = mergeHookConfig(spec, existing);
+  if (!merged.ok) {
+    problems.push(`${merged.problem}; it was left as it is. Fix it, then run \`intent init\` again`);
+    return;
+  }
+  if (merged.text === existing) return;
+  write(spec.file, merged.text);
+  done.push(`${existing === undefined ? "created" : "updated"} ${spec.file}: ${agent} hooks for ${merged.added.join(", ")}`);
+}

@@ -1,0 +1,166 @@
+/**
+ * After an agent's write (PostToolUse, afterFileEdit): one Agent Trace record for exactly the lines the
+ * write produced, with the agent as contributor. The lines come from diffing the content before the write
+ * with the content after it; "before" is stashed by the pre-write hook, because afterwards it is gone.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { resolveModelId, type ModelSources } from "../modelSources";
+import { judge } from "../../engine/gate";
+import { fileHash } from "../../engine/hashing";
+import { changeFromEdits, type StringEdit } from "../../engine/lineChange";
+import { WorkspaceLedger } from "../ledger/workspaceLedger";
+import { toWorkspacePath } from "../../engine/paths";
+import { realWorkspacePath } from "../realPath";
+import { shouldRecord } from "../../engine/recordPolicy";
+import { SESSIONS_DIR } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
+import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
+import type { GateContext } from "./writeGate";
+
+const PENDING_DIR = `${SESSIONS_DIR}/pending`;
+/** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */
+const STASH_TTL_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * `callKey` pairs a pre hook with its post hook: the tool call's id when the agent gives one (two calls on
+ * one file can then run at once), else the session id (one call per file at a time).
+ */
+function stashFile(callKey: string, path: string): string {
+  const key = createHash("sha256").update(`${callKey}\u0000${path}`).digest("hex").slice(0, 32);
+  return `${PENDING_DIR}/${key}.json`;
+}
+
+/** Keeps the file's current content (null: it does not exist) until the write's post hook picks it up. */
+export function stashBefore(root: string, callKey: string, path: string): void {
+  const content = readOptional(join(root, path)) ?? null;
+  ensureOwnDir(root, PENDING_DIR);
+  // not fsynced: a stash lost to a crash only means the write goes unrecorded ("unknown-before"), while a
+  // flush to disk on every gated tool call costs more than the rest of the gate
+  writeOwnFile(root, stashFile(callKey, path), JSON.stringify({ path, content }), { durable: false });
+}
+
+/** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */
+function takeStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
+  const file = stashFile(callKey, path);
+  let text: string | undefined;
+  try {
+    text = readOptional(join(root, file));
+  } catch {
+    text = undefined; // not a regular file: no stash of ours
+  }
+  if (text === undefined) return undefined;
+  removeOwnFile(root, file); // false: another hook took it meanwhile; the content read is still right
+  try {
+    const parsed = JSON.parse(text) as { path?: unknown; content?: unknown };
+    if (parsed.path !== path || (typeof parsed.content !== "string" && parsed.content !== null)) return undefined;
+    return { content: parsed.content as string | null };
+  } catch {
+    return undefined;
+  }
+}
+
+export function cleanStaleStashes(root: string, now = Date.now()): void {
+  const dir = join(root, PENDING_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    try {
+      if (now - statSync(join(dir, n)).mtimeMs > STASH_TTL_MS) removeOwnFile(root, `${PENDING_DIR}/${n}`);
+    } catch {
+      /* gone already */
+    }
+  }
+}
+
+export type { StringEdit };
+
+/**
+ * The content before a set of string replacements, recovered from the content after them by undoing them
+ * in reverse order. Only when every undo is unambiguous (its new_string occurs exactly once); otherwise
+ * undefined, because a wrong guess would attribute someone else's lines to the agent. A replace_all cannot
+ * be undone from the result: occurrences of new_string that were there before look the same as new ones.
+ */
+export function undoEdits(after: string, edits: readonly StringEdit[]): string | undefined {
+  let text = after;
+  for (let i = edits.length - 1; i >= 0; i--) {
+    const e = edits[i]!;
+    if (typeof e.old_string !== "string" || typeof e.new_string !== "string" || e.new_string === "") return undefined;
+    if (e.replace_all) return undefined;
+    const first = text.indexOf(e.new_string);
+    if (first === -1 || text.indexOf(e.new_string, first + 1) !== -1) return undefined;
+    text = text.slice(0, first) + e.old_string + text.slice(first + e.new_string.length);
+  }
+  return text;
+}
+
+// --- recording -----------------------------------------------------------------------------------------
+
+export interface WriteReport {
+  filePath: string;
+  /** The same call id the pre hook was given, if any. */
+  callId?: string;
+  /** Content before the write when the agent's payload proves it, given the content after (the stash wins). */
+  before?: (after: string) => string | null | undefined;
+  /**
+   * The string replacements the tool made, in order, when its payload says (an Edit, a MultiEdit): they tell
+   * exactly which lines changed, where a diff of the two texts could pick the twin of an identical line.
+   */
+  edits?: readonly StringEdit[];
+  /** Where the model's id may be found; the workspace's settings are the last resort. */
+  model: Omit<ModelSources, "settings">;
+}
+
+export type PostOutcome =
+  | { kind: "recorded"; id: string; path: string }
+  | { kind: "skipped"; why: "outside-workspace" | "not-recorded" | "deleted" | "duplicate" | "unchanged" }
+  /** The write happened but which lines it made cannot be told; nothing recorded rather than a guess. */
+  | { kind: "unknown-before"; path: string };
+
+/**
+ * One record for an agent's write, unless the path is not recorded (`shouldRecord`, as the editor's saves)
+ * or the ledger already pins this exact content for it (the same post hook ran twice, or the editor saved it).
+ */
+export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
+  // the path the write really landed on, as the pre-write gate judged it (symlinks followed)
+  const lexical = toWorkspacePath(ctx.root, w.filePath);
+  const path = lexical === undefined ? undefined : realWorkspacePath(ctx.root, lexical);
+  if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
+  const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
+  if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
+  const after = readOptional(join(ctx.root, path));
+  if (after === undefined) return { kind: "skipped", why: "deleted" };
+  const ledgerPath = ctx.rules.settings.ledgerPath;
+  // The newest record already pins this content (the post hook ran twice, the editor saved it first); older
+  // content come back again is a change, recorded as such. The workspace's saved index: only what was
+  // appended since it was saved is read.
+  const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
+  await ledger.poll();
+  if (ledger.lastPostHash(path) === fileHash(after)) return { kind: "skipped", why: "duplicate" };
+  const before = stash ? stash.content : w.before?.(after);
+  if (before === undefined) return { kind: "unknown-before", path };
+  // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
+  // call) never needs; a plain require lets the bundler defer it.
+  const { recordChange } = require("../ledger/recordChange") as typeof import("../ledger/recordChange");
+  const modelId = resolveModelId({ ...w.model, settings: ctx.rules.settings });
+  const outcome = await recordChange({
+    root: ctx.root,
+    ledgerPath,
+    path,
+    content: after,
+    before,
+    ...(w.edits && before !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
+    verdict: judge(path, ctx.rules, ctx.selection),
+    contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
+    sessionId: ctx.sessionId,
+    toolVersion,
+    alreadyRecorded: () => false, // asked above
+    now,
+  });
+  return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
+}

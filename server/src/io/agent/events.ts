@@ -1,0 +1,153 @@
+/**
+ * What the engine does on each agent hook event, whatever the agent's protocol: before a tool call (gate
+ * it), after a write (record it), at session start and end (the session file). The doors in cli/hook/ read
+ * their agent's payload into these calls and write the answer in their agent's JSON.
+ */
+import { dirname, join, resolve } from "node:path";
+import { noteLesson } from "../lessons";
+import { INTENTS_FILE } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
+import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
+import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
+import { endAgentSession, touchAgentSession } from "./session";
+import { gateShell } from "../../engine/agent/shellPolicy";
+import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
+import { GitError } from "../git";
+import type { ToolCall } from "../../engine/agent/toolCall";
+import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+
+export interface HookEnvironment {
+  /** `--root DIR` from the command line, which wins over the payload's folders. */
+  rootOverride?: string;
+  env: NodeJS.ProcessEnv;
+  toolVersion: string;
+  now?: Date;
+}
+
+export interface HookSession {
+  /** Where the payload says the agent works (cwd or the first workspace root). */
+  cwd: string;
+  sessionId: string;
+  client: string;
+}
+
+/**
+ * The workspace and its rules, or undefined when there is nothing to enforce (no intents file anywhere).
+ * `filePath`, for a tool call on a file: an agent started above the workspace (a monorepo root) is still
+ * gated by the workspace that holds the file, as the editor is.
+ */
+export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
+  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd)?.root;
+  if ((!root || readOptional(join(root, INTENTS_FILE)) === undefined) && filePath && !henv.rootOverride) {
+    root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
+  }
+  if (!root || readOptional(join(root, INTENTS_FILE)) === undefined) return undefined;
+  const ws = { root };
+  // every call is a sign of life: the heartbeat keeps the session listed while the agent works
+  touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
+  return loadGateContext(ws.root, s.sessionId);
+}
+
+/** `callId`: the agent's id for this tool call, when it has one; it pairs the stash with the post hook. */
+export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, callId?: string): GateDecision {
+  if (!ctx) return { kind: "none", code: "no-intents-file" };
+  switch (call.kind) {
+    case "write": {
+      // a move or a multi-file edit is allowed only if every file it names is
+      let decision = beforeWrite(ctx, call.filePath, call.expectedHash, callId);
+      for (const other of call.otherPaths ?? []) {
+        if (decision.kind !== "allow") break;
+        decision = beforeWrite(ctx, other, undefined, callId);
+      }
+      return decision;
+    }
+    case "shell": {
+      const decision = gateShell(call.command);
+      if (decision.kind !== "deny") snapshotShell(ctx, callId, call.command);
+      return decision;
+    }
+    case "write-without-path":
+      return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
+    case "other":
+      return { kind: "none", code: "not-gated" };
+  }
+}
+
+/** A shell command reported by its own event (Cursor's beforeShellExecution). */
+export function beforeShell(ctx: GateContext | undefined, command: string, callId?: string): GateDecision {
+  return beforeToolUse(ctx, { kind: "shell", command }, callId);
+}
+
+/**
+ * The working tree's state before a shell command, for its post hook to record what it changed. A git
+ * failure only costs the record (said after the command), never the command itself.
+ */
+function snapshotShell(ctx: GateContext, callId: string | undefined, command: string): void {
+  try {
+    snapshotBeforeShell(ctx, callId, command);
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+  }
+}
+
+/** After a shell command: one record of the files it changed; what to tell the agent and the user. */
+export async function afterShell(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
+  if (!ctx) return {};
+  const outcome = await recordShellWrites(ctx, report, henv.toolVersion, henv.now);
+  const toAgent = shellFeedback(outcome, report.command);
+  const toUser = shellNotRecorded(outcome, report.command);
+  return { outcome, ...(toAgent ? { toAgent } : {}), ...(toUser ? { toUser } : {}) };
+}
+
+function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {
+  const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
+  // the post hook needs the content as it was; only calls that may still run are worth stashing
+  if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
+  // editors working under the same intent see this agent as working on it too (claimed-elsewhere)
+  if (decision.kind === "allow" && verdict?.kind === "allowed") touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
+  if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
+    try {
+      noteLesson(ctx.root, { path, intentId: "intent" in verdict ? verdict.intent.id : null, text: `an agent's write was denied (${decision.code}). ${decision.reason}` });
+    } catch {
+      /* the lesson is a courtesy; the decision stands without it */
+    }
+  }
+  return decision;
+}
+
+export async function afterWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome | undefined> {
+  return ctx ? recordAgentWrite(ctx, w, henv.toolVersion, henv.now) : undefined;
+}
+
+export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
+  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd);
+  if (!ws) return;
+  endAgentSession(ws.root, s.sessionId);
+  cleanStaleStashes(ws.root);
+}
+
+/** A short orientation for the agent at session start: what is selected and what that means for writes. */
+export function sessionBriefing(ctx: GateContext): string {
+  const { rules, selection } = ctx;
+  const lines = ["intent-lsp checks every Write/Edit in this workspace against the active intent's scope and records it in the Agent Trace ledger."];
+  if (ctx.brokenRules) {
+    lines.push(`${ctx.brokenRules.file} has errors, so every write is denied until the user fixes it (\`intent status\` lists them).`);
+    return lines.join(" ");
+  }
+  const selected = selection ? rules.catalogue.byId.get(selection.intentId) : undefined;
+  if (selected) {
+    lines.push(`Active intent: ${selected.id} (${selected.name}), ${selected.status}, scope ${selected.ownedScope.join(", ")} (selected ${selection!.source === "session" ? "for this session" : "for the workspace"}).`);
+    lines.push(`Run \`intent context ${selected.id}\` for its constraints, specs and recent work.`);
+  } else {
+    const inProgress = rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS");
+    lines.push(
+      rules.settings.autoSelect
+        ? "No intent is selected: a write is allowed where exactly one in-progress intent owns the file."
+        : "No intent is selected and auto-selection is off: writes are denied until an intent is selected.",
+    );
+    if (inProgress.length) lines.push(`In progress: ${inProgress.map((i) => `${i.id} (${i.ownedScope.join(", ")})`).join("; ")}.`);
+    lines.push(`Select one for this session with \`intent select ID --session ${ctx.sessionId}\`.`);
+  }
+  return lines.join(" ");
+}

@@ -1,0 +1,81 @@
+/**
+ * Agent sessions (docs/ARCHITECTURE.md "Sessions and the active intent") as the hook CLI sees them: each hook call is a short process, so there is no
+ * pid to watch (pid 0); liveness is the heartbeat, refreshed by every call and expiring after the TTL.
+ */
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
+import { readSession, removeSession, writeSession } from "../sessionFiles";
+
+/**
+ * Session ids a person can type and a shell passes unquoted; every id the doors make is one (editors:
+ * `lsp-<uuid>`, agents: `agentSessionId`).
+ */
+const SAFE_ID = /^[A-Za-z0-9._-]{1,120}$/;
+/** "workspace" names the workspace selection (`.sessions/workspace.json`), never a session. */
+const RESERVED_ID = "workspace";
+
+/** Why `id` cannot name a session (for `intent select --session`), or undefined when it can. */
+export function sessionIdProblem(id: string): string | undefined {
+  if (id === RESERVED_ID) return `"${id}" is not a session: it names the workspace selection (select without --session for that)`;
+  if (!SAFE_ID.test(id)) return `"${id}" is not a session id: letters, digits, ".", "_" and "-", at most 120 (\`intent status\` lists the live sessions)`;
+  return undefined;
+}
+
+/**
+ * The session id of an agent's session: `claude-<id>`. An id the agent made that a shell would need quoted
+ * (or that is too long) is replaced by its hash, so the command the gate tells the agent to run, `intent
+ * select ID --session <session id>`, works as printed.
+ */
+export type AgentPrefix = keyof typeof CLIENT_OF_PREFIX;
+
+/** Each agent's session id prefix and the client name its sessions are listed under. */
+const CLIENT_OF_PREFIX = {
+  claude: "claude-code",
+  cursor: "cursor",
+  codex: "codex",
+  gemini: "gemini",
+  copilot: "copilot",
+  windsurf: "windsurf",
+  cline: "cline",
+  droid: "droid",
+} as const;
+
+export function agentSessionId(agent: AgentPrefix, id: string): string {
+  const plain = `${agent}-${id}`;
+  return SAFE_ID.test(plain) ? plain : `${agent}-${createHash("sha256").update(id).digest("hex").slice(0, 32)}`;
+}
+
+/** The client name for a session id made by `agentSessionId` (or "cli" for anything else). */
+function clientOfSession(id: string): string {
+  const prefix = id.slice(0, id.indexOf("-")) as AgentPrefix;
+  return Object.hasOwn(CLIENT_OF_PREFIX, prefix) ? CLIENT_OF_PREFIX[prefix] : "cli";
+}
+
+interface SessionTouch {
+  /** Default: the client already recorded, else the one the id implies. */
+  client?: string;
+  /** Set this session's own selection (null: follow the workspace again); absent keeps it. */
+  intent?: string | null;
+  /** The intent the agent's latest allowed write counted under (see SessionRecord.workingOn). */
+  workingOn?: string;
+  now?: Date;
+}
+
+/** Creates or refreshes the session file; keeps its start time and, unless told otherwise, its own selection. */
+export function touchAgentSession(root: string, id: string, touch: SessionTouch = {}): SessionRecord {
+  const now = touch.now ?? new Date();
+  const existing = readSession(root, id);
+  const client = touch.client ?? existing?.client ?? clientOfSession(id);
+  const record: SessionRecord = existing
+    ? { ...existing, client, pid: 0, host: hostname(), heartbeat: now.toISOString() }
+    : { ...newSessionRecord(id, client, now), pid: 0 };
+  if (touch.intent !== undefined) record.intent = touch.intent;
+  if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
+  writeSession(root, record);
+  return record;
+}
+
+export function endAgentSession(root: string, id: string): void {
+  removeSession(root, id);
+}

@@ -1,0 +1,283 @@
+/**
+ * The few git questions `intent check`, `intent context` and the recorders ask. Diffs, merge-bases and
+ * the index are answered by the `git` executable (the only way to read packs and the index faithfully);
+ * HEAD's commit, asked on every save, is read from the files (`headRevision`). Output parsing is pure and
+ * exported for tests.
+ */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { textLines } from "../engine/lines";
+import { readRegularBytes, readRegularText } from "./regularFiles";
+
+/** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+export class GitError extends Error {
+  override name = "GitError";
+}
+
+/** Options that make git's output the same whatever the user's configuration says. */
+const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
+
+export function runGit(cwd: string, args: readonly string[]): string {
+  // required here: reading HEAD (every recorded write) needs no process, and loading this module costs a hook
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
+  const r = spawnSync("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  if (r.error) {
+    const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
+    throw new GitError(`could not run git ${args[0]} in ${cwd}: ${why}`);
+  }
+  if (r.status !== 0) {
+    const first = (r.stderr || r.stdout || "").trim().split("\n")[0] || `exit code ${r.status}`;
+    throw new GitError(`git ${args.join(" ")} failed in ${cwd}: ${first}`);
+  }
+  return r.stdout;
+}
+
+function tryGit(cwd: string, args: readonly string[]): string | undefined {
+  try {
+    return runGit(cwd, args);
+  } catch {
+    return undefined;
+  }
+}
+
+export function gitTopLevel(cwd: string): string | undefined {
+  return tryGit(cwd, ["rev-parse", "--show-toplevel"])?.trim() || undefined;
+}
+
+/** The commit a ref names, or undefined when it does not exist. */
+function resolveCommit(root: string, ref: string): string | undefined {
+  return tryGit(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])?.trim() || undefined;
+}
+
+interface Base {
+  /** What the user reads: the ref as given, or how the default was chosen. */
+  label: string;
+  /** What git diffs against: a commit, or the empty tree. */
+  rev: string;
+}
+
+/**
+ * `--base REF` when given; else the merge-base of HEAD with the first of origin/HEAD, main, master that
+ * exists (what a pull request would show); else HEAD (local, uncommitted work); else the empty tree.
+ */
+export function chooseBase(root: string, given: string | undefined): Base {
+  if (given) {
+    const rev = resolveCommit(root, given);
+    if (!rev) throw new GitError(`--base ${given} is not a commit in ${root}; fetch it first (e.g. \`git fetch origin ${given}\`) or pass another ref`);
+    return { label: given, rev };
+  }
+  const head = resolveCommit(root, "HEAD");
+  if (!head) return { label: "the empty tree (no commits yet)", rev: EMPTY_TREE };
+  for (const candidate of ["origin/HEAD", "main", "master"]) {
+    if (!resolveCommit(root, candidate)) continue;
+    const mb = tryGit(root, ["merge-base", "HEAD", candidate])?.trim();
+    if (mb) return { label: `merge-base of HEAD and ${candidate} (${mb.slice(0, 12)})`, rev: mb };
+  }
+  return { label: "HEAD", rev: head };
+}
+
+interface FileDiff {
+  /** Workspace-relative path in the new version (the old path for a deletion). */
+  path: string;
+  status: "added" | "modified" | "deleted" | "renamed";
+  binary: boolean;
+  /** 1-based line numbers of the new version that were added or changed, ascending. */
+  lines: number[];
+}
+
+/**
+ * Changed lines between `base` and the working tree (tracked files), or the index with `staged`. Files git
+ * does not track yet are not in a diff; with `includeUntracked` each of them counts as wholly added.
+ */
+export function diffLines(root: string, base: string, opts: { staged: boolean; includeUntracked: boolean }): FileDiff[] {
+  // --relative: paths relative to (and only under) the workspace, which may be a folder inside the repository.
+  // -z --numstat names every file exactly (NUL-separated, never quoted); the patch that follows gives each
+  // file's hunks, one `diff --git` section per numstat entry, in the same order.
+  const args = ["diff", "--relative", "-z", "--numstat", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
+  if (opts.staged) args.push("--cached");
+  args.push(base, "--");
+  const files = parseNumstatPatch(runGit(root, args));
+  if (opts.includeUntracked) {
+    const untracked = runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]).split("\0").filter(Boolean);
+    for (const path of untracked) files.push(wholeFileAdded(root, path));
+  }
+  return files;
+}
+
+/** An untracked file, every line of it new (binary when it holds a NUL byte, as git decides). */
+function wholeFileAdded(root: string, path: string): FileDiff {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularBytes(join(root, path)); // an untracked FIFO must not hang `intent check`
+  } catch {
+    return { path, status: "added", binary: false, lines: [] }; // vanished between listing and reading, or not a regular file
+  }
+  if (bytes.includes(0)) return { path, status: "added", binary: true, lines: [] };
+  return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")) };
+}
+
+
+/** 1..n for the lines of a text as blame counts them (`textLines`); an empty file has none. */
+function lineNumbers(text: string): number[] {
+  return text === "" ? [] : textLines(text).map((_, i) => i + 1);
+}
+
+/** A file's content at a revision (`HEAD`, a sha) or in the index (`""`); undefined when absent there. */
+export function showFile(root: string, rev: string, path: string): string | undefined {
+  return tryGit(root, ["show", `${rev}:${path}`]);
+}
+
+const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/**
+ * Parses `git diff -z --numstat --patch --unified=0` output: NUL-terminated numstat entries
+ * (`added\tdeleted\tpath`, or `added\tdeleted\t` then the old and the new path for a rename; `-` counts for
+ * a binary file), an empty entry, then the patch. Names come from the numstat side only, so no quoted or
+ * escaped header is ever parsed; the patch gives each file's status and hunks.
+ */
+export function parseNumstatPatch(output: string): FileDiff[] {
+  const files: FileDiff[] = [];
+  let at = 0;
+  const field = () => {
+    const end = output.indexOf("\0", at);
+    const value = output.slice(at, end === -1 ? output.length : end);
+    at = end === -1 ? output.length : end + 1;
+    return value;
+  };
+  while (at < output.length) {
+    const entry = field();
+    if (entry === "") break; // the separator before the patch
+    // the name is everything after the second tab: it may hold tabs itself
+    const firstTab = entry.indexOf("\t");
+    const path = entry.slice(entry.indexOf("\t", firstTab + 1) + 1);
+    const binary = entry.startsWith("-\t");
+    if (path === "") {
+      field(); // the old path of a rename
+      files.push({ path: field(), status: "renamed", binary, lines: [] });
+    } else files.push({ path, status: "modified", binary, lines: [] });
+  }
+  readPatchSections(output.slice(at), files);
+  return files;
+}
+
+/** Fills in each file's status and changed lines from its `diff --git` section, matched by position. */
+function readPatchSections(patch: string, files: FileDiff[]): void {
+  let index = -1;
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (const line of patch.split("\n")) {
+    // inside a hunk body every line belongs to the hunk, whatever it looks like ("diff --git" can be content)
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith("-")) oldLeft--;
+      else if (line.startsWith("+")) newLeft--;
+      else if (line.startsWith(" ")) {
+        oldLeft--;
+        newLeft--;
+      }
+      continue;
+    }
+    if (line.startsWith("diff --git ")) {
+      index++;
+      continue;
+    }
+    const current = files[index];
+    if (!current) continue;
+    if (line.startsWith("new file mode")) current.status = "added";
+    else if (line.startsWith("deleted file mode")) current.status = "deleted";
+    else {
+      const m = HUNK.exec(line);
+      if (!m) continue;
+      const oldCount = m[2] === undefined ? 1 : Number(m[2]);
+      const start = Number(m[3]);
+      const count = m[4] === undefined ? 1 : Number(m[4]);
+      for (let n = 0; n < count; n++) current.lines.push(start + n);
+      oldLeft = oldCount;
+      newLeft = count;
+    }
+  }
+}
+
+// --- HEAD without a process ----------------------------------------------------------------------------
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+/** Refs that live in each worktree's own git dir; every other ref is shared through the common dir. */
+const PER_WORKTREE_REF = /^(HEAD|refs\/(bisect|worktree|rewritten)\/)/;
+
+/**
+ * The commit HEAD points at, for the repository `root` lies in (the workspace may be a folder inside it),
+ * read from the files, never by starting `git`: records are written on every save, and `git` may be absent.
+ * Follows a `.git` file (`gitdir: …`, worktrees and submodules), `commondir` (a worktree's branches live in
+ * the main repository), loose refs, then `packed-refs`. Undefined for an unborn branch, no repository, or a
+ * ref store this does not read (reftable).
+ */
+export function headRevision(root: string): string | undefined {
+  const gitDir = findGitDir(root);
+  if (!gitDir) return undefined;
+  const commonDir = readCommonDir(gitDir);
+  let ref = "HEAD";
+  for (let depth = 0; depth < 5; depth++) {
+    const value = readRef(PER_WORKTREE_REF.test(ref) ? gitDir : commonDir, ref);
+    if (value === undefined) return undefined;
+    if (!value.startsWith("ref:")) return OBJECT_ID.test(value) ? value : undefined;
+    ref = value.slice(4).trim(); // a symbolic ref: HEAD → refs/heads/main
+  }
+  return undefined;
+}
+
+/** The git dir of the repository `start` is in: the nearest `.git` at or above it, a folder or a `gitdir:` file. */
+function findGitDir(start: string): string | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    const dotGit = join(dir, ".git");
+    const kind = fileKind(dotGit);
+    if (kind === "dir") return dotGit;
+    if (kind === "file") {
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "");
+      return m ? resolve(dir, m[1]!) : undefined; // relative to the folder holding the .git file
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** A linked worktree's git dir names the main one in `commondir` (relative to itself); else it is its own. */
+function readCommonDir(gitDir: string): string {
+  const common = readText(join(gitDir, "commondir"))?.trim();
+  return common ? resolve(gitDir, common) : gitDir;
+}
+
+/** A ref's value as stored: a loose file first, then `packed-refs` (which never holds HEAD). */
+function readRef(dir: string, ref: string): string | undefined {
+  const loose = readText(join(dir, ref))?.trim();
+  if (loose) return loose;
+  if (ref === "HEAD") return undefined;
+  const packed = readText(join(dir, "packed-refs"));
+  if (!packed) return undefined;
+  for (const line of packed.split("\n")) {
+    if (line.startsWith("#") || line.startsWith("^")) continue; // the header, peeled tags
+    const space = line.indexOf(" ");
+    if (space > 0 && line.slice(space + 1).trimEnd() === ref) return line.slice(0, space);
+  }
+  return undefined;
+}
+
+function fileKind(path: string): "dir" | "file" | undefined {
+  try {
+    const s = statSync(path);
+    return s.isDirectory() ? "dir" : s.isFile() ? "file" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readRegularText(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The loaded catalogue (intents and problems) cached in the workspace's cache folder, keyed by the SHA-256 of
+ * `active_intents.yaml` and by the code that loaded it. Every hook call and CLI run used to parse the YAML
+ * again: on a large catalogue that is most of their time (YAML parsing, validating every glob), while the file
+ * changes rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
+ * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { workspaceCacheDir } from "../cacheDir";
+import { readRegularText } from "../regularFiles";
+import { loadIntents } from "../../engine/intents/load";
+import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
+
+const CACHE_FILE = "catalogue.json";
+const FORMAT = 1;
+
+declare const __INTENT_LSP_BUILD__: string;
+
+/**
+ * Which code loaded the catalogue, so that a rebuilt or upgraded intent-lsp never trusts what another one
+ * cached: the hash of the sources the build was made from (the same for the server and the CLI, which
+ * share the cache), or, running from source, this module's size and modification time.
+ */
+const CODE_IDENTITY = (() => {
+  if (typeof __INTENT_LSP_BUILD__ === "string") return __INTENT_LSP_BUILD__;
+  try {
+    const st = statSync(__filename);
+    return `${st.size}-${st.mtimeMs}`;
+  } catch {
+    return "unknown";
+  }
+})();
+
+let parses = 0;
+
+/** Catalogues this process parsed because the cache could not answer (what tests count instead of time). */
+export function catalogueParses(): number {
+  return parses;
+}
+
+interface Cached {
+  format: number;
+  code: string;
+  key: string;
+  intents: Intent[];
+  problems: Problem[];
+  hasErrors: boolean;
+}
+
+/** Loads `text` (the workspace's `active_intents.yaml` as on disk) through the cache. */
+export function loadIntentsCached(root: string, text: string): LoadResult {
+  const key = createHash("sha256").update(text).digest("hex");
+  const dir = workspaceCacheDir(root, { create: false });
+  if (dir) {
+    const hit = readCached(join(dir, CACHE_FILE), key);
+    if (hit) return hit;
+  }
+  const result = loadIntents(text);
+  parses++;
+  const writable = dir ?? workspaceCacheDir(root, { create: true });
+  if (writable) writeCached(join(writable, CACHE_FILE), { format: FORMAT, code: CODE_IDENTITY, key, intents: [...result.catalogue.intents], problems: result.problems, hasErrors: result.hasErrors });
+  return result;
+}
+
+function readCached(file: string, key: string): LoadResult | undefined {
+  try {
+    const c = JSON.parse(readRegularText(file)) as Cached;
+    if (c.format !== FORMAT || c.code !== CODE_IDENTITY || c.key !== key || !Array.isArray(c.intents) || !Array.isArray(c.problems)) return undefined;
+    return { catalogue: makeCatalogue(c.intents), problems: c.problems, hasErrors: c.hasErrors === true };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCached(file: string, cached: Cached): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(cached));
+    renameSync(tmp, file);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never written */
+    }
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Follows the ledger file as other processes append to it, feeding only new complete lines to a sink (the
+ * `LedgerIndex`), with the byte offset they start at. The index reads a record back (recordLines.ts) only
+ * from the file this follower last saw.
+ *
+ * - remembers the byte offset read to; `poll()` reads only what lies beyond it;
+ * - a partial last line (a writer mid-append, or a torn line) is not consumed until its newline arrives;
+ * - a file that shrank, was replaced (other inode), or whose bytes before the offset changed (git checkout,
+ *   a union merge that inserted lines) is read again from the start after `sink.reset()`;
+ * - large reads go in chunks with a yield between them, so the server keeps answering while a big ledger
+ *   loads, and progress can be reported.
+ */
+import { stat } from "node:fs/promises";
+import { lineChunks } from "./lineChunks";
+import { fileKind, NotRegularFileError, openRegular } from "../regularFiles";
+
+export interface LedgerSink {
+  /** Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`. */
+  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number): unknown;
+  reset(): void;
+}
+
+export interface FollowerOptions {
+  /** Bytes read (and parsed) per step before yielding to the event loop. Default 1 MiB (~10 ms of parsing). */
+  chunkBytes?: number;
+}
+
+export interface PollResult {
+  /** The sink was reset and the file read from the start. */
+  reset: boolean;
+  /** The file does not exist (nothing was read). */
+  missing: boolean;
+  /** New bytes consumed (complete lines only). */
+  bytesRead: number;
+  /** New lines consumed. */
+  lines: number;
+}
+
+/** `(bytesRead, totalBytes)` of the current poll. */
+export type ProgressCallback = (bytesRead: number, totalBytes: number) => void;
+
+const NEWLINE = 0x0a;
+const FINGERPRINT_BYTES = 64;
+const DEFAULT_CHUNK = 1024 * 1024;
+
+export interface Identity {
+  dev: number;
+  ino: number;
+}
+
+export class LedgerFollower {
+  private consumed = 0;
+  private nextLineNumber = 1;
+  private identity: Identity | undefined;
+  /**
+   * The file vanished after it had content: when it comes back (a checkout, a restore), its records are read
+   * as a new ledger (`reset`), so that readers re-derive from them rather than take them for known news.
+   */
+  private vanished = false;
+  /** Copy of the bytes just before `consumed`, to notice the file being rewritten underneath us. */
+  private fingerprint: Buffer = Buffer.alloc(0);
+  private running: Promise<PollResult> | undefined;
+  private readonly chunkBytes: number;
+
+  constructor(
+    readonly file: string,
+    private readonly sink: LedgerSink,
+    opts: FollowerOptions = {},
+  ) {
+    this.chunkBytes = Math.max(opts.chunkBytes ?? DEFAULT_CHUNK, 1024);
+  }
+
+  /** Byte offset up to which complete lines have been fed to the sink. */
+  get offset(): number {
+    return this.consumed;
+  }
+
+  /** Ledger line number the next consumed line will have. */
+  get nextLine(): number {
+    return this.nextLineNumber;
+  }
+
+  /** The file (device and inode) whose lines were fed to the sink; undefined before the first read. */
+  get fileIdentity(): Identity | undefined {
+    return this.identity;
+  }
+
+  /**
+   * Continues from a saved index that was checked to describe the first `offset` bytes of the file
+   * `identity` (lines 1 to `nextLine` - 1), whose last bytes are `before`: the next poll reads only what lies
+   * beyond, and starts over if that file was replaced or changed meanwhile. Call before the first poll.
+   */
+  resume(offset: number, nextLine: number, identity: Identity, before: Buffer): void {
+    this.consumed = offset;
+    this.nextLineNumber = nextLine;
+    this.fingerprint = Buffer.from(before.subarray(Math.max(0, before.length - FINGERPRINT_BYTES)));
+    this.identity = identity;
+  }
+
+  /**
+   * Reads whatever was appended since the last poll. Concurrent calls (file-watcher bursts) are serialized;
+   * each one still sees the bytes present when it starts.
+   */
+  poll(onProgress?: ProgressCallback): Promise<PollResult> {
+    const previous = this.running ?? Promise.resolve(undefined);
+    const next = previous.then(
+      () => this.pollOnce(onProgress),
+      () => this.pollOnce(onProgress),
+    );
+    this.running = next;
+    return next;
+  }
+
+  private async pollOnce(onProgress: ProgressCallback | undefined): Promise<PollResult> {
+    let st;
+    try {
+      st = await stat(this.file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      const hadContent = this.identity !== undefined || this.consumed > 0;
+      if (hadContent) {
+        this.restart(undefined);
+        this.vanished = true;
+      }
+      return { reset: hadContent, missing: true, bytesRead: 0, lines: 0 };
+    }
+    if (!st.isFile()) throw new NotRegularFileError(this.file, fileKind(st)); // a FIFO would block the read forever
+    const identity = { dev: st.dev, ino: st.ino };
+    const replaced = this.identity !== undefined && (this.identity.dev !== identity.dev || this.identity.ino !== identity.ino);
+    const reset = replaced || this.vanished || st.size < this.consumed || !(await this.fingerprintStillMatches());
+    this.vanished = false;
+    if (reset) this.restart(identity);
+    this.identity = identity;
+    if (st.size === this.consumed) return { reset, missing: false, bytesRead: 0, lines: 0 };
+    const { bytesRead, lines } = await this.readNew(st.size, onProgress);
+    return { reset, missing: false, bytesRead, lines };
+  }
+
+  private restart(identity: Identity | undefined): void {
+    this.sink.reset();
+    this.consumed = 0;
+    this.nextLineNumber = 1;
+    this.fingerprint = Buffer.alloc(0);
+    this.identity = identity;
+  }
+
+  private async fingerprintStillMatches(): Promise<boolean> {
+    if (this.fingerprint.length === 0) return true;
+    const handle = await openRegular(this.file).catch(() => undefined);
+    if (!handle) return false;
+    try {
+      const buf = Buffer.alloc(this.fingerprint.length);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, this.consumed - buf.length);
+      return bytesRead === buf.length && buf.equals(this.fingerprint);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Reads [consumed, size) in chunks, feeding complete lines; a trailing partial line waits for the next poll. */
+  private async readNew(size: number, onProgress: ProgressCallback | undefined): Promise<{ bytesRead: number; lines: number }> {
+    const start = this.consumed;
+    const total = size - start;
+    let lines = 0;
+    const handle = await openRegular(this.file);
+    try {
+      for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
+        const count = countNewlines(bytes);
+        this.sink.ingestBytes(bytes, this.consumed, this.nextLineNumber);
+        this.nextLineNumber += count;
+        lines += count;
+        this.consumed += bytes.length;
+        this.fingerprint = Buffer.from(bytes.subarray(Math.max(0, bytes.length - FINGERPRINT_BYTES)));
+        onProgress?.(this.consumed - start, total);
+      }
+    } finally {
+      await handle.close();
+    }
+    return { bytesRead: this.consumed - start, lines };
+  }
+}
+
+function countNewlines(buf: Buffer): number {
+  let n = 0;
+  for (let i = buf.indexOf(NEWLINE); i !== -1; i = buf.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,121 @@
+/**
+ * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
+ * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
+ */
+import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
+import type { ContributorType } from "@shared/settings";
+import type { Verdict } from "../../engine/gate";
+import { headRevision } from "../git";
+import { fileHash } from "../../engine/hashing";
+import { appendWorkspaceRecord } from "./append";
+import { diffTexts, type LineChange } from "../../engine/lineChange";
+import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
+
+/** One file a change wrote. */
+export interface FileWrite {
+  path: string;
+  /** Content after the change (null: the file was deleted). */
+  content: string | null;
+  /** Content before the change (null: the file did not exist). */
+  before: string | null;
+  /**
+   * How the lines changed, when the writer knows it exactly (the editor's tracked edits, an edit whose place
+   * is known); otherwise the two texts are diffed.
+   */
+  change?: LineChange;
+  verdict: Verdict;
+}
+
+export interface ChangeToRecord extends FileWrite {
+  root: string;
+  ledgerPath: string;
+  /** Further files the same act wrote (a shell command), each recorded in the same record. */
+  otherFiles?: readonly FileWrite[];
+  contributor: { type: ContributorType; modelId?: string };
+  sessionId: string;
+  toolVersion: string;
+  toolCall?: ToolCallMetadata;
+  /**
+   * Whether the ledger's newest record of `path` already pins exactly this content (an agent hook recorded
+   * it, or the same post hook ran twice). Only the newest counts: returning to older content is a change.
+   */
+  alreadyRecorded: (path: string, postHash: string) => boolean;
+  now?: Date;
+}
+
+export type RecordOutcome = { written: true; id: string; line: string } | { written: false; reason: "unchanged" | "duplicate" };
+
+/** The record a change would append, or why none is due. Synchronous, so callers can show it at once. */
+export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "unchanged" | "duplicate" } {
+  const due: FileWrite[] = [];
+  let skip: "unchanged" | "duplicate" = "unchanged";
+  for (const file of [change, ...(change.otherFiles ?? [])]) {
+    // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
+    if (file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before)) continue;
+    if (file.content !== null && change.alreadyRecorded(file.path, fileHash(file.content))) {
+      skip = "duplicate";
+      continue;
+    }
+    due.push(file);
+  }
+  const [first, ...others] = due;
+  if (!first) return { skip };
+  const verdict = first.verdict;
+  const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
+  return buildRecord({
+    ...recordFile(first),
+    ...(others.length ? { otherFiles: others.map(recordFile) } : {}),
+    contributor: change.contributor,
+    sessionId: change.sessionId,
+    toolVersion: change.toolVersion,
+    intentId,
+    revision: headRevision(change.root),
+    ...(change.toolCall ? { toolCall: change.toolCall } : {}),
+    now: change.now,
+  });
+}
+
+function recordFile(file: FileWrite): RecordFileInput {
+  return {
+    path: file.path,
+    content: file.content,
+    ...(file.content === null ? { ranges: [] } : { change: file.change ?? diffTexts(file.before, file.content) }),
+    mutationClass: mutationClass(file.path, file.before, file.content),
+    preHash: file.before === null ? null : fileHash(file.before),
+    scope: scopeVerdict(file.verdict),
+  };
+}
+
+export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
+  const record = prepareRecord(change);
+  if ("skip" in record) return { written: false, reason: record.skip };
+  const result = await appendWorkspaceRecord(change.root, change.ledgerPath, record);
+  return { written: true, id: record.id, line: result.line };
+}
+
+export function scopeVerdict(v: Verdict): ScopeVerdict {
+  switch (v.kind) {
+    case "allowed":
+      return "PASS";
+    case "exempt":
+      return "EXEMPT";
+    case "out-of-scope":
+      return "OUT_OF_SCOPE";
+    case "intent-not-in-progress":
+      return "INTENT_NOT_IN_PROGRESS";
+    case "no-active-intent":
+      return "NO_INTENT";
+  }
+}
+
+const DOC = /\.(md|mdx|markdown|rst|adoc|txt)$/i;
+const CONFIG = /(\.(json|jsonc|ya?ml|toml|ini|cfg|conf|env)|(^|\/)(Dockerfile|Makefile|\.[a-z]+rc))$/i;
+
+/** A coarse class from the path and whether the file was created or deleted; good enough to filter by. */
+export function mutationClass(path: string, before: string | null, after: string | null): MutationClass {
+  if (after === null) return "FILE_DELETION";
+  if (before === null) return "FILE_CREATION";
+  if (DOC.test(path)) return "DOCUMENTATION";
+  if (CONFIG.test(path)) return "CONFIGURATION";
+  return "INTENT_EVOLUTION";
+}

@@ -1,0 +1,179 @@
+/**
+ * `intent verify` (docs/LEDGER.md): reads the ledger as bytes and reports, per line, what a reviewer must look
+ * at — lines that cannot be read, torn lines, v0.1.0 records that fail the schema, and breaks in the `prev`
+ * chain, which mean a record was edited, removed or forged. Records of older dialects are listed as
+ * "legacy" (information, not failure).
+ *
+ * Chain rule: a `prev` must equal the hash of the bytes of some earlier non-blank line. Normally that is the
+ * directly previous line; after a `merge=union` of two branches two records may share a `prev` or point
+ * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
+ * Limit: an edit of the very last line cannot be detected, as no later record vouches for it.
+ */
+import { createHash } from "node:crypto";
+import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
+import { HASH_PREFIX } from "../../engine/hashing";
+import { detectDialect, type Dialect } from "../../engine/ledger/read";
+import { validateRecord } from "../../engine/ledger/schema";
+import { isBlankBytes } from "../../engine/ledger/blankLine";
+import { forEachLine, lineChunks } from "./lineChunks";
+import { openRegular } from "../regularFiles";
+
+export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
+
+export interface VerifyProblem {
+  /** 1-based ledger line. */
+  line: number;
+  kind: ProblemKind;
+  message: string;
+}
+
+export interface VerifyReport {
+  /** No problems other than "legacy". */
+  ok: boolean;
+  /** Lines that are records of any dialect. */
+  records: number;
+  problems: VerifyProblem[];
+}
+
+const NEWLINE = 0x0a;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Verifies a whole ledger; pass the file's bytes when you have them (hashes are over bytes). */
+export function verifyLedger(content: string | Uint8Array): VerifyReport {
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  const verifier = new LedgerVerifier();
+  let start = 0;
+  let lineNumber = 1;
+  while (start < bytes.length) {
+    const nl = bytes.indexOf(NEWLINE, start);
+    const end = nl === -1 ? bytes.length : nl;
+    verifier.addLine(bytes.subarray(start, end), lineNumber, nl !== -1);
+    start = end + 1;
+    lineNumber++;
+  }
+  return verifier.report();
+}
+
+/**
+ * Verifies a ledger file read in chunks: memory stays flat and the event loop is free between reads, so the
+ * editor keeps answering while a large ledger is checked. Undefined when the file does not exist.
+ */
+export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 1024): Promise<VerifyReport | undefined> {
+  const handle = await openRegular(file).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return undefined;
+    throw e;
+  });
+  if (!handle) return undefined;
+  const verifier = new LedgerVerifier();
+  let lineNumber = 1;
+  try {
+    const size = (await handle.stat()).size;
+    const chunks = lineChunks(handle, 0, size, chunkBytes);
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) {
+        if (next.value.length > 0) verifier.addLine(next.value, lineNumber, false);
+        break;
+      }
+      forEachLine(next.value.bytes, (line) => verifier.addLine(line, lineNumber++, true));
+    }
+  } finally {
+    await handle.close();
+  }
+  return verifier.report();
+}
+
+/** Line-by-line verifier, for callers that stream a large ledger instead of holding it whole. */
+export class LedgerVerifier {
+  private readonly problems: VerifyProblem[] = [];
+  /** Digests (binary, as latin1 strings: half the memory of hex) of every earlier non-blank line. */
+  private readonly seen = new Set<string>();
+  private records = 0;
+  private previousLine = 0;
+
+  /** `terminated` is false only for a last line without newline. */
+  addLine(bytes: Uint8Array, lineNumber: number, terminated: boolean): void {
+    if (isBlankBytes(bytes)) return;
+    this.checkLine(bytes, lineNumber, terminated);
+    this.seen.add(createHash("sha256").update(bytes).digest().toString("latin1"));
+    this.previousLine = lineNumber;
+  }
+
+  report(): VerifyReport {
+    const problems = [...this.problems].sort((a, b) => a.line - b.line);
+    return { ok: problems.every((p) => p.kind === "legacy"), records: this.records, problems };
+  }
+
+  private checkLine(bytes: Uint8Array, lineNumber: number, terminated: boolean): void {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    let obj: unknown;
+    try {
+      obj = JSON.parse(text);
+    } catch (e) {
+      this.reportUnparsable(text, lineNumber, terminated, (e as Error).message);
+      return;
+    }
+    const dialect = detectDialect(obj);
+    if (!dialect) {
+      this.add(lineNumber, "not-a-record", "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record)");
+      return;
+    }
+    this.records++;
+    const record = obj as Record<string, unknown>;
+    if (dialect === "spec" && record["version"] === AGENT_TRACE_VERSION) {
+      const errors = validateRecord(record);
+      if (errors.length > 0) this.add(lineNumber, "schema", `record ${String(record["id"])} claims Agent Trace ${AGENT_TRACE_VERSION} but does not match its schema: ${errors.join("; ")}`);
+    } else {
+      this.add(lineNumber, "legacy", legacyMessage(dialect, record["version"]));
+    }
+    this.checkPrev(record, lineNumber);
+  }
+
+  private reportUnparsable(text: string, lineNumber: number, terminated: boolean, why: string): void {
+    const trimmed = text.trim();
+    // A record cut off mid-write starts like one and never closes; anything else is foreign text.
+    if (trimmed.startsWith("{") && !trimmed.endsWith("}")) {
+      const where = terminated ? "a later append continued on a fresh line" : "no newline ends the file";
+      this.add(lineNumber, "torn", `incomplete record (${where}): a write was interrupted, e.g. a crash mid-append; the bytes stay for inspection, the record they held is lost`);
+      return;
+    }
+    this.add(lineNumber, "unreadable", `not valid JSON (${why}); readers skip this line — fix or remove it by hand`);
+  }
+
+  private checkPrev(record: Record<string, unknown>, lineNumber: number): void {
+    const metadata = record["metadata"];
+    if (typeof metadata !== "object" || metadata === null) return;
+    const ours = (metadata as Record<string, unknown>)[METADATA_KEY];
+    if (typeof ours !== "object" || ours === null || !("prev" in ours)) return;
+    const prev = (ours as Record<string, unknown>)["prev"];
+    if (prev === null) return; // the writer found the ledger empty (or this is the first record of a merged branch)
+    const hex = typeof prev === "string" && prev.startsWith(HASH_PREFIX) ? prev.slice(HASH_PREFIX.length) : "";
+    if (!SHA256_HEX.test(hex)) {
+      this.add(lineNumber, "chain", `prev ${JSON.stringify(prev)} is not a "sha256:<64 hex>" hash; the record was not written by intent-lsp's appender or was edited`);
+      return;
+    }
+    if (this.seen.has(Buffer.from(hex, "hex").toString("latin1"))) return;
+    if (this.previousLine > 0) {
+      this.add(this.previousLine, "chain", `does not match the hash line ${lineNumber} recorded for the line before it (prev): this line was edited after line ${lineNumber} was written, or a line between them was removed`);
+    } else {
+      this.add(lineNumber, "chain", "prev names a line that is not in the ledger: the records before this one were removed");
+    }
+  }
+
+  private add(line: number, kind: ProblemKind, message: string): void {
+    this.problems.push({ line, kind, message });
+  }
+}
+
+function legacyMessage(dialect: Dialect, version: unknown): string {
+  switch (dialect) {
+    case "older":
+      return "legacy dialect (relative_path / entity_type records); read, not schema-checked — `intent migrate` converts it";
+    case "flat":
+      return "legacy dialect (flat record: intent_id / file_path / content_hash); read, not schema-checked — `intent migrate` converts it";
+    case "reference":
+      return `legacy dialect (reference implementation, version ${JSON.stringify(version)}); read, not schema-checked`;
+    case "spec":
+      return `Agent Trace version ${JSON.stringify(version)}: read, but only ${AGENT_TRACE_VERSION} is schema-checked`;
+  }
+}

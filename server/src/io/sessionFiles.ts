@@ -1,0 +1,69 @@
+/** The session files under `.orchestration/.sessions/`: one per editor server or agent session, and `workspace.json`. */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { asSession, isPrunable, sessionFileName, WORKSPACE_SELECTION, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import { SESSIONS_DIR } from "../engine/workspaceFiles";
+import { readOptional } from "./optionalFile";
+import { ensureOwnDir, removeOwnFile, writeOwnFile } from "./ownFiles";
+
+const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
+
+/** Creates the sessions folder where it really lands (never through a link out of the workspace). */
+function ensureSessionsDir(root: string): void {
+  const dir = ensureOwnDir(root, SESSIONS_DIR);
+  // The folder ignores itself so that session files never end up in a commit.
+  if (!existsSync(join(dir, ".gitignore"))) writeOwnFile(root, `${SESSIONS_DIR}/.gitignore`, "*\n", { durable: false });
+}
+
+function readJson<T>(path: string): T | undefined {
+  try {
+    const text = readOptional(path);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  } catch {
+    return undefined; // half-written, hand-broken, or not a file at all (a FIFO): counts as absent; the next write replaces it
+  }
+}
+
+export function readWorkspaceSelection(root: string): WorkspaceSelection | undefined {
+  const sel = readJson<WorkspaceSelection>(join(sessionsDir(root), WORKSPACE_SELECTION));
+  return sel && (typeof sel.intent === "string" || sel.intent === null) ? sel : undefined;
+}
+
+export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
+  const sel: WorkspaceSelection = { intent, selectedAt: now.toISOString(), by };
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`, `${JSON.stringify(sel, null, 2)}\n`);
+  return sel;
+}
+
+export function readSession(root: string, id: string): SessionRecord | undefined {
+  return asSession(readJson(join(sessionsDir(root), sessionFileName(id))));
+}
+
+export function writeSession(root: string, record: SessionRecord): void {
+  ensureSessionsDir(root);
+  writeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(record.id)}`, `${JSON.stringify(record, null, 2)}\n`, { durable: false });
+}
+
+export function removeSession(root: string, id: string): void {
+  removeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(id)}`); // false: already gone, or not ours to remove
+}
+
+export function listSessions(root: string): SessionRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(sessionsDir(root));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
+    .map((n) => asSession(readJson(join(sessionsDir(root), n))))
+    .filter((s): s is SessionRecord => !!s);
+}
+
+/** Removes session files whose heartbeat stopped a day ago or more (agents that never sent SessionEnd). */
+export function pruneDeadSessions(root: string, now = Date.now()): void {
+  for (const s of listSessions(root)) if (isPrunable(s, now)) removeSession(root, s.id);
+}
+

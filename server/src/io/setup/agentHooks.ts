@@ -1,0 +1,301 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import type { AgentPrefix } from "../agent/session";
+
+/**
+ * Each agent's hook configuration as intent-lsp installs it (the README's setup sections, from
+ * shared/agent-hooks.md), and the one merge `intent init` applies: our entries are added to the agent's
+ * existing file, every entry already there is kept, and an entry already calling `intent hook <agent>` is
+ * never added twice. `intent doctor` reads the same specs back to find and run the configured commands.
+ */
+
+export type AgentName = "claude-code" | "cursor" | "codex" | "gemini" | "copilot" | "windsurf" | "cline" | "droid";
+
+interface JsonHookSpec {
+  agent: AgentName;
+  kind: "json";
+  file: string;
+  /** Top-level keys the file needs (Cursor's and Copilot's `version`), set only when absent. */
+  top?: Record<string, unknown>;
+  /** Event name → the entry intent-lsp appends to that event's array. */
+  events: Record<string, unknown>;
+}
+
+interface ScriptHookSpec {
+  agent: AgentName;
+  kind: "scripts";
+  /** Executable files named after the events (Cline), each running the hook. */
+  files: string[];
+}
+
+export type HookSpec = (JsonHookSpec | ScriptHookSpec) & {
+  /** Folders whose presence says the project uses this agent. */
+  detect: string[];
+  /** The session id prefix of the agent's hook (for cleaning up after a probe). */
+  sessionPrefix: AgentPrefix;
+  /** A payload that makes the hook read the workspace and answer, changing nothing: a read-only tool call. */
+  probe(root: string): unknown;
+};
+
+export const hookCommand = (agent: AgentName) => `intent hook ${agent}`;
+
+/** The session id a probe uses, so `intent doctor` can remove the session file the probe's heartbeat made. */
+export const PROBE_SESSION = "intent-doctor";
+
+const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, unknown> = {}) => ({
+  matcher,
+  hooks: [{ type: "command", command: hookCommand(agent), ...extra }],
+});
+
+export const HOOK_SPECS: readonly HookSpec[] = [
+  {
+    agent: "claude-code",
+    kind: "json",
+    file: ".claude/settings.json",
+    detect: [".claude", "CLAUDE.md"],
+    sessionPrefix: "claude",
+    events: {
+      PreToolUse: claudeShaped("claude-code", "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell", { timeout: 30 }),
+      PostToolUse: claudeShaped("claude-code", "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell", { timeout: 30 }),
+      SessionStart: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
+      SessionEnd: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
+    },
+    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(root, "README.md") }, tool_use_id: "intent-doctor" }),
+  },
+  {
+    agent: "cursor",
+    kind: "json",
+    file: ".cursor/hooks.json",
+    detect: [".cursor", ".cursorrules"],
+    sessionPrefix: "cursor",
+    top: { version: 1 },
+    events: {
+      preToolUse: { command: hookCommand("cursor"), matcher: "Write|Edit|StrReplace|Delete", failClosed: true },
+      afterFileEdit: { command: hookCommand("cursor") },
+      beforeShellExecution: { command: hookCommand("cursor"), failClosed: true },
+      afterShellExecution: { command: hookCommand("cursor") },
+      sessionEnd: { command: hookCommand("cursor") },
+    },
+    probe: (root) => ({ hook_event_name: "preToolUse", conversation_id: PROBE_SESSION, generation_id: "intent-doctor", workspace_roots: [root], tool_name: "Read", tool_input: { file_path: join(root, "README.md") } }),
+  },
+  {
+    agent: "codex",
+    kind: "json",
+    file: ".codex/hooks.json",
+    detect: [".codex", "AGENTS.md"],
+    sessionPrefix: "codex",
+    events: {
+      PreToolUse: claudeShaped("codex", "apply_patch|Bash"),
+      PostToolUse: claudeShaped("codex", "apply_patch|Bash"),
+    },
+    probe: (root) => ({ session_id: PROBE_SESSION, turn_id: "t", transcript_path: null, cwd: root, hook_event_name: "PreToolUse", model: "", permission_mode: "default", tool_name: "Read", tool_use_id: "intent-doctor", tool_input: { file_path: join(root, "README.md") } }),
+  },
+  {
+    agent: "gemini",
+    kind: "json",
+    file: ".gemini/settings.json",
+    detect: [".gemini", "GEMINI.md"],
+    sessionPrefix: "gemini",
+    events: {
+      BeforeTool: { matcher: "write_file|replace|run_shell_command", hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }] },
+      AfterTool: { matcher: "write_file|replace|run_shell_command", hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }] },
+    },
+    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, hook_event_name: "BeforeTool", timestamp: new Date().toISOString(), tool_name: "read_file", tool_input: { file_path: "README.md" } }),
+  },
+  {
+    agent: "copilot",
+    kind: "json",
+    file: ".github/hooks/intent-lsp.json",
+    detect: [".github/hooks", ".github/copilot-instructions.md"],
+    sessionPrefix: "copilot",
+    top: { version: 1 },
+    events: {
+      preToolUse: { type: "command", bash: hookCommand("copilot"), powershell: hookCommand("copilot"), timeoutSec: 30 },
+      postToolUse: { type: "command", bash: hookCommand("copilot"), powershell: hookCommand("copilot"), timeoutSec: 30 },
+    },
+    probe: (root) => ({ timestamp: Date.now(), cwd: root, sessionId: PROBE_SESSION, toolName: "view", toolArgs: JSON.stringify({ path: join(root, "README.md") }) }),
+  },
+  {
+    agent: "windsurf",
+    kind: "json",
+    file: ".windsurf/hooks.json",
+    detect: [".windsurf", ".windsurfrules"],
+    sessionPrefix: "windsurf",
+    events: {
+      pre_write_code: { command: hookCommand("windsurf"), show_output: true },
+      post_write_code: { command: hookCommand("windsurf") },
+      pre_run_command: { command: hookCommand("windsurf"), show_output: true },
+      post_run_command: { command: hookCommand("windsurf") },
+    },
+    probe: (root) => ({ agent_action_name: "pre_read_code", trajectory_id: PROBE_SESSION, execution_id: "intent-doctor", timestamp: new Date().toISOString(), tool_info: { file_path: join(root, "README.md"), cwd: root } }),
+  },
+  {
+    agent: "cline",
+    kind: "scripts",
+    files: [".clinerules/hooks/PreToolUse", ".clinerules/hooks/PostToolUse"],
+    detect: [".clinerules"],
+    sessionPrefix: "cline",
+    probe: (root) => ({ clineVersion: "", hookName: "PreToolUse", timestamp: String(Date.now()), taskId: PROBE_SESSION, workspaceRoots: [root], userId: "", preToolUse: { toolName: "read_file", parameters: { path: "README.md" } } }),
+  },
+  {
+    agent: "droid",
+    kind: "json",
+    file: ".factory/hooks.json",
+    detect: [".factory"],
+    sessionPrefix: "droid",
+    events: {
+      PreToolUse: claudeShaped("droid", "Create|Edit|Execute"),
+      PostToolUse: claudeShaped("droid", "Create|Edit|Execute"),
+    },
+    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(root, "README.md") } }),
+  },
+];
+
+export function hookSpec(agent: string): HookSpec | undefined {
+  return HOOK_SPECS.find((s) => s.agent === agent);
+}
+
+/** Agents whose folders (or instruction files) are in the workspace. */
+export function detectAgents(root: string): AgentName[] {
+  return HOOK_SPECS.filter((s) => s.detect.some((d) => existsSync(join(root, d)))).map((s) => s.agent);
+}
+
+/** The file a script-based agent runs: a shebang and our command (Cline runs hooks as executables). */
+export function hookScript(agent: AgentName): string {
+  return `#!/usr/bin/env bash\n# intent-lsp: gate and record this agent's tool calls (see the intent-lsp README)\nexec ${hookCommand(agent)}\n`;
+}
+
+export type MergeResult =
+  | { ok: true; text: string; added: string[] }
+  /** The existing file cannot be read as JSON: left as it is. */
+  | { ok: false; problem: string };
+
+/**
+ * `existing` (undefined: no file yet) with intent-lsp's entries added where missing. Comments, formatting
+ * and every other key and entry are kept; jsonc-parser edits only the arrays it appends to.
+ */
+export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined, file = spec.file): MergeResult {
+  if (existing === undefined || existing.trim() === "") {
+    const value = { ...(spec.top ?? {}), hooks: Object.fromEntries(Object.entries(spec.events).map(([e, entry]) => [e, [entry]])) };
+    return { ok: true, text: `${JSON.stringify(value, null, 2)}\n`, added: Object.keys(spec.events) };
+  }
+  const errors: ParseError[] = [];
+  const tree = parseTree(existing, errors, { allowTrailingComma: true });
+  if (errors.length || !tree || tree.type !== "object") {
+    const at = errors[0] ? ` at ${lineCol(existing, errors[0].offset)}: ${printParseErrorCode(errors[0].error)}` : ": the top level is not an object";
+    return { ok: false, problem: `${file} is not valid JSON${at}` };
+  }
+  const value = JSON.parse(JSON.stringify(jsonValue(tree))) as Record<string, unknown>;
+  const hooks = value["hooks"];
+  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null || Array.isArray(hooks))) return { ok: false, problem: `${file}: "hooks" is not an object` };
+  const unit = /^\t/m.test(existing) ? "\t" : " ".repeat(indentOf(existing));
+  let text = existing;
+  const added: string[] = [];
+  const parsed = () => parseTree(text, [], { allowTrailingComma: true })!;
+  for (const [key, v] of Object.entries(spec.top ?? {})) {
+    if (!(key in value)) text = insertProperty(text, parsed(), key, v, unit);
+  }
+  for (const [event, entry] of Object.entries(spec.events)) {
+    const list = (hooks as Record<string, unknown> | undefined)?.[event];
+    if (list !== undefined && !Array.isArray(list)) return { ok: false, problem: `${file}: "hooks.${event}" is not a list` };
+    if (Array.isArray(list) && list.some((e) => callsHook(JSON.stringify(e), spec.agent))) continue;
+    const root = parsed();
+    const hooksNode = findNodeAtLocation(root, ["hooks"]);
+    if (!hooksNode) text = insertProperty(text, root, "hooks", { [event]: [entry] }, unit);
+    else if (!Array.isArray(list)) text = insertProperty(text, hooksNode, event, [entry], unit);
+    else text = appendToArray(text, findNodeAtLocation(root, ["hooks", event])!, entry, unit);
+    added.push(event);
+  }
+  return { ok: true, text, added };
+}
+
+/** Whether a command (or any text holding one) runs intent-lsp's hook for `agent`, by whatever path. */
+export function callsHook(text: string, agent: AgentName): boolean {
+  return new RegExp(`\\bhook\\s+${agent}(?![\\w-])`).test(text);
+}
+
+/** Every hook command configured in an agent's file that runs `… hook <agent>` (for `intent doctor`). */
+export function configuredCommands(text: string, agent: AgentName): string[] {
+
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true });
+  if (!tree) return [];
+  const out = new Set<string>();
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if ((k === "command" || k === "bash") && typeof x === "string" && callsHook(x, agent)) out.add(x);
+        else walk(x);
+      }
+    }
+  };
+  walk((jsonValue(tree) as Record<string, unknown>)["hooks"]);
+  return [...out];
+}
+
+/*
+ * Insertions by hand rather than jsonc-parser's modify(): modify reformats the neighbouring entries it
+ * touches, and the user's file must keep every byte it had. Each insertion goes after the last member, at
+ * that member's indentation.
+ */
+
+function appendToArray(text: string, array: Node, value: unknown, unit: string): string {
+  return insertMember(text, array, pretty(value, "", unit), unit);
+}
+
+function insertProperty(text: string, object: Node, key: string, value: unknown, unit: string): string {
+  return insertMember(text, object, `${JSON.stringify(key)}: `, unit, value);
+}
+
+/** Inserts `head` (+ `value` pretty-printed) as the last member of the object or array `node`. */
+function insertMember(text: string, node: Node, head: string, unit: string, value?: unknown): string {
+  const children = node.children ?? [];
+  const last = children[children.length - 1];
+  const indent = last && startsLine(text, last.offset) ? lineIndent(text, last.offset) : lineIndent(text, node.offset) + unit;
+  const member = value === undefined ? head.replace(/\n/g, `\n${indent}`) : head + pretty(value, indent, unit);
+  if (last) {
+    const at = last.offset + last.length;
+    return `${text.slice(0, at)},\n${indent}${member}${text.slice(at)}`;
+  }
+  const at = node.offset + 1; // just inside the brace or bracket
+  return `${text.slice(0, at)}\n${indent}${member}\n${lineIndent(text, node.offset)}${text.slice(at).replace(/^\s*/, "")}`;
+}
+
+function pretty(value: unknown, indent: string, unit: string): string {
+  return JSON.stringify(value, null, unit).replace(/\n/g, `\n${indent}`);
+}
+
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf("\n", offset - 1) + 1;
+}
+
+function startsLine(text: string, offset: number): boolean {
+  return /^\s*$/.test(text.slice(lineStart(text, offset), offset));
+}
+
+function lineIndent(text: string, offset: number): string {
+  return /^[ \t]*/.exec(text.slice(lineStart(text, offset)))![0];
+}
+
+function jsonValue(node: NonNullable<ReturnType<typeof parseTree>>): unknown {
+  switch (node.type) {
+    case "object":
+      return Object.fromEntries((node.children ?? []).filter((p) => p.children?.length === 2).map((p) => [p.children![0]!.value as string, jsonValue(p.children![1]!)]));
+    case "array":
+      return (node.children ?? []).map(jsonValue);
+    default:
+      return node.value;
+  }
+}
+
+function indentOf(text: string): number {
+  const m = /^( +)\S/m.exec(text);
+  return m ? m[1]!.length : 2;
+}
+
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+}

@@ -1,0 +1,239 @@
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { agentSessionId } from "../agent/session";
+import { verifyLedgerFile } from "../ledger/verify";
+import type { Rules } from "../../engine/rules";
+import { ruleFileProblems } from "../../engine/ruleFileProblems";
+import { removeSession } from "../sessionFiles";
+import { INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
+import { callsHook, configuredCommands, detectAgents, HOOK_SPECS, PROBE_SESSION, type HookSpec } from "./agentHooks";
+import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
+
+/**
+ * `intent doctor`: every thing a working setup needs, each checked and reported as ok or a problem with the
+ * fix. Reads only, except that probing a hook runs it once with a read-only tool call (its session file is
+ * removed afterwards).
+ */
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** What to do about a problem. */
+  fix?: string;
+}
+
+export interface DoctorInput {
+  root: string;
+  rules: Rules;
+  texts: RuleFileTexts;
+  env: NodeJS.ProcessEnv;
+  now?: number;
+}
+
+/** A lock not refreshed for this long belongs to a writer that is gone (the writers' own takeover time). */
+const LOCK_STALE_MS = 10_000;
+/** A hook the agent would wait on longer than this is as good as broken. */
+const PROBE_TIMEOUT_MS = 15_000;
+
+export async function runDoctor(input: DoctorInput): Promise<Check[]> {
+  return [
+    intentsFileCheck(input),
+    ...settingsChecks(input),
+    await ledgerCheck(input),
+    linesCheck(input.root, ".gitattributes", GITATTRIBUTES_LINES, "the ledger merges without conflicts"),
+    linesCheck(input.root, ".gitignore", GITIGNORE_LINES, "session files, locks and caches stay out of git"),
+    onPathCheck("intent-lsp", input.env, "editors start `intent-lsp --stdio`"),
+    ...hookChecks(input),
+    staleLockCheck(input.root, input.rules.settings.ledgerPath, input.now ?? Date.now()),
+  ];
+}
+
+function intentsFileCheck({ rules, texts }: DoctorInput): Check {
+  const name = "intents file";
+  if (texts[INTENTS_FILE] === undefined) return { name, ok: false, detail: `${INTENTS_FILE} does not exist`, fix: "run `intent init` to create it with a commented example" };
+  const errors = rules.intents.problems.filter((p) => p.severity === "error");
+  if (errors.length) {
+    const first = errors[0]!;
+    return {
+      name,
+      ok: false,
+      detail: `${INTENTS_FILE}:${first.start.line + 1}:${first.start.character + 1}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`,
+      fix: `correct ${INTENTS_FILE} at that line; while it has errors every agent write is denied. \`intent status\` lists every problem`,
+    };
+  }
+  const n = rules.catalogue.intents.length;
+  return { name, ok: true, detail: `${INTENTS_FILE}: ${n} intent${n === 1 ? "" : "s"}, ${rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS").length} in progress` };
+}
+
+/** Problems in the other rule files (config.jsonc, .intentignore), when there are any. */
+function settingsChecks({ rules, texts }: DoctorInput): Check[] {
+  const problems = ruleFileProblems(rules, texts).filter((p) => p.severity === "error" && p.file !== INTENTS_FILE);
+  return problems.slice(0, 1).map((p) => ({
+    name: "settings",
+    ok: false,
+    detail: `${p.file}:${p.line}:${p.column}: ${p.message}`,
+    fix: `correct ${p.file} at that line; while it has errors every agent write is denied`,
+  }));
+}
+
+async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
+  const name = "ledger";
+  const path = rules.settings.ledgerPath;
+  let report;
+  try {
+    report = await verifyLedgerFile(join(root, path));
+  } catch (e) {
+    return { name, ok: false, detail: `${path} cannot be read: ${(e as Error).message}`, fix: "check the file's permissions" };
+  }
+  if (!report) return { name, ok: true, detail: `${path} has no records yet` };
+  const failures = report.problems.filter((p) => p.kind !== "legacy");
+  if (!failures.length) return { name, ok: true, detail: `${path}: ${report.records} record${report.records === 1 ? "" : "s"} verify` };
+  const first = failures[0]!;
+  const chain = failures.some((p) => p.kind === "chain");
+  return {
+    name,
+    ok: false,
+    detail: `${path}:${first.line}: ${first.kind}: ${first.message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
+    fix: chain
+      ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
+      : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,
+  };
+}
+
+function linesCheck(root: string, file: string, wanted: readonly string[], why: string): Check {
+  const missing = missingLines(readOptional(join(root, file)), wanted);
+  if (!missing.length) return { name: file, ok: true, detail: `has ${wanted.join(", ")}` };
+  return { name: file, ok: false, detail: `missing ${missing.join(", ")} (so that ${why})`, fix: "run `intent init` (it appends the missing lines and changes nothing else)" };
+}
+
+/** Whether an executable named `command` is in one of PATH's folders. */
+export function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  const exts = process.platform === "win32" ? (env["PATHEXT"] ?? ".EXE;.CMD;.BAT").split(";") : [""];
+  for (const dir of (env["PATH"] ?? "").split(delimiter).filter(Boolean)) {
+    for (const ext of exts) {
+      const candidate = join(dir, command + ext);
+      try {
+        accessSync(candidate, constants.X_OK);
+        if (statSync(candidate).isFile()) return candidate;
+      } catch {
+        /* not here */
+      }
+    }
+  }
+  return undefined;
+}
+
+function onPathCheck(command: string, env: NodeJS.ProcessEnv, why: string): Check {
+  const found = onPath(command, env);
+  if (found) return { name: `${command} on PATH`, ok: true, detail: found };
+  return {
+    name: `${command} on PATH`,
+    ok: false,
+    detail: `no ${command} in PATH (${why})`,
+    fix: "in the intent-lsp checkout run `npm ci && npm run build && npm link`, or point your editor at the full path of dist/server.js",
+  };
+}
+
+/** Per agent in use: its hooks installed, and each configured command answering a harmless call. */
+function hookChecks(input: DoctorInput): Check[] {
+  const detected = new Set(detectAgents(input.root));
+  const checks: Check[] = [];
+  for (const spec of HOOK_SPECS) {
+    const installed = installedCommands(input.root, spec);
+    if (!installed.length) {
+      if (detected.has(spec.agent)) {
+        checks.push({ name: `${spec.agent} hooks`, ok: false, detail: `${spec.agent} is used here but its hooks do not call \`intent hook ${spec.agent}\``, fix: `run \`intent init --agent ${spec.agent}\`` });
+      }
+      continue;
+    }
+    for (const { file, command, viaFile } of installed) checks.push(probeHook(input, spec, file, command, viaFile));
+  }
+  return checks;
+}
+
+interface Installed {
+  file: string;
+  command: string;
+  /** Run the file itself (a Cline hook script) rather than the command through a shell. */
+  viaFile?: boolean;
+}
+
+function installedCommands(root: string, spec: HookSpec): Installed[] {
+  if (spec.kind === "scripts") {
+    return spec.files.filter((f) => callsHook(readOptional(join(root, f)) ?? "", spec.agent)).map((f) => ({ file: f, command: join(root, f), viaFile: true }));
+  }
+  // Copilot reads every .json in its folder; the others one file
+  const files = spec.agent === "copilot" ? jsonFilesIn(root, dirname(spec.file)) : [spec.file];
+  const out: Installed[] = [];
+  for (const file of files) {
+    const text = readOptional(join(root, file));
+    if (text === undefined) continue;
+    for (const command of configuredCommands(text, spec.agent)) out.push({ file, command });
+  }
+  return out;
+}
+
+function jsonFilesIn(root: string, dir: string): string[] {
+  try {
+    return readdirSync(join(root, dir))
+      .filter((n) => n.endsWith(".json"))
+      .map((n) => `${dir}/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string, viaFile = false): Check {
+  const name = `${spec.agent} hook`;
+  const shown = viaFile ? file : `\`${command}\` (${file})`;
+  const r = viaFile
+    ? spawnSync(command, [], { cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS })
+    : spawnSync(command, { shell: true, cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS });
+  try {
+    removeSession(input.root, agentSessionId(spec.sessionPrefix, PROBE_SESSION));
+  } catch {
+    /* no session file was made */
+  }
+  const fix = `make the command run from ${input.root}: put \`intent\` on PATH (\`npm link\` in the intent-lsp checkout) or write its full path (\`node /path/to/intent-lsp/dist/cli.js hook ${spec.agent}\`) in ${file}, then run \`intent doctor\` again`;
+  if (r.error) {
+    const why = (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT" ? `did not answer within ${PROBE_TIMEOUT_MS / 1000} s` : r.error.message;
+    return { name, ok: false, detail: `${shown} ${why}`, fix: viaFile ? `make ${file} executable (\`chmod +x ${file}\`) with a shebang line; ${fix}` : fix };
+  }
+  const stderr = (r.stderr ?? "").trim().split("\n")[0] ?? "";
+  if (r.status !== 0) return { name, ok: false, detail: `${shown} failed: exit code ${r.status}${stderr ? `: ${stderr}` : ""}`, fix };
+  const denial = /\[intent-lsp: ([a-z-]+)\][^"\n]*/.exec(r.stdout ?? "");
+  if (denial) return { name, ok: false, detail: `${shown} answers a read-only call with a denial: ${denial[0]}`, fix: "fix what the denial names (`intent status` lists the workspace's problems)" };
+  return { name, ok: true, detail: `${shown} answers` };
+}
+
+function staleLockCheck(root: string, ledgerPath: string, now: number): Check {
+  const candidates = new Set<string>();
+  for (const n of safeList(join(root, ORCHESTRATION_DIR))) if (n.endsWith(".lock")) candidates.add(`${ORCHESTRATION_DIR}/${n}`);
+  if (existsSync(join(root, `${ledgerPath}.lock`))) candidates.add(`${ledgerPath}.lock`);
+  const stale = [...candidates].filter((p) => {
+    try {
+      const st = statSync(join(root, p));
+      return st.isDirectory() && now - st.mtimeMs > LOCK_STALE_MS;
+    } catch {
+      return false;
+    }
+  });
+  if (!stale.length) return { name: "locks", ok: true, detail: "no stale lock directories" };
+  return {
+    name: "locks",
+    ok: false,
+    detail: `stale lock director${stale.length === 1 ? "y" : "ies"} (not refreshed for more than ${LOCK_STALE_MS / 1000} s): ${stale.join(", ")}`,
+    fix: `if no editor or agent is writing right now, remove ${stale.length === 1 ? "it" : "them"}: \`rm -r ${stale.join(" ")}\` (the next writer would also take ${stale.length === 1 ? "it" : "them"} over)`,
+  };
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

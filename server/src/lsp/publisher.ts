@@ -1,0 +1,126 @@
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Connection, Diagnostic } from "vscode-languageserver";
+import { CONFIG_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
+import { readOptional } from "../io/optionalFile";
+import { parseLedgerLines } from "../engine/ledger/read";
+import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
+import { uriToPath } from "./documents";
+import { claimedElsewhere, untracedChange } from "./findings";
+import type { OpenDocuments } from "./openDocuments";
+import type { WorkspaceContext } from "./workspaceContext";
+import type { Workspaces } from "./workspaces";
+
+/** Diagnostics wait this long after the last keystroke, so a burst of typing publishes once. */
+const PUBLISH_DELAY_MS = 40;
+
+/**
+ * Publishes diagnostics, one debounce timer per URI: an open document's (scope problems on its edited
+ * lines, its whole-file findings) and the workspace's own files' (`active_intents.yaml`, `config.jsonc`, the
+ * ledgers), which are published whether or not they are open, as a compiler's are. Each publish carries the
+ * document's version, so a client can drop one made for text it no longer has.
+ */
+export class DiagnosticsPublisher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** URIs of the workspace's own files we have published problems for, so fixed files get cleared. */
+  private readonly ruleFileUris = new Set<string>();
+  private disposed = false;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly documents: OpenDocuments,
+    private readonly workspaces: Workspaces,
+    /** Runs before each publish (the session file's list of unsaved files is written then). */
+    private readonly beforePublish: () => void,
+    private readonly guard: (what: string, fn: () => void) => () => void,
+  ) {}
+
+  /** Publishes `uri`'s diagnostics after a pause in typing. */
+  schedule(uri: string): void {
+    if (this.disposed) return;
+    clearTimeout(this.timers.get(uri));
+    this.timers.set(
+      uri,
+      setTimeout(
+        this.guard("publishing diagnostics", () => {
+          this.timers.delete(uri);
+          this.beforePublish();
+          this.publish(uri);
+        }),
+        PUBLISH_DELAY_MS,
+      ),
+    );
+  }
+
+  /** A document closed: nothing more is published for it, and what was is withdrawn (unless it is a rule file). */
+  closed(uri: string): void {
+    clearTimeout(this.timers.get(uri));
+    this.timers.delete(uri);
+    if (!this.ruleFileUris.has(uri)) void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+
+  /** The workspace's own files: publish those with problems, and once more (empty) those that had some. */
+  workspaceFiles(ctx: WorkspaceContext): void {
+    const uri = (rel: string) => this.documents.at(join(ctx.root, rel))?.uri ?? pathToFileURL(join(ctx.root, rel)).href;
+    const problems: [string, number][] = [
+      [uri(INTENTS_FILE), ctx.rules.intents.problems.length],
+      [uri(CONFIG_FILE), ctx.rules.config.problems.length],
+      ...ctx.ledger.unreadable().map((u): [string, number] => [uri(u.path), u.lines.length]),
+    ];
+    for (const [uri, count] of problems) {
+      const had = this.ruleFileUris.has(uri);
+      if (count) this.ruleFileUris.add(uri);
+      if (count || had) this.schedule(uri);
+    }
+  }
+
+  private publish(uri: string): void {
+    const doc = this.documents.get(uri);
+    const rule = doc?.ctx && doc.path !== undefined ? doc.ctx.ruleFileOf(doc.path) : undefined;
+    // A rule file typed ahead of the rules (they are re-read after a pause in typing): its problems' positions
+    // are those of an older text. The reload publishes again for the version it read.
+    if (rule && !doc!.ctx!.rulesReadFrom(rule, doc!.doc.getText())) return;
+    const diagnostics: Diagnostic[] = [];
+    if (doc) {
+      doc.refine(); // edited lines exact: an untouched line between two edits is not one
+      diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
+      // its lines are those of the version published now, so it is computed now
+      if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...untracedChange(doc));
+      const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
+      if (claimed) diagnostics.push(claimed);
+    }
+    if (this.ruleFileUris.has(uri)) {
+      const ruleFile = this.ruleFileDiagnostics(uri);
+      diagnostics.push(...ruleFile);
+      // published empty once: forgotten now, in the same step (a second timer raced the publish before)
+      if (!ruleFile.length) this.ruleFileUris.delete(uri);
+    }
+    void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
+  }
+
+  private ruleFileDiagnostics(uri: string): Diagnostic[] {
+    const fsPath = uriToPath(uri);
+    const ctx = fsPath ? this.workspaces.of(fsPath) : undefined;
+    const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
+    if (!ctx) return [];
+    const { rules } = ctx;
+    if (path === INTENTS_FILE) return intentFileDiagnostics(rules.settings, rules.intents.problems, rules.usingLastGood);
+    if (path === CONFIG_FILE) {
+      const text = this.documents.get(uri)?.doc.getText() ?? readOptional(join(ctx.root, CONFIG_FILE)) ?? "";
+      return configDiagnostics(rules.settings, text, rules.config.problems);
+    }
+    const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
+    if (!ledger) return [];
+    // An open ledger with unsaved edits is published for its buffer's version: its own lines, not the disk's.
+    const open = this.documents.get(uri);
+    const unsaved = open && open.doc.getText() !== open.baseline; // (deleted lines are not "edited lines")
+    const lines = unsaved ? parseLedgerLines(open.doc.getText(), 1).unreadable : ledger.lines;
+    return ledgerDiagnostics(rules.settings, ledger.path, open ? lines.filter((l) => l.line <= open.doc.lineCount) : lines);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,72 @@
+import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
+import { findIntentsRoot } from "../io/workspaceRoot";
+import { uriToPath } from "./documents";
+import type { FileWatcher } from "./watcher";
+import { WorkspaceContext } from "./workspaceContext";
+
+/** The workspace folders the client opened (and those adopted for files outside them), one context each. */
+export class Workspaces {
+  private readonly byRoot = new Map<string, WorkspaceContext>();
+  /** The client's name, for session files. */
+  clientName = "unknown editor";
+
+  constructor(
+    private readonly watcher: FileWatcher,
+    /** A folder was added: announce its session, read its ledger. */
+    private readonly added: (ctx: WorkspaceContext) => void = () => undefined,
+  ) {}
+
+  add(uri: string): WorkspaceContext | undefined {
+    const root = uriToPath(uri);
+    if (!root) return undefined;
+    const known = this.byRoot.get(root);
+    if (known) return known;
+    const ctx = new WorkspaceContext(root, this.clientName);
+    this.byRoot.set(root, ctx);
+    this.watcher.watch(root, ctx.rules.settings.ledgerPath);
+    this.added(ctx);
+    return ctx;
+  }
+
+  remove(uri: string): void {
+    const root = uriToPath(uri);
+    const ctx = root ? this.byRoot.get(root) : undefined;
+    if (!ctx || !root) return;
+    ctx.dispose();
+    this.watcher.unwatch(root, ctx.rules.settings.ledgerPath);
+    this.byRoot.delete(root);
+  }
+
+  all(): WorkspaceContext[] {
+    return [...this.byRoot.values()];
+  }
+
+  any(): WorkspaceContext | undefined {
+    return this.byRoot.values().next().value;
+  }
+
+  /** The innermost workspace folder holding a file. */
+  of(fsPath: string): WorkspaceContext | undefined {
+    let best: WorkspaceContext | undefined;
+    for (const ctx of this.byRoot.values()) {
+      if (ctx.relativePath(fsPath) !== undefined && (!best || ctx.root.length > best.root.length)) best = ctx;
+    }
+    return best;
+  }
+
+  /**
+   * The workspace of a file being opened: its folder's, or — for a file outside every folder, or an editor
+   * that sent none — the intents workspace above it, adopted as a folder of its own.
+   */
+  forFile(fsPath: string): WorkspaceContext | undefined {
+    const ctx = this.of(fsPath);
+    if (ctx) return ctx;
+    const root = findIntentsRoot(dirname(fsPath));
+    return root ? this.add(pathToFileURL(root).href) : undefined;
+  }
+
+  dispose(): void {
+    for (const ctx of this.byRoot.values()) ctx.dispose();
+  }
+}

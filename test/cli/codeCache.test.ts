@@ -1,0 +1,65 @@
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, runCli } from "./support";
+
+/** `intent` starts from V8's code cache kept in the user's own cache folder, and never trusts another's. */
+describe("the CLI's code cache", () => {
+  beforeAll(ensureBuilt, 120_000);
+  const dirs: string[] = [];
+  const home = () => {
+    const d = mkdtempSync(join(tmpdir(), "intent-lsp-xdg-"));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const cacheDir = (xdg: string) => join(xdg, "intent-lsp", "code-cache");
+  const version = (xdg: string, extra: NodeJS.ProcessEnv = {}) => runCli(["--version"], { cwd: xdg, env: { XDG_CACHE_HOME: xdg, ...extra } });
+
+  it("is written by the first run, private to the user, and gives the same answer from the second", () => {
+    const xdg = home();
+    const first = version(xdg);
+    expect(first.status).toBe(0);
+    const files = readdirSync(cacheDir(xdg));
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^intent-cli-[0-9a-f]{16}-other\.bin$/);
+    expect(statSync(cacheDir(xdg)).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheDir(xdg), files[0]!)).mode & 0o777).toBe(0o600);
+    expect(version(xdg)).toEqual(first);
+  });
+
+  it("keeps one cache per subcommand", () => {
+    const xdg = home();
+    runCli(["status", "--help"], { cwd: xdg, env: { XDG_CACHE_HOME: xdg } });
+    version(xdg);
+    expect(readdirSync(cacheDir(xdg)).map((f) => f.replace(/-[0-9a-f]{16}-/, "-"))).toEqual(["intent-cli-other.bin", "intent-cli-status.bin"].sort());
+  });
+
+  it("is not used from a folder others may write to, and the CLI still runs", () => {
+    const xdg = home();
+    mkdirSync(cacheDir(xdg), { recursive: true });
+    chmodSync(cacheDir(xdg), 0o777);
+    const r = version(xdg);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(readdirSync(cacheDir(xdg))).toEqual([]);
+  });
+
+  it("survives a damaged cache file and replaces it", () => {
+    const xdg = home();
+    version(xdg);
+    const [file] = readdirSync(cacheDir(xdg));
+    writeFileSync(join(cacheDir(xdg), file!), "not a code cache");
+    const r = version(xdg);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(statSync(join(cacheDir(xdg), file!)).size).toBeGreaterThan(1000);
+  });
+
+  it("is off with INTENT_LSP_CODE_CACHE=off", () => {
+    const xdg = home();
+    expect(version(xdg, { INTENT_LSP_CODE_CACHE: "off" }).status).toBe(0);
+    expect(() => readdirSync(cacheDir(xdg))).toThrow();
+  });
+});

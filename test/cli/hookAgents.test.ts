@@ -1,0 +1,255 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TempWorkspace } from "../support/workspace";
+import { CLINE, CODEX, COPILOT, DROID, ensureBuilt, GEMINI, gitWorkspace, ledgerRecords, NEW_AGENTS, runCli, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "./support";
+
+/**
+ * `intent hook codex|gemini|copilot|windsurf|cline|droid`: every agent gets the same gate and recorder, each
+ * in its own protocol. Payloads are in each agent's documented shape (test/cli/support.ts); every answer is
+ * asserted whole: standard output, standard error and the exit code.
+ */
+
+beforeAll(ensureBuilt);
+
+const API = "src/api/weather.ts";
+const NOTES = "docs/notes.md";
+const API_EDIT: PlannedEdit = { path: API, from: "export interface Weather {", to: "export interface Weather { // v2" };
+const MODEL_ENV = "openai/gpt-5"; // for agents whose payload names no model
+
+function hook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): HookReply {
+  const r = spawnSync(process.execPath, [join(__dirname, "../../dist/cli.js"), "hook", f.agent], {
+    cwd: ws.root,
+    input: typeof payload === "string" ? payload : JSON.stringify(payload),
+    encoding: "utf8",
+    env: { ...withoutModel(process.env), ...env },
+  });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status ?? -1 };
+}
+
+function withoutModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy["INTENT_LSP_MODEL"];
+  return copy;
+}
+
+const pre = (f: AgentFixture, ws: TempWorkspace, path: string) => hook(f, ws, f.write(ws, "pre", { path, from: "a", to: "b" }));
+
+const internalError = (message: string) =>
+  `[intent-lsp: internal-error] intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`;
+
+describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: before a write", (_name, f) => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+  });
+  afterEach(() => ws.dispose());
+
+  it("allows a write the selected intent owns", () => {
+    ws.select("INT-001");
+    expect(pre(f, ws, API)).toEqual(f.allow);
+  });
+
+  it("denies out of scope, naming the owners and the command to run next", () => {
+    ws.select("INT-001");
+    expect(pre(f, ws, NOTES)).toEqual(
+      f.deny(
+        "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+          `Next: run \`intent select INT-003 --session ${f.session}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+      ),
+    );
+  });
+
+  it("denies when the selected intent is not IN_PROGRESS", () => {
+    ws.select("INT-002");
+    expect(pre(f, ws, "src/auth/middleware.ts")).toEqual(
+      f.deny(
+        "[intent-lsp: intent-not-in-progress] INT-002 (Token refresh for auth middleware) is BLOCKED: it is blocked. Resume it once the blocker is resolved, or select another intent. " +
+          "Next: ask the user whether INT-002 is unblocked (`intent start INT-002` resumes it).",
+      ),
+    );
+  });
+
+  it("denies with no active intent", () => {
+    expect(pre(f, ws, "src/util/strings.ts")).toEqual(
+      f.deny(
+        "[intent-lsp: no-active-intent] No intent selected for src/util/strings.ts. Select an intent before editing. No intent owns this file. Next: ask the user which intent should own src/util/strings.ts (or to add it to .intentignore).",
+      ),
+    );
+  });
+
+  it("denies a path outside the workspace", () => {
+    const outside = join(ws.root, "..", "elsewhere", "notes.txt");
+    expect(pre(f, ws, outside)).toEqual(
+      f.deny(`[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
+    );
+  });
+
+  it("denies every write while the intents file is broken", () => {
+    ws.write(".orchestration/active_intents.yaml", 'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n');
+    expect(pre(f, ws, API)).toEqual(
+      f.deny(
+        "[intent-lsp: intents-file-broken] .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]. " +
+          "While .orchestration/active_intents.yaml has errors every write is denied (fail closed). Ask the user to fix it; `intent status` lists every problem.",
+      ),
+    );
+  });
+
+  it("denies every write while config.jsonc is broken", () => {
+    ws.select("INT-001");
+    ws.write(".orchestration/config.jsonc", '{\n  "autoSelect": true,\n  "severity": { "out-of-scope": "loud" }\n}\n');
+    expect(pre(f, ws, API)).toEqual(
+      f.deny(
+        '[intent-lsp: config-file-broken] .orchestration/config.jsonc:3:17: "severity.out-of-scope" must be one of error, warning, information, hint, off. ' +
+          "While .orchestration/config.jsonc has errors every write is denied (fail closed). Ask the user to fix it; `intent status` lists every problem.",
+      ),
+    );
+  });
+
+  it("denies a change to intent-lsp's own rules: the agent cannot ask the user", () => {
+    ws.select("INT-001");
+    expect(pre(f, ws, ".orchestration/active_intents.yaml")).toEqual(
+      f.deny(
+        "[intent-lsp: rule-file] .orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval. This agent cannot put the question to the user, so the call is denied: ask the user to make this change.",
+      ),
+    );
+  });
+
+  it("denies input that is not JSON", () => {
+    let why = "";
+    try {
+      JSON.parse("{not json");
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    expect(hook(f, ws, "{not json")).toEqual(f.deny(internalError(`the hook input is not JSON (${why}); is this command configured as a hook?`)));
+  });
+
+  it("denies on an internal error", () => {
+    writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
+    expect(pre(f, ws, API)).toEqual(f.deny(internalError(".orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.")));
+  });
+
+  it("answers other events without a decision", () => {
+    expect(hook(f, ws, f.otherEvent(ws))).toEqual(f.allow);
+  });
+
+  it("lets shell commands run (the agent's own rules decide) and has no opinion without an intents file", () => {
+    ws.select("INT-001");
+    expect(hook(f, ws, f.shell(ws, "pre", "rm -rf dist"))).toEqual(f.allow);
+    const bare = new TempWorkspace({ fromExample: false });
+    try {
+      bare.write("src/a.ts", "x\n");
+      expect(hook(f, bare, f.write(bare, "pre", { path: "src/a.ts", from: "x", to: "y" }))).toEqual(f.allow);
+    } finally {
+      bare.dispose();
+    }
+  });
+});
+
+describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: after a write", (_name, f) => {
+  let ws: TempWorkspace;
+  afterEach(() => ws.dispose());
+
+  const env = (f: AgentFixture) => (f.reportsModel ? {} : { INTENT_LSP_MODEL: MODEL_ENV });
+
+  it("records the write: exactly the changed line, the agent's session and model, the intent", () => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", "");
+    ws.select("INT-001");
+    expect(hook(f, ws, f.write(ws, "pre", API_EDIT), env(f))).toEqual(f.allow);
+    ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
+    expect(hook(f, ws, f.write(ws, "post", API_EDIT), env(f))).toEqual(f.quietPost);
+    const records = ledgerRecords(ws);
+    expect(records).toHaveLength(1);
+    const conversation = records[0]!.files[0].conversations[0];
+    expect(records[0]!.files[0].path).toBe(API);
+    expect(conversation.url).toBe(`urn:intent-lsp:session:${f.session}`);
+    expect(conversation.contributor).toEqual({ type: "ai", model_id: f.reportsModel ?? MODEL_ENV });
+    expect(conversation.ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[3, 3]]);
+    expect(records[0]!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS" });
+  });
+
+  it("records a shell command's two files in one record and reports the one outside the intent", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    const command = "echo '// v3' >> src/api/weather.ts && echo '- Ship it.' >> docs/notes.md";
+    expect(hook(f, ws, f.shell(ws, "pre", command), env(f))).toEqual(f.allow);
+    const sh = spawnSync("bash", ["-c", command], { cwd: ws.root });
+    expect(sh.status).toBe(0);
+    const post = hook(f, ws, f.shell(ws, "post", command), env(f));
+    expect(post).toEqual(
+      f.reportPost(
+        "intent-lsp: this command changed a file outside the session's intent: docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+          "The change is recorded in the ledger with its scope verdict and noted in .orchestration/AGENT.md. Undo it if it was not meant, or ask the user which intent it belongs to.",
+      ),
+    );
+    const records = ledgerRecords(ws);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.files.map((x: any) => x.path)).toEqual([API, NOTES]);
+    expect(records[0]!.files[1].conversations[0].contributor).toEqual({ type: "ai", model_id: f.reportsModel ?? MODEL_ENV });
+    expect(records[0]!.metadata["dev.intent-lsp"].tool_call.command).toBe(command);
+    expect(records[0]!.metadata["dev.intent-lsp"].other_files[0].scope).toBe("OUT_OF_SCOPE");
+    expect(ws.read(".orchestration/AGENT.md")).toContain("`docs/notes.md` (INT-001): a shell command");
+    // CI sees the recorded out-of-scope line
+    expect(runCli(["check"], { cwd: ws.root }).status).toBe(1);
+  });
+});
+
+describe("agent specifics", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", "");
+  });
+  afterEach(() => ws.dispose());
+
+  it("codex: an apply_patch touching two files is allowed only if both are; each file is recorded", () => {
+    ws.select("INT-001");
+    const patch = (files: string[]) => ({
+      ...(CODEX.write(ws, "pre", API_EDIT) as object),
+      tool_input: { command: `*** Begin Patch\n${files.map((p) => `*** Update File: ${p}\n@@\n-a\n+b\n`).join("")}*** End Patch\n` },
+    });
+    expect(hook(CODEX, ws, patch([API, NOTES])).status).toBe(2);
+    expect(hook(CODEX, ws, patch([API, NOTES])).stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
+    const both = patch([API, "src/api/forecast.ts"]);
+    expect(hook(CODEX, ws, both)).toEqual(CODEX.allow);
+    ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
+    ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}// more\n`);
+    expect(hook(CODEX, ws, { ...both, hook_event_name: "PostToolUse", tool_response: "ok" })).toEqual(CODEX.quietPost);
+    expect(ledgerRecords(ws).map((r) => r.files[0].path)).toEqual([API, "src/api/forecast.ts"]);
+  });
+
+  it("codex: a patch that names no file is denied", () => {
+    const r = hook(CODEX, ws, { ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: "*** Begin Patch\n*** End Patch\n" } });
+    expect(r).toEqual(CODEX.deny(internalError("apply_patch call without tool_input.file_path")));
+  });
+
+  it("copilot: toolArgs as an object (the SDK's form) is read too; unreadable toolArgs deny", () => {
+    ws.select("INT-001");
+    expect(hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "create", toolArgs: { path: ws.path(NOTES), file_text: "x" } }).stdout).toContain('"permissionDecision":"deny"');
+    const bad = hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "edit", toolArgs: "{oops" });
+    expect(JSON.parse(bad.stdout).permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
+  });
+
+  it("windsurf: without a pre-write stash the edits are undone to find the changed line", () => {
+    ws.select("INT-001");
+    ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
+    expect(hook(WINDSURF, ws, WINDSURF.write(ws, "post", API_EDIT))).toEqual(WINDSURF.quietPost);
+    expect(ledgerRecords(ws)[0]!.files[0].conversations[0].ranges.map((r: any) => r.start_line)).toEqual([3]);
+  });
+
+  it("cline, gemini: paths relative to the workspace are judged as the same files", () => {
+    ws.select("INT-001");
+    expect(hook(CLINE, ws, CLINE.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }))).toEqual(CLINE.allow);
+    expect(hook(GEMINI, ws, GEMINI.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" })).status).toBe(2);
+  });
+
+  it("droid: Create is gated like a write", () => {
+    ws.select("INT-001");
+    const r = hook(DROID, ws, { ...(DROID.write(ws, "pre", API_EDIT) as object), tool_name: "Create", tool_input: { file_path: ws.path("docs/new.md"), content: "x\n" } });
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+});

@@ -1,0 +1,121 @@
+// VS Code 1.100.3 as code-server 4.100.3, driven in Debian's headless Chromium through playwright-core: the
+// workbench users see, with our .vsix installed into a clean extensions folder. Processes are started in a
+// group of their own and carry the run's INT_LSP_E2E_TAG (editors.ts), so the end of a run kills all of them.
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { isolatedXdg, killTagged, waitFor } from "./editors";
+
+export interface CodeServerRun {
+  url: string;
+  process: ChildProcess;
+  userDataDir: string;
+  extensionsDir: string;
+  log: () => string;
+}
+
+export interface CodeServerDirs {
+  codeServer: string;
+  tmp: string;
+}
+
+/** Runs `code-server` to completion (for --install-extension), with the run's isolated environment. */
+export function codeServerCli(codeServer: string, tmp: string, args: string[], timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(codeServer, args, { env: isolatedXdg(tmp), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`code-server ${args.join(" ")} failed: ${error.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+      else resolve(stdout + stderr);
+    });
+  });
+}
+
+/** User settings for a clean workbench that opens the folder straight away and shows nothing else. */
+export const WORKBENCH_SETTINGS = {
+  "security.workspace.trust.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "chat.commandCenter.enabled": false,
+  "git.enabled": false,
+  "files.autoSave": "off",
+  "editor.minimap.enabled": false,
+  "workbench.editor.enablePreview": false,
+};
+
+/** Starts code-server on a free port and waits until it listens. */
+export async function startCodeServer(codeServer: string, tmp: string, userDataDir: string, extensionsDir: string, folder: string): Promise<CodeServerRun> {
+  mkdirSync(path.join(userDataDir, "User"), { recursive: true });
+  writeFileSync(path.join(userDataDir, "User", "settings.json"), JSON.stringify(WORKBENCH_SETTINGS, null, 2));
+  const args = ["--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+    "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, folder];
+  const child = spawn(codeServer, args, { env: isolatedXdg(tmp), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let log = "";
+  child.stdout!.setEncoding("utf8").on("data", (s: string) => (log += s));
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => (log += s));
+  let exited = "";
+  child.on("exit", (code, signal) => (exited = `code-server exited (${code ?? signal})`));
+  const url = await waitFor("code-server to listen", () => {
+    if (exited) throw new Error(`${exited} before listening:\n${log}`);
+    return /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log)?.[1];
+  }, 60_000, () => log);
+  return { url, process: child, userDataDir, extensionsDir, log: () => log };
+}
+
+/** Debian's Chromium, headless, as the brief of ../shared/editors says: no sandbox (root), no GPU, no network chatter. */
+export function launchChromium(executablePath: string, env: NodeJS.ProcessEnv): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    // tagged like the editor, so that the end of the run finds it too
+    env: env as Record<string, string>,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}
+
+/** The files under `dir` whose name ends with `suffix` (code-server writes each output channel to a log file). */
+export function findFiles(dir: string, suffix: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = path.join(d, name);
+      try {
+        if (statSync(full).isDirectory()) walk(full);
+        else if (name.endsWith(suffix)) found.push(full);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** Ends a run: the browser, code-server's whole process group, and anything else carrying the run's tag. */
+export async function stopAll(browser: Browser | undefined, run: CodeServerRun | undefined, tag: string): Promise<string[]> {
+  await browser?.close().catch(() => undefined);
+  const child = run?.process;
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      process.kill(-child.pid, "SIGKILL");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    } catch {
+      // already gone
+    }
+  }
+  // what left the group (the extension host and the language server may start sessions of their own)
+  return killTagged(tag);
+}
+
+export type { Page };

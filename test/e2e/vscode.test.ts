@@ -1,0 +1,248 @@
+// VS Code 1.100.3 (code-server 4.100.3) in headless Chromium, with the .vsix that `npm run package` builds
+// installed into a clean extensions folder: the journey a VS Code user makes, asserted on what the workbench
+// shows (status bar, Problems panel, squiggles, the quick-fix menu, the hover widget) and on the files on disk.
+// Screenshots of each step go to .cache/artifacts/vscode/.
+//
+// INTENT_LSP_SERVER_JS=<path> replaces the server inside the installed extension (a path that does not exist
+// removes it): the journey must then fail, which is how this test is shown to be able to fail.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { codeServerCli, findFiles, launchChromium, startCodeServer, stopAll, type CodeServerRun, type Page } from "./codeServer";
+import { ensureEditor, isolatedXdg, repoRoot, waitFor } from "./editors";
+import type { Browser } from "playwright-core";
+
+const INSTALL_MS = 600_000;
+const DEADLINE = 30_000;
+const ARTIFACTS = path.join(repoRoot, ".cache", "artifacts", "vscode");
+const LEDGER = ".orchestration/agent_trace.jsonl";
+const NOTES = "docs/notes.md";
+const EDIT = " (edited in VS Code)";
+
+let tmp: string | undefined;
+let browser: Browser | undefined;
+let run: CodeServerRun | undefined;
+let failed = true;
+
+afterEach(async () => {
+  if (!tmp) return;
+  const left = await stopAll(browser, run, tmp);
+  if (left.length) console.warn(`vscode e2e: ended processes left behind:\n${left.join("\n")}`);
+  if (!failed) rmSync(tmp, { recursive: true, force: true });
+  else console.warn(`vscode e2e: the run's files are kept in ${tmp}`);
+  browser = run = tmp = undefined;
+});
+
+const ledgerLines = (ws: string) => readFileSync(path.join(ws, LEDGER), "utf8").split("\n").filter((l) => l.trim());
+
+/** The text of every editor line that carries an error squiggle (Monaco draws them in per-line overlays). */
+function squiggleLines(page: Page): Promise<string[]> {
+  // a string, evaluated in the page: the project's TypeScript has no DOM types
+  return page.evaluate(`(() => {
+    const editor = document.querySelector(".editor-instance .monaco-editor");
+    if (!editor) return [];
+    const lineAt = new Map();
+    for (const l of editor.querySelectorAll(".view-lines .view-line")) lineAt.set(l.style.top, (l.textContent || "").replace(/\\u00a0/g, " "));
+    const tops = new Set();
+    for (const s of editor.querySelectorAll(".view-overlays .squiggly-error")) tops.add(s.parentElement.style.top);
+    return [...tops].map((t) => lineAt.get(t) ?? "(no line at " + t + ")");
+  })()`);
+}
+
+/** The editor line holding `needle`, with the inlay hints Monaco draws into it as CSS `content`. */
+function lineWithHints(page: Page, needle: string): Promise<string> {
+  return page.evaluate(`(() => {
+    const line = [...document.querySelectorAll(".editor-instance .view-line")].find((l) => (l.textContent || "").replace(/\\u00a0/g, " ").includes(${JSON.stringify(needle)}));
+    if (!line) return "";
+    let text = "";
+    const css = (el, pseudo) => {
+      const c = getComputedStyle(el, pseudo).content;
+      return c && c !== "none" && c !== "normal" ? JSON.parse(c) : "";
+    };
+    for (const span of line.querySelectorAll("span > span")) text += css(span, "::before") + span.textContent + css(span, "::after");
+    return text.replace(/\\s+/g, " "); // Monaco's spaces are non-breaking, a hint's padding may be any space
+  })()`);
+}
+
+/** The .vsix as users get it: `npm run package`, into this run's folder. */
+function packageVsix(out: string): void {
+  execFileSync(process.execPath, [path.join(repoRoot, "scripts", "package-vscode.mjs"), "--out", out], { cwd: repoRoot, stdio: "pipe" });
+}
+
+/** INTENT_LSP_SERVER_JS: replace (or, for a path that does not exist, remove) the installed extension's server. */
+function swapServer(extensionsDir: string): void {
+  const swap = process.env.INTENT_LSP_SERVER_JS;
+  if (!swap) return;
+  const installed = readdirSync(extensionsDir).find((d) => d.startsWith("intent-lsp.intent-lsp-"));
+  if (!installed) throw new Error(`no intent-lsp extension in ${extensionsDir}`);
+  const target = path.join(extensionsDir, installed, "dist", "server.js");
+  if (existsSync(swap)) copyFileSync(swap, target);
+  else rmSync(target);
+}
+
+it("VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record", async () => {
+  const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
+  tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
+  const ws = path.join(tmp, "workspace");
+  cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+  const vsix = path.join(tmp, "intent-lsp.vsix");
+  packageVsix(vsix);
+  const extensionsDir = path.join(tmp, "extensions");
+  const userDataDir = path.join(tmp, "user-data");
+  const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+  expect(installed).toMatch(/Extension 'intent-lsp\.vsix' was successfully installed/);
+  swapServer(extensionsDir);
+
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  let shot = 0;
+  const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${String(++shot).padStart(2, "0")}-${name}.png`) });
+
+  run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
+  browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
+  const outputLog = () => findFiles(userDataDir, "intent-lsp.log").map((f) => readFileSync(f, "utf8")).join("\n");
+  const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      const r = await fn();
+      await screenshot(page, name);
+      return r;
+    } catch (e) {
+      await screenshot(page, `${name}-FAILED`).catch(() => undefined);
+      throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
+    }
+  };
+  const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
+  const quickInput = page.locator(".quick-input-widget");
+
+  /**
+   * Opens a file from the Explorer, as a user clicks it (Quick Open's list re-sorts while files are searched,
+   * so an Enter there can open whatever was first a moment before); waits for its editor to have the focus.
+   */
+  const openFile = async (rel: string) => {
+    const segments = rel.split("/");
+    const explorer = page.locator(".explorer-folders-view");
+    for (const [i, name] of segments.entries()) {
+      const row = explorer.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) });
+      await row.waitFor({ timeout: DEADLINE });
+      if (i < segments.length - 1) {
+        if ((await row.getAttribute("aria-expanded")) !== "true") await row.click();
+      } else {
+        await row.click();
+      }
+    }
+    const tab = page.locator(".tab", { hasText: path.basename(rel) });
+    await tab.and(page.locator(".tab.active")).waitFor({ timeout: DEADLINE });
+    // a click in the Explorer leaves the focus there; the user clicks into the text
+    await page.locator(".editor-instance .monaco-editor .view-lines").click();
+    await page.locator(".editor-instance .monaco-editor.focused").waitFor();
+  };
+  const goToLine = async (line: number) => {
+    await page.keyboard.press("Control+G");
+    await quickInput.locator("input").waitFor({ state: "visible" });
+    await page.keyboard.type(String(line));
+    await page.keyboard.press("Enter");
+    await quickInput.waitFor({ state: "hidden" });
+  };
+
+  // 1. The extension activated (workspaceContains:.orchestration/active_intents.yaml) and started its server:
+  //    nothing is selected, so notes.md counts under its only IN_PROGRESS owner, INT-003.
+  await step("auto-selected", async () => {
+    await openFile(NOTES);
+    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · auto-selected");
+  });
+
+  // 2. Select from the editor's own UI: the status-bar item opens the quick pick of intents (the owners of
+  //    this file marked); picking INT-001 selects it for the workspace, and the status bar warns that
+  //    notes.md is outside its scope.
+  await step("select-from-status-bar", async () => {
+    await statusItem.first().click();
+    const row = quickInput.locator(".monaco-list-row", { hasText: "INT-001 — Build Weather API" });
+    await row.waitFor();
+    await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-003 — Docs refresh" }).textContent()).resolves.toContain(`owns ${NOTES}`);
+    await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-004" }).textContent()).resolves.toContain("Start and select INT-004");
+    await screenshot(page, "quick-pick");
+    await row.click();
+    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-001 · selected");
+    await statusItem.locator(".codicon-warning").waitFor();
+    expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-001" });
+  });
+
+  // 3. An edit outside INT-001's scope: an error on exactly the edited line, in the editor and in Problems.
+  const recordsBefore = ledgerLines(ws).length;
+  await step("out-of-scope-error", async () => {
+    await goToLine(4);
+    await page.keyboard.press("End");
+    await page.keyboard.type(EDIT);
+    await page.keyboard.press("Control+Shift+M");
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
+    await problem.waitFor({ timeout: DEADLINE });
+    expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
+    // the squiggle is drawn on the line that holds the edit, and on no other
+    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([`- The forecast service is rate limited to 60 requests a minute.${EDIT}`]);
+  });
+
+  // 4. Ctrl+. on the line offers the server's quick fixes; "Select INT-003 — Docs refresh" clears the error
+  //    everywhere and the status bar names INT-003, now selected.
+  await step("quick-fix", async () => {
+    // back in the editor (Problems has the focus), at the end of the edited line
+    await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Control+Period");
+    const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Select INT-003 — Docs refresh" });
+    await fix.waitFor({ timeout: DEADLINE });
+    await screenshot(page, "quick-fix-menu");
+    // the menu takes keys (a pointer block covers it): the server marks this fix preferred, so it comes first
+    await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Select INT-003 — Docs refresh" }).waitFor();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · selected");
+    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
+    await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "detached", timeout: DEADLINE });
+    await statusItem.locator(".codicon-target").waitFor();
+    expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-003" });
+  });
+
+  // 5. Hovering a line the ledger attributes to an agent names its intent and model.
+  await step("hover", async () => {
+    await openFile("src/api/weather.ts");
+    await page.locator(".editor-instance .view-line span", { hasText: "currentWeather" }).first().hover();
+    const hover = page.locator(".monaco-hover", { hasText: "INT-001 — Build Weather API" });
+    await hover.waitFor({ state: "visible", timeout: DEADLINE });
+    const text = await hover.textContent();
+    expect(text).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+    expect(text).toContain("ai · anthropic/claude-sonnet-4-5");
+  });
+
+  // 6. Saving notes.md appends exactly one record, under INT-003, for that file. The extension logs the
+  //    server's intent/saveProcessed (the save is handled completely) with the record's id: wait for that
+  //    fact, then read the ledger.
+  await step("save-one-record", async () => {
+    await page.keyboard.press("Escape");
+    await page.locator(".tab", { hasText: "notes.md" }).click();
+    await page.locator(".tab.active", { hasText: "notes.md" }).waitFor();
+    await page.locator(".editor-instance .monaco-editor.focused").waitFor();
+    await page.keyboard.press("Control+S");
+    const recordId = await waitFor("the save of docs/notes.md to be processed", () => /save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/.exec(outputLog())?.[1], DEADLINE, describe);
+    const lines = ledgerLines(ws);
+    expect(lines.length).toBe(recordsBefore + 1);
+    const record = JSON.parse(lines[lines.length - 1]);
+    expect(record.id).toBe(recordId);
+    expect(record.files.map((f: { path: string }) => f.path)).toEqual([NOTES]);
+    expect(record.metadata["dev.intent-lsp"].intent_id).toBe("INT-003");
+    expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
+  });
+
+  // 7. The saved line is now attributed to INT-003 and this editor's human, in the CodeLens above it and in its
+  //    inlay hint (Monaco draws inlay hints as CSS content, so they are read from the computed style).
+  await step("attribution-after-save", async () => {
+    await page.locator(".editor-instance .codelens-decoration", { hasText: "INT-003 · human · just now" }).waitFor({ timeout: DEADLINE });
+    const want = `${EDIT.trim()} INT-003 · human · just now`; // the hint is padded on its left
+    await expect.poll(() => lineWithHints(page, EDIT.trim()), { timeout: DEADLINE }).toContain(want);
+  });
+  failed = false;
+}, INSTALL_MS);

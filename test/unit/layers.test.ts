@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The layering of docs/ARCHITECTURE.md, checked over the import graph: the engine's rules do no I/O and
+ * know nothing of the doors; the I/O layer knows nothing of the doors either. A rule that needs the disk
+ * takes what was read as an argument, and the module that reads it lives in `server/src/io/`.
+ */
+const SRC = resolve(__dirname, "../../server/src");
+
+/** Modules that reach the disk, processes or locks: none of them may be imported by a rule. */
+const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process)$|^proper-lockfile$|^write-file-atomic$/;
+const PROTOCOL_MODULES = /^vscode-languageserver|^vscode-jsonrpc|^vscode-uri/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Every module specifier a file imports or re-exports, static or dynamic, type-only included. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"';]*?from\s*["']([^"']+)["']/g), ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g), ...text.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)];
+  return specs.map((m) => m[1]!);
+}
+
+/** The layer a relative import lands in: engine, io, lsp, cli, or the file itself for other folders. */
+function layerOf(fromFile: string, spec: string): string | undefined {
+  if (!spec.startsWith(".")) return undefined;
+  return relative(SRC, resolve(dirname(fromFile), spec)).split(/[\\/]/)[0];
+}
+
+function violations(layer: string, forbiddenLayers: readonly string[], forbidPackages: RegExp[]): string[] {
+  const out: string[] = [];
+  for (const file of sourceFiles(join(SRC, layer))) {
+    for (const spec of importsOf(file)) {
+      const target = layerOf(file, spec);
+      if ((target && forbiddenLayers.includes(target)) || forbidPackages.some((re) => re.test(spec))) out.push(`${relative(SRC, file)} imports ${spec}`);
+    }
+  }
+  return out;
+}
+
+describe("layers", () => {
+  it("the engine's rules import neither the disk, git, locks, nor the io, lsp or cli layers", () => {
+    expect(violations("engine", ["io", "lsp", "cli"], [IO_MODULES, PROTOCOL_MODULES])).toEqual([]);
+  });
+
+  it("the io layer does not import the doors or the protocol", () => {
+    expect(violations("io", ["lsp", "cli"], [PROTOCOL_MODULES])).toEqual([]);
+  });
+
+  it("the CLI does not import the language server", () => {
+    expect(violations("cli", ["lsp"], [PROTOCOL_MODULES])).toEqual([]);
+  });
+
+  it("sees the imports it checks (a rule module that read the disk would be caught)", () => {
+    // the check itself must not pass because it sees nothing: io modules do import node:fs
+    const ioImports = sourceFiles(join(SRC, "io")).flatMap(importsOf);
+    expect(ioImports.filter((s) => IO_MODULES.test(s)).length).toBeGreaterThan(5);
+    expect(importsOf(join(SRC, "engine/ledger/read.ts")).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,236 @@
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CACHE_DIR, workspaceCacheDir } from "../../server/src/io/cacheDir";
+import { fileHash } from "../../server/src/engine/hashing";
+import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/io/ledger/indexFile";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
+
+const LEDGER = ".orchestration/agent_trace.jsonl";
+
+function record(i: number, opts: { path?: string; intent?: string | null; content?: string } = {}): string {
+  const content = opts.content ?? `line ${i}\nsecond ${i}\n`;
+  return JSON.stringify(
+    buildRecord({
+      path: opts.path ?? `src/f${i % 5}.ts`,
+      content,
+      ranges: [{ start_line: 1, end_line: 2 }],
+      contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+      sessionId: "s",
+      toolVersion: "0.1.0",
+      mutationClass: "INTENT_EVOLUTION",
+      preHash: null,
+      scope: "PASS",
+      intentId: opts.intent === undefined ? `INT-00${1 + (i % 3)}` : opts.intent,
+      now: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
+      id: `00000000-0000-4000-a000-${String(i).padStart(12, "0")}`,
+    }),
+  );
+}
+
+const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${record(from + k)}\n`).join("");
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "intent-lsp-indexfile-"));
+  mkdirSync(join(root, ".orchestration"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** A fresh process's view: a new WorkspaceLedger, saving after any new byte. */
+async function open(opts: { cache?: boolean } = {}) {
+  const ledger = new WorkspaceLedger(root, LEDGER, { saveAfterBytes: 1, ...opts });
+  const poll = await ledger.poll();
+  return { ledger, poll };
+}
+
+/** What a ledger answers for every file and intent: the same for a loaded index and one built from scratch. */
+async function answers(ledger: WorkspaceLedger) {
+  const index = ledger.sources[0]!.index;
+  const files = index.files().sort();
+  return {
+    records: ledger.recordCount,
+    unreadable: ledger.unreadable(),
+    files: files.map((f) => [f, ledger.entriesFor(f), ledger.lastPostHash(f)]),
+    intents: index
+      .intents()
+      .sort()
+      .map((i) => [i, ledger.filesFor(i).sort(), ledger.editCount(i), ledger.lastChange(i)]),
+  };
+}
+
+const indexFile = () => join(root, CACHE_DIR, indexFileName(LEDGER));
+
+describe("the saved ledger index", () => {
+  it("is written to .orchestration/.cache/, which ignores itself in git", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 20));
+    await open();
+    expect(existsSync(indexFile())).toBe(true);
+    expect(readFileSync(join(root, CACHE_DIR, ".gitignore"), "utf8")).toBe("*\n");
+  });
+
+  it("lets the next process read only what was appended since, with the same answers", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 30));
+    const first = await open();
+    expect(first.poll).toMatchObject({ bytesResumed: 0, bytesRead: readFileSync(join(root, LEDGER)).length });
+
+    const warm = await open();
+    expect(warm.poll).toMatchObject({ bytesResumed: readFileSync(join(root, LEDGER)).length, bytesRead: 0 });
+    expect(await answers(warm.ledger)).toEqual(await answers(first.ledger));
+
+    const appended = lines(30, 33) + "not json\n";
+    appendFileSync(join(root, LEDGER), appended);
+    const after = await open();
+    expect(after.poll.bytesRead).toBe(Buffer.byteLength(appended));
+    expect(after.ledger.sources[0]!.index.unreadable.map((u) => u.line)).toEqual([34]);
+    expect(await answers(after.ledger)).toEqual(await answers((await open({ cache: false })).ledger));
+  });
+
+  it("is rebuilt when the ledger is shorter than what was indexed", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 20));
+    await open();
+    const keep = Buffer.byteLength(lines(0, 10));
+    truncateSync(join(root, LEDGER), keep);
+    const { ledger, poll } = await open();
+    expect(poll).toMatchObject({ bytesResumed: 0, bytesRead: keep });
+    expect(ledger.recordCount).toBe(10);
+  });
+
+  it("is rebuilt when the ledger's head changed, even at the same size", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 20));
+    await open();
+    const text = readFileSync(join(root, LEDGER), "utf8");
+    const firstLine = text.slice(0, text.indexOf("\n"));
+    writeFileSync(join(root, LEDGER), firstLine.replaceAll("INT-001", "INT-009") + text.slice(firstLine.length));
+    const { ledger, poll } = await open();
+    expect(poll.bytesResumed).toBe(0);
+    expect(ledger.filesFor("INT-009")).toEqual(["src/f0.ts"]);
+  });
+
+  it("is rebuilt when the bytes before the indexed end changed", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 20));
+    await open();
+    const text = readFileSync(join(root, LEDGER), "utf8");
+    const at = text.lastIndexOf("INT-00");
+    writeFileSync(join(root, LEDGER), `${text.slice(0, at)}INT-777${text.slice(at + 7)}${record(20)}\n`);
+    const { ledger, poll } = await open();
+    expect(poll.bytesResumed).toBe(0);
+    expect(ledger.editCount("INT-777")).toBe(1);
+    expect(ledger.recordCount).toBe(21);
+  });
+
+  it("is rebuilt when its format version is not this one's", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 20));
+    await open();
+    const bytes = readFileSync(indexFile());
+    bytes.writeUInt32LE(INDEX_FORMAT_VERSION + 1, 8);
+    writeFileSync(indexFile(), bytes);
+    expect(decodeIndex(bytes)).toEqual({ problem: `format version ${INDEX_FORMAT_VERSION + 1}, not ${INDEX_FORMAT_VERSION}` });
+    const { poll } = await open();
+    expect(poll.bytesResumed).toBe(0);
+    // and the rebuilt one replaced it
+    expect((await open()).poll.bytesResumed).toBeGreaterThan(0);
+  });
+
+  it("is never trusted torn, corrupt or foreign: rebuilt from the ledger, with the same answers", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 40));
+    const truth = await answers((await open({ cache: false })).ledger);
+    await open();
+    const good = readFileSync(indexFile());
+    const damaged: [string, Buffer][] = [
+      ["torn", good.subarray(0, good.length - 7)],
+      ["one byte flipped", Buffer.from(good.map((b, i) => (i === good.length - 3 ? b ^ 0xff : b)))],
+      ["empty", Buffer.alloc(0)],
+      ["not an index", Buffer.from("{}\n")],
+    ];
+    for (const [what, bytes] of damaged) {
+      writeFileSync(indexFile(), bytes);
+      expect("problem" in decodeIndex(bytes), what).toBe(true);
+      const { ledger, poll } = await open();
+      expect(poll.bytesResumed, what).toBe(0);
+      expect(await answers(ledger), what).toEqual(truth);
+    }
+  });
+
+  it("refuses an index whose file table does not add up to its rows, even with a valid checksum", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 10));
+    await open();
+    const bytes = readFileSync(indexFile());
+    const filesAt = 96 + Math.ceil(bytes.readUInt32LE(12) / 8) * 8;
+    bytes.writeUInt32LE(bytes.readUInt32LE(filesAt) + 1, filesAt); // one more row for the first file
+    const rowsAt = bytes.length - bytes.readDoubleLE(16) * 28;
+    createHash("sha256").update(bytes.subarray(96, rowsAt)).digest().copy(bytes, 32);
+    expect(decodeIndex(bytes)).toEqual({ problem: "corrupt: its file table does not match its rows" });
+  });
+
+  it("answers a query about one file from a partly read index as from a whole one", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 60) + "garbage\n");
+    await open();
+    appendFileSync(join(root, LEDGER), lines(60, 63));
+    const whole = await open();
+    const partial = new WorkspaceLedger(root, LEDGER, { partial: true });
+    expect((await partial.poll()).bytesResumed).toBeGreaterThan(0);
+    for (const f of ["src/f0.ts", "src/f3.ts", "src/none.ts"]) {
+      expect(partial.entriesFor(f)).toEqual(whole.ledger.entriesFor(f));
+      expect(partial.hasPostHash(f, fileHash("line 60\nsecond 60\n"))).toBe(whole.ledger.hasPostHash(f, fileHash("line 60\nsecond 60\n")));
+      expect(partial.lastPostHash(f)).toEqual(whole.ledger.lastPostHash(f));
+    }
+    expect(await answers(partial)).toEqual(await answers(whole.ledger));
+  });
+
+  it("survives concurrent writers: every index left is whole and describes the ledger", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 50));
+    // several processes' worth of ledgers, each appending and saving in turn, interleaved
+    const writers = Array.from({ length: 6 }, () => new WorkspaceLedger(root, LEDGER, { saveAfterBytes: 1 }));
+    await Promise.all(writers.map((w) => w.poll()));
+    for (let round = 0; round < 3; round++) {
+      appendFileSync(join(root, LEDGER), lines(50 + round * 2, 52 + round * 2));
+      await Promise.all(writers.map((w) => w.poll()));
+    }
+    expect("problem" in decodeIndex(readFileSync(indexFile()))).toBe(false);
+    expect(readdirSync(join(root, CACHE_DIR)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    const { ledger, poll } = await open();
+    expect(poll.bytesResumed).toBe(readFileSync(join(root, LEDGER)).length);
+    expect(await answers(ledger)).toEqual(await answers((await open({ cache: false })).ledger));
+  });
+
+  it("finds a recorded content hash by reading back only the records that may hold it", async () => {
+    const many = Array.from({ length: 300 }, (_, i) => `${record(i, { path: "src/hot.ts", content: `v${i}\nx\n` })}\n`).join("");
+    writeFileSync(join(root, LEDGER), many);
+    await open();
+    const { ledger } = await open();
+    const index = ledger.sources[0]!.index;
+    expect(ledger.hasPostHash("src/hot.ts", fileHash("v123\nx\n"))).toBe(true);
+    expect(ledger.hasPostHash("src/hot.ts", fileHash("v999\nx\n"))).toBe(false);
+    expect(ledger.hasPostHash("src/cold.ts", fileHash("v123\nx\n"))).toBe(false);
+    expect(index.linesReparsed).toBeLessThanOrEqual(2);
+    expect(ledger.lastPostHash("src/hot.ts")).toBe(fileHash("v299\nx\n"));
+  });
+
+  it("is never written outside the workspace through a symbolic link", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "intent-lsp-outside-"));
+    try {
+      symlinkSync(outside, join(root, CACHE_DIR));
+      writeFileSync(join(root, LEDGER), lines(0, 20));
+      expect(workspaceCacheDir(root, { create: true })).toBeUndefined();
+      const { ledger } = await open();
+      expect(ledger.recordCount).toBe(20);
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves no cache in a folder that is not an intent workspace", async () => {
+    rmSync(join(root, ".orchestration"), { recursive: true });
+    mkdirSync(join(root, "traces"));
+    writeFileSync(join(root, "traces/t.jsonl"), lines(0, 5));
+    const ledger = new WorkspaceLedger(root, "traces/t.jsonl", { saveAfterBytes: 1 });
+    await ledger.poll();
+    expect(ledger.recordCount).toBe(5);
+    expect(existsSync(join(root, ".orchestration"))).toBe(false);
+  });
+});

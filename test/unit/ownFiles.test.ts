@@ -1,0 +1,139 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stashBefore } from "../../server/src/io/agent/agentWrite";
+import { addToIntentIgnore } from "../../server/src/io/intentIgnore";
+import { regenerateIntentMap } from "../../server/src/io/intentMap";
+import { loadIntents } from "../../server/src/engine/intents/load";
+import { modifyIntentsFile } from "../../server/src/io/intents/store";
+import { transition } from "../../server/src/engine/intents/writeback";
+import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { noteLesson } from "../../server/src/io/lessons";
+import { ownFilePath, UnsafeWriteError } from "../../server/src/io/ownFiles";
+import { landingPath, realWorkspacePath } from "../../server/src/io/realPath";
+import { newSessionRecord } from "../../server/src/engine/sessions";
+import { readWorkspaceSelection, removeSession, writeSession, writeWorkspaceSelection } from "../../server/src/io/sessionFiles";
+import { readOptional } from "../../server/src/io/optionalFile";
+
+const INTENTS = `active_intents:
+  - id: INT-001
+    name: Build Weather API
+    status: IN_PROGRESS
+    owned_scope: ["src/api/**"]
+`;
+
+/** Every file under `dir` with its content (links listed as links), to prove nothing there changed. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st?.isDirectory()) walk(p);
+      else out[relative(dir, p)] = st ? readFileSync(p, "utf8") : "(dangling)";
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+let base: string;
+let root: string;
+let outside: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "own-files-"));
+  root = join(base, "ws");
+  outside = join(base, "outside");
+  mkdirSync(join(root, ".orchestration"), { recursive: true });
+  mkdirSync(join(root, "src/api"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, "sentinel.txt"), "keep me\n");
+  writeFileSync(join(root, ".orchestration/active_intents.yaml"), INTENTS);
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe("where a write really lands", () => {
+  it("follows dangling links to where the write would create the file", () => {
+    symlinkSync(join(outside, "new.ts"), join(root, "src/api/escape.ts")); // dangling, absolute
+    symlinkSync("../../docs/later.md", join(root, "src/api/later.md")); // dangling, relative, inside
+    symlinkSync("loop-b", join(root, "src/api/loop-a"));
+    symlinkSync("loop-a", join(root, "src/api/loop-b"));
+    expect(landingPath(root, "src/api/escape.ts")).toBe(join(outside, "new.ts"));
+    expect(realWorkspacePath(root, "src/api/escape.ts")).toBeUndefined();
+    expect(realWorkspacePath(root, "src/api/later.md")).toBe("docs/later.md");
+    expect(realWorkspacePath(root, "src/api/loop-a")).toBeUndefined();
+  });
+
+  it("ownFilePath: inside the workspace only, and only a regular file", () => {
+    symlinkSync(outside, join(root, ".orchestration/.sessions"));
+    expect(() => ownFilePath(root, ".orchestration/.sessions/x.json")).toThrow(UnsafeWriteError);
+    expect(() => ownFilePath(root, ".orchestration/.sessions/x.json")).toThrow(/leads outside the workspace \(to .*outside\/x\.json\) through a symbolic link/);
+    execFileSync("mkfifo", [join(root, ".orchestration/AGENT.md")]);
+    expect(() => ownFilePath(root, ".orchestration/AGENT.md")).toThrow(/is a FIFO \(named pipe\), where intent-lsp expects a regular file/);
+    expect(ownFilePath(root, ".orchestration/intent_map.md")).toBe(join(realpathSync(root), ".orchestration/intent_map.md"));
+  });
+});
+
+describe("every writer of intent-lsp's own files refuses to write outside the workspace", () => {
+  it(".orchestration/.sessions linked out: no session file, selection or stash lands there", async () => {
+    symlinkSync(outside, join(root, ".orchestration/.sessions"));
+    const before = snapshot(outside);
+    expect(() => writeWorkspaceSelection(root, "INT-001", "test")).toThrow(UnsafeWriteError);
+    expect(() => writeSession(root, newSessionRecord("lsp-x", "test"))).toThrow(UnsafeWriteError);
+    expect(() => stashBefore(root, "call", "src/api/a.ts")).toThrow(UnsafeWriteError);
+    writeFileSync(join(outside, "lsp-y.json"), "{}");
+    removeSession(root, "lsp-y"); // never deletes there either
+    expect(snapshot(outside)).toEqual({ ...before, "lsp-y.json": "{}" });
+    expect(readWorkspaceSelection(root)).toBeUndefined();
+  });
+
+  it("AGENT.md, .intentignore, intent_map.md and active_intents.yaml linked out (dangling too): nothing written there", async () => {
+    symlinkSync(join(outside, "notes.md"), join(root, ".orchestration/AGENT.md")); // dangling
+    symlinkSync(join(outside, "sentinel.txt"), join(root, ".intentignore"));
+    symlinkSync(join(outside, "map.md"), join(root, ".orchestration/intent_map.md"));
+    const before = snapshot(outside);
+    expect(noteLesson(root, { path: "docs/x.md", intentId: "INT-001", text: "denied" })).toBe(false);
+    expect(() => addToIntentIgnore(root, "docs/x.md")).toThrow(UnsafeWriteError);
+    const ledger = { filesFor: () => [], editCount: () => 0, lastChange: () => undefined, recordCount: 0 };
+    expect(() => regenerateIntentMap(root, loadIntents(INTENTS).catalogue, ledger)).toThrow(UnsafeWriteError);
+    rmSync(join(root, ".orchestration/active_intents.yaml"));
+    writeFileSync(join(outside, "intents.yaml"), INTENTS);
+    symlinkSync(join(outside, "intents.yaml"), join(root, ".orchestration/active_intents.yaml"));
+    const r = await modifyIntentsFile(root, INTENTS, (t) => transition(t, "INT-001", "COMPLETE", new Date()));
+    expect(r).toMatchObject({ ok: false });
+    expect(!r.ok && r.reason).toMatch(/leads outside the workspace/);
+    expect(snapshot(outside)).toEqual({ ...before, "intents.yaml": INTENTS });
+  });
+
+  it("a ledgerPath whose folder is a link out of the workspace: the append is refused", async () => {
+    symlinkSync(outside, join(root, "trace"));
+    const before = snapshot(outside);
+    const record = buildRecord({ path: "src/api/a.ts", content: "x\n", ranges: [], contributor: { type: "human" }, sessionId: "s", toolVersion: "0", mutationClass: "FILE_CREATION", preHash: null, scope: "PASS", intentId: "INT-001", revision: undefined });
+    await expect(appendWorkspaceRecord(root, "trace/ledger.jsonl", record)).rejects.toThrow(/not written: trace\/ledger\.jsonl leads outside the workspace/);
+    expect(snapshot(outside)).toEqual(before);
+  });
+
+  it("lessons: an agent's path with line breaks stays one quoted line, and cannot end the marker comment", () => {
+    const path = "src/x.ts\n\nrm -rf ~ `boom` --> <script>";
+    expect(noteLesson(root, { path, intentId: "INT-001", text: `denied: ${path} is outside\r\nrun this` })).toBe(true);
+    const text = readFileSync(join(root, ".orchestration/AGENT.md"), "utf8");
+    const lines = text.split("\n");
+    expect(lines.filter((l) => l.startsWith("- "))).toHaveLength(1);
+    expect(lines.some((l) => l.startsWith("rm -rf") || l === "run this")).toBe(false);
+    const note = lines.find((l) => l.startsWith("- "))!;
+    expect(note).toContain("``src/x.ts\\n\\nrm -rf ~ `boom` --> <script>``"); // a code span its backtick cannot close
+    expect(note).toContain("denied: src/x.ts\\n\\nrm -rf ~ `boom` --&gt; &lt;script&gt; is outside\\r\\nrun this");
+    expect(note.match(/<!--/g)).toHaveLength(1);
+    expect(note.endsWith("%0A%0Arm%20-rf%20~%20%60boom%60%20--%3E%20%3Cscript%3E -->")).toBe(true);
+    expect(noteLesson(root, { path, intentId: "INT-001", text: "again" })).toBe(false); // found again by its marker
+  });
+
+  it("reads only regular files: a FIFO is refused at once, not waited on", () => {
+    execFileSync("mkfifo", [join(root, "src/api/pipe.ts")]);
+    expect(() => readOptional(join(root, "src/api/pipe.ts"))).toThrow(/is a FIFO \(named pipe\), not a regular file/);
+    expect(() => readOptional("/dev/zero")).toThrow(/is a device, not a regular file/);
+  });
+});
