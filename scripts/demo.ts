@@ -2,7 +2,7 @@
  * `npm start`: a scripted editor session against a temporary copy of examples/workspace, printing what an
  * editor would show. It drives the built server over JSON-RPC exactly as the protocol tests do.
  */
-import type { CodeLens, Diagnostic, Hover } from "vscode-languageserver-protocol";
+import type { CodeLens, Diagnostic } from "vscode-languageserver-protocol";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,11 +29,6 @@ function showDiagnostics(file: string, diags: Diagnostic[]) {
 }
 
 const indent = (text: string) => text.split("\n").map((l) => `    │ ${l}`).join("\n");
-
-async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
-  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 0 } });
-  return h ? (h.contents as { value: string }).value : "(no hover)";
-}
 
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -115,7 +110,7 @@ async function main() {
     for (const lens of await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } })) {
       out(`  line ${lens.range.start.line + 1}: ${lens.command?.title}`);
     }
-    out(indent(await hoverText(client, API, 11)));
+    out(indent((await client.hoverText(API, 11)) || "(no hover)"));
 
     heading(`Save an edit to ${NOTES} (in scope of INT-003 now): one Agent Trace record is appended`);
     const before = ws.read(LEDGER).split("\n").filter(Boolean).length;
@@ -126,8 +121,8 @@ async function main() {
     const record = JSON.parse(ws.read(LEDGER).trim().split("\n").pop()!);
     const conv = record.files[0].conversations[0];
     out(`  ${record.id}  ${record.files[0].path}  lines ${conv.ranges.map((r: { start_line: number; end_line: number }) => `${r.start_line}-${r.end_line}`).join(",")}  ${conv.contributor.type}  ${conv.related[0].url}`);
-    await waitFor(async () => (await hoverText(client, NOTES, 9)).includes("human"));
-    out(indent(await hoverText(client, NOTES, 9)));
+    await waitFor(async () => (await client.hoverText(NOTES, 9)).includes("human"));
+    out(indent((await client.hoverText(NOTES, 9)) || "(no hover)"));
 
     heading("An agent (Claude Code) asks to edit src/billing/export.ts: `intent hook claude-code`, PreToolUse");
     const payload = {

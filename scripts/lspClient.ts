@@ -231,6 +231,12 @@ export class LspClient {
     return this.connection.sendRequest("workspace/executeCommand", { command, arguments: args });
   }
 
+  /** The hover's text at `line` (0-based) of `relPath`, "" when there is none. */
+  async hoverText(relPath: string, line: number, character = 0): Promise<string> {
+    const h = await this.request<{ contents: { value: string } } | null>("textDocument/hover", { textDocument: { uri: this.uri(relPath) }, position: { line, character } });
+    return h ? h.contents.value : "";
+  }
+
   async request<T>(method: string, params: unknown): Promise<T> {
     return (await this.connection.sendRequest(method, params)) as T;
   }

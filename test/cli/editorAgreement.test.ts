@@ -1,7 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Diagnostic } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 import { claudeEdit, ensureBuilt, gitWorkspace, LEDGER, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
 
 /**
@@ -39,19 +39,10 @@ function checkRows(ws: TempWorkspace): Map<string, Row[]> {
   return byFile;
 }
 
-async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
-  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 1 } });
-  return h ? (h.contents as { value: string }).value : "";
-}
-
 describe("the editor and the CLI agree", () => {
   let ws: TempWorkspace;
   let client: LspClient | undefined;
-  afterEach(async () => {
-    await client?.stop();
-    client = undefined;
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("file by file, with the intent in progress and after it is blocked", async () => {
     ws = gitWorkspace();
@@ -137,8 +128,8 @@ describe("the editor and the CLI agree", () => {
     const lines = oldText.split("\n");
     await client.edit(path, { start: { line: 0, character: 0 }, end: { line: lines.length - 1, character: lines[lines.length - 1]!.length } }, newText);
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(path) } });
-    await expect.poll(() => hoverText(client!, path, 6), { timeout: 10_000 }).toContain("ai · anthropic/claude-sonnet-4-5-20250929");
-    expect(await hoverText(client, path, 6)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+    await expect.poll(() => client!.hoverText(path, 6, 1), { timeout: 10_000 }).toContain("ai · anthropic/claude-sonnet-4-5-20250929");
+    expect(await client.hoverText(path, 6, 1)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
     expect(await client.save(path)).toBeNull(); // handled, nothing recorded
     expect(ledgerRecords(ws)).toHaveLength(1);
   });

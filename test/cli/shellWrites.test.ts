@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Hover } from "vscode-languageserver-protocol";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
@@ -34,11 +33,6 @@ function runBash(ws: TempWorkspace, command: string, id?: string) {
   if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
   const post = runHook("claude-code", bashPayload(ws, "PostToolUse", command, id), { cwd: ws.root });
   return { pre, post };
-}
-
-async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
-  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 1 } });
-  return h ? (h.contents as { value: string }).value : "";
 }
 
 describe("intent hook claude-code: Bash writes are recorded", () => {
@@ -85,9 +79,9 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     await client.open("src/api/weather.ts", "typescript");
     await client.open("docs/notes.md", "markdown");
     const lastNotesLine = ws.read("docs/notes.md").split("\n").length - 2;
-    await expect.poll(() => hoverText(client!, "src/api/weather.ts", 2), { timeout: 10_000 }).toContain(`ai · anthropic/${MODEL}`);
-    expect(await hoverText(client, "docs/notes.md", lastNotesLine)).toContain(`ai · anthropic/${MODEL}`);
-    expect(await hoverText(client, "src/api/weather.ts", 0)).not.toContain(`ai · anthropic/${MODEL}`);
+    await expect.poll(() => client!.hoverText("src/api/weather.ts", 2, 1), { timeout: 10_000 }).toContain(`ai · anthropic/${MODEL}`);
+    expect(await client.hoverText("docs/notes.md", lastNotesLine, 1)).toContain(`ai · anthropic/${MODEL}`);
+    expect(await client.hoverText("src/api/weather.ts", 0, 1)).not.toContain(`ai · anthropic/${MODEL}`);
 
     // and CI: the out-of-scope line is an error, the in-scope one nothing
     const check = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);

@@ -1,16 +1,13 @@
 // intent.activeIntent (what a status bar shows) and the `files` of intent.listIntents (what an intent tree
 // shows), asked of the built server over JSON-RPC as the VS Code extension asks them.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 describe("intent.activeIntent", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("names the intent a file's edits count under and how it was chosen: auto-selected, selected, none, exempt", async () => {
     ws = new TempWorkspace();

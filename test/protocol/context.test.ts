@@ -1,15 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 let ws: TempWorkspace;
 let client: LspClient;
-afterEach(async () => {
-  await client.stop();
-  ws.dispose();
-});
+stopAfterEach(() => ({ client, ws }));
 
 it("intent.showContext returns the same <intent_context> as `intent context`", async () => {
   ws = new TempWorkspace();

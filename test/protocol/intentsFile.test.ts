@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
 import { LspClient, line } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const YAML = ".orchestration/active_intents.yaml";
 const NOTES = "docs/notes.md";
@@ -20,10 +20,7 @@ describe("active_intents.yaml problems", () => {
     original = ws.read(YAML);
     client = await LspClient.start({ root: ws.root });
   });
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   /** Replaces text in the YAML buffer, as a user typing in the editor. */
   async function typeInYaml(from: string, to: string) {

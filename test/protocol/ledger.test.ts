@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CodeLens, Hover, InlayHint } from "vscode-languageserver-protocol";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { CodeLens, InlayHint } from "vscode-languageserver-protocol";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -27,11 +27,6 @@ function ledgerRecords(ws: TempWorkspace): Record<string, any>[] {
     .map((l) => JSON.parse(l));
 }
 
-async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
-  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 1 } });
-  return h ? (h.contents as { value: string }).value : "";
-}
-
 describe("the trace ledger, from the editor", () => {
   let ws: TempWorkspace;
   let client: LspClient;
@@ -41,10 +36,7 @@ describe("the trace ledger, from the editor", () => {
     ws.select("INT-001");
     client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
   });
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   async function editAndSave(path: string, line: number, text: string) {
     await client.setLine(path, line, text);
@@ -94,18 +86,18 @@ describe("the trace ledger, from the editor", () => {
     await client.open(API, "typescript");
     await editAndSave(API, 11, "  const now = forecast.hours[0]; // first hour");
     await waitForRecords(1);
-    await expect.poll(() => hoverText(client, API, 11)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
-    const text = await hoverText(client, API, 11);
+    await expect.poll(() => client.hoverText(API, 11, 1)).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+    const text = await client.hoverText(API, 11, 1);
     expect(text).toContain("human · just now");
     expect(text).toContain("- Use TypeScript");
-    expect(await hoverText(client, API, 10)).toBe("**Untraced:** no ledger record covers this line.");
+    expect(await client.hoverText(API, 10, 1)).toBe("**Untraced:** no ledger record covers this line.");
 
     await client.insertLines(API, 0, Array.from({ length: 20 }, (_, i) => `// header ${i}`));
-    expect(await hoverText(client, API, 31)).toContain("INT-001 — Build Weather API");
-    expect(await hoverText(client, API, 5)).toContain("Edited, not saved yet.");
+    expect(await client.hoverText(API, 31, 1)).toContain("INT-001 — Build Weather API");
+    expect(await client.hoverText(API, 5, 1)).toContain("Edited, not saved yet.");
 
     await client.setLine(API, 31, "  const now = forecast.hours[1];");
-    expect(await hoverText(client, API, 31)).toContain("Edited, not saved yet.");
+    expect(await client.hoverText(API, 31, 1)).toContain("Edited, not saved yet.");
   });
 
   it("a block moved while the file is closed keeps its attribution; a changed line does not", async () => {
@@ -124,10 +116,10 @@ describe("the trace ledger, from the editor", () => {
 
     await client.open(API, "typescript");
     // the save's own read-back of the ledger may still be under way in the server
-    await expect.poll(() => hoverText(client, API, 0)).toContain("INT-001 — Build Weather API");
-    expect(await hoverText(client, API, 1)).toContain("INT-001 — Build Weather API");
-    expect(await hoverText(client, API, 5)).toContain("Untraced");
-    expect(await hoverText(client, API, 15)).toContain("Untraced");
+    await expect.poll(() => client.hoverText(API, 0, 1)).toContain("INT-001 — Build Weather API");
+    expect(await client.hoverText(API, 1, 1)).toContain("INT-001 — Build Weather API");
+    expect(await client.hoverText(API, 5, 1)).toContain("Untraced");
+    expect(await client.hoverText(API, 15, 1)).toContain("Untraced");
     await client.close(API);
 
     // now change one of the attributed lines while closed: it is no longer the record's work
@@ -135,8 +127,8 @@ describe("the trace ledger, from the editor", () => {
     again[0] = "    city: city.toUpperCase(),";
     ws.write(API, again.join("\n"));
     await client.open(API, "typescript");
-    await expect.poll(() => hoverText(client, API, 1)).toContain("INT-001 — Build Weather API");
-    expect(await hoverText(client, API, 0)).toContain("Untraced");
+    await expect.poll(() => client.hoverText(API, 1, 1)).toContain("INT-001 — Build Weather API");
+    expect(await client.hoverText(API, 0, 1)).toContain("Untraced");
   });
 
   it("CodeLens and inlay hints carry the block attribution; inlay hints can be turned off", async () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, truncateSync, writeFileSync, renameSync } from "node:fs";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const LEDGER = ".orchestration/agent_trace.jsonl";
 const API = "src/api/weather.ts";
@@ -16,10 +16,7 @@ afterAll(() => console.log(`ledger faults injected: ${faults}`));
 describe("the ledger changing underneath a running server", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   const kinds = async () => ((await client.executeCommand("intent.blame", { uri: client.uri(API) })) as { lines: { kind: string }[] }).lines.map((l) => l.kind);
   const traced = async () => (await kinds()).filter((k) => k === "traced").length;

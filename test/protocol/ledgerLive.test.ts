@@ -1,10 +1,10 @@
 import { appendFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import type { Diagnostic, Hover } from "vscode-languageserver-protocol";
+import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "vscode-languageserver-protocol";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -25,30 +25,22 @@ function agentRecord(path: string, content: string, lines: [number, number], int
   });
 }
 
-async function hoverText(client: LspClient, path: string, line: number): Promise<string> {
-  const h = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(path) }, position: { line, character: 0 } });
-  return h ? (h.contents as { value: string }).value : "";
-}
-
 const codes = (d: Diagnostic[]) => d.map((x) => x.code);
 
 describe("the ledger as other processes write it", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("an append by another process shows in hover without reopening the file", async () => {
     ws = new TempWorkspace({ withLedger: false });
     client = await LspClient.start({ root: ws.root });
     await client.open(API);
     // while the (empty) ledger is first read, hover says it is indexing; then, with no record, untraced
-    await expect.poll(() => hoverText(client, API, 2)).toContain("Untraced");
+    await expect.poll(() => client.hoverText(API, 2)).toContain("Untraced");
     appendFileSync(ws.path(LEDGER), `${JSON.stringify(agentRecord(API, ws.read(API), [3, 7]))}\n`);
-    await expect.poll(() => hoverText(client, API, 2), { timeout: 5000 }).toContain("ai · anthropic/claude-sonnet-4-5");
-    expect(await hoverText(client, API, 7)).toContain("Untraced");
+    await expect.poll(() => client.hoverText(API, 2), { timeout: 5000 }).toContain("ai · anthropic/claude-sonnet-4-5");
+    expect(await client.hoverText(API, 7)).toContain("Untraced");
   });
 
   it("reports each unreadable ledger line in the ledger file and keeps serving", async () => {
@@ -64,7 +56,7 @@ describe("the ledger as other processes write it", () => {
     ]);
     expect(diags[0].message).toMatch(/^\.orchestration\/agent_trace\.jsonl:2: /);
     await client.open(API);
-    expect(await hoverText(client, API, 0)).toContain("INT-001");
+    expect(await client.hoverText(API, 0)).toContain("INT-001");
   });
 
   it("stale-file when another process writes an open file, naming the writer the ledger knows", async () => {

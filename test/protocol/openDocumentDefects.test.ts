@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 /**
  * Three defects of the open-document model (server/src/lsp/documents.ts, engine/editedLines.ts) that the
@@ -10,10 +10,7 @@ import { TempWorkspace } from "../support/workspace";
 describe("the open-document model against edits editors can send", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("a reversed range (start after end) edits the lines the text model edits", async () => {
     ws = new TempWorkspace();

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LspClient, line } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
 
@@ -8,10 +8,7 @@ const NOTES = "docs/notes.md";
 describe("bad input and unusual clients", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   async function stillServing() {
     await client.open("src/auth/middleware.ts");

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync } from "node:fs";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, LEDGER, ledgerRecords } from "../cli/support";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 /**
  * A save whose record cannot be written (the ledger's place taken by a directory here; a read-only
@@ -13,10 +13,7 @@ describe("a save the ledger cannot take yet", () => {
   let ws: TempWorkspace;
   let client: LspClient;
   beforeAll(ensureBuilt);
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("is saved, reported, and recorded once the ledger can be written again", async () => {
     ws = new TempWorkspace({ withLedger: false });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
 import { LspClient, line } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
 const outOfScope = (d: { code?: unknown }[]) => d.filter((x) => x.code === "out-of-scope");
@@ -16,10 +16,7 @@ describe("scope diagnostics over JSON-RPC", () => {
     ws.select("INT-001");
     client = await LspClient.start({ root: ws.root });
   });
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("squiggles exactly the edited line, naming the file, the intent and its scope", async () => {
     await client.open(NOTES, "markdown");

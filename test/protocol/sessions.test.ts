@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
 const API = "src/api/weather.ts";
@@ -18,10 +18,7 @@ function writeSession(ws: TempWorkspace, id: string, fields: Record<string, unkn
 describe("parallel sessions", () => {
   let ws: TempWorkspace;
   let client: LspClient;
-  afterEach(async () => {
-    await client.stop();
-    ws.dispose();
-  });
+  stopAfterEach(() => ({ client, ws }));
 
   it("claimed-elsewhere when another live session has unsaved edits to the same file; dead sessions expire", async () => {
     ws = new TempWorkspace();

@@ -1,7 +1,8 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { REPO_ROOT } from "./lspClient";
+import { afterEach } from "vitest";
+import { REPO_ROOT, type LspClient } from "./lspClient";
 
 export const EXAMPLE_WORKSPACE = join(REPO_ROOT, "examples/workspace");
 
@@ -36,4 +37,16 @@ export class TempWorkspace {
   dispose(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The clean-up every protocol test shares: after each test, the client it started is stopped and its
+ * workspace removed. `current` reads the test file's own variables, which a test may not have set.
+ */
+export function stopAfterEach(current: () => { client?: LspClient; ws?: TempWorkspace }): void {
+  afterEach(async () => {
+    const { client, ws } = current();
+    await client?.stop();
+    ws?.dispose();
+  });
 }

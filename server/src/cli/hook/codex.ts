@@ -1,9 +1,9 @@
-import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { afterTool, anchored, beforeTool, denialText, withoutAsk, writeCall, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
 
 /**
  * OpenAI Codex CLI (shared/agent-hooks.md): Claude-like events and fields, plus `model` in every payload.
@@ -18,21 +18,11 @@ const SHELL_TOOLS = new Set(["Bash", "shell", "exec_command", "local_shell", "un
 export async function codexHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("codex", str(p["session_id"]) ?? "unknown"), client: "codex" };
-  switch (str(p["hook_event_name"])) {
-    case "PreToolUse":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
-    case "PostToolUse": {
-      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
-      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
-      return text ? jsonAnswer({ decision: "block", reason: text }) : jsonAnswer({});
-    }
-    case "SessionEnd":
-      sessionEnded(henv, session);
-      return jsonAnswer({});
-    default:
-      openAgentWorkspace(henv, session);
-      return jsonAnswer({});
-  }
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
+    event: () => toolEvent(p, session.cwd, henv.env),
+    decision: preToolUseDenial,
+    afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
+  });
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
@@ -65,14 +55,8 @@ export function patchPaths(patch: string): string[] {
   return [...new Set(out)];
 }
 
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({});
-  const reason = denialText(d);
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
-}
-
 export function codexFailure(err: unknown, payload?: unknown): HookAnswer {
   const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "PreToolUse") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  if (event === undefined || event === "PreToolUse") return preToolUseDenial(withoutAsk(internalErrorDecision(err)));
   return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

@@ -1,9 +1,9 @@
-import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { anchored, answerMoment, denialText, withoutAsk, type Moment, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
  * GitHub Copilot CLI and coding agent hooks (shared/agent-hooks.md): `preToolUse`/`postToolUse` payloads
@@ -15,12 +15,10 @@ import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDeci
 
 const SHELL_TOOLS = new Set(["bash", "powershell", "shell"]);
 
-type Phase = "pre" | "post" | "sessionEnd" | "other";
-
 /** The event: named when the payload names it, else told by its fields (only a post payload has toolResult). */
-function phaseOf(p: Json): Phase {
+function phaseOf(p: Json): Moment {
   const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
-  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "sessionEnd" : "other";
+  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "end" : "other";
   if (str(p["toolName"]) === undefined) return "other";
   return "toolResult" in p ? "post" : "pre";
 }
@@ -28,22 +26,12 @@ function phaseOf(p: Json): Phase {
 export async function copilotHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
-  switch (phaseOf(p)) {
-    case "pre":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
-    case "post": {
-      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
-      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
-      // Copilot's CLI documents no way to reach the model after a tool; the person sees stderr in the log
-      return text ? { ...jsonAnswer({ additionalContext: text }), stderr: `${text}\n` } : jsonAnswer({});
-    }
-    case "sessionEnd":
-      sessionEnded(henv, session);
-      return jsonAnswer({});
-    default:
-      openAgentWorkspace(henv, session);
-      return jsonAnswer({});
-  }
+  return answerMoment(henv, session, phaseOf(p), {
+    event: () => toolEvent(p, session.cwd, henv.env),
+    decision: decisionAnswer,
+    // Copilot's CLI documents no way to reach the model after a tool; the person sees stderr in the log
+    afterText: (text) => ({ ...jsonAnswer({ additionalContext: text }), stderr: `${text}\n` }),
+  });
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {

@@ -1,10 +1,10 @@
-import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, type ToolEvent } from "./toolEvent";
 
 /**
  * Factory Droid (shared/agent-hooks.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
@@ -19,21 +19,11 @@ const SHELL_TOOLS = new Set(["Execute"]);
 export async function droidHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("droid", str(p["session_id"]) ?? "unknown"), client: "droid" };
-  switch (str(p["hook_event_name"])) {
-    case "PreToolUse":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
-    case "PostToolUse": {
-      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
-      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
-      return jsonAnswer(text ? { decision: "block", reason: text } : {});
-    }
-    case "SessionEnd":
-      sessionEnded(henv, session);
-      return jsonAnswer({});
-    default:
-      openAgentWorkspace(henv, session);
-      return jsonAnswer({});
-  }
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
+    event: () => toolEvent(p, session.cwd, henv.env),
+    decision: preToolUseDenial,
+    afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
+  });
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
@@ -50,14 +40,8 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   };
 }
 
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({});
-  const reason = denialText(d);
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
-}
-
 export function droidFailure(err: unknown, payload?: unknown): HookAnswer {
   const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "PreToolUse") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
+  if (event === undefined || event === "PreToolUse") return preToolUseDenial(withoutAsk(internalErrorDecision(err)));
   return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

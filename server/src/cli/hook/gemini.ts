@@ -1,9 +1,9 @@
-import { openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { anchored, answerMoment, denialText, momentOf, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
  * Gemini CLI (shared/agent-hooks.md): `BeforeTool`/`AfterTool` with `tool_name`/`tool_input`; writes are
@@ -17,21 +17,11 @@ const SHELL_TOOLS = new Set(["run_shell_command"]);
 export async function geminiHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"), client: "gemini" };
-  switch (str(p["hook_event_name"])) {
-    case "BeforeTool":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, session.cwd, henv.env))));
-    case "AfterTool": {
-      const said = await afterTool(henv, session, toolEvent(p, session.cwd, henv.env));
-      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
-      return jsonAnswer(text ? { hookSpecificOutput: { hookEventName: "AfterTool", additionalContext: text } } : {});
-    }
-    case "SessionEnd":
-      sessionEnded(henv, session);
-      return jsonAnswer({});
-    default:
-      openAgentWorkspace(henv, session);
-      return jsonAnswer({});
-  }
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "BeforeTool", "AfterTool", "SessionEnd"), {
+    event: () => toolEvent(p, session.cwd, henv.env),
+    decision: decisionAnswer,
+    afterText: (text) => jsonAnswer({ hookSpecificOutput: { hookEventName: "AfterTool", additionalContext: text } }),
+  });
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import { afterShell, afterWrite, beforeToolUse, openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { afterShell, afterWrite, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { jsonAnswer, type HookAnswer } from "./payload";
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
 import type { ToolCall } from "../../engine/agent/toolCall";
@@ -96,4 +97,50 @@ export function writeCall(cwd: string, paths: readonly string[]): ToolCall {
 export function anchored(cwd: string, call: ToolCall): ToolCall {
   if (call.kind !== "write") return call;
   return { ...call, filePath: absolute(cwd, call.filePath), ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p)) } : {}) };
+}
+
+/** The moments of a tool-call protocol, as an adapter recognizes them in its agent's payload. */
+export type Moment = "pre" | "post" | "end" | "other";
+
+/** How one agent's protocol reads a call and writes the answers; the flow around it is `answerMoment`'s. */
+export interface Protocol {
+  event(): ToolEvent;
+  /** The answer before a call: a denial in the agent's own form, or nothing. */
+  decision(d: PlainDecision): HookAnswer;
+  /** The answer after a call that has something to say (files out of scope, lines not recorded). */
+  afterText(text: string): HookAnswer;
+}
+
+/**
+ * The flow the agents with plain pre/post tool hooks share (Codex, Gemini, Copilot, Droid): gate before, record
+ * after, forget the session at its end, and open the workspace (session file, stale stashes) on anything else.
+ */
+export async function answerMoment(henv: HookEnvironment, session: HookSession, moment: Moment, protocol: Protocol): Promise<HookAnswer> {
+  switch (moment) {
+    case "pre":
+      return protocol.decision(withoutAsk(beforeTool(henv, session, protocol.event())));
+    case "post": {
+      const said = await afterTool(henv, session, protocol.event());
+      const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+      return text ? protocol.afterText(text) : jsonAnswer({});
+    }
+    case "end":
+      sessionEnded(henv, session);
+      return jsonAnswer({});
+    default:
+      openAgentWorkspace(henv, session);
+      return jsonAnswer({});
+  }
+}
+
+/** The moment of an event named by the agent's own event names. */
+export function momentOf(event: string | undefined, pre: string, post: string, end: string): Moment {
+  return event === pre ? "pre" : event === post ? "post" : event === end ? "end" : "other";
+}
+
+/** Claude Code's PreToolUse denial, which Codex and Droid read in the same form: the JSON and exit code 2. */
+export function preToolUseDenial(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  const reason = denialText(d);
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
 }

@@ -198,7 +198,9 @@ function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: st
     /* no session file was made */
   }
   const fix = `make the command run from ${input.root}: put \`intent\` on PATH (\`npm link\` in the intent-lsp checkout) or write its full path (\`node /path/to/intent-lsp/dist/cli.js hook ${spec.agent}\`) in ${file}, then run \`intent doctor\` again`;
-  if (r.error) {
+  // EPIPE: the command exited before reading the probe (`intent: not found`); its exit status says why
+  const exitedEarly = (r.error as NodeJS.ErrnoException | undefined)?.code === "EPIPE" && typeof r.status === "number";
+  if (r.error && !exitedEarly) {
     const why = (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT" ? `did not answer within ${PROBE_TIMEOUT_MS / 1000} s` : r.error.message;
     return { name, ok: false, detail: `${shown} ${why}`, fix: viaFile ? `make ${file} executable (\`chmod +x ${file}\`) with a shebang line; ${fix}` : fix };
   }
