@@ -170,7 +170,7 @@ it("emacs + eglot: any file of the workspace; flag, quick fix, save → one reco
   failed = false;
 }, INSTALL_MS + 120_000);
 
-it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; flag, quick fix, save → one record, hover, select, blame", async () => {
+it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; flag, quick fix, save → one record, CodeLens, hover, select, blame", async () => {
   const { emacs, ws, env, dir } = await prepare("INT-003");
   const EDIT_LINE = 7; // 0-based
   const EDIT_TEXT = "  // Inserted by the Emacs end-to-end test.";
@@ -219,6 +219,11 @@ it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; fla
   expect(conv.related, seen).toEqual([{ type: "intent", url: "urn:intent:INT-001" }]);
   expect(conv.ranges, seen).toEqual([{ start_line: EDIT_LINE + 1, end_line: EDIT_LINE + 1, content_hash: hash(EDIT_TEXT) }]);
 
+  // lsp-mode's lenses after the save: the file summary and the saved line's block
+  expect(linesOf(r, "LENS"), seen).toEqual([
+    `0 1/${weather.length + 1} lines traced · 1 record · INT-001 · last human just now`,
+    `${EDIT_LINE} INT-001 · human · just now`,
+  ]);
   const hover = linesOf(r, "HOVER").join("\n");
   expect(hover, seen).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
   expect(hover, seen).toContain(`human · just now (${rec.timestamp})`);

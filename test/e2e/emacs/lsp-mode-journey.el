@@ -14,7 +14,7 @@
 ;; Prints, one per line (the test asserts on them):
 ;;   EMACS <version> | LSP_MODE <library> | MODE <major mode> | SERVERS <server ids, sorted>
 ;;   DIAG <l> <c> <l> <c> <level> <text> (both servers' diagnostics at once, from Flycheck) | ACTION <title> | PICKED <title>
-;;   CLEARED | REMAINING <the other server's diagnostic> | SAVED <ledger lines>
+;;   CLEARED | REMAINING <the other server's diagnostic> | SAVED <ledger lines> | LENS <line> <text>
 ;;   HOVER <line> | SELECTED <id> | BLAME <line> | NOTES <major mode> <server ids> | PASS   (or FAIL: <why>)
 ;; Environment: WS, FILE, OTHER_FILE (relative to WS), NODE, SERVER_JS, FAKE_SERVER_JS, CLIENT_DIR,
 ;; HARNESS, EDIT_LINE (0-based), EDIT_TEXT, SELECT_TITLE, SELECT_AFTER, TIMEOUT, EVENTS_LOG (lsp-mode's
@@ -39,6 +39,20 @@
              (sort (mapcar (lambda (w) (lsp--client-server-id (lsp--workspace-client w))) (lsp-workspaces))
                    #'string<)
              " "))
+
+(defun e2e-lenses ()
+  "lsp-mode's CodeLens overlays in this buffer, as (0-based line . text)."
+  (let (lenses)
+    (dolist (ov (overlays-in (point-min) (point-max)))
+      (when (overlay-get ov 'lsp-lens)
+        ;; lsp-lens-place-position end-of-line (the default) draws the lens after the overlay's end, the end
+        ;; of the lens's line (the overlay itself starts at the buffer's start); above-line draws it before
+        (let* ((after (overlay-get ov 'after-string))
+               (text (or after (overlay-get ov 'before-string)))
+               (pos (if after (overlay-end ov) (overlay-start ov))))
+          (when text
+            (push (cons (1- (line-number-at-pos pos)) (string-trim (substring-no-properties text))) lenses)))))
+    (sort lenses (lambda (a b) (< (car a) (car b))))))
 
 (defun e2e-errors ()
   "Flycheck's errors in this buffer, after a check of the buffer.
@@ -71,6 +85,8 @@ timers, so this asks it directly."
   (require 'intent-lsp)
   (setq intent-lsp-command (list (e2e-env "NODE") (e2e-env "SERVER_JS") "--stdio"))
   (intent-lsp-lsp-mode-setup)
+  ;; lsp-mode 8 shows no CodeLens unless asked (lsp-lens-enable defaults to nil)
+  (setq lsp-lens-enable t)
 
   ;; the language's own server, registered as lsp-mode registers typescript-language-server
   (lsp-register-client
@@ -113,9 +129,11 @@ timers, so this asks it directly."
     (e2e-out "CLEARED")
     (e2e-print-errors "REMAINING" flycheck-current-errors)
 
-    ;; C-x C-s: one record.  (lsp-mode's CodeLens is not checked: batch Emacs has no window for lsp-lens to draw in.)
+    ;; C-x C-s: one record; lsp-mode asks for the lenses again after a save
     (save-buffer)
     (e2e-out "SAVED %d" (length (e2e-wait "a record in the ledger" (lambda () (e2e-ledger-lines ws)))))
+    (e2e-wait "a CodeLens on the saved line" (lambda () (assq edit-line (e2e-lenses))))
+    (dolist (lens (e2e-lenses)) (e2e-out "LENS %d %s" (car lens) (cdr lens)))
 
     ;; M-x lsp-describe-thing-at-point on the saved line
     (e2e-goto-line edit-line)
