@@ -77,7 +77,7 @@ function readCached(file: string, key: string): LoadResult | undefined {
 function writeCached(file: string, cached: Cached): void {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    writeFileSync(tmp, JSON.stringify(cached));
+    writeFileSync(tmp, JSON.stringify(cached), { flag: "wx" }); // a fresh name: never follows a link planted there
     renameSync(tmp, file);
   } catch {
     try {
