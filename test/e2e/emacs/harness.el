@@ -9,6 +9,11 @@
 
 ;;; Code:
 
+;; The Emacs under test is unpacked, not installed: the native compiler it would start (for the trampolines
+;; of advised primitives such as lsp-mode's) cannot find libgccjit, so everything runs as byte code.
+(setq native-comp-deferred-compilation nil
+      comp-enable-subr-trampolines nil)
+
 (require 'cl-lib)
 (require 'seq)
 (require 'subr-x)

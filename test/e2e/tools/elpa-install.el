@@ -12,6 +12,12 @@
 
 (require 'package)
 
+;; The unpacked Emacs runs through the dynamic loader with the unpacked libraries' path; the native compiler
+;; starts a second Emacs by its file name, without that path, and needs libgccjit and a C toolchain besides.
+;; Byte code is what Debian's install produces too, so native compilation (trampolines included) stays off.
+(setq native-comp-deferred-compilation nil
+      comp-enable-subr-trampolines nil)
+
 (let* ((site-lisp (file-name-as-directory (expand-file-name (car command-line-args-left))))
        (src (expand-file-name "elpa-src" site-lisp))
        (dest (expand-file-name "elpa" site-lisp))
