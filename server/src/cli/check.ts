@@ -3,6 +3,7 @@ import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
 import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
 import { readOptional } from "../io/optionalFile";
+import { isSetupFile, setupLines } from "../io/setup/setupLines";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
 import { openWorkspace, readLedger } from "./workspace";
@@ -16,8 +17,11 @@ the in-progress intents that own its file: none ("unowned-change", an error) or 
 notice). Problems in active_intents.yaml are listed too.
 
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
-                 else HEAD)
-  --staged       check the index instead of the working tree (for a pre-commit hook)
+                 else HEAD; with --staged: HEAD)
+  --staged       check what the next commit adds: the index against HEAD (for a pre-commit hook)
+
+The lines \`intent init\` writes into .gitignore, .gitattributes and the agents' hook files are intent-lsp's
+own setup and never a finding; every other line of those files is checked.
   --format F     text (default), json, sarif (SARIF 2.1.0) or github (workflow annotations)
 
 Exit code 1 when any finding is an error (severities follow the "severity" setting), 0 otherwise.`;
@@ -37,16 +41,17 @@ export const checkCommand: Command = {
     let base;
     let diffs;
     try {
-      base = chooseBase(ws.root, values.base);
+      base = chooseBase(ws.root, values.base, { staged });
       diffs = diffLines(ws.root, base.rev, { staged, includeUntracked: !staged });
     } catch (e) {
       if (e instanceof GitError) throw new CliError(e.message);
       throw e;
     }
 
+    const readChecked = (path: string) => (staged ? showFile(ws.root, "", `./${path}`) : readOptional(join(ws.root, path)));
     const changes: ChangedFile[] = diffs
       .filter((d) => !d.binary && d.status !== "deleted")
-      .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
+      .map((d) => ({ path: d.path, changed: withoutSetupLines(ws.root, base.rev, d.path, d.lines, readChecked), read: () => readChecked(d.path) }));
     const ledger = await readLedger(ws);
     const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
@@ -67,3 +72,12 @@ export const checkCommand: Command = {
     return findings.some((f) => f.severity === "error") ? 1 : 0;
   },
 };
+
+/** `changed` less the lines `intent init` wrote into the file (its own setup, not the user's change). */
+function withoutSetupLines(root: string, baseRev: string, path: string, changed: number[], readChecked: (path: string) => string | undefined): number[] {
+  if (!isSetupFile(path) || !changed.length) return changed;
+  const checked = readChecked(path);
+  if (checked === undefined) return changed;
+  const own = setupLines(path, showFile(root, baseRev, `./${path}`), checked);
+  return own.size ? changed.filter((l) => !own.has(l)) : changed;
+}

@@ -60,10 +60,11 @@ interface Base {
 }
 
 /**
- * `--base REF` when given; else the merge-base of HEAD with the first of origin/HEAD, main, master that
- * exists (what a pull request would show); else HEAD (local, uncommitted work); else the empty tree.
+ * `--base REF` when given; else, for staged changes, HEAD (a pre-commit check judges what this commit adds,
+ * not the branch); else the merge-base of HEAD with the first of origin/HEAD, main, master that exists
+ * (what a pull request would show); else HEAD (local, uncommitted work); else the empty tree.
  */
-export function chooseBase(root: string, given: string | undefined): Base {
+export function chooseBase(root: string, given: string | undefined, opts: { staged?: boolean } = {}): Base {
   if (given) {
     const rev = resolveCommit(root, given);
     if (!rev) throw new GitError(`--base ${given} is not a commit in ${root}; fetch it first (e.g. \`git fetch origin ${given}\`) or pass another ref`);
@@ -71,6 +72,7 @@ export function chooseBase(root: string, given: string | undefined): Base {
   }
   const head = resolveCommit(root, "HEAD");
   if (!head) return { label: "the empty tree (no commits yet)", rev: EMPTY_TREE };
+  if (opts.staged) return { label: "HEAD", rev: head };
   for (const candidate of ["origin/HEAD", "main", "master"]) {
     if (!resolveCommit(root, candidate)) continue;
     const mb = tryGit(root, ["merge-base", "HEAD", candidate])?.trim();
