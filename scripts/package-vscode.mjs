@@ -1,4 +1,4 @@
-// `npm run package`: builds the VS Code extension into intent-lsp-<version>.vsix. The extension and a copy of
+// `npm run package`: builds the VS Code extension into <package name>-<version>.vsix. The extension and a copy of
 // the server are bundled with esbuild into the package, so the .vsix needs nothing else at run time (no
 // node_modules, no network). Its contributed settings are made here from shared/src/settings.ts, so their
 // descriptions, enums and defaults are the server's own.
@@ -16,7 +16,7 @@ const ext = join(repo, "clients", "vscode");
 const stage = join(repo, ".cache", "vscode-extension");
 const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"));
 const outArg = process.argv.indexOf("--out");
-const out = outArg > 0 ? resolve(process.argv[outArg + 1]) : join(repo, `intent-lsp-${pkg.version}.vsix`);
+const out = outArg > 0 ? resolve(process.argv[outArg + 1]) : join(repo, `${pkg.name}-${pkg.version}.vsix`);
 
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(join(stage, "dist"), { recursive: true });
