@@ -27,10 +27,10 @@ describe("intent select / status / lifecycle", () => {
   });
 
   it("select refuses unknown and not-started intents, and --start starts then selects", () => {
-    expect(runCli(["select", "INT-999"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: "intent select: no intent INT-999 in active_intents.yaml; `intent status` lists the intents\n" });
+    expect(runCli(["select", "INT-999"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: "intent select: no intent INT-999 in active_intents.yaml. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n" });
     expect(runCli(["select", "INT-004"], { cwd: ws.root })).toMatchObject({
       status: 1,
-      stderr: "intent select: INT-004 is PENDING; start it first (`intent start INT-004`) or pass --start to start and select it\n",
+      stderr: "intent select: INT-004 is PENDING. `intent select INT-004 --start` starts and selects it; or `intent start INT-004` starts it.\n",
     });
     const r = runCli(["select", "INT-004", "--start"], { cwd: ws.root });
     expect(r.stdout).toBe("INT-004: PENDING → IN_PROGRESS\nSelected INT-004 (Onboarding guide) for the workspace; editors and agents without a selection of their own follow it.\n");
@@ -45,10 +45,10 @@ describe("intent select / status / lifecycle", () => {
     const yaml = ws.read(YAML);
     expect(yaml).toContain("# Intents for the weather demo. Each intent owns the paths it may change.");
     expect(yaml).toContain("status: BLOCKED   # waiting on the identity team");
-    expect(runCli(["start", "INT-005"], { cwd: ws.root })).toMatchObject({ status: 1, stdout: "", stderr: "intent start: INT-005 cannot move from ARCHIVED to IN_PROGRESS. ARCHIVED is terminal.\n" });
+    expect(runCli(["start", "INT-005"], { cwd: ws.root })).toMatchObject({ status: 1, stdout: "", stderr: "intent start: INT-005 cannot move from ARCHIVED to IN_PROGRESS. ARCHIVED is terminal. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n" });
     expect(runCli(["complete", "INT-004"], { cwd: ws.root })).toMatchObject({
       status: 1,
-      stderr: "intent complete: INT-004 cannot move from PENDING to COMPLETE. From PENDING it can move to IN_PROGRESS or ARCHIVED.\n",
+      stderr: "intent complete: INT-004 cannot move from PENDING to COMPLETE. From PENDING it can move to IN_PROGRESS or ARCHIVED. `intent start INT-004` starts it.\n",
     });
   });
 

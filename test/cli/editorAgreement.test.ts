@@ -163,9 +163,14 @@ describe("the editor and the CLI agree", () => {
     ws = new TempWorkspace();
     client = await LspClient.start({ root: ws.root });
     const cli = runCli(["select", "INT-004"], { cwd: ws.root }).stderr;
-    expect(cli).toBe("intent select: INT-004 is PENDING; start it first (`intent start INT-004`) or pass --start to start and select it\n");
-    await expect(client.executeCommand("intent.selectIntent", { id: "INT-004" })).rejects.toThrow('INT-004 is PENDING; start it first (`intent start INT-004`) or pass "start": true to start and select it');
-    await expect(client.executeCommand("intent.selectIntent", { id: "INT-999" })).rejects.toThrow("no intent INT-999 in active_intents.yaml; `intent status` lists the intents");
+    // the same reason; the next steps in each door's own words
+    expect(cli).toBe("intent select: INT-004 is PENDING. `intent select INT-004 --start` starts and selects it; or `intent start INT-004` starts it.\n");
+    await expect(client.executeCommand("intent.selectIntent", { id: "INT-004" })).rejects.toThrow(
+      'INT-004 is PENDING. Pick "Start and select INT-004" in the intent picker; or the code action "Start INT-004 (PENDING → IN_PROGRESS)" on INT-004 in active_intents.yaml makes that move.',
+    );
+    await expect(client.executeCommand("intent.selectIntent", { id: "INT-999" })).rejects.toThrow(
+      "no intent INT-999 in active_intents.yaml. The intent picker lists the intents to select (more work is a new intent, declared in active_intents.yaml).",
+    );
     await client.executeCommand("intent.selectIntent", { id: "INT-004", start: true });
     expect(JSON.parse(ws.read(".orchestration/.sessions/workspace.json")).intent).toBe("INT-004");
     expect(ws.read(".orchestration/active_intents.yaml")).toMatch(/id: INT-004\n {4}name: Onboarding guide\n {4}status: IN_PROGRESS\n/);

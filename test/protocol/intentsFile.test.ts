@@ -101,7 +101,7 @@ describe("active_intents.yaml problems", () => {
 
   it("refuses an illegal transition with the lifecycle's reason", async () => {
     await expect(client.executeCommand("intent.transition", { id: "INT-005", to: "IN_PROGRESS" })).rejects.toThrow(
-      "INT-005 cannot move from COMPLETE to IN_PROGRESS. From COMPLETE it can move to ARCHIVED.",
+      'INT-005 cannot move from COMPLETE to IN_PROGRESS. From COMPLETE it can move to ARCHIVED. The intent picker lists the intents to select (more work is a new intent, declared in active_intents.yaml); or the code action "Archive INT-005 (COMPLETE → ARCHIVED)" on INT-005 in active_intents.yaml makes that move.',
     );
     expect(ws.read(YAML)).toBe(original);
   });

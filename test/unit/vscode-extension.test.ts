@@ -5,6 +5,8 @@ import { contributedConfiguration, explicitSettings, type Inspected } from "../.
 import { intentContextValue, intentPicks, statusText } from "../../clients/vscode/src/presentation";
 import type { IntentRow } from "../../clients/vscode/src/server";
 import { mergeSettings } from "../../server/src/engine/settings";
+import { selectMove } from "../../server/src/engine/intents/lifecycle";
+import type { IntentStatus } from "../../server/src/engine/intents/model";
 import { editorSettings } from "../../server/src/lsp/settings";
 import { defaultSettings } from "@shared/settings";
 import { DiagnosticCodes } from "@shared/diagnosticCodes";
@@ -95,7 +97,7 @@ describe("status bar and intent pickers", () => {
   });
 
   const row = (id: string, name: string, status: string, transitions: string[], selected = false): IntentRow =>
-    ({ id, name, status, owned_scope: [`${id.toLowerCase()}/**`], selected, files: [], transitions });
+    ({ id, name, status, owned_scope: [`${id.toLowerCase()}/**`], selected, files: [], transitions, selectAs: selectMove(status as IntentStatus) ?? null });
   const rows = [
     row("INT-001", "Build Weather API", "IN_PROGRESS", ["COMPLETE", "BLOCKED", "ARCHIVED"], true),
     row("INT-002", "Token refresh", "BLOCKED", ["IN_PROGRESS", "ARCHIVED"]),

@@ -25,9 +25,6 @@ export function statusText(r: ActiveIntentResult): { text: string; tooltip: stri
   return { text, tooltip: lines.join("\n"), warn };
 }
 
-/** Statuses an intent can be selected from: in progress, or startable (pending) and resumable (blocked). */
-const SELECTABLE: Record<string, "select" | "start" | "resume"> = { IN_PROGRESS: "select", PENDING: "start", BLOCKED: "resume" };
-
 export interface IntentPick {
   label: string;
   description: string;
@@ -44,8 +41,8 @@ export interface IntentPick {
 export function intentPicks(intents: readonly IntentRow[], active: ActiveIntentResult | undefined): IntentPick[] {
   const picks: IntentPick[] = [];
   for (const i of intents) {
-    const how = SELECTABLE[i.status];
-    if (!how) continue; // complete and archived work is closed
+    const how = i.selectAs;
+    if (!how) continue; // the server offers no closed work (complete, archived)
     const verb = how === "start" ? "Start and select " : how === "resume" ? "Resume and select " : "";
     const owns = active?.path && active.owners.includes(i.id);
     picks.push({
@@ -70,7 +67,7 @@ export type Move = keyof typeof MOVES;
 
 /** The Intents view's context value: what the inline actions' `when` clauses test (`to-COMPLETE` …). */
 export function intentContextValue(i: IntentRow): string {
-  return ["intent", ...(SELECTABLE[i.status] ? ["selectable"] : []), ...i.transitions.map((t) => `to-${t}`)].join(" ");
+  return ["intent", ...(i.selectAs ? ["selectable"] : []), ...i.transitions.map((t) => `to-${t}`)].join(" ");
 }
 
 /** The Intents view's line for an intent: `INT-001 — Build Weather API`, `IN_PROGRESS · src/api/**`. */

@@ -12,6 +12,8 @@ export interface IntentRow {
   selected: boolean;
   files: string[];
   transitions: string[];
+  /** How the intent pickers offer it (the server decides, so every editor lists the same); null: not offered. */
+  selectAs: "select" | "start" | "resume" | null;
 }
 
 export interface BlameRow {

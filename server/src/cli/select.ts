@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import { selectIntent } from "../io/selection";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { cliRefusal } from "./lifecycle";
 import { openWorkspace } from "./workspace";
 
 const USAGE = `intent select ID [--start] [--session SESSION] [--root DIR]
@@ -27,7 +28,7 @@ export const selectCommand: Command = {
     if (id && values.clear) throw new CliError("give an intent id or --clear, not both", 2);
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     const session = values.session;
-    const result = await selectIntent(ws.root, ws.rules, id ?? null, { start: values.start, startHint: "pass --start", session, by: `cli (${safeUser()})`, now: new Date() });
+    const result = await selectIntent(ws.root, ws.rules, id ?? null, { start: values.start, explain: cliRefusal, session, by: `cli (${safeUser()})`, now: new Date() });
     if (!result.ok) throw new CliError(result.reason);
     const { intent, startedFrom } = result;
     if (intent && startedFrom) io.out(`${intent.id}: ${startedFrom} → IN_PROGRESS\n`);

@@ -3,6 +3,7 @@
  * `intent.selectIntent` / `intent.clearIntent` and `intent select`, with the same checks and the same words.
  */
 import { sessionIdProblem, touchAgentSession } from "./agent/session";
+import { selectRefusal, type Refusal } from "../engine/intents/lifecycle";
 import type { Intent, IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "./intents/store";
 import { transition } from "../engine/intents/writeback";
@@ -12,8 +13,8 @@ import { writeWorkspaceSelection } from "./sessionFiles";
 interface SelectOptions {
   /** Start a PENDING or BLOCKED intent (move it to IN_PROGRESS) and select it. */
   start?: boolean;
-  /** How this door asks for `start` ("pass --start"), for the refusal that suggests it. */
-  startHint: string;
+  /** A refusal in this door's words (its commands, pickers and actions). */
+  explain: (refusal: Refusal) => string;
   /** This session's own selection; absent: the workspace selection, which every session without one follows. */
   session?: string;
   /** Who selects, kept in the workspace selection. */
@@ -43,9 +44,9 @@ export async function selectIntent(root: string, rules: Rules, id: string | null
   const intent = id === null ? undefined : rules.catalogue.byId.get(id);
   let startedFrom: IntentStatus | undefined;
   if (id !== null) {
-    if (!intent) return fail(`no intent ${id} in active_intents.yaml${rules.intents.hasErrors ? " (the file has errors: `intent status` lists them)" : ""}; \`intent status\` lists the intents`);
-    if (intent.status !== "IN_PROGRESS") {
-      if (!opts.start) return fail(`${id} is ${intent.status}; start it first (\`intent start ${id}\`) or ${opts.startHint} to start and select it`);
+    const refusal = selectRefusal(id, intent?.status, Boolean(opts.start));
+    if (refusal) return fail(opts.explain(!intent && rules.intents.hasErrors ? { ...refusal, reason: `${refusal.reason} (the file has errors)` } : refusal));
+    if (intent && intent.status !== "IN_PROGRESS") {
       const blocked = opts.intentsWriteBlocked?.();
       if (blocked) return fail(blocked);
       const written = await modifyIntentsFile(root, rules.intentsText, (text) => transition(text, id, "IN_PROGRESS", opts.now));

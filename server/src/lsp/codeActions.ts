@@ -2,7 +2,7 @@ import { CodeActionKind, type CodeAction, type Diagnostic, type Range } from "vs
 import { Commands } from "@shared/commands";
 import { DIAGNOSTIC_SOURCE } from "@shared/diagnosticCodes";
 import { isProblem } from "../engine/gate";
-import { allowedTransitions, transitionVerb } from "../engine/intents/lifecycle";
+import { allowedTransitions, transitionTitle } from "../engine/intents/lifecycle";
 import type { Intent } from "../engine/intents/model";
 import { pathToGlob } from "../engine/scope";
 import type { TrackedDocument } from "./documents";
@@ -52,7 +52,7 @@ export function lifecycleActions(intents: readonly Intent[], offset: number): Co
   const intent = intents.find((i) => i.span.start <= offset && offset <= i.span.end);
   if (!intent) return [];
   return allowedTransitions(intent.status).map((to) => {
-    const title = `${transitionVerb(intent.status, to)} ${intent.id} (${intent.status} → ${to})`;
+    const title = transitionTitle(intent.id, intent.status, to);
     return { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: Commands.transition, arguments: [{ id: intent.id, to }] } };
   });
 }

@@ -1,7 +1,7 @@
 import { ResponseError, ErrorCodes } from "vscode-languageserver";
 import { Commands, type ActiveIntentResult } from "@shared/commands";
 import { addToIntentIgnore } from "../io/intentIgnore";
-import { allowedTransitions } from "../engine/intents/lifecycle";
+import { allowedTransitions, moveRefusal, refusalMessage, selectMove, transitionTitle, type NextStep, type Refusal } from "../engine/intents/lifecycle";
 import type { Intent } from "../engine/intents/model";
 import { isSafeRelative, toWorkspacePath } from "../engine/paths";
 import { selectIntent as select } from "../io/selection";
@@ -58,12 +58,35 @@ async function writeIntents(host: CommandHost, ctx: WorkspaceContext, change: Pa
   if (!result.ok) throw fail(result.reason);
 }
 
+/**
+ * A next step in the words an editor shows: the intent picker's entries (VS Code's "Select Intent…", Neovim's
+ * :IntentSelect, the same server-made list) and the code actions of active_intents.yaml, never a command's
+ * arguments.
+ */
+function editorStep(step: NextStep): string {
+  switch (step.kind) {
+    case "select":
+      return step.start
+        ? `pick "${step.start === "resume" ? "Resume" : "Start"} and select ${step.id}" in the intent picker`
+        : `pick "${step.id}" in the intent picker to select it`;
+    case "move":
+      return `the code action "${transitionTitle(step.id, step.from, step.to)}" on ${step.id} in active_intents.yaml makes that move`;
+    case "list":
+      return "the intent picker lists the intents to select (more work is a new intent, declared in active_intents.yaml)";
+  }
+}
+
+/** A refusal of a selection or a move, in the editor's words. */
+export function editorRefusal(refusal: Refusal): string {
+  return refusalMessage(refusal, editorStep);
+}
+
 /** The workspace selection, set as `intent select` sets it; `id` null clears it. */
 async function selectForWorkspace(host: CommandHost, args: Record<string, unknown>, id: string | null) {
   const ctx = host.context(args);
   const result = await select(ctx.root, ctx.rules, id, {
     start: Boolean(args.start),
-    startHint: `pass "start": true`,
+    explain: editorRefusal,
     by: ctx.session.id,
     now: host.now(),
     intentsWriteBlocked: () => intentsWriteBlocked(host, ctx),
@@ -91,6 +114,8 @@ const transitionCommand: CommandHandler = async (host, args) => {
   const id = requireString(args, "id", `{"id":"INT-001","to":"COMPLETE"}`);
   const to = requireString(args, "to", `{"id":"INT-001","to":"COMPLETE"}`);
   if (!(INTENT_STATUSES as readonly string[]).includes(to)) throw fail(`Unknown status ${to}; use one of ${INTENT_STATUSES.join(", ")}.`);
+  const refusal = moveRefusal(id, ctx.rules.catalogue.byId.get(id)?.status, to as IntentStatus);
+  if (refusal) throw fail(editorRefusal(refusal));
   await writeIntents(host, ctx, (text) => transition(text, id, to as IntentStatus, host.now()));
   host.refresh(ctx);
   return { id, status: to };
@@ -118,6 +143,8 @@ const listIntents: CommandHandler = async (host, args) => {
     // the files the ledger records under it and the moves it may make, for an editor's intent tree
     files: ctx.ledger.filesFor(i.id).sort(),
     transitions: allowedTransitions(i.status),
+    // how the intent pickers offer it (select, start or resume and select); null: not offered, its work is closed
+    selectAs: selectMove(i.status) ?? null,
   }));
 };
 

@@ -162,7 +162,7 @@ local function describe(intent)
     table.concat(intent.owned_scope or {}, ", "))
 end
 
---- Selects an intent for the workspace; `start` also moves a PENDING one to IN_PROGRESS.
+--- Selects an intent for the workspace; `start` also moves a PENDING or BLOCKED one to IN_PROGRESS.
 function M.select(id, start)
   M.execute("intent.selectIntent", { id = id, start = start or nil }, function()
     refresh_all_status()
@@ -170,17 +170,30 @@ function M.select(id, start)
   end)
 end
 
+local VERB = { start = "Start and select ", resume = "Resume and select " }
+
+--- The picker's entries: the intents the server offers for selection (`selectAs`), in catalogue order,
+--- as VS Code's picker lists them; closed work (complete, archived) is not offered.
+function M.pickable(intents)
+  local out = {}
+  for _, intent in ipairs(type(intents) == "table" and intents or {}) do
+    if type(intent.selectAs) == "string" then table.insert(out, intent) end
+  end
+  return out
+end
+
 local function pick()
   M.execute("intent.listIntents", nil, function(intents)
-    if type(intents) ~= "table" or #intents == 0 then
-      return notify("no intents in " .. MARKER, vim.log.levels.WARN)
+    local choices = M.pickable(intents)
+    if #choices == 0 then
+      return notify("no intent to select in " .. MARKER .. " (:IntentStatus lists them all)", vim.log.levels.WARN)
     end
     local function label(intent)
-      return describe(intent) .. (intent.status == "PENDING" and "  (starts it)" or "")
+      return (VERB[intent.selectAs] or "") .. describe(intent)
     end
-    vim.ui.select(intents, { prompt = "Select intent", format_item = label }, function(choice)
+    vim.ui.select(choices, { prompt = "Select intent", format_item = label }, function(choice)
       if choice then
-        M.select(choice.id, choice.status == "PENDING")
+        M.select(choice.id, choice.selectAs ~= "select")
       end
     end)
   end)
