@@ -24,7 +24,7 @@ beforeEach(() => {
   // the team's repository: a remote holding main, and a clone of it (origin/HEAD → origin/main)
   const seed = new TempWorkspace({ fromExample: false });
   seed.write("src/greet.ts", 'export const greet = () => "hello";\n');
-  seed.write(".gitignore", "node_modules/\n");
+  seed.write(".gitignore", "node_modules/"); // no final line break: init adds one to that line
   seed.write("CLAUDE.md", "# Notes for Claude\n");
   git(seed.root, "init", "-q");
   git(seed.root, "add", "-A");

@@ -7,6 +7,7 @@
  * permissions, hooks) is judged as any other change is.
  */
 import { changedSpans, diffTexts } from "../../engine/lineChange";
+import { textLines } from "../../engine/lines";
 import { hookScript, HOOK_SPECS, mergeHookConfig } from "./agentHooks";
 import { appendLines, GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
 
@@ -48,6 +49,8 @@ export function setupLines(path: string, base: string | undefined, checked: stri
   // the lines init adds or changes in its output, then where each of them sits, unchanged, in the checked content
   const added = new Set<number>();
   for (const span of changedSpans(diffTexts(base ?? null, expected))) for (let l = span.start; l <= span.end; l++) added.add(l);
+  // a base without a final line break: init ends its last line to append after it, and git counts that line changed
+  if (base && !/[\r\n]$/.test(base) && expected.startsWith(base)) added.add(textLines(base).length - 1);
   const change = diffTexts(expected, checked);
   const reformatted = new Set<number>();
   for (const span of change.reformatted) for (let l = span.start; l <= span.end; l++) reformatted.add(l);
