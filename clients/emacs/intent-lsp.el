@@ -186,19 +186,26 @@ The buffer's uri is added, so a server with several workspaces knows which one."
         (jsonrpc-request server :workspace/executeCommand params)))))
 
 (defun intent-lsp--read-intent ()
-  "Ask for one of the server's intents; return (ID START) for `intent-lsp-select'."
-  (let* ((intents (append (intent-lsp--execute "intent.listIntents") nil))
+  "Ask for one of the intents the server offers for selection; return (ID START) for `intent-lsp-select'.
+The server's selectAs says which (as in every editor's picker): in progress, or started (pending) or
+resumed (blocked) first; complete and archived work is not offered."
+  (let* ((intents (seq-filter (lambda (i) (stringp (intent-lsp--get i :selectAs)))
+                              (append (intent-lsp--execute "intent.listIntents") nil)))
          (choices (mapcar (lambda (i)
-                            (cons (format "%s — %s [%s]" (intent-lsp--get i :id) (intent-lsp--get i :name)
-                                          (intent-lsp--get i :status))
-                                  i))
+                            (let ((how (intent-lsp--get i :selectAs)))
+                              (cons (format "%s — %s [%s]%s" (intent-lsp--get i :id) (intent-lsp--get i :name)
+                                            (intent-lsp--get i :status)
+                                            (cond ((equal how "start") "  (Start and select)")
+                                                  ((equal how "resume") "  (Resume and select)")
+                                                  (t "")))
+                                    i)))
                           intents))
          (intent (cdr (assoc (completing-read "Intent: " choices nil t) choices))))
-    (list (intent-lsp--get intent :id) (equal (intent-lsp--get intent :status) "PENDING"))))
+    (list (intent-lsp--get intent :id) (not (equal (intent-lsp--get intent :selectAs) "select")))))
 
 ;;;###autoload
 (defun intent-lsp-select (id &optional start)
-  "Select intent ID for the workspace; START (or a PENDING pick) also starts it.
+  "Select intent ID for the workspace; START (or a pending or blocked pick) also starts it.
 The same selection as `intent select ID' in a terminal."
   (interactive (intent-lsp--read-intent))
   (intent-lsp--execute "intent.selectIntent" (append (list :id id) (and start (list :start t))))
