@@ -221,6 +221,21 @@ describe("agent specifics", () => {
     expect(ledgerRecords(ws).map((r) => r.files[0].path)).toEqual([API, "src/api/forecast.ts"]);
   });
 
+  it("codex: a second file header indented (Codex trims it) is gated too; a move's destination too; a patch Codex cannot read is denied", () => {
+    ws.select("INT-001");
+    const withPatch = (patch: string) => ({ ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: patch } });
+    const indented = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Add File: src/api/extra.ts\n+export {};\n    *** Update File: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    expect(indented.status).toBe(2);
+    expect(indented.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    const move = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** Move to: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    expect(move.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
+    expect(hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** End Patch\n`))).toEqual(
+      CODEX.deny(
+        "[intent-lsp: bad-path] This apply_patch input is not a patch Codex can read, so intent-lsp cannot tell which files it writes. Send a patch that starts with `*** Begin Patch`, names each file on an `*** Add File:`, `*** Update File:` or `*** Delete File:` line, and ends with `*** End Patch`.",
+      ),
+    );
+  });
+
   it("codex: a patch that names no file is denied", () => {
     const r = hook(CODEX, ws, { ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: "*** Begin Patch\n*** End Patch\n" } });
     expect(r).toEqual(CODEX.deny(internalError("apply_patch call without tool_input.file_path")));

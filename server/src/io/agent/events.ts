@@ -15,7 +15,7 @@ import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell
 import { GitError } from "../git";
 import type { ToolCall } from "../../engine/agent/toolCall";
 import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { deny, internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 
 export interface HookEnvironment {
   /** `--root DIR` from the command line, which wins over the payload's folders. */
@@ -68,6 +68,7 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
       return decision;
     }
     case "write-without-path":
+      if (call.why) return deny("bad-path", call.why);
       return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
     case "other":
       return { kind: "none", code: "not-gated" };
