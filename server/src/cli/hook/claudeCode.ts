@@ -51,16 +51,22 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
     return jsonAnswer({ ...(said.toAgent ? { decision: "block", reason: said.toAgent } : {}), ...(said.toUser ? { systemMessage: said.toUser } : {}) });
   }
   if (call.kind !== "write") return jsonAnswer({});
-  const outcome = await afterWrite(ctx, henv, {
-    filePath: call.filePath,
-    callId: str(p["tool_use_id"]),
-    model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
-    before: (after) => beforeFromPayload(tool, input, p["tool_response"], after),
-    ...(stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
-  });
-  if (outcome?.kind === "unknown-before") {
+  // every file the call names (a move's source and destination): what the payload proves is about a single file
+  const single = !call.otherPaths;
+  const unknown: string[] = [];
+  for (const filePath of [call.filePath, ...(call.otherPaths ?? [])]) {
+    const outcome = await afterWrite(ctx, henv, {
+      filePath,
+      callId: str(p["tool_use_id"]),
+      model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
+      ...(single ? { before: (after: string) => beforeFromPayload(tool, input, p["tool_response"], after) } : {}),
+      ...(single && stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
+    });
+    if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
+  }
+  if (unknown.length) {
     return jsonAnswer({
-      systemMessage: `intent-lsp did not record this write to ${outcome.path}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
+      systemMessage: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
     });
   }
   return jsonAnswer({});
