@@ -46,7 +46,7 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   const call = classifyTool(tool, input);
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind === "shell") {
-    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } });
+    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } }, session);
     // the command already ran: "block" only puts the reason before Claude, which is the point
     return jsonAnswer({ ...(said.toAgent ? { decision: "block", reason: said.toAgent } : {}), ...(said.toUser ? { systemMessage: said.toUser } : {}) });
   }

@@ -63,7 +63,7 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
   const { call } = ev;
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind === "shell") {
-    const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model });
+    const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model }, session);
     return { ...(said.toAgent ? { toAgent: said.toAgent } : {}), ...(said.toUser ? { toUser: said.toUser } : {}) };
   }
   if (call.kind !== "write") return {};
