@@ -1,5 +1,5 @@
 /**
- * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
+ * Claude Code's hook protocol (docs/AGENTS.md): one JSON object on stdin per event; for PreToolUse
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */

@@ -7,7 +7,7 @@ import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload
 import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
 
 /**
- * OpenAI Codex CLI (shared/agent-hooks.md): Claude-like events and fields, plus `model` in every payload.
+ * OpenAI Codex CLI (docs/AGENTS.md): Claude-like events and fields, plus `model` in every payload.
  * Shell tools and `apply_patch` both send `tool_input.command`; for `apply_patch` it is the patch, whose
  * file headers name the files, read as Codex reads them (engine/agent/applyPatch.ts). Codex has no "ask" and ignores an
  * "allow" without updatedInput, so the answers are deny or nothing. A deny is given both ways Codex

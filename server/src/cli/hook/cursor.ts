@@ -1,5 +1,5 @@
 /**
- * Cursor's hook protocol (shared/agent-hooks.md): camelCase event names, `conversation_id`, `model` and
+ * Cursor's hook protocol (docs/AGENTS.md): camelCase event names, `conversation_id`, `model` and
  * `workspace_roots` in every payload; permission answers `{permission, userMessage, agentMessage}`. The same
  * messages are also given under the snake_case names newer Cursor documentation uses; Cursor ignores keys it
  * does not know, so either reading gets them.
