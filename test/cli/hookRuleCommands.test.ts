@@ -99,3 +99,25 @@ describe.each(PROTOCOLS.map((p) => [p.agent, p] as const))("intent hook %s: shel
     );
   });
 });
+
+describe("intent hook claude-code: a shell command that changed the selection", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+
+  it("is reported after it, with the selection before and after; the same post again reports nothing", () => {
+    const claude = PROTOCOLS[0]!;
+    const command = "./scripts/switch.sh";
+    expect(hook(claude, ws, claude.pre(ws, command))).toEqual(claude.quiet);
+    ws.select("INT-003");
+    expect(hook(claude, ws, claude.post(ws, command))).toEqual(
+      claude.report(
+        "intent-lsp: this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
+      ),
+    );
+    expect(hook(claude, ws, claude.post(ws, command))).toEqual(claude.quiet);
+  });
+});
