@@ -56,7 +56,7 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     expect(pre(f, ws, NOTES)).toEqual(
       f.deny(
         "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
-          `Next: run \`intent select INT-003 --session ${f.session}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+          `Next: ask the user to run \`intent select INT-003 --session ${f.session}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
       ),
     );
   });
@@ -219,6 +219,21 @@ describe("agent specifics", () => {
     ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}// more\n`);
     expect(hook(CODEX, ws, { ...both, hook_event_name: "PostToolUse", tool_response: "ok" })).toEqual(CODEX.quietPost);
     expect(ledgerRecords(ws).map((r) => r.files[0].path)).toEqual([API, "src/api/forecast.ts"]);
+  });
+
+  it("codex: a second file header indented (Codex trims it) is gated too; a move's destination too; a patch Codex cannot read is denied", () => {
+    ws.select("INT-001");
+    const withPatch = (patch: string) => ({ ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: patch } });
+    const indented = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Add File: src/api/extra.ts\n+export {};\n    *** Update File: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    expect(indented.status).toBe(2);
+    expect(indented.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    const move = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** Move to: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    expect(move.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
+    expect(hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** End Patch\n`))).toEqual(
+      CODEX.deny(
+        "[intent-lsp: bad-path] This apply_patch input is not a patch Codex can read, so intent-lsp cannot tell which files it writes. Send a patch that starts with `*** Begin Patch`, names each file on an `*** Add File:`, `*** Update File:` or `*** Delete File:` line, and ends with `*** End Patch`.",
+      ),
+    );
   });
 
   it("codex: a patch that names no file is denied", () => {

@@ -1,5 +1,5 @@
 import { sessionFileName } from "../../server/src/engine/sessions";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -58,7 +58,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
       claudeAnswer(
         "deny",
         "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
-          `Next: run \`intent select INT-003 --session ${CLAUDE_SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+          `Next: ask the user to run \`intent select INT-003 --session ${CLAUDE_SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
       ),
     );
   });
@@ -361,5 +361,48 @@ describe("intent hook claude-code: one write after another", () => {
     } finally {
       ws.dispose();
     }
+  });
+});
+
+describe("intent hook claude-code: a tool that names several files", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", "");
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+  });
+  afterEach(() => ws.dispose());
+
+  const move = (event: "PreToolUse" | "PostToolUse", source: string, destination: string) =>
+    claudePayload(ws, event, {
+      tool_name: "mcp__filesystem__move_file",
+      tool_input: { source: ws.path(source), destination: ws.path(destination) },
+      tool_use_id: "toolu_01MOVE",
+      ...(event === "PostToolUse" ? { tool_response: [{ type: "text", text: `Successfully moved ${ws.path(source)} to ${ws.path(destination)}` }] } : {}),
+    });
+
+  it("move_file: both paths gated before; after, the destination is recorded as the model's and the source's removal too", () => {
+    const denied = runHook("claude-code", move("PreToolUse", "src/api/forecast.ts", NOTES), { cwd: ws.root });
+    expect(denied.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+    expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+
+    const source = "src/api/forecast.ts";
+    const destination = "src/api/v2/forecast.ts";
+    const content = ws.read(source);
+    expect(runHook("claude-code", move("PreToolUse", source, destination), { cwd: ws.root }).json).toEqual(claudeAnswer("allow", `INT-001 (Build Weather API) owns ${destination}.`));
+    ws.write(destination, content); // what the tool does
+    rmSync(ws.path(source));
+    const post = runHook("claude-code", move("PostToolUse", source, destination), { cwd: ws.root });
+    expect(post).toMatchObject({ status: 0, json: {} });
+
+    const records = ledgerRecords(ws);
+    expect(records.map((r) => r.files.map((f: any) => f.path))).toEqual([[source], [destination]]);
+    expect(records[0]!.files[0].conversations[0].ranges).toEqual([]); // a removal: no lines left to attribute
+    expect(records[1]!.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-sonnet-4-5-20250929" });
+    const blame = JSON.parse(runCli(["blame", destination, "--json"], { cwd: ws.root }).stdout);
+    const lineCount = content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+    expect(blame.lines).toHaveLength(lineCount);
+    expect(blame.lines.every((l: any) => l.kind === "traced" && l.intent === "INT-001" && l.model === "anthropic/claude-sonnet-4-5-20250929")).toBe(true);
   });
 });

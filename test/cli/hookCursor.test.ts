@@ -57,7 +57,7 @@ describe("intent hook cursor", () => {
         "deny",
         "out-of-scope",
         "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
-          `Next: run \`intent select INT-003 --session ${SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+          `Next: ask the user to run \`intent select INT-003 --session ${SESSION}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
       ),
     );
   });

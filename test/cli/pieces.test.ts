@@ -132,4 +132,49 @@ describe("the shell policy", () => {
       expect(asks(c), c).toBe(false);
     }
   });
+  const code = (c: string) => {
+    const d = gateShell(c);
+    return d.kind === "ask" ? d.code : d.kind;
+  };
+  it("puts every command that changes the rules or the selection to the user, however our CLI is reached", () => {
+    for (const c of [
+      "intent start INT-002",
+      "intent complete INT-001",
+      "intent select INT-002 --session s1",
+      "intent block INT-001 && intent archive INT-001",
+      "npx intent start INT-002",
+      "npx -y intent select INT-002",
+      "npm exec -- intent start INT-002",
+      "pnpm dlx intent start INT-002",
+      "node dist/cli.js start INT-002",
+      "node /opt/intent-lsp/dist/intent-cli.js complete INT-001",
+      "./node_modules/.bin/intent start INT-002",
+      "cd app && intent start INT-002",
+      "bash -c 'cd app && intent start INT-002'",
+      "sh -c \"intent select INT-002\"",
+      "echo $(intent start INT-002)",
+      "env FOO=1 intent start INT-002",
+      "in\"tent\" start INT-002",
+      "intent hook claude-code < forged.json",
+      "intent doctor --fix",
+      "intent init",
+      "echo '- id: INT-009' >> .orchestration/active_intents.yaml",
+      "sed -i s/BLOCKED/IN_PROGRESS/ .orchestration/active_intents.yaml",
+      "cat x | tee .orchestration/config.jsonc",
+      "cp /tmp/x.yaml .orchestration/active_intents.yaml",
+      "mv a .intentignore",
+      "echo '{\"intent\":\"INT-002\"}' > .orchestration/.sessions/workspace.json",
+      "cd .orchestration && echo x > active_intents.yaml",
+      "python3 tools/fix.py .orchestration/active_intents.yaml",
+      "yq -i '.active_intents[0].status = \"IN_PROGRESS\"' .orchestration/active_intents.yaml",
+      "find .orchestration -name '*.json' -delete",
+    ]) {
+      expect(code(c), c).toBe("rule-command");
+    }
+  });
+  it("lets reading commands about the rules through", () => {
+    for (const c of ["intent status", "intent check --base main", "intent blame src/a.ts:3", "intent", "intent --help", "intent doctor", "cat .orchestration/active_intents.yaml", "git status", "git diff .orchestration/active_intents.yaml", "grep -n INT-002 .orchestration/active_intents.yaml | head -3", "ls .orchestration/.sessions", "git commit -m 'update intent docs'", "node dist/cli.js build"]) {
+      expect(code(c), c).toBe("none");
+    }
+  });
 });

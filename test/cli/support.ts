@@ -94,7 +94,7 @@ export function ledgerRecords(ws: TempWorkspace): Record<string, any>[] {
     .map((l) => JSON.parse(l));
 }
 
-// --- payloads in the exact shapes of shared/agent-hooks.md ------------------------------------------------
+// --- payloads in the exact shapes of docs/AGENTS.md --------------------------------------------------------
 
 export function claudePayload(ws: TempWorkspace, event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -164,7 +164,7 @@ export interface PlannedEdit {
 }
 
 /**
- * An agent's hook protocol as its documentation gives it (shared/agent-hooks.md): the payloads it sends
+ * An agent's hook protocol as its documentation gives it (docs/AGENTS.md): the payloads it sends
  * for a file write and a shell command, before and after, and the exact answers it expects. The tests run
  * the same scenarios for every fixture.
  */

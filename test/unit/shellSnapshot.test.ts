@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { parsePorcelainV2 } from "../../server/src/io/agent/shellSnapshot";
-import { patchPaths } from "../../server/src/cli/hook/codex";
 import { callsHook, mergeHookConfig, HOOK_SPECS } from "../../server/src/io/setup/agentHooks";
 import { appendLines, missingLines } from "../../server/src/io/setup/repoFiles";
 
@@ -17,14 +16,6 @@ describe("parsePorcelainV2", () => {
       "",
     ].join("\0");
     expect(parsePorcelainV2(raw)).toEqual(["src/api/weather.ts", "docs/new notes.md", "src/conflict.ts", "src/untracked file.ts"]);
-  });
-});
-
-describe("patchPaths (Codex apply_patch)", () => {
-  it("every file the patch adds, updates, deletes or moves to, once each", () => {
-    const patch = "*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** Update File: src/b.ts\n*** Move to: src/c.ts\n@@\n-y\n+z\n*** Delete File: src/d.ts\n*** Update File: src/a.ts\n*** End Patch\n";
-    expect(patchPaths(patch)).toEqual(["src/a.ts", "src/b.ts", "src/c.ts", "src/d.ts"]);
-    expect(patchPaths("not a patch")).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Claude Code's hook protocol (shared/agent-hooks.md): one JSON object on stdin per event; for PreToolUse
+ * Claude Code's hook protocol (docs/AGENTS.md): one JSON object on stdin per event; for PreToolUse
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
@@ -46,21 +46,27 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   const call = classifyTool(tool, input);
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind === "shell") {
-    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } });
+    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } }, session);
     // the command already ran: "block" only puts the reason before Claude, which is the point
     return jsonAnswer({ ...(said.toAgent ? { decision: "block", reason: said.toAgent } : {}), ...(said.toUser ? { systemMessage: said.toUser } : {}) });
   }
   if (call.kind !== "write") return jsonAnswer({});
-  const outcome = await afterWrite(ctx, henv, {
-    filePath: call.filePath,
-    callId: str(p["tool_use_id"]),
-    model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
-    before: (after) => beforeFromPayload(tool, input, p["tool_response"], after),
-    ...(stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
-  });
-  if (outcome?.kind === "unknown-before") {
+  // every file the call names (a move's source and destination): what the payload proves is about a single file
+  const single = !call.otherPaths;
+  const unknown: string[] = [];
+  for (const filePath of [call.filePath, ...(call.otherPaths ?? [])]) {
+    const outcome = await afterWrite(ctx, henv, {
+      filePath,
+      callId: str(p["tool_use_id"]),
+      model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
+      ...(single ? { before: (after: string) => beforeFromPayload(tool, input, p["tool_response"], after) } : {}),
+      ...(single && stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
+    });
+    if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
+  }
+  if (unknown.length) {
     return jsonAnswer({
-      systemMessage: `intent-lsp did not record this write to ${outcome.path}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
+      systemMessage: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,
     });
   }
   return jsonAnswer({});

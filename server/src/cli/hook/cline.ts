@@ -6,7 +6,7 @@ import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload
 import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
- * Cline (shared/agent-hooks.md): hooks are executables named after the event, fed `hookName`, `taskId`,
+ * Cline (docs/AGENTS.md): hooks are executables named after the event, fed `hookName`, `taskId`,
  * `workspaceRoots` and a per-event object (`preToolUse: {toolName, parameters}`, `postToolUse: {…, result,
  * success}`). Writes are `write_to_file` and `replace_in_file` (`path`, relative to the workspace); the shell
  * is `execute_command`. Every answer is `{"cancel", "errorMessage", "contextModification"}` on stdout; a

@@ -1,14 +1,15 @@
 import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
+import { applyPatchFiles } from "../../engine/agent/applyPatch";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
 
 /**
- * OpenAI Codex CLI (shared/agent-hooks.md): Claude-like events and fields, plus `model` in every payload.
+ * OpenAI Codex CLI (docs/AGENTS.md): Claude-like events and fields, plus `model` in every payload.
  * Shell tools and `apply_patch` both send `tool_input.command`; for `apply_patch` it is the patch, whose
- * `*** Add/Update/Delete File:` and `*** Move to:` lines name the files. Codex has no "ask" and ignores an
+ * file headers name the files, read as Codex reads them (engine/agent/applyPatch.ts). Codex has no "ask" and ignores an
  * "allow" without updatedInput, so the answers are deny or nothing. A deny is given both ways Codex
  * honours: the JSON decision on stdout and exit code 2 with the reason on stderr.
  */
@@ -34,7 +35,8 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
 function codexCall(tool: string, input: Json, cwd: string): ToolCall {
   const command = commandText(input["command"]);
   if (tool === "apply_patch") {
-    const paths = patchPaths(command ?? "");
+    const paths = applyPatchFiles(patchText(input["command"]) ?? "");
+    if (paths === undefined) return { kind: "write-without-path", tool, why: UNREADABLE_PATCH };
     return paths.length ? writeCall(cwd, paths) : { kind: "write-without-path", tool };
   }
   if (SHELL_TOOLS.has(tool)) return { kind: "shell", command: command ?? "" };
@@ -48,12 +50,14 @@ function commandText(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Every file an apply_patch envelope adds, updates, deletes or moves to, in order, each once. */
-export function patchPaths(patch: string): string[] {
-  const out: string[] = [];
-  for (const m of patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/gm)) out.push(m[1]!);
-  return [...new Set(out)];
+/** The patch of an apply_patch call: the text itself, or the argument of an argv `["apply_patch", patch]`. */
+function patchText(v: unknown): string | undefined {
+  if (Array.isArray(v) && v.length === 2 && (v[0] === "apply_patch" || v[0] === "applypatch") && typeof v[1] === "string") return v[1];
+  return commandText(v);
 }
+
+const UNREADABLE_PATCH =
+  "This apply_patch input is not a patch Codex can read, so intent-lsp cannot tell which files it writes. Send a patch that starts with `*** Begin Patch`, names each file on an `*** Add File:`, `*** Update File:` or `*** Delete File:` line, and ends with `*** End Patch`.";
 
 export function codexFailure(err: unknown, payload?: unknown): HookAnswer {
   const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;

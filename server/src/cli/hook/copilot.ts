@@ -6,7 +6,7 @@ import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload
 import { anchored, answerMoment, denialText, withoutAsk, type Moment, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
- * GitHub Copilot CLI and coding agent hooks (shared/agent-hooks.md): `preToolUse`/`postToolUse` payloads
+ * GitHub Copilot CLI and coding agent hooks (docs/AGENTS.md): `preToolUse`/`postToolUse` payloads
  * with camelCase `toolName` and `toolArgs` (a JSON string in the CLI, an object in the SDK) and no event
  * name; a post payload carries `toolResult`. The deny is `{"permissionDecision":"deny",…}` on stdout with
  * exit code 0: it is the only blocking form documented for command hooks (what a non-zero exit does is

@@ -1,5 +1,5 @@
 /**
- * Cursor's hook protocol (shared/agent-hooks.md): camelCase event names, `conversation_id`, `model` and
+ * Cursor's hook protocol (docs/AGENTS.md): camelCase event names, `conversation_id`, `model` and
  * `workspace_roots` in every payload; permission answers `{permission, userMessage, agentMessage}`. The same
  * messages are also given under the snake_case names newer Cursor documentation uses; Cursor ignores keys it
  * does not know, so either reading gets them.
@@ -33,7 +33,7 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
       // the one shell event pair that brackets the command: preToolUse(Shell) may snapshot too, but only
       // this event records, so the command is recorded once
       const command = str(p["command"]) ?? "";
-      const said = await afterShell(openAgentWorkspace(henv, session), henv, { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } });
+      const said = await afterShell(openAgentWorkspace(henv, session), henv, { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } }, session);
       const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
       if (!text) return jsonAnswer({});
       return { ...jsonAnswer({ agentMessage: text, agent_message: text }), stderr: `${text}\n` };

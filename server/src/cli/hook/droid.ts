@@ -7,7 +7,7 @@ import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload
 import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, type ToolEvent } from "./toolEvent";
 
 /**
- * Factory Droid (shared/agent-hooks.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
+ * Factory Droid (docs/AGENTS.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
  * `tool_input`, `hookSpecificOutput.permissionDecision`, exit code 2 blocks) with Droid's tools: `Create`,
  * `Edit` (`file_path`, `old_str`/`new_str`) and `Execute` (the shell, `command`). Whether Droid honours
  * "ask" is not documented, so intent-lsp asks nothing of it; a deny is given both ways: the JSON decision

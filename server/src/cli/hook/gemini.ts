@@ -6,7 +6,7 @@ import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload
 import { anchored, answerMoment, denialText, momentOf, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
- * Gemini CLI (shared/agent-hooks.md): `BeforeTool`/`AfterTool` with `tool_name`/`tool_input`; writes are
+ * Gemini CLI (docs/AGENTS.md): `BeforeTool`/`AfterTool` with `tool_name`/`tool_input`; writes are
  * `write_file` and `replace` (`file_path`), the shell is `run_shell_command` (`command`, `dir_path`). No
  * "ask". A deny is given both ways Gemini honours: `{"decision":"deny","reason"}` on stdout and exit code
  * 2 with the reason on stderr. After a tool, `hookSpecificOutput.additionalContext` reaches the model.

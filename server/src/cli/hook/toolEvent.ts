@@ -29,12 +29,14 @@ export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind
 
 /**
  * For agents whose protocol has no "ask": a change to intent-lsp's own files needs a person, so it is
- * denied; a shell command that looks like it writes runs under the agent's own permission rules, since its
- * writes are recorded and checked against the scope right after it.
+ * denied (a shell command that changes them too, telling the agent to ask the person to run it); a shell
+ * command that looks like it writes runs under the agent's own permission rules, since its writes are
+ * recorded and checked against the scope right after it.
  */
 export function withoutAsk(d: GateDecision): PlainDecision {
   if (d.kind === "ask") {
     if (d.code === "shell-write") return { kind: "none" };
+    if (d.code === "rule-command") return { kind: "deny", code: d.code, reason: `${d.reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.` };
     return { kind: "deny", code: d.code, reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.` };
   }
   if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
@@ -61,7 +63,7 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
   const { call } = ev;
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind === "shell") {
-    const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model });
+    const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model }, session);
     return { ...(said.toAgent ? { toAgent: said.toAgent } : {}), ...(said.toUser ? { toUser: said.toUser } : {}) };
   }
   if (call.kind !== "write") return {};

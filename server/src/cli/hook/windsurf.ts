@@ -6,7 +6,7 @@ import { asObject, str, type HookAnswer, type Json } from "./payload";
 import { absolute, afterTool, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
 
 /**
- * Windsurf Cascade hooks (shared/agent-hooks.md): the event is `agent_action_name` (`pre_write_code`,
+ * Windsurf Cascade hooks (docs/AGENTS.md): the event is `agent_action_name` (`pre_write_code`,
  * `post_write_code`, `pre_run_command`, `post_run_command`, …) and the call is in `tool_info` (`file_path`
  * and `edits`; `command_line` and `cwd`). There is no JSON decision: exit code 2 blocks, with the reason on
  * stderr; any other exit lets the action run. Standard output is shown to the person (`show_output`).

@@ -2,9 +2,16 @@ import type { GateDecision } from "./decision";
 
 /**
  * A shell command cannot be scoped before it runs: which files it writes is only known after (shellWrite.ts
- * records and checks them then). So the gate asks the
- * person about commands that look like they write or delete files and leaves the others to the agent's own
- * permission rules. A heuristic, on purpose on the cautious side; it is not a sandbox.
+ * records and checks them then). So the gate asks the person about commands that look like they write or
+ * delete files and leaves the others to the agent's own permission rules. A heuristic, on purpose on the
+ * cautious side; it is not a sandbox.
+ *
+ * One kind of command is never left to the agent: one that changes the rules themselves (an intent's
+ * status or scope, the settings, the ignore files, the ledger, the selection). Through the shell an agent
+ * could otherwise start the intent it was denied and then write where it was denied a moment ago; a direct
+ * edit of those files is already put to the person, and so is this (`rule-command`; agents that cannot ask
+ * deny it, telling the agent to ask the person to run it). It covers our CLI's commands that change them
+ * however the CLI is reached, and any command naming those files that is not known to only read them.
  */
 const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(?<![<>=-])[\d&]?>>?(?!=)\|?\s*(?!&\d|\/dev\/(null|stdout|stderr)\b)[^\s&|;<>]/, "redirects output into a file"],
@@ -19,6 +26,14 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
 ];
 
 export function gateShell(command: string): GateDecision {
+  const rules = changesRules(command);
+  if (rules) {
+    return {
+      kind: "ask",
+      code: "rule-command",
+      reason: `This command ${rules}. They decide which intent may write where, so changing them is the user's decision, not an agent's; intent-lsp puts it to the user.`,
+    };
+  }
   for (const [pattern, what] of WRITING_COMMANDS) {
     if (pattern.test(command)) {
       return {
@@ -30,3 +45,89 @@ export function gateShell(command: string): GateDecision {
   }
   return { kind: "none", code: "shell-read-only" };
 }
+
+// --- commands that change the rules -------------------------------------------------------------------------
+
+/** Our CLI's subcommands that only read (`doctor` only without `--fix`); every other one, or none we know, may change the rules. */
+const READ_ONLY_SUBCOMMANDS = new Set(["status", "check", "blame", "context", "verify", "doctor", "help", "--help", "-h", "--version", "-v"]);
+/** Our CLI's subcommands that write: what `node …/cli.js X` must be to count as our CLI (cli.js is a common name). */
+const WRITING_SUBCOMMANDS = new Set(["init", "select", "start", "complete", "block", "archive", "amend", "hook", "map", "migrate"]);
+/** How the CLI is reached: `intent`, its launcher `dist/cli.js`, the bundle `intent-cli.js`, by any path. */
+const CLI_NAME = /^(intent|intent-cli\.[cm]?js)$/;
+const LAUNCHER_NAME = /^cli\.[cm]?js$/;
+/** Words that run the program after them: `npx intent`, `env X=1 intent`, `node dist/cli.js`, `sudo -E intent`. */
+const RUNNERS = new Set(["env", "sudo", "doas", "command", "exec", "time", "nice", "nohup", "timeout", "stdbuf", "xargs", "npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun", "dlx", "x", "node", "nodejs", "tsx", "ts-node", "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "builtin"]);
+/** Programs that only read the files they are given (no in-place option among those we let through). */
+const READERS = new Set(["cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ls", "wc", "diff", "cmp", "stat", "file", "jq", "tree", "du", "echo", "printf", "test", "[", "true", "cd", "pwd", "find", "md5sum", "sha1sum", "sha256sum", "xxd", "hexdump", "od", "basename", "dirname", "realpath", "readlink", "which", "type", "bat", "git", "intent"]);
+/** git subcommands that leave the working tree as it is. */
+const GIT_READERS = new Set(["status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "cat-file", "grep", "add", "commit"]);
+/** `find` options that write or run a command. */
+const FIND_WRITES = /(^|\s)-(delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)(\s|$)/;
+/** The files the rules live in, as a command may name them (also from inside `.orchestration/` after a `cd`). */
+const RULE_PATHS = /(^|[\s'"=<>|;&(`:/])(\.orchestration(\/|\s|$|['";&|)`])|\.intentignore\b|active_intents\.ya?ml\b|agent_trace\.jsonl\b|config\.jsonc\b|\.sessions(\/|\b))/;
+
+/** What a command does to the rules, as a clause ("runs `intent start`"), or undefined when it leaves them alone. */
+function changesRules(command: string): string | undefined {
+  const segments = simpleCommands(command);
+  for (const words of segments) {
+    const cli = cliCall(words);
+    if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
+  }
+  if (!RULE_PATHS.test(command)) return undefined;
+  const writes = WRITING_COMMANDS.find(([pattern]) => pattern.test(command));
+  if (writes) return `${writes[1]} and names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/)`;
+  // naming those files, anything but a known reader may change them: unsure is asked (fail closed)
+  if (segments.every((words) => onlyReads(words))) return undefined;
+  return "names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/) and is not known to only read them";
+}
+
+/**
+ * The command's simple commands, as word lists, read as the shell would join its words: quotes and
+ * backslashes dropped (`in"tent" start` runs `intent start`), then split at every control operator,
+ * parenthesis, brace, backtick and `$(`. So a command inside `bash -c '…'`, `$(…)` or `eval "…"` is a simple
+ * command of its own, read as the command it may well be (the cautious reading).
+ */
+function simpleCommands(command: string): string[][] {
+  return command
+    .replace(/\\\n|['"\\]/g, "")
+    .split(/[;&|()`{}\n\r]+|\$\(/)
+    .map((s) => s.split(/\s+/).filter(Boolean))
+    .filter((words) => words.length > 0);
+}
+
+/** The program a simple command runs, past assignments, options and runners, and the index of its word. */
+function program(words: readonly string[]): number {
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i]!;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || w.startsWith("-") || /^\d+[smhd]?$/.test(w) || RUNNERS.has(baseName(w))) i++;
+    else break;
+  }
+  return i;
+}
+
+/** The subcommand of our CLI this simple command runs when it is one that may change the rules. */
+function cliCall(words: readonly string[]): string | undefined {
+  const at = program(words);
+  const name = baseName(words[at] ?? "");
+  const sub = words[at + 1];
+  if (CLI_NAME.test(name)) {
+    if (sub === undefined || (READ_ONLY_SUBCOMMANDS.has(sub) && !(sub === "doctor" && words.includes("--fix")))) return undefined;
+    return sub;
+  }
+  // cli.js is a common name and `$X` could be anything: they count when they run one of our writing commands
+  if ((LAUNCHER_NAME.test(name) || name.startsWith("$")) && sub !== undefined && (WRITING_SUBCOMMANDS.has(sub) || sub.startsWith("$") || (sub === "doctor" && words.includes("--fix")))) return sub;
+  return undefined;
+}
+
+function onlyReads(words: readonly string[]): boolean {
+  const at = program(words);
+  const name = baseName(words[at] ?? "");
+  if (!READERS.has(name)) return false;
+  if (name === "git") return GIT_READERS.has(words[at + 1] ?? "");
+  if (name === "intent") return cliCall(words) === undefined;
+  if (name === "find") return !FIND_WRITES.test(words.join(" "));
+  return true;
+}
+
+const baseName = (w: string) => w.slice(w.lastIndexOf("/") + 1);

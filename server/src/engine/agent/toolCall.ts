@@ -11,7 +11,7 @@ export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */
   | { kind: "write"; filePath: string; expectedHash?: string; otherPaths?: string[] }
   /** A tool known to write files, called without naming one: denied, there is nothing to check. */
-  | { kind: "write-without-path"; tool: string }
+  | { kind: "write-without-path"; tool: string; /** Why its files cannot be named, when more is known than "no path". */ why?: string }
   /** A shell command: the shell policy decides (its files are only known after it ran). */
   | { kind: "shell"; command: string }
   /** Reads only, or names no file: not the gate's business. */

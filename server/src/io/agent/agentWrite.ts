@@ -133,16 +133,17 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
   const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
-  const after = readOptional(join(ctx.root, path));
-  if (after === undefined) return { kind: "skipped", why: "deleted" };
+  const after = readOptional(join(ctx.root, path)) ?? null;
+  // a file gone after the call is recorded as removed only when the stash proves it was there (a move's source)
+  if (after === null && !(stash && stash.content !== null)) return { kind: "skipped", why: "deleted" };
   const ledgerPath = ctx.rules.settings.ledgerPath;
   // The newest record already pins this content (the post hook ran twice, the editor saved it first); older
   // content come back again is a change, recorded as such. The workspace's saved index: only what was
   // appended since it was saved is read.
   const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
   await ledger.poll();
-  if (ledger.lastPostHash(path) === fileHash(after)) return { kind: "skipped", why: "duplicate" };
-  const before = stash ? stash.content : w.before?.(after);
+  if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };
+  const before = stash ? stash.content : after === null ? undefined : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
   // call) never needs; a plain require lets the bundler defer it.
@@ -154,7 +155,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     path,
     content: after,
     before,
-    ...(w.edits && before !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
+    ...(w.edits && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,

@@ -13,9 +13,11 @@ import { endAgentSession, touchAgentSession } from "./session";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
+import { keepRuleState, readRuleState, takeRuleStateBack } from "./ruleWatch";
+import { ruleChangeReport, ruleChanges } from "../../engine/agent/ruleState";
 import type { ToolCall } from "../../engine/agent/toolCall";
 import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { deny, internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 
 export interface HookEnvironment {
   /** `--root DIR` from the command line, which wins over the payload's folders. */
@@ -68,6 +70,7 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
       return decision;
     }
     case "write-without-path":
+      if (call.why) return deny("bad-path", call.why);
       return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
     case "other":
       return { kind: "none", code: "not-gated" };
@@ -84,6 +87,8 @@ export function beforeShell(ctx: GateContext | undefined, command: string, callI
  * failure only costs the record (said after the command), never the command itself.
  */
 function snapshotShell(ctx: GateContext, callId: string | undefined, command: string): void {
+  // the rules as they stand, to tell after the command whether it changed them (git or not)
+  keepRuleState(ctx.root, callId ?? ctx.sessionId, readRuleState(ctx.root, ctx.sessionId, ctx.rules));
   try {
     snapshotBeforeShell(ctx, callId, command);
   } catch (err) {
@@ -91,13 +96,26 @@ function snapshotShell(ctx: GateContext, callId: string | undefined, command: st
   }
 }
 
-/** After a shell command: one record of the files it changed; what to tell the agent and the user. */
-export async function afterShell(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
-  if (!ctx) return {};
+/**
+ * After a shell command: one record of the files it changed, and whether it changed the rules; what to tell
+ * the agent and the user. `session` finds the workspace when the command removed the intents file.
+ */
+export async function afterShell(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport, session?: HookSession): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
+  const rulesChanged = rulesChangedBy(ctx, henv, report, session);
+  if (!ctx) return rulesChanged ? { toAgent: rulesChanged } : {};
   const outcome = await recordShellWrites(ctx, report, henv.toolVersion, henv.now);
-  const toAgent = shellFeedback(outcome, report.command);
+  const toAgent = [rulesChanged, shellFeedback(outcome, report.command)].filter(Boolean).join(" ");
   const toUser = shellNotRecorded(outcome, report.command);
   return { outcome, ...(toAgent ? { toAgent } : {}), ...(toUser ? { toUser } : {}) };
+}
+
+/** The report of a change to the rules since the state kept before the command, if any. */
+function rulesChangedBy(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport, session: HookSession | undefined): string | undefined {
+  const root = ctx?.root ?? (session ? resolveWorkspaceRoot(henv.rootOverride, session.cwd)?.root : undefined);
+  const sessionId = ctx?.sessionId ?? session?.sessionId;
+  if (!root || !sessionId) return undefined;
+  const before = takeRuleStateBack(root, report.callId ?? sessionId);
+  return before ? ruleChangeReport(ruleChanges(before, readRuleState(root, sessionId, ctx?.rules))) : undefined;
 }
 
 function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {

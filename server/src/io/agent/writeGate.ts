@@ -133,7 +133,7 @@ function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
   const options: string[] = [];
   switch (v.kind) {
     case "out-of-scope":
-      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      for (const o of inProgress) options.push(`ask the user to run ${select(o)} if this change belongs to ${o.id}`);
       for (const o of startable) options.push(`ask the user to start ${o.id} (\`intent start ${o.id}\`)`);
       options.push(`ask the user to widen ${v.intent.id}'s scope to include ${path}`);
       break;
@@ -141,12 +141,12 @@ function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
       const s = v.intent.status;
       if (s === "PENDING") options.push(`ask the user to start ${v.intent.id} (\`intent start ${v.intent.id}\`)`);
       else if (s === "BLOCKED") options.push(`ask the user whether ${v.intent.id} is unblocked (\`intent start ${v.intent.id}\` resumes it)`);
-      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      for (const o of inProgress) options.push(`ask the user to run ${select(o)} if this change belongs to ${o.id}`);
       if (s === "COMPLETE" || s === "ARCHIVED") options.push("ask the user which intent this change belongs to");
       break;
     }
     case "no-active-intent":
-      for (const o of inProgress) options.push(`run ${select(o)} if this change belongs to ${o.id}`);
+      for (const o of inProgress) options.push(`ask the user to run ${select(o)} if this change belongs to ${o.id}`);
       for (const o of startable) options.push(`ask the user to start ${o.id} (\`intent start ${o.id}\`)`);
       if (!v.owners.length) options.push(`ask the user which intent should own ${path} (or to add it to .intentignore)`);
       else if (!inProgress.length) options.push("ask the user which intent this change belongs to");

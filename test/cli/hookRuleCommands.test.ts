@@ -1,0 +1,123 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TempWorkspace } from "../support/workspace";
+import { claudePayload, cursorPayload, ensureBuilt, NEW_AGENTS, runHook, type HookAgent, type HookReply } from "./support";
+
+/**
+ * An agent rewriting the rules through its shell (`intent start`, a redirect into active_intents.yaml, …)
+ * is put to the user in every agent protocol: "ask" where the protocol has it (Claude Code, Cursor), a deny
+ * telling the agent to ask the user to run it where it has not. Read-only commands stay the agent's own
+ * business, and a post hook after a command that changed the rules says so. Every answer asserted whole.
+ */
+
+beforeAll(ensureBuilt);
+
+const json = (v: unknown) => `${JSON.stringify(v)}\n`;
+
+interface Protocol {
+  agent: HookAgent;
+  pre(ws: TempWorkspace, command: string): unknown;
+  post(ws: TempWorkspace, command: string): unknown;
+  /** The whole reply to a command the user must decide on, given the gate's reason. */
+  asks(reason: string): HookReply;
+  quiet: HookReply;
+  report(text: string): HookReply;
+}
+
+const withoutAsk = (reason: string) => `[intent-lsp: rule-command] ${reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`;
+
+const PROTOCOLS: Protocol[] = [
+  {
+    agent: "claude-code",
+    pre: (ws, command) => claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it" }, tool_use_id: "toolu_01BASH" }),
+    post: (ws, command) => claudePayload(ws, "PostToolUse", { tool_name: "Bash", tool_input: { command, description: "run it" }, tool_use_id: "toolu_01BASH", tool_response: { stdout: "", stderr: "", interrupted: false } }),
+    asks: (reason) => ({ stdout: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: reason } }), stderr: "", status: 0 }),
+    quiet: { stdout: "{}\n", stderr: "", status: 0 },
+    report: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: "", status: 0 }),
+  },
+  {
+    agent: "cursor",
+    pre: (ws, command) => cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }),
+    post: (ws, command) => cursorPayload(ws, "afterShellExecution", { command, cwd: ws.root, output: "", duration: 5 }),
+    asks: (reason) => ({ stdout: json({ permission: "ask", userMessage: `intent-lsp asks: ${reason}`, agentMessage: reason, user_message: `intent-lsp asks: ${reason}`, agent_message: reason }), stderr: "", status: 0 }),
+    quiet: { stdout: "{}\n", stderr: "", status: 0 },
+    report: (text) => ({ stdout: json({ agentMessage: text, agent_message: text }), stderr: `${text}\n`, status: 0 }),
+  },
+  ...NEW_AGENTS.map(
+    (f): Protocol => ({
+      agent: f.agent,
+      pre: (ws, command) => f.shell(ws, "pre", command),
+      post: (ws, command) => f.shell(ws, "post", command),
+      asks: (reason) => f.deny(withoutAsk(reason)),
+      quiet: f.allow,
+      report: (text) => f.reportPost(text),
+    }),
+  ),
+];
+
+function hook(p: Protocol, ws: TempWorkspace, payload: unknown): HookReply {
+  const { stdout, stderr, status } = runHook(p.agent, payload, { cwd: ws.root });
+  return { stdout, stderr, status };
+}
+
+const CLI_REASON = (sub: string) =>
+  `This command runs \`intent ${sub}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent). They decide which intent may write where, so changing them is the user's decision, not an agent's; intent-lsp puts it to the user.`;
+const REDIRECT_REASON =
+  "This command redirects output into a file and names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/). They decide which intent may write where, so changing them is the user's decision, not an agent's; intent-lsp puts it to the user.";
+
+describe.each(PROTOCOLS.map((p) => [p.agent, p] as const))("intent hook %s: shell commands that change the rules", (_name, p) => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+
+  it("intent start / complete / select, however spelled, are put to the user (denied where the agent cannot ask)", () => {
+    expect(hook(p, ws, p.pre(ws, "intent start INT-004"))).toEqual(p.asks(CLI_REASON("start")));
+    expect(hook(p, ws, p.pre(ws, "cd src && npx intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(hook(p, ws, p.pre(ws, "bash -c 'node dist/cli.js select INT-003 --session x'"))).toEqual(p.asks(CLI_REASON("select")));
+  });
+
+  it("a redirect into active_intents.yaml is put to the user too", () => {
+    expect(hook(p, ws, p.pre(ws, "echo '    status: IN_PROGRESS' >> .orchestration/active_intents.yaml"))).toEqual(p.asks(REDIRECT_REASON));
+  });
+
+  it("read-only commands are left alone", () => {
+    for (const command of ["intent status", "intent check", "intent blame src/api/weather.ts", "cat .orchestration/active_intents.yaml", "git status"]) {
+      expect(hook(p, ws, p.pre(ws, command)), command).toEqual(p.quiet);
+    }
+  });
+
+  it("after a command that changed active_intents.yaml, the post hook reports the change", () => {
+    const command = "./scripts/release.sh";
+    expect(hook(p, ws, p.pre(ws, command))).toEqual(p.quiet); // nothing tells the gate this touches the rules
+    ws.write(".orchestration/active_intents.yaml", ws.read(".orchestration/active_intents.yaml").replace("status: PENDING", "status: IN_PROGRESS"));
+    expect(hook(p, ws, p.post(ws, command))).toEqual(
+      p.report(
+        "intent-lsp: this command changed intent-lsp's rules: .orchestration/active_intents.yaml changed (INT-004: PENDING → IN_PROGRESS). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
+      ),
+    );
+  });
+});
+
+describe("intent hook claude-code: a shell command that changed the selection", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+
+  it("is reported after it, with the selection before and after; the same post again reports nothing", () => {
+    const claude = PROTOCOLS[0]!;
+    const command = "./scripts/switch.sh";
+    expect(hook(claude, ws, claude.pre(ws, command))).toEqual(claude.quiet);
+    ws.select("INT-003");
+    expect(hook(claude, ws, claude.post(ws, command))).toEqual(
+      claude.report(
+        "intent-lsp: this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
+      ),
+    );
+    expect(hook(claude, ws, claude.post(ws, command))).toEqual(claude.quiet);
+  });
+});
