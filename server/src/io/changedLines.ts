@@ -42,7 +42,20 @@ function baseOf(root: string): string | undefined {
  * uses (`text`: its content there); every line of a file git does not track yet, none of a binary or git-ignored one. Undefined when the
  * workspace is not in a git repository.
  */
-export async function changedLinesOf(root: string, path: string, text: string): Promise<number[] | undefined> {
+export function changedLinesOf(root: string, path: string, text: string): Promise<number[] | undefined> {
+  // one git at a time per workspace: a rule change asks for every open document at once
+  const run = (queues.get(root) ?? Promise.resolve()).then(() => askGit(root, path, text));
+  const settled = run.catch(() => undefined);
+  queues.set(root, settled);
+  void settled.then(() => {
+    if (queues.get(root) === settled) queues.delete(root);
+  });
+  return run;
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
   const base = baseOf(root);
   if (!base) return undefined;
   const diff = parseRawPatch(await gitAsync(root, ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, "--", path]));

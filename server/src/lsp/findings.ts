@@ -6,7 +6,6 @@ import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
 import { lineFindings, type Finding } from "../engine/check";
-import { textLines } from "../engine/lines";
 import { changedLinesOf } from "../io/changedLines";
 
 /**
@@ -40,7 +39,7 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
  * record that explains it (`lineFindings`, the check's own function). Runs when the baseline, the ledger or
  * the rules change, never per keystroke; the result stays in baseline line numbers and moves with the edits
  * at publish. Content on disk other than the baseline (a write not reloaded yet) has no saved findings: its
- * lines are not the editor's.
+ * lines are not the editor's. Outside a git repository there are none either.
  */
 export async function computeSavedFindings(doc: TrackedDocument): Promise<void> {
   const ctx = doc.ctx!;
@@ -51,7 +50,8 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   let findings: Finding[] = [];
   try {
     if (doc.attributed && doc.diskText === text && !ctx.rules.ignore.ignores(path)) {
-      const changed = (await changedLinesOf(ctx.root, path, text)) ?? recordedLines(doc);
+      // outside a git repository there is no base, and no `intent check` to agree with: nothing to add
+      const changed = (await changedLinesOf(ctx.root, path, text)) ?? [];
       if (doc.savedFindingsDue !== hash) return; // a newer computation started while git ran: it decides
       if (doc.diskHash !== hash) {
         doc.savedFindingsDue = undefined; // the baseline moved on (a save, a reload): its own computation follows
@@ -65,14 +65,6 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   if (doc.savedFindingsDue !== hash) return;
   doc.savedFindingsDue = undefined;
   doc.savedFindings = { hash, findings };
-}
-
-/** Outside git there is no base: the lines a record explains are judged, so a record out of scope stays shown. */
-function recordedLines(doc: TrackedDocument): number[] {
-  const out: number[] = [];
-  const count = textLines(doc.baseline).length;
-  for (let i = 0; i < count; i++) if (doc.baselineRecord(i)) out.push(i + 1);
-  return out;
 }
 
 /** The saved findings where their lines are now; lines edited since are judged as edits (`scopeDiagnostics`). */
