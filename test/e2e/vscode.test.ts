@@ -309,6 +309,10 @@ it("VS Code with auto-save: an out-of-scope line stays flagged after its record 
   // 1. Type outside INT-001's scope and stop: auto-save writes the file and the server records it.
   const recordId = await step("auto-saved-and-recorded", async () => {
     await openFromExplorer(page, NOTES);
+    // the server has the document (its file lens answers for it) before the user types: keystrokes made while
+    // the extension still starts reach the server only as the text it opens with, which is not an edit
+    await page.locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ }).first().waitFor({ timeout: DEADLINE });
+    await expect.poll(() => page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "INT-001 · selected" }).count(), { timeout: DEADLINE }).toBeGreaterThan(0);
     await goToLineOf(page, 4);
     await page.keyboard.press("End");
     await page.keyboard.type(EDIT);
