@@ -119,6 +119,12 @@ export interface IntentLspMetadata {
   other_files?: OtherFileMetadata[];
   /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
   tool_call?: ToolCallMetadata;
+  /**
+   * A re-attribution: the content is unchanged (`pre_hash` = `post_hash`) and `ranges` are lines written
+   * earlier, claimed again under this record's intent; the ids of the records that explained them before
+   * (empty: no record did). Those records stay as they are (docs/LEDGER.md "Re-attribution").
+   */
+  reattributes?: string[];
 }
 
 /** Per-file details of a record's second and later files; the first file's sit at the top level. */

@@ -11,6 +11,7 @@ export const Commands = {
   blame: "intent.blame",
   regenerateMap: "intent.regenerateMap",
   verifyLedger: "intent.verifyLedger",
+  reRecord: "intent.reRecord",
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -47,10 +47,10 @@ export const WORKBENCH_SETTINGS = {
   "workbench.editor.enablePreview": false,
 };
 
-/** Starts code-server on a free port and waits until it listens. */
-export async function startCodeServer(codeServer: string, tmp: string, userDataDir: string, extensionsDir: string, folder: string): Promise<CodeServerRun> {
+/** Starts code-server on a free port and waits until it listens; `settings` go over the workbench's. */
+export async function startCodeServer(codeServer: string, tmp: string, userDataDir: string, extensionsDir: string, folder: string, settings: Record<string, unknown> = {}): Promise<CodeServerRun> {
   mkdirSync(path.join(userDataDir, "User"), { recursive: true });
-  writeFileSync(path.join(userDataDir, "User", "settings.json"), JSON.stringify(WORKBENCH_SETTINGS, null, 2));
+  writeFileSync(path.join(userDataDir, "User", "settings.json"), JSON.stringify({ ...WORKBENCH_SETTINGS, ...settings }, null, 2));
   const args = ["--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
     "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, folder];
   const child = spawn(codeServer, args, { env: isolatedXdg(tmp), stdio: ["ignore", "pipe", "pipe"], detached: true });

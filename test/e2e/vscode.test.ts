@@ -5,8 +5,8 @@
 //
 // INTENT_LSP_SERVER_JS=<path> replaces the server inside the installed extension (a path that does not exist
 // removes it): the journey must then fail, which is how this test is shown to be able to fail.
-import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -66,6 +66,38 @@ function lineWithHints(page: Page, needle: string): Promise<string> {
   })()`);
 }
 
+/**
+ * Opens a file from the Explorer, as a user clicks it (Quick Open's list re-sorts while files are searched,
+ * so an Enter there can open whatever was first a moment before); waits for its editor to have the focus.
+ */
+async function openFromExplorer(page: Page, rel: string): Promise<void> {
+  const segments = rel.split("/");
+  const explorer = page.locator(".explorer-folders-view");
+  for (const [i, name] of segments.entries()) {
+    const row = explorer.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) });
+    await row.waitFor({ timeout: DEADLINE });
+    if (i < segments.length - 1) {
+      if ((await row.getAttribute("aria-expanded")) !== "true") await row.click();
+    } else {
+      await row.click();
+    }
+  }
+  const tab = page.locator(".tab", { hasText: path.basename(rel) });
+  await tab.and(page.locator(".tab.active")).waitFor({ timeout: DEADLINE });
+  // a click in the Explorer leaves the focus there; the user clicks into the text
+  await page.locator(".editor-instance .monaco-editor .view-lines").click();
+  await page.locator(".editor-instance .monaco-editor.focused").waitFor();
+}
+
+async function goToLineOf(page: Page, line: number): Promise<void> {
+  const quickInput = page.locator(".quick-input-widget");
+  await page.keyboard.press("Control+G");
+  await quickInput.locator("input").waitFor({ state: "visible" });
+  await page.keyboard.type(String(line));
+  await page.keyboard.press("Enter");
+  await quickInput.waitFor({ state: "hidden" });
+}
+
 /** The .vsix as users get it: `npm run package`, into this run's folder. */
 function packageVsix(out: string): void {
   execFileSync(process.execPath, [path.join(repoRoot, "scripts", "package-vscode.mjs"), "--out", out], { cwd: repoRoot, stdio: "pipe" });
@@ -120,35 +152,8 @@ it("VS Code: the .vsix installs; select an intent from the status bar, an out-of
   const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
   const quickInput = page.locator(".quick-input-widget");
 
-  /**
-   * Opens a file from the Explorer, as a user clicks it (Quick Open's list re-sorts while files are searched,
-   * so an Enter there can open whatever was first a moment before); waits for its editor to have the focus.
-   */
-  const openFile = async (rel: string) => {
-    const segments = rel.split("/");
-    const explorer = page.locator(".explorer-folders-view");
-    for (const [i, name] of segments.entries()) {
-      const row = explorer.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) });
-      await row.waitFor({ timeout: DEADLINE });
-      if (i < segments.length - 1) {
-        if ((await row.getAttribute("aria-expanded")) !== "true") await row.click();
-      } else {
-        await row.click();
-      }
-    }
-    const tab = page.locator(".tab", { hasText: path.basename(rel) });
-    await tab.and(page.locator(".tab.active")).waitFor({ timeout: DEADLINE });
-    // a click in the Explorer leaves the focus there; the user clicks into the text
-    await page.locator(".editor-instance .monaco-editor .view-lines").click();
-    await page.locator(".editor-instance .monaco-editor.focused").waitFor();
-  };
-  const goToLine = async (line: number) => {
-    await page.keyboard.press("Control+G");
-    await quickInput.locator("input").waitFor({ state: "visible" });
-    await page.keyboard.type(String(line));
-    await page.keyboard.press("Enter");
-    await quickInput.waitFor({ state: "hidden" });
-  };
+  const openFile = (rel: string) => openFromExplorer(page, rel);
+  const goToLine = (line: number) => goToLineOf(page, line);
 
   // 1. The extension activated (workspaceContains:.orchestration/active_intents.yaml) and started its server:
   //    nothing is selected, so notes.md counts under its only IN_PROGRESS owner, INT-003.
@@ -243,6 +248,111 @@ it("VS Code: the .vsix installs; select an intent from the status bar, an out-of
     await page.locator(".editor-instance .codelens-decoration", { hasText: "INT-003 · human · just now" }).waitFor({ timeout: DEADLINE });
     const want = `${EDIT.trim()} INT-003 · human · just now`; // the hint is padded on its left
     await expect.poll(() => lineWithHints(page, EDIT.trim()), { timeout: DEADLINE }).toContain(want);
+  });
+  failed = false;
+}, INSTALL_MS);
+
+/** `intent check --format json` in the workspace: the findings for one file, as "line code". */
+function checkFindings(ws: string, file: string): string[] {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "check", "--format", "json"], { cwd: ws, encoding: "utf8" });
+  const report = JSON.parse(r.stdout) as { findings: { path: string; startLine: number; endLine: number; code: string }[] };
+  return report.findings.filter((f) => f.path === file).map((f) => `${f.startLine}-${f.endLine} ${f.code}`);
+}
+
+it("VS Code with auto-save: an out-of-scope line stays flagged after its record lands, Ctrl+. re-records it under its owner, the squiggle goes away", async () => {
+  const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
+  tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
+  const ws = path.join(tmp, "workspace");
+  cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+  // a repository, as `intent check` needs; INT-001 selected, so an edit to notes.md is outside its scope
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args], { cwd: ws, stdio: "pipe" });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "initial");
+  mkdirSync(path.join(ws, ".orchestration", ".sessions"), { recursive: true });
+  writeFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }));
+  const vsix = path.join(tmp, "intent-lsp.vsix");
+  packageVsix(vsix);
+  const extensionsDir = path.join(tmp, "extensions");
+  const userDataDir = path.join(tmp, "user-data");
+  await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+  swapServer(extensionsDir);
+
+  const artifacts = path.join(ARTIFACTS, "auto-save");
+  rmSync(artifacts, { recursive: true, force: true });
+  mkdirSync(artifacts, { recursive: true });
+  let shot = 0;
+  const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
+
+  // VS Code in the browser saves a second after typing stops; many desktop users turn the same on
+  run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 });
+  browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
+  const outputLog = () => findFiles(userDataDir, "intent-lsp.log").map((f) => readFileSync(f, "utf8")).join("\n");
+  const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      const r = await fn();
+      await screenshot(page, name);
+      return r;
+    } catch (e) {
+      await screenshot(page, `${name}-FAILED`).catch(() => undefined);
+      throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
+    }
+  };
+  const editedLine = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
+  const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
+  const recordsBefore = ledgerLines(ws).length;
+
+  // 1. Type outside INT-001's scope and stop: auto-save writes the file and the server records it.
+  const recordId = await step("auto-saved-and-recorded", async () => {
+    await openFromExplorer(page, NOTES);
+    // the server has the document (its file lens answers for it) before the user types: keystrokes made while
+    // the extension still starts reach the server only as the text it opens with, which is not an edit
+    await page.locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ }).first().waitFor({ timeout: DEADLINE });
+    await expect.poll(() => page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "INT-001 · selected" }).count(), { timeout: DEADLINE }).toBeGreaterThan(0);
+    await goToLineOf(page, 4);
+    await page.keyboard.press("End");
+    await page.keyboard.type(EDIT);
+    const id = await waitFor("the auto-save of docs/notes.md to be recorded", () => [...outputLog().matchAll(/save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/g)].at(-1)?.[1], DEADLINE, describe);
+    await page.locator(".tab.active.dirty").waitFor({ state: "detached", timeout: DEADLINE }); // saved: no unsaved edits left
+    expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
+    const records = ledgerLines(ws).map((l) => JSON.parse(l));
+    expect(records.length).toBeGreaterThan(recordsBefore);
+    expect(records.at(-1)).toMatchObject({ id, metadata: { "dev.intent-lsp": { intent_id: "INT-001", scope: "OUT_OF_SCOPE" } } });
+    return id;
+  });
+
+  // 2. The squiggle stays on that line, from the ledger, where `intent check` reports it (the check runs for
+  //    far longer than the server's publish delay: a squiggle that a publish after the save removed is gone by then).
+  await step("still-flagged-after-save", async () => {
+    expect(checkFindings(ws, NOTES)).toEqual(["4-4 out-of-scope"]);
+    // the line's text, then the inlay hint drawn after it ("INT-001 (out of scope)")
+    await expect.poll(async () => (await squiggleLines(page)).map((l) => (l.startsWith(editedLine) ? editedLine : l)), { timeout: DEADLINE }).toEqual([editedLine]);
+    await page.keyboard.press("Control+Shift+M");
+    await problem.waitFor({ timeout: DEADLINE });
+    expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
+  });
+
+  // 3. Ctrl+. on the line offers to re-record it under INT-003, which owns notes.md (preferred, so first);
+  //    applying it appends one record and leaves the earlier ones as they were; the squiggle goes away.
+  await step("re-record-fix", async () => {
+    const before = readFileSync(path.join(ws, LEDGER), "utf8");
+    await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Control+Period");
+    await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Re-record line 4 under INT-003 — Docs refresh" }).waitFor({ timeout: DEADLINE });
+    await screenshot(page, "re-record-menu");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => ledgerLines(ws).length, { timeout: DEADLINE }).toBe(before.split("\n").filter((l) => l.trim()).length + 1);
+    expect(readFileSync(path.join(ws, LEDGER), "utf8").startsWith(before)).toBe(true);
+    const last = JSON.parse(ledgerLines(ws).at(-1)!);
+    expect(last.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", reattributes: [recordId] });
+    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
+    await problem.waitFor({ state: "detached", timeout: DEADLINE });
+    expect(checkFindings(ws, NOTES)).toEqual([]);
   });
   failed = false;
 }, INSTALL_MS);

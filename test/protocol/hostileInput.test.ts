@@ -7,6 +7,7 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
+import { gitWorkspace, runCli } from "../cli/support";
 
 const INTENTS = ".orchestration/active_intents.yaml";
 const CONFIG = ".orchestration/config.jsonc";
@@ -110,8 +111,8 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
     expect(client.logs.join("\n")).not.toMatch(/Invalid regular expression/);
   });
 
-  it("untraced-change after an empty-file record, or for a record whose range starts at line 0 or below: never at line -1", async () => {
-    ws = new TempWorkspace({ withLedger: false });
+  it("untraced-change after an empty-file record, or for a record whose range starts at line 0 or below: at the line `intent check` names, never at line -1", async () => {
+    ws = gitWorkspace();
     const emptied = buildRecord({ path: API, content: "", ranges: [], contributor: { type: "human" }, sessionId: "s", toolVersion: "0", mutationClass: "INTENT_EVOLUTION", preHash: null, scope: "PASS", intentId: "INT-001", revision: undefined });
     const zero = JSON.stringify({
       version: "0.1.0",
@@ -121,11 +122,15 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
       metadata: { "dev.intent-lsp": { post_hash: fileHash("something else\n") } },
     });
     ws.write(LEDGER, `${JSON.stringify(emptied)}\n${zero}\n`);
+    const added = "// added by hand";
+    for (const path of [API, "src/api/forecast.ts"]) ws.write(path, `${added}\n${ws.read(path)}`);
+    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
     client = await LspClient.start({ root: ws.root });
     for (const path of [API, "src/api/forecast.ts"]) {
+      expect(report.findings.filter((f: any) => f.path === path).map((f: any) => [f.code, f.startLine, f.endLine])).toEqual([["untraced-change", 1, 1]]);
       await client.open(path);
       const diags = await client.waitForDiagnostics(path, (x) => x.some((y) => y.code === "untraced-change"));
-      expect(diags.filter((x) => x.code === "untraced-change").map((x) => x.range)).toEqual([{ start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }]);
+      expect(diags.filter((x) => x.code === "untraced-change").map((x) => x.range)).toEqual([{ start: { line: 0, character: 0 }, end: { line: 0, character: added.length } }]);
       expect(inside(diags, client.text(path))).toBe(true);
     }
   });

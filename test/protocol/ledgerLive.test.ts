@@ -5,6 +5,7 @@ import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
+import { gitWorkspace } from "../cli/support";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -76,8 +77,8 @@ describe("the ledger as other processes write it", () => {
     );
   });
 
-  it("untraced-change when the file differs from the ledger's last post_hash and no record explains it", async () => {
-    ws = new TempWorkspace({ withLedger: false });
+  it("untraced-change on a line changed since the check's base that no record explains", async () => {
+    ws = gitWorkspace();
     const recorded = ws.read(API);
     appendFileSync(ws.path(LEDGER), `${JSON.stringify(agentRecord(API, recorded, [10, 17]))}\n`);
     ws.write(API, recorded.replace("celsius: Math.round(now.temperature),", "celsius: now.temperature,"));
@@ -86,7 +87,7 @@ describe("the ledger as other processes write it", () => {
     const diags = await client.waitForDiagnostics(API, (d) => d.length > 0);
     // per-line re-anchoring knows exactly which recorded line changed
     expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["untraced-change", 14, 14]]);
-    expect(diags[0].message).toContain("differs from its last recorded content");
+    expect(diags[0].message).toBe(`${API} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`);
     expect(fileHash(ws.read(API))).not.toBe(fileHash(recorded));
   });
 

@@ -78,6 +78,15 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
 
 function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
   const attributions = attributeChanged(file.lines, file.changed, batches);
+  return lineFindings(file.path, file.changed, (line) => (line <= file.lines.length ? attributions[line - 1]?.entry : undefined), rules);
+}
+
+/**
+ * The findings for a file's changed lines (1-based), given the record that explains each line (undefined:
+ * none does): the one decision `intent check` and the editor's diagnostics for saved lines share, so the
+ * two report the same lines with the same words. Adjacent lines with the same finding form one range.
+ */
+export function lineFindings(path: string, changed: readonly number[], recordOf: (line: number) => TraceEntry | undefined, rules: Rules): Finding[] {
   const verdicts = new Map<string, Verdict>();
   const verdictFor = (intentId: string | undefined): Verdict => {
     const key = intentId ?? "";
@@ -86,7 +95,7 @@ function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly T
       // The record's intent is the selection its lines were written under; a record without one is judged
       // as the editor judges an edit with nothing selected (auto-selection).
       const selection: Selection | undefined = intentId ? { intentId, source: "session" } : undefined;
-      v = judge(file.path, rules, selection);
+      v = judge(path, rules, selection);
       verdicts.set(key, v);
     }
     return v;
@@ -95,10 +104,10 @@ function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly T
   const findings: Finding[] = [];
   let open: { finding: Finding; key: string } | undefined;
   let last = -1;
-  for (const line of [...file.changed].sort((a, b) => a - b)) {
-    const attribution = line <= file.lines.length ? attributions[line - 1] : undefined;
-    const outcome: Outcome = attribution ? { kind: "traced", entry: attribution.entry, verdict: verdictFor(attribution.entry.intentId) } : { kind: "untraced" };
-    const finding = findingFor(file.path, line, outcome, rules);
+  for (const line of [...changed].sort((a, b) => a - b)) {
+    const entry = recordOf(line);
+    const outcome: Outcome = entry ? { kind: "traced", entry, verdict: verdictFor(entry.intentId) } : { kind: "untraced" };
+    const finding = findingFor(path, line, outcome, rules);
     if (!finding) {
       open = undefined;
       last = line;

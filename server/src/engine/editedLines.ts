@@ -92,6 +92,30 @@ export class EditedLines {
     return out;
   }
 
+  /**
+   * Where baseline lines `baseStart..baseEnd` (0-based, inclusive) are now: the blocks of current lines that
+   * are still those baseline lines (edited ones are not). One pass over the runs, never over the lines.
+   */
+  currentBlocks(baseStart: number, baseEnd: number): LineBlock[] {
+    const out: LineBlock[] = [];
+    let at = 0;
+    for (const r of this.runs) {
+      if (r.base !== null) {
+        const from = Math.max(baseStart, r.base);
+        const to = Math.min(baseEnd, r.base + r.length - 1);
+        if (from <= to) {
+          const start = at + (from - r.base);
+          const end = at + (to - r.base);
+          const last = out[out.length - 1];
+          if (last && last.end === start - 1) last.end = end;
+          else out.push({ start, end });
+        }
+      }
+      at += r.length;
+    }
+    return out;
+  }
+
   /** Contiguous blocks of edited lines, in document order. */
   blocks(): LineBlock[] {
     const out: LineBlock[] = [];

@@ -18,7 +18,7 @@ export class GitError extends Error {
 }
 
 /** Options that make git's output the same whatever the user's configuration says. */
-const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
+export const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
 
 export function runGit(cwd: string, args: readonly string[]): string {
   // required here: reading HEAD (every recorded write) needs no process, and loading this module costs a hook

@@ -6,6 +6,7 @@ import { allowedTransitions, transitionTitle } from "../engine/intents/lifecycle
 import type { Intent } from "../engine/intents/model";
 import { pathToGlob } from "../engine/scope";
 import type { TrackedDocument } from "./documents";
+import type { SavedFindingData } from "./findings";
 
 /**
  * Quick fixes for scope problems (docs/ARCHITECTURE.md "The language server's surface"): pick an owner (starting it when it is pending or blocked),
@@ -14,7 +15,7 @@ import type { TrackedDocument } from "./documents";
 export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: readonly Diagnostic[]): CodeAction[] {
   const verdict = doc.verdict();
   if (!verdict || !isProblem(verdict) || doc.path === undefined) return [];
-  const ours = diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && d.code === verdict.kind);
+  const ours = diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && d.code === verdict.kind && !savedData(d));
   const touchesEdit = doc.edits.blocks().some((b) => b.start <= range.end.line && b.end >= range.start.line);
   if (!ours.length && !touchesEdit) return [];
 
@@ -45,6 +46,45 @@ export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: read
   }
   actions.push(fix(`Add \`${path}\` to .intentignore`, Commands.ignorePath, { path }));
   return actions;
+}
+
+/**
+ * Quick fixes for saved lines that `intent check` flags (`savedLineDiagnostics`): re-record them under an
+ * in-progress intent that owns the file, amend the scope of the intent they were recorded under, or exempt
+ * the file. Each settles the finding in the ledger or the rules, so the editor and `intent check` both clear.
+ */
+export function savedLineFixes(doc: TrackedDocument, diagnostics: readonly Diagnostic[]): CodeAction[] {
+  const ctx = doc.ctx;
+  if (!ctx || doc.path === undefined) return [];
+  const path = doc.path;
+  const actions: CodeAction[] = [];
+  const titles = new Set<string>();
+  const add = (d: Diagnostic, title: string, command: string, args: unknown, preferred = false) => {
+    if (titles.has(title)) return;
+    titles.add(title);
+    actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: preferred || undefined, command: { title, command, arguments: [args] } });
+  };
+  for (const d of diagnostics) {
+    const data = savedData(d);
+    if (!data || data.path !== path) continue;
+    const lines = data.startLine === data.endLine ? `line ${data.startLine}` : `lines ${data.startLine}–${data.endLine}`;
+    const verb = data.recordId ? "Re-record" : "Record";
+    ctx.rules.scopes
+      .owners(path)
+      .filter((o) => o.status === "IN_PROGRESS" && (o.id !== data.intentId || !data.recordId))
+      .forEach((owner, i) => {
+        const args = { uri: doc.uri, path, startLine: data.startLine, endLine: data.endLine, intentId: owner.id, hash: data.hash };
+        add(d, `${verb} ${lines} under ${owner.id} — ${owner.name}`, Commands.reRecord, args, i === 0);
+      });
+    if (d.code === "out-of-scope" && data.intentId) add(d, `Add \`${path}\` to ${data.intentId}'s scope`, Commands.amendScope, { id: data.intentId, glob: pathToGlob(path) });
+    add(d, `Add \`${path}\` to .intentignore`, Commands.ignorePath, { path });
+  }
+  return actions;
+}
+
+function savedData(d: Diagnostic): SavedFindingData | undefined {
+  const data = d.data as Partial<SavedFindingData> | undefined;
+  return d.source === DIAGNOSTIC_SOURCE && data && typeof data.hash === "string" && typeof data.path === "string" && typeof data.startLine === "number" && typeof data.endLine === "number" ? (data as SavedFindingData) : undefined;
 }
 
 /** The lifecycle moves of the intent under the cursor in active_intents.yaml. */

@@ -1,7 +1,12 @@
 import { ResponseError, ErrorCodes } from "vscode-languageserver";
 import { Commands, type ActiveIntentResult } from "@shared/commands";
+import { join } from "node:path";
+import { fileHash } from "../engine/hashing";
 import { addToIntentIgnore } from "../io/intentIgnore";
 import { allowedTransitions, moveRefusal, refusalMessage, selectMove, transitionTitle, type NextStep, type Refusal } from "../engine/intents/lifecycle";
+import { reattributeLines } from "../io/ledger/reattribute";
+import { readOptional } from "../io/optionalFile";
+import { INTENT_LSP_VERSION } from "../version";
 import type { Intent } from "../engine/intents/model";
 import { isSafeRelative, toWorkspacePath } from "../engine/paths";
 import { selectIntent as select } from "../io/selection";
@@ -131,6 +136,50 @@ const ignorePath: CommandHandler = async (host, args) => {
   return { ignored: path, added };
 };
 
+/**
+ * Re-records saved lines under an intent that owns the file (the quick fix for a line recorded out of scope,
+ * under an intent not in progress, or not recorded at all): one appended re-attribution record.
+ * `{path, startLine, endLine, intentId, hash?, uri?}`; `hash`: the content the lines are numbered in.
+ */
+const reRecord: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const example = `{"path":"docs/notes.md","startLine":3,"endLine":4,"intentId":"INT-003"}`;
+  const path = requireString(args, "path", example);
+  const intentId = requireString(args, "intentId", example);
+  const [startLine, endLine] = [args.startLine, args.endLine];
+  if (typeof startLine !== "number" || typeof endLine !== "number") throw fail(`Missing arguments "startLine" and "endLine" (for example ${example}).`);
+  if (!isSafeRelative(path)) throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
+  const text = readOptional(join(ctx.root, path));
+  if (text === undefined) throw fail(`${path} cannot be read in ${ctx.root}; save it and try again.`);
+  if (typeof args.hash === "string" && fileHash(text) !== args.hash) throw fail(`${path} changed on disk since these lines were checked; save or reload it and try again.`);
+  await host.pollLedger(ctx);
+  let id: string;
+  try {
+    id = await reattributeLines({
+      root: ctx.root,
+      ledgerPath: ctx.ledger.ledgerPath,
+      path,
+      text,
+      startLine,
+      endLine,
+      intentId,
+      rules: ctx.rules,
+      entries: ctx.ledger.entriesFor(path),
+      contributor: ctx.rules.settings.contributor,
+      sessionId: ctx.session.id,
+      toolVersion: INTENT_LSP_VERSION,
+    });
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+  await host.pollLedger(ctx);
+  // our own record for content the document already has: its owners must be taken from the ledger again
+  const doc = typeof args.uri === "string" ? host.document(args.uri) : undefined;
+  if (doc?.path === path) doc.ledgerChanged(ctx.ledger.entriesFor(path), true);
+  host.refresh(ctx);
+  return { recordId: id, path, startLine, endLine, intentId };
+};
+
 const listIntents: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
   await host.pollLedger(ctx);
@@ -181,4 +230,5 @@ export const commandHandlers: Partial<Record<string, CommandHandler>> = {
   [Commands.ignorePath]: ignorePath,
   [Commands.listIntents]: listIntents,
   [Commands.activeIntent]: activeIntent,
+  [Commands.reRecord]: reRecord,
 };

@@ -5,7 +5,7 @@ import { sessionFileName } from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
 import { readOptional } from "../io/optionalFile";
 import { TrackedDocument, uriToPath } from "./documents";
-import { fileFindings } from "./findings";
+import { computeSavedFindings, fileFindings } from "./findings";
 import type { LedgerSync } from "./ledgerSync";
 import type { OpenDocuments } from "./openDocuments";
 import type { DiagnosticsPublisher } from "./publisher";
@@ -86,13 +86,20 @@ export class DocumentSync {
     }
   }
 
-  /** Re-reads the file from disk and recomputes the whole-file findings of one open document. */
-  findings(doc: TrackedDocument): void {
+  /**
+   * Re-reads the file from disk and recomputes the whole-file findings of one open document and those of
+   * its saved lines; resolves when both are in place (a publish is scheduled then).
+   */
+  findings(doc: TrackedDocument): Promise<void> {
     const ctx = doc.ctx;
-    if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) return;
+    if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) {
+      doc.savedFindingsDue = undefined;
+      return Promise.resolve();
+    }
     doc.lookAtDisk();
     doc.fileFindings = fileFindings(doc, doc.diskText);
     this.publisher.schedule(doc.uri);
+    return computeSavedFindings(doc).then(() => this.publisher.schedule(doc.uri));
   }
 
   /** A ledger read brought news: the documents it touches take it, then their findings and the lenses. */

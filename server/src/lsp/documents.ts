@@ -4,6 +4,7 @@ import type { Diagnostic, Position, TextDocumentContentChangeEvent } from "vscod
 import { applyStep, attribute, contentLineCount, RecordGraph, type Attributions, type LineAttribution, type RecordStep } from "../engine/attribution";
 import type { LineOwner } from "../engine/blame";
 import { EditedLines, type EditedLinesSnapshot } from "../engine/editedLines";
+import type { Finding } from "../engine/check";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
@@ -65,6 +66,13 @@ export class TrackedDocument {
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
   /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
+  /**
+   * What `intent check` reports for the saved content (`hash`, the baseline), in baseline line numbers:
+   * recomputed when the baseline, the ledger or the rules change, never per keystroke. `due`: the hash of a
+   * baseline whose findings are being computed.
+   */
+  savedFindings: { hash: string; findings: Finding[] } | undefined;
+  savedFindingsDue: string | undefined;
 
   /** The file on disk, or undefined for an untitled or non-file document. */
   readonly fsPath: string | undefined;
@@ -292,6 +300,11 @@ export class TrackedDocument {
     return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
   }
 
+  /** The record that explains a baseline line (0-based); undefined: none does, or not known yet (see `attributed`). */
+  baselineRecord(index: number): TraceEntry | undefined {
+    return this.attributions?.[index]?.entry;
+  }
+
   /** Whether the baseline's owners are known (false while the ledger is still being read). */
   get attributed(): boolean {
     return this.attributions !== undefined;
@@ -323,6 +336,7 @@ export class TrackedDocument {
       if (step && step.preHash === this.baselineHash) w.steps.push(step);
       else if (fileHash(text) !== this.baselineHash) this.awaiting = { kind: "index", from: lines, steps: [] };
       this.setBaseline(text, lines, undefined);
+      if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
       return;
     }
     let next: Attributions | undefined;
@@ -335,6 +349,8 @@ export class TrackedDocument {
     }
     this.setBaseline(text, lines, next);
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
+    // the saved lines' findings follow once the save is settled; until then none are published for this content
+    if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
   }
 
   private setBaseline(text: string, lines: string[], attributions: Attributions | undefined): void {

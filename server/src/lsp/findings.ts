@@ -5,12 +5,14 @@ import { isLive, type SessionRecord } from "../engine/sessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
+import { lineFindings, type Finding } from "../engine/check";
+import { changedLinesOf } from "../io/changedLines";
 
 /**
  * Whole-file findings about an open document (docs/ARCHITECTURE.md "The language server's surface"): `stale-file`
- * needs the file on disk, so it is computed when something happens to it, never per keystroke.
- * `untraced-change` and `claimed-elsewhere` need only what is in memory and are computed with every publish:
- * their lines are the current version's.
+ * needs the file on disk, so it is computed when something happens to it, never per keystroke, as are the
+ * saved lines' findings (`computeSavedFindings`). `claimed-elsewhere` needs only what is in memory and is
+ * computed with every publish.
  */
 export function fileFindings(doc: TrackedDocument, diskText: string | undefined): Diagnostic[] {
   const stale = staleFile(doc, diskText);
@@ -31,30 +33,65 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
   return makeDiagnostic(ctx.rules.settings, "stale-file", LINE0, `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`);
 }
 
-/** The content differs from what the ledger last recorded, and no record explains the difference. */
-export function untracedChange(doc: TrackedDocument): Diagnostic[] {
+/**
+ * Computes what `intent check` reports for the document's saved content (README "The editor shows what
+ * `intent check` will report"): the lines git counts as changed since the check's base, each judged by the
+ * record that explains it (`lineFindings`, the check's own function). Runs when the baseline, the ledger or
+ * the rules change, never per keystroke; the result stays in baseline line numbers and moves with the edits
+ * at publish. Content on disk other than the baseline (a write not reloaded yet) has no saved findings: its
+ * lines are not the editor's. Outside a git repository there are none either.
+ */
+export async function computeSavedFindings(doc: TrackedDocument): Promise<void> {
   const ctx = doc.ctx!;
   const path = doc.path!;
-  const last = ctx.ledger.lastPostHash(path);
-  if (!last || last === doc.diskHash || ctx.ledger.hasPostHash(path, doc.diskHash)) return [];
-  const entries = ctx.ledger.entriesFor(path);
-  const lastEntry = newestOf(entries.filter((e) => e.postHash === last));
-  const message = `${path} differs from its last recorded content${lastEntry ? ` (${lastEntry.recordId}, ${lastEntry.timestamp})` : ""} and no ledger record explains the change: it was edited outside intent-lsp and the agent hooks.`;
-  // Where known: the lines the last record wrote that no longer carry its attribution.
-  const lost: number[] = [];
-  if (lastEntry) {
-    for (const e of entries.filter((x) => x.recordId === lastEntry.recordId)) {
-      // file-level entries (no ranges: an emptied file, a record whose ranges were unusable) name no line
-      if (e.startLine < 1) continue;
-      for (let line = e.startLine - 1; line < e.endLine && line < doc.doc.lineCount; line++) {
-        const o = doc.owner(line);
-        if (o.kind !== "traced" || o.attribution.entry.recordId !== e.recordId) lost.push(line);
+  const hash = doc.diskHash;
+  const text = doc.baseline;
+  doc.savedFindingsDue = hash;
+  let findings: Finding[] = [];
+  try {
+    if (doc.attributed && doc.diskText === text && !ctx.rules.ignore.ignores(path)) {
+      // outside a git repository there is no base, and no `intent check` to agree with: nothing to add
+      const changed = (await changedLinesOf(ctx.root, path, text)) ?? [];
+      if (doc.savedFindingsDue !== hash) return; // a newer computation started while git ran: it decides
+      if (doc.diskHash !== hash) {
+        doc.savedFindingsDue = undefined; // the baseline moved on (a save, a reload): its own computation follows
+        return;
       }
+      findings = lineFindings(path, changed, (line) => doc.baselineRecord(line - 1), ctx.rules);
+    }
+  } catch {
+    findings = []; // git failed: nothing to add to what `intent check` would say about edits
+  }
+  if (doc.savedFindingsDue !== hash) return;
+  doc.savedFindingsDue = undefined;
+  doc.savedFindings = { hash, findings };
+}
+
+/** The saved findings where their lines are now; lines edited since are judged as edits (`scopeDiagnostics`). */
+export function savedLineDiagnostics(doc: TrackedDocument): Diagnostic[] {
+  const saved = doc.savedFindings;
+  if (!saved || saved.hash !== doc.diskHash || !doc.ctx || doc.path === undefined) return [];
+  const out: Diagnostic[] = [];
+  for (const f of saved.findings) {
+    for (const block of doc.edits.currentBlocks(f.startLine - 1, f.endLine - 1)) {
+      const range = { start: { line: block.start, character: 0 }, end: { line: block.end, character: doc.lineText(block.end).length } };
+      const d = makeDiagnostic(doc.ctx.rules.settings, f.code, range, f.message);
+      const data: SavedFindingData = { path: doc.path, hash: saved.hash, startLine: f.startLine, endLine: f.endLine, ...(f.recordId ? { recordId: f.recordId } : {}), ...(f.intentId ? { intentId: f.intentId } : {}) };
+      if (d) out.push({ ...d, data });
     }
   }
-  const blocks = toBlocks(lost);
-  const ranges = blocks.length ? blocks.map(([s, e]) => ({ start: { line: s, character: 0 }, end: { line: e, character: doc.lineText(e).length } })) : [LINE0];
-  return ranges.map((r) => makeDiagnostic(ctx.rules.settings, "untraced-change", r, message)).filter((d): d is Diagnostic => !!d);
+  return out;
+}
+
+/** What a saved line's diagnostic carries for its quick fixes: the saved lines (1-based) and who explains them. */
+export interface SavedFindingData {
+  path: string;
+  /** The saved content the lines are numbered in. */
+  hash: string;
+  startLine: number;
+  endLine: number;
+  recordId?: string;
+  intentId?: string;
 }
 
 /** Another live session has unsaved edits to this file, or explicitly holds the intent this edit counts under. */
@@ -74,14 +111,4 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     }
   }
   return undefined;
-}
-
-function toBlocks(lines: number[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (const l of [...new Set(lines)].sort((a, b) => a - b)) {
-    const last = out[out.length - 1];
-    if (last && last[1] === l - 1) last[1] = l;
-    else out.push([l, l]);
-  }
-  return out;
 }

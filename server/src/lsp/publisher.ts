@@ -6,7 +6,7 @@ import { readOptional } from "../io/optionalFile";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { uriToPath } from "./documents";
-import { claimedElsewhere, untracedChange } from "./findings";
+import { claimedElsewhere, savedLineDiagnostics } from "./findings";
 import type { OpenDocuments } from "./openDocuments";
 import type { WorkspaceContext } from "./workspaceContext";
 import type { Workspaces } from "./workspaces";
@@ -82,10 +82,13 @@ export class DiagnosticsPublisher {
     if (rule && !doc!.ctx!.rulesReadFrom(rule, doc!.doc.getText())) return;
     const diagnostics: Diagnostic[] = [];
     if (doc) {
+      // the saved lines' findings are being computed for this very content: their completion publishes,
+      // so a save does not briefly show its lines clean (auto-save saves after every pause in typing)
+      if (!rule && doc.savedFindingsDue !== undefined && doc.savedFindingsDue === doc.diskHash) return;
       doc.refine(); // edited lines exact: an untouched line between two edits is not one
       diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
-      // its lines are those of the version published now, so it is computed now
-      if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...untracedChange(doc));
+      // mapped onto the version published now
+      if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...savedLineDiagnostics(doc));
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
     }

@@ -117,8 +117,8 @@ export interface SaveHost {
   poll(ctx: WorkspaceContext): Promise<void>;
   /** The document's diagnostics are due again. */
   schedule(uri: string): void;
-  /** After the save: whole-file findings, the session's unsaved files, lenses. */
-  settled(doc: TrackedDocument): void;
+  /** After the save: whole-file findings, the session's unsaved files, lenses; resolves once the saved lines' findings are in place. */
+  settled(doc: TrackedDocument): Promise<void>;
   /** The save has been handled (`intent/saveProcessed`). */
   processed(params: SaveProcessedParams): void;
   /** Tell the user (and the log). */
@@ -176,7 +176,7 @@ export class SaveHandler {
       }
     }
     await this.host.poll(ctx);
-    this.host.settled(doc);
+    await this.host.settled(doc);
     return recordId;
   }
 

@@ -22,7 +22,7 @@ import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOptional } from "../io/optionalFile";
 import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
-import { lifecycleActions, scopeFixes } from "./codeActions";
+import { lifecycleActions, savedLineFixes, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { uriToPath } from "./documents";
@@ -80,9 +80,9 @@ export class IntentServer {
         poll: (ctx) => this.ledgers.poll(ctx),
         schedule: (uri) => this.publisher.schedule(uri),
         settled: (doc) => {
-          this.sync.findings(doc);
           this.sessions.markDue();
           this.refreshLenses();
+          return this.sync.findings(doc);
         },
         processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
         error: (message) => this.tellError(message),
@@ -268,7 +268,7 @@ export class IntentServer {
     const doc = this.documents.get(textDocument.uri);
     if (!doc) return [];
     if (doc.ctx && doc.path === INTENTS_FILE) return lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start));
-    return scopeFixes(doc, range, context.diagnostics);
+    return [...savedLineFixes(doc, context.diagnostics), ...scopeFixes(doc, range, context.diagnostics)];
   }
 
   private readonly commandHost: CommandHost = {

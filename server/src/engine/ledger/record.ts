@@ -67,6 +67,8 @@ export interface BuildRecordInput extends RecordFileInput {
   now?: Date;
   /** Injected for tests; default a fresh uuid v4. */
   id?: string;
+  /** A re-attribution (docs/LEDGER.md): the records whose lines this record claims again, content unchanged. */
+  reattributes?: readonly string[];
 }
 
 /** Thrown for input that would produce a record whose line numbers do not describe `content`. */
@@ -100,6 +102,7 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
     scope: input.scope,
     ...(others.length ? { other_files: others.map((d, i) => ({ ...d, mutation_class: input.otherFiles![i]!.mutationClass, scope: input.otherFiles![i]!.scope })) } : {}),
     ...(input.toolCall ? { tool_call: input.toolCall } : {}),
+    ...(input.reattributes ? { reattributes: [...input.reattributes] } : {}),
   };
 
   // Key order follows the spec's example so records read naturally in the ledger.
@@ -184,4 +187,15 @@ function checkChange(input: RecordFileInput, change: LineChange, lineCount: numb
   if (!isValidChange(change) || change.newCount > lineCount) {
     throw new RecordInputError(`record for ${input.path}: the line map does not describe the content (${change.newCount} lines mapped, ${lineCount} in the file); build it from the content being recorded`);
   }
+}
+
+/**
+ * The line map of a re-attribution (docs/LEDGER.md "Re-attribution"): the content does not change, lines
+ * `start..end` (1-based) are claimed by the record, every other line is carried where it is.
+ */
+export function reattributionChange(lineCount: number, start: number, end: number): LineChange {
+  const carried = [];
+  if (start > 1) carried.push({ oldStart: 0, newStart: 0, length: start - 1 });
+  if (end < lineCount) carried.push({ oldStart: end, newStart: end, length: lineCount - end });
+  return { oldCount: lineCount, newCount: lineCount, carried, reformatted: [] };
 }

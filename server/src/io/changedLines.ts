@@ -1,0 +1,66 @@
+/**
+ * The lines of one file that `intent check` counts as changed, for the editor: the same base (`chooseBase`)
+ * and the same diff (`parseRawPatch`), asked for one path and without blocking the language server while git
+ * runs. The base is chosen again only when HEAD moves.
+ */
+import { execFile } from "node:child_process";
+import { textLines } from "../engine/lines";
+import { chooseBase, GitError, gitTopLevel, headRevision, parseRawPatch, STABLE_CONFIG } from "./git";
+
+/** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
+const GIT_TIMEOUT_MS = 10_000;
+
+function gitAsync(cwd: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: GIT_TIMEOUT_MS }, (err, stdout, stderr) => {
+      if (err) reject(new GitError(`git ${args[0]} failed in ${cwd}: ${(stderr || err.message).trim().split("\n")[0]}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The base `intent check` compares with, per workspace root, kept while HEAD stays where it was. */
+const bases = new Map<string, { head: string | undefined; rev: string | undefined }>();
+
+function baseOf(root: string): string | undefined {
+  const head = headRevision(root);
+  const known = bases.get(root);
+  if (known && known.head === head) return known.rev;
+  let rev: string | undefined;
+  try {
+    // not a git repository (or git is missing): `intent check` cannot run here either
+    rev = (known || gitTopLevel(root)) ? chooseBase(root, undefined).rev : undefined;
+  } catch {
+    rev = undefined;
+  }
+  bases.set(root, { head, rev });
+  return rev;
+}
+
+/**
+ * 1-based lines of `path` (workspace-relative) in the working tree that differ from the base `intent check`
+ * uses (`text`: its content there); every line of a file git does not track yet, none of a binary or git-ignored one. Undefined when the
+ * workspace is not in a git repository.
+ */
+export function changedLinesOf(root: string, path: string, text: string): Promise<number[] | undefined> {
+  // one git at a time per workspace: a rule change asks for every open document at once
+  const run = (queues.get(root) ?? Promise.resolve()).then(() => askGit(root, path, text));
+  const settled = run.catch(() => undefined);
+  queues.set(root, settled);
+  void settled.then(() => {
+    if (queues.get(root) === settled) queues.delete(root);
+  });
+  return run;
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
+  const base = baseOf(root);
+  if (!base) return undefined;
+  const diff = parseRawPatch(await gitAsync(root, ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, "--", path]));
+  const file = diff.find((d) => d.path === path);
+  if (file) return file.binary || file.status === "deleted" ? [] : file.lines;
+  const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", path])).split("\0").includes(path);
+  return untracked && text !== "" ? textLines(text).map((_, i) => i + 1) : [];
+}
