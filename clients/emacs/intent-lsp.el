@@ -179,7 +179,8 @@ The buffer's uri is added, so a server with several workspaces knows which one."
     (let* ((uri (and buffer-file-name
                      (if workspace (lsp--buffer-uri) (eglot--path-to-uri buffer-file-name))))
            (params (list :command command
-                         :arguments (vector (append arguments (and uri (list :uri uri)))))))
+                         ;; :quiet: this package shows the answer itself, not the server's message too
+                         :arguments (vector (append arguments (list :quiet t) (and uri (list :uri uri)))))))
       (if workspace
           (let ((lsp--cur-workspace workspace))
             (lsp-request "workspace/executeCommand" params))
