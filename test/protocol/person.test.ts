@@ -108,6 +108,20 @@ describe("the person who saved a line", () => {
     expect(hints.map((h) => h.label)).toEqual(["INT-001 · human"]);
   });
 
+  it("once the save's record lands the server asks the client to refresh inlay hints and CodeLens, before saveProcessed", async () => {
+    ws = repoWith({ "user.name": "Ada Lovelace" });
+    client = await LspClient.start({ root: ws.root });
+    const refreshes: string[] = [];
+    client.connection.onRequest("workspace/inlayHint/refresh", () => (refreshes.push("inlayHint"), null));
+    client.connection.onRequest("workspace/codeLens/refresh", () => (refreshes.push("codeLens"), null));
+    await client.open(API, "typescript");
+    await client.setLine(API, 11, EDIT);
+    const before = refreshes.length;
+    expect(await client.save(API)).not.toBeNull(); // resolves on intent/saveProcessed, sent after the refreshes
+    expect(refreshes.slice(before)).toEqual(expect.arrayContaining(["inlayHint", "codeLens"]));
+    expect(records(ws)).toHaveLength(1);
+  });
+
   it("an agent's configured save names its model, never the person", async () => {
     ws = repoWith({ "user.name": "Ada Lovelace" });
     client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } } });
