@@ -336,4 +336,14 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     await h.quit();
     failed = false;
   }, INSTALL_MS + 90_000);
+
+  it("shows the answer of `:lsp-workspace-command intent.verifyLedger` on screen", async () => {
+    const h = await startHelix();
+    await h.t.keys([":lsp-workspace-command intent.verifyLedger", "Enter"]);
+    // Helix shows nothing of a command's return value: the server's window/showMessage is the answer
+    const shown = await h.screenWhere("the verifyLedger answer", (s) => s.includes("verified: 0 records, no problems"));
+    expect(shown, h.seen()).toContain(`${LEDGER} verified: 0 records, no problems.`);
+    await h.quit();
+    failed = false;
+  }, INSTALL_MS + 90_000);
 });
