@@ -9,6 +9,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     // protocol and e2e tests spawn processes; two cores here, so keep the pool small
     pool: "forks",
+    // git's identity is the test repository's own (`git config user.name` in a test), never the machine's:
+    // a save names the person git knows, and a test must not depend on who runs it
+    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },
 });

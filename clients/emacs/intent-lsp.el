@@ -179,7 +179,8 @@ The buffer's uri is added, so a server with several workspaces knows which one."
     (let* ((uri (and buffer-file-name
                      (if workspace (lsp--buffer-uri) (eglot--path-to-uri buffer-file-name))))
            (params (list :command command
-                         :arguments (vector (append arguments (and uri (list :uri uri)))))))
+                         ;; :quiet: this package shows the answer itself, not the server's message too
+                         :arguments (vector (append arguments (list :quiet t) (and uri (list :uri uri)))))))
       (if workspace
           (let ((lsp--cur-workspace workspace))
             (lsp-request "workspace/executeCommand" params))
@@ -224,8 +225,10 @@ The same selection as `intent select ID' in a terminal."
       (list (or (intent-lsp--get row :kind) "?") "" "" "")
     (let ((model (intent-lsp--get row :model))
           (when (or (intent-lsp--get row :timestamp) "")))
-      (list (or (intent-lsp--get row :intent) "no intent")
-            (or (and model (car (last (split-string model "/")))) (intent-lsp--get row :contributor) "")
+      (list (concat (or (intent-lsp--get row :intent) "no intent")
+                    (if (eq (intent-lsp--get row :outOfScope) t) " (out of scope)" ""))
+            (or (and model (car (last (split-string model "/"))))
+                (intent-lsp--get row :person) (intent-lsp--get row :contributor) "")
             (replace-regexp-in-string "T" " " (substring when 0 (min 16 (length when))))
             (concat (let ((id (or (intent-lsp--get row :traceId) ""))) (substring id 0 (min 8 (length id))))
                     (if (eq (intent-lsp--get row :exact) t) "" "?"))))))

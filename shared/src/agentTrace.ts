@@ -125,6 +125,20 @@ export interface IntentLspMetadata {
    * (empty: no record did). Those records stay as they are (docs/LEDGER.md "Re-attribution").
    */
   reattributes?: string[];
+  /** The person behind a human contributor's change (docs/LEDGER.md "The person"); absent for agents. */
+  person?: PersonMetadata;
+}
+
+/**
+ * Who the human contributor is, from the editor's `identity` settings or git's `user.name` / `user.email`.
+ * Agent Trace's contributor has no field for a name, so it lives in our metadata.
+ */
+export interface PersonMetadata {
+  name?: string;
+  /** The address as configured, when `identity.recordEmail` is "plain". */
+  email?: string;
+  /** `sha256:` + hex SHA-256 of the trimmed, lower-cased address, when `identity.recordEmail` is "hash". */
+  email_hash?: string;
 }
 
 /** Per-file details of a record's second and later files; the first file's sit at the top level. */

@@ -14,6 +14,11 @@ export interface Settings {
   exempt: string[];
   /** Who the editor's saves are attributed to in the ledger. */
   contributor: { type: ContributorType; modelId?: string };
+  /**
+   * The person named in a human save's record (docs/LEDGER.md "The person"): `name` and `email` default to
+   * git's `user.name` / `user.email` for the workspace; `recordEmail` says how the email is kept.
+   */
+  identity: Identity;
   /** Per-code severity; "off" hides the diagnostic. */
   severity: Record<DiagnosticCode, Severity>;
   inlayHints: { enabled: boolean };
@@ -22,10 +27,20 @@ export interface Settings {
   ledgerPath: string;
 }
 
+/** How a person's email is kept in the ledger: as written, only its hash, or not at all. */
+export type RecordEmail = "plain" | "hash" | "omit";
+
+export interface Identity {
+  name?: string;
+  email?: string;
+  recordEmail: RecordEmail;
+}
+
 export const defaultSettings: Settings = {
   autoSelect: true,
   exempt: [".orchestration/**"],
   contributor: { type: "human" },
+  identity: { recordEmail: "hash" },
   severity: {
     "out-of-scope": "error",
     "no-active-intent": "warning",
@@ -46,6 +61,7 @@ export const defaultSettings: Settings = {
 export const SETTINGS_SECTION = "intentLsp";
 
 export const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hint", "off"];
+export const RECORD_EMAIL: readonly RecordEmail[] = ["plain", "hash", "omit"];
 export const CONTRIBUTOR_TYPES: readonly ContributorType[] = ["human", "ai", "mixed", "unknown"];
 
 /**
@@ -57,6 +73,9 @@ export const CONTRIBUTOR_TYPES: readonly ContributorType[] = ["human", "ai", "mi
 export const editorSettingDocs = {
   contributorType: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type).",
   contributorModelId: "The model id recorded with this editor's saves, when they are an AI's (for example anthropic/claude-sonnet-4).",
+  identityName: "The name recorded with this editor's saves (default: git's user.name for the workspace).",
+  identityEmail: "The email recorded with this editor's saves (default: git's user.email for the workspace).",
+  identityRecordEmail: "How the email is kept in the ledger: \"plain\", \"hash\" (sha256 of the lower-cased address) or \"omit\".",
   inlayHintsEnabled: "Show which intent and contributor wrote each line as inlay hints.",
   codeLensEnabled: "Show a CodeLens with the intent, edit count and files above each file.",
   severity: "How each intent-lsp diagnostic is shown; \"off\" hides it.",

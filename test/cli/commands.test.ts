@@ -3,6 +3,9 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { diffTexts } from "../../server/src/engine/lineChange";
+import { fileHash } from "../../server/src/engine/hashing";
 import { CLAUDE_SESSION, claudeEdit, ensureBuilt, ledgerRecords, LEDGER, runCli, runHook, writeTranscript } from "./support";
 
 beforeAll(ensureBuilt);
@@ -138,6 +141,19 @@ describe("intent blame / context / map / verify / migrate", () => {
     });
     expect(runCli(["blame", "src/api/nope.ts"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: `intent blame: src/api/nope.ts: no such file in ${ws.root}\n` });
     expect(runCli(["blame", "src/api/weather.ts:9-3"], { cwd: ws.root })).toMatchObject({ status: 2 });
+  });
+
+  it("blame marks a line recorded outside its intent's scope \"(out of scope)\", as the editor's CodeLens does", () => {
+    // a person's save of docs/notes.md while INT-001 (src/api/**) was selected: recorded, and recorded as such
+    const before = ws.read("docs/notes.md");
+    const after = before.replace(/\n/, "\nA line saved out of scope.\n");
+    ws.write("docs/notes.md", after);
+    const record = buildRecord({ path: "docs/notes.md", content: after, change: diffTexts(before, after), mutationClass: "DOCUMENTATION", preHash: fileHash(before), scope: "OUT_OF_SCOPE", contributor: { type: "human" }, person: { name: "Ada Lovelace" }, sessionId: "s", toolVersion: "0", intentId: "INT-001" });
+    writeFileSync(join(ws.root, LEDGER), `${ws.read(LEDGER)}${JSON.stringify(record)}\n`);
+    const r = runCli(["blame", "docs/notes.md:2"], { cwd: ws.root });
+    expect(r.stdout).toBe(`2  INT-001 (out of scope)  Ada Lovelace  ${record.timestamp.slice(0, 16).replace("T", " ")}  ${record.id.slice(0, 8)} │ A line saved out of scope.\n`);
+    const json = JSON.parse(runCli(["blame", "docs/notes.md:2", "--json"], { cwd: ws.root }).stdout);
+    expect(json.lines[0]).toMatchObject({ intent: "INT-001", outOfScope: true, contributor: "human", person: "Ada Lovelace" });
   });
 
   it("context prints the <intent_context> XML within the budget, dropping the oldest traces first", () => {

@@ -131,9 +131,9 @@ it("emacs + eglot: any file of the workspace; flag, quick fix, save → one reco
   ]);
   expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
     "Select INT-001 — Build Weather API",
-    `Add \`${API_FILE}\` to INT-003's scope`,
-    "Add `src/api/**` to INT-003's scope",
-    `Add \`${API_FILE}\` to .intentignore`,
+    `Add ${API_FILE} to INT-003's scope`,
+    "Add src/api/** to INT-003's scope",
+    `Add ${API_FILE} to .intentignore`,
   ]));
   expect(linesOf(r, "PICKED"), seen).toEqual(["Select INT-001 — Build Weather API"]);
   expect(r.stdout, seen).toMatch(/^CLEARED$/m);
@@ -202,9 +202,9 @@ it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; fla
   ]));
   expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
     "Select INT-001 — Build Weather API",
-    `Add \`${API_FILE}\` to INT-003's scope`,
-    "Add `src/api/**` to INT-003's scope",
-    `Add \`${API_FILE}\` to .intentignore`,
+    `Add ${API_FILE} to INT-003's scope`,
+    "Add src/api/** to INT-003's scope",
+    `Add ${API_FILE} to .intentignore`,
   ]));
   expect(linesOf(r, "PICKED"), seen).toEqual(["Select INT-001 — Build Weather API"]);
   expect(r.stdout, seen).toMatch(/^CLEARED$/m);

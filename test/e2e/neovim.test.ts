@@ -6,7 +6,7 @@
 // Both versions run by default; INTENT_LSP_E2E_NVIM=nvim-0.10 (or nvim-sid) runs one of them.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -136,6 +136,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       EDIT_TEXT,
       SELECT_PATTERN: "^Select INT%-003",
       SELECTED: "INT-001",
+      SELECTED_STATUS: "INT-001 · out of scope",
       SELECT_ID: "INT-003",
     });
     const r = await runNvim({
@@ -163,9 +164,9 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     expect(linesOf(r, "ACTION"), seen).toEqual(expect.arrayContaining([
       "Select INT-003 — Docs refresh",
       "Start and select INT-004 — Onboarding guide",
-      "Add `docs/notes.md` to INT-001's scope",
-      "Add `docs/**` to INT-001's scope",
-      "Add `docs/notes.md` to .intentignore",
+      "Add docs/notes.md to INT-001's scope",
+      "Add docs/** to INT-001's scope",
+      "Add docs/notes.md to .intentignore",
     ]));
     const commands = linesOf(r, "COMMAND");
     expect(commands, seen).toHaveLength(1);
@@ -174,8 +175,9 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     expect(JSON.parse(json ?? "null"), seen).toEqual([expect.objectContaining({ id: "INT-003" })]);
     // the action went through Neovim's client, not around it, and the server acted on it
     expect(r.stdout, seen).toMatch(/^CLEARED$/m);
-    // the statusline component: the selection before the fix, after it, and after the terminal's select
-    expect(linesOf(r, "STATUS"), seen).toEqual(["INT-001", "INT-003", "INT-001"]);
+    // the statusline component: the selection before the fix (docs/notes.md is out of its scope), after
+    // it, and after the terminal's select
+    expect(linesOf(r, "STATUS"), seen).toEqual(["INT-001 · out of scope", "INT-003", "INT-001 · out of scope"]);
     expect(linesOf(r, "TERMINAL"), seen).toEqual([expect.stringContaining("INT-001")]);
     expect(r.stdout, seen).toMatch(/^REFLAGGED$/m);
     expect(r.stdout, seen).toMatch(/^PASS$/m);
@@ -245,8 +247,8 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       `0 1/${weather.length} lines traced · 1 record · INT-001 · last human just now`,
       `${API_EDIT_LINE} INT-001 · human · just now`,
     ]);
-    // vim.lsp.inlay_hint.get(): the same label at the end of the block's first line
-    expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · human · just now`]);
+    // vim.lsp.inlay_hint.get(): the short label (intent and who) at the end of the block's first line
+    expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · human`]);
     // :IntentBlame prints the lines `intent blame` prints in a terminal for the same range
     const terminalBlame = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${API_EDIT_LINE}-${API_EDIT_LINE + 2}`], { cwd: ws, encoding: "utf8" });
     const blameLines = linesOf(r, "BLAME");
@@ -258,6 +260,30 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     ]);
     // an in-scope edit, saved: nothing to flag
     expect(linesOf(r, "DIAG"), seen).toEqual([]);
+    failed = false;
+  }, INSTALL_MS + 90_000);
+
+  it("statusline: the auto-selected intent, then out of scope; a saved line's inlay hint names the person without another edit", async () => {
+    const { nvim, ws, env, dir } = await prepareRun(API_FILE, {
+      EDIT_LINE: String(API_EDIT_LINE),
+      EDIT_TEXT: API_EDIT_TEXT,
+      AUTO_STATUS: "INT-001 (auto)",
+      SELECT_ID: "INT-003",
+      OUT_STATUS: "INT-003 · out of scope",
+      LEDGER,
+    });
+    // nothing selected (auto-selection applies), and the person is git's, as `git config user.name` sets it
+    rmSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"));
+    execFileSync("git", ["init", "-q"], { cwd: ws });
+    execFileSync("git", ["config", "user.name", "Ada Lovelace"], { cwd: ws });
+    const r = await runNvim({ nvim, script: path.join(__dirname, "nvim", "status-hints.lua"), env, cwd: ws, timeoutMs: 60_000 });
+    const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]);
+
+    expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
+    expect(r.code, seen).toBe(0);
+    expect(r.stdout, seen).toMatch(/^PASS$/m);
+    expect(linesOf(r, "STATUS"), seen).toEqual(["INT-001 (auto)", "INT-003 · out of scope"]);
+    expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · Ada Lovelace`]);
     failed = false;
   }, INSTALL_MS + 90_000);
 });

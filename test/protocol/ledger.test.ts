@@ -146,7 +146,9 @@ describe("the trace ledger, from the editor", () => {
       textDocument: { uri: client.uri(API) },
       range: { start: { line: 0, character: 0 }, end: { line: 17, character: 0 } },
     });
-    expect(hints.map((h) => [h.position.line, h.label])).toEqual([[11, "INT-001 · human · just now"]]);
+    // the inlay hint is short (the intent and who); when and which trace are in its tooltip
+    expect(hints.map((h) => [h.position.line, h.label])).toEqual([[11, "INT-001 · human"]]);
+    expect(hints[0]!.tooltip).toMatch(/^INT-001 — Build Weather API \(IN_PROGRESS\)\nhuman · just now \(.*\)\ntrace [0-9a-f-]{36}$/);
     await client.stop();
 
     client = await LspClient.start({ root: ws.root, settings: { inlayHints: { enabled: false } } });

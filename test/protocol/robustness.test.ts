@@ -118,7 +118,7 @@ describe("bad input and unusual clients", () => {
     await client.setLine("src/app/[id]/page.tsx", 0, "export default function Page() { return null; }");
     const [diag] = await client.waitForDiagnostics("src/app/[id]/page.tsx", (x) => x.length === 1);
     const actions = await client.codeActions("src/app/[id]/page.tsx", line(0), [diag]);
-    const amend = actions.find((a) => a.title === "Add `src/app/[id]/page.tsx` to INT-001's scope")!;
+    const amend = actions.find((a) => a.title === "Add src/app/[id]/page.tsx to INT-001's scope")!;
     expect(amend.command!.arguments).toEqual([{ id: "INT-001", glob: "src/app/[[]id[]]/page.tsx" }]);
     await client.executeCommand(amend.command!.command, ...amend.command!.arguments!);
     await client.waitForDiagnostics("src/app/[id]/page.tsx", (x) => x.length === 0);

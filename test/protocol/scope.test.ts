@@ -59,9 +59,9 @@ describe("scope diagnostics over JSON-RPC", () => {
     expect(actions.map((a) => a.title)).toEqual([
       "Select INT-003 — Docs refresh",
       "Start and select INT-004 — Onboarding guide",
-      "Add `docs/notes.md` to INT-001's scope",
-      "Add `docs/**` to INT-001's scope",
-      "Add `docs/notes.md` to .intentignore",
+      "Add docs/notes.md to INT-001's scope",
+      "Add docs/** to INT-001's scope",
+      "Add docs/notes.md to .intentignore",
     ]);
     expect(actions[0].isPreferred).toBe(true);
     expect(actions.every((a) => a.kind === "quickfix")).toBe(true);
@@ -85,7 +85,7 @@ describe("scope diagnostics over JSON-RPC", () => {
     await client.open(NOTES, "markdown");
     await client.setLine(NOTES, 3, "- changed");
     const [diag] = await client.waitForDiagnostics(NOTES, (d) => d.length === 1);
-    const amend = (await client.codeActions(NOTES, line(3), [diag])).find((a) => a.title === "Add `docs/**` to INT-001's scope")!;
+    const amend = (await client.codeActions(NOTES, line(3), [diag])).find((a) => a.title === "Add docs/** to INT-001's scope")!;
     await client.executeCommand(amend.command!.command, ...(amend.command!.arguments ?? []));
     await client.waitForDiagnostics(NOTES, (d) => d.length === 0);
     expect(ws.read(".orchestration/active_intents.yaml")).toContain(`owned_scope: ["src/api/**", "test/api/**", "docs/**"]`);

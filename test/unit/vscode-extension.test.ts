@@ -2,7 +2,7 @@
 // cannot drift from what the server reads), the settings it sends, and what the status bar and pickers show.
 import { describe, expect, it } from "vitest";
 import { contributedConfiguration, explicitSettings, type Inspected } from "../../clients/vscode/src/configuration";
-import { intentContextValue, intentPicks, statusText } from "../../clients/vscode/src/presentation";
+import { blockHintsWanted, intentContextValue, intentPicks, statusText } from "../../clients/vscode/src/presentation";
 import type { IntentRow } from "../../clients/vscode/src/server";
 import { mergeSettings } from "../../server/src/engine/settings";
 import { selectMove } from "../../server/src/engine/intents/lifecycle";
@@ -120,5 +120,13 @@ describe("status bar and intent pickers", () => {
   it("the Intents view's inline actions follow the moves the server allows", () => {
     expect(intentContextValue(rows[3])).toBe("intent selectable to-IN_PROGRESS to-ARCHIVED");
     expect(intentContextValue(rows[4])).toBe("intent to-ARCHIVED");
+  });
+});
+
+describe("one label per block", () => {
+  it("the CodeLens says who wrote a block; the inlay hint only where CodeLens does not show", () => {
+    expect(blockHintsWanted(true, true)).toBe(false);
+    expect(blockHintsWanted(false, true)).toBe(true);
+    expect(blockHintsWanted(true, false)).toBe(true);
   });
 });

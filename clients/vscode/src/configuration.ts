@@ -2,7 +2,7 @@
 // descriptions, enums and defaults are the server's own. Only what an editor may set is contributed; the
 // workspace rules (autoSelect, exempt, ledgerPath) live in .orchestration/config.jsonc.
 import { DiagnosticCodes } from "@shared/diagnosticCodes";
-import { CONTRIBUTOR_TYPES, SETTINGS_SECTION, SEVERITIES, defaultSettings, diagnosticCodeDocs, editorSettingDocs } from "@shared/settings";
+import { CONTRIBUTOR_TYPES, RECORD_EMAIL, SETTINGS_SECTION, SEVERITIES, defaultSettings, diagnosticCodeDocs, editorSettingDocs } from "@shared/settings";
 
 export interface SettingSchema {
   type: string | string[];
@@ -19,6 +19,9 @@ export function editorSettingSchemas(): Record<string, SettingSchema> {
   const out: Record<string, SettingSchema> = {
     "contributor.type": { type: "string", enum: CONTRIBUTOR_TYPES, default: defaultSettings.contributor.type, description: editorSettingDocs.contributorType },
     "contributor.modelId": { type: "string", default: defaultSettings.contributor.modelId ?? "", description: editorSettingDocs.contributorModelId },
+    "identity.name": { type: "string", default: "", description: editorSettingDocs.identityName },
+    "identity.email": { type: "string", default: "", description: editorSettingDocs.identityEmail },
+    "identity.recordEmail": { type: "string", enum: RECORD_EMAIL, default: defaultSettings.identity.recordEmail, description: editorSettingDocs.identityRecordEmail },
     "inlayHints.enabled": { type: "boolean", default: defaultSettings.inlayHints.enabled, description: editorSettingDocs.inlayHintsEnabled },
     "codeLens.enabled": { type: "boolean", default: defaultSettings.codeLens.enabled, description: editorSettingDocs.codeLensEnabled },
   };

@@ -7,7 +7,7 @@ import { SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications"
 import { SETTINGS_SECTION } from "@shared/settings";
 import { explicitSettings } from "./configuration";
 import { IntentTree, type IntentNode } from "./intentTree";
-import { blameItem, intentPicks, MOVES, type Move } from "./presentation";
+import { blameItem, blockHintsWanted, intentPicks, MOVES, type Move } from "./presentation";
 import { errorText, serverCommands, type ServerCommands } from "./server";
 import { IntentStatusBar, SELECT_COMMAND } from "./statusBar";
 
@@ -25,6 +25,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
     middleware: {
+      // who wrote a block is said once: by the CodeLens above it while CodeLens shows, else by the inlay hint
+      provideInlayHints: (document, range, token, next) => (blockHintsShown(document) ? next(document, range, token) : []),
       workspace: {
         configuration: async (params, token, next) => {
           const answers = await next(params, token);
@@ -235,4 +237,11 @@ function debounce(fn: () => void, ms: number): () => void {
     clearTimeout(timer);
     timer = setTimeout(fn, ms);
   };
+}
+
+/** Whether the server's block inlay hints are shown in `document`: only where no CodeLens says the same. */
+function blockHintsShown(document: vscode.TextDocument): boolean {
+  const editor = vscode.workspace.getConfiguration("editor", document).get<boolean>("codeLens", true);
+  const ours = vscode.workspace.getConfiguration(SETTINGS_SECTION, document).get<boolean>("codeLens.enabled", true);
+  return blockHintsWanted(editor, ours);
 }

@@ -85,10 +85,19 @@ export function blameItem(row: BlameRow): { label: string; description: string; 
     const what = { edited: "edited, not saved yet", untraced: "untraced: no ledger record covers it", indexing: "indexing the ledger…" }[row.kind] ?? row.kind;
     return { label: `L${row.line}`, description: what };
   }
-  const who = [row.contributor, row.model].filter(Boolean).join(" · ");
+  const who = [row.contributor, row.model ?? row.person].filter(Boolean).join(" · ");
   return {
-    label: `L${row.line}  ${row.intent ?? "no intent"}`,
+    label: `L${row.line}  ${row.intent ?? "no intent"}${row.outOfScope ? " (out of scope)" : ""}`,
     description: who,
     ...(row.timestamp || row.traceId ? { detail: [row.timestamp, row.traceId && `trace ${row.traceId}`].filter(Boolean).join(" · ") } : {}),
   };
+}
+
+/**
+ * VS Code says who wrote a block once: with the CodeLens above the block (it carries the time and opens the
+ * blame; a hint at the end of the block's first line would repeat it and widen the line). The inlay hint
+ * stands in only where no CodeLens shows: `editor.codeLens` or `intentLsp.codeLens.enabled` off.
+ */
+export function blockHintsWanted(editorCodeLens: boolean, intentCodeLens: boolean): boolean {
+  return !(editorCodeLens && intentCodeLens);
 }

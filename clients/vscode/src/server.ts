@@ -22,6 +22,8 @@ export interface BlameRow {
   intent?: string;
   contributor?: string;
   model?: string;
+  person?: string;
+  outOfScope?: boolean;
   timestamp?: string;
   traceId?: string;
 }
@@ -40,7 +42,8 @@ export interface ServerCommands {
 
 export function serverCommands(client: LanguageClient): ServerCommands {
   const run = <T>(command: string, args: Record<string, unknown>): Promise<T> =>
-    client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] }) as Promise<T>;
+    // quiet: the extension shows every answer in its own UI; the server's window/showMessage would repeat it
+    client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [{ ...args, quiet: true }] }) as Promise<T>;
   const at = (uri?: string) => (uri ? { uri } : {});
   return {
     listIntents: (uri) => run(Commands.listIntents, at(uri)),

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { blameNewestFirst, type BlameLine } from "../engine/blame";
-import { shortModel } from "../engine/describe";
+import { intentMark, shortModel } from "../engine/describe";
 import { textLines } from "../engine/lines";
 import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../io/optionalFile";
@@ -24,7 +24,7 @@ function parseTarget(arg: string): { file: string; start?: number; end?: number 
 function blameText(rows: readonly BlameLine[]): string {
   const cells = rows.map((r) =>
     r.kind === "traced"
-      ? [r.intent ?? "no intent", shortModel(r.model) ?? r.contributor ?? "", (r.timestamp ?? "").slice(0, 16).replace("T", " "), `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`]
+      ? [intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined), shortModel(r.model) ?? r.person ?? r.contributor ?? "", (r.timestamp ?? "").slice(0, 16).replace("T", " "), `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`]
       : [r.kind, "", "", ""],
   );
   const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));

@@ -4,8 +4,8 @@ import { openWorkspace } from "./workspace";
 
 const USAGE = `intent doctor [--root DIR]
 
-Checks the setup and prints each check as ok or problem, with the fix for each problem:
-the intents file and config.jsonc valid, the ledger verifying, .gitattributes and .gitignore entries,
+Checks the setup and prints each check as ok, warning or problem, with the fix for each warning and problem:
+the intents file and config.jsonc valid (a warning when no intent is declared), the ledger verifying, .gitattributes and .gitignore entries,
 intent-lsp on PATH, every configured agent hook answering a harmless read-only call, and lock directories
 left behind by a writer that was killed. Exit code 1 when there is a problem.`;
 
@@ -17,11 +17,13 @@ export const doctorCommand: Command = {
     const checks = await runDoctor({ root: ws.root, rules: ws.rules, texts: ws.texts, env: io.env });
     const lines: string[] = [];
     for (const c of checks) {
-      lines.push(`${c.ok ? "ok     " : "problem"}  ${c.name}: ${c.detail}`);
-      if (!c.ok && c.fix) lines.push(`         fix: ${c.fix}`);
+      lines.push(`${!c.ok ? "problem" : c.warning ? "warning" : "ok     "}  ${c.name}: ${c.detail}`);
+      if ((!c.ok || c.warning) && c.fix) lines.push(`         fix: ${c.fix}`);
     }
     const problems = checks.filter((c) => !c.ok).length;
-    lines.push(problems ? `${problems} problem${problems === 1 ? "" : "s"} in ${ws.root}.` : `All ${checks.length} checks passed in ${ws.root}.`);
+    const warnings = checks.filter((c) => c.ok && c.warning).length;
+    const warned = warnings ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : "";
+    lines.push(problems ? `${problems} problem${problems === 1 ? "" : "s"}${warned} in ${ws.root}.` : `All ${checks.length} checks passed${warned} in ${ws.root}.`);
     io.out(`${lines.join("\n")}\n`);
     return problems ? 1 : 0;
   },

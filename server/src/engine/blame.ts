@@ -24,6 +24,10 @@ export interface BlameLine {
   intent?: string;
   contributor?: string;
   model?: string;
+  /** The person's name a human contributor's record carries. */
+  person?: string;
+  /** The record was written outside its intent's scope (shown as "(out of scope)", as in the editor). */
+  outOfScope?: boolean;
   timestamp?: string;
   traceId?: string;
   /** The line's content is proven by a hash (false: placed by the record's line numbers only). */
@@ -95,6 +99,8 @@ function blameLine(line: number, owner: LineOwner, text: string): BlameLine {
     ...(entry.intentId ? { intent: entry.intentId } : {}),
     contributor: entry.contributor.type,
     ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
+    ...(entry.contributor.name ? { person: entry.contributor.name } : {}),
+    ...(entry.scope === "OUT_OF_SCOPE" ? { outOfScope: true } : {}),
     timestamp: entry.timestamp,
     traceId: entry.recordId,
     exact,

@@ -4,6 +4,9 @@
  * `provider/model`. One resolution for every agent door, and the one normalization `intent migrate` applies
  * to older records.
  */
+import { createHash } from "node:crypto";
+import type { PersonMetadata } from "@shared/agentTrace";
+import type { Identity } from "@shared/settings";
 
 const PROVIDERS: readonly [RegExp, string][] = [
   [/^claude/i, "anthropic"],
@@ -20,4 +23,21 @@ export function normalizeModelId(raw: string | undefined, fallbackProvider?: str
   if (id.includes("/")) return id.slice(0, 250);
   const provider = PROVIDERS.find(([re]) => re.test(id))?.[1] ?? fallbackProvider;
   return (provider ? `${provider}/${id}` : id).slice(0, 250);
+}
+
+/** The person named in a human save's record: the settings first, git's identity where they say nothing. */
+export function personOf(identity: Identity, git: { name?: string; email?: string }): PersonMetadata | undefined {
+  const name = clean(identity.name) ?? clean(git.name);
+  const email = clean(identity.email) ?? clean(git.email);
+  const out: PersonMetadata = {};
+  if (name) out.name = name;
+  if (email && identity.recordEmail === "plain") out.email = email;
+  if (email && identity.recordEmail === "hash") out.email_hash = `sha256:${createHash("sha256").update(email.toLowerCase()).digest("hex")}`;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** A configured value as it can be shown on one line: trimmed, no control characters, bounded. */
+function clean(value: string | undefined): string | undefined {
+  const v = value?.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
+  return v || undefined;
 }

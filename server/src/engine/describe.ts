@@ -10,9 +10,9 @@ export function shortModel(modelId: string | undefined): string | undefined {
   return modelId?.split("/").pop();
 }
 
-/** Who, briefly: the model for AI lines, else the contributor type. */
+/** Who, briefly: the model for AI lines, the person's name for a person's, else the contributor type. */
 export function who(entry: TraceEntry): string {
-  return shortModel(entry.contributor.modelId) ?? entry.contributor.type;
+  return shortModel(entry.contributor.modelId) ?? entry.contributor.name ?? entry.contributor.type;
 }
 
 export function relativeTime(timestamp: string, now: number): string {
@@ -29,10 +29,32 @@ export function relativeTime(timestamp: string, now: number): string {
   return timestamp.slice(0, 10);
 }
 
-/** "INT-001 · claude-sonnet-4-5 · 2 h ago": the label of a CodeLens or inlay hint. */
+/** "INT-001 (out of scope)": the intent a record was written under, with the mark every surface shows. */
+export function intentMark(intentId: string | undefined, scope: string | undefined): string {
+  return `${intentId ?? "no intent"}${scope === "OUT_OF_SCOPE" ? " (out of scope)" : ""}`;
+}
+
+/** "INT-001 · claude-sonnet-4-5 · 2 h ago": the label of a block's CodeLens. */
 export function blockLabel(entry: TraceEntry, now: number): string {
-  const intent = `${entry.intentId ?? "no intent"}${entry.scope === "OUT_OF_SCOPE" ? " (out of scope)" : ""}`;
-  return [intent, who(entry), relativeTime(entry.timestamp, now)].join(" · ");
+  return [intentMark(entry.intentId, entry.scope), who(entry), relativeTime(entry.timestamp, now)].join(" · ");
+}
+
+/** Longest "who" an inlay hint shows: a hint sits at the end of a code line and must not widen it. */
+const HINT_WHO_MAX = 24;
+
+/**
+ * "INT-001 · claude-sonnet-4-5": the short label of a block's inlay hint. No time: it would disagree with a
+ * CodeLens asked for at another moment, and the tooltip (`blockDetails`) says it.
+ */
+export function hintLabel(entry: TraceEntry): string {
+  const name = who(entry);
+  return [intentMark(entry.intentId, entry.scope), name.length > HINT_WHO_MAX ? `${name.slice(0, HINT_WHO_MAX - 1)}…` : name].join(" · ");
+}
+
+/** The details of a block (an inlay hint's tooltip): the intent, who exactly, when. */
+export function blockDetails(entry: TraceEntry, catalogue: Catalogue, now: number): string {
+  const intent = `${intentTitle(entry.intentId, catalogue)}${entry.scope === "OUT_OF_SCOPE" ? " — recorded out of scope" : ""}`;
+  return [intent, `${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`, `trace ${entry.recordId}`].join("\n");
 }
 
 export function intentTitle(intentId: string | undefined, catalogue: Catalogue): string {
@@ -41,7 +63,8 @@ export function intentTitle(intentId: string | undefined, catalogue: Catalogue):
   return intent ? `${intent.id} — ${intent.name} (${intent.status})` : `${intentId} (not in active_intents.yaml)`;
 }
 
+/** "ai · anthropic/claude-sonnet-4-5", "human · Ada Lovelace", or the bare type when the record names no one. */
 export function contributorText(entry: TraceEntry): string {
   const c = entry.contributor;
-  return c.modelId ? `${c.type} · ${c.modelId}` : c.type;
+  return c.modelId ? `${c.type} · ${c.modelId}` : c.name ? `${c.type} · ${c.name}` : c.type;
 }

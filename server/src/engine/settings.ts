@@ -1,7 +1,7 @@
 /** Settings = defaults < `.orchestration/config.jsonc` < client settings (docs/ARCHITECTURE.md "The language server's surface"). */
 import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
-import { defaultSettings, type Settings, type Severity } from "@shared/settings";
+import { defaultSettings, RECORD_EMAIL, type Settings, type Severity } from "@shared/settings";
 import type { Span } from "./intents/model";
 import { jsonNestingProblem, nestingMessage } from "./nesting";
 import { isSafeRelative } from "./paths";
@@ -98,6 +98,14 @@ export function sanitize(raw: Record<string, unknown>): { values: Partial<Settin
         } else issues.push(`"contributor" must be { "type": ${CONTRIBUTORS.map((t) => `"${t}"`).join(" | ")}, "modelId"?: string }.`);
         break;
       }
+      case "identity": {
+        const c = v as Record<string, unknown> | null;
+        const ok = c && typeof c === "object" && !Array.isArray(c) && Object.entries(c).every(([k, x]) => (k === "name" || k === "email" ? typeof x === "string" : k === "recordEmail" ? RECORD_EMAIL.includes(x as never) : false));
+        // "" is an editor's empty field (VS Code's default): not set, so git's identity applies
+        if (ok) values.identity = Object.fromEntries(Object.entries(c).filter(([, x]) => x !== "")) as unknown as Settings["identity"];
+        else issues.push(`"identity" must be { "name"?: string, "email"?: string, "recordEmail"?: ${RECORD_EMAIL.map((t) => `"${t}"`).join(" | ")} }.`);
+        break;
+      }
       case "severity": {
         if (!v || typeof v !== "object") {
           issues.push(`"severity" must map diagnostic codes to ${SEVERITIES.join(" | ")}.`);
@@ -131,12 +139,13 @@ export function sanitize(raw: Record<string, unknown>): { values: Partial<Settin
  * keeps `.orchestration/**` exempt (a `!.orchestration/**` pattern takes it back).
  */
 export function mergeSettings(...layers: Partial<Settings>[]): Settings {
-  let out: Settings = { ...defaultSettings, severity: { ...defaultSettings.severity } };
+  let out: Settings = { ...defaultSettings, severity: { ...defaultSettings.severity }, identity: { ...defaultSettings.identity } };
   for (const layer of layers) {
     out = {
       ...out,
       ...layer,
       severity: { ...out.severity, ...(layer.severity ?? {}) },
+      identity: { ...out.identity, ...(layer.identity ?? {}) },
       exempt: [...out.exempt, ...(layer.exempt ?? [])],
     };
   }

@@ -47,6 +47,23 @@ export function gitTopLevel(cwd: string): string | undefined {
   return tryGit(cwd, ["rev-parse", "--show-toplevel"])?.trim() || undefined;
 }
 
+/**
+ * The person git knows for this workspace (`user.name`, `user.email`, with git's own precedence of local,
+ * global and system configuration). Reading configuration runs no hook, alias or other configured command.
+ */
+export function gitIdentity(root: string): { name?: string; email?: string } {
+  const out = tryGit(root, ["config", "-z", "--get-regexp", "^user\\.(name|email)$"]) ?? "";
+  const found: { name?: string; email?: string } = {};
+  for (const item of out.split("\0")) {
+    const nl = item.indexOf("\n");
+    if (nl < 0) continue;
+    const key = item.slice(0, nl);
+    if (key === "user.name") found.name = item.slice(nl + 1);
+    else if (key === "user.email") found.email = item.slice(nl + 1);
+  }
+  return found;
+}
+
 /** The commit a ref names, or undefined when it does not exist. */
 function resolveCommit(root: string, ref: string): string | undefined {
   return tryGit(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])?.trim() || undefined;

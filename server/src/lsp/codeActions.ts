@@ -40,11 +40,11 @@ export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: read
     preferredGiven = true;
   }
   if (active && verdict.kind === "out-of-scope") {
-    actions.push(fix(`Add \`${path}\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: pathToGlob(path) }));
+    actions.push(fix(`Add ${path} to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: pathToGlob(path) }));
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : undefined;
-    if (dir) actions.push(fix(`Add \`${dir}/**\` to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: `${pathToGlob(dir)}/**` }));
+    if (dir) actions.push(fix(`Add ${dir}/** to ${active.id}'s scope`, Commands.amendScope, { id: active.id, glob: `${pathToGlob(dir)}/**` }));
   }
-  actions.push(fix(`Add \`${path}\` to .intentignore`, Commands.ignorePath, { path }));
+  actions.push(fix(`Add ${path} to .intentignore`, Commands.ignorePath, { path }));
   return actions;
 }
 

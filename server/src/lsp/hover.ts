@@ -20,6 +20,9 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
   if (doc.path === INTENTS_FILE) return intentHover(doc, position, now);
 
   const owner = doc.owner(position.line);
+  // a file the ledger has never recorded (nor this server's save of it, which the ledger may not have
+  // been read back for yet): nothing to say, and the language's own hover stands alone
+  if (owner.kind === "untraced" && !ctx.ledger.hasFile(doc.path) && !doc.attributedBlocks().length) return null;
   const lines: string[] = [];
   if (owner.kind === "edited") {
     const v = doc.verdict();

@@ -1,9 +1,12 @@
 import { InlayHintKind, type InlayHint, type Range } from "vscode-languageserver";
-import { blockLabel } from "../engine/describe";
+import { blockDetails, hintLabel } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import type { TrackedDocument } from "./documents";
 
-/** The CodeLens block labels as inlay hints at the end of each block's first line, for editors without CodeLens (Helix). */
+/**
+ * Who wrote a block, at the end of its first line, for editors without CodeLens (Helix): a short label (the
+ * intent and who), the rest in the tooltip, so a hint never pushes a long line wider.
+ */
 export function inlayHints(doc: TrackedDocument, range: Range, now: number): InlayHint[] {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || doc.path === INTENTS_FILE || !ctx.rules.settings.inlayHints.enabled) return [];
@@ -12,7 +15,8 @@ export function inlayHints(doc: TrackedDocument, range: Range, now: number): Inl
     .filter((b) => b.start >= range.start.line && b.start <= range.end.line)
     .map((b) => ({
       position: { line: b.start, character: doc.lineText(b.start).length },
-      label: blockLabel(b.attribution.entry, now),
+      label: hintLabel(b.attribution.entry),
+      tooltip: blockDetails(b.attribution.entry, ctx.rules.catalogue, now),
       kind: InlayHintKind.Type,
       paddingLeft: true,
     }));

@@ -43,6 +43,7 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
     change: doc.lineChange(text),
     verdict,
     contributor: settings.contributor,
+    ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),
     sessionId: ctx.session.id,
     toolVersion,
     alreadyRecorded: (p, h) => ctx.ledger.lastPostHash(p) === h,

@@ -24,6 +24,7 @@ import { readOptional } from "../io/optionalFile";
 import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
 import { lifecycleActions, savedLineFixes, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
+import { commandAnswer } from "./commandAnswers";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { uriToPath } from "./documents";
 import { DocumentSync } from "./documentSync";
@@ -134,7 +135,19 @@ export class IntentServer {
       await this.ready;
       const handler = commandHandlers[command] ?? ledgerCommands[command];
       if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
-      return handler(this.commandHost, normalizeArgs(args));
+      const params = normalizeArgs(args);
+      // the person who ran the command sees its answer, whatever the client does with the return value
+      const tell = (type: MessageType, message: string) => {
+        if (params.quiet !== true) void connection.sendNotification(ShowMessageNotification.type, { type, message });
+      };
+      try {
+        const result = await handler(this.commandHost, params);
+        tell(MessageType.Info, commandAnswer(command, result));
+        return result;
+      } catch (err) {
+        tell(MessageType.Error, `intent-lsp: ${command} failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      }
     });
     connection.onDidChangeWatchedFiles(guard("watched files", ({ changes }) => this.sync.filesChanged(changes.map((c) => c.uri))));
     connection.onDidChangeConfiguration(

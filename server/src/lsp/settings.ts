@@ -6,7 +6,7 @@ import { sanitize } from "../engine/settings";
  * to may differ per editor; what the rules are (autoSelect, exempt, ledgerPath) lives in
  * `.orchestration/config.jsonc`, so that the editor, the agent hooks and CI can never disagree.
  */
-const EDITOR_KEYS = new Set<keyof Settings>(["severity", "inlayHints", "codeLens", "contributor"]);
+const EDITOR_KEYS = new Set<keyof Settings>(["severity", "inlayHints", "codeLens", "contributor", "identity"]);
 
 export function editorSettings(raw: unknown): { values: Partial<Settings>; issues: string[] } {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { values: {}, issues: [] };

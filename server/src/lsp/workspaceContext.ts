@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import type { PersonMetadata } from "@shared/agentTrace";
 import type { Settings } from "@shared/settings";
+import { personOf } from "../engine/contributor";
+import { gitIdentity } from "../io/git";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
@@ -30,6 +33,8 @@ export class WorkspaceContext {
   private clientSettings: Partial<Settings> = {};
   /** Texts of rule files open in the editor, which win over the disk (the user sees the buffer). */
   private readonly overlays = new Map<RuleFile, string>();
+  /** The person of this workspace's human saves, read once per identity settings (git is asked at most then). */
+  private personCache: { identity: Settings["identity"]; person: PersonMetadata | undefined } | undefined;
   /** What `rules` were built from. */
   private built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined;
 
@@ -60,6 +65,13 @@ export class WorkspaceContext {
   /** Whether the rules in force were read from this text of a rule file (positions in them refer to it). */
   rulesReadFrom(file: RuleFile, text: string): boolean {
     return this.built?.texts[file] === text;
+  }
+
+  /** Who a person's save names (docs/LEDGER.md "The person"): the `identity` settings, else git's user.name / user.email. */
+  person(): PersonMetadata | undefined {
+    const identity = this.rules.settings.identity;
+    if (this.personCache?.identity !== identity) this.personCache = { identity, person: personOf(identity, gitIdentity(this.root)) };
+    return this.personCache.person;
   }
 
   setClientSettings(settings: Partial<Settings>): void {

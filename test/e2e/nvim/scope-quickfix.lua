@@ -8,7 +8,7 @@
 -- (INTENT_CLI) put the first intent back, which flags the edit again without any request from Neovim.
 -- Environment: WS (workspace), FILE (relative to WS), SERVER_CMD, PLUGIN_DIR (clients/neovim),
 -- EDIT_LINE (0-based), EDIT_TEXT, SELECT_PATTERN (Lua pattern of the action to apply), SELECTED (the
--- intent selected at the start), SELECT_ID (the one the action selects), INTENT_CLI (node dist/cli.js), TIMEOUT_MS.
+-- intent selected at the start), SELECTED_STATUS (the statusline then), SELECT_ID (the one the action selects), INTENT_CLI (node dist/cli.js), TIMEOUT_MS.
 -- Every wait is vim.wait with a deadline; on failure everything seen so far is printed before exiting 1.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 local out, env, ws, file, cmd, timeout = h.out, h.env, h.ws, h.file, h.cmd, h.timeout
@@ -63,7 +63,8 @@ end, 20) then
 end
 out(string.format("CLIENT %s %s", client.name, client.config.root_dir))
 local selected = env("SELECTED")
-out("STATUS " .. h.wait_status(bufnr, selected))
+local selected_status = env("SELECTED_STATUS")
+out("STATUS " .. h.wait_status(bufnr, selected_status))
 
 vim.api.nvim_buf_set_lines(bufnr, edit_line, edit_line + 1, false, { edit_text })
 
@@ -148,6 +149,6 @@ end, 20) then
   return fail("the edit was not flagged again after `intent select " .. selected .. "` in a terminal")
 end
 out("REFLAGGED")
-out("STATUS " .. h.wait_status(bufnr, selected))
+out("STATUS " .. h.wait_status(bufnr, selected_status))
 
 h.finish(client)

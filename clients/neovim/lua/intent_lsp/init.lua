@@ -89,7 +89,8 @@ function M.execute(command, arguments, on_result)
   if not client then
     return notify("no language server is running (open a file in an intent workspace)", vim.log.levels.WARN)
   end
-  local args = vim.tbl_extend("keep", arguments or {}, { uri = buf_uri() })
+  -- quiet: the plugin shows the answer itself, so the server's window/showMessage would repeat it
+  local args = vim.tbl_extend("keep", arguments or {}, { uri = buf_uri(), quiet = true })
   local params = { command = command, arguments = { args } }
   local function handler(err, result)
     if err then
@@ -102,59 +103,82 @@ function M.execute(command, arguments, on_result)
   request(client, "workspace/executeCommand", params, handler, vim.api.nvim_get_current_buf())
 end
 
--- The statusline shows a cached text per client, refreshed on events (attach, the plugin's own commands,
+-- The statusline shows a cached text per buffer, refreshed on events (attach, the plugin's own commands,
 -- and published diagnostics: the server re-publishes when the selection changes, from a terminal's
--- `intent select` too), so drawing it never sends a request.
-local status_text = {} -- client id -> text
-local status_busy = {} -- client id -> a listIntents request is out
-local status_again = {} -- client id -> an event came while it was out
+-- `intent select` too), so drawing it never sends a request. The text is the server's answer to
+-- intent.activeIntent for the buffer's file: the intent its edits count under, however it was chosen.
+local status_text = {} -- bufnr -> text
+local status_busy = {} -- bufnr -> an activeIntent request is out
+local status_again = {} -- bufnr -> an event came while it was out
+
+--- The statusline text for an answer of intent.activeIntent: "INT-003", "INT-003 (auto)", "no intent",
+--- with " · out of scope" / " · not in progress" when the file's edits have that problem, "exempt".
+function M.status_label(r)
+  if type(r) ~= "table" then
+    return ""
+  end
+  if r.exempt == true then
+    return "exempt"
+  end
+  local intent = type(r.intent) == "table" and r.intent.id or nil
+  if not intent then
+    return "no intent"
+  end
+  local text = intent .. (r.how == "auto-selected" and " (auto)" or "")
+  if r.problem == "out-of-scope" then
+    text = text .. " · out of scope"
+  elseif r.problem == "intent-not-in-progress" then
+    text = text .. " · not in progress"
+  end
+  return text
+end
 
 local function refresh_status(client, bufnr)
-  if status_busy[client.id] then
-    status_again[client.id] = true
+  if status_busy[bufnr] then
+    status_again[bufnr] = true
     return
   end
   local valid = vim.api.nvim_buf_is_valid(bufnr)
   local uri = valid and vim.api.nvim_buf_get_name(bufnr) ~= "" and vim.uri_from_bufnr(bufnr) or nil
-  local params = { command = "intent.listIntents", arguments = { { uri = uri } } }
-  status_busy[client.id] = true
-  local sent = request(client, "workspace/executeCommand", params, function(err, intents)
-    status_busy[client.id] = nil
-    if not err and type(intents) == "table" then
-      local text = "no intent"
-      for _, intent in ipairs(intents) do
-        if intent.selected == true then
-          text = intent.id
-        end
-      end
-      if status_text[client.id] ~= text then
-        status_text[client.id] = text
+  local params = { command = "intent.activeIntent", arguments = { { uri = uri, quiet = true } } }
+  status_busy[bufnr] = true
+  local sent = request(client, "workspace/executeCommand", params, function(err, result)
+    status_busy[bufnr] = nil
+    if not err and type(result) == "table" then
+      local text = M.status_label(result)
+      if status_text[bufnr] ~= text then
+        status_text[bufnr] = text
         vim.cmd("redrawstatus!")
       end
     end
-    if status_again[client.id] then
-      status_again[client.id] = nil
+    if status_again[bufnr] then
+      status_again[bufnr] = nil
       refresh_status(client, bufnr)
     end
   end, valid and bufnr or nil)
   if not sent then
-    status_busy[client.id] = nil
+    status_busy[bufnr] = nil
   end
 end
 
 local function refresh_all_status()
   for _, client in ipairs(clients({ name = NAME })) do
-    local bufnr = vim.tbl_keys(client.attached_buffers or {})[1] or vim.api.nvim_get_current_buf()
-    refresh_status(client, bufnr)
+    for bufnr in pairs(client.attached_buffers or {}) do
+      refresh_status(client, bufnr)
+    end
   end
 end
 
---- For 'statusline' / 'winbar': the selected intent of the buffer's workspace ("INT-003"), "no intent"
---- when none is selected (auto-selection applies), "" where intent-lsp is not attached. Reads a cache.
+--- For 'statusline' / 'winbar': the intent the buffer's edits count under ("INT-003", "INT-003 (auto)"
+--- when auto-selected, "no intent"), with " · out of scope" when the file is outside its scope; "" where
+--- intent-lsp is not attached. Reads a cache.
 ---   vim.o.statusline = "%f %= %{v:lua.require'intent_lsp'.statusline()} "
 function M.statusline(bufnr)
-  local client = clients({ name = NAME, bufnr = bufnr or vim.api.nvim_get_current_buf() })[1]
-  return client and status_text[client.id] or ""
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not clients({ name = NAME, bufnr = bufnr })[1] then
+    return ""
+  end
+  return status_text[bufnr] or ""
 end
 
 local function describe(intent)
@@ -224,8 +248,8 @@ local function blame_cells(row)
   local model = row.model and row.model:match("([^/]+)$") or nil
   local when = (row.timestamp or ""):sub(1, 16):gsub("T", " ")
   return {
-    row.intent or "no intent",
-    model or row.contributor or "",
+    (row.intent or "no intent") .. (row.outOfScope == true and " (out of scope)" or ""),
+    model or row.person or row.contributor or "",
     when,
     (row.traceId or ""):sub(1, 8) .. (row.exact and "" or "?"),
   }
@@ -268,7 +292,7 @@ local function complete_ids(prefix)
   if not client then
     return {}
   end
-  local params = { command = "intent.listIntents", arguments = { { uri = buf_uri() } } }
+  local params = { command = "intent.listIntents", arguments = { { uri = buf_uri(), quiet = true } } }
   local reply
   if has("0.11") then
     reply = client:request_sync("workspace/executeCommand", params, 1000, 0)
@@ -401,6 +425,7 @@ local function create_autocmds()
     callback = function(ev)
       local client = vim.lsp.get_client_by_id(ev.data.client_id)
       if client and client.name == NAME then
+        status_text[ev.buf] = nil
         pcall(vim.api.nvim_del_augroup_by_name, "intent_lsp_codelens_" .. ev.buf)
       end
     end,

@@ -17,6 +17,8 @@ export type Dialect = "spec" | "older" | "flat" | "reference";
 export interface EntryContributor {
   readonly type: ContributorType;
   readonly modelId?: string;
+  /** The person's name a human contributor's record carries (our metadata's `person.name`). */
+  readonly name?: string;
 }
 
 /**
@@ -119,11 +121,11 @@ export class StringPool {
     return s;
   }
 
-  contributor(type: ContributorType, modelId: string | undefined): EntryContributor {
-    const key = modelId === undefined ? type : `${type}\u0000${modelId}`;
+  contributor(type: ContributorType, modelId: string | undefined, name?: string): EntryContributor {
+    const key = modelId === undefined && name === undefined ? type : `${type}\u0000${modelId ?? ""}\u0000${name ?? ""}`;
     let c = this.contributors.get(key);
     if (!c) {
-      c = Object.freeze(modelId === undefined ? { type } : { type, modelId });
+      c = Object.freeze({ type, ...(modelId === undefined ? {} : { modelId }), ...(name === undefined ? {} : { name }) });
       this.contributors.set(key, c);
     }
     return c;
@@ -230,6 +232,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
   const first = recordFields(obj, ours, dialect, lineNumber, pool);
   const others = ours && Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
   const files = obj["files"] as unknown[];
+  const person = personName(ours, pool);
 
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
@@ -255,7 +258,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
     for (let ci = 0; ci < conversations.length; ci++) {
       const conv = conversations[ci];
       if (!isObject(conv)) continue;
-      const convContributor = contributorOf(conv["contributor"], pool);
+      const convContributor = contributorOf(conv["contributor"], pool, person);
       const url = typeof conv["url"] === "string" ? pool.intern(conv["url"]) : undefined;
       const intentId = shared.intentId ?? intentFromRelated(conv["related"], pool);
       firstContributor ??= convContributor;
@@ -273,7 +276,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         }
         ranged = true;
         const r = range as JsonObject;
-        const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool) : convContributor;
+        const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person) : convContributor;
         const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
         out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined));
@@ -400,10 +403,19 @@ function rangeSpan(range: unknown): [number, number] | undefined {
   return start >= 1 && end >= start && end <= MAX_LINE ? [start, end] : undefined;
 }
 
-function contributorOf(raw: unknown, pool: StringPool): EntryContributor {
+/** `person` names the human of a record (our metadata): it goes with human contributors only, never an AI. */
+function contributorOf(raw: unknown, pool: StringPool, person?: string): EntryContributor {
   if (!isObject(raw)) return pool.contributor("unknown", undefined);
   const model = contributorModel(raw);
-  return pool.contributor(contributorType(raw), model === undefined ? undefined : pool.intern(model));
+  const type = contributorType(raw);
+  return pool.contributor(type, model === undefined ? undefined : pool.intern(model), type === "human" ? person : undefined);
+}
+
+/** Our metadata's `person.name`, as one line of at most 200 characters; undefined when absent or empty. */
+function personName(ours: JsonObject | undefined, pool: StringPool): string | undefined {
+  const person = ours?.["person"];
+  const name = isObject(person) ? str(person["name"])?.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200) : undefined;
+  return name ? pool.intern(name) : undefined;
 }
 
 /** A contributor's type in any dialect (`type`, or the older `entity_type`), in any case; else "unknown". */

@@ -14,6 +14,7 @@ import {
   type ContributorType,
   type Conversation,
   type IntentLspMetadata,
+  type PersonMetadata,
   type ToolCallMetadata,
   type TraceFile,
   type MutationClass,
@@ -63,6 +64,8 @@ export interface BuildRecordInput extends RecordFileInput {
   vcsType?: VcsType;
   /** The agent's tool call that made the change (a shell command), kept for the reader. */
   toolCall?: ToolCallMetadata;
+  /** The person, for a human contributor's change (never written for an AI's). */
+  person?: PersonMetadata;
   /** Injected for tests; default now. */
   now?: Date;
   /** Injected for tests; default a fresh uuid v4. */
@@ -103,6 +106,7 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
     ...(others.length ? { other_files: others.map((d, i) => ({ ...d, mutation_class: input.otherFiles![i]!.mutationClass, scope: input.otherFiles![i]!.scope })) } : {}),
     ...(input.toolCall ? { tool_call: input.toolCall } : {}),
     ...(input.reattributes ? { reattributes: [...input.reattributes] } : {}),
+    ...(input.person && input.contributor.type !== "ai" && (input.person.name || input.person.email || input.person.email_hash) ? { person: input.person } : {}),
   };
 
   // Key order follows the spec's example so records read naturally in the ledger.

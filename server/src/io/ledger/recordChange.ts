@@ -2,7 +2,7 @@
  * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
  * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
  */
-import type { MutationClass, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
+import type { MutationClass, PersonMetadata, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
 import type { Verdict } from "../../engine/gate";
 import { headRevision } from "../git";
@@ -35,6 +35,8 @@ export interface ChangeToRecord extends FileWrite {
   sessionId: string;
   toolVersion: string;
   toolCall?: ToolCallMetadata;
+  /** The person behind a human contributor (the editor's saves). */
+  person?: PersonMetadata;
   /**
    * Whether the ledger's newest record of `path` already pins exactly this content (an agent hook recorded
    * it, or the same post hook ran twice). Only the newest counts: returning to older content is a change.
@@ -71,6 +73,7 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
     intentId,
     revision: headRevision(change.root),
     ...(change.toolCall ? { toolCall: change.toolCall } : {}),
+    ...(change.person ? { person: change.person } : {}),
     now: change.now,
   });
 }

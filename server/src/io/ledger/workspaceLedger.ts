@@ -180,6 +180,11 @@ export class WorkspaceLedger {
     if (holding.length > 1) yield newestFirst(this.entriesFor(path));
   }
 
+  /** Whether any ledger holds a record of `path`. */
+  hasFile(path: string): boolean {
+    return this.sources.some((s) => s.index.hasFile(path));
+  }
+
   hasPostHash(path: string, hash: string): boolean {
     return this.sources.some((s) => s.index.hasPostHash(path, hash));
   }

@@ -20,6 +20,8 @@ import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles"
 export interface Check {
   name: string;
   ok: boolean;
+  /** Works, but not as a person expects (no intent declared yet): said, with `fix`, without failing. */
+  warning?: boolean;
   detail: string;
   /** What to do about a problem. */
   fix?: string;
@@ -65,6 +67,15 @@ function intentsFileCheck({ rules, texts }: DoctorInput): Check {
     };
   }
   const n = rules.catalogue.intents.length;
+  if (n === 0) {
+    return {
+      name,
+      ok: true,
+      warning: true,
+      detail: `no intent declared in ${INTENTS_FILE}: edits are flagged "no active intent" and agents may write only exempt paths`,
+      fix: `declare one under active_intents: (id, name, status: IN_PROGRESS, owned_scope: ["src/**"]), e.g. by uncommenting the example \`intent init\` wrote; \`intent status\` then lists it`,
+    };
+  }
   return { name, ok: true, detail: `${INTENTS_FILE}: ${n} intent${n === 1 ? "" : "s"}, ${rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS").length} in progress` };
 }
 

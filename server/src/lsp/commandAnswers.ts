@@ -1,0 +1,75 @@
+import type { ActiveIntentResult } from "@shared/commands";
+import { Commands } from "@shared/commands";
+import { intentMark } from "../engine/describe";
+
+/**
+ * The one-line answer a workspace command gives the person who ran it (`window/showMessage`), besides its
+ * return value: clients that run commands by name (Helix's `:lsp-workspace-command`, a code action) show
+ * nothing of a return value. Clients that show the result in their own UI pass `quiet: true`.
+ */
+export function commandAnswer(command: string, result: unknown): string {
+  const r = (result ?? {}) as Record<string, unknown>;
+  switch (command) {
+    case Commands.selectIntent:
+      return `intent-lsp: selected ${String(r.selected)} for this workspace.`;
+    case Commands.clearIntent:
+      return "intent-lsp: selection cleared (auto-selection applies again).";
+    case Commands.amendScope:
+      return `intent-lsp: added ${String(r.glob)} to ${String(r.amended)}'s scope.`;
+    case Commands.transition:
+      return `intent-lsp: ${String(r.id)} is now ${String(r.status)}.`;
+    case Commands.ignorePath:
+      return r.added ? `intent-lsp: added ${String(r.ignored)} to .intentignore.` : `intent-lsp: ${String(r.ignored)} was already in .intentignore.`;
+    case Commands.listIntents:
+      return listAnswer(Array.isArray(result) ? (result as { id: string; status: string; selected: boolean }[]) : []);
+    case Commands.activeIntent:
+      return activeAnswer(result as ActiveIntentResult);
+    case Commands.showContext:
+      return `intent-lsp: context of ${String(r.id)}: ${String(r.bytes)} bytes${r.omitted ? " (some omitted to fit)" : ""}.`;
+    case Commands.blame:
+      return blameAnswer(String(r.path), Array.isArray(r.lines) ? (r.lines as BlameAnswerRow[]) : []);
+    case Commands.regenerateMap:
+      return `intent-lsp: ${String(r.path)} ${r.changed ? "regenerated" : "was already up to date"} (${String(r.intents)} intents).`;
+    case Commands.verifyLedger:
+      return verifyAnswer(r);
+    default:
+      return `intent-lsp: ${command} done.`;
+  }
+}
+
+function listAnswer(intents: readonly { id: string; status: string; selected: boolean }[]): string {
+  if (!intents.length) return "intent-lsp: no intents in .orchestration/active_intents.yaml.";
+  return `intent-lsp: ${intents.map((i) => `${i.id} ${i.status}${i.selected ? " (selected)" : ""}`).join(", ")}.`;
+}
+
+function activeAnswer(r: ActiveIntentResult): string {
+  const where = r.path ?? "this workspace";
+  if (r.exempt) return `intent-lsp: ${where} is exempt from scope checks.`;
+  if (!r.intent) return `intent-lsp: edits to ${where} count under no intent (none selected, none auto-selected).`;
+  const problem = r.problem === "out-of-scope" ? `, but ${where} is out of its scope` : r.problem === "intent-not-in-progress" ? ", which is not in progress" : "";
+  return `intent-lsp: edits to ${where} count under ${r.intent.id} (${r.how})${problem}.`;
+}
+
+interface BlameAnswerRow {
+  line: number;
+  kind: string;
+  intent?: string;
+  model?: string;
+  person?: string;
+  contributor?: string;
+  outOfScope?: boolean;
+}
+
+function blameAnswer(path: string, rows: readonly BlameAnswerRow[]): string {
+  const said = rows.slice(0, 5).map((row) =>
+    row.kind === "traced" ? `L${row.line} ${intentMark(row.intent, row.outOfScope ? "OUT_OF_SCOPE" : undefined)} · ${row.model ?? row.person ?? row.contributor ?? "?"}` : `L${row.line} ${row.kind}`,
+  );
+  return `intent-lsp: ${path}: ${said.join("; ")}${rows.length > 5 ? `; … ${rows.length - 5} more lines` : ""}.`;
+}
+
+function verifyAnswer(r: Record<string, unknown>): string {
+  const problems = Array.isArray(r.problems) ? (r.problems as { line: number; message: string }[]) : [];
+  if (r.ok) return `intent-lsp: ${String(r.path)} verified: ${String(r.records)} records, no problems.`;
+  const first = problems[0];
+  return `intent-lsp: ${String(r.path)}: ${problems.length} problem(s) in ${String(r.records)} records${first ? `; line ${first.line}: ${first.message}` : ""}. Run "intent verify" in a terminal for the full list.`;
+}
