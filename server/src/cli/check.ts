@@ -13,7 +13,9 @@ For every line changed between the base and the working tree (or the index with 
 record that explains it, judged against its intent ("out-of-scope" when the file is outside that intent's
 scope, "intent-not-in-progress" when the intent is not IN_PROGRESS). A line no record explains is judged by
 the in-progress intents that own its file: none ("unowned-change", an error) or some ("untraced-change", a
-notice). Problems in active_intents.yaml are listed too.
+notice). Lines removed (with none added), deleted files and files overwritten with binary content are judged
+by the same rule, at the line where the lines were (line 1 for a whole file). Problems in
+active_intents.yaml are listed too.
 
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
                  else HEAD)
@@ -44,9 +46,14 @@ export const checkCommand: Command = {
       throw e;
     }
 
-    const changes: ChangedFile[] = diffs
-      .filter((d) => !d.binary && d.status !== "deleted")
-      .map((d) => ({ path: d.path, changed: d.lines, read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))) }));
+    // deleted and binary files have no lines to check: they are judged as whole-file changes at line 1
+    const changes: ChangedFile[] = diffs.map((d) => ({
+      path: d.path,
+      changed: d.binary ? [] : d.lines,
+      removed: d.binary ? [] : d.removed,
+      ...(d.status === "deleted" ? { whole: "deleted" as const } : d.binary ? { whole: "binary" as const } : {}),
+      read: () => (staged ? showFile(ws.root, "", `./${d.path}`) : readOptional(join(ws.root, d.path))),
+    }));
     const ledger = await readLedger(ws);
     const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
