@@ -56,13 +56,17 @@ export function contentHash(lines: readonly string[]): string {
   return HASH_PREFIX + h.digest("hex");
 }
 
-/** A line that normalization would change: one ending in CR, a space or a tab (the last line included). */
-const NOT_NORMAL = /[\r \t](?:\n|$)|\r/;
+/** Text normalization leaves as it is: no CR, and no line (the last included) ending in a space or a tab. */
+function isNormal(text: string): boolean {
+  // indexOf scans are far faster than a regular expression over a large text
+  const last = text.charCodeAt(text.length - 1);
+  return text.indexOf("\r") === -1 && text.indexOf(" \n") === -1 && text.indexOf("\t\n") === -1 && last !== SPACE && last !== TAB;
+}
 
 /** Whole-file hash (`pre_hash`/`post_hash`, flat records' `content_hash`). */
 export function fileHash(text: string): string {
-  // text already in normal form (LF only, no trailing blanks) is its own normalized join: hashed in one call
-  if (!NOT_NORMAL.test(text)) return HASH_PREFIX + createHash("sha256").update(text).digest("hex");
+  // text already in normal form is its own normalized join: hashed in one call
+  if (isNormal(text)) return HASH_PREFIX + createHash("sha256").update(text).digest("hex");
   return contentHash(splitLines(text));
 }
 
