@@ -3,7 +3,8 @@
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hover } from "vscode-languageserver-protocol";
 import { LspClient, REPO_ROOT } from "../scripts/lspClient";
@@ -460,4 +461,59 @@ export function appends(w: Workload, o: Options): Figure {
     met: ours / base >= 0.5 && recorded === total,
     data: { hookAppendsPerSecond: ours, nodeAppendsPerSecond: base, calls: total, recorded },
   };
+}
+
+// --- a save of a huge file ------------------------------------------------------------------------------
+
+/**
+ * The longest the server leaves a request waiting while it handles the save of a 1,000,000-line file: hovers
+ * on a small file are sent one after another from the didSave until `intent/saveProcessed`, and the slowest
+ * answer is the stall. Baseline: the slowest of as many hovers with no save running.
+ */
+export async function saveStall(o: Options): Promise<Figure> {
+  const lines = 1_000_000;
+  const root = mkdtempSync(join(tmpdir(), "intent-lsp-bench-save-"));
+  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
+  writeFileSync(join(root, LEDGER), "");
+  const big = "src/api/huge-save.ts";
+  const body: string[] = [];
+  for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
+  writeFileSync(join(root, big), `${body.join("\n")}\n`);
+  const client = await LspClient.start({ root });
+  const hoverMs = async () => {
+    const t0 = nowMs();
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });
+    return nowMs() - t0;
+  };
+  try {
+    await client.open("src/api/weather.ts", "typescript");
+    await client.open(big, "typescript");
+    await hoverMs();
+    const saves = o.quick ? 1 : 3;
+    const stalls: number[] = [];
+    const idle: number[] = [];
+    for (let s = 0; s < saves; s++) {
+      await client.setLine(big, 500_000 + s, `export const changed${s} = ${s};`);
+      writeFileSync(join(root, big), client.text(big));
+      const seen = client.savesProcessed.length;
+      await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(big) } });
+      let worst = 0;
+      let count = 0;
+      while (client.savesProcessed.length === seen) {
+        worst = Math.max(worst, await hoverMs());
+        count++;
+      }
+      stalls.push(worst);
+      let idleWorst = 0;
+      for (let k = 0; k < Math.max(count, 20); k++) idleWorst = Math.max(idleWorst, await hoverMs());
+      idle.push(idleWorst);
+      o.log(`    save of ${lines.toLocaleString("en")} lines: longest hover wait ${ms(worst)} (${count} hovers); idle ${ms(idleWorst)}`);
+    }
+    const worst = Math.max(...stalls);
+    const base = Math.max(...idle);
+    return { id: "save-1m-stall", records: 0, now: `max ${ms(worst)}`, baseline: `idle max ${ms(base)}`, ratio: x(worst / base), target: "≤ 100 ms", met: worst <= 100, data: { lines, stalls, idle } };
+  } finally {
+    await client.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
 }

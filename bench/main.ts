@@ -12,11 +12,11 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../scripts/lspClient";
-import { appends, blame, check, emptyMemory, hooks, hover, keystroke, startup, type Figure, type Options } from "./figures";
+import { appends, blame, check, emptyMemory, hooks, hover, keystroke, saveStall, startup, type Figure, type Options } from "./figures";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "check", "blame", "hooks", "appends"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "hooks", "appends"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -66,6 +66,8 @@ async function main(): Promise<void> {
     await run("hover", () => hover(w, o));
     // the keystroke path does not depend on the ledger: measured once, on the smallest workload
     if (records === args.sizes[0]) await run("keystroke", async () => [await keystroke(w, "20k", o), await keystroke(w, "200k", o)]);
+    // a save's stall does not depend on the ledger either
+    if (records === args.sizes[0]) await run("save", () => saveStall(o));
     await run("check", () => check(w, o));
     await run("blame", () => blame(w, o));
     await run("hooks", () => hooks(w, o));

@@ -1,7 +1,9 @@
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fileHash } from "../../server/src/engine/hashing";
+import { buildRecord } from "../../server/src/engine/ledger/record";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { claudeEdit, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
@@ -254,6 +256,64 @@ describe("intent check: hand edits nobody recorded", () => {
     const r = runCli(["check", "--format", "github"], { cwd: ws.root });
     expect(r.stdout).toBe(`::notice file=src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::${UNTRACED}\n`);
     expect(r.status).toBe(0);
+  });
+
+  const UNOWNED_BILLING_TAIL = "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
+
+  it("lines removed (none added) in a COMPLETE intent's file: an error at the line where they were, in every format", () => {
+    ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace(/^  return .*\n/m, "")); // as `sed -i 2d` does
+    const message = `src/billing/export.ts: 1 line removed after line 1, ${UNOWNED_BILLING_TAIL}`;
+    const text = runCli(["check"], { cwd: ws.root });
+    expect(text.stdout.split("\n")[0]).toBe(`src/billing/export.ts:2: error unowned-change: ${message}`);
+    expect(text.stdout).toMatch(/^1 error in 1 changed line of 1 file /m);
+    expect(text.status).toBe(1);
+    const json = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    expect(json.findings).toEqual([{ path: "src/billing/export.ts", startLine: 2, endLine: 2, code: "unowned-change", severity: "error", message }]);
+    const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
+    expect(validateSarif(sarif)).toBe(true);
+    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.message.text, x.locations[0].physicalLocation.region])).toEqual([["unowned-change", "error", message, { startLine: 2, endLine: 2 }]]);
+    const github = runCli(["check", "--format", "github"], { cwd: ws.root });
+    expect(github.stdout).toBe(`::error file=src/billing/export.ts,line=2,endLine=2,title=intent-lsp unowned-change::${message}\n`);
+    expect(github.status).toBe(1);
+  });
+
+  it("a deleted file and a binary overwrite in a COMPLETE intent's folder: errors at line 1, exit 1", () => {
+    ws.write("src/billing/rates.ts", "export const RATE = 1;\n");
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-qm", "rates");
+    rmSync(ws.path("src/billing/export.ts"));
+    writeFileSync(ws.path("src/billing/rates.ts"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
+    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    expect(JSON.parse(r.stdout).findings).toEqual([
+      { path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: `src/billing/export.ts: the file was deleted, ${UNOWNED_BILLING_TAIL}` },
+      { path: "src/billing/rates.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: `src/billing/rates.ts: the file was replaced by binary (non-text) content, ${UNOWNED_BILLING_TAIL}` },
+    ]);
+    expect(r.status).toBe(1);
+    expect(runCli(["check"], { cwd: ws.root }).stdout).toMatch(/^2 errors in 2 changed lines of 2 files /m);
+  });
+
+  it("lines an agent's hook recorded removing out of its intent's scope: out-of-scope with the record, as an added line would be", () => {
+    const path = "src/billing/export.ts";
+    const before = ws.read(path);
+    const after = before.replace(/^  return .*\n/m, "");
+    ws.write(path, after);
+    // the record a hook writes for that removal: no ranges (no line is the writer's), the content after it pinned
+    const record = buildRecord({ path, content: after, ranges: [], contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" }, sessionId: "claude-abc", toolVersion: "0.1.0", mutationClass: "INTENT_EVOLUTION", preHash: fileHash(before), scope: "OUT_OF_SCOPE", intentId: "INT-001" });
+    ws.write(".orchestration/agent_trace.jsonl", `${JSON.stringify(record)}\n`);
+    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    expect(JSON.parse(r.stdout).findings).toEqual([
+      {
+        path,
+        startLine: 2,
+        endLine: 2,
+        code: "out-of-scope",
+        severity: "error",
+        message: `${path}: 1 line removed after line 1. ${path} is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-005 (COMPLETE).`,
+        recordId: record.id,
+        intentId: "INT-001",
+      },
+    ]);
+    expect(r.status).toBe(1);
   });
 
   it("ignored paths are nobody's business; the severity is configurable (sarif follows it)", () => {

@@ -46,13 +46,13 @@ describe("the changed lines git reports", () => {
       const files = diffLines(root, "HEAD", { staged: true, includeUntracked: false });
       expect(files.sort((x, y) => x.path.localeCompare(y.path))).toEqual(
         [
-          { path: 'added "quoted".md', status: "added", binary: false, lines: [1] },
-          { path: "bin.dat", status: "modified", binary: true, lines: [] },
-          { path: "gone.txt", status: "deleted", binary: false, lines: [] },
-          { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5] },
-          { path: "nouveau é.ts", status: "renamed", binary: false, lines: [6, 7] },
-          { path: "tab\there.txt", status: "modified", binary: false, lines: [2] },
-          { path: "turned.txt", status: "modified", binary: false, lines: [1] },
+          { path: 'added "quoted".md', status: "added", binary: false, lines: [1], removed: [] },
+          { path: "bin.dat", status: "modified", binary: true, lines: [], removed: [] },
+          { path: "gone.txt", status: "deleted", binary: false, lines: [], removed: [] },
+          { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5], removed: [] },
+          { path: "nouveau é.ts", status: "renamed", binary: false, lines: [6, 7], removed: [] },
+          { path: "tab\there.txt", status: "modified", binary: false, lines: [2], removed: [] },
+          { path: "turned.txt", status: "modified", binary: false, lines: [1], removed: [] },
         ].sort((x, y) => x.path.localeCompare(y.path)),
       );
     } finally {
@@ -85,10 +85,10 @@ describe("the changed lines git reports", () => {
         "",
       ].join("\n");
     expect(parseRawPatch(out)).toEqual([
-      { path: "my file.txt", status: "modified", binary: false, lines: [2] },
-      { path: "new.ts", status: "renamed", binary: false, lines: [] },
-      { path: "bin.dat", status: "modified", binary: true, lines: [] },
-      { path: "link", status: "modified", binary: false, lines: [1] },
+      { path: "my file.txt", status: "modified", binary: false, lines: [2], removed: [] },
+      { path: "new.ts", status: "renamed", binary: false, lines: [], removed: [] },
+      { path: "bin.dat", status: "modified", binary: true, lines: [], removed: [] },
+      { path: "link", status: "modified", binary: false, lines: [1], removed: [] },
     ]);
     expect(() => parseRawPatch([...raw("M", "a"), ...raw("M", "b"), ""].join("\0") + "\0diff --git a/a b/a\n@@ -1 +1 @@\n-x\n+y\n")).toThrow(/1 patch sections for 2 files/);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
+import { bombRecords } from "../support/ledgerBombs";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 import { gitWorkspace } from "../cli/support";
@@ -58,6 +59,19 @@ describe("the ledger as other processes write it", () => {
     expect(diags[0].message).toMatch(/^\.orchestration\/agent_trace\.jsonl:2: /);
     await client.open(API);
     expect(await client.hoverText(API, 0)).toContain("INT-001");
+  });
+
+  it("a record claiming tens of millions of lines is reported; the server indexes the rest and answers hover", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const bombs = bombRecords(API);
+    ws.write(LEDGER, `${JSON.stringify(agentRecord(API, ws.read(API), [1, 2]))}\n${bombs.map((b) => b.line).join("\n")}\n`);
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    const diags = await client.waitForDiagnostics(LEDGER, (d) => d.length === bombs.length);
+    expect(diags.map((d) => [d.range.start.line, d.code])).toEqual(bombs.map((_, i) => [i + 1, "ledger-unreadable"]));
+    bombs.forEach((b, i) => expect(diags[i]!.message).toContain(`${LEDGER}:${i + 2}: record "${b.id}" claims`));
+    expect(await client.hoverText(API, 0)).toContain("INT-001");
+    expect(await client.hoverText(API, 5)).toContain("Untraced");
   });
 
   it("stale-file when another process writes an open file, naming the writer the ledger knows", async () => {

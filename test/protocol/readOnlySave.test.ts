@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,6 +61,45 @@ describe("a save while .orchestration/ cannot be written", () => {
     expect(records().map((r) => r.files[0]!.path)).toEqual(["src/api/weather.ts", "src/api/forecast.ts"]);
     const weather = records().find((r) => r.files[0]!.path === "src/api/weather.ts")!;
     expect(weather.files[0]!.conversations[0]!.ranges.map((r) => [r.start_line, r.end_line])).toEqual([[3, 3]]);
+  }, 60_000);
+
+  it("a kept record survives the server: told at shutdown, written exactly once when servers start again", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    ws.write(LEDGER, "");
+    ws.select("INT-001");
+    const settings = { contributor: { type: "ai", modelId: "acme/saver-7" } };
+    client = await LspClient.start({ root: ws.root, settings });
+    await client.open("src/api/weather.ts", "typescript");
+    await client.setLine("src/api/weather.ts", 2, "export interface WeatherReport {");
+    makeReadOnly(ws.path(".orchestration"));
+    expect(await client.save("src/api/weather.ts")).toBeNull();
+    expect(client.logs.join("\n")).toContain("the record is kept in .orchestration/.sessions/pending-records.jsonl and written to the ledger as soon as it can be written");
+    await client.connection.sendRequest("shutdown");
+    expect(client.logs.filter((m) => m.startsWith("intent-lsp is shutting down with save records the ledger could not take: 1 save record(s) for .orchestration/agent_trace.jsonl"))).toHaveLength(2); // shown, and logged
+    expect(client.logs.join("\n")).toContain("wait in .orchestration/.sessions/pending-records.jsonl; they are written when intent-lsp next starts there");
+    await client.stop();
+    expect(records()).toEqual([]);
+
+    restore();
+    restore = () => {};
+    // two servers start at once: the record lands once
+    const [first, second] = await Promise.all([LspClient.start({ root: ws.root, settings }), LspClient.start({ root: ws.root, settings })]);
+    client = first;
+    try {
+      const pending = ws.path(".orchestration/.sessions/pending-records.jsonl");
+      await first.waitFor(() => (!existsSync(pending) && !existsSync(`${pending}.lock`) && records().length ? true : undefined), "the kept record to be written");
+      const wrote = () => [first, second].flatMap((c) => c.logs).filter((m) => m.includes("wrote 1 save record(s) to .orchestration/agent_trace.jsonl that could not be written earlier"));
+      await first.waitFor(() => (wrote().length ? true : undefined), "a server to say it wrote the kept record");
+      expect(wrote()).toHaveLength(1); // one server wrote it; the other found the file drained under the lock
+      expect(records()).toHaveLength(1);
+      expect(records()[0]!.files[0]!.conversations[0]!.ranges.map((r) => [r.start_line, r.end_line])).toEqual([[3, 3]]);
+      await first.open("src/api/weather.ts", "typescript");
+      await expect.poll(() => first.hoverText("src/api/weather.ts", 2)).toContain("acme/saver-7");
+      expect(await first.hoverText("src/api/weather.ts", 3)).toContain("Untraced");
+    } finally {
+      await second.stop();
+    }
+    expect(records()).toHaveLength(1);
   }, 60_000);
 
   /**

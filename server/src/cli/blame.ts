@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { intentMark, shortModel } from "../engine/describe";
+import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
 import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../io/optionalFile";
@@ -32,6 +33,19 @@ function blameText(rows: readonly BlameLine[]): string {
   return rows.map((r, i) => `${String(r.line).padStart(numberWidth)}  ${cells[i]!.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")} │ ${r.text}\n`).join("");
 }
 
+/** Shown at most: a ledger with thousands of bad lines is `intent verify`'s to list. */
+const MAX_WARNINGS = 20;
+
+/**
+ * The ledger lines blame could not read (stderr, so the rows stay clean for scripts): an answer from a
+ * ledger with skipped records names them, as the editor's `ledger-unreadable` diagnostics do.
+ */
+function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[]): string[] {
+  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent blame: warning: ${l.path}:${u.line}: ${u.message}\n`));
+  if (all.length <= MAX_WARNINGS) return all;
+  return [...all.slice(0, MAX_WARNINGS), `intent blame: warning: and ${all.length - MAX_WARNINGS} more unreadable ledger line(s); \`intent verify\` lists them all\n`];
+}
+
 export const blameCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
@@ -47,6 +61,7 @@ export const blameCommand: Command = {
     const ledger = await readLedger(ws, { partial: true });
     const rows = blameNewestFirst(ledger.entryBatches(path), text, { start: target.start, end: target.end });
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
+    for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;
   },
 };

@@ -14,15 +14,17 @@ For every line changed between the base and the working tree (or the index with 
 record that explains it, judged against its intent ("out-of-scope" when the file is outside that intent's
 scope, "intent-not-in-progress" when the intent is not IN_PROGRESS). A line no record explains is judged by
 the in-progress intents that own its file: none ("unowned-change", an error) or some ("untraced-change", a
-notice). Problems in active_intents.yaml are listed too.
+notice). Lines removed (with none added), deleted files and files overwritten with binary content are judged
+by the same rule, at the line where the lines were (line 1 for a whole file). Problems in
+active_intents.yaml are listed too.
 
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
                  else HEAD; with --staged: HEAD)
   --staged       check what the next commit adds: the index against HEAD (for a pre-commit hook)
+  --format F     text (default), json, sarif (SARIF 2.1.0) or github (workflow annotations)
 
 The lines \`intent init\` writes into .gitignore, .gitattributes and the agents' hook files are intent-lsp's
 own setup and never a finding; every other line of those files is checked.
-  --format F     text (default), json, sarif (SARIF 2.1.0) or github (workflow annotations)
 
 Exit code 1 when any finding is an error (severities follow the "severity" setting), 0 otherwise.`;
 
@@ -49,9 +51,14 @@ export const checkCommand: Command = {
     }
 
     const readChecked = (path: string) => (staged ? showFile(ws.root, "", `./${path}`) : readOptional(join(ws.root, path)));
-    const changes: ChangedFile[] = diffs
-      .filter((d) => !d.binary && d.status !== "deleted")
-      .map((d) => ({ path: d.path, changed: withoutSetupLines(ws.root, base.rev, d.path, d.lines, readChecked), read: () => readChecked(d.path) }));
+    // deleted and binary files have no lines to check: they are judged as whole-file changes at line 1
+    const changes: ChangedFile[] = diffs.map((d) => ({
+      path: d.path,
+      changed: d.binary ? [] : withoutSetupLines(ws.root, base.rev, d.path, d.lines, readChecked),
+      removed: d.binary ? [] : d.removed,
+      ...(d.status === "deleted" ? { whole: "deleted" as const } : d.binary ? { whole: "binary" as const } : {}),
+      read: () => readChecked(d.path),
+    }));
     const ledger = await readLedger(ws);
     const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];

@@ -63,10 +63,12 @@ export function attribute(entries: readonly TraceEntry[], lines: readonly string
 export function attributeSettled(entries: readonly TraceEntry[], lines: readonly string[]): { attributions: Attributions; settled: boolean[] } {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
+  const count = contentLineCount(lines);
   const end = graph.newestPinning(contentHash(lines));
   if (end) {
-    const state = graph.replayTo(end);
-    copyOwners(state, result, contentLineCount(lines));
+    // a record pinning this content maps exactly its lines: one claiming another count is not replayed
+    // (content anchoring below still reads its ranges)
+    if (end.change.newCount === count) copyOwners(graph.replayTo(end), result, count);
   } else {
     const last = graph.newest();
     if (last) {

@@ -11,7 +11,8 @@ import { isProblem, judge, verdictMessage, type Selection, type Verdict } from "
 import type { TraceEntry } from "./ledger/read";
 import type { Rules } from "./rules";
 import { INTENTS_FILE } from "./workspaceFiles";
-import { splitLines } from "./hashing";
+import { fileHash, splitLines } from "./hashing";
+import { contentLineCount } from "./attribution";
 
 export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
 export type FindingSeverity = Exclude<Severity, "off">;
@@ -35,8 +36,17 @@ export interface ChangedFile {
   path: string;
   /** 1-based line numbers of the checked content that changed since the base. */
   changed: readonly number[];
+  /** Places where lines were removed and none added: the line they followed (0: the top) and how many. */
+  removed?: readonly Removal[];
+  /** The file was deleted, or its content is not text: the change is the whole file's, judged at line 1. */
+  whole?: "deleted" | "binary";
   /** The checked content (working tree or index), read only for files that are checked; undefined: gone. */
   read(): string | undefined;
+}
+
+export interface Removal {
+  after: number;
+  count: number;
 }
 
 interface CheckResult {
@@ -66,15 +76,75 @@ export type EntryBatches = (path: string) => Iterable<readonly TraceEntry[]>;
 export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryBatches: EntryBatches): CheckResult {
   const result: CheckResult = { findings: [], checkedFiles: 0, checkedLines: 0 };
   for (const file of files) {
-    if (!file.changed.length || rules.ignore.ignores(file.path)) continue; // exempt paths are nobody's business
+    const removed = file.removed ?? [];
+    if ((!file.changed.length && !removed.length && !file.whole) || rules.ignore.ignores(file.path)) continue; // exempt paths are nobody's business
+    if (file.whole) {
+      result.checkedFiles++;
+      result.checkedLines++;
+      const finding = wholeFileFinding(file.path, file.whole, rules, entryBatches(file.path));
+      if (finding) result.findings.push(finding);
+      continue;
+    }
     const content = file.read();
     if (content === undefined) continue;
     result.checkedFiles++;
-    result.checkedLines += file.changed.length;
-    result.findings.push(...checkFile({ path: file.path, lines: splitLines(content), changed: file.changed }, rules, entryBatches(file.path)));
+    result.checkedLines += file.changed.length + removed.reduce((n, r) => n + r.count, 0);
+    const lines = splitLines(content);
+    const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path)) : [];
+    if (removed.length) findings.push(...removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path)));
+    result.findings.push(...findings.sort((a, b) => a.startLine - b.startLine));
   }
   return result;
 }
+
+// --- changes that left no line behind: removed lines, deleted and binary files ----------------------------
+
+/**
+ * Removed lines have no line of the checked content to attribute, so the record that explains them is the
+ * one that wrote the content as it is now (its `post_hash` pins it): the removal was part of that write.
+ * No such record: the removal is unrecorded, judged as an unrecorded added line is. The finding points at
+ * the line that now stands where the lines were (the last line when they were removed at the end).
+ */
+function removalFindings(path: string, content: string, lineCount: number, removed: readonly Removal[], rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
+  const writer = newestEntry(batches, (e) => e.postHash === fileHash(content));
+  const findings: Finding[] = [];
+  for (const r of removed) {
+    const line = Math.max(1, Math.min(r.after + 1, lineCount));
+    const what = `${plural(r.count, "line")} removed ${r.after === 0 ? "at the top" : `after line ${r.after}`}`;
+    const finding = writer ? recordedChangeFinding(path, line, writer, rules, what) : unrecordedFinding(path, line, rules, what);
+    if (finding) findings.push(finding);
+  }
+  return findings;
+}
+
+/** A deleted file is explained by the newest record that deleted it; a binary file by none (records are of text). */
+function wholeFileFinding(path: string, whole: "deleted" | "binary", rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding | undefined {
+  const what = whole === "deleted" ? "the file was deleted" : "the file was replaced by binary (non-text) content";
+  const writer = whole === "deleted" ? newestEntry(batches, (e) => e.postHash === null) : undefined;
+  return writer ? recordedChangeFinding(path, 1, writer, rules, what) : unrecordedFinding(path, 1, rules, what);
+}
+
+function newestEntry(batches: Iterable<readonly TraceEntry[]>, match: (e: TraceEntry) => boolean): TraceEntry | undefined {
+  for (const batch of batches) for (const e of batch) if (match(e)) return e;
+  return undefined;
+}
+
+/** A recorded change with no line of its own, judged by its record's intent as `findingFor` judges a line. */
+function recordedChangeFinding(path: string, line: number, entry: TraceEntry, rules: Rules, what: string): Finding | undefined {
+  const verdict = judge(path, rules, entry.intentId ? { intentId: entry.intentId, source: "session" } : undefined);
+  if (!isProblem(verdict)) return undefined;
+  return make(rules, {
+    path,
+    startLine: line,
+    endLine: line,
+    code: verdict.kind,
+    message: `${path}: ${what}. ${verdictMessage(path, verdict)}`,
+    recordId: entry.recordId,
+    ...(entry.intentId ? { intentId: entry.intentId } : {}),
+  });
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
   const attributions = attributeChanged(file.lines, file.changed, batches);
@@ -145,16 +215,18 @@ function findingFor(path: string, line: number, outcome: Outcome, rules: Rules):
  * that own the file. None — the change belongs to no work in progress, an error as an out-of-scope edit is
  * in the editor; one or more — work that was done outside the tools, a notice.
  */
-function unrecordedFinding(path: string, line: number, rules: Rules): Finding | undefined {
+function unrecordedFinding(path: string, line: number, rules: Rules, what?: string): Finding | undefined {
   const owners = rules.scopes.owners(path);
   const inProgress = owners.filter((i) => i.status === "IN_PROGRESS");
+  // a change with no line of its own says what it was: "src/a.ts: 3 lines removed after line 9, and …"
+  const changed = what === undefined ? `${path} changed here` : `${path}: ${what}`;
   if (inProgress.length) {
     return make(rules, {
       path,
       startLine: line,
       endLine: line,
       code: "untraced-change",
-      message: `${path} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
+      message: `${changed}${what === undefined ? "" : ","} and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
     });
   }
   const others = owners.length ? ` It is owned by ${owners.map((o) => `${o.id} (${o.status})`).join(", ")}, none in progress.` : " No intent owns it.";
@@ -163,7 +235,7 @@ function unrecordedFinding(path: string, line: number, rules: Rules): Finding | 
     startLine: line,
     endLine: line,
     code: "unowned-change",
-    message: `${path} changed here, no ledger record explains it, and no intent in progress owns the file.${others} Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
+    message: `${changed}, no ledger record explains it, and no intent in progress owns the file.${others} Start or select an intent that owns it (or add the path to one's scope) and make the change under it.`,
   });
 }
 

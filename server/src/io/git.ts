@@ -105,6 +105,11 @@ interface FileDiff {
   binary: boolean;
   /** 1-based line numbers of the new version that were added or changed, ascending. */
   lines: number[];
+  /**
+   * Hunks that removed lines and added none: `after` is the new version's line they follow (0: the top),
+   * `count` how many went. A deleted file's removal is its status, not a hunk here.
+   */
+  removed: { after: number; count: number }[];
 }
 
 /**
@@ -132,10 +137,10 @@ function wholeFileAdded(root: string, path: string): FileDiff {
   try {
     bytes = readRegularBytes(join(root, path)); // an untracked FIFO must not hang `intent check`
   } catch {
-    return { path, status: "added", binary: false, lines: [] }; // vanished between listing and reading, or not a regular file
+    return { path, status: "added", binary: false, lines: [], removed: [] }; // vanished between listing and reading, or not a regular file
   }
-  if (bytes.includes(0)) return { path, status: "added", binary: true, lines: [] };
-  return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")) };
+  if (bytes.includes(0)) return { path, status: "added", binary: true, lines: [], removed: [] };
+  return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")), removed: [] };
 }
 
 
@@ -177,7 +182,7 @@ export function parseRawPatch(output: string): FileDiff[] {
     if (!header.startsWith(":")) throw new GitError(`git diff printed "${header.slice(0, 80)}" where a raw entry was expected`);
     const status = header.slice(header.lastIndexOf(" ") + 1)[0] ?? "M";
     if (status === "R" || status === "C") field(); // the old path
-    files.push({ path: field(), status: RAW_STATUS[status] ?? "modified", binary: false, lines: [] });
+    files.push({ path: field(), status: RAW_STATUS[status] ?? "modified", binary: false, lines: [], removed: [] });
     sectionsOf.push(status === "T" ? 2 : 1);
   }
   const owner: number[] = sectionsOf.flatMap((n, i) => Array<number>(n).fill(i));
@@ -191,6 +196,7 @@ function readPatchSections(patch: string, files: FileDiff[], owner: readonly num
   let section = -1;
   let oldLeft = 0;
   let newLeft = 0;
+  let wholeDeletion = false;
   for (const line of patch.split("\n")) {
     // inside a hunk body every line belongs to the hunk, whatever it looks like ("diff --git" can be content)
     if (oldLeft > 0 || newLeft > 0) {
@@ -204,11 +210,13 @@ function readPatchSections(patch: string, files: FileDiff[], owner: readonly num
     }
     if (line.startsWith("diff --git ")) {
       section++;
+      wholeDeletion = false;
       continue;
     }
     const current = files[owner[section] ?? -1];
     if (!current) continue;
-    if (line.startsWith("Binary files ")) current.binary = true;
+    if (line.startsWith("deleted file mode ")) wholeDeletion = true; // a deletion, or the old half of a type change
+    else if (line.startsWith("Binary files ")) current.binary = true;
     else {
       const m = HUNK.exec(line);
       if (!m) continue;
@@ -216,6 +224,7 @@ function readPatchSections(patch: string, files: FileDiff[], owner: readonly num
       const start = Number(m[3]);
       const count = m[4] === undefined ? 1 : Number(m[4]);
       for (let n = 0; n < count; n++) current.lines.push(start + n);
+      if (count === 0 && oldCount > 0 && !wholeDeletion) current.removed.push({ after: start, count: oldCount });
       oldLeft = oldCount;
       newLeft = count;
     }

@@ -4,6 +4,7 @@ import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
 import { fileHash } from "../engine/hashing";
 import { appendWorkspaceRecord } from "../io/ledger/append";
+import { drainPending, keepPending, pendingCount, PENDING_RECORDS, type PendingRecord } from "../io/ledger/pendingRecords";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { prepareRecord } from "../io/ledger/recordChange";
 import { noteLesson } from "../io/lessons";
@@ -56,22 +57,23 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
 }
 
 /**
- * Appends the workspace's save records in order. A record that cannot be written (a read-only
- * `.orchestration/`, a full disk) is kept and written before the next one, or when `flush` is called on a
- * timer: the editor's save itself has happened, and the ledger must not lose it or reorder it.
+ * Appends the workspace's save records in order. A record that cannot be written (a read-only ledger, a
+ * full disk) is kept on disk (`io/ledger/pendingRecords.ts`) and written before the next one, on a timer,
+ * or when a server next starts in this workspace: the editor's save itself has happened, and the ledger must
+ * not lose it or reorder it. Only when that file cannot be written either does a record wait in memory.
  */
 export class SaveRecorder {
-  /** Each record with the ledger it was meant for (workspace-relative: written only where it lands inside). */
-  private readonly pending: { ledgerPath: string; record: TraceRecord }[] = [];
+  /** Records not yet on disk anywhere, each with the ledger it was meant for (workspace-relative). */
+  private readonly pending: PendingRecord[] = [];
   private running: Promise<unknown> = Promise.resolve();
-  /** The last write failed: what is pending waits for the ledger, not for a write in progress. */
-  private failed = false;
+  /** Why the last records could not be kept on disk (undefined: they were, or none had to be). */
+  private keepError: string | undefined;
 
   constructor(private readonly ctx: WorkspaceContext) {}
 
-  /** Records kept because the ledger could not take them (not those of a save being written right now). */
-  get waiting(): number {
-    return this.failed ? this.pending.length : 0;
+  /** Records the ledger could not take yet: kept on disk, and in memory only (lost if the server ends). */
+  kept(): { onDisk: number; inMemory: number; why?: string } {
+    return { onDisk: pendingCount(this.ctx.root), inMemory: this.pending.length, ...(this.keepError ? { why: this.keepError } : {}) };
   }
 
   /**
@@ -92,24 +94,48 @@ export class SaveRecorder {
     return true;
   }
 
-  /** Writes what is waiting, oldest first; how many it wrote. Throws (keeping the rest) when the ledger cannot be written. */
+  /**
+   * Writes what is waiting, oldest first (the kept file, then this server's own); how many it wrote. Throws
+   * when the ledger cannot be written, after keeping the rest on disk where it can.
+   */
   flush(): Promise<number> {
     const run = this.running.then(async () => {
-      let written = 0;
-      while (this.pending.length) {
-        const { ledgerPath, record } = this.pending[0]!;
-        await appendWorkspaceRecord(this.ctx.root, ledgerPath, record);
-        this.pending.shift();
-        written++;
+      const root = this.ctx.root;
+      try {
+        let written = await drainPending(root);
+        while (this.pending.length) {
+          const { ledgerPath, record } = this.pending[0]!;
+          await appendWorkspaceRecord(root, ledgerPath, record);
+          this.pending.shift();
+          written++;
+        }
+        return written;
+      } catch (err) {
+        this.keep();
+        throw err;
       }
-      return written;
     });
-    this.running = run.then(
-      () => (this.failed = false),
-      () => (this.failed = true),
-    );
+    this.running = run.catch(() => undefined);
     return run;
   }
+
+  /** Moves the records waiting in memory to the kept file, in order; they stay in memory if it cannot be written. */
+  private keep(): void {
+    if (!this.pending.length) return;
+    try {
+      keepPending(this.ctx.root, this.pending);
+      this.pending.length = 0;
+      this.keepError = undefined;
+    } catch (err) {
+      this.keepError = (err as Error).message;
+    }
+  }
+}
+
+/** What the user is told about a record kept after a failed write: where it waits, and whether it survives quitting. */
+export function keptMessage(kept: { onDisk: number; inMemory: number; why?: string }): string {
+  if (kept.inMemory === 0) return `the record is kept in ${PENDING_RECORDS} and written to the ledger as soon as it can be written (at the latest when intent-lsp next starts here).`;
+  return `the record could not be kept on disk either (${PENDING_RECORDS}: ${kept.why ?? "not writable"}; is all of .orchestration/ read-only?): it is held in memory only and is lost if the editor quits before the ledger can be written. Make .orchestration/ writable to keep it.`;
 }
 
 /** What handling a save needs from the rest of the server. */
@@ -133,6 +159,7 @@ export interface SaveHost {
  */
 export class SaveHandler {
   private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
+  private readonly flushing = new Set<WorkspaceContext>();
 
   constructor(
     private readonly host: SaveHost,
@@ -172,7 +199,7 @@ export class SaveHandler {
         else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
         this.host.error(
-          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; the record is kept and written as soon as the ledger can be written.`,
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; ${keptMessage(this.recorderOf(ctx).kept())}`,
         );
       }
     }
@@ -181,19 +208,40 @@ export class SaveHandler {
     return recordId;
   }
 
-  /** Save records the ledger could not take earlier (read-only, disk full) are written once it can. */
-  flush(): void {
-    for (const [ctx, recorder] of this.recorders) {
-      if (!recorder.waiting) continue;
-      recorder.flush().then(
-        (written) => {
-          if (!written) return; // a save's own write got there first
-          this.host.log(`intent-lsp: wrote ${written} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
-          void this.host.poll(ctx);
-        },
-        () => undefined, // still not writable; the user was told when the save happened
-      );
+  /**
+   * Save records the ledger could not take earlier (read-only, disk full) are written once it can: this
+   * server's own, and those kept on disk by any server before (at start, a server writes what an earlier
+   * one left). Called on the ledger's poll timer.
+   */
+  flush(ctxs: readonly WorkspaceContext[]): void {
+    for (const ctx of ctxs) {
+      const recorder = this.recorders.get(ctx);
+      if (!recorder?.kept().inMemory && !pendingCount(ctx.root)) continue;
+      if (this.flushing.has(ctx)) continue;
+      this.flushing.add(ctx);
+      this.recorderOf(ctx)
+        .flush()
+        .then(
+          (written) => {
+            if (!written) return; // a save's own write got there first
+            this.host.log(`intent-lsp: wrote ${written} save record(s) to ${ctx.ledger.ledgerPath} that could not be written earlier`);
+            void this.host.poll(ctx);
+          },
+          () => undefined, // still not writable; the user was told when the save happened
+        )
+        .finally(() => this.flushing.delete(ctx));
     }
+  }
+
+  /** At shutdown: what is still waiting for a ledger, said once (undefined: nothing). */
+  shutdownMessage(ctxs: readonly WorkspaceContext[]): string | undefined {
+    const parts: string[] = [];
+    for (const ctx of ctxs) {
+      const kept = this.recorders.get(ctx)?.kept() ?? { onDisk: pendingCount(ctx.root), inMemory: 0 };
+      if (kept.onDisk) parts.push(`${kept.onDisk} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} wait in ${PENDING_RECORDS}; they are written when intent-lsp next starts there and the ledger can be written`);
+      if (kept.inMemory) parts.push(`${kept.inMemory} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} could not be kept on disk (${kept.why ?? "not writable"}) and are lost now`);
+    }
+    return parts.length ? `intent-lsp is shutting down with save records the ledger could not take: ${parts.join("; ")}.` : undefined;
   }
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {

@@ -94,7 +94,14 @@ export class IntentServer {
 
     connection.onInitialize((p) => this.initialize(p));
     connection.onInitialized(guard("initialization", () => this.initialized()));
-    connection.onShutdown(() => this.dispose());
+    connection.onShutdown(() => {
+      const kept = this.saves.shutdownMessage(this.workspaces.all());
+      if (kept) {
+        void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: kept });
+        connection.console.warn(kept);
+      }
+      this.dispose();
+    });
     connection.onDidOpenTextDocument(this.inOrder(guard("didOpen", ({ textDocument: t }) => this.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))));
     connection.onDidChangeTextDocument(this.inOrder(guard("didChange", ({ textDocument, contentChanges }) => this.sync.change(textDocument.uri, contentChanges, textDocument.version))));
     connection.onDidCloseTextDocument(this.inOrder(guard("didClose", ({ textDocument }) => this.sync.close(textDocument.uri))));
@@ -257,9 +264,10 @@ export class IntentServer {
     }
     this.sessions.start();
     await Promise.all(this.workspaces.all().map((ctx) => this.ledgers.poll(ctx, true)));
+    this.saves.flush(this.workspaces.all()); // records an earlier server kept for the ledger
     this.ledgers.start(
       () => this.workspaces.all(),
-      () => this.saves.flush(),
+      () => this.saves.flush(this.workspaces.all()),
     );
   }
 

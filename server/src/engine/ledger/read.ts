@@ -75,8 +75,13 @@ export interface ParseResult {
   records: number;
 }
 
-/** No text file has more lines: a range beyond is not a range of a file (and must not be iterated). */
-export const MAX_LINE = 100_000_000;
+/**
+ * The most lines a record may claim for one file (docs/LEDGER.md "Reading"): a range, a `line_count`, a
+ * `carried` or `reformatted` run beyond it is not a claim about a text file intent-lsp attributes, and
+ * replaying it would cost memory and time in proportion to the claim, not to the file. Five million lines
+ * keeps the largest replay step near 80 MB and a fraction of a second.
+ */
+export const MAX_LINE = 5_000_000;
 
 /** A recorded path that names a pseudo-file on purpose (not worth a report), however it is spelled. */
 function isPseudoPath(raw: unknown): boolean {
@@ -242,13 +247,18 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
     const details = fi === 0 ? ours : isObject(others[fi - 1]) ? (others[fi - 1] as JsonObject) : undefined;
     const shared = fi === 0 ? first : details ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope } : { ...first, preHash: undefined, postHash: undefined };
     const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
-    const map = details ? lineMapOf(details) : undefined;
     const rawPath = file["path"] ?? file["relative_path"];
     const path = pool.path(rawPath);
     if (path === undefined) {
       if (!isPseudoPath(rawPath)) out.unreadable.push({ line: lineNumber, message: `files[${fi}].path ${JSON.stringify(rawPath)?.slice(0, 200)} is not a workspace-relative file path (absolute, "..", a URL, a folder or control characters); that file is skipped` });
       continue;
     }
+    const oversized = details ? oversizedClaim(details, file) : undefined;
+    if (oversized) {
+      out.unreadable.push({ line: lineNumber, message: oversizedMessage(first.recordId, fi, path, oversized) });
+      continue;
+    }
+    const map = details ? lineMapOf(details) : undefined;
     const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
     let ranged = false;
     let firstContributor: EntryContributor | undefined;
@@ -288,6 +298,60 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
       out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map));
     }
   }
+}
+
+/**
+ * What a file's details (our metadata) claim beyond the sizes a record may claim, said for a report; undefined
+ * when every size is within bounds. Bounds: `MAX_LINE` for every count and run end; the record's own
+ * `line_count` for its ranges and for the new side of its `carried` and `reformatted` runs. Only numbers are
+ * checked here; a map malformed otherwise is dropped by `lineMapOf` as before.
+ */
+export function oversizedClaim(details: JsonObject, file: unknown): string | undefined {
+  const count = details["line_count"];
+  if (typeof count === "number" && count > MAX_LINE) return `line_count ${count}`;
+  const limit = Number.isInteger(count) && (count as number) >= 0 ? (count as number) : MAX_LINE;
+  const carried = details["carried"];
+  if (Array.isArray(carried)) {
+    for (const t of carried) {
+      if (!Array.isArray(t) || t.length !== 3 || !t.every((v) => typeof v === "number")) continue;
+      const [o, n, len] = t as number[];
+      if (o! + len! - 1 > MAX_LINE || n! + len! - 1 > limit) return `a carried run [${o}, ${n}, ${len}]`;
+    }
+  }
+  const reformatted = details["reformatted"];
+  if (Array.isArray(reformatted)) {
+    for (const r of reformatted) {
+      if (Array.isArray(r) && typeof r[1] === "number" && r[1] > limit) return `a reformatted run [${r[0]}, ${r[1]}]`;
+    }
+  }
+  if (!Number.isInteger(count) || !isObject(file) || !Array.isArray(file["conversations"])) return undefined;
+  for (const conv of file["conversations"]) {
+    if (!isObject(conv) || !Array.isArray(conv["ranges"])) continue;
+    for (const range of conv["ranges"]) {
+      // one past line_count: the last line of a file that ends without a newline, as some writers count it
+      if (isObject(range) && typeof range["end_line"] === "number" && range["end_line"] > limit + 1) return `a range ending at line ${range["end_line"]} of a ${limit}-line file`;
+    }
+  }
+  return undefined;
+}
+
+function oversizedMessage(recordId: string, fileIndex: number, path: string, claim: string): string {
+  return `record ${JSON.stringify(recordId).slice(0, 80)} claims ${claim} for files[${fileIndex}] ${path}, more than a record may claim (${MAX_LINE.toLocaleString("en-US")} lines, or the record's own line_count); that file's part of the record is skipped`;
+}
+
+/** The report of every file of a nested record whose details claim more lines than a record may (for `intent verify`). */
+export function oversizedClaims(obj: JsonObject): string[] {
+  const ours = isObject(obj["metadata"]) && isObject(obj["metadata"][METADATA_KEY]) ? obj["metadata"][METADATA_KEY] : undefined;
+  const files = obj["files"];
+  if (!ours || !Array.isArray(files)) return [];
+  const others = Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
+  const out: string[] = [];
+  files.forEach((file, fi) => {
+    const details = fi === 0 ? ours : others[fi - 1];
+    const claim = isObject(details) && isObject(file) ? oversizedClaim(details, file) : undefined;
+    if (claim) out.push(oversizedMessage(str(obj["id"]) ?? "", fi, String(cleanPath(file["path"] ?? file["relative_path"]) ?? JSON.stringify(file["path"])), claim));
+  });
+  return out;
 }
 
 /** Largest line map read from a record; anything bigger is not a map a writer of ours would produce. */

@@ -9,7 +9,7 @@
  * tests hold the two to the same answers on every dialect.
  */
 import { METADATA_KEY } from "@shared/agentTrace";
-import { detectDialect, isObject, MAX_LINE, parseLedgerLines, str, type JsonObject, type ParseResult, type StringPool } from "./read";
+import { detectDialect, isObject, MAX_LINE, oversizedClaim, parseLedgerLines, str, type JsonObject, type ParseResult, type StringPool } from "./read";
 
 export interface SummaryVisitor {
   /** One entry of the record, in the order `parseLedgerLines` makes them. */
@@ -43,6 +43,8 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   // a first pass checks that nothing here needs the full reader, so that no entry is visited twice
   // (a file whose path is not a workspace path is reported by the full reader)
   for (const file of files) if (isObject(file) && (!plainFile(file, shared) || pool.path(file["path"] ?? file["relative_path"]) === undefined)) return viaParser(text, lineNumber, pool, visit);
+  // a record claiming more lines than a record may is reported by the full reader
+  if (ours && claimsTooMuch(ours, files)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
@@ -80,6 +82,12 @@ function plainFile(file: JsonObject, sharedIntent: string | undefined): boolean 
     for (const range of ranges) if (!validRange(range)) return false;
   }
   return true;
+}
+
+function claimsTooMuch(ours: JsonObject, files: readonly unknown[]): boolean {
+  if (oversizedClaim(ours, files[0])) return true;
+  const others = Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
+  return others.some((details, i) => isObject(details) && oversizedClaim(details, files[i + 1]) !== undefined);
 }
 
 function validRange(range: unknown): boolean {

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../../engine/hashing";
-import { detectDialect, type Dialect } from "../../engine/ledger/read";
+import { detectDialect, oversizedClaims, type Dialect } from "../../engine/ledger/read";
 import { validateRecord } from "../../engine/ledger/schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
@@ -126,6 +126,8 @@ export class LedgerVerifier {
     } else {
       this.add(lineNumber, "legacy", legacyMessage(dialect, record["version"]));
     }
+    // a record that claims more lines than a record may is skipped by every reader: the reviewer must know
+    if (dialect !== "flat") for (const message of oversizedClaims(record)) this.add(lineNumber, "unreadable", message);
     this.checkPrev(record, lineNumber);
   }
 
