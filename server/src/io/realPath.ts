@@ -3,7 +3,7 @@
  * the kernel's resolution) and where our own files land (`landingPath`).
  */
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, parse, relative } from "node:path";
+import { dirname, isAbsolute, join, parse, relative, resolve } from "node:path";
 
 /** Symbolic links followed before a path is given up on as a loop (Linux's own limit). */
 const MAX_LINK_HOPS = 40;
@@ -87,7 +87,7 @@ export function resolveWorkspaceWrite(root: string, spelling: string): Workspace
   } catch {
     return { kind: "unresolvable", reason: `the workspace ${root} cannot be read` };
   }
-  const landing = writeLanding(spelling.startsWith("/") ? spelling : `${root}/${spelling}`);
+  const landing = writeLanding(spelling.startsWith("/") ? spelling : `${isAbsolute(root) ? root : resolve(root)}/${spelling}`);
   if (landing.kind === "fails") return { kind: "unresolvable", reason: landing.reason };
   const prefix = realRoot === "/" ? "/" : `${realRoot}/`;
   if (!landing.path.startsWith(prefix) || landing.path.length === prefix.length) return { kind: "outside" };
@@ -122,6 +122,9 @@ export function writeLanding(spelling: string): Landing {
   let current = "/";
   /** Names below `current` that do not exist yet: the write creates them as folders. */
   let missing: string[] = [];
+  /** Every folder the write creates on the way (`mkdir -p` of each folder the spelling names), `..` or not. */
+  const created = new Set<string>();
+  const below = () => [current === "/" ? "" : current, ...missing].join("/");
   let hops = 0;
   while (queue.length) {
     const { name, viaLink } = queue.shift()!;
@@ -132,7 +135,10 @@ export function writeLanding(spelling: string): Landing {
     if (missing.length) {
       // below a folder the write creates nothing is a link, and its `..` is the folder it was created in
       if (name === "..") missing.pop();
-      else missing.push(name);
+      else {
+        missing.push(name);
+        if (!last) created.add(below());
+      }
       continue;
     }
     if (name === "..") {
@@ -146,8 +152,9 @@ export function writeLanding(spelling: string): Landing {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fails(`a folder on the way to ${spelling} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
       // a folder a link leads to is not created by the write: the kernel stops there
-      if (viaLink && !last) return fails(`${spelling} goes through a symbolic link to a folder that does not exist`);
+      if (viaLink && !last && !created.has(next)) return fails(`${spelling} goes through a symbolic link to a folder that does not exist`);
       missing = [name];
+      if (!last) created.add(next);
       continue;
     }
     if (st.isSymbolicLink()) {
@@ -165,7 +172,20 @@ export function writeLanding(spelling: string): Landing {
     if (!st.isDirectory() && !last) return fails(`a part of ${spelling} that must be a folder is a file`);
     current = next;
   }
-  return { kind: "file", path: missing.length ? [current === "/" ? "" : current, ...missing].join("/") : current };
+  // `new/x/../x`: creating new/x/.. made x a folder, which the write then cannot open as a file
+  if (missing.length && created.has(below())) return fails(`${spelling} names a folder that the write itself creates on the way`);
+  // as the file system spells what exists: on a case- or normalization-insensitive one (macOS) `src/API`
+  // and `src/api` are one folder, and it is the stored name that the scopes must judge
+  const stored = storedName(current);
+  return { kind: "file", path: missing.length ? [stored === "/" ? "" : stored, ...missing].join("/") : stored };
+}
+
+function storedName(existing: string): string {
+  try {
+    return realpathSync.native(existing);
+  } catch {
+    return existing;
+  }
 }
 
 const fails = (reason: string): Landing => ({ kind: "fails", reason });
