@@ -20,6 +20,12 @@ const SOAK = process.env["INTENT_LSP_SOAK"] === "1";
 const COUNT = SOAK ? 100_000 : 5_000;
 const SEED = process.env["INTENT_LSP_SEED"] ? Number(process.env["INTENT_LSP_SEED"]) : SOAK ? Date.now() % 0x7fffffff : 20261125;
 
+/** The private folder every write stays in (see `base`). */
+let outer: string;
+/**
+ * The scratch tree, eight folders below `outer`: a spelling climbs at most six folders above it (five `..`
+ * or `up` segments and one from its start), so no write, and no folder a write creates, leaves `outer`.
+ */
 let base: string;
 let ws: string;
 let realWs: string;
@@ -29,7 +35,9 @@ let initial: Set<string>;
 
 beforeAll(() => {
   // a memory file system where there is one: the writes are real, and thousands of them stay quick
-  base = realpathSync(mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "gate-paths-")));
+  outer = realpathSync(mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "gate-paths-")));
+  base = join(outer, "d1/d2/d3/d4/d5/d6/d7/d8");
+  mkdirSync(base, { recursive: true });
   ws = join(base, "ws");
   cpSync(EXAMPLE_WORKSPACE, ws, { recursive: true });
   realWs = ws;
@@ -54,10 +62,10 @@ beforeAll(() => {
   symlinkSync(wsLink, join(ws, "docs", "wsroot")); // to the symlinked workspace root
   symlinkSync(join(ws, "src/api"), join(base, "out", "back")); // from outside back in
   mkdirSync(join(ws, "caf\u00e9"));
-  initial = new Set(walk(base));
+  initial = new Set(walk(outer));
 });
 
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => rmSync(outer, { recursive: true, force: true }));
 
 function walk(dir: string): string[] {
   const out: string[] = [];
@@ -100,7 +108,8 @@ function spelling(rng: Prng): Spelling {
   const parts: string[] = [];
   for (let n = rng.int(0, 5); n > 0; n--) parts.push(rng.pick(SEGMENTS));
   parts.push(rng.pick(FILES));
-  let tail = parts.join("/");
+  // relative to where it starts: an empty first segment would make it absolute (`/…`, the machine's root)
+  let tail = parts.join("/").replace(/^\/+/, "./");
   if (rng.chance(0.04)) tail += "/";
   if (rng.chance(0.03)) tail += "/.";
   const form = rng.weighted({ relative: 4, absolute: 3, link: 2, outside: 1, tilde: 1 });
@@ -142,11 +151,12 @@ function gateFor(root: string, selected: string | undefined): GateContext {
  * is opened without truncating, and whatever the write created is removed again.
  */
 function landingOfWrite(spelling: string): string | undefined {
+  if (!spelling.startsWith(`${outer}/`)) throw new Error(`the generator made a spelling that does not start in the scratch folder: ${spelling}`);
   const created: string[] = [];
   const parts = spelling.split("/");
   for (let i = 1; i < parts.length; i++) {
     const prefix = parts.slice(0, i).join("/");
-    if (prefix.length <= base.length && base.startsWith(prefix)) continue; // the scratch folder and above exist
+    if (prefix.length <= outer.length && outer.startsWith(prefix)) continue; // the private folder and above exist
 
     try {
       mkdirSync(prefix);
@@ -166,8 +176,13 @@ function landingOfWrite(spelling: string): string | undefined {
   } catch {
     landing = undefined;
   }
+  // never touch anything outside the private folder (the generator keeps every write in it; this makes sure)
+  if (landing !== undefined && !landing.startsWith(`${outer}/`)) throw new Error(`a write through ${spelling} left the scratch folder: ${landing}`);
   if (landing !== undefined && !initial.has(landing)) unlinkSync(landing);
-  for (const dir of created.reverse()) rmdirSync(dir);
+  for (const dir of created.reverse()) {
+    if (!realpathSync.native(dir).startsWith(`${outer}/`)) throw new Error(`a folder created through ${dir} is outside the scratch folder`);
+    rmdirSync(dir);
+  }
   return landing;
 }
 
@@ -213,6 +228,6 @@ describe("the gate judges where a write through any spelling lands", () => {
     // the generator reaches every kind of answer, so the agreement is not an agreement on "deny" alone
     for (const k of ["allow:in-scope", "allow:exempt", "deny:outside-workspace", "deny:bad-path", "deny:intent-not-in-progress", "deny:out-of-scope", "deny:no-active-intent", "ask:rule-file"]) expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     // nothing the writes created is left behind (the gate's own catalogue cache aside)
-    expect(walk(base).filter((p) => !initial.has(p) && !p.includes("/.orchestration/.cache"))).toEqual([]);
+    expect(walk(outer).filter((p) => !initial.has(p) && !p.includes("/.orchestration/.cache"))).toEqual([]);
   }, SOAK ? 1_800_000 : 120_000);
 });
