@@ -63,6 +63,9 @@ describe("where a write really lands", () => {
     symlinkSync("loop-a", join(root, "src/api/loop-b"));
     expect(landingPath(root, "src/api/escape.ts")).toBe(join(outside, "new.ts"));
     expect(realWorkspacePath(root, "src/api/escape.ts")).toBeUndefined();
+    // the kernel creates a dangling link's target only in a folder that exists: until docs/ does, the write fails
+    expect(realWorkspacePath(root, "src/api/later.md")).toBeUndefined();
+    mkdirSync(join(root, "docs"));
     expect(realWorkspacePath(root, "src/api/later.md")).toBe("docs/later.md");
     expect(realWorkspacePath(root, "src/api/loop-a")).toBeUndefined();
   });

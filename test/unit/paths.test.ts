@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSafeRelative, toWorkspacePath } from "../../server/src/engine/paths";
-import { realWorkspacePath } from "../../server/src/io/realPath";
+import { realWorkspacePath, writeLanding } from "../../server/src/io/realPath";
 
 describe("toWorkspacePath", () => {
   const root = join(sep, "work", "ws");
@@ -47,6 +47,34 @@ describe("realWorkspacePath", () => {
     expect(realWorkspacePath(root, "src/api/new.ts")).toBe("src/api/new.ts");
     expect(realWorkspacePath(root, "src/api/docs-link/notes.md")).toBe("docs/notes.md");
     expect(realWorkspacePath(root, "src/api/escape/x.ts")).toBeUndefined();
+    rmSync(base, { recursive: true });
+  });
+});
+
+describe("writeLanding: a path resolved as the kernel resolves it", () => {
+  it("links before `..`, `/` the only separator, folders the spelling names created; what cannot be written fails with a reason", () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "landing-")));
+    const root = join(base, "ws");
+    mkdirSync(join(root, "src/api"), { recursive: true });
+    mkdirSync(join(base, "outside", "deep"), { recursive: true });
+    writeFileSync(join(root, "src/api/file.ts"), "");
+    symlinkSync(join(base, "outside", "deep"), join(root, "src/api/lnk"));
+    symlinkSync("../missing/sub", join(root, "src/api/dangling-dir"));
+    symlinkSync("loop-b", join(root, "src/api/loop-a"));
+    symlinkSync("loop-a", join(root, "src/api/loop-b"));
+    const landing = (p: string) => writeLanding(`${root}/${p}`);
+    expect(landing("src/api/lnk/../x.ts")).toEqual({ kind: "file", path: join(base, "outside", "x.ts") });
+    expect(landing("src/api/a\\..\\..\\b.ts")).toEqual({ kind: "file", path: join(root, "src/api/a\\..\\..\\b.ts") });
+    expect(landing("src//api/./new/../x.ts")).toEqual({ kind: "file", path: join(root, "src/api/x.ts") });
+    expect(landing("src/api/new/deeper/x.ts")).toEqual({ kind: "file", path: join(root, "src/api/new/deeper/x.ts") });
+    expect(landing("src/api/loop-a")).toEqual({ kind: "fails", reason: `${root}/src/api/loop-a meets more than 40 symbolic links (a loop)` });
+    expect(landing("src/api/dangling-dir/x.ts")).toEqual({ kind: "fails", reason: `${root}/src/api/dangling-dir/x.ts goes through a symbolic link to a folder that does not exist` });
+    expect(landing("src/api/file.ts/x.ts")).toEqual({ kind: "fails", reason: `a part of ${root}/src/api/file.ts/x.ts that must be a folder is a file` });
+    expect(landing("src/api/x.ts/")).toEqual({ kind: "fails", reason: `${root}/src/api/x.ts/ names a folder, not a file` });
+    // mkdir -p of `new/x/..` creates new/x as a folder: the write to new/x then fails (found by the soak)
+    expect(landing("src/api/new/x/../x")).toEqual({ kind: "fails", reason: `${root}/src/api/new/x/../x names a folder that the write itself creates on the way` });
+    expect(landing(`src/api/${"a".repeat(256)}`).kind).toBe("fails");
+    expect(writeLanding("src/api/x.ts")).toEqual({ kind: "fails", reason: "src/api/x.ts is not an absolute path" });
     rmSync(base, { recursive: true });
   });
 });

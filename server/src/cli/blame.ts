@@ -1,9 +1,9 @@
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { intentMark, shortModel } from "../engine/describe";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
-import { toWorkspacePath } from "../engine/paths";
+import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
@@ -52,7 +52,8 @@ export const blameCommand: Command = {
     const { values, positionals } = parse("blame", argv, { ...ROOT_OPTION, json: { type: "boolean" } }, { min: 1, max: 1 });
     const target = parseTarget(positionals[0]!);
     const ws = openWorkspace(io, values.root);
-    const path = toWorkspacePath(ws.root, resolve(io.cwd, target.file));
+    // the file the path really names (links followed, then `..`), as the editor and the gate see it
+    const path = realWorkspacePath(ws.root, isAbsolute(target.file) ? target.file : `${io.cwd}/${target.file}`);
     if (path === undefined) throw new CliError(`${target.file} is outside the workspace ${ws.root}`);
     const text = readOptional(resolve(ws.root, path));
     if (text === undefined) throw new CliError(`${path}: no such file in ${ws.root}`);

@@ -1,7 +1,9 @@
-/** Following symlinks to where a workspace path really leads: what the agent gate judges, and where our own files land. */
+/**
+ * Following symlinks to where a path really leads: what the agent gate and the editor judge (`writeLanding`,
+ * the kernel's resolution) and where our own files land (`landingPath`).
+ */
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, parse, relative } from "node:path";
-import { toWorkspacePath } from "../engine/paths";
+import { dirname, isAbsolute, join, parse, relative, resolve } from "node:path";
 
 /** Symbolic links followed before a path is given up on as a loop (Linux's own limit). */
 const MAX_LINK_HOPS = 40;
@@ -10,7 +12,8 @@ const MAX_LINK_HOPS = 40;
  * The absolute path where a write to `path` (relative to `root`) really lands: every symbolic link on the
  * way is followed, a dangling one too — writing through a link whose target does not exist yet creates that
  * target, so it is the target that counts, not the link. Parts that do not exist are taken as written.
- * Undefined for a link loop or an unreadable root.
+ * Undefined for a link loop or an unreadable root. For intent-lsp's own files only, whose writer creates the
+ * real folders itself (io/ownFiles.ts); a write by anyone else is judged by `resolveWorkspaceWrite`.
  */
 export function landingPath(root: string, path: string): string | undefined {
   let current: string;
@@ -19,7 +22,7 @@ export function landingPath(root: string, path: string): string | undefined {
   } catch {
     return undefined;
   }
-  const queue = (isAbsolute(path) ? relative(root, path) : path).split(/[\\/]+/);
+  const queue = (isAbsolute(path) ? relative(root, path) : path).split(/\/+/);
   let hops = 0;
   let missing = false; // below a part that does not exist nothing can be a link
   while (queue.length) {
@@ -45,7 +48,7 @@ export function landingPath(root: string, path: string): string | undefined {
         } catch {
           return undefined;
         }
-        queue.unshift(...target.split(/[\\/]+/));
+        queue.unshift(...target.split(/\/+/));
         if (isAbsolute(target)) current = parse(target).root;
         continue;
       }
@@ -56,16 +59,133 @@ export function landingPath(root: string, path: string): string | undefined {
 }
 
 /**
- * Where a workspace path really leads once symlinks are followed (dangling ones too, see `landingPath`), as
- * a path relative to the real workspace root, or undefined when it leads outside. An agent writing
- * `src/api/link` where `link` points at `~/.ssh` must not pass as an edit inside `src/api/**`.
+ * Where a write through `spelling` (absolute, or relative to `root`) lands, as a path relative to the real
+ * workspace root, or undefined when it lands outside the workspace or cannot be resolved safely
+ * (`resolveWorkspaceWrite` says which and why). An agent writing `src/api/link` where `link` points at
+ * `~/.ssh` must not pass as an edit inside `src/api/**`.
  */
-export function realWorkspacePath(root: string, path: string): string | undefined {
-  const landing = landingPath(root, path);
-  if (landing === undefined) return undefined;
+export function realWorkspacePath(root: string, spelling: string): string | undefined {
+  const where = resolveWorkspaceWrite(root, spelling);
+  return where.kind === "inside" ? where.path : undefined;
+}
+
+/** Where a write lands, seen from the workspace. */
+export type WorkspaceWrite =
+  | { kind: "inside"; path: string }
+  | { kind: "outside" }
+  /** The write would fail, or its landing cannot be known safely: a loop, an unreadable part, a name too long. */
+  | { kind: "unresolvable"; reason: string };
+
+/**
+ * The location a write through `spelling` really reaches, judged against the real workspace root (see
+ * `writeLanding`). A relative spelling is relative to `root`; `root` may itself be reached through links.
+ */
+export function resolveWorkspaceWrite(root: string, spelling: string): WorkspaceWrite {
+  let realRoot: string;
   try {
-    return toWorkspacePath(realpathSync(root), landing);
+    realRoot = realpathSync.native(root);
   } catch {
-    return undefined;
+    return { kind: "unresolvable", reason: `the workspace ${root} cannot be read` };
+  }
+  const landing = writeLanding(spelling.startsWith("/") ? spelling : `${isAbsolute(root) ? root : resolve(root)}/${spelling}`);
+  if (landing.kind === "fails") return { kind: "unresolvable", reason: landing.reason };
+  const prefix = realRoot === "/" ? "/" : `${realRoot}/`;
+  if (!landing.path.startsWith(prefix) || landing.path.length === prefix.length) return { kind: "outside" };
+  return { kind: "inside", path: landing.path.slice(prefix.length) };
+}
+
+/** Longest file name and path Linux accepts (NAME_MAX, PATH_MAX); a longer one fails to be written. */
+const NAME_MAX = 255;
+const PATH_MAX = 4095;
+
+export type Landing = { kind: "file"; path: string } | { kind: "fails"; reason: string };
+
+interface Part {
+  name: string;
+  /** Read from a symbolic link's target rather than written in the spelling. */
+  viaLink: boolean;
+}
+
+/**
+ * The absolute real path a write through the absolute `spelling` lands on, resolved as the kernel resolves
+ * it: component by component, only `/` separating them (a backslash is part of a name), a symbolic link's
+ * target substituted where the link is met, and `..` applied to the real folder reached so far — never to
+ * the text. A write creates missing folders as the spelling names them (as agents' write tools do, `mkdir
+ * -p` then write), and a dangling link as the last component creates its target. It fails — and the gate
+ * denies — where the kernel would refuse: a link loop (more than 40 links), an unreadable folder, a file
+ * used as a folder, a dangling link used as a folder, a spelling that names a folder, a name too long.
+ */
+export function writeLanding(spelling: string): Landing {
+  if (!spelling.startsWith("/")) return fails(`${spelling} is not an absolute path`);
+  if (Buffer.byteLength(spelling) > PATH_MAX) return fails(`the path is longer than ${PATH_MAX} bytes`);
+  const queue: Part[] = spelling.split("/").map((name) => ({ name, viaLink: false }));
+  let current = "/";
+  /** Names below `current` that do not exist yet: the write creates them as folders. */
+  let missing: string[] = [];
+  /** Every folder the write creates on the way (`mkdir -p` of each folder the spelling names), `..` or not. */
+  const created = new Set<string>();
+  const below = () => [current === "/" ? "" : current, ...missing].join("/");
+  let hops = 0;
+  while (queue.length) {
+    const { name, viaLink } = queue.shift()!;
+    const last = queue.length === 0;
+    if (last && (name === "" || name === "." || name === "..")) return fails(`${spelling} names a folder, not a file`);
+    if (name === "" || name === ".") continue;
+    if (Buffer.byteLength(name) > NAME_MAX) return fails(`a name in ${spelling} is longer than ${NAME_MAX} bytes`);
+    if (missing.length) {
+      // below a folder the write creates nothing is a link, and its `..` is the folder it was created in
+      if (name === "..") missing.pop();
+      else {
+        missing.push(name);
+        if (!last) created.add(below());
+      }
+      continue;
+    }
+    if (name === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = current === "/" ? `/${name}` : `${current}/${name}`;
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(next);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fails(`a folder on the way to ${spelling} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      // a folder a link leads to is not created by the write: the kernel stops there
+      if (viaLink && !last && !created.has(next)) return fails(`${spelling} goes through a symbolic link to a folder that does not exist`);
+      missing = [name];
+      if (!last) created.add(next);
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      if (++hops > MAX_LINK_HOPS) return fails(`${spelling} meets more than ${MAX_LINK_HOPS} symbolic links (a loop)`);
+      let target: string;
+      try {
+        target = readlinkSync(next);
+      } catch (err) {
+        return fails(`a symbolic link on the way to ${spelling} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
+      queue.unshift(...target.split("/").map((n) => ({ name: n, viaLink: true })));
+      if (target.startsWith("/")) current = "/";
+      continue;
+    }
+    if (!st.isDirectory() && !last) return fails(`a part of ${spelling} that must be a folder is a file`);
+    current = next;
+  }
+  // `new/x/../x`: creating new/x/.. made x a folder, which the write then cannot open as a file
+  if (missing.length && created.has(below())) return fails(`${spelling} names a folder that the write itself creates on the way`);
+  // as the file system spells what exists: on a case- or normalization-insensitive one (macOS) `src/API`
+  // and `src/api` are one folder, and it is the stored name that the scopes must judge
+  const stored = storedName(current);
+  return { kind: "file", path: missing.length ? [stored === "/" ? "" : stored, ...missing].join("/") : stored };
+}
+
+function storedName(existing: string): string {
+  try {
+    return realpathSync.native(existing);
+  } catch {
+    return existing;
   }
 }
+
+const fails = (reason: string): Landing => ({ kind: "fails", reason });

@@ -8,7 +8,7 @@ import { reattributeLines } from "../io/ledger/reattribute";
 import { readOptional } from "../io/optionalFile";
 import { INTENT_LSP_VERSION } from "../version";
 import type { Intent } from "../engine/intents/model";
-import { isSafeRelative, toWorkspacePath } from "../engine/paths";
+import { isSafeRelative } from "../engine/paths";
 import { selectIntent as select } from "../io/selection";
 import { uriToPath, type TrackedDocument } from "./documents";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
@@ -204,7 +204,7 @@ const activeIntent: CommandHandler = async (host, args): Promise<ActiveIntentRes
   const ctx = host.context(args);
   const uri = typeof args.uri === "string" ? args.uri : undefined;
   const fsPath = uri ? uriToPath(uri) : undefined;
-  const path = (uri && host.document(uri)?.path) ?? (fsPath ? toWorkspacePath(ctx.root, fsPath) : undefined);
+  const path = (uri && host.document(uri)?.path) ?? (fsPath ? ctx.relativePath(fsPath) : undefined);
   const selected = ctx.selection ? ctx.rules.catalogue.byId.get(ctx.selection.intentId) : undefined;
   const bySelection = { intent: selected ? brief(selected) : null, how: selected ? ("selected" as const) : ("none" as const) };
   if (path === undefined) return { path: null, ...bySelection, problem: null, exempt: false, owners: [] };

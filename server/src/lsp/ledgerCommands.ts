@@ -6,7 +6,6 @@ import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/bla
 import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
 import { verifyLedgerFile } from "../io/ledger/verify";
-import { toWorkspacePath } from "../engine/paths";
 import { readOptional } from "../io/optionalFile";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -29,7 +28,7 @@ const blame: CommandHandler = async (host, args) => {
   if (path === undefined) {
     if (typeof args.path !== "string" || !args.path) throw invalid(`Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
     if (args.path.includes("\u0000")) throw invalid(`${JSON.stringify(args.path)} holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
-    path = toWorkspacePath(ctx.root, args.path);
+    path = ctx.relativePath(args.path);
     if (path === undefined) throw invalid(`${JSON.stringify(args.path)} is not a file inside the workspace ${ctx.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
   }
   const range: BlameRange = {

@@ -6,7 +6,8 @@ import { gitIdentity } from "../io/git";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
-import { toWorkspacePath } from "../engine/paths";
+import { realpathSync } from "node:fs";
+import { realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
@@ -38,19 +39,27 @@ export class WorkspaceContext {
   /** What `rules` were built from. */
   private built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined;
 
+  /** The root with its symbolic links followed: one folder reached under two spellings is one workspace. */
+  readonly realRoot: string;
+
   constructor(
     readonly root: string,
     clientName: string,
   ) {
+    this.realRoot = realRootOf(root);
     this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
     this.rules = buildRules({});
     this.reload();
     this.ledger = new WorkspaceLedger(root, this.rules.settings.ledgerPath);
   }
 
-  /** Workspace-relative POSIX path of an absolute file path, or undefined when it lies outside. */
+  /**
+   * The workspace-relative path of the file a write to `fsPath` reaches (links followed, then `..`: the rule
+   * the agent gate applies), or undefined when it lies outside. A file open under two spellings (through a
+   * symlinked folder and directly) is one file, judged and recorded once.
+   */
   relativePath(fsPath: string): string | undefined {
-    return toWorkspacePath(this.root, fsPath);
+    return realWorkspacePath(this.root, fsPath);
   }
 
   ruleFileOf(path: string): RuleFile | undefined {
@@ -153,4 +162,13 @@ export class WorkspaceContext {
 function sameInputs(built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined, texts: RuleFileTexts, clientSettings: Partial<Settings>): boolean {
   if (!built || JSON.stringify(built.clientSettings) !== JSON.stringify(clientSettings)) return false;
   return RULE_FILES.every((f) => built.texts[f] === texts[f]);
+}
+
+/** `root` with its links followed, or as given when it cannot be read (it may be created later). */
+export function realRootOf(root: string): string {
+  try {
+    return realpathSync.native(root);
+  } catch {
+    return root;
+  }
 }

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { findIntentsRoot } from "../io/workspaceRoot";
 import { uriToPath } from "./documents";
 import type { FileWatcher } from "./watcher";
-import { WorkspaceContext } from "./workspaceContext";
+import { realRootOf, WorkspaceContext } from "./workspaceContext";
 
 /** The workspace folders the client opened (and those adopted for files outside them), one context each. */
 export class Workspaces {
@@ -22,6 +22,9 @@ export class Workspaces {
     if (!root) return undefined;
     const known = this.byRoot.get(root);
     if (known) return known;
+    // the same folder under another spelling (a symlinked path): one workspace, one session, never a claim against itself
+    const real = realRootOf(root);
+    for (const ctx of this.byRoot.values()) if (ctx.realRoot === real) return ctx;
     const ctx = new WorkspaceContext(root, this.clientName);
     this.byRoot.set(root, ctx);
     this.watcher.watch(root, ctx.rules.settings.ledgerPath);
@@ -50,7 +53,7 @@ export class Workspaces {
   of(fsPath: string): WorkspaceContext | undefined {
     let best: WorkspaceContext | undefined;
     for (const ctx of this.byRoot.values()) {
-      if (ctx.relativePath(fsPath) !== undefined && (!best || ctx.root.length > best.root.length)) best = ctx;
+      if (ctx.relativePath(fsPath) !== undefined && (!best || ctx.realRoot.length > best.realRoot.length)) best = ctx;
     }
     return best;
   }

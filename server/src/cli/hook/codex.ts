@@ -29,18 +29,19 @@ export async function codexHook(payload: unknown, henv: HookEnvironment): Promis
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   const tool = str(p["tool_name"]) ?? "";
   const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
-  return { tool, call: codexCall(tool, input, cwd), ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}), model: { reported: str(p["model"]), env, defaultProvider: "openai" } };
+  return { tool, call: codexCall(tool, input, cwd, env["HOME"]), ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}), model: { reported: str(p["model"]), env, defaultProvider: "openai" } };
 }
 
-function codexCall(tool: string, input: Json, cwd: string): ToolCall {
+/** `home`: Codex's tools expand a leading `~` to the home folder, so its paths are read the same way. */
+function codexCall(tool: string, input: Json, cwd: string, home: string | undefined): ToolCall {
   const command = commandText(input["command"]);
   if (tool === "apply_patch") {
     const paths = applyPatchFiles(patchText(input["command"]) ?? "");
     if (paths === undefined) return { kind: "write-without-path", tool, why: UNREADABLE_PATCH };
-    return paths.length ? writeCall(cwd, paths) : { kind: "write-without-path", tool };
+    return paths.length ? writeCall(cwd, paths, home) : { kind: "write-without-path", tool };
   }
   if (SHELL_TOOLS.has(tool)) return { kind: "shell", command: command ?? "" };
-  return anchored(cwd, classifyTool(tool, input));
+  return anchored(cwd, classifyTool(tool, input), home);
 }
 
 /** Codex has sent a command as one string and as an argv array (`["bash", "-lc", "…"]`). */

@@ -84,21 +84,29 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
     : {};
 }
 
-/** A path from a payload, absolute: agents give paths relative to where they run. */
-export function absolute(cwd: string, path: string): string {
-  return isAbsolute(path) ? path : resolve(cwd, path);
+/**
+ * A path from a payload, absolute: agents give paths relative to where they run. Joined as text, never
+ * normalized: `lnk/../x` must reach the gate as written, since the kernel follows `lnk` before `..`.
+ * `home`: the home folder, for an agent whose tools expand a leading `~` to it (Codex); for any other a
+ * leading `~` is kept as given and the gate refuses to guess what it means.
+ */
+export function absolute(cwd: string, path: string, home?: string): string {
+  if (isAbsolute(path)) return path;
+  if (/^~[^/]*(\/|$)/.test(path)) return home !== undefined && (path === "~" || path.startsWith("~/")) ? `${home}${path.slice(1)}` : path;
+  const base = isAbsolute(cwd) ? cwd : resolve(cwd);
+  return `${base.endsWith("/") ? base : `${base}/`}${path}`;
 }
 
-/** A write call with every path made absolute against `cwd`. */
-export function writeCall(cwd: string, paths: readonly string[]): ToolCall {
-  const [first, ...others] = paths.map((p) => absolute(cwd, p));
+/** A write call with every path made absolute against `cwd` (see `absolute`). */
+export function writeCall(cwd: string, paths: readonly string[], home?: string): ToolCall {
+  const [first, ...others] = paths.map((p) => absolute(cwd, p, home));
   return { kind: "write", filePath: first!, ...(others.length ? { otherPaths: others } : {}) };
 }
 
-/** A ToolCall whose paths are made absolute against the agent's working folder. */
-export function anchored(cwd: string, call: ToolCall): ToolCall {
+/** A ToolCall whose paths are made absolute against the agent's working folder (see `absolute`). */
+export function anchored(cwd: string, call: ToolCall, home?: string): ToolCall {
   if (call.kind !== "write") return call;
-  return { ...call, filePath: absolute(cwd, call.filePath), ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p)) } : {}) };
+  return { ...call, filePath: absolute(cwd, call.filePath, home), ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p, home)) } : {}) };
 }
 
 /** The moments of a tool-call protocol, as an adapter recognizes them in its agent's payload. */

@@ -11,7 +11,6 @@ import { judge } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
 import { changeFromEdits, type StringEdit } from "../../engine/lineChange";
 import { WorkspaceLedger } from "../ledger/workspaceLedger";
-import { toWorkspacePath } from "../../engine/paths";
 import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
@@ -128,8 +127,7 @@ export type PostOutcome =
  */
 export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
   // the path the write really landed on, as the pre-write gate judged it (symlinks followed)
-  const lexical = toWorkspacePath(ctx.root, w.filePath);
-  const path = lexical === undefined ? undefined : realWorkspacePath(ctx.root, lexical);
+  const path = realWorkspacePath(ctx.root, w.filePath);
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
   const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };

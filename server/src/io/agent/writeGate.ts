@@ -10,7 +10,7 @@ import { fileHash } from "../../engine/hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../../engine/gate";
 import type { Intent } from "../../engine/intents/model";
 import { toWorkspacePath } from "../../engine/paths";
-import { realWorkspacePath } from "../realPath";
+import { resolveWorkspaceWrite } from "../realPath";
 import { isIntentLspFile } from "../../engine/recordPolicy";
 import { loadIntentsCached } from "../intents/catalogueCache";
 import { buildRules, type Rules } from "../../engine/rules";
@@ -54,17 +54,26 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   if (CONTROL_CHARS.test(filePath)) {
     return { decision: deny("bad-path", `${JSON.stringify(filePath)} holds a control character (a line break, tab or NUL); intent-lsp lets agents write only files with plain names, which it can record. Use a plain file name, or ask the user.`) };
   }
-  const lexical = toWorkspacePath(ctx.root, filePath);
-  if (lexical === undefined) {
-    return {
-      decision: deny("outside-workspace", `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
-    };
+  // `~` is the home folder to a shell and to some agents, a folder named `~` to the file system: the door
+  // expands it for an agent known to mean the home folder; any other is not guessed at
+  if (!filePath.startsWith("/") && /^~[^/]*(\/|$)/.test(filePath)) {
+    return { decision: deny("bad-path", `${filePath} starts with ~, which this agent may mean as the home folder (outside the workspace) or as a folder named ~; intent-lsp does not guess. Give the path absolute or relative to the workspace, without ~.`) };
   }
-  // judged where the write really lands: a link inside src/api/ may lead to docs/ or out of the workspace
-  const path = realWorkspacePath(ctx.root, lexical);
-  if (path === undefined) {
-    return { decision: deny("outside-workspace", `${lexical} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`), path: lexical };
+  // judged where the write really lands: links followed, then `..` (a link inside src/api/ may lead to docs/ or out)
+  const where = resolveWorkspaceWrite(ctx.root, filePath);
+  if (where.kind === "unresolvable") {
+    return { decision: deny("bad-path", `${filePath} cannot be judged: ${where.reason}. intent-lsp lets agents write only where it can tell the file the write reaches. Use a plain path inside the workspace, or ask the user.`) };
   }
+  if (where.kind === "outside") {
+    // inside as text, outside in fact: a link took it out (the text's own `..` would have kept it in)
+    const shown = filePath.startsWith(`${ctx.root}/`) ? filePath.slice(ctx.root.length + 1) : filePath;
+    const reason =
+      toWorkspacePath(ctx.root, filePath) === undefined
+        ? `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`
+        : `${shown} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`;
+    return { decision: deny("outside-workspace", reason) };
+  }
+  const path = where.path;
   // a FIFO or a device cannot be read to record the write (reading a FIFO blocks until someone writes to it)
   const kind = nonRegularKind(resolve(ctx.root, path));
   if (kind) {
