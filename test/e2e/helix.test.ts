@@ -43,7 +43,7 @@ const intentsYaml = `active_intents:
     owned_scope: ["docs/**"]
 `;
 
-/** INT-001 (src/api/**) selected; docs/notes.md is outside its scope. A git repository: Helix's root. */
+/** INT-001 (src/api/**) selected; docs/notes.md is outside its scope. A git repository with one commit: Helix's root. */
 function makeWorkspace(root: string): void {
   mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
   mkdirSync(path.join(root, "docs"), { recursive: true });
@@ -52,6 +52,9 @@ function makeWorkspace(root: string): void {
   writeFileSync(path.join(root, ...FILE.split("/")), notes.join("\n") + "\n");
   try {
     execFileSync("git", ["init", "-q", root], { stdio: "pipe" });
+    // committed, as a real repository is: `intent check` (and so the editor) then reports only what changes
+    execFileSync("git", ["-C", root, "add", "-A"], { stdio: "pipe" });
+    execFileSync("git", ["-C", root, "-c", "user.name=Helix Test", "-c", "user.email=helix@example.invalid", "commit", "-q", "-m", "workspace"], { stdio: "pipe" });
   } catch (e) {
     throw new Error(`git init failed (Helix needs a repository to send a workspace root; .ci/run installs git): ${(e as Error).message}`);
   }
