@@ -33,9 +33,13 @@ export class WorkspaceContext {
   /** What `rules` were built from. */
   private built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined;
 
+  /** Why the rule files could not be read at the last reload (told once per reason). */
+  private readProblem: string | undefined;
+
   constructor(
     readonly root: string,
     clientName: string,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
     this.rules = buildRules({});
@@ -70,8 +74,12 @@ export class WorkspaceContext {
     let texts: RuleFileTexts;
     try {
       texts = readRuleFiles(this.root);
-    } catch {
-      texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
+      this.readProblem = undefined;
+    } catch (e) {
+      texts = {}; // unreadable (permissions, a directory in the way, a link out of the workspace): act as if absent, keep serving
+      const problem = (e as Error).message;
+      if (problem !== this.readProblem) this.warn(`intent-lsp: the rule files of ${this.root} cannot be read: ${problem}. Until this is fixed the workspace has no intents.`);
+      this.readProblem = problem;
     }
     const onDisk = texts[INTENTS_FILE];
     for (const [file, text] of this.overlays) texts[file] = text;
