@@ -6,6 +6,7 @@ import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
 import { toWorkspacePath } from "../engine/paths";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import { UnsafeWriteError } from "../io/ownFiles";
 import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
@@ -35,6 +36,8 @@ export class WorkspaceContext {
 
   /** Why the rule files could not be read at the last reload (told once per reason). */
   private readProblem: string | undefined;
+  /** Why the session file could not be written last time (told once per reason). */
+  private sessionProblem: string | undefined;
 
   constructor(
     readonly root: string,
@@ -123,9 +126,14 @@ export class WorkspaceContext {
     this.session.heartbeat = now.toISOString();
     try {
       writeSession(this.root, this.session);
+      this.sessionProblem = undefined;
       return true;
-    } catch {
-      return false; // a read-only workspace still gets diagnostics; sessions are best effort there
+    } catch (e) {
+      // a read-only workspace still gets diagnostics; sessions are best effort there. A link or a FIFO in
+      // the way is the repository's doing: said once, so the user can remove it
+      if (e instanceof UnsafeWriteError && e.message !== this.sessionProblem) this.warn(`intent-lsp: this editor's session file was not written: ${e.message}`);
+      this.sessionProblem = e instanceof UnsafeWriteError ? e.message : undefined;
+      return false;
     }
   }
 
