@@ -146,7 +146,7 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(decision(hook(ws, claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface Weather", "interface W")))[0]).toBe("allow");
     ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace("interface Weather", "interface W"));
     const post = hook(ws, claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface Weather", "interface W"));
-    expect(post.systemMessage).toMatch(/trace\/agent_trace\.jsonl leads outside the workspace/);
+    expect(post.systemMessage).toMatch(/trace\/agent_trace\.jsonl was not read: trace is a symbolic link to .*, outside the workspace/);
   });
 
   it("a path with line breaks is denied as such; a denied path with markup lands in AGENT.md as one quoted line", () => {

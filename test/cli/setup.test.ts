@@ -250,8 +250,8 @@ describe("intent doctor", () => {
     const r = runCli(["doctor"], { cwd: ws.root, env: { PATH: "/usr/bin:/bin" } });
     expect(lineOf(r.stdout, "claude-code hook")).toMatch(
       new RegExp(
-        "^problem  claude-code hook: `intent hook claude-code` \\(\\.claude/settings\\.json\\) failed: exit code 127: .*intent.*not found\\n" +
-          `         fix: make the command run from ${ws.root}: put \`intent\` on PATH \\(\`npm link\` in the intent-lsp checkout\\) or write its full path \\(\`node /path/to/intent-lsp/dist/cli\\.js hook claude-code\`\\) in \\.claude/settings\\.json, then run \`intent doctor\` again$`,
+        "^problem  claude-code hook: `intent hook claude-code` \\(\\.claude/settings\\.json\\) cannot run: no intent in PATH\\n" +
+          `         fix: make the command run from ${ws.root}: put \`intent\` on PATH \\(\`npm link\` in the intent-lsp checkout\\), then run \`intent doctor\` again$`,
       ),
     );
     expect(r.status).toBe(1);

@@ -1,10 +1,7 @@
-import { chmodSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../io/atomicWrite";
 import { detectAgents, hookCommand, hookScript, hookSpec, HOOK_SPECS, mergeHookConfig, type AgentName } from "../io/setup/agentHooks";
 import { appendLines, EXAMPLE_INTENTS, GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "../io/setup/repoFiles";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
-import { readOptional } from "../io/optionalFile";
+import { readOwnFile, writeOwnFile } from "../io/ownFiles";
 import { resolveWorkspaceRoot } from "../io/workspaceRoot";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
@@ -38,28 +35,40 @@ export const initCommand: Command = {
 
     const done: string[] = [];
     const problems: string[] = [];
-    const write = (rel: string, text: string) => {
-      mkdirSync(dirname(join(root, rel)), { recursive: true });
-      writeFileAtomic(join(root, rel), text);
+    // Each file is read and written only where it really lands inside the workspace (ownFiles): a
+    // committed link (`.gitignore` → ~/.bashrc, `.claude` → another folder) is reported and left alone.
+    const step = (what: () => void) => {
+      try {
+        what();
+      } catch (e) {
+        problems.push((e as Error).message);
+      }
+    };
+    const files: Files = {
+      read: (rel) => readOwnFile(root, rel),
+      write: (rel, text, mode) => writeOwnFile(root, rel, text, mode === undefined ? {} : { mode }),
     };
 
-    if (readOptional(join(root, INTENTS_FILE)) === undefined) {
-      write(INTENTS_FILE, EXAMPLE_INTENTS);
+    step(() => {
+      if (files.read(INTENTS_FILE) !== undefined) return;
+      files.write(INTENTS_FILE, EXAMPLE_INTENTS);
       done.push(`created ${INTENTS_FILE} (a commented example: declare your intents there)`);
-    }
+    });
     for (const [file, lines] of [
       [".gitattributes", GITATTRIBUTES_LINES],
       [".gitignore", GITIGNORE_LINES],
     ] as const) {
-      const text = readOptional(join(root, file));
-      const missing = missingLines(text, lines);
-      if (!missing.length) continue;
-      write(file, appendLines(text, missing));
-      done.push(`${text === undefined ? "created" : "updated"} ${file}: ${missing.join(", ")}`);
+      step(() => {
+        const text = files.read(file);
+        const missing = missingLines(text, lines);
+        if (!missing.length) return;
+        files.write(file, appendLines(text, missing));
+        done.push(`${text === undefined ? "created" : "updated"} ${file}: ${missing.join(", ")}`);
+      });
     }
 
     const agents = [...new Set<AgentName>([...detectAgents(root), ...(named as AgentName[])])];
-    for (const agent of agents) setUpAgent(root, agent, write, done, problems);
+    for (const agent of agents) setUpAgent(agent, files, done, problems);
 
     if (!agents.length) done.push(`no agent found in ${root}; add one with --agent NAME (${AGENTS})`);
     io.out(`${done.length ? done.join("\n") : `Nothing to change: ${root} is set up.`}\n`);
@@ -69,14 +78,27 @@ export const initCommand: Command = {
   },
 };
 
-function setUpAgent(root: string, agent: AgentName, write: (rel: string, text: string) => void, done: string[], problems: string[]): void {
+/** The workspace's files as init reads and writes them: checked, inside the workspace only. */
+interface Files {
+  read(rel: string): string | undefined;
+  write(rel: string, text: string, mode?: number): void;
+}
+
+function setUpAgent(agent: AgentName, files: Files, done: string[], problems: string[]): void {
+  try {
+    setUpAgentFiles(agent, files, done, problems);
+  } catch (e) {
+    problems.push(`${agent}: ${(e as Error).message}`);
+  }
+}
+
+function setUpAgentFiles(agent: AgentName, files: Files, done: string[], problems: string[]): void {
   const spec = hookSpec(agent)!;
   if (spec.kind === "scripts") {
     for (const file of spec.files) {
-      const existing = readOptional(join(root, file));
+      const existing = files.read(file);
       if (existing === undefined) {
-        write(file, hookScript(agent));
-        chmodSync(join(root, file), 0o755);
+        files.write(file, hookScript(agent), 0o755);
         done.push(`created ${file} (${agent} hook)`);
       } else if (!existing.includes(hookCommand(agent))) {
         problems.push(`${file} exists and does not run \`${hookCommand(agent)}\`; it was left as it is. Add a line \`${hookCommand(agent)}\` to it (its standard input is the event), or merge the two scripts`);
@@ -84,13 +106,13 @@ function setUpAgent(root: string, agent: AgentName, write: (rel: string, text: s
     }
     return;
   }
-  const existing = readOptional(join(root, spec.file));
+  const existing = files.read(spec.file);
   const merged = mergeHookConfig(spec, existing);
   if (!merged.ok) {
     problems.push(`${merged.problem}; it was left as it is. Fix it, then run \`intent init\` again`);
     return;
   }
   if (merged.text === existing) return;
-  write(spec.file, merged.text);
+  files.write(spec.file, merged.text);
   done.push(`${existing === undefined ? "created" : "updated"} ${spec.file}: ${agent} hooks for ${merged.added.join(", ")}`);
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
 import { writeFileAtomic } from "../io/atomicWrite";
+import { writeOwnFile } from "../io/ownFiles";
 import { migrateLedger } from "../engine/ledger/migrate";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
@@ -33,7 +34,11 @@ export const migrateCommand: Command = {
     if (existsSync(out) && !values.force) throw new CliError(`${show(out)} already exists; pass --force to replace it, or --out FILE`);
 
     const result = migrateLedger(text);
-    writeFileAtomic(out, result.lines.length ? `${result.lines.join("\n")}\n` : "");
+    const content = result.lines.length ? `${result.lines.join("\n")}\n` : "";
+    // the default lands in the workspace: the own-file writer (never through a link out of it); an --out
+    // the person named is written where they said
+    if (values.out) writeFileAtomic(out, content);
+    else writeOwnFile(ws.root, DEFAULT_OUT, content);
     for (const s of result.skipped) io.err(`${show(from)}:${s.line}: skipped: ${s.reason}\n`);
     const c = result.counts;
     io.out(

@@ -17,6 +17,8 @@ export interface SpecInput {
   /** The start of the spec's text; undefined when the file could not be read. */
   excerpt?: string;
   missing?: boolean;
+  /** Why the file was not read (it leads out of the workspace, or through a loop of links): said in the output. */
+  notRead?: string;
 }
 
 export interface RelatedFile {
@@ -110,7 +112,7 @@ function list(outer: string, inner: string, items: readonly string[]): string {
 }
 
 function renderSpec(spec: SpecInput, withExcerpt: boolean): string {
-  const attrs = `type="${attr(spec.type)}" ref="${attr(spec.ref)}"${spec.missing ? ' missing="true"' : ""}`;
+  const attrs = `type="${attr(spec.type)}" ref="${attr(spec.ref)}"${spec.missing ? ' missing="true"' : ""}${spec.notRead ? ` not_read="${attr(spec.notRead)}"` : ""}`;
   if (!withExcerpt || spec.excerpt === undefined) return `    <spec ${attrs}/>\n`;
   return `    <spec ${attrs}>\n${text(spec.excerpt)}\n    </spec>\n`;
 }

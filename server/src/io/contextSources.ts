@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildIntentContext, type ContextResult, type RelatedFile, type SpecInput } from "../engine/context";
 import { runGit } from "./git";
@@ -7,6 +8,8 @@ import type { TraceEntry } from "../engine/ledger/read";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import type { Rules } from "../engine/rules";
 import { readOptional } from "./optionalFile";
+import { unsafeLinkOnTheWay } from "./ownFiles";
+import { realWorkspacePath } from "./realPath";
 
 /**
  * Where an intent's context comes from (the I/O edge of context.ts): its spec files, the files it touched
@@ -29,10 +32,24 @@ const SPEC_EXCERPT_BYTES = 4096;
 /** Files in scope listed besides the ones with recorded edits. */
 const MAX_SCOPE_FILES = 200;
 
+/**
+ * Each spec's excerpt, read only where the file really lands inside the workspace: a committed link to
+ * `~/.aws/credentials` must not be quoted into an agent's context. Such a spec is listed, unread, with why.
+ */
 function specInputs(root: string, intent: Intent): SpecInput[] {
   return intent.relatedSpecs.map((s) => {
     const path = toWorkspacePath(root, s.ref);
-    const text = path === undefined ? undefined : readOptional(resolve(root, path));
+    const real = path === undefined ? undefined : realWorkspacePath(root, path);
+    if (path !== undefined && real === undefined) {
+      const link = unsafeLinkOnTheWay(root, path);
+      return { type: s.type, ref: s.ref, notRead: `not read: ${link ?? `${path} leads outside the workspace`}` };
+    }
+    let text: string | undefined;
+    try {
+      text = real === undefined ? undefined : readOptional(resolve(realpathSync(root), real));
+    } catch (e) {
+      return { type: s.type, ref: s.ref, notRead: `not read: ${(e as Error).message}` };
+    }
     return text === undefined ? { type: s.type, ref: s.ref, missing: true } : { type: s.type, ref: s.ref, excerpt: excerpt(text) };
   });
 }

@@ -1,10 +1,8 @@
-import { join } from "node:path";
 import { codeSpan, plainText } from "../engine/markdownText";
 import type { Catalogue } from "../engine/intents/model";
 import type { TraceEntry } from "../engine/ledger/read";
 import { INTENT_MAP_FILE } from "../engine/workspaceFiles";
-import { readOptional } from "./optionalFile";
-import { writeOwnFile } from "./ownFiles";
+import { readOwnFile, writeOwnFile } from "./ownFiles";
 
 /** What the intent map needs from the ledger; WorkspaceLedger provides it. */
 interface LedgerView {
@@ -46,9 +44,9 @@ export function regenerateIntentMap(root: string, catalogue: Catalogue, ledger: 
   const text = renderIntentMap(catalogue, ledger);
   let changed: boolean;
   try {
-    changed = readOptional(join(root, INTENT_MAP_FILE)) !== text;
+    changed = readOwnFile(root, INTENT_MAP_FILE) !== text;
   } catch {
-    changed = true; // not a regular file: writeOwnFile says what is in the way
+    changed = true; // not a regular file, or not inside the workspace: writeOwnFile says what is in the way
   }
   if (changed) writeOwnFile(root, INTENT_MAP_FILE, text);
   return { path: INTENT_MAP_FILE, changed };

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { codeSpan, plainText } from "../engine/markdownText";
 import { AGENT_NOTES_FILE } from "../engine/workspaceFiles";
-import { readOptional } from "./optionalFile";
-import { appendOwnFile, UnsafeWriteError } from "./ownFiles";
+import { appendOwnFile, readOwnFile, UnsafeWriteError } from "./ownFiles";
 
 /**
  * "Lessons learned" in `.orchestration/AGENT.md` (README "What it reads and writes"): a short note when work lands out of scope or a
@@ -30,9 +28,9 @@ export function noteLesson(root: string, lesson: Lesson): boolean {
   const marker = `<!-- intent-lsp lesson ${day} ${markerText(lesson.intentId ?? "none")} ${markerText(lesson.path)} -->`;
   let current: string;
   try {
-    current = readOptional(join(root, AGENT_NOTES_FILE)) ?? "";
+    current = readOwnFile(root, AGENT_NOTES_FILE) ?? "";
   } catch {
-    return false; // not a regular file: nothing to append to
+    return false; // not a regular file, or out of the workspace: nothing to append to
   }
   if (current.includes(marker)) return false;
   let prefix = current === "" || current.endsWith("\n") ? "" : "\n";

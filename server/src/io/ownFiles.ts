@@ -1,17 +1,20 @@
-import { closeSync, constants, lstatSync, mkdirSync, realpathSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import { writeFileAtomic } from "./atomicWrite";
 import { toWorkspacePath } from "../engine/paths";
-import { landingPath } from "./realPath";
+import { landingPath, realWorkspacePath } from "./realPath";
 import { APPEND_FLAGS, fileKind, openRegularSync } from "./regularFiles";
+import { readOptional } from "./optionalFile";
 
 /**
- * The one answer to "may intent-lsp write this file of its own?" — the intents file, the ledger, AGENT.md,
- * `.intentignore`, `intent_map.md`, the session files and the hooks' stashes. A repository can commit
- * symbolic links (git stores them), so `.orchestration/.sessions` may lead to `~/.ssh` and AGENT.md to
- * `~/.bashrc`. Every writer goes through here: the write goes where the path really lands (links followed,
- * dangling ones too), only when that is inside the workspace, and only into a regular file (a FIFO would
- * block the writer forever).
+ * The one answer to "may intent-lsp write (or read as its own) this file in the workspace?" — the intents
+ * file, the rule files, the ledger, AGENT.md, `.intentignore`, `intent_map.md`, the session files, the hooks'
+ * stashes and snapshots, the cache folder and its files, and what `intent init` sets up (`.gitignore`,
+ * `.gitattributes`, every agent's hook configuration). A repository can commit symbolic links (git stores
+ * them), so `.orchestration/.sessions` may lead to `~/.ssh`, AGENT.md to `~/.bashrc` and `.claude` to another
+ * project's folder. Every writer goes through here: the write goes where the path really lands, only when
+ * that is inside the workspace, never through a dangling link or a loop of links (where it would land is a
+ * guess), and only into a regular file (a FIFO would block the writer forever) or, for a folder, a folder.
  */
 
 export class UnsafeWriteError extends Error {
@@ -19,7 +22,48 @@ export class UnsafeWriteError extends Error {
   readonly code = "EUNSAFE";
 }
 
+/** A file of the repository's that intent-lsp does not read: it leads outside the workspace, or nowhere. */
+export class UnsafeReadError extends Error {
+  override name = "UnsafeReadError";
+  readonly code = "EUNSAFE";
+}
+
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * The first symbolic link on the way to `rel` that makes it unsafe, described: one that dangles, loops,
+ * or leads out of the workspace. Undefined when every link on the way leads to something inside.
+ */
+export function unsafeLinkOnTheWay(root: string, rel: string): string | undefined {
+  let prefix = "";
+  for (const part of rel.split(/[\\/]+/)) {
+    if (part === "" || part === ".") continue;
+    prefix = prefix ? `${prefix}/${part}` : part;
+    const abs = join(root, prefix);
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return undefined; // from here on nothing exists: nothing more to follow
+    }
+    if (!st.isSymbolicLink()) continue;
+    let target = "?";
+    try {
+      target = readlinkSync(abs);
+    } catch {
+      /* unreadable: described without its target */
+    }
+    try {
+      statSync(abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return `${prefix} is a symbolic link in a loop of links (${prefix} → ${target})`;
+      return `${prefix} is a dangling symbolic link (${prefix} → ${target}, which does not exist)`;
+    }
+    if (realWorkspacePath(root, prefix) === undefined) return `${prefix} is a symbolic link to ${target}, outside the workspace`;
+  }
+  return undefined;
+}
 
 /** The absolute path a write to `rel` lands on, checked; throws UnsafeWriteError when it may not be written. */
 export function ownFilePath(root: string, rel: string, expect: "file" | "directory" = "file"): string {
@@ -31,11 +75,13 @@ export function ownFilePath(root: string, rel: string, expect: "file" | "directo
   } catch {
     throw new UnsafeWriteError(`the workspace ${root} cannot be read; intent-lsp did not write ${rel}`);
   }
+  const link = unsafeLinkOnTheWay(root, rel);
   if (landing !== realRoot && toWorkspacePath(realRoot, landing) === undefined) {
     throw new UnsafeWriteError(
-      `${rel} leads outside the workspace (to ${landing}) through a symbolic link; intent-lsp writes its files only inside the workspace, so it did not write it. Replace the link with a real file or folder.`,
+      `${rel} leads outside the workspace (to ${landing}) through a symbolic link${link ? ` (${link})` : ""}; intent-lsp writes its files only inside the workspace, so it did not write it. Replace the link with a real file or folder.`,
     );
   }
+  if (link) throw new UnsafeWriteError(`${rel} cannot be written: ${link}; intent-lsp did not write it. Replace the link with a real file or folder.`);
   let kind: string | undefined;
   try {
     const st = lstatSync(landing);
@@ -47,6 +93,24 @@ export function ownFilePath(root: string, rel: string, expect: "file" | "directo
   return landing;
 }
 
+/**
+ * A file of the repository's that intent-lsp reads as input it trusts to be the repository's own (rule
+ * files, hook configurations, `.gitignore`): its text, or undefined when there is none. Throws
+ * UnsafeReadError when it leads outside the workspace, through a dangling link or a loop: what lies outside
+ * must never reach an answer, a message or a file. A FIFO or a device throws too (see readOptional).
+ */
+export function readOwnFile(root: string, rel: string): string | undefined {
+  checkOwnRead(root, rel);
+  return readOptional(join(root, rel));
+}
+
+/** Throws UnsafeReadError unless `rel` really lands inside the workspace, through no dangling link or loop. */
+export function checkOwnRead(root: string, rel: string): void {
+  const link = unsafeLinkOnTheWay(root, rel);
+  if (link) throw new UnsafeReadError(`${rel} was not read: ${link}; intent-lsp reads the repository's files only inside the workspace. Replace the link with a real file.`);
+  if (realWorkspacePath(root, rel) === undefined) throw new UnsafeReadError(`${rel} was not read: it leads outside the workspace; replace it with a file inside`);
+}
+
 /** Creates a folder of ours (and its parents) where it really lands; returns its absolute path. */
 export function ensureOwnDir(root: string, rel: string): string {
   const dir = ownFilePath(root, rel, "directory");
@@ -54,11 +118,72 @@ export function ensureOwnDir(root: string, rel: string): string {
   return dir;
 }
 
-/** Replaces a file of ours atomically (see writeFileAtomic). */
-export function writeOwnFile(root: string, rel: string, content: string, opts: { durable?: boolean } = {}): void {
+export interface ReplaceOptions {
+  /** false: no fsync, for files rewritten every few seconds (session heartbeats) or rebuilt at will (caches). */
+  durable?: boolean;
+  /** The new file's mode; default: the replaced file's, or 0o666 less the umask for a new one. */
+  mode?: number;
+}
+
+/**
+ * Replaces a file of ours so that readers see the old or the new file, never a truncated one: the content
+ * goes to a fresh temporary file beside it (created exclusively, so a link planted under that name is never
+ * followed), then is renamed over it. A crash mid-write leaves a stray `.tmp` file, not a damaged original.
+ */
+export function replaceOwnFile(root: string, rel: string, write: (fd: number) => void, opts: ReplaceOptions = {}): void {
   const file = ownFilePath(root, rel);
   ensureOwnDir(root, relDir(rel));
-  writeFileAtomic(file, content, opts);
+  let mode = opts.mode;
+  if (mode === undefined) {
+    try {
+      mode = lstatSync(file).mode & 0o7777;
+    } catch {
+      /* a new file */
+    }
+  }
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode ?? 0o666);
+  try {
+    try {
+      write(fd);
+      if (mode !== undefined) fchmodSync(fd, mode); // exactly this mode, whatever the umask
+      if (opts.durable ?? true) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already renamed or gone */
+    }
+    throw e;
+  }
+}
+
+/** Replaces a file of ours with `content` (see replaceOwnFile). */
+export function writeOwnFile(root: string, rel: string, content: string, opts: ReplaceOptions = {}): void {
+  replaceOwnFile(root, rel, (fd) => writeAllSync(fd, Buffer.from(content, "utf8")), opts);
+}
+
+/** Creates a file of ours that must not exist yet; false when something (a file, a link) is already there. */
+export function createOwnFile(root: string, rel: string, content: string): boolean {
+  const file = ownFilePath(root, rel);
+  ensureOwnDir(root, relDir(rel));
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o666);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    writeAllSync(fd, Buffer.from(content, "utf8"));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /** Appends to a file of ours (creating it), in one write, never following a link at the last step. */
@@ -67,12 +192,15 @@ export function appendOwnFile(root: string, rel: string, text: string): void {
   ensureOwnDir(root, relDir(rel));
   const fd = openRegularSync(file, APPEND_FLAGS | NOFOLLOW);
   try {
-    const bytes = Buffer.from(text, "utf8");
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    writeAllSync(fd, Buffer.from(text, "utf8"));
   } finally {
     closeSync(fd);
   }
+}
+
+function writeAllSync(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
 }
 
 /**

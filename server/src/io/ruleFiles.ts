@@ -1,13 +1,16 @@
 /** Reading the files that shape the rules, as texts for the engine's pure `buildRules`. */
-import { join } from "node:path";
 import { RULE_FILES, type RuleFileTexts } from "../engine/workspaceFiles";
-import { readOptional } from "./optionalFile";
+import { readOwnFile } from "./ownFiles";
 
-/** Reads whichever rule files exist. Missing files are simply absent; other read errors propagate. */
+/**
+ * Reads whichever rule files exist. Missing files are simply absent; other read errors propagate, and so
+ * does a rule file that leads outside the workspace (or through a dangling link): what lies outside never
+ * becomes a rule, nor a quoted line in a problem message.
+ */
 export function readRuleFiles(root: string): RuleFileTexts {
   const out: RuleFileTexts = {};
   for (const file of RULE_FILES) {
-    const text = readOptional(join(root, file));
+    const text = readOwnFile(root, file);
     if (text !== undefined) out[file] = text;
   }
   return out;

@@ -3,10 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { asSession, isPrunable, sessionFileName, WORKSPACE_SELECTION, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
-import { readOptional } from "./optionalFile";
-import { ensureOwnDir, removeOwnFile, writeOwnFile } from "./ownFiles";
-
-const sessionsDir = (root: string) => join(root, SESSIONS_DIR);
+import { ensureOwnDir, ownFilePath, readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
 
 /** Creates the sessions folder where it really lands (never through a link out of the workspace). */
 function ensureSessionsDir(root: string): void {
@@ -15,17 +12,18 @@ function ensureSessionsDir(root: string): void {
   if (!existsSync(join(dir, ".gitignore"))) writeOwnFile(root, `${SESSIONS_DIR}/.gitignore`, "*\n", { durable: false });
 }
 
-function readJson<T>(path: string): T | undefined {
+/** A session file (relative to the root), read only where it really lands inside the workspace. */
+function readJson<T>(root: string, rel: string): T | undefined {
   try {
-    const text = readOptional(path);
+    const text = readOwnFile(root, rel);
     return text === undefined ? undefined : (JSON.parse(text) as T);
   } catch {
-    return undefined; // half-written, hand-broken, or not a file at all (a FIFO): counts as absent; the next write replaces it
+    return undefined; // half-written, hand-broken, not a file at all (a FIFO) or out of the workspace: counts as absent
   }
 }
 
 export function readWorkspaceSelection(root: string): WorkspaceSelection | undefined {
-  const sel = readJson<WorkspaceSelection>(join(sessionsDir(root), WORKSPACE_SELECTION));
+  const sel = readJson<WorkspaceSelection>(root, `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`);
   return sel && (typeof sel.intent === "string" || sel.intent === null) ? sel : undefined;
 }
 
@@ -37,7 +35,7 @@ export function writeWorkspaceSelection(root: string, intent: string | null, by:
 }
 
 export function readSession(root: string, id: string): SessionRecord | undefined {
-  return asSession(readJson(join(sessionsDir(root), sessionFileName(id))));
+  return asSession(readJson(root, `${SESSIONS_DIR}/${sessionFileName(id)}`));
 }
 
 export function writeSession(root: string, record: SessionRecord): void {
@@ -52,13 +50,13 @@ export function removeSession(root: string, id: string): void {
 export function listSessions(root: string): SessionRecord[] {
   let names: string[];
   try {
-    names = readdirSync(sessionsDir(root));
+    names = readdirSync(ownFilePath(root, SESSIONS_DIR, "directory")); // never a folder out of the workspace
   } catch {
     return [];
   }
   return names
     .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
-    .map((n) => asSession(readJson(join(sessionsDir(root), n))))
+    .map((n) => asSession(readJson(root, `${SESSIONS_DIR}/${n}`)))
     .filter((s): s is SessionRecord => !!s);
 }
 

@@ -70,7 +70,11 @@ export class IntentServer {
   constructor(private readonly connection: Connection) {
     const guard = this.guard.bind(this);
     this.watcher = new FileWatcher(guard("file watcher", (paths: string[]) => this.sync.filesChanged(paths.map((p) => pathToFileURL(p).href))));
-    this.workspaces = new Workspaces(this.watcher, (ctx) => this.sessions.announce(ctx));
+    this.workspaces = new Workspaces(
+      this.watcher,
+      (ctx) => this.sessions.announce(ctx),
+      (message) => this.connection.console.warn(message),
+    );
     this.sessions = new SessionSync(this.workspaces, this.documents, guard);
     this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard);
     this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => this.sync.ledgerChanged(ctx, r.paths, r.reset, first));

@@ -10,6 +10,7 @@ import { realpathSync } from "node:fs";
 import { realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import { UnsafeWriteError } from "../io/ownFiles";
 import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
@@ -41,10 +42,15 @@ export class WorkspaceContext {
 
   /** The root with its symbolic links followed: one folder reached under two spellings is one workspace. */
   readonly realRoot: string;
+  /** Why the rule files could not be read at the last reload (told once per reason). */
+  private readProblem: string | undefined;
+  /** Why the session file could not be written last time (told once per reason). */
+  private sessionProblem: string | undefined;
 
   constructor(
     readonly root: string,
     clientName: string,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.realRoot = realRootOf(root);
     this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
@@ -91,8 +97,12 @@ export class WorkspaceContext {
     let texts: RuleFileTexts;
     try {
       texts = readRuleFiles(this.root);
-    } catch {
-      texts = {}; // unreadable (permissions, a directory in the way): act as if absent, keep serving
+      this.readProblem = undefined;
+    } catch (e) {
+      texts = {}; // unreadable (permissions, a directory in the way, a link out of the workspace): act as if absent, keep serving
+      const problem = (e as Error).message;
+      if (problem !== this.readProblem) this.warn(`intent-lsp: the rule files of ${this.root} cannot be read: ${problem}. Until this is fixed the workspace has no intents.`);
+      this.readProblem = problem;
     }
     const onDisk = texts[INTENTS_FILE];
     for (const [file, text] of this.overlays) texts[file] = text;
@@ -136,9 +146,14 @@ export class WorkspaceContext {
     this.session.heartbeat = now.toISOString();
     try {
       writeSession(this.root, this.session);
+      this.sessionProblem = undefined;
       return true;
-    } catch {
-      return false; // a read-only workspace still gets diagnostics; sessions are best effort there
+    } catch (e) {
+      // a read-only workspace still gets diagnostics; sessions are best effort there. A link or a FIFO in
+      // the way is the repository's doing: said once, so the user can remove it
+      if (e instanceof UnsafeWriteError && e.message !== this.sessionProblem) this.warn(`intent-lsp: this editor's session file was not written: ${e.message}`);
+      this.sessionProblem = e instanceof UnsafeWriteError ? e.message : undefined;
+      return false;
     }
   }
 

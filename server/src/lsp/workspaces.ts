@@ -15,6 +15,8 @@ export class Workspaces {
     private readonly watcher: FileWatcher,
     /** A folder was added: announce its session, read its ledger. */
     private readonly added: (ctx: WorkspaceContext) => void = () => undefined,
+    /** A problem the user should see in the log (a rule file that cannot be read). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   add(uri: string): WorkspaceContext | undefined {
@@ -25,7 +27,7 @@ export class Workspaces {
     // the same folder under another spelling (a symlinked path): one workspace, one session, never a claim against itself
     const real = realRootOf(root);
     for (const ctx of this.byRoot.values()) if (ctx.realRoot === real) return ctx;
-    const ctx = new WorkspaceContext(root, this.clientName);
+    const ctx = new WorkspaceContext(root, this.clientName, this.warn);
     this.byRoot.set(root, ctx);
     this.watcher.watch(root, ctx.rules.settings.ledgerPath);
     this.added(ctx);

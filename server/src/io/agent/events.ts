@@ -6,7 +6,7 @@
 import { dirname, join, resolve } from "node:path";
 import { noteLesson } from "../lessons";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
-import { readOptional } from "../optionalFile";
+import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
@@ -41,14 +41,28 @@ export interface HookSession {
  */
 export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
   let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd)?.root;
-  if ((!root || readOptional(join(root, INTENTS_FILE)) === undefined) && filePath && !henv.rootOverride) {
+  if ((!root || !hasIntentsFile(root)) && filePath && !henv.rootOverride) {
     root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
   }
-  if (!root || readOptional(join(root, INTENTS_FILE)) === undefined) return undefined;
+  if (!root || !hasIntentsFile(root)) return undefined;
   const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
   touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
   return loadGateContext(ws.root, s.sessionId);
+}
+
+/**
+ * Whether the workspace has an intents file: anything under that name counts (a dangling link, a FIFO, a
+ * link out of the workspace), so that reading it fails loudly and the gate denies, rather than taking the
+ * workspace for one without intents and letting every write through.
+ */
+function hasIntentsFile(root: string): boolean {
+  try {
+    lstatSync(join(root, INTENTS_FILE));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `callId`: the agent's id for this tool call, when it has one; it pairs the stash with the post hook. */

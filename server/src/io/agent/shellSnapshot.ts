@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, realpathSync, unlinkSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { writeFileAtomic } from "../atomicWrite";
 import { gitTopLevel, runGit } from "../git";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
-import { readOptional } from "../optionalFile";
+import { readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
 
 /**
  * What a shell command changed, told from git's view of the working tree before and after it (a shell
@@ -54,8 +53,9 @@ export interface ShellChanges {
   unreadable: { path: string; why: string }[];
 }
 
-function snapshotFile(root: string, callKey: string): string {
-  return join(root, PENDING_DIR, `shell-${createHash("sha256").update(callKey).digest("hex").slice(0, 32)}.json`);
+/** The snapshot's file, relative to the workspace root. */
+function snapshotFile(callKey: string): string {
+  return `${PENDING_DIR}/shell-${createHash("sha256").update(callKey).digest("hex").slice(0, 32)}.json`;
 }
 
 interface GitView {
@@ -94,21 +94,22 @@ export function takeShellSnapshot(root: string, callKey: string, command: string
     files[path] = entry;
   }
   const snapshot: ShellSnapshot = { command, ...(status.head ? { head: status.head } : {}), files };
-  mkdirSync(join(root, PENDING_DIR), { recursive: true });
-  writeFileAtomic(snapshotFile(root, callKey), JSON.stringify(snapshot), { durable: false });
+  // it holds the content of every uncommitted file: written only where it really lands inside the workspace
+  writeOwnFile(root, snapshotFile(callKey), JSON.stringify(snapshot), { durable: false });
   return true;
 }
 
 /** The snapshot the pre-tool hook kept for this call (removed as it is read), or undefined. */
 export function takeSnapshotBack(root: string, callKey: string): ShellSnapshot | undefined {
-  const file = snapshotFile(root, callKey);
-  const text = readOptional(file);
-  if (text === undefined) return undefined;
+  const file = snapshotFile(callKey);
+  let text: string | undefined;
   try {
-    unlinkSync(file);
+    text = readOwnFile(root, file);
   } catch {
-    /* another hook took it meanwhile; the content read is still right */
+    return undefined; // not where the pre-tool hook could have written it
   }
+  if (text === undefined) return undefined;
+  removeOwnFile(root, file); // false: another hook took it meanwhile; the content read is still right
   try {
     const parsed = JSON.parse(text) as ShellSnapshot;
     return parsed && typeof parsed.files === "object" && parsed.files !== null ? parsed : undefined;

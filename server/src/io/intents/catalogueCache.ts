@@ -5,10 +5,11 @@
  * changes rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { workspaceCacheDir } from "../cacheDir";
+import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
+import { writeOwnFile } from "../ownFiles";
 import { readRegularText } from "../regularFiles";
 import { loadIntents } from "../../engine/intents/load";
 import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
@@ -60,7 +61,7 @@ export function loadIntentsCached(root: string, text: string): LoadResult {
   const result = loadIntents(text);
   parses++;
   const writable = dir ?? workspaceCacheDir(root, { create: true });
-  if (writable) writeCached(join(writable, CACHE_FILE), { format: FORMAT, code: CODE_IDENTITY, key, intents: [...result.catalogue.intents], problems: result.problems, hasErrors: result.hasErrors });
+  if (writable) writeCached(root, { format: FORMAT, code: CODE_IDENTITY, key, intents: [...result.catalogue.intents], problems: result.problems, hasErrors: result.hasErrors });
   return result;
 }
 
@@ -74,16 +75,10 @@ function readCached(file: string, key: string): LoadResult | undefined {
   }
 }
 
-function writeCached(file: string, cached: Cached): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+function writeCached(root: string, cached: Cached): void {
   try {
-    writeFileSync(tmp, JSON.stringify(cached), { flag: "wx" }); // a fresh name: never follows a link planted there
-    renameSync(tmp, file);
+    writeOwnFile(root, `${CACHE_DIR}/${CACHE_FILE}`, JSON.stringify(cached), { durable: false });
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never written */
-    }
+    /* no cache this time: the next load parses again */
   }
 }

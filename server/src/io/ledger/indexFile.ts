@@ -18,10 +18,12 @@
  * kept as bytes. A process that asks about a few files (a hook) reads the meta sections and those files'
  * rows only; rows it reads are checked against the ledger itself.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { openRegular, openRegularSync } from "../regularFiles";
+import { CACHE_DIR } from "../cacheDir";
+import { ownFilePath, replaceOwnFile } from "../ownFiles";
 import type { UnreadableLine } from "../../engine/ledger/read";
 import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "../../engine/ledger/index";
 
@@ -379,26 +381,16 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
   }
 }
 
-/** Saves the index atomically (temporary file, then rename); false when it could not be written. */
-export function saveIndex(cacheDir: string, state: () => IndexState, at: IndexedLedger): boolean {
-  const target = join(cacheDir, indexFileName(at.ledger));
-  const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+/**
+ * Saves the index through the own-file writer (a fresh temporary file, then rename, in the workspace's
+ * cache folder where it really lands); false when it could not be written.
+ */
+export function saveIndex(root: string, state: () => IndexState, at: IndexedLedger): boolean {
   try {
-    const fd = openSync(tmp, "wx");
-    try {
-      writeIndex(fd, state(), at);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, target);
-    removeStaleTemps(cacheDir);
+    replaceOwnFile(root, `${CACHE_DIR}/${indexFileName(at.ledger)}`, (fd) => writeIndex(fd, state(), at), { durable: false });
+    removeStaleTemps(ownFilePath(root, CACHE_DIR, "directory"));
     return true;
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never created */
-    }
     return false;
   }
 }

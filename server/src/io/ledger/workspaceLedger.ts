@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
+import { checkOwnRead } from "../ownFiles";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import { LedgerFollower, type ProgressCallback } from "./follow";
 import { LedgerIndex } from "../../engine/ledger/index";
@@ -128,6 +129,7 @@ export class WorkspaceLedger {
         s.loadTried = true;
         bytesResumed += await this.loadSaved(s);
       }
+      checkOwnRead(this.root, s.path); // a ledger linked out of the workspace is never read into answers
       const r = await s.follower.poll(onProgress);
       lines += r.lines;
       bytesRead += r.bytesRead;
@@ -156,7 +158,7 @@ export class WorkspaceLedger {
     const dir = this.cache ? workspaceCacheDir(this.root, { create: true }) : undefined;
     if (!dir) return;
     const at = { ledger: s.path, indexed: s.follower.offset, nextLine: s.follower.nextLine, head: s.head, tail: s.tail };
-    if (saveIndex(dir, () => s.index.state(), at)) s.saved = at.indexed;
+    if (saveIndex(this.root, () => s.index.state(), at)) s.saved = at.indexed;
   }
 
   /** Saves each index that describes more of its ledger than its saved copy (a server going away). */

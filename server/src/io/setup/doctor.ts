@@ -7,14 +7,16 @@ import type { Rules } from "../../engine/rules";
 import { ruleFileProblems } from "../../engine/ruleFileProblems";
 import { removeSession } from "../sessionFiles";
 import { INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } from "../../engine/workspaceFiles";
-import { readOptional } from "../optionalFile";
-import { callsHook, configuredCommands, detectAgents, HOOK_SPECS, PROBE_SESSION, type HookSpec } from "./agentHooks";
+import { checkOwnRead, readOwnFile } from "../ownFiles";
+import { callsHook, configuredCommands, detectAgents, hookScript, HOOK_SPECS, PROBE_SESSION, type AgentName, type HookSpec } from "./agentHooks";
 import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
 
 /**
  * `intent doctor`: every thing a working setup needs, each checked and reported as ok or a problem with the
- * fix. Reads only, except that probing a hook runs it once with a read-only tool call (its session file is
- * removed afterwards).
+ * fix. Reads only (the repository's files only where they land inside the workspace), except that probing a
+ * hook runs it once with a read-only tool call (its session file is removed afterwards). The commands are
+ * the repository's text: doctor runs only the exact `intent hook AGENT` that `intent init` writes, as an
+ * argument list without a shell, and reports anything else unrun.
  */
 
 export interface Check {
@@ -95,6 +97,7 @@ async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   const path = rules.settings.ledgerPath;
   let report;
   try {
+    checkOwnRead(root, path); // a ledger linked out of the workspace is not read: its lines would be quoted
     report = await verifyLedgerFile(join(root, path));
   } catch (e) {
     return { name, ok: false, detail: `${path} cannot be read: ${(e as Error).message}`, fix: "check the file's permissions" };
@@ -115,7 +118,13 @@ async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
 }
 
 function linesCheck(root: string, file: string, wanted: readonly string[], why: string): Check {
-  const missing = missingLines(readOptional(join(root, file)), wanted);
+  let text: string | undefined;
+  try {
+    text = readOwnFile(root, file);
+  } catch (e) {
+    return { name: file, ok: false, detail: (e as Error).message, fix: `replace ${file} with a regular file inside the workspace, then run \`intent init\`` };
+  }
+  const missing = missingLines(text, wanted);
   if (!missing.length) return { name: file, ok: true, detail: `has ${wanted.join(", ")}` };
   return { name: file, ok: false, detail: `missing ${missing.join(", ")} (so that ${why})`, fix: "run `intent init` (it appends the missing lines and changes nothing else)" };
 }
@@ -153,42 +162,56 @@ function hookChecks(input: DoctorInput): Check[] {
   const detected = new Set(detectAgents(input.root));
   const checks: Check[] = [];
   for (const spec of HOOK_SPECS) {
-    const installed = installedCommands(input.root, spec);
+    const { installed, unread } = installedCommands(input.root, spec);
+    checks.push(...unread.map((u) => ({ name: `${spec.agent} hooks`, ok: false, detail: u, fix: "replace the link with a regular file inside the workspace, then run `intent init`" })));
     if (!installed.length) {
-      if (detected.has(spec.agent)) {
+      if (detected.has(spec.agent) && !unread.length) {
         checks.push({ name: `${spec.agent} hooks`, ok: false, detail: `${spec.agent} is used here but its hooks do not call \`intent hook ${spec.agent}\``, fix: `run \`intent init --agent ${spec.agent}\`` });
       }
       continue;
     }
-    for (const { file, command, viaFile } of installed) checks.push(probeHook(input, spec, file, command, viaFile));
+    for (const { file, command } of installed) checks.push(probeHook(input, spec, file, command));
   }
   return checks;
 }
 
 interface Installed {
   file: string;
+  /** The command as configured (for a Cline script: the script's text). */
   command: string;
-  /** Run the file itself (a Cline hook script) rather than the command through a shell. */
-  viaFile?: boolean;
 }
 
-function installedCommands(root: string, spec: HookSpec): Installed[] {
+function installedCommands(root: string, spec: HookSpec): { installed: Installed[]; unread: string[] } {
+  const installed: Installed[] = [];
+  const unread: string[] = [];
+  const read = (file: string): string | undefined => {
+    try {
+      return readOwnFile(root, file);
+    } catch (e) {
+      unread.push((e as Error).message);
+      return undefined;
+    }
+  };
   if (spec.kind === "scripts") {
-    return spec.files.filter((f) => callsHook(readOptional(join(root, f)) ?? "", spec.agent)).map((f) => ({ file: f, command: join(root, f), viaFile: true }));
+    for (const file of spec.files) {
+      const text = read(file);
+      if (text !== undefined && callsHook(text, spec.agent)) installed.push({ file, command: text });
+    }
+    return { installed, unread };
   }
   // Copilot reads every .json in its folder; the others one file
   const files = spec.agent === "copilot" ? jsonFilesIn(root, dirname(spec.file)) : [spec.file];
-  const out: Installed[] = [];
   for (const file of files) {
-    const text = readOptional(join(root, file));
+    const text = read(file);
     if (text === undefined) continue;
-    for (const command of configuredCommands(text, spec.agent)) out.push({ file, command });
+    for (const command of configuredCommands(text, spec.agent)) installed.push({ file, command });
   }
-  return out;
+  return { installed, unread };
 }
 
 function jsonFilesIn(root: string, dir: string): string[] {
   try {
+    checkOwnRead(root, dir);
     return readdirSync(join(root, dir))
       .filter((n) => n.endsWith(".json"))
       .map((n) => `${dir}/${n}`);
@@ -197,23 +220,47 @@ function jsonFilesIn(root: string, dir: string): string[] {
   }
 }
 
-function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string, viaFile = false): Check {
+/**
+ * The arguments of a configured hook command when it is exactly what `intent init` writes (`intent hook
+ * AGENT`, or a Cline script that is `hookScript(AGENT)` byte for byte); undefined for anything else. The
+ * command is split into words without a shell: no quoting, variables, separators or redirections survive.
+ */
+export function recognisedHookArgs(command: string, agent: AgentName, script: boolean): string[] | undefined {
+  if (script) return command === hookScript(agent) ? ["hook", agent] : undefined;
+  const words = command.trim().split(/[ \t]+/);
+  return words.length === 3 && words[0] === "intent" && words[1] === "hook" && words[2] === agent ? ["hook", agent] : undefined;
+}
+
+function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string): Check {
   const name = `${spec.agent} hook`;
-  const shown = viaFile ? file : `\`${command}\` (${file})`;
-  const r = viaFile
-    ? spawnSync(command, [], { cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS })
-    : spawnSync(command, { shell: true, cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS });
+  const script = spec.kind === "scripts";
+  const shown = script ? file : `\`${command}\` (${file})`;
+  const args = recognisedHookArgs(command, spec.agent, script);
+  if (!args) {
+    return {
+      name,
+      ok: false,
+      detail: `${shown}: not an intent-lsp hook command; not run (doctor runs only the exact \`intent hook ${spec.agent}\` that \`intent init\` writes)`,
+      fix: script
+        ? `check ${file} yourself, or remove it and run \`intent init --agent ${spec.agent}\` to write the standard script`
+        : `check that command yourself, or replace it with exactly \`intent hook ${spec.agent}\` in ${file}`,
+    };
+  }
+  const fix = `make the command run from ${input.root}: put \`intent\` on PATH (\`npm link\` in the intent-lsp checkout), then run \`intent doctor\` again`;
+  const exe = onPath("intent", input.env);
+  if (!exe) return { name, ok: false, detail: `${shown} cannot run: no intent in PATH`, fix };
+  // an argument list, no shell: nothing of the repository's text is interpreted
+  const r = spawnSync(exe, args, { cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS });
   try {
     removeSession(input.root, agentSessionId(spec.sessionPrefix, PROBE_SESSION));
   } catch {
     /* no session file was made */
   }
-  const fix = `make the command run from ${input.root}: put \`intent\` on PATH (\`npm link\` in the intent-lsp checkout) or write its full path (\`node /path/to/intent-lsp/dist/cli.js hook ${spec.agent}\`) in ${file}, then run \`intent doctor\` again`;
-  // EPIPE: the command exited before reading the probe (`intent: not found`); its exit status says why
+  // EPIPE: the command exited before reading the probe; its exit status says why
   const exitedEarly = (r.error as NodeJS.ErrnoException | undefined)?.code === "EPIPE" && typeof r.status === "number";
   if (r.error && !exitedEarly) {
     const why = (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT" ? `did not answer within ${PROBE_TIMEOUT_MS / 1000} s` : r.error.message;
-    return { name, ok: false, detail: `${shown} ${why}`, fix: viaFile ? `make ${file} executable (\`chmod +x ${file}\`) with a shebang line; ${fix}` : fix };
+    return { name, ok: false, detail: `${shown} ${why}`, fix };
   }
   const stderr = (r.stderr ?? "").trim().split("\n")[0] ?? "";
   if (r.status !== 0) return { name, ok: false, detail: `${shown} failed: exit code ${r.status}${stderr ? `: ${stderr}` : ""}`, fix };
