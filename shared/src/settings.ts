@@ -38,7 +38,8 @@ export interface Identity {
 
 export const defaultSettings: Settings = {
   autoSelect: true,
-  exempt: [".orchestration/**"],
+  // the rule files govern scope and are reviewed as rules: the root .intentignore is one, like .orchestration/
+  exempt: [".orchestration/**", "/.intentignore"],
   contributor: { type: "human" },
   identity: { recordEmail: "hash" },
   severity: {

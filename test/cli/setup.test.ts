@@ -111,7 +111,7 @@ describe("intent init", () => {
         "hooks": [{ "type": "command", "command": "./scripts/guard.sh", "timeout": 10 }]
       },
       {
-        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell",
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*",
         "hooks": [
           {
             "type": "command",
@@ -124,7 +124,7 @@ describe("intent init", () => {
     "Stop": [{ "hooks": [{ "type": "command", "command": "./scripts/notify.sh" }] }],
     "PostToolUse": [
       {
-        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell",
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*",
         "hooks": [
           {
             "type": "command",

@@ -94,18 +94,17 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
 
   it("amend the scope of the intent it was recorded under: both clean", async () => {
     const { diags } = await autoSavedOutOfScope();
-    await applyFix(diags, (t) => t === `Add \`${NOTES}\` to INT-001's scope`);
+    await applyFix(diags, (t) => t === `Add ${NOTES} to INT-001's scope`);
     expect(ledgerRecords(ws)).toHaveLength(1);
     expect((await bothClean()).status).toBe(0);
   });
 
   it("ignore the path: both clean", async () => {
     const { diags } = await autoSavedOutOfScope();
-    await applyFix(diags, (t) => t === `Add \`${NOTES}\` to .intentignore`);
+    await applyFix(diags, (t) => t === `Add ${NOTES} to .intentignore`);
     expect(ledgerRecords(ws)).toHaveLength(1);
-    const after = await bothClean();
-    // exempting a path is itself a change for review: the line added to .intentignore is what CI reports now
-    expect(after.rows(".intentignore")).toEqual([{ code: "unowned-change", start: 3, end: 3, message: expect.stringContaining(".intentignore changed here") }]);
+    // .intentignore is a rule file, exempt like .orchestration/: the exemption is reviewed as a rule change
+    expect((await bothClean()).status).toBe(0);
   });
 
   it("untraced-change: a line another program inserts at the top is flagged at line 1, as `intent check` flags it", async () => {

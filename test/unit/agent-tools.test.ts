@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyTool } from "../../server/src/engine/agent/toolCall";
 import { resolveModelId } from "../../server/src/io/modelSources";
+import { HOOK_SPECS } from "../../server/src/io/setup/agentHooks";
 
 describe("classifyTool: one rule for every agent's tools", () => {
   it("gates writers, Claude Code's and Cursor's alike, with the file they name", () => {
@@ -15,6 +16,17 @@ describe("classifyTool: one rule for every agent's tools", () => {
     expect(classifyTool("mcp__acme__frobnicate", { file_path: "/w/a.ts" })).toEqual({ kind: "write", filePath: "/w/a.ts" });
     expect(classifyTool("mcp__filesystem__read_text_file", { path: "/w/a.ts" })).toEqual({ kind: "other" });
     expect(classifyTool("mcp__filesystem__list_directory", { path: "/w" })).toEqual({ kind: "other" });
+  });
+
+  it("Claude Code's hook matcher, as intent init writes it, reaches MCP tools that change files and no MCP reader", () => {
+    const spec = HOOK_SPECS.find((s) => s.agent === "claude-code")!;
+    const events = ("events" in spec ? spec.events : {}) as Record<string, { matcher?: string }>;
+    for (const event of ["PreToolUse", "PostToolUse"]) {
+      // Claude Code matches the whole tool name against the matcher as a regular expression
+      const matches = (tool: string) => new RegExp(`^(?:${events[event]!.matcher})$`).test(tool);
+      for (const tool of ["Write", "Edit", "Bash", "mcp__filesystem__move_file", "mcp__filesystem__write_file", "mcp__filesystem__edit_file", "mcp__filesystem__create_directory"]) expect(matches(tool), `${event} ${tool}`).toBe(true);
+      for (const tool of ["Read", "Grep", "mcp__filesystem__read_text_file", "mcp__filesystem__list_directory", "mcp__github__search_issues"]) expect(matches(tool), `${event} ${tool}`).toBe(false);
+    }
   });
 
   it("leaves readers alone, wherever their file is", () => {

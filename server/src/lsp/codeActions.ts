@@ -76,8 +76,8 @@ export function savedLineFixes(doc: TrackedDocument, diagnostics: readonly Diagn
         const args = { uri: doc.uri, path, startLine: data.startLine, endLine: data.endLine, intentId: owner.id, hash: data.hash };
         add(d, `${verb} ${lines} under ${owner.id} — ${owner.name}`, Commands.reRecord, args, i === 0);
       });
-    if (d.code === "out-of-scope" && data.intentId) add(d, `Add \`${path}\` to ${data.intentId}'s scope`, Commands.amendScope, { id: data.intentId, glob: pathToGlob(path) });
-    add(d, `Add \`${path}\` to .intentignore`, Commands.ignorePath, { path });
+    if (d.code === "out-of-scope" && data.intentId) add(d, `Add ${path} to ${data.intentId}'s scope`, Commands.amendScope, { id: data.intentId, glob: pathToGlob(path) });
+    add(d, `Add ${path} to .intentignore`, Commands.ignorePath, { path });
   }
   return actions;
 }

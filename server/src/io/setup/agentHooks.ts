@@ -48,6 +48,13 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
   hooks: [{ type: "command", command: hookCommand(agent), ...extra }],
 });
 
+/**
+ * Claude Code's matcher is a regular expression over the tool's name: its own writing tools and shells, and
+ * MCP tools whose name says they change files (`mcp__filesystem__move_file`, `…__write_file`), which the
+ * gate judges and the recorder records by every path they name. MCP tools that only read are not matched.
+ */
+const CLAUDE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*";
+
 export const HOOK_SPECS: readonly HookSpec[] = [
   {
     agent: "claude-code",
@@ -56,8 +63,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     detect: [".claude", "CLAUDE.md"],
     sessionPrefix: "claude",
     events: {
-      PreToolUse: claudeShaped("claude-code", "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell", { timeout: 30 }),
-      PostToolUse: claudeShaped("claude-code", "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell", { timeout: 30 }),
+      PreToolUse: claudeShaped("claude-code", CLAUDE_MATCHER, { timeout: 30 }),
+      PostToolUse: claudeShaped("claude-code", CLAUDE_MATCHER, { timeout: 30 }),
       SessionStart: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
       SessionEnd: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
     },
