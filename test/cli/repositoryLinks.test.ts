@@ -88,7 +88,7 @@ describe("a repository's links and commands do not steer intent-lsp", () => {
     expect(readdirSync(join(outside, "stash"))).toEqual([]);
     const answer = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
-    expect(answer.hookSpecificOutput.permissionDecisionReason).toMatch(/\.orchestration\/\.sessions\/pending\/shell-[0-9a-f]{32}\.json leads outside the workspace .* through a symbolic link \(\.orchestration\/\.sessions\/pending is a symbolic link to .*outside\/stash, outside the workspace\)/);
+    expect(answer.hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: outside-workspace\] \.orchestration\/\.sessions\/pending(\/[\w.-]+\.json)? leads outside the workspace .* through a symbolic link \(\.orchestration\/\.sessions\/pending is a symbolic link to .*outside\/stash, outside the workspace\)/);
   });
 
   it("intent context does not quote a related_specs file that links outside the workspace, and says so", () => {

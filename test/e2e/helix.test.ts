@@ -102,7 +102,8 @@ function rpcLog(logFile: string): Rpc[] {
 /** Rows of the editor area: gutter mark ("●" for a diagnostic), line number (1-based), text. */
 function rows(screen: string): { mark: string; line: number; text: string }[] {
   return screen.split("\n").flatMap((row) => {
-    const m = /^(●?)\s*(\d+)\s+(.*)$/.exec(row);
+    // ● (a diagnostic) · the line number · the diff gutter (▍ added or changed, ▔ removed: the workspace is a git repository) · the text
+    const m = /^(●?)\s*(\d+) [\s▍▔▁]?(.*)$/.exec(row);
     return m ? [{ mark: m[1] ?? "", line: Number(m[2]), text: (m[3] ?? "").trimEnd() }] : [];
   });
 }

@@ -13,6 +13,7 @@ import { endAgentSession, touchAgentSession } from "./session";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
+import { UnsafeWriteError } from "../ownFiles";
 import { keepRuleState, readRuleState, takeRuleStateBack } from "./ruleWatch";
 import { ruleChangeReport, ruleChanges } from "../../engine/agent/ruleState";
 import type { ToolCall } from "../../engine/agent/toolCall";
@@ -80,7 +81,17 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
     }
     case "shell": {
       const decision = gateShell(call.command);
-      if (decision.kind !== "deny") snapshotShell(ctx, callId, call.command);
+      if (decision.kind === "deny") return decision;
+      try {
+        snapshotShell(ctx, callId, call.command);
+      } catch (err) {
+        // a committed link where the state before the command is kept: nothing is written, and nothing runs
+        // that could not be recorded
+        if (err instanceof UnsafeWriteError) {
+          return deny("outside-workspace", `${err.message} intent-lsp keeps the state before a shell command there to record what the command changes, so the command is denied. Ask the user to replace the link.`);
+        }
+        throw err;
+      }
       return decision;
     }
     case "write-without-path":
