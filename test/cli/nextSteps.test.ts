@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt, runCli } from "./support";
+import { ID_BY_STATUS, INTENTS_BY_STATUS } from "../support/intentsByStatus";
 
 /**
  * Every refusal of `intent select`, `start` and `complete` names a next step, and following it literally
@@ -11,29 +12,8 @@ import { ensureBuilt, runCli } from "./support";
 beforeAll(ensureBuilt);
 
 const YAML = ".orchestration/active_intents.yaml";
-const INTENTS = `active_intents:
-  - id: INT-001
-    name: Pending work
-    status: PENDING
-    owned_scope: ["a/**"]
-  - id: INT-002
-    name: Work in progress
-    status: IN_PROGRESS
-    owned_scope: ["b/**"]
-  - id: INT-003
-    name: Finished work
-    status: COMPLETE
-    owned_scope: ["c/**"]
-  - id: INT-004
-    name: Blocked work
-    status: BLOCKED
-    owned_scope: ["d/**"]
-  - id: INT-005
-    name: Archived work
-    status: ARCHIVED
-    owned_scope: ["e/**"]
-`;
-const BY_STATUS = { PENDING: "INT-001", IN_PROGRESS: "INT-002", COMPLETE: "INT-003", BLOCKED: "INT-004", ARCHIVED: "INT-005", unknown: "INT-999" } as const;
+const INTENTS = INTENTS_BY_STATUS;
+const BY_STATUS = ID_BY_STATUS;
 const COMMANDS = [["select"], ["select", "--start"], ["start"], ["complete"]] as const;
 
 /** The cases that are no refusal: the lifecycle allows them. */

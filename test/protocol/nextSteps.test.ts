@@ -5,6 +5,7 @@ import { intentPicks, type IntentPick } from "../../clients/vscode/src/presentat
 import type { IntentRow } from "../../clients/vscode/src/server";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
+import { INTENTS_BY_STATUS } from "../support/intentsByStatus";
 
 /**
  * The editor door's refusals of a selection or a lifecycle move: in the words the editor shows (its picker,
@@ -13,28 +14,7 @@ import { stopAfterEach, TempWorkspace } from "../support/workspace";
  */
 
 const YAML = ".orchestration/active_intents.yaml";
-const INTENTS = `active_intents:
-  - id: INT-001
-    name: Pending work
-    status: PENDING
-    owned_scope: ["a/**"]
-  - id: INT-002
-    name: Work in progress
-    status: IN_PROGRESS
-    owned_scope: ["b/**"]
-  - id: INT-003
-    name: Finished work
-    status: COMPLETE
-    owned_scope: ["c/**"]
-  - id: INT-004
-    name: Blocked work
-    status: BLOCKED
-    owned_scope: ["d/**"]
-  - id: INT-005
-    name: Archived work
-    status: ARCHIVED
-    owned_scope: ["e/**"]
-`;
+const INTENTS = INTENTS_BY_STATUS;
 const IDS = ["INT-001", "INT-002", "INT-003", "INT-004", "INT-005", "INT-999"];
 /** What the protocol calls things, which a person in an editor never types. */
 const PROTOCOL_WORDS = /"start"|:\s*true|[{}]|\bintent\.[a-zA-Z]+|`intent /;
