@@ -2,22 +2,23 @@ import type { TraceRecord } from "@shared/agentTrace";
 import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { fileHash } from "../engine/hashing";
+import { fileHash, fileHashSteps } from "../engine/hashing";
 import { appendWorkspaceRecord } from "../io/ledger/append";
 import { drainPending, keepPending, pendingCount, PENDING_RECORDS, type PendingRecord } from "../io/ledger/pendingRecords";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { prepareRecord } from "../io/ledger/recordChange";
 import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
-import type { TrackedDocument } from "./documents";
+import type { SaveSnapshot, TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**
  * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
  * line change, not a diff guessed afterwards), skipped when the ledger's newest record of the file already
- * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. Prepared
- * synchronously when didSave arrives — before any await lets typing move on — so hover and CodeLens show it
- * while the append waits for its lock.
+ * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. The saved
+ * text and its line change are taken when didSave arrives (`TrackedDocument.beginSave`), before typing can
+ * move on; the whole-file hashing pauses between slices so that other requests are answered meanwhile; the
+ * record is then prepared at once, so hover and CodeLens show it while the append waits for its lock.
  */
 export interface PreparedSave {
   path: string;
@@ -29,8 +30,8 @@ export interface PreparedSave {
   verdict?: Verdict;
 }
 
-export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave {
-  const text = doc.doc.getText();
+export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVersion: string): PreparedSave {
+  const { text } = snapshot;
   const { ctx, path } = doc;
   const verdict = doc.verdict();
   if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return { path: path ?? doc.uri, text };
@@ -40,8 +41,8 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
     ledgerPath: settings.ledgerPath,
     path,
     content: text,
-    before: doc.baseline,
-    change: doc.lineChange(text),
+    before: snapshot.before,
+    change: snapshot.change,
     verdict,
     contributor: settings.contributor,
     ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),
@@ -132,6 +133,27 @@ export class SaveRecorder {
   }
 }
 
+/** Characters hashed between two pauses: a few tens of thousands of lines. */
+const HASH_SLICE_CHARS = 1 << 20;
+
+/** `fileHash(text)`, pausing between slices (`setImmediate`) so that queued messages are handled. */
+export async function hashYielding(text: string): Promise<string> {
+  const steps = fileHashSteps(text, HASH_SLICE_CHARS);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await pause();
+  }
+}
+
+/**
+ * Lets the next message waiting be handled before going on. The connection queues the handling of its next
+ * message with `setImmediate` once the current one returns, and immediates run in the order queued: a
+ * single turn would come back before that message, so this waits two.
+ */
+function pause(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 /** What the user is told about a record kept after a failed write: where it waits, and whether it survives quitting. */
 export function keptMessage(kept: { onDisk: number; inMemory: number; why?: string }): string {
   if (kept.inMemory === 0) return `the record is kept in ${PENDING_RECORDS} and written to the ledger as soon as it can be written (at the latest when intent-lsp next starts here).`;
@@ -160,6 +182,8 @@ export interface SaveHost {
 export class SaveHandler {
   private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
   private readonly flushing = new Set<WorkspaceContext>();
+  /** Saves are handled one after another, in the order they arrived: one record each, in order. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly host: SaveHost,
@@ -169,7 +193,11 @@ export class SaveHandler {
   saved(doc: TrackedDocument): void {
     const { uri } = doc;
     const version = doc.doc.version;
-    this.record(doc).then(
+    // the saved text, taken now: what is typed from here on is not part of this save
+    doc.beforeSave();
+    const snapshot = doc.beginSave();
+    const done = this.queue.then(() => this.record(doc, snapshot));
+    this.queue = done.then(
       (recordId) => this.host.processed({ uri, version, recordId }),
       (err: unknown) => {
         this.host.log(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -179,16 +207,21 @@ export class SaveHandler {
   }
 
   /** Records a save and carries the document's owners over it; the record's id, or null. */
-  private async record(doc: TrackedDocument): Promise<string | null> {
+  private async record(doc: TrackedDocument, snapshot: SaveSnapshot): Promise<string | null> {
     let save: PreparedSave | undefined;
-    doc.beforeSave();
+    // messages that arrived with the didSave first; then the whole-file hashes the record needs, in slices
+    // with pauses between them: other requests and keystrokes are handled meanwhile (the snapshot does not
+    // move), and the hashes are remembered for what follows
+    await pause();
+    await hashYielding(snapshot.text);
+    await hashYielding(snapshot.before);
     try {
-      save = prepareSave(doc, this.toolVersion);
+      save = prepareSave(doc, snapshot, this.toolVersion);
     } catch (err) {
       this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
-    // the saved text is the new baseline, before typing can move on
-    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    // the saved text is the new baseline; edits made since it was taken stay edits
+    doc.saved(snapshot, save?.step);
     this.host.schedule(doc.uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return null;
