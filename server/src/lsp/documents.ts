@@ -9,7 +9,7 @@ import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import { diffTexts, type LineChange } from "../engine/lineChange";
-import { readDiskState, type DiskState } from "./diskFile";
+import { readDiskState, readDiskStateAsync, type DiskState } from "./diskFile";
 import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -203,7 +203,21 @@ export class TrackedDocument {
   /** Re-reads the file's stat (and its text if that changed); cheap enough for every change notification. */
   lookAtDisk(): void {
     if (!this.fsPath) return;
-    const next = readDiskState(this.fsPath, this.disk);
+    this.tookDiskState(readDiskState(this.fsPath, this.disk));
+  }
+
+  /**
+   * `lookAtDisk` without blocking (a file written underneath, a save): the read of a large file does not
+   * hold up other requests. A look taken meanwhile (a keystroke's) is as new, and stands.
+   */
+  async lookAtDiskAsync(): Promise<void> {
+    if (!this.fsPath) return;
+    const from = this.disk;
+    const next = await readDiskStateAsync(this.fsPath, from);
+    if (this.disk === from) this.tookDiskState(next);
+  }
+
+  private tookDiskState(next: DiskState): void {
     if (next === this.disk) return;
     this.disk = next;
     // Content the buffer already holds is this editor's own save; anything else came from another writer.

@@ -2,7 +2,7 @@ import type { TraceRecord } from "@shared/agentTrace";
 import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { fileHash, fileHashSteps } from "../engine/hashing";
+import { fileHash } from "../engine/hashing";
 import { appendWorkspaceRecord } from "../io/ledger/append";
 import { drainPending, keepPending, pendingCount, PENDING_RECORDS, type PendingRecord } from "../io/ledger/pendingRecords";
 import { parseLedgerLines } from "../engine/ledger/read";
@@ -11,6 +11,7 @@ import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { SaveSnapshot, TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
+import { hashYielding, pause } from "./yielding";
 
 /**
  * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
@@ -41,6 +42,7 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
     ledgerPath: settings.ledgerPath,
     path,
     content: text,
+    lines: snapshot.lines,
     before: snapshot.before,
     change: snapshot.change,
     verdict,
@@ -131,27 +133,6 @@ export class SaveRecorder {
       this.keepError = (err as Error).message;
     }
   }
-}
-
-/** Characters hashed between two pauses: a few tens of thousands of lines. */
-const HASH_SLICE_CHARS = 1 << 20;
-
-/** `fileHash(text)`, pausing between slices (`setImmediate`) so that queued messages are handled. */
-export async function hashYielding(text: string): Promise<string> {
-  const steps = fileHashSteps(text, HASH_SLICE_CHARS);
-  for (let r = steps.next(); ; r = steps.next()) {
-    if (r.done) return r.value;
-    await pause();
-  }
-}
-
-/**
- * Lets the next message waiting be handled before going on. The connection queues the handling of its next
- * message with `setImmediate` once the current one returns, and immediates run in the order queued: a
- * single turn would come back before that message, so this waits two.
- */
-function pause(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** What the user is told about a record kept after a failed write: where it waits, and whether it survives quitting. */
