@@ -39,18 +39,47 @@ describe("saving a 1,000,000-line file", () => {
     writeFileSync(ws.path(BIG), saved);
     const seen = client.savesProcessed.length;
     const bigUri = client.uri(BIG);
-    void client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: bigUri } });
-    // sent right behind the didSave: a hover on another file, and a keystroke in the saved one
-    const processedYet = () => client.savesProcessed.slice(seen).some((s) => s.uri === bigUri);
-    const hover = client.hoverText("src/api/weather.ts", 2).then(processedYet);
-    // the saved line asked about while the save is being handled: not recorded yet
-    const during = client.hoverText(BIG, 500_000).then((text) => ({ text, processed: processedYet() }));
-    void client.setLine(BIG, 10, "export const during = 2;");
-    expect(await hover).toBe(false); // answered before the save was processed
-    expect(await during).toEqual({ text: expect.stringContaining("Edited, not saved yet."), processed: false });
-
+    // what the server writes, in order: which answer came before which notification
+    let out = "";
+    client.process.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    // the didSave and, right behind it in the same write (so that they wait in the server's queue together):
+    // a hover on the saved line, a hover on another file, and a keystroke in the saved file
+    const frame = (m: object) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", ...m });
+      return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const hover = (id: string, uri: string, line: number) => frame({ id, method: "textDocument/hover", params: { textDocument: { uri }, position: { line, character: 0 } } });
+    client.process.stdin.write(
+      frame({ method: "textDocument/didSave", params: { textDocument: { uri: bigUri } } }) +
+        hover("during-save-big", bigUri, 500_000) +
+        hover("during-save-small", client.uri("src/api/weather.ts"), 2) +
+        frame({ method: "textDocument/didChange", params: { textDocument: { uri: bigUri, version: 100 }, contentChanges: [{ range: { start: { line: 10, character: 0 }, end: { line: 10, character: "export const v10 = 10;".length } }, text: "export const during = 2;" }] } }),
+    );
     const done = await client.waitFor(() => client.savesProcessed.slice(seen).find((s) => s.uri === bigUri), "the save of the big file to be processed", 60_000);
     expect(done.recordId).not.toBeNull();
+    type Message = { id?: string; method?: string; params?: { uri?: string }; result?: { contents: { value: string } } | null };
+    const written = (): Message[] => {
+      const list: Message[] = [];
+      for (let at = 0; ; ) {
+        const head = out.indexOf("\r\n\r\n", at);
+        if (head === -1) return list;
+        const length = Number(/Content-Length: (\d+)/.exec(out.slice(at, head))![1]);
+        const body = Buffer.from(out.slice(head + 4), "utf8").subarray(0, length);
+        if (body.length < length) return list;
+        list.push(JSON.parse(body.toString("utf8")));
+        at = head + 4 + body.toString("utf8").length;
+      }
+    };
+    const order = await client.waitFor(() => {
+      const list = written();
+      const at = (p: (m: Message) => boolean) => list.findIndex(p);
+      const r = { big: at((m) => m.id === "during-save-big"), small: at((m) => m.id === "during-save-small"), processed: at((m) => m.method === "intent/saveProcessed" && m.params?.uri === bigUri) };
+      return r.big >= 0 && r.small >= 0 && r.processed >= 0 ? { ...r, bigText: list[r.big]!.result?.contents.value } : undefined;
+    }, "the hovers sent during the save to be answered");
+    // both answered before the save was processed; the saved line, asked about meanwhile, is not recorded yet
+    expect(order.small).toBeLessThan(order.processed);
+    expect(order.big).toBeLessThan(order.processed);
+    expect(order.bigText).toContain("Edited, not saved yet.");
     const records = readFileSync(ws.path(LEDGER), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
     expect(records).toHaveLength(1);
     const file = records[0].files[0];
