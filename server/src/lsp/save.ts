@@ -157,7 +157,7 @@ export interface SaveHost {
 }
 
 /**
- * didSave: record (prepared synchronously, so typing cannot move the text under it), carry the document's
+ * didSave: record (from the text taken when didSave arrived, so typing cannot move it), carry the document's
  * owners over the record, append it in order, read the ledger back, and say it is done.
  */
 export class SaveHandler {
