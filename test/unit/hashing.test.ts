@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { bytesHash, contentHash, fileHash, lineHash, normalizeLine, normalizeLines } from "../../server/src/engine/hashing";
+import { bytesHash, contentHash, fileHash, fileHashSteps, lineHash, normalizeLine, normalizeLines } from "../../server/src/engine/hashing";
 
 const sha = (s: string) => "sha256:" + createHash("sha256").update(s).digest("hex");
 
@@ -48,6 +48,37 @@ describe("fileHash", () => {
     const text = "one \r\ntwo\r\n";
     expect(fileHash(text)).toBe(contentHash(normalizeLines(text)));
     expect(fileHash(text)).toBe(fileHash("one\ntwo\n"));
+  });
+});
+
+describe("fileHashSteps", () => {
+  /** Runs the steps to the end, counting the pauses. */
+  function run(text: string, sliceChars: number): { hash: string; pauses: number } {
+    const steps = fileHashSteps(text, sliceChars);
+    let pauses = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) pauses++;
+    return { hash: r.value, pauses };
+  }
+
+  it("gives fileHash's hash in slices, whatever the line endings, trailing blanks and slice size", () => {
+    const pieces = ["a", "b ", "\t", "\r\n", "\n", "\r", "é", "😀", "  x"];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 300; n++) {
+      let text = "";
+      for (let k = next() % 40; k > 0; k--) text += pieces[next() % pieces.length];
+      const expected = contentHash(normalizeLines(text));
+      for (const size of [1, 2, 3, 7, Infinity]) expect(run(text, size).hash, JSON.stringify(text)).toBe(expected);
+    }
+  });
+
+  it("pauses between slices of a large text, and gives the same hash as fileHash", () => {
+    const text = Array.from({ length: 200_000 }, (_, i) => `line ${i}  `).join("\r\n");
+    const { hash, pauses } = run(text, 100_000);
+    expect(pauses).toBeGreaterThan(10);
+    expect(hash).toBe(contentHash(normalizeLines(text)));
+    expect(fileHash(text)).toBe(hash);
   });
 });
 

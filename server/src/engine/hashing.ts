@@ -63,11 +63,68 @@ function isNormal(text: string): boolean {
   return text.indexOf("\r") === -1 && text.indexOf(" \n") === -1 && text.indexOf("\t\n") === -1 && last !== SPACE && last !== TAB;
 }
 
+/**
+ * Whole-file hashes of the last few large texts: one save asks for the hash of the same text (and of the
+ * text before it, and of the file read back from disk) in several places. A string is immutable, so the
+ * hash of an equal string is the same; comparing two equal large strings costs far less than hashing one.
+ */
+const recentHashes: { text: string; hash: string }[] = [];
+const RECENT_HASHES = 4;
+/** Below this length hashing is cheap and not worth remembering. */
+const REMEMBER_FROM = 1 << 16;
+
+function remembered(text: string): string | undefined {
+  if (text.length < REMEMBER_FROM) return undefined;
+  for (const r of recentHashes) if (r.text.length === text.length && r.text === text) return r.hash;
+  return undefined;
+}
+
+function remember(text: string, hash: string): string {
+  if (text.length < REMEMBER_FROM) return hash;
+  recentHashes.unshift({ text, hash });
+  if (recentHashes.length > RECENT_HASHES) recentHashes.pop();
+  return hash;
+}
+
 /** Whole-file hash (`pre_hash`/`post_hash`, flat records' `content_hash`). */
 export function fileHash(text: string): string {
-  // text already in normal form is its own normalized join: hashed in one call
-  if (isNormal(text)) return HASH_PREFIX + createHash("sha256").update(text).digest("hex");
-  return contentHash(splitLines(text));
+  const known = remembered(text);
+  if (known) return known;
+  const steps = fileHashSteps(text, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/**
+ * `fileHash` in slices of about `sliceChars` characters, each ending at a line break, pausing (yielding)
+ * between them, so that a caller can let other work run while a very large text is hashed. The result is
+ * remembered as `fileHash`'s is.
+ */
+export function* fileHashSteps(text: string, sliceChars: number): Generator<void, string> {
+  const known = remembered(text);
+  if (known) return known;
+  const h = createHash("sha256");
+  // text already in normal form is its own normalized join: hashed as it is
+  const normal = isNormal(text);
+  let start = 0;
+  while (start < text.length) {
+    // cut after a LF, so that a CRLF stays whole and no surrogate pair is split
+    const cut = sliceChars >= text.length - start ? -1 : text.indexOf("\n", start + sliceChars);
+    const end = cut === -1 ? text.length : cut + 1;
+    const slice = text.slice(start, end);
+    if (normal) h.update(slice);
+    else {
+      const lines = splitLines(slice);
+      // a slice ending at a line break: its last (empty) line is the start of the next slice
+      if (end < text.length) lines.pop();
+      for (let i = 0; i < lines.length; i++) lines[i] = normalizeLine(lines[i]!);
+      h.update(end < text.length ? `${lines.join("\n")}\n` : lines.join("\n"));
+    }
+    start = end;
+    if (start < text.length) yield;
+  }
+  return remember(text, HASH_PREFIX + h.digest("hex"));
 }
 
 /** Short hash of one normalized line, used to re-anchor single lines; not a content proof on its own. */

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
 
 /**
  * What an open document's file holds on disk, looked at cheaply: a stat on every change notification, a
@@ -26,6 +27,41 @@ export function readDiskState(fsPath: string, previous: DiskState | undefined): 
   if (previous && previous.size === st.size && previous.mtimeMs === st.mtimeMs && previous.ino === st.ino) return previous;
   if (!st.isFile()) return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, text: undefined };
   return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, text: readRegularFile(fsPath) };
+}
+
+/** `readDiskState` without blocking: the read of a large file does not hold up other requests. */
+export async function readDiskStateAsync(fsPath: string, previous: DiskState | undefined): Promise<DiskState> {
+  let st;
+  try {
+    st = await stat(fsPath);
+  } catch {
+    return previous && previous.text === undefined ? previous : MISSING;
+  }
+  if (previous && previous.size === st.size && previous.mtimeMs === st.mtimeMs && previous.ino === st.ino) return previous;
+  if (!st.isFile()) return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, text: undefined };
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, text: await readRegularFileAsync(fsPath) };
+}
+
+async function readRegularFileAsync(fsPath: string): Promise<string | undefined> {
+  let file;
+  try {
+    // O_NONBLOCK: if the path was swapped for a FIFO since the stat, opening it must not wait for a writer
+    file = await open(fsPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = await file.stat();
+    if (!st.isFile()) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const { bytesRead } = await file.read(buf, off, st.size - off, off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
+    }
+    return buf.subarray(0, off).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
 }
 
 function readRegularFile(fsPath: string): string | undefined {

@@ -13,6 +13,7 @@ import type { SessionSync } from "./sessionSync";
 import type { TextBuffer } from "./textBuffer";
 import type { FileWatcher } from "./watcher";
 import type { WorkspaceContext } from "./workspaceContext";
+import { hashYielding } from "./yielding";
 import type { Workspaces } from "./workspaces";
 
 /** Rule files edited in the editor are re-read after a pause in typing. */
@@ -96,10 +97,15 @@ export class DocumentSync {
       doc.savedFindingsDue = undefined;
       return Promise.resolve();
     }
-    doc.lookAtDisk();
-    doc.fileFindings = fileFindings(doc, doc.diskText);
-    this.publisher.schedule(doc.uri);
-    return computeSavedFindings(doc).then(() => this.publisher.schedule(doc.uri));
+    return (async () => {
+      // a large file is read and hashed without holding up other requests (hashes are remembered)
+      await doc.lookAtDiskAsync();
+      if (doc.diskText !== undefined) await hashYielding(doc.diskText);
+      this.guard("the file's findings", () => (doc.fileFindings = fileFindings(doc, doc.diskText)))();
+      this.publisher.schedule(doc.uri);
+      await computeSavedFindings(doc);
+      this.publisher.schedule(doc.uri);
+    })();
   }
 
   /** A ledger read brought news: the documents it touches take it, then their findings and the lenses. */

@@ -9,7 +9,7 @@ import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import { diffTexts, type LineChange } from "../engine/lineChange";
-import { readDiskState, type DiskState } from "./diskFile";
+import { readDiskState, readDiskStateAsync, type DiskState } from "./diskFile";
 import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -30,6 +30,23 @@ export interface AttributedBlock {
 }
 
 export type { LineOwner };
+
+/**
+ * A save being handled: the text the editor saved, taken when its didSave arrived (`beginSave`), so that the
+ * save's whole-file work can pause for other requests and keystrokes without the text moving under it.
+ */
+export interface SaveSnapshot {
+  readonly text: string;
+  readonly lines: string[];
+  /** The content the save changes: the baseline, or the text of an earlier save still being handled. */
+  readonly before: string;
+  /** How the saved lines came from `before`'s (the edit tracker's, not a diff). */
+  readonly change: LineChange;
+  /** The edits from `before` to the saved text, to carry owners over a save that changed nothing. */
+  readonly tracked: EditedLinesSnapshot;
+  /** The edits made since the snapshot, fed as they arrive; undefined once a reload replaced the baseline. */
+  since: EditedLines | undefined;
+}
 
 /** Why the baseline's owners must come from the ledger when it has more to say. */
 type Awaiting =
@@ -64,6 +81,8 @@ export class TrackedDocument {
    */
   private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
+  /** Saves taken (`beginSave`) and not yet made the baseline (`saved`), oldest first. */
+  private pendingSaves: SaveSnapshot[] = [];
   /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
   fileFindings: Diagnostic[] = [];
   /**
@@ -175,13 +194,30 @@ export class TrackedDocument {
       while (head < max && sameAtHead(head)) head++;
       while (tail < max - head && sameAtTail(tail)) tail++;
     }
-    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, (line) => this.lineText(line));
+    const lineAt = (line: number) => this.lineText(line);
+    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
+    // a save being handled becomes the baseline later: what is typed meanwhile is an edit after it
+    for (const save of this.pendingSaves) save.since!.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
   }
 
   /** Re-reads the file's stat (and its text if that changed); cheap enough for every change notification. */
   lookAtDisk(): void {
     if (!this.fsPath) return;
-    const next = readDiskState(this.fsPath, this.disk);
+    this.tookDiskState(readDiskState(this.fsPath, this.disk));
+  }
+
+  /**
+   * `lookAtDisk` without blocking (a file written underneath, a save): the read of a large file does not
+   * hold up other requests. A look taken meanwhile (a keystroke's) is as new, and stands.
+   */
+  async lookAtDiskAsync(): Promise<void> {
+    if (!this.fsPath) return;
+    const from = this.disk;
+    const next = await readDiskStateAsync(this.fsPath, from);
+    if (this.disk === from) this.tookDiskState(next);
+  }
+
+  private tookDiskState(next: DiskState): void {
     if (next === this.disk) return;
     this.disk = next;
     // Content the buffer already holds is this editor's own save; anything else came from another writer.
@@ -250,6 +286,7 @@ export class TrackedDocument {
         }
       }
     }
+    this.dropPendingSaves(); // the reload is newer than any save still being handled
     this.setBaseline(text, lines, next);
     this.awaiting = awaiting;
     this.diskIsExternal = false;
@@ -315,50 +352,77 @@ export class TrackedDocument {
     if (this.edits.refine((line) => this.lineText(line))) this.blocksCache = undefined;
   }
 
-  /** How the current text's lines came from the baseline's, as a save records it. */
-  lineChange(text: string): LineChange {
-    this.refine();
-    const oldCount = contentLineCount(this.baselineLines);
-    const newCount = contentLineCount(splitLines(text));
-    return this.edits.lineChange(oldCount, newCount, (line) => this.lineText(line));
+  /**
+   * Takes the text being saved (when didSave arrives, before anything can move it) and how its lines came
+   * from the content before it, as the save records it. Until `saved` makes it the baseline, edits keep
+   * being tracked against the baseline as before, and also against the saved text (`since`).
+   */
+  beginSave(): SaveSnapshot {
+    const prior = this.pendingSaves[this.pendingSaves.length - 1];
+    const tracker = prior?.since ?? this.edits;
+    const lineAt = (line: number) => this.lineText(line);
+    if (tracker === this.edits) this.refine();
+    else tracker.refine(lineAt);
+    const lines = this.doc.lineList();
+    const change = tracker.lineChange(contentLineCount(prior ? prior.lines : this.baselineLines), contentLineCount(lines), lineAt);
+    const save: SaveSnapshot = { text: this.doc.getText(), lines, before: prior ? prior.text : this.baselineText, change, tracked: tracker.snapshot(), since: new EditedLines(lines) };
+    this.pendingSaves.push(save);
+    return save;
+  }
+
+  /** The baseline was replaced (a reload): saves still being handled no longer lead to it. */
+  private dropPendingSaves(): void {
+    for (const save of this.pendingSaves) save.since = undefined;
+    this.pendingSaves = [];
   }
 
   /**
-   * The saved text becomes the new baseline. `step`: the record that now explains it (ours, or the one an
-   * agent's hook wrote for this very content), whose line map carries our owners over; undefined when no
-   * record is due (nothing changed) or known.
+   * The saved text becomes the new baseline, and the edits made since it was taken stay edits. `step`: the
+   * record that now explains it (ours, or the one an agent's hook wrote for this very content), whose line
+   * map carries our owners over; undefined when no record is due (nothing changed) or known. Saves are made
+   * the baseline in the order they were taken; one a reload overtook changes nothing here.
    */
-  saved(text: string, step: RecordStep | undefined): void {
-    const lines = splitLines(text);
+  saved(save: SaveSnapshot, step: RecordStep | undefined): void {
+    const at = this.pendingSaves.indexOf(save);
+    if (at === -1 || !save.since) return;
+    this.pendingSaves.splice(0, at + 1);
+    const { text, lines, since } = save;
+    const hash = fileHash(text);
     const w = this.awaiting;
     if (w?.kind === "index") {
       // owners not known yet: remember the step, to carry them over once the ledger is read
       if (step && step.preHash === this.baselineHash) w.steps.push(step);
-      else if (fileHash(text) !== this.baselineHash) this.awaiting = { kind: "index", from: lines, steps: [] };
-      this.setBaseline(text, lines, undefined);
+      else if (hash !== this.baselineHash) this.awaiting = { kind: "index", from: lines, steps: [] };
+      this.setBaseline(text, lines, undefined, hash, since);
       if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
       return;
     }
     let next: Attributions | undefined;
     if (this.attributions === undefined) next = undefined;
     else if (step && step.preHash === this.baselineHash) next = applyStep({ owners: this.attributions, hashes: [] }, step)?.owners;
-    else if (fileHash(text) === this.baselineHash) next = carryOrigins(this.attributions, this.edits.origins());
+    else if (hash === this.baselineHash) {
+      const tracked = new EditedLines(this.baselineLines);
+      tracked.restore(save.tracked);
+      next = carryOrigins(this.attributions, tracked.origins());
+    }
     if (next === undefined && this.attributions !== undefined && this.ctx && this.path !== undefined) {
       // a record we cannot apply to what we know (another writer's, from other content): ask the ledger
       next = attribute(this.ctx.ledger.entriesFor(this.path), lines);
     }
-    this.setBaseline(text, lines, next);
+    this.setBaseline(text, lines, next, hash, since);
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
     // the saved lines' findings follow once the save is settled; until then none are published for this content
     if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
   }
 
-  private setBaseline(text: string, lines: string[], attributions: Attributions | undefined): void {
+  /** `since`: the edits made after `text` was taken (a save's), which stay edits; none when omitted. */
+  private setBaseline(text: string, lines: string[], attributions: Attributions | undefined, hash = fileHash(text), since?: EditedLines): void {
     this.baselineText = text;
     this.baselineLines = lines;
-    this.baselineHash = fileHash(text);
+    this.baselineHash = hash;
     this.attributions = attributions;
-    this.edits.reset(lines);
+    if (since) this.edits.restore(since.snapshot());
+    else this.edits.reset(lines);
     this.blocksCache = undefined;
   }
 

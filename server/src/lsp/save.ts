@@ -9,15 +9,17 @@ import { parseLedgerLines } from "../engine/ledger/read";
 import { prepareRecord } from "../io/ledger/recordChange";
 import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
-import type { TrackedDocument } from "./documents";
+import type { SaveSnapshot, TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
+import { hashYielding, pause } from "./yielding";
 
 /**
  * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
  * line change, not a diff guessed afterwards), skipped when the ledger's newest record of the file already
- * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. Prepared
- * synchronously when didSave arrives — before any await lets typing move on — so hover and CodeLens show it
- * while the append waits for its lock.
+ * pins this exact content (an agent hook recorded it), and a lesson when it landed out of scope. The saved
+ * text and its line change are taken when didSave arrives (`TrackedDocument.beginSave`), before typing can
+ * move on; the whole-file hashing pauses between slices so that other requests are answered meanwhile; the
+ * record is then prepared at once, so hover and CodeLens show it while the append waits for its lock.
  */
 export interface PreparedSave {
   path: string;
@@ -29,8 +31,8 @@ export interface PreparedSave {
   verdict?: Verdict;
 }
 
-export function prepareSave(doc: TrackedDocument, toolVersion: string): PreparedSave {
-  const text = doc.doc.getText();
+export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVersion: string): PreparedSave {
+  const { text } = snapshot;
   const { ctx, path } = doc;
   const verdict = doc.verdict();
   if (!ctx || path === undefined || !verdict || !shouldRecord(path, ctx.rules)) return { path: path ?? doc.uri, text };
@@ -40,8 +42,9 @@ export function prepareSave(doc: TrackedDocument, toolVersion: string): Prepared
     ledgerPath: settings.ledgerPath,
     path,
     content: text,
-    before: doc.baseline,
-    change: doc.lineChange(text),
+    lines: snapshot.lines,
+    before: snapshot.before,
+    change: snapshot.change,
     verdict,
     contributor: settings.contributor,
     ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),
@@ -154,12 +157,14 @@ export interface SaveHost {
 }
 
 /**
- * didSave: record (prepared synchronously, so typing cannot move the text under it), carry the document's
+ * didSave: record (from the text taken when didSave arrived, so typing cannot move it), carry the document's
  * owners over the record, append it in order, read the ledger back, and say it is done.
  */
 export class SaveHandler {
   private readonly recorders = new Map<WorkspaceContext, SaveRecorder>();
   private readonly flushing = new Set<WorkspaceContext>();
+  /** Saves are handled one after another, in the order they arrived: one record each, in order. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly host: SaveHost,
@@ -169,7 +174,11 @@ export class SaveHandler {
   saved(doc: TrackedDocument): void {
     const { uri } = doc;
     const version = doc.doc.version;
-    this.record(doc).then(
+    // the saved text, taken now: what is typed from here on is not part of this save
+    doc.beforeSave();
+    const snapshot = doc.beginSave();
+    const done = this.queue.then(() => this.record(doc, snapshot));
+    this.queue = done.then(
       (recordId) => this.host.processed({ uri, version, recordId }),
       (err: unknown) => {
         this.host.log(`intent-lsp: handling the save of ${doc.path ?? uri} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -179,16 +188,21 @@ export class SaveHandler {
   }
 
   /** Records a save and carries the document's owners over it; the record's id, or null. */
-  private async record(doc: TrackedDocument): Promise<string | null> {
+  private async record(doc: TrackedDocument, snapshot: SaveSnapshot): Promise<string | null> {
     let save: PreparedSave | undefined;
-    doc.beforeSave();
+    // messages that arrived with the didSave first; then the whole-file hashes the record needs, in slices
+    // with pauses between them: other requests and keystrokes are handled meanwhile (the snapshot does not
+    // move), and the hashes are remembered for what follows
+    await pause();
+    await hashYielding(snapshot.text);
+    await hashYielding(snapshot.before);
     try {
-      save = prepareSave(doc, this.toolVersion);
+      save = prepareSave(doc, snapshot, this.toolVersion);
     } catch (err) {
       this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
-    // the saved text is the new baseline, before typing can move on
-    doc.saved(save?.text ?? doc.doc.getText(), save?.step);
+    // the saved text is the new baseline; edits made since it was taken stay edits
+    doc.saved(snapshot, save?.step);
     this.host.schedule(doc.uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return null;

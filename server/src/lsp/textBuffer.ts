@@ -42,6 +42,11 @@ export class TextBuffer {
     return this.lines[line] ?? "";
   }
 
+  /** A copy of the lines (without terminators), as `splitLines` of the whole text gives them, without splitting it. */
+  lineList(): string[] {
+    return this.lines.slice();
+  }
+
   /** The whole text, or the text of a range (clamped). */
   getText(range?: Range): string {
     if (!range) return (this.joined ??= this.join(0, this.lines.length));

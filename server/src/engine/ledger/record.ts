@@ -39,6 +39,8 @@ export interface RecordFileInput {
   path: string;
   /** File content after the change; null when the change deleted the file. */
   content: string | null;
+  /** `content` split into lines (`splitLines`), when the caller has them: a large file is not split again. */
+  lines?: readonly string[];
   /**
    * How the lines changed (see `lineChange.ts`). When given, the record claims exactly the lines it does not
    * carry, and stores the line map so readers can carry every other line's owner across this record.
@@ -126,7 +128,8 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes">;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
-  const lines = file.content === null ? [] : normalizeLines(file.content);
+  // raw or normalized lines alike: contentHash and lineHash normalize each line they hash
+  const lines = file.content === null ? [] : (file.lines ?? normalizeLines(file.content));
   const spans = file.change ? changedSpans(file.change).map((s) => ({ start_line: s.start + 1, end_line: s.end + 1 })) : (file.ranges ?? []);
   checkRanges(file, spans, lines.length);
   if (file.change) checkChange(file, file.change, lines.length);

@@ -16,6 +16,8 @@ export interface FileWrite {
   path: string;
   /** Content after the change (null: the file was deleted). */
   content: string | null;
+  /** `content` split into lines (`splitLines`), when the writer has them (the editor's buffer). */
+  lines?: readonly string[];
   /** Content before the change (null: the file did not exist). */
   before: string | null;
   /**
@@ -82,6 +84,7 @@ function recordFile(file: FileWrite): RecordFileInput {
   return {
     path: file.path,
     content: file.content,
+    ...(file.lines && file.content !== null ? { lines: file.lines } : {}),
     ...(file.content === null ? { ranges: [] } : { change: file.change ?? diffTexts(file.before, file.content) }),
     mutationClass: mutationClass(file.path, file.before, file.content),
     preHash: file.before === null ? null : fileHash(file.before),
