@@ -1,6 +1,5 @@
 import { appendFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Diagnostic } from "vscode-languageserver-protocol";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
 import { bombRecords } from "../support/ledgerBombs";
@@ -26,8 +25,6 @@ function agentRecord(path: string, content: string, lines: [number, number], int
     intentId,
   });
 }
-
-const codes = (d: Diagnostic[]) => d.map((x) => x.code);
 
 describe("the ledger as other processes write it", () => {
   let ws: TempWorkspace;
