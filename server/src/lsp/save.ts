@@ -11,7 +11,7 @@ import { noteLesson } from "../io/lessons";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { SaveSnapshot, TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
-import { hashYielding, pause } from "./yielding";
+import { hashYielding, needsSlices, pause } from "./yielding";
 
 /**
  * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
@@ -190,10 +190,11 @@ export class SaveHandler {
   /** Records a save and carries the document's owners over it; the record's id, or null. */
   private async record(doc: TrackedDocument, snapshot: SaveSnapshot): Promise<string | null> {
     let save: PreparedSave | undefined;
-    // messages that arrived with the didSave first; then the whole-file hashes the record needs, in slices
-    // with pauses between them: other requests and keystrokes are handled meanwhile (the snapshot does not
-    // move), and the hashes are remembered for what follows
-    await pause();
+    // a large file: messages that arrived with the didSave first; then the whole-file hashes the record
+    // needs, in slices with pauses between them: other requests and keystrokes are handled meanwhile (the
+    // snapshot does not move), and the hashes are remembered for what follows. A smaller one is prepared
+    // before the next message is handled, so that what is asked right after the didSave sees the save.
+    if (needsSlices(snapshot.text, snapshot.before)) await pause();
     await hashYielding(snapshot.text);
     await hashYielding(snapshot.before);
     try {

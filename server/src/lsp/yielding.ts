@@ -8,6 +8,14 @@ import { fileHashSteps } from "../engine/hashing";
 /** Characters hashed between two pauses: a few tens of thousands of lines. */
 const HASH_SLICE_CHARS = 1 << 20;
 
+/**
+ * Whether texts this long need their whole-file work in slices. Smaller ones are done at once, before the
+ * next message is handled, so a hover or a CodeLens request sent right after a didSave sees the save.
+ */
+export function needsSlices(...texts: string[]): boolean {
+  return texts.reduce((n, t) => n + t.length, 0) > HASH_SLICE_CHARS;
+}
+
 /** `fileHash(text)`, pausing between slices (`setImmediate`) so that queued messages are handled. */
 export async function hashYielding(text: string): Promise<string> {
   const steps = fileHashSteps(text, HASH_SLICE_CHARS);
