@@ -35,7 +35,8 @@ export class TempWorkspace {
   }
 
   dispose(): void {
-    rmSync(this.root, { recursive: true, force: true });
+    // a server that was just told to exit may still be removing its session file: retry a folder that filled again
+    rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }
 
