@@ -13,9 +13,6 @@ export default defineConfig({
     // a save names the person git knows, and a test must not depend on who runs it
     env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    // A worker that misses vitest's own 60 s heartbeat to its main process ("Timeout calling onTaskUpdate")
-    // fails the whole run though every test passed; on two busy cores it happens about once a run. Such
-    // errors are still printed in full; every failing test still fails the run.
-    dangerouslyIgnoreUnhandledErrors: true,
+    setupFiles: ["test/support/yieldBetweenTests.ts"],
   },
 });
