@@ -38,7 +38,7 @@ const common = {
 
 // The Agent Trace schema's validator as code (ajv's standalone output), bundled beside the tools: compiling
 // the schema at run time costs an agent's post-write hook more than the rest of its work.
-// server/src/engine/ledger/schema.ts loads it, and compiles the schema itself when running from source.
+// server/src/io/ledger/schema.ts loads it, and compiles the schema itself when running from source.
 function traceRecordValidator() {
   const { default: Ajv2020 } = require("ajv/dist/2020");
   const { default: addFormats } = require("ajv-formats");

@@ -43,7 +43,45 @@ function violations(layer: string, forbiddenLayers: readonly string[], forbidPac
   return out;
 }
 
+/** Code (comments and strings removed) that reaches the process or loads files at run time. */
+const PROCESS_USE = /\b(require\s*\(|process\s*\.|__dirname|__filename)|\bimport\s*\(/;
+const FS_MODULES = /^(node:)?(fs|fs\/promises|child_process)$/;
+
+/** The file's code with comments and string literals blanked, so a word in prose is not taken for a call. */
+function codeOf(file: string): string {
+  return readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|`(?:\\.|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, (m) => m.replace(/[^\n]/g, " "));
+}
+
+function processUses(layer: string): string[] {
+  return sourceFiles(join(SRC, layer)).flatMap((file) =>
+    codeOf(file)
+      .split("\n")
+      .flatMap((line, i) => (PROCESS_USE.test(line) ? [`${relative(SRC, file)}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+function fsImports(layers: readonly string[]): string[] {
+  return layers.flatMap((layer) =>
+    sourceFiles(join(SRC, layer)).flatMap((file) => importsOf(file).filter((s) => FS_MODULES.test(s)).map((s) => `${relative(SRC, file)} imports ${s}`)),
+  );
+}
+
 describe("layers", () => {
+  it("the engine neither loads files (require, dynamic import) nor touches the process (process.*, __dirname)", () => {
+    expect(processUses("engine")).toEqual([]);
+  });
+
+  it("the doors reach the disk and processes only through io/: no node:fs or child_process in lsp/ or cli/", () => {
+    expect(fsImports(["lsp", "cli"])).toEqual([]);
+  });
+
+  it("sees process use and fs imports where they are (the checks are not blind)", () => {
+    expect(processUses("io").length).toBeGreaterThan(0);
+    expect(fsImports(["io"]).length).toBeGreaterThan(5);
+    // a use in a comment or a string is prose, not a call
+    expect(PROCESS_USE.test(codeOf(join(SRC, "engine/sessions.ts")))).toBe(false);
+  });
+
   it("the engine's rules import neither the disk, git, locks, nor the io, lsp or cli layers", () => {
     expect(violations("engine", ["io", "lsp", "cli"], [IO_MODULES, PROTOCOL_MODULES])).toEqual([]);
   });

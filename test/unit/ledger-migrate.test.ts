@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { migrateLedger } from "../../server/src/engine/ledger/migrate";
+import { validateRecord } from "../../server/src/io/ledger/schema";
 import { verifyLedger } from "../../server/src/io/ledger/verify";
 
 const older = (id: string, related: unknown[]) =>
@@ -11,7 +12,7 @@ const older = (id: string, related: unknown[]) =>
 
 describe("migrateLedger", () => {
   it("reads contributors and intents as the reader does", () => {
-    const r = migrateLedger(`${older("a", [{ type: "specification", value: "INT-007" }, { type: "intent", url: "urn:intent:weather%20api" }])}\n`);
+    const r = migrateLedger(`${older("a", [{ type: "specification", value: "INT-007" }, { type: "intent", url: "urn:intent:weather%20api" }])}\n`, validateRecord);
     expect(r.skipped).toEqual([]);
     const [rec] = r.lines.map((l) => JSON.parse(l));
     expect(rec.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-3-5-sonnet" });
@@ -24,7 +25,7 @@ describe("migrateLedger", () => {
 
   it("skips and reports a record whose intent URN does not decode, and migrates the rest of the file", () => {
     const text = [older("a", [{ type: "intent", value: "INT-001" }]), older("b", [{ type: "intent", url: "urn:intent:%E0%A4%A" }]), "{oops", older("c", [{ type: "intent", value: "INT-002" }]), ""].join("\n");
-    const r = migrateLedger(text);
+    const r = migrateLedger(text, validateRecord);
     expect(r.skipped).toEqual([
       { line: 2, reason: 'related url "urn:intent:%E0%A4%A" is not a valid intent URN (a malformed %-escape)' },
       { line: 3, reason: expect.stringMatching(/^not valid JSON/) },

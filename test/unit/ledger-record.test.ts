@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TraceRecord } from "@shared/agentTrace";
 import { contentHash, fileHash, lineHash } from "../../server/src/engine/hashing";
 import { buildRecord, changedRanges, RecordInputError, type BuildRecordInput } from "../../server/src/engine/ledger/record";
-import { validateRecord } from "../../server/src/engine/ledger/schema";
+import { validateRecord } from "../../server/src/io/ledger/schema";
 
 const content = "import x from 'y';\n\nexport function f() {\n  return 1;  \n}\n";
 const base: BuildRecordInput = {

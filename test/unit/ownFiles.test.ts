@@ -85,7 +85,7 @@ describe("every writer of intent-lsp's own files refuses to write outside the wo
     symlinkSync(outside, join(root, ".orchestration/.sessions"));
     const before = snapshot(outside);
     expect(() => writeWorkspaceSelection(root, "INT-001", "test")).toThrow(UnsafeWriteError);
-    expect(() => writeSession(root, newSessionRecord("lsp-x", "test"))).toThrow(UnsafeWriteError);
+    expect(() => writeSession(root, newSessionRecord("lsp-x", "test", { pid: 0, host: "test-host" }))).toThrow(UnsafeWriteError);
     expect(() => stashBefore(root, "call", "src/api/a.ts")).toThrow(UnsafeWriteError);
     writeFileSync(join(outside, "lsp-y.json"), "{}");
     removeSession(root, "lsp-y"); // never deletes there either

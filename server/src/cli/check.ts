@@ -1,8 +1,8 @@
-import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
 import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
 import { readOptional } from "../io/optionalFile";
+import { realRootOf } from "../io/realPath";
 import { isSetupFile, setupLines } from "../io/setup/setupLines";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
@@ -37,7 +37,7 @@ export const checkCommand: Command = {
     const ws = openWorkspace(io, values.root);
     const top = gitTopLevel(ws.root);
     if (!top) throw new CliError(`${ws.root} is not inside a git repository; \`intent check\` compares git revisions`);
-    const inRepo = relative(realpathSync(top), realpathSync(ws.root)).split(sep).join("/");
+    const inRepo = relative(realRootOf(top), realRootOf(ws.root)).split(sep).join("/");
     const staged = values.staged ?? false;
 
     let base;

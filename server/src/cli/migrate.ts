@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
 import { writeFileAtomic } from "../io/atomicWrite";
 import { writeOwnFile } from "../io/ownFiles";
 import { migrateLedger } from "../engine/ledger/migrate";
-import { readOptional } from "../io/optionalFile";
+import { validateRecord } from "../io/ledger/schema";
+import { pathExists, readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
@@ -31,9 +31,9 @@ export const migrateCommand: Command = {
     if (from === out) throw new CliError(`--out must differ from the ledger being migrated (${show(from)}); migrate never rewrites the original`, 2);
     const text = readOptional(from);
     if (text === undefined) throw new CliError(`${show(from)}: no such file; pass --from FILE`);
-    if (existsSync(out) && !values.force) throw new CliError(`${show(out)} already exists; pass --force to replace it, or --out FILE`);
+    if (pathExists(out) && !values.force) throw new CliError(`${show(out)} already exists; pass --force to replace it, or --out FILE`);
 
-    const result = migrateLedger(text);
+    const result = migrateLedger(text, validateRecord);
     const content = result.lines.length ? `${result.lines.join("\n")}\n` : "";
     // the default lands in the workspace: the own-file writer (never through a link out of it); an --out
     // the person named is written where they said

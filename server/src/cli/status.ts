@@ -1,6 +1,7 @@
 import { relativeTime } from "../engine/describe";
 import { ruleFileProblems } from "../engine/ruleFileProblems";
-import { isLive, type SessionRecord } from "../engine/sessions";
+import type { SessionRecord } from "../engine/sessions";
+import { isLiveSession } from "../io/liveSessions";
 import { listSessions, readWorkspaceSelection } from "../io/sessionFiles";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
@@ -29,7 +30,7 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
     intents: ws.rules.catalogue.intents.map((i) => ({ id: i.id, name: i.name, status: i.status, owned_scope: i.ownedScope, selected: sel?.intent === i.id })),
     problems: ruleFileProblems(ws.rules, ws.texts).map(({ file, line, column, severity, message }) => ({ file, line, column, severity, message })),
     sessions: sessions
-      .filter((s) => isLive(s, now))
+      .filter((s) => isLiveSession(s, now))
       .sort((a, b) => a.id.localeCompare(b.id))
       .map((s) => ({ id: s.id, client: s.client, intent: s.intent ?? null, heartbeat: s.heartbeat, working_on: s.workingOn ?? [], unsaved: s.dirtyFiles ?? [] })),
   };

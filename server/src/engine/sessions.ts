@@ -3,7 +3,6 @@
  * with its selection and a heartbeat; `workspace.json` holds the selection shared by all of them.
  */
 import { createHash } from "node:crypto";
-import { hostname } from "node:os";
 import type { Selection } from "./gate";
 
 export interface SessionRecord {
@@ -65,21 +64,25 @@ export function sessionFileName(id: string): string {
   return `${readable}.${hash}.json`;
 }
 
-export function newSessionRecord(id: string, client: string, now = new Date()): SessionRecord {
-  const t = now.toISOString();
-  return { id, client, pid: process.pid, host: hostname(), startedAt: t, heartbeat: t };
+/** The process a session runs in: pid 0 for a door that has no long-lived process (an agent's hook). */
+export interface SessionOrigin {
+  pid: number;
+  host: string;
 }
 
-export function isLive(s: SessionRecord, now = Date.now()): boolean {
+export function newSessionRecord(id: string, client: string, origin: SessionOrigin, now = new Date()): SessionRecord {
+  const t = now.toISOString();
+  return { id, client, pid: origin.pid, host: origin.host, startedAt: t, heartbeat: t };
+}
+
+/**
+ * A session is live while its heartbeat is fresh and, when its process is known, that process runs:
+ * `processRuns` answers for sessions whose pid can be probed (io/liveSessions.ts), so an editor that
+ * crashed stops claiming files at once instead of two minutes later.
+ */
+export function isLive(s: SessionRecord, now: number, processRuns: (s: SessionRecord) => boolean): boolean {
   if (now - Date.parse(s.heartbeat) > SESSION_TTL_MS) return false;
-  if (s.host === hostname() && s.pid > 0) {
-    try {
-      process.kill(s.pid, 0);
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
-  }
-  return true;
+  return processRuns(s);
 }
 
 /** docs/ARCHITECTURE.md "Sessions and the active intent": the session's own selection, else the workspace's. Auto-selection happens in the gate. */

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync, statSync, constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { readRegularText, readRegularTextAsync } from "./regularFiles";
 
 /**
  * What an open document's file holds on disk, looked at cheaply: a stat on every change notification, a
@@ -42,46 +43,19 @@ export async function readDiskStateAsync(fsPath: string, previous: DiskState | u
   return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, text: await readRegularFileAsync(fsPath) };
 }
 
-async function readRegularFileAsync(fsPath: string): Promise<string | undefined> {
-  let file;
+/** The file's text, or undefined when it is not a regular file or cannot be read (it changed meanwhile). */
+function readRegularFile(fsPath: string): string | undefined {
   try {
-    // O_NONBLOCK: if the path was swapped for a FIFO since the stat, opening it must not wait for a writer
-    file = await open(fsPath, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = await file.stat();
-    if (!st.isFile()) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const { bytesRead } = await file.read(buf, off, st.size - off, off);
-      if (bytesRead === 0) break;
-      off += bytesRead;
-    }
-    return buf.subarray(0, off).toString("utf8");
+    return readRegularText(fsPath);
   } catch {
     return undefined;
-  } finally {
-    await file?.close().catch(() => undefined);
   }
 }
 
-function readRegularFile(fsPath: string): string | undefined {
-  let fd: number | undefined;
+async function readRegularFileAsync(fsPath: string): Promise<string | undefined> {
   try {
-    // O_NONBLOCK: if the path was swapped for a FIFO since the stat, opening it must not wait for a writer
-    fd = openSync(fsPath, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off).toString("utf8");
+    return await readRegularTextAsync(fsPath);
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -1,4 +1,5 @@
 /** Reading a file that may not be there: the workspace's own files are all optional. */
+import { existsSync, statSync } from "node:fs";
 import { readRegularText } from "./regularFiles";
 
 /**
@@ -14,4 +15,18 @@ export function readOptional(path: string): string | undefined {
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw err;
   }
+}
+
+/** The file's size in bytes, 0 when it cannot be read (not there yet, or replaced while asked). */
+export function sizeOrZero(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether anything (a file, a folder, a link) is at `path`. */
+export function pathExists(path: string): boolean {
+  return existsSync(path);
 }

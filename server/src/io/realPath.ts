@@ -189,3 +189,12 @@ function storedName(existing: string): string {
 }
 
 const fails = (reason: string): Landing => ({ kind: "fails", reason });
+
+/** `root` with its links followed, or as given when it cannot be read (it may be created later). */
+export function realRootOf(root: string): string {
+  try {
+    return realpathSync.native(root);
+  } catch {
+    return root;
+  }
+}

@@ -88,3 +88,13 @@ export async function openRegular(path: string, flags = READ_FLAGS): Promise<Fil
     throw err;
   }
 }
+
+/** The async twin of `readRegularText`: a large file's read does not hold up the server's other requests. */
+export async function readRegularTextAsync(path: string): Promise<string> {
+  const handle = await openRegular(path);
+  try {
+    return (await handle.readFile()).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { dirname, join } from "node:path";
 import { ORCHESTRATION_DIR, SESSIONS_DIR } from "../engine/workspaceFiles";
-import { REFERENCE_LEDGER } from "../io/ledger/workspaceLedger";
+import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
 
 /** Coalesces bursts of file events (an atomic rename fires several) into one callback. */
 const SETTLE_MS = 30;

@@ -11,7 +11,7 @@ import type { OpenDocuments } from "./openDocuments";
 import type { DiagnosticsPublisher } from "./publisher";
 import type { SessionSync } from "./sessionSync";
 import type { TextBuffer } from "./textBuffer";
-import type { FileWatcher } from "./watcher";
+import type { FileWatcher } from "../io/watcher";
 import type { WorkspaceContext } from "./workspaceContext";
 import { hashYielding } from "./yielding";
 import type { Workspaces } from "./workspaces";

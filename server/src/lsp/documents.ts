@@ -9,7 +9,7 @@ import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import { diffTexts, type LineChange } from "../engine/lineChange";
-import { readDiskState, readDiskStateAsync, type DiskState } from "./diskFile";
+import { readDiskState, readDiskStateAsync, type DiskState } from "../io/diskState";
 import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 

@@ -1,7 +1,8 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { contributorText, intentTitle } from "../engine/describe";
 import { fileHash } from "../engine/hashing";
-import { isLive, type SessionRecord } from "../engine/sessions";
+import type { SessionRecord } from "../engine/sessions";
+import { isLiveSession } from "../io/liveSessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
@@ -101,7 +102,7 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
   const mine = doc.verdict();
   const myIntent = mine && (mine.kind === "allowed" || mine.kind === "out-of-scope") ? mine.intent.id : undefined;
   for (const s of sessions) {
-    if (s.id === ctx.session.id || !isLive(s, now)) continue;
+    if (s.id === ctx.session.id || !isLiveSession(s, now)) continue;
     const label = `${s.client} session ${s.id}`;
     if (s.dirtyFiles?.includes(path)) {
       return makeDiagnostic(ctx.rules.settings, "claimed-elsewhere", LINE0, `${path} has unsaved edits in another ${label} (last seen ${s.heartbeat}). Coordinate before saving.`);

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { sizeOrZero } from "../io/optionalFile";
 import type { Connection } from "vscode-languageserver";
 import type { LedgerPoll } from "../io/ledger/workspaceLedger";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -61,9 +61,5 @@ export class LedgerSync {
 }
 
 function ledgerSize(ctx: WorkspaceContext): number {
-  try {
-    return statSync(ctx.ledger.file).size;
-  } catch {
-    return 0;
-  }
+  return sizeOrZero(ctx.ledger.file);
 }

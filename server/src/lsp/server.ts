@@ -37,7 +37,7 @@ import { DiagnosticsPublisher } from "./publisher";
 import { SaveHandler } from "./save";
 import { SessionSync } from "./sessionSync";
 import { TextBuffer } from "./textBuffer";
-import { FileWatcher } from "./watcher";
+import { FileWatcher } from "../io/watcher";
 import { Workspaces } from "./workspaces";
 import { INTENT_LSP_VERSION } from "../version";
 

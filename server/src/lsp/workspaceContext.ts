@@ -6,12 +6,12 @@ import { gitIdentity } from "../io/git";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
-import { realpathSync } from "node:fs";
-import { realWorkspacePath } from "../io/realPath";
+import { realRootOf, realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { UnsafeWriteError } from "../io/ownFiles";
 import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
+import { thisProcess } from "../io/liveSessions";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
 import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
@@ -53,7 +53,7 @@ export class WorkspaceContext {
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.realRoot = realRootOf(root);
-    this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName);
+    this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName, thisProcess());
     this.rules = buildRules({});
     this.reload();
     this.ledger = new WorkspaceLedger(root, this.rules.settings.ledgerPath);
@@ -179,11 +179,3 @@ function sameInputs(built: { texts: RuleFileTexts; clientSettings: Partial<Setti
   return RULE_FILES.every((f) => built.texts[f] === texts[f]);
 }
 
-/** `root` with its links followed, or as given when it cannot be read (it may be created later). */
-export function realRootOf(root: string): string {
-  try {
-    return realpathSync.native(root);
-  } catch {
-    return root;
-  }
-}

@@ -2,8 +2,9 @@ import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { findIntentsRoot } from "../io/workspaceRoot";
 import { uriToPath } from "./documents";
-import type { FileWatcher } from "./watcher";
-import { realRootOf, WorkspaceContext } from "./workspaceContext";
+import type { FileWatcher } from "../io/watcher";
+import { realRootOf } from "../io/realPath";
+import { WorkspaceContext } from "./workspaceContext";
 
 /** The workspace folders the client opened (and those adopted for files outside them), one context each. */
 export class Workspaces {

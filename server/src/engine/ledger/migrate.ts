@@ -9,7 +9,6 @@ import { normalizeModelId } from "../contributor";
 import { bytesHash } from "../hashing";
 import { contributorModel, contributorType, decodeURIComponentSafe, detectDialect, intentIdOf, isObject, str, type Dialect, type JsonObject, SCHEME_OR_DRIVE } from "./read";
 import { isBlankLine } from "./blankLine";
-import { validateRecord } from "./schema";
 
 interface MigrationResult {
   lines: string[];
@@ -21,14 +20,20 @@ interface MigrationResult {
 /** A record that cannot be expressed as it stands; only its own line is skipped. */
 class UnmigratableRecord extends Error {}
 
-/** Converts every line; records of other tools already in the spec's shape are kept byte for byte. */
-export function migrateLedger(text: string): MigrationResult {
+/** Schema violations of a record ("<json pointer>: <problem>"); empty when it is valid. */
+export type RecordValidator = (record: unknown) => string[];
+
+/**
+ * Converts every line; records of other tools already in the spec's shape are kept byte for byte. Each
+ * converted record must pass `validate` (the Agent Trace schema, loaded by io/ledger/schema.ts).
+ */
+export function migrateLedger(text: string, validate: RecordValidator): MigrationResult {
   const result: MigrationResult = { lines: [], counts: { spec: 0, older: 0, flat: 0, reference: 0 }, skipped: [] };
   text.split("\n").forEach((raw, i) => {
     const lineNo = i + 1;
     if (isBlankLine(raw)) return;
     try {
-      const converted = migrateLine(raw, lineNo, result.lines.length ? bytesHash(result.lines[result.lines.length - 1]!) : null);
+      const converted = migrateLine(raw, lineNo, result.lines.length ? bytesHash(result.lines[result.lines.length - 1]!) : null, validate);
       result.lines.push(converted.line);
       result.counts[converted.dialect]++;
     } catch (e) {
@@ -38,7 +43,7 @@ export function migrateLedger(text: string): MigrationResult {
   return result;
 }
 
-function migrateLine(raw: string, lineNo: number, prev: string | null): { line: string; dialect: Dialect } {
+function migrateLine(raw: string, lineNo: number, prev: string | null, validate: RecordValidator): { line: string; dialect: Dialect } {
   let obj: unknown;
   try {
     obj = JSON.parse(raw);
@@ -49,7 +54,7 @@ function migrateLine(raw: string, lineNo: number, prev: string | null): { line: 
   if (!dialect) throw new UnmigratableRecord("not an Agent Trace record");
   if (dialect === "spec") return { line: rechain(raw, obj as JsonObject, prev), dialect };
   const record = dialect === "flat" ? fromFlat(obj as JsonObject, prev, lineNo) : fromNested(obj as JsonObject, dialect, prev, lineNo);
-  const errors = validateRecord(record);
+  const errors = validate(record);
   if (errors.length) throw new UnmigratableRecord(`could not be expressed as a valid ${AGENT_TRACE_VERSION} record: ${errors.join("; ")}`);
   return { line: JSON.stringify(record), dialect };
 }

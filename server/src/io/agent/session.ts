@@ -69,7 +69,7 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
   const client = touch.client ?? existing?.client ?? clientOfSession(id);
   const record: SessionRecord = existing
     ? { ...existing, client, pid: 0, host: hostname(), heartbeat: now.toISOString() }
-    : { ...newSessionRecord(id, client, now), pid: 0 };
+    : newSessionRecord(id, client, { pid: 0, host: hostname() }, now);
   if (touch.intent !== undefined) record.intent = touch.intent;
   if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
   writeSession(root, record);

@@ -15,7 +15,7 @@ import { acquireLock, type LockOptions } from "../fileLock";
 import { ownFilePath } from "../ownFiles";
 import { APPEND_FLAGS, openRegular, READ_APPEND_FLAGS } from "../regularFiles";
 import { bytesHash } from "../../engine/hashing";
-import { validateRecord } from "../../engine/ledger/schema";
+import { validateRecord } from "./schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 
 export type LockRetries = NonNullable<LockOptions["retries"]>;

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
 import { HASH_PREFIX } from "../../engine/hashing";
 import { detectDialect, oversizedClaims, type Dialect } from "../../engine/ledger/read";
-import { validateRecord } from "../../engine/ledger/schema";
+import { validateRecord } from "./schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
 import { openRegular } from "../regularFiles";
