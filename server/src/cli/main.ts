@@ -4,40 +4,40 @@
  */
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
+import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 
 interface Entry {
-  name: string;
   summary: string;
   /** A plain require, so the bundler evaluates the module only when its command runs. */
   load: () => Command;
 }
 
-const COMMANDS: Entry[] = [
-  { name: "init", summary: "set the repository up: intents file, git attributes and ignores, agent hooks", load: () => (require("./init") as typeof import("./init")).initCommand },
-  { name: "doctor", summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks", load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand },
-  { name: "check", summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
-  { name: "blame", summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
-  { name: "hook", summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
-  { name: "select", summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
-  { name: "start", summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
-  { name: "complete", summary: "complete an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).completeCommand },
-  { name: "block", summary: "block an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).blockCommand },
-  { name: "archive", summary: "archive an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).archiveCommand },
-  { name: "status", summary: "show the selection, the intents, YAML problems and live sessions", load: () => (require("./status") as typeof import("./status")).statusCommand },
-  { name: "context", summary: "print the curated <intent_context> XML for an intent", load: () => (require("./context") as typeof import("./context")).contextCommand },
-  { name: "verify", summary: "verify the ledger: schema, torn lines, tamper-evident chain", load: () => (require("./verify") as typeof import("./verify")).verifyCommand },
-  { name: "map", summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
-  { name: "migrate", summary: "convert an older-dialect ledger into Agent Trace records, in a new file", load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand },
-];
+const COMMANDS: { readonly [name in CommandName]: Entry } = {
+  init: { summary: "set the repository up: intents file, git attributes and ignores, agent hooks", load: () => (require("./init") as typeof import("./init")).initCommand },
+  doctor: { summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks", load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand },
+  check: { summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
+  blame: { summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
+  hook: { summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
+  select: { summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
+  start: { summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
+  complete: { summary: "complete an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).completeCommand },
+  block: { summary: "block an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).blockCommand },
+  archive: { summary: "archive an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).archiveCommand },
+  status: { summary: "show the selection, the intents, YAML problems and live sessions", load: () => (require("./status") as typeof import("./status")).statusCommand },
+  context: { summary: "print the curated <intent_context> XML for an intent", load: () => (require("./context") as typeof import("./context")).contextCommand },
+  verify: { summary: "verify the ledger: schema, torn lines, tamper-evident chain", load: () => (require("./verify") as typeof import("./verify")).verifyCommand },
+  map: { summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
+  migrate: { summary: "convert an older-dialect ledger into Agent Trace records, in a new file", load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand },
+};
 
 function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const width = Math.max(...COMMAND_NAMES.map((name) => name.length));
   return `intent ${INTENT_LSP_VERSION} — intent scopes and Agent Trace attribution for terminals, agents and CI
 
 Usage: intent <command> [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
+${COMMAND_NAMES.map((name) => `  ${name.padEnd(width)}  ${COMMANDS[name].summary}`).join("\n")}
 
 Every command finds the workspace from the current directory (the nearest folder holding
 .orchestration/active_intents.yaml, else the git top level); --root DIR overrides.
@@ -55,7 +55,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.out(`${INTENT_LSP_VERSION}\n`);
     return 0;
   }
-  const entry = COMMANDS.find((c) => c.name === name);
+  const entry = isCommandName(name) ? COMMANDS[name] : undefined;
   if (!entry) {
     io.err(`intent: unknown command "${name}"; run \`intent --help\` for the list\n`);
     return 2;
