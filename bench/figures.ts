@@ -1,5 +1,5 @@
 /**
- * Each figure of issue 10's table, measured from outside against the built server (JSON-RPC over stdio, as
+ * Each figure the README's "Benchmarks" section lists, measured from outside against the built server (JSON-RPC over stdio, as
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
@@ -14,7 +14,7 @@ import { HUGE_DOCS, INDEX_CACHE, LEDGER, restoreWorkload, type Workload } from "
 const CLI = join(REPO_ROOT, "dist/cli.js");
 const NOOP_SERVER = join(REPO_ROOT, "dist/bench/noop-server.js");
 const NODE = process.execPath;
-/** Long enough for the slowest start measured before this work (48 s at 1M records) several times over. */
+/** Long enough for a cold start at 1M records on a slow, shared machine several times over. */
 const START_TIMEOUT_MS = 15 * 60_000;
 
 export interface Figure {

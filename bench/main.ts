@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- --sizes 10k,100k,1m] [-- --only hover,check] [-- --save LABEL]`
  *
- * Measures issue 10's table against the built server and CLI on generated workspaces of 10k, 100k and 1M
+ * Measures the figures of the README's "Benchmarks" section against the built server and CLI on generated workspaces of 10k, 100k and 1M
  * ledger records (`--quick`: 10k and 100k, fewer repetitions). Prints a table and writes a JSON report to
  * `.cache/bench/report.json` (`--save LABEL` also to `bench/results/LABEL.json`, to commit). Never fails on a
  * time: a figure that misses its target is printed as such; only a broken measurement exits non-zero.

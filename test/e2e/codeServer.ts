@@ -66,7 +66,7 @@ export async function startCodeServer(codeServer: string, tmp: string, userDataD
   return { url, process: child, userDataDir, extensionsDir, log: () => log };
 }
 
-/** Debian's Chromium, headless, as the brief of ../shared/editors says: no sandbox (root), no GPU, no network chatter. */
+/** Debian's Chromium, headless: no sandbox (tests run as root), no GPU, no network chatter. */
 export function launchChromium(executablePath: string, env: NodeJS.ProcessEnv): Promise<Browser> {
   return chromium.launch({
     executablePath,

@@ -6,7 +6,7 @@ import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 
 /**
- * Who wrote each line, through the edit streams that used to get it wrong: an agent's write the editor
+ * Who wrote each line, through the edit streams that are easiest to get wrong: an agent's write the editor
  * reloads, interleaved multi-edits, a large paste into a large block, reformatting, a hover before the
  * ledger is read, and a write underneath an open document. Every expectation is the exact owner of every
  * line, from the editor's hover and from `intent blame --json` alike.

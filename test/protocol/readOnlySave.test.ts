@@ -9,7 +9,7 @@ import { TempWorkspace } from "../support/workspace";
 const LEDGER = ".orchestration/agent_trace.jsonl";
 
 /**
- * `.orchestration/` read-only at save time (issue 12, Faults): the editor's save still happens, the user is
+ * `.orchestration/` read-only at save time: the editor's save still happens, the user is
  * told the record could not be written, and it is written when possible. This is the save flow's behaviour
  * (server/src/lsp/save.ts); the test states it from outside.
  */

@@ -10,7 +10,7 @@ const MATCH_OPTIONS = { dot: true, nonegate: true, nocomment: true } as const;
 
 /**
  * Every glob is compiled once per process, whoever asks (validation, the scopes, a parent's scope checked
- * for each child): compiling is most of what a hook call used to cost. Bounded, because an editor session
+ * for each child): compiling costs more than the rest of a hook call's matching. Bounded, because an editor session
  * sees every prefix of a glob being typed.
  */
 const compiledGlobs = new Map<string, Minimatch>();

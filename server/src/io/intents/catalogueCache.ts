@@ -1,8 +1,8 @@
 /**
  * The loaded catalogue (intents and problems) cached in the workspace's cache folder, keyed by the SHA-256 of
- * `active_intents.yaml` and by the code that loaded it. Every hook call and CLI run used to parse the YAML
- * again: on a large catalogue that is most of their time (YAML parsing, validating every glob), while the file
- * changes rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
+ * `active_intents.yaml` and by the code that loaded it. Parsing the YAML on every hook call and CLI run would
+ * be most of their time on a large catalogue (YAML parsing, validating every glob), while the file changes
+ * rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  */
 import { createHash } from "node:crypto";

@@ -4,8 +4,8 @@ import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type Par
 import type { AgentPrefix } from "../agent/session";
 
 /**
- * Each agent's hook configuration as intent-lsp installs it (the README's setup sections, from
- * shared/agent-hooks.md), and the one merge `intent init` applies: our entries are added to the agent's
+ * Each agent's hook configuration as intent-lsp installs it (the README's setup sections; each
+ * agent's protocol, with its source, in docs/AGENTS.md), and the one merge `intent init` applies: our entries are added to the agent's
  * existing file, every entry already there is kept, and an entry already calling `intent hook <agent>` is
  * never added twice. `intent doctor` reads the same specs back to find and run the configured commands.
  */
