@@ -1,4 +1,4 @@
-import type { DiagnosticCode } from "./diagnosticCodes";
+import { DiagnosticCodes, type DiagnosticCode } from "./diagnosticCodes";
 
 export type Severity = "error" | "warning" | "information" | "hint" | "off";
 export type ContributorType = "human" | "ai" | "mixed" | "unknown";
@@ -66,21 +66,92 @@ export const RECORD_EMAIL: readonly RecordEmail[] = ["plain", "hash", "omit"];
 export const CONTRIBUTOR_TYPES: readonly ContributorType[] = ["human", "ai", "mixed", "unknown"];
 
 /**
- * What each setting an editor may set means, for editors' settings screens (the VS Code extension turns
- * these into its contributed configuration, so its descriptions and defaults cannot drift from the server's).
- * Only the editor's own settings: the workspace rules (autoSelect, exempt, ledgerPath) live in
+ * A node of the settings schema: the subset of JSON Schema (draft-07) the settings need. `format:
+ * "workspace-relative-path"` is the one format of our own (no `..`, not absolute, one line); `title` names
+ * what a list or map holds, for messages ("a list of gitignore patterns").
+ */
+export interface SettingSchema {
+  type: "boolean" | "string" | "array" | "object";
+  description?: string;
+  title?: string;
+  enum?: readonly string[];
+  format?: "workspace-relative-path";
+  items?: SettingSchema;
+  properties?: Record<string, SettingSchema>;
+  required?: readonly string[];
+  /** false: no other keys; a schema: a map whose values all follow it (with `propertyNames` for its keys). */
+  additionalProperties?: boolean | SettingSchema;
+  propertyNames?: SettingSchema;
+}
+
+/**
+ * The one schema of the settings: `.orchestration/config.jsonc` and the editor's `intentLsp` section are
+ * validated against it (engine/settings.ts), and the VS Code extension's contributed settings are made from
+ * it (clients/vscode/src/configuration.ts), so their types, enums and descriptions cannot drift apart.
+ */
+export const settingsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    autoSelect: { type: "boolean", description: "With nothing selected, edits in a file owned by exactly one IN_PROGRESS intent count under it." },
+    exempt: {
+      type: "array",
+      items: { type: "string", title: "gitignore patterns" },
+      description: "Paths exempt from scope checks besides the .intentignore files (gitignore syntax); they add to the defaults.",
+    },
+    ledgerPath: { type: "string", format: "workspace-relative-path", description: "Where the ledger is, workspace-relative." },
+    contributor: {
+      type: "object",
+      required: ["type"],
+      additionalProperties: false,
+      properties: {
+        type: { type: "string", enum: CONTRIBUTOR_TYPES, description: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type)." },
+        modelId: {
+          type: "string",
+          description: "The model id recorded with this editor's saves, when they are an AI's (for example anthropic/claude-sonnet-4).",
+        },
+      },
+    },
+    identity: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        name: { type: "string", description: "The name recorded with this editor's saves (default: git's user.name for the workspace)." },
+        email: { type: "string", description: "The email recorded with this editor's saves (default: git's user.email for the workspace)." },
+        recordEmail: {
+          type: "string",
+          enum: RECORD_EMAIL,
+          description: 'How the email is kept in the ledger: "plain", "hash" (sha256 of the lower-cased address) or "omit".',
+        },
+      },
+    },
+    severity: {
+      type: "object",
+      propertyNames: { type: "string", title: "diagnostic codes", enum: DiagnosticCodes },
+      additionalProperties: { type: "string", enum: SEVERITIES },
+      description: 'How each intent-lsp diagnostic is shown; "off" hides it.',
+    },
+    inlayHints: {
+      type: "object",
+      required: ["enabled"],
+      additionalProperties: false,
+      properties: { enabled: { type: "boolean", description: "Show which intent and contributor wrote each line as inlay hints." } },
+    },
+    codeLens: {
+      type: "object",
+      required: ["enabled"],
+      additionalProperties: false,
+      properties: { enabled: { type: "boolean", description: "Show a CodeLens with the intent, edit count and files above each file." } },
+    },
+  },
+} as const satisfies SettingSchema;
+
+/**
+ * The settings an editor may set (section `intentLsp`): how things are shown and who the editor's saves are
+ * attributed to. The workspace rules (autoSelect, exempt, ledgerPath) live only in
  * `.orchestration/config.jsonc`, where the agent hooks and CI read them too.
  */
-export const editorSettingDocs = {
-  contributorType: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type).",
-  contributorModelId: "The model id recorded with this editor's saves, when they are an AI's (for example anthropic/claude-sonnet-4).",
-  identityName: "The name recorded with this editor's saves (default: git's user.name for the workspace).",
-  identityEmail: "The email recorded with this editor's saves (default: git's user.email for the workspace).",
-  identityRecordEmail: "How the email is kept in the ledger: \"plain\", \"hash\" (sha256 of the lower-cased address) or \"omit\".",
-  inlayHintsEnabled: "Show which intent and contributor wrote each line as inlay hints.",
-  codeLensEnabled: "Show a CodeLens with the intent, edit count and files above each file.",
-  severity: "How each intent-lsp diagnostic is shown; \"off\" hides it.",
-} as const;
+export const EDITOR_SETTINGS = ["contributor", "identity", "inlayHints", "codeLens", "severity"] as const satisfies readonly (keyof Settings)[];
 
 /** One line per diagnostic code, for settings screens that list the severities. */
 export const diagnosticCodeDocs: Record<DiagnosticCode, string> = {

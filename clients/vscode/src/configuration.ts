@@ -1,8 +1,7 @@
 // The extension's contributed settings, made from shared/src/settings.ts when the .vsix is packaged, so their
 // descriptions, enums and defaults are the server's own. Only what an editor may set is contributed; the
 // workspace rules (autoSelect, exempt, ledgerPath) live in .orchestration/config.jsonc.
-import { DiagnosticCodes } from "@shared/diagnosticCodes";
-import { CONTRIBUTOR_TYPES, RECORD_EMAIL, SETTINGS_SECTION, SEVERITIES, defaultSettings, diagnosticCodeDocs, editorSettingDocs } from "@shared/settings";
+import { EDITOR_SETTINGS, SETTINGS_SECTION, defaultSettings, diagnosticCodeDocs, settingsSchema, type SettingSchema as SchemaNode } from "@shared/settings";
 
 export interface SettingSchema {
   type: string | string[];
@@ -14,27 +13,38 @@ export interface SettingSchema {
   order?: number;
 }
 
-/** Keys under `intentLsp.` that are sent to the server; `trace.server` stays with the client. */
+/**
+ * Keys under `intentLsp.` that are sent to the server; `trace.server` stays with the client. VS Code's
+ * settings screen shows one entry per leaf, so each editor setting of the schema is flattened: an object's
+ * fields become `contributor.type`, …, and a map (`severity`) one entry per key its schema names.
+ */
 export function editorSettingSchemas(): Record<string, SettingSchema> {
-  const out: Record<string, SettingSchema> = {
-    "contributor.type": { type: "string", enum: CONTRIBUTOR_TYPES, default: defaultSettings.contributor.type, description: editorSettingDocs.contributorType },
-    "contributor.modelId": { type: "string", default: defaultSettings.contributor.modelId ?? "", description: editorSettingDocs.contributorModelId },
-    "identity.name": { type: "string", default: "", description: editorSettingDocs.identityName },
-    "identity.email": { type: "string", default: "", description: editorSettingDocs.identityEmail },
-    "identity.recordEmail": { type: "string", enum: RECORD_EMAIL, default: defaultSettings.identity.recordEmail, description: editorSettingDocs.identityRecordEmail },
-    "inlayHints.enabled": { type: "boolean", default: defaultSettings.inlayHints.enabled, description: editorSettingDocs.inlayHintsEnabled },
-    "codeLens.enabled": { type: "boolean", default: defaultSettings.codeLens.enabled, description: editorSettingDocs.codeLensEnabled },
-  };
-  for (const code of DiagnosticCodes) {
-    out[`severity.${code}`] = {
-      type: "string",
-      enum: SEVERITIES,
-      default: defaultSettings.severity[code],
-      description: `${diagnosticCodeDocs[code]} ${editorSettingDocs.severity}`,
-    };
+  const out: Record<string, SettingSchema> = {};
+  const defaults = defaultSettings as unknown as Record<string, Record<string, unknown>>;
+  for (const key of EDITOR_SETTINGS) {
+    const node: SchemaNode = settingsSchema.properties[key];
+    if (typeof node.additionalProperties === "object") {
+      const values = node.additionalProperties;
+      for (const name of node.propertyNames?.enum ?? []) {
+        const doc = key === "severity" ? `${diagnosticCodeDocs[name as keyof typeof diagnosticCodeDocs]} ` : "";
+        out[`${key}.${name}`] = leaf(values, defaults[key]?.[name], `${doc}${node.description ?? ""}`);
+      }
+    } else {
+      for (const [name, field] of Object.entries(node.properties ?? {})) out[`${key}.${name}`] = leaf(field, defaults[key]?.[name], field.description);
+    }
   }
   for (const schema of Object.values(out)) schema.scope = "resource";
   return out;
+}
+
+/** One entry of the settings screen; an unset string is "" there (VS Code's empty field). */
+function leaf(node: SchemaNode, fallback: unknown, description: string | undefined): SettingSchema {
+  return {
+    type: node.type,
+    ...(node.enum ? { enum: node.enum } : {}),
+    default: fallback ?? (node.type === "string" ? "" : undefined),
+    ...(description ? { description } : {}),
+  };
 }
 
 /** `contributes.configuration` of the extension's package.json. */

@@ -1,7 +1,6 @@
 /** Settings = defaults < `.orchestration/config.jsonc` < client settings (docs/ARCHITECTURE.md "The language server's surface"). */
 import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
-import { DiagnosticCodes, type DiagnosticCode } from "@shared/diagnosticCodes";
-import { defaultSettings, RECORD_EMAIL, type Settings, type Severity } from "@shared/settings";
+import { defaultSettings, settingsSchema, type SettingSchema, type Settings } from "@shared/settings";
 import type { Span } from "./intents/model";
 import { jsonNestingProblem, nestingMessage } from "./nesting";
 import { isSafeRelative } from "./paths";
@@ -17,8 +16,6 @@ export interface ParsedConfig {
   problems: SettingsProblem[];
 }
 
-const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hint", "off"];
-const CONTRIBUTORS = ["human", "ai", "mixed", "unknown"] as const;
 
 /** Reads config.jsonc. A malformed file yields problems with offsets and whatever values are sound. */
 export function parseConfig(original: string): ParsedConfig {
@@ -70,68 +67,100 @@ function exemptPatternSpans(text: string, exempt: unknown): Map<string, Span> {
   return out;
 }
 
-/** Keeps only well-typed values, saying why each rejected one was dropped. Used for config.jsonc and client settings alike. */
+/**
+ * Keeps only the values that follow the settings schema (@shared/settings `settingsSchema`), saying why each
+ * rejected one was dropped. Used for config.jsonc and client settings alike. A map (`severity`) is kept entry
+ * by entry; an empty string where a string is optional is an editor's empty field, so it is left out.
+ */
 export function sanitize(raw: Record<string, unknown>): { values: Partial<Settings>; issues: string[] } {
-  const values: Partial<Settings> = {};
+  const values: Record<string, unknown> = {};
   const issues: string[] = [];
+  const properties: Readonly<Record<string, SettingSchema>> = settingsSchema.properties;
   for (const [key, v] of Object.entries(raw)) {
-    switch (key) {
-      case "autoSelect":
-        if (typeof v === "boolean") values.autoSelect = v;
-        else issues.push(`"autoSelect" must be true or false.`);
-        break;
-      case "exempt":
-        if (Array.isArray(v) && v.every((s) => typeof s === "string")) {
-          const bad = exemptProblems(v as string[]);
-          values.exempt = (v as string[]).filter((_, i) => !bad.some((b) => b.index === i));
-          issues.push(...bad.map((b) => b.message));
-        } else issues.push(`"exempt" must be a list of gitignore patterns.`);
-        break;
-      case "ledgerPath":
-        if (typeof v === "string" && isSafeRelative(v)) values.ledgerPath = v;
-        else issues.push(`"ledgerPath" must be a workspace-relative path.`);
-        break;
-      case "contributor": {
-        const c = v as { type?: unknown; modelId?: unknown } | null;
-        if (c && typeof c === "object" && CONTRIBUTORS.includes(c.type as never) && (c.modelId === undefined || typeof c.modelId === "string")) {
-          values.contributor = { type: c.type as Settings["contributor"]["type"], ...(c.modelId ? { modelId: c.modelId as string } : {}) };
-        } else issues.push(`"contributor" must be { "type": ${CONTRIBUTORS.map((t) => `"${t}"`).join(" | ")}, "modelId"?: string }.`);
-        break;
-      }
-      case "identity": {
-        const c = v as Record<string, unknown> | null;
-        const ok = c && typeof c === "object" && !Array.isArray(c) && Object.entries(c).every(([k, x]) => (k === "name" || k === "email" ? typeof x === "string" : k === "recordEmail" ? RECORD_EMAIL.includes(x as never) : false));
-        // "" is an editor's empty field (VS Code's default): not set, so git's identity applies
-        if (ok) values.identity = Object.fromEntries(Object.entries(c).filter(([, x]) => x !== "")) as unknown as Settings["identity"];
-        else issues.push(`"identity" must be { "name"?: string, "email"?: string, "recordEmail"?: ${RECORD_EMAIL.map((t) => `"${t}"`).join(" | ")} }.`);
-        break;
-      }
-      case "severity": {
-        if (!v || typeof v !== "object") {
-          issues.push(`"severity" must map diagnostic codes to ${SEVERITIES.join(" | ")}.`);
-          break;
-        }
-        const sev: Partial<Record<DiagnosticCode, Severity>> = {};
-        for (const [code, s] of Object.entries(v)) {
-          if (!(DiagnosticCodes as readonly string[]).includes(code)) issues.push(`unknown diagnostic code "${code}" in "severity".`);
-          else if (!SEVERITIES.includes(s as Severity)) issues.push(`"severity.${code}" must be one of ${SEVERITIES.join(", ")}.`);
-          else sev[code as DiagnosticCode] = s as Severity;
-        }
-        values.severity = sev as Settings["severity"];
-        break;
-      }
-      case "inlayHints":
-      case "codeLens": {
-        const enabled = (v as { enabled?: unknown } | null)?.enabled;
-        if (typeof enabled === "boolean") values[key] = { enabled };
-        else issues.push(`"${key}" must be { "enabled": true | false }.`);
-        break;
-      }
-      default:
-        issues.push(`unknown setting "${key}" (ignored).`);
+    const schema = Object.hasOwn(properties, key) ? properties[key]! : undefined;
+    if (!schema) issues.push(`unknown setting "${key}" (ignored).`);
+    else if (isMap(schema)) values[key] = mapEntries(key, schema, v, issues);
+    else if (!conforms(schema, v)) issues.push(`"${key}" must be ${expected(schema, true)}.`);
+    else if (key === "exempt") {
+      const bad = exemptProblems(v as string[]);
+      values[key] = (v as string[]).filter((_, i) => !bad.some((b) => b.index === i));
+      issues.push(...bad.map((b) => b.message));
+    } else values[key] = withoutEmptyOptionals(schema, v);
+  }
+  return { values: values as Partial<Settings>, issues };
+}
+
+function isMap(schema: SettingSchema): boolean {
+  return schema.type === "object" && typeof schema.additionalProperties === "object";
+}
+
+/** A map's well-formed entries; each bad key or value is named. */
+function mapEntries(key: string, schema: SettingSchema, v: unknown, issues: string[]): Record<string, unknown> | undefined {
+  const valueSchema = schema.additionalProperties as SettingSchema;
+  if (!v || typeof v !== "object" || Array.isArray(v)) {
+    issues.push(`"${key}" must map ${schema.propertyNames?.title ?? "names"} to ${expected(valueSchema, false)}.`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, x] of Object.entries(v)) {
+    if (schema.propertyNames && !conforms(schema.propertyNames, name)) issues.push(`unknown ${singular(schema.propertyNames.title)} "${name}" in "${key}".`);
+    else if (!conforms(valueSchema, x)) issues.push(`"${key}.${name}" must be ${expected(valueSchema, true)}.`);
+    else out[name] = x;
+  }
+  return out;
+}
+
+/** Whether `v` follows `schema` (the subset of JSON Schema that `SettingSchema` describes). */
+function conforms(schema: SettingSchema, v: unknown): boolean {
+  switch (schema.type) {
+    case "boolean":
+      return typeof v === "boolean";
+    case "string":
+      if (typeof v !== "string") return false;
+      if (schema.enum && !schema.enum.includes(v)) return false;
+      return schema.format !== "workspace-relative-path" || isSafeRelative(v);
+    case "array":
+      return Array.isArray(v) && (!schema.items || v.every((x) => conforms(schema.items!, x)));
+    case "object": {
+      if (!v || typeof v !== "object" || Array.isArray(v)) return false;
+      const o = v as Record<string, unknown>;
+      const props = schema.properties ?? {};
+      if ((schema.required ?? []).some((k) => o[k] === undefined)) return false;
+      return Object.entries(o).every(([k, x]) =>
+        Object.hasOwn(props, k) ? conforms(props[k]!, x) : typeof schema.additionalProperties === "object" ? conforms(schema.additionalProperties, x) : schema.additionalProperties !== false,
+      );
     }
   }
-  return { values, issues };
+}
+
+/** What a value must be, said from the schema: in a sentence (`top`) or inside an object's signature. */
+function expected(schema: SettingSchema, top: boolean): string {
+  switch (schema.type) {
+    case "boolean":
+      return top ? "true or false" : "true | false";
+    case "string":
+      if (schema.enum) return top ? `one of ${schema.enum.join(", ")}` : schema.enum.map((e) => `"${e}"`).join(" | ");
+      if (schema.format === "workspace-relative-path") return "a workspace-relative path";
+      return "string";
+    case "array":
+      return `a list of ${schema.items?.title ?? "values"}`;
+    case "object": {
+      const required = schema.required ?? [];
+      const fields = Object.entries(schema.properties ?? {}).map(([k, p]) => `"${k}"${required.includes(k) ? "" : "?"}: ${expected(p, false)}`);
+      return `{ ${fields.join(", ")} }`;
+    }
+  }
+}
+
+/** "diagnostic codes" → "diagnostic code". */
+function singular(title: string | undefined): string {
+  return (title ?? "name").replace(/s$/, "");
+}
+
+function withoutEmptyOptionals(schema: SettingSchema, v: unknown): unknown {
+  if (schema.type !== "object" || !schema.properties) return v;
+  const required = schema.required ?? [];
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([k, x]) => x !== "" || required.includes(k)));
 }
 
 /**

@@ -1,12 +1,12 @@
-import type { Settings } from "@shared/settings";
+import { EDITOR_SETTINGS, type Settings } from "@shared/settings";
 import { sanitize } from "../engine/settings";
 
 /**
  * The editor's `intentLsp` settings. Only how things are shown and who the editor's saves are attributed
- * to may differ per editor; what the rules are (autoSelect, exempt, ledgerPath) lives in
+ * to may differ per editor (EDITOR_SETTINGS); what the rules are (autoSelect, exempt, ledgerPath) lives in
  * `.orchestration/config.jsonc`, so that the editor, the agent hooks and CI can never disagree.
  */
-const EDITOR_KEYS = new Set<keyof Settings>(["severity", "inlayHints", "codeLens", "contributor", "identity"]);
+const EDITOR_KEYS = new Set<keyof Settings>(EDITOR_SETTINGS);
 
 export function editorSettings(raw: unknown): { values: Partial<Settings>; issues: string[] } {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { values: {}, issues: [] };
