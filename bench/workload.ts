@@ -37,7 +37,24 @@ export const INDEX_CACHE = ".orchestration/.cache";
 
 const MODELS = ["anthropic/claude-sonnet-4-5", "anthropic/claude-opus-4-1", "openai/gpt-5", "google/gemini-2.5-pro", "openai/gpt-4.1-mini"];
 const STATUSES = ["IN_PROGRESS", "IN_PROGRESS", "IN_PROGRESS", "IN_PROGRESS", "COMPLETE", "COMPLETE", "PENDING", "BLOCKED", "ARCHIVED", "ARCHIVED"] as const;
-const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"];
+const WORDS = [
+  "alpha",
+  "bravo",
+  "charlie",
+  "delta",
+  "echo",
+  "foxtrot",
+  "golf",
+  "hotel",
+  "india",
+  "juliet",
+  "kilo",
+  "lima",
+  "mike",
+  "november",
+  "oscar",
+  "papa",
+];
 
 export interface Workload {
   /** Records in the ledger. */
@@ -94,7 +111,11 @@ export function intentsYaml(): string {
     out.push(`  - id: ${intentId(m)}`);
     out.push(`    name: Module ${m} work (${WORDS[m % WORDS.length]})`);
     out.push(`    status: ${statusOf(m)}`);
-    out.push(`    owned_scope: [${scopeOf(m).map((g) => JSON.stringify(g)).join(", ")}]`);
+    out.push(
+      `    owned_scope: [${scopeOf(m)
+        .map((g) => JSON.stringify(g))
+        .join(", ")}]`,
+    );
     out.push(`    constraints: ["Keep module ${m} free of cycles", "Tests for every public function"]`);
     if (m % 50 === 49) out.push(`    parent_intent: ${intentId(m - 1)}`);
     out.push(`    updated_at: 2025-06-01T10:00:00Z`);
@@ -112,11 +133,15 @@ function cacheDir(repoRoot: string): string {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 1 << 28,
-  });
+  const r = spawnSync(
+    "git",
+    ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
+    {
+      cwd,
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    },
+  );
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} in ${cwd} failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -136,7 +161,9 @@ export async function ensureWorkload(repoRoot: string, records: number, log: (s:
   const w = await generate(dir, records);
   w.generatedInSeconds = (Date.now() - started) / 1000;
   writeFileSync(manifest, JSON.stringify(w, null, 2));
-  log(`  generated in ${w.generatedInSeconds.toFixed(1)} s: ${(w.ledgerBytes / 1e6).toFixed(0)} MB ledger, ${w.commits} commits, hot file ${w.hotFile} (${w.hotFileRecords} records)`);
+  log(
+    `  generated in ${w.generatedInSeconds.toFixed(1)} s: ${(w.ledgerBytes / 1e6).toFixed(0)} MB ledger, ${w.commits} commits, hot file ${w.hotFile} (${w.hotFileRecords} records)`,
+  );
   return w;
 }
 
@@ -160,7 +187,9 @@ class History {
     this.child = spawn("git", ["fast-import", "--quiet", "--done"], { cwd: root });
     let stderr = "";
     this.child.stderr.on("data", (d) => (stderr += d));
-    this.done = new Promise((resolve, reject) => this.child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import failed: ${stderr}`)))));
+    this.done = new Promise((resolve, reject) =>
+      this.child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import failed: ${stderr}`)))),
+    );
   }
 
   async commit(message: string, files: Iterable<[string, string]>): Promise<void> {
@@ -297,7 +326,10 @@ async function generate(dir: string, records: number): Promise<Workload> {
       pending = [];
     }
     if ((r + 1) % RECORDS_PER_COMMIT === 0 || r + 1 === baseAt || r === records - 1) {
-      await history.commit(`work up to record ${r + 1}`, [...touched].map((f): [string, string] => [sourcePath(f), `${contents[f]!.join("\n")}\n`]));
+      await history.commit(
+        `work up to record ${r + 1}`,
+        [...touched].map((f): [string, string] => [sourcePath(f), `${contents[f]!.join("\n")}\n`]),
+      );
       touched.clear();
       if (r + 1 === baseAt) baseCommit = `:${history.commits}`;
     }
@@ -344,11 +376,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
 }
 
 function uuid(rand: () => number): string {
-  const hex = (n: number) =>
-    Array.from({ length: n }, () =>
-      Math.floor(rand() * 16)
-        .toString(16),
-    ).join("");
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
   return `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
 }
 

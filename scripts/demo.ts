@@ -28,7 +28,11 @@ function showDiagnostics(file: string, diags: Diagnostic[]) {
   }
 }
 
-const indent = (text: string) => text.split("\n").map((l) => `    │ ${l}`).join("\n");
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => `    │ ${l}`)
+    .join("\n");
 
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -120,7 +124,9 @@ async function main() {
     await waitFor(() => ws.read(LEDGER).split("\n").filter(Boolean).length > before);
     const record = JSON.parse(ws.read(LEDGER).trim().split("\n").pop()!);
     const conv = record.files[0].conversations[0];
-    out(`  ${record.id}  ${record.files[0].path}  lines ${conv.ranges.map((r: { start_line: number; end_line: number }) => `${r.start_line}-${r.end_line}`).join(",")}  ${conv.contributor.type}  ${conv.related[0].url}`);
+    out(
+      `  ${record.id}  ${record.files[0].path}  lines ${conv.ranges.map((r: { start_line: number; end_line: number }) => `${r.start_line}-${r.end_line}`).join(",")}  ${conv.contributor.type}  ${conv.related[0].url}`,
+    );
     await waitFor(async () => (await client.hoverText(NOTES, 9)).includes("human"));
     out(indent((await client.hoverText(NOTES, 9)) || "(no hover)"));
 

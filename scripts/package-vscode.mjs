@@ -44,12 +44,16 @@ rmSync(join(stage, ".gen"), { recursive: true });
 const manifest = JSON.parse(readFileSync(join(ext, "package.json"), "utf8"));
 manifest.version = pkg.version;
 manifest.contributes.configuration = contributedConfiguration();
-writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 for (const file of ["README.md", "LICENSE.md", ".vscodeignore"]) copyFileSync(join(ext, file), join(stage, file));
 
 mkdirSync(dirname(out), { recursive: true });
-execFileSync(process.execPath, [join(repo, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--out", out], {
-  cwd: stage,
-  stdio: ["ignore", "inherit", "inherit"],
-});
+execFileSync(
+  process.execPath,
+  [join(repo, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--out", out],
+  {
+    cwd: stage,
+    stdio: ["ignore", "inherit", "inherit"],
+  },
+);
 console.log(`${out} (${(statSync(out).size / 1024).toFixed(0)} KiB)`);

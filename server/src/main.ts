@@ -17,7 +17,9 @@ if (args.includes("--version") || args.includes("-v")) {
   process.stdout.write(`${INTENT_LSP_VERSION}\n`);
 } else if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(`${HELP}\n`);
-} else if (!args.some((a) => a === "--stdio" || a === "--node-ipc" || a.startsWith("--socket") || a.startsWith("--pipe") || a.startsWith("--clientProcessId"))) {
+} else if (
+  !args.some((a) => a === "--stdio" || a === "--node-ipc" || a.startsWith("--socket") || a.startsWith("--pipe") || a.startsWith("--clientProcessId"))
+) {
   process.stderr.write(`intent-lsp: choose a transport (--stdio or --node-ipc); see --help.\n`);
   process.exitCode = 2;
 } else {

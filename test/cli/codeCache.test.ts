@@ -13,7 +13,9 @@ describe("the CLI's code cache", () => {
     dirs.push(d);
     return d;
   };
-  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
   const cacheDir = (xdg: string) => join(xdg, "intent-lsp", "code-cache");
   const version = (xdg: string, extra: NodeJS.ProcessEnv = {}) => runCli(["--version"], { cwd: xdg, env: { XDG_CACHE_HOME: xdg, ...extra } });
 

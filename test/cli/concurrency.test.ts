@@ -43,7 +43,9 @@ function cliAsync(cwd: string, args: string[], input = "", killAfterMs?: number)
 }
 
 function ledgerLines(ws: TempWorkspace): string[] {
-  return readFileSync(ws.path(LEDGER), "utf8").split("\n").filter((l) => l.trim());
+  return readFileSync(ws.path(LEDGER), "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
 }
 
 describe("two writers amending active_intents.yaml at once", () => {
@@ -85,7 +87,12 @@ describe("two writers amending active_intents.yaml at once", () => {
         // the next round starts from the original file again, once the server has read it
         ws.write(".orchestration/active_intents.yaml", original);
         await client.notifyWatched(".orchestration/active_intents.yaml");
-        await expect.poll(async () => ((await client.executeCommand("intent.listIntents", {})) as { id: string; status: string }[]).find((i) => i.id === "INT-001")!.status, { timeout: 10_000 }).toBe("IN_PROGRESS");
+        await expect
+          .poll(
+            async () => ((await client.executeCommand("intent.listIntents", {})) as { id: string; status: string }[]).find((i) => i.id === "INT-001")!.status,
+            { timeout: 10_000 },
+          )
+          .toBe("IN_PROGRESS");
       }
     } finally {
       await client.stop();
@@ -99,7 +106,14 @@ describe("agent hooks appending to the ledger", () => {
   afterAll(() => ws?.dispose());
 
   const post = (file: string) =>
-    JSON.stringify(claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(file), content: readFileSync(ws.path(file), "utf8") }, tool_response: { type: "create" }, tool_use_id: `toolu_${file}` }));
+    JSON.stringify(
+      claudePayload(ws, "PostToolUse", {
+        tool_name: "Write",
+        tool_input: { file_path: ws.path(file), content: readFileSync(ws.path(file), "utf8") },
+        tool_response: { type: "create" },
+        tool_use_id: `toolu_${file}`,
+      }),
+    );
 
   it("8 concurrent writers: no record torn, lost or duplicated, and intent verify passes", async () => {
     ws = new TempWorkspace();

@@ -24,7 +24,10 @@ let sentinel: string[];
 
 function snapshot(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((e) => `${join(e.parentPath, e.name).slice(dir.length)}:${e.isFile() ? readFileSync(join(e.parentPath, e.name), "utf8") : e.isDirectory() ? "dir" : "other"}`)
+    .map(
+      (e) =>
+        `${join(e.parentPath, e.name).slice(dir.length)}:${e.isFile() ? readFileSync(join(e.parentPath, e.name), "utf8") : e.isDirectory() ? "dir" : "other"}`,
+    )
     .sort();
 }
 
@@ -36,7 +39,11 @@ function cli(ws: TempWorkspace, args: string[], input = "") {
 
 /** The gate's answer to a Write under src/api (owned by the in-progress INT-001) with these rule files. */
 function gate(ws: TempWorkspace): { kind: string; reason: string } {
-  const r = cli(ws, ["hook", "claude-code"], JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/corpus.ts"), content: "x" } })));
+  const r = cli(
+    ws,
+    ["hook", "claude-code"],
+    JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/corpus.ts"), content: "x" } })),
+  );
   expect(r.status).toBe(0);
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {};
   return { kind: out.permissionDecision ?? "none", reason: out.permissionDecisionReason ?? "" };
@@ -60,7 +67,11 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
   const errors: [string, string | Buffer, RegExp][] = [
     ["a syntax error", "active_intents:\n  - id: INT-001\n   name: x\n  bad: [\n", /YAML syntax error/],
     ["tabs for indentation", "active_intents:\n\t- id: INT-001\n", /Tabs are not allowed/],
-    ["an alias bomb", `a: &a [x,x,x,x,x,x,x,x,x]\n${["b", "c", "d", "e", "f", "g", "h"].map((k, i) => `${k}: &${k} [${Array(9).fill(`*${"abcdefg"[i]}`).join(",")}]`).join("\n")}\nactive_intents: *h\n`, /`active_intents` must be a list of intents/],
+    [
+      "an alias bomb",
+      `a: &a [x,x,x,x,x,x,x,x,x]\n${["b", "c", "d", "e", "f", "g", "h"].map((k, i) => `${k}: &${k} [${Array(9).fill(`*${"abcdefg"[i]}`).join(",")}]`).join("\n")}\nactive_intents: *h\n`,
+      /`active_intents` must be a list of intents/,
+    ],
     ["40 KB of flow brackets", `active_intents: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`, /nested more than 64 levels deep here/],
     ["compact nested sequences", `active_intents:\n  ${"- ".repeat(20_000)}x\n`, /nested more than 64 levels deep here/],
     ["wrong types", "active_intents:\n  - id: 5\n    name: [1]\n    status: {a: 1}\n    owned_scope: 7\n", /Bad intent id "5"/],
@@ -81,14 +92,18 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
     ["comments only", "# nothing yet\n", /Expected a mapping with an `active_intents:` list/],
   ];
   const warnings: [string, string | Buffer, RegExp][] = [
-    ["invalid UTF-8", Buffer.concat([Buffer.from(ONE), Buffer.from("    tags: [\""), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from("\"]\n")]), /U\+FFFD replacement characters/],
+    [
+      "invalid UTF-8",
+      Buffer.concat([Buffer.from(ONE), Buffer.from('    tags: ["'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"]\n')]),
+      /U\+FFFD replacement characters/,
+    ],
     ["an unknown field", `${ONE}    colour: blue\n`, /Unknown field `colour`/],
   ];
   const clean: [string, string | Buffer][] = [
     ["a byte-order mark", `\uFEFF${ONE}`],
     ["lone-CR line breaks", ONE.replace(/\n/g, "\r")],
     ["CRLF line breaks", ONE.replace(/\n/g, "\r\n")],
-    ["10 MB (a long description)", ONE + `    description: |\n${`      ${"lorem ipsum dolor sit amet ".repeat(4)}\n`.repeat(92_000)}`],
+    ["10 MB (a long description)", `${ONE}    description: |\n${`      ${"lorem ipsum dolor sit amet ".repeat(4)}\n`.repeat(92_000)}`],
     ["an empty list", "active_intents: []\n"],
   ];
 
@@ -121,7 +136,10 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         ws.write(INTENTS, "");
         writeFileSync(ws.path(INTENTS), text);
         const problems = JSON.parse(cli(ws, ["status", "--json"]).stdout).problems as { severity: string; message: string }[];
-        expect(problems.some((p) => p.severity === "warning" && message.test(p.message)), `${what}: ${JSON.stringify(problems)}`).toBe(true);
+        expect(
+          problems.some((p) => p.severity === "warning" && message.test(p.message)),
+          `${what}: ${JSON.stringify(problems)}`,
+        ).toBe(true);
         expect(gate(ws).kind, what).toBe("allow");
       }
       for (const [what, text] of clean) {
@@ -201,7 +219,7 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
       ];
       const before = ws.read(LEDGER);
       const firstBad = before.trim().split("\n").length + 1;
-      writeFileSync(ws.path(LEDGER), before + bad.map(([, l]) => l).join("\n") + "\n");
+      writeFileSync(ws.path(LEDGER), `${before + bad.map(([, l]) => l).join("\n")}\n`);
       tried += bad.length;
       const server = cli(ws, ["verify", "--json"]);
       expect(server.status).toBe(1);
@@ -209,16 +227,23 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
       // every line that cannot be read as a sound record is named by its line number
       for (const [i, [what]] of bad.entries()) {
         if (what === "a reversed range" || what.startsWith("a path") || what === "an absolute path" || what === "an absurd range") continue; // sound JSON and schema: the readers below say what is wrong
-        expect(problems.some((p) => p.line === firstBad + i), `${what} (line ${firstBad + i}): ${JSON.stringify(problems).slice(0, 600)}`).toBe(true);
+        expect(
+          problems.some((p) => p.line === firstBad + i),
+          `${what} (line ${firstBad + i}): ${JSON.stringify(problems).slice(0, 600)}`,
+        ).toBe(true);
       }
       // the editor's reader reports the rest (ledger-unreadable): check it through the engine the server uses
       // blame still answers, and the next append starts on a fresh line after them
       expect(cli(ws, ["blame", "src/api/weather.ts:1-2"]).status).toBe(0);
-      const payload = claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/new.ts"), content: "x\n" }, tool_response: { type: "create" } });
+      const payload = claudePayload(ws, "PostToolUse", {
+        tool_name: "Write",
+        tool_input: { file_path: ws.path("src/api/new.ts"), content: "x\n" },
+        tool_response: { type: "create" },
+      });
       ws.write("src/api/new.ts", "x\n");
       expect(cli(ws, ["hook", "claude-code"], JSON.stringify(payload)).status).toBe(0);
       const after = ws.read(LEDGER);
-      expect(after.startsWith(before + bad.map(([, l]) => l).join("\n") + "\n")).toBe(true); // nothing rewritten
+      expect(after.startsWith(`${before + bad.map(([, l]) => l).join("\n")}\n`)).toBe(true); // nothing rewritten
       expect(JSON.parse(after.trim().split("\n").at(-1)!).files[0].path).toBe("src/api/new.ts");
     } finally {
       ws.dispose();
@@ -232,7 +257,20 @@ describe("hook payload corpus: every malformed or hostile call answered", () => 
     try {
       symlinkSync(outside, ws.path("src/api/out-link"));
       execFileSync("mkfifo", [ws.path("src/api/fifo.ts")]);
-      const paths = ["../../etc/passwd", "/etc/passwd", ws.path("src/api/out-link/planted.ts"), ws.path("src/api/fifo.ts"), "/dev/null", "src/api/a\nb.ts", "src/api/a\u0000b.ts", "", "src/api/" + "a".repeat(5000) + ".ts", "~/.bashrc", "file:///etc/passwd", "C:\\Windows\\x"];
+      const paths = [
+        "../../etc/passwd",
+        "/etc/passwd",
+        ws.path("src/api/out-link/planted.ts"),
+        ws.path("src/api/fifo.ts"),
+        "/dev/null",
+        "src/api/a\nb.ts",
+        "src/api/a\u0000b.ts",
+        "",
+        `src/api/${"a".repeat(5000)}.ts`,
+        "~/.bashrc",
+        "file:///etc/passwd",
+        "C:\\Windows\\x",
+      ];
       // [payload, whether it must not be allowed]: hostile paths and unreadable input never are
       const claude: [string, boolean][] = [
         ["", true],
@@ -245,13 +283,43 @@ describe("hook payload corpus: every malformed or hostile call answered", () => 
         [JSON.stringify(claudePayload(ws, "PreToolUse")), false],
         [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: [] })), true],
         [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: { nested: 1 } } })), true],
-        [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "MultiEdit", tool_input: { file_path: ws.path("src/api/weather.ts"), edits: "x" } })), false],
-        [JSON.stringify(claudePayload(ws, "PostToolUse", { tool_name: "Edit", tool_input: { file_path: ws.path("src/api/weather.ts"), old_string: 5, new_string: null } })), false],
+        [
+          JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "MultiEdit", tool_input: { file_path: ws.path("src/api/weather.ts"), edits: "x" } })),
+          false,
+        ],
+        [
+          JSON.stringify(
+            claudePayload(ws, "PostToolUse", { tool_name: "Edit", tool_input: { file_path: ws.path("src/api/weather.ts"), old_string: 5, new_string: null } }),
+          ),
+          false,
+        ],
         [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command: 42 } })), false],
-        [JSON.stringify({ ...claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/x.ts"), content: "x" } }), cwd: "/nonexistent/dir" }), false],
-        [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/huge.ts"), content: "x".repeat(20 * 1024 * 1024) } })), false],
-        ...paths.map((p): [string, boolean] => [JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: p, content: "x" } })), true]),
-        ...paths.map((p): [string, boolean] => [JSON.stringify(claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: { file_path: p, content: "x" }, tool_response: { type: "create" } })), false]),
+        [
+          JSON.stringify({
+            ...claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/x.ts"), content: "x" } }),
+            cwd: "/nonexistent/dir",
+          }),
+          false,
+        ],
+        [
+          JSON.stringify(
+            claudePayload(ws, "PreToolUse", {
+              tool_name: "Write",
+              tool_input: { file_path: ws.path("src/api/huge.ts"), content: "x".repeat(20 * 1024 * 1024) },
+            }),
+          ),
+          false,
+        ],
+        ...paths.map((p): [string, boolean] => [
+          JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: p, content: "x" } })),
+          true,
+        ]),
+        ...paths.map((p): [string, boolean] => [
+          JSON.stringify(
+            claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: { file_path: p, content: "x" }, tool_response: { type: "create" } }),
+          ),
+          false,
+        ]),
       ];
       for (const [input, hostile] of claude) {
         tried++;
@@ -266,7 +334,10 @@ describe("hook payload corpus: every malformed or hostile call answered", () => 
         cursorPayload(ws, "beforeShellExecution", { command: { x: 1 } }),
         cursorPayload(ws, "afterFileEdit", { file_path: "/etc/passwd", edits: "x" }),
         cursorPayload(ws, "afterFileEdit", { file_path: ws.path("src/api/fifo.ts"), edits: [] }),
-        { ...cursorPayload(ws, "preToolUse", { tool_name: "edit_file", tool_input: { target_file: ws.path("src/api/out-link/x.ts") } }), workspace_roots: [5, null] },
+        {
+          ...cursorPayload(ws, "preToolUse", { tool_name: "edit_file", tool_input: { target_file: ws.path("src/api/out-link/x.ts") } }),
+          workspace_roots: [5, null],
+        },
         ...paths.map((p) => cursorPayload(ws, "preToolUse", { tool_name: "edit_file", tool_input: { target_file: p } })),
       ];
       for (const input of cursor) {

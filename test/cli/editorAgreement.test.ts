@@ -26,7 +26,9 @@ const EDITS = [
 type Row = { code: string; message: string; start: number; end: number };
 
 function editorRows(diags: Diagnostic[]): Row[] {
-  return diags.filter((d) => SCOPE_CODES.has(String(d.code))).map((d) => ({ code: String(d.code), message: d.message, start: d.range.start.line + 1, end: d.range.end.line + 1 }));
+  return diags
+    .filter((d) => SCOPE_CODES.has(String(d.code)))
+    .map((d) => ({ code: String(d.code), message: d.message, start: d.range.start.line + 1, end: d.range.end.line + 1 }));
 }
 
 function checkRows(ws: TempWorkspace): Map<string, Row[]> {
@@ -78,7 +80,10 @@ describe("the editor and the CLI agree", () => {
     // blocking INT-001 (from the terminal) makes every edited line intent-not-in-progress, in both
     expect(runCli(["block", "INT-001"], { cwd: ws.root }).stdout).toBe("INT-001: IN_PROGRESS → BLOCKED\n");
     await client.notifyWatched(".orchestration/active_intents.yaml");
-    await compare("intent-not-in-progress", EDITS.map((e) => e.path));
+    await compare(
+      "intent-not-in-progress",
+      EDITS.map((e) => e.path),
+    );
   });
 
   it("hand edits nobody recorded: the editor flags exactly the lines `intent check` calls errors", async () => {
@@ -97,11 +102,18 @@ describe("the editor and the CLI agree", () => {
       ws.write(e.path, client.text(e.path)); // the same change, on disk, recorded by nobody
     }
     const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
-    const ciErrors = report.findings.filter((f: any) => f.severity === "error").map((f: any) => `${f.path}:${f.startLine} ${f.code}`).sort();
-    const ciNotices = report.findings.filter((f: any) => f.severity !== "error").map((f: any) => `${f.path}:${f.startLine} ${f.code}`).sort();
+    const ciErrors = report.findings
+      .filter((f: any) => f.severity === "error")
+      .map((f: any) => `${f.path}:${f.startLine} ${f.code}`)
+      .sort();
+    const ciNotices = report.findings
+      .filter((f: any) => f.severity !== "error")
+      .map((f: any) => `${f.path}:${f.startLine} ${f.code}`)
+      .sort();
     const editorProblems: string[] = [];
     for (const e of HAND) {
-      for (const d of await client.waitForPublishOfCurrentVersion(e.path)) if (SCOPE_CODES.has(String(d.code))) editorProblems.push(`${e.path}:${d.range.start.line + 1}`);
+      for (const d of await client.waitForPublishOfCurrentVersion(e.path))
+        if (SCOPE_CODES.has(String(d.code))) editorProblems.push(`${e.path}:${d.range.start.line + 1}`);
     }
     expect(ciErrors).toEqual(["src/auth/middleware.ts:1 unowned-change", "src/billing/export.ts:1 unowned-change"]);
     expect(ciNotices).toEqual(["docs/notes.md:4 untraced-change", "src/api/forecast.ts:2 untraced-change"]);
@@ -156,7 +168,9 @@ describe("the editor and the CLI agree", () => {
     await client.open(API);
     expect(await client.executeCommand("intent.blame", { uri: client.uri(API) })).toEqual(fromCli);
 
-    await expect(client.executeCommand("intent.blame", { path: "../../etc/passwd" })).rejects.toThrow(`"../../etc/passwd" is not a file inside the workspace ${ws.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
+    await expect(client.executeCommand("intent.blame", { path: "../../etc/passwd" })).rejects.toThrow(
+      `"../../etc/passwd" is not a file inside the workspace ${ws.root}; pass a workspace-relative path such as "src/api/weather.ts".`,
+    );
   });
 
   it("select: the same refusal in both doors; ignorePath refuses line breaks", async () => {
@@ -176,7 +190,9 @@ describe("the editor and the CLI agree", () => {
     expect(ws.read(".orchestration/active_intents.yaml")).toMatch(/id: INT-004\n {4}name: Onboarding guide\n {4}status: IN_PROGRESS\n/);
 
     const before = ws.read(".intentignore");
-    await expect(client.executeCommand("intent.ignorePath", { path: "docs/x.md\n!src/**" })).rejects.toThrow('"docs/x.md\\n!src/**" must be a workspace-relative path');
+    await expect(client.executeCommand("intent.ignorePath", { path: "docs/x.md\n!src/**" })).rejects.toThrow(
+      '"docs/x.md\\n!src/**" must be a workspace-relative path',
+    );
     await expect(client.executeCommand("intent.ignorePath", { path: "../outside.md" })).rejects.toThrow("must be a workspace-relative path");
     expect(ws.read(".intentignore")).toBe(before);
   });

@@ -3,7 +3,22 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { CLINE, CODEX, COPILOT, DROID, ensureBuilt, GEMINI, gitWorkspace, ledgerRecords, NEW_AGENTS, runCli, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "./support";
+import {
+  CLINE,
+  CODEX,
+  COPILOT,
+  DROID,
+  ensureBuilt,
+  GEMINI,
+  gitWorkspace,
+  ledgerRecords,
+  NEW_AGENTS,
+  runCli,
+  WINDSURF,
+  type AgentFixture,
+  type HookReply,
+  type PlannedEdit,
+} from "./support";
 
 /**
  * `intent hook codex|gemini|copilot|windsurf|cline|droid`: every agent gets the same gate and recorder, each
@@ -82,12 +97,17 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
   it("denies a path outside the workspace", () => {
     const outside = join(ws.root, "..", "elsewhere", "notes.txt");
     expect(pre(f, ws, outside)).toEqual(
-      f.deny(`[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
+      f.deny(
+        `[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`,
+      ),
     );
   });
 
   it("denies every write while the intents file is broken", () => {
-    ws.write(".orchestration/active_intents.yaml", 'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n');
+    ws.write(
+      ".orchestration/active_intents.yaml",
+      'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n',
+    );
     expect(pre(f, ws, API)).toEqual(
       f.deny(
         "[intent-lsp: intents-file-broken] .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]. " +
@@ -128,7 +148,9 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
 
   it("denies on an internal error", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
-    expect(pre(f, ws, API)).toEqual(f.deny(internalError(".orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.")));
+    expect(pre(f, ws, API)).toEqual(
+      f.deny(internalError(".orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.")),
+    );
   });
 
   it("answers other events without a decision", () => {
@@ -224,7 +246,11 @@ describe("agent specifics", () => {
   it("codex: a second file header indented (Codex trims it) is gated too; a move's destination too; a patch Codex cannot read is denied", () => {
     ws.select("INT-001");
     const withPatch = (patch: string) => ({ ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: patch } });
-    const indented = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Add File: src/api/extra.ts\n+export {};\n    *** Update File: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    const indented = hook(
+      CODEX,
+      ws,
+      withPatch(`*** Begin Patch\n*** Add File: src/api/extra.ts\n+export {};\n    *** Update File: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`),
+    );
     expect(indented.status).toBe(2);
     expect(indented.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
     const move = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** Move to: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
@@ -243,7 +269,9 @@ describe("agent specifics", () => {
 
   it("copilot: toolArgs as an object (the SDK's form) is read too; unreadable toolArgs deny", () => {
     ws.select("INT-001");
-    expect(hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "create", toolArgs: { path: ws.path(NOTES), file_text: "x" } }).stdout).toContain('"permissionDecision":"deny"');
+    expect(hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "create", toolArgs: { path: ws.path(NOTES), file_text: "x" } }).stdout).toContain(
+      '"permissionDecision":"deny"',
+    );
     const bad = hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "edit", toolArgs: "{oops" });
     expect(JSON.parse(bad.stdout).permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
   });
@@ -263,7 +291,11 @@ describe("agent specifics", () => {
 
   it("droid: Create is gated like a write", () => {
     ws.select("INT-001");
-    const r = hook(DROID, ws, { ...(DROID.write(ws, "pre", API_EDIT) as object), tool_name: "Create", tool_input: { file_path: ws.path("docs/new.md"), content: "x\n" } });
+    const r = hook(DROID, ws, {
+      ...(DROID.write(ws, "pre", API_EDIT) as object),
+      tool_name: "Create",
+      tool_input: { file_path: ws.path("docs/new.md"), content: "x\n" },
+    });
     expect(r.status).toBe(2);
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
   });

@@ -35,7 +35,9 @@ describe("intent hook cursor", () => {
   afterEach(() => ws.dispose());
 
   const preWrite = (path: string, extra: Record<string, unknown> = {}) =>
-    runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(path), content: "x\n", ...extra } }), { cwd: ws.root });
+    runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(path), content: "x\n", ...extra } }), {
+      cwd: ws.root,
+    });
 
   it("preToolUse allows a write the selected intent owns", () => {
     ws.select("INT-001");
@@ -65,7 +67,11 @@ describe("intent hook cursor", () => {
   it("preToolUse denies a not-in-progress intent, no active intent, outside paths and stale content", () => {
     ws.select("INT-005");
     expect(preWrite("src/billing/export.ts").json).toEqual(
-      cursorAnswer("deny", "intent-not-in-progress", "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change. Next: ask the user which intent this change belongs to."),
+      cursorAnswer(
+        "deny",
+        "intent-not-in-progress",
+        "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change. Next: ask the user which intent this change belongs to.",
+      ),
     );
     ws.select(null);
     expect(preWrite("src/util/strings.ts").json).toEqual(
@@ -77,10 +83,20 @@ describe("intent hook cursor", () => {
     );
     const outside = "/etc/hosts";
     const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x" } }), { cwd: ws.root });
-    expect(r.json).toEqual(cursorAnswer("deny", "outside-workspace", `${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`));
+    expect(r.json).toEqual(
+      cursorAnswer(
+        "deny",
+        "outside-workspace",
+        `${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`,
+      ),
+    );
     const stale = `sha256:${"f".repeat(64)}`;
     expect(preWrite(API, { expected_hash: stale }).json).toEqual(
-      cursorAnswer("deny", "stale-file", `src/api/weather.ts changed since you read it (expected ${stale}, it is now ${fileHash(ws.read(API))}). Re-read the file, then apply your change to what it holds now.`),
+      cursorAnswer(
+        "deny",
+        "stale-file",
+        `src/api/weather.ts changed since you read it (expected ${stale}, it is now ${fileHash(ws.read(API))}). Re-read the file, then apply your change to what it holds now.`,
+      ),
     );
   });
 
@@ -89,7 +105,9 @@ describe("intent hook cursor", () => {
     const broken = preWrite(API);
     expect(broken.status).toBe(0);
     expect((broken.json as { permission: string }).permission).toBe("deny");
-    expect((broken.json as { agentMessage: string }).agentMessage).toMatch(/^\[intent-lsp: intents-file-broken\] \.orchestration\/active_intents\.yaml:\d+:\d+: YAML syntax error: /);
+    expect((broken.json as { agentMessage: string }).agentMessage).toMatch(
+      /^\[intent-lsp: intents-file-broken\] \.orchestration\/active_intents\.yaml:\d+:\d+: YAML syntax error: /,
+    );
 
     const garbage = runHook("cursor", "[1,2,3]", { cwd: ws.root });
     expect(garbage.status).toBe(0);
@@ -105,7 +123,11 @@ describe("intent hook cursor", () => {
   it("beforeShellExecution asks about commands that write files and stays silent otherwise", () => {
     const shell = (command: string) => runHook("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
     expect(shell("mv src/api/weather.ts src/api/current.ts").json).toEqual(
-      cursorAnswer("ask", undefined, "This command creates, moves or changes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen."),
+      cursorAnswer(
+        "ask",
+        undefined,
+        "This command creates, moves or changes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
+      ),
     );
     expect(shell("npm test").json).toEqual({});
   });

@@ -26,12 +26,19 @@ afterEach(() => {
 });
 
 const claudeWrite = (filePath: string, cwd = ws.root, event = "PreToolUse") =>
-  runHook("claude-code", { ...claudePayload(ws, event, { tool_name: "Write", tool_input: { file_path: filePath, content: "x\n" }, tool_use_id: "toolu_paths" }), cwd }, { cwd });
-const decision = (r: { json: unknown }) => (r.json as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput;
+  runHook(
+    "claude-code",
+    { ...claudePayload(ws, event, { tool_name: "Write", tool_input: { file_path: filePath, content: "x\n" }, tool_use_id: "toolu_paths" }), cwd },
+    { cwd },
+  );
+const decision = (r: { json: unknown }) =>
+  (r.json as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput;
 
 /** Every file below `dir`, as paths relative to it. */
 function filesBelow(dir: string, prefix = ""): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesBelow(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesBelow(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+  );
 }
 
 describe("`..` after a symbolic link: the kernel follows the link first", () => {
@@ -42,7 +49,9 @@ describe("`..` after a symbolic link: the kernel follows the link first", () => 
     const spelling = `${ws.root}/src/api/lnk/../x.txt`; // as written: join() would apply the `..` to the text
     const d = decision(claudeWrite(spelling));
     expect(d?.permissionDecision).toBe("deny");
-    expect(d?.permissionDecisionReason).toBe(`[intent-lsp: outside-workspace] src/api/lnk/../x.txt leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`);
+    expect(d?.permissionDecisionReason).toBe(
+      `[intent-lsp: outside-workspace] src/api/lnk/../x.txt leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`,
+    );
     writeFileSync(spelling, "x\n"); // what the write would do
     expect(existsSync(join(outside, "x.txt"))).toBe(true);
     expect(existsSync(ws.path("src/api/x.txt"))).toBe(false);
@@ -95,7 +104,9 @@ describe("~ in a path: the home folder where the agent expands it, never guessed
     mkdirSync(home);
     const r = runHook("codex", codexPatch(ws.root, "~/evil.log"), { cwd: ws.root, env: { HOME: home } });
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`[intent-lsp: outside-workspace] ${home}/evil.log is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.\n`);
+    expect(r.stderr).toBe(
+      `[intent-lsp: outside-workspace] ${home}/evil.log is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.\n`,
+    );
     // Codex writes it in the home folder: nothing of it in the workspace
     writeFileSync(join(home, "evil.log"), "x\n");
     expect(existsSync(ws.path("~"))).toBe(false);

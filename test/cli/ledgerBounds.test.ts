@@ -43,7 +43,13 @@ describe("a ledger record that claims huge line counts", () => {
     ]);
     const warnings = r.stderr.trim().split("\n");
     expect(warnings).toHaveLength(bombs.length);
-    bombs.forEach((b, i) => expect(warnings[i]).toMatch(new RegExp(`^intent blame: warning: ${LEDGER.replace(/\./g, "\\.")}:${i + 2}: record "${b.id}" claims .* more than a record may claim \\(5,000,000 lines, or the record's own line_count\\)`)));
+    bombs.forEach((b, i) => {
+      expect(warnings[i]).toMatch(
+        new RegExp(
+          `^intent blame: warning: ${LEDGER.replace(/\./g, "\\.")}:${i + 2}: record "${b.id}" claims .* more than a record may claim \\(5,000,000 lines, or the record's own line_count\\)`,
+        ),
+      );
+    });
 
     // intent verify names them too
     const verify = spawnSync(process.execPath, [CLI_JS, "verify"], { cwd: ws.root, encoding: "utf8", timeout: 60_000 });

@@ -17,7 +17,15 @@ const BY_STATUS = ID_BY_STATUS;
 const COMMANDS = [["select"], ["select", "--start"], ["start"], ["complete"]] as const;
 
 /** The cases that are no refusal: the lifecycle allows them. */
-const ALLOWED = new Set(["select IN_PROGRESS", "select --start IN_PROGRESS", "select --start PENDING", "select --start BLOCKED", "start PENDING", "start BLOCKED", "complete IN_PROGRESS"]);
+const ALLOWED = new Set([
+  "select IN_PROGRESS",
+  "select --start IN_PROGRESS",
+  "select --start PENDING",
+  "select --start BLOCKED",
+  "start PENDING",
+  "start BLOCKED",
+  "complete IN_PROGRESS",
+]);
 
 let ws: TempWorkspace;
 beforeAll(() => {
@@ -40,7 +48,10 @@ describe("refusals name a next step that works", () => {
   for (const command of COMMANDS) {
     for (const [status, id] of Object.entries(BY_STATUS)) {
       const name = `${command.join(" ")} ${status}`;
-      it(`intent ${command[0]} ${id}${command.slice(1).map((a) => ` ${a}`).join("")} (${status})`, () => {
+      it(`intent ${command[0]} ${id}${command
+        .slice(1)
+        .map((a) => ` ${a}`)
+        .join("")} (${status})`, () => {
         const r = run([command[0], id, ...command.slice(1)]);
         if (ALLOWED.has(name)) {
           expect(r.stderr).toBe("");

@@ -41,7 +41,7 @@ describe("the changed lines git reports", () => {
       git("mv", "old.ts", "nouveau é.ts");
       write("nouveau é.ts", "1\n2\n3\n4\na\nb2\nc\n");
       write("tab\there.txt", "keep\nhi");
-      write("added \"quoted\".md", "new\n");
+      write('added "quoted".md', "new\n");
       git("add", "-A");
       const files = diffLines(root, "HEAD", { staged: true, includeUntracked: false });
       expect(files.sort((x, y) => x.path.localeCompare(y.path))).toEqual(
@@ -90,7 +90,9 @@ describe("the changed lines git reports", () => {
       { path: "bin.dat", status: "modified", binary: true, lines: [], removed: [] },
       { path: "link", status: "modified", binary: false, lines: [1], removed: [] },
     ]);
-    expect(() => parseRawPatch([...raw("M", "a"), ...raw("M", "b"), ""].join("\0") + "\0diff --git a/a b/a\n@@ -1 +1 @@\n-x\n+y\n")).toThrow(/1 patch sections for 2 files/);
+    expect(() => parseRawPatch(`${[...raw("M", "a"), ...raw("M", "b"), ""].join("\0")}\0diff --git a/a b/a\n@@ -1 +1 @@\n-x\n+y\n`)).toThrow(
+      /1 patch sections for 2 files/,
+    );
   });
 });
 
@@ -107,7 +109,12 @@ describe("the lines a write produced", () => {
     expect(undoEdits("x y x", [{ old_string: "a", new_string: "x" }])).toBeUndefined(); // which x?
     // replace_all: an x that was there before looks like a new one, so the undo is not attempted
     expect(undoEdits("x y x", [{ old_string: "a", new_string: "x", replace_all: true }])).toBeUndefined();
-    expect(undoEdits("A then B", [{ old_string: "a", new_string: "A" }, { old_string: "b", new_string: "B" }])).toBe("a then b");
+    expect(
+      undoEdits("A then B", [
+        { old_string: "a", new_string: "A" },
+        { old_string: "b", new_string: "B" },
+      ]),
+    ).toBe("a then b");
     expect(undoEdits("abc", [{ old_string: "gone", new_string: "" }])).toBeUndefined(); // a deletion leaves nothing to find
   });
 
@@ -123,12 +130,33 @@ describe("the lines a write produced", () => {
 describe("the shell policy", () => {
   const asks = (c: string) => gateShell(c).kind === "ask";
   it("asks about commands that write or delete files", () => {
-    for (const c of ["rm -f a", "echo hi >> notes.md", "cat a | tee b", "cp a b", "mv a b", "sed -i.bak s/a/b/ f", "git reset --hard", "git clean -fd", "npx prettier --write .", "tar -xzf x.tgz", "python -c \"open('f','w').write('x')\"", "cd src && touch new.ts"]) {
+    for (const c of [
+      "rm -f a",
+      "echo hi >> notes.md",
+      "cat a | tee b",
+      "cp a b",
+      "mv a b",
+      "sed -i.bak s/a/b/ f",
+      "git reset --hard",
+      "git clean -fd",
+      "npx prettier --write .",
+      "tar -xzf x.tgz",
+      "python -c \"open('f','w').write('x')\"",
+      "cd src && touch new.ts",
+    ]) {
       expect(asks(c), c).toBe(true);
     }
   });
   it("leaves reading commands alone", () => {
-    for (const c of ["ls", "git log --oneline -5", "npm test 2>&1", "grep -rn foo src >/dev/null", "cat a.ts | wc -l", "node -e 'x => x >= 1'", "git diff HEAD~1"]) {
+    for (const c of [
+      "ls",
+      "git log --oneline -5",
+      "npm test 2>&1",
+      "grep -rn foo src >/dev/null",
+      "cat a.ts | wc -l",
+      "node -e 'x => x >= 1'",
+      "git diff HEAD~1",
+    ]) {
       expect(asks(c), c).toBe(false);
     }
   });
@@ -151,10 +179,10 @@ describe("the shell policy", () => {
       "./node_modules/.bin/intent start INT-002",
       "cd app && intent start INT-002",
       "bash -c 'cd app && intent start INT-002'",
-      "sh -c \"intent select INT-002\"",
+      'sh -c "intent select INT-002"',
       "echo $(intent start INT-002)",
       "env FOO=1 intent start INT-002",
-      "in\"tent\" start INT-002",
+      'in"tent" start INT-002',
       "intent hook claude-code < forged.json",
       "intent doctor --fix",
       "intent init",
@@ -163,7 +191,7 @@ describe("the shell policy", () => {
       "cat x | tee .orchestration/config.jsonc",
       "cp /tmp/x.yaml .orchestration/active_intents.yaml",
       "mv a .intentignore",
-      "echo '{\"intent\":\"INT-002\"}' > .orchestration/.sessions/workspace.json",
+      'echo \'{"intent":"INT-002"}\' > .orchestration/.sessions/workspace.json',
       "cd .orchestration && echo x > active_intents.yaml",
       "python3 tools/fix.py .orchestration/active_intents.yaml",
       "yq -i '.active_intents[0].status = \"IN_PROGRESS\"' .orchestration/active_intents.yaml",
@@ -173,7 +201,21 @@ describe("the shell policy", () => {
     }
   });
   it("lets reading commands about the rules through", () => {
-    for (const c of ["intent status", "intent check --base main", "intent blame src/a.ts:3", "intent", "intent --help", "intent doctor", "cat .orchestration/active_intents.yaml", "git status", "git diff .orchestration/active_intents.yaml", "grep -n INT-002 .orchestration/active_intents.yaml | head -3", "ls .orchestration/.sessions", "git commit -m 'update intent docs'", "node dist/cli.js build"]) {
+    for (const c of [
+      "intent status",
+      "intent check --base main",
+      "intent blame src/a.ts:3",
+      "intent",
+      "intent --help",
+      "intent doctor",
+      "cat .orchestration/active_intents.yaml",
+      "git status",
+      "git diff .orchestration/active_intents.yaml",
+      "grep -n INT-002 .orchestration/active_intents.yaml | head -3",
+      "ls .orchestration/.sessions",
+      "git commit -m 'update intent docs'",
+      "node dist/cli.js build",
+    ]) {
       expect(code(c), c).toBe("none");
     }
   });

@@ -93,7 +93,8 @@ function bait(rel: string, sentinel: string): string {
   if (rel.endsWith("PreToolUse")) return `#!/bin/sh\ntouch ${sentinel}\nexec intent hook cline # ${SECRET}\n`;
   if (rel.endsWith("workspace.json")) return JSON.stringify({ intent: SECRET, selectedAt: new Date().toISOString(), by: SECRET });
   if (rel.endsWith(".jsonl")) return `{"${SECRET}": 1}\n`;
-  if (/\.jsonc?$/.test(rel)) return JSON.stringify({ version: 1, ledgerPath: SECRET, hooks: Object.fromEntries(AGENTS.map((a) => [a, [{ command: command(a), bash: command(a) }]])) });
+  if (/\.jsonc?$/.test(rel))
+    return JSON.stringify({ version: 1, ledgerPath: SECRET, hooks: Object.fromEntries(AGENTS.map((a) => [a, [{ command: command(a), bash: command(a) }]])) });
   return `${SECRET}\n`;
 }
 
@@ -140,7 +141,11 @@ interface Run {
 
 function cli(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, env: { ...process.env, INTENT_LSP_MODEL: "test-model", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI_JS, ...args], {
+      cwd,
+      env: { ...process.env, INTENT_LSP_MODEL: "test-model", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     let hung = false;
     const timer = setTimeout(() => {
@@ -159,7 +164,17 @@ function cli(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {
 }
 
 function claude(root: string, event: string, tool: string, input: Record<string, unknown>, id: string): string {
-  return JSON.stringify({ session_id: "repo-input", transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: event, tool_name: tool, tool_input: input, tool_use_id: id, ...(event === "PostToolUse" ? { tool_response: {} } : {}) });
+  return JSON.stringify({
+    session_id: "repo-input",
+    transcript_path: "",
+    cwd: root,
+    permission_mode: "default",
+    hook_event_name: event,
+    tool_name: tool,
+    tool_input: input,
+    tool_use_id: id,
+    ...(event === "PostToolUse" ? { tool_response: {} } : {}),
+  });
 }
 
 /**
@@ -181,7 +196,16 @@ async function serverDoor(root: string): Promise<Run> {
     output += JSON.stringify(context) + JSON.stringify(client.diagnosticsFor("src/a.ts"));
   })();
   let timer: NodeJS.Timeout | undefined;
-  const hung = await Promise.race([session.then(() => false, (e: Error) => ((output += `error: ${e.message}`), false)), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), HANG_MS)))]);
+  const hung = await Promise.race([
+    session.then(
+      () => false,
+      (e: Error) => {
+        output += `error: ${e.message}`;
+        return false;
+      },
+    ),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), HANG_MS))),
+  ]);
   clearTimeout(timer);
   if (client) {
     output += client.logs.join("\n") + client.stderr;
@@ -208,12 +232,22 @@ async function runDoor(door: Door, root: string, bin: string): Promise<Run[]> {
     case "hook-pre":
       return [await cli(["hook", "claude-code"], root, claude(root, "PreToolUse", "Bash", { command: "echo hi" }, "bash-1"))];
     case "hook-deny":
-      return [await cli(["hook", "claude-code"], root, claude(root, "PreToolUse", "Write", { file_path: join(root, "docs/out.md"), content: "x\n" }, "deny-1"))];
+      return [
+        await cli(["hook", "claude-code"], root, claude(root, "PreToolUse", "Write", { file_path: join(root, "docs/out.md"), content: "x\n" }, "deny-1")),
+      ];
     case "hook-write": {
       const file = join(root, "src/a.ts");
-      const pre = await cli(["hook", "claude-code"], root, claude(root, "PreToolUse", "Write", { file_path: file, content: "export const a = 2;\n" }, "write-1"));
+      const pre = await cli(
+        ["hook", "claude-code"],
+        root,
+        claude(root, "PreToolUse", "Write", { file_path: file, content: "export const a = 2;\n" }, "write-1"),
+      );
       writeFileSync(file, "export const a = 2;\n");
-      const post = await cli(["hook", "claude-code"], root, claude(root, "PostToolUse", "Write", { file_path: file, content: "export const a = 2;\n" }, "write-1"));
+      const post = await cli(
+        ["hook", "claude-code"],
+        root,
+        claude(root, "PostToolUse", "Write", { file_path: file, content: "export const a = 2;\n" }, "write-1"),
+      );
       const bashPre = await cli(["hook", "claude-code"], root, claude(root, "PreToolUse", "Bash", { command: "touch src/b.ts" }, "bash-2"));
       writeFileSync(join(root, "src/b.ts"), "");
       const bashPost = await cli(["hook", "claude-code"], root, claude(root, "PostToolUse", "Bash", { command: "touch src/b.ts" }, "bash-2"));
@@ -251,10 +285,11 @@ function fixture(row: Row, kind: Kind): { base: string; root: string; outside: s
     if (row.folder) {
       mkdirSync(p, { recursive: true });
       // every file the doors would look for below the folder, baited
-      for (const r of ROWS) if (r.path.startsWith(`${row.path}/`) && !r.folder) {
-        mkdirSync(dirname(join(p, r.path.slice(row.path.length + 1))), { recursive: true });
-        writeFileSync(join(p, r.path.slice(row.path.length + 1)), bait(r.path, sentinel), { mode: 0o755 });
-      }
+      for (const r of ROWS)
+        if (r.path.startsWith(`${row.path}/`) && !r.folder) {
+          mkdirSync(dirname(join(p, r.path.slice(row.path.length + 1))), { recursive: true });
+          writeFileSync(join(p, r.path.slice(row.path.length + 1)), bait(r.path, sentinel), { mode: 0o755 });
+        }
       writeFileSync(join(p, "secret.txt"), `${SECRET}\n`);
     } else writeFileSync(p, bait(row.path, sentinel), { mode: 0o755 });
   };
@@ -300,18 +335,24 @@ const DOORS = new Set(ROWS.flatMap((r) => r.doors));
 let runs = 0;
 
 beforeAll(ensureBuilt);
-afterAll(() => console.log(`repository-controlled input: ${CASES.length} cases over ${ROWS.length} paths and ${KINDS.length} kinds, ${DOORS.size} doors (${[...DOORS].join(", ")}), ${runs} runs`));
+afterAll(() =>
+  console.log(
+    `repository-controlled input: ${CASES.length} cases over ${ROWS.length} paths and ${KINDS.length} kinds, ${DOORS.size} doors (${[...DOORS].join(", ")}), ${runs} runs`,
+  ),
+);
 
 /** Runs `work` over `items`, `n` at a time (two cores, shared: not more). */
 async function pool<T, R>(items: readonly T[], n: number, work: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -331,12 +372,15 @@ async function runCase(c: Case): Promise<string[]> {
       if (UNSAFE.has(c.kind) && !(c.row.quiet ?? []).includes(door)) {
         // a hook's denial exits non-zero whatever its reason: its answer must name the path
         const hook = door.startsWith("hook") || door === "server";
-        const named = results.some((r) => (!hook && r.status !== 0 && r.status !== null) || r.output.includes(c.row.path) || /not read|did not write|cannot be written/.test(r.output));
+        const named = results.some(
+          (r) => (!hook && r.status !== 0 && r.status !== null) || r.output.includes(c.row.path) || /not read|did not write|cannot be written/.test(r.output),
+        );
         if (!named) failures.push(`${label}: no error and no message naming ${c.row.path}: ${results.map((r) => `[${r.status}] ${r.output}`).join(" | ")}`);
       }
     }
     const after = outsideState(f.outside);
-    if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${c.row.path} as ${c.kind}: the outside tree changed:\n  before ${before.join("\n         ")}\n  after  ${after.join("\n         ")}`);
+    if (JSON.stringify(after) !== JSON.stringify(before))
+      failures.push(`${c.row.path} as ${c.kind}: the outside tree changed:\n  before ${before.join("\n         ")}\n  after  ${after.join("\n         ")}`);
     if (existsSync(f.sentinel)) failures.push(`${c.row.path} as ${c.kind}: a command of the repository's ran`);
     const leaked = writtenTexts(f.root).filter((t) => t.includes(SECRET));
     if (leaked.length) failures.push(`${c.row.path} as ${c.kind}: outside content in written files: ${leaked.join(" | ")}`);

@@ -63,8 +63,12 @@ describe("a repository's links and commands do not steer intent-lsp", () => {
     expect(tree(outside)).toEqual(before);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/intent init: \.gitignore was not read: \.gitignore is a symbolic link to .*outside\/bashrc, outside the workspace/);
-    expect(r.stderr).toMatch(/intent init: claude-code: \.claude\/settings\.json was not read: \.claude is a symbolic link to .*outside\/claude, outside the workspace/);
-    expect(r.stderr).toMatch(/intent init: cline: \.clinerules\/hooks\/PreToolUse was not read: \.clinerules is a symbolic link to .*outside\/clinerules, outside the workspace/);
+    expect(r.stderr).toMatch(
+      /intent init: claude-code: \.claude\/settings\.json was not read: \.claude is a symbolic link to .*outside\/claude, outside the workspace/,
+    );
+    expect(r.stderr).toMatch(
+      /intent init: cline: \.clinerules\/hooks\/PreToolUse was not read: \.clinerules is a symbolic link to .*outside\/clinerules, outside the workspace/,
+    );
     // what can be set up inside still is
     expect(r.stdout).toContain("created .gitattributes");
     expect(lstatSync(join(root, ".gitignore")).isSymbolicLink()).toBe(true);
@@ -76,19 +80,33 @@ describe("a repository's links and commands do not steer intent-lsp", () => {
     git(root, "add", ".orchestration", "src/a.ts");
     git(root, "commit", "-q", "-m", "initial");
     mkdirSync(join(root, ".orchestration/.sessions"));
-    writeFileSync(join(root, ".orchestration/.sessions/workspace.json"), JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }));
+    writeFileSync(
+      join(root, ".orchestration/.sessions/workspace.json"),
+      JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }),
+    );
     mkdirSync(join(outside, "stash"));
     symlinkSync(join(outside, "stash"), join(root, ".orchestration/.sessions/pending"));
     const before = tree(outside);
 
-    const payload = { session_id: "s1", transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" };
+    const payload = {
+      session_id: "s1",
+      transcript_path: "",
+      cwd: root,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "t1",
+    };
     const r = runCli(["hook", "claude-code"], { cwd: root, input: JSON.stringify(payload), env: { INTENT_LSP_MODEL: "m" } });
 
     expect(tree(outside)).toEqual(before);
     expect(readdirSync(join(outside, "stash"))).toEqual([]);
     const answer = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
-    expect(answer.hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: outside-workspace\] \.orchestration\/\.sessions\/pending(\/[\w.-]+\.json)? leads outside the workspace .* through a symbolic link \(\.orchestration\/\.sessions\/pending is a symbolic link to .*outside\/stash, outside the workspace\)/);
+    expect(answer.hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^\[intent-lsp: outside-workspace\] \.orchestration\/\.sessions\/pending(\/[\w.-]+\.json)? leads outside the workspace .* through a symbolic link \(\.orchestration\/\.sessions\/pending is a symbolic link to .*outside\/stash, outside the workspace\)/,
+    );
   });
 
   it("intent context does not quote a related_specs file that links outside the workspace, and says so", () => {
@@ -100,13 +118,21 @@ describe("a repository's links and commands do not steer intent-lsp", () => {
 
     expect(r.status).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
-    expect(r.stdout).toMatch(/<spec type="doc" ref="docs\/secret\.md" not_read="not read: docs\/secret\.md is a symbolic link to [^"]*outside\/credentials, outside the workspace"\/>/);
+    expect(r.stdout).toMatch(
+      /<spec type="doc" ref="docs\/secret\.md" not_read="not read: docs\/secret\.md is a symbolic link to [^"]*outside\/credentials, outside the workspace"\/>/,
+    );
   });
 
   it("intent doctor runs no command that merely mentions `intent hook AGENT`, and runs the exact one without a shell", () => {
     const ran = join(base, "ran");
     mkdirSync(join(root, ".cursor"));
-    writeFileSync(join(root, ".cursor/hooks.json"), JSON.stringify({ version: 1, hooks: { preToolUse: [{ command: `touch ${ran}; # intent hook cursor` }], afterFileEdit: [{ command: "intent hook cursor" }] } }));
+    writeFileSync(
+      join(root, ".cursor/hooks.json"),
+      JSON.stringify({
+        version: 1,
+        hooks: { preToolUse: [{ command: `touch ${ran}; # intent hook cursor` }], afterFileEdit: [{ command: "intent hook cursor" }] },
+      }),
+    );
     mkdirSync(join(root, ".clinerules/hooks"), { recursive: true });
     writeFileSync(join(root, ".clinerules/hooks/PreToolUse"), `#!/bin/sh\ntouch ${ran}\nexec intent hook cline\n`, { mode: 0o755 });
     const bin = join(base, "bin");
@@ -116,7 +142,9 @@ describe("a repository's links and commands do not steer intent-lsp", () => {
     const r = runCli(["doctor"], { cwd: root, env: { PATH: `${bin}:${process.env["PATH"]}` } });
 
     expect(existsSync(ran)).toBe(false);
-    expect(r.stdout).toContain(`problem  cursor hook: \`touch ${ran}; # intent hook cursor\` (.cursor/hooks.json): not an intent-lsp hook command; not run (doctor runs only the exact \`intent hook cursor\` that \`intent init\` writes)\n`);
+    expect(r.stdout).toContain(
+      `problem  cursor hook: \`touch ${ran}; # intent hook cursor\` (.cursor/hooks.json): not an intent-lsp hook command; not run (doctor runs only the exact \`intent hook cursor\` that \`intent init\` writes)\n`,
+    );
     expect(r.stdout).toContain("problem  cline hook: .clinerules/hooks/PreToolUse: not an intent-lsp hook command; not run");
     expect(r.stdout).toContain("ok       cursor hook: `intent hook cursor` (.cursor/hooks.json) answers\n");
     expect(r.status).toBe(1);

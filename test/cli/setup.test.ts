@@ -81,7 +81,9 @@ describe("intent init", () => {
     expect(first.status).toBe(0);
     expect(ws.read(".gitignore")).toBe("node_modules/\n\n# intent-lsp\n.orchestration/.sessions/\n.orchestration/*.lock\n.orchestration/.cache/\n");
     expect(ws.read(".gitattributes")).toBe("# intent-lsp\n.orchestration/agent_trace.jsonl merge=union\n");
-    expect(ws.read(".clinerules/hooks/PreToolUse")).toBe("#!/usr/bin/env bash\n# intent-lsp: gate and record this agent's tool calls (see the intent-lsp README)\nexec intent hook cline\n");
+    expect(ws.read(".clinerules/hooks/PreToolUse")).toBe(
+      "#!/usr/bin/env bash\n# intent-lsp: gate and record this agent's tool calls (see the intent-lsp README)\nexec intent hook cline\n",
+    );
     expect(statSync(ws.path(".clinerules/hooks/PreToolUse")).mode & 0o777).toBe(0o755);
     // the example intents file is valid: `intent status` reads it without problems
     expect(runCli(["status"], { cwd: ws.root }).status).toBe(0);
@@ -89,7 +91,9 @@ describe("intent init", () => {
     const before = tree(ws.root);
     // the detected agents (.claude/, .clinerules/) are set up again: nothing left to add
     const second = runCli(["init"], { cwd: ws.root });
-    expect(second.stdout).toBe(`Nothing to change: ${ws.root} is set up.\nNext: \`intent doctor\` checks the setup (hooks answering, intents valid, ledger verifying).\n`);
+    expect(second.stdout).toBe(
+      `Nothing to change: ${ws.root} is set up.\nNext: \`intent doctor\` checks the setup (hooks answering, intents valid, ledger verifying).\n`,
+    );
     expect(second.status).toBe(0);
     expect(tree(ws.root)).toEqual(before);
   });
@@ -168,10 +172,20 @@ describe("intent init", () => {
     const agents = ["claude-code", "cursor", "codex", "gemini", "copilot", "windsurf", "cline", "droid"];
     const r = runCli(["init", ...agents.flatMap((a) => ["--agent", a])], { cwd: ws.root });
     expect(r.status).toBe(0);
-    for (const f of [".cursor/hooks.json", ".codex/hooks.json", ".gemini/settings.json", ".github/hooks/intent-lsp.json", ".windsurf/hooks.json", ".factory/hooks.json"]) {
+    for (const f of [
+      ".cursor/hooks.json",
+      ".codex/hooks.json",
+      ".gemini/settings.json",
+      ".github/hooks/intent-lsp.json",
+      ".windsurf/hooks.json",
+      ".factory/hooks.json",
+    ]) {
       expect(r.stdout).toContain(`created ${f}:`);
     }
-    expect(JSON.parse(ws.read(".cursor/hooks.json"))).toMatchObject({ version: 1, hooks: { preToolUse: [{ command: "intent hook cursor", failClosed: true }] } });
+    expect(JSON.parse(ws.read(".cursor/hooks.json"))).toMatchObject({
+      version: 1,
+      hooks: { preToolUse: [{ command: "intent hook cursor", failClosed: true }] },
+    });
     expect(JSON.parse(ws.read(".windsurf/hooks.json")).hooks.pre_run_command).toEqual([{ command: "intent hook windsurf", show_output: true }]);
 
     const doctor = runCli(["doctor"], { cwd: ws.root, env: shimBin(ws) });
@@ -179,7 +193,9 @@ describe("intent init", () => {
     expect(hookLines).toHaveLength(9); // Cline: two scripts
     for (const l of hookLines) expect(l).toMatch(/^ok {7}[a-z-]+ hook: .* answers$/);
     // a fresh init declares no intent yet (its example is commented out): a warning, not a problem
-    expect(doctor.stdout).toContain(`All ${doctor.stdout.split("\n").filter((l) => /^(ok|problem|warning)/.test(l)).length} checks passed, 1 warning in ${ws.root}.\n`);
+    expect(doctor.stdout).toContain(
+      `All ${doctor.stdout.split("\n").filter((l) => /^(ok|problem|warning)/.test(l)).length} checks passed, 1 warning in ${ws.root}.\n`,
+    );
     expect(doctor.status).toBe(0);
     // the probes left no session behind
     expect(readdirSync(ws.path(".orchestration/.sessions")).filter((n) => n !== ".gitignore")).toEqual([]);
@@ -188,7 +204,9 @@ describe("intent init", () => {
   it("leaves a file it cannot read as JSON as it is, and says where it is broken", () => {
     ws.write(".cursor/hooks.json", '{ "version": 1, "hooks": { "preToolUse": [ ');
     const r = runCli(["init"], { cwd: ws.root });
-    expect(r.stderr).toBe("intent init: .cursor/hooks.json is not valid JSON at line 1, column 44: CloseBracketExpected; it was left as it is. Fix it, then run `intent init` again\n");
+    expect(r.stderr).toBe(
+      "intent init: .cursor/hooks.json is not valid JSON at line 1, column 44: CloseBracketExpected; it was left as it is. Fix it, then run `intent init` again\n",
+    );
     expect(r.status).toBe(1);
     expect(ws.read(".cursor/hooks.json")).toBe('{ "version": 1, "hooks": { "preToolUse": [ ');
   });
@@ -258,7 +276,10 @@ describe("intent doctor", () => {
   });
 
   it("finds a broken intents file, with its fix", () => {
-    ws.write(".orchestration/active_intents.yaml", 'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n');
+    ws.write(
+      ".orchestration/active_intents.yaml",
+      'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n',
+    );
     const r = doctor();
     expect(lineOf(r.stdout, "intents file")).toBe(
       "problem  intents file: .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]\n" +
@@ -284,7 +305,7 @@ describe("intent doctor", () => {
     ws.write(LEDGER, ws.read(LEDGER).replace('"INT-001"', '"INT-003"')); // someone rewrites history
     const r = doctor();
     expect(lineOf(r.stdout, "ledger")).toMatch(
-      /^problem  ledger: \.orchestration\/agent_trace\.jsonl:1: chain: does not match the hash line 2 recorded for the line before it \(prev\).*\n {9}fix: a record was edited, removed or inserted by hand: compare with git \(`git diff -- \.orchestration\/agent_trace\.jsonl`\) and restore it \(`git checkout -- \.orchestration\/agent_trace\.jsonl`\); `intent verify` lists every problem$/,
+      /^problem {2}ledger: \.orchestration\/agent_trace\.jsonl:1: chain: does not match the hash line 2 recorded for the line before it \(prev\).*\n {9}fix: a record was edited, removed or inserted by hand: compare with git \(`git diff -- \.orchestration\/agent_trace\.jsonl`\) and restore it \(`git checkout -- \.orchestration\/agent_trace\.jsonl`\); `intent verify` lists every problem$/,
     );
     expect(r.status).toBe(1);
   });
@@ -299,8 +320,10 @@ describe("intent doctor", () => {
     expect(lineOf(r.stdout, ".gitattributes")).toBe(
       "problem  .gitattributes: missing .orchestration/agent_trace.jsonl merge=union (so that the ledger merges without conflicts)\n         fix: run `intent init` (it appends the missing lines and changes nothing else)",
     );
-    expect(lineOf(r.stdout, "cursor hooks")).toBe("problem  cursor hooks: cursor is used here but its hooks do not call `intent hook cursor`\n         fix: run `intent init --agent cursor`");
-    expect(lineOf(r.stdout, "intent-lsp on PATH")).toMatch(/^problem  intent-lsp on PATH: no intent-lsp in PATH/);
+    expect(lineOf(r.stdout, "cursor hooks")).toBe(
+      "problem  cursor hooks: cursor is used here but its hooks do not call `intent hook cursor`\n         fix: run `intent init --agent cursor`",
+    );
+    expect(lineOf(r.stdout, "intent-lsp on PATH")).toMatch(/^problem {2}intent-lsp on PATH: no intent-lsp in PATH/);
     expect(lineOf(r.stdout, "locks")).toBe(
       "problem  locks: stale lock directory (not refreshed for more than 10 s): .orchestration/agent_trace.jsonl.lock\n" +
         "         fix: if no editor or agent is writing right now, remove it: `rm -r .orchestration/agent_trace.jsonl.lock` (the next writer would also take it over)",

@@ -60,10 +60,23 @@ describe("shell snapshot cost", () => {
     const post: number[] = [];
     const readPre: number[] = []; // the same hook process for a Read: what a call costs without a snapshot
     for (let i = 0; i < 5; i++) {
-      readPre.push(timed(() => runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Read", tool_input: { file_path: ws.path("README.md") }, tool_use_id: `toolu_read_${i}` }), { cwd: ws.root })));
+      readPre.push(
+        timed(() =>
+          runHook(
+            "claude-code",
+            claudePayload(ws, "PreToolUse", { tool_name: "Read", tool_input: { file_path: ws.path("README.md") }, tool_use_id: `toolu_read_${i}` }),
+            { cwd: ws.root },
+          ),
+        ),
+      );
       const command = `echo '// ${i}' >> src/api/gen/d150/f${i}.ts && echo '// ${i}' >> src/api/gen/d151/f${i}.ts`;
       const payload = (event: string) =>
-        claudePayload(ws, event, { tool_name: "Bash", tool_input: { command }, tool_use_id: `toolu_bench_${i}`, ...(event === "PostToolUse" ? { tool_response: { stdout: "" } } : {}) });
+        claudePayload(ws, event, {
+          tool_name: "Bash",
+          tool_input: { command },
+          tool_use_id: `toolu_bench_${i}`,
+          ...(event === "PostToolUse" ? { tool_response: { stdout: "" } } : {}),
+        });
       pre.push(timed(() => expect(runHook("claude-code", payload("PreToolUse"), { cwd: ws.root }).status).toBe(0)));
       spawnSync("bash", ["-c", command], { cwd: ws.root });
       post.push(timed(() => expect(runHook("claude-code", payload("PostToolUse"), { cwd: ws.root }).status).toBe(0)));

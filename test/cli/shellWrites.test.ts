@@ -4,7 +4,19 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { claudeEdit, claudePayload, CLAUDE_SESSION, cursorPayload, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import {
+  claudeEdit,
+  claudePayload,
+  CLAUDE_SESSION,
+  cursorPayload,
+  ensureBuilt,
+  git,
+  gitWorkspace,
+  ledgerRecords,
+  runCli,
+  runHook,
+  writeTranscript,
+} from "./support";
 
 /**
  * Shell commands' writes, recorded: the pre-tool hook snapshots git's view of the working tree, the
@@ -15,7 +27,8 @@ import { claudeEdit, claudePayload, CLAUDE_SESSION, cursorPayload, ensureBuilt, 
 beforeAll(ensureBuilt);
 
 const MODEL = "claude-sonnet-4-5-20250929";
-const NOTES_OUT_OF_SCOPE = "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
+const NOTES_OUT_OF_SCOPE =
+  "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
 
 function bashPayload(ws: TempWorkspace, event: "PreToolUse" | "PostToolUse", command: string, id = "toolu_bash_01") {
   return claudePayload(ws, event, {
@@ -64,15 +77,25 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     const [record] = records;
     expect(record.files.map((f: any) => f.path)).toEqual(["src/api/weather.ts", "docs/notes.md"]);
     for (const f of record.files) expect(f.conversations[0].contributor).toEqual({ type: "ai", model_id: `anthropic/${MODEL}` });
-    expect(record.files.map((f: any) => f.conversations[0].ranges.map((r: any) => [r.start_line, r.end_line]))).toEqual([[[3, 3]], [[ws.read("docs/notes.md").split("\n").length - 1, ws.read("docs/notes.md").split("\n").length - 1]]]);
+    expect(record.files.map((f: any) => f.conversations[0].ranges.map((r: any) => [r.start_line, r.end_line]))).toEqual([
+      [[3, 3]],
+      [[ws.read("docs/notes.md").split("\n").length - 1, ws.read("docs/notes.md").split("\n").length - 1]],
+    ]);
     const meta = record.metadata["dev.intent-lsp"];
-    expect(meta).toMatchObject({ intent_id: "INT-001", scope: "PASS", post_hash: fileHash(ws.read("src/api/weather.ts")), tool_call: { tool: "Bash", command } });
+    expect(meta).toMatchObject({
+      intent_id: "INT-001",
+      scope: "PASS",
+      post_hash: fileHash(ws.read("src/api/weather.ts")),
+      tool_call: { tool: "Bash", command },
+    });
     expect(meta.other_files).toMatchObject([{ scope: "OUT_OF_SCOPE", mutation_class: "DOCUMENTATION", post_hash: fileHash(ws.read("docs/notes.md")) }]);
     expect(record.files[0].conversations[0].url).toBe(`urn:intent-lsp:session:${CLAUDE_SESSION}`);
     expect(readdirSync(ws.path(".orchestration/.sessions/pending"))).toEqual([]); // the snapshot was consumed
     // AGENT.md is Markdown: what an agent's command says is written as plain text, its &, < and > escaped
     const asText = command.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    expect(ws.read(".orchestration/AGENT.md")).toContain(`\`docs/notes.md\` (INT-001): a shell command ("${asText}") changed this file outside the session's intent. ${NOTES_OUT_OF_SCOPE}`);
+    expect(ws.read(".orchestration/AGENT.md")).toContain(
+      `\`docs/notes.md\` (INT-001): a shell command ("${asText}") changed this file outside the session's intent. ${NOTES_OUT_OF_SCOPE}`,
+    );
 
     // the editor: the agent's model on both files' lines
     client = await LspClient.start({ root: ws.root });
@@ -85,7 +108,9 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
 
     // and CI: the out-of-scope line is an error, the in-scope one nothing
     const check = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
-    expect(check.findings.map((f: any) => [f.path, f.startLine, f.code, f.recordId])).toEqual([["docs/notes.md", lastNotesLine + 1, "out-of-scope", record.id]]);
+    expect(check.findings.map((f: any) => [f.path, f.startLine, f.code, f.recordId])).toEqual([
+      ["docs/notes.md", lastNotesLine + 1, "out-of-scope", record.id],
+    ]);
   });
 
   it("a file already dirty before the command: only the command's lines; created and deleted files too; the same post again adds nothing", () => {
@@ -95,7 +120,8 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     ws.write("src/api/forecast.ts", `// a person's unsaved work\n${ws.read("src/api/forecast.ts")}`); // dirty, unrecorded
     ws.write("src/api/scratch.ts", "export const scratch = 1;\n"); // untracked, unrecorded
     git(ws.root, "add", "src/api/scratch.ts");
-    const command = "echo '// appended by the agent' >> src/api/forecast.ts && printf 'export const units = [\"C\"];\\n' > src/api/units.ts && rm src/api/scratch.ts";
+    const command =
+      "echo '// appended by the agent' >> src/api/forecast.ts && printf 'export const units = [\"C\"];\\n' > src/api/units.ts && rm src/api/scratch.ts";
     const { post } = runBash(ws, command);
     expect(post.json).toEqual({});
     const records = ledgerRecords(ws);
@@ -115,7 +141,10 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
 
     // the post hook run twice: the snapshot is used up, nothing is written again
     const again = runHook("claude-code", bashPayload(ws, "PostToolUse", command), { cwd: ws.root });
-    expect(again.json).toEqual({ systemMessage: "intent-lsp did not record this command's file changes: no snapshot was taken before it. Configure the pre-tool hook for shell commands too (see the README)." });
+    expect(again.json).toEqual({
+      systemMessage:
+        "intent-lsp did not record this command's file changes: no snapshot was taken before it. Configure the pre-tool hook for shell commands too (see the README).",
+    });
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 
@@ -155,7 +184,8 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     ws.select("INT-001");
     const writing = runBash(ws, "echo '// x' >> src/api/weather.ts");
     expect(writing.post.json).toEqual({
-      systemMessage: "intent-lsp did not record this command's file changes: the workspace is not a git repository, and shell writes are told from git's view of the working tree.",
+      systemMessage:
+        "intent-lsp did not record this command's file changes: the workspace is not a git repository, and shell writes are told from git's view of the working tree.",
     });
     expect(runBash(ws, "ls src").post.json).toEqual({});
     expect(ledgerRecords(ws)).toHaveLength(0);

@@ -22,12 +22,18 @@ function newestSource(dir: string): number {
 /** Builds dist/ when it is older than the sources (`npm test` builds first; this covers running one file). */
 export async function ensureBuilt(): Promise<void> {
   const stale = () => {
-    const built = Math.min(...["dist/cli.js", "dist/intent-cli.js", "dist/server.js"].map((f) => (existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0)));
+    const built = Math.min(
+      ...["dist/cli.js", "dist/intent-cli.js", "dist/server.js"].map((f) => (existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0)),
+    );
     return built < Math.max(newestSource(join(REPO_ROOT, "server/src")), newestSource(join(REPO_ROOT, "shared/src")));
   };
   if (!stale()) return;
   // test files run in parallel workers: one builds, the others wait for it
-  const release = await lockfile.lock(join(REPO_ROOT, "package.json"), { realpath: false, stale: 60_000, retries: { retries: 600, minTimeout: 100, maxTimeout: 200 } });
+  const release = await lockfile.lock(join(REPO_ROOT, "package.json"), {
+    realpath: false,
+    stale: 60_000,
+    retries: { retries: 600, minTimeout: 100, maxTimeout: 200 },
+  });
   try {
     if (!stale()) return;
     const r = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: REPO_ROOT, encoding: "utf8" });
@@ -66,7 +72,11 @@ export function runHook(agent: HookAgent, payload: unknown, opts: { cwd: string;
 }
 
 export function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8" });
+  const r = spawnSync(
+    "git",
+    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
+    { cwd, encoding: "utf8" },
+  );
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout;
 }
@@ -112,10 +122,23 @@ export const TRANSCRIPT = ".orchestration/test-transcript.jsonl";
 
 export const CLAUDE_SESSION = "claude-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30";
 
-export function claudeEdit(ws: TempWorkspace, event: "PreToolUse" | "PostToolUse", path: string, oldString: string, newString: string, extra: Record<string, unknown> = {}) {
+export function claudeEdit(
+  ws: TempWorkspace,
+  event: "PreToolUse" | "PostToolUse",
+  path: string,
+  oldString: string,
+  newString: string,
+  extra: Record<string, unknown> = {},
+) {
   return claudePayload(ws, event, {
     tool_name: "Edit",
-    tool_input: { file_path: path.startsWith("/") ? path : ws.path(path), old_string: oldString, new_string: newString, replace_all: false, ...((extra["tool_input"] as object) ?? {}) },
+    tool_input: {
+      file_path: path.startsWith("/") ? path : ws.path(path),
+      old_string: oldString,
+      new_string: newString,
+      replace_all: false,
+      ...((extra["tool_input"] as object) ?? {}),
+    },
     tool_use_id: "toolu_01ABCDEF",
     ...(event === "PostToolUse" ? { tool_response: { filePath: path.startsWith("/") ? path : ws.path(path), success: true } } : {}),
   });
@@ -136,10 +159,10 @@ export function cursorPayload(ws: TempWorkspace, event: string, extra: Record<st
 export function writeTranscript(ws: TempWorkspace, model: string): void {
   ws.write(
     TRANSCRIPT,
-    [
+    `${[
       JSON.stringify({ type: "user", message: { role: "user", content: "Add a unit to the weather type" } }),
       JSON.stringify({ type: "assistant", message: { model, role: "assistant", content: [{ type: "text", text: "Editing." }] } }),
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
 }
 
@@ -211,7 +234,7 @@ export const CODEX: AgentFixture = {
     tool_name: "apply_patch",
     tool_use_id: "call-patch-1",
     tool_input: { command: `*** Begin Patch\n*** Update File: ${e.path}\n@@\n-${e.from}\n+${e.to}\n*** End Patch\n` },
-    ...(phase === "post" ? { tool_response: "Success. Updated the following files:\nM " + e.path } : {}),
+    ...(phase === "post" ? { tool_response: `Success. Updated the following files:\nM ${e.path}` } : {}),
   }),
   shell: (ws, phase, command) => ({
     session_id: "019a-codex-session",
@@ -256,7 +279,14 @@ export const GEMINI: AgentFixture = {
     tool_input: { command, description: "run it", dir_path: "." },
     ...(phase === "post" ? { tool_response: { llmContent: "Exit Code: 0", returnDisplay: "" } } : {}),
   }),
-  otherEvent: (ws) => ({ session_id: "6c1f0a52-gem", transcript_path: "", cwd: ws.root, hook_event_name: "BeforeAgent", timestamp: "2026-08-21T10:00:00Z", prompt: "hi" }),
+  otherEvent: (ws) => ({
+    session_id: "6c1f0a52-gem",
+    transcript_path: "",
+    cwd: ws.root,
+    hook_event_name: "BeforeAgent",
+    timestamp: "2026-08-21T10:00:00Z",
+    prompt: "hi",
+  }),
   deny: (text) => ({ stdout: json({ decision: "deny", reason: text }), stderr: `${text}\n`, status: 2 }),
   allow: { stdout: "{}\n", stderr: "", status: 0 },
   quietPost: { stdout: "{}\n", stderr: "", status: 0 },
@@ -307,7 +337,13 @@ export const WINDSURF: AgentFixture = {
     model_name: "claude-sonnet-4-5",
     tool_info: { command_line: command, cwd: ws.root },
   }),
-  otherEvent: (ws) => ({ agent_action_name: "pre_read_code", trajectory_id: "traj-123", execution_id: "exec-0", timestamp: "2026-08-21T10:00:00Z", tool_info: { file_path: ws.path("README.md") } }),
+  otherEvent: (ws) => ({
+    agent_action_name: "pre_read_code",
+    trajectory_id: "traj-123",
+    execution_id: "exec-0",
+    timestamp: "2026-08-21T10:00:00Z",
+    tool_info: { file_path: ws.path("README.md") },
+  }),
   deny: (text) => ({ stdout: "", stderr: `${text}\n`, status: 2 }),
   allow: { stdout: "", stderr: "", status: 0 },
   quietPost: { stdout: "", stderr: "", status: 0 },
@@ -341,7 +377,15 @@ export const CLINE: AgentFixture = {
       ...(phase === "pre" ? { preToolUse: tool } : { postToolUse: { ...tool, result: "", success: true, executionTimeMs: 40 } }),
     };
   },
-  otherEvent: (ws) => ({ clineVersion: "3.36.0", hookName: "TaskStart", timestamp: "1764000000000", taskId: "task-77", workspaceRoots: [ws.root], userId: "user-1", taskStart: { taskMetadata: {} } }),
+  otherEvent: (ws) => ({
+    clineVersion: "3.36.0",
+    hookName: "TaskStart",
+    timestamp: "1764000000000",
+    taskId: "task-77",
+    workspaceRoots: [ws.root],
+    userId: "user-1",
+    taskStart: { taskMetadata: {} },
+  }),
   deny: (text) => ({ stdout: json({ cancel: true, errorMessage: text }), stderr: "", status: 0 }),
   allow: { stdout: json({ cancel: false }), stderr: "", status: 0 },
   quietPost: { stdout: json({ cancel: false }), stderr: "", status: 0 },

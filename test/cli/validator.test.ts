@@ -19,7 +19,18 @@ describe("the record validator the build generates", () => {
     const ajv = new Ajv2020(ajvOptions);
     addFormats(ajv);
     const runtime = ajv.compile(schema as object);
-    const good = buildRecord({ path: "src/a.ts", content: "a\n", ranges: [{ start_line: 1, end_line: 1 }], contributor: { type: "ai", modelId: "m" }, sessionId: "s", toolVersion: "0.1.0", mutationClass: "INTENT_EVOLUTION", preHash: null, scope: "PASS", intentId: "INT-001" }) as unknown as Record<string, any>;
+    const good = buildRecord({
+      path: "src/a.ts",
+      content: "a\n",
+      ranges: [{ start_line: 1, end_line: 1 }],
+      contributor: { type: "ai", modelId: "m" },
+      sessionId: "s",
+      toolVersion: "0.1.0",
+      mutationClass: "INTENT_EVOLUTION",
+      preHash: null,
+      scope: "PASS",
+      intentId: "INT-001",
+    }) as unknown as Record<string, any>;
     const bad = [
       { ...good, id: "not-a-uuid" },
       { ...good, timestamp: "yesterday" },

@@ -48,21 +48,45 @@ export const WORKBENCH_SETTINGS = {
 };
 
 /** Starts code-server on a free port and waits until it listens; `settings` go over the workbench's. */
-export async function startCodeServer(codeServer: string, tmp: string, userDataDir: string, extensionsDir: string, folder: string, settings: Record<string, unknown> = {}): Promise<CodeServerRun> {
+export async function startCodeServer(
+  codeServer: string,
+  tmp: string,
+  userDataDir: string,
+  extensionsDir: string,
+  folder: string,
+  settings: Record<string, unknown> = {},
+): Promise<CodeServerRun> {
   mkdirSync(path.join(userDataDir, "User"), { recursive: true });
   writeFileSync(path.join(userDataDir, "User", "settings.json"), JSON.stringify({ ...WORKBENCH_SETTINGS, ...settings }, null, 2));
-  const args = ["--auth", "none", "--bind-addr", "127.0.0.1:0", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-    "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, folder];
+  const args = [
+    "--auth",
+    "none",
+    "--bind-addr",
+    "127.0.0.1:0",
+    "--disable-telemetry",
+    "--disable-update-check",
+    "--disable-workspace-trust",
+    "--extensions-dir",
+    extensionsDir,
+    "--user-data-dir",
+    userDataDir,
+    folder,
+  ];
   const child = spawn(codeServer, args, { env: isolatedXdg(tmp), stdio: ["ignore", "pipe", "pipe"], detached: true });
   let log = "";
   child.stdout!.setEncoding("utf8").on("data", (s: string) => (log += s));
   child.stderr!.setEncoding("utf8").on("data", (s: string) => (log += s));
   let exited = "";
   child.on("exit", (code, signal) => (exited = `code-server exited (${code ?? signal})`));
-  const url = await waitFor("code-server to listen", () => {
-    if (exited) throw new Error(`${exited} before listening:\n${log}`);
-    return /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log)?.[1];
-  }, 60_000, () => log);
+  const url = await waitFor(
+    "code-server to listen",
+    () => {
+      if (exited) throw new Error(`${exited} before listening:\n${log}`);
+      return /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log)?.[1];
+    },
+    60_000,
+    () => log,
+  );
   return { url, process: child, userDataDir, extensionsDir, log: () => log };
 }
 

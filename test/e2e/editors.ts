@@ -18,19 +18,21 @@ export function ensureEditor(name: EditorName): Promise<string> {
   let pending = installs.get(name);
   if (!pending) {
     pending = new Promise<string>((resolve, reject) => {
-      execFile(ensureScript, [name], { timeout: INSTALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          const bin = stdout.trim().split("\n").pop() ?? "";
-          if (error || !bin || !existsSync(bin)) {
-            reject(new Error(
+      execFile(ensureScript, [name], { timeout: INSTALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        const bin = stdout.trim().split("\n").pop() ?? "";
+        if (error || !bin || !existsSync(bin)) {
+          reject(
+            new Error(
               `cannot install editor ${name} with ${path.relative(repoRoot, ensureScript)} ${name}` +
-              ` (${error ? error.message.split("\n")[0] : `no binary at '${bin}'`}).\n` +
-              "It needs a Debian/Ubuntu host with apt-get, dpkg-deb and flock, and access to a Debian mirror.\n" +
-              `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
-            return;
-          }
-          resolve(bin);
-        });
+                ` (${error ? error.message.split("\n")[0] : `no binary at '${bin}'`}).\n` +
+                "It needs a Debian/Ubuntu host with apt-get, dpkg-deb and flock, and access to a Debian mirror.\n" +
+                `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`,
+            ),
+          );
+          return;
+        }
+        resolve(bin);
+      });
     });
     // a failed attempt should not poison later calls in the same worker
     pending.catch(() => installs.delete(name));
@@ -53,7 +55,10 @@ export function isolatedXdg(tmpDir: string): NodeJS.ProcessEnv {
     delete env[key];
   }
   for (const [key, dir] of [
-    ["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"], ["XDG_CACHE_HOME", "cache"],
+    ["XDG_CONFIG_HOME", "config"],
+    ["XDG_DATA_HOME", "data"],
+    ["XDG_STATE_HOME", "state"],
+    ["XDG_CACHE_HOME", "cache"],
   ] as const) {
     const full = path.join(tmpDir, "xdg", dir);
     mkdirSync(full, { recursive: true });
@@ -74,7 +79,7 @@ export function findTagged(tag: string): Map<number, string> {
   }
   for (const pid of pids) {
     try {
-      if (!("\0" + readFileSync(`/proc/${pid}/environ`, "latin1")).includes(needle)) continue;
+      if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(needle)) continue;
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
       if (cmd) found.set(Number(pid), cmd); // a zombie has no command line and nothing left to end
     } catch {
@@ -143,8 +148,7 @@ export function runNvim({ nvim, script, env, cwd, timeoutMs = 60_000 }: NvimRun)
   const bootstrap =
     "lua io.stdout:setvbuf('line'); local ok, err = pcall(dofile, vim.env.INTENT_E2E_SCRIPT); " +
     "if not ok then io.stdout:write('LUA ERROR: ', tostring(err), '\\n'); vim.cmd('cquit 2') end; vim.cmd('qall!')";
-  return runProcess(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", bootstrap],
-    { env: { ...env, INTENT_E2E_SCRIPT: script }, cwd, timeoutMs });
+  return runProcess(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", bootstrap], { env: { ...env, INTENT_E2E_SCRIPT: script }, cwd, timeoutMs });
 }
 
 /**
@@ -152,7 +156,11 @@ export function runNvim({ nvim, script, env, cwd, timeoutMs = 60_000 }: NvimRun)
  * (its process group, and anything carrying the run's INTENT_LSP_E2E_TAG, such as a language server in a
  * session of its own) are killed.
  */
-export function runProcess(bin: string, args: string[], { env, cwd, timeoutMs }: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number }): Promise<RunResult> {
+export function runProcess(
+  bin: string,
+  args: string[],
+  { env, cwd, timeoutMs }: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, {
       cwd,
@@ -209,7 +217,10 @@ export function describeRun(r: RunResult, logFiles: string[] = []): string {
 
 /** The printed lines of a driver that start with `PREFIX `, without the prefix. */
 export function linesOf(r: { stdout: string }, prefix: string): string[] {
-  return r.stdout.split("\n").filter((l) => l.startsWith(prefix + " ")).map((l) => l.slice(prefix.length + 1));
+  return r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith(`${prefix} `))
+    .map((l) => l.slice(prefix.length + 1));
 }
 
 /**

@@ -12,7 +12,8 @@ function tmuxBin(): string {
   }
   throw new Error(
     "tmux is not installed, and the Helix end-to-end test drives Helix through it.\n" +
-    "Install it with `apt-get install -y tmux` (.ci/run does this on a fresh machine).");
+      "Install it with `apt-get install -y tmux` (.ci/run does this on a fresh machine).",
+  );
 }
 
 export interface TmuxStart {

@@ -35,7 +35,10 @@ afterEach(async () => {
   browser = run = tmp = undefined;
 });
 
-const ledgerLines = (ws: string) => readFileSync(path.join(ws, LEDGER), "utf8").split("\n").filter((l) => l.trim());
+const ledgerLines = (ws: string) =>
+  readFileSync(path.join(ws, LEDGER), "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
 
 /** The text of every editor line that carries an error squiggle (Monaco draws them in per-line overlays). */
 function squiggleLines(page: Page): Promise<string[]> {
@@ -74,7 +77,9 @@ async function openFromExplorer(page: Page, rel: string): Promise<void> {
   const segments = rel.split("/");
   const explorer = page.locator(".explorer-folders-view");
   for (const [i, name] of segments.entries()) {
-    const row = explorer.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) });
+    const row = explorer.locator(".monaco-list-row", {
+      has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }),
+    });
     await row.waitFor({ timeout: DEADLINE });
     if (i < segments.length - 1) {
       if ((await row.getAttribute("aria-expanded")) !== "true") await row.click();
@@ -114,145 +119,157 @@ function swapServer(extensionsDir: string): void {
   else rmSync(target);
 }
 
-it("VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record", async () => {
-  const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-  tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
-  const ws = path.join(tmp, "workspace");
-  cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
-  const vsix = path.join(tmp, "intent-lsp.vsix");
-  packageVsix(vsix);
-  const extensionsDir = path.join(tmp, "extensions");
-  const userDataDir = path.join(tmp, "user-data");
-  const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
-  expect(installed).toMatch(/Extension 'intent-lsp\.vsix' was successfully installed/);
-  swapServer(extensionsDir);
+it(
+  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record",
+  async () => {
+    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
+    const ws = path.join(tmp, "workspace");
+    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+    const vsix = path.join(tmp, "intent-lsp.vsix");
+    packageVsix(vsix);
+    const extensionsDir = path.join(tmp, "extensions");
+    const userDataDir = path.join(tmp, "user-data");
+    const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+    expect(installed).toMatch(/Extension 'intent-lsp\.vsix' was successfully installed/);
+    swapServer(extensionsDir);
 
-  rmSync(ARTIFACTS, { recursive: true, force: true });
-  mkdirSync(ARTIFACTS, { recursive: true });
-  let shot = 0;
-  const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${String(++shot).padStart(2, "0")}-${name}.png`) });
+    rmSync(ARTIFACTS, { recursive: true, force: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    let shot = 0;
+    const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${String(++shot).padStart(2, "0")}-${name}.png`) });
 
-  run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
-  browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
-  const outputLog = () => findFiles(userDataDir, "intent-lsp.log").map((f) => readFileSync(f, "utf8")).join("\n");
-  const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
-  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      const r = await fn();
-      await screenshot(page, name);
-      return r;
-    } catch (e) {
-      await screenshot(page, `${name}-FAILED`).catch(() => undefined);
-      throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
-    }
-  };
-  const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
-  const quickInput = page.locator(".quick-input-widget");
+    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
+    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
+    const outputLog = () =>
+      findFiles(userDataDir, "intent-lsp.log")
+        .map((f) => readFileSync(f, "utf8"))
+        .join("\n");
+    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
+    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      try {
+        const r = await fn();
+        await screenshot(page, name);
+        return r;
+      } catch (e) {
+        await screenshot(page, `${name}-FAILED`).catch(() => undefined);
+        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
+      }
+    };
+    const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
+    const quickInput = page.locator(".quick-input-widget");
 
-  const openFile = (rel: string) => openFromExplorer(page, rel);
-  const goToLine = (line: number) => goToLineOf(page, line);
+    const openFile = (rel: string) => openFromExplorer(page, rel);
+    const goToLine = (line: number) => goToLineOf(page, line);
 
-  // 1. The extension activated (workspaceContains:.orchestration/active_intents.yaml) and started its server:
-  //    nothing is selected, so notes.md counts under its only IN_PROGRESS owner, INT-003.
-  await step("auto-selected", async () => {
-    await openFile(NOTES);
-    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · auto-selected");
-  });
+    // 1. The extension activated (workspaceContains:.orchestration/active_intents.yaml) and started its server:
+    //    nothing is selected, so notes.md counts under its only IN_PROGRESS owner, INT-003.
+    await step("auto-selected", async () => {
+      await openFile(NOTES);
+      await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · auto-selected");
+    });
 
-  // 2. Select from the editor's own UI: the status-bar item opens the quick pick of intents (the owners of
-  //    this file marked); picking INT-001 selects it for the workspace, and the status bar warns that
-  //    notes.md is outside its scope.
-  await step("select-from-status-bar", async () => {
-    await statusItem.first().click();
-    const row = quickInput.locator(".monaco-list-row", { hasText: "INT-001 — Build Weather API" });
-    await row.waitFor();
-    await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-003 — Docs refresh" }).textContent()).resolves.toContain(`owns ${NOTES}`);
-    await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-004" }).textContent()).resolves.toContain("Start and select INT-004");
-    await screenshot(page, "quick-pick");
-    await row.click();
-    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-001 · selected");
-    await statusItem.locator(".codicon-warning").waitFor();
-    expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-001" });
-  });
+    // 2. Select from the editor's own UI: the status-bar item opens the quick pick of intents (the owners of
+    //    this file marked); picking INT-001 selects it for the workspace, and the status bar warns that
+    //    notes.md is outside its scope.
+    await step("select-from-status-bar", async () => {
+      await statusItem.first().click();
+      const row = quickInput.locator(".monaco-list-row", { hasText: "INT-001 — Build Weather API" });
+      await row.waitFor();
+      await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-003 — Docs refresh" }).textContent()).resolves.toContain(`owns ${NOTES}`);
+      await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-004" }).textContent()).resolves.toContain("Start and select INT-004");
+      await screenshot(page, "quick-pick");
+      await row.click();
+      await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-001 · selected");
+      await statusItem.locator(".codicon-warning").waitFor();
+      expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-001" });
+    });
 
-  // 3. An edit outside INT-001's scope: an error on exactly the edited line, in the editor and in Problems.
-  const recordsBefore = ledgerLines(ws).length;
-  await step("out-of-scope-error", async () => {
-    await goToLine(4);
-    await page.keyboard.press("End");
-    await page.keyboard.type(EDIT);
-    await page.keyboard.press("Control+Shift+M");
-    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
-    await problem.waitFor({ timeout: DEADLINE });
-    expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
-    // the squiggle is drawn on the line that holds the edit, and on no other
-    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([`- The forecast service is rate limited to 60 requests a minute.${EDIT}`]);
-  });
+    // 3. An edit outside INT-001's scope: an error on exactly the edited line, in the editor and in Problems.
+    const recordsBefore = ledgerLines(ws).length;
+    await step("out-of-scope-error", async () => {
+      await goToLine(4);
+      await page.keyboard.press("End");
+      await page.keyboard.type(EDIT);
+      await page.keyboard.press("Control+Shift+M");
+      const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
+      await problem.waitFor({ timeout: DEADLINE });
+      expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
+      // the squiggle is drawn on the line that holds the edit, and on no other
+      await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([`- The forecast service is rate limited to 60 requests a minute.${EDIT}`]);
+    });
 
-  // 4. Ctrl+. on the line offers the server's quick fixes; "Select INT-003 — Docs refresh" clears the error
-  //    everywhere and the status bar names INT-003, now selected.
-  await step("quick-fix", async () => {
-    // back in the editor (Problems has the focus), at the end of the edited line
-    await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
-    await page.keyboard.press("End");
-    await page.keyboard.press("Control+Period");
-    const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Select INT-003 — Docs refresh" });
-    await fix.waitFor({ timeout: DEADLINE });
-    await screenshot(page, "quick-fix-menu");
-    // the menu takes keys (a pointer block covers it): the server marks this fix preferred, so it comes first
-    await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Select INT-003 — Docs refresh" }).waitFor();
-    await page.keyboard.press("Enter");
-    await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · selected");
-    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
-    await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "detached", timeout: DEADLINE });
-    await statusItem.locator(".codicon-target").waitFor();
-    expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-003" });
-  });
+    // 4. Ctrl+. on the line offers the server's quick fixes; "Select INT-003 — Docs refresh" clears the error
+    //    everywhere and the status bar names INT-003, now selected.
+    await step("quick-fix", async () => {
+      // back in the editor (Problems has the focus), at the end of the edited line
+      await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
+      await page.keyboard.press("End");
+      await page.keyboard.press("Control+Period");
+      const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Select INT-003 — Docs refresh" });
+      await fix.waitFor({ timeout: DEADLINE });
+      await screenshot(page, "quick-fix-menu");
+      // the menu takes keys (a pointer block covers it): the server marks this fix preferred, so it comes first
+      await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Select INT-003 — Docs refresh" }).waitFor();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-003 · selected");
+      await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
+      await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "detached", timeout: DEADLINE });
+      await statusItem.locator(".codicon-target").waitFor();
+      expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-003" });
+    });
 
-  // 5. Hovering a line the ledger attributes to an agent names its intent and model.
-  await step("hover", async () => {
-    await openFile("src/api/weather.ts");
-    await page.locator(".editor-instance .view-line span", { hasText: "currentWeather" }).first().hover();
-    const hover = page.locator(".monaco-hover", { hasText: "INT-001 — Build Weather API" });
-    await hover.waitFor({ state: "visible", timeout: DEADLINE });
-    const text = await hover.textContent();
-    expect(text).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
-    expect(text).toContain("ai · anthropic/claude-sonnet-4-5");
-  });
+    // 5. Hovering a line the ledger attributes to an agent names its intent and model.
+    await step("hover", async () => {
+      await openFile("src/api/weather.ts");
+      await page.locator(".editor-instance .view-line span", { hasText: "currentWeather" }).first().hover();
+      const hover = page.locator(".monaco-hover", { hasText: "INT-001 — Build Weather API" });
+      await hover.waitFor({ state: "visible", timeout: DEADLINE });
+      const text = await hover.textContent();
+      expect(text).toContain("INT-001 — Build Weather API (IN_PROGRESS)");
+      expect(text).toContain("ai · anthropic/claude-sonnet-4-5");
+    });
 
-  // 6. Saving notes.md appends exactly one record, under INT-003, for that file. The extension logs the
-  //    server's intent/saveProcessed (the save is handled completely) with the record's id: wait for that
-  //    fact, then read the ledger.
-  await step("save-one-record", async () => {
-    await page.keyboard.press("Escape");
-    await page.locator(".tab", { hasText: "notes.md" }).click();
-    await page.locator(".tab.active", { hasText: "notes.md" }).waitFor();
-    await page.locator(".editor-instance .monaco-editor.focused").waitFor();
-    await page.keyboard.press("Control+S");
-    const recordId = await waitFor("the save of docs/notes.md to be processed", () => /save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/.exec(outputLog())?.[1], DEADLINE, describe);
-    const lines = ledgerLines(ws);
-    expect(lines.length).toBe(recordsBefore + 1);
-    const record = JSON.parse(lines[lines.length - 1]);
-    expect(record.id).toBe(recordId);
-    expect(record.files.map((f: { path: string }) => f.path)).toEqual([NOTES]);
-    expect(record.metadata["dev.intent-lsp"].intent_id).toBe("INT-003");
-    expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
-  });
+    // 6. Saving notes.md appends exactly one record, under INT-003, for that file. The extension logs the
+    //    server's intent/saveProcessed (the save is handled completely) with the record's id: wait for that
+    //    fact, then read the ledger.
+    await step("save-one-record", async () => {
+      await page.keyboard.press("Escape");
+      await page.locator(".tab", { hasText: "notes.md" }).click();
+      await page.locator(".tab.active", { hasText: "notes.md" }).waitFor();
+      await page.locator(".editor-instance .monaco-editor.focused").waitFor();
+      await page.keyboard.press("Control+S");
+      const recordId = await waitFor(
+        "the save of docs/notes.md to be processed",
+        () => /save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/.exec(outputLog())?.[1],
+        DEADLINE,
+        describe,
+      );
+      const lines = ledgerLines(ws);
+      expect(lines.length).toBe(recordsBefore + 1);
+      const record = JSON.parse(lines[lines.length - 1]);
+      expect(record.id).toBe(recordId);
+      expect(record.files.map((f: { path: string }) => f.path)).toEqual([NOTES]);
+      expect(record.metadata["dev.intent-lsp"].intent_id).toBe("INT-003");
+      expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
+    });
 
-  // 7. The saved line is now attributed to INT-003 and this editor's human, in the CodeLens above it, and
-  //    said once: no inlay hint repeats it at the end of the line (Monaco draws inlay hints as CSS content,
-  //    so the line is read with its computed style).
-  await step("attribution-after-save", async () => {
-    await page.locator(".editor-instance .codelens-decoration", { hasText: "INT-003 · human · just now" }).waitFor({ timeout: DEADLINE });
-    const line = await lineWithHints(page, EDIT.trim());
-    expect(line.trim().endsWith(EDIT.trim())).toBe(true); // the line's own text, nothing drawn after it
-    expect(line).not.toContain("INT-003");
-  });
-  failed = false;
-}, INSTALL_MS);
+    // 7. The saved line is now attributed to INT-003 and this editor's human, in the CodeLens above it, and
+    //    said once: no inlay hint repeats it at the end of the line (Monaco draws inlay hints as CSS content,
+    //    so the line is read with its computed style).
+    await step("attribution-after-save", async () => {
+      await page.locator(".editor-instance .codelens-decoration", { hasText: "INT-003 · human · just now" }).waitFor({ timeout: DEADLINE });
+      const line = await lineWithHints(page, EDIT.trim());
+      expect(line.trim().endsWith(EDIT.trim())).toBe(true); // the line's own text, nothing drawn after it
+      expect(line).not.toContain("INT-003");
+    });
+    failed = false;
+  },
+  INSTALL_MS,
+);
 
 /** `intent check --format json` in the workspace: the findings for one file, as "line code". */
 function checkFindings(ws: string, file: string): string[] {
@@ -261,100 +278,129 @@ function checkFindings(ws: string, file: string): string[] {
   return report.findings.filter((f) => f.path === file).map((f) => `${f.startLine}-${f.endLine} ${f.code}`);
 }
 
-it("VS Code with auto-save: an out-of-scope line stays flagged after its record lands, Ctrl+. re-records it under its owner, the squiggle goes away", async () => {
-  const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-  tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
-  const ws = path.join(tmp, "workspace");
-  cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
-  // a repository, as `intent check` needs; INT-001 selected, so an edit to notes.md is outside its scope
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args], { cwd: ws, stdio: "pipe" });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
-  mkdirSync(path.join(ws, ".orchestration", ".sessions"), { recursive: true });
-  writeFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }));
-  const vsix = path.join(tmp, "intent-lsp.vsix");
-  packageVsix(vsix);
-  const extensionsDir = path.join(tmp, "extensions");
-  const userDataDir = path.join(tmp, "user-data");
-  await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
-  swapServer(extensionsDir);
+it(
+  "VS Code with auto-save: an out-of-scope line stays flagged after its record lands, Ctrl+. re-records it under its owner, the squiggle goes away",
+  async () => {
+    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
+    const ws = path.join(tmp, "workspace");
+    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+    // a repository, as `intent check` needs; INT-001 selected, so an edit to notes.md is outside its scope
+    const git = (...args: string[]) =>
+      execFileSync(
+        "git",
+        ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
+        { cwd: ws, stdio: "pipe" },
+      );
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "-m", "initial");
+    mkdirSync(path.join(ws, ".orchestration", ".sessions"), { recursive: true });
+    writeFileSync(
+      path.join(ws, ".orchestration", ".sessions", "workspace.json"),
+      JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }),
+    );
+    const vsix = path.join(tmp, "intent-lsp.vsix");
+    packageVsix(vsix);
+    const extensionsDir = path.join(tmp, "extensions");
+    const userDataDir = path.join(tmp, "user-data");
+    await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+    swapServer(extensionsDir);
 
-  const artifacts = path.join(ARTIFACTS, "auto-save");
-  rmSync(artifacts, { recursive: true, force: true });
-  mkdirSync(artifacts, { recursive: true });
-  let shot = 0;
-  const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
+    const artifacts = path.join(ARTIFACTS, "auto-save");
+    rmSync(artifacts, { recursive: true, force: true });
+    mkdirSync(artifacts, { recursive: true });
+    let shot = 0;
+    const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
 
-  // VS Code in the browser saves a second after typing stops; many desktop users turn the same on
-  run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 });
-  browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
-  const outputLog = () => findFiles(userDataDir, "intent-lsp.log").map((f) => readFileSync(f, "utf8")).join("\n");
-  const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
-  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      const r = await fn();
-      await screenshot(page, name);
-      return r;
-    } catch (e) {
-      await screenshot(page, `${name}-FAILED`).catch(() => undefined);
-      throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
-    }
-  };
-  const editedLine = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
-  const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
-  const recordsBefore = ledgerLines(ws).length;
+    // VS Code in the browser saves a second after typing stops; many desktop users turn the same on
+    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 });
+    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
+    const outputLog = () =>
+      findFiles(userDataDir, "intent-lsp.log")
+        .map((f) => readFileSync(f, "utf8"))
+        .join("\n");
+    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
+    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      try {
+        const r = await fn();
+        await screenshot(page, name);
+        return r;
+      } catch (e) {
+        await screenshot(page, `${name}-FAILED`).catch(() => undefined);
+        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
+      }
+    };
+    const editedLine = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
+    const recordsBefore = ledgerLines(ws).length;
 
-  // 1. Type outside INT-001's scope and stop: auto-save writes the file and the server records it.
-  const recordId = await step("auto-saved-and-recorded", async () => {
-    await openFromExplorer(page, NOTES);
-    // the server has the document (its file lens answers for it) before the user types: keystrokes made while
-    // the extension still starts reach the server only as the text it opens with, which is not an edit
-    await page.locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ }).first().waitFor({ timeout: DEADLINE });
-    await expect.poll(() => page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "INT-001 · selected" }).count(), { timeout: DEADLINE }).toBeGreaterThan(0);
-    await goToLineOf(page, 4);
-    await page.keyboard.press("End");
-    await page.keyboard.type(EDIT);
-    const id = await waitFor("the auto-save of docs/notes.md to be recorded", () => [...outputLog().matchAll(/save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/g)].at(-1)?.[1], DEADLINE, describe);
-    await page.locator(".tab.active.dirty").waitFor({ state: "detached", timeout: DEADLINE }); // saved: no unsaved edits left
-    expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
-    const records = ledgerLines(ws).map((l) => JSON.parse(l));
-    expect(records.length).toBeGreaterThan(recordsBefore);
-    expect(records.at(-1)).toMatchObject({ id, metadata: { "dev.intent-lsp": { intent_id: "INT-001", scope: "OUT_OF_SCOPE" } } });
-    return id;
-  });
+    // 1. Type outside INT-001's scope and stop: auto-save writes the file and the server records it.
+    const recordId = await step("auto-saved-and-recorded", async () => {
+      await openFromExplorer(page, NOTES);
+      // the server has the document (its file lens answers for it) before the user types: keystrokes made while
+      // the extension still starts reach the server only as the text it opens with, which is not an edit
+      await page
+        .locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ })
+        .first()
+        .waitFor({ timeout: DEADLINE });
+      await expect
+        .poll(() => page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "INT-001 · selected" }).count(), { timeout: DEADLINE })
+        .toBeGreaterThan(0);
+      await goToLineOf(page, 4);
+      await page.keyboard.press("End");
+      await page.keyboard.type(EDIT);
+      const id = await waitFor(
+        "the auto-save of docs/notes.md to be recorded",
+        () => [...outputLog().matchAll(/save processed: docs\/notes\.md \(version \d+\) → ledger record (\S+)/g)].at(-1)?.[1],
+        DEADLINE,
+        describe,
+      );
+      await page.locator(".tab.active.dirty").waitFor({ state: "detached", timeout: DEADLINE }); // saved: no unsaved edits left
+      expect(readFileSync(path.join(ws, NOTES), "utf8")).toContain(EDIT);
+      const records = ledgerLines(ws).map((l) => JSON.parse(l));
+      expect(records.length).toBeGreaterThan(recordsBefore);
+      expect(records.at(-1)).toMatchObject({ id, metadata: { "dev.intent-lsp": { intent_id: "INT-001", scope: "OUT_OF_SCOPE" } } });
+      return id;
+    });
 
-  // 2. The squiggle stays on that line, from the ledger, where `intent check` reports it (the check runs for
-  //    far longer than the server's publish delay: a squiggle that a publish after the save removed is gone by then).
-  await step("still-flagged-after-save", async () => {
-    expect(checkFindings(ws, NOTES)).toEqual(["4-4 out-of-scope"]);
-    // the line's text, then the inlay hint drawn after it ("INT-001 (out of scope)")
-    await expect.poll(async () => (await squiggleLines(page)).map((l) => (l.startsWith(editedLine) ? editedLine : l)), { timeout: DEADLINE }).toEqual([editedLine]);
-    await page.keyboard.press("Control+Shift+M");
-    await problem.waitFor({ timeout: DEADLINE });
-    expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
-  });
+    // 2. The squiggle stays on that line, from the ledger, where `intent check` reports it (the check runs for
+    //    far longer than the server's publish delay: a squiggle that a publish after the save removed is gone by then).
+    await step("still-flagged-after-save", async () => {
+      expect(checkFindings(ws, NOTES)).toEqual(["4-4 out-of-scope"]);
+      // the line's text, then the inlay hint drawn after it ("INT-001 (out of scope)")
+      await expect
+        .poll(async () => (await squiggleLines(page)).map((l) => (l.startsWith(editedLine) ? editedLine : l)), { timeout: DEADLINE })
+        .toEqual([editedLine]);
+      await page.keyboard.press("Control+Shift+M");
+      await problem.waitFor({ timeout: DEADLINE });
+      expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
+    });
 
-  // 3. Ctrl+. on the line offers to re-record it under INT-003, which owns notes.md (preferred, so first);
-  //    applying it appends one record and leaves the earlier ones as they were; the squiggle goes away.
-  await step("re-record-fix", async () => {
-    const before = readFileSync(path.join(ws, LEDGER), "utf8");
-    await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
-    await page.keyboard.press("End");
-    await page.keyboard.press("Control+Period");
-    await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Re-record line 4 under INT-003 — Docs refresh" }).waitFor({ timeout: DEADLINE });
-    await screenshot(page, "re-record-menu");
-    await page.keyboard.press("Enter");
-    await expect.poll(() => ledgerLines(ws).length, { timeout: DEADLINE }).toBe(before.split("\n").filter((l) => l.trim()).length + 1);
-    expect(readFileSync(path.join(ws, LEDGER), "utf8").startsWith(before)).toBe(true);
-    const last = JSON.parse(ledgerLines(ws).at(-1)!);
-    expect(last.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", reattributes: [recordId] });
-    await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
-    await problem.waitFor({ state: "detached", timeout: DEADLINE });
-    expect(checkFindings(ws, NOTES)).toEqual([]);
-  });
-  failed = false;
-}, INSTALL_MS);
+    // 3. Ctrl+. on the line offers to re-record it under INT-003, which owns notes.md (preferred, so first);
+    //    applying it appends one record and leaves the earlier ones as they were; the squiggle goes away.
+    await step("re-record-fix", async () => {
+      const before = readFileSync(path.join(ws, LEDGER), "utf8");
+      await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
+      await page.keyboard.press("End");
+      await page.keyboard.press("Control+Period");
+      await page
+        .locator(".action-widget .monaco-list-row.focused", { hasText: "Re-record line 4 under INT-003 — Docs refresh" })
+        .waitFor({ timeout: DEADLINE });
+      await screenshot(page, "re-record-menu");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => ledgerLines(ws).length, { timeout: DEADLINE }).toBe(before.split("\n").filter((l) => l.trim()).length + 1);
+      expect(readFileSync(path.join(ws, LEDGER), "utf8").startsWith(before)).toBe(true);
+      const last = JSON.parse(ledgerLines(ws).at(-1)!);
+      expect(last.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", reattributes: [recordId] });
+      await expect.poll(() => squiggleLines(page), { timeout: DEADLINE }).toEqual([]);
+      await problem.waitFor({ state: "detached", timeout: DEADLINE });
+      expect(checkFindings(ws, NOTES)).toEqual([]);
+    });
+    failed = false;
+  },
+  INSTALL_MS,
+);

@@ -39,9 +39,16 @@ export class AgentDriver {
   async setup(agent: AgentIdentity, intentId: string): Promise<void> {
     const lines = [
       { type: "user", message: { role: "user", content: "Please change the code." } },
-      { type: "assistant", message: { role: "assistant", ...(agent.model.source === "transcript" ? { model: agent.model.name } : {}), content: [{ type: "text", text: "On it." }] } },
+      {
+        type: "assistant",
+        message: {
+          role: "assistant",
+          ...(agent.model.source === "transcript" ? { model: agent.model.name } : {}),
+          content: [{ type: "text", text: "On it." }],
+        },
+      },
     ];
-    writeFileSync(this.transcript(agent), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    writeFileSync(this.transcript(agent), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
     const r = await runNode([CLI_JS, "select", intentId, "--session", `claude-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
     if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
   }
@@ -51,13 +58,29 @@ export class AgentDriver {
    * else as a Write. `afterWrite` runs between the file write and the PostToolUse hook (an editor reloading
    * before the record exists).
    */
-  async write(agent: AgentIdentity, path: string, before: string, after: string, opts: { preferEdit: boolean; created?: boolean; afterWrite?: () => Promise<void> }): Promise<ToolUsed> {
+  async write(
+    agent: AgentIdentity,
+    path: string,
+    before: string,
+    after: string,
+    opts: { preferEdit: boolean; created?: boolean; afterWrite?: () => Promise<void> },
+  ): Promise<ToolUsed> {
     const edit = opts.preferEdit && !opts.created ? editFor(before, after) : undefined;
     const filePath = join(this.root, path);
-    const toolInput = edit ? { file_path: filePath, old_string: edit.oldString, new_string: edit.newString, replace_all: false } : { file_path: filePath, content: after };
+    const toolInput = edit
+      ? { file_path: filePath, old_string: edit.oldString, new_string: edit.newString, replace_all: false }
+      : { file_path: filePath, content: after };
     const tool: ToolUsed = edit ? "Edit" : "Write";
     const toolUseId = `toolu_oracle_${++this.calls}`;
-    const base = { session_id: agent.sessionId, transcript_path: this.transcript(agent), cwd: this.root, permission_mode: "acceptEdits", tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId };
+    const base = {
+      session_id: agent.sessionId,
+      transcript_path: this.transcript(agent),
+      cwd: this.root,
+      permission_mode: "acceptEdits",
+      tool_name: tool,
+      tool_input: toolInput,
+      tool_use_id: toolUseId,
+    };
 
     const pre = await this.hook(agent, { ...base, hook_event_name: "PreToolUse" });
     const decision = (pre as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput;
@@ -65,7 +88,9 @@ export class AgentDriver {
     mkdirSync(dirname(filePath), { recursive: true });
     writeFileSync(filePath, after);
     await opts.afterWrite?.();
-    const response = edit ? { filePath, oldString: edit.oldString, newString: edit.newString, replaceAll: false, userModified: false } : { type: opts.created ? "create" : "update", filePath, content: after };
+    const response = edit
+      ? { filePath, oldString: edit.oldString, newString: edit.newString, replaceAll: false, userModified: false }
+      : { type: opts.created ? "create" : "update", filePath, content: after };
     const post = await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: response });
     if (Object.keys(post as object).length) throw new Error(`oracle: PostToolUse for ${agent.name}'s ${tool} of ${path} answered ${JSON.stringify(post)}`);
     return tool;

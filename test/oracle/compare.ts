@@ -29,7 +29,7 @@ export interface TruthView {
 
 export function classify(truth: Owner, seen: Seen): Outcome {
   if (seen.kind !== "traced") return seen.kind;
-  if (seen.type !== truth.type) return (seen.type === "human" || seen.type === "ai") ? "swap" : "wrong";
+  if (seen.type !== truth.type) return seen.type === "human" || seen.type === "ai" ? "swap" : "wrong";
   return sameOwner(truth, { type: seen.type, ...(seen.modelId ? { modelId: seen.modelId } : {}), intentId: seen.intentId ?? "" }) ? "correct" : "wrong";
 }
 
@@ -80,7 +80,14 @@ export interface ClaimCheck {
  * recorded). Among identical lines only counts matter: `runs` groups adjacent identical lines (the seeded
  * oracle), `text` groups all lines with the same text (a replayed history, whose truth is git's own diff).
  */
-export function checkClaims(record: LedgerRecord, path: string, texts: readonly string[], changed: ReadonlySet<number>, owner: Owner, grouping: "runs" | "text"): ClaimCheck {
+export function checkClaims(
+  record: LedgerRecord,
+  path: string,
+  texts: readonly string[],
+  changed: ReadonlySet<number>,
+  owner: Owner,
+  grouping: "runs" | "text",
+): ClaimCheck {
   const claimed = new Set<number>();
   let wrongContributor = false;
   for (const c of record.claims) {

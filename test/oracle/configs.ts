@@ -36,5 +36,14 @@ export const REPLAY_SEEDED: SeededSize = {
 };
 
 export function seededConfig(size: SeededSize, seed: number, steps = size.steps, log?: (s: string) => void, trace?: (s: string) => void): SeedConfig {
-  return { seed, steps, files: size.files, pasteLines: size.pasteLines, maxLines: size.maxLines, blameEvery: size.blameEvery, ...(log ? { log } : {}), ...(trace ? { trace } : {}) };
+  return {
+    seed,
+    steps,
+    files: size.files,
+    pasteLines: size.pasteLines,
+    maxLines: size.maxLines,
+    blameEvery: size.blameEvery,
+    ...(log ? { log } : {}),
+    ...(trace ? { trace } : {}),
+  };
 }

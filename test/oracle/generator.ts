@@ -173,7 +173,16 @@ export class EditStreamGenerator {
     return this.rng.weighted(weights) as EditKind;
   }
 
-  private step(index: number, path: string, actor: Actor, kind: EditKind, via: Via, splices: Splice[], closeFirst: boolean, extra: { oneNotification?: boolean; fine?: boolean; typing?: Typing[] } = {}): Step {
+  private step(
+    index: number,
+    path: string,
+    actor: Actor,
+    kind: EditKind,
+    via: Via,
+    splices: Splice[],
+    closeFirst: boolean,
+    extra: { oneNotification?: boolean; fine?: boolean; typing?: Typing[] } = {},
+  ): Step {
     return {
       index,
       path,
@@ -194,7 +203,14 @@ export class EditStreamGenerator {
     return (lines[Math.min(at, lines.length - 1)] ?? lines[lines.length - 1])?.eol ?? "\n";
   }
 
-  private make(kind: EditKind, lines: TruthLine[], actor: Actor, via: Via, step: number, path: string): { splices: Splice[]; oneNotification?: boolean; fine?: boolean; typing?: Typing[] } | undefined {
+  private make(
+    kind: EditKind,
+    lines: TruthLine[],
+    actor: Actor,
+    via: Via,
+    step: number,
+    path: string,
+  ): { splices: Splice[]; oneNotification?: boolean; fine?: boolean; typing?: Typing[] } | undefined {
     const o = actor.owner;
     const agent = actor.door === "hook";
     switch (kind) {
@@ -256,7 +272,13 @@ export class EditStreamGenerator {
     if (!targets.length) return undefined;
     const d = this.rng.pick(targets);
     const moved = lines.slice(s, s + len).map((l) => this.line(l.text, l.eol, o, "block-move", via, step));
-    return { splices: [{ at: s, remove: len, insert: [] }, { at: d, remove: 0, insert: moved }], oneNotification: false };
+    return {
+      splices: [
+        { at: s, remove: len, insert: [] },
+        { at: d, remove: 0, insert: moved },
+      ],
+      oneNotification: false,
+    };
   }
 
   private copy(lines: TruthLine[], o: Owner, via: Via, step: number): Splice[] | undefined {
@@ -278,7 +300,9 @@ export class EditStreamGenerator {
       t += this.rng.int(1, 4);
     }
     if (targets.length < 2) return undefined;
-    return targets.reverse().map((at) => ({ at, remove: 0, insert: [this.line(this.writer.comment(indentOf(lines[at]!.text)), lines[at]!.eol, o, "interleaved", via, step)] }));
+    return targets
+      .reverse()
+      .map((at) => ({ at, remove: 0, insert: [this.line(this.writer.comment(indentOf(lines[at]!.text)), lines[at]!.eol, o, "interleaved", via, step)] }));
   }
 
   /** Hundreds of lines pasted into the middle of the longest run of lines one owner wrote. */
@@ -383,7 +407,11 @@ export class EditStreamGenerator {
     const typing: Typing[] = [];
     for (let k = this.rng.int(1, 3); k > 0; k--) {
       const line = this.rng.int(0, lines.length - 1);
-      typing.push(this.rng.chance(0.5) ? { line, character: 0, text: `${this.writer.code("")}\n` } : { line, character: this.rng.int(0, lines[line]!.text.length), text: "tmp" });
+      typing.push(
+        this.rng.chance(0.5)
+          ? { line, character: 0, text: `${this.writer.code("")}\n` }
+          : { line, character: this.rng.int(0, lines[line]!.text.length), text: "tmp" },
+      );
     }
     const splices = this.rng.chance(0.5) ? (this.modify(lines, o, via, step, "type-undo") ?? []) : [];
     return { splices, typing };

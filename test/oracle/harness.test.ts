@@ -20,22 +20,43 @@ const OPUS: Owner = { type: "ai", modelId: "anthropic/claude-opus-4-1", intentId
 const traced = (o: Owner) => ({ kind: "traced" as const, type: o.type, ...(o.modelId ? { modelId: o.modelId } : {}), intentId: o.intentId });
 
 let id = 1000;
-const line = (text: string, owner: Owner, touch = 0, extra: Partial<TruthLine> = {}): TruthLine => ({ id: id++, text, eol: "\n", owner, kind: "create", via: "editor", touch, ...extra });
+const line = (text: string, owner: Owner, touch = 0, extra: Partial<TruthLine> = {}): TruthLine => ({
+  id: id++,
+  text,
+  eol: "\n",
+  owner,
+  kind: "create",
+  via: "editor",
+  touch,
+  ...extra,
+});
 
 describe("reading the server's answers", () => {
   it("parses the hover's markdown and blame rows", () => {
-    expect(parseHover("**INT-102 — Agent refactoring (IN_PROGRESS)**\n\nai · anthropic/claude-sonnet-4-5 · just now (2026-01-01T00:00:00Z)\n\ntrace `abc` · intent-lsp")).toEqual({
+    expect(
+      parseHover(
+        "**INT-102 — Agent refactoring (IN_PROGRESS)**\n\nai · anthropic/claude-sonnet-4-5 · just now (2026-01-01T00:00:00Z)\n\ntrace `abc` · intent-lsp",
+      ),
+    ).toEqual({
       kind: "traced",
       type: "ai",
       modelId: "anthropic/claude-sonnet-4-5",
       intentId: "INT-102",
       traceId: "abc",
     });
-    expect(parseHover("**INT-101 — Feature work (IN_PROGRESS)**\n\nhuman · 2 min ago (2026-01-01T00:00:00Z)\n\ntrace `d`")).toEqual({ kind: "traced", type: "human", intentId: "INT-101", traceId: "d" });
+    expect(parseHover("**INT-101 — Feature work (IN_PROGRESS)**\n\nhuman · 2 min ago (2026-01-01T00:00:00Z)\n\ntrace `d`")).toEqual({
+      kind: "traced",
+      type: "human",
+      intentId: "INT-101",
+      traceId: "d",
+    });
     expect(parseHover("**Edited, not saved yet.** It will be recorded under INT-101 when you save.")).toEqual({ kind: "edited" });
     expect(parseHover("**Untraced:** no ledger record covers this line.")).toEqual({ kind: "untraced" });
     expect(parseHover("Indexing the ledger…").kind).toBe("other");
-    expect(parseBlameRow({ line: 1, kind: "traced", intent: "INT-103", contributor: "ai", model: "anthropic/claude-opus-4-1", traceId: "x" })).toEqual({ ...traced(OPUS), traceId: "x" });
+    expect(parseBlameRow({ line: 1, kind: "traced", intent: "INT-103", contributor: "ai", model: "anthropic/claude-opus-4-1", traceId: "x" })).toEqual({
+      ...traced(OPUS),
+      traceId: "x",
+    });
   });
 });
 
@@ -58,7 +79,11 @@ describe("comparing with the truth", () => {
 
   it("flags records claiming lines their contributor did not change, counting only among identical lines", () => {
     const texts = ["a", "", "", "b", "c"];
-    const record = (ranges: [number, number][], owner = SONNET) => ({ id: "r", line: 1, claims: [{ path: "f", type: owner.type, modelId: owner.modelId!, intentId: owner.intentId, ranges }] });
+    const record = (ranges: [number, number][], owner = SONNET) => ({
+      id: "r",
+      line: 1,
+      claims: [{ path: "f", type: owner.type, modelId: owner.modelId!, intentId: owner.intentId, ranges }],
+    });
     // line 3 was the new blank line; claiming line 2 instead is the same count within the blank run
     expect(checkClaims(record([[2, 2]]), "f", texts, new Set([3]), SONNET, "runs")).toEqual({ overClaimed: [], wrongContributor: false });
     expect(checkClaims(record([[2, 4]]), "f", texts, new Set([3]), SONNET, "runs")).toEqual({ overClaimed: [2, 4], wrongContributor: false });
@@ -94,12 +119,26 @@ describe("what the drivers send", () => {
   it("editor changes (whole lines, characters and line endings, bottom-up in one notification) give the truth's text", () => {
     const rng = new Prng(7);
     for (let round = 0; round < 200; round++) {
-      const lines = Array.from({ length: rng.int(1, 12) }, (_, i) => ({ text: rng.chance(0.2) ? "" : `  line ${i} = ${rng.int(0, 9)}`, eol: rng.chance(0.3) ? "\r\n" : "\n" }));
+      const lines = Array.from({ length: rng.int(1, 12) }, (_, i) => ({
+        text: rng.chance(0.2) ? "" : `  line ${i} = ${rng.int(0, 9)}`,
+        eol: rng.chance(0.3) ? "\r\n" : "\n",
+      }));
       const before = joinLines(lines);
       const at = rng.int(0, lines.length - 1);
       const old = lines[at]!;
-      const fine = [{ at, remove: 1, insert: [{ text: rng.chance(0.5) ? `\t${old.text.trim()}  ` : old.text.replace(/ = /, "="), eol: rng.chance(0.5) ? "\r\n" : "\n" }] }];
-      const block = [{ at: rng.int(0, lines.length), remove: 0, insert: [{ text: "x", eol: "\n" }, { text: "", eol: "\r\n" }] }];
+      const fine = [
+        { at, remove: 1, insert: [{ text: rng.chance(0.5) ? `\t${old.text.trim()}  ` : old.text.replace(/ = /, "="), eol: rng.chance(0.5) ? "\r\n" : "\n" }] },
+      ];
+      const block = [
+        {
+          at: rng.int(0, lines.length),
+          remove: 0,
+          insert: [
+            { text: "x", eol: "\n" },
+            { text: "", eol: "\r\n" },
+          ],
+        },
+      ];
       for (const [splices, opts] of [
         [fine, { oneNotification: true, fine: true }],
         [[...fine, ...block], { oneNotification: true, fine: false }],
@@ -170,6 +209,19 @@ describe("the generator's truth", () => {
     const a = stream(5);
     expect(stream(5).text).toBe(a.text);
     expect(stream(6).text).not.toBe(a.text);
-    expect([...a.kinds].sort()).toEqual(["block-move", "copy-block", "create", "delete", "dup-blank-brace", "insert-above", "interleaved", "large-paste", "modify", "revert", "type-undo", "whitespace"]);
+    expect([...a.kinds].sort()).toEqual([
+      "block-move",
+      "copy-block",
+      "create",
+      "delete",
+      "dup-blank-brace",
+      "insert-above",
+      "interleaved",
+      "large-paste",
+      "modify",
+      "revert",
+      "type-undo",
+      "whitespace",
+    ]);
   });
 });

@@ -90,7 +90,9 @@ class FileReplay {
       previous = v.text;
     }
     const lines = this.versions.length ? this.versions[this.versions.length - 1]!.text.split("\n").length : 0;
-    this.report.notes.push(`${this.file}: ${this.versions.length} versions (${this.versions.length - 1} commits after the first) replayed in ${((Date.now() - started) / 1000).toFixed(1)} s; ${lines} lines at the end${this.cfg.map === "author" ? `; ${this.authors.size} authors` : ""}`);
+    this.report.notes.push(
+      `${this.file}: ${this.versions.length} versions (${this.versions.length - 1} commits after the first) replayed in ${((Date.now() - started) / 1000).toFixed(1)} s; ${lines} lines at the end${this.cfg.map === "author" ? `; ${this.authors.size} authors` : ""}`,
+    );
     return this.report;
   }
 
@@ -112,7 +114,10 @@ class FileReplay {
       if (!editor.isOpen(this.path)) await editor.open(this.path);
       // typed as git's own diff has it, so that what the editor changed is what git blame says changed
       const next = splitRaw(after);
-      const splices = k === 0 ? [{ at: 0, remove: 0, insert: next }] : this.shadow.lastHunks().map((h) => ({ at: h.at, remove: h.remove, insert: next.slice(h.from, h.from + h.count) }));
+      const splices =
+        k === 0
+          ? [{ at: 0, remove: 0, insert: next }]
+          : this.shadow.lastHunks().map((h) => ({ at: h.at, remove: h.remove, insert: next.slice(h.from, h.from + h.count) }));
       await editor.edit(this.path, splices, { oneNotification: false, fine: false });
       if (editor.text(this.path) !== after) throw new Error(`oracle harness: applying git's hunks to ${this.file} at commit ${k} did not give its content`);
       await editor.save(this.path);
@@ -142,9 +147,26 @@ class FileReplay {
     const rows = { via: this.vias[k]!, file: basename(this.file) };
     for (const r of this.world.ledger.readNew()) {
       const check = checkClaims(r, this.path, texts, changed, who.actor.owner, "text");
-      this.report.countRecord(rows, { records: 1, overClaiming: check.overClaimed.length ? 1 : 0, overClaimedLines: check.overClaimed.length, wrongContributor: check.wrongContributor ? 1 : 0 });
+      this.report.countRecord(rows, {
+        records: 1,
+        overClaiming: check.overClaimed.length ? 1 : 0,
+        overClaimedLines: check.overClaimed.length,
+        wrongContributor: check.wrongContributor ? 1 : 0,
+      });
       for (const n of check.overClaimed.slice(0, 2)) {
-        this.report.example({ run: basename(this.file), step: k, path: this.path, line: n, surface: "record", outcome: "over-claimed", truth: "unchanged", seen: `${who.actor.name} record ${r.id.slice(0, 8)}`, kind: "commit", via: rows.via, text: texts[n - 1] ?? "" });
+        this.report.example({
+          run: basename(this.file),
+          step: k,
+          path: this.path,
+          line: n,
+          surface: "record",
+          outcome: "over-claimed",
+          truth: "unchanged",
+          seen: `${who.actor.name} record ${r.id.slice(0, 8)}`,
+          kind: "commit",
+          via: rows.via,
+          text: texts[n - 1] ?? "",
+        });
       }
     }
   }
@@ -177,7 +199,19 @@ class FileReplay {
       const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";
       this.report.countLine(surface, outcome, { via, file: basename(this.file), age });
       if (outcome !== "correct") {
-        this.report.example({ run: basename(this.file), step: k, path: this.path, line: i + 1, surface, outcome, truth: ownerLabel(truth[i]!.owner), seen: seenLabel(judged), kind: `commit ${steps[i]}`, via, text: texts[i]! });
+        this.report.example({
+          run: basename(this.file),
+          step: k,
+          path: this.path,
+          line: i + 1,
+          surface,
+          outcome,
+          truth: ownerLabel(truth[i]!.owner),
+          seen: seenLabel(judged),
+          kind: `commit ${steps[i]}`,
+          via,
+          text: texts[i]!,
+        });
       }
     });
   }

@@ -46,7 +46,14 @@ export class LedgerWatch {
 function parseRecord(text: string, line: number): LedgerRecord {
   const r = JSON.parse(text) as {
     id: string;
-    files?: { path: string; conversations?: { contributor?: { type?: string; model_id?: string }; ranges?: { start_line: number; end_line: number }[]; related?: { type: string; url: string }[] }[] }[];
+    files?: {
+      path: string;
+      conversations?: {
+        contributor?: { type?: string; model_id?: string };
+        ranges?: { start_line: number; end_line: number }[];
+        related?: { type: string; url: string }[];
+      }[];
+    }[];
     metadata?: Record<string, { post_hash?: string | null; intent_id?: string | null }>;
   };
   const ours = r.metadata?.["dev.intent-lsp"];

@@ -111,7 +111,10 @@ export class Report {
 
   rows(surface: Surface, dimension: string): string[] {
     const prefix = `${surface}|${dimension}|`;
-    return [...this.lines.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)).sort();
+    return [...this.lines.keys()]
+      .filter((k) => k.startsWith(prefix))
+      .map((k) => k.slice(prefix.length))
+      .sort();
   }
 
   /** The per-row table of one surface and dimension, in markdown. */
@@ -130,8 +133,14 @@ export class Report {
   }
 
   recordTable(dimension: string): string {
-    const out = [`| ${dimension} | records | over-claiming records | over-claimed lines | wrong contributor | changes with no record |`, "|---|---:|---:|---:|---:|---:|"];
-    const rows = [...this.records.keys()].filter((k) => k.startsWith(`${dimension}|`)).map((k) => k.slice(dimension.length + 1)).sort();
+    const out = [
+      `| ${dimension} | records | over-claiming records | over-claimed lines | wrong contributor | changes with no record |`,
+      "|---|---:|---:|---:|---:|---:|",
+    ];
+    const rows = [...this.records.keys()]
+      .filter((k) => k.startsWith(`${dimension}|`))
+      .map((k) => k.slice(dimension.length + 1))
+      .sort();
     for (const r of [...rows, "all"]) {
       const t = r === "all" ? this.recordTally() : this.recordTally(dimension, r);
       out.push(`| ${r === "all" ? "**all**" : r} | ${t.records} | ${t.overClaiming} | ${t.overClaimedLines} | ${t.wrongContributor} | ${t.missing} |`);
@@ -150,9 +159,17 @@ export class Report {
     parts.push("", `hover and \`intent blame\` disagreed on ${this.disagreements} of ${this.bothAsked} lines asked of both at the same moment.`);
     if (this.notes.length) parts.push("", ...this.notes.map((n) => `- ${n}`));
     if (this.examples.length) {
-      parts.push("", "First problems seen:", "", "| run | step | path:line | surface | outcome | truth | server | kind | via | text |", "|---|---:|---|---|---|---|---|---|---|---|");
+      parts.push(
+        "",
+        "First problems seen:",
+        "",
+        "| run | step | path:line | surface | outcome | truth | server | kind | via | text |",
+        "|---|---:|---|---|---|---|---|---|---|---|",
+      );
       for (const e of this.examples) {
-        parts.push(`| ${e.run} | ${e.step} | ${e.path}:${e.line} | ${e.surface} | ${e.outcome} | ${e.truth} | ${e.seen} | ${e.kind} | ${e.via} | \`${e.text.replace(/\|/g, "\\|").slice(0, 50)}\` |`);
+        parts.push(
+          `| ${e.run} | ${e.step} | ${e.path}:${e.line} | ${e.surface} | ${e.outcome} | ${e.truth} | ${e.seen} | ${e.kind} | ${e.via} | \`${e.text.replace(/\|/g, "\\|").slice(0, 50)}\` |`,
+        );
       }
     }
     return parts.join("\n");

@@ -41,7 +41,9 @@ export interface Contributor {
 
 export const HUMAN: Contributor = { actor: { name: "human", door: "editor", owner: { type: "human", intentId: "INT-101" } } };
 /** An in-editor assistant: the editor's `contributor` setting names the model; saves count under the editor's intent. */
-export const COPILOT: Contributor = { actor: { name: "copilot", door: "editor", owner: { type: "ai", modelId: "github-copilot/gpt-4.1", intentId: "INT-101" } } };
+export const COPILOT: Contributor = {
+  actor: { name: "copilot", door: "editor", owner: { type: "ai", modelId: "github-copilot/gpt-4.1", intentId: "INT-101" } },
+};
 export const SONNET: Contributor = {
   actor: { name: "sonnet", door: "hook", owner: { type: "ai", modelId: "anthropic/claude-sonnet-4-5", intentId: "INT-102" } },
   agent: { name: "sonnet", sessionId: "5a0f7c2e-1111-4c7e-9a41-2f6d8e9b1c30", model: { source: "transcript", name: "claude-sonnet-4-5" } },

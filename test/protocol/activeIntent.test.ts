@@ -25,7 +25,12 @@ describe("intent.activeIntent", () => {
     });
     // only a COMPLETE owner: nothing counts
     expect(await ask("src/billing/export.ts")).toEqual({
-      path: "src/billing/export.ts", intent: null, how: "none", problem: "no-active-intent", exempt: false, owners: ["INT-005"],
+      path: "src/billing/export.ts",
+      intent: null,
+      how: "none",
+      problem: "no-active-intent",
+      exempt: false,
+      owners: ["INT-005"],
     });
 
     await client.executeCommand("intent.selectIntent", { id: "INT-001" });

@@ -48,14 +48,27 @@ describe("saving a 1,000,000-line file", () => {
       const body = JSON.stringify({ jsonrpc: "2.0", ...m });
       return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     };
-    const hover = (id: string, uri: string, line: number) => frame({ id, method: "textDocument/hover", params: { textDocument: { uri }, position: { line, character: 0 } } });
+    const hover = (id: string, uri: string, line: number) =>
+      frame({ id, method: "textDocument/hover", params: { textDocument: { uri }, position: { line, character: 0 } } });
     client.process.stdin.write(
       frame({ method: "textDocument/didSave", params: { textDocument: { uri: bigUri } } }) +
         hover("during-save-big", bigUri, 500_000) +
         hover("during-save-small", client.uri("src/api/weather.ts"), 2) +
-        frame({ method: "textDocument/didChange", params: { textDocument: { uri: bigUri, version: 100 }, contentChanges: [{ range: { start: { line: 10, character: 0 }, end: { line: 10, character: "export const v10 = 10;".length } }, text: "export const during = 2;" }] } }),
+        frame({
+          method: "textDocument/didChange",
+          params: {
+            textDocument: { uri: bigUri, version: 100 },
+            contentChanges: [
+              { range: { start: { line: 10, character: 0 }, end: { line: 10, character: "export const v10 = 10;".length } }, text: "export const during = 2;" },
+            ],
+          },
+        }),
     );
-    const done = await client.waitFor(() => client.savesProcessed.slice(seen).find((s) => s.uri === bigUri), "the save of the big file to be processed", 60_000);
+    const done = await client.waitFor(
+      () => client.savesProcessed.slice(seen).find((s) => s.uri === bigUri),
+      "the save of the big file to be processed",
+      60_000,
+    );
     expect(done.recordId).not.toBeNull();
     type Message = { id?: string; method?: string; params?: { uri?: string }; result?: { contents: { value: string } } | null };
     const written = (): Message[] => {
@@ -73,14 +86,21 @@ describe("saving a 1,000,000-line file", () => {
     const order = await client.waitFor(() => {
       const list = written();
       const at = (p: (m: Message) => boolean) => list.findIndex(p);
-      const r = { big: at((m) => m.id === "during-save-big"), small: at((m) => m.id === "during-save-small"), processed: at((m) => m.method === "intent/saveProcessed" && m.params?.uri === bigUri) };
+      const r = {
+        big: at((m) => m.id === "during-save-big"),
+        small: at((m) => m.id === "during-save-small"),
+        processed: at((m) => m.method === "intent/saveProcessed" && m.params?.uri === bigUri),
+      };
       return r.big >= 0 && r.small >= 0 && r.processed >= 0 ? { ...r, bigText: list[r.big]!.result?.contents.value } : undefined;
     }, "the hovers sent during the save to be answered");
     // both answered before the save was processed; the saved line, asked about meanwhile, is not recorded yet
     expect(order.small).toBeLessThan(order.processed);
     expect(order.big).toBeLessThan(order.processed);
     expect(order.bigText).toContain("Edited, not saved yet.");
-    const records = readFileSync(ws.path(LEDGER), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+    const records = readFileSync(ws.path(LEDGER), "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(1);
     const file = records[0].files[0];
     expect(file.path).toBe(BIG);

@@ -44,8 +44,18 @@ describe("active_intents.yaml problems", () => {
 
   it.each([
     ["a duplicate id", "id: INT-002", "id: INT-001", ["15:8-15:15 intent-schema Duplicate intent id INT-001 (first defined on line 3). Ids must be unique."]],
-    ["a bad status", "status: BLOCKED", "status: STUCK", ["17:12-17:17 intent-schema INT-002: bad status \"STUCK\"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED."]],
-    ["an invalid glob", `["docs/**", "README.md"]`, `["docs/[**", "README.md"]`, ['27:18-27:28 intent-schema INT-003: invalid glob: "docs/[**" has an unclosed "[".']],
+    [
+      "a bad status",
+      "status: BLOCKED",
+      "status: STUCK",
+      ['17:12-17:17 intent-schema INT-002: bad status "STUCK"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.'],
+    ],
+    [
+      "an invalid glob",
+      `["docs/**", "README.md"]`,
+      `["docs/[**", "README.md"]`,
+      ['27:18-27:28 intent-schema INT-003: invalid glob: "docs/[**" has an unclosed "[".'],
+    ],
   ])("%s gives a diagnostic at the offending node, and the last good intents stay in force", async (_what, from, to, expected) => {
     await client.open(YAML, "yaml");
     await typeInYaml(from, to);
@@ -73,7 +83,7 @@ describe("active_intents.yaml problems", () => {
     await client.notifyWatched(YAML);
     const [d] = await client.waitForDiagnostics(YAML, (x) => x.length === 1);
     expect(brief([d])).toEqual([
-      "33:12-33:19 intent-schema INT-004: bad status \"WAITING\"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED. (the last valid version of this file stays in force until this is fixed)",
+      '33:12-33:19 intent-schema INT-004: bad status "WAITING"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED. (the last valid version of this file stays in force until this is fixed)',
     ]);
     ws.write(YAML, original);
     await client.notifyWatched(YAML);
@@ -90,7 +100,7 @@ describe("active_intents.yaml problems", () => {
     ]);
     await client.executeCommand(actions[1].command!.command, ...actions[1].command!.arguments!);
     const after = ws.read(YAML);
-    const stamp = /updated_at: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\n\n  - id: INT-002/.exec(after)![1];
+    const stamp = /updated_at: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\n\n {2}- id: INT-002/.exec(after)![1];
     expect(Math.abs(Date.parse(stamp) - Date.now())).toBeLessThan(60_000);
     expect(after).toBe(
       original

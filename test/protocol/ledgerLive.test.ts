@@ -67,7 +67,9 @@ describe("the ledger as other processes write it", () => {
     await client.open(API);
     const diags = await client.waitForDiagnostics(LEDGER, (d) => d.length === bombs.length);
     expect(diags.map((d) => [d.range.start.line, d.code])).toEqual(bombs.map((_, i) => [i + 1, "ledger-unreadable"]));
-    bombs.forEach((b, i) => expect(diags[i]!.message).toContain(`${LEDGER}:${i + 2}: record "${b.id}" claims`));
+    bombs.forEach((b, i) => {
+      expect(diags[i]!.message).toContain(`${LEDGER}:${i + 2}: record "${b.id}" claims`);
+    });
     expect(await client.hoverText(API, 0)).toContain("INT-001");
     expect(await client.hoverText(API, 5)).toContain("Untraced");
   });
@@ -100,7 +102,9 @@ describe("the ledger as other processes write it", () => {
     const diags = await client.waitForDiagnostics(API, (d) => d.length > 0);
     // per-line re-anchoring knows exactly which recorded line changed
     expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["untraced-change", 14, 14]]);
-    expect(diags[0].message).toBe(`${API} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`);
+    expect(diags[0].message).toBe(
+      `${API} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
+    );
     expect(fileHash(ws.read(API))).not.toBe(fileHash(recorded));
   });
 
@@ -133,15 +137,19 @@ describe("the ledger as other processes write it", () => {
 
     const blame = async () => ((await client.executeCommand("intent.blame", { uri: client.uri(API), startLine: 3, endLine: 5 })) as { lines: any[] }).lines;
     // the save's own read-back of the ledger may still be re-attributing the document
-    await expect.poll(async () => (await blame()).map((l) => [l.line, l.kind, l.intent ?? null])).toEqual([
-      [4, "untraced", null],
-      [5, "traced", "INT-001"],
-      [6, "untraced", null],
-    ]);
+    await expect
+      .poll(async () => (await blame()).map((l) => [l.line, l.kind, l.intent ?? null]))
+      .toEqual([
+        [4, "untraced", null],
+        [5, "traced", "INT-001"],
+        [6, "untraced", null],
+      ]);
 
     const map = (await client.executeCommand("intent.regenerateMap")) as { path: string; changed: boolean };
     expect(map).toMatchObject({ path: ".orchestration/intent_map.md", changed: true });
-    expect(ws.read(".orchestration/intent_map.md")).toContain("## INT-001 — Build Weather API\n\nStatus: IN_PROGRESS · scope: `src/api/**`, `test/api/**`\nEdits: 1");
+    expect(ws.read(".orchestration/intent_map.md")).toContain(
+      "## INT-001 — Build Weather API\n\nStatus: IN_PROGRESS · scope: `src/api/**`, `test/api/**`\nEdits: 1",
+    );
     expect(((await client.executeCommand("intent.regenerateMap")) as { changed: boolean }).changed).toBe(false);
   });
 });

@@ -22,17 +22,21 @@ function rssMiB(pid: number): number {
 }
 
 const figures: string[] = [];
-afterAll(() => figures.forEach((f) => console.log(f)));
+afterAll(() => {
+  for (const f of figures) console.log(f);
+});
 
 describe("load", () => {
-  it(`${DOCUMENTS} open documents, ${EDITS_PER_SECOND} edits/s for ${SECONDS} s: every final version's diagnostics exactly right`, { timeout: (SECONDS + 120) * 1000 }, async () => {
+  it(`${DOCUMENTS} open documents, ${EDITS_PER_SECOND} edits/s for ${SECONDS} s: every final version's diagnostics exactly right`, {
+    timeout: (SECONDS + 120) * 1000,
+  }, async () => {
     const ws = new TempWorkspace();
     ws.select("INT-001"); // owns src/api/**: edits there are fine; edits in src/auth and docs are out of scope
     const files: string[] = [];
     for (let i = 0; i < DOCUMENTS; i++) {
       const dir = i % 4 === 0 ? "src/auth/load" : i % 4 === 1 ? "docs/load" : "src/api/load";
       const path = `${dir}/f${i}.ts`;
-      ws.write(path, Array.from({ length: LINES }, (_, l) => `line ${l} of ${path}`).join("\n") + "\n");
+      ws.write(path, `${Array.from({ length: LINES }, (_, l) => `line ${l} of ${path}`).join("\n")}\n`);
       files.push(path);
     }
     const client = await LspClient.start({ root: ws.root });
@@ -88,7 +92,12 @@ describe("load", () => {
             i = j;
           }
         }
-        const got = (client.diagnostics.get(client.uri(f))!.diagnostics as Diagnostic[]).map((d) => ({ code: d.code, start: d.range.start.line, end: d.range.end.line, endChar: d.range.end.character }));
+        const got = (client.diagnostics.get(client.uri(f))!.diagnostics as Diagnostic[]).map((d) => ({
+          code: d.code,
+          start: d.range.start.line,
+          end: d.range.end.line,
+          endChar: d.range.end.character,
+        }));
         const want = expected.map((x) => ({ code: "out-of-scope", ...x }));
         diagnosticsChecked += want.length;
         if (JSON.stringify(got) !== JSON.stringify(want)) {
@@ -97,7 +106,9 @@ describe("load", () => {
         }
       }
       const rssEnd = rssMiB(client.process.pid!);
-      figures.push(`load: ${DOCUMENTS} documents, ${total} edits in ${took.toFixed(1)} s (${(total / took).toFixed(1)}/s), ${diagnosticsChecked} diagnostics checked, ${wrong} documents wrong; server RSS ${rssStart} MiB at start, ${rssEnd} MiB at end`);
+      figures.push(
+        `load: ${DOCUMENTS} documents, ${total} edits in ${took.toFixed(1)} s (${(total / took).toFixed(1)}/s), ${diagnosticsChecked} diagnostics checked, ${wrong} documents wrong; server RSS ${rssStart} MiB at start, ${rssEnd} MiB at end`,
+      );
       expect(wrong).toBe(0);
       expect(client.process.exitCode).toBeNull();
     } finally {

@@ -66,7 +66,11 @@ describe("the editor's refusals", () => {
         const actions = [...message.matchAll(/the code action "([^"]+)"/gi)].map((m) => m[1]!);
         const lists = /the intent picker lists the intents/i.test(message);
         expect(picks.length + actions.length + (lists ? 1 : 0), what).toBeGreaterThan(0);
-        for (const p of picks) expect(pickLabels.some((l) => l.includes(p)), `${what} (picker: ${pickLabels.join(" | ")})`).toBe(true);
+        for (const p of picks)
+          expect(
+            pickLabels.some((l) => l.includes(p)),
+            `${what} (picker: ${pickLabels.join(" | ")})`,
+          ).toBe(true);
         for (const a of actions) expect(await actionTitles(id), what).toContain(a);
       }
     }
@@ -94,7 +98,7 @@ describe("the intent pickers", () => {
     const pickable = /function M\.pickable\(intents\)([\s\S]*?)\nend\n/.exec(lua)?.[1] ?? "";
     expect(pickable).toContain('if type(intent.selectAs) == "string" then table.insert(out, intent) end');
     expect(pickable).not.toMatch(/status/);
-    expect(lua).toContain('local choices = M.pickable(intents)');
+    expect(lua).toContain("local choices = M.pickable(intents)");
     expect(lua).toContain('M.select(choice.id, choice.selectAs ~= "select")');
   });
 });

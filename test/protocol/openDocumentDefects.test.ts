@@ -22,10 +22,15 @@ describe("the open-document model against edits editors can send", () => {
       textDocument: { uri, version: 2 },
       contentChanges: [{ range: { start: { line: 3, character: 1 }, end: { line: 1, character: 1 } }, text: "Z" }],
     });
-    const blame = async () => ((await client.executeCommand("intent.blame", { uri })) as { lines: { text: string; kind: string }[] }).lines.map((l) => [l.text, l.kind]);
+    const blame = async () =>
+      ((await client.executeCommand("intent.blame", { uri })) as { lines: { text: string; kind: string }[] }).lines.map((l) => [l.text, l.kind]);
     // the fact to wait for: the ledger has been read (until then lines not edited are "indexing")
     await expect.poll(async () => (await blame()).some(([, kind]) => kind === "indexing")).toBe(false);
-    expect(await blame()).toEqual([["l0", "untraced"], ["lZ3", "edited"], ["l4", "untraced"]]);
+    expect(await blame()).toEqual([
+      ["l0", "untraced"],
+      ["lZ3", "edited"],
+      ["l4", "untraced"],
+    ]);
     const diags = await client.waitForDiagnostics("src/auth/a.ts", (d) => d.length > 0);
     expect(diags.map((d) => [d.code, d.range.start.line, d.range.end.line])).toEqual([["no-active-intent", 1, 1]]);
   });
@@ -36,9 +41,15 @@ describe("the open-document model against edits editors can send", () => {
     client = await LspClient.start({ root: ws.root });
     const uri = await client.open("src/api/crlf.ts");
     // "a" + "\r" + "\nb\n": the CR joins the LF after it; the document has lines a, b and an empty last one
-    await client.connection.sendNotification("textDocument/didChange", { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: { line: 0, character: 1 }, end: { line: 0, character: 1 } }, text: "\r" }] });
+    await client.connection.sendNotification("textDocument/didChange", {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 0, character: 1 }, end: { line: 0, character: 1 } }, text: "\r" }],
+    });
     // the editor now deletes line 1 ("b"): positions are the editor's lines
-    await client.connection.sendNotification("textDocument/didChange", { textDocument: { uri, version: 3 }, contentChanges: [{ range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, text: "" }] });
+    await client.connection.sendNotification("textDocument/didChange", {
+      textDocument: { uri, version: 3 },
+      contentChanges: [{ range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, text: "" }],
+    });
     const blame = (await client.executeCommand("intent.blame", { uri })) as { lines: { text: string }[] };
     expect(blame.lines.map((l) => l.text)).toEqual(["a"]);
   });
@@ -54,6 +65,9 @@ describe("the open-document model against edits editors can send", () => {
       contentChanges: [{ range: { start: { line: 1, character: 0 }, end: { line: 3, character: 2 } }, text: "L1\nl2\nL3" }],
     });
     const diags = await client.waitForDiagnostics("src/auth/a.ts", (d) => d.length > 0);
-    expect(diags.map((d) => [d.range.start.line, d.range.end.line])).toEqual([[1, 1], [3, 3]]);
+    expect(diags.map((d) => [d.range.start.line, d.range.end.line])).toEqual([
+      [1, 1],
+      [3, 3],
+    ]);
   });
 });

@@ -35,7 +35,10 @@ describe("a save while .orchestration/ cannot be written", () => {
   }
 
   function records(): { files: { path: string; conversations: { ranges: { start_line: number; end_line: number }[] }[] }[] }[] {
-    return readFileSync(ws.path(LEDGER), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+    return readFileSync(ws.path(LEDGER), "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
   }
 
   it("the user is told, and the record is written once it can be", async () => {
@@ -73,9 +76,15 @@ describe("a save while .orchestration/ cannot be written", () => {
     await client.setLine("src/api/weather.ts", 2, "export interface WeatherReport {");
     makeReadOnly(ws.path(".orchestration"));
     expect(await client.save("src/api/weather.ts")).toBeNull();
-    expect(client.logs.join("\n")).toContain("the record is kept in .orchestration/.sessions/pending-records.jsonl and written to the ledger as soon as it can be written");
+    expect(client.logs.join("\n")).toContain(
+      "the record is kept in .orchestration/.sessions/pending-records.jsonl and written to the ledger as soon as it can be written",
+    );
     await client.connection.sendRequest("shutdown");
-    expect(client.logs.filter((m) => m.startsWith("intent-lsp is shutting down with save records the ledger could not take: 1 save record(s) for .orchestration/agent_trace.jsonl"))).toHaveLength(2); // shown, and logged
+    expect(
+      client.logs.filter((m) =>
+        m.startsWith("intent-lsp is shutting down with save records the ledger could not take: 1 save record(s) for .orchestration/agent_trace.jsonl"),
+      ),
+    ).toHaveLength(2); // shown, and logged
     expect(client.logs.join("\n")).toContain("wait in .orchestration/.sessions/pending-records.jsonl; they are written when intent-lsp next starts there");
     await client.stop();
     expect(records()).toEqual([]);
@@ -87,8 +96,14 @@ describe("a save while .orchestration/ cannot be written", () => {
     client = first;
     try {
       const pending = ws.path(".orchestration/.sessions/pending-records.jsonl");
-      await first.waitFor(() => (!existsSync(pending) && !existsSync(`${pending}.lock`) && records().length ? true : undefined), "the kept record to be written");
-      const wrote = () => [first, second].flatMap((c) => c.logs).filter((m) => m.includes("wrote 1 save record(s) to .orchestration/agent_trace.jsonl that could not be written earlier"));
+      await first.waitFor(
+        () => (!existsSync(pending) && !existsSync(`${pending}.lock`) && records().length ? true : undefined),
+        "the kept record to be written",
+      );
+      const wrote = () =>
+        [first, second]
+          .flatMap((c) => c.logs)
+          .filter((m) => m.includes("wrote 1 save record(s) to .orchestration/agent_trace.jsonl that could not be written earlier"));
       await first.waitFor(() => (wrote().length ? true : undefined), "a server to say it wrote the kept record");
       expect(wrote()).toHaveLength(1); // one server wrote it; the other found the file drained under the lock
       expect(records()).toHaveLength(1);
@@ -108,38 +123,42 @@ describe("a save while .orchestration/ cannot be written", () => {
    */
   const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
 
-  it.skipIf(!canMount)("the disk full at save time: the file is saved, the user is told, the record written once there is room", async () => {
-    ws = new TempWorkspace({ withLedger: false });
-    ws.write(LEDGER, "");
-    ws.select("INT-001");
-    const orchestration = ws.path(".orchestration");
-    const aside = mkdtempSync(join(tmpdir(), "intent-lsp-orchestration-"));
-    cpSync(orchestration, aside, { recursive: true });
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", orchestration]);
-    restore = () => {
-      execFileSync("umount", ["-l", orchestration]);
-      rmSync(aside, { recursive: true, force: true });
-    };
-    cpSync(aside, orchestration, { recursive: true });
-    client = await LspClient.start({ root: ws.root });
-    await client.open("src/api/weather.ts", "typescript");
-    await client.waitForPublishOfCurrentVersion("src/api/weather.ts");
-    await client.setLine("src/api/weather.ts", 2, "export interface WeatherReport {");
-    const filler = join(orchestration, "filler");
-    try {
-      writeFileSync(filler, Buffer.alloc(2 * 1024 * 1024, 1)); // more than there is: the disk ends up full
-    } catch (err) {
-      expect((err as NodeJS.ErrnoException).code).toBe("ENOSPC");
-    }
-    expect(await client.save("src/api/weather.ts")).toBeNull();
-    expect(readFileSync(ws.path("src/api/weather.ts"), "utf8")).toContain("export interface WeatherReport {");
-    expect(client.logs.join("\n")).toMatch(/could not write the record of src\/api\/weather\.ts .*ENOSPC.*Your file was saved/);
-    expect(readFileSync(ws.path(LEDGER), "utf8")).toBe(""); // nothing half-written
+  it.skipIf(!canMount)(
+    "the disk full at save time: the file is saved, the user is told, the record written once there is room",
+    async () => {
+      ws = new TempWorkspace({ withLedger: false });
+      ws.write(LEDGER, "");
+      ws.select("INT-001");
+      const orchestration = ws.path(".orchestration");
+      const aside = mkdtempSync(join(tmpdir(), "intent-lsp-orchestration-"));
+      cpSync(orchestration, aside, { recursive: true });
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", orchestration]);
+      restore = () => {
+        execFileSync("umount", ["-l", orchestration]);
+        rmSync(aside, { recursive: true, force: true });
+      };
+      cpSync(aside, orchestration, { recursive: true });
+      client = await LspClient.start({ root: ws.root });
+      await client.open("src/api/weather.ts", "typescript");
+      await client.waitForPublishOfCurrentVersion("src/api/weather.ts");
+      await client.setLine("src/api/weather.ts", 2, "export interface WeatherReport {");
+      const filler = join(orchestration, "filler");
+      try {
+        writeFileSync(filler, Buffer.alloc(2 * 1024 * 1024, 1)); // more than there is: the disk ends up full
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe("ENOSPC");
+      }
+      expect(await client.save("src/api/weather.ts")).toBeNull();
+      expect(readFileSync(ws.path("src/api/weather.ts"), "utf8")).toContain("export interface WeatherReport {");
+      expect(client.logs.join("\n")).toMatch(/could not write the record of src\/api\/weather\.ts .*ENOSPC.*Your file was saved/);
+      expect(readFileSync(ws.path(LEDGER), "utf8")).toBe(""); // nothing half-written
 
-    rmSync(filler); // room again: the next save writes the waiting record first
-    await client.setLine("src/api/weather.ts", 4, "  // after the disk was freed");
-    expect(await client.save("src/api/weather.ts")).not.toBeNull();
-    expect(records().map((r) => r.files[0]!.conversations[0]!.ranges.map((x) => [x.start_line, x.end_line]))).toEqual([[[3, 3]], [[5, 5]]]);
-    expect(client.process.exitCode).toBeNull();
-  }, 60_000);
+      rmSync(filler); // room again: the next save writes the waiting record first
+      await client.setLine("src/api/weather.ts", 4, "  // after the disk was freed");
+      expect(await client.save("src/api/weather.ts")).not.toBeNull();
+      expect(records().map((r) => r.files[0]!.conversations[0]!.ranges.map((x) => [x.start_line, x.end_line]))).toEqual([[[3, 3]], [[5, 5]]]);
+      expect(client.process.exitCode).toBeNull();
+    },
+    60_000,
+  );
 });

@@ -37,7 +37,10 @@ describe("one file under two spellings", () => {
     }
     // one editor, one session: its unsaved file listed once, by its workspace path
     const dir = ws.path(".orchestration/.sessions");
-    const editorSessions = () => readdirSync(dir).filter((n) => n.startsWith("lsp-")).map((n) => JSON.parse(readFileSync(join(dir, n), "utf8")).dirtyFiles);
+    const editorSessions = () =>
+      readdirSync(dir)
+        .filter((n) => n.startsWith("lsp-"))
+        .map((n) => JSON.parse(readFileSync(join(dir, n), "utf8")).dirtyFiles);
     await expect.poll(editorSessions).toEqual([[API]]);
     // another round of edits after the session file is written: still no claim against itself
     await client.setLine(API, 2, "export interface Weather { // edited again");

@@ -49,7 +49,15 @@ describe("bad input and unusual clients", () => {
     await client.edit("src/api/old-mac.ts", { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } }, "B\rB2");
     ws.write("src/api/old-mac.ts", "a\rB\rB2\rc\rd\r");
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri("src/api/old-mac.ts") } });
-    await expect.poll(() => { try { return ws.read(".orchestration/agent_trace.jsonl"); } catch { return ""; } }).toContain("old-mac.ts");
+    await expect
+      .poll(() => {
+        try {
+          return ws.read(".orchestration/agent_trace.jsonl");
+        } catch {
+          return "";
+        }
+      })
+      .toContain("old-mac.ts");
     const record = JSON.parse(ws.read(".orchestration/agent_trace.jsonl").trim());
     expect(record.files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line])).toEqual([[2, 3]]);
     await stillServing();
@@ -65,7 +73,15 @@ describe("bad input and unusual clients", () => {
     await client.edit("src/api/tail.ts", { start: { line: 1, character: 0 }, end: { line: 1, character: 2 } }, "L1");
     ws.write("src/api/tail.ts", "l0\nL1\nl2\n");
     await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri("src/api/tail.ts") } });
-    await expect.poll(() => { try { return ws.read(".orchestration/agent_trace.jsonl"); } catch { return ""; } }).toContain("tail.ts");
+    await expect
+      .poll(() => {
+        try {
+          return ws.read(".orchestration/agent_trace.jsonl");
+        } catch {
+          return "";
+        }
+      })
+      .toContain("tail.ts");
     const record = JSON.parse(ws.read(".orchestration/agent_trace.jsonl").trim());
     expect(record.files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line])).toEqual([[2, 2]]);
   });
@@ -91,7 +107,9 @@ describe("bad input and unusual clients", () => {
     const { readdirSync, readFileSync } = await import("node:fs");
     const dirty = () => {
       const dir = ws.path(".orchestration/.sessions");
-      return readdirSync(dir).filter((n) => n.startsWith("lsp-")).flatMap((n) => JSON.parse(readFileSync(`${dir}/${n}`, "utf8")).dirtyFiles ?? []);
+      return readdirSync(dir)
+        .filter((n) => n.startsWith("lsp-"))
+        .flatMap((n) => JSON.parse(readFileSync(`${dir}/${n}`, "utf8")).dirtyFiles ?? []);
     };
     await expect.poll(dirty).toEqual([NOTES]);
     await client.close(NOTES);

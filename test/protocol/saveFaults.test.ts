@@ -25,7 +25,10 @@ describe("a save the ledger cannot take yet", () => {
     await client.setLine(path, 11, "  const now = forecast.hours[0]; // first hour");
     expect(await client.save(path)).toBeNull();
     expect(ws.read(path)).toContain("// first hour");
-    expect(client.logs.some((m) => m.includes(`could not write the record of ${path}`) && m.includes("Your file was saved")), client.logs.join("\n")).toBe(true);
+    expect(
+      client.logs.some((m) => m.includes(`could not write the record of ${path}`) && m.includes("Your file was saved")),
+      client.logs.join("\n"),
+    ).toBe(true);
 
     await client.setLine(path, 12, "  // a second save while the first record waits");
     expect(await client.save(path)).toBeNull();

@@ -84,7 +84,13 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
     const [original, reattribution] = records;
     expect(original!.id).toBe(recordId);
     const meta = reattribution!.metadata["dev.intent-lsp"];
-    expect(meta).toMatchObject({ intent_id: "INT-003", scope: "PASS", reattributes: [recordId], pre_hash: original!.metadata["dev.intent-lsp"].post_hash, post_hash: original!.metadata["dev.intent-lsp"].post_hash });
+    expect(meta).toMatchObject({
+      intent_id: "INT-003",
+      scope: "PASS",
+      reattributes: [recordId],
+      pre_hash: original!.metadata["dev.intent-lsp"].post_hash,
+      post_hash: original!.metadata["dev.intent-lsp"].post_hash,
+    });
     expect(reattribution!.files[0].conversations[0].ranges).toEqual([expect.objectContaining({ start_line: LINE + 1, end_line: LINE + 1 })]);
     expect(reattribution!.files[0].conversations[0].contributor).toEqual(original!.files[0].conversations[0].contributor);
 

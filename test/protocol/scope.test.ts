@@ -78,7 +78,7 @@ describe("scope diagnostics over JSON-RPC", () => {
     const start = (await client.codeActions(NOTES, line(3), [diag])).find((a) => a.title.startsWith("Start and select INT-004"))!;
     await client.executeCommand(start.command!.command, ...(start.command!.arguments ?? []));
     await client.waitForDiagnostics(NOTES, (d) => d.length === 0);
-    expect(ws.read(".orchestration/active_intents.yaml")).toMatch(/id: INT-004\n    name: Onboarding guide\n    status: IN_PROGRESS\n/);
+    expect(ws.read(".orchestration/active_intents.yaml")).toMatch(/id: INT-004\n {4}name: Onboarding guide\n {4}status: IN_PROGRESS\n/);
   });
 
   it("amending the scope rewrites the YAML in place and clears the squiggle", async () => {

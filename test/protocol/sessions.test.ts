@@ -43,7 +43,18 @@ describe("parallel sessions", () => {
     writeSession(ws, "claude-agent", { intent: "INT-001" });
     const [d] = await client.waitForDiagnostics(API, (x) => x.some((y) => y.code === "claimed-elsewhere"));
     expect(d.message).toMatch(/^INT-001 is held by another claude-code session claude-agent/);
-    ws.write(".orchestration/.sessions/claude-agent.json", JSON.stringify({ id: "claude-agent", client: "claude-code", pid: 0, host: hostname(), startedAt: "2026-01-01T00:00:00Z", heartbeat: "2026-01-01T00:00:00Z", intent: "INT-001" }));
+    ws.write(
+      ".orchestration/.sessions/claude-agent.json",
+      JSON.stringify({
+        id: "claude-agent",
+        client: "claude-code",
+        pid: 0,
+        host: hostname(),
+        startedAt: "2026-01-01T00:00:00Z",
+        heartbeat: "2026-01-01T00:00:00Z",
+        intent: "INT-001",
+      }),
+    );
     await client.waitForDiagnostics(API, (x) => !x.some((y) => y.code === "claimed-elsewhere"));
   });
 
@@ -64,7 +75,11 @@ describe("parallel sessions", () => {
       tool_input: { file_path: ws.path("src/api/forecast.ts"), old_string: "Hour", new_string: "HourlyForecast", replace_all: false },
       tool_use_id: "toolu_parallel",
     };
-    const hook = spawnSync(process.execPath, [join(REPO_ROOT, "dist/cli.js"), "hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(payload), encoding: "utf8" });
+    const hook = spawnSync(process.execPath, [join(REPO_ROOT, "dist/cli.js"), "hook", "claude-code"], {
+      cwd: ws.root,
+      input: JSON.stringify(payload),
+      encoding: "utf8",
+    });
     expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
     const [d] = await client.waitForDiagnostics(API, (x) => x.some((y) => y.code === "claimed-elsewhere"));
     expect(d.message).toMatch(/^INT-001 is held by another claude-code session claude-s-parallel/);

@@ -22,7 +22,13 @@ export interface ServerUnderTest {
 function clientSide(connection: ProtocolConnection, onPublish: (p: unknown) => void): void {
   connection.onNotification("textDocument/publishDiagnostics", onPublish);
   connection.onRequest("workspace/configuration", (p: { items: unknown[] }) => p.items.map(() => ({})));
-  for (const m of ["client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create", "workspace/codeLens/refresh", "workspace/inlayHint/refresh"]) {
+  for (const m of [
+    "client/registerCapability",
+    "client/unregisterCapability",
+    "window/workDoneProgress/create",
+    "workspace/codeLens/refresh",
+    "workspace/inlayHint/refresh",
+  ]) {
     connection.onRequest(m, () => null);
   }
   connection.listen();

@@ -23,4 +23,11 @@ export const INTENTS_BY_STATUS = `active_intents:
 `;
 
 /** The intent of each status in `INTENTS_BY_STATUS`, and an id it does not declare. */
-export const ID_BY_STATUS = { PENDING: "INT-001", IN_PROGRESS: "INT-002", COMPLETE: "INT-003", BLOCKED: "INT-004", ARCHIVED: "INT-005", unknown: "INT-999" } as const;
+export const ID_BY_STATUS = {
+  PENDING: "INT-001",
+  IN_PROGRESS: "INT-002",
+  COMPLETE: "INT-003",
+  BLOCKED: "INT-004",
+  ARCHIVED: "INT-005",
+  unknown: "INT-999",
+} as const;

@@ -21,4 +21,3 @@ export function bombRecords(path: string): { id: string; line: string }[] {
     record("00000000-0000-4000-8000-000000000004", 4, { line_count: 10, carried: [[1, 1, 9]] }, [{ start_line: 10, end_line: 99_000_000 }]),
   ];
 }
-

@@ -8,7 +8,11 @@ describe("classifyTool: one rule for every agent's tools", () => {
     expect(classifyTool("Edit", { file_path: "/w/a.ts", old_string: "a", new_string: "b" })).toEqual({ kind: "write", filePath: "/w/a.ts" });
     expect(classifyTool("NotebookEdit", { notebook_path: "/w/n.ipynb" })).toEqual({ kind: "write", filePath: "/w/n.ipynb" });
     expect(classifyTool("edit_file", { target_file: "src/a.ts" })).toEqual({ kind: "write", filePath: "src/a.ts" });
-    expect(classifyTool("Write", { file_path: "/w/a.ts", expected_hash: "sha256:ab" })).toEqual({ kind: "write", filePath: "/w/a.ts", expectedHash: "sha256:ab" });
+    expect(classifyTool("Write", { file_path: "/w/a.ts", expected_hash: "sha256:ab" })).toEqual({
+      kind: "write",
+      filePath: "/w/a.ts",
+      expectedHash: "sha256:ab",
+    });
   });
 
   it("gates MCP tools and unknown tools that name a file (fail closed), judging MCP tools by their own name", () => {
@@ -24,8 +28,18 @@ describe("classifyTool: one rule for every agent's tools", () => {
     for (const event of ["PreToolUse", "PostToolUse"]) {
       // Claude Code matches the whole tool name against the matcher as a regular expression
       const matches = (tool: string) => new RegExp(`^(?:${events[event]!.matcher})$`).test(tool);
-      for (const tool of ["Write", "Edit", "Bash", "mcp__filesystem__move_file", "mcp__filesystem__write_file", "mcp__filesystem__edit_file", "mcp__filesystem__create_directory"]) expect(matches(tool), `${event} ${tool}`).toBe(true);
-      for (const tool of ["Read", "Grep", "mcp__filesystem__read_text_file", "mcp__filesystem__list_directory", "mcp__github__search_issues"]) expect(matches(tool), `${event} ${tool}`).toBe(false);
+      for (const tool of [
+        "Write",
+        "Edit",
+        "Bash",
+        "mcp__filesystem__move_file",
+        "mcp__filesystem__write_file",
+        "mcp__filesystem__edit_file",
+        "mcp__filesystem__create_directory",
+      ])
+        expect(matches(tool), `${event} ${tool}`).toBe(true);
+      for (const tool of ["Read", "Grep", "mcp__filesystem__read_text_file", "mcp__filesystem__list_directory", "mcp__github__search_issues"])
+        expect(matches(tool), `${event} ${tool}`).toBe(false);
     }
   });
 
@@ -71,23 +85,41 @@ describe("resolveModelId", () => {
 
 describe("classifyTool: every file a call names", () => {
   it("a move names two files, both gated; a patch without file fields is a write without a path", () => {
-    expect(classifyTool("mcp__filesystem__move_file", { source: "/ws/a.ts", destination: "/ws/b/a.ts" })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b/a.ts"] });
+    expect(classifyTool("mcp__filesystem__move_file", { source: "/ws/a.ts", destination: "/ws/b/a.ts" })).toEqual({
+      kind: "write",
+      filePath: "/ws/a.ts",
+      otherPaths: ["/ws/b/a.ts"],
+    });
     expect(classifyTool("apply_patch", { input: "*** Begin Patch\n*** Update File: src/a.ts\n" })).toEqual({ kind: "write-without-path", tool: "apply_patch" });
-    expect(classifyTool("mcp__x__bulk_edit", { edits: [{ path: "/ws/a.ts" }, { path: "/ws/b.ts" }] })).toEqual({ kind: "write", filePath: "/ws/a.ts", otherPaths: ["/ws/b.ts"] });
+    expect(classifyTool("mcp__x__bulk_edit", { edits: [{ path: "/ws/a.ts" }, { path: "/ws/b.ts" }] })).toEqual({
+      kind: "write",
+      filePath: "/ws/a.ts",
+      otherPaths: ["/ws/b.ts"],
+    });
   });
 });
 
 describe("classifyTool: MCP file tools name their file under many keys, and none is left undecided", () => {
   it("reads the keys MCP file tools use", () => {
     expect(classifyTool("mcp__serena__create_text_file", { relative_path: "src/a.ts", content: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
-    expect(classifyTool("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "src/a.ts", text: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+    expect(classifyTool("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "src/a.ts", text: "x" })).toEqual({
+      kind: "write",
+      filePath: "src/a.ts",
+    });
     expect(classifyTool("mcp__x__save", { filepath: "/ws/a.ts" })).toEqual({ kind: "write", filePath: "/ws/a.ts" });
     expect(classifyTool("mcp__x__save", { filename: "a.ts" })).toEqual({ kind: "write", filePath: "a.ts" });
     expect(classifyTool("mcp__x__edit", { uri: "file:///ws/a%20b.ts" })).toEqual({ kind: "write", filePath: "/ws/a b.ts" });
     expect(classifyTool("mcp__x__emit", { outputFile: "dist/a.js" })).toEqual({ kind: "write", filePath: "dist/a.js" });
-    expect(classifyTool("mcp__x__write_files", { files: [{ path: "a.ts", content: "x" }, { path: "b.ts" }] })).toEqual({ kind: "write", filePath: "a.ts", otherPaths: ["b.ts"] });
+    expect(classifyTool("mcp__x__write_files", { files: [{ path: "a.ts", content: "x" }, { path: "b.ts" }] })).toEqual({
+      kind: "write",
+      filePath: "a.ts",
+      otherPaths: ["b.ts"],
+    });
     // serena names a symbol `name_path`: the file is `relative_path`
-    expect(classifyTool("mcp__serena__replace_symbol_body", { name_path: "Foo/bar", relative_path: "src/a.ts", body: "x" })).toEqual({ kind: "write", filePath: "src/a.ts" });
+    expect(classifyTool("mcp__serena__replace_symbol_body", { name_path: "Foo/bar", relative_path: "src/a.ts", body: "x" })).toEqual({
+      kind: "write",
+      filePath: "src/a.ts",
+    });
   });
 
   it("a tool that looks like it writes a file but names none usable is a write without a path (denied)", () => {

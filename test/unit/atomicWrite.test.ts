@@ -11,7 +11,9 @@ describe("writeFileAtomic", () => {
     dirs.push(d);
     return d;
   };
-  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
 
   it("creates missing folders and leaves no temp file behind", () => {
     const root = temp();

@@ -13,10 +13,17 @@ let clock = Date.UTC(2026, 10, 22, 10);
 /** A record as intent-lsp writes it, read back through the ledger reader like the server does. */
 function recorded(path: string, content: string, ranges: LineSpan[], type: ContributorType, intentId?: string): TraceEntry[] {
   const record = buildRecord({
-    path, content, ranges,
+    path,
+    content,
+    ranges,
     contributor: type === "ai" ? { type, modelId: "anthropic/claude-sonnet-4-5" } : { type },
-    sessionId: "attr", toolVersion: "0.1.0", mutationClass: "INTENT_EVOLUTION", preHash: null, scope: "PASS",
-    intentId: intentId ?? null, now: new Date((clock += 60_000)),
+    sessionId: "attr",
+    toolVersion: "0.1.0",
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: null,
+    scope: "PASS",
+    intentId: intentId ?? null,
+    now: new Date((clock += 60_000)),
   });
   return parseLedgerLines(JSON.stringify(record), 1).entries;
 }
@@ -44,7 +51,11 @@ describe("attribute", () => {
   it("attributes recorded ranges in place; untraced lines are undefined", () => {
     const attrs = attribute(entries, file1);
     expect(show(attrs)).toBe("HH.AAAAA.");
-    expect(attrs[3]).toMatchObject({ exact: true, anchor: "range", entry: { intentId: "INT-001", contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } } });
+    expect(attrs[3]).toMatchObject({
+      exact: true,
+      anchor: "range",
+      entry: { intentId: "INT-001", contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } },
+    });
     expect(attrs[2]).toBeUndefined();
   });
 
@@ -96,7 +107,7 @@ describe("attribute", () => {
   });
 
   it("matches through CRLF and trailing whitespace changes", () => {
-    const crlf = file1.map((l) => l + "  \r");
+    const crlf = file1.map((l) => `${l}  \r`);
     expect(show(attribute(entries, crlf))).toBe("HH.AAAAA.");
   });
 
@@ -120,7 +131,9 @@ describe("attribute with other dialects", () => {
     expect(attribute(entries, short).every((a) => a === undefined)).toBe(true);
     const long = Array.from({ length: 80 }, (_, i) => `line ${i + 1}`);
     const attrs = attribute(entries, long);
-    expect(attrs.slice(41, 67).every((a) => a?.exact === false && a.anchor === "position" && a.entry.contributor.modelId === "anthropic/claude-opus-4-5-20251101")).toBe(true);
+    expect(
+      attrs.slice(41, 67).every((a) => a?.exact === false && a.anchor === "position" && a.entry.contributor.modelId === "anthropic/claude-opus-4-5-20251101"),
+    ).toBe(true);
     expect(attrs[40]).toBeUndefined();
     expect(attrs[67]).toBeUndefined();
   });
@@ -128,20 +141,33 @@ describe("attribute with other dialects", () => {
   it("a hash in another algorithm (spec example's murmur3) cannot be checked: position only", () => {
     const { entries } = parseLedgerLines(fixture("spec-examples.jsonl"), 1);
     const parser = entries.filter((e) => e.path === "src/utils/parser.ts");
-    const attrs = attribute(parser, Array.from({ length: 70 }, () => "x"));
+    const attrs = attribute(
+      parser,
+      Array.from({ length: 70 }, () => "x"),
+    );
     expect(attrs[41]).toMatchObject({ exact: false, anchor: "position" });
   });
 
   it("a sha256 hash that does not match is never attributed, even at its position", () => {
     const { entries } = parseLedgerLines(fixture("older-dialect.jsonl"), 1);
     const weather = entries.filter((e) => e.path === "src/api/weather.ts");
-    expect(attribute(weather, Array.from({ length: 60 }, (_, i) => `l${i}`)).every((a) => a === undefined)).toBe(true);
+    expect(
+      attribute(
+        weather,
+        Array.from({ length: 60 }, (_, i) => `l${i}`),
+      ).every((a) => a === undefined),
+    ).toBe(true);
   });
 
   it("a truncated sha256 (older tools) is checked as a prefix", () => {
     const lines = ["alpha", "beta", "gamma"];
     const full = contentHash(lines.slice(1, 3));
-    const entry: TraceEntry = { ...parseLedgerLines(fixture("older-dialect.jsonl"), 1).entries[0]!, startLine: 2, endLine: 3, contentHash: full.slice(0, 7 + 32) };
+    const entry: TraceEntry = {
+      ...parseLedgerLines(fixture("older-dialect.jsonl"), 1).entries[0]!,
+      startLine: 2,
+      endLine: 3,
+      contentHash: full.slice(0, 7 + 32),
+    };
     expect(show(attribute([entry], lines))).toBe(".AA");
     expect(show(attribute([entry], ["alpha", "beta", "delta"]))).toBe("...");
   });
@@ -156,7 +182,19 @@ describe("attribute with other dialects", () => {
 
   it("ignores file-level entries without a hash (deletions)", () => {
     const del = parseLedgerLines(
-      JSON.stringify(buildRecord({ path: "gone.ts", content: null, ranges: [], contributor: { type: "ai" }, sessionId: "s", toolVersion: "0", mutationClass: "FILE_DELETION", preHash: null, scope: "PASS" })),
+      JSON.stringify(
+        buildRecord({
+          path: "gone.ts",
+          content: null,
+          ranges: [],
+          contributor: { type: "ai" },
+          sessionId: "s",
+          toolVersion: "0",
+          mutationClass: "FILE_DELETION",
+          preHash: null,
+          scope: "PASS",
+        }),
+      ),
       1,
     ).entries;
     expect(del).toHaveLength(1);
@@ -173,7 +211,7 @@ describe("attribute on a large file", () => {
       entries.push(...recorded("big.ts", text, [{ start_line: r * 10 + 1, end_line: r * 10 + 10 }], r % 2 ? "ai" : "human"));
     }
     // every record's post_hash is now stale and every block moved down by 3 lines; one line per block edited
-    const now = ["// header", "// header 2", "", ...lines.map((l, i) => (i % 100 === 5 ? l + " // edited" : l))];
+    const now = ["// header", "// header 2", "", ...lines.map((l, i) => (i % 100 === 5 ? `${l} // edited` : l))];
     // how long this takes is measured by the benchmark (npm run bench), not asserted here
     const attrs = attribute(entries, now);
     expect(attrs.slice(0, 3)).toEqual([undefined, undefined, undefined]);

@@ -55,10 +55,32 @@ describe("compiling a catalogue", () => {
       '  - { id: LIT-001, name: A root file, status: IN_PROGRESS, owned_scope: ["README.md", "src/own2/exact.ts", "*/own4/**"] }',
     ].join("\n");
     const rules = buildRules({ [INTENTS_FILE]: `${text}${extra.replace("active_intents:\n", "")}\n` });
-    const paths = ["src/own7/a.ts", "lib/own7/b.ts", "lib/own3", "lib/own3/x/y.ts", "src/own5/z.ts", "test/own9/q.ts", "docs/own4/readme.md", "docs/own4/n.txt", "x/own12.spec.ts", "src/own1/gen/g.ts", "README.md", "sub/README.md", "README.md/inside.txt", "src/own2/exact.ts", "src/own2/exact.ts.bak", "lib/own4/k.ts", "nothing/here.ts", "src/own59/deep/er/file.ts"];
+    const paths = [
+      "src/own7/a.ts",
+      "lib/own7/b.ts",
+      "lib/own3",
+      "lib/own3/x/y.ts",
+      "src/own5/z.ts",
+      "test/own9/q.ts",
+      "docs/own4/readme.md",
+      "docs/own4/n.txt",
+      "x/own12.spec.ts",
+      "src/own1/gen/g.ts",
+      "README.md",
+      "sub/README.md",
+      "README.md/inside.txt",
+      "src/own2/exact.ts",
+      "src/own2/exact.ts.bak",
+      "lib/own4/k.ts",
+      "nothing/here.ts",
+      "src/own59/deep/er/file.ts",
+    ];
     for (const path of paths) {
       const brute = rules.catalogue.intents.filter((i) => scopeMatches(compileScope(i.ownedScope), path)).map((i) => i.id);
-      expect(rules.scopes.owners(path).map((i) => i.id), path).toEqual(brute);
+      expect(
+        rules.scopes.owners(path).map((i) => i.id),
+        path,
+      ).toEqual(brute);
     }
   });
 });
@@ -101,7 +123,14 @@ describe("the cached catalogue", () => {
     const { text } = catalogue(5, "dmg");
     loadIntentsCached(root, text);
     const file = join(root, CACHE_DIR, "catalogue.json");
-    for (const damage of ["", "{", '{"format":1}', readFileSync(file, "utf8").replace(/"name":"Intent 1"/, '"name":"Forged"').replace(/"key":"[0-9a-f]+"/, '"key":"0"')]) {
+    for (const damage of [
+      "",
+      "{",
+      '{"format":1}',
+      readFileSync(file, "utf8")
+        .replace(/"name":"Intent 1"/, '"name":"Forged"')
+        .replace(/"key":"[0-9a-f]+"/, '"key":"0"'),
+    ]) {
       writeFileSync(file, damage);
       const before = catalogueParses();
       expect(loadIntentsCached(root, text).catalogue.byId.get("INT-0002")!.name).toBe("Intent 1");

@@ -26,7 +26,7 @@ function seeded(seed: number): () => number {
  */
 function history(seed: number, path: string): { ledger: string[]; lines: string[] } {
   const rand = seeded(seed);
-  let lines = Array.from({ length: 30 }, (_, i) => `line ${i} of ${path}`);
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i} of ${path}`);
   const ledger: string[] = [];
   let serial = 0;
   for (let step = 0; step < 40; step++) {
@@ -98,7 +98,9 @@ describe("checking changed lines from the newest records first", () => {
       index.ingest(`${ledger.join("\n")}\n`, 1);
       const text = `${lines.join("\n")}\n`;
       for (const range of [{}, { start: 3, end: 3 }, { start: 5, end: 12 }, { start: lines.length }]) {
-        expect(blameNewestFirst(index.entryBatches(path, 1), text, range), `${seed} ${JSON.stringify(range)}`).toEqual(blame(index.entriesFor(path), text, range));
+        expect(blameNewestFirst(index.entryBatches(path, 1), text, range), `${seed} ${JSON.stringify(range)}`).toEqual(
+          blame(index.entriesFor(path), text, range),
+        );
       }
     }
   });

@@ -22,7 +22,7 @@ class Doc {
   }
 }
 
-const twenty = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+const twenty = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 
 describe("EditedLines", () => {
   it("currentBlocks: where baseline lines are now, edited ones left out", () => {
@@ -47,7 +47,10 @@ describe("EditedLines", () => {
     const d = new Doc(twenty);
     d.edit(9, 0, 9, 7, "changed");
     d.edit(2, 0, 2, 0, "a\nb\nc\nd\ne\n");
-    expect(d.blocks()).toEqual([[2, 6], [14, 14]]);
+    expect(d.blocks()).toEqual([
+      [2, 6],
+      [14, 14],
+    ]);
     expect(d.tracker.origin(7)).toBe(2);
     expect(d.tracker.origin(15)).toBe(10);
   });
@@ -86,14 +89,20 @@ describe("EditedLines", () => {
     d.edit(1, 0, 1, 0, "X");
     d.edit(5, 0, 5, 0, "Y");
     d.edit(2, 0, 2, 0, "Z");
-    expect(d.blocks()).toEqual([[1, 2], [5, 5]]);
+    expect(d.blocks()).toEqual([
+      [1, 2],
+      [5, 5],
+    ]);
   });
 
   it("does work proportional to the runs, not the document", () => {
     const big = Array.from({ length: 200_000 }, (_, i) => `l${i}`);
     const d = new Doc(big.join("\n"));
     let reads = 0;
-    const lineAt = (i: number) => (reads++, d.lines[i]);
+    const lineAt = (i: number) => {
+      reads++;
+      return d.lines[i];
+    };
     d.lines[100_000] = "edited";
     d.tracker.replace(100_000, 100_000, 1, lineAt);
     expect(reads).toBeLessThan(5);

@@ -7,7 +7,23 @@
  * creating its folders as spelled (what agents' write tools do), and /proc/self/fd names what was opened.
  * Outside the workspace, or a write that fails: deny. Inside: the gate's answer on that real path.
  */
-import { closeSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,12 +94,72 @@ function walk(dir: string): string[] {
 }
 
 const SEGMENTS = [
-  "src", "api", "billing", "docs", "auth", "lib", "new", "API", "Src", "caf\u00e9", "cafe\u0301", ".orchestration", "dist",
-  ".", "..", "", "", "..", ".", "..",
-  "out", "outabs", "bill", "docs", "dang", "dangout", "dangdeep", "loop1", "self", "up", "filelink", "billfile", "wsroot", "back", "sub",
-  "weather.ts", "a\\..\\..\\api", "x\\y", "..\\billing", "~",
+  "src",
+  "api",
+  "billing",
+  "docs",
+  "auth",
+  "lib",
+  "new",
+  "API",
+  "Src",
+  "caf\u00e9",
+  "cafe\u0301",
+  ".orchestration",
+  "dist",
+  ".",
+  "..",
+  "",
+  "",
+  "..",
+  ".",
+  "..",
+  "out",
+  "outabs",
+  "bill",
+  "docs",
+  "dang",
+  "dangout",
+  "dangdeep",
+  "loop1",
+  "self",
+  "up",
+  "filelink",
+  "billfile",
+  "wsroot",
+  "back",
+  "sub",
+  "weather.ts",
+  "a\\..\\..\\api",
+  "x\\y",
+  "..\\billing",
+  "~",
 ];
-const FILES = [".orchestration/active_intents.yaml", ".intentignore", "x.ts", "y.md", "weather.ts", "notes.md", "export.ts", "README.md", ".bashrc", "evil.log", "active_intents.yaml", "x\\..\\..\\api\\y.ts", "caf\u00e9.ts", "cafe\u0301.ts", "X.TS", "dang", "dangout", "dangdeep", "loop1", "filelink", "billfile", "up", "self"];
+const FILES = [
+  ".orchestration/active_intents.yaml",
+  ".intentignore",
+  "x.ts",
+  "y.md",
+  "weather.ts",
+  "notes.md",
+  "export.ts",
+  "README.md",
+  ".bashrc",
+  "evil.log",
+  "active_intents.yaml",
+  "x\\..\\..\\api\\y.ts",
+  "caf\u00e9.ts",
+  "cafe\u0301.ts",
+  "X.TS",
+  "dang",
+  "dangout",
+  "dangdeep",
+  "loop1",
+  "filelink",
+  "billfile",
+  "up",
+  "self",
+];
 const STARTS = ["~", "~/", "~/.bashrc", "~foo/x.ts"];
 
 interface Spelling {
@@ -209,25 +285,41 @@ function gateAnswer(s: Spelling): Answer {
 const agrees = (gate: Answer, expected: Answer) => gate.kind === expected.kind && (expected.code === undefined || gate.code === expected.code);
 
 describe("the gate judges where a write through any spelling lands", () => {
-  it(`${COUNT} generated spellings: the gate's answer equals the answer on the landing (seed ${SEED})`, async () => {
-    const rng = new Prng(SEED);
-    const differ: string[] = [];
-    const kinds = new Map<string, number>();
-    for (let i = 0; i < COUNT; i++) {
-      if (i % 500 === 0) await new Promise((r) => setImmediate(r)); // let the test runner's messages through
-      const s = generate(rng);
-      const gate = gateAnswer(s); // before the write: the gate runs before the tool
-      const expected = expectedAnswer(s);
-      const key = `${gate.kind}:${gate.code}`;
-      kinds.set(key, (kinds.get(key) ?? 0) + 1);
-      if (!agrees(gate, expected)) {
-        differ.push(`seed ${SEED} #${i}: ${JSON.stringify(s.given)} (root ${s.root === wsLink ? "wslink" : "ws"}${s.home ? `, ~ = ${s.home}` : ""}${s.selected ? `, ${s.selected} selected` : ""}): gate ${JSON.stringify(gate)}, landing says ${JSON.stringify(expected)}`);
+  it(
+    `${COUNT} generated spellings: the gate's answer equals the answer on the landing (seed ${SEED})`,
+    async () => {
+      const rng = new Prng(SEED);
+      const differ: string[] = [];
+      const kinds = new Map<string, number>();
+      for (let i = 0; i < COUNT; i++) {
+        if (i % 500 === 0) await new Promise((r) => setImmediate(r)); // let the test runner's messages through
+        const s = generate(rng);
+        const gate = gateAnswer(s); // before the write: the gate runs before the tool
+        const expected = expectedAnswer(s);
+        const key = `${gate.kind}:${gate.code}`;
+        kinds.set(key, (kinds.get(key) ?? 0) + 1);
+        if (!agrees(gate, expected)) {
+          differ.push(
+            `seed ${SEED} #${i}: ${JSON.stringify(s.given)} (root ${s.root === wsLink ? "wslink" : "ws"}${s.home ? `, ~ = ${s.home}` : ""}${s.selected ? `, ${s.selected} selected` : ""}): gate ${JSON.stringify(gate)}, landing says ${JSON.stringify(expected)}`,
+          );
+        }
       }
-    }
-    expect(differ.slice(0, 20), `${differ.length} of ${COUNT} verdicts differ`).toEqual([]);
-    // the generator reaches every kind of answer, so the agreement is not an agreement on "deny" alone
-    for (const k of ["allow:in-scope", "allow:exempt", "deny:outside-workspace", "deny:bad-path", "deny:intent-not-in-progress", "deny:out-of-scope", "deny:no-active-intent", "ask:rule-file"]) expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
-    // nothing the writes created is left behind (the gate's own catalogue cache aside)
-    expect(walk(outer).filter((p) => !initial.has(p) && !p.includes("/.orchestration/.cache"))).toEqual([]);
-  }, SOAK ? 1_800_000 : 120_000);
+      expect(differ.slice(0, 20), `${differ.length} of ${COUNT} verdicts differ`).toEqual([]);
+      // the generator reaches every kind of answer, so the agreement is not an agreement on "deny" alone
+      for (const k of [
+        "allow:in-scope",
+        "allow:exempt",
+        "deny:outside-workspace",
+        "deny:bad-path",
+        "deny:intent-not-in-progress",
+        "deny:out-of-scope",
+        "deny:no-active-intent",
+        "ask:rule-file",
+      ])
+        expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
+      // nothing the writes created is left behind (the gate's own catalogue cache aside)
+      expect(walk(outer).filter((p) => !initial.has(p) && !p.includes("/.orchestration/.cache"))).toEqual([]);
+    },
+    SOAK ? 1_800_000 : 120_000,
+  );
 });

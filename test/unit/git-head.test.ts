@@ -8,7 +8,11 @@ import { headRevision } from "../../server/src/io/git";
 /** `headRevision` reads .git by hand; every case is checked against what `git rev-parse` says. */
 
 function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8" });
+  const r = spawnSync(
+    "git",
+    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
+    { cwd, encoding: "utf8" },
+  );
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout.trim();
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { bytesHash, contentHash, fileHash, fileHashSteps, lineHash, normalizeLine, normalizeLines } from "../../server/src/engine/hashing";
 
-const sha = (s: string) => "sha256:" + createHash("sha256").update(s).digest("hex");
+const sha = (s: string) => `sha256:${createHash("sha256").update(s).digest("hex")}`;
 
 describe("normalizeLines", () => {
   it("turns CRLF into LF and strips trailing spaces and tabs per line", () => {

@@ -22,7 +22,11 @@ function sourceFiles(dir: string): string[] {
 /** Every module specifier a file imports or re-exports, static or dynamic, type-only included. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"';]*?from\s*["']([^"']+)["']/g), ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g), ...text.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)];
+  const specs = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"';]*?from\s*["']([^"']+)["']/g),
+    ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+    ...text.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g),
+  ];
   return specs.map((m) => m[1]!);
 }
 
@@ -49,7 +53,9 @@ const FS_MODULES = /^(node:)?(fs|fs\/promises|child_process)$/;
 
 /** The file's code with comments and string literals blanked, so a word in prose is not taken for a call. */
 function codeOf(file: string): string {
-  return readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|`(?:\\.|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, (m) => m.replace(/[^\n]/g, " "));
+  return readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|`(?:\\.|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, (m) =>
+    m.replace(/[^\n]/g, " "),
+  );
 }
 
 function processUses(layer: string): string[] {
@@ -62,7 +68,11 @@ function processUses(layer: string): string[] {
 
 function fsImports(layers: readonly string[]): string[] {
   return layers.flatMap((layer) =>
-    sourceFiles(join(SRC, layer)).flatMap((file) => importsOf(file).filter((s) => FS_MODULES.test(s)).map((s) => `${relative(SRC, file)} imports ${s}`)),
+    sourceFiles(join(SRC, layer)).flatMap((file) =>
+      importsOf(file)
+        .filter((s) => FS_MODULES.test(s))
+        .map((s) => `${relative(SRC, file)} imports ${s}`),
+    ),
   );
 }
 

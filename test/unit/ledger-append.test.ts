@@ -51,7 +51,7 @@ describe("appendRecord", () => {
     expect(prevOf(lines[2]!)).toBe(bytesHash(lines[1]!));
     expect(r3.offset).toBe(Buffer.byteLength(lines[0]! + lines[1]!) + 2);
     expect(verifyLedger(text)).toEqual({ ok: true, records: 3, problems: [] });
-    expect(existsSync(file + ".lock")).toBe(false);
+    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
   it("chains over lines written by other tools and skips blank lines", async () => {
@@ -176,7 +176,10 @@ async function bundleChild(): Promise<string> {
   return out;
 }
 
-function run(args: string[], onStdout?: (s: string, kill: () => void) => void): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function run(
+  args: string[],
+  onStdout?: (s: string, kill: () => void) => void,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [childScript, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
@@ -231,12 +234,12 @@ describe("appendRecord across processes", () => {
       setTimeout(kill, 300);
     });
     expect(crashed.signal).toBe("SIGKILL");
-    expect(existsSync(file + ".lock")).toBe(true); // left behind by the killed writer
+    expect(existsSync(`${file}.lock`)).toBe(true); // left behind by the killed writer
     const result = (await pending) as Awaited<ReturnType<typeof appendRecord>>;
     const waited = Date.now() - appendStarted;
     console.log(`append after SIGKILLed lock holder completed after ${waited} ms (stale = 2000 ms)`);
     expect(waited).toBeGreaterThanOrEqual(1500);
-    expect(existsSync(file + ".lock")).toBe(false);
+    expect(existsSync(`${file}.lock`)).toBe(false);
 
     const after = readFileSync(file);
     expect(after.subarray(0, intact.length).equals(intact)).toBe(true);

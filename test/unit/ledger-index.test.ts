@@ -44,13 +44,22 @@ function ours(opts: { path: string; content: string | null; intent?: string; at:
 describe("LedgerIndex", () => {
   it("answers per-file and per-intent queries over the samples", () => {
     const index = new LedgerIndex();
-    index.ingest(samples + "garbage\n", 1);
+    index.ingest(`${samples}garbage\n`, 1);
     expect(index.recordCount).toBe(8);
     expect(index.unreadable.map((u) => u.line)).toEqual([9]);
-    expect(index.files().sort()).toEqual(
-      ["src/api/routes.ts", "src/api/weather.ts", "src/app.ts", "src/auth/middleware.ts", "src/auth/token.ts", "src/utils/helpers.ts", "src/utils/parser.ts"],
-    );
-    expect(index.entriesFor("src/utils/parser.ts").map((e) => [e.line, e.dialect])).toEqual([[1, "spec"], [3, "reference"]]);
+    expect(index.files().sort()).toEqual([
+      "src/api/routes.ts",
+      "src/api/weather.ts",
+      "src/app.ts",
+      "src/auth/middleware.ts",
+      "src/auth/token.ts",
+      "src/utils/helpers.ts",
+      "src/utils/parser.ts",
+    ]);
+    expect(index.entriesFor("src/utils/parser.ts").map((e) => [e.line, e.dialect])).toEqual([
+      [1, "spec"],
+      [3, "reference"],
+    ]);
     expect(index.entriesFor(".shell-history")).toEqual([]);
     expect(index.entriesFor("nope.ts")).toEqual([]);
     expect(index.filesFor("INT-001").sort()).toEqual(["src/api/routes.ts", "src/api/weather.ts"]);
@@ -74,12 +83,15 @@ describe("LedgerIndex", () => {
       ours({ path: "b.ts", content: "b", at: "2026-03-01T10:00:00Z" }),
       ours({ path: "b.ts", content: null, at: "2026-03-02T10:00:00Z", cls: "FILE_DELETION" }),
     ];
-    index.ingest(lines.join("\n") + "\n", 1);
+    index.ingest(`${lines.join("\n")}\n`, 1);
     expect(index.lastPostHash("a.ts")).toBe(fileHash("v3"));
     expect(index.hasPostHash("a.ts", fileHash("v1"))).toBe(true);
     expect(index.hasPostHash("a.ts", fileHash("v9"))).toBe(false);
     expect(index.lastPostHash("b.ts")).toBeNull();
-    expect(index.entriesFor("b.ts").map((e) => [e.startLine, e.mutationClass])).toEqual([[1, "INTENT_EVOLUTION"], [0, "FILE_DELETION"]]);
+    expect(index.entriesFor("b.ts").map((e) => [e.startLine, e.mutationClass])).toEqual([
+      [1, "INTENT_EVOLUTION"],
+      [0, "FILE_DELETION"],
+    ]);
     expect(index.editCount("INT-003")).toBe(2);
     expect(index.lastChange("INT-003")!.line).toBe(2);
     expect(index.intentSummary("INT-004")).toMatchObject({ edits: 1, files: new Set(["a.ts"]) });
@@ -91,7 +103,7 @@ describe("LedgerIndex", () => {
     whole.ingest(samples, 1);
     const parts = new LedgerIndex();
     const lines = samples.split("\n");
-    parts.ingest(lines.slice(0, 3).join("\n") + "\n", 1);
+    parts.ingest(`${lines.slice(0, 3).join("\n")}\n`, 1);
     parts.ingest(lines.slice(3).join("\n"), 4);
     for (const f of whole.files()) expect(parts.entriesFor(f)).toEqual(whole.entriesFor(f));
     expect(parts.recordCount).toBe(whole.recordCount);
@@ -116,14 +128,14 @@ describe("LedgerFollower", () => {
     const follower = new LedgerFollower(file, index);
     expect(await follower.poll()).toEqual({ reset: false, missing: true, bytesRead: 0, lines: 0 });
 
-    writeFileSync(file, line(1) + "\n" + line(2) + "\n");
+    writeFileSync(file, `${line(1)}\n${line(2)}\n`);
     expect(await follower.poll()).toMatchObject({ reset: false, lines: 2 });
     expect(index.recordCount).toBe(2);
 
     const third = line(3);
     appendFileSync(file, third.slice(0, 50)); // a writer mid-append
     expect(await follower.poll()).toMatchObject({ lines: 0, bytesRead: 0 });
-    appendFileSync(file, third.slice(50) + "\nnot json\n");
+    appendFileSync(file, `${third.slice(50)}\nnot json\n`);
     expect(await follower.poll()).toMatchObject({ lines: 2 });
     expect(index.recordCount).toBe(3);
     expect(index.unreadable.map((u) => u.line)).toEqual([4]);
@@ -136,25 +148,25 @@ describe("LedgerFollower", () => {
     const file = join(dir, "replace.jsonl");
     const index = new LedgerIndex();
     const follower = new LedgerFollower(file, index);
-    writeFileSync(file, [1, 2, 3].map(line).join("\n") + "\n");
+    writeFileSync(file, `${[1, 2, 3].map(line).join("\n")}\n`);
     await follower.poll();
     expect(index.recordCount).toBe(3);
 
     truncateSync(file, 0);
-    writeFileSync(file, line(4) + "\n");
+    writeFileSync(file, `${line(4)}\n`);
     expect(await follower.poll()).toMatchObject({ reset: true, lines: 1 });
     expect(index.recordCount).toBe(1);
 
     // replaced by rename (git checkout): another inode
     const tmp = join(dir, "replace.tmp");
-    writeFileSync(tmp, [5, 6].map(line).join("\n") + "\n");
+    writeFileSync(tmp, `${[5, 6].map(line).join("\n")}\n`);
     renameSync(tmp, file);
     expect(await follower.poll()).toMatchObject({ reset: true, lines: 2 });
     expect(index.recordCount).toBe(2);
     expect(index.entriesFor("f2.ts").map((e) => e.line)).toEqual([1]);
 
     // same inode, earlier bytes rewritten, file grew (a union merge that inserted lines)
-    const merged = [5, 7, 6, 8].map(line).join("\n") + "\n";
+    const merged = `${[5, 7, 6, 8].map(line).join("\n")}\n`;
     writeFileSync(file, merged);
     expect(await follower.poll()).toMatchObject({ reset: true, lines: 4 });
     expect(index.recordCount).toBe(4);
@@ -166,7 +178,7 @@ describe("LedgerFollower", () => {
 
   it("reads a large file in chunks, reporting progress and yielding to the event loop", async () => {
     const file = join(dir, "big.jsonl");
-    const text = Array.from({ length: 3000 }, (_, i) => line(i)).join("\n") + "\n";
+    const text = `${Array.from({ length: 3000 }, (_, i) => line(i)).join("\n")}\n`;
     writeFileSync(file, text);
     const index = new LedgerIndex();
     const follower = new LedgerFollower(file, index, { chunkBytes: 64 * 1024 });
@@ -189,7 +201,7 @@ describe("LedgerFollower", () => {
     const file = join(dir, "longline.jsonl");
     const r = JSON.parse(line(1));
     r.metadata["dev.other"] = { blob: "y".repeat(5000) };
-    writeFileSync(file, JSON.stringify(r) + "\n" + line(2) + "\n");
+    writeFileSync(file, `${JSON.stringify(r)}\n${line(2)}\n`);
     const index = new LedgerIndex();
     await new LedgerFollower(file, index, { chunkBytes: 1024 }).poll();
     expect(index.recordCount).toBe(2);
@@ -198,7 +210,7 @@ describe("LedgerFollower", () => {
 
   it("serializes concurrent polls", async () => {
     const file = join(dir, "concurrent-poll.jsonl");
-    writeFileSync(file, [1, 2].map(line).join("\n") + "\n");
+    writeFileSync(file, `${[1, 2].map(line).join("\n")}\n`);
     const index = new LedgerIndex();
     const follower = new LedgerFollower(file, index);
     const results = await Promise.all([follower.poll(), follower.poll(), follower.poll()]);
@@ -221,11 +233,11 @@ describe("memory (generated 100k-line ledger)", () => {
       template.files[0].conversations[0].ranges[0].start_line = 1 + (i % 7);
       template.files[0].conversations[0].ranges[0].end_line = 40 + (i % 7);
       template.metadata["dev.intent-lsp"].intent_id = `INT-${String(1 + (i % 30)).padStart(3, "0")}`;
-      template.metadata["dev.intent-lsp"].post_hash = "sha256:" + i.toString(16).padStart(64, "0");
+      template.metadata["dev.intent-lsp"].post_hash = `sha256:${i.toString(16).padStart(64, "0")}`;
       lines.push(JSON.stringify(template));
     }
     const file = join(dir, "big-memory.jsonl");
-    writeFileSync(file, lines.join("\n") + "\n");
+    writeFileSync(file, `${lines.join("\n")}\n`);
     lines.length = 0;
 
     setFlagsFromString("--expose-gc");
@@ -253,7 +265,7 @@ describe("memory (generated 100k-line ledger)", () => {
     // a file's records come back whole, through the reader, in ledger order
     const entries = index.entriesFor(paths[7]!);
     expect(entries.map((e) => e.line)).toEqual(Array.from({ length: 50 }, (_, k) => 8 + k * 2000));
-    expect(entries[0]!.postHash).toBe("sha256:" + (7).toString(16).padStart(64, "0"));
-    expect(index.hasPostHash(paths[7]!, "sha256:" + (2007).toString(16).padStart(64, "0"))).toBe(true);
+    expect(entries[0]!.postHash).toBe(`sha256:${(7).toString(16).padStart(64, "0")}`);
+    expect(index.hasPostHash(paths[7]!, `sha256:${(2007).toString(16).padStart(64, "0")}`)).toBe(true);
   }, 60_000);
 });

@@ -81,7 +81,7 @@ describe("the saved ledger index", () => {
     expect(warm.poll).toMatchObject({ bytesResumed: readFileSync(join(root, LEDGER)).length, bytesRead: 0 });
     expect(await answers(warm.ledger)).toEqual(await answers(first.ledger));
 
-    const appended = lines(30, 33) + "not json\n";
+    const appended = `${lines(30, 33)}not json\n`;
     appendFileSync(join(root, LEDGER), appended);
     const after = await open();
     expect(after.poll.bytesRead).toBe(Buffer.byteLength(appended));
@@ -167,7 +167,7 @@ describe("the saved ledger index", () => {
   });
 
   it("answers a query about one file from a partly read index as from a whole one", async () => {
-    writeFileSync(join(root, LEDGER), lines(0, 60) + "garbage\n");
+    writeFileSync(join(root, LEDGER), `${lines(0, 60)}garbage\n`);
     await open();
     appendFileSync(join(root, LEDGER), lines(60, 63));
     const whole = await open();

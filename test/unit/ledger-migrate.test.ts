@@ -7,12 +7,23 @@ const older = (id: string, related: unknown[]) =>
   JSON.stringify({
     id,
     timestamp: "2025-01-01T00:00:00Z",
-    files: [{ relative_path: "src/a.ts", conversations: [{ contributor: { entity_type: "AI", model_identifier: "claude-3-5-sonnet" }, ranges: [{ start_line: 1, end_line: 2 }], related }] }],
+    files: [
+      {
+        relative_path: "src/a.ts",
+        conversations: [{ contributor: { entity_type: "AI", model_identifier: "claude-3-5-sonnet" }, ranges: [{ start_line: 1, end_line: 2 }], related }],
+      },
+    ],
   });
 
 describe("migrateLedger", () => {
   it("reads contributors and intents as the reader does", () => {
-    const r = migrateLedger(`${older("a", [{ type: "specification", value: "INT-007" }, { type: "intent", url: "urn:intent:weather%20api" }])}\n`, validateRecord);
+    const r = migrateLedger(
+      `${older("a", [
+        { type: "specification", value: "INT-007" },
+        { type: "intent", url: "urn:intent:weather%20api" },
+      ])}\n`,
+      validateRecord,
+    );
     expect(r.skipped).toEqual([]);
     const [rec] = r.lines.map((l) => JSON.parse(l));
     expect(rec.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-3-5-sonnet" });
@@ -24,7 +35,13 @@ describe("migrateLedger", () => {
   });
 
   it("skips and reports a record whose intent URN does not decode, and migrates the rest of the file", () => {
-    const text = [older("a", [{ type: "intent", value: "INT-001" }]), older("b", [{ type: "intent", url: "urn:intent:%E0%A4%A" }]), "{oops", older("c", [{ type: "intent", value: "INT-002" }]), ""].join("\n");
+    const text = [
+      older("a", [{ type: "intent", value: "INT-001" }]),
+      older("b", [{ type: "intent", url: "urn:intent:%E0%A4%A" }]),
+      "{oops",
+      older("c", [{ type: "intent", value: "INT-002" }]),
+      "",
+    ].join("\n");
     const r = migrateLedger(text, validateRecord);
     expect(r.skipped).toEqual([
       { line: 2, reason: 'related url "urn:intent:%E0%A4%A" is not a valid intent URN (a malformed %-escape)' },

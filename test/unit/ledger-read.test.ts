@@ -68,7 +68,11 @@ describe("parseLedgerLines on the sample files", () => {
       // the intent filed as a "specification" is still recognized by its id
       { line: 2, path: "src/api/routes.ts", lines: [1, 50], contributor: "ai", model: "claude-3-5-sonnet", intent: "INT-001", dialect: "older" },
     ]);
-    expect(entries[0]).toMatchObject({ revision: "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0", url: "session-abc-123", contentHash: "sha256:a8f5f167f44f4964e6c998dee827110c" });
+    expect(entries[0]).toMatchObject({
+      revision: "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0",
+      url: "session-abc-123",
+      contentHash: "sha256:a8f5f167f44f4964e6c998dee827110c",
+    });
     expect(entries[1]!.revision).toBe("abc123");
   });
 
@@ -120,7 +124,7 @@ describe("parseLedgerLines on our own records", () => {
       scope: "OUT_OF_SCOPE",
       intentId: "INT-007",
     });
-    const { entries } = parseLedgerLines(JSON.stringify(record) + "\n", 10);
+    const { entries } = parseLedgerLines(`${JSON.stringify(record)}\n`, 10);
     expect(entries).toHaveLength(1);
     const e = entries[0]!;
     expect(e).toMatchObject({
@@ -146,7 +150,18 @@ describe("parseLedgerLines on our own records", () => {
       version: "0.1.0",
       id: "550e8400-e29b-41d4-a716-446655440001",
       timestamp: "2026-01-01T00:00:00Z",
-      files: [{ path: "x.ts", conversations: [{ contributor: { type: "human" }, ranges: [{ start_line: 1, end_line: 1, contributor: { type: "ai", model_id: "m" } }], related: [{ type: "intent", url: "urn:intent:PAY-0042" }] }] }],
+      files: [
+        {
+          path: "x.ts",
+          conversations: [
+            {
+              contributor: { type: "human" },
+              ranges: [{ start_line: 1, end_line: 1, contributor: { type: "ai", model_id: "m" } }],
+              related: [{ type: "intent", url: "urn:intent:PAY-0042" }],
+            },
+          ],
+        },
+      ],
     });
     const { entries } = parseLedgerLines(line, 1);
     // range-level contributor overrides the conversation's
@@ -155,8 +170,15 @@ describe("parseLedgerLines on our own records", () => {
 
   it("drops line hashes that do not fit the range instead of trusting them", () => {
     const rec = buildRecord({
-      path: "f.ts", content: "a\nb", ranges: [{ start_line: 1, end_line: 2 }], contributor: { type: "human" },
-      sessionId: "s", toolVersion: "0", mutationClass: "BUG_FIX", preHash: null, scope: "PASS",
+      path: "f.ts",
+      content: "a\nb",
+      ranges: [{ start_line: 1, end_line: 2 }],
+      contributor: { type: "human" },
+      sessionId: "s",
+      toolVersion: "0",
+      mutationClass: "BUG_FIX",
+      preHash: null,
+      scope: "PASS",
     });
     rec.metadata!["dev.intent-lsp"]!.line_hashes = [["abcdef01"]];
     expect(parseLedgerLines(JSON.stringify(rec), 1).entries[0]!.lineHashes).toBeUndefined();
@@ -233,8 +255,15 @@ describe("detectDialect", () => {
 describe("parseLedgerLines on multi-file records", () => {
   it("gives our metadata's file hashes and line hashes to files[0] only", () => {
     const rec = buildRecord({
-      path: "a.ts", content: "a", ranges: [{ start_line: 1, end_line: 1 }], contributor: { type: "human" },
-      sessionId: "s", toolVersion: "0", mutationClass: "BUG_FIX", preHash: null, scope: "PASS",
+      path: "a.ts",
+      content: "a",
+      ranges: [{ start_line: 1, end_line: 1 }],
+      contributor: { type: "human" },
+      sessionId: "s",
+      toolVersion: "0",
+      mutationClass: "BUG_FIX",
+      preHash: null,
+      scope: "PASS",
     });
     rec.files.push({ ...rec.files[0]!, path: "b.ts" });
     const [a, b] = parseLedgerLines(JSON.stringify(rec), 1).entries;

@@ -38,7 +38,14 @@ function corpus(): string[] {
   lines.push(
     JSON.stringify(ours()),
     JSON.stringify(ours({ intent: null })),
-    JSON.stringify(ours({ ranges: [[1, 1], [3, 4]] })),
+    JSON.stringify(
+      ours({
+        ranges: [
+          [1, 1],
+          [3, 4],
+        ],
+      }),
+    ),
     JSON.stringify(ours({ deleted: true })),
     edited((r) => r.files.push({ ...r.files[0], path: "src/b.ts" })),
     edited((r) => r.files.push({ ...r.files[0], path: "src/a.ts" })),
@@ -93,8 +100,25 @@ describe("summarizeLine (what the index reads from a record)", () => {
 
 describe("isoTime", () => {
   it("is Date.parse, for the usual shape and everything else", () => {
-    const samples = ["2026-01-23T14:30:00Z", "2026-01-23T14:30:00.123Z", "1999-12-31T23:59:59.999Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2026-04-31T10:00:00Z"];
-    samples.push("2026-13-01T00:00:00Z", "2026-01-23T24:00:00Z", "2026-01-23T14:30:60Z", "2026-01-23T14:30:00+02:00", "2026-01-23", "", "garbage", "2026-01-23T14:30:00.5Z", "2026-0a-23T14:30:00Z");
+    const samples = [
+      "2026-01-23T14:30:00Z",
+      "2026-01-23T14:30:00.123Z",
+      "1999-12-31T23:59:59.999Z",
+      "2024-02-29T00:00:00Z",
+      "2023-02-29T00:00:00Z",
+      "2026-04-31T10:00:00Z",
+    ];
+    samples.push(
+      "2026-13-01T00:00:00Z",
+      "2026-01-23T24:00:00Z",
+      "2026-01-23T14:30:60Z",
+      "2026-01-23T14:30:00+02:00",
+      "2026-01-23",
+      "",
+      "garbage",
+      "2026-01-23T14:30:00.5Z",
+      "2026-0a-23T14:30:00Z",
+    );
     let t = Date.UTC(1990, 0, 1);
     for (let i = 0; i < 2000; i++) {
       t += 86_400_000 * 7 + 3_600_000 * 5 + 61_007 * i;

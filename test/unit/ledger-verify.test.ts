@@ -12,9 +12,17 @@ const kinds = (text: string | Buffer) => verifyLedger(text).problems.map((p) => 
 
 function rec(i: number, prev: string | null | undefined): TraceRecord {
   const r = buildRecord({
-    path: `src/f${i}.ts`, content: `line ${i}\n`, ranges: [{ start_line: 1, end_line: 1 }],
-    contributor: { type: "human" }, sessionId: "v", toolVersion: "0.1.0", mutationClass: "BUG_FIX",
-    preHash: null, scope: "PASS", intentId: "INT-001", now: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    path: `src/f${i}.ts`,
+    content: `line ${i}\n`,
+    ranges: [{ start_line: 1, end_line: 1 }],
+    contributor: { type: "human" },
+    sessionId: "v",
+    toolVersion: "0.1.0",
+    mutationClass: "BUG_FIX",
+    preHash: null,
+    scope: "PASS",
+    intentId: "INT-001",
+    now: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
   });
   if (prev !== undefined) r.metadata!["dev.intent-lsp"]!.prev = prev;
   return r;
@@ -26,7 +34,7 @@ function chain(n: number): string[] {
   for (let i = 0; i < n; i++) lines.push(JSON.stringify(rec(i, i === 0 ? null : bytesHash(lines[i - 1]!))));
   return lines;
 }
-const text = (lines: string[]) => lines.join("\n") + "\n";
+const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
 describe("verifyLedger on the sample files", () => {
   it("spec examples are valid v0.1.0 records", () => {
@@ -36,7 +44,10 @@ describe("verifyLedger on the sample files", () => {
     const report = verifyLedger(fixture(name));
     expect(report.ok).toBe(true);
     expect(report.records).toBe(2);
-    expect(report.problems.map((p) => [p.line, p.kind])).toEqual([[1, "legacy"], [2, "legacy"]]);
+    expect(report.problems.map((p) => [p.line, p.kind])).toEqual([
+      [1, "legacy"],
+      [2, "legacy"],
+    ]);
     expect(report.problems[0]!.message).toMatch(/^legacy dialect/);
   });
 });
@@ -45,12 +56,18 @@ describe("verifyLedger per line", () => {
   it("reports unreadable lines, non-records and schema failures with their line numbers", () => {
     const bad = rec(9, undefined) as unknown as Record<string, any>;
     bad.files[0].conversations[0].contributor.type = "robot";
-    const ledger = [fixture("spec-examples.jsonl").split("\n")[0]!, "not json", "", '{"a":1}', JSON.stringify(bad)].join("\n") + "\n";
+    const ledger = `${[fixture("spec-examples.jsonl").split("\n")[0]!, "not json", "", '{"a":1}', JSON.stringify(bad)].join("\n")}\n`;
     const report = verifyLedger(ledger);
     expect(report.ok).toBe(false);
     expect(report.records).toBe(2);
-    expect(report.problems.map((p) => [p.line, p.kind])).toEqual([[2, "unreadable"], [4, "not-a-record"], [5, "schema"]]);
-    expect(report.problems[2]!.message).toMatch(/claims Agent Trace 0\.1\.0 but does not match its schema: \/files\/0\/conversations\/0\/contributor\/type: must be equal to one of the allowed values/);
+    expect(report.problems.map((p) => [p.line, p.kind])).toEqual([
+      [2, "unreadable"],
+      [4, "not-a-record"],
+      [5, "schema"],
+    ]);
+    expect(report.problems[2]!.message).toMatch(
+      /claims Agent Trace 0\.1\.0 but does not match its schema: \/files\/0\/conversations\/0\/contributor\/type: must be equal to one of the allowed values/,
+    );
   });
 
   it("accepts a chain written by the appender", () => {
@@ -108,7 +125,7 @@ describe("verifyLedger per line", () => {
     expect(report.problems[0]!.message).toMatch(/no newline ends the file/);
 
     const next = JSON.stringify(rec(9, bytesHash(torn)));
-    const continued = text(lines) + torn + "\n" + next + "\n";
+    const continued = `${text(lines) + torn}\n${next}\n`;
     const report2 = verifyLedger(continued);
     expect(report2.records).toBe(4);
     expect(report2.problems.map((p) => [p.line, p.kind])).toEqual([[4, "torn"]]);
@@ -118,13 +135,15 @@ describe("verifyLedger per line", () => {
   it("hashes bytes, not decoded text, when given a Buffer", () => {
     const first = JSON.stringify(rec(0, null)).replace("line 0", "línea 0");
     const second = JSON.stringify(rec(1, bytesHash(Buffer.from(first, "utf8"))));
-    expect(verifyLedger(Buffer.from(first + "\n" + second + "\n")).ok).toBe(true);
+    expect(verifyLedger(Buffer.from(`${first}\n${second}\n`)).ok).toBe(true);
   });
 
   it("streams line by line with LedgerVerifier", () => {
     const lines = chain(3);
     const v = new LedgerVerifier();
-    lines.forEach((l, i) => v.addLine(Buffer.from(l), i + 1, true));
+    lines.forEach((l, i) => {
+      v.addLine(Buffer.from(l), i + 1, true);
+    });
     expect(v.report()).toEqual({ ok: true, records: 3, problems: [] });
   });
 });

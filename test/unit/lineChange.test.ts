@@ -62,7 +62,17 @@ describe("line changes", () => {
   });
 
   it("recognizes malformed maps", () => {
-    expect(isValidChange({ oldCount: 3, newCount: 3, carried: [{ oldStart: 1, newStart: 0, length: 1 }, { oldStart: 0, newStart: 1, length: 1 }], reformatted: [] })).toBe(false);
+    expect(
+      isValidChange({
+        oldCount: 3,
+        newCount: 3,
+        carried: [
+          { oldStart: 1, newStart: 0, length: 1 },
+          { oldStart: 0, newStart: 1, length: 1 },
+        ],
+        reformatted: [],
+      }),
+    ).toBe(false);
     expect(isValidChange({ oldCount: 3, newCount: 3, carried: [{ oldStart: 0, newStart: 0, length: 4 }], reformatted: [] })).toBe(false);
     expect(isValidChange({ oldCount: 3, newCount: 3, carried: [{ oldStart: 0, newStart: 1, length: 1 }], reformatted: [{ start: 0, end: 0 }] })).toBe(false);
   });
@@ -106,7 +116,10 @@ describe("records with a line map", () => {
 
   it("a malformed map is ignored, the record still read", () => {
     const bad = structuredClone(record) as any;
-    bad.metadata["dev.intent-lsp"].carried = [[2, 1, 1], [1, 2, 1]];
+    bad.metadata["dev.intent-lsp"].carried = [
+      [2, 1, 1],
+      [1, 2, 1],
+    ];
     const { entries, unreadable } = parseLedgerLines(JSON.stringify(bad), 1);
     expect(unreadable).toEqual([]);
     expect(entries[0]!.change).toBeUndefined();
@@ -151,7 +164,10 @@ describe("line changes from an agent's string edits", () => {
       { old_string: "three", new_string: "  three" },
       { old_string: "four\n", new_string: "four\nfive\n" },
     ]);
-    expect(c && changedSpans(c)).toEqual([{ start: 0, end: 0 }, { start: 4, end: 4 }]);
+    expect(c && changedSpans(c)).toEqual([
+      { start: 0, end: 0 },
+      { start: 4, end: 4 },
+    ]);
     expect(c?.reformatted).toEqual([{ start: 2, end: 2 }]);
   });
 
@@ -159,6 +175,9 @@ describe("line changes from an agent's string edits", () => {
     expect(changeFromEdits("a\nb\n", "a\nB\nc\n", [{ old_string: "b", new_string: "B" }])).toBeUndefined();
     expect(changeFromEdits("x\nx\n", "y\nx\n", [{ old_string: "x", new_string: "y" }])).toBeUndefined();
     const all = changeFromEdits("x\na\nx\n", "y\na\ny\n", [{ old_string: "x", new_string: "y", replace_all: true }]);
-    expect(all && changedSpans(all)).toEqual([{ start: 0, end: 0 }, { start: 2, end: 2 }]);
+    expect(all && changedSpans(all)).toEqual([
+      { start: 0, end: 0 },
+      { start: 2, end: 2 },
+    ]);
   });
 });

@@ -99,7 +99,9 @@ describe("every writer of intent-lsp's own files refuses to write outside the wo
     symlinkSync(join(outside, "map.md"), join(root, ".orchestration/intent_map.md"));
     const before = snapshot(outside);
     expect(noteLesson(root, { path: "docs/x.md", intentId: "INT-001", text: "denied" })).toBe(false);
-    expect(() => addToIntentIgnore(root, "docs/x.md")).toThrow(/^\.intentignore was not read: \.intentignore is a symbolic link to .*sentinel\.txt, outside the workspace/);
+    expect(() => addToIntentIgnore(root, "docs/x.md")).toThrow(
+      /^\.intentignore was not read: \.intentignore is a symbolic link to .*sentinel\.txt, outside the workspace/,
+    );
     const ledger = { filesFor: () => [], editCount: () => 0, lastChange: () => undefined, recordCount: 0 };
     expect(() => regenerateIntentMap(root, loadIntents(INTENTS).catalogue, ledger)).toThrow(UnsafeWriteError);
     rmSync(join(root, ".orchestration/active_intents.yaml"));
@@ -114,7 +116,19 @@ describe("every writer of intent-lsp's own files refuses to write outside the wo
   it("a ledgerPath whose folder is a link out of the workspace: the append is refused", async () => {
     symlinkSync(outside, join(root, "trace"));
     const before = snapshot(outside);
-    const record = buildRecord({ path: "src/api/a.ts", content: "x\n", ranges: [], contributor: { type: "human" }, sessionId: "s", toolVersion: "0", mutationClass: "FILE_CREATION", preHash: null, scope: "PASS", intentId: "INT-001", revision: undefined });
+    const record = buildRecord({
+      path: "src/api/a.ts",
+      content: "x\n",
+      ranges: [],
+      contributor: { type: "human" },
+      sessionId: "s",
+      toolVersion: "0",
+      mutationClass: "FILE_CREATION",
+      preHash: null,
+      scope: "PASS",
+      intentId: "INT-001",
+      revision: undefined,
+    });
     await expect(appendWorkspaceRecord(root, "trace/ledger.jsonl", record)).rejects.toThrow(/not written: trace\/ledger\.jsonl leads outside the workspace/);
     expect(snapshot(outside)).toEqual(before);
   });

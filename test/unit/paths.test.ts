@@ -68,11 +68,17 @@ describe("writeLanding: a path resolved as the kernel resolves it", () => {
     expect(landing("src//api/./new/../x.ts")).toEqual({ kind: "file", path: join(root, "src/api/x.ts") });
     expect(landing("src/api/new/deeper/x.ts")).toEqual({ kind: "file", path: join(root, "src/api/new/deeper/x.ts") });
     expect(landing("src/api/loop-a")).toEqual({ kind: "fails", reason: `${root}/src/api/loop-a meets more than 40 symbolic links (a loop)` });
-    expect(landing("src/api/dangling-dir/x.ts")).toEqual({ kind: "fails", reason: `${root}/src/api/dangling-dir/x.ts goes through a symbolic link to a folder that does not exist` });
+    expect(landing("src/api/dangling-dir/x.ts")).toEqual({
+      kind: "fails",
+      reason: `${root}/src/api/dangling-dir/x.ts goes through a symbolic link to a folder that does not exist`,
+    });
     expect(landing("src/api/file.ts/x.ts")).toEqual({ kind: "fails", reason: `a part of ${root}/src/api/file.ts/x.ts that must be a folder is a file` });
     expect(landing("src/api/x.ts/")).toEqual({ kind: "fails", reason: `${root}/src/api/x.ts/ names a folder, not a file` });
     // mkdir -p of `new/x/..` creates new/x as a folder: the write to new/x then fails (found by the soak)
-    expect(landing("src/api/new/x/../x")).toEqual({ kind: "fails", reason: `${root}/src/api/new/x/../x names a folder that the write itself creates on the way` });
+    expect(landing("src/api/new/x/../x")).toEqual({
+      kind: "fails",
+      reason: `${root}/src/api/new/x/../x names a folder that the write itself creates on the way`,
+    });
     expect(landing(`src/api/${"a".repeat(256)}`).kind).toBe("fails");
     expect(writeLanding("src/api/x.ts")).toEqual({ kind: "fails", reason: "src/api/x.ts is not an absolute path" });
     rmSync(base, { recursive: true });

@@ -7,7 +7,16 @@ import { buildRecord } from "../../server/src/engine/ledger/record";
 import { parseLedgerLines } from "../../server/src/engine/ledger/read";
 
 const git = { name: "Ada Lovelace", email: " Ada@Example.com " };
-const file = { path: "a.ts", content: "x\n", ranges: [{ start_line: 1, end_line: 1 }], mutationClass: "FILE_CREATION" as const, preHash: null, scope: "PASS" as const, sessionId: "s", toolVersion: "0" };
+const file = {
+  path: "a.ts",
+  content: "x\n",
+  ranges: [{ start_line: 1, end_line: 1 }],
+  mutationClass: "FILE_CREATION" as const,
+  preHash: null,
+  scope: "PASS" as const,
+  sessionId: "s",
+  toolVersion: "0",
+};
 
 describe("the person of a human save", () => {
   it("settings win over git field by field; the email is kept as recordEmail says", () => {
@@ -28,6 +37,9 @@ describe("the person of a human save", () => {
     const forged = JSON.parse(JSON.stringify(ai));
     forged.metadata["dev.intent-lsp"].person = { name: "Ada Lovelace" };
     const entries = parseLedgerLines([JSON.stringify(human), JSON.stringify(forged)].join("\n"), 1).entries;
-    expect(entries.map((e) => e.contributor)).toEqual([{ type: "human", name: "Ada Lovelace" }, { type: "ai", modelId: "anthropic/claude-sonnet-4-5" }]);
+    expect(entries.map((e) => e.contributor)).toEqual([
+      { type: "human", name: "Ada Lovelace" },
+      { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+    ]);
   });
 });

@@ -39,7 +39,12 @@ describe("deeply nested rule files are reported where they go too deep, never pa
     const text = `{"exempt": ${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
     const r = parseConfig(text);
     expect(r.values).toEqual({});
-    expect(r.problems).toEqual([{ message: `config.jsonc is nested more than 64 levels deep here (lists and mappings inside each other); this file needs only a few levels, so nothing in it is read until the nesting is removed`, span: { start: 11 + MAX_NESTING - 1, end: 11 + MAX_NESTING } }]);
+    expect(r.problems).toEqual([
+      {
+        message: `config.jsonc is nested more than 64 levels deep here (lists and mappings inside each other); this file needs only a few levels, so nothing in it is read until the nesting is removed`,
+        span: { start: 11 + MAX_NESTING - 1, end: 11 + MAX_NESTING },
+      },
+    ]);
     expect(jsonNestingProblem(`{"a": "${"[".repeat(10_000)}"} // ${"{".repeat(10_000)}`)).toBeUndefined(); // brackets in strings and comments
   });
 
@@ -70,7 +75,9 @@ describe("line breaks and byte-order marks", () => {
     for (const text of [GOOD, GOOD.replace(/\n/g, "\r"), GOOD.replace(/\n/g, "\r\n")]) {
       const r = loadIntents(text);
       expect(r.catalogue.intents.map((i) => i.id)).toEqual(["INT-001"]);
-      expect(r.problems.map((p) => [p.message, p.start, p.end])).toEqual([["Unknown field `bogus` (ignored).", { line: 5, character: 4 }, { line: 5, character: 9 }]]);
+      expect(r.problems.map((p) => [p.message, p.start, p.end])).toEqual([
+        ["Unknown field `bogus` (ignored).", { line: 5, character: 4 }, { line: 5, character: 9 }],
+      ]);
     }
   });
 
@@ -124,7 +131,11 @@ describe("costly patterns are refused where they are written", () => {
   });
 
   it("IgnoreRules leaves out what would hang or throw, wherever the pattern comes from", () => {
-    const rules = new IgnoreRules({ exempt: ["docs/**", `${"*a".repeat(20)}b`, "q".repeat(100_000)], rootIgnore: `build/\n${"a*".repeat(20_000)}\n`, orchestrationIgnore: "**/**/**/**/x" });
+    const rules = new IgnoreRules({
+      exempt: ["docs/**", `${"*a".repeat(20)}b`, "q".repeat(100_000)],
+      rootIgnore: `build/\n${"a*".repeat(20_000)}\n`,
+      orchestrationIgnore: "**/**/**/**/x",
+    });
     expect(rules.ignores("docs/a.md")).toBe(true);
     expect(rules.ignores("build/x.js")).toBe(true);
     expect(rules.ignores(`${"a".repeat(200)}/${"a".repeat(200)}`)).toBe(false);

@@ -5,7 +5,7 @@ import { TextBuffer } from "../../server/src/lsp/textBuffer";
 
 /** A save taken when didSave arrives and made the baseline later: edits made in between stay edits. */
 describe("TrackedDocument saves being handled", () => {
-  const text = Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n") + "\n";
+  const text = `${Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n")}\n`;
   const setLine = (doc: TrackedDocument, line: number, value: string, version: number) =>
     doc.applyChanges([{ range: { start: { line, character: 0 }, end: { line, character: doc.lineText(line).length } }, text: value }], version);
   const edited = (doc: TrackedDocument) => Array.from({ length: doc.doc.lineCount }, (_, l) => l).filter((l) => doc.owner(l).kind === "edited");

@@ -37,11 +37,14 @@ describe("settings schema", () => {
   it("a map keeps its good entries and names each bad key and value", () => {
     const { values, issues } = sanitize({ severity: { "out-of-scope": "warning", "no-such-code": "error", "stale-file": "loud" } });
     expect(values).toEqual({ severity: { "out-of-scope": "warning" } });
-    expect(issues).toEqual(['unknown diagnostic code "no-such-code" in "severity".', '"severity.stale-file" must be one of error, warning, information, hint, off.']);
+    expect(issues).toEqual([
+      'unknown diagnostic code "no-such-code" in "severity".',
+      '"severity.stale-file" must be one of error, warning, information, hint, off.',
+    ]);
     expect(sanitize({ severity: ["error"] }).issues).toEqual(['"severity" must map diagnostic codes to "error" | "warning" | "information" | "hint" | "off".']);
   });
 
-  it("an editor's empty field is not a value: \"\" where a string is optional is left out", () => {
+  it('an editor\'s empty field is not a value: "" where a string is optional is left out', () => {
     expect(sanitize({ identity: { name: "", email: "a@b.c" }, contributor: { type: "ai", modelId: "" } }).values).toEqual({
       identity: { email: "a@b.c" },
       contributor: { type: "ai" },

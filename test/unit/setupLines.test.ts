@@ -11,8 +11,7 @@ const SETTINGS = `{
 }
 `;
 
-const lineNumbers = (text: string, pick: (line: string) => boolean) =>
-  text.split("\n").flatMap((l, i) => (pick(l) ? [i + 1] : []));
+const lineNumbers = (text: string, pick: (line: string) => boolean) => text.split("\n").flatMap((l, i) => (pick(l) ? [i + 1] : []));
 
 describe("setupLines", () => {
   it("the lines init merges into an agent's settings are its own; a line the user adds next to them is not", () => {
@@ -24,7 +23,9 @@ describe("setupLines", () => {
     expect(userLine).toHaveLength(1);
     expect(own.has(userLine[0]!)).toBe(false);
     // every line init wrote is its own: the entries it added, and the Stop entry's line, which gained a comma
-    const added = lineNumbers(withUser, (l) => l.includes("notify.sh") || l.includes("PreToolUse")).concat(lineNumbers(withUser, (l) => l.includes("intent hook claude-code")));
+    const added = lineNumbers(withUser, (l) => l.includes("notify.sh") || l.includes("PreToolUse")).concat(
+      lineNumbers(withUser, (l) => l.includes("intent hook claude-code")),
+    );
     for (const n of added) expect(own.has(n), `line ${n}`).toBe(true);
     expect(own.size).toBe(withUser.split("\n").length - 1 - 5); // all but {, permissions, "hooks": {, and the two closing braces
   });

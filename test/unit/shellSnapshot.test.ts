@@ -24,7 +24,8 @@ describe("agent hook configuration merge", () => {
   if (codex.kind !== "json") throw new Error("codex is configured in JSON");
 
   it("recognizes an entry that already runs the hook by another path, and adds nothing", () => {
-    const text = '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"node /opt/intent/dist/cli.js hook codex"}]}],"PostToolUse":[{"hooks":[{"command":"intent  hook codex"}]}]}}\n';
+    const text =
+      '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"node /opt/intent/dist/cli.js hook codex"}]}],"PostToolUse":[{"hooks":[{"command":"intent  hook codex"}]}]}}\n';
     expect(mergeHookConfig(codex, text)).toEqual({ ok: true, text, added: [] });
     expect(callsHook("intent hook codex-x", "codex")).toBe(false);
     expect(callsHook("exec intent hook codex\n", "codex")).toBe(true);

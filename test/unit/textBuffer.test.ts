@@ -6,7 +6,10 @@ import { TextBuffer } from "../../server/src/lsp/textBuffer";
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 const PIECES = ["a", "bc", "\n", "\r\n", "\r", "", "é", "😀", "\n\n", "x\ry", "  ", "\r\r\n"];

@@ -16,7 +16,8 @@ function nest(flat: Record<string, unknown>): Record<string, Record<string, unkn
   const out: Record<string, Record<string, unknown>> = {};
   for (const [key, value] of Object.entries(flat)) {
     const [head, ...rest] = key.split(".");
-    (out[head] ??= {})[rest.join(".")] = value;
+    out[head] ??= {};
+    out[head][rest.join(".")] = value;
   }
   return out;
 }
@@ -75,7 +76,9 @@ describe("explicitSettings: only what the user set reaches the server", () => {
   });
 
   it("a model id alone carries the effective contributor type, since the server takes the contributor whole", () => {
-    const sent = explicitSettings(inspector({ "contributor.modelId": { globalValue: "anthropic/claude-sonnet-4-5" } }), (k) => (k === "contributor.type" ? "human" : undefined));
+    const sent = explicitSettings(inspector({ "contributor.modelId": { globalValue: "anthropic/claude-sonnet-4-5" } }), (k) =>
+      k === "contributor.type" ? "human" : undefined,
+    );
     expect(sent).toEqual({ contributor: { type: "human", modelId: "anthropic/claude-sonnet-4-5" } });
     expect(editorSettings(sent)).toEqual({ values: { contributor: { type: "human", modelId: "anthropic/claude-sonnet-4-5" } }, issues: [] });
   });
@@ -96,8 +99,16 @@ describe("status bar and intent pickers", () => {
     expect(statusText({ ...base, path: null, owners: [], intent: null, how: "none", problem: null }).text).toBe("$(circle-slash) No intent · none");
   });
 
-  const row = (id: string, name: string, status: string, transitions: string[], selected = false): IntentRow =>
-    ({ id, name, status, owned_scope: [`${id.toLowerCase()}/**`], selected, files: [], transitions, selectAs: selectMove(status as IntentStatus) ?? null });
+  const row = (id: string, name: string, status: string, transitions: string[], selected = false): IntentRow => ({
+    id,
+    name,
+    status,
+    owned_scope: [`${id.toLowerCase()}/**`],
+    selected,
+    files: [],
+    transitions,
+    selectAs: selectMove(status as IntentStatus) ?? null,
+  });
   const rows = [
     row("INT-001", "Build Weather API", "IN_PROGRESS", ["COMPLETE", "BLOCKED", "ARCHIVED"], true),
     row("INT-002", "Token refresh", "BLOCKED", ["IN_PROGRESS", "ARCHIVED"]),

@@ -56,7 +56,7 @@ export function contributedConfiguration(): { title: string; properties: Record<
     type: "string",
     enum: ["off", "messages", "verbose"],
     default: "off",
-    description: "Log the JSON-RPC messages between VS Code and the intent-lsp server to the \"intent-lsp Trace\" output.",
+    description: 'Log the JSON-RPC messages between VS Code and the intent-lsp server to the "intent-lsp Trace" output.',
     scope: "window",
     order: order++,
   };
@@ -83,7 +83,8 @@ export function explicitSettings(inspect: (key: string) => Inspected | undefined
     const value = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
     if (value === undefined) continue;
     const [head, ...rest] = key.split(".");
-    const group = (out[head] ??= {}) as Record<string, unknown>;
+    out[head] ??= {};
+    const group = out[head] as Record<string, unknown>;
     group[rest.join(".")] = value;
   }
   const contributor = out.contributor as Record<string, unknown> | undefined;

@@ -13,7 +13,8 @@ export function statusText(r: ActiveIntentResult): { text: string; tooltip: stri
   const text = `${icon} ${r.intent ? r.intent.id : "No intent"} · ${r.how}`;
   const lines: string[] = [];
   if (!r.intent) lines.push("No intent counts for edits here: none is selected, and not exactly one intent in progress owns this file.");
-  else if (r.how === "auto-selected") lines.push(`${r.intent.id} — ${r.intent.name} (${r.intent.status}), auto-selected: the only intent in progress that owns this file.`);
+  else if (r.how === "auto-selected")
+    lines.push(`${r.intent.id} — ${r.intent.name} (${r.intent.status}), auto-selected: the only intent in progress that owns this file.`);
   else lines.push(`${r.intent.id} — ${r.intent.name} (${r.intent.status}), selected.`);
   if (r.path) {
     if (r.exempt) lines.push(`${r.path} is exempt from scope checks.`);

@@ -10,7 +10,10 @@ export class IntentStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("intentLsp.status", vscode.StatusBarAlignment.Left, 0);
   private asked = 0;
 
-  constructor(private readonly server: () => ServerCommands | undefined, private readonly uriOf: (uri: vscode.Uri) => string) {
+  constructor(
+    private readonly server: () => ServerCommands | undefined,
+    private readonly uriOf: (uri: vscode.Uri) => string,
+  ) {
     this.item.name = "Intent LSP: active intent";
     this.item.command = SELECT_COMMAND;
     this.item.text = "$(sync~spin) intent-lsp";

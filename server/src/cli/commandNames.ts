@@ -2,7 +2,23 @@
  * The CLI's subcommands, in the order `intent --help` lists them. One list: the CLI's table (main.ts) must
  * have an entry for each, and the launcher (launch/cli.ts) keeps one code cache per subcommand by it.
  */
-export const COMMAND_NAMES = ["init", "doctor", "check", "blame", "hook", "select", "start", "complete", "block", "archive", "status", "context", "verify", "map", "migrate"] as const;
+export const COMMAND_NAMES = [
+  "init",
+  "doctor",
+  "check",
+  "blame",
+  "hook",
+  "select",
+  "start",
+  "complete",
+  "block",
+  "archive",
+  "status",
+  "context",
+  "verify",
+  "map",
+  "migrate",
+] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
 

@@ -23,7 +23,9 @@ export const doctorCommand: Command = {
     const problems = checks.filter((c) => !c.ok).length;
     const warnings = checks.filter((c) => c.ok && c.warning).length;
     const warned = warnings ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : "";
-    lines.push(problems ? `${problems} problem${problems === 1 ? "" : "s"}${warned} in ${ws.root}.` : `All ${checks.length} checks passed${warned} in ${ws.root}.`);
+    lines.push(
+      problems ? `${problems} problem${problems === 1 ? "" : "s"}${warned} in ${ws.root}.` : `All ${checks.length} checks passed${warned} in ${ws.root}.`,
+    );
     io.out(`${lines.join("\n")}\n`);
     return problems ? 1 : 0;
   },

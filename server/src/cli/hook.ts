@@ -23,7 +23,10 @@ for commands that look like they write). After a write: one Agent Trace record f
 with the model's id; after a shell command: one record of every file it changed, files outside the intent
 reported back. Any failure denies (fail closed); see the README for each agent's configuration.`;
 
-const AGENTS: Record<string, { handle: (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>; failure: (err: unknown, payload?: unknown) => HookAnswer }> = {
+const AGENTS: Record<
+  string,
+  { handle: (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>; failure: (err: unknown, payload?: unknown) => HookAnswer }
+> = {
   "claude-code": { handle: claudeCodeHook, failure: claudeCodeFailure },
   cursor: { handle: cursorHook, failure: cursorFailure },
   codex: { handle: codexHook, failure: codexFailure },

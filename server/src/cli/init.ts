@@ -101,7 +101,9 @@ function setUpAgentFiles(agent: AgentName, files: Files, done: string[], problem
         files.write(file, hookScript(agent), 0o755);
         done.push(`created ${file} (${agent} hook)`);
       } else if (!existing.includes(hookCommand(agent))) {
-        problems.push(`${file} exists and does not run \`${hookCommand(agent)}\`; it was left as it is. Add a line \`${hookCommand(agent)}\` to it (its standard input is the event), or merge the two scripts`);
+        problems.push(
+          `${file} exists and does not run \`${hookCommand(agent)}\`; it was left as it is. Add a line \`${hookCommand(agent)}\` to it (its standard input is the event), or merge the two scripts`,
+        );
       }
     }
     return;

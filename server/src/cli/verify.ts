@@ -18,7 +18,7 @@ export const verifyCommand: Command = {
     const ws = openWorkspace(io, values.root);
     const display = values.ledger ?? ws.rules.settings.ledgerPath;
     const file = values.ledger ? resolve(io.cwd, values.ledger) : resolve(ws.root, ws.rules.settings.ledgerPath);
-    let report;
+    let report: Awaited<ReturnType<typeof verifyLedgerFile>>;
     try {
       report = await verifyLedgerFile(file);
     } catch (e) {
@@ -26,14 +26,20 @@ export const verifyCommand: Command = {
     }
     if (!report) {
       if (values.ledger) throw new CliError(`${display}: no such file`);
-      io.out(values.json ? `${JSON.stringify({ path: display, ok: true, records: 0, problems: [] }, null, 2)}\n` : `${display} does not exist yet: nothing to verify.\n`);
+      io.out(
+        values.json
+          ? `${JSON.stringify({ path: display, ok: true, records: 0, problems: [] }, null, 2)}\n`
+          : `${display} does not exist yet: nothing to verify.\n`,
+      );
       return 0;
     }
     if (values.json) io.out(`${JSON.stringify({ path: display, ...report }, null, 2)}\n`);
     else {
       const lines = report.problems.map((p) => `${display}:${p.line}: ${p.kind}: ${p.message}`);
       const failures = report.problems.filter((p) => p.kind !== "legacy").length;
-      lines.push(`${report.records} records; ${failures ? `${failures} problem${failures === 1 ? "" : "s"}` : "no problems"}${report.problems.length > failures ? ` (${report.problems.length - failures} legacy)` : ""}.`);
+      lines.push(
+        `${report.records} records; ${failures ? `${failures} problem${failures === 1 ? "" : "s"}` : "no problems"}${report.problems.length > failures ? ` (${report.problems.length - failures} legacy)` : ""}.`,
+      );
       io.out(`${lines.join("\n")}\n`);
     }
     return report.ok ? 0 : 1;

@@ -21,7 +21,9 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
     throw new CliError((e as Error).message, 2);
   }
   if (!found) {
-    throw new CliError(`no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`);
+    throw new CliError(
+      `no workspace found: no ${INTENTS_FILE} in ${io.cwd} or above, and not inside a git repository; run from your project or pass --root DIR`,
+    );
   }
   const texts = readRuleFiles(found.root);
   const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(found!.root, text));

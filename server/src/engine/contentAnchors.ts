@@ -47,7 +47,7 @@ type Result = (LineAttribution | undefined)[];
 
 function attributeFile(view: FileView, entry: TraceEntry, result: Result): void {
   const check = hashCheck(entry.contentHash);
-  if (check && check(view.fileHash())) claim(result, 0, view.length, { entry, exact: true, anchor: "file" });
+  if (check?.(view.fileHash())) claim(result, 0, view.length, { entry, exact: true, anchor: "file" });
 }
 
 function attributeRange(view: FileView, entry: TraceEntry, result: Result): void {
@@ -167,7 +167,7 @@ type HashCheck = (computed: string) => boolean;
  * as a prefix.
  */
 function hashCheck(recorded: string | undefined): HashCheck | undefined {
-  if (!recorded || !recorded.startsWith(HASH_PREFIX)) return undefined;
+  if (!recorded?.startsWith(HASH_PREFIX)) return undefined;
   const hex = recorded.slice(HASH_PREFIX.length).toLowerCase();
   if (!/^[0-9a-f]{8,64}$/.test(hex)) return undefined;
   const want = HASH_PREFIX + hex;
@@ -190,7 +190,8 @@ class FileView {
   }
 
   fileHash(): string {
-    return (this.fileHashValue ??= contentHash(this.normalized));
+    this.fileHashValue ??= contentHash(this.normalized);
+    return this.fileHashValue;
   }
 
   rangeHash(start: number, length: number): string {
@@ -198,7 +199,8 @@ class FileView {
   }
 
   lineHashes(): string[] {
-    return (this.hashes ??= this.normalized.map(lineHash));
+    this.hashes ??= this.normalized.map(lineHash);
+    return this.hashes;
   }
 
   /** Line hash → 0-based positions, ascending. */

@@ -86,7 +86,10 @@ export function buildIntentContext(input: ContextInput): ContextResult {
   const xml = [
     open,
     head,
-    section("related_specs", input.specs.map((_, i) => (withExcerpt[i] ? specFull[i]! : specRef[i]!))),
+    section(
+      "related_specs",
+      input.specs.map((_, i) => (withExcerpt[i] ? specFull[i]! : specRef[i]!)),
+    ),
     section("related_files", files.slice(0, keepFiles)),
     section("recent_traces", traces.slice(0, keepTraces)),
     omittedNote(omitted.traces, omitted.specExcerpts, omitted.files),

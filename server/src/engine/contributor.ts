@@ -1,4 +1,3 @@
-
 /*
  * Which model wrote an agent's change (docs/LEDGER.md, `contributor.model_id`), named the models.dev way:
  * `provider/model`. One resolution for every agent door, and the one normalization `intent migrate` applies
@@ -38,6 +37,9 @@ export function personOf(identity: Identity, git: { name?: string; email?: strin
 
 /** A configured value as it can be shown on one line: trimmed, no control characters, bounded. */
 function clean(value: string | undefined): string | undefined {
-  const v = value?.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200);
+  const v = value
+    ?.replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, 200);
   return v || undefined;
 }

@@ -81,7 +81,8 @@ export function matchLines(oldLines: readonly string[], newLines: readonly strin
   let head = 0;
   while (head < oldExact.length && head < newExact.length && oldExact[head] === newExact[head]) head++;
   let tail = 0;
-  while (tail < oldExact.length - head && tail < newExact.length - head && oldExact[oldExact.length - 1 - tail] === newExact[newExact.length - 1 - tail]) tail++;
+  while (tail < oldExact.length - head && tail < newExact.length - head && oldExact[oldExact.length - 1 - tail] === newExact[newExact.length - 1 - tail])
+    tail++;
   if (head) out.push({ oldStart: oLo, newStart: nLo, length: head });
   const n = oldExact.length - head - tail;
   const m = newExact.length - head - tail;
@@ -153,15 +154,7 @@ function weightedAlign(oldExact: readonly string[], newExact: readonly string[],
  * then a Myers diff of the middle, or (when that is too costly) lines unique on both sides as anchors with
  * the regions between them compared recursively, as patience diff does. Lines that match nothing are changed.
  */
-export function matchRegion(
-  oldKeys: readonly string[],
-  newKeys: readonly string[],
-  oLo: number,
-  oHi: number,
-  nLo: number,
-  nHi: number,
-  out: Segment[],
-): void {
+export function matchRegion(oldKeys: readonly string[], newKeys: readonly string[], oLo: number, oHi: number, nLo: number, nHi: number, out: Segment[]): void {
   let head = 0;
   while (oLo + head < oHi && nLo + head < nHi && oldKeys[oLo + head] === newKeys[nLo + head]) head++;
   let tail = 0;
@@ -370,7 +363,11 @@ export function changeFromEdits(before: string, after: string, edits: readonly S
 }
 
 /** The change made by replacements at known places: lines outside them carried as they are, lines inside diffed. */
-function replacementChange(before: string, after: string, replacements: readonly { offset: number; oldLength: number; newOffset: number; newLength: number }[]): LineChange {
+function replacementChange(
+  before: string,
+  after: string,
+  replacements: readonly { offset: number; oldLength: number; newOffset: number; newLength: number }[],
+): LineChange {
   const oldLines = before === "" ? [] : textLines(before);
   const newLines = after === "" ? [] : textLines(after);
   const oldStarts = lineStarts(before);

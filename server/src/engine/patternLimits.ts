@@ -38,10 +38,12 @@ export function patternCostProblem(pattern: string, opts: { braces: boolean }): 
       return `${shown} has ${wildcards} wildcards in one path segment (${JSON.stringify(seg)}); at most ${MAX_WILDCARDS_PER_SEGMENT} keep matching fast: use \`**\` or split the pattern in two`;
     }
   }
-  if (globstars > MAX_GLOBSTARS) return `${shown} has ${globstars} \`**\` segments; at most ${MAX_GLOBSTARS} (and a trailing \`/**\`) keep matching fast: split the pattern in two`;
+  if (globstars > MAX_GLOBSTARS)
+    return `${shown} has ${globstars} \`**\` segments; at most ${MAX_GLOBSTARS} (and a trailing \`/**\`) keep matching fast: split the pattern in two`;
   if (opts.braces) {
     const alternatives = braceExpansionSize(pattern);
-    if (alternatives > MAX_BRACE_EXPANSION) return `${shown} expands to ${alternatives > 1e9 ? "over a billion" : alternatives} alternatives through its braces; at most ${MAX_BRACE_EXPANSION}: list the alternatives you need as separate patterns`;
+    if (alternatives > MAX_BRACE_EXPANSION)
+      return `${shown} expands to ${alternatives > 1e9 ? "over a billion" : alternatives} alternatives through its braces; at most ${MAX_BRACE_EXPANSION}: list the alternatives you need as separate patterns`;
   }
   return undefined;
 }

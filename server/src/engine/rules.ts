@@ -26,7 +26,12 @@ export interface Rules {
 }
 
 /** `load` reads the intents file's text; the doors that know the workspace pass the cached loader. */
-export function buildRules(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}, lastGood?: Catalogue, load: (text: string) => LoadResult = loadIntents): Rules {
+export function buildRules(
+  texts: RuleFileTexts,
+  clientSettings: Partial<Settings> = {},
+  lastGood?: Catalogue,
+  load: (text: string) => LoadResult = loadIntents,
+): Rules {
   const intentsText = texts[INTENTS_FILE];
   const intents = intentsText === undefined ? { catalogue: emptyCatalogue, problems: [], hasErrors: false } : load(intentsText);
   const config = texts[CONFIG_FILE] === undefined ? { values: {}, problems: [] } : parseConfig(texts[CONFIG_FILE]!);

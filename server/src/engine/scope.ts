@@ -2,7 +2,7 @@
  * Scope globs (README "What it reads and writes"): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
  * A glob without wildcards also owns everything below it, as a directory name does in CODEOWNERS.
  */
-import { escape, Minimatch } from "minimatch";
+import { escape as escapeGlob, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
 import { patternCostProblem } from "./patternLimits";
 
@@ -45,7 +45,7 @@ export function normalizeGlob(glob: string): string {
  * magic characters are wrapped in a class (`[[]`), because normalizeGlob reads backslashes as separators.
  */
 export function pathToGlob(path: string): string {
-  return escape(path, { windowsPathsNoEscape: true });
+  return escapeGlob(path, { windowsPathsNoEscape: true });
 }
 
 /** Why a glob cannot be used, or undefined when it is fine. */
@@ -88,7 +88,13 @@ const MAGIC = /[*?[\]{}()!+@]/;
 const hasMagic = (g: string) => MAGIC.test(g);
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 /** A glob's literal folders as a path names them (minimatch reads `a//b` as `a/b`). */
-const collapse = (s: string) => (s.includes("//") || s.startsWith("/") ? s.split("/").filter((p) => p !== "").join("/") : s);
+const collapse = (s: string) =>
+  s.includes("//") || s.startsWith("/")
+    ? s
+        .split("/")
+        .filter((p) => p !== "")
+        .join("/")
+    : s;
 
 export interface CompiledScope {
   include: Minimatch[];
@@ -148,7 +154,8 @@ export class ScopeIndex {
 
   /** Intents with an include glob that matches and no exclude that does, in catalogue order. */
   private findOwners(path: string): Intent[] {
-    const c = (this.candidates ??= candidateIndex(this.catalogue));
+    this.candidates ??= candidateIndex(this.catalogue);
+    const c = this.candidates;
     const parts = path.split("/").filter((p) => p !== "");
     const globs: GlobRef[][] = [c.anywhere, c.byName.get(parts[parts.length - 1] ?? "") ?? []];
     for (let n = 1; n <= parts.length; n++) globs.push(c.byPrefix.get(parts.slice(0, n).join("/")) ?? []);

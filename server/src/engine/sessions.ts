@@ -59,7 +59,10 @@ export function asSession(raw: unknown): SessionRecord | undefined {
  * that differ only in unsafe characters, or an id spelled "workspace", never share a file.
  */
 export function sessionFileName(id: string): string {
-  const readable = id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 100);
+  const readable = id
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 100);
   const hash = createHash("sha256").update(id).digest("hex").slice(0, 8);
   return `${readable}.${hash}.json`;
 }

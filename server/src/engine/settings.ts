@@ -16,7 +16,6 @@ export interface ParsedConfig {
   problems: SettingsProblem[];
 }
 
-
 /** Reads config.jsonc. A malformed file yields problems with offsets and whatever values are sound. */
 export function parseConfig(original: string): ParsedConfig {
   // a byte-order mark is not JSON, but editors on Windows write one: read it as the space it displays as
@@ -39,7 +38,10 @@ export function parseConfig(original: string): ParsedConfig {
   // Offsets of individual keys are not needed to be useful: name the key, point at the file start.
   return {
     values,
-    problems: [...problems, ...issues.map((message) => ({ message: `config.jsonc: ${message}`, span: atPattern.get(message) ?? locateKey(text, message) ?? whole }))],
+    problems: [
+      ...problems,
+      ...issues.map((message) => ({ message: `config.jsonc: ${message}`, span: atPattern.get(message) ?? locateKey(text, message) ?? whole })),
+    ],
   };
 }
 
@@ -127,7 +129,11 @@ function conforms(schema: SettingSchema, v: unknown): boolean {
       const props = schema.properties ?? {};
       if ((schema.required ?? []).some((k) => o[k] === undefined)) return false;
       return Object.entries(o).every(([k, x]) =>
-        Object.hasOwn(props, k) ? conforms(props[k]!, x) : typeof schema.additionalProperties === "object" ? conforms(schema.additionalProperties, x) : schema.additionalProperties !== false,
+        Object.hasOwn(props, k)
+          ? conforms(props[k]!, x)
+          : typeof schema.additionalProperties === "object"
+            ? conforms(schema.additionalProperties, x)
+            : schema.additionalProperties !== false,
       );
     }
   }

@@ -78,11 +78,13 @@ function relatedFiles(root: string, rules: Rules, intent: Intent, ledger: Worksp
   } catch {
     /* not a repository: the ledger's files are all we know */
   }
-  const inScope = tracked.filter((p) => !seen.has(p) && rules.scopes.owns(intent, p)).sort().slice(0, MAX_SCOPE_FILES);
+  const inScope = tracked
+    .filter((p) => !seen.has(p) && rules.scopes.owns(intent, p))
+    .sort()
+    .slice(0, MAX_SCOPE_FILES);
   return [...touched, ...inScope.map((path) => ({ path, edits: 0 }))];
 }
 
 function intentTraces(ledger: WorkspaceLedger, intentId: string): TraceEntry[] {
   return ledger.filesFor(intentId).flatMap((p) => ledger.entriesFor(p).filter((e) => e.intentId === intentId));
 }
-

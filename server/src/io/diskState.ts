@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { readRegularText, readRegularTextAsync } from "./regularFiles";
 
@@ -19,7 +19,7 @@ const MISSING: DiskState = { size: -1, mtimeMs: -1, ino: -1, text: undefined };
 
 /** The file's state, reusing `previous` when the stat says nothing changed. */
 export function readDiskState(fsPath: string, previous: DiskState | undefined): DiskState {
-  let st;
+  let st: Stats;
   try {
     st = statSync(fsPath);
   } catch {
@@ -32,7 +32,7 @@ export function readDiskState(fsPath: string, previous: DiskState | undefined): 
 
 /** `readDiskState` without blocking: the read of a large file does not hold up other requests. */
 export async function readDiskStateAsync(fsPath: string, previous: DiskState | undefined): Promise<DiskState> {
-  let st;
+  let st: Stats;
   try {
     st = await stat(fsPath);
   } catch {

@@ -37,7 +37,9 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
         continue;
       }
       if (err.code === "ELOCKED") {
-        throw new LockError(`could not lock ${file}: another process kept ${file}.lock for the whole wait; if no intent-lsp or agent hook is running, remove that directory and retry`);
+        throw new LockError(
+          `could not lock ${file}: another process kept ${file}.lock for the whole wait; if no intent-lsp or agent hook is running, remove that directory and retry`,
+        );
       }
       throw new LockError(`could not lock ${file}: ${err.message}`);
     }
@@ -69,5 +71,5 @@ function retryOptions(r: LockOptions["retries"]): RetryOptions {
 /** The wait before attempt `attempt + 1`, as the `retry` package computes it (exponential, capped, jittered). */
 function backoff(r: RetryOptions, attempt: number): number {
   const random = r.randomize ? Math.random() + 1 : 1;
-  return Math.min(Math.round(random * Math.max(r.minTimeout, 1) * Math.pow(r.factor, attempt)), r.maxTimeout);
+  return Math.min(Math.round(random * Math.max(r.minTimeout, 1) * r.factor ** attempt), r.maxTimeout);
 }

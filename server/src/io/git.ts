@@ -143,7 +143,6 @@ function wholeFileAdded(root: string, path: string): FileDiff {
   return { path, status: "added", binary: false, lines: lineNumbers(bytes.toString("utf8")), removed: [] };
 }
 
-
 /** 1..n for the lines of a text as blame counts them (`textLines`); an empty file has none. */
 function lineNumbers(text: string): number[] {
   return text === "" ? [] : textLines(text).map((_, i) => i + 1);
@@ -187,7 +186,10 @@ export function parseRawPatch(output: string): FileDiff[] {
   }
   const owner: number[] = sectionsOf.flatMap((n, i) => Array<number>(n).fill(i));
   const sections = readPatchSections(output.slice(at), files, owner);
-  if (sections !== owner.length) throw new GitError(`git diff gave ${sections} patch sections for ${files.length} files (${owner.length} expected); run it again, or report this with the output of \`git diff --raw\``);
+  if (sections !== owner.length)
+    throw new GitError(
+      `git diff gave ${sections} patch sections for ${files.length} files (${owner.length} expected); run it again, or report this with the output of \`git diff --raw\``,
+    );
   return files;
 }
 
@@ -215,7 +217,8 @@ function readPatchSections(patch: string, files: FileDiff[], owner: readonly num
     }
     const current = files[owner[section] ?? -1];
     if (!current) continue;
-    if (line.startsWith("deleted file mode ")) wholeDeletion = true; // a deletion, or the old half of a type change
+    if (line.startsWith("deleted file mode "))
+      wholeDeletion = true; // a deletion, or the old half of a type change
     else if (line.startsWith("Binary files ")) current.binary = true;
     else {
       const m = HUNK.exec(line);

@@ -9,9 +9,15 @@ import { appendOwnFile, readOwnFile } from "./ownFiles";
  */
 export function addToIntentIgnore(root: string, path: string): boolean {
   // a line break would add a pattern of its own; `..` or an absolute path would not be a workspace path
-  if (!isSafeRelative(path)) throw new Error(`${JSON.stringify(path)} cannot be added to ${ROOT_IGNORE_FILE}: it must be a workspace-relative path without "..", control characters or line breaks`);
+  if (!isSafeRelative(path))
+    throw new Error(
+      `${JSON.stringify(path)} cannot be added to ${ROOT_IGNORE_FILE}: it must be a workspace-relative path without "..", control characters or line breaks`,
+    );
   // gitignore syntax: magic characters escaped, and trailing spaces too (gitignore would drop them)
-  const line = `/${path.replace(/^\/+/, "").replace(/([*?[\]!#\\])/g, "\\$1").replace(/ +$/, (spaces) => spaces.replace(/ /g, "\\ "))}`;
+  const line = `/${path
+    .replace(/^\/+/, "")
+    .replace(/([*?[\]!#\\])/g, "\\$1")
+    .replace(/ +$/, (spaces) => spaces.replace(/ /g, "\\ "))}`;
   const current = readOwnFile(root, ROOT_IGNORE_FILE) ?? "";
   if (current.split(/\r?\n/).includes(line)) return false;
   const sep = current === "" || current.endsWith("\n") ? "" : "\n";

@@ -150,7 +150,8 @@ export function writeLanding(spelling: string): Landing {
     try {
       st = lstatSync(next);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fails(`a folder on the way to ${spelling} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        return fails(`a folder on the way to ${spelling} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
       // a folder a link leads to is not created by the write: the kernel stops there
       if (viaLink && !last && !created.has(next)) return fails(`${spelling} goes through a symbolic link to a folder that does not exist`);
       missing = [name];

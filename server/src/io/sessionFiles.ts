@@ -64,4 +64,3 @@ export function listSessions(root: string): SessionRecord[] {
 export function pruneDeadSessions(root: string, now = Date.now()): void {
   for (const s of listSessions(root)) if (isPrunable(s, now)) removeSession(root, s.id);
 }
-

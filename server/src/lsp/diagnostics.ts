@@ -60,13 +60,27 @@ export function intentFileDiagnostics(settings: Settings, problems: readonly Pro
 export function configDiagnostics(settings: Settings, text: string, problems: readonly SettingsProblem[]): Diagnostic[] {
   const starts = lineStarts(text);
   return problems
-    .map((p) => makeDiagnostic(settings, "settings-invalid", { start: positionAt(starts, p.span.start, text), end: positionAt(starts, Math.max(p.span.start, p.span.end), text) }, p.message))
+    .map((p) =>
+      makeDiagnostic(
+        settings,
+        "settings-invalid",
+        { start: positionAt(starts, p.span.start, text), end: positionAt(starts, Math.max(p.span.start, p.span.end), text) },
+        p.message,
+      ),
+    )
     .filter((d): d is Diagnostic => !!d);
 }
 
 /** One `ledger-unreadable` per unreadable line, in the ledger file itself. */
 export function ledgerDiagnostics(settings: Settings, ledgerPath: string, lines: readonly { line: number; message: string }[]): Diagnostic[] {
   return lines
-    .map((u) => makeDiagnostic(settings, "ledger-unreadable", { start: { line: u.line - 1, character: 0 }, end: { line: u.line - 1, character: 0 } }, `${ledgerPath}:${u.line}: ${u.message} (skipped; the line is left as it is)`))
+    .map((u) =>
+      makeDiagnostic(
+        settings,
+        "ledger-unreadable",
+        { start: { line: u.line - 1, character: 0 }, end: { line: u.line - 1, character: 0 } },
+        `${ledgerPath}:${u.line}: ${u.message} (skipped; the line is left as it is)`,
+      ),
+    )
     .filter((d): d is Diagnostic => !!d);
 }

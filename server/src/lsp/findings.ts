@@ -31,7 +31,12 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
   if (disk === doc.diskHash || disk === fileHash(doc.doc.getText())) return undefined;
   const writer = newestOf(ctx.ledger.entriesFor(path).filter((e) => e.postHash === disk));
   const by = writer ? ` by ${contributorText(writer)} under ${intentTitle(writer.intentId, ctx.rules.catalogue)} at ${writer.timestamp}` : "";
-  return makeDiagnostic(ctx.rules.settings, "stale-file", LINE0, `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`);
+  return makeDiagnostic(
+    ctx.rules.settings,
+    "stale-file",
+    LINE0,
+    `${path} changed on disk after it was loaded here${by}. Saving will overwrite that change; reload the file first.`,
+  );
 }
 
 /**
@@ -77,7 +82,14 @@ export function savedLineDiagnostics(doc: TrackedDocument): Diagnostic[] {
     for (const block of doc.edits.currentBlocks(f.startLine - 1, f.endLine - 1)) {
       const range = { start: { line: block.start, character: 0 }, end: { line: block.end, character: doc.lineText(block.end).length } };
       const d = makeDiagnostic(doc.ctx.rules.settings, f.code, range, f.message);
-      const data: SavedFindingData = { path: doc.path, hash: saved.hash, startLine: f.startLine, endLine: f.endLine, ...(f.recordId ? { recordId: f.recordId } : {}), ...(f.intentId ? { intentId: f.intentId } : {}) };
+      const data: SavedFindingData = {
+        path: doc.path,
+        hash: saved.hash,
+        startLine: f.startLine,
+        endLine: f.endLine,
+        ...(f.recordId ? { recordId: f.recordId } : {}),
+        ...(f.intentId ? { intentId: f.intentId } : {}),
+      };
       if (d) out.push({ ...d, data });
     }
   }
@@ -105,10 +117,20 @@ export function claimedElsewhere(doc: TrackedDocument, sessions: readonly Sessio
     if (s.id === ctx.session.id || !isLiveSession(s, now)) continue;
     const label = `${s.client} session ${s.id}`;
     if (s.dirtyFiles?.includes(path)) {
-      return makeDiagnostic(ctx.rules.settings, "claimed-elsewhere", LINE0, `${path} has unsaved edits in another ${label} (last seen ${s.heartbeat}). Coordinate before saving.`);
+      return makeDiagnostic(
+        ctx.rules.settings,
+        "claimed-elsewhere",
+        LINE0,
+        `${path} has unsaved edits in another ${label} (last seen ${s.heartbeat}). Coordinate before saving.`,
+      );
     }
     if (myIntent && (s.intent === myIntent || s.workingOn?.includes(myIntent)) && doc.edits.isEdited()) {
-      return makeDiagnostic(ctx.rules.settings, "claimed-elsewhere", LINE0, `${myIntent} is held by another ${label} (last seen ${s.heartbeat}). Coordinate so you do not overwrite each other.`);
+      return makeDiagnostic(
+        ctx.rules.settings,
+        "claimed-elsewhere",
+        LINE0,
+        `${myIntent} is held by another ${label} (last seen ${s.heartbeat}). Coordinate so you do not overwrite each other.`,
+      );
     }
   }
   return undefined;

@@ -21,7 +21,12 @@ export class SessionSync {
   /** Announces every session now and keeps them alive. */
   start(): void {
     for (const ctx of this.workspaces.all()) ctx.heartbeat();
-    this.timer = setInterval(this.guard("heartbeat", () => this.workspaces.all().forEach((c) => c.heartbeat())), HEARTBEAT_MS);
+    this.timer = setInterval(
+      this.guard("heartbeat", () => {
+        for (const c of this.workspaces.all()) c.heartbeat();
+      }),
+      HEARTBEAT_MS,
+    );
     this.timer.unref();
   }
 

@@ -14,7 +14,8 @@ export function editorSettings(raw: unknown): { values: Partial<Settings>; issue
   const kept: Partial<Settings> = {};
   for (const [key, value] of Object.entries(values) as [keyof Settings, never][]) {
     if (EDITOR_KEYS.has(key)) kept[key] = value;
-    else issues.push(`"${key}" is a workspace rule: set it in .orchestration/config.jsonc, where the agent hooks and \`intent check\` see it too (ignored here).`);
+    else
+      issues.push(`"${key}" is a workspace rule: set it in .orchestration/config.jsonc, where the agent hooks and \`intent check\` see it too (ignored here).`);
   }
   return { values: kept, issues };
 }

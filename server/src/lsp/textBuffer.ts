@@ -49,7 +49,10 @@ export class TextBuffer {
 
   /** The whole text, or the text of a range (clamped). */
   getText(range?: Range): string {
-    if (!range) return (this.joined ??= this.join(0, this.lines.length));
+    if (!range) {
+      this.joined ??= this.join(0, this.lines.length);
+      return this.joined;
+    }
     const start = this.clamp(range.start);
     const end = this.clamp(range.end);
     if (start.line === end.line) return this.lines[start.line]!.slice(start.character, end.character);
@@ -94,7 +97,10 @@ export class TextBuffer {
     }
     const [newLines, newEols] = splitWithTerminators(region);
     // the region ended the text without a terminator when it ended at the last line
-    if (newEols[newEols.length - 1] === "" && end.line < this.lines.length - 1) newLines.pop(), newEols.pop();
+    if (newEols[newEols.length - 1] === "" && end.line < this.lines.length - 1) {
+      newLines.pop();
+      newEols.pop();
+    }
     const count = end.line - start.line + 1;
     const oldLines = this.lines.slice(start.line, start.line + count);
     const removedLength = this.spanLength(start.line, count);

@@ -29,7 +29,12 @@ export async function codexHook(payload: unknown, henv: HookEnvironment): Promis
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   const tool = str(p["tool_name"]) ?? "";
   const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
-  return { tool, call: codexCall(tool, input, cwd, env["HOME"]), ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}), model: { reported: str(p["model"]), env, defaultProvider: "openai" } };
+  return {
+    tool,
+    call: codexCall(tool, input, cwd, env["HOME"]),
+    ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}),
+    model: { reported: str(p["model"]), env, defaultProvider: "openai" },
+  };
 }
 
 /** `home`: Codex's tools expand a leading `~` to the home folder, so its paths are read the same way. */

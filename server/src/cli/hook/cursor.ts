@@ -4,7 +4,16 @@
  * messages are also given under the snake_case names newer Cursor documentation uses; Cursor ignores keys it
  * does not know, so either reading gets them.
  */
-import { afterWrite, beforeShell, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
+import {
+  afterWrite,
+  beforeShell,
+  beforeToolUse,
+  openAgentWorkspace,
+  sessionEnded,
+  type HookEnvironment,
+  type HookSession,
+  afterShell,
+} from "../../io/agent/events";
 import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
@@ -33,7 +42,12 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
       // the one shell event pair that brackets the command: preToolUse(Shell) may snapshot too, but only
       // this event records, so the command is recorded once
       const command = str(p["command"]) ?? "";
-      const said = await afterShell(openAgentWorkspace(henv, session), henv, { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } }, session);
+      const said = await afterShell(
+        openAgentWorkspace(henv, session),
+        henv,
+        { tool: "Shell", command, model: { reported: str(p["model"]), env: henv.env } },
+        session,
+      );
       const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
       if (!text) return jsonAnswer({});
       return { ...jsonAnswer({ agentMessage: text, agent_message: text }), stderr: `${text}\n` };
@@ -59,7 +73,8 @@ async function afterFileEdit(p: Json, henv: HookEnvironment, session: HookSessio
     before: (after) => (edits.length ? undoEdits(after, edits) : undefined),
   });
   const answer = jsonAnswer({});
-  if (outcome?.kind === "unknown-before") answer.stderr = `intent-lsp did not record the edit of ${outcome.path}: which lines it changed cannot be told from this event.\n`;
+  if (outcome?.kind === "unknown-before")
+    answer.stderr = `intent-lsp did not record the edit of ${outcome.path}: which lines it changed cannot be told from this event.\n`;
   return answer;
 }
 

@@ -30,7 +30,10 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   const tool = str(p["tool_name"]) ?? "";
   const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
   const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
-  const edit = tool === "Edit" && typeof input["old_str"] === "string" && typeof input["new_str"] === "string" ? [{ old_string: input["old_str"], new_string: input["new_str"] } as StringEdit] : undefined;
+  const edit =
+    tool === "Edit" && typeof input["old_str"] === "string" && typeof input["new_str"] === "string"
+      ? [{ old_string: input["old_str"], new_string: input["new_str"] } as StringEdit]
+      : undefined;
   return {
     tool,
     call,

@@ -16,7 +16,11 @@ const SHELL_TOOLS = new Set(["run_shell_command"]);
 
 export async function geminiHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"), client: "gemini" };
+  const session: HookSession = {
+    cwd: str(p["cwd"]) ?? process.cwd(),
+    sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"),
+    client: "gemini",
+  };
   return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "BeforeTool", "AfterTool", "SessionEnd"), {
     event: () => toolEvent(p, session.cwd, henv.env),
     decision: decisionAnswer,

@@ -15,7 +15,11 @@ import { absolute, afterTool, beforeTool, denialText, withoutAsk, type PlainDeci
 export async function windsurfHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const info = p["tool_info"] && typeof p["tool_info"] === "object" ? (p["tool_info"] as Json) : {};
-  const session: HookSession = { cwd: str(info["cwd"]) ?? process.cwd(), sessionId: agentSessionId("windsurf", str(p["trajectory_id"]) ?? "unknown"), client: "windsurf" };
+  const session: HookSession = {
+    cwd: str(info["cwd"]) ?? process.cwd(),
+    sessionId: agentSessionId("windsurf", str(p["trajectory_id"]) ?? "unknown"),
+    client: "windsurf",
+  };
   const model = { reported: str(p["model_name"]), env: henv.env };
   const action = str(p["agent_action_name"]);
   switch (action) {

@@ -27,5 +27,8 @@ export function deny(code: DenyCode, reason: string): GateDecision {
 /** Why a hook failed, as a denial: an error must never turn into "allow". */
 export function internalErrorDecision(err: unknown): GateDecision {
   const message = err instanceof Error ? err.message : String(err);
-  return deny("internal-error", `intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`);
+  return deny(
+    "internal-error",
+    `intent-lsp's hook failed (${message}), so the call is denied to be safe. Ask the user to run \`intent status\` in the workspace to see what is wrong.`,
+  );
 }

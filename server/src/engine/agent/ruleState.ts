@@ -28,8 +28,10 @@ export function ruleChanges(before: RuleState, after: RuleState): string[] {
     const statuses = file.endsWith("active_intents.yaml") ? statusChanges(before.statuses, after.statuses) : [];
     out.push(`${file} ${how}${statuses.length ? ` (${statuses.join(", ")})` : ""}`);
   }
-  if (before.workspaceSelection !== after.workspaceSelection) out.push(`the workspace selection changed (${said(before.workspaceSelection)} → ${said(after.workspaceSelection)})`);
-  if (before.sessionSelection !== after.sessionSelection) out.push(`this session's selection changed (${said(before.sessionSelection)} → ${said(after.sessionSelection)})`);
+  if (before.workspaceSelection !== after.workspaceSelection)
+    out.push(`the workspace selection changed (${said(before.workspaceSelection)} → ${said(after.workspaceSelection)})`);
+  if (before.sessionSelection !== after.sessionSelection)
+    out.push(`this session's selection changed (${said(before.sessionSelection)} → ${said(after.sessionSelection)})`);
   return out;
 }
 

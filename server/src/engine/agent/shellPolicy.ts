@@ -19,7 +19,10 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(mv|cp|install|ln|rsync|dd|touch|mkdir|chmod|chown)(\s|$)/, "creates, moves or changes files"],
   [/(^|[\s;&|(`])tee(\s|$)/, "writes a file with tee"],
   [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
-  [/(^|[\s;&|(`])git\s+(checkout|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm)(\s|$)/, "rewrites the working tree with git"],
+  [
+    /(^|[\s;&|(`])git\s+(checkout|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm)(\s|$)/,
+    "rewrites the working tree with git",
+  ],
   [/(^|[\s;&|(`])((patch|unzip)(\s|$)|tar\s+(-?[a-zA-Z]*x|--extract))/, "unpacks or patches files"],
   [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
   [/\b(writeFile|open\([^)]*['"][wa]['"])/, "writes files from a script"],
@@ -56,15 +59,92 @@ const WRITING_SUBCOMMANDS = new Set(["init", "select", "start", "complete", "blo
 const CLI_NAME = /^(intent|intent-cli\.[cm]?js)$/;
 const LAUNCHER_NAME = /^cli\.[cm]?js$/;
 /** Words that run the program after them: `npx intent`, `env X=1 intent`, `node dist/cli.js`, `sudo -E intent`. */
-const RUNNERS = new Set(["env", "sudo", "doas", "command", "exec", "time", "nice", "nohup", "timeout", "stdbuf", "xargs", "npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun", "dlx", "x", "node", "nodejs", "tsx", "ts-node", "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "builtin"]);
+const RUNNERS = new Set([
+  "env",
+  "sudo",
+  "doas",
+  "command",
+  "exec",
+  "time",
+  "nice",
+  "nohup",
+  "timeout",
+  "stdbuf",
+  "xargs",
+  "npx",
+  "pnpx",
+  "bunx",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "dlx",
+  "x",
+  "node",
+  "nodejs",
+  "tsx",
+  "ts-node",
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "eval",
+  "builtin",
+]);
 /** Programs that only read the files they are given (no in-place option among those we let through). */
-const READERS = new Set(["cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ls", "wc", "diff", "cmp", "stat", "file", "jq", "tree", "du", "echo", "printf", "test", "[", "true", "cd", "pwd", "find", "md5sum", "sha1sum", "sha256sum", "xxd", "hexdump", "od", "basename", "dirname", "realpath", "readlink", "which", "type", "bat", "git", "intent"]);
+const READERS = new Set([
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ls",
+  "wc",
+  "diff",
+  "cmp",
+  "stat",
+  "file",
+  "jq",
+  "tree",
+  "du",
+  "echo",
+  "printf",
+  "test",
+  "[",
+  "true",
+  "cd",
+  "pwd",
+  "find",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "xxd",
+  "hexdump",
+  "od",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "which",
+  "type",
+  "bat",
+  "git",
+  "intent",
+]);
 /** git subcommands that leave the working tree as it is. */
 const GIT_READERS = new Set(["status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "cat-file", "grep", "add", "commit"]);
 /** `find` options that write or run a command. */
 const FIND_WRITES = /(^|\s)-(delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)(\s|$)/;
 /** The files the rules live in, as a command may name them (also from inside `.orchestration/` after a `cd`). */
-const RULE_PATHS = /(^|[\s'"=<>|;&(`:/])(\.orchestration(\/|\s|$|['";&|)`])|\.intentignore\b|active_intents\.ya?ml\b|agent_trace\.jsonl\b|config\.jsonc\b|\.sessions(\/|\b))/;
+const RULE_PATHS =
+  /(^|[\s'"=<>|;&(`:/])(\.orchestration(\/|\s|$|['";&|)`])|\.intentignore\b|active_intents\.ya?ml\b|agent_trace\.jsonl\b|config\.jsonc\b|\.sessions(\/|\b))/;
 
 /** What a command does to the rules, as a clause ("runs `intent start`"), or undefined when it leaves them alone. */
 function changesRules(command: string): string | undefined {
@@ -116,7 +196,12 @@ function cliCall(words: readonly string[]): string | undefined {
     return sub;
   }
   // cli.js is a common name and `$X` could be anything: they count when they run one of our writing commands
-  if ((LAUNCHER_NAME.test(name) || name.startsWith("$")) && sub !== undefined && (WRITING_SUBCOMMANDS.has(sub) || sub.startsWith("$") || (sub === "doctor" && words.includes("--fix")))) return sub;
+  if (
+    (LAUNCHER_NAME.test(name) || name.startsWith("$")) &&
+    sub !== undefined &&
+    (WRITING_SUBCOMMANDS.has(sub) || sub.startsWith("$") || (sub === "doctor" && words.includes("--fix")))
+  )
+    return sub;
   return undefined;
 }
 

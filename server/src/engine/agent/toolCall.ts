@@ -11,7 +11,7 @@ export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */
   | { kind: "write"; filePath: string; expectedHash?: string; otherPaths?: string[] }
   /** A tool known to write files, called without naming one: denied, there is nothing to check. */
-  | { kind: "write-without-path"; tool: string; /** Why its files cannot be named, when more is known than "no path". */ why?: string }
+  | { kind: "write-without-path"; tool: string /** Why its files cannot be named, when more is known than "no path". */; why?: string }
   /** A shell command: the shell policy decides (its files are only known after it ran). */
   | { kind: "shell"; command: string }
   /** Reads only, or names no file: not the gate's business. */
@@ -57,11 +57,37 @@ const SHELLS = new Set(["bash", "shell", "terminal", "run_terminal_cmd", "run_co
  * `filename`, `uri`, …), in this order; only when none of them names a file, any other key whose name ends
  * in path, file or uri.
  */
-const PATH_KEYS = ["filepath", "notebookpath", "targetfile", "path", "relativepath", "pathinproject", "absolutepath", "filename", "file", "targetpath", "source", "sourcepath", "destination", "destinationpath", "dest", "oldpath", "newpath", "uri", "fileuri"];
+const PATH_KEYS = [
+  "filepath",
+  "notebookpath",
+  "targetfile",
+  "path",
+  "relativepath",
+  "pathinproject",
+  "absolutepath",
+  "filename",
+  "file",
+  "targetpath",
+  "source",
+  "sourcepath",
+  "destination",
+  "destinationpath",
+  "dest",
+  "oldpath",
+  "newpath",
+  "uri",
+  "fileuri",
+];
 const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edits"];
 /** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
 const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris"]);
-const lastWord = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[_\-\s]+/).filter(Boolean).pop() ?? "";
+const lastWord = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[_\-\s]+/)
+    .filter(Boolean)
+    .pop() ?? "";
 /** Inputs that carry changes without naming their files in a field: a patch or diff to apply. */
 const PATCH_KEYS = ["patch", "diff", "input"] as const;
 /** A tool name that says it changes files: a verb of change and a word for a file (`replace_file_text_by_path`). */

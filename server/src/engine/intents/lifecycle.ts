@@ -78,7 +78,14 @@ export function selectRefusal(id: string, status: IntentStatus | undefined, star
   if (status === undefined) return unknownIntent(id);
   const how = selectMove(status);
   if (how === "select" || (how && start)) return undefined;
-  if (how) return { reason: `${id} is ${status}`, next: [{ kind: "select", id, start: how }, { kind: "move", id, from: status, to: "IN_PROGRESS" }] };
+  if (how)
+    return {
+      reason: `${id} is ${status}`,
+      next: [
+        { kind: "select", id, start: how },
+        { kind: "move", id, from: status, to: "IN_PROGRESS" },
+      ],
+    };
   return { reason: `${id} is ${status}: its work is closed, so it cannot be selected or started again`, next: closedNext(id, status) };
 }
 
@@ -91,7 +98,9 @@ export function moveRefusal(id: string, status: IntentStatus | undefined, to: In
   if (status === to) return { reason, next: to === "IN_PROGRESS" ? [{ kind: "select", id }] : [{ kind: "list" }] };
   if (status === "COMPLETE" || status === "ARCHIVED") return { reason, next: closedNext(id, status) };
   // work not in progress (pending, blocked) reaches any other status through IN_PROGRESS
-  const through = TRANSITIONS[status].map((next) => ({ kind: "move" as const, id, from: status, to: next })).filter((s) => s.to === "IN_PROGRESS" || s.to === to);
+  const through = TRANSITIONS[status]
+    .map((next) => ({ kind: "move" as const, id, from: status, to: next }))
+    .filter((s) => s.to === "IN_PROGRESS" || s.to === to);
   return { reason, next: through.length ? through : [{ kind: "list" }] };
 }
 

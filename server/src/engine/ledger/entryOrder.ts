@@ -45,7 +45,15 @@ const two = (s: string, i: number) => digit(s, i) * 10 + digit(s, i + 1);
  */
 export function isoTime(s: string): number {
   const n = s.length;
-  if ((n === 20 || n === 24) && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && s.charCodeAt(10) === 84 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58 && s.charCodeAt(n - 1) === 90) {
+  if (
+    (n === 20 || n === 24) &&
+    s.charCodeAt(4) === 45 &&
+    s.charCodeAt(7) === 45 &&
+    s.charCodeAt(10) === 84 &&
+    s.charCodeAt(13) === 58 &&
+    s.charCodeAt(16) === 58 &&
+    s.charCodeAt(n - 1) === 90
+  ) {
     if (n === 24 && s.charCodeAt(19) !== 46) return Date.parse(s);
     for (const i of n === 24 ? DIGITS_MS : DIGITS) {
       const d = digit(s, i);

@@ -7,7 +7,18 @@ import { randomUUID } from "node:crypto";
 import { AGENT_TRACE_VERSION, INTENT_URN_PREFIX, METADATA_KEY, MUTATION_CLASSES, SESSION_URN_PREFIX, type TraceRecord } from "@shared/agentTrace";
 import { normalizeModelId } from "../contributor";
 import { bytesHash } from "../hashing";
-import { contributorModel, contributorType, decodeURIComponentSafe, detectDialect, intentIdOf, isObject, str, type Dialect, type JsonObject, SCHEME_OR_DRIVE } from "./read";
+import {
+  contributorModel,
+  contributorType,
+  decodeURIComponentSafe,
+  detectDialect,
+  intentIdOf,
+  isObject,
+  str,
+  type Dialect,
+  type JsonObject,
+  SCHEME_OR_DRIVE,
+} from "./read";
 import { isBlankLine } from "./blankLine";
 
 interface MigrationResult {

@@ -55,7 +55,8 @@ export class MemoryRecordLines implements RecordLines {
         const c = this.chunks[mid]!;
         if (ref.offset < c.offset) hi = mid - 1;
         else if (ref.offset >= c.offset + c.bytes.length) lo = mid + 1;
-        else return ref.offset + ref.length <= c.offset + c.bytes.length ? c.bytes.subarray(ref.offset - c.offset, ref.offset - c.offset + ref.length) : undefined;
+        else
+          return ref.offset + ref.length <= c.offset + c.bytes.length ? c.bytes.subarray(ref.offset - c.offset, ref.offset - c.offset + ref.length) : undefined;
       }
       return undefined;
     });

@@ -42,7 +42,9 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   const intentId = shared;
   // a first pass checks that nothing here needs the full reader, so that no entry is visited twice
   // (a file whose path is not a workspace path is reported by the full reader)
-  for (const file of files) if (isObject(file) && (!plainFile(file, shared) || pool.path(file["path"] ?? file["relative_path"]) === undefined)) return viaParser(text, lineNumber, pool, visit);
+  for (const file of files)
+    if (isObject(file) && (!plainFile(file, shared) || pool.path(file["path"] ?? file["relative_path"]) === undefined))
+      return viaParser(text, lineNumber, pool, visit);
   // a record claiming more lines than a record may is reported by the full reader
   if (ours && claimsTooMuch(ours, files)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);

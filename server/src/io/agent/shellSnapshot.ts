@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { gitTopLevel, runGit } from "../git";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
@@ -170,7 +170,7 @@ function committedPaths(root: string, view: GitView, from: string, to: string | 
   try {
     return runGit(root, ["diff", "--name-only", "--no-renames", "-z", from, to, "--", "."])
       .split("\0")
-      .filter((p) => p && p.startsWith(view.prefix))
+      .filter((p) => p?.startsWith(view.prefix))
       .map((p) => p.slice(view.prefix.length));
   } catch {
     return [];
@@ -198,9 +198,13 @@ function headBlobs(view: GitView, head: string | undefined, paths: readonly stri
   const out = new Map<string, string | null>();
   if (!paths.length) return out;
   const r = head
-    ? spawnSync("git", ["cat-file", "--batch"], { cwd: view.top, input: paths.map((p) => `${head}:${view.prefix}${p}`).join("\n") + "\n", maxBuffer: 1024 * 1024 * 1024 })
+    ? spawnSync("git", ["cat-file", "--batch"], {
+        cwd: view.top,
+        input: `${paths.map((p) => `${head}:${view.prefix}${p}`).join("\n")}\n`,
+        maxBuffer: 1024 * 1024 * 1024,
+      })
     : undefined;
-  if (!r || r.status !== 0 || !r.stdout) {
+  if (r?.status !== 0 || !r.stdout) {
     for (const p of paths) out.set(p, null); // no HEAD yet: every file was new
     return out;
   }
@@ -236,7 +240,7 @@ interface Read {
  * the hook or read without end); a large file is fingerprinted by size and time without being read.
  */
 function readRegular(abs: string, statOnly = false): Read {
-  let st;
+  let st: Stats;
   try {
     st = lstatSync(abs);
   } catch {

@@ -52,17 +52,32 @@ interface WriteGateResult {
 export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: string): WriteGateResult {
   // a line break or NUL in a path is an accident or an attack: no reader of the ledger would accept the record
   if (CONTROL_CHARS.test(filePath)) {
-    return { decision: deny("bad-path", `${JSON.stringify(filePath)} holds a control character (a line break, tab or NUL); intent-lsp lets agents write only files with plain names, which it can record. Use a plain file name, or ask the user.`) };
+    return {
+      decision: deny(
+        "bad-path",
+        `${JSON.stringify(filePath)} holds a control character (a line break, tab or NUL); intent-lsp lets agents write only files with plain names, which it can record. Use a plain file name, or ask the user.`,
+      ),
+    };
   }
   // `~` is the home folder to a shell and to some agents, a folder named `~` to the file system: the door
   // expands it for an agent known to mean the home folder; any other is not guessed at
   if (!filePath.startsWith("/") && /^~[^/]*(\/|$)/.test(filePath)) {
-    return { decision: deny("bad-path", `${filePath} starts with ~, which this agent may mean as the home folder (outside the workspace) or as a folder named ~; intent-lsp does not guess. Give the path absolute or relative to the workspace, without ~.`) };
+    return {
+      decision: deny(
+        "bad-path",
+        `${filePath} starts with ~, which this agent may mean as the home folder (outside the workspace) or as a folder named ~; intent-lsp does not guess. Give the path absolute or relative to the workspace, without ~.`,
+      ),
+    };
   }
   // judged where the write really lands: links followed, then `..` (a link inside src/api/ may lead to docs/ or out)
   const where = resolveWorkspaceWrite(ctx.root, filePath);
   if (where.kind === "unresolvable") {
-    return { decision: deny("bad-path", `${filePath} cannot be judged: ${where.reason}. intent-lsp lets agents write only where it can tell the file the write reaches. Use a plain path inside the workspace, or ask the user.`) };
+    return {
+      decision: deny(
+        "bad-path",
+        `${filePath} cannot be judged: ${where.reason}. intent-lsp lets agents write only where it can tell the file the write reaches. Use a plain path inside the workspace, or ask the user.`,
+      ),
+    };
   }
   if (where.kind === "outside") {
     // inside as text, outside in fact: a link took it out (the text's own `..` would have kept it in)
@@ -77,7 +92,13 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   // a FIFO or a device cannot be read to record the write (reading a FIFO blocks until someone writes to it)
   const kind = nonRegularKind(resolve(ctx.root, path));
   if (kind) {
-    return { decision: deny("not-a-regular-file", `${path} is ${kind}, not a regular file; intent-lsp lets agents write only regular files. Ask the user to make this change.`), path };
+    return {
+      decision: deny(
+        "not-a-regular-file",
+        `${path} is ${kind}, not a regular file; intent-lsp lets agents write only regular files. Ask the user to make this change.`,
+      ),
+      path,
+    };
   }
   if (!ctx.rules.intentsFileExists) return { decision: { kind: "none", code: "no-intents-file" }, path };
   // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
@@ -91,7 +112,10 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   if (broken) {
     const code = broken.file === INTENTS_FILE ? "intents-file-broken" : "config-file-broken";
     return {
-      decision: deny(code, `${broken.file}:${broken.line}:${broken.column}: ${sentence(broken.message)} While ${broken.file} has errors every write is denied (fail closed). Ask the user to fix it; \`intent status\` lists every problem.`),
+      decision: deny(
+        code,
+        `${broken.file}:${broken.line}:${broken.column}: ${sentence(broken.message)} While ${broken.file} has errors every write is denied (fail closed). Ask the user to fix it; \`intent status\` lists every problem.`,
+      ),
       path,
     };
   }
@@ -123,12 +147,12 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 
-
 /** A reason to deny when the agent's expected content hash is not the file's current one. */
 function staleness(root: string, path: string, expected: string | undefined): string | undefined {
   if (expected === undefined) return undefined;
   const current = readOptional(resolve(root, path));
-  if (current === undefined) return `${path} no longer exists, but you expected content ${expected}; it was deleted since you read it. Re-read the directory, then decide again.`;
+  if (current === undefined)
+    return `${path} no longer exists, but you expected content ${expected}; it was deleted since you read it. Re-read the directory, then decide again.`;
   const actual = fileHash(current);
   if (actual === expected.trim().toLowerCase()) return undefined;
   return `${path} changed since you read it (expected ${expected}, it is now ${actual}). Re-read the file, then apply your change to what it holds now.`;
@@ -163,4 +187,3 @@ function nextStep(path: string, v: ProblemVerdict, sessionId: string): string {
   }
   return `Next: ${options.join("; or ")}.`;
 }
-

@@ -61,7 +61,15 @@ export function loadIntentsCached(root: string, text: string): LoadResult {
   const result = loadIntents(text);
   parses++;
   const writable = dir ?? workspaceCacheDir(root, { create: true });
-  if (writable) writeCached(root, { format: FORMAT, code: CODE_IDENTITY, key, intents: [...result.catalogue.intents], problems: result.problems, hasErrors: result.hasErrors });
+  if (writable)
+    writeCached(root, {
+      format: FORMAT,
+      code: CODE_IDENTITY,
+      key,
+      intents: [...result.catalogue.intents],
+      problems: result.problems,
+      hasErrors: result.hasErrors,
+    });
   return result;
 }
 

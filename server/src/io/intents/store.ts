@@ -28,7 +28,10 @@ export async function modifyIntentsFile(root: string, basedOn: string | undefine
     const current = readOptional(path);
     if (current === undefined) return { ok: false, reason: `${INTENTS_FILE} does not exist; create it first (see the README).` };
     if (basedOn !== undefined && current !== basedOn) {
-      return { ok: false, reason: `${INTENTS_FILE} changed on disk since it was read (another editor, agent or command wrote it); nothing was written. Reload and try again.` };
+      return {
+        ok: false,
+        reason: `${INTENTS_FILE} changed on disk since it was read (another editor, agent or command wrote it); nothing was written. Reload and try again.`,
+      };
     }
     const result = change(current);
     if (!result.ok) return result;

@@ -105,7 +105,9 @@ async function appendLocked(ledgerFile: string, record: TraceRecord): Promise<Ap
     const bytes = Buffer.from(afterTornLine ? `\n${json}\n` : `${json}\n`, "utf8");
     const { bytesWritten } = await handle.write(bytes, 0, bytes.length);
     if (bytesWritten !== bytes.length) {
-      throw new LedgerAppendError(`short write to ${ledgerFile} (${bytesWritten} of ${bytes.length} bytes; disk full?): the ledger now ends in a torn line, which the next append will step over; free space and record again`);
+      throw new LedgerAppendError(
+        `short write to ${ledgerFile} (${bytesWritten} of ${bytes.length} bytes; disk full?): the ledger now ends in a torn line, which the next append will step over; free space and record again`,
+      );
     }
     await handle.sync();
     return { line: json, prev: tail.prev, offset: size + (afterTornLine ? 1 : 0), afterTornLine };

@@ -35,7 +35,12 @@ export class FileRecordLines implements RecordLines {
         // one read for a run of nearby lines; each line is checked to end where the index says it does
         const first = refs[order[k]!]!;
         let last = k;
-        while (last + 1 < order.length && refs[order[last + 1]!]!.offset - end(refs[order[last]!]!) <= COALESCE_GAP && end(refs[order[last + 1]!]!) - first.offset <= MAX_READ) last++;
+        while (
+          last + 1 < order.length &&
+          refs[order[last + 1]!]!.offset - end(refs[order[last]!]!) <= COALESCE_GAP &&
+          end(refs[order[last + 1]!]!) - first.offset <= MAX_READ
+        )
+          last++;
         // from the byte before the first line (its newline) to the newline after the last
         const from = Math.max(0, first.offset - 1);
         const to = end(refs[order[last]!]!) + 1;
@@ -60,4 +65,3 @@ export class FileRecordLines implements RecordLines {
 function end(ref: LineRef): number {
   return ref.offset + ref.length;
 }
-

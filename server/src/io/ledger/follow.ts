@@ -11,6 +11,7 @@
  *   loads, and progress can be reported.
  */
 import { stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { lineChunks } from "./lineChunks";
 import { fileKind, NotRegularFileError, openRegular } from "../regularFiles";
 
@@ -112,7 +113,7 @@ export class LedgerFollower {
   }
 
   private async pollOnce(onProgress: ProgressCallback | undefined): Promise<PollResult> {
-    let st;
+    let st: Stats;
     try {
       st = await stat(this.file);
     } catch (e) {

@@ -124,7 +124,14 @@ export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): vo
     lastLine: state.lastLine,
     pathBytes: paths.length,
     otherPosts,
-    intents: [...state.intents].map(([id, s]) => [id, [...s.files].map((p) => fileIndex.get(p)!), s.edits, s.lastRecordLine, s.last ? [s.last.offset, s.last.length, s.last.line] : 0, finite(s.lastTime)]),
+    intents: [...state.intents].map(([id, s]) => [
+      id,
+      [...s.files].map((p) => fileIndex.get(p)!),
+      s.edits,
+      s.lastRecordLine,
+      s.last ? [s.last.offset, s.last.length, s.last.line] : 0,
+      finite(s.lastTime),
+    ]),
     unreadable: state.unreadable.map((u) => [u.line, u.message]),
   };
   const json = Buffer.from(JSON.stringify(header), "utf8");
@@ -160,7 +167,13 @@ export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): vo
 
   // the rows, in one pass through a small buffer per column: a million rows need no second copy in memory
   const CHUNK = 8192;
-  const make = [() => new Float64Array(CHUNK), () => new Float64Array(CHUNK), () => new Uint32Array(CHUNK), () => new Uint32Array(CHUNK), () => new Uint32Array(CHUNK)];
+  const make = [
+    () => new Float64Array(CHUNK),
+    () => new Float64Array(CHUNK),
+    () => new Uint32Array(CHUNK),
+    () => new Uint32Array(CHUNK),
+    () => new Uint32Array(CHUNK),
+  ];
   const columns = make.map((m, k) => ({ values: m(), used: 0, position: columnAt(where.rowsAt, n, k, 0), hash: createHash("sha256") }));
   const flush = (c: (typeof columns)[number]) => {
     const bytes = Buffer.from(c.values.buffer, 0, c.used * c.values.BYTES_PER_ELEMENT);
@@ -198,7 +211,13 @@ function rowsChecksum(columnHashes: Buffer[]): Buffer {
 /** The rows' checksum of rows read whole. */
 function rowsChecksumOf(rows: Buffer, n: number): Buffer {
   const bounds = [0, 8 * n, 16 * n, 20 * n, 24 * n, 28 * n];
-  return rowsChecksum(bounds.slice(0, 5).map((from, k) => createHash("sha256").update(rows.subarray(from, bounds[k + 1])).digest()));
+  return rowsChecksum(
+    bounds.slice(0, 5).map((from, k) =>
+      createHash("sha256")
+        .update(rows.subarray(from, bounds[k + 1]))
+        .digest(),
+    ),
+  );
 }
 
 function writeAll(fd: number, bytes: Buffer, position: number): void {
@@ -229,7 +248,7 @@ function decodeFrom(readAt: ReadAt, size: number, whole: boolean): Decoded {
 
 function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
   const pre = readAt(0, PREAMBLE);
-  if (!pre || !pre.subarray(0, 8).equals(MAGIC)) return { problem: "not an index file" };
+  if (!pre?.subarray(0, 8).equals(MAGIC)) return { problem: "not an index file" };
   if (pre.readUInt32LE(8) !== INDEX_FORMAT_VERSION) return { problem: `format version ${pre.readUInt32LE(8)}, not ${INDEX_FORMAT_VERSION}` };
   const jsonLength = pre.readUInt32LE(12);
   const n = pre.readDoubleLE(16);
@@ -242,9 +261,17 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
   const where = sections(jsonLength, n, f, header.pathBytes);
   if (where.end !== size) return torn;
   const meta = readAt(PREAMBLE, where.rowsAt - PREAMBLE);
-  if (!meta || !createHash("sha256").update(meta).digest().equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))) return { problem: "corrupt: its checksum does not match" };
+  if (
+    !meta ||
+    !createHash("sha256")
+      .update(meta)
+      .digest()
+      .equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))
+  )
+    return { problem: "corrupt: its checksum does not match" };
   const rowBytes = whole ? readAt(where.rowsAt, n * ROW_BYTES) : undefined;
-  if (whole && (!rowBytes || !rowsChecksumOf(rowBytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))) return { problem: "corrupt: its checksum does not match" };
+  if (whole && (!rowBytes || !rowsChecksumOf(rowBytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))))
+    return { problem: "corrupt: its checksum does not match" };
 
   const local = (at: number) => at - PREAMBLE;
   const countAt = local(where.filesAt);
@@ -260,7 +287,13 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
     total += counts[i]!;
   }
   if (total !== n) return { problem: "corrupt: its file table does not match its rows" };
-  const paths = f === 0 ? [] : meta.subarray(local(where.pathsAt), local(where.pathsAt) + header.pathBytes).toString("utf8").split("\n");
+  const paths =
+    f === 0
+      ? []
+      : meta
+          .subarray(local(where.pathsAt), local(where.pathsAt) + header.pathBytes)
+          .toString("utf8")
+          .split("\n");
   if (paths.length !== f) return { problem: "corrupt: its file table does not match its header" };
 
   const columns = (bytes: Buffer, rows: number): RowColumns => ({
@@ -275,11 +308,34 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
     paths,
     state: (i): FileState => {
       const kind = meta[kindAt + i];
-      const newestPost = kind === POST_SHA256 ? `sha256:${meta.toString("hex", postAt + i * 32, postAt + i * 32 + 32)}` : kind === POST_NULL ? null : kind === POST_OTHER ? header.otherPosts[i] : undefined;
-      return { path: paths[i]!, savedBase: bases[i]!, savedCount: counts[i]!, first: NONE_ROW, last: NONE_ROW, count: counts[i]!, newestTime: times[i]!, newestPost };
+      const newestPost =
+        kind === POST_SHA256
+          ? `sha256:${meta.toString("hex", postAt + i * 32, postAt + i * 32 + 32)}`
+          : kind === POST_NULL
+            ? null
+            : kind === POST_OTHER
+              ? header.otherPosts[i]
+              : undefined;
+      return {
+        path: paths[i]!,
+        savedBase: bases[i]!,
+        savedCount: counts[i]!,
+        first: NONE_ROW,
+        last: NONE_ROW,
+        count: counts[i]!,
+        newestTime: times[i]!,
+        newestPost,
+      };
     },
     rows: (base, count) => {
-      if (all) return { offset: all.offset.subarray(base, base + count), time: all.time.subarray(base, base + count), length: all.length.subarray(base, base + count), line: all.line.subarray(base, base + count), post: all.post.subarray(base, base + count) };
+      if (all)
+        return {
+          offset: all.offset.subarray(base, base + count),
+          time: all.time.subarray(base, base + count),
+          length: all.length.subarray(base, base + count),
+          line: all.line.subarray(base, base + count),
+          post: all.post.subarray(base, base + count),
+        };
       // one read per column of just this file's rows
       const parts = [0, 1, 2, 3, 4].map((k) => readAt(columnAt(where.rowsAt, n, k, base), count * (k < 2 ? 8 : 4)));
       if (parts.some((p) => !p)) return undefined;
@@ -290,14 +346,21 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
       if (all) return;
       // every row, checked (before the index is saved again, say)
       const bytes = readAt(where.rowsAt, n * ROW_BYTES);
-      if (!bytes || !rowsChecksumOf(bytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))) throw new Error("the saved index's rows do not match their checksum");
+      if (!bytes || !rowsChecksumOf(bytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32)))
+        throw new Error("the saved index's rows do not match their checksum");
       all = columns(bytes, n);
     },
   };
   const savedIntents = new Map<string, () => IntentState>(
     header.intents.map(([id, fileIndexes, edits, lastRecordLine, last, t]) => [
       id,
-      () => ({ files: new Set(fileIndexes.map((i) => paths[i]!)), edits, lastRecordLine, last: last ? { offset: last[0], length: last[1], line: last[2] } : undefined, lastTime: t ?? -Infinity }),
+      () => ({
+        files: new Set(fileIndexes.map((i) => paths[i]!)),
+        edits,
+        lastRecordLine,
+        last: last ? { offset: last[0], length: last[1], line: last[2] } : undefined,
+        lastTime: t ?? -Infinity,
+      }),
     ]),
   );
   const unreadable: UnreadableLine[] = header.unreadable.map(([line, message]) => ({ line, message }));

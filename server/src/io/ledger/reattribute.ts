@@ -52,7 +52,9 @@ export async function reattributeLines(req: ReattributeRequest): Promise<string>
   if (isProblem(verdict)) throw new ReattributeError(`cannot re-record ${path} under ${req.intentId}: ${verdictMessage(path, verdict)}`);
 
   // who explains the lines now: the same attribution `intent check` and blame use
-  const owners = attribute(req.entries, lines).slice(start - 1, end).map((a) => a?.entry);
+  const owners = attribute(req.entries, lines)
+    .slice(start - 1, end)
+    .map((a) => a?.entry);
   const ids = new Set(owners.map((e) => e?.recordId));
   if (ids.size > 1) throw new ReattributeError(`lines ${start}–${end} of ${path} come from more than one record; re-record each finding on its own`);
   const previous = owners[0];
@@ -65,7 +67,9 @@ export async function reattributeLines(req: ReattributeRequest): Promise<string>
     preHash: hash,
     scope: "PASS",
     // the lines' writer stays who wrote them; lines nobody recorded are vouched for by whoever re-records them
-    contributor: previous ? { type: previous.contributor.type, ...(previous.contributor.modelId ? { modelId: previous.contributor.modelId } : {}) } : req.contributor,
+    contributor: previous
+      ? { type: previous.contributor.type, ...(previous.contributor.modelId ? { modelId: previous.contributor.modelId } : {}) }
+      : req.contributor,
     sessionId: req.sessionId,
     toolVersion: req.toolVersion,
     intentId: req.intentId,

@@ -122,7 +122,12 @@ export class LedgerVerifier {
     const record = obj as Record<string, unknown>;
     if (dialect === "spec" && record["version"] === AGENT_TRACE_VERSION) {
       const errors = validateRecord(record);
-      if (errors.length > 0) this.add(lineNumber, "schema", `record ${String(record["id"])} claims Agent Trace ${AGENT_TRACE_VERSION} but does not match its schema: ${errors.join("; ")}`);
+      if (errors.length > 0)
+        this.add(
+          lineNumber,
+          "schema",
+          `record ${String(record["id"])} claims Agent Trace ${AGENT_TRACE_VERSION} but does not match its schema: ${errors.join("; ")}`,
+        );
     } else {
       this.add(lineNumber, "legacy", legacyMessage(dialect, record["version"]));
     }
@@ -136,7 +141,11 @@ export class LedgerVerifier {
     // A record cut off mid-write starts like one and never closes; anything else is foreign text.
     if (trimmed.startsWith("{") && !trimmed.endsWith("}")) {
       const where = terminated ? "a later append continued on a fresh line" : "no newline ends the file";
-      this.add(lineNumber, "torn", `incomplete record (${where}): a write was interrupted, e.g. a crash mid-append; the bytes stay for inspection, the record they held is lost`);
+      this.add(
+        lineNumber,
+        "torn",
+        `incomplete record (${where}): a write was interrupted, e.g. a crash mid-append; the bytes stay for inspection, the record they held is lost`,
+      );
       return;
     }
     this.add(lineNumber, "unreadable", `not valid JSON (${why}); readers skip this line — fix or remove it by hand`);
@@ -151,12 +160,20 @@ export class LedgerVerifier {
     if (prev === null) return; // the writer found the ledger empty (or this is the first record of a merged branch)
     const hex = typeof prev === "string" && prev.startsWith(HASH_PREFIX) ? prev.slice(HASH_PREFIX.length) : "";
     if (!SHA256_HEX.test(hex)) {
-      this.add(lineNumber, "chain", `prev ${JSON.stringify(prev)} is not a "sha256:<64 hex>" hash; the record was not written by intent-lsp's appender or was edited`);
+      this.add(
+        lineNumber,
+        "chain",
+        `prev ${JSON.stringify(prev)} is not a "sha256:<64 hex>" hash; the record was not written by intent-lsp's appender or was edited`,
+      );
       return;
     }
     if (this.seen.has(Buffer.from(hex, "hex").toString("latin1"))) return;
     if (this.previousLine > 0) {
-      this.add(this.previousLine, "chain", `does not match the hash line ${lineNumber} recorded for the line before it (prev): this line was edited after line ${lineNumber} was written, or a line between them was removed`);
+      this.add(
+        this.previousLine,
+        "chain",
+        `does not match the hash line ${lineNumber} recorded for the line before it (prev): this line was edited after line ${lineNumber} was written, or a line between them was removed`,
+      );
     } else {
       this.add(lineNumber, "chain", "prev names a line that is not in the ledger: the records before this one were removed");
     }

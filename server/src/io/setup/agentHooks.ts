@@ -53,7 +53,8 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
  * MCP tools whose name says they change files (`mcp__filesystem__move_file`, `…__write_file`), which the
  * gate judges and the recorder records by every path they name. MCP tools that only read are not matched.
  */
-const CLAUDE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*";
+const CLAUDE_MATCHER =
+  "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*";
 
 export const HOOK_SPECS: readonly HookSpec[] = [
   {
@@ -68,7 +69,16 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       SessionStart: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
       SessionEnd: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
     },
-    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(root, "README.md") }, tool_use_id: "intent-doctor" }),
+    probe: (root) => ({
+      session_id: PROBE_SESSION,
+      transcript_path: "",
+      cwd: root,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Read",
+      tool_input: { file_path: join(root, "README.md") },
+      tool_use_id: "intent-doctor",
+    }),
   },
   {
     agent: "cursor",
@@ -84,7 +94,14 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       afterShellExecution: { command: hookCommand("cursor") },
       sessionEnd: { command: hookCommand("cursor") },
     },
-    probe: (root) => ({ hook_event_name: "preToolUse", conversation_id: PROBE_SESSION, generation_id: "intent-doctor", workspace_roots: [root], tool_name: "Read", tool_input: { file_path: join(root, "README.md") } }),
+    probe: (root) => ({
+      hook_event_name: "preToolUse",
+      conversation_id: PROBE_SESSION,
+      generation_id: "intent-doctor",
+      workspace_roots: [root],
+      tool_name: "Read",
+      tool_input: { file_path: join(root, "README.md") },
+    }),
   },
   {
     agent: "codex",
@@ -96,7 +113,18 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       PreToolUse: claudeShaped("codex", "apply_patch|Bash"),
       PostToolUse: claudeShaped("codex", "apply_patch|Bash"),
     },
-    probe: (root) => ({ session_id: PROBE_SESSION, turn_id: "t", transcript_path: null, cwd: root, hook_event_name: "PreToolUse", model: "", permission_mode: "default", tool_name: "Read", tool_use_id: "intent-doctor", tool_input: { file_path: join(root, "README.md") } }),
+    probe: (root) => ({
+      session_id: PROBE_SESSION,
+      turn_id: "t",
+      transcript_path: null,
+      cwd: root,
+      hook_event_name: "PreToolUse",
+      model: "",
+      permission_mode: "default",
+      tool_name: "Read",
+      tool_use_id: "intent-doctor",
+      tool_input: { file_path: join(root, "README.md") },
+    }),
   },
   {
     agent: "gemini",
@@ -105,10 +133,24 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     detect: [".gemini", "GEMINI.md"],
     sessionPrefix: "gemini",
     events: {
-      BeforeTool: { matcher: "write_file|replace|run_shell_command", hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }] },
-      AfterTool: { matcher: "write_file|replace|run_shell_command", hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }] },
+      BeforeTool: {
+        matcher: "write_file|replace|run_shell_command",
+        hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }],
+      },
+      AfterTool: {
+        matcher: "write_file|replace|run_shell_command",
+        hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }],
+      },
     },
-    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, hook_event_name: "BeforeTool", timestamp: new Date().toISOString(), tool_name: "read_file", tool_input: { file_path: "README.md" } }),
+    probe: (root) => ({
+      session_id: PROBE_SESSION,
+      transcript_path: "",
+      cwd: root,
+      hook_event_name: "BeforeTool",
+      timestamp: new Date().toISOString(),
+      tool_name: "read_file",
+      tool_input: { file_path: "README.md" },
+    }),
   },
   {
     agent: "copilot",
@@ -121,7 +163,13 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       preToolUse: { type: "command", bash: hookCommand("copilot"), powershell: hookCommand("copilot"), timeoutSec: 30 },
       postToolUse: { type: "command", bash: hookCommand("copilot"), powershell: hookCommand("copilot"), timeoutSec: 30 },
     },
-    probe: (root) => ({ timestamp: Date.now(), cwd: root, sessionId: PROBE_SESSION, toolName: "view", toolArgs: JSON.stringify({ path: join(root, "README.md") }) }),
+    probe: (root) => ({
+      timestamp: Date.now(),
+      cwd: root,
+      sessionId: PROBE_SESSION,
+      toolName: "view",
+      toolArgs: JSON.stringify({ path: join(root, "README.md") }),
+    }),
   },
   {
     agent: "windsurf",
@@ -135,7 +183,13 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       pre_run_command: { command: hookCommand("windsurf"), show_output: true },
       post_run_command: { command: hookCommand("windsurf") },
     },
-    probe: (root) => ({ agent_action_name: "pre_read_code", trajectory_id: PROBE_SESSION, execution_id: "intent-doctor", timestamp: new Date().toISOString(), tool_info: { file_path: join(root, "README.md"), cwd: root } }),
+    probe: (root) => ({
+      agent_action_name: "pre_read_code",
+      trajectory_id: PROBE_SESSION,
+      execution_id: "intent-doctor",
+      timestamp: new Date().toISOString(),
+      tool_info: { file_path: join(root, "README.md"), cwd: root },
+    }),
   },
   {
     agent: "cline",
@@ -143,7 +197,15 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     files: [".clinerules/hooks/PreToolUse", ".clinerules/hooks/PostToolUse"],
     detect: [".clinerules"],
     sessionPrefix: "cline",
-    probe: (root) => ({ clineVersion: "", hookName: "PreToolUse", timestamp: String(Date.now()), taskId: PROBE_SESSION, workspaceRoots: [root], userId: "", preToolUse: { toolName: "read_file", parameters: { path: "README.md" } } }),
+    probe: (root) => ({
+      clineVersion: "",
+      hookName: "PreToolUse",
+      timestamp: String(Date.now()),
+      taskId: PROBE_SESSION,
+      workspaceRoots: [root],
+      userId: "",
+      preToolUse: { toolName: "read_file", parameters: { path: "README.md" } },
+    }),
   },
   {
     agent: "droid",
@@ -155,7 +217,15 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       PreToolUse: claudeShaped("droid", "Create|Edit|Execute"),
       PostToolUse: claudeShaped("droid", "Create|Edit|Execute"),
     },
-    probe: (root) => ({ session_id: PROBE_SESSION, transcript_path: "", cwd: root, permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(root, "README.md") } }),
+    probe: (root) => ({
+      session_id: PROBE_SESSION,
+      transcript_path: "",
+      cwd: root,
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Read",
+      tool_input: { file_path: join(root, "README.md") },
+    }),
   },
 ];
 
@@ -195,7 +265,8 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
   }
   const value = JSON.parse(JSON.stringify(jsonValue(tree))) as Record<string, unknown>;
   const hooks = value["hooks"];
-  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null || Array.isArray(hooks))) return { ok: false, problem: `${file}: "hooks" is not an object` };
+  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)))
+    return { ok: false, problem: `${file}: "hooks" is not an object` };
   const unit = /^\t/m.test(existing) ? "\t" : " ".repeat(indentOf(existing));
   let text = existing;
   const added: string[] = [];
@@ -224,7 +295,6 @@ export function callsHook(text: string, agent: AgentName): boolean {
 
 /** Every hook command configured in an agent's file that runs `… hook <agent>` (for `intent doctor`). */
 export function configuredCommands(text: string, agent: AgentName): string[] {
-
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true });
   if (!tree) return [];
@@ -289,7 +359,9 @@ function lineIndent(text: string, offset: number): string {
 function jsonValue(node: NonNullable<ReturnType<typeof parseTree>>): unknown {
   switch (node.type) {
     case "object":
-      return Object.fromEntries((node.children ?? []).filter((p) => p.children?.length === 2).map((p) => [p.children![0]!.value as string, jsonValue(p.children![1]!)]));
+      return Object.fromEntries(
+        (node.children ?? []).filter((p) => p.children?.length === 2).map((p) => [p.children![0]!.value as string, jsonValue(p.children![1]!)]),
+      );
     case "array":
       return (node.children ?? []).map(jsonValue);
     default:

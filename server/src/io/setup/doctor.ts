@@ -57,7 +57,8 @@ export async function runDoctor(input: DoctorInput): Promise<Check[]> {
 
 function intentsFileCheck({ rules, texts }: DoctorInput): Check {
   const name = "intents file";
-  if (texts[INTENTS_FILE] === undefined) return { name, ok: false, detail: `${INTENTS_FILE} does not exist`, fix: "run `intent init` to create it with a commented example" };
+  if (texts[INTENTS_FILE] === undefined)
+    return { name, ok: false, detail: `${INTENTS_FILE} does not exist`, fix: "run `intent init` to create it with a commented example" };
   const errors = rules.intents.problems.filter((p) => p.severity === "error");
   if (errors.length) {
     const first = errors[0]!;
@@ -78,7 +79,11 @@ function intentsFileCheck({ rules, texts }: DoctorInput): Check {
       fix: `declare one under active_intents: (id, name, status: IN_PROGRESS, owned_scope: ["src/**"]), e.g. by uncommenting the example \`intent init\` wrote; \`intent status\` then lists it`,
     };
   }
-  return { name, ok: true, detail: `${INTENTS_FILE}: ${n} intent${n === 1 ? "" : "s"}, ${rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS").length} in progress` };
+  return {
+    name,
+    ok: true,
+    detail: `${INTENTS_FILE}: ${n} intent${n === 1 ? "" : "s"}, ${rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS").length} in progress`,
+  };
 }
 
 /** Problems in the other rule files (config.jsonc, .intentignore), when there are any. */
@@ -95,7 +100,7 @@ function settingsChecks({ rules, texts }: DoctorInput): Check[] {
 async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   const name = "ledger";
   const path = rules.settings.ledgerPath;
-  let report;
+  let report: Awaited<ReturnType<typeof verifyLedgerFile>>;
   try {
     checkOwnRead(root, path); // a ledger linked out of the workspace is not read: its lines would be quoted
     report = await verifyLedgerFile(join(root, path));
@@ -126,7 +131,12 @@ function linesCheck(root: string, file: string, wanted: readonly string[], why: 
   }
   const missing = missingLines(text, wanted);
   if (!missing.length) return { name: file, ok: true, detail: `has ${wanted.join(", ")}` };
-  return { name: file, ok: false, detail: `missing ${missing.join(", ")} (so that ${why})`, fix: "run `intent init` (it appends the missing lines and changes nothing else)" };
+  return {
+    name: file,
+    ok: false,
+    detail: `missing ${missing.join(", ")} (so that ${why})`,
+    fix: "run `intent init` (it appends the missing lines and changes nothing else)",
+  };
 }
 
 /** Whether an executable named `command` is in one of PATH's folders. */
@@ -163,10 +173,22 @@ function hookChecks(input: DoctorInput): Check[] {
   const checks: Check[] = [];
   for (const spec of HOOK_SPECS) {
     const { installed, unread } = installedCommands(input.root, spec);
-    checks.push(...unread.map((u) => ({ name: `${spec.agent} hooks`, ok: false, detail: u, fix: "replace the link with a regular file inside the workspace, then run `intent init`" })));
+    checks.push(
+      ...unread.map((u) => ({
+        name: `${spec.agent} hooks`,
+        ok: false,
+        detail: u,
+        fix: "replace the link with a regular file inside the workspace, then run `intent init`",
+      })),
+    );
     if (!installed.length) {
       if (detected.has(spec.agent) && !unread.length) {
-        checks.push({ name: `${spec.agent} hooks`, ok: false, detail: `${spec.agent} is used here but its hooks do not call \`intent hook ${spec.agent}\``, fix: `run \`intent init --agent ${spec.agent}\`` });
+        checks.push({
+          name: `${spec.agent} hooks`,
+          ok: false,
+          detail: `${spec.agent} is used here but its hooks do not call \`intent hook ${spec.agent}\``,
+          fix: `run \`intent init --agent ${spec.agent}\``,
+        });
       }
       continue;
     }
@@ -250,7 +272,13 @@ function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: st
   const exe = onPath("intent", input.env);
   if (!exe) return { name, ok: false, detail: `${shown} cannot run: no intent in PATH`, fix };
   // an argument list, no shell: nothing of the repository's text is interpreted
-  const r = spawnSync(exe, args, { cwd: input.root, input: JSON.stringify(spec.probe(input.root)), encoding: "utf8", env: input.env, timeout: PROBE_TIMEOUT_MS });
+  const r = spawnSync(exe, args, {
+    cwd: input.root,
+    input: JSON.stringify(spec.probe(input.root)),
+    encoding: "utf8",
+    env: input.env,
+    timeout: PROBE_TIMEOUT_MS,
+  });
   try {
     removeSession(input.root, agentSessionId(spec.sessionPrefix, PROBE_SESSION));
   } catch {
@@ -265,7 +293,13 @@ function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: st
   const stderr = (r.stderr ?? "").trim().split("\n")[0] ?? "";
   if (r.status !== 0) return { name, ok: false, detail: `${shown} failed: exit code ${r.status}${stderr ? `: ${stderr}` : ""}`, fix };
   const denial = /\[intent-lsp: ([a-z-]+)\][^"\n]*/.exec(r.stdout ?? "");
-  if (denial) return { name, ok: false, detail: `${shown} answers a read-only call with a denial: ${denial[0]}`, fix: "fix what the denial names (`intent status` lists the workspace's problems)" };
+  if (denial)
+    return {
+      name,
+      ok: false,
+      detail: `${shown} answers a read-only call with a denial: ${denial[0]}`,
+      fix: "fix what the denial names (`intent status` lists the workspace's problems)",
+    };
   return { name, ok: true, detail: `${shown} answers` };
 }
 
