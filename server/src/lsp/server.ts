@@ -1,3 +1,4 @@
+import { CriteriaRunner } from "./criteria";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -61,6 +62,7 @@ export class IntentServer {
   private readonly sync: DocumentSync;
   private readonly saves: SaveHandler;
   private readonly settings: ClientSettings;
+  private readonly criteria: CriteriaRunner;
   /** Document events that arrived before the client's settings (see `inOrder`); undefined once they are in. */
   private queued: (() => void)[] | undefined = [];
   private markReady: () => void = () => undefined;
@@ -80,6 +82,7 @@ export class IntentServer {
     this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => this.sync.ledgerChanged(ctx, r.paths, r.reset, first));
     this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
     this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
+    this.criteria = new CriteriaRunner(connection, () => this.criteriaChanged());
     this.saves = new SaveHandler(
       {
         poll: (ctx) => this.ledgers.poll(ctx),
@@ -311,8 +314,15 @@ export class IntentServer {
     refresh: (ctx) => this.sync.refresh(ctx),
     pollLedger: (ctx) => this.ledgers.poll(ctx),
     document: (uri) => this.documents.get(uri),
+    verify: (ctx, intent) => this.criteria.verifyForCompletion(ctx, intent),
+    warn: (message) => this.criteria.warn(message),
     now: () => new Date(),
   };
+
+  /** A criteria run started or ended: the CodeLens titles and the failing criteria's diagnostics follow. */
+  private criteriaChanged(): void {
+    this.refreshLenses();
+  }
 
   private dispose(): void {
     this.sessions.dispose();
