@@ -3,21 +3,26 @@ import { criterionText } from "../engine/intents/load";
 import { duration, seconds } from "../engine/intents/verification";
 import { lastMove, type LifecycleEvent } from "../engine/ledger/lifecycle";
 import { readLifecycleEvents } from "../io/intents/move";
+import { driftBase, driftMessage, driftRuns, runText } from "../engine/drift";
+import { measureDrift } from "../io/drift";
 import { CliError } from "./args";
-import type { CliWorkspace } from "./workspace";
+import { readLedger, type CliWorkspace } from "./workspace";
 
 /**
  * `intent status ID`: one intent, its acceptance criteria, and its lifecycle as the ledger keeps it: the
  * commit it started at, and its completion with what was verified (README "Acceptance criteria").
  */
-export function intentStatusReport(ws: CliWorkspace, id: string) {
+export async function intentStatusReport(ws: CliWorkspace, id: string) {
   const intent = ws.rules.catalogue.byId.get(id);
   if (!intent) throw new CliError(`no intent ${id} in active_intents.yaml${ws.rules.intents.hasErrors ? " (the file has errors; `intent status` shows them)" : ""}; \`intent status\` lists the intents`);
   const events = readLifecycleEvents(ws.root, ws.rules.settings.ledgerPath).filter((e) => e.intentId === id);
-  return { intent, events, started: lastMove(events, id, "IN_PROGRESS"), completed: intent.status === "COMPLETE" ? lastMove(events, id, "COMPLETE") : undefined };
+  const base = driftBase(intent, events);
+  const ledger = base ? await readLedger(ws) : undefined;
+  const drift = ledger ? await measureDrift(ws.root, ws.rules, intent, events, (p) => ledger.entryBatches(p)) : undefined;
+  return { intent, events, started: lastMove(events, id, "IN_PROGRESS"), completed: intent.status === "COMPLETE" ? lastMove(events, id, "COMPLETE") : undefined, base, drift };
 }
 
-export type IntentStatusReport = ReturnType<typeof intentStatusReport>;
+export type IntentStatusReport = Awaited<ReturnType<typeof intentStatusReport>>;
 
 export function intentStatusJson(r: IntentStatusReport) {
   const { intent, events } = r;
@@ -27,6 +32,7 @@ export function intentStatusJson(r: IntentStatusReport) {
     status: intent.status,
     owned_scope: intent.ownedScope,
     acceptance_criteria: intent.criteria.map((c) => (c.kind === "run" ? { run: c.run, name: criterionText(c), timeout: c.timeoutSeconds } : { confirm: c.text })),
+    drift: r.drift ? { since: r.drift.since, revision: r.drift.revision, changed: r.drift.changed, not_under: r.drift.notUnder, lines: r.drift.lines } : null,
     lifecycle: events.map((e) => ({ from: e.from, to: e.to, at: e.at, revision: e.revision ?? null, by: e.person?.name ?? null, ...(e.verification ? { verification: e.verification } : {}) })),
   };
 }
@@ -44,6 +50,12 @@ export function intentStatusText(r: IntentStatusReport): string {
     out.push(...verificationLines(r.completed));
   } else if (intent.status === "COMPLETE") {
     out.push("Completed: no lifecycle record in the ledger (completed without `intent complete`, or before it recorded moves)");
+  }
+  if (r.drift) {
+    out.push(`Drift: ${driftMessage(r.drift, intent.ownedScope)}`);
+    out.push(...driftRuns(r.drift.lines).map((run) => `  ${runText(run)}`), "  (`intent blame FILE:LINES` shows who wrote them)");
+  } else if (r.base) {
+    out.push(`Drift: none: no line in its scope changed${r.base.since === "completed" ? " after its completion" : " under another intent or with no record since it started"} (commit ${r.base.revision.slice(0, 12)})`);
   }
   return `${out.join("\n")}\n`;
 }

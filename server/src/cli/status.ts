@@ -74,7 +74,7 @@ export const statusCommand: Command = {
     const { values, positionals } = parse("status", argv, { ...ROOT_OPTION, json: { type: "boolean" } }, { min: 0, max: 1 });
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     if (positionals[0] !== undefined) {
-      const one = intentStatusReport(ws, positionals[0]);
+      const one = await intentStatusReport(ws, positionals[0]);
       io.out(values.json ? `${JSON.stringify(intentStatusJson(one), null, 2)}\n` : intentStatusText(one));
       return 0;
     }
