@@ -15,6 +15,9 @@ import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "../io/intents/store";
 import { amendScope } from "../engine/intents/writeback";
 import { moveIntent } from "../io/intents/move";
+import { driftMessage, driftRuns, runText, type Drift } from "../engine/drift";
+import { criterionText } from "../engine/intents/load";
+import type { LastVerification } from "./criteria";
 import type { VerificationMetadata } from "@shared/agentTrace";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -39,6 +42,10 @@ export interface CommandHost {
    * naming the failing criterion) when one does not pass.
    */
   verify(ctx: WorkspaceContext, intent: Intent): Promise<VerificationMetadata>;
+  /** Runs an intent's runnable criteria now (the person clicked "Verify"), with progress and cancellation. */
+  runCriteria(ctx: WorkspaceContext, intent: Intent): Promise<LastVerification>;
+  /** The intent's drift as last measured (lsp/intentHealth.ts). */
+  driftOf(ctx: WorkspaceContext, id: string): Drift | undefined;
   /** Tells the person something went half-wrong (a move written whose record the ledger refused). */
   warn(message: string): void;
   now(): Date;
@@ -148,6 +155,26 @@ const transitionCommand: CommandHandler = async (host, args) => {
   return { id, status: to };
 };
 
+/** `{id, uri}`: the person asked to verify an intent's criteria now. Nothing else starts a criterion. */
+const verifyCriteria: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const id = requireString(args, "id", `{"id":"INT-001"}`);
+  const intent = ctx.rules.catalogue.byId.get(id);
+  if (!intent) throw fail(`No intent ${id} in active_intents.yaml.`);
+  const r = await host.runCriteria(ctx, intent);
+  return { id, total: r.total, cancelled: r.cancelled, failed: r.failed.map((f) => ({ criterion: criterionText(f.criterion), why: f.why, line: f.criterion.line })) };
+};
+
+/** `{id}`: the drifted lines of an intent, as runs `intent blame FILE:LINES` takes. */
+const listDrift: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const id = requireString(args, "id", `{"id":"INT-001"}`);
+  const intent = ctx.rules.catalogue.byId.get(id);
+  const drift = host.driftOf(ctx, id);
+  if (!intent || !drift) return { id, message: `No drift measured for ${id}.`, runs: [] };
+  return { id, message: driftMessage(drift, intent.ownedScope), runs: driftRuns(drift.lines).map((r) => ({ ...r, text: runText(r) })) };
+};
+
 const ignorePath: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
   const path = requireString(args, "path", `{"path":"docs/notes.md"}`);
@@ -249,6 +276,8 @@ export const commandHandlers: Partial<Record<string, CommandHandler>> = {
   [Commands.clearIntent]: clearIntent,
   [Commands.amendScope]: amendScopeCommand,
   [Commands.transition]: transitionCommand,
+  [Commands.verifyCriteria]: verifyCriteria,
+  [Commands.listDrift]: listDrift,
   [Commands.ignorePath]: ignorePath,
   [Commands.listIntents]: listIntents,
   [Commands.activeIntent]: activeIntent,

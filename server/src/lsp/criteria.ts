@@ -11,6 +11,12 @@ import type { Intent } from "../engine/intents/model";
 import { failureClause, invalidCriteriaReason, passed, runCheck, runnable, sentences, verified, type RunCriterion, type RunOutcome } from "../engine/intents/verification";
 import { runCriterion } from "../io/criteria/runCriterion";
 import type { WorkspaceContext } from "./workspaceContext";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Command } from "vscode-languageserver";
+import { Commands } from "@shared/commands";
+import { relativeTime } from "../engine/describe";
+import { INTENTS_FILE } from "../engine/workspaceFiles";
 
 /** The last verification of an intent in this editor session. */
 export interface LastVerification {
@@ -26,7 +32,7 @@ export class CriteriaRunner {
 
   constructor(
     private readonly connection: Connection,
-    private readonly onChange: () => void,
+    private readonly onChange: (ctx: WorkspaceContext) => void,
   ) {}
 
   /** The last result for an intent of a workspace, if it was verified in this session. */
@@ -47,7 +53,7 @@ export class CriteriaRunner {
     const k = key(ctx, intent.id);
     if (this.running.has(k)) throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id}'s criteria are being verified already; wait for that run to end.`);
     this.running.add(k);
-    this.onChange();
+    this.onChange(ctx);
     const commands = runnable(intent);
     const progress = await this.connection.window.createWorkDoneProgress().catch(() => undefined);
     const abort = new AbortController();
@@ -71,7 +77,7 @@ export class CriteriaRunner {
     }
     const result: LastVerification = { at: new Date(), total: commands.length, failed, cancelled: abort.signal.aborted };
     this.last.set(k, result);
-    this.onChange();
+    this.onChange(ctx);
     return { checks, result };
   }
 
@@ -89,6 +95,23 @@ export class CriteriaRunner {
       checks.push({ kind: "confirm", text: c.text, confirmed: true, how: "editor" });
     }
     return verified(checks, ctx.person());
+  }
+
+  /** The CodeLens on an intent with runnable criteria: what clicking it does, and how the last run went. */
+  lens(ctx: WorkspaceContext, intent: Intent, now: number): Command | undefined {
+    const n = runnable(intent).length;
+    if (!n || !intent.criteriaValid) return undefined;
+    const args = [{ id: intent.id, uri: pathToFileURL(join(ctx.root, INTENTS_FILE)).href }];
+    if (this.isRunning(ctx, intent.id)) return { title: `Verifying ${n} ${n === 1 ? "criterion" : "criteria"}…`, command: Commands.verifyCriteria, arguments: args };
+    const last = this.lastOf(ctx, intent.id);
+    const title = !last
+      ? `Verify ${n} ${n === 1 ? "criterion" : "criteria"}`
+      : last.cancelled
+        ? `Verification cancelled · verify ${n} ${n === 1 ? "criterion" : "criteria"}`
+        : last.failed.length
+          ? `✗ ${last.failed.length} of ${last.total} failed`
+          : `✓ ${last.total}/${last.total} verified ${relativeTime(last.at.toISOString(), now)}`;
+    return { title, command: Commands.verifyCriteria, arguments: args };
   }
 
   /** Tells the person a half-done result (a move whose record the ledger refused). */
