@@ -64,7 +64,7 @@ describe("acceptance criteria never run by themselves", () => {
       runHook(agent as never, payload, { cwd: ws.root });
       expect(existsSync(ws.path(SENTINEL)), agent).toBe(false);
     }
-  });
+  }, 180_000); // some forty hook processes on a shared machine
 
   it("and they do run when the person asks: intent complete", () => {
     expect(runCli(["complete", "INT-001"], { cwd: ws.root }).status).toBe(0);
