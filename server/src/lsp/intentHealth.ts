@@ -8,13 +8,14 @@ import type { Diagnostic } from "vscode-languageserver";
 import { driftBase, driftMessage, type Drift } from "../engine/drift";
 import { criterionText } from "../engine/intents/load";
 import { measureDrift } from "../io/drift";
-import { readLifecycleEvents } from "../io/intents/move";
+import { LifecycleLog } from "../io/intents/move";
 import type { CriteriaRunner } from "./criteria";
 import { makeDiagnostic } from "./diagnostics";
 import type { WorkspaceContext } from "./workspaceContext";
 
 interface State {
   drifts: Map<string, Drift>;
+  log: LifecycleLog;
   running: boolean;
   again: boolean;
 }
@@ -35,19 +36,26 @@ export class IntentHealth {
 
   /** Measures drift once for a workspace whose intents file is shown for the first time. */
   ensure(ctx: WorkspaceContext): void {
-    if (!this.states.has(ctx)) this.update(ctx);
+    if (!this.states.has(ctx)) this.measureNow(ctx);
   }
 
-  /** Measures every intent's drift again (the ledger or the rules changed); one run at a time per workspace. */
+  /**
+   * Measures every intent's drift again (the ledger or the rules changed), for a workspace whose intents file
+   * was shown; one run at a time per workspace.
+   */
   update(ctx: WorkspaceContext): void {
+    if (this.states.has(ctx)) this.measureNow(ctx);
+  }
+
+  private measureNow(ctx: WorkspaceContext): void {
     let state = this.states.get(ctx);
-    if (!state) this.states.set(ctx, (state = { drifts: new Map(), running: false, again: false }));
+    if (!state) this.states.set(ctx, (state = { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false }));
     if (state.running) {
       state.again = true;
       return;
     }
     state.running = true;
-    void this.measure(ctx)
+    void this.measure(ctx, state.log)
       .then((drifts) => {
         const changed = key(drifts) !== key(state!.drifts);
         state!.drifts = drifts;
@@ -58,16 +66,16 @@ export class IntentHealth {
         state!.running = false;
         if (state!.again) {
           state!.again = false;
-          this.update(ctx);
+          this.measureNow(ctx);
         }
       });
   }
 
-  private async measure(ctx: WorkspaceContext): Promise<Map<string, Drift>> {
+  private async measure(ctx: WorkspaceContext, log: LifecycleLog): Promise<Map<string, Drift>> {
     const out = new Map<string, Drift>();
     const intents = ctx.rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS" || i.status === "BLOCKED" || i.status === "COMPLETE");
     if (!intents.length) return out;
-    const events = readLifecycleEvents(ctx.root, ctx.rules.settings.ledgerPath);
+    const events = log.read();
     for (const intent of intents) {
       if (!driftBase(intent, events)) continue;
       const drift = await measureDrift(ctx.root, ctx.rules, intent, events, (p) => ctx.ledger.entryBatches(p));
