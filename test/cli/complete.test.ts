@@ -137,6 +137,7 @@ describe("intent complete verifies the acceptance criteria", () => {
         "  Verification: passed by Ada Lovelace",
         "    ✓ At the root — exit 0 in T (run: test -f package.json)",
         "    ✓ Unit tests in test/api pass — confirmed by --yes",
+        `Drift: none: no line in its scope changed after its completion (commit ${head.slice(0, 12)})`,
         "",
       ].join("\n"),
     );
