@@ -127,7 +127,31 @@ export interface IntentLspMetadata {
   reattributes?: string[];
   /** The person behind a human contributor's change (docs/LEDGER.md "The person"); absent for agents. */
   person?: PersonMetadata;
+  /**
+   * A lifecycle record (docs/LEDGER.md "Lifecycle records"): an intent's move, with no `files`. `vcs.revision`
+   * is the commit the move was made at; `verification` the acceptance criteria checked before a COMPLETE.
+   */
+  lifecycle?: LifecycleMetadata;
 }
+
+export interface LifecycleMetadata {
+  from: string;
+  to: string;
+  verification?: VerificationMetadata;
+}
+
+/** What was checked before an intent became COMPLETE (`intent complete`, the editor's "Complete"). */
+export interface VerificationMetadata {
+  /** `skipped`: the person asked to complete without checking (`--skip-verify`); `criteria` is then empty. */
+  result: "passed" | "skipped";
+  criteria: CriterionCheckMetadata[];
+  /** Who confirmed the sentences and asked for the move (git's identity, as `person`). */
+  confirmed_by?: PersonMetadata;
+}
+
+export type CriterionCheckMetadata =
+  | { kind: "run"; name: string; run: string; exit_code: number | null; timed_out: boolean; duration_ms: number; passed: boolean }
+  | { kind: "confirm"; text: string; confirmed: boolean; how: "prompt" | "--yes" | "editor" };
 
 /**
  * Who the human contributor is, from the editor's `identity` settings or git's `user.name` / `user.email`.

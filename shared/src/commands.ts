@@ -12,6 +12,10 @@ export const Commands = {
   regenerateMap: "intent.regenerateMap",
   verifyLedger: "intent.verifyLedger",
   reRecord: "intent.reRecord",
+  /** `{id, uri}`: run an intent's runnable acceptance criteria now (the person clicked "Verify"), with progress. */
+  verifyCriteria: "intent.verifyCriteria",
+  /** `{id, uri}`: the lines in an intent's scope that drifted (README "Acceptance criteria", **Drift**). */
+  listDrift: "intent.listDrift",
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

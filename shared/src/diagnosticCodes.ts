@@ -11,6 +11,10 @@ export const DiagnosticCodes = [
   "intent-schema",
   "ledger-unreadable",
   "settings-invalid",
+  /** On an intent in active_intents.yaml: lines in its scope changed since it started (or after it completed) not under it. */
+  "intent-drift",
+  /** On an acceptance criterion in active_intents.yaml: its command failed when the person last verified it. */
+  "criterion-failed",
 ] as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[number];

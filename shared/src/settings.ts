@@ -53,6 +53,8 @@ export const defaultSettings: Settings = {
     "intent-schema": "error",
     "ledger-unreadable": "warning",
     "settings-invalid": "error",
+    "intent-drift": "information",
+    "criterion-failed": "error",
   },
   inlayHints: { enabled: true },
   codeLens: { enabled: true },
@@ -165,4 +167,6 @@ export const diagnosticCodeDocs: Record<DiagnosticCode, string> = {
   "intent-schema": "A problem in .orchestration/active_intents.yaml.",
   "ledger-unreadable": "Lines of the ledger that cannot be read.",
   "settings-invalid": "A problem in .orchestration/config.jsonc.",
+  "intent-drift": "On an intent in active_intents.yaml: lines in its scope changed since it started, or after it was completed, not under it.",
+  "criterion-failed": "On an acceptance criterion in active_intents.yaml: its command failed the last time it was verified in this editor.",
 };

@@ -41,7 +41,9 @@ describe("intent select / status / lifecycle", () => {
   });
 
   it("start/complete/block/archive move an intent, keep the file's comments, and refuse with the lifecycle's reason", () => {
-    expect(runCli(["complete", "INT-001"], { cwd: ws.root }).stdout).toBe("INT-001: IN_PROGRESS → COMPLETE\n");
+    expect(runCli(["complete", "INT-001", "--yes"], { cwd: ws.root }).stdout).toBe(
+      "Verifying INT-001 (Build Weather API): 0 commands to run, 1 sentence to confirm\n  ✓ Unit tests in test/api pass (confirmed by --yes)\nINT-001: IN_PROGRESS → COMPLETE\n",
+    );
     expect(runCli(["start", "INT-002"], { cwd: ws.root }).stdout).toBe("INT-002: BLOCKED → IN_PROGRESS\n");
     expect(runCli(["block", "INT-002"], { cwd: ws.root }).stdout).toBe("INT-002: IN_PROGRESS → BLOCKED\n");
     expect(runCli(["archive", "INT-005"], { cwd: ws.root }).stdout).toBe("INT-005: COMPLETE → ARCHIVED\n");

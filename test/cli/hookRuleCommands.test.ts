@@ -78,6 +78,12 @@ describe.each(PROTOCOLS.map((p) => [p.agent, p] as const))("intent hook %s: shel
     expect(hook(p, ws, p.pre(ws, "bash -c 'node dist/cli.js select INT-003 --session x'"))).toEqual(p.asks(CLI_REASON("select")));
   });
 
+  it("intent complete with --yes or --skip-verify (which would run or skip the acceptance criteria) is put to the user too", () => {
+    expect(hook(p, ws, p.pre(ws, "intent complete INT-001 --yes"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(hook(p, ws, p.pre(ws, "npm test && intent complete --skip-verify INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(hook(p, ws, p.pre(ws, "yes | node_modules/.bin/intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+  });
+
   it("a redirect into active_intents.yaml is put to the user too", () => {
     expect(hook(p, ws, p.pre(ws, "echo '    status: IN_PROGRESS' >> .orchestration/active_intents.yaml"))).toEqual(p.asks(REDIRECT_REASON));
   });

@@ -404,3 +404,81 @@ it(
   },
   INSTALL_MS,
 );
+
+it(
+  "VS Code: the Verify CodeLens on an intent in active_intents.yaml runs its criteria with progress, then shows the result and the failed criterion's diagnostic",
+  async () => {
+    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
+    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
+    const ws = path.join(tmp, "workspace");
+    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+    const yamlPath = path.join(ws, ".orchestration", "active_intents.yaml");
+    const criteria = [
+      "    acceptance_criteria:",
+      "      - run: 'sleep 2; echo compiled'",
+      "        name: Build",
+      "      - run: 'echo broken >&2; exit 3'",
+      "        name: API tests",
+      "",
+    ].join("\n");
+    writeFileSync(yamlPath, readFileSync(yamlPath, "utf8").replace('    acceptance_criteria: ["Unit tests in test/api pass"]\n', criteria));
+    const vsix = path.join(tmp, "intent-lsp.vsix");
+    packageVsix(vsix);
+    const extensionsDir = path.join(tmp, "extensions");
+    const userDataDir = path.join(tmp, "user-data");
+    await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+    swapServer(extensionsDir);
+
+    const artifacts = path.join(ARTIFACTS, "criteria");
+    rmSync(artifacts, { recursive: true, force: true });
+    mkdirSync(artifacts, { recursive: true });
+    let shot = 0;
+    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
+    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
+    const outputLog = () =>
+      findFiles(userDataDir, "intent-lsp.log")
+        .map((f) => readFileSync(f, "utf8"))
+        .join("\n");
+    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
+    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      try {
+        const r = await fn();
+        await page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
+        return r;
+      } catch (e) {
+        await page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}-FAILED.png`) }).catch(() => undefined);
+        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
+      }
+    };
+    const lens = (text: string | RegExp) => page.locator(".editor-instance .codelens-decoration a", { hasText: text });
+
+    // 1. The intents file shows, on INT-001, a lens that offers to verify its two commands; nothing ran yet.
+    await step("verify-lens", async () => {
+      await openFromExplorer(page, ".orchestration/active_intents.yaml");
+      await lens("Verify 2 criteria").waitFor({ timeout: DEADLINE });
+    });
+
+    // 2. A click runs them: the progress is shown while the first one (two seconds) runs.
+    await step("progress", async () => {
+      await lens("Verify 2 criteria").click();
+      await page
+        .locator(".notification-toast, .statusbar-item", { hasText: /Verifying INT-001/ })
+        .first()
+        .waitFor({ timeout: DEADLINE });
+    });
+
+    // 3. The lens says how it went, and the failed criterion has its diagnostic (with its output) on its line.
+    await step("result", async () => {
+      await lens("✗ 1 of 2 failed").waitFor({ timeout: DEADLINE });
+      await page.keyboard.press("Control+Shift+M");
+      const problem = page.locator(".markers-panel .monaco-list-row", { hasText: 'Criterion "API tests" failed (exit 3) when INT-001 was last verified.' });
+      await problem.waitFor({ timeout: DEADLINE });
+      expect(await problem.textContent()).toMatch(/\[Ln 11, Col 1\]/);
+    });
+    failed = false;
+  },
+  INSTALL_MS,
+);

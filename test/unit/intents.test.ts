@@ -108,6 +108,65 @@ describe("loadIntents", () => {
     ]);
   });
 
+  it("reads acceptance criteria as sentences and { run, name?, timeout? } commands", () => {
+    const text = [
+      "active_intents:",
+      "  - id: INT-001",
+      "    name: Criteria",
+      "    status: IN_PROGRESS",
+      "    owned_scope: [a/**]",
+      "    acceptance_criteria:",
+      "      - The API answers in under a second",
+      "      - run: npm test -- test/api",
+      "        name: API tests",
+      "        timeout: 120",
+      "      - { run: make lint }",
+      "",
+    ].join("\n");
+    const r = loadIntents(text);
+    expect(r.problems).toEqual([]);
+    const intent = r.catalogue.intents[0]!;
+    expect(intent.criteria).toEqual([
+      { kind: "confirm", text: "The API answers in under a second", line: 6 },
+      { kind: "run", run: "npm test -- test/api", name: "API tests", timeoutSeconds: 120, line: 7 },
+      { kind: "run", run: "make lint", timeoutSeconds: 600, line: 10 },
+    ]);
+    expect(intent.criteriaValid).toBe(true);
+    expect(intent.acceptanceCriteria).toEqual(["The API answers in under a second", "API tests", "run: make lint"]);
+  });
+
+  it("reports a criterion of the wrong type, an empty run and a bad timeout as errors at their nodes, keeping the intent", () => {
+    const text = [
+      "active_intents:",
+      "  - id: INT-001",
+      "    name: Criteria",
+      "    status: IN_PROGRESS",
+      "    owned_scope: [a/**]",
+      "    acceptance_criteria:",
+      "      - [nested, list]",
+      '      - run: ""',
+      "      - run: make test",
+      "        timeout: -5",
+      "      - run: make lint",
+      "        timeout: soon",
+      "      - name: no command",
+      "      - run: ok",
+      "        retries: 3",
+      "",
+    ].join("\n");
+    expect(problemAt(text)).toEqual([
+      "error 6:8-6:22 INT-001: acceptance_criteria: expected a sentence or a mapping { run: COMMAND, name?: TEXT, timeout?: SECONDS } here.",
+      "error 7:13-7:15 INT-001: acceptance_criteria: `run` must be a non-empty command (run from the workspace root by your shell).",
+      "error 9:17-9:19 INT-001: acceptance_criteria: `timeout` must be a number of seconds above 0 and at most 86400 (default 600).",
+      "error 11:17-11:21 INT-001: acceptance_criteria: `timeout` must be a number of seconds above 0 and at most 86400 (default 600).",
+      "error 12:8-13:0 INT-001: acceptance_criteria: a criterion given as a mapping needs `run: COMMAND` (a sentence is written as plain text).",
+      "warning 14:8-14:15 INT-001: acceptance_criteria: unknown key `retries` in a criterion (ignored; a criterion has run, name and timeout).",
+    ]);
+    const intent = loadIntents(text).catalogue.byId.get("INT-001")!;
+    expect(intent.criteriaValid).toBe(false);
+    expect(intent.criteria.map((c) => c.kind === "run" && c.run)).toEqual(["ok"]);
+  });
+
   it("warns when a child's scope reaches outside its parent's", () => {
     const text = `active_intents:\n  - id: INT-001\n    name: Parent\n    status: IN_PROGRESS\n    owned_scope: [src/api/**]\n  - id: INT-002\n    name: Child\n    status: PENDING\n    parent_intent: INT-001\n    owned_scope: [src/api/v2/**, docs/**]\n`;
     expect(problemAt(text)).toEqual([`warning 8:19-8:26 INT-002: scope "docs/**" lies outside parent INT-001's scope (src/api/**).`]);

@@ -20,6 +20,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** All of standard input (the hook payload). */
   readStdin(): Promise<string>;
+  /** The next line of standard input (a person's answer), undefined at its end. */
+  readLine?(): Promise<string | undefined>;
 }
 
 export interface Command {

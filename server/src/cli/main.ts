@@ -74,8 +74,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/** Standard input read line by line, once a command asks the person something; closed when the command ends. */
+let answers: { reader: import("node:readline").Interface; lines: AsyncIterator<string> } | undefined;
+
 function processIo(): Io {
   return {
+    readLine: async () => {
+      if (!answers) {
+        const reader = (require("node:readline") as typeof import("node:readline")).createInterface({ input: process.stdin, terminal: false });
+        answers = { reader, lines: reader[Symbol.asyncIterator]() };
+      }
+      const next = await answers.lines.next();
+      return next.done ? undefined : next.value;
+    },
     out: (text) => void process.stdout.write(text),
     write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
     err: (text) => void process.stderr.write(text),
@@ -102,6 +113,8 @@ export function runAsProgram(): void {
   };
   process.on("uncaughtException", fail);
   void main(process.argv.slice(2), processIo()).then((code) => {
+    answers?.reader.close();
+    process.stdin.pause();
     process.exitCode = code;
   }, fail);
 }

@@ -3,14 +3,18 @@ import { ruleFileProblems } from "../engine/ruleFileProblems";
 import type { SessionRecord } from "../engine/sessions";
 import { isLiveSession } from "../io/liveSessions";
 import { listSessions, readWorkspaceSelection } from "../io/sessionFiles";
+import { intentStatusJson, intentStatusReport, intentStatusText } from "./intentStatus";
 import { parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
 
-const USAGE = `intent status [--json] [--root DIR]
+const USAGE = `intent status [ID] [--json] [--root DIR]
 
 The active selection (or auto-selection), every intent with its status and scope, the problems in
 active_intents.yaml and config.jsonc (file:line:col), and the live sessions: editors and agents working in this workspace
-now (a session whose heartbeat stopped more than two minutes ago has expired and is not listed).`;
+now (a session whose heartbeat stopped more than two minutes ago has expired and is not listed).
+
+With an intent's ID: that intent, its acceptance criteria, and its lifecycle from the ledger (the commit
+it started at; its completion, with the verification of its criteria).`;
 
 interface StatusReport {
   root: string;
@@ -68,8 +72,13 @@ function statusText(r: StatusReport, now: number): string {
 export const statusCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parse("status", argv, { ...ROOT_OPTION, json: { type: "boolean" } });
+    const { values, positionals } = parse("status", argv, { ...ROOT_OPTION, json: { type: "boolean" } }, { min: 0, max: 1 });
     const ws = openWorkspace(io, values.root, { requireIntents: true });
+    if (positionals[0] !== undefined) {
+      const one = await intentStatusReport(ws, positionals[0]);
+      io.out(values.json ? `${JSON.stringify(intentStatusJson(one), null, 2)}\n` : intentStatusText(one));
+      return 0;
+    }
     const now = Date.now();
     const report = statusReport(ws, listSessions(ws.root), now);
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report, now));

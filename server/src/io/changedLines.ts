@@ -10,7 +10,7 @@ import { chooseBase, GitError, gitTopLevel, headRevision, parseRawPatch, STABLE_
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
 const GIT_TIMEOUT_MS = 10_000;
 
-function gitAsync(cwd: string, args: readonly string[]): Promise<string> {
+export function gitAsync(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: GIT_TIMEOUT_MS }, (err, stdout, stderr) => {
       if (err) reject(new GitError(`git ${args[0]} failed in ${cwd}: ${(stderr || err.message).trim().split("\n")[0]}`));

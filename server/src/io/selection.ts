@@ -5,8 +5,8 @@
 import { sessionIdProblem, touchAgentSession } from "./agent/session";
 import { selectRefusal, type Refusal } from "../engine/intents/lifecycle";
 import type { Intent, IntentStatus } from "../engine/intents/model";
-import { modifyIntentsFile } from "./intents/store";
-import { transition } from "../engine/intents/writeback";
+import type { PersonMetadata } from "@shared/agentTrace";
+import { moveIntent } from "./intents/move";
 import type { Rules } from "../engine/rules";
 import { writeWorkspaceSelection } from "./sessionFiles";
 
@@ -20,6 +20,8 @@ interface SelectOptions {
   /** Who selects, kept in the workspace selection. */
   by: string;
   now: Date;
+  /** The person who selects, kept in the lifecycle record of a start. */
+  person?: PersonMetadata;
   /** Why active_intents.yaml must not be written now (the editor: it has unsaved changes), if so. */
   intentsWriteBlocked?: () => string | undefined;
 }
@@ -49,7 +51,7 @@ export async function selectIntent(root: string, rules: Rules, id: string | null
     if (intent && intent.status !== "IN_PROGRESS") {
       const blocked = opts.intentsWriteBlocked?.();
       if (blocked) return fail(blocked);
-      const written = await modifyIntentsFile(root, rules.intentsText, (text) => transition(text, id, "IN_PROGRESS", opts.now));
+      const written = await moveIntent({ root, ledgerPath: rules.settings.ledgerPath, basedOn: rules.intentsText, intentId: id, from: intent.status, to: "IN_PROGRESS", person: opts.person, now: opts.now });
       if (!written.ok) return fail(written.reason);
       startedFrom = intent.status;
     }

@@ -112,3 +112,14 @@ function selectTitle(owner: Intent): string | undefined {
 
 const STATUS_ORDER: Record<string, number> = { IN_PROGRESS: 0, PENDING: 1, BLOCKED: 2 };
 const sortOwners = (owners: Intent[]) => [...owners].sort((a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9));
+
+/** On an intent's drift diagnostic: list the lines that drifted (`intent blame` runs), changing nothing. */
+export function driftActions(uri: string, diagnostics: readonly Diagnostic[]): CodeAction[] {
+  return diagnostics
+    .filter((d) => d.code === "intent-drift" && typeof (d.data as { id?: unknown } | undefined)?.id === "string")
+    .map((d) => {
+      const id = (d.data as { id: string }).id;
+      const title = `List the lines that drifted from ${id}`;
+      return { title, kind: CodeActionKind.QuickFix, diagnostics: [d], command: { title, command: Commands.listDrift, arguments: [{ id, uri }] } };
+    });
+}

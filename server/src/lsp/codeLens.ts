@@ -1,4 +1,6 @@
-import type { CodeLens } from "vscode-languageserver";
+import type { CodeLens, Command } from "vscode-languageserver";
+import type { Intent } from "../engine/intents/model";
+import type { WorkspaceContext } from "./workspaceContext";
 import { Commands } from "@shared/commands";
 import { blockLabel, relativeTime, who } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
@@ -12,10 +14,10 @@ const info = (line: number, title: string, uri: string, startLine = line, endLin
 });
 
 /** docs/ARCHITECTURE.md "The language server's surface": a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
-export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
+export function codeLenses(doc: TrackedDocument, now: number, criteriaLens: CriteriaLens = () => undefined): CodeLens[] {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || !ctx.rules.settings.codeLens.enabled) return [];
-  if (doc.path === INTENTS_FILE) return intentLenses(doc);
+  if (doc.path === INTENTS_FILE) return intentLenses(doc, criteriaLens);
 
   const blocks = doc.attributedBlocks();
   if (!blocks.length) return [];
@@ -33,7 +35,10 @@ export function codeLenses(doc: TrackedDocument, now: number): CodeLens[] {
   return lenses;
 }
 
-function intentLenses(doc: TrackedDocument): CodeLens[] {
+/** The "Verify N criteria" lens of an intent with runnable criteria (lsp/criteria.ts), if it has any. */
+export type CriteriaLens = (ctx: WorkspaceContext, intent: Intent) => Command | undefined;
+
+function intentLenses(doc: TrackedDocument, criteriaLens: CriteriaLens): CodeLens[] {
   const { rules, ledger, selection } = doc.ctx!;
   // the intents' lines are those of the text the catalogue was read from: none while the buffer is ahead of
   // it (a reload waits for a pause in typing) or broken (the last good catalogue stands in)
@@ -50,6 +55,8 @@ function intentLenses(doc: TrackedDocument): CodeLens[] {
           : { title: "select", command: Commands.selectIntent, arguments: [{ id: intent.id, uri: doc.uri }] },
       });
     }
+    const verify = criteriaLens(doc.ctx!, intent);
+    if (verify) lenses.push({ range: at, command: verify });
     const files = ledger.filesFor(intent.id).length;
     lenses.push({ range: at, command: { title: `${ledger.editCount(intent.id)} edits · ${files} files`, command: Commands.listIntents, arguments: [{ uri: doc.uri }] } });
   }

@@ -32,6 +32,17 @@ export function commandAnswer(command: string, result: unknown): string {
       return `intent-lsp: ${String(r.path)} ${r.changed ? "regenerated" : "was already up to date"} (${String(r.intents)} intents).`;
     case Commands.verifyLedger:
       return verifyAnswer(r);
+    case Commands.verifyCriteria: {
+      const failed = Array.isArray(r.failed) ? (r.failed as { criterion: string; why: string }[]) : [];
+      if (r.cancelled) return `intent-lsp: verification of ${String(r.id)} was cancelled.`;
+      return failed.length
+        ? `intent-lsp: ${String(r.id)}: ✗ ${failed.length} of ${String(r.total)} criteria failed: ${failed.map((f) => `"${f.criterion}" (${f.why})`).join(", ")}.`
+        : `intent-lsp: ${String(r.id)}: ✓ ${String(r.total)}/${String(r.total)} criteria verified.`;
+    }
+    case Commands.listDrift: {
+      const runs = Array.isArray(r.runs) ? (r.runs as { text: string }[]) : [];
+      return `intent-lsp: ${String(r.message)}${runs.length ? ` ${runs.map((x) => x.text).join("; ")}.` : ""}`;
+    }
     default:
       return `intent-lsp: ${command} done.`;
   }

@@ -13,7 +13,12 @@ import { selectIntent as select } from "../io/selection";
 import { uriToPath, type TrackedDocument } from "./documents";
 import { INTENT_STATUSES, type IntentStatus } from "../engine/intents/model";
 import { modifyIntentsFile } from "../io/intents/store";
-import { amendScope, transition } from "../engine/intents/writeback";
+import { amendScope } from "../engine/intents/writeback";
+import { moveIntent } from "../io/intents/move";
+import { driftMessage, driftRuns, runText, type Drift } from "../engine/drift";
+import { criterionText } from "../engine/intents/load";
+import type { LastVerification } from "./criteria";
+import type { VerificationMetadata } from "@shared/agentTrace";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /** What the command handlers need from the server, and nothing more. */
@@ -31,6 +36,18 @@ export interface CommandHost {
    * own `ctx.ledger.poll()` would take those lines from under the server's refresh.
    */
   pollLedger(ctx: WorkspaceContext): Promise<void>;
+  /**
+   * Verifies an intent's acceptance criteria before it becomes COMPLETE, as `intent complete` does: the
+   * commands run with progress and cancellation, the sentences are put to the person. Throws (a refusal
+   * naming the failing criterion) when one does not pass.
+   */
+  verify(ctx: WorkspaceContext, intent: Intent): Promise<VerificationMetadata>;
+  /** Runs an intent's runnable criteria now (the person clicked "Verify"), with progress and cancellation. */
+  runCriteria(ctx: WorkspaceContext, intent: Intent): Promise<LastVerification>;
+  /** The intent's drift as last measured (lsp/intentHealth.ts). */
+  driftOf(ctx: WorkspaceContext, id: string): Drift | undefined;
+  /** Tells the person something went half-wrong (a move written whose record the ledger refused). */
+  warn(message: string): void;
   now(): Date;
 }
 
@@ -63,6 +80,15 @@ async function writeIntents(host: CommandHost, ctx: WorkspaceContext, change: Pa
   if (!result.ok) throw fail(result.reason);
 }
 
+/** A lifecycle move as every door makes it (io/intents/move.ts): the status written, then its ledger record. */
+async function moveIntents(host: CommandHost, ctx: WorkspaceContext, id: string, from: IntentStatus, to: IntentStatus, verification?: VerificationMetadata) {
+  const blocked = intentsWriteBlocked(host, ctx);
+  if (blocked) throw fail(blocked);
+  const result = await moveIntent({ root: ctx.root, ledgerPath: ctx.rules.settings.ledgerPath, basedOn: ctx.rules.intentsText, intentId: id, from, to, person: ctx.person(), verification, now: host.now() });
+  if (!result.ok) throw fail(result.reason);
+  if (!result.recorded) host.warn(result.warning);
+}
+
 /**
  * A next step in the words an editor shows: the intent picker's entries (VS Code's "Select Intent…", Neovim's
  * :IntentSelect, the same server-made list) and the code actions of active_intents.yaml, never a command's
@@ -93,6 +119,7 @@ async function selectForWorkspace(host: CommandHost, args: Record<string, unknow
     start: Boolean(args.start),
     explain: editorRefusal,
     by: ctx.session.id,
+    person: ctx.person(),
     now: host.now(),
     intentsWriteBlocked: () => intentsWriteBlocked(host, ctx),
   });
@@ -119,11 +146,33 @@ const transitionCommand: CommandHandler = async (host, args) => {
   const id = requireString(args, "id", `{"id":"INT-001","to":"COMPLETE"}`);
   const to = requireString(args, "to", `{"id":"INT-001","to":"COMPLETE"}`);
   if (!(INTENT_STATUSES as readonly string[]).includes(to)) throw fail(`Unknown status ${to}; use one of ${INTENT_STATUSES.join(", ")}.`);
-  const refusal = moveRefusal(id, ctx.rules.catalogue.byId.get(id)?.status, to as IntentStatus);
+  const from = ctx.rules.catalogue.byId.get(id)?.status;
+  const refusal = moveRefusal(id, from, to as IntentStatus);
   if (refusal) throw fail(editorRefusal(refusal));
-  await writeIntents(host, ctx, (text) => transition(text, id, to as IntentStatus, host.now()));
+  const verification = to === "COMPLETE" ? await host.verify(ctx, ctx.rules.catalogue.byId.get(id)!) : undefined;
+  await moveIntents(host, ctx, id, from!, to as IntentStatus, verification);
   host.refresh(ctx);
   return { id, status: to };
+};
+
+/** `{id, uri}`: the person asked to verify an intent's criteria now. Nothing else starts a criterion. */
+const verifyCriteria: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const id = requireString(args, "id", `{"id":"INT-001"}`);
+  const intent = ctx.rules.catalogue.byId.get(id);
+  if (!intent) throw fail(`No intent ${id} in active_intents.yaml.`);
+  const r = await host.runCriteria(ctx, intent);
+  return { id, total: r.total, cancelled: r.cancelled, failed: r.failed.map((f) => ({ criterion: criterionText(f.criterion), why: f.why, line: f.criterion.line })) };
+};
+
+/** `{id}`: the drifted lines of an intent, as runs `intent blame FILE:LINES` takes. */
+const listDrift: CommandHandler = async (host, args) => {
+  const ctx = host.context(args);
+  const id = requireString(args, "id", `{"id":"INT-001"}`);
+  const intent = ctx.rules.catalogue.byId.get(id);
+  const drift = host.driftOf(ctx, id);
+  if (!intent || !drift) return { id, message: `No drift measured for ${id}.`, runs: [] };
+  return { id, message: driftMessage(drift, intent.ownedScope), runs: driftRuns(drift.lines).map((r) => ({ ...r, text: runText(r) })) };
 };
 
 const ignorePath: CommandHandler = async (host, args) => {
@@ -227,6 +276,8 @@ export const commandHandlers: Partial<Record<string, CommandHandler>> = {
   [Commands.clearIntent]: clearIntent,
   [Commands.amendScope]: amendScopeCommand,
   [Commands.transition]: transitionCommand,
+  [Commands.verifyCriteria]: verifyCriteria,
+  [Commands.listDrift]: listDrift,
   [Commands.ignorePath]: ignorePath,
   [Commands.listIntents]: listIntents,
   [Commands.activeIntent]: activeIntent,

@@ -33,7 +33,14 @@ export class DiagnosticsPublisher {
     /** Runs before each publish (the session file's list of unsaved files is written then). */
     private readonly beforePublish: () => void,
     private readonly guard: (what: string, fn: () => void) => () => void,
+    /** The intents file's diagnostics beyond its schema (drift, failed criteria), for the text it was read from. */
+    private readonly intentsExtras: (ctx: WorkspaceContext, text: string) => Diagnostic[] = () => [],
   ) {}
+
+  /** The intents file of a workspace is published again (its drift or criteria results changed). */
+  intentsFile(ctx: WorkspaceContext): void {
+    this.schedule(this.documents.at(join(ctx.root, INTENTS_FILE))?.uri ?? pathToFileURL(join(ctx.root, INTENTS_FILE)).href);
+  }
 
   /** Publishes `uri`'s diagnostics after a pause in typing. */
   schedule(uri: string): void {
@@ -98,7 +105,15 @@ export class DiagnosticsPublisher {
       // published empty once: forgotten now, in the same step (a second timer raced the publish before)
       if (!ruleFile.length) this.ruleFileUris.delete(uri);
     }
+    diagnostics.push(...this.intentsFileExtras(uri));
     void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
+  }
+
+  private intentsFileExtras(uri: string): Diagnostic[] {
+    const fsPath = uriToPath(uri);
+    const ctx = fsPath ? this.workspaces.of(fsPath) : undefined;
+    if (!ctx || !fsPath || ctx.relativePath(fsPath) !== INTENTS_FILE || ctx.rules.usingLastGood || ctx.rules.intentsText === undefined) return [];
+    return this.intentsExtras(ctx, ctx.rules.intentsText);
   }
 
   private ruleFileDiagnostics(uri: string): Diagnostic[] {

@@ -1,3 +1,6 @@
+import { CriteriaRunner } from "./criteria";
+import type { WorkspaceContext } from "./workspaceContext";
+import { IntentHealth } from "./intentHealth";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -22,7 +25,7 @@ import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOptional } from "../io/optionalFile";
 import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
-import { lifecycleActions, savedLineFixes, scopeFixes } from "./codeActions";
+import { lifecycleActions, savedLineFixes, scopeFixes, driftActions } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { commandAnswer } from "./commandAnswers";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
@@ -61,6 +64,8 @@ export class IntentServer {
   private readonly sync: DocumentSync;
   private readonly saves: SaveHandler;
   private readonly settings: ClientSettings;
+  private readonly criteria: CriteriaRunner;
+  private readonly health: IntentHealth;
   /** Document events that arrived before the client's settings (see `inOrder`); undefined once they are in. */
   private queued: (() => void)[] | undefined = [];
   private markReady: () => void = () => undefined;
@@ -76,8 +81,16 @@ export class IntentServer {
       (message) => this.connection.console.warn(message),
     );
     this.sessions = new SessionSync(this.workspaces, this.documents, guard);
-    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard);
-    this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => this.sync.ledgerChanged(ctx, r.paths, r.reset, first));
+    this.criteria = new CriteriaRunner(connection, (ctx) => this.criteriaChanged(ctx));
+    this.health = new IntentHealth(this.criteria, (ctx) => this.publisher.intentsFile(ctx), (message) => connection.console.warn(message));
+    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard, (ctx, text) => {
+      this.health.ensure(ctx);
+      return this.health.diagnostics(ctx, text);
+    });
+    this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => {
+      this.sync.ledgerChanged(ctx, r.paths, r.reset, first);
+      this.health.update(ctx);
+    });
     this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
     this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
     this.saves = new SaveHandler(
@@ -131,7 +144,7 @@ export class IntentServer {
     connection.onCodeLens(async ({ textDocument }) => {
       await this.ready;
       const doc = this.documents.get(textDocument.uri);
-      return doc ? codeLenses(doc, Date.now()) : [];
+      return doc ? codeLenses(doc, Date.now(), (ctx, intent) => this.criteria.lens(ctx, intent, Date.now())) : [];
     });
     connection.languages.inlayHint.on(async ({ textDocument, range }) => {
       await this.ready;
@@ -292,7 +305,7 @@ export class IntentServer {
   private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
     const doc = this.documents.get(textDocument.uri);
     if (!doc) return [];
-    if (doc.ctx && doc.path === INTENTS_FILE) return lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start));
+    if (doc.ctx && doc.path === INTENTS_FILE) return [...lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start)), ...driftActions(doc.uri, context.diagnostics)];
     return [...savedLineFixes(doc, context.diagnostics), ...scopeFixes(doc, range, context.diagnostics)];
   }
 
@@ -311,8 +324,18 @@ export class IntentServer {
     refresh: (ctx) => this.sync.refresh(ctx),
     pollLedger: (ctx) => this.ledgers.poll(ctx),
     document: (uri) => this.documents.get(uri),
+    verify: (ctx, intent) => this.criteria.verifyForCompletion(ctx, intent),
+    runCriteria: (ctx, intent) => this.criteria.runCommands(ctx, intent).then((r) => r.result),
+    driftOf: (ctx, id) => this.health.driftOf(ctx, id),
+    warn: (message) => this.criteria.warn(message),
     now: () => new Date(),
   };
+
+  /** A criteria run started or ended: the CodeLens titles and the failing criteria's diagnostics follow. */
+  private criteriaChanged(ctx: WorkspaceContext): void {
+    this.refreshLenses();
+    this.publisher.intentsFile(ctx);
+  }
 
   private dispose(): void {
     this.sessions.dispose();

@@ -7,8 +7,10 @@ import { lineStarts, positionAt } from "../lines";
 import { nestingMessage, yamlNestingProblem } from "../nesting";
 import { samplePath, compileScope, scopeMatches, validateGlob } from "../scope";
 import {
+  DEFAULT_CRITERION_TIMEOUT_SECONDS,
   INTENT_ID_PATTERN,
   INTENT_STATUSES,
+  type Criterion,
   makeCatalogue,
   type Intent,
   type IntentStatus,
@@ -225,13 +227,16 @@ function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent |
   if (!ok || typeof id !== "string" || typeof name !== "string" || !status) return undefined;
   const parent = scalar("parent_intent");
   const version = scalar("version");
+  const criteria = readCriteria(fields.get("acceptance_criteria"), lines, report, `${label}: acceptance_criteria`);
   return {
     id,
     name,
     status,
     ownedScope,
     constraints: stringList(fields.get("constraints"), report, `${label}: constraints`),
-    acceptanceCriteria: stringList(fields.get("acceptance_criteria"), report, `${label}: acceptance_criteria`),
+    acceptanceCriteria: criteria.list.map(criterionText),
+    criteria: criteria.list,
+    criteriaValid: criteria.valid,
     relatedSpecs: relatedSpecs(fields.get("related_specs")),
     parentIntent: typeof parent === "string" && parent ? parent : null,
     tags: stringList(fields.get("tags"), report, `${label}: tags`),
@@ -257,6 +262,82 @@ function stringList(pair: Pair | undefined, report: Report, what: string): strin
     else report("warning", spanOf(node as Node), `${what}: expected a string here (ignored).`);
   }
   return out;
+}
+
+const CRITERION_KEYS = new Set(["run", "name", "timeout"]);
+/** A day: a longer limit is almost certainly a unit mistake (minutes or milliseconds for seconds). */
+const MAX_CRITERION_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * `acceptance_criteria`: sentences a person confirms and `{ run, name?, timeout? }` commands. A criterion
+ * that cannot be read is an error at its node, and the intent's criteria are then not valid as a whole: a
+ * verification that silently skipped the broken one would pass for the wrong reason.
+ */
+function readCriteria(pair: Pair | undefined, lines: LineCounter, report: Report, what: string): { list: Criterion[]; valid: boolean } {
+  const v = pair?.value;
+  const lineOf = (node: Node) => lines.linePos(spanOf(node).start).line - 1;
+  if (v === undefined || v === null || (isScalar(v) && v.value === null)) return { list: [], valid: true };
+  if (isScalar(v) && typeof v.value === "string") return { list: [{ kind: "confirm", text: v.value, line: lineOf(v) }], valid: true };
+  if (!isSeq(v)) {
+    report("error", spanOf(v as Node), `${what} must be a list of sentences or { run: COMMAND } items.`);
+    return { list: [], valid: false };
+  }
+  const list: Criterion[] = [];
+  let valid = true;
+  const fail = (node: Node, message: string) => {
+    report("error", spanOf(node), message);
+    valid = false;
+  };
+  for (const node of v.items as Node[]) {
+    if (isScalar(node) && (typeof node.value === "string" || typeof node.value === "number")) {
+      list.push({ kind: "confirm", text: String(node.value), line: lineOf(node) });
+      continue;
+    }
+    if (!isMap(node)) {
+      fail(node, `${what}: expected a sentence or a mapping { run: COMMAND, name?: TEXT, timeout?: SECONDS } here.`);
+      continue;
+    }
+    const get = (key: string) => (node.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === key);
+    for (const p of node.items as Pair[]) {
+      const key = isScalar(p.key) ? String(p.key.value) : "?";
+      if (!CRITERION_KEYS.has(key)) report("warning", spanOf(p.key as Node), `${what}: unknown key \`${key}\` in a criterion (ignored; a criterion has run, name and timeout).`);
+    }
+    const runPair = get("run");
+    const run = runPair && isScalar(runPair.value) ? runPair.value.value : undefined;
+    if (!runPair) {
+      fail(node, `${what}: a criterion given as a mapping needs \`run: COMMAND\` (a sentence is written as plain text).`);
+      continue;
+    }
+    if (typeof run !== "string" || !run.trim()) {
+      fail((runPair.value ?? runPair.key) as Node, `${what}: \`run\` must be a non-empty command (run from the workspace root by your shell).`);
+      continue;
+    }
+    const namePair = get("name");
+    const name = namePair && isScalar(namePair.value) ? namePair.value.value : undefined;
+    if (namePair && (typeof name !== "string" || !name.trim())) {
+      fail((namePair.value ?? namePair.key) as Node, `${what}: \`name\` must be non-empty text.`);
+      continue;
+    }
+    const timeoutPair = get("timeout");
+    const timeout = timeoutPair && isScalar(timeoutPair.value) ? timeoutPair.value.value : undefined;
+    if (timeoutPair && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_CRITERION_TIMEOUT_SECONDS)) {
+      fail((timeoutPair.value ?? timeoutPair.key) as Node, `${what}: \`timeout\` must be a number of seconds above 0 and at most ${MAX_CRITERION_TIMEOUT_SECONDS} (default ${DEFAULT_CRITERION_TIMEOUT_SECONDS}).`);
+      continue;
+    }
+    list.push({
+      kind: "run",
+      run,
+      ...(typeof name === "string" ? { name: name.trim() } : {}),
+      timeoutSeconds: typeof timeout === "number" ? timeout : DEFAULT_CRITERION_TIMEOUT_SECONDS,
+      line: lineOf(node),
+    });
+  }
+  return { list, valid };
+}
+
+/** A criterion as one line of text: a sentence as written, a command by its name, else as `run: COMMAND`. */
+export function criterionText(c: Criterion): string {
+  return c.kind === "confirm" ? c.text : (c.name ?? `run: ${c.run}`);
 }
 
 function relatedSpecs(pair: Pair | undefined): RelatedSpec[] {

@@ -16,13 +16,28 @@ export interface RelatedSpec {
   ref: string;
 }
 
+/**
+ * One item of `acceptance_criteria`: a sentence a person confirms, or a command run from the workspace root
+ * that passes when it exits 0 (README "Acceptance criteria").
+ */
+export type Criterion =
+  | { kind: "confirm"; text: string; line: number }
+  | { kind: "run"; run: string; name?: string; timeoutSeconds: number; line: number };
+
+/** A runnable criterion's time limit when it names none: ten minutes. */
+export const DEFAULT_CRITERION_TIMEOUT_SECONDS = 600;
+
 export interface Intent {
   id: string;
   name: string;
   status: IntentStatus;
   ownedScope: string[];
   constraints: string[];
+  /** The criteria as one line of text each (a runnable one by its name, else its command). */
   acceptanceCriteria: string[];
+  /** The criteria as written; `criteriaValid` false when one of them has an error (then none may run). */
+  criteria: Criterion[];
+  criteriaValid: boolean;
   relatedSpecs: RelatedSpec[];
   parentIntent: string | null;
   tags: string[];

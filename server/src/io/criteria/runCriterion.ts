@@ -1,0 +1,78 @@
+/**
+ * Runs one acceptance criterion's command, only ever because a person asked (`intent complete`, the
+ * editor's "Verify" or "Complete"): never when a workspace opens, in `intent doctor` or in a hook.
+ * The command runs in the user's shell (`$SHELL -c`, else /bin/sh) from the workspace root, in a process
+ * group of its own, so a timeout or a cancellation kills everything it started, not only the shell.
+ */
+import { spawn } from "node:child_process";
+import { outputTail, type RunCriterion, type RunOutcome } from "../../engine/intents/verification";
+
+/** Output kept while a command runs: enough for a tail, bounded whatever the command prints. */
+const KEEP_BYTES = 64 * 1024;
+/** Time a killed group gets between SIGTERM and SIGKILL. */
+const GRACE_MS = 2000;
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Each chunk of output as it comes, for a terminal that shows it live. */
+  onOutput?: (chunk: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function userShell(env: NodeJS.ProcessEnv): string {
+  const shell = env["SHELL"];
+  return shell && shell.startsWith("/") ? shell : "/bin/sh";
+}
+
+export function runCriterion(root: string, c: RunCriterion, opts: RunOptions = {}): Promise<RunOutcome> {
+  const env = opts.env ?? process.env;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let kept = "";
+    let timedOut = false;
+    let cancelled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const child = spawn(userShell(env), ["-c", c.run], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const keep = (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      opts.onOutput?.(text);
+      kept = (kept + text).slice(-KEEP_BYTES);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
+    const stop = () => {
+      killGroup("SIGTERM");
+      killTimer ??= setTimeout(() => killGroup("SIGKILL"), GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, c.timeoutSeconds * 1000);
+    const onAbort = () => {
+      cancelled = true;
+      stop();
+    };
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    const finish = (exitCode: number | null, error?: Error) => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      // the shell has ended; anything it left running in its group ends with it
+      killGroup("SIGKILL");
+      if (killTimer) clearTimeout(killTimer);
+      if (error) kept += `\n${error.message}`;
+      resolve({ exitCode: timedOut || cancelled ? null : exitCode, timedOut, cancelled, durationMs: performance.now() - started, tail: outputTail(kept) });
+    };
+    // a background process the command left holding its output open must not keep the run waiting
+    child.on("exit", () => killGroup("SIGKILL"));
+    child.on("error", (err) => finish(null, err));
+    child.on("close", (code) => finish(code));
+  });
+}

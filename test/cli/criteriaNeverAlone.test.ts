@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+import { claudeEdit, claudePayload, cursorPayload, ensureBuilt, NEW_AGENTS, runCli, runHook } from "./support";
+
+/**
+ * Acceptance criteria run only when a person asks for exactly that (`intent complete`, the editor's Verify
+ * or Complete): never when a workspace opens, never in `intent doctor`, never inside an agent's hook. Each
+ * path here meets an intent whose only criterion would leave a sentinel file behind.
+ */
+
+beforeAll(ensureBuilt);
+
+const YAML = ".orchestration/active_intents.yaml";
+const SENTINEL = "criterion-ran.txt";
+
+describe("acceptance criteria never run by themselves", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+    ws.write(YAML, ws.read(YAML).replace('acceptance_criteria: ["Unit tests in test/api pass"]', `acceptance_criteria: [{ run: "touch ${SENTINEL}", name: Sentinel }]`));
+  });
+  afterEach(() => ws.dispose());
+
+  it("not when the language server starts, opens the intents file and shows its lenses", async () => {
+    const client = await LspClient.start({ root: ws.root });
+    try {
+      await client.open(YAML, "yaml");
+      await client.waitForPublishOfCurrentVersion(YAML);
+      await client.request("textDocument/codeLens", { textDocument: { uri: client.uri(YAML) } });
+      await client.codeActions(YAML, { start: { line: 2, character: 4 }, end: { line: 2, character: 4 } });
+    } finally {
+      await client.stop();
+    }
+    expect(existsSync(ws.path(SENTINEL))).toBe(false);
+  });
+
+  it("not in intent doctor (with or without --fix), status, check or context", () => {
+    for (const args of [["doctor"], ["doctor", "--fix"], ["status"], ["status", "INT-001"], ["check"], ["context", "INT-001"]]) {
+      runCli(args, { cwd: ws.root });
+      expect(existsSync(ws.path(SENTINEL)), args.join(" ")).toBe(false);
+    }
+  });
+
+  it("not inside any agent's hook, before or after a write or a shell command", () => {
+    const edit = { path: "src/api/weather.ts", from: "a", to: "b" };
+    const payloads: [string, unknown][] = [
+      ["claude-code", claudeEdit(ws, "PreToolUse", edit.path, edit.from, edit.to)],
+      ["claude-code", claudeEdit(ws, "PostToolUse", edit.path, edit.from, edit.to)],
+      ["claude-code", claudePayload(ws, "SessionStart", { source: "startup" })],
+      ["cursor", cursorPayload(ws, "beforeShellExecution", { command: "intent status INT-001", cwd: ws.root })],
+      ["cursor", cursorPayload(ws, "afterShellExecution", { command: "intent status INT-001", cwd: ws.root, output: "", duration: 5 })],
+      ...NEW_AGENTS.flatMap((f): [string, unknown][] => [
+        [f.agent, f.write(ws, "pre", edit)],
+        [f.agent, f.write(ws, "post", edit)],
+        [f.agent, f.shell(ws, "pre", "intent status INT-001")],
+        [f.agent, f.shell(ws, "post", "intent status INT-001")],
+        [f.agent, f.otherEvent(ws)],
+      ]),
+    ];
+    for (const [agent, payload] of payloads) {
+      runHook(agent as never, payload, { cwd: ws.root });
+      expect(existsSync(ws.path(SENTINEL)), agent).toBe(false);
+    }
+  }, 180_000); // some forty hook processes on a shared machine
+
+  it("and they do run when the person asks: intent complete", () => {
+    expect(runCli(["complete", "INT-001"], { cwd: ws.root }).status).toBe(0);
+    expect(existsSync(ws.path(SENTINEL))).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DiagnosticSeverity } from "vscode-languageserver-protocol";
+import { LspClient } from "../support/lspClient";
+import { stopAfterEach, type TempWorkspace } from "../support/workspace";
+import { ensureBuilt, git, gitWorkspace, ledgerRecords, runCli } from "../cli/support";
+
+/**
+ * Acceptance criteria and drift in the editor (README "Acceptance criteria"): the drift diagnostic on an
+ * intent in active_intents.yaml and its code action; the "Verify" CodeLens, which runs the criteria with
+ * `$/progress`, then a failed criterion's diagnostic on its line; "Complete" refused by the same verification.
+ */
+
+beforeAll(ensureBuilt);
+
+const YAML = ".orchestration/active_intents.yaml";
+const FILE = "src/api/weather.ts";
+const EXAMPLE_CRITERIA = '    acceptance_criteria: ["Unit tests in test/api pass"]\n';
+
+describe("drift in active_intents.yaml", () => {
+  let ws: TempWorkspace;
+  let client: LspClient;
+  let started: string;
+  beforeEach(() => {
+    ws = gitWorkspace();
+    git(ws.root, "config", "user.name", "Ada Lovelace");
+    runCli(["block", "INT-001"], { cwd: ws.root });
+    started = git(ws.root, "rev-parse", "HEAD").trim();
+    expect(runCli(["start", "INT-001"], { cwd: ws.root }).status).toBe(0);
+    git(ws.root, "commit", "-qam", "restarted");
+  });
+  stopAfterEach(() => ({ client, ws }));
+
+  it("an intent whose scope changed with no record since it started gets a diagnostic on its line, and a code action lists the lines", async () => {
+    const lines = ws.read(FILE).split("\n").length - 1;
+    ws.write(FILE, `${ws.read(FILE)}export const drifted = 1;\nexport const again = 2;\n`);
+    client = await LspClient.start({ root: ws.root });
+    await client.open(YAML, "yaml");
+    const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "intent-drift"));
+    const drift = diags.filter((d) => d.code === "intent-drift");
+    expect(drift.map((d) => ({ range: d.range, severity: d.severity, source: d.source, message: d.message }))).toEqual([
+      {
+        range: { start: { line: 2, character: 0 }, end: { line: 2, character: 15 } },
+        severity: DiagnosticSeverity.Information,
+        source: "intent-lsp",
+        message: `2 lines in src/api/**, test/api/** changed since INT-001 started (commit ${started.slice(0, 12)}), all of them not under INT-001.`,
+      },
+    ]);
+    const actions = await client.codeActions(YAML, drift[0]!.range, drift);
+    const list = actions.find((a) => a.title === "List the lines that drifted from INT-001");
+    expect(list?.command).toEqual({ title: "List the lines that drifted from INT-001", command: "intent.listDrift", arguments: [{ id: "INT-001", uri: client.uri(YAML) }] });
+    const result = (await client.executeCommand("intent.listDrift", ...list!.command!.arguments!)) as { runs: { text: string }[] };
+    expect(result.runs.map((r) => r.text)).toEqual([`${FILE}:${lines + 1}-${lines + 2} with no record`]);
+  });
+});
+
+describe("the Verify CodeLens and Complete in the editor", () => {
+  let ws: TempWorkspace;
+  let client: LspClient;
+  const progress: unknown[] = [];
+  beforeEach(async () => {
+    ws = gitWorkspace();
+    const text = ws.read(YAML);
+    expect(text).toContain(EXAMPLE_CRITERIA);
+    ws.write(YAML, text.replace(EXAMPLE_CRITERIA, ["    acceptance_criteria:", "      - run: 'echo compiled'", "        name: Build", "      - run: 'echo broken >&2; exit 3'", "        name: API tests", ""].join("\n")));
+    git(ws.root, "commit", "-qam", "criteria");
+    progress.length = 0;
+    client = await LspClient.start({ root: ws.root, onProgress: (v) => progress.push(v) });
+    await client.open(YAML, "yaml");
+    await client.waitForPublishOfCurrentVersion(YAML);
+  });
+  stopAfterEach(() => ({ client, ws }));
+
+  const lensTitles = async () =>
+    ((await client.request("textDocument/codeLens", { textDocument: { uri: client.uri(YAML) } })) as { range: { start: { line: number } }; command: { title: string; command: string } }[])
+      .filter((l) => l.command.command === "intent.verifyCriteria")
+      .map((l) => `${l.range.start.line}: ${l.command.title}`);
+
+  it("offers to verify, runs the criteria with progress when clicked, then shows the result and a diagnostic on the failed criterion", async () => {
+    expect(await lensTitles()).toEqual(["2: Verify 2 criteria"]);
+    expect(ws.read(YAML)).toContain("exit 3");
+    const result = await client.executeCommand("intent.verifyCriteria", { id: "INT-001", uri: client.uri(YAML) });
+    expect(result).toEqual({ id: "INT-001", total: 2, cancelled: false, failed: [{ criterion: "API tests", why: "exit 3", line: 10 }] });
+    expect(progress).toEqual([
+      { kind: "begin", title: "Verifying INT-001", cancellable: true, message: "2 criteria", percentage: 0 },
+      { kind: "report", message: "1/2: Build", percentage: 0 },
+      { kind: "report", message: "2/2: API tests", percentage: 50 },
+      { kind: "end" },
+    ]);
+    expect(await lensTitles()).toEqual(["2: ✗ 1 of 2 failed"]);
+    const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "criterion-failed"));
+    expect(diags.filter((d) => d.code === "criterion-failed").map((d) => ({ range: d.range, severity: d.severity, message: d.message }))).toEqual([
+      { range: { start: { line: 10, character: 0 }, end: { line: 10, character: 38 } }, severity: DiagnosticSeverity.Error, message: 'Criterion "API tests" failed (exit 3) when INT-001 was last verified.\nbroken' },
+    ]);
+  });
+
+  it("Complete goes through the same verification: a failing criterion refuses it and changes nothing", async () => {
+    const before = ws.read(YAML);
+    await expect(client.executeCommand("intent.transition", { id: "INT-001", to: "COMPLETE", uri: client.uri(YAML) })).rejects.toThrow(
+      'INT-001 stays IN_PROGRESS: criterion "API tests" failed (exit 3); nothing was changed.',
+    );
+    expect(ws.read(YAML)).toBe(before);
+    expect(ledgerRecords(ws)).toEqual([]);
+  });
+});
