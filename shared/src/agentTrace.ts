@@ -115,6 +115,12 @@ export interface IntentLspMetadata {
   reformatted?: [number, number][];
   /** Per-line hashes of the `reformatted` spans, as `line_hashes` are for `ranges`. */
   reformatted_hashes?: string[][];
+  /**
+   * The file's content came from another path (docs/LEDGER.md "Renames, moves and copies"): a rename or a
+   * move seen as it happened (the editor's file operations, an agent's move tool or shell command). `pre_hash`
+   * is then the content of that path before the move, so the chain of records continues from its records.
+   */
+  moved_from?: string;
   /** The same details for `files[1..]`, when one act wrote several files (a shell command). */
   other_files?: OtherFileMetadata[];
   /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
@@ -152,6 +158,7 @@ export interface OtherFileMetadata {
   carried?: [number, number, number][];
   reformatted?: [number, number][];
   reformatted_hashes?: string[][];
+  moved_from?: string;
 }
 
 export interface ToolCallMetadata {

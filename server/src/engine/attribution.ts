@@ -42,6 +42,12 @@ export interface LineAttribution {
   anchor: AnchorKind;
   /** The record that last changed this line's whitespace only (a formatter), keeping `entry` as its owner. */
   reformattedBy?: TraceEntry;
+  /**
+   * The record that moved the line's file here from another path (`moved_from`: a rename or move seen as it
+   * happened), keeping `entry` as its owner. A line whose entry names another path without it came by
+   * content (engine/lineage.ts).
+   */
+  movedBy?: TraceEntry;
 }
 
 export type Attributions = (LineAttribution | undefined)[];
@@ -123,6 +129,14 @@ export function applyStep(before: LineState, step: RecordStep): LineState | unde
     }
   }
   const recordEntry = step.entries[0]!;
+  if (recordEntry.movedFrom !== undefined) {
+    for (const s of change.carried) {
+      for (let l = s.newStart; l < s.newStart + s.length; l++) {
+        const owner = owners[l];
+        if (owner && owner.entry.path !== recordEntry.path) owners[l] = { ...owner, movedBy: recordEntry };
+      }
+    }
+  }
   const reformattedHashes = splitPacked(recordEntry.reformattedHashes);
   let r = 0;
   for (const span of change.reformatted) {

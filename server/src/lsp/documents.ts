@@ -276,7 +276,7 @@ export class TrackedDocument {
     if (this.awaiting?.kind === "index" || !this.ctx || this.path === undefined) {
       awaiting = { kind: "index", from: lines, steps: [] };
     } else {
-      const entries = this.ctx.ledger.entriesFor(this.path);
+      const entries = this.ctx.ledger.attributionEntries(this.path, lines);
       next = carryThroughRecords(entries, prior, priorHash, hash);
       if (!next) {
         if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
@@ -335,6 +335,14 @@ export class TrackedDocument {
   /** Written by this server (its saves are already carried forward). */
   private isOurs(entry: TraceEntry): boolean {
     return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
+  }
+
+  /**
+   * The ledger's entries that explain this document's baseline: its own and those of the paths its content
+   * came from (a rename, a move, a copy: engine/lineage.ts). Empty outside a workspace.
+   */
+  ledgerEntries(): readonly TraceEntry[] {
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.attributionEntries(this.path, this.baselineLines) : [];
   }
 
   /** The record that explains a baseline line (0-based); undefined: none does, or not known yet (see `attributed`). */
@@ -407,7 +415,7 @@ export class TrackedDocument {
     }
     if (next === undefined && this.attributions !== undefined && this.ctx && this.path !== undefined) {
       // a record we cannot apply to what we know (another writer's, from other content): ask the ledger
-      next = attribute(this.ctx.ledger.entriesFor(this.path), lines);
+      next = attribute(this.ctx.ledger.attributionEntries(this.path, lines), lines);
     }
     this.setBaseline(text, lines, next, hash, since);
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;

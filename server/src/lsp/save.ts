@@ -211,7 +211,7 @@ export class SaveHandler {
     if (save?.record) {
       try {
         if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
-        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
+        else doc.ledgerChanged(doc.ledgerEntries(), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
         this.host.error(
           `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; ${keptMessage(this.recorderOf(ctx).kept())}`,
@@ -257,6 +257,26 @@ export class SaveHandler {
       if (kept.inMemory) parts.push(`${kept.inMemory} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} could not be kept on disk (${kept.why ?? "not writable"}) and are lost now`);
     }
     return parts.length ? `intent-lsp is shutting down with save records the ledger could not take: ${parts.join("; ")}.` : undefined;
+  }
+
+  /**
+   * A record that is no save (the editor's file rename: `fileRenames.ts`), appended in order with the saves;
+   * resolves once it is written and read back (false: it could not be written, and the user was told).
+   */
+  recordOther(ctx: WorkspaceContext, save: PreparedSave): Promise<boolean> {
+    const done = this.queue.then(async () => {
+      try {
+        return await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
+      } catch (err) {
+        this.host.error(`intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}); ${keptMessage(this.recorderOf(ctx).kept())}`);
+        return false;
+      }
+    });
+    this.queue = done.catch(() => undefined);
+    return done.then(async (written) => {
+      await this.host.poll(ctx);
+      return written;
+    });
   }
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {

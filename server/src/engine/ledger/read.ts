@@ -61,6 +61,8 @@ export interface TraceEntry {
   change?: LineChange;
   /** Per-line hashes of `change.reformatted` lines, packed as `lineHashes` is. */
   reformattedHashes?: string;
+  /** The path this file's content was moved from (`moved_from`, see `engine/lineage.ts`). */
+  movedFrom?: string;
 }
 
 export interface UnreadableLine {
@@ -259,6 +261,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
       continue;
     }
     const map = details ? lineMapOf(details) : undefined;
+    const movedFrom = details ? pool.path(details["moved_from"]) : undefined;
     const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
     let ranged = false;
     let firstContributor: EntryContributor | undefined;
@@ -289,13 +292,13 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person) : convContributor;
         const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
-        out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined));
+        out.entries.push(withSource(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined), movedFrom, path));
       }
     }
     // A file named without ranges still says something about the file (deletion, new content hash).
     if (!ranged) {
       const contributor = firstContributor ?? pool.contributor("unknown", undefined);
-      out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map));
+      out.entries.push(withSource(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map), movedFrom, path));
     }
   }
 }
@@ -455,6 +458,12 @@ function makeEntry(
     change: map?.change,
     reformattedHashes: map?.reformattedHashes,
   };
+}
+
+/** An entry whose file was moved from another path (never from itself). */
+function withSource(entry: TraceEntry, movedFrom: string | undefined, path: string): TraceEntry {
+  if (movedFrom !== undefined && movedFrom !== path) entry.movedFrom = movedFrom;
+  return entry;
 }
 
 function rangeSpan(range: unknown): [number, number] | undefined {

@@ -52,6 +52,8 @@ export interface RecordFileInput {
   /** Whole-file hash before the change (`fileHash`); null when the file did not exist. */
   preHash: string | null;
   scope: ScopeVerdict;
+  /** The path the content was moved from (a rename or move seen as it happened); `preHash` is its content then. */
+  movedFrom?: string;
 }
 
 export interface BuildRecordInput extends RecordFileInput {
@@ -125,7 +127,7 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 }
 
 /** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
-type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes">;
+type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from">;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
   // raw or normalized lines alike: contentHash and lineHash normalize each line they hash
@@ -153,6 +155,7 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
       details.reformatted_hashes = c.reformatted.map((r) => lines.slice(r.start, r.end + 1).map(lineHash));
     }
   }
+  if (file.movedFrom !== undefined) details.moved_from = file.movedFrom;
   return { ranges, details };
 }
 
