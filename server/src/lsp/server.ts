@@ -169,6 +169,14 @@ export class IntentServer {
         const renames = renameRecords(this.workspaces, files, INTENT_LSP_VERSION);
         const written = await Promise.all(renames.map(({ ctx, save }) => this.saves.recordOther(ctx, save)));
         const recordIds = renames.filter((_, i) => written[i]).map((r) => r.save.record!.id);
+        // the document open under the new name: our own record now explains its content (who moved it)
+        for (const f of files) {
+          const doc = this.documents.get(f.newUri);
+          if (doc?.ctx && written.some((w, i) => w && renames[i]!.save.path === doc.path)) {
+            doc.ledgerChanged(doc.ledgerEntries(), true);
+            this.publisher.schedule(doc.uri);
+          }
+        }
         void connection.sendNotification(RENAMES_PROCESSED, { files: files.map((f) => ({ oldUri: f.oldUri, newUri: f.newUri })), recordIds });
       }),
     );
