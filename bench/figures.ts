@@ -3,7 +3,7 @@
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hover } from "vscode-languageserver-protocol";
@@ -335,6 +335,45 @@ export function blame(w: Workload, o: Options): Figure {
     target: "faster than git blame",
     met: a.p50 <= b.p50,
     data: { blame: a, gitBlame: b },
+  };
+}
+
+/**
+ * `intent blame FILE:L` of the hot file's content at a path no record names (renamed, moved or copied there:
+ * its owners come from the old path's records, engine/lineage.ts) vs the same file at its own path, interleaved.
+ */
+export function blameRenamed(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 3 : 5;
+  const rand = seeded(w.records + 2);
+  const renamed = w.hotFile.replace(/([^/]+)$/, "renamed-$1");
+  copyFileSync(join(w.root, w.hotFile), join(w.root, renamed));
+  const moved: number[] = [];
+  const own: number[] = [];
+  try {
+    for (let i = 0; i < reps; i++) {
+      const line = 1 + Math.floor(rand() * w.hotFileLines);
+      const a = cli(w, ["blame", `${renamed}:${line}`, "--json"]);
+      if (a.status !== 0) throw new Error(`intent blame failed (${a.status}): ${a.stderr}`);
+      if (!/"kind": "traced"/.test(a.stdout)) throw new Error(`intent blame of ${renamed}:${line} did not follow the content to ${w.hotFile}: ${a.stdout.slice(0, 400)}`);
+      moved.push(a.ms);
+      const b = cli(w, ["blame", `${w.hotFile}:${line}`, "--json"]);
+      if (b.status !== 0) throw new Error(`intent blame failed (${b.status}): ${b.stderr}`);
+      own.push(b.ms);
+    }
+  } finally {
+    rmSync(join(w.root, renamed), { force: true });
+  }
+  const a = summarize(moved);
+  const b = summarize(own);
+  return {
+    id: "blame renamed",
+    records: w.records,
+    now: ms(a.p50),
+    baseline: `never renamed ${ms(b.p50)}`,
+    ratio: x(a.p50 / b.p50),
+    target: "≤ 1.5×",
+    met: a.p50 / b.p50 <= 1.5,
+    data: { renamed: a, own: b },
   };
 }
 
