@@ -121,6 +121,13 @@ export interface IntentLspMetadata {
    * is then the content of that path before the move, so the chain of records continues from its records.
    */
   moved_from?: string;
+  /**
+   * Lines taken from other files (cut or copied there, pasted here), which keep the author they had there:
+   * `from` the path, `pre_hash` the content of that path they are numbered in (pinned by a record of it),
+   * `carried` `[old_start, new_start, length]` runs (1-based) from that content to this one. These lines are
+   * neither in `ranges` nor in the top-level `carried`.
+   */
+  moved_lines?: MovedLinesMetadata[];
   /** The same details for `files[1..]`, when one act wrote several files (a shell command). */
   other_files?: OtherFileMetadata[];
   /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
@@ -159,6 +166,13 @@ export interface OtherFileMetadata {
   reformatted?: [number, number][];
   reformatted_hashes?: string[][];
   moved_from?: string;
+  moved_lines?: MovedLinesMetadata[];
+}
+
+export interface MovedLinesMetadata {
+  from: string;
+  pre_hash: string;
+  carried: [number, number, number][];
 }
 
 export interface ToolCallMetadata {

@@ -181,4 +181,41 @@ describe("a line's author follows its content across paths", () => {
     }
     expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy: { contributor: "human" } })));
   });
+
+  for (const order of ["the cut saved first", "the paste saved first"] as const) {
+    it(`a person cuts an agent's function from one file and pastes it into another, both saved (${order}): the pasted lines keep the agent, the move is provenance`, async () => {
+      ws = gitWorkspace();
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      const helper = ["export function dewPoint(celsius: number, humidity: number): number {", "  const a = 17.27;", "  const b = 237.7;", "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);", "  return (b * g) / (a - g);", "}"];
+      const forecast = ws.read("src/api/forecast.ts");
+      claudeWrites(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
+      const FORECAST = "src/api/forecast.ts";
+      const WEATHER = "src/api/weather.ts";
+      client = await LspClient.start({ root: ws.root });
+      await client.open(FORECAST);
+      await client.open(WEATHER);
+      await client.waitForPublishOfCurrentVersion(FORECAST);
+      const at = client.text(FORECAST).split("\n").indexOf(helper[0]!);
+      await client.deleteLines(FORECAST, at, helper.length); // cut
+      await client.insertLines(WEATHER, 2, helper); // paste above `export interface Weather`
+      if (order === "the cut saved first") {
+        await client.save(FORECAST);
+        await client.save(WEATHER);
+      } else {
+        await client.save(WEATHER);
+        await client.save(FORECAST);
+      }
+      await client.waitForPublishOfCurrentVersion(WEATHER);
+      for (let k = 0; k < helper.length; k++) {
+        const hover = await client.hoverText(WEATHER, 2 + k);
+        expect(hover, `line ${3 + k}`).toContain(`ai · ${SONNET}`);
+        expect(hover, `line ${3 + k}`).toContain("moved by human from `src/api/forecast.ts`");
+      }
+      const rows = blameRows(ws, WEATHER);
+      expect(rows.slice(2, 2 + helper.length)).toEqual(helper.map(() => ({ kind: "traced", model: SONNET, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })));
+      // the lines around the paste are as they were: nobody recorded them
+      expect(rows.slice(0, 2)).toEqual([{ kind: "untraced" }, { kind: "untraced" }]);
+    });
+  }
 });

@@ -16,6 +16,7 @@
  * their own `path`: a reader tells that a line came from elsewhere by its entry's path.
  */
 import { normalizeLine, splitLines } from "./hashing";
+import type { Segment, Span } from "./lineChange";
 import type { TraceEntry } from "./ledger/read";
 
 /** The most earlier paths followed for one path: a chain of renames longer than this is cut, never guessed. */
@@ -44,17 +45,25 @@ export function sourceEntries(path: string, own: readonly TraceEntry[], currentH
   };
   const followFrom = (entries: readonly TraceEntry[], hash: string | undefined) => {
     for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p);
-    for (const e of entries) if (e.movedFrom) follow(e.movedFrom);
+    for (const e of entries) {
+      if (e.movedFrom) follow(e.movedFrom);
+      for (const m of e.movedIn ?? []) follow(m.from);
+    }
   };
   for (const p of namedSources) follow(p);
   followFrom(own, currentHash);
   while (pending.length) {
     const p = pending.shift()!;
     const entries = records.entriesFor(p);
-    for (const e of entries) out.push(e);
+    for (const e of entries) out.push(borrowed(e));
     followFrom(entries, undefined);
   }
   return out;
+}
+
+/** An entry of another path, marked as read for this one (a copy: the index's cached entries stay as they are). */
+export function borrowed(e: TraceEntry): TraceEntry {
+  return e.borrowed ? e : { ...e, borrowed: true };
 }
 
 /**
@@ -125,4 +134,74 @@ function similarity(a: string, b: string): number {
   let shared = 0;
   for (const [l, k] of x.m) shared += Math.min(k, y.m.get(l) ?? 0);
   return shared / larger;
+}
+
+/** Lines a save took from another file's content (cut or copied there, pasted here): `moved_lines`. */
+export interface MovedLines {
+  from: string;
+  /** The whole-file hash of the other file's content the lines are numbered in. */
+  preHash: string;
+  /** 0-based `[oldStart, newStart, length]` runs: `oldStart` in that content, `newStart` in this one. */
+  runs: Segment[];
+}
+
+/** Another file's content a pasted block may come from: the content a record of it pins, and its path. */
+export interface BlockSource {
+  path: string;
+  hash: string;
+  lines: readonly string[];
+}
+
+/** A block shorter than this is not taken as moved (two lines that happen to match prove little). */
+export const MIN_MOVED_LINES = 2;
+/** At least one line of a moved block has this many non-blank characters (not only `}` and blank lines). */
+const DISTINCT_LINE = 8;
+
+/**
+ * The blocks of a save's new lines (`inserted`, 0-based spans of `lines`) found whole in another file's
+ * recorded content (`sources`, in order of preference): cut there and pasted here, or copied. As `git blame
+ * -C` does, such lines keep the author they had there; the save that pasted them is their provenance.
+ * Lines compare as the hashes see them (trailing blanks and line endings aside); a block is at least
+ * `MIN_MOVED_LINES` lines with one distinctive line, matched greedily from the top of each span.
+ */
+export function findMovedBlocks(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): MovedLines[] {
+  if (!sources.length) return [];
+  const index = sources.map((src) => {
+    const at = new Map<string, number[]>();
+    src.lines.forEach((l, i) => {
+      const key = normalizeLine(l);
+      const list = at.get(key);
+      if (list) list.push(i);
+      else at.set(key, [i]);
+    });
+    return { src, at, norm: src.lines.map(normalizeLine) };
+  });
+  const found = new Map<BlockSource, Segment[]>();
+  for (const span of inserted) {
+    let i = span.start;
+    while (i <= span.end) {
+      const key = normalizeLine(lines[i] ?? "");
+      let best: { src: BlockSource; oldStart: number; length: number } | undefined;
+      for (const { src, at, norm } of index) {
+        for (const p of at.get(key) ?? []) {
+          let n = 0;
+          let distinct = false;
+          while (i + n <= span.end && p + n < norm.length && norm[p + n] === normalizeLine(lines[i + n] ?? "")) {
+            if (norm[p + n]!.trim().length >= DISTINCT_LINE) distinct = true;
+            n++;
+          }
+          if (n >= MIN_MOVED_LINES && distinct && (!best || n > best.length)) best = { src, oldStart: p, length: n };
+        }
+      }
+      if (!best) {
+        i++;
+        continue;
+      }
+      const runs = found.get(best.src) ?? [];
+      runs.push({ oldStart: best.oldStart, newStart: i, length: best.length });
+      found.set(best.src, runs);
+      i += best.length;
+    }
+  }
+  return [...found].map(([src, runs]) => ({ from: src.path, preHash: src.hash, runs }));
 }

@@ -91,6 +91,12 @@ export class IntentServer {
           return this.sync.findings(doc);
         },
         processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
+        blockSources: (doc) => {
+          if (!doc.ctx) return [];
+          const out = [];
+          for (const other of this.documents.inWorkspace(doc.ctx)) if (other !== doc && other.path !== doc.path) out.push(...other.blockSources());
+          return out;
+        },
         error: (message) => this.tellError(message),
         log: (message) => connection.console.info(message),
       },

@@ -10,6 +10,7 @@ import { fileHash } from "../../engine/hashing";
 import { appendWorkspaceRecord } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
 import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
+import type { MovedLines } from "../../engine/lineage";
 
 /** One file a change wrote. */
 export interface FileWrite {
@@ -31,6 +32,8 @@ export interface FileWrite {
    * content before the move, and the record is due even when nothing else changed (docs/LEDGER.md).
    */
   movedFrom?: string;
+  /** Lines of `change` taken from other files' content (engine/lineage.ts `findMovedBlocks`). */
+  movedIn?: readonly MovedLines[];
 }
 
 export interface ChangeToRecord extends FileWrite {
@@ -95,6 +98,7 @@ function recordFile(file: FileWrite): RecordFileInput {
     preHash: file.before === null ? null : fileHash(file.before),
     scope: scopeVerdict(file.verdict),
     ...(file.movedFrom !== undefined ? { movedFrom: file.movedFrom } : {}),
+    ...(file.movedIn?.length && file.change ? { movedIn: file.movedIn } : {}),
   };
 }
 
