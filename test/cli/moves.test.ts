@@ -62,6 +62,11 @@ function blameRows(ws: TempWorkspace, path: string): Row[] {
   return JSON.parse(r.stdout).lines.map((l: any) => ({ kind: l.kind, ...(l.model ? { model: l.model } : {}), ...(l.contributor ? { contributor: l.contributor } : {}), ...(l.from ? { from: l.from } : {}), ...(l.movedBy ? { movedBy: l.movedBy.model ? { contributor: l.movedBy.contributor, model: l.movedBy.model } : { contributor: l.movedBy.contributor } } : {}) }));
 }
 
+/** Waits until the server has read the ledger to its end: its blame of a file it does not hold open reads it first. */
+async function ledgerRead(client: LspClient): Promise<void> {
+  await client.executeCommand("intent.blame", { path: "README.md", quiet: true });
+}
+
 const bySonnet = (extra: Partial<Row> = {}): Row => ({ kind: "traced", model: SONNET, contributor: "ai", from: OLD, ...extra });
 
 describe("a line's author follows its content across paths", () => {
@@ -91,6 +96,7 @@ describe("a line's author follows its content across paths", () => {
 
     client = await LspClient.start({ root: ws.root });
     await client.open(NEW);
+    await ledgerRead(client);
     await client.waitForPublishOfCurrentVersion(NEW);
     for (let line = 0; line < ALERTS.length; line++) {
       const hover = await client.hoverText(NEW, line);
@@ -166,6 +172,7 @@ describe("a line's author follows its content across paths", () => {
     agentWroteAlerts();
     client = await LspClient.start({ root: ws.root });
     await client.open(OLD);
+    await ledgerRead(client);
     await client.waitForPublishOfCurrentVersion(OLD);
     const ids = await client.renameFile(OLD, NEW);
     expect(ids).toHaveLength(1);
@@ -195,6 +202,7 @@ describe("a line's author follows its content across paths", () => {
       client = await LspClient.start({ root: ws.root });
       await client.open(FORECAST);
       await client.open(WEATHER);
+      await ledgerRead(client);
       await client.waitForPublishOfCurrentVersion(FORECAST);
       const at = client.text(FORECAST).split("\n").indexOf(helper[0]!);
       await client.deleteLines(FORECAST, at, helper.length); // cut
