@@ -67,16 +67,19 @@ export function borrowed(e: TraceEntry): TraceEntry {
 }
 
 /**
- * The contents a path's records start from that none of its own records pins (where its chain of records
- * begins with content from elsewhere), and `current` when no record of its own pins it.
+ * The content a path's history starts from when it came from elsewhere: the `pre_hash` of its oldest record,
+ * unless one of its own records pins it; for a path with no record of its own, `current`. One content, so
+ * that a file with thousands of records costs one lookup (records of other tools that do not chain would
+ * otherwise each start a chain).
  */
 export function startHashes(entries: readonly TraceEntry[], current: string | undefined): string[] {
-  const pinned = new Set<string>();
-  for (const e of entries) if (typeof e.postHash === "string") pinned.add(e.postHash);
-  const starts = new Set<string>();
-  for (const e of entries) if (typeof e.preHash === "string" && !pinned.has(e.preHash)) starts.add(e.preHash);
-  if (current !== undefined && !pinned.has(current)) starts.add(current);
-  return [...starts];
+  if (!entries.length) return current === undefined ? [] : [current];
+  let oldest: TraceEntry | undefined;
+  for (const e of entries) if (!oldest || e.timestamp < oldest.timestamp || (e.timestamp === oldest.timestamp && e.line < oldest.line)) oldest = e;
+  const start = oldest!.preHash;
+  if (typeof start !== "string") return [];
+  for (const e of entries) if (e.postHash === start) return [];
+  return [start];
 }
 
 /** A file one act created (`content`) or deleted (`before`). */
