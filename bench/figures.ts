@@ -3,7 +3,7 @@
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hover } from "vscode-languageserver-protocol";
@@ -335,6 +335,47 @@ export function blame(w: Workload, o: Options): Figure {
     target: "faster than git blame",
     met: a.p50 <= b.p50,
     data: { blame: a, gitBlame: b },
+  };
+}
+
+/**
+ * `intent blame FILE:L` of the hot file's content at a path no record names (renamed, moved or copied there:
+ * the lookup of the paths its content came from, engine/lineage.ts, over every record) vs the same file at
+ * its own path, interleaved. The generated records do not pin the files' contents (their hashes are
+ * invented), so the lookup finds no path and the renamed copy reads as untraced: the figure is the cost of
+ * looking, the part a rename adds whatever is found.
+ */
+export function blameRenamed(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 3 : 5;
+  const rand = seeded(w.records + 2);
+  const renamed = w.hotFile.replace(/([^/]+)$/, "renamed-$1");
+  copyFileSync(join(w.root, w.hotFile), join(w.root, renamed));
+  const moved: number[] = [];
+  const atHome: number[] = [];
+  try {
+    for (let i = 0; i < reps; i++) {
+      const line = 1 + Math.floor(rand() * w.hotFileLines);
+      const a = cli(w, ["blame", `${renamed}:${line}`]);
+      if (a.status !== 0) throw new Error(`intent blame failed (${a.status}): ${a.stderr}`);
+      moved.push(a.ms);
+      const b = cli(w, ["blame", `${w.hotFile}:${line}`]);
+      if (b.status !== 0) throw new Error(`intent blame failed (${b.status}): ${b.stderr}`);
+      atHome.push(b.ms);
+    }
+  } finally {
+    rmSync(join(w.root, renamed), { force: true });
+  }
+  const a = summarize(moved);
+  const b = summarize(atHome);
+  return {
+    id: "blame renamed",
+    records: w.records,
+    now: ms(a.p50),
+    baseline: `never renamed ${ms(b.p50)}`,
+    ratio: x(a.p50 / b.p50),
+    target: "≤ 1.5×",
+    met: a.p50 / b.p50 <= 1.5,
+    data: { renamed: a, own: b },
   };
 }
 

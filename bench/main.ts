@@ -12,11 +12,11 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../scripts/lspClient";
-import { appends, blame, check, emptyMemory, hooks, hover, keystroke, saveStall, startup, type Figure, type Options } from "./figures";
+import { appends, blame, blameRenamed, check, emptyMemory, hooks, hover, keystroke, saveStall, startup, type Figure, type Options } from "./figures";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "hooks", "appends"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     if (records === args.sizes[0]) await run("save", () => saveStall(o));
     await run("check", () => check(w, o));
     await run("blame", () => blame(w, o));
+    await run("renamed", () => blameRenamed(w, o));
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -48,6 +48,8 @@ export class LspClient {
   readonly logs: string[] = [];
   /** Every `intent/saveProcessed` the server sent, in order. */
   readonly savesProcessed: { uri: string; version: number; recordId: string | null }[] = [];
+  /** Every `intent/renamesProcessed` the server sent, in order. */
+  readonly renamesProcessed: { files: { oldUri: string; newUri: string }[]; recordIds: string[] }[] = [];
   private waiters: (() => void)[] = [];
   private versions = new Map<string, number>();
   private texts = new Map<string, string>();
@@ -64,6 +66,10 @@ export class LspClient {
     this.connection.onNotification("window/logMessage", (p: { message: string }) => this.logs.push(p.message));
     this.connection.onNotification("intent/saveProcessed", (p: { uri: string; version: number; recordId: string | null }) => {
       this.savesProcessed.push(p);
+      this.wake();
+    });
+    this.connection.onNotification("intent/renamesProcessed", (p: { files: { oldUri: string; newUri: string }[]; recordIds: string[] }) => {
+      this.renamesProcessed.push(p);
       this.wake();
     });
     this.connection.onNotification("window/showMessage", (p: { message: string }) => this.logs.push(p.message));
@@ -168,6 +174,27 @@ export class LspClient {
     await this.connection.sendNotification("textDocument/didSave", { textDocument: { uri } });
     const done = await this.waitFor(() => this.savesProcessed.slice(seen).find((s) => s.uri === uri), `the save of ${relPath} to be processed`);
     return done.recordId;
+  }
+
+  /**
+   * Renames a file as VS Code's explorer does: `workspace/willRenameFiles`, the rename on disk,
+   * `workspace/didRenameFiles`; an open document is closed under its old name and opened under the new one.
+   * Waits until the server says it handled the rename; the ids of the records it appended.
+   */
+  async renameFile(from: string, to: string): Promise<string[]> {
+    const files = [{ oldUri: this.uri(from), newUri: this.uri(to) }];
+    await this.connection.sendRequest("workspace/willRenameFiles", { files });
+    mkdirSync(dirname(join(this.options.root, to)), { recursive: true });
+    renameSync(join(this.options.root, from), join(this.options.root, to));
+    const seen = this.renamesProcessed.length;
+    await this.connection.sendNotification("workspace/didRenameFiles", { files });
+    const wasOpen = this.texts.has(this.uri(from));
+    if (wasOpen) {
+      await this.close(from);
+      await this.open(to);
+    }
+    const done = await this.waitFor(() => this.renamesProcessed.slice(seen).find((r) => r.files[0]?.newUri === files[0]!.newUri), `the rename of ${from} to be processed`);
+    return done.recordIds;
   }
 
   /** Replaces the whole buffer with `text` as an editor reloading a file does: one change spanning every line. */

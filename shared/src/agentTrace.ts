@@ -115,6 +115,19 @@ export interface IntentLspMetadata {
   reformatted?: [number, number][];
   /** Per-line hashes of the `reformatted` spans, as `line_hashes` are for `ranges`. */
   reformatted_hashes?: string[][];
+  /**
+   * The file's content came from another path (docs/LEDGER.md "Renames, moves and copies"): a rename or a
+   * move seen as it happened (the editor's file operations, an agent's move tool or shell command). `pre_hash`
+   * is then the content of that path before the move, so the chain of records continues from its records.
+   */
+  moved_from?: string;
+  /**
+   * Lines taken from other files (cut or copied there, pasted here), which keep the author they had there:
+   * `from` the path, `pre_hash` the content of that path they are numbered in (pinned by a record of it),
+   * `carried` `[old_start, new_start, length]` runs (1-based) from that content to this one. These lines are
+   * neither in `ranges` nor in the top-level `carried`.
+   */
+  moved_lines?: MovedLinesMetadata[];
   /** The same details for `files[1..]`, when one act wrote several files (a shell command). */
   other_files?: OtherFileMetadata[];
   /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
@@ -176,6 +189,14 @@ export interface OtherFileMetadata {
   carried?: [number, number, number][];
   reformatted?: [number, number][];
   reformatted_hashes?: string[][];
+  moved_from?: string;
+  moved_lines?: MovedLinesMetadata[];
+}
+
+export interface MovedLinesMetadata {
+  from: string;
+  pre_hash: string;
+  carried: [number, number, number][];
 }
 
 export interface ToolCallMetadata {

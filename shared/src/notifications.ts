@@ -13,3 +13,12 @@ export interface SaveProcessedParams {
   /** The id of the ledger record the save appended; null when none was due or it could not be written. */
   recordId: string | null;
 }
+
+/** Sent once a `workspace/didRenameFiles` has been recorded (docs/LEDGER.md "Renames, moves and copies"). */
+export const RENAMES_PROCESSED = "intent/renamesProcessed";
+
+export interface RenamesProcessedParams {
+  files: { oldUri: string; newUri: string }[];
+  /** The ids of the records appended, one per renamed file that is recorded. */
+  recordIds: string[];
+}

@@ -382,7 +382,7 @@ describe("intent hook claude-code: a tool that names several files", () => {
       ...(event === "PostToolUse" ? { tool_response: [{ type: "text", text: `Successfully moved ${ws.path(source)} to ${ws.path(destination)}` }] } : {}),
     });
 
-  it("move_file: both paths gated before; after, the destination is recorded as the model's and the source's removal too", () => {
+  it("move_file: both paths gated before; after, the destination is recorded as moved from the source by the model (the lines keep their owners) and the source's removal too", () => {
     const denied = runHook("claude-code", move("PreToolUse", "src/api/forecast.ts", NOTES), { cwd: ws.root });
     expect(denied.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
     expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
@@ -400,9 +400,13 @@ describe("intent hook claude-code: a tool that names several files", () => {
     expect(records.map((r) => r.files.map((f: any) => f.path))).toEqual([[source], [destination]]);
     expect(records[0]!.files[0].conversations[0].ranges).toEqual([]); // a removal: no lines left to attribute
     expect(records[1]!.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-sonnet-4-5-20250929" });
+    // a move, not a write: no line claimed, the source's content carried (docs/LEDGER.md "Renames, moves and copies")
+    expect(records[1]!.files[0].conversations[0].ranges).toEqual([]);
+    expect(records[1]!.metadata["dev.intent-lsp"]).toMatchObject({ moved_from: source, pre_hash: records[0]!.metadata["dev.intent-lsp"].pre_hash });
     const blame = JSON.parse(runCli(["blame", destination, "--json"], { cwd: ws.root }).stdout);
     const lineCount = content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
     expect(blame.lines).toHaveLength(lineCount);
-    expect(blame.lines.every((l: any) => l.kind === "traced" && l.intent === "INT-001" && l.model === "anthropic/claude-sonnet-4-5-20250929")).toBe(true);
+    // the source's lines were never recorded: moving them does not make them the model's
+    expect(blame.lines.every((l: any) => l.kind === "untraced")).toBe(true);
   });
 });

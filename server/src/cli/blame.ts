@@ -3,6 +3,7 @@ import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { intentMark, shortModel } from "../engine/describe";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
+import { splitLines } from "../engine/hashing";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
@@ -25,7 +26,7 @@ function parseTarget(arg: string): { file: string; start?: number; end?: number 
 function blameText(rows: readonly BlameLine[]): string {
   const cells = rows.map((r) =>
     r.kind === "traced"
-      ? [intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined), shortModel(r.model) ?? r.person ?? r.contributor ?? "", (r.timestamp ?? "").slice(0, 16).replace("T", " "), `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`]
+      ? [intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined), `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`, (r.timestamp ?? "").slice(0, 16).replace("T", " "), `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`]
       : [r.kind, "", "", ""],
   );
   const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));
@@ -60,7 +61,7 @@ export const blameCommand: Command = {
     const count = textLines(text).length;
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
     const ledger = await readLedger(ws, { partial: true });
-    const rows = blameNewestFirst(ledger.entryBatches(path), text, { start: target.start, end: target.end });
+    const rows = blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text, { start: target.start, end: target.end }, path);
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;

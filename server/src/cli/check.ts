@@ -60,7 +60,7 @@ export const checkCommand: Command = {
       read: () => readChecked(d.path),
     }));
     const ledger = await readLedger(ws);
-    const checked = checkChanges(changes, ws.rules, (p) => ledger.entryBatches(p));
+    const checked = checkChanges(changes, ws.rules, (p, lines) => ledger.attributionBatches(p, lines));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     io.out(
       formatReport(

@@ -42,6 +42,12 @@ export interface LineAttribution {
   anchor: AnchorKind;
   /** The record that last changed this line's whitespace only (a formatter), keeping `entry` as its owner. */
   reformattedBy?: TraceEntry;
+  /**
+   * The record that moved the line's file here from another path (`moved_from`: a rename or move seen as it
+   * happened), keeping `entry` as its owner. A line whose entry names another path without it came by
+   * content (engine/lineage.ts).
+   */
+  movedBy?: TraceEntry;
 }
 
 export type Attributions = (LineAttribution | undefined)[];
@@ -77,7 +83,8 @@ export function attributeSettled(entries: readonly TraceEntry[], lines: readonly
     }
   }
   const settled = result.map((a) => a !== undefined);
-  anchorByContent(entries, lines, result);
+  // another path's ranges are followed through the chain only, never re-anchored by content here
+  anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result);
   return { attributions: result, settled };
 }
 
@@ -111,7 +118,7 @@ export interface RecordStep {
  * notes who reformatted it), the record's ranges are its own. Undefined when the map does not fit the state
  * (the record was written against different content: the chain is broken here).
  */
-export function applyStep(before: LineState, step: RecordStep): LineState | undefined {
+export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: string) => LineState | undefined): LineState | undefined {
   const { change } = step;
   const owners: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
   const hashes = new Array<string | undefined>(change.newCount).fill(undefined);
@@ -123,6 +130,26 @@ export function applyStep(before: LineState, step: RecordStep): LineState | unde
     }
   }
   const recordEntry = step.entries[0]!;
+  if (recordEntry.movedFrom !== undefined) {
+    for (const s of change.carried) {
+      for (let l = s.newStart; l < s.newStart + s.length; l++) {
+        const owner = owners[l];
+        if (owner && owner.entry.path !== recordEntry.path) owners[l] = { ...owner, movedBy: recordEntry };
+      }
+    }
+  }
+  // lines cut or copied from another file keep the owner they had there; this record moved them
+  for (const m of recordEntry.movedIn ?? []) {
+    const source = stateOf?.(m.preHash);
+    if (!source) continue;
+    for (const r of m.runs) {
+      for (let k = 0; k < r.length && r.newStart + k < change.newCount; k++) {
+        const owner = source.owners[r.oldStart + k];
+        owners[r.newStart + k] = owner && { ...owner, movedBy: recordEntry };
+        hashes[r.newStart + k] = source.hashes[r.oldStart + k];
+      }
+    }
+  }
   const reformattedHashes = splitPacked(recordEntry.reformattedHashes);
   let r = 0;
   for (const span of change.reformatted) {
@@ -182,7 +209,9 @@ export class RecordGraph {
     return undefined;
   }
 
+  /** The newest record with a content hash: of the path itself when it has one (not of a path it came from). */
   newest(): RecordStep | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && !this.steps[i]!.entries[0]!.borrowed) return this.steps[i];
     for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash) return this.steps[i];
     return undefined;
   }
@@ -203,18 +232,35 @@ export class RecordGraph {
     return chain.reverse();
   }
 
+  /** `applyStep`, taking lines a record moved in from other files from those files' records in this graph. */
+  apply(state: LineState, step: RecordStep): LineState | undefined {
+    return applyStep(state, step, (hash) => {
+      const source = this.newestPinning(hash, step);
+      return source && this.replayTo(source, 1);
+    });
+  }
+
   /** The state of the content `end` wrote, replayed from the start of its chain. */
-  replayTo(end: RecordStep): LineState {
+  replayTo(end: RecordStep, depth = 0): LineState {
     const chain = this.chainTo(end);
     const first = chain[0]!;
     let state = first.preHash === null ? unknownState(0) : unknownState(first.change.oldCount);
     for (const step of chain) {
+      // another file's content a record took lines from, replayed in turn (never through this very chain)
+      const stateOf = (hash: string): LineState | undefined => {
+        if (depth >= MAX_SOURCE_DEPTH) return undefined;
+        const source = this.newestPinning(hash, step);
+        return source && this.replayTo(source, depth + 1);
+      };
       // a map that does not fit: what came before it is unknown, as at an unrecorded change
-      state = applyStep(state, step) ?? applyStep(unknownState(step.change.oldCount), step)!;
+      state = applyStep(state, step, stateOf) ?? applyStep(unknownState(step.change.oldCount), step, stateOf)!;
     }
     return state;
   }
 }
+
+/** How many files deep lines moved between files are followed (a block moved on and on). */
+const MAX_SOURCE_DEPTH = 8;
 
 function compareSteps(a: RecordStep, b: RecordStep): number {
   return a.time - b.time || a.line - b.line;

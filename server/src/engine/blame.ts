@@ -32,6 +32,10 @@ export interface BlameLine {
   traceId?: string;
   /** The line's content is proven by a hash (false: placed by the record's line numbers only). */
   exact?: boolean;
+  /** The path the line was written in, when it came here by a rename, move or copy (engine/lineage.ts). */
+  from?: string;
+  /** Who moved it here, when the move was recorded as it happened (`moved_from`). */
+  movedBy?: { contributor: string; model?: string; person?: string; timestamp: string; traceId: string };
   text: string;
 }
 
@@ -42,12 +46,13 @@ export interface BlameRange {
 }
 
 /** Blame for content read from disk: the ledger's entries for the file re-anchored on `text`. */
-export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}): BlameLine[] {
+/** `path`: the file's path, so that a line written in another path (a rename, move or copy) says where (`from`). */
+export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}, path?: string): BlameLine[] {
   const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
   return blameByOwner(text, (i) => {
     const attribution = attributions[i];
     return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-  }, range);
+  }, range, path);
 }
 
 /**
@@ -69,7 +74,7 @@ export function attributeChanged(lines: readonly string[], changed: readonly num
 }
 
 /** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
-export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}): BlameLine[] {
+export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}, path?: string): BlameLine[] {
   const count = textLines(text).length;
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
@@ -77,22 +82,23 @@ export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text:
   return blameByOwner(text, (i) => {
     const attribution = attributions[i];
     return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-  }, range);
+  }, range, path);
 }
 
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
-export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}): BlameLine[] {
+export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}, path?: string): BlameLine[] {
   const lines = textLines(text);
   const start = Math.max(1, range.start ?? 1);
   const end = Math.min(lines.length, range.end ?? lines.length);
   const out: BlameLine[] = [];
-  for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!));
+  for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!, path));
   return out;
 }
 
-function blameLine(line: number, owner: LineOwner, text: string): BlameLine {
+function blameLine(line: number, owner: LineOwner, text: string, path: string | undefined): BlameLine {
   if (owner.kind !== "traced") return { line, kind: owner.kind, text };
-  const { entry, exact } = owner.attribution;
+  const { entry, exact, movedBy } = owner.attribution;
+  const from = path !== undefined && entry.path !== path ? entry.path : undefined;
   return {
     line,
     kind: "traced",
@@ -104,6 +110,8 @@ function blameLine(line: number, owner: LineOwner, text: string): BlameLine {
     timestamp: entry.timestamp,
     traceId: entry.recordId,
     exact,
+    ...(from !== undefined ? { from } : {}),
+    ...(from !== undefined && movedBy ? { movedBy: { contributor: movedBy.contributor.type, ...(movedBy.contributor.modelId ? { model: movedBy.contributor.modelId } : {}), ...(movedBy.contributor.name ? { person: movedBy.contributor.name } : {}), timestamp: movedBy.timestamp, traceId: movedBy.recordId } } : {}),
     text,
   };
 }

@@ -71,7 +71,8 @@ type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdi
  * changed line is explained (attribution is newest first and a line keeps the first record that claims it,
  * so older records cannot change a claimed line), which on a long ledger is most of `intent check`.
  */
-export type EntryBatches = (path: string) => Iterable<readonly TraceEntry[]>;
+/** A file's entries newest first, in batches; given the file's lines, then those of the paths its content came from. */
+export type EntryBatches = (path: string, lines?: readonly string[]) => Iterable<readonly TraceEntry[]>;
 
 export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryBatches: EntryBatches): CheckResult {
   const result: CheckResult = { findings: [], checkedFiles: 0, checkedLines: 0 };
@@ -90,8 +91,8 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     result.checkedFiles++;
     result.checkedLines += file.changed.length + removed.reduce((n, r) => n + r.count, 0);
     const lines = splitLines(content);
-    const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path)) : [];
-    if (removed.length) findings.push(...removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path)));
+    const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path, lines)) : [];
+    if (removed.length) findings.push(...removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path, lines)));
     result.findings.push(...findings.sort((a, b) => a.startLine - b.startLine));
   }
   return result;

@@ -68,3 +68,13 @@ export function contributorText(entry: TraceEntry): string {
   const c = entry.contributor;
   return c.modelId ? `${c.type} · ${c.modelId}` : c.name ? `${c.type} · ${c.name}` : c.type;
 }
+
+/**
+ * Where a line came from when its owner wrote it in another path (engine/lineage.ts): "moved by <who> from
+ * `old`" when the move was recorded as it happened, else "from `old`". Undefined for a line written here.
+ */
+export function provenanceText(attribution: { entry: TraceEntry; movedBy?: TraceEntry }, path: string): string | undefined {
+  const { entry, movedBy } = attribution;
+  if (entry.path === path) return undefined;
+  return movedBy ? `moved by ${contributorText(movedBy)} from \`${entry.path}\` (${movedBy.timestamp})` : `from \`${entry.path}\` (renamed, moved or copied here)`;
+}

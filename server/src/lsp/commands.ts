@@ -224,7 +224,7 @@ const reRecord: CommandHandler = async (host, args) => {
   await host.pollLedger(ctx);
   // our own record for content the document already has: its owners must be taken from the ledger again
   const doc = typeof args.uri === "string" ? host.document(args.uri) : undefined;
-  if (doc?.path === path) doc.ledgerChanged(ctx.ledger.entriesFor(path), true);
+  if (doc?.path === path) doc.ledgerChanged(doc.ledgerEntries(), true);
   host.refresh(ctx);
   return { recordId: id, path, startLine, endLine, intentId };
 };

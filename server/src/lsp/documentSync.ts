@@ -49,7 +49,7 @@ export class DocumentSync {
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(doc);
     if (ctx && path) {
       // before the ledger's first read completes the owners are not known: hover says so, never "untraced"
-      if (ctx.ledger.indexed) doc.ledgerChanged(ctx.ledger.entriesFor(path));
+      if (ctx.ledger.indexed) doc.ledgerChanged(doc.ledgerEntries());
       this.findings(doc);
       this.watcher.watchFile(doc.fsPath);
       void this.ledgers.poll(ctx); // appends not read yet reach this document when they arrive
@@ -113,7 +113,7 @@ export class DocumentSync {
     for (const doc of this.documents.inWorkspace(ctx)) {
       if (!(reset || first || paths.has(doc.path))) continue;
       // a ledger replaced or truncated underneath us: what we carried forward may no longer be on record
-      doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), reset);
+      doc.ledgerChanged(doc.ledgerEntries(), reset);
       this.findings(doc);
     }
     this.publisher.workspaceFiles(ctx);

@@ -8,6 +8,7 @@ import type { Finding } from "../engine/check";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
+import { borrowed, type BlockSource } from "../engine/lineage";
 import { diffTexts, type LineChange } from "../engine/lineChange";
 import { readDiskState, readDiskStateAsync, type DiskState } from "../io/diskState";
 import { TextBuffer } from "./textBuffer";
@@ -64,6 +65,8 @@ export class TrackedDocument {
   /** The text at open, last save or reload, which `edits` and `attributions` refer to. */
   private baselineText: string;
   private baselineLines: string[];
+  /** The baseline before the last one (its lines and hash), while a block cut from it may be pasted elsewhere. */
+  private priorBaseline: { lines: string[]; hash: string } | undefined;
   /** Hash of the baseline: the file as the editor last loaded, saved or reloaded it. */
   private baselineHash: string;
   /** Owner of each baseline line; undefined while not known (the ledger is still being read). */
@@ -276,7 +279,7 @@ export class TrackedDocument {
     if (this.awaiting?.kind === "index" || !this.ctx || this.path === undefined) {
       awaiting = { kind: "index", from: lines, steps: [] };
     } else {
-      const entries = this.ctx.ledger.entriesFor(this.path);
+      const entries = this.ctx.ledger.attributionEntries(this.path, lines);
       next = carryThroughRecords(entries, prior, priorHash, hash);
       if (!next) {
         if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
@@ -312,7 +315,8 @@ export class TrackedDocument {
     if (!w) return;
     if (w.kind === "index") {
       let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: attribute(entries, w.from), hashes: [] };
-      for (const step of w.steps) state = state && applyStep(state, step);
+      const graph = w.steps.some((step) => step.entries[0]?.movedIn) ? RecordGraph.of([...entries, ...w.steps.flatMap((step) => step.entries)]) : undefined;
+      for (const step of w.steps) state = state && (graph ? graph.apply(state, step) : applyStep(state, step));
       this.attributions = state?.owners ?? attribute(entries, this.baselineLines);
       this.awaiting = undefined;
       return;
@@ -335,6 +339,27 @@ export class TrackedDocument {
   /** Written by this server (its saves are already carried forward). */
   private isOurs(entry: TraceEntry): boolean {
     return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
+  }
+
+  /**
+   * The ledger's entries that explain this document's baseline: its own and those of the paths its content
+   * came from (a rename, a move, a copy: engine/lineage.ts). Empty outside a workspace.
+   */
+  ledgerEntries(): readonly TraceEntry[] {
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.attributionEntries(this.path, this.baselineLines) : [];
+  }
+
+  /**
+   * Recorded contents of this document a block pasted into another file may come from (engine/lineage.ts
+   * `findMovedBlocks`): its baseline, and the baseline before its last save (a cut saved before the paste).
+   */
+  blockSources(): BlockSource[] {
+    const out: BlockSource[] = [];
+    if (!this.ctx || this.path === undefined) return out;
+    for (const b of [{ lines: this.baselineLines, hash: this.baselineHash }, this.priorBaseline]) {
+      if (b && this.ctx.ledger.hasPostHash(this.path, b.hash)) out.push({ path: this.path, hash: b.hash, lines: b.lines });
+    }
+    return out;
   }
 
   /** The record that explains a baseline line (0-based); undefined: none does, or not known yet (see `attributed`). */
@@ -398,8 +423,13 @@ export class TrackedDocument {
       return;
     }
     let next: Attributions | undefined;
+    const movedIn = step?.entries[0]?.movedIn;
     if (this.attributions === undefined) next = undefined;
-    else if (step && step.preHash === this.baselineHash) next = applyStep({ owners: this.attributions, hashes: [] }, step)?.owners;
+    else if (step && step.preHash === this.baselineHash && movedIn?.length && this.ctx && this.path !== undefined) {
+      // lines pasted from other files keep their owners there: the ledger's records of those files say who
+      const ledger = this.ctx.ledger;
+      next = attribute([...ledger.attributionEntries(this.path, this.baselineLines), ...step.entries, ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed))], lines);
+    } else if (step && step.preHash === this.baselineHash) next = applyStep({ owners: this.attributions, hashes: [] }, step)?.owners;
     else if (hash === this.baselineHash) {
       const tracked = new EditedLines(this.baselineLines);
       tracked.restore(save.tracked);
@@ -407,7 +437,7 @@ export class TrackedDocument {
     }
     if (next === undefined && this.attributions !== undefined && this.ctx && this.path !== undefined) {
       // a record we cannot apply to what we know (another writer's, from other content): ask the ledger
-      next = attribute(this.ctx.ledger.entriesFor(this.path), lines);
+      next = attribute(this.ctx.ledger.attributionEntries(this.path, lines), lines);
     }
     this.setBaseline(text, lines, next, hash, since);
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
@@ -417,6 +447,7 @@ export class TrackedDocument {
 
   /** `since`: the edits made after `text` was taken (a save's), which stay edits; none when omitted. */
   private setBaseline(text: string, lines: string[], attributions: Attributions | undefined, hash = fileHash(text), since?: EditedLines): void {
+    if (hash !== this.baselineHash) this.priorBaseline = { lines: this.baselineLines, hash: this.baselineHash };
     this.baselineText = text;
     this.baselineLines = lines;
     this.baselineHash = hash;
@@ -489,7 +520,7 @@ function carryThroughRecords(entries: readonly TraceEntry[], prior: Attributions
   if (chain[0]!.preHash !== priorHash) return undefined;
   let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: prior, hashes: [] };
   for (const step of chain) {
-    state = applyStep(state, step);
+    state = graph.apply(state, step);
     if (!state) return undefined;
   }
   return state.owners;

@@ -1,5 +1,5 @@
 import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
-import { contributorText, intentTitle, relativeTime } from "../engine/describe";
+import { contributorText, intentTitle, provenanceText, relativeTime } from "../engine/describe";
 import { inheritedConstraints } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
@@ -38,6 +38,8 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
     if (entry.scope === "OUT_OF_SCOPE") lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
     lines.push("");
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
+    const provenance = provenanceText(owner.attribution, doc.path);
+    if (provenance) lines.push("", provenance);
     if (reformattedBy) lines.push("", `reformatted by ${contributorText(reformattedBy)} · ${relativeTime(reformattedBy.timestamp, now)} (whitespace only; the line is still ${contributorText(entry)}'s)`);
     lines.push("");
     lines.push(`trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`);

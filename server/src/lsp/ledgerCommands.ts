@@ -7,6 +7,7 @@ import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
 import { verifyLedgerFile } from "../io/ledger/verify";
 import { readOptional } from "../io/optionalFile";
+import { splitLines } from "../engine/hashing";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -35,11 +36,11 @@ const blame: CommandHandler = async (host, args) => {
     ...(typeof args.startLine === "number" ? { start: args.startLine + 1 } : {}),
     ...(typeof args.endLine === "number" ? { end: args.endLine + 1 } : {}),
   };
-  if (doc) return { path, lines: blameByOwner(doc.doc.getText(), (line) => doc.owner(line), range) };
+  if (doc) return { path, lines: blameByOwner(doc.doc.getText(), (line) => doc.owner(line), range, path) };
   const text = readOptional(join(ctx.root, path));
   if (text === undefined) throw invalid(`${path} does not exist in the workspace.`);
   await readLedger(host, ctx);
-  return { path, lines: blameFile(ctx.ledger.entriesFor(path), text, range) };
+  return { path, lines: blameFile(ctx.ledger.attributionEntries(path, splitLines(text)), text, range, path) };
 };
 
 const regenerateMap: CommandHandler = async (host, args) => {

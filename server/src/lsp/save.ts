@@ -12,6 +12,8 @@ import { shouldRecord } from "../engine/recordPolicy";
 import type { SaveSnapshot, TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
 import { hashYielding, needsSlices, pause } from "./yielding";
+import { changedSpans } from "../engine/lineChange";
+import { findMovedBlocks, type BlockSource, type MovedLines } from "../engine/lineage";
 
 /**
  * On save (docs/ARCHITECTURE.md "Save → ledger append"): one record for exactly the lines changed since the last record (the edit tracker's
@@ -31,7 +33,7 @@ export interface PreparedSave {
   verdict?: Verdict;
 }
 
-export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVersion: string): PreparedSave {
+export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVersion: string, sources: readonly BlockSource[] = []): PreparedSave {
   const { text } = snapshot;
   const { ctx, path } = doc;
   const verdict = doc.verdict();
@@ -45,6 +47,7 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
     lines: snapshot.lines,
     before: snapshot.before,
     change: snapshot.change,
+    ...movedInto(snapshot, sources),
     verdict,
     contributor: settings.contributor,
     ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),
@@ -57,6 +60,13 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
     return { path, text, ...(step ? { step } : {}), verdict };
   }
   return { path, text, record, step: RecordGraph.of(parseLedgerLines(JSON.stringify(record), 0).entries).newest(), verdict };
+}
+
+/** Blocks of the save's new lines found in other open files' recorded content: cut or copied there (lineage.ts). */
+function movedInto(snapshot: SaveSnapshot, sources: readonly BlockSource[]): { movedIn?: MovedLines[] } {
+  if (!sources.length) return {};
+  const movedIn = findMovedBlocks(snapshot.lines, changedSpans(snapshot.change), sources);
+  return movedIn.length ? { movedIn } : {};
 }
 
 /**
@@ -151,6 +161,8 @@ export interface SaveHost {
   settled(doc: TrackedDocument): Promise<void>;
   /** The save has been handled (`intent/saveProcessed`). */
   processed(params: SaveProcessedParams): void;
+  /** Other open files' recorded contents a block pasted into `doc` may come from. */
+  blockSources?(doc: TrackedDocument): BlockSource[];
   /** Tell the user (and the log). */
   error(message: string): void;
   log(message: string): void;
@@ -198,7 +210,7 @@ export class SaveHandler {
     await hashYielding(snapshot.text);
     await hashYielding(snapshot.before);
     try {
-      save = prepareSave(doc, snapshot, this.toolVersion);
+      save = prepareSave(doc, snapshot, this.toolVersion, this.host.blockSources?.(doc) ?? []);
     } catch (err) {
       this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
@@ -211,7 +223,7 @@ export class SaveHandler {
     if (save?.record) {
       try {
         if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
-        else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
+        else doc.ledgerChanged(doc.ledgerEntries(), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
         this.host.error(
           `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}). Your file was saved; ${keptMessage(this.recorderOf(ctx).kept())}`,
@@ -257,6 +269,26 @@ export class SaveHandler {
       if (kept.inMemory) parts.push(`${kept.inMemory} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} could not be kept on disk (${kept.why ?? "not writable"}) and are lost now`);
     }
     return parts.length ? `intent-lsp is shutting down with save records the ledger could not take: ${parts.join("; ")}.` : undefined;
+  }
+
+  /**
+   * A record that is no save (the editor's file rename: `fileRenames.ts`), appended in order with the saves;
+   * resolves once it is written and read back (false: it could not be written, and the user was told).
+   */
+  recordOther(ctx: WorkspaceContext, save: PreparedSave): Promise<boolean> {
+    const done = this.queue.then(async () => {
+      try {
+        return await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
+      } catch (err) {
+        this.host.error(`intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}); ${keptMessage(this.recorderOf(ctx).kept())}`);
+        return false;
+      }
+    });
+    this.queue = done.catch(() => undefined);
+    return done.then(async (written) => {
+      await this.host.poll(ctx);
+      return written;
+    });
   }
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {

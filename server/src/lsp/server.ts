@@ -20,7 +20,8 @@ import {
   type InitializeResult,
 } from "vscode-languageserver";
 import { allCommands } from "@shared/commands";
-import { SAVE_PROCESSED } from "@shared/notifications";
+import { RENAMES_PROCESSED, SAVE_PROCESSED } from "@shared/notifications";
+import { renameRecords } from "./fileRenames";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOptional } from "../io/optionalFile";
@@ -103,6 +104,12 @@ export class IntentServer {
           return this.sync.findings(doc);
         },
         processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
+        blockSources: (doc) => {
+          if (!doc.ctx) return [];
+          const out = [];
+          for (const other of this.documents.inWorkspace(doc.ctx)) if (other !== doc && other.path !== doc.path) out.push(...other.blockSources());
+          return out;
+        },
         error: (message) => this.tellError(message),
         log: (message) => connection.console.info(message),
       },
@@ -173,6 +180,25 @@ export class IntentServer {
         throw err;
       }
     });
+    // the editor's file operations: a renamed file's lines keep their authors (fileRenames.ts); nothing to edit before
+    connection.workspace.onWillRenameFiles(() => null);
+    connection.workspace.onDidRenameFiles(
+      guard("didRenameFiles", async ({ files }) => {
+        await this.ready;
+        const renames = renameRecords(this.workspaces, files, INTENT_LSP_VERSION);
+        const written = await Promise.all(renames.map(({ ctx, save }) => this.saves.recordOther(ctx, save)));
+        const recordIds = renames.filter((_, i) => written[i]).map((r) => r.save.record!.id);
+        // the document open under the new name: our own record now explains its content (who moved it)
+        for (const f of files) {
+          const doc = this.documents.get(f.newUri);
+          if (doc?.ctx && written.some((w, i) => w && renames[i]!.save.path === doc.path)) {
+            doc.ledgerChanged(doc.ledgerEntries(), true);
+            this.publisher.schedule(doc.uri);
+          }
+        }
+        void connection.sendNotification(RENAMES_PROCESSED, { files: files.map((f) => ({ oldUri: f.oldUri, newUri: f.newUri })), recordIds });
+      }),
+    );
     connection.onDidChangeWatchedFiles(guard("watched files", ({ changes }) => this.sync.filesChanged(changes.map((c) => c.uri))));
     connection.onDidChangeConfiguration(
       guard("configuration", async (p) => {
@@ -242,7 +268,10 @@ export class IntentServer {
         inlayHintProvider: { resolveProvider: false },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
         executeCommandProvider: { commands: allCommands },
-        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+        workspace: {
+          workspaceFolders: { supported: true, changeNotifications: true },
+          fileOperations: { willRename: { filters: [{ pattern: { glob: "**/*" } }] }, didRename: { filters: [{ pattern: { glob: "**/*" } }] } },
+        },
       },
       serverInfo: { name: "intent-lsp", version: INTENT_LSP_VERSION },
     };

@@ -3,7 +3,7 @@
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
-import { afterWrite, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
+import { afterWrite, afterWrites, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
 import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
@@ -54,16 +54,16 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   // every file the call names (a move's source and destination): what the payload proves is about a single file
   const single = !call.otherPaths;
   const unknown: string[] = [];
-  for (const filePath of [call.filePath, ...(call.otherPaths ?? [])]) {
-    const outcome = await afterWrite(ctx, henv, {
-      filePath,
-      callId: str(p["tool_use_id"]),
-      model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
-      ...(single ? { before: (after: string) => beforeFromPayload(tool, input, p["tool_response"], after) } : {}),
-      ...(single && stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
-    });
-    if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
-  }
+  const reports = [call.filePath, ...(call.otherPaths ?? [])].map((filePath) => ({
+    filePath,
+    callId: str(p["tool_use_id"]),
+    model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
+    ...(single ? { before: (after: string) => beforeFromPayload(tool, input, p["tool_response"], after) } : {}),
+    ...(single && stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
+  }));
+  // a move names its source and destination: recorded together, the destination as moved from the source
+  const outcomes = single ? [await afterWrite(ctx, henv, reports[0]!)] : await afterWrites(ctx, henv, reports);
+  for (const outcome of outcomes) if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
   if (unknown.length) {
     return jsonAnswer({
       systemMessage: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Add the PreToolUse hook for Write|Edit|MultiEdit|NotebookEdit too.`,

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { afterShell, afterWrite, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import { afterShell, afterWrite, afterWrites, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
 import { jsonAnswer, type HookAnswer } from "./payload";
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
@@ -68,17 +68,17 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
   }
   if (call.kind !== "write") return {};
   const unknown: string[] = [];
-  for (const filePath of [call.filePath, ...(call.otherPaths ?? [])]) {
-    const outcome = await afterWrite(ctx, henv, {
-      filePath,
-      ...(ev.callId ? { callId: ev.callId } : {}),
-      model: ev.model,
-      // what the payload proves is about the one file it names
-      ...(ev.before && !call.otherPaths ? { before: ev.before } : {}),
-      ...(ev.edits && !call.otherPaths ? { edits: ev.edits } : {}),
-    });
-    if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
-  }
+  const reports = [call.filePath, ...(call.otherPaths ?? [])].map((filePath) => ({
+    filePath,
+    ...(ev.callId ? { callId: ev.callId } : {}),
+    model: ev.model,
+    // what the payload proves is about the one file it names
+    ...(ev.before && !call.otherPaths ? { before: ev.before } : {}),
+    ...(ev.edits && !call.otherPaths ? { edits: ev.edits } : {}),
+  }));
+  // a move (`*** Move to:`, a move tool) names its source and destination: the destination is recorded as moved
+  const outcomes = call.otherPaths ? await afterWrites(ctx, henv, reports) : [await afterWrite(ctx, henv, reports[0]!)];
+  for (const outcome of outcomes) if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
   return unknown.length
     ? { toUser: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Configure the pre-tool hook for write tools too (see the README).` }
     : {};

@@ -400,6 +400,30 @@ export class LedgerIndex {
     return this.file(path) !== undefined;
   }
 
+  /**
+   * Paths with a record pinning exactly this content (`post_hash`): where a renamed, moved or copied file's
+   * content was recorded before (engine/lineage.ts). The keys select the records to read back; one pass over
+   * the rows, so callers ask once per content, not per line.
+   */
+  pathsPinning(hash: string): string[] {
+    const key = postKey(hash);
+    const refs: RecordRef[] = [];
+    const seen = new Set<number>();
+    for (const path of this.files()) {
+      const file = this.file(path);
+      if (!file) continue;
+      this.eachRow(file, (offset, _time, length, line, post) => {
+        if ((post === key || post === MIXED_POST) && !seen.has(line)) {
+          seen.add(line);
+          refs.push({ offset, length, line });
+        }
+      });
+    }
+    const out = new Set<string>();
+    for (const e of this.readBack(refs, (e) => e.postHash === hash)) out.add(e.path);
+    return [...out];
+  }
+
   files(): string[] {
     if (!this.saved) return [...this.byPath.keys()];
     return [...new Set([...this.saved.paths, ...this.byPath.keys()])];

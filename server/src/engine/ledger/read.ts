@@ -10,6 +10,7 @@ import { LINE_HASH_HEX_LENGTH } from "../hashing";
 import { isValidChange, type LineChange, type Segment, type Span } from "../lineChange";
 import { isBlankLine } from "./blankLine";
 import { INTENT_ID_PATTERN } from "../intents/model";
+import type { MovedLines } from "../lineage";
 
 /** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
 export type Dialect = "spec" | "older" | "flat" | "reference";
@@ -61,6 +62,15 @@ export interface TraceEntry {
   change?: LineChange;
   /** Per-line hashes of `change.reformatted` lines, packed as `lineHashes` is. */
   reformattedHashes?: string;
+  /** The path this file's content was moved from (`moved_from`, see `engine/lineage.ts`). */
+  movedFrom?: string;
+  /** Lines taken from other files' content (`moved_lines`): cut or copied there, pasted here. */
+  movedIn?: MovedLines[];
+  /**
+   * An entry of another path, read for this one because its content came from there (engine/lineage.ts):
+   * its record's chain is followed, its ranges are never re-anchored by content on this path.
+   */
+  borrowed?: true;
 }
 
 export interface UnreadableLine {
@@ -259,6 +269,8 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
       continue;
     }
     const map = details ? lineMapOf(details) : undefined;
+    const movedFrom = details ? pool.path(details["moved_from"]) : undefined;
+    const movedIn = details && map ? movedLinesOf(details["moved_lines"], pool, map.change.newCount) : undefined;
     const conversations = Array.isArray(file["conversations"]) ? file["conversations"] : [];
     let ranged = false;
     let firstContributor: EntryContributor | undefined;
@@ -289,13 +301,13 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person) : convContributor;
         const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
-        out.entries.push(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined));
+        out.entries.push(withSource(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined), movedFrom, path, ci === 0 ? movedIn : undefined));
       }
     }
     // A file named without ranges still says something about the file (deletion, new content hash).
     if (!ranged) {
       const contributor = firstContributor ?? pool.contributor("unknown", undefined);
-      out.entries.push(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map));
+      out.entries.push(withSource(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map), movedFrom, path, movedIn));
     }
   }
 }
@@ -455,6 +467,37 @@ function makeEntry(
     change: map?.change,
     reformattedHashes: map?.reformattedHashes,
   };
+}
+
+/** An entry whose file was moved from another path (never from itself). */
+function withSource(entry: TraceEntry, movedFrom: string | undefined, path: string, movedIn?: MovedLines[]): TraceEntry {
+  if (movedFrom !== undefined && movedFrom !== path) entry.movedFrom = movedFrom;
+  if (movedIn?.length) entry.movedIn = movedIn;
+  return entry;
+}
+
+/**
+ * `moved_lines` of one file's details, or undefined when absent or not well formed (then the lines are
+ * what `ranges` and `carried` say, as for a reader that does not know the field).
+ */
+function movedLinesOf(raw: unknown, pool: StringPool, newCount: number): MovedLines[] | undefined {
+  if (!Array.isArray(raw) || raw.length > 1000) return undefined;
+  const out: MovedLines[] = [];
+  for (const m of raw) {
+    if (!isObject(m)) return undefined;
+    const from = pool.path(m["from"]);
+    const preHash = typeof m["pre_hash"] === "string" ? m["pre_hash"] : undefined;
+    const carried = m["carried"];
+    if (from === undefined || preHash === undefined || !Array.isArray(carried) || carried.length > MAX_MAP_SEGMENTS) return undefined;
+    const runs: Segment[] = [];
+    for (const t of carried) {
+      if (!Array.isArray(t) || t.length !== 3 || !t.every((v) => Number.isInteger(v) && v >= 1 && v <= MAX_LINE)) return undefined;
+      if (t[1] - 1 + t[2] > newCount) return undefined;
+      runs.push({ oldStart: t[0] - 1, newStart: t[1] - 1, length: t[2] });
+    }
+    out.push({ from, preHash, runs });
+  }
+  return out;
 }
 
 function rangeSpan(range: unknown): [number, number] | undefined {

@@ -24,7 +24,8 @@ import {
   type VcsType,
 } from "@shared/agentTrace";
 import { contentHash, fileHash, lineHash, normalizeLines } from "../hashing";
-import { changedSpans, isValidChange, type LineChange } from "../lineChange";
+import { changedSpans, isValidChange, type LineChange, type Span } from "../lineChange";
+import type { MovedLines } from "../lineage";
 
 export interface LineSpan {
   /** 1-based, inclusive. */
@@ -52,6 +53,10 @@ export interface RecordFileInput {
   /** Whole-file hash before the change (`fileHash`); null when the file did not exist. */
   preHash: string | null;
   scope: ScopeVerdict;
+  /** The path the content was moved from (a rename or move seen as it happened); `preHash` is its content then. */
+  movedFrom?: string;
+  /** Lines of `change`'s new ones taken from other files' content (engine/lineage.ts `findMovedBlocks`): not claimed. */
+  movedIn?: readonly MovedLines[];
 }
 
 export interface BuildRecordInput extends RecordFileInput {
@@ -125,12 +130,12 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 }
 
 /** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
-type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes">;
+type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines">;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
   // raw or normalized lines alike: contentHash and lineHash normalize each line they hash
   const lines = file.content === null ? [] : (file.lines ?? normalizeLines(file.content));
-  const spans = file.change ? changedSpans(file.change).map((s) => ({ start_line: s.start + 1, end_line: s.end + 1 })) : (file.ranges ?? []);
+  const spans = file.change ? claimedSpans(file.change, file.movedIn).map((s) => ({ start_line: s.start + 1, end_line: s.end + 1 })) : (file.ranges ?? []);
   checkRanges(file, spans, lines.length);
   if (file.change) checkChange(file, file.change, lines.length);
 
@@ -153,7 +158,29 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
       details.reformatted_hashes = c.reformatted.map((r) => lines.slice(r.start, r.end + 1).map(lineHash));
     }
   }
+  if (file.movedFrom !== undefined) details.moved_from = file.movedFrom;
+  if (file.change && file.movedIn?.length) {
+    details.moved_lines = file.movedIn.map((m) => ({ from: m.from, pre_hash: m.preHash, carried: m.runs.map((r) => [r.oldStart + 1, r.newStart + 1, r.length] as [number, number, number]) }));
+  }
   return { ranges, details };
+}
+
+/** The lines a record claims: those its line map does not carry, less those moved in from other files. */
+function claimedSpans(change: LineChange, movedIn: readonly MovedLines[] | undefined): Span[] {
+  const spans = changedSpans(change);
+  if (!movedIn?.length) return spans;
+  const moved = new Set<number>();
+  for (const m of movedIn) for (const r of m.runs) for (let k = 0; k < r.length; k++) moved.add(r.newStart + k);
+  const out: Span[] = [];
+  for (const s of spans) {
+    for (let l = s.start; l <= s.end; l++) {
+      if (moved.has(l)) continue;
+      const last = out[out.length - 1];
+      if (last && last.end === l - 1) last.end = l;
+      else out.push({ start: l, end: l });
+    }
+  }
+  return out;
 }
 
 /**

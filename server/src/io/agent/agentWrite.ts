@@ -17,6 +17,7 @@ import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
 import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
+import { pairMoves } from "../../engine/lineage";
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
 /** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */
@@ -125,11 +126,11 @@ export type PostOutcome =
  * One record for an agent's write, unless the path is not recorded (`shouldRecord`, as the editor's saves)
  * or the ledger already pins this exact content for it (the same post hook ran twice, or the editor saved it).
  */
-export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
+export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date, taken?: TakenWrite): Promise<PostOutcome> {
   // the path the write really landed on, as the pre-write gate judged it (symlinks followed)
-  const path = realWorkspacePath(ctx.root, w.filePath);
+  const path = taken ? taken.path : realWorkspacePath(ctx.root, w.filePath);
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
-  const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
+  const stash = taken ? taken.stash : takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
   const after = readOptional(join(ctx.root, path)) ?? null;
   // a file gone after the call is recorded as removed only when the stash proves it was there (a move's source)
@@ -141,7 +142,8 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
   await ledger.poll();
   if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };
-  const before = stash ? stash.content : after === null ? undefined : w.before?.(after);
+  const movedFrom = taken?.movedFrom;
+  const before = movedFrom ? movedFrom.before : stash ? stash.content : after === null ? undefined : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
   // call) never needs; a plain require lets the bundler defer it.
@@ -153,8 +155,9 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     path,
     content: after,
     before,
-    ...(w.edits && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
+    ...(w.edits && !movedFrom && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
+    ...(movedFrom ? { movedFrom: movedFrom.path } : {}),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
@@ -162,4 +165,38 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     now,
   });
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
+}
+
+/** A write whose stash its caller took already (a call naming several files), and the file it was moved from. */
+interface TakenWrite {
+  path: string;
+  stash: { content: string | null } | undefined;
+  movedFrom?: { path: string; before: string };
+}
+
+/**
+ * One record per file for a call naming several files (a move tool's source and destination, a patch): the
+ * stashes are taken first, so that a created file paired with a deleted one (engine/lineage.ts `pairMoves`)
+ * is recorded as moved from it, starting from its content, and its lines keep their authors.
+ */
+export async function recordAgentWrites(ctx: GateContext, reports: readonly WriteReport[], toolVersion: string, now?: Date): Promise<PostOutcome[]> {
+  if (reports.length < 2) return Promise.all(reports.map((w) => recordAgentWrite(ctx, w, toolVersion, now)));
+  const taken = reports.map((w) => {
+    const path = realWorkspacePath(ctx.root, w.filePath);
+    if (path === undefined) return undefined;
+    const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
+    return { path, stash, after: readOptional(join(ctx.root, path)) ?? null };
+  });
+  const created = taken.flatMap((t) => (t && t.stash?.content === null && t.after !== null ? [{ path: t.path, text: t.after }] : []));
+  const deleted = taken.flatMap((t) => (t && typeof t.stash?.content === "string" && t.after === null ? [{ path: t.path, text: t.stash.content }] : []));
+  const moves = pairMoves(created, deleted);
+  const beforeOf = new Map(deleted.map((d) => [d.path, d.text]));
+  const out: PostOutcome[] = [];
+  for (let i = 0; i < reports.length; i++) {
+    const t = taken[i];
+    const from = t ? moves.get(t.path) : undefined;
+    const movedFrom = from !== undefined ? { path: from, before: beforeOf.get(from)! } : undefined;
+    out.push(await recordAgentWrite(ctx, reports[i]!, toolVersion, now, t ? { path: t.path, stash: t.stash, ...(movedFrom ? { movedFrom } : {}) } : undefined));
+  }
+  return out;
 }

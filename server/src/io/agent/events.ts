@@ -8,7 +8,7 @@ import { noteLesson } from "../lessons";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
-import { cleanStaleStashes, recordAgentWrite, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
+import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
@@ -161,6 +161,11 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
 
 export async function afterWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome | undefined> {
   return ctx ? recordAgentWrite(ctx, w, henv.toolVersion, henv.now) : undefined;
+}
+
+/** After a call that named several files (a move, a patch): each recorded, a move's destination as moved. */
+export async function afterWrites(ctx: GateContext | undefined, henv: HookEnvironment, reports: readonly WriteReport[]): Promise<PostOutcome[]> {
+  return ctx ? recordAgentWrites(ctx, reports, henv.toolVersion, henv.now) : [];
 }
 
 export function sessionEnded(henv: HookEnvironment, s: HookSession): void {

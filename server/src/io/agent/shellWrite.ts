@@ -6,6 +6,7 @@ import type { FileWrite } from "../ledger/recordChange";
 import { noteLesson } from "../lessons";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { gateShell } from "../../engine/agent/shellPolicy";
+import { pairMoves } from "../../engine/lineage";
 import { changesSince, gitView, takeShellSnapshot, takeSnapshotBack } from "./shellSnapshot";
 import type { GateContext } from "./writeGate";
 
@@ -53,6 +54,12 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
   await ledger.poll();
   const due: FileWrite[] = [];
   const outOfScope: { path: string; message: string }[] = [];
+  // `mv`, `git mv`: a created file paired with the deleted one it came from starts from that file's content
+  const moves = pairMoves(
+    changed.filter((c) => c.before === null && c.after !== null).map((c) => ({ path: c.path, text: c.after! })),
+    changed.filter((c) => c.before !== null && c.after === null).map((c) => ({ path: c.path, text: c.before! })),
+  );
+  const beforeOf = new Map(changed.map((c) => [c.path, c.before]));
   for (const c of changed) {
     if (!shouldRecord(c.path, ctx.rules)) continue;
     const verdict = judge(c.path, ctx.rules, ctx.selection);
@@ -60,7 +67,8 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     // the newest record already pins this content: the agent's own Write hook or the editor recorded it
     const newest = ledger.lastPostHash(c.path);
     if (newest !== undefined && newest === (c.after === null ? null : fileHash(c.after))) continue;
-    due.push({ path: c.path, before: c.before, content: c.after, verdict });
+    const from = moves.get(c.path);
+    due.push(from === undefined ? { path: c.path, before: c.before, content: c.after, verdict } : { path: c.path, before: beforeOf.get(from) ?? null, content: c.after, verdict, movedFrom: from });
   }
   for (const o of outOfScope) {
     try {

@@ -10,6 +10,7 @@ import { fileHash } from "../../engine/hashing";
 import { appendWorkspaceRecord } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
 import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
+import type { MovedLines } from "../../engine/lineage";
 
 /** One file a change wrote. */
 export interface FileWrite {
@@ -26,6 +27,13 @@ export interface FileWrite {
    */
   change?: LineChange;
   verdict: Verdict;
+  /**
+   * The path the content was moved from (a rename or move seen as it happened): `before` is then that path's
+   * content before the move, and the record is due even when nothing else changed (docs/LEDGER.md).
+   */
+  movedFrom?: string;
+  /** Lines of `change` taken from other files' content (engine/lineage.ts `findMovedBlocks`). */
+  movedIn?: readonly MovedLines[];
 }
 
 export interface ChangeToRecord extends FileWrite {
@@ -55,7 +63,7 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
   let skip: "unchanged" | "duplicate" = "unchanged";
   for (const file of [change, ...(change.otherFiles ?? [])]) {
     // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
-    if (file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before)) continue;
+    if (file.movedFrom === undefined && file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before)) continue;
     if (file.content !== null && change.alreadyRecorded(file.path, fileHash(file.content))) {
       skip = "duplicate";
       continue;
@@ -89,6 +97,8 @@ function recordFile(file: FileWrite): RecordFileInput {
     mutationClass: mutationClass(file.path, file.before, file.content),
     preHash: file.before === null ? null : fileHash(file.before),
     scope: scopeVerdict(file.verdict),
+    ...(file.movedFrom !== undefined ? { movedFrom: file.movedFrom } : {}),
+    ...(file.movedIn?.length && file.change ? { movedIn: file.movedIn } : {}),
   };
 }
 

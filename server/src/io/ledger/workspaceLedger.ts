@@ -7,6 +7,9 @@ import { LedgerIndex } from "../../engine/ledger/index";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
 import { FileRecordLines } from "./fileRecordLines";
+import { contentHash } from "../../engine/hashing";
+import { contentLineCount } from "../../engine/attribution";
+import { sourceEntries } from "../../engine/lineage";
 
 /** Where the Agent Trace reference implementation writes (docs/LEDGER.md); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
@@ -72,6 +75,9 @@ export class WorkspaceLedger {
   private readonly cache: boolean;
   private readonly saveAfterBytes: number;
   private readonly partial: boolean;
+  /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
+  private readonly pinning = new Map<string, readonly string[]>();
+  private pinningStamp = -1;
 
   constructor(
     readonly root: string,
@@ -180,6 +186,48 @@ export class WorkspaceLedger {
     }
     // in both ledgers (rare): one batch, ordered as attribution orders them
     if (holding.length > 1) yield newestFirst(this.entriesFor(path));
+  }
+
+  /**
+   * `entryBatches`, then the entries of the earlier paths the content comes from (renames, moves, copies:
+   * engine/lineage.ts), once the path's own records have all been read. `lines`: the content at hand.
+   */
+  *attributionBatches(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): Generator<readonly TraceEntry[]> {
+    const own: TraceEntry[] = [];
+    for (const batch of this.entryBatches(path)) {
+      for (const e of batch) own.push(e);
+      yield batch;
+    }
+    const sources = this.sourceEntries(path, own, lines, namedSources);
+    if (sources.length) yield newestFirst(sources);
+  }
+
+  /** A path's own entries and those of the earlier paths its content comes from (engine/lineage.ts). */
+  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): TraceEntry[] {
+    const own = this.entriesFor(path);
+    const sources = this.sourceEntries(path, own, lines, namedSources);
+    return sources.length ? own.concat(sources) : own;
+  }
+
+  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: readonly string[]): TraceEntry[] {
+    const current = lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined;
+    return sourceEntries(path, own, current, { entriesFor: (p) => this.entriesFor(p), pathsPinning: (h) => this.pathsPinning(h) }, namedSources);
+  }
+
+  /** Paths with a record pinning this content, across the ledgers (remembered until the ledgers change). */
+  pathsPinning(hash: string): readonly string[] {
+    const stamp = this.recordCount;
+    if (this.pinningStamp !== stamp) {
+      this.pinning.clear();
+      this.pinningStamp = stamp;
+    }
+    let paths = this.pinning.get(hash);
+    if (!paths) {
+      paths = [...new Set(this.sources.flatMap((s) => s.index.pathsPinning(hash)))];
+      if (this.pinning.size > 1000) this.pinning.clear();
+      this.pinning.set(hash, paths);
+    }
+    return paths;
   }
 
   /** Whether any ledger holds a record of `path`. */

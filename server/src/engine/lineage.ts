@@ -1,0 +1,210 @@
+/**
+ * Which earlier paths a path's content comes from (docs/LEDGER.md "Renames, moves and copies"): the one rule
+ * that lets a line's owner follow its content across a rename, a move or a copy, whoever made it and however
+ * intent-lsp learnt of it.
+ *
+ * Records chain by content, not by path: a record's `pre_hash` is the hash of the content it started from.
+ * So a path's content comes from another path when a record of that other path pins (`post_hash`) the content
+ * this path's own records start from, or, for a path no record of its own explains, its current content. A
+ * rename (`git mv`, `mv`, the editor's file operations) leaves the content as it was, so the old path's
+ * records pin it; a move recorded with changes (an agent's `*** Move to:`) starts from the old content. A
+ * record may also name the path it moved from (`moved_from`), which links the paths even where no record of
+ * the old path pins its content, and git may report a rename (`git log --follow`); both are given as
+ * `namedSources`.
+ *
+ * The paths found are followed in turn (a file renamed twice), up to `MAX_SOURCE_PATHS`. Their entries keep
+ * their own `path`: a reader tells that a line came from elsewhere by its entry's path.
+ */
+import { normalizeLine, splitLines } from "./hashing";
+import type { Segment, Span } from "./lineChange";
+import type { TraceEntry } from "./ledger/read";
+
+/** The most earlier paths followed for one path: a chain of renames longer than this is cut, never guessed. */
+export const MAX_SOURCE_PATHS = 8;
+
+/** What the rule needs from the ledger: a path's entries, and the paths whose records pin a content. */
+export interface PathRecords {
+  entriesFor(path: string): readonly TraceEntry[];
+  /** Paths with a record whose `post_hash` is exactly `hash`. */
+  pathsPinning(hash: string): readonly string[];
+}
+
+/**
+ * The entries of the earlier paths `path`'s content comes from (none when it comes from nowhere else).
+ * `own`: the path's own entries; `currentHash`: the hash of its content at hand (`contentHash` of its lines),
+ * when a caller has it; `namedSources`: earlier paths named by git or by records.
+ */
+export function sourceEntries(path: string, own: readonly TraceEntry[], currentHash: string | undefined, records: PathRecords, namedSources: readonly string[] = []): TraceEntry[] {
+  const seen = new Set<string>([path]);
+  const out: TraceEntry[] = [];
+  const pending: string[] = [];
+  const follow = (p: string) => {
+    if (seen.has(p) || seen.size > MAX_SOURCE_PATHS) return;
+    seen.add(p);
+    pending.push(p);
+  };
+  const followFrom = (entries: readonly TraceEntry[], hash: string | undefined) => {
+    for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p);
+    for (const e of entries) {
+      if (e.movedFrom) follow(e.movedFrom);
+      for (const m of e.movedIn ?? []) follow(m.from);
+    }
+  };
+  for (const p of namedSources) follow(p);
+  followFrom(own, currentHash);
+  while (pending.length) {
+    const p = pending.shift()!;
+    const entries = records.entriesFor(p);
+    for (const e of entries) out.push(borrowed(e));
+    followFrom(entries, undefined);
+  }
+  return out;
+}
+
+/** An entry of another path, marked as read for this one (a copy: the index's cached entries stay as they are). */
+export function borrowed(e: TraceEntry): TraceEntry {
+  return e.borrowed ? e : { ...e, borrowed: true };
+}
+
+/**
+ * The content a path's history starts from when it came from elsewhere: the `pre_hash` of its oldest record,
+ * unless one of its own records pins it; for a path with no record of its own, `current`. One content, so
+ * that a file with thousands of records costs one lookup (records of other tools that do not chain would
+ * otherwise each start a chain).
+ */
+export function startHashes(entries: readonly TraceEntry[], current: string | undefined): string[] {
+  if (!entries.length) return current === undefined ? [] : [current];
+  let oldest: TraceEntry | undefined;
+  for (const e of entries) if (!oldest || e.timestamp < oldest.timestamp || (e.timestamp === oldest.timestamp && e.line < oldest.line)) oldest = e;
+  const start = oldest!.preHash;
+  if (typeof start !== "string") return [];
+  for (const e of entries) if (e.postHash === start) return [];
+  return [start];
+}
+
+/** A file one act created (`content`) or deleted (`before`). */
+export interface ActFile {
+  path: string;
+  text: string;
+}
+
+/** How much of a deleted file's lines a created file must hold to be its move (git's default `-M` is 50%). */
+export const MOVE_SIMILARITY = 0.5;
+
+/**
+ * Which files one act (a shell command, a move tool, a patch, the editor's rename) moved: each created file
+ * paired with the deleted file whose lines it shares most, at least `MOVE_SIMILARITY` of the larger of the
+ * two (lines compared as the hashes see them); an identical content first. Each deleted file pairs once.
+ * Returns created path → deleted path.
+ */
+export function pairMoves(created: readonly ActFile[], deleted: readonly ActFile[]): Map<string, string> {
+  const pairs = new Map<string, string>();
+  if (!created.length || !deleted.length) return pairs;
+  const taken = new Set<string>();
+  const scored: { from: string; to: string; score: number }[] = [];
+  for (const c of created) {
+    for (const d of deleted) {
+      const score = c.text === d.text ? 2 : similarity(c.text, d.text);
+      if (score >= MOVE_SIMILARITY) scored.push({ from: d.path, to: c.path, score });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+  for (const s of scored) {
+    if (pairs.has(s.to) || taken.has(s.from)) continue;
+    pairs.set(s.to, s.from);
+    taken.add(s.from);
+  }
+  return pairs;
+}
+
+/** Lines two texts share (as multisets, blank lines aside) over the larger one's non-blank line count. */
+function similarity(a: string, b: string): number {
+  const count = (text: string) => {
+    const m = new Map<string, number>();
+    let n = 0;
+    for (const line of splitLines(text)) {
+      const l = normalizeLine(line).trim();
+      if (!l) continue;
+      m.set(l, (m.get(l) ?? 0) + 1);
+      n++;
+    }
+    return { m, n };
+  };
+  const x = count(a);
+  const y = count(b);
+  const larger = Math.max(x.n, y.n);
+  if (larger === 0) return 0;
+  let shared = 0;
+  for (const [l, k] of x.m) shared += Math.min(k, y.m.get(l) ?? 0);
+  return shared / larger;
+}
+
+/** Lines a save took from another file's content (cut or copied there, pasted here): `moved_lines`. */
+export interface MovedLines {
+  from: string;
+  /** The whole-file hash of the other file's content the lines are numbered in. */
+  preHash: string;
+  /** 0-based `[oldStart, newStart, length]` runs: `oldStart` in that content, `newStart` in this one. */
+  runs: Segment[];
+}
+
+/** Another file's content a pasted block may come from: the content a record of it pins, and its path. */
+export interface BlockSource {
+  path: string;
+  hash: string;
+  lines: readonly string[];
+}
+
+/** A block shorter than this is not taken as moved (two lines that happen to match prove little). */
+export const MIN_MOVED_LINES = 2;
+/** At least one line of a moved block has this many non-blank characters (not only `}` and blank lines). */
+const DISTINCT_LINE = 8;
+
+/**
+ * The blocks of a save's new lines (`inserted`, 0-based spans of `lines`) found whole in another file's
+ * recorded content (`sources`, in order of preference): cut there and pasted here, or copied. As `git blame
+ * -C` does, such lines keep the author they had there; the save that pasted them is their provenance.
+ * Lines compare as the hashes see them (trailing blanks and line endings aside); a block is at least
+ * `MIN_MOVED_LINES` lines with one distinctive line, matched greedily from the top of each span.
+ */
+export function findMovedBlocks(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): MovedLines[] {
+  if (!sources.length) return [];
+  const index = sources.map((src) => {
+    const at = new Map<string, number[]>();
+    src.lines.forEach((l, i) => {
+      const key = normalizeLine(l);
+      const list = at.get(key);
+      if (list) list.push(i);
+      else at.set(key, [i]);
+    });
+    return { src, at, norm: src.lines.map(normalizeLine) };
+  });
+  const found = new Map<BlockSource, Segment[]>();
+  for (const span of inserted) {
+    let i = span.start;
+    while (i <= span.end) {
+      const key = normalizeLine(lines[i] ?? "");
+      let best: { src: BlockSource; oldStart: number; length: number } | undefined;
+      for (const { src, at, norm } of index) {
+        for (const p of at.get(key) ?? []) {
+          let n = 0;
+          let distinct = false;
+          while (i + n <= span.end && p + n < norm.length && norm[p + n] === normalizeLine(lines[i + n] ?? "")) {
+            if (norm[p + n]!.trim().length >= DISTINCT_LINE) distinct = true;
+            n++;
+          }
+          if (n >= MIN_MOVED_LINES && distinct && (!best || n > best.length)) best = { src, oldStart: p, length: n };
+        }
+      }
+      if (!best) {
+        i++;
+        continue;
+      }
+      const runs = found.get(best.src) ?? [];
+      runs.push({ oldStart: best.oldStart, newStart: i, length: best.length });
+      found.set(best.src, runs);
+      i += best.length;
+    }
+  }
+  return [...found].map(([src, runs]) => ({ from: src.path, preHash: src.hash, runs }));
+}

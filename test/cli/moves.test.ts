@@ -1,0 +1,229 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
+import { claudePayload, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+
+/**
+ * A line's author follows its content across paths (docs/LEDGER.md "Renames, moves and copies"): a file an
+ * agent wrote keeps its author when git, a shell command, an agent's move tool or the editor renames it;
+ * who moved it is provenance, not authorship. `intent blame` and the hover say the same.
+ */
+
+beforeAll(ensureBuilt);
+
+const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const CODEX_MODEL = "openai/gpt-5-codex";
+const OLD = "src/api/alerts.ts";
+const NEW = "src/api/v2/alerts.ts";
+const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}", "export const NONE: Alert[] = [];"];
+const TEXT = ALERTS.join("\n") + "\n";
+
+/** Claude Code (sonnet) writes `path` with `text` through its hooks. */
+function claudeWrites(ws: TempWorkspace, path: string, text: string): void {
+  const input = { file_path: ws.path(path), content: text };
+  runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}` }), { cwd: ws.root });
+  mkdirSync(dirname(ws.path(path)), { recursive: true });
+  ws.write(path, text);
+  runHook("claude-code", claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }), { cwd: ws.root });
+}
+
+function codexPayload(ws: TempWorkspace, phase: "pre" | "post", tool: string, input: Record<string, unknown>, id: string) {
+  return {
+    session_id: "019a-codex-session",
+    turn_id: "turn-1",
+    transcript_path: null,
+    cwd: ws.root,
+    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    model: "gpt-5-codex",
+    permission_mode: "default",
+    tool_name: tool,
+    tool_use_id: id,
+    tool_input: input,
+    ...(phase === "post" ? { tool_response: "" } : {}),
+  };
+}
+
+/** Codex runs `command` in its shell, between its hooks. */
+function codexShell(ws: TempWorkspace, command: string): void {
+  runHook("codex", codexPayload(ws, "pre", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
+  const sh = spawnSync("bash", ["-c", command], { cwd: ws.root, encoding: "utf8" });
+  if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
+  runHook("codex", codexPayload(ws, "post", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
+}
+
+type Row = { kind: string; model?: string; contributor?: string; from?: string; movedBy?: { contributor: string; model?: string } };
+
+function blameRows(ws: TempWorkspace, path: string): Row[] {
+  const r = runCli(["blame", path, "--json"], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout).lines.map((l: any) => ({ kind: l.kind, ...(l.model ? { model: l.model } : {}), ...(l.contributor ? { contributor: l.contributor } : {}), ...(l.from ? { from: l.from } : {}), ...(l.movedBy ? { movedBy: l.movedBy.model ? { contributor: l.movedBy.contributor, model: l.movedBy.model } : { contributor: l.movedBy.contributor } } : {}) }));
+}
+
+/** Waits until the server has read the ledger to its end: its blame of a file it does not hold open reads it first. */
+async function ledgerRead(client: LspClient): Promise<void> {
+  await client.executeCommand("intent.blame", { path: "README.md", quiet: true });
+}
+
+const bySonnet = (extra: Partial<Row> = {}): Row => ({ kind: "traced", model: SONNET, contributor: "ai", from: OLD, ...extra });
+
+describe("a line's author follows its content across paths", () => {
+  let ws: TempWorkspace;
+  let client: LspClient | undefined;
+  afterEach(async () => {
+    await client?.stop();
+    client = undefined;
+    ws.dispose();
+  });
+
+  function agentWroteAlerts(): void {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    claudeWrites(ws, OLD, TEXT);
+  }
+
+  it("git mv + commit by a person: blame and the hover on the new path name the agent that wrote the lines", async () => {
+    agentWroteAlerts();
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    git(ws.root, "mv", OLD, NEW);
+    git(ws.root, "commit", "-q", "-m", "move alerts");
+    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet()));
+
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NEW);
+    await ledgerRead(client);
+    await client.waitForPublishOfCurrentVersion(NEW);
+    for (let line = 0; line < ALERTS.length; line++) {
+      const hover = await client.hoverText(NEW, line);
+      expect(hover).toContain(`ai · ${SONNET}`);
+      expect(hover).toContain("from `src/api/alerts.ts` (renamed, moved or copied here)");
+    }
+  });
+
+  it("intent check over a branch whose file was renamed reports nothing untraced or unowned for the moved lines", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    claudeWrites(ws, OLD, TEXT);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    git(ws.root, "mv", OLD, NEW);
+    git(ws.root, "commit", "-q", "-m", "move alerts");
+    const r = runCli(["check", "--base", "main", "--format", "json"], { cwd: ws.root });
+    const findings = JSON.parse(r.stdout).findings as { path: string; code: string }[];
+    expect(findings.filter((f) => f.path === NEW)).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+
+  it("an agent's shell mv and git mv: the lines keep their author, the mover is provenance", () => {
+    agentWroteAlerts();
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    codexShell(ws, `mkdir -p src/api/v2 && mv ${OLD} ${NEW}`);
+    const moved = ledgerRecords(ws).at(-1)!;
+    expect(moved.files.map((f: any) => f.path).sort()).toEqual([OLD, NEW].sort());
+    const movedBy = { contributor: "ai", model: CODEX_MODEL };
+    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+
+    codexShell(ws, `git add -A && git mv ${NEW} src/api/alerts-v2.ts`);
+    expect(blameRows(ws, "src/api/alerts-v2.ts")).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+  });
+
+  it("Codex `*** Move to:` with a changed line: moved lines keep their author, the changed line is Codex's", () => {
+    agentWroteAlerts();
+    const patch = `*** Begin Patch\n*** Update File: ${OLD}\n*** Move to: ${NEW}\n@@\n-  severity: number;\n+  severity: 1 | 2 | 3;\n*** End Patch\n`;
+    runHook("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    ws.write(NEW, TEXT.replace("  severity: number;", "  severity: 1 | 2 | 3;"));
+    rmSync(ws.path(OLD));
+    runHook("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
+    const movedBy = { contributor: "ai", model: CODEX_MODEL };
+    expect(blameRows(ws, NEW)).toEqual([bySonnet({ movedBy }), bySonnet({ movedBy }), { kind: "traced", model: CODEX_MODEL, contributor: "ai" }, bySonnet({ movedBy }), bySonnet({ movedBy })]);
+  });
+
+  it("an MCP move_file tool: the destination's lines keep the author who wrote them", () => {
+    agentWroteAlerts();
+    const move = (event: "PreToolUse" | "PostToolUse") =>
+      claudePayload(ws, event, {
+        tool_name: "mcp__filesystem__move_file",
+        tool_input: { source: ws.path(OLD), destination: ws.path(NEW) },
+        tool_use_id: "toolu_01MOVE",
+        ...(event === "PostToolUse" ? { tool_response: [{ type: "text", text: "moved" }] } : {}),
+      });
+    // the mover is another model than the author: the transcript now names opus
+    writeTranscript(ws, "claude-opus-4-1-20250805");
+    runHook("claude-code", move("PreToolUse"), { cwd: ws.root });
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    ws.write(NEW, TEXT);
+    rmSync(ws.path(OLD));
+    runHook("claude-code", move("PostToolUse"), { cwd: ws.root });
+    const movedBy = { contributor: "ai", model: "anthropic/claude-opus-4-1-20250805" };
+    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+  });
+
+  it("the editor's willRenameFiles/didRenameFiles: hover and blame on the new path name the author, the rename as provenance", async () => {
+    agentWroteAlerts();
+    client = await LspClient.start({ root: ws.root });
+    await client.open(OLD);
+    await ledgerRead(client);
+    await client.waitForPublishOfCurrentVersion(OLD);
+    const ids = await client.renameFile(OLD, NEW);
+    expect(ids).toHaveLength(1);
+    const record = ledgerRecords(ws).find((r) => r.id === ids[0])!;
+    expect(record.files.map((f: any) => f.path)).toEqual([NEW, OLD]);
+    expect(record.files[0].conversations[0].ranges).toEqual([]);
+    expect(record.metadata["dev.intent-lsp"]).toMatchObject({ moved_from: OLD, pre_hash: record.metadata["dev.intent-lsp"].post_hash });
+    await client.waitForPublishOfCurrentVersion(NEW);
+    for (let line = 0; line < ALERTS.length; line++) {
+      const hover = await client.hoverText(NEW, line);
+      expect(hover).toContain(`ai · ${SONNET}`);
+      expect(hover).toContain("moved by human from `src/api/alerts.ts`");
+    }
+    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy: { contributor: "human" } })));
+  });
+
+  for (const order of ["the cut saved first", "the paste saved first"] as const) {
+    it(`a person cuts an agent's function from one file and pastes it into another, both saved (${order}): the pasted lines keep the agent, the move is provenance`, async () => {
+      ws = gitWorkspace();
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      const helper = ["export function dewPoint(celsius: number, humidity: number): number {", "  const a = 17.27;", "  const b = 237.7;", "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);", "  return (b * g) / (a - g);", "}"];
+      const forecast = ws.read("src/api/forecast.ts");
+      claudeWrites(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
+      const FORECAST = "src/api/forecast.ts";
+      const WEATHER = "src/api/weather.ts";
+      client = await LspClient.start({ root: ws.root });
+      await client.open(FORECAST);
+      await client.open(WEATHER);
+      await ledgerRead(client);
+      await client.waitForPublishOfCurrentVersion(FORECAST);
+      const at = client.text(FORECAST).split("\n").indexOf(helper[0]!);
+      await client.deleteLines(FORECAST, at, helper.length); // cut
+      await client.insertLines(WEATHER, 2, helper); // paste above `export interface Weather`
+      if (order === "the cut saved first") {
+        await client.save(FORECAST);
+        await client.save(WEATHER);
+      } else {
+        await client.save(WEATHER);
+        await client.save(FORECAST);
+      }
+      await client.waitForPublishOfCurrentVersion(WEATHER);
+      for (let k = 0; k < helper.length; k++) {
+        const hover = await client.hoverText(WEATHER, 2 + k);
+        expect(hover, `line ${3 + k}`).toContain(`ai · ${SONNET}`);
+        expect(hover, `line ${3 + k}`).toContain("moved by human from `src/api/forecast.ts`");
+      }
+      const rows = blameRows(ws, WEATHER);
+      expect(rows.slice(2, 2 + helper.length)).toEqual(helper.map(() => ({ kind: "traced", model: SONNET, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })));
+      // the lines around the paste are as they were: nobody recorded them
+      expect(rows.slice(0, 2)).toEqual([{ kind: "untraced" }, { kind: "untraced" }]);
+    });
+  }
+});
