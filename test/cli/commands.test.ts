@@ -136,7 +136,7 @@ describe("intent blame / context / map / verify / migrate", () => {
     expect(json).toEqual({
       path: "src/api/weather.ts",
       lines: [
-        { line: 3, kind: "traced", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5-20250929", timestamp: record!.timestamp, traceId: record!.id, exact: true, text: "export interface Weather { // v2" },
+        { line: 3, kind: "traced", author: "ai", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5-20250929", timestamp: record!.timestamp, traceId: record!.id, exact: true, text: "export interface Weather { // v2" },
       ],
     });
     expect(runCli(["blame", "src/api/nope.ts"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: `intent blame: src/api/nope.ts: no such file in ${ws.root}\n` });

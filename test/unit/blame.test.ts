@@ -18,12 +18,12 @@ describe("blame", () => {
     const text = "a\nb\nc\n";
     const entries = entriesFor(text, [2, 2]);
     expect(blame(entries, text)).toEqual([
-      { line: 1, kind: "untraced", text: "a" },
-      { line: 2, kind: "traced", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5", timestamp: WHEN, traceId: RECORD_ID, exact: true, text: "b" },
-      { line: 3, kind: "untraced", text: "c" },
+      { line: 1, kind: "untraced", author: "untraced", text: "a" },
+      { line: 2, kind: "traced", author: "ai", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5", timestamp: WHEN, traceId: RECORD_ID, exact: true, text: "b" },
+      { line: 3, kind: "untraced", author: "untraced", text: "c" },
     ]);
     expect(blame([], "a\nb").map((r) => r.line)).toEqual([1, 2]);
-    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", text: "" }]); // an empty file is one empty line
+    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", author: "untraced", text: "" }]); // an empty file is one empty line
   });
 
   it("splits CRLF as the hashes do: no \\r in the text, attribution kept", () => {
@@ -47,7 +47,7 @@ describe("blame", () => {
     const rows = blameByOwner("x\ny\n", (i) => (i === 0 ? { kind: "edited" } : { kind: "untraced" }));
     expect(rows).toEqual([
       { line: 1, kind: "edited", text: "x" },
-      { line: 2, kind: "untraced", text: "y" },
+      { line: 2, kind: "untraced", author: "untraced", text: "y" },
     ]);
   });
 });

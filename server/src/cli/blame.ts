@@ -40,10 +40,10 @@ const MAX_WARNINGS = 20;
  * The ledger lines blame could not read (stderr, so the rows stay clean for scripts): an answer from a
  * ledger with skipped records names them, as the editor's `ledger-unreadable` diagnostics do.
  */
-function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[]): string[] {
-  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent blame: warning: ${l.path}:${u.line}: ${u.message}\n`));
+export function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[], command = "blame"): string[] {
+  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent ${command}: warning: ${l.path}:${u.line}: ${u.message}\n`));
   if (all.length <= MAX_WARNINGS) return all;
-  return [...all.slice(0, MAX_WARNINGS), `intent blame: warning: and ${all.length - MAX_WARNINGS} more unreadable ledger line(s); \`intent verify\` lists them all\n`];
+  return [...all.slice(0, MAX_WARNINGS), `intent ${command}: warning: and ${all.length - MAX_WARNINGS} more unreadable ledger line(s); \`intent verify\` lists them all\n`];
 }
 
 export const blameCommand: Command = {

@@ -6,6 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 import { textLines } from "./lines";
@@ -21,6 +22,8 @@ export interface BlameLine {
   /** 1-based. */
   line: number;
   kind: LineOwner["kind"];
+  /** Who the line counts for in `intent stats` (engine/authorship.ts); absent for unsaved or not yet indexed lines. */
+  author?: Author;
   intent?: string;
   contributor?: string;
   model?: string;
@@ -91,16 +94,18 @@ export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner
 }
 
 function blameLine(line: number, owner: LineOwner, text: string): BlameLine {
+  if (owner.kind === "untraced") return { line, kind: owner.kind, author: "untraced", text };
   if (owner.kind !== "traced") return { line, kind: owner.kind, text };
   const { entry, exact } = owner.attribution;
   return {
     line,
     kind: "traced",
+    author: authorOfEntry(entry),
     ...(entry.intentId ? { intent: entry.intentId } : {}),
     contributor: entry.contributor.type,
     ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
     ...(entry.contributor.name ? { person: entry.contributor.name } : {}),
-    ...(entry.scope === "OUT_OF_SCOPE" ? { outOfScope: true } : {}),
+    ...(isOutOfScopeEntry(entry) ? { outOfScope: true } : {}),
     timestamp: entry.timestamp,
     traceId: entry.recordId,
     exact,

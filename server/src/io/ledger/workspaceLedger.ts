@@ -182,6 +182,11 @@ export class WorkspaceLedger {
     if (holding.length > 1) yield newestFirst(this.entriesFor(path));
   }
 
+  /** Every path any ledger holds a record of. */
+  files(): string[] {
+    return [...new Set(this.sources.flatMap((s) => s.index.files()))];
+  }
+
   /** Whether any ledger holds a record of `path`. */
   hasFile(path: string): boolean {
     return this.sources.some((s) => s.index.hasFile(path));
