@@ -52,11 +52,26 @@ function traceRecordValidator() {
 }
 traceRecordValidator();
 
+// The script of `intent report`'s page, Chart.js included, as one minified string: the page must open with
+// no network, so the report embeds it (server/src/reportScript.ts); built first, defined into the tools.
+const reportPage = await build({
+  entryPoints: ["clients/report/page.ts"],
+  bundle: true,
+  platform: "browser",
+  target: "es2020",
+  format: "iife",
+  minify: true,
+  write: false,
+  legalComments: "inline",
+  logLevel: "warning",
+});
+const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(reportPage.outputFiles[0].text) } };
+
 await Promise.all([
-  build({ ...common, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
+  build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
   // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
   // fresh process on every tool call, and compiling the bundle was a fifth of its time
-  build({ ...common, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
+  build({ ...withReport, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
   build({ ...common, entryPoints: ["server/src/launch/cli.ts"], outfile: "dist/cli.js", sourcemap: false }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests

@@ -18,6 +18,7 @@ const COMMANDS: Entry[] = [
   { name: "check", summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
   { name: "blame", summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
   { name: "stats", summary: "how much of the code AI wrote: by intent, model, person and folder; history", load: () => (require("./stats") as typeof import("./stats")).statsCommand },
+  { name: "report", summary: "write the insight report: one self-contained HTML page with charts and the lines behind them", load: () => (require("./report") as typeof import("./report")).reportCommand },
   { name: "hook", summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
   { name: "select", summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
   { name: "start", summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
