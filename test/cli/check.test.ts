@@ -212,7 +212,7 @@ describe("intent check", () => {
   });
 
   it("errors are one line on stderr with a non-zero exit", () => {
-    expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({ status: 2, stdout: "", stderr: "intent check: --format xml is not one of text, json, sarif, github\n" });
+    expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({ status: 2, stdout: "", stderr: "intent check: --format xml is not one of text, json, sarif, github, markdown\n" });
     const badBase = runCli(["check", "--base", "no-such-branch"], { cwd: ws.root });
     expect(badBase.status).toBe(1);
     expect(badBase.stderr).toBe(`intent check: --base no-such-branch is not a commit in ${ws.root}; fetch it first (e.g. \`git fetch origin no-such-branch\`) or pass another ref\n`);

@@ -49,7 +49,7 @@ export async function insightWorkspace(): Promise<TempWorkspace> {
   const client = await LspClient.start({ root: ws.root });
   try {
     await client.open("src/api/forecast.ts");
-    await client.insertLines("src/api/forecast.ts", 4, ["", "export const HOURS = 24;"]);
+    await client.insertLines("src/api/forecast.ts", 4, ["export const HOURS = 24;", "export const DAYS = 7;"]);
     await client.save("src/api/forecast.ts");
     await client.open("docs/notes.md");
     await client.setLine("docs/notes.md", 10, "- Write the onboarding guide this week.");

@@ -1,11 +1,11 @@
-/** The four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
+/** Four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
 import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
 import { INTENT_LSP_VERSION } from "../version";
 
-export const CHECK_FORMATS = ["text", "json", "sarif", "github"] as const;
+export const CHECK_FORMATS = ["text", "json", "sarif", "github", "markdown"] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
-interface CheckReport {
+export interface CheckReport {
   /**
    * The workspace's folder within the repository ("" at the top, else "app/"): GitHub resolves annotation and
    * SARIF paths against the repository root, while findings are workspace-relative like the ledger's paths.
@@ -19,7 +19,7 @@ interface CheckReport {
   findings: Finding[];
 }
 
-export function formatReport(report: CheckReport, format: CheckFormat): string {
+export function formatReport(report: CheckReport, format: Exclude<CheckFormat, "markdown">): string {
   switch (format) {
     case "text":
       return textReport(report);

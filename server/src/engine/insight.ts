@@ -9,7 +9,8 @@
  */
 import { minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
-import type { BlameLine } from "./blame";
+import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
+import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 
 export type Period = "day" | "week" | "month";
@@ -239,4 +240,30 @@ function bump(map: Map<string | null, LineCounts>, key: string | null, author: A
   let c = map.get(key);
   if (!c) map.set(key, (c = emptyCounts()));
   addLines(c, author, out);
+}
+
+/** A changed file of a check: its checked text and the 1-based lines that changed since the base. */
+export interface ChangedText {
+  path: string;
+  text: string;
+  changed: readonly number[];
+}
+
+/**
+ * The counts of a check's changed lines (the pull request summary): each changed line counted by who
+ * wrote it, as `intent blame` shows it, reading only as many of a file's records as those lines need.
+ */
+export function changedLinesInsight(files: readonly ChangedText[], entryBatches: (path: string) => Iterable<readonly TraceEntry[]>, opts: InsightOptions = {}): Insight {
+  const builder = new InsightBuilder({ ...(opts.path ? { path: opts.path } : {}) });
+  for (const f of files) {
+    if (!f.changed.length || !builder.matches(f.path)) continue;
+    const attributions = attributeChanged(splitLines(f.text), f.changed, entryBatches(f.path));
+    const rows = blameByOwner(f.text, (i) => {
+      const attribution = attributions[i];
+      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+    });
+    const wanted = new Set(f.changed);
+    builder.addFile(f.path, rows.filter((r) => wanted.has(r.line)));
+  }
+  return builder.result();
 }

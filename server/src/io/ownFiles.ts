@@ -198,7 +198,7 @@ export function appendOwnFile(root: string, rel: string, text: string): void {
   }
 }
 
-function writeAllSync(fd: number, bytes: Buffer): void {
+export function writeAllSync(fd: number, bytes: Buffer): void {
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
 }
