@@ -12,6 +12,7 @@ export const Commands = {
   regenerateMap: "intent.regenerateMap",
   verifyLedger: "intent.verifyLedger",
   reRecord: "intent.reRecord",
+  report: "intent.report",
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -29,4 +30,18 @@ export interface ActiveIntentResult {
   problem: "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | null;
   exempt: boolean;
   owners: string[];
+}
+
+/**
+ * `intent.report` `{uri?, out?, path?, html?}`: writes `intent report`'s page (to `out`, workspace-relative
+ * or absolute inside the workspace; default `.orchestration/.cache/report.html`) and says where. `path`
+ * is a glob the numbers are restricted to; `html: true` also returns the page.
+ */
+export interface ReportResult {
+  /** Workspace-relative. */
+  path: string;
+  /** Absolute. */
+  file: string;
+  lines: { total: number; ai: number; human: number; mixed: number; unknown: number; untraced: number; outOfScope: number };
+  html?: string;
 }

@@ -221,7 +221,7 @@ it("emacs + lsp-mode: intent-lsp as an add-on next to the language's server; fla
 
   // lsp-mode's lenses after the save: the file summary and the saved line's block
   expect(linesOf(r, "LENS"), seen).toEqual([
-    `0 1/${weather.length + 1} lines traced · 1 record · INT-001 · last human just now`,
+    `0 1/${weather.length + 1} lines traced · AI 0 (0%) · human 1 · untraced ${weather.length} · 1 record · INT-001 · last human just now`,
     `${EDIT_LINE} INT-001 · human · just now`,
   ]);
   const hover = linesOf(r, "HOVER").join("\n");

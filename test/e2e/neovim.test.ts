@@ -244,7 +244,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     // the plugin's lenses, refreshed by the save itself: the file summary at line 0 and the block's lens
     // at its first line
     expect(linesOf(r, "LENS"), seen).toEqual([
-      `0 1/${weather.length} lines traced · 1 record · INT-001 · last human just now`,
+      `0 1/${weather.length} lines traced · AI 0 (0%) · human 1 · untraced ${weather.length - 1} · 1 record · INT-001 · last human just now`,
       `${API_EDIT_LINE} INT-001 · human · just now`,
     ]);
     // vim.lsp.inlay_hint.get(): the short label (intent and who) at the end of the block's first line

@@ -139,7 +139,7 @@ describe("the trace ledger, from the editor", () => {
     await expect.poll(async () => (await codeLens()).length).toBe(2);
     const lenses = await codeLens();
     expect(lenses.map((l) => [l.range.start.line, l.command!.title])).toEqual([
-      [0, "1/18 lines traced · 1 record · INT-001 · last human just now"],
+      [0, "1/18 lines traced · AI 0 (0%) · human 1 · untraced 17 · 1 record · INT-001 · last human just now"],
       [11, "INT-001 · human · just now"],
     ]);
     const hints = await client.request<InlayHint[]>("textDocument/inlayHint", {

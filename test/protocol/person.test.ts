@@ -65,7 +65,7 @@ describe("the person who saved a line", () => {
     expect(hover).toContain(`human · Ada Lovelace · just now (${record!.timestamp})`);
     const lenses = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } });
     expect(lenses.map((l) => [l.range.start.line, l.command!.title])).toEqual([
-      [0, "1/18 lines traced · 1 record · INT-001 · last Ada Lovelace just now"],
+      [0, "1/18 lines traced · AI 0 (0%) · human 1 · untraced 17 · 1 record · INT-001 · last Ada Lovelace just now"],
       [11, "INT-001 · Ada Lovelace · just now"],
     ]);
     const hints = await client.request<InlayHint[]>("textDocument/inlayHint", { textDocument: { uri: client.uri(API) }, range: wholeFile });

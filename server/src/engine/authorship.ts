@@ -6,7 +6,6 @@
  * or `unknown` as that record's Agent Trace contributor type says, `untraced` when no record explains the
  * line. Nothing is inferred: an untraced line is never split between people and AI.
  */
-import type { LineOwner } from "./blame";
 import type { TraceEntry } from "./ledger/read";
 
 export type Author = "ai" | "human" | "mixed" | "unknown" | "untraced";
@@ -27,7 +26,7 @@ export function isOutOfScopeEntry(entry: Pick<TraceEntry, "scope"> | undefined):
 
 /**
  * Lines counted by author. `total` is their sum; `outOfScope` counts the traced lines among them whose
- * record was written out of scope; `edited` the unsaved lines of an open document (never on disk).
+ * record was written out of scope.
  */
 export interface LineCounts {
   total: number;
@@ -37,7 +36,6 @@ export interface LineCounts {
   unknown: number;
   untraced: number;
   outOfScope: number;
-  edited?: number;
 }
 
 export function emptyCounts(): LineCounts {
@@ -54,27 +52,6 @@ export function addCounts(into: LineCounts, from: LineCounts): void {
   into.total += from.total;
   for (const a of AUTHORS) into[a] += from[a];
   into.outOfScope += from.outOfScope;
-  if (from.edited) into.edited = (into.edited ?? 0) + from.edited;
-}
-
-/**
- * The counts of a file's lines from each line's owner (the editor's view of an open document: unsaved
- * lines are `edited`, lines of a ledger not read yet are not counted at all, so no total is false).
- */
-export function countOwners(count: number, ownerOf: (index: number) => LineOwner): LineCounts | undefined {
-  const counts = emptyCounts();
-  for (let i = 0; i < count; i++) {
-    const owner = ownerOf(i);
-    if (owner.kind === "indexing") return undefined;
-    if (owner.kind === "edited") {
-      counts.total++;
-      counts.edited = (counts.edited ?? 0) + 1;
-    } else {
-      const entry = owner.kind === "traced" ? owner.attribution.entry : undefined;
-      addLines(counts, authorOfEntry(entry), isOutOfScopeEntry(entry));
-    }
-  }
-  return counts;
 }
 
 /** The AI's share of the counted lines, in whole per cent ("–" when there are none); `mixed` is not AI's. */

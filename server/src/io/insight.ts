@@ -46,10 +46,27 @@ export function parseWhen(root: string, given: string, end: boolean): number {
   throw new Error(`"${given}" is neither a date (YYYY-MM-DD or an ISO date-time) nor a git revision in ${root}`);
 }
 
+/** Files read between two pauses of `insightSteps`. */
+const FILES_PER_STEP = 64;
+
 export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): GatheredInsight {
+  const steps = insightSteps(root, rules, ledger, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * `gatherInsight` in steps: the language server pauses between them, so a report asked for in the editor
+ * never holds up typing or other requests.
+ */
+export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): Generator<void, GatheredInsight> {
   const builder = new InsightBuilder(opts);
   let binaryFiles = 0;
+  let read = 0;
   for (const path of workingTreeFiles(root)) {
+    if (++read % FILES_PER_STEP === 0) yield;
     if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
     let bytes: Buffer;
     try {
@@ -69,6 +86,12 @@ export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedge
     // no record names the file: every line is untraced, counted without a row per line
     else builder.addUntracedFile(path, textLines(text).length);
   }
-  if (opts.by) for (const path of ledger.files()) if (builder.matches(path) && shouldRecord(path, rules)) for (const e of ledger.entriesFor(path)) builder.addWritten(e);
+  if (opts.by) {
+    for (const path of ledger.files()) {
+      if (!builder.matches(path) || !shouldRecord(path, rules)) continue;
+      for (const e of ledger.entriesFor(path)) builder.addWritten(e);
+      if (++read % FILES_PER_STEP === 0) yield;
+    }
+  }
   return { ...builder.result(), binaryFiles };
 }

@@ -21,8 +21,23 @@ export interface ReportOutput {
   insight: GatheredInsight;
 }
 
-export function buildReport(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, meta: { version: string; script: string; now?: Date }): ReportOutput {
-  const insight = gatherInsight(root, rules, ledger, { ...opts, by: opts.by ?? "week", blocks: true });
+/** What the report counts: `intent stats`'s options, with the runs of lines and a history (weekly by default). */
+export function reportOptions(opts: InsightOptions): InsightOptions {
+  return { ...opts, by: opts.by ?? "week", blocks: true };
+}
+
+export function buildReport(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, meta: ReportMetaInput): ReportOutput {
+  return reportFrom(root, gatherInsight(root, rules, ledger, reportOptions(opts)), opts, meta);
+}
+
+export interface ReportMetaInput {
+  version: string;
+  script: string;
+  now?: Date;
+}
+
+/** The page for numbers gathered with `reportOptions(opts)`. */
+export function reportFrom(root: string, insight: GatheredInsight, opts: InsightOptions, meta: ReportMetaInput): ReportOutput {
   const html = reportHtml(insight, { workspace: basename(root), generatedAt: (meta.now ?? new Date()).toISOString(), version: meta.version, ...(opts.path ? { path: opts.path } : {}), binaryFiles: insight.binaryFiles }, meta.script);
   return { html, insight };
 }

@@ -1,6 +1,7 @@
 import type { ActiveIntentResult } from "@shared/commands";
 import { Commands } from "@shared/commands";
 import { intentMark } from "../engine/describe";
+import { percent } from "../engine/authorship";
 
 /**
  * The one-line answer a workspace command gives the person who ran it (`window/showMessage`), besides its
@@ -32,6 +33,10 @@ export function commandAnswer(command: string, result: unknown): string {
       return `intent-lsp: ${String(r.path)} ${r.changed ? "regenerated" : "was already up to date"} (${String(r.intents)} intents).`;
     case Commands.verifyLedger:
       return verifyAnswer(r);
+    case Commands.report: {
+      const l = r.lines as { total: number; ai: number; untraced: number };
+      return `intent-lsp: wrote the report to ${String(r.file)}: AI wrote ${percent(l.ai, l.total)} of ${l.total} lines; ${l.untraced} untraced (${percent(l.untraced, l.total)}).`;
+    }
     default:
       return `intent-lsp: ${command} done.`;
   }

@@ -466,6 +466,12 @@ export class TrackedDocument {
     return this.doc.lineText(line);
   }
 
+  /** Lines changed since the baseline and not saved yet (the CodeLens file summary counts them apart). */
+  editedLineCount(): number {
+    this.refine();
+    return this.edits.editedCount();
+  }
+
   verdict(): Verdict | undefined {
     if (!this.ctx || this.path === undefined) return undefined;
     if (this.verdictCache?.generation !== this.ctx.generation) {
