@@ -13,10 +13,22 @@ beforeAll(ensureBuilt);
 describe("insight in the editor", () => {
   let ws: TempWorkspace;
   let client: LspClient | undefined;
+  let refreshes = 0;
   beforeAll(async () => {
     ws = await insightWorkspace();
     client = await LspClient.start({ root: ws.root });
+    client.connection.onRequest("workspace/codeLens/refresh", () => (refreshes++, null));
   }, 60_000);
+
+  /** A file's lenses once its owners are known: none before the ledger is read; the server then asks for a refresh. */
+  async function lensesOnceIndexed(path: string): Promise<CodeLens[]> {
+    for (;;) {
+      const seen = refreshes;
+      const lenses = await client!.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client!.uri(path) } });
+      if (lenses.length) return lenses;
+      await client!.waitFor(() => refreshes > seen || undefined, `a CodeLens refresh for ${path}`);
+    }
+  }
   afterAll(async () => {
     await client?.stop();
     ws?.dispose();
@@ -32,8 +44,7 @@ describe("insight in the editor", () => {
       expect(expected).toContain(`AI ${counts.ai} `);
       expect(expected).toContain(`human ${counts.human} · untraced ${counts.untraced}`);
       await client!.open(path);
-      await client!.waitForPublishOfCurrentVersion(path);
-      const lenses = await client!.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client!.uri(path) } });
+      const lenses = await lensesOnceIndexed(path);
       expect(lenses[0]!.command!.title.startsWith(`${expected} · last `), lenses[0]!.command!.title).toBe(true);
     }
   });
