@@ -12,11 +12,11 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../scripts/lspClient";
-import { appends, blame, check, emptyMemory, hooks, hover, keystroke, saveStall, startup, type Figure, type Options } from "./figures";
+import { appends, blame, check, emptyMemory, hooks, hover, keystroke, report as reportFigures, reportOpen, saveStall, startup, stats, type Figure, type Options } from "./figures";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "hooks", "appends"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "hooks", "appends", "stats", "report"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
     await run("blame", () => blame(w, o));
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
+    await run("stats", () => stats(w, o));
+    await run("report", async () => [...reportFigures(w, o), await reportOpen(w, o)]);
   }
   const report = {
     when: new Date().toISOString(),

@@ -1,6 +1,7 @@
 // Bundles the server and the CLI into dist/ (one file each, dependencies included) so that
 // `intent-lsp` and `intent` start fast and need nothing but Node at run time.
 import { build } from "esbuild";
+import { reportPageScript } from "./reportPage.mjs";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -52,20 +53,8 @@ function traceRecordValidator() {
 }
 traceRecordValidator();
 
-// The script of `intent report`'s page, Chart.js included, as one minified string: the page must open with
-// no network, so the report embeds it (server/src/reportScript.ts); built first, defined into the tools.
-const reportPage = await build({
-  entryPoints: ["clients/report/page.ts"],
-  bundle: true,
-  platform: "browser",
-  target: "es2020",
-  format: "iife",
-  minify: true,
-  write: false,
-  legalComments: "inline",
-  logLevel: "warning",
-});
-const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(reportPage.outputFiles[0].text) } };
+// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs)
+const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) } };
 
 await Promise.all([
   build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),

@@ -9,6 +9,7 @@ import { explicitSettings } from "./configuration";
 import { IntentTree, type IntentNode } from "./intentTree";
 import { blameItem, blockHintsWanted, intentPicks, MOVES, type Move } from "./presentation";
 import { errorText, serverCommands, type ServerCommands } from "./server";
+import type { ReportResult } from "@shared/commands";
 import { IntentStatusBar, SELECT_COMMAND } from "./statusBar";
 
 let client: LanguageClient | undefined;
@@ -226,9 +227,28 @@ function registerCommands(
       if (folder) await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...result.path.split("/")), { preview: false });
       void vscode.window.setStatusBarMessage(`intent-lsp: ${result.path} ${result.changed ? "rebuilt" : "already up to date"}`, 5000);
     }),
+    command("intentLsp.showReport", async (server) => {
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "intent-lsp: counting who wrote each line…" }, () => server.report(currentUri()));
+      showReport(result);
+    }),
     vscode.commands.registerCommand("intentLsp.showOutput", () => output.show()),
     vscode.commands.registerCommand("intentLsp.refreshIntents", () => refresh()),
   ];
+}
+
+let reportPanel: vscode.WebviewPanel | undefined;
+
+/**
+ * The report in a webview: the page is self-contained (its script, styles and charts inline; its own
+ * Content-Security-Policy allows no request), so the webview needs scripts and nothing else.
+ */
+function showReport(result: ReportResult): void {
+  if (!reportPanel) {
+    reportPanel = vscode.window.createWebviewPanel("intentLsp.report", "Intent Report", vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+    reportPanel.onDidDispose(() => (reportPanel = undefined));
+  } else reportPanel.reveal();
+  reportPanel.webview.html = result.html ?? "";
+  void vscode.window.setStatusBarMessage(`intent-lsp: report written to ${result.path}`, 5000);
 }
 
 function debounce(fn: () => void, ms: number): () => void {
