@@ -3,6 +3,7 @@
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -583,7 +584,9 @@ export function report(w: Workload, o: Options): Figure[] {
 /** The written report opened in Chromium (Debian's, headless), from navigation to the page's script done. */
 export async function reportOpen(w: Workload, o: Options): Promise<Figure> {
   const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({ executablePath: process.env["CHROMIUM"] ?? "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  // the Chromium the e2e tests use (Debian's, installed when missing)
+  const ensured = execFileSync(join(REPO_ROOT, "test/e2e/tools/ensure-editor.sh"), ["chromium"], { encoding: "utf8" }).trim().split("\n").pop()!;
+  const browser = await chromium.launch({ executablePath: ensured, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
   const times: number[] = [];
   try {
     for (let i = 0; i < (o.quick ? 2 : 3); i++) {
