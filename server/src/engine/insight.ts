@@ -7,7 +7,7 @@
  * (the present's lines owned by a record of that period). Untraced lines are counted and shown, never
  * guessed: they have no writer and no time.
  */
-import { minimatch } from "minimatch";
+import { Minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
 import { splitLines } from "./hashing";
@@ -77,8 +77,9 @@ export interface Insight {
 export function pathMatcher(glob: string | undefined): (path: string) => boolean {
   if (!glob) return () => true;
   const g = glob.replace(/^\.\//, "").replace(/\/+$/, "");
-  const patterns = [g, `${g}/**`];
-  return (path) => patterns.some((p) => minimatch(path, p, { dot: true, matchBase: !g.includes("/") }));
+  // compiled once: a workspace has tens of thousands of paths
+  const patterns = [g, `${g}/**`].map((p) => new Minimatch(p, { dot: true, matchBase: !g.includes("/") }));
+  return (path) => patterns.some((p) => p.match(path));
 }
 
 /** The period a time falls in, in UTC: `2026-11-26`, the Monday of its week, or `2026-11`. */
