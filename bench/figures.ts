@@ -3,6 +3,7 @@
  * an editor) and the built CLI (a process, as a hook or CI job), with its baseline run interleaved in the
  * same run so that load on this shared 2-core machine hits both alike: read the ratios.
  */
+import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -249,8 +250,14 @@ export async function keystroke(w: Workload, doc: keyof typeof HUGE_DOCS, o: Opt
     for (let k = 0; k < keystrokes; k++) {
       const line = Math.floor(rand() * lines);
       version++;
-      for (const [name, client] of [["ours", ours], ["noop", noop]] as const) {
-        const change = { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: 2 }, end: { line, character: 2 } }, text: "x" }] };
+      for (const [name, client] of [
+        ["ours", ours],
+        ["noop", noop],
+      ] as const) {
+        const change = {
+          textDocument: { uri, version },
+          contentChanges: [{ range: { start: { line, character: 2 }, end: { line, character: 2 } }, text: "x" }],
+        };
         const t0 = nowMs();
         await client.connection.sendNotification("textDocument/didChange", change);
         await client.waitForDiagnostics(path, () => (client.diagnostics.get(uri)?.version ?? 0) >= version, 60_000);
@@ -552,9 +559,104 @@ export async function saveStall(o: Options): Promise<Figure> {
     }
     const worst = Math.max(...stalls);
     const base = Math.max(...idle);
-    return { id: "save-1m-stall", records: 0, now: `max ${ms(worst)}`, baseline: `idle max ${ms(base)}`, ratio: x(worst / base), target: "≤ 100 ms", met: worst <= 100, data: { lines, stalls, idle } };
+    return {
+      id: "save-1m-stall",
+      records: 0,
+      now: `max ${ms(worst)}`,
+      baseline: `idle max ${ms(base)}`,
+      ratio: x(worst / base),
+      target: "≤ 100 ms",
+      met: worst <= 100,
+      data: { lines, stalls, idle },
+    };
   } finally {
     await client.stop();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+// --- insight: `intent stats`, `intent report` and the report in Chromium ---------------------------------
+
+/** `intent stats` over the whole working tree vs `git ls-files | xargs wc -l` over the same files. */
+export function stats(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 2 : 3;
+  const ours: number[] = [];
+  const wc: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const g = timeProcess("sh", ["-c", "git ls-files -z | xargs -0 wc -l > /dev/null"], { cwd: w.root });
+    if (g.status !== 0) throw new Error(`git ls-files | xargs wc -l failed: ${g.stderr}`);
+    wc.push(g.ms);
+    const c = cli(w, ["stats", "--json"]);
+    if (c.status !== 0) throw new Error(`intent stats failed (${c.status}): ${c.stderr}`);
+    ours.push(c.ms);
+    o.log(`    intent stats ${ms(c.ms)}, git ls-files | xargs wc -l ${ms(g.ms)}`);
+  }
+  const a = summarize(ours);
+  const b = summarize(wc);
+  const big = w.records >= 1_000_000;
+  return {
+    id: "stats",
+    records: w.records,
+    now: ms(a.p50),
+    baseline: `wc -l ${ms(b.p50)}`,
+    ratio: x(a.p50 / b.p50),
+    target: big ? "≤ 5 s" : "≤ 2× wc -l",
+    met: big ? a.p50 <= 5000 : a.p50 / b.p50 <= 2,
+    data: { stats: a, wc: b },
+  };
+}
+
+/** `intent report` vs `intent stats` on the same workspace. */
+export function report(w: Workload, o: Options): Figure[] {
+  const reps = o.quick ? 2 : 3;
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const s = cli(w, ["stats", "--json"]);
+    if (s.status !== 0) throw new Error(`intent stats failed (${s.status}): ${s.stderr}`);
+    base.push(s.ms);
+    const r = cli(w, ["report"]);
+    if (r.status !== 0) throw new Error(`intent report failed (${r.status}): ${r.stderr}`);
+    ours.push(r.ms);
+    o.log(`    intent report ${ms(r.ms)}, intent stats ${ms(s.ms)}`);
+  }
+  const a = summarize(ours);
+  const b = summarize(base);
+  const bytes = readFileSync(join(w.root, INDEX_CACHE, "report.html")).length;
+  return [
+    {
+      id: "report",
+      records: w.records,
+      now: ms(a.p50),
+      baseline: `intent stats ${ms(b.p50)}`,
+      ratio: x(a.p50 / b.p50),
+      target: "≤ 2× stats",
+      met: a.p50 / b.p50 <= 2,
+      data: { report: a, stats: b, htmlBytes: bytes },
+    },
+  ];
+}
+
+/** The written report opened in Chromium (Debian's, headless), from navigation to the page's script done. */
+export async function reportOpen(w: Workload, o: Options): Promise<Figure> {
+  const { chromium } = await import("playwright-core");
+  // the Chromium the e2e tests use (Debian's, installed when missing)
+  const ensured = execFileSync(join(REPO_ROOT, "test/e2e/tools/ensure-editor.sh"), ["chromium"], { encoding: "utf8" }).trim().split("\n").pop()!;
+  const browser = await chromium.launch({ executablePath: ensured, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < (o.quick ? 2 : 3); i++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const t0 = nowMs();
+      await page.goto(`file://${join(w.root, INDEX_CACHE, "report.html")}`);
+      await page.locator("body[data-ready=true]").waitFor({ timeout: 60_000 });
+      times.push(nowMs() - t0);
+      await page.close();
+      o.log(`    report opened in ${ms(times[times.length - 1]!)}`);
+    }
+  } finally {
+    await browser.close();
+  }
+  const a = summarize(times);
+  return { id: "report-open", records: w.records, now: ms(a.p50), baseline: "–", ratio: "–", target: "≤ 2 s", met: a.p50 <= 2000, data: { open: a } };
 }

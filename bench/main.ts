@@ -12,11 +12,27 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../scripts/lspClient";
-import { appends, blame, blameRenamed, check, emptyMemory, hooks, hover, keystroke, saveStall, startup, type Figure, type Options } from "./figures";
+import {
+  appends,
+  blame,
+  blameRenamed,
+  check,
+  emptyMemory,
+  hooks,
+  hover,
+  keystroke,
+  report as reportFigures,
+  reportOpen,
+  saveStall,
+  startup,
+  stats,
+  type Figure,
+  type Options,
+} from "./figures";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "stats", "report"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -36,7 +52,8 @@ function parse() {
 
 function table(figures: readonly Figure[]): string {
   const rows = [["figure", "records", "now", "baseline", "ratio", "target", "met"]];
-  for (const f of figures) rows.push([f.id, f.records ? f.records.toLocaleString("en") : "–", f.now, f.baseline, f.ratio, f.target, f.met === null ? "–" : f.met ? "yes" : "NO"]);
+  for (const f of figures)
+    rows.push([f.id, f.records ? f.records.toLocaleString("en") : "–", f.now, f.baseline, f.ratio, f.target, f.met === null ? "–" : f.met ? "yes" : "NO"]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(" | ")} |`;
   return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
@@ -52,7 +69,9 @@ async function main(): Promise<void> {
   for (const records of args.sizes) {
     const w = await ensureWorkload(REPO_ROOT, records, log);
     workloads.push(w);
-    log(`\n${records.toLocaleString("en")} records (${(w.ledgerBytes / 1e6).toFixed(0)} MB, ${(w.ledgerBytes / records).toFixed(0)} B/record), ${w.changedFiles} changed files`);
+    log(
+      `\n${records.toLocaleString("en")} records (${(w.ledgerBytes / 1e6).toFixed(0)} MB, ${(w.ledgerBytes / records).toFixed(0)} B/record), ${w.changedFiles} changed files`,
+    );
     const run = async (name: (typeof FIGURES)[number], body: () => Promise<Figure | Figure[]> | Figure | Figure[]) => {
       if (!args.only.has(name)) return;
       const t0 = Date.now();
@@ -73,6 +92,8 @@ async function main(): Promise<void> {
     await run("renamed", () => blameRenamed(w, o));
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
+    await run("stats", () => stats(w, o));
+    await run("report", async () => [...reportFigures(w, o), await reportOpen(w, o)]);
   }
   const report = {
     when: new Date().toISOString(),

@@ -1,6 +1,7 @@
 // Bundles the server and the CLI into dist/ (one file each, dependencies included) so that
 // `intent-lsp` and `intent` start fast and need nothing but Node at run time.
 import { build } from "esbuild";
+import { reportPageScript } from "./reportPage.mjs";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,7 +33,10 @@ const common = {
   logLevel: "warning",
   // jsonc-parser's UMD entry hides its requires from the bundler; its ESM entry bundles cleanly
   mainFields: ["module", "main"],
-  define: { __INTENT_LSP_VERSION__: JSON.stringify(pkg.version), __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])) },
+  define: {
+    __INTENT_LSP_VERSION__: JSON.stringify(pkg.version),
+    __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])),
+  },
   banner: { js: "#!/usr/bin/env node" },
 };
 
@@ -52,11 +56,14 @@ function traceRecordValidator() {
 }
 traceRecordValidator();
 
+// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs)
+const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) } };
+
 await Promise.all([
-  build({ ...common, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
+  build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
   // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
   // fresh process on every tool call, and compiling the bundle was a fifth of its time
-  build({ ...common, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
+  build({ ...withReport, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
   build({ ...common, entryPoints: ["server/src/launch/cli.ts"], outfile: "dist/cli.js", sourcemap: false }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests

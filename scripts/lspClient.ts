@@ -193,7 +193,10 @@ export class LspClient {
       await this.close(from);
       await this.open(to);
     }
-    const done = await this.waitFor(() => this.renamesProcessed.slice(seen).find((r) => r.files[0]?.newUri === files[0]!.newUri), `the rename of ${from} to be processed`);
+    const done = await this.waitFor(
+      () => this.renamesProcessed.slice(seen).find((r) => r.files[0]?.newUri === files[0]!.newUri),
+      `the rename of ${from} to be processed`,
+    );
     return done.recordIds;
   }
 
@@ -211,7 +214,10 @@ export class LspClient {
     let text = this.texts.get(uri) ?? "";
     for (const e of edits) text = applyEdit(text, e.range, e.text);
     this.texts.set(uri, text);
-    await this.connection.sendNotification("textDocument/didChange", { textDocument: { uri, version }, contentChanges: edits.map((e) => ({ range: e.range, text: e.text })) });
+    await this.connection.sendNotification("textDocument/didChange", {
+      textDocument: { uri, version },
+      contentChanges: edits.map((e) => ({ range: e.range, text: e.text })),
+    });
   }
 
   /** The version of the last change sent for a file. */
@@ -260,7 +266,10 @@ export class LspClient {
 
   /** The hover's text at `line` (0-based) of `relPath`, "" when there is none. */
   async hoverText(relPath: string, line: number, character = 0): Promise<string> {
-    const h = await this.request<{ contents: { value: string } } | null>("textDocument/hover", { textDocument: { uri: this.uri(relPath) }, position: { line, character } });
+    const h = await this.request<{ contents: { value: string } } | null>("textDocument/hover", {
+      textDocument: { uri: this.uri(relPath) },
+      position: { line, character },
+    });
     return h ? h.contents.value : "";
   }
 
@@ -298,7 +307,9 @@ export class LspClient {
       if (current && predicate(current.diagnostics)) return current.diagnostics;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`timed out waiting for diagnostics on ${relPath}; last published: ${JSON.stringify(current?.diagnostics ?? "nothing", null, 1)}\nserver stderr: ${this.stderr}`);
+        throw new Error(
+          `timed out waiting for diagnostics on ${relPath}; last published: ${JSON.stringify(current?.diagnostics ?? "nothing", null, 1)}\nserver stderr: ${this.stderr}`,
+        );
       }
       await new Promise<void>((resolveWait) => {
         const t = setTimeout(resolveWait, Math.min(left, 250));

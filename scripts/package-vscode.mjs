@@ -5,6 +5,7 @@
 //
 //   node scripts/package-vscode.mjs [--out FILE.vsix]
 import { build } from "esbuild";
+import { reportPageScript } from "./reportPage.mjs";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -35,7 +36,13 @@ await Promise.all([
   // VS Code 1.82 runs extensions on Node 18
   build({ ...common, target: "node18", entryPoints: [join(ext, "src", "extension.ts")], outfile: join(stage, "dist", "extension.js"), external: ["vscode"] }),
   // the server runs in the extension host's Node, forked over IPC
-  build({ ...common, target: "node18", entryPoints: [join(repo, "server", "src", "main.ts")], outfile: join(stage, "dist", "server.js") }),
+  build({
+    ...common,
+    target: "node18",
+    entryPoints: [join(repo, "server", "src", "main.ts")],
+    outfile: join(stage, "dist", "server.js"),
+    define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) },
+  }),
   build({ ...common, minify: false, target: "node20", entryPoints: [join(ext, "src", "configuration.ts")], outfile: join(stage, ".gen", "configuration.cjs") }),
 ]);
 const { contributedConfiguration } = createRequire(import.meta.url)(join(stage, ".gen", "configuration.cjs"));

@@ -15,26 +15,11 @@ export const TOOL_NAME = "intent-lsp";
 export const SESSION_URN_PREFIX = "urn:intent-lsp:session:";
 export const INTENT_URN_PREFIX = "urn:intent:";
 
-export const MUTATION_CLASSES = [
-  "FILE_CREATION",
-  "FILE_DELETION",
-  "AST_REFACTOR",
-  "INTENT_EVOLUTION",
-  "CONFIGURATION",
-  "BUG_FIX",
-  "DOCUMENTATION",
-] as const;
+export const MUTATION_CLASSES = ["FILE_CREATION", "FILE_DELETION", "AST_REFACTOR", "INTENT_EVOLUTION", "CONFIGURATION", "BUG_FIX", "DOCUMENTATION"] as const;
 export type MutationClass = (typeof MUTATION_CLASSES)[number];
 
 /** Outcome of the scope check at the time of the write (a record is written even when out of scope). */
-export const SCOPE_VERDICTS = [
-  "PASS",
-  "OUT_OF_SCOPE",
-  "NO_INTENT",
-  "INTENT_NOT_IN_PROGRESS",
-  "EXEMPT",
-  "UNCHECKED",
-] as const;
+export const SCOPE_VERDICTS = ["PASS", "OUT_OF_SCOPE", "NO_INTENT", "INTENT_NOT_IN_PROGRESS", "EXEMPT", "UNCHECKED"] as const;
 export type ScopeVerdict = (typeof SCOPE_VERDICTS)[number];
 
 export type VcsType = "git" | "jj" | "hg" | "svn";

@@ -16,6 +16,7 @@ export const Commands = {
   verifyCriteria: "intent.verifyCriteria",
   /** `{id, uri}`: the lines in an intent's scope that drifted (README "Acceptance criteria", **Drift**). */
   listDrift: "intent.listDrift",
+  report: "intent.report",
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -33,4 +34,18 @@ export interface ActiveIntentResult {
   problem: "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | null;
   exempt: boolean;
   owners: string[];
+}
+
+/**
+ * `intent.report` `{uri?, out?, path?, html?}`: writes `intent report`'s page (to `out`, workspace-relative
+ * or absolute inside the workspace; default `.orchestration/.cache/report.html`) and says where. `path`
+ * is a glob the numbers are restricted to; `html: true` also returns the page.
+ */
+export interface ReportResult {
+  /** Workspace-relative. */
+  path: string;
+  /** Absolute. */
+  file: string;
+  lines: { total: number; ai: number; human: number; mixed: number; unknown: number; untraced: number; outOfScope: number };
+  html?: string;
 }

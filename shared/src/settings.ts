@@ -107,7 +107,11 @@ export const settingsSchema = {
       required: ["type"],
       additionalProperties: false,
       properties: {
-        type: { type: "string", enum: CONTRIBUTOR_TYPES, description: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type)." },
+        type: {
+          type: "string",
+          enum: CONTRIBUTOR_TYPES,
+          description: "Who this editor's saves are attributed to in the ledger (the Agent Trace contributor type).",
+        },
         modelId: {
           type: "string",
           description: "The model id recorded with this editor's saves, when they are an AI's (for example anthropic/claude-sonnet-4).",

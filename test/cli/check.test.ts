@@ -16,7 +16,8 @@ const validateSarif = ajv.compile(sarifSchema);
 
 beforeAll(ensureBuilt);
 
-const OUT_OF_SCOPE = "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
+const OUT_OF_SCOPE =
+  "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
 const NOT_IN_PROGRESS = "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change.";
 const UNTRACED = "src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.";
 
@@ -41,7 +42,12 @@ function plant(ws: TempWorkspace) {
   agentEdit(ws, "src/api/weather.ts", "export interface Weather {", "export interface Weather { // v2");
   agentEdit(ws, "docs/notes.md", "- Write the onboarding guide.", "- Write the onboarding guide this week.");
   ws.select("INT-005");
-  agentEdit(ws, "src/billing/export.ts", '  return rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`).join("\\n");', '  const lines = rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`);\n  return lines.join("\\n");');
+  agentEdit(
+    ws,
+    "src/billing/export.ts",
+    '  return rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`).join("\\n");',
+    '  const lines = rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`);\n  return lines.join("\\n");',
+  );
   ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}export const FORECAST_TTL_MS = 300_000;\n`);
   ws.write("dist/bundle.js", "console.log('built');\n");
   ws.write("app.log", "started\n");
@@ -78,9 +84,27 @@ describe("intent check", () => {
     const r = runCli(["check", "--format", "json"], { cwd: ws.root });
     const report = JSON.parse(r.stdout);
     expect(report.findings).toEqual([
-      { path: "docs/notes.md", startLine: 11, endLine: 11, code: "out-of-scope", severity: "error", message: OUT_OF_SCOPE, recordId: notesRecord!.id, intentId: "INT-001" },
+      {
+        path: "docs/notes.md",
+        startLine: 11,
+        endLine: 11,
+        code: "out-of-scope",
+        severity: "error",
+        message: OUT_OF_SCOPE,
+        recordId: notesRecord!.id,
+        intentId: "INT-001",
+      },
       { path: "src/api/forecast.ts", startLine: 11, endLine: 11, code: "untraced-change", severity: "information", message: UNTRACED },
-      { path: "src/billing/export.ts", startLine: 2, endLine: 3, code: "intent-not-in-progress", severity: "error", message: NOT_IN_PROGRESS, recordId: billingRecord!.id, intentId: "INT-005" },
+      {
+        path: "src/billing/export.ts",
+        startLine: 2,
+        endLine: 3,
+        code: "intent-not-in-progress",
+        severity: "error",
+        message: NOT_IN_PROGRESS,
+        recordId: billingRecord!.id,
+        intentId: "INT-005",
+      },
     ]);
     expect(report.summary).toEqual({ error: 2, warning: 0, information: 1, hint: 0 });
     expect(r.status).toBe(1);
@@ -93,9 +117,23 @@ describe("intent check", () => {
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors, null, 1)).toBe(true);
     const run = sarif.runs[0];
     expect(run.tool.driver.name).toBe("intent-lsp");
-    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(["out-of-scope", "intent-not-in-progress", "no-active-intent", "untraced-change", "unowned-change", "intent-schema"]);
+    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual([
+      "out-of-scope",
+      "intent-not-in-progress",
+      "no-active-intent",
+      "untraced-change",
+      "unowned-change",
+      "intent-schema",
+    ]);
     expect(
-      run.results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri, x.locations[0].physicalLocation.region.startLine, x.locations[0].physicalLocation.region.endLine, x.message.text]),
+      run.results.map((x: any) => [
+        x.ruleId,
+        x.level,
+        x.locations[0].physicalLocation.artifactLocation.uri,
+        x.locations[0].physicalLocation.region.startLine,
+        x.locations[0].physicalLocation.region.endLine,
+        x.message.text,
+      ]),
     ).toEqual([
       ["out-of-scope", "error", "docs/notes.md", 11, 11, OUT_OF_SCOPE],
       ["untraced-change", "note", "src/api/forecast.ts", 11, 11, UNTRACED],
@@ -128,15 +166,17 @@ describe("intent check", () => {
     ws.write("README.md", "# changed on main after the branch\n");
     git(ws.root, "commit", "-q", "-am", "main moves on");
     git(ws.root, "checkout", "-q", "feature");
-    for (const args of [["check", "--format", "json"], ["check", "--format", "json", "--base", "main"]]) {
+    for (const args of [
+      ["check", "--format", "json"],
+      ["check", "--format", "json", "--base", "main"],
+    ]) {
       const report = JSON.parse(runCli(args, { cwd: ws.root }).stdout);
       const found = report.findings.map((f: any) => `${f.path}:${f.startLine}-${f.endLine} ${f.code}`);
       // --base main diffs against main's tip, which also changed README.md: that change is not on this branch
-      expect(found.filter((f: string) => !f.startsWith("README.md")), args.join(" ")).toEqual([
-        "docs/notes.md:11-11 out-of-scope",
-        "src/api/forecast.ts:11-11 untraced-change",
-        "src/billing/export.ts:2-3 intent-not-in-progress",
-      ]);
+      expect(
+        found.filter((f: string) => !f.startsWith("README.md")),
+        args.join(" "),
+      ).toEqual(["docs/notes.md:11-11 out-of-scope", "src/api/forecast.ts:11-11 untraced-change", "src/billing/export.ts:2-3 intent-not-in-progress"]);
     }
     expect(JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout).base).toMatch(/^merge-base of HEAD and main /);
   });
@@ -162,7 +202,9 @@ describe("intent check", () => {
       repo.write("app/src/api/forecast.ts", `${repo.read("app/src/api/forecast.ts")}export const RETRIES = 3;\n`);
       repo.write("tools/build.sh", "echo build twice\n"); // outside the workspace: not its business
       const text = runCli(["check"], { cwd: repo.path("app/src") }).stdout;
-      expect(text.split("\n")[0]).toBe("src/api/forecast.ts:11: information untraced-change: src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.");
+      expect(text.split("\n")[0]).toBe(
+        "src/api/forecast.ts:11: information untraced-change: src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.",
+      );
       expect(runCli(["check", "--format", "github", "--root", "app"], { cwd: repo.root }).stdout).toBe(
         "::notice file=app/src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.\n",
       );
@@ -204,7 +246,10 @@ describe("intent check", () => {
   });
 
   it("a broken intents file is an error at its line", () => {
-    ws.write(".orchestration/active_intents.yaml", "active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: DONE\n    owned_scope: [src/api/**]\n");
+    ws.write(
+      ".orchestration/active_intents.yaml",
+      "active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: DONE\n    owned_scope: [src/api/**]\n",
+    );
     const r = runCli(["check", "--format", "json"], { cwd: ws.root });
     const [finding] = JSON.parse(r.stdout).findings;
     expect(finding).toMatchObject({ path: ".orchestration/active_intents.yaml", startLine: 4, code: "intent-schema", severity: "error" });
@@ -212,14 +257,24 @@ describe("intent check", () => {
   });
 
   it("errors are one line on stderr with a non-zero exit", () => {
-    expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({ status: 2, stdout: "", stderr: "intent check: --format xml is not one of text, json, sarif, github\n" });
+    expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr: "intent check: --format xml is not one of text, json, sarif, github, markdown\n",
+    });
     const badBase = runCli(["check", "--base", "no-such-branch"], { cwd: ws.root });
     expect(badBase.status).toBe(1);
-    expect(badBase.stderr).toBe(`intent check: --base no-such-branch is not a commit in ${ws.root}; fetch it first (e.g. \`git fetch origin no-such-branch\`) or pass another ref\n`);
+    expect(badBase.stderr).toBe(
+      `intent check: --base no-such-branch is not a commit in ${ws.root}; fetch it first (e.g. \`git fetch origin no-such-branch\`) or pass another ref\n`,
+    );
     const plain = new TempWorkspace();
     try {
       const r = runCli(["check"], { cwd: plain.root });
-      expect(r).toMatchObject({ status: 1, stdout: "", stderr: `intent check: ${plain.root} is not inside a git repository; \`intent check\` compares git revisions\n` });
+      expect(r).toMatchObject({
+        status: 1,
+        stdout: "",
+        stderr: `intent check: ${plain.root} is not inside a git repository; \`intent check\` compares git revisions\n`,
+      });
     } finally {
       plain.dispose();
     }
@@ -233,7 +288,8 @@ describe("intent check: hand edits nobody recorded", () => {
   });
   afterEach(() => ws.dispose());
 
-  const UNOWNED_UTIL = "src/util/strings.ts changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
+  const UNOWNED_UTIL =
+    "src/util/strings.ts changed here, no ledger record explains it, and no intent in progress owns the file. No intent owns it. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
   const UNOWNED_BILLING =
     "src/billing/export.ts changed here, no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 
@@ -248,7 +304,9 @@ describe("intent check: hand edits nobody recorded", () => {
   it("a hand edit in a file only a COMPLETE intent owns is unowned too", () => {
     ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace("export function", "// hand edit\nexport function"));
     const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
-    expect(report.findings).toEqual([{ path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: UNOWNED_BILLING }]);
+    expect(report.findings).toEqual([
+      { path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: UNOWNED_BILLING },
+    ]);
   });
 
   it("an owned unrecorded hand edit is a ::notice, exit 0", () => {
@@ -258,7 +316,8 @@ describe("intent check: hand edits nobody recorded", () => {
     expect(r.status).toBe(0);
   });
 
-  const UNOWNED_BILLING_TAIL = "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
+  const UNOWNED_BILLING_TAIL =
+    "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 
   it("lines removed (none added) in a COMPLETE intent's file: an error at the line where they were, in every format", () => {
     ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace(/^  return .*\n/m, "")); // as `sed -i 2d` does
@@ -271,7 +330,9 @@ describe("intent check: hand edits nobody recorded", () => {
     expect(json.findings).toEqual([{ path: "src/billing/export.ts", startLine: 2, endLine: 2, code: "unowned-change", severity: "error", message }]);
     const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
     expect(validateSarif(sarif)).toBe(true);
-    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.message.text, x.locations[0].physicalLocation.region])).toEqual([["unowned-change", "error", message, { startLine: 2, endLine: 2 }]]);
+    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.message.text, x.locations[0].physicalLocation.region])).toEqual([
+      ["unowned-change", "error", message, { startLine: 2, endLine: 2 }],
+    ]);
     const github = runCli(["check", "--format", "github"], { cwd: ws.root });
     expect(github.stdout).toBe(`::error file=src/billing/export.ts,line=2,endLine=2,title=intent-lsp unowned-change::${message}\n`);
     expect(github.status).toBe(1);
@@ -285,8 +346,22 @@ describe("intent check: hand edits nobody recorded", () => {
     writeFileSync(ws.path("src/billing/rates.ts"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
     const r = runCli(["check", "--format", "json"], { cwd: ws.root });
     expect(JSON.parse(r.stdout).findings).toEqual([
-      { path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: `src/billing/export.ts: the file was deleted, ${UNOWNED_BILLING_TAIL}` },
-      { path: "src/billing/rates.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: `src/billing/rates.ts: the file was replaced by binary (non-text) content, ${UNOWNED_BILLING_TAIL}` },
+      {
+        path: "src/billing/export.ts",
+        startLine: 1,
+        endLine: 1,
+        code: "unowned-change",
+        severity: "error",
+        message: `src/billing/export.ts: the file was deleted, ${UNOWNED_BILLING_TAIL}`,
+      },
+      {
+        path: "src/billing/rates.ts",
+        startLine: 1,
+        endLine: 1,
+        code: "unowned-change",
+        severity: "error",
+        message: `src/billing/rates.ts: the file was replaced by binary (non-text) content, ${UNOWNED_BILLING_TAIL}`,
+      },
     ]);
     expect(r.status).toBe(1);
     expect(runCli(["check"], { cwd: ws.root }).stdout).toMatch(/^2 errors in 2 changed lines of 2 files /m);
@@ -298,7 +373,18 @@ describe("intent check: hand edits nobody recorded", () => {
     const after = before.replace(/^  return .*\n/m, "");
     ws.write(path, after);
     // the record a hook writes for that removal: no ranges (no line is the writer's), the content after it pinned
-    const record = buildRecord({ path, content: after, ranges: [], contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" }, sessionId: "claude-abc", toolVersion: "0.1.0", mutationClass: "INTENT_EVOLUTION", preHash: fileHash(before), scope: "OUT_OF_SCOPE", intentId: "INT-001" });
+    const record = buildRecord({
+      path,
+      content: after,
+      ranges: [],
+      contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+      sessionId: "claude-abc",
+      toolVersion: "0.1.0",
+      mutationClass: "INTENT_EVOLUTION",
+      preHash: fileHash(before),
+      scope: "OUT_OF_SCOPE",
+      intentId: "INT-001",
+    });
     ws.write(".orchestration/agent_trace.jsonl", `${JSON.stringify(record)}\n`);
     const r = runCli(["check", "--format", "json"], { cwd: ws.root });
     expect(JSON.parse(r.stdout).findings).toEqual([
@@ -321,7 +407,9 @@ describe("intent check: hand edits nobody recorded", () => {
     ws.write("src/util/strings.ts", "export const trim = (s: string) => s.trim();\n");
     ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "warning" } }\n');
     const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
-    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri])).toEqual([["unowned-change", "warning", "src/util/strings.ts"]]);
+    expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri])).toEqual([
+      ["unowned-change", "warning", "src/util/strings.ts"],
+    ]);
     ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "off" } }\n');
     const r = runCli(["check"], { cwd: ws.root });
     expect(r.stdout).toMatch(/^No findings in 1 changed line of 1 file/);

@@ -21,22 +21,34 @@ describe("intent select / status / lifecycle", () => {
 
   it("select writes the workspace selection the editor reads; --clear clears it", () => {
     const r = runCli(["select", "INT-003"], { cwd: ws.path("src/api") }); // found from a subfolder
-    expect(r).toMatchObject({ status: 0, stdout: "Selected INT-003 (Docs refresh) for the workspace; editors and agents without a selection of their own follow it.\n", stderr: "" });
+    expect(r).toMatchObject({
+      status: 0,
+      stdout: "Selected INT-003 (Docs refresh) for the workspace; editors and agents without a selection of their own follow it.\n",
+      stderr: "",
+    });
     const sel = JSON.parse(ws.read(".orchestration/.sessions/workspace.json"));
     expect(sel).toMatchObject({ intent: "INT-003" });
     expect(sel.by).toMatch(/^cli \(/);
-    expect(runCli(["select", "--clear"], { cwd: ws.root }).stdout).toBe("Cleared the workspace selection; edits count under an intent only by auto-selection.\n");
+    expect(runCli(["select", "--clear"], { cwd: ws.root }).stdout).toBe(
+      "Cleared the workspace selection; edits count under an intent only by auto-selection.\n",
+    );
     expect(JSON.parse(ws.read(".orchestration/.sessions/workspace.json")).intent).toBeNull();
   });
 
   it("select refuses unknown and not-started intents, and --start starts then selects", () => {
-    expect(runCli(["select", "INT-999"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: "intent select: no intent INT-999 in active_intents.yaml. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n" });
+    expect(runCli(["select", "INT-999"], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stderr:
+        "intent select: no intent INT-999 in active_intents.yaml. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n",
+    });
     expect(runCli(["select", "INT-004"], { cwd: ws.root })).toMatchObject({
       status: 1,
       stderr: "intent select: INT-004 is PENDING. `intent select INT-004 --start` starts and selects it; or `intent start INT-004` starts it.\n",
     });
     const r = runCli(["select", "INT-004", "--start"], { cwd: ws.root });
-    expect(r.stdout).toBe("INT-004: PENDING → IN_PROGRESS\nSelected INT-004 (Onboarding guide) for the workspace; editors and agents without a selection of their own follow it.\n");
+    expect(r.stdout).toBe(
+      "INT-004: PENDING → IN_PROGRESS\nSelected INT-004 (Onboarding guide) for the workspace; editors and agents without a selection of their own follow it.\n",
+    );
     expect(ws.read(YAML)).toMatch(/id: INT-004\n {4}name: Onboarding guide\n {4}status: IN_PROGRESS\n/);
   });
 
@@ -50,10 +62,16 @@ describe("intent select / status / lifecycle", () => {
     const yaml = ws.read(YAML);
     expect(yaml).toContain("# Intents for the weather demo. Each intent owns the paths it may change.");
     expect(yaml).toContain("status: BLOCKED   # waiting on the identity team");
-    expect(runCli(["start", "INT-005"], { cwd: ws.root })).toMatchObject({ status: 1, stdout: "", stderr: "intent start: INT-005 cannot move from ARCHIVED to IN_PROGRESS. ARCHIVED is terminal. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n" });
+    expect(runCli(["start", "INT-005"], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stdout: "",
+      stderr:
+        "intent start: INT-005 cannot move from ARCHIVED to IN_PROGRESS. ARCHIVED is terminal. `intent status` lists the intents to select (more work is a new intent, declared in .orchestration/active_intents.yaml).\n",
+    });
     expect(runCli(["complete", "INT-004"], { cwd: ws.root })).toMatchObject({
       status: 1,
-      stderr: "intent complete: INT-004 cannot move from PENDING to COMPLETE. From PENDING it can move to IN_PROGRESS or ARCHIVED. `intent start INT-004` starts it.\n",
+      stderr:
+        "intent complete: INT-004 cannot move from PENDING to COMPLETE. From PENDING it can move to IN_PROGRESS or ARCHIVED. `intent start INT-004` starts it.\n",
     });
   });
 
@@ -61,7 +79,10 @@ describe("intent select / status / lifecycle", () => {
     ws.select("INT-001");
     runHook("claude-code", claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "a", "b"), { cwd: ws.root });
     // a session whose heartbeat stopped long ago has expired
-    ws.write(".orchestration/.sessions/cursor-old.json", JSON.stringify({ id: "cursor-old", client: "cursor", pid: 0, host: "h", startedAt: "2020-01-01T00:00:00Z", heartbeat: "2020-01-01T00:00:00Z" }));
+    ws.write(
+      ".orchestration/.sessions/cursor-old.json",
+      JSON.stringify({ id: "cursor-old", client: "cursor", pid: 0, host: "h", startedAt: "2020-01-01T00:00:00Z", heartbeat: "2020-01-01T00:00:00Z" }),
+    );
     ws.write(YAML, ws.read(YAML).replace("status: PENDING", "status: LATER"));
     const r = runCli(["status"], { cwd: ws.root });
     expect(r.status).toBe(0);
@@ -87,7 +108,15 @@ describe("intent select / status / lifecycle", () => {
     );
     const json = JSON.parse(runCli(["status", "--json"], { cwd: ws.root }).stdout);
     expect(json.selection.intent).toBe("INT-001");
-    expect(json.problems).toEqual([{ file: YAML, line: 34, column: 13, severity: "error", message: 'INT-004: bad status "LATER"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.' }]);
+    expect(json.problems).toEqual([
+      {
+        file: YAML,
+        line: 34,
+        column: 13,
+        severity: "error",
+        message: 'INT-004: bad status "LATER"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.',
+      },
+    ]);
     expect(json.sessions.map((s: { id: string }) => s.id)).toEqual([CLAUDE_SESSION]);
   });
 
@@ -138,10 +167,24 @@ describe("intent blame / context / map / verify / migrate", () => {
     expect(json).toEqual({
       path: "src/api/weather.ts",
       lines: [
-        { line: 3, kind: "traced", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5-20250929", timestamp: record!.timestamp, traceId: record!.id, exact: true, text: "export interface Weather { // v2" },
+        {
+          line: 3,
+          kind: "traced",
+          author: "ai",
+          intent: "INT-001",
+          contributor: "ai",
+          model: "anthropic/claude-sonnet-4-5-20250929",
+          timestamp: record!.timestamp,
+          traceId: record!.id,
+          exact: true,
+          text: "export interface Weather { // v2",
+        },
       ],
     });
-    expect(runCli(["blame", "src/api/nope.ts"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: `intent blame: src/api/nope.ts: no such file in ${ws.root}\n` });
+    expect(runCli(["blame", "src/api/nope.ts"], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stderr: `intent blame: src/api/nope.ts: no such file in ${ws.root}\n`,
+    });
     expect(runCli(["blame", "src/api/weather.ts:9-3"], { cwd: ws.root })).toMatchObject({ status: 2 });
   });
 
@@ -150,10 +193,24 @@ describe("intent blame / context / map / verify / migrate", () => {
     const before = ws.read("docs/notes.md");
     const after = before.replace(/\n/, "\nA line saved out of scope.\n");
     ws.write("docs/notes.md", after);
-    const record = buildRecord({ path: "docs/notes.md", content: after, change: diffTexts(before, after), mutationClass: "DOCUMENTATION", preHash: fileHash(before), scope: "OUT_OF_SCOPE", contributor: { type: "human" }, person: { name: "Ada Lovelace" }, sessionId: "s", toolVersion: "0", intentId: "INT-001" });
+    const record = buildRecord({
+      path: "docs/notes.md",
+      content: after,
+      change: diffTexts(before, after),
+      mutationClass: "DOCUMENTATION",
+      preHash: fileHash(before),
+      scope: "OUT_OF_SCOPE",
+      contributor: { type: "human" },
+      person: { name: "Ada Lovelace" },
+      sessionId: "s",
+      toolVersion: "0",
+      intentId: "INT-001",
+    });
     writeFileSync(join(ws.root, LEDGER), `${ws.read(LEDGER)}${JSON.stringify(record)}\n`);
     const r = runCli(["blame", "docs/notes.md:2"], { cwd: ws.root });
-    expect(r.stdout).toBe(`2  INT-001 (out of scope)  Ada Lovelace  ${record.timestamp.slice(0, 16).replace("T", " ")}  ${record.id.slice(0, 8)} │ A line saved out of scope.\n`);
+    expect(r.stdout).toBe(
+      `2  INT-001 (out of scope)  Ada Lovelace  ${record.timestamp.slice(0, 16).replace("T", " ")}  ${record.id.slice(0, 8)} │ A line saved out of scope.\n`,
+    );
     const json = JSON.parse(runCli(["blame", "docs/notes.md:2", "--json"], { cwd: ws.root }).stdout);
     expect(json.lines[0]).toMatchObject({ intent: "INT-001", outOfScope: true, contributor: "human", person: "Ada Lovelace" });
   });
@@ -205,7 +262,21 @@ describe("intent blame / context / map / verify / migrate", () => {
     const lines: string[] = [];
     for (let i = 0; i < 400; i++) {
       const ts = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-      lines.push(JSON.stringify({ version: "0.1.0", id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, timestamp: ts, files: [{ path: "src/api/forecast.ts", conversations: [{ contributor: { type: "human" }, ranges: [{ start_line: 1, end_line: 2 }], related: [{ type: "intent", url: "urn:intent:INT-001" }] }] }] }));
+      lines.push(
+        JSON.stringify({
+          version: "0.1.0",
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+          timestamp: ts,
+          files: [
+            {
+              path: "src/api/forecast.ts",
+              conversations: [
+                { contributor: { type: "human" }, ranges: [{ start_line: 1, end_line: 2 }], related: [{ type: "intent", url: "urn:intent:INT-001" }] },
+              ],
+            },
+          ],
+        }),
+      );
     }
     writeFileSync(ws.path(LEDGER), `${lines.join("\n")}\n`);
     const big = runCli(["context", "INT-001"], { cwd: ws.root }).stdout;
@@ -244,7 +315,9 @@ describe("intent blame / context / map / verify / migrate", () => {
   });
 
   it("migrate converts older dialects into a new, valid ledger and never touches the original", () => {
-    const fixtures = ["older-dialect.jsonl", "flat-dialect.jsonl", "reference-impl-traces.jsonl"].map((f) => readFileSync(join(REPO_ROOT, "test/fixtures/agent-trace", f), "utf8"));
+    const fixtures = ["older-dialect.jsonl", "flat-dialect.jsonl", "reference-impl-traces.jsonl"].map((f) =>
+      readFileSync(join(REPO_ROOT, "test/fixtures/agent-trace", f), "utf8"),
+    );
     const old = fixtures.join("");
     ws.write("legacy.jsonl", old);
     const r = runCli(["migrate", "--from", "legacy.jsonl"], { cwd: ws.root });
@@ -253,11 +326,33 @@ describe("intent blame / context / map / verify / migrate", () => {
       "Wrote 6 records to .orchestration/agent_trace.migrated.jsonl (converted: 2 older, 2 flat, 2 reference; kept: 0 already 0.1.0). legacy.jsonl is unchanged; check the result with `intent verify --ledger .orchestration/agent_trace.migrated.jsonl`.\n",
     );
     expect(ws.read("legacy.jsonl")).toBe(old);
-    expect(runCli(["verify", "--ledger", ".orchestration/agent_trace.migrated.jsonl"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "6 records; no problems.\n" });
-    const migrated = ws.read(".orchestration/agent_trace.migrated.jsonl").trim().split("\n").map((l) => JSON.parse(l));
-    expect(migrated[0].files[0]).toMatchObject({ path: "src/api/weather.ts", conversations: [{ contributor: { type: "ai", model_id: "anthropic/claude-3-5-sonnet" }, related: [{ type: "intent", url: "urn:intent:INT-001" }, { type: "specification" }] }] });
-    expect(migrated[2].metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-002", mutation_class: "INTENT_EVOLUTION", post_hash: "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" });
-    expect(runCli(["migrate", "--from", "legacy.jsonl"], { cwd: ws.root })).toMatchObject({ status: 1, stderr: "intent migrate: .orchestration/agent_trace.migrated.jsonl already exists; pass --force to replace it, or --out FILE\n" });
+    expect(runCli(["verify", "--ledger", ".orchestration/agent_trace.migrated.jsonl"], { cwd: ws.root })).toMatchObject({
+      status: 0,
+      stdout: "6 records; no problems.\n",
+    });
+    const migrated = ws
+      .read(".orchestration/agent_trace.migrated.jsonl")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(migrated[0].files[0]).toMatchObject({
+      path: "src/api/weather.ts",
+      conversations: [
+        {
+          contributor: { type: "ai", model_id: "anthropic/claude-3-5-sonnet" },
+          related: [{ type: "intent", url: "urn:intent:INT-001" }, { type: "specification" }],
+        },
+      ],
+    });
+    expect(migrated[2].metadata["dev.intent-lsp"]).toMatchObject({
+      intent_id: "INT-002",
+      mutation_class: "INTENT_EVOLUTION",
+      post_hash: "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    });
+    expect(runCli(["migrate", "--from", "legacy.jsonl"], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stderr: "intent migrate: .orchestration/agent_trace.migrated.jsonl already exists; pass --force to replace it, or --out FILE\n",
+    });
   });
 });
 
@@ -266,15 +361,29 @@ describe("intent: help, version, usage errors", () => {
     const cwd = REPO_ROOT;
     const help = runCli(["--help"], { cwd });
     expect(help.status).toBe(0);
-    for (const c of ["check", "blame", "hook", "select", "start", "complete", "block", "archive", "status", "context", "verify", "map", "migrate"]) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
-    expect(runCli(["check", "--help"], { cwd }).stdout).toMatch(/^Usage: intent check \[--base REF\] \[--staged\] \[--format text\|json\|sarif\|github\] \[--root DIR\]/);
+    for (const c of ["check", "blame", "hook", "select", "start", "complete", "block", "archive", "status", "context", "verify", "map", "migrate"])
+      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
+    expect(runCli(["check", "--help"], { cwd }).stdout).toMatch(
+      /^Usage: intent check \[--base REF\] \[--staged\] \[--format text\|json\|sarif\|github\|markdown\] \[--path GLOB\] \[--root DIR\]/,
+    );
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
     expect(runCli(["--version"], { cwd })).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });
   });
 
   it("unknown commands and options are one line on stderr, exit 2", () => {
-    expect(runCli(["frobnicate"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stdout: "", stderr: 'intent: unknown command "frobnicate"; run `intent --help` for the list\n' });
-    expect(runCli(["status", "--colour"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stdout: "", stderr: "intent status: Unknown option '--colour'; see `intent status --help`\n" });
-    expect(runCli(["hook", "vim"], { cwd: REPO_ROOT })).toMatchObject({ status: 2, stderr: 'intent hook: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid\n' });
+    expect(runCli(["frobnicate"], { cwd: REPO_ROOT })).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr: 'intent: unknown command "frobnicate"; run `intent --help` for the list\n',
+    });
+    expect(runCli(["status", "--colour"], { cwd: REPO_ROOT })).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr: "intent status: Unknown option '--colour'; see `intent status --help`\n",
+    });
+    expect(runCli(["hook", "vim"], { cwd: REPO_ROOT })).toMatchObject({
+      status: 2,
+      stderr: 'intent hook: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid\n',
+    });
   });
 });

@@ -25,7 +25,11 @@ function withCriteria(ws: TempWorkspace, block: string): string {
 }
 
 /** Durations and timestamps vary from run to run; the rest of the output is asserted whole. */
-const steady = (s: string) => s.replace(/\d+(\.\d+)? (ms|s)\)/g, "T)").replace(/in \d+(\.\d+)? (ms|s)/g, "in T").replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "TIME");
+const steady = (s: string) =>
+  s
+    .replace(/\d+(\.\d+)? (ms|s)\)/g, "T)")
+    .replace(/in \d+(\.\d+)? (ms|s)/g, "in T")
+    .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "TIME");
 
 /** Whether a process runs (a zombie waiting to be reaped has ended). */
 function running(pid: number): boolean {
@@ -46,7 +50,18 @@ describe("intent complete verifies the acceptance criteria", () => {
   afterEach(() => ws.dispose());
 
   it("a failing criterion refuses COMPLETE, names it with the tail of its output, and changes nothing", () => {
-    const before = withCriteria(ws, ["    acceptance_criteria:", "      - run: echo compiled", "        name: Build", "      - run: 'echo first line; echo \"2 tests failed\" >&2; exit 3'", "        name: API tests", "      - Docs updated", ""].join("\n"));
+    const before = withCriteria(
+      ws,
+      [
+        "    acceptance_criteria:",
+        "      - run: echo compiled",
+        "        name: Build",
+        "      - run: 'echo first line; echo \"2 tests failed\" >&2; exit 3'",
+        "        name: API tests",
+        "      - Docs updated",
+        "",
+      ].join("\n"),
+    );
     const r = runCli(["complete", "INT-001", "--yes"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(steady(r.stdout)).toBe(
@@ -75,7 +90,13 @@ describe("intent complete verifies the acceptance criteria", () => {
   it("all criteria passing with --yes completes, keeps the file's comments and layout, and keeps the verification in the ledger", () => {
     const before = withCriteria(
       ws,
-      ["    acceptance_criteria:   # the definition of done", "      - run: test -f package.json   # from the workspace root", "        name: At the root", "      - Unit tests in test/api pass", ""].join("\n"),
+      [
+        "    acceptance_criteria:   # the definition of done",
+        "      - run: test -f package.json   # from the workspace root",
+        "        name: At the root",
+        "      - Unit tests in test/api pass",
+        "",
+      ].join("\n"),
     );
     ws.write("package.json", "{}\n");
     git(ws.root, "add", "-A");
@@ -95,7 +116,11 @@ describe("intent complete verifies the acceptance criteria", () => {
       ].join("\n"),
     });
     const after = ws.read(YAML);
-    expect(after.replace(/updated_at: \S+/, "updated_at: X")).toBe(before.replace("status: IN_PROGRESS\n    owned_scope: [\"src/api/**\"", "status: COMPLETE\n    owned_scope: [\"src/api/**\"").replace(/updated_at: \S+/, "updated_at: X"));
+    expect(after.replace(/updated_at: \S+/, "updated_at: X")).toBe(
+      before
+        .replace('status: IN_PROGRESS\n    owned_scope: ["src/api/**"', 'status: COMPLETE\n    owned_scope: ["src/api/**"')
+        .replace(/updated_at: \S+/, "updated_at: X"),
+    );
     expect(after).toContain("    acceptance_criteria:   # the definition of done\n      - run: test -f package.json   # from the workspace root\n");
 
     const records = ledgerRecords(ws);
@@ -149,23 +174,41 @@ describe("intent complete verifies the acceptance criteria", () => {
     expect(no).toEqual({
       status: 1,
       stdout: "Verifying INT-001 (Build Weather API): 0 commands to run, 1 sentence to confirm\n",
-      stderr: '  Confirm: Docs updated [y/N] intent complete: INT-001 stays IN_PROGRESS: "Docs updated" was not confirmed; nothing was changed. (`--yes` confirms the sentences for scripts.)\n',
+      stderr:
+        '  Confirm: Docs updated [y/N] intent complete: INT-001 stays IN_PROGRESS: "Docs updated" was not confirmed; nothing was changed. (`--yes` confirms the sentences for scripts.)\n',
     });
     expect(ws.read(YAML)).toBe(before);
     const none = runCli(["complete", "INT-001"], { cwd: ws.root, input: "" });
     expect(none.status).toBe(1);
     expect(ws.read(YAML)).toBe(before);
     const yes = runCli(["complete", "INT-001"], { cwd: ws.root, input: "y\n" });
-    expect(yes).toMatchObject({ status: 0, stdout: "Verifying INT-001 (Build Weather API): 0 commands to run, 1 sentence to confirm\n  ✓ Docs updated (confirmed)\nINT-001: IN_PROGRESS → COMPLETE\n" });
-    expect(ledgerRecords(ws)[0]!.metadata["dev.intent-lsp"].lifecycle.verification.criteria).toEqual([{ kind: "confirm", text: "Docs updated", confirmed: true, how: "prompt" }]);
+    expect(yes).toMatchObject({
+      status: 0,
+      stdout:
+        "Verifying INT-001 (Build Weather API): 0 commands to run, 1 sentence to confirm\n  ✓ Docs updated (confirmed)\nINT-001: IN_PROGRESS → COMPLETE\n",
+    });
+    expect(ledgerRecords(ws)[0]!.metadata["dev.intent-lsp"].lifecycle.verification.criteria).toEqual([
+      { kind: "confirm", text: "Docs updated", confirmed: true, how: "prompt" },
+    ]);
   });
 
   it("a criterion that hangs is killed at its timeout, with everything it started, and reported", async () => {
-    const before = withCriteria(ws, ["    acceptance_criteria:", "      - run: 'sleep 300 & echo $! > bg.pid; echo $$ > sh.pid; echo waiting; wait'", "        name: Hangs", "        timeout: 1", ""].join("\n"));
+    const before = withCriteria(
+      ws,
+      [
+        "    acceptance_criteria:",
+        "      - run: 'sleep 300 & echo $! > bg.pid; echo $$ > sh.pid; echo waiting; wait'",
+        "        name: Hangs",
+        "        timeout: 1",
+        "",
+      ].join("\n"),
+    );
     const r = runCli(["complete", "INT-001", "--yes"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("  ✗ Hangs (killed at its 1 s timeout)\n");
-    expect(r.stderr).toBe('Output of "Hangs" (last lines):\n  | waiting\nintent complete: INT-001 stays IN_PROGRESS: criterion "Hangs" failed (killed at its 1 s timeout); nothing was changed. Fix it and run `intent complete INT-001` again.\n');
+    expect(r.stderr).toBe(
+      'Output of "Hangs" (last lines):\n  | waiting\nintent complete: INT-001 stays IN_PROGRESS: criterion "Hangs" failed (killed at its 1 s timeout); nothing was changed. Fix it and run `intent complete INT-001` again.\n',
+    );
     // a killed process is gone once its parent (or init) reaps it: wait for that fact, bounded far below `sleep 300`
     for (const file of ["bg.pid", "sh.pid"]) {
       const pid = Number(readFileSync(ws.path(file), "utf8"));
@@ -178,16 +221,30 @@ describe("intent complete verifies the acceptance criteria", () => {
   it("--skip-verify completes without running anything, says so, and the ledger and status say it was skipped", () => {
     withCriteria(ws, ["    acceptance_criteria:", "      - run: touch ran.txt", ""].join("\n"));
     const r = runCli(["complete", "INT-001", "--skip-verify"], { cwd: ws.root });
-    expect(r).toEqual({ status: 0, stderr: "", stdout: "Verification of INT-001's acceptance criteria skipped (--skip-verify); the ledger records that it was skipped.\nINT-001: IN_PROGRESS → COMPLETE\n" });
+    expect(r).toEqual({
+      status: 0,
+      stderr: "",
+      stdout:
+        "Verification of INT-001's acceptance criteria skipped (--skip-verify); the ledger records that it was skipped.\nINT-001: IN_PROGRESS → COMPLETE\n",
+    });
     expect(existsSync(ws.path("ran.txt"))).toBe(false);
-    expect(ledgerRecords(ws)[0]!.metadata["dev.intent-lsp"].lifecycle).toEqual({ from: "IN_PROGRESS", to: "COMPLETE", verification: { result: "skipped", criteria: [], confirmed_by: { name: "Ada Lovelace", email_hash: expect.stringMatching(/^sha256:/) } } });
+    expect(ledgerRecords(ws)[0]!.metadata["dev.intent-lsp"].lifecycle).toEqual({
+      from: "IN_PROGRESS",
+      to: "COMPLETE",
+      verification: { result: "skipped", criteria: [], confirmed_by: { name: "Ada Lovelace", email_hash: expect.stringMatching(/^sha256:/) } },
+    });
     expect(runCli(["status", "INT-001"], { cwd: ws.root }).stdout).toContain("\n  Verification: skipped (--skip-verify) by Ada Lovelace\n");
   });
 
   it("criteria with errors are not run and refuse COMPLETE", () => {
     withCriteria(ws, ["    acceptance_criteria:", "      - run: touch ran.txt", "      - run: ''", ""].join("\n"));
     const r = runCli(["complete", "INT-001", "--yes"], { cwd: ws.root });
-    expect(r).toEqual({ status: 1, stdout: "", stderr: "intent complete: INT-001's acceptance_criteria have errors (`intent status` shows where), so they cannot be verified; fix them first. Nothing was run or changed.\n" });
+    expect(r).toEqual({
+      status: 1,
+      stdout: "",
+      stderr:
+        "intent complete: INT-001's acceptance_criteria have errors (`intent status` shows where), so they cannot be verified; fix them first. Nothing was run or changed.\n",
+    });
     expect(existsSync(ws.path("ran.txt"))).toBe(false);
   });
 

@@ -20,7 +20,10 @@ describe("acceptance criteria never run by themselves", () => {
   beforeEach(() => {
     ws = new TempWorkspace();
     ws.select("INT-001");
-    ws.write(YAML, ws.read(YAML).replace('acceptance_criteria: ["Unit tests in test/api pass"]', `acceptance_criteria: [{ run: "touch ${SENTINEL}", name: Sentinel }]`));
+    ws.write(
+      YAML,
+      ws.read(YAML).replace('acceptance_criteria: ["Unit tests in test/api pass"]', `acceptance_criteria: [{ run: "touch ${SENTINEL}", name: Sentinel }]`),
+    );
   });
   afterEach(() => ws.dispose());
 

@@ -21,7 +21,18 @@ export function writeRecorded(ws: TempWorkspace, after: string, intent?: string)
   const before = ws.read(FILE);
   ws.write(FILE, after);
   if (!intent) return;
-  const record = buildRecord({ path: FILE, content: after, change: diffTexts(before, after), mutationClass: "INTENT_EVOLUTION", preHash: fileHash(before), scope: "PASS", contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" }, sessionId: "s", toolVersion: "0", intentId: intent });
+  const record = buildRecord({
+    path: FILE,
+    content: after,
+    change: diffTexts(before, after),
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: fileHash(before),
+    scope: "PASS",
+    contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+    sessionId: "s",
+    toolVersion: "0",
+    intentId: intent,
+  });
   appendFileSync(ws.path(LEDGER), `${JSON.stringify(record)}\n`);
 }
 
@@ -44,7 +55,9 @@ describe("intent status ID reports drift", () => {
   it("says nothing while every line changed since the start is under the intent", () => {
     writeRecorded(ws, `${ws.read(FILE)}export const a = 1;\n`, "INT-001");
     const out = runCli(["status", "INT-001"], { cwd: ws.root }).stdout;
-    expect(out).toContain(`\nDrift: none: no line in its scope changed under another intent or with no record since it started (commit ${started.slice(0, 12)})\n`);
+    expect(out).toContain(
+      `\nDrift: none: no line in its scope changed under another intent or with no record since it started (commit ${started.slice(0, 12)})\n`,
+    );
   });
 
   it("counts the lines changed since the start, and those not under the intent, with where they are", () => {
@@ -71,7 +84,9 @@ describe("intent status ID reports drift", () => {
     git(ws.root, "commit", "-qam", "work");
     expect(runCli(["complete", "INT-001", "--yes"], { cwd: ws.root }).status).toBe(0);
     const completed = git(ws.root, "rev-parse", "HEAD").trim();
-    expect(runCli(["status", "INT-001"], { cwd: ws.root }).stdout).toContain(`\nDrift: none: no line in its scope changed after its completion (commit ${completed.slice(0, 12)})\n`);
+    expect(runCli(["status", "INT-001"], { cwd: ws.root }).stdout).toContain(
+      `\nDrift: none: no line in its scope changed after its completion (commit ${completed.slice(0, 12)})\n`,
+    );
     const lines = ws.read(FILE).split("\n").length - 1;
     writeRecorded(ws, `${ws.read(FILE)}export const late = true;\n`);
     expect(runCli(["status", "INT-001"], { cwd: ws.root }).stdout).toContain(

@@ -7,17 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contentHash, fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import {
-  CLAUDE_SESSION,
-  claudeAnswer,
-  claudeEdit,
-  claudePayload,
-  ensureBuilt,
-  ledgerRecords,
-  runCli,
-  runHook,
-  writeTranscript,
-} from "./support";
+import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, ensureBuilt, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
 
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, "shared/schema/trace-record.schema.json"), "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -36,7 +26,8 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   });
   afterEach(() => ws.dispose());
 
-  const pre = (path: string, extra: Record<string, unknown> = {}) => runHook("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport", extra), { cwd: ws.root });
+  const pre = (path: string, extra: Record<string, unknown> = {}) =>
+    runHook("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport", extra), { cwd: ws.root });
 
   it("allows a write the selected intent owns, while it is IN_PROGRESS", () => {
     ws.select("INT-001");
@@ -47,7 +38,9 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
 
   it("allows by auto-selection when nothing is selected and exactly one in-progress intent owns the file", () => {
     const r = pre(API);
-    expect(r.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts (auto-selected: the only in-progress intent that owns it)."));
+    expect(r.json).toEqual(
+      claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts (auto-selected: the only in-progress intent that owns it)."),
+    );
   });
 
   it("denies out of scope, naming the owners and the command to run next", () => {
@@ -92,9 +85,16 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
 
   it("denies a path outside the workspace", () => {
     const outside = join(ws.root, "..", "elsewhere", "notes.txt");
-    const r = runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x\n" }, tool_use_id: "toolu_01" }), { cwd: ws.root });
+    const r = runHook(
+      "claude-code",
+      claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x\n" }, tool_use_id: "toolu_01" }),
+      { cwd: ws.root },
+    );
     expect(r.json).toEqual(
-      claudeAnswer("deny", `[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`),
+      claudeAnswer(
+        "deny",
+        `[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`,
+      ),
     );
   });
 
@@ -103,14 +103,22 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     const current = fileHash(ws.read(API));
     const stale = `sha256:${"0".repeat(64)}`;
     expect(pre(API, { tool_input: { expected_hash: stale } }).json).toEqual(
-      claudeAnswer("deny", `[intent-lsp: stale-file] src/api/weather.ts changed since you read it (expected ${stale}, it is now ${current}). Re-read the file, then apply your change to what it holds now.`),
+      claudeAnswer(
+        "deny",
+        `[intent-lsp: stale-file] src/api/weather.ts changed since you read it (expected ${stale}, it is now ${current}). Re-read the file, then apply your change to what it holds now.`,
+      ),
     );
-    expect(pre(API, { tool_input: { expected_content_hash: current } }).json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
+    expect(pre(API, { tool_input: { expected_content_hash: current } }).json).toEqual(
+      claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."),
+    );
   });
 
   it("fails closed on a broken intents file: every write is denied with the YAML error at file:line:col", () => {
     ws.select("INT-001");
-    ws.write(".orchestration/active_intents.yaml", 'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n');
+    ws.write(
+      ".orchestration/active_intents.yaml",
+      'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n',
+    );
     expect(pre(API).json).toEqual(
       claudeAnswer(
         "deny",
@@ -136,7 +144,9 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
     const r = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "a", "b"), { cwd: ws.root });
     expect(r.status).toBe(0);
-    expect(r.json).toEqual({ systemMessage: `intent-lsp's PostToolUse hook failed: .orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.` });
+    expect(r.json).toEqual({
+      systemMessage: `intent-lsp's PostToolUse hook failed: .orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.`,
+    });
   });
 
   it("denies input that is not JSON instead of crashing", () => {
@@ -158,9 +168,21 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   });
 
   it("asks the user before a shell command that writes files, and leaves the others alone", () => {
-    const bash = (command: string) => runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it", timeout: 120000, run_in_background: false }, tool_use_id: "toolu_02" }), { cwd: ws.root });
+    const bash = (command: string) =>
+      runHook(
+        "claude-code",
+        claudePayload(ws, "PreToolUse", {
+          tool_name: "Bash",
+          tool_input: { command, description: "run it", timeout: 120000, run_in_background: false },
+          tool_use_id: "toolu_02",
+        }),
+        { cwd: ws.root },
+      );
     const ask = (what: string) =>
-      claudeAnswer("ask", `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`);
+      claudeAnswer(
+        "ask",
+        `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`,
+      );
     expect(bash("rm -rf dist").json).toEqual(ask("deletes files"));
     expect(bash("npm test > test.log 2>&1").json).toEqual(ask("redirects output into a file"));
     expect(bash("sed -i 's/a/b/' src/api/weather.ts").json).toEqual(ask("edits files in place"));
@@ -225,7 +247,9 @@ describe("intent hook claude-code: sessions", () => {
 
   it("an agent's own selection (intent select --session) wins over the workspace's", () => {
     ws.select("INT-001");
-    expect(runCli(["select", "INT-003", "--session", CLAUDE_SESSION], { cwd: ws.root }).stdout).toBe(`Selected INT-003 (Docs refresh) for session ${CLAUDE_SESSION}.\n`);
+    expect(runCli(["select", "INT-003", "--session", CLAUDE_SESSION], { cwd: ws.root }).stdout).toBe(
+      `Selected INT-003 (Docs refresh) for session ${CLAUDE_SESSION}.\n`,
+    );
     const r = runHook("claude-code", claudeEdit(ws, "PreToolUse", NOTES, "a", "b"), { cwd: ws.root });
     expect(r.json).toEqual(claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."));
   });
@@ -284,7 +308,9 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
     expect(readdirSync(ws.path(".orchestration/.sessions/pending"))).toEqual([]);
 
     // the same PostToolUse again (a retry) adds nothing
-    const again = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "export interface Weather {", "export interface Weather { // v2"), { cwd: ws.root });
+    const again = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "export interface Weather {", "export interface Weather { // v2"), {
+      cwd: ws.root,
+    });
     expect(again.json).toEqual({});
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
@@ -385,12 +411,16 @@ describe("intent hook claude-code: a tool that names several files", () => {
   it("move_file: both paths gated before; after, the destination is recorded as moved from the source by the model (the lines keep their owners) and the source's removal too", () => {
     const denied = runHook("claude-code", move("PreToolUse", "src/api/forecast.ts", NOTES), { cwd: ws.root });
     expect(denied.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
-    expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
+    );
 
     const source = "src/api/forecast.ts";
     const destination = "src/api/v2/forecast.ts";
     const content = ws.read(source);
-    expect(runHook("claude-code", move("PreToolUse", source, destination), { cwd: ws.root }).json).toEqual(claudeAnswer("allow", `INT-001 (Build Weather API) owns ${destination}.`));
+    expect(runHook("claude-code", move("PreToolUse", source, destination), { cwd: ws.root }).json).toEqual(
+      claudeAnswer("allow", `INT-001 (Build Weather API) owns ${destination}.`),
+    );
     ws.write(destination, content); // what the tool does
     rmSync(ws.path(source));
     const post = runHook("claude-code", move("PostToolUse", source, destination), { cwd: ws.root });

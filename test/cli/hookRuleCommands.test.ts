@@ -23,14 +23,25 @@ interface Protocol {
   report(text: string): HookReply;
 }
 
-const withoutAsk = (reason: string) => `[intent-lsp: rule-command] ${reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`;
+const withoutAsk = (reason: string) =>
+  `[intent-lsp: rule-command] ${reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`;
 
 const PROTOCOLS: Protocol[] = [
   {
     agent: "claude-code",
     pre: (ws, command) => claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: { command, description: "run it" }, tool_use_id: "toolu_01BASH" }),
-    post: (ws, command) => claudePayload(ws, "PostToolUse", { tool_name: "Bash", tool_input: { command, description: "run it" }, tool_use_id: "toolu_01BASH", tool_response: { stdout: "", stderr: "", interrupted: false } }),
-    asks: (reason) => ({ stdout: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: reason } }), stderr: "", status: 0 }),
+    post: (ws, command) =>
+      claudePayload(ws, "PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command, description: "run it" },
+        tool_use_id: "toolu_01BASH",
+        tool_response: { stdout: "", stderr: "", interrupted: false },
+      }),
+    asks: (reason) => ({
+      stdout: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: reason } }),
+      stderr: "",
+      status: 0,
+    }),
     quiet: { stdout: "{}\n", stderr: "", status: 0 },
     report: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: "", status: 0 }),
   },
@@ -38,7 +49,17 @@ const PROTOCOLS: Protocol[] = [
     agent: "cursor",
     pre: (ws, command) => cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }),
     post: (ws, command) => cursorPayload(ws, "afterShellExecution", { command, cwd: ws.root, output: "", duration: 5 }),
-    asks: (reason) => ({ stdout: json({ permission: "ask", userMessage: `intent-lsp asks: ${reason}`, agentMessage: reason, user_message: `intent-lsp asks: ${reason}`, agent_message: reason }), stderr: "", status: 0 }),
+    asks: (reason) => ({
+      stdout: json({
+        permission: "ask",
+        userMessage: `intent-lsp asks: ${reason}`,
+        agentMessage: reason,
+        user_message: `intent-lsp asks: ${reason}`,
+        agent_message: reason,
+      }),
+      stderr: "",
+      status: 0,
+    }),
     quiet: { stdout: "{}\n", stderr: "", status: 0 },
     report: (text) => ({ stdout: json({ agentMessage: text, agent_message: text }), stderr: `${text}\n`, status: 0 }),
   },

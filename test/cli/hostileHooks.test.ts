@@ -23,7 +23,13 @@ afterAll(() => console.log(`hostile hook calls answered: ${answered}`));
 function hook(ws: TempWorkspace, payload: unknown) {
   const env = { ...process.env };
   delete env["INTENT_LSP_MODEL"];
-  const r = spawnSync(process.execPath, [CLI_JS, "hook", "claude-code"], { cwd: ws.root, input: JSON.stringify(payload), encoding: "utf8", env, timeout: HANG_MS });
+  const r = spawnSync(process.execPath, [CLI_JS, "hook", "claude-code"], {
+    cwd: ws.root,
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    env,
+    timeout: HANG_MS,
+  });
   expect(r.signal, `the hook hung (killed after ${HANG_MS} ms); stderr: ${r.stderr}`).toBeNull();
   expect(r.status, r.stderr).toBe(0);
   answered++;
@@ -64,7 +70,8 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     ws.dispose();
   });
 
-  const write = (file: string, content = "x\n") => claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(file), content }, tool_use_id: "toolu_w" });
+  const write = (file: string, content = "x\n") =>
+    claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(file), content }, tool_use_id: "toolu_w" });
 
   it("a FIFO at an owned path: denied at once, never read", () => {
     execFileSync("mkfifo", [ws.path("src/api/pipe.ts")]);
@@ -86,7 +93,9 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(decision(hook(ws, claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface Weather", "interface W")))[0]).toBe("allow");
     execFileSync("mkfifo", [ws.path("transcript.fifo")]);
     ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace("interface Weather", "interface W"));
-    expect(hook(ws, { ...claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface Weather", "interface W"), transcript_path: ws.path("transcript.fifo") })).toEqual({});
+    expect(
+      hook(ws, { ...claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface Weather", "interface W"), transcript_path: ws.path("transcript.fifo") }),
+    ).toEqual({});
     const recorded = ledgerRecords(ws).at(-1)!;
     expect(recorded.files[0].path).toBe("src/api/weather.ts");
     expect(recorded.files[0].conversations[0].contributor).toEqual({ type: "ai" }); // no model: the FIFO was not read
@@ -166,7 +175,8 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
   });
 
   it("MCP file tools are decided whatever key names their file; one that names none usable is denied", () => {
-    const mcp = (tool: string, input: Record<string, unknown>) => decision(hook(ws, claudePayload(ws, "PreToolUse", { tool_name: tool, tool_input: input, tool_use_id: "toolu_m" })));
+    const mcp = (tool: string, input: Record<string, unknown>) =>
+      decision(hook(ws, claudePayload(ws, "PreToolUse", { tool_name: tool, tool_input: input, tool_use_id: "toolu_m" })));
     expect(mcp("mcp__serena__create_text_file", { relative_path: "src/api/new.ts", content: "x" })[0]).toBe("allow");
     expect(mcp("mcp__serena__create_text_file", { relative_path: "docs/new.md", content: "x" })[0]).toBe("deny");
     expect(mcp("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "docs/notes.md", text: "x" })[0]).toBe("deny");

@@ -27,7 +27,11 @@ function claudeWrites(ws: TempWorkspace, path: string, text: string): void {
   runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}` }), { cwd: ws.root });
   mkdirSync(dirname(ws.path(path)), { recursive: true });
   ws.write(path, text);
-  runHook("claude-code", claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }), { cwd: ws.root });
+  runHook(
+    "claude-code",
+    claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }),
+    { cwd: ws.root },
+  );
 }
 
 function codexPayload(ws: TempWorkspace, phase: "pre" | "post", tool: string, input: Record<string, unknown>, id: string) {
@@ -59,7 +63,15 @@ type Row = { kind: string; model?: string; contributor?: string; from?: string; 
 function blameRows(ws: TempWorkspace, path: string): Row[] {
   const r = runCli(["blame", path, "--json"], { cwd: ws.root });
   expect(r.stderr).toBe("");
-  return JSON.parse(r.stdout).lines.map((l: any) => ({ kind: l.kind, ...(l.model ? { model: l.model } : {}), ...(l.contributor ? { contributor: l.contributor } : {}), ...(l.from ? { from: l.from } : {}), ...(l.movedBy ? { movedBy: l.movedBy.model ? { contributor: l.movedBy.contributor, model: l.movedBy.model } : { contributor: l.movedBy.contributor } } : {}) }));
+  return JSON.parse(r.stdout).lines.map((l: any) => ({
+    kind: l.kind,
+    ...(l.model ? { model: l.model } : {}),
+    ...(l.contributor ? { contributor: l.contributor } : {}),
+    ...(l.from ? { from: l.from } : {}),
+    ...(l.movedBy
+      ? { movedBy: l.movedBy.model ? { contributor: l.movedBy.contributor, model: l.movedBy.model } : { contributor: l.movedBy.contributor } }
+      : {}),
+  }));
 }
 
 /** Waits until the server has read the ledger to its end: its blame of a file it does not hold open reads it first. */
@@ -145,7 +157,13 @@ describe("a line's author follows its content across paths", () => {
     rmSync(ws.path(OLD));
     runHook("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
     const movedBy = { contributor: "ai", model: CODEX_MODEL };
-    expect(blameRows(ws, NEW)).toEqual([bySonnet({ movedBy }), bySonnet({ movedBy }), { kind: "traced", model: CODEX_MODEL, contributor: "ai" }, bySonnet({ movedBy }), bySonnet({ movedBy })]);
+    expect(blameRows(ws, NEW)).toEqual([
+      bySonnet({ movedBy }),
+      bySonnet({ movedBy }),
+      { kind: "traced", model: CODEX_MODEL, contributor: "ai" },
+      bySonnet({ movedBy }),
+      bySonnet({ movedBy }),
+    ]);
   });
 
   it("an MCP move_file tool: the destination's lines keep the author who wrote them", () => {
@@ -194,7 +212,14 @@ describe("a line's author follows its content across paths", () => {
       ws = gitWorkspace();
       ws.select("INT-001");
       writeTranscript(ws, "claude-sonnet-4-5-20250929");
-      const helper = ["export function dewPoint(celsius: number, humidity: number): number {", "  const a = 17.27;", "  const b = 237.7;", "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);", "  return (b * g) / (a - g);", "}"];
+      const helper = [
+        "export function dewPoint(celsius: number, humidity: number): number {",
+        "  const a = 17.27;",
+        "  const b = 237.7;",
+        "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);",
+        "  return (b * g) / (a - g);",
+        "}",
+      ];
       const forecast = ws.read("src/api/forecast.ts");
       claudeWrites(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
       const FORECAST = "src/api/forecast.ts";
@@ -221,7 +246,9 @@ describe("a line's author follows its content across paths", () => {
         expect(hover, `line ${3 + k}`).toContain("moved by human from `src/api/forecast.ts`");
       }
       const rows = blameRows(ws, WEATHER);
-      expect(rows.slice(2, 2 + helper.length)).toEqual(helper.map(() => ({ kind: "traced", model: SONNET, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })));
+      expect(rows.slice(2, 2 + helper.length)).toEqual(
+        helper.map(() => ({ kind: "traced", model: SONNET, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })),
+      );
       // the lines around the paste are as they were: nobody recorded them
       expect(rows.slice(0, 2)).toEqual([{ kind: "untraced" }, { kind: "untraced" }]);
     });

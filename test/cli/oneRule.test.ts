@@ -29,10 +29,19 @@ describe("the agent gate", () => {
   it("an agent started above the workspace (a monorepo root) is gated by the workspace that holds the file", () => {
     ws.select("INT-001");
     const above = join(ws.root, "..");
-    const payload = { ...claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/billing/export.ts"), content: "x\n" }, tool_use_id: "toolu_mono" }), cwd: above };
+    const payload = {
+      ...claudePayload(ws, "PreToolUse", {
+        tool_name: "Write",
+        tool_input: { file_path: ws.path("src/billing/export.ts"), content: "x\n" },
+        tool_use_id: "toolu_mono",
+      }),
+      cwd: above,
+    };
     const answer = runHook("claude-code", payload, { cwd: above });
     expect((answer.json as any).hookSpecificOutput.permissionDecision).toBe("deny");
-    expect((answer.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] src\/billing\/export\.ts is outside the scope of INT-001/);
+    expect((answer.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^\[intent-lsp: out-of-scope\] src\/billing\/export\.ts is outside the scope of INT-001/,
+    );
   });
 
   it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", () => {
@@ -41,12 +50,16 @@ describe("the agent gate", () => {
     symlinkSync(ws.path("docs"), ws.path("src/api/docs-link"));
     symlinkSync(outside, ws.path("src/api/escape"));
     const viaDocs = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/docs-link/notes.md"), content: "x\n" });
-    expect((viaDocs.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    expect((viaDocs.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
+    );
     const escape = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
     expect((escape.json as any).hookSpecificOutput).toEqual({
       hookEventName: "PreToolUse",
       permissionDecision: "deny",
-      permissionDecisionReason: expect.stringMatching(/^\[intent-lsp: outside-workspace\] src\/api\/escape\/key leads outside the workspace through a symbolic link/),
+      permissionDecisionReason: expect.stringMatching(
+        /^\[intent-lsp: outside-workspace\] src\/api\/escape\/key leads outside the workspace through a symbolic link/,
+      ),
     });
     rmSync(outside, { recursive: true });
   });
@@ -55,22 +68,32 @@ describe("the agent gate", () => {
     ws.select("INT-001");
     const denied = claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(NOTES), content: "x\n" });
     expect((denied.json as any).hookSpecificOutput).toMatchObject({ permissionDecision: "deny" });
-    expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
+    expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
+    );
     expect(claudeTool("PreToolUse", "mcp__filesystem__read_text_file", { path: ws.path(NOTES) }).json).toEqual({});
 
     writeTranscript(ws, "claude-sonnet-4-5");
     const content = `${ws.read(API)}export const UNITS = ["C", "F"];\n`;
-    expect(claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content }).json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
+    expect(claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content }).json).toEqual(
+      claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."),
+    );
     ws.write(API, content);
     claudeTool("PostToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content });
     const [record] = ledgerRecords(ws);
     const lines = content.split("\n").length - 1;
-    expect(record!.files[0].conversations[0]).toMatchObject({ contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" }, ranges: [{ start_line: lines, end_line: lines }] });
+    expect(record!.files[0].conversations[0]).toMatchObject({
+      contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" },
+      ranges: [{ start_line: lines, end_line: lines }],
+    });
   });
 
   it("Cursor: a writer that names no file is denied (fail closed)", () => {
     const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { content: "x" } }), { cwd: ws.root });
-    expect(r.json).toMatchObject({ permission: "deny", agentMessage: expect.stringMatching(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(Write call without tool_input\.file_path\)/) });
+    expect(r.json).toMatchObject({
+      permission: "deny",
+      agentMessage: expect.stringMatching(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(Write call without tool_input\.file_path\)/),
+    });
   });
 
   it("fails closed on a broken config.jsonc, naming the problem at file:line:col; status lists it", () => {
@@ -85,9 +108,14 @@ describe("the agent gate", () => {
       ),
     );
     // fixing it is the user's call: the agent may propose the change
-    expect((runHook("claude-code", claudeEdit(ws, "PreToolUse", ".orchestration/config.jsonc", "a", "b"), { cwd: ws.root }).json as any).hookSpecificOutput.permissionDecision).toBe("ask");
+    expect(
+      (runHook("claude-code", claudeEdit(ws, "PreToolUse", ".orchestration/config.jsonc", "a", "b"), { cwd: ws.root }).json as any).hookSpecificOutput
+        .permissionDecision,
+    ).toBe("ask");
     const status = runCli(["status"], { cwd: ws.root }).stdout;
-    expect(status).toContain('Problems in .orchestration/config.jsonc:\n  .orchestration/config.jsonc:3:17: error: "severity.out-of-scope" must be one of error, warning, information, hint, off.\n');
+    expect(status).toContain(
+      'Problems in .orchestration/config.jsonc:\n  .orchestration/config.jsonc:3:17: error: "severity.out-of-scope" must be one of error, warning, information, hint, off.\n',
+    );
     const briefing = runHook("claude-code", claudePayload(ws, "SessionStart", { source: "startup" }), { cwd: ws.root }).json as any;
     expect(briefing.hookSpecificOutput.additionalContext).toContain(".orchestration/config.jsonc has errors, so every write is denied until the user fixes it");
   });
@@ -95,7 +123,9 @@ describe("the agent gate", () => {
   it("records what the editor records: an approved write to a rule file is not work under an intent", () => {
     ws.select("INT-001");
     const [from, to] = ["dist/", "dist/\nbuild/"];
-    expect((runHook("claude-code", claudeEdit(ws, "PreToolUse", ".intentignore", from, to), { cwd: ws.root }).json as any).hookSpecificOutput.permissionDecision).toBe("ask");
+    expect(
+      (runHook("claude-code", claudeEdit(ws, "PreToolUse", ".intentignore", from, to), { cwd: ws.root }).json as any).hookSpecificOutput.permissionDecision,
+    ).toBe("ask");
     ws.write(".intentignore", ws.read(".intentignore").replace(from, to));
     runHook("claude-code", claudeEdit(ws, "PostToolUse", ".intentignore", from, to), { cwd: ws.root });
     expect(ledgerRecords(ws)).toEqual([]);
@@ -106,9 +136,14 @@ describe("the agent gate", () => {
     const briefing = (runHook("claude-code", payload("SessionStart"), { cwd: ws.root }).json as any).hookSpecificOutput.additionalContext as string;
     const session = /--session (\S+)`/.exec(briefing)![1]!;
     expect(session).toMatch(/^claude-[0-9a-f]{32}$/);
-    expect(runCli(["select", "INT-003", "--session", session], { cwd: ws.root })).toMatchObject({ status: 0, stdout: `Selected INT-003 (Docs refresh) for session ${session}.\n` });
+    expect(runCli(["select", "INT-003", "--session", session], { cwd: ws.root })).toMatchObject({
+      status: 0,
+      stdout: `Selected INT-003 (Docs refresh) for session ${session}.\n`,
+    });
     const edit = claudeEdit(ws, "PreToolUse", NOTES, "a", "b");
-    expect(runHook("claude-code", { ...edit, session_id: "odd id/with spaces" }, { cwd: ws.root }).json).toEqual(claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."));
+    expect(runHook("claude-code", { ...edit, session_id: "odd id/with spaces" }, { cwd: ws.root }).json).toEqual(
+      claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."),
+    );
   });
 
   it("records HEAD's commit for a workspace in a folder of the repository", () => {
@@ -124,7 +159,10 @@ describe("the agent gate", () => {
       runHook("claude-code", edit("PreToolUse"), { cwd: app });
       repo.write(`app/${API}`, repo.read(`app/${API}`).replace(from, to));
       runHook("claude-code", edit("PostToolUse"), { cwd: app });
-      const [record] = readFileSync(repo.path(`app/${LEDGER}`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const [record] = readFileSync(repo.path(`app/${LEDGER}`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(record.files[0].path).toBe(API);
       expect(record.vcs).toEqual({ type: "git", revision: git(repo.root, "rev-parse", "HEAD").trim() });
     } finally {
@@ -157,7 +195,17 @@ describe("intent migrate", () => {
   it("reports a record with a malformed intent URN and migrates the rest", () => {
     const ws = new TempWorkspace();
     try {
-      const rec = (id: string, url: string) => JSON.stringify({ id, timestamp: "2025-01-01T00:00:00Z", files: [{ relative_path: "src/a.ts", conversations: [{ contributor: { entity_type: "human" }, ranges: [{ start_line: 1, end_line: 1 }], related: [{ type: "intent", url }] }] }] });
+      const rec = (id: string, url: string) =>
+        JSON.stringify({
+          id,
+          timestamp: "2025-01-01T00:00:00Z",
+          files: [
+            {
+              relative_path: "src/a.ts",
+              conversations: [{ contributor: { entity_type: "human" }, ranges: [{ start_line: 1, end_line: 1 }], related: [{ type: "intent", url }] }],
+            },
+          ],
+        });
       ws.write("legacy.jsonl", [rec("a", "urn:intent:INT-001"), rec("b", "urn:intent:%E0%A4%A"), rec("c", "urn:intent:INT-002"), ""].join("\n"));
       const r = runCli(["migrate", "--from", "legacy.jsonl"], { cwd: ws.root });
       expect(r.status).toBe(1);

@@ -129,7 +129,10 @@ export class EditorDriver {
     await this.client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: d.uri } });
     if (this.announcesSaves) {
       // only a notification sent after this didSave counts (a save with no change since the last keeps its version)
-      const p = await waitFor(() => this.processed.slice(seenBefore).find((x) => x.uri === d.uri && x.version >= d.version), `intent/saveProcessed for ${path} v${d.version}`);
+      const p = await waitFor(
+        () => this.processed.slice(seenBefore).find((x) => x.uri === d.uri && x.version >= d.version),
+        `intent/saveProcessed for ${path} v${d.version}`,
+      );
       return { recordId: p.recordId };
     }
     await waitFor(() => countLines(this.ledgerFile) >= ledgerBefore + expected || undefined, `${expected} ledger record(s) for the save of ${path}`);
@@ -180,7 +183,9 @@ export class EditorDriver {
     const CHUNK = 250;
     for (let start = 0; start < d.lines.length; start += CHUNK) {
       const lines = Array.from({ length: Math.min(CHUNK, d.lines.length - start) }, (_, k) => start + k);
-      const hovers = await Promise.all(lines.map((line) => this.client.request<Hover | null>("textDocument/hover", { textDocument: { uri: d.uri }, position: { line, character: 0 } })));
+      const hovers = await Promise.all(
+        lines.map((line) => this.client.request<Hover | null>("textDocument/hover", { textDocument: { uri: d.uri }, position: { line, character: 0 } })),
+      );
       for (const h of hovers) out.push(parseHover(h ? (h.contents as { value: string }).value : undefined));
     }
     return out;
@@ -230,7 +235,9 @@ export function joinLines(lines: readonly RawLine[]): string {
 
 function countLines(file: string): number {
   try {
-    return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).length;
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim()).length;
   } catch {
     return 0;
   }
@@ -240,7 +247,11 @@ function countLines(file: string): number {
  * The didChange notifications (each a list of changes) that apply `splices` to `lines`, which is updated.
  * `fine`: a 1:1 line replacement becomes the characters that differ and the line ending.
  */
-export function spliceBatches(lines: RawLine[], splices: readonly LineSplice[], opts: { oneNotification: boolean; fine: boolean }): TextDocumentContentChangeEvent[][] {
+export function spliceBatches(
+  lines: RawLine[],
+  splices: readonly LineSplice[],
+  opts: { oneNotification: boolean; fine: boolean },
+): TextDocumentContentChangeEvent[][] {
   const batches: TextDocumentContentChangeEvent[][] = [];
   for (const s of splices) {
     const insert = s.insert.map((l) => ({ text: l.text, eol: l.eol }));

@@ -74,7 +74,17 @@ async function main(): Promise<number> {
     mode = `history-${reload}`;
     title = `Real history replay: ${repo} (${files.join(", ")}), authors mapped by ${map}, editor reloads: ${reload}`;
     log(title);
-    report = await replayHistory({ repo, files, seed: num(values["first-seed"], 1), maxCommits: num(values["max-commits"], 300), checkpointEvery: num(values.checkpoint, 10), map, reload, log, ...(trace ? { trace } : {}) });
+    report = await replayHistory({
+      repo,
+      files,
+      seed: num(values["first-seed"], 1),
+      maxCommits: num(values["max-commits"], 300),
+      checkpointEvery: num(values.checkpoint, 10),
+      map,
+      reload,
+      log,
+      ...(trace ? { trace } : {}),
+    });
   } else {
     const seeds = num(values.seeds, REPLAY_SEEDED.seeds);
     const first = num(values["first-seed"], 1);

@@ -69,12 +69,19 @@ class SeedRun {
       await this.execute(this.gen.creation(index++, f.path, f.lines, creator.actor));
     }
     for (let k = 0; k < this.cfg.steps; k++) {
-      const step = this.gen.next(index++, paths, (p) => this.world.editor.isOpen(p), this.cfg.files.map((f) => f.weight));
+      const step = this.gen.next(
+        index++,
+        paths,
+        (p) => this.world.editor.isOpen(p),
+        this.cfg.files.map((f) => f.weight),
+      );
       await this.execute(step);
       if (k % 25 === 24) this.cfg.log?.(`${this.name}: ${k + 1}/${this.cfg.steps} steps, ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
     await this.checkpoint(index, paths, true);
-    const unfair = Object.entries(this.gen.unfair).map(([k, n]) => `${k} ${n}`).join(", ");
+    const unfair = Object.entries(this.gen.unfair)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
     this.report.notes.push(
       `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final sizes ${paths.map((p) => this.gen.files.get(p)!.length).join(", ")} lines; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
     );
@@ -85,10 +92,14 @@ class SeedRun {
     try {
       await this.carryOut(step);
     } catch (err) {
-      throw new Error(`${this.name}, step ${step.index} (${step.actor.name} ${step.kind} via ${step.via} on ${step.path}): ${(err as Error).message}`, { cause: err });
+      throw new Error(`${this.name}, step ${step.index} (${step.actor.name} ${step.kind} via ${step.via} on ${step.path}): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     const before = this.gen.files.get(step.path);
-    this.cfg.trace?.(`step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`);
+    this.cfg.trace?.(
+      `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`,
+    );
     this.gen.commit(step);
     this.checkRecords(step, before ?? []);
     const blameDue = step.index % this.cfg.blameEvery === 0;
@@ -135,12 +146,31 @@ class SeedRun {
     const rows = { kind: step.kind, via: step.via };
     const records = this.world.ledger.readNew();
     for (const r of records) {
-      this.cfg.trace?.(`  record ${r.id.slice(0, 8)}: ${r.claims.map((c) => `${c.type}${c.modelId ? `:${c.modelId}` : ""}@${c.intentId} ${c.path} ${c.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`).join("; ")}`);
+      this.cfg.trace?.(
+        `  record ${r.id.slice(0, 8)}: ${r.claims.map((c) => `${c.type}${c.modelId ? `:${c.modelId}` : ""}@${c.intentId} ${c.path} ${c.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`).join("; ")}`,
+      );
       const check = checkClaims(r, step.path, texts, changed, step.actor.owner, "runs");
-      this.report.countRecord(rows, { records: 1, overClaiming: check.overClaimed.length ? 1 : 0, overClaimedLines: check.overClaimed.length, wrongContributor: check.wrongContributor ? 1 : 0 });
+      this.report.countRecord(rows, {
+        records: 1,
+        overClaiming: check.overClaimed.length ? 1 : 0,
+        overClaimedLines: check.overClaimed.length,
+        wrongContributor: check.wrongContributor ? 1 : 0,
+      });
       for (const n of check.overClaimed.slice(0, 3)) {
         const l = lines[n - 1];
-        this.report.example({ run: this.name, step: step.index, path: step.path, line: n, surface: "record", outcome: "over-claimed", truth: l ? ownerLabel(l.owner) : "(past the end)", seen: `${step.actor.name} record ${r.id.slice(0, 8)}`, kind: l?.kind ?? "-", via: l?.via ?? "-", text: l?.text ?? "" });
+        this.report.example({
+          run: this.name,
+          step: step.index,
+          path: step.path,
+          line: n,
+          surface: "record",
+          outcome: "over-claimed",
+          truth: l ? ownerLabel(l.owner) : "(past the end)",
+          seen: `${step.actor.name} record ${r.id.slice(0, 8)}`,
+          kind: l?.kind ?? "-",
+          via: l?.via ?? "-",
+          text: l?.text ?? "",
+        });
       }
     }
     const visible = (ls: readonly TruthLine[]) => ls.map((l) => normalizedText(l.text)).join("\n");
@@ -166,12 +196,27 @@ class SeedRun {
   }
 
   private count(surface: Surface, step: number, path: string, lines: readonly TruthLine[], seen: readonly Seen[]): void {
-    const outcomes = compareLines(lines.map((l) => ({ text: l.text, owner: l.owner, contentOnly: isAgentVia(l.via) })), seen);
+    const outcomes = compareLines(
+      lines.map((l) => ({ text: l.text, owner: l.owner, contentOnly: isAgentVia(l.via) })),
+      seen,
+    );
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
       this.report.countLine(surface, outcome, { kind: l.kind, via: l.via });
       if (outcome !== "correct") {
-        this.report.example({ run: this.name, step, path, line: i + 1, surface, outcome, truth: ownerLabel(l.owner), seen: seenLabel(judged), kind: l.kind, via: l.via, text: l.text });
+        this.report.example({
+          run: this.name,
+          step,
+          path,
+          line: i + 1,
+          surface,
+          outcome,
+          truth: ownerLabel(l.owner),
+          seen: seenLabel(judged),
+          kind: l.kind,
+          via: l.via,
+          text: l.text,
+        });
       }
     });
   }
@@ -181,5 +226,7 @@ function expectText(actual: string, expected: string, what: string): void {
   if (actual === expected) return;
   let i = 0;
   while (i < actual.length && actual[i] === expected[i]) i++;
-  throw new Error(`oracle harness: ${what} differs from the truth at offset ${i}: ${JSON.stringify(actual.slice(i, i + 40))} vs ${JSON.stringify(expected.slice(i, i + 40))}`);
+  throw new Error(
+    `oracle harness: ${what} differs from the truth at offset ${i}: ${JSON.stringify(actual.slice(i, i + 40))} vs ${JSON.stringify(expected.slice(i, i + 40))}`,
+  );
 }

@@ -37,7 +37,9 @@ async function hoverOwners(client: LspClient, path: string, lines: number): Prom
 function blameOwners(ws: TempWorkspace, path: string): string[] {
   const r = runCli(["blame", path, "--json"], { cwd: ws.root });
   expect(r.status, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout).lines as { kind: string; contributor?: string; model?: string }[]).map((l) => (l.kind === "traced" ? (l.model ?? l.contributor!) : l.kind));
+  return (JSON.parse(r.stdout).lines as { kind: string; contributor?: string; model?: string }[]).map((l) =>
+    l.kind === "traced" ? (l.model ?? l.contributor!) : l.kind,
+  );
 }
 
 const text = (lines: string[]) => lines.map((l) => `${l}\n`).join("");
@@ -139,9 +141,22 @@ describe("attribution through real edit streams", () => {
     const ai = await editor({ type: "ai", modelId: GPT });
     await ai.open(PATH, "typescript");
     const at = (l: number) => ({ start: { line: l, character: 0 }, end: { line: l, character: 0 } });
-    await ai.editMany(PATH, [5, 4, 3, 2, 1, 0].map((l) => ({ range: at(l), text: `# why ${l}\n` })));
+    await ai.editMany(
+      PATH,
+      [5, 4, 3, 2, 1, 0].map((l) => ({ range: at(l), text: `# why ${l}\n` })),
+    );
     await ai.save(PATH);
-    expect(claims(ledgerRecords(ws)[1]!)).toEqual({ ranges: [[1, 1], [3, 3], [5, 5], [7, 7], [9, 9], [11, 11]], contributor: GPT });
+    expect(claims(ledgerRecords(ws)[1]!)).toEqual({
+      ranges: [
+        [1, 1],
+        [3, 3],
+        [5, 5],
+        [7, 7],
+        [9, 9],
+        [11, 11],
+      ],
+      contributor: GPT,
+    });
     const expected = lines.flatMap(() => [GPT, "human"]);
     expect(await hoverOwners(ai, PATH, 12)).toEqual(expected);
     expect(blameOwners(ws, PATH)).toEqual(expected);
@@ -173,10 +188,28 @@ describe("attribution through real edit streams", () => {
     await human.close(PATH);
 
     // the agent reformats the whole file (indentation, spacing, CRLF) and adds one block of its own
-    const reformatted = ["function f(a,b){", "    if(a){", "        return b;", "    }", "", "    if (b) {", "    }", "", "    return a;", "}"].join("\r\n") + "\r\n";
-    expect(runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(PATH), content: reformatted }, tool_use_id: "toolu_fmt" }), { cwd: ws.root }).status).toBe(0);
+    const reformatted =
+      ["function f(a,b){", "    if(a){", "        return b;", "    }", "", "    if (b) {", "    }", "", "    return a;", "}"].join("\r\n") + "\r\n";
+    expect(
+      runHook(
+        "claude-code",
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(PATH), content: reformatted }, tool_use_id: "toolu_fmt" }),
+        { cwd: ws.root },
+      ).status,
+    ).toBe(0);
     writeFileSync(ws.path(PATH), reformatted);
-    expect(runHook("claude-code", claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(PATH), content: reformatted }, tool_use_id: "toolu_fmt", tool_response: { type: "update" } }), { cwd: ws.root }).status).toBe(0);
+    expect(
+      runHook(
+        "claude-code",
+        claudePayload(ws, "PostToolUse", {
+          tool_name: "Write",
+          tool_input: { file_path: ws.path(PATH), content: reformatted },
+          tool_use_id: "toolu_fmt",
+          tool_response: { type: "update" },
+        }),
+        { cwd: ws.root },
+      ).status,
+    ).toBe(0);
     expect(claims(ledgerRecords(ws)[1]!)).toEqual({ ranges: [[6, 8]], contributor: SONNET });
 
     await human.open(PATH, "typescript");

@@ -47,7 +47,11 @@ describe("drift in active_intents.yaml", () => {
     ]);
     const actions = await client.codeActions(YAML, drift[0]!.range, drift);
     const list = actions.find((a) => a.title === "List the lines that drifted from INT-001");
-    expect(list?.command).toEqual({ title: "List the lines that drifted from INT-001", command: "intent.listDrift", arguments: [{ id: "INT-001", uri: client.uri(YAML) }] });
+    expect(list?.command).toEqual({
+      title: "List the lines that drifted from INT-001",
+      command: "intent.listDrift",
+      arguments: [{ id: "INT-001", uri: client.uri(YAML) }],
+    });
     const result = (await client.executeCommand("intent.listDrift", ...list!.command!.arguments!)) as { runs: { text: string }[] };
     expect(result.runs.map((r) => r.text)).toEqual([`${FILE}:${lines + 1}-${lines + 2} with no record`]);
   });
@@ -61,7 +65,20 @@ describe("the Verify CodeLens and Complete in the editor", () => {
     ws = gitWorkspace();
     const text = ws.read(YAML);
     expect(text).toContain(EXAMPLE_CRITERIA);
-    ws.write(YAML, text.replace(EXAMPLE_CRITERIA, ["    acceptance_criteria:", "      - run: 'echo compiled'", "        name: Build", "      - run: 'echo broken >&2; exit 3'", "        name: API tests", ""].join("\n")));
+    ws.write(
+      YAML,
+      text.replace(
+        EXAMPLE_CRITERIA,
+        [
+          "    acceptance_criteria:",
+          "      - run: 'echo compiled'",
+          "        name: Build",
+          "      - run: 'echo broken >&2; exit 3'",
+          "        name: API tests",
+          "",
+        ].join("\n"),
+      ),
+    );
     git(ws.root, "commit", "-qam", "criteria");
     progress.length = 0;
     client = await LspClient.start({ root: ws.root, onProgress: (v) => progress.push(v) });
@@ -71,7 +88,12 @@ describe("the Verify CodeLens and Complete in the editor", () => {
   stopAfterEach(() => ({ client, ws }));
 
   const lensTitles = async () =>
-    ((await client.request("textDocument/codeLens", { textDocument: { uri: client.uri(YAML) } })) as { range: { start: { line: number } }; command: { title: string; command: string } }[])
+    (
+      (await client.request("textDocument/codeLens", { textDocument: { uri: client.uri(YAML) } })) as {
+        range: { start: { line: number } };
+        command: { title: string; command: string };
+      }[]
+    )
       .filter((l) => l.command.command === "intent.verifyCriteria")
       .map((l) => `${l.range.start.line}: ${l.command.title}`);
 
@@ -89,7 +111,11 @@ describe("the Verify CodeLens and Complete in the editor", () => {
     expect(await lensTitles()).toEqual(["2: ✗ 1 of 2 failed"]);
     const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "criterion-failed"));
     expect(diags.filter((d) => d.code === "criterion-failed").map((d) => ({ range: d.range, severity: d.severity, message: d.message }))).toEqual([
-      { range: { start: { line: 10, character: 0 }, end: { line: 10, character: 38 } }, severity: DiagnosticSeverity.Error, message: 'Criterion "API tests" failed (exit 3) when INT-001 was last verified.\nbroken' },
+      {
+        range: { start: { line: 10, character: 0 }, end: { line: 10, character: 38 } },
+        severity: DiagnosticSeverity.Error,
+        message: 'Criterion "API tests" failed (exit 3) when INT-001 was last verified.\nbroken',
+      },
     ]);
   });
 

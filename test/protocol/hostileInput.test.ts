@@ -113,12 +113,37 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
 
   it("untraced-change after an empty-file record, or for a record whose range starts at line 0 or below: at the line `intent check` names, never at line -1", async () => {
     ws = gitWorkspace();
-    const emptied = buildRecord({ path: API, content: "", ranges: [], contributor: { type: "human" }, sessionId: "s", toolVersion: "0", mutationClass: "INTENT_EVOLUTION", preHash: null, scope: "PASS", intentId: "INT-001", revision: undefined });
+    const emptied = buildRecord({
+      path: API,
+      content: "",
+      ranges: [],
+      contributor: { type: "human" },
+      sessionId: "s",
+      toolVersion: "0",
+      mutationClass: "INTENT_EVOLUTION",
+      preHash: null,
+      scope: "PASS",
+      intentId: "INT-001",
+      revision: undefined,
+    });
     const zero = JSON.stringify({
       version: "0.1.0",
       id: "b2c6e7d2-5d8e-4a4f-9d7c-7f0a3e1c2b11",
       timestamp: "2026-02-21T10:00:00Z",
-      files: [{ path: "src/api/forecast.ts", conversations: [{ contributor: { type: "human" }, ranges: [{ start_line: 0, end_line: 0 }, { start_line: -5, end_line: 2 }] }] }],
+      files: [
+        {
+          path: "src/api/forecast.ts",
+          conversations: [
+            {
+              contributor: { type: "human" },
+              ranges: [
+                { start_line: 0, end_line: 0 },
+                { start_line: -5, end_line: 2 },
+              ],
+            },
+          ],
+        },
+      ],
       metadata: { "dev.intent-lsp": { post_hash: fileHash("something else\n") } },
     });
     ws.write(LEDGER, `${JSON.stringify(emptied)}\n${zero}\n`);
@@ -130,7 +155,9 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
       expect(report.findings.filter((f: any) => f.path === path).map((f: any) => [f.code, f.startLine, f.endLine])).toEqual([["untraced-change", 1, 1]]);
       await client.open(path);
       const diags = await client.waitForDiagnostics(path, (x) => x.some((y) => y.code === "untraced-change"));
-      expect(diags.filter((x) => x.code === "untraced-change").map((x) => x.range)).toEqual([{ start: { line: 0, character: 0 }, end: { line: 0, character: added.length } }]);
+      expect(diags.filter((x) => x.code === "untraced-change").map((x) => x.range)).toEqual([
+        { start: { line: 0, character: 0 }, end: { line: 0, character: added.length } },
+      ]);
       expect(inside(diags, client.text(path))).toBe(true);
     }
   });
@@ -159,7 +186,9 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
       (e: { code: number; message: string }) => e,
     );
     expect(err?.code).toBe(-32602);
-    expect(err?.message).toBe(`"src/api/weather.ts\\u0000.png" holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
+    expect(err?.message).toBe(
+      `"src/api/weather.ts\\u0000.png" holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`,
+    );
   });
 
   it("hostile paths in command arguments and links out of the workspace: clear errors, nothing written outside", async () => {
@@ -167,7 +196,10 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
     ws.select("INT-001");
     const outside = mkdtempSync(join(tmpdir(), "intent-lsp-outside-"));
     writeFileSync(join(outside, "sentinel.txt"), "keep me\n");
-    const snapshot = () => readdirSync(outside).sort().map((n) => `${n}:${readFileSync(join(outside, n), "utf8")}`);
+    const snapshot = () =>
+      readdirSync(outside)
+        .sort()
+        .map((n) => `${n}:${readFileSync(join(outside, n), "utf8")}`);
     const before = snapshot();
     try {
       symlinkSync(join(outside, "notes.md"), ws.path(".orchestration/AGENT.md")); // dangling, out of the workspace
@@ -183,7 +215,9 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
       for (const path of ["../x.md", "/etc/passwd", "docs/a\nb.md", "docs/\u0000.md", ""]) {
         expect(await error("intent.ignorePath", { path }), path).toMatch(/must be a workspace-relative path|Missing argument "path"/);
       }
-      expect(await error("intent.ignorePath", { path: "docs/notes.md" })).toMatch(/\.intentignore (leads outside the workspace|is a dangling symbolic link \(\.intentignore → [^)]*\)).*Replace the link/);
+      expect(await error("intent.ignorePath", { path: "docs/notes.md" })).toMatch(
+        /\.intentignore (leads outside the workspace|is a dangling symbolic link \(\.intentignore → [^)]*\)).*Replace the link/,
+      );
       for (const glob of ["../**", "/etc/**", "a\n- id: INT-666"]) {
         expect(await error("intent.amendScope", { id: "INT-001", glob }), glob).toMatch(/Cannot add to INT-001's scope/);
       }

@@ -92,7 +92,11 @@ describe("the trace ledger, from the editor", () => {
     expect(text).toContain("- Use TypeScript");
     expect(await client.hoverText(API, 10, 1)).toBe("**Untraced:** no ledger record covers this line.");
 
-    await client.insertLines(API, 0, Array.from({ length: 20 }, (_, i) => `// header ${i}`));
+    await client.insertLines(
+      API,
+      0,
+      Array.from({ length: 20 }, (_, i) => `// header ${i}`),
+    );
     expect(await client.hoverText(API, 31, 1)).toContain("INT-001 — Build Weather API");
     expect(await client.hoverText(API, 5, 1)).toContain("Edited, not saved yet.");
 
@@ -139,7 +143,7 @@ describe("the trace ledger, from the editor", () => {
     await expect.poll(async () => (await codeLens()).length).toBe(2);
     const lenses = await codeLens();
     expect(lenses.map((l) => [l.range.start.line, l.command!.title])).toEqual([
-      [0, "1/18 lines traced · 1 record · INT-001 · last human just now"],
+      [0, "1/18 lines traced · AI 0 (0%) · human 1 · untraced 17 · 1 record · INT-001 · last human just now"],
       [11, "INT-001 · human · just now"],
     ]);
     const hints = await client.request<InlayHint[]>("textDocument/inlayHint", {

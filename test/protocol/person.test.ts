@@ -65,7 +65,7 @@ describe("the person who saved a line", () => {
     expect(hover).toContain(`human · Ada Lovelace · just now (${record!.timestamp})`);
     const lenses = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } });
     expect(lenses.map((l) => [l.range.start.line, l.command!.title])).toEqual([
-      [0, "1/18 lines traced · 1 record · INT-001 · last Ada Lovelace just now"],
+      [0, "1/18 lines traced · AI 0 (0%) · human 1 · untraced 17 · 1 record · INT-001 · last Ada Lovelace just now"],
       [11, "INT-001 · Ada Lovelace · just now"],
     ]);
     const hints = await client.request<InlayHint[]>("textDocument/inlayHint", { textDocument: { uri: client.uri(API) }, range: wholeFile });
@@ -159,7 +159,9 @@ describe("quiet where there is nothing to say", () => {
     await client.setLine("docs/notes.md", 2, "An edit outside INT-001's scope.");
     const [diag] = await client.waitForPublishOfCurrentVersion("docs/notes.md");
     const titles = (await client.codeActions("docs/notes.md", diag!.range, [diag!])).map((a) => a.title);
-    expect(titles).toEqual(expect.arrayContaining(["Add docs/notes.md to INT-001's scope", "Add docs/** to INT-001's scope", "Add docs/notes.md to .intentignore"]));
+    expect(titles).toEqual(
+      expect.arrayContaining(["Add docs/notes.md to INT-001's scope", "Add docs/** to INT-001's scope", "Add docs/notes.md to .intentignore"]),
+    );
     expect(titles.filter((t) => t.includes("`"))).toEqual([]);
   });
 });
@@ -181,10 +183,9 @@ describe("workspace commands answer the person who ran them", () => {
     await client.executeCommand("intent.verifyLedger", { quiet: true });
     await client.executeCommand("intent.activeIntent", { uri: client.uri(API) });
     // the second answer is the activeIntent's: the quiet call said nothing in between
-    await expect.poll(() => shown.map((s) => s.message)).toEqual([
-      `intent-lsp: ${LEDGER} verified: ${result.records} records, no problems.`,
-      `intent-lsp: edits to ${API} count under INT-001 (auto-selected).`,
-    ]);
+    await expect
+      .poll(() => shown.map((s) => s.message))
+      .toEqual([`intent-lsp: ${LEDGER} verified: ${result.records} records, no problems.`, `intent-lsp: edits to ${API} count under INT-001 (auto-selected).`]);
   });
 
   it("a command that fails tells the person why, as an error message", async () => {

@@ -116,9 +116,41 @@ interface ModelDoc {
 }
 
 /** The files sequences edit: sources, a new file, the rule files (whose text shapes every diagnostic). */
-const FILES = ["src/api/weather.ts", "src/api/forecast.ts", "docs/notes.md", "src/auth/middleware.ts", "src/billing/export.ts", "src/api/new-file.ts", "README.md", ".orchestration/active_intents.yaml", ".orchestration/config.jsonc"];
+const FILES = [
+  "src/api/weather.ts",
+  "src/api/forecast.ts",
+  "docs/notes.md",
+  "src/auth/middleware.ts",
+  "src/billing/export.ts",
+  "src/api/new-file.ts",
+  "README.md",
+  ".orchestration/active_intents.yaml",
+  ".orchestration/config.jsonc",
+];
 
-const PIECES = ["a", "foo bar", "\n", "\r\n", "\r", "é", "日本語", "😀", "\ud83d", "\ude00", "\t", "", "  ", "// x\n", "- id: INT-9\n", "[[[", "}", "\u0000", "\u2028", "ﬀ", "👩‍👩‍👧"];
+const PIECES = [
+  "a",
+  "foo bar",
+  "\n",
+  "\r\n",
+  "\r",
+  "é",
+  "日本語",
+  "😀",
+  "\ud83d",
+  "\ude00",
+  "\t",
+  "",
+  "  ",
+  "// x\n",
+  "- id: INT-9\n",
+  "[[[",
+  "}",
+  "\u0000",
+  "\u2028",
+  "ﬀ",
+  "👩‍👩‍👧",
+];
 
 export class ProtocolFuzz {
   readonly stats: FuzzStats = { sequences: 0, notifications: 0, requests: 0, errorsAnswered: 0, publishes: 0, rangesChecked: 0, viewsCompared: 0 };
@@ -149,7 +181,8 @@ export class ProtocolFuzz {
     if (typeof p.version === "number") text = this.history.get(p.uri)?.get(p.version);
     else if (p.diagnostics.length) text = this.diskText(p.uri);
     if (text === undefined) {
-      if (p.diagnostics.length && typeof p.version === "number") this.violate("range-outside", `publish for ${p.uri} names version ${p.version}, which was never sent`);
+      if (p.diagnostics.length && typeof p.version === "number")
+        this.violate("range-outside", `publish for ${p.uri} names version ${p.version}, which was never sent`);
       return;
     }
     for (const d of p.diagnostics as Diagnostic[]) this.checkRanges(p.uri, text, [d.range], `diagnostic ${d.code} v${p.version ?? "disk"}`);
@@ -169,7 +202,10 @@ export class ProtocolFuzz {
       this.stats.rangesChecked++;
       for (const p of [r.start, r.end]) {
         if (p.line < 0 || p.character < 0 || p.line >= lines.length || p.character > lines[p.line]!.length) {
-          this.violate("range-outside", `${what} of ${uri}: ${JSON.stringify(r)} is outside a document of ${lines.length} lines (line ${p.line} has ${lines[p.line]?.length ?? "no"} characters)`);
+          this.violate(
+            "range-outside",
+            `${what} of ${uri}: ${JSON.stringify(r)} is outside a document of ${lines.length} lines (line ${p.line} has ${lines[p.line]?.length ?? "no"} characters)`,
+          );
           return;
         }
       }
@@ -190,14 +226,16 @@ export class ProtocolFuzz {
 
   private async notify(method: string, params: unknown): Promise<void> {
     this.stats.notifications++;
-    if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1") this.trace.push(`${method} ${JSON.stringify(params)?.slice(0, Number(process.env["INTENT_LSP_FUZZ_TRACE_CHARS"] ?? 400))}`);
+    if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
+      this.trace.push(`${method} ${JSON.stringify(params)?.slice(0, Number(process.env["INTENT_LSP_FUZZ_TRACE_CHARS"] ?? 400))}`);
     await this.server.connection.sendNotification(method, params);
   }
 
   /** Oracle 2: an answer (result or error) within ANSWER_MS. */
   private async request<T>(method: string, params: unknown): Promise<T | undefined> {
     this.stats.requests++;
-    if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1") this.trace.push(`${method}? ${JSON.stringify(params)?.slice(0, Number(process.env["INTENT_LSP_FUZZ_TRACE_CHARS"] ?? 400))}`);
+    if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
+      this.trace.push(`${method}? ${JSON.stringify(params)?.slice(0, Number(process.env["INTENT_LSP_FUZZ_TRACE_CHARS"] ?? 400))}`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ANSWER_MS)));
     const answer = this.server.connection.sendRequest(method, params).then(
@@ -214,7 +252,8 @@ export class ProtocolFuzz {
       this.stats.errorsAnswered++;
       const e = outcome.error;
       // an error the handler threw by accident, not one it meant to give (a clear InvalidParams is fine)
-      if (e.code === -32603 && /failed with message/.test(e.message ?? "")) this.violate("internal-error", `${method} ${JSON.stringify(params).slice(0, 200)}: ${e.message}`);
+      if (e.code === -32603 && /failed with message/.test(e.message ?? ""))
+        this.violate("internal-error", `${method} ${JSON.stringify(params).slice(0, 200)}: ${e.message}`);
       return undefined;
     }
     return outcome.result as T;
@@ -298,7 +337,9 @@ export class ProtocolFuzz {
     const count = 1 + (this.chance(0.2) ? this.int(4) : 0);
     let doc = m?.doc ?? new TextModel(uri, 0, "");
     for (let i = 0; i < count; i++) {
-      let change: TextDocumentContentChangeEvent = this.chance(0.05) ? { text: this.text() } : { range: this.range(doc), text: doc.getText().length > 1_000_000 ? "" : this.text() };
+      let change: TextDocumentContentChangeEvent = this.chance(0.05)
+        ? { text: this.text() }
+        : { range: this.range(doc), text: doc.getText().length > 1_000_000 ? "" : this.text() };
       if (SKIP.has("crlf-join") && "range" in change && joinsCrLf(doc, change.range, change.text)) change = { range: change.range, text: "x" };
       changes.push(change);
       doc = doc.update(change, version); // each change applies to the result of the one before
@@ -332,16 +373,37 @@ export class ProtocolFuzz {
         break;
       case 1: {
         const lenses = await this.request<{ range: Range }[]>("textDocument/codeLens", { textDocument: { uri } });
-        if (m && lenses) this.checkRanges(uri, textAtAsk, lenses.map((l) => l.range), "codeLens");
+        if (m && lenses)
+          this.checkRanges(
+            uri,
+            textAtAsk,
+            lenses.map((l) => l.range),
+            "codeLens",
+          );
         break;
       }
       case 2: {
         const hints = await this.request<{ position: Range["start"] }[]>("textDocument/inlayHint", { textDocument: { uri }, range: this.range(doc) });
-        if (m && hints) this.checkRanges(uri, textAtAsk, hints.map((h) => ({ start: h.position, end: h.position })), "inlayHint");
+        if (m && hints)
+          this.checkRanges(
+            uri,
+            textAtAsk,
+            hints.map((h) => ({ start: h.position, end: h.position })),
+            "inlayHint",
+          );
         break;
       }
       case 3: {
-        const diagnostics = this.chance(0.5) ? [] : [{ range: this.range(doc), message: "x", code: this.pick(["out-of-scope", "no-active-intent", "intent-not-in-progress", 42, undefined]), data: this.pick([{ path: "docs/notes.md" }, { path: 5 }, null, undefined]) }];
+        const diagnostics = this.chance(0.5)
+          ? []
+          : [
+              {
+                range: this.range(doc),
+                message: "x",
+                code: this.pick(["out-of-scope", "no-active-intent", "intent-not-in-progress", 42, undefined]),
+                data: this.pick([{ path: "docs/notes.md" }, { path: 5 }, null, undefined]),
+              },
+            ];
         await this.request("textDocument/codeAction", { textDocument: { uri }, range: this.range(doc), context: { diagnostics } });
         break;
       }
@@ -349,7 +411,10 @@ export class ProtocolFuzz {
         await this.command(uri, doc);
         break;
       default:
-        await this.request(this.pick(["textDocument/definition", "intent/unknown", "textDocument/willSaveWaitUntil"]), this.pick([{ textDocument: { uri }, position: { line: 0, character: 0 } }, null, 42, { textDocument: { uri }, reason: 1 }]));
+        await this.request(
+          this.pick(["textDocument/definition", "intent/unknown", "textDocument/willSaveWaitUntil"]),
+          this.pick([{ textDocument: { uri }, position: { line: 0, character: 0 } }, null, 42, { textDocument: { uri }, reason: 1 }]),
+        );
     }
   }
 
@@ -396,7 +461,10 @@ export class ProtocolFuzz {
       const got = blame.lines.map((l) => l.text);
       if (got.length !== expected.length || got.some((t, i) => t !== expected[i])) {
         const at = got.findIndex((t, i) => t !== expected[i]);
-        this.violate("view-differs", `${m.uri} v${m.doc.version}: the server has ${got.length} lines, the model ${expected.length}; first difference at line ${at}: ${JSON.stringify(got[at])?.slice(0, 80)} vs ${JSON.stringify(expected[at])?.slice(0, 80)}`);
+        this.violate(
+          "view-differs",
+          `${m.uri} v${m.doc.version}: the server has ${got.length} lines, the model ${expected.length}; first difference at line ${at}: ${JSON.stringify(got[at])?.slice(0, 80)} vs ${JSON.stringify(expected[at])?.slice(0, 80)}`,
+        );
       }
     }
   }
@@ -407,7 +475,10 @@ export class ProtocolFuzz {
     for (const m of this.docs.values()) {
       while (m.open && this.published.get(m.uri) !== m.doc.version) {
         if (Date.now() > deadline) {
-          this.violate("unpublished", `no diagnostics were published for ${m.uri} v${m.doc.version} (last: v${this.published.get(m.uri)}); server log: ${this.server.stderr().slice(-1500)}`);
+          this.violate(
+            "unpublished",
+            `no diagnostics were published for ${m.uri} v${m.doc.version} (last: v${this.published.get(m.uri)}); server log: ${this.server.stderr().slice(-1500)}`,
+          );
           return;
         }
         await new Promise<void>((r) => {
@@ -434,13 +505,20 @@ export class ProtocolFuzz {
       const uri = this.uri(rel);
       const m = this.docs.get(uri);
       const r = this.rnd();
-      if (r < 0.45) await this.change(m, uri); // also before open and after close
+      if (r < 0.45)
+        await this.change(m, uri); // also before open and after close
       else if (r < 0.75) await this.ask(uri, m);
       else if (r < 0.83) await (m ? this.save(m) : this.open(rel));
       else if (r < 0.88) await this.close(uri);
       else if (r < 0.95) await this.open(rel);
       else {
-        const method = this.pick(["textDocument/didSave", "textDocument/didClose", "textDocument/didChange", "workspace/didChangeWatchedFiles", "intent/unknown"]);
+        const method = this.pick([
+          "textDocument/didSave",
+          "textDocument/didClose",
+          "textDocument/didChange",
+          "workspace/didChangeWatchedFiles",
+          "intent/unknown",
+        ]);
         const params = this.pick([null, {}, { textDocument: { uri } }, { changes: [{ uri, type: 2 }] }, { changes: 5 }]);
         if (method === "textDocument/didClose" && params && "textDocument" in params) this.docs.delete(uri); // a well-formed close after all
         await this.notify(method, params);
@@ -470,7 +548,9 @@ function joinsCrLf(doc: TextModel, range: Range, text: string): boolean {
   const after = s[b];
   const first = text === "" ? after : text[0];
   const last = text === "" ? before : text[text.length - 1];
-  return (before === "\r" && first === "\n") || (last === "\r" && after === "\n") || (s[a - 1] === "\r" && s[a] === "\n") || (s[b - 1] === "\r" && s[b] === "\n");
+  return (
+    (before === "\r" && first === "\n") || (last === "\r" && after === "\n") || (s[a - 1] === "\r" && s[a] === "\n") || (s[b - 1] === "\r" && s[b] === "\n")
+  );
 }
 
 /** The line model of intent.blame: a final line break ends the last line, it does not start another. */

@@ -9,8 +9,13 @@ const WHEN = "2026-01-01T00:00:00Z";
 /** A spec record from any Agent Trace writer, attributing `lines` (1-based) of `content` to a model under INT-001. */
 function entriesFor(content: string, [start, end]: [number, number]) {
   const hash = contentHash(content.split("\n").slice(start - 1, end));
-  const conversation = { contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" }, ranges: [{ start_line: start, end_line: end, content_hash: hash }], related: [{ type: "intent", url: "urn:intent:INT-001" }] };
-  return parseLedgerLines(JSON.stringify({ version: "0.1.0", id: RECORD_ID, timestamp: WHEN, files: [{ path: "f.ts", conversations: [conversation] }] }), 1).entries;
+  const conversation = {
+    contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" },
+    ranges: [{ start_line: start, end_line: end, content_hash: hash }],
+    related: [{ type: "intent", url: "urn:intent:INT-001" }],
+  };
+  return parseLedgerLines(JSON.stringify({ version: "0.1.0", id: RECORD_ID, timestamp: WHEN, files: [{ path: "f.ts", conversations: [conversation] }] }), 1)
+    .entries;
 }
 
 describe("blame", () => {
@@ -18,12 +23,23 @@ describe("blame", () => {
     const text = "a\nb\nc\n";
     const entries = entriesFor(text, [2, 2]);
     expect(blame(entries, text)).toEqual([
-      { line: 1, kind: "untraced", text: "a" },
-      { line: 2, kind: "traced", intent: "INT-001", contributor: "ai", model: "anthropic/claude-sonnet-4-5", timestamp: WHEN, traceId: RECORD_ID, exact: true, text: "b" },
-      { line: 3, kind: "untraced", text: "c" },
+      { line: 1, kind: "untraced", author: "untraced", text: "a" },
+      {
+        line: 2,
+        kind: "traced",
+        author: "ai",
+        intent: "INT-001",
+        contributor: "ai",
+        model: "anthropic/claude-sonnet-4-5",
+        timestamp: WHEN,
+        traceId: RECORD_ID,
+        exact: true,
+        text: "b",
+      },
+      { line: 3, kind: "untraced", author: "untraced", text: "c" },
     ]);
     expect(blame([], "a\nb").map((r) => r.line)).toEqual([1, 2]);
-    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", text: "" }]); // an empty file is one empty line
+    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", author: "untraced", text: "" }]); // an empty file is one empty line
   });
 
   it("splits CRLF as the hashes do: no \\r in the text, attribution kept", () => {
@@ -47,7 +63,7 @@ describe("blame", () => {
     const rows = blameByOwner("x\ny\n", (i) => (i === 0 ? { kind: "edited" } : { kind: "untraced" }));
     expect(rows).toEqual([
       { line: 1, kind: "edited", text: "x" },
-      { line: 2, kind: "untraced", text: "y" },
+      { line: 2, kind: "untraced", author: "untraced", text: "y" },
     ]);
   });
 });

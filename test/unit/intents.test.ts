@@ -85,7 +85,7 @@ describe("loadIntents", () => {
       "",
     ].join("\n");
     expect(problemAt(text)).toEqual([
-      "error 3:12-3:16 INT-001: bad status \"DONE\"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.",
+      'error 3:12-3:16 INT-001: bad status "DONE"; use one of PENDING, IN_PROGRESS, COMPLETE, BLOCKED, ARCHIVED.',
       'error 5:8-5:13 Bad intent id "int-2": ids look like INT-001 (letters, dash, 3+ digits).',
       'error 12:17-12:19 INT-003: owned_scope must list at least one glob (e.g. "src/api/**").',
       'error 16:18-16:31 INT-004: invalid glob: "src/[abc/**" has an unclosed "[".',
@@ -196,15 +196,16 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
 
   it("amends a flow-map intent", () => {
     const r = amendScope(FILE, "INT-003", "README.md", NOW);
-    expect(r.ok && r.text).toBe(
-      FILE.replace("owned_scope: [docs/**]}", "owned_scope: [docs/**, README.md], updated_at: 2026-11-22T10:00:00Z}"),
-    );
+    expect(r.ok && r.text).toBe(FILE.replace("owned_scope: [docs/**]}", "owned_scope: [docs/**, README.md], updated_at: 2026-11-22T10:00:00Z}"));
   });
 
   it("transitions a status, keeping its comment", () => {
     const r = transition(FILE, "INT-001", "COMPLETE", NOW);
     expect(r.ok && r.text).toBe(
-      FILE.replace("status: IN_PROGRESS   # moving", "status: COMPLETE   # moving").replace("updated_at: 2026-02-20T14:00:00Z", "updated_at: 2026-11-22T10:00:00Z"),
+      FILE.replace("status: IN_PROGRESS   # moving", "status: COMPLETE   # moving").replace(
+        "updated_at: 2026-02-20T14:00:00Z",
+        "updated_at: 2026-11-22T10:00:00Z",
+      ),
     );
   });
 

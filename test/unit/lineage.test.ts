@@ -40,7 +40,11 @@ function owners(path: string, entries: readonly TraceEntry[], text: string): str
   const all = [...own, ...sourceEntries(path, own, contentHash(lines), ledger)];
   return attribute(all, lines)
     .slice(0, text.endsWith("\n") ? lines.length - 1 : lines.length)
-    .map((a) => (a ? `${a.entry.contributor.modelId ?? a.entry.contributor.type}${a.entry.path === path ? "" : ` from ${a.entry.path}`}${a.movedBy ? ` moved by ${a.movedBy.contributor.modelId ?? a.movedBy.contributor.type}` : ""}` : "."));
+    .map((a) =>
+      a
+        ? `${a.entry.contributor.modelId ?? a.entry.contributor.type}${a.entry.path === path ? "" : ` from ${a.entry.path}`}${a.movedBy ? ` moved by ${a.movedBy.contributor.modelId ?? a.movedBy.contributor.type}` : ""}`
+        : ".",
+    );
 }
 
 const A = "a\nb\nc\n";
@@ -76,7 +80,15 @@ describe("pairMoves", () => {
     ];
     expect([...pairMoves([{ path: "c.ts", text: "1\n2\n3\n5\n" }], deleted)]).toEqual([["c.ts", "b.ts"]]);
     expect([...pairMoves([{ path: "c.ts", text: "1\n2\n9\n8\n7\n" }], deleted)]).toEqual([]);
-    expect([...pairMoves([{ path: "c.ts", text: "1\n2\n3\n4\n" }, { path: "d.ts", text: "1\n2\n3\n4\n" }], deleted)]).toEqual([
+    expect([
+      ...pairMoves(
+        [
+          { path: "c.ts", text: "1\n2\n3\n4\n" },
+          { path: "d.ts", text: "1\n2\n3\n4\n" },
+        ],
+        deleted,
+      ),
+    ]).toEqual([
       ["c.ts", "a.ts"],
       ["d.ts", "b.ts"],
     ]);

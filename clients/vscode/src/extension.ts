@@ -9,6 +9,7 @@ import { explicitSettings } from "./configuration";
 import { IntentTree, type IntentNode } from "./intentTree";
 import { blameItem, blockHintsWanted, intentPicks, MOVES, type Move } from "./presentation";
 import { errorText, serverCommands, type ServerCommands } from "./server";
+import type { ReportResult } from "@shared/commands";
 import { IntentStatusBar, SELECT_COMMAND } from "./statusBar";
 
 let client: LanguageClient | undefined;
@@ -97,7 +98,10 @@ export function deactivate(): Thenable<void> | undefined {
 /** Only what the user set: defaults stay the server's, so `.orchestration/config.jsonc` is not overridden. */
 function settingsFor(scopeUri: string | undefined): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, scopeUri ? vscode.Uri.parse(scopeUri) : undefined);
-  return explicitSettings((key) => config.inspect(key), (key) => config.get(key));
+  return explicitSettings(
+    (key) => config.inspect(key),
+    (key) => config.get(key),
+  );
 }
 
 /** The rule files change under the editor too (an agent, `intent` in a terminal, git). */
@@ -147,7 +151,8 @@ function registerCommands(
     );
     return pick?.id;
   };
-  const intentOf = (arg: unknown): string | undefined => ((arg as IntentNode | undefined)?.kind === "intent" ? (arg as Extract<IntentNode, { kind: "intent" }>).intent.id : undefined);
+  const intentOf = (arg: unknown): string | undefined =>
+    (arg as IntentNode | undefined)?.kind === "intent" ? (arg as Extract<IntentNode, { kind: "intent" }>).intent.id : undefined;
 
   const moves = (Object.keys(MOVES) as Move[]).map((move) =>
     command(`intentLsp.${move}Intent`, async (server, arg) => {
@@ -171,8 +176,13 @@ function registerCommands(
       }
       const [intents, active] = await Promise.all([server.listIntents(uri), server.activeIntent(uri).catch(() => undefined)]);
       const picks: (vscode.QuickPickItem & { id?: string; start?: boolean })[] = intentPicks(intents, active);
-      if (intents.some((i) => i.selected)) picks.push({ label: "$(close) Clear the selection", description: "edits count under the file's only intent in progress, if any" });
-      const pick = await vscode.window.showQuickPick(picks, { placeHolder: "Select the intent your edits count under", matchOnDescription: true, matchOnDetail: true });
+      if (intents.some((i) => i.selected))
+        picks.push({ label: "$(close) Clear the selection", description: "edits count under the file's only intent in progress, if any" });
+      const pick = await vscode.window.showQuickPick(picks, {
+        placeHolder: "Select the intent your edits count under",
+        matchOnDescription: true,
+        matchOnDetail: true,
+      });
       if (!pick) return;
       if (pick.id) await server.select(pick.id, !!pick.start, uri);
       else await server.clear(uri);
@@ -226,9 +236,33 @@ function registerCommands(
       if (folder) await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, ...result.path.split("/")), { preview: false });
       void vscode.window.setStatusBarMessage(`intent-lsp: ${result.path} ${result.changed ? "rebuilt" : "already up to date"}`, 5000);
     }),
+    command("intentLsp.showReport", async (server) => {
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "intent-lsp: counting who wrote each line…" }, () =>
+        server.report(currentUri()),
+      );
+      showReport(result);
+    }),
     vscode.commands.registerCommand("intentLsp.showOutput", () => output.show()),
     vscode.commands.registerCommand("intentLsp.refreshIntents", () => refresh()),
   ];
+}
+
+let reportPanel: vscode.WebviewPanel | undefined;
+
+/**
+ * The report in a webview: the page is self-contained (its script, styles and charts inline; its own
+ * Content-Security-Policy allows no request), so the webview needs scripts and nothing else.
+ */
+function showReport(result: ReportResult): void {
+  if (!reportPanel) {
+    reportPanel = vscode.window.createWebviewPanel("intentLsp.report", "Intent Report", vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [],
+    });
+    reportPanel.onDidDispose(() => (reportPanel = undefined));
+  } else reportPanel.reveal();
+  reportPanel.webview.html = result.html ?? "";
+  void vscode.window.setStatusBarMessage(`intent-lsp: report written to ${result.path}`, 5000);
 }
 
 function debounce(fn: () => void, ms: number): () => void {

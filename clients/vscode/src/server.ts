@@ -1,7 +1,7 @@
 // Talking to the server: the commands it offers, with their answers typed, and errors turned into what a
 // user can read.
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
-import { Commands, type ActiveIntentResult } from "@shared/commands";
+import { Commands, type ActiveIntentResult, type ReportResult } from "@shared/commands";
 
 /** One row of `intent.listIntents`. */
 export interface IntentRow {
@@ -38,6 +38,7 @@ export interface ServerCommands {
   blame(uri: string, startLine: number, endLine: number): Promise<{ path: string; lines: BlameRow[] }>;
   verifyLedger(uri?: string): Promise<{ path: string; ok: boolean; records: number; problems: { line: number; kind: string; message: string }[] }>;
   regenerateMap(uri?: string): Promise<{ path: string; changed: boolean; intents: number }>;
+  report(uri?: string): Promise<ReportResult>;
 }
 
 export function serverCommands(client: LanguageClient): ServerCommands {
@@ -55,6 +56,7 @@ export function serverCommands(client: LanguageClient): ServerCommands {
     blame: (uri, startLine, endLine) => run(Commands.blame, { uri, startLine, endLine }),
     verifyLedger: (uri) => run(Commands.verifyLedger, at(uri)),
     regenerateMap: (uri) => run(Commands.regenerateMap, at(uri)),
+    report: (uri) => run(Commands.report, { ...at(uri), html: true }),
   };
 }
 

@@ -26,12 +26,19 @@ function parseTarget(arg: string): { file: string; start?: number; end?: number 
 function blameText(rows: readonly BlameLine[]): string {
   const cells = rows.map((r) =>
     r.kind === "traced"
-      ? [intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined), `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`, (r.timestamp ?? "").slice(0, 16).replace("T", " "), `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`]
+      ? [
+          intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined),
+          `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`,
+          (r.timestamp ?? "").slice(0, 16).replace("T", " "),
+          `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`,
+        ]
       : [r.kind, "", "", ""],
   );
   const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));
   const numberWidth = String(rows[rows.length - 1]?.line ?? 1).length;
-  return rows.map((r, i) => `${String(r.line).padStart(numberWidth)}  ${cells[i]!.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")} │ ${r.text}\n`).join("");
+  return rows
+    .map((r, i) => `${String(r.line).padStart(numberWidth)}  ${cells[i]!.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")} │ ${r.text}\n`)
+    .join("");
 }
 
 /** Shown at most: a ledger with thousands of bad lines is `intent verify`'s to list. */
@@ -41,10 +48,13 @@ const MAX_WARNINGS = 20;
  * The ledger lines blame could not read (stderr, so the rows stay clean for scripts): an answer from a
  * ledger with skipped records names them, as the editor's `ledger-unreadable` diagnostics do.
  */
-function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[]): string[] {
-  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent blame: warning: ${l.path}:${u.line}: ${u.message}\n`));
+export function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[], command = "blame"): string[] {
+  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent ${command}: warning: ${l.path}:${u.line}: ${u.message}\n`));
   if (all.length <= MAX_WARNINGS) return all;
-  return [...all.slice(0, MAX_WARNINGS), `intent blame: warning: and ${all.length - MAX_WARNINGS} more unreadable ledger line(s); \`intent verify\` lists them all\n`];
+  return [
+    ...all.slice(0, MAX_WARNINGS),
+    `intent ${command}: warning: and ${all.length - MAX_WARNINGS} more unreadable ledger line(s); \`intent verify\` lists them all\n`,
+  ];
 }
 
 export const blameCommand: Command = {

@@ -5,10 +5,13 @@ import { readOptional } from "../io/optionalFile";
 import { realRootOf } from "../io/realPath";
 import { isSetupFile, setupLines } from "../io/setup/setupLines";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
-import { CHECK_FORMATS, formatReport, type CheckFormat } from "./checkReport";
+import { CHECK_FORMATS, formatReport, type CheckFormat, type CheckReport } from "./checkReport";
+import { checkSummaryMarkdown } from "./checkSummary";
+import { changedLinesInsight, type ChangedText } from "../engine/insight";
+import { appendStepSummary } from "../io/stepSummary";
 import { openWorkspace, readLedger } from "./workspace";
 
-const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github] [--root DIR]
+const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github|markdown] [--path GLOB] [--root DIR]
 
 For every line changed between the base and the working tree (or the index with --staged): the ledger
 record that explains it, judged against its intent ("out-of-scope" when the file is outside that intent's
@@ -21,7 +24,11 @@ active_intents.yaml are listed too.
   --base REF     compare with REF (default: the merge-base of HEAD with origin/HEAD, main or master;
                  else HEAD; with --staged: HEAD)
   --staged       check what the next commit adds: the index against HEAD (for a pre-commit hook)
-  --format F     text (default), json, sarif (SARIF 2.1.0) or github (workflow annotations)
+  --format F     text (default), json, sarif (SARIF 2.1.0), github (workflow annotations, and the
+                 pull request summary appended to $GITHUB_STEP_SUMMARY when it is set) or markdown
+                 (that summary on stdout, for any other CI): the AI share of the changed lines by
+                 intent and model, how many are untraced, and the findings
+  --path GLOB    the summary counts only these files' changed lines (findings are not filtered)
 
 The lines \`intent init\` writes into .gitignore, .gitattributes and the agents' hook files are intent-lsp's
 own setup and never a finding; every other line of those files is checked.
@@ -31,7 +38,13 @@ Exit code 1 when any finding is an error (severities follow the "severity" setti
 export const checkCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parse("check", argv, { ...ROOT_OPTION, base: { type: "string" }, staged: { type: "boolean" }, format: { type: "string" } });
+    const { values } = parse("check", argv, {
+      ...ROOT_OPTION,
+      base: { type: "string" },
+      staged: { type: "boolean" },
+      format: { type: "string" },
+      path: { type: "string" },
+    });
     const format = (values.format ?? "text") as CheckFormat;
     if (!CHECK_FORMATS.includes(format)) throw new CliError(`--format ${values.format} is not one of ${CHECK_FORMATS.join(", ")}`, 2);
     const ws = openWorkspace(io, values.root);
@@ -62,20 +75,37 @@ export const checkCommand: Command = {
     const ledger = await readLedger(ws);
     const checked = checkChanges(changes, ws.rules, (p, lines) => ledger.attributionBatches(p, lines));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
-    io.out(
-      formatReport(
-        {
-          repoPrefix: inRepo ? `${inRepo}/` : "",
-          base: base.label,
-          baseRevision: base.rev,
-          staged,
-          checkedFiles: checked.checkedFiles,
-          checkedLines: checked.checkedLines,
-          findings,
-        },
-        format,
-      ),
-    );
+    const report: CheckReport = {
+      repoPrefix: inRepo ? `${inRepo}/` : "",
+      base: base.label,
+      baseRevision: base.rev,
+      staged,
+      checkedFiles: checked.checkedFiles,
+      checkedLines: checked.checkedLines,
+      findings,
+    };
+    const summaryFile = format === "github" ? io.env["GITHUB_STEP_SUMMARY"] : undefined;
+    if (format === "markdown" || summaryFile) {
+      const texts: ChangedText[] = [];
+      for (const c of changes) {
+        if (c.whole || !c.changed.length || ws.rules.ignore.ignores(c.path)) continue;
+        const text = c.read();
+        if (text !== undefined) texts.push({ path: c.path, text, changed: c.changed });
+      }
+      const markdown = checkSummaryMarkdown({
+        ...report,
+        changed: changedLinesInsight(texts, (p) => ledger.entryBatches(p), { ...(values.path ? { path: values.path } : {}) }),
+      });
+      if (format === "markdown") io.out(markdown);
+      else {
+        try {
+          appendStepSummary(summaryFile!, markdown);
+        } catch (e) {
+          io.err(`intent check: could not append the summary to $GITHUB_STEP_SUMMARY (${summaryFile}): ${(e as Error).message}\n`);
+        }
+      }
+    }
+    if (format !== "markdown") io.out(formatReport(report, format));
     return findings.some((f) => f.severity === "error") ? 1 : 0;
   },
 };

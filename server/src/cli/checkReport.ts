@@ -1,11 +1,11 @@
-/** The four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
+/** Four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
 import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
 import { INTENT_LSP_VERSION } from "../version";
 
-export const CHECK_FORMATS = ["text", "json", "sarif", "github"] as const;
+export const CHECK_FORMATS = ["text", "json", "sarif", "github", "markdown"] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
-interface CheckReport {
+export interface CheckReport {
   /**
    * The workspace's folder within the repository ("" at the top, else "app/"): GitHub resolves annotation and
    * SARIF paths against the repository root, while findings are workspace-relative like the ledger's paths.
@@ -19,7 +19,7 @@ interface CheckReport {
   findings: Finding[];
 }
 
-export function formatReport(report: CheckReport, format: CheckFormat): string {
+export function formatReport(report: CheckReport, format: Exclude<CheckFormat, "markdown">): string {
   switch (format) {
     case "text":
       return textReport(report);
@@ -42,8 +42,15 @@ function textReport(r: CheckReport): string {
   const lines = r.findings.map((f) => `${where(f)}: ${f.severity} ${f.code}: ${f.message}`);
   const s = summarize(r.findings);
   const against = `${r.staged ? "staged changes" : "working tree"} vs ${r.base}`;
-  const counted = [s.error && plural(s.error, "error"), s.warning && plural(s.warning, "warning"), s.information && plural(s.information, "note"), s.hint && plural(s.hint, "hint")].filter(Boolean);
-  lines.push(`${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")} (${against}).`);
+  const counted = [
+    s.error && plural(s.error, "error"),
+    s.warning && plural(s.warning, "warning"),
+    s.information && plural(s.information, "note"),
+    s.hint && plural(s.hint, "hint"),
+  ].filter(Boolean);
+  lines.push(
+    `${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")} (${against}).`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -89,7 +96,9 @@ function sarifReport(r: CheckReport): object {
               },
             },
           ],
-          ...(f.recordId || f.intentId ? { properties: { ...(f.recordId ? { traceRecord: f.recordId } : {}), ...(f.intentId ? { intent: f.intentId } : {}) } } : {}),
+          ...(f.recordId || f.intentId
+            ? { properties: { ...(f.recordId ? { traceRecord: f.recordId } : {}), ...(f.intentId ? { intent: f.intentId } : {}) } }
+            : {}),
         })),
       },
     ],
@@ -102,7 +111,13 @@ const GITHUB_COMMAND: Record<FindingSeverity, string> = { error: "error", warnin
 
 /** `::error file=…,line=…,endLine=…,title=…::message`, escaped as the Actions runner expects. */
 function githubLine(f: Finding): string {
-  const props = [`file=${prop(f.path)}`, `line=${f.startLine}`, `endLine=${f.endLine}`, ...(f.column ? [`col=${f.column}`] : []), `title=${prop(`intent-lsp ${f.code}`)}`];
+  const props = [
+    `file=${prop(f.path)}`,
+    `line=${f.startLine}`,
+    `endLine=${f.endLine}`,
+    ...(f.column ? [`col=${f.column}`] : []),
+    `title=${prop(`intent-lsp ${f.code}`)}`,
+  ];
   return `::${GITHUB_COMMAND[f.severity]} ${props.join(",")}::${data(f.message)}\n`;
 }
 

@@ -7,6 +7,8 @@ export const COMMAND_NAMES = [
   "doctor",
   "check",
   "blame",
+  "stats",
+  "report",
   "hook",
   "select",
   "start",

@@ -14,12 +14,22 @@ import { readLedger, type CliWorkspace } from "./workspace";
  */
 export async function intentStatusReport(ws: CliWorkspace, id: string) {
   const intent = ws.rules.catalogue.byId.get(id);
-  if (!intent) throw new CliError(`no intent ${id} in active_intents.yaml${ws.rules.intents.hasErrors ? " (the file has errors; `intent status` shows them)" : ""}; \`intent status\` lists the intents`);
+  if (!intent)
+    throw new CliError(
+      `no intent ${id} in active_intents.yaml${ws.rules.intents.hasErrors ? " (the file has errors; `intent status` shows them)" : ""}; \`intent status\` lists the intents`,
+    );
   const events = readLifecycleEvents(ws.root, ws.rules.settings.ledgerPath).filter((e) => e.intentId === id);
   const base = driftBase(intent, events);
   const ledger = base ? await readLedger(ws) : undefined;
   const drift = ledger ? await measureDrift(ws.root, ws.rules, intent, events, (p) => ledger.entryBatches(p)) : undefined;
-  return { intent, events, started: lastMove(events, id, "IN_PROGRESS"), completed: intent.status === "COMPLETE" ? lastMove(events, id, "COMPLETE") : undefined, base, drift };
+  return {
+    intent,
+    events,
+    started: lastMove(events, id, "IN_PROGRESS"),
+    completed: intent.status === "COMPLETE" ? lastMove(events, id, "COMPLETE") : undefined,
+    base,
+    drift,
+  };
 }
 
 export type IntentStatusReport = Awaited<ReturnType<typeof intentStatusReport>>;
@@ -31,9 +41,18 @@ export function intentStatusJson(r: IntentStatusReport) {
     name: intent.name,
     status: intent.status,
     owned_scope: intent.ownedScope,
-    acceptance_criteria: intent.criteria.map((c) => (c.kind === "run" ? { run: c.run, name: criterionText(c), timeout: c.timeoutSeconds } : { confirm: c.text })),
+    acceptance_criteria: intent.criteria.map((c) =>
+      c.kind === "run" ? { run: c.run, name: criterionText(c), timeout: c.timeoutSeconds } : { confirm: c.text },
+    ),
     drift: r.drift ? { since: r.drift.since, revision: r.drift.revision, changed: r.drift.changed, not_under: r.drift.notUnder, lines: r.drift.lines } : null,
-    lifecycle: events.map((e) => ({ from: e.from, to: e.to, at: e.at, revision: e.revision ?? null, by: e.person?.name ?? null, ...(e.verification ? { verification: e.verification } : {}) })),
+    lifecycle: events.map((e) => ({
+      from: e.from,
+      to: e.to,
+      at: e.at,
+      revision: e.revision ?? null,
+      by: e.person?.name ?? null,
+      ...(e.verification ? { verification: e.verification } : {}),
+    })),
   };
 }
 
@@ -42,7 +61,8 @@ export function intentStatusText(r: IntentStatusReport): string {
   const out = [`${intent.id} — ${intent.name}`, `Status: ${intent.status}`, `Scope: ${intent.ownedScope.join(", ")}`];
   out.push("Acceptance criteria:");
   if (!intent.criteria.length) out.push("  (none)");
-  for (const c of intent.criteria) out.push(c.kind === "run" ? `  - ${criterionText(c)} (run: ${c.run}; timeout ${seconds(c.timeoutSeconds)})` : `  - ${c.text} (a person confirms)`);
+  for (const c of intent.criteria)
+    out.push(c.kind === "run" ? `  - ${criterionText(c)} (run: ${c.run}; timeout ${seconds(c.timeoutSeconds)})` : `  - ${c.text} (a person confirms)`);
   if (!intent.criteriaValid) out.push("  (some criteria have errors: `intent status` shows where)");
   out.push(r.started ? `Started: ${moveLine(r.started)}` : "Started: no lifecycle record in the ledger");
   if (r.completed) {
@@ -55,7 +75,9 @@ export function intentStatusText(r: IntentStatusReport): string {
     out.push(`Drift: ${driftMessage(r.drift, intent.ownedScope)}`);
     out.push(...driftRuns(r.drift.lines).map((run) => `  ${runText(run)}`), "  (`intent blame FILE:LINES` shows who wrote them)");
   } else if (r.base) {
-    out.push(`Drift: none: no line in its scope changed${r.base.since === "completed" ? " after its completion" : " under another intent or with no record since it started"} (commit ${r.base.revision.slice(0, 12)})`);
+    out.push(
+      `Drift: none: no line in its scope changed${r.base.since === "completed" ? " after its completion" : " under another intent or with no record since it started"} (commit ${r.base.revision.slice(0, 12)})`,
+    );
   }
   return `${out.join("\n")}\n`;
 }

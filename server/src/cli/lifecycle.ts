@@ -33,7 +33,8 @@ function movable(io: Io, root: string | undefined, id: string, to: IntentStatus)
   const ws = openWorkspace(io, root, { requireIntents: true });
   const intent = ws.rules.catalogue.byId.get(id);
   const refusal = moveRefusal(id, intent?.status, to);
-  if (refusal) throw new CliError(cliRefusal(!intent && ws.rules.intents.hasErrors ? { ...refusal, reason: `${refusal.reason} (the file has errors)` } : refusal));
+  if (refusal)
+    throw new CliError(cliRefusal(!intent && ws.rules.intents.hasErrors ? { ...refusal, reason: `${refusal.reason} (the file has errors)` } : refusal));
   return { ws, intent: intent! };
 }
 
@@ -74,7 +75,12 @@ verification recorded in the ledger (the criteria, exit codes, durations, who co
 export const completeCommand: Command = {
   usage: COMPLETE_USAGE,
   async run(argv, io) {
-    const { values, positionals } = parse("complete", argv, { ...ROOT_OPTION, yes: { type: "boolean" }, "skip-verify": { type: "boolean" } }, { min: 1, max: 1 });
+    const { values, positionals } = parse(
+      "complete",
+      argv,
+      { ...ROOT_OPTION, yes: { type: "boolean" }, "skip-verify": { type: "boolean" } },
+      { min: 1, max: 1 },
+    );
     const { ws, intent } = movable(io, values.root, positionals[0]!, "COMPLETE");
     if (values["skip-verify"]) {
       io.out(`Verification of ${intent.id}'s acceptance criteria skipped (--skip-verify); the ledger records that it was skipped.\n`);
@@ -110,7 +116,9 @@ async function verify(io: Io, ws: CliWorkspace, intent: Intent, yes: boolean): P
     const why = failureClause(c, outcome);
     io.out(`  ✗ ${name} (${why})\n`);
     if (outcome.tail) io.err(`Output of "${name}" (last lines):\n${outcome.tail.replace(/^/gm, "  | ")}\n`);
-    throw new CliError(`${intent.id} stays ${intent.status}: criterion "${name}" failed (${why}); nothing was changed. Fix it and run \`intent complete ${intent.id}\` again.`);
+    throw new CliError(
+      `${intent.id} stays ${intent.status}: criterion "${name}" failed (${why}); nothing was changed. Fix it and run \`intent complete ${intent.id}\` again.`,
+    );
   }
   for (const c of toConfirm) {
     let confirmed = yes;
@@ -120,7 +128,10 @@ async function verify(io: Io, ws: CliWorkspace, intent: Intent, yes: boolean): P
       confirmed = answer === "y" || answer === "yes";
       if (answer === undefined) io.err("\n");
     }
-    if (!confirmed) throw new CliError(`${intent.id} stays ${intent.status}: "${c.text}" was not confirmed; nothing was changed. (\`--yes\` confirms the sentences for scripts.)`);
+    if (!confirmed)
+      throw new CliError(
+        `${intent.id} stays ${intent.status}: "${c.text}" was not confirmed; nothing was changed. (\`--yes\` confirms the sentences for scripts.)`,
+      );
     io.out(`  ✓ ${c.text} (confirmed${yes ? " by --yes" : ""})\n`);
     checks.push({ kind: "confirm", text: c.text, confirmed: true, how: yes ? "--yes" : "prompt" });
   }
@@ -140,7 +151,9 @@ const MOVES: Partial<Record<IntentStatus, { command: string; does: string }>> = 
 function cliStep(step: NextStep): string {
   switch (step.kind) {
     case "select":
-      return step.start ? `\`intent select ${step.id} --start\` ${step.start === "resume" ? "resumes" : "starts"} and selects it` : `\`intent select ${step.id}\` selects it`;
+      return step.start
+        ? `\`intent select ${step.id} --start\` ${step.start === "resume" ? "resumes" : "starts"} and selects it`
+        : `\`intent select ${step.id}\` selects it`;
     case "move": {
       const move = MOVES[step.to]!; // no command moves an intent back to PENDING, and no refusal suggests it
       return `\`intent ${move.command} ${step.id}\` ${step.to === "IN_PROGRESS" && step.from === "BLOCKED" ? "resumes" : move.does} it`;

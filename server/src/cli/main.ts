@@ -13,21 +13,53 @@ interface Entry {
 }
 
 const COMMANDS: { readonly [name in CommandName]: Entry } = {
-  init: { summary: "set the repository up: intents file, git attributes and ignores, agent hooks", load: () => (require("./init") as typeof import("./init")).initCommand },
-  doctor: { summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks", load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand },
-  check: { summary: "check changed lines against the ledger and the intents (CI, pre-commit)", load: () => (require("./check") as typeof import("./check")).checkCommand },
+  init: {
+    summary: "set the repository up: intents file, git attributes and ignores, agent hooks",
+    load: () => (require("./init") as typeof import("./init")).initCommand,
+  },
+  doctor: {
+    summary: "check the setup: hooks answering, intents valid, ledger verifying, stale locks",
+    load: () => (require("./doctor") as typeof import("./doctor")).doctorCommand,
+  },
+  check: {
+    summary: "check changed lines against the ledger and the intents (CI, pre-commit)",
+    load: () => (require("./check") as typeof import("./check")).checkCommand,
+  },
   blame: { summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
-  hook: { summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)", load: () => (require("./hook") as typeof import("./hook")).hookCommand },
-  select: { summary: "select the active intent (workspace-wide or for one session)", load: () => (require("./select") as typeof import("./select")).selectCommand },
+  stats: {
+    summary: "how much of the code AI wrote: by intent, model, person and folder; history",
+    load: () => (require("./stats") as typeof import("./stats")).statsCommand,
+  },
+  report: {
+    summary: "write the insight report: one self-contained HTML page with charts and the lines behind them",
+    load: () => (require("./report") as typeof import("./report")).reportCommand,
+  },
+  hook: {
+    summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)",
+    load: () => (require("./hook") as typeof import("./hook")).hookCommand,
+  },
+  select: {
+    summary: "select the active intent (workspace-wide or for one session)",
+    load: () => (require("./select") as typeof import("./select")).selectCommand,
+  },
   start: { summary: "start (or resume) an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).startCommand },
   complete: { summary: "complete an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).completeCommand },
   block: { summary: "block an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).blockCommand },
   archive: { summary: "archive an intent", load: () => (require("./lifecycle") as typeof import("./lifecycle")).archiveCommand },
-  status: { summary: "show the selection, the intents, YAML problems and live sessions", load: () => (require("./status") as typeof import("./status")).statusCommand },
+  status: {
+    summary: "show the selection, the intents, YAML problems and live sessions",
+    load: () => (require("./status") as typeof import("./status")).statusCommand,
+  },
   context: { summary: "print the curated <intent_context> XML for an intent", load: () => (require("./context") as typeof import("./context")).contextCommand },
-  verify: { summary: "verify the ledger: schema, torn lines, tamper-evident chain", load: () => (require("./verify") as typeof import("./verify")).verifyCommand },
+  verify: {
+    summary: "verify the ledger: schema, torn lines, tamper-evident chain",
+    load: () => (require("./verify") as typeof import("./verify")).verifyCommand,
+  },
   map: { summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
-  migrate: { summary: "convert an older-dialect ledger into Agent Trace records, in a new file", load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand },
+  migrate: {
+    summary: "convert an older-dialect ledger into Agent Trace records, in a new file",
+    load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand,
+  },
 };
 
 function help(): string {

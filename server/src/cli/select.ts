@@ -30,7 +30,14 @@ export const selectCommand: Command = {
     if (id && values.clear) throw new CliError("give an intent id or --clear, not both", 2);
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     const session = values.session;
-    const result = await selectIntent(ws.root, ws.rules, id ?? null, { start: values.start, explain: cliRefusal, session, by: `cli (${safeUser()})`, now: new Date(), ...(values.start ? { person: personOf(ws.rules.settings.identity, gitIdentity(ws.root)) } : {}) });
+    const result = await selectIntent(ws.root, ws.rules, id ?? null, {
+      start: values.start,
+      explain: cliRefusal,
+      session,
+      by: `cli (${safeUser()})`,
+      now: new Date(),
+      ...(values.start ? { person: personOf(ws.rules.settings.identity, gitIdentity(ws.root)) } : {}),
+    });
     if (!result.ok) throw new CliError(result.reason);
     const { intent, startedFrom } = result;
     if (intent && startedFrom) io.out(`${intent.id}: ${startedFrom} → IN_PROGRESS\n`);

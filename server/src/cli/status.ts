@@ -36,7 +36,14 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
     sessions: sessions
       .filter((s) => isLiveSession(s, now))
       .sort((a, b) => a.id.localeCompare(b.id))
-      .map((s) => ({ id: s.id, client: s.client, intent: s.intent ?? null, heartbeat: s.heartbeat, working_on: s.workingOn ?? [], unsaved: s.dirtyFiles ?? [] })),
+      .map((s) => ({
+        id: s.id,
+        client: s.client,
+        intent: s.intent ?? null,
+        heartbeat: s.heartbeat,
+        working_on: s.workingOn ?? [],
+        unsaved: s.dirtyFiles ?? [],
+      })),
   };
 }
 
@@ -44,9 +51,15 @@ function statusText(r: StatusReport, now: number): string {
   const out = [`Workspace: ${r.root}`];
   if (r.selection) {
     const intent = r.intents.find((i) => i.id === r.selection!.intent);
-    out.push(`Selection: ${r.selection.intent}${intent ? ` — ${intent.name}` : " (not in active_intents.yaml)"} (workspace, by ${r.selection.by}, ${relativeTime(r.selection.at, now)})`);
+    out.push(
+      `Selection: ${r.selection.intent}${intent ? ` — ${intent.name}` : " (not in active_intents.yaml)"} (workspace, by ${r.selection.by}, ${relativeTime(r.selection.at, now)})`,
+    );
   } else {
-    out.push(r.autoSelect ? "Selection: none — auto-selection (an edit counts under the only IN_PROGRESS intent that owns its file)" : "Selection: none, and auto-selection is off: select an intent before editing");
+    out.push(
+      r.autoSelect
+        ? "Selection: none — auto-selection (an edit counts under the only IN_PROGRESS intent that owns its file)"
+        : "Selection: none, and auto-selection is off: select an intent before editing",
+    );
   }
   out.push("", "Intents:");
   if (!r.intents.length) out.push("  (none)");
@@ -64,7 +77,9 @@ function statusText(r: StatusReport, now: number): string {
   for (const s of r.sessions) {
     const working = s.working_on.length ? `  · working on ${s.working_on.join(", ")}` : "";
     const unsaved = s.unsaved.length ? `  · unsaved: ${s.unsaved.join(", ")}` : "";
-    out.push(`  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}${working}${unsaved}  · seen ${relativeTime(s.heartbeat, now)}`);
+    out.push(
+      `  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}${working}${unsaved}  · seen ${relativeTime(s.heartbeat, now)}`,
+    );
   }
   return `${out.join("\n")}\n`;
 }

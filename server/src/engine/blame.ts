@@ -6,6 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 import { textLines } from "./lines";
@@ -21,6 +22,8 @@ export interface BlameLine {
   /** 1-based. */
   line: number;
   kind: LineOwner["kind"];
+  /** Who the line counts for in `intent stats` (engine/authorship.ts); absent for unsaved or not yet indexed lines. */
+  author?: Author;
   intent?: string;
   contributor?: string;
   model?: string;
@@ -49,10 +52,15 @@ export interface BlameRange {
 /** `path`: the file's path, so that a line written in another path (a rename, move or copy) says where (`from`). */
 export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}, path?: string): BlameLine[] {
   const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
-  return blameByOwner(text, (i) => {
-    const attribution = attributions[i];
-    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-  }, range, path);
+  return blameByOwner(
+    text,
+    (i) => {
+      const attribution = attributions[i];
+      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+    },
+    range,
+    path,
+  );
 }
 
 /**
@@ -61,7 +69,11 @@ export function blame(entries: readonly TraceEntry[], text: string, range: Blame
  * `attributeSettled`); any other line needs the rest. `batches` are the file's entries newest first
  * (WorkspaceLedger.entryBatches).
  */
-export function attributeChanged(lines: readonly string[], changed: readonly number[], batches: Iterable<readonly TraceEntry[]>): (LineAttribution | undefined)[] {
+export function attributeChanged(
+  lines: readonly string[],
+  changed: readonly number[],
+  batches: Iterable<readonly TraceEntry[]>,
+): (LineAttribution | undefined)[] {
   const entries: TraceEntry[] = [];
   let attributions: (LineAttribution | undefined)[] = [];
   for (const batch of batches) {
@@ -79,10 +91,15 @@ export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text:
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
   const attributions = attributeChanged(splitLines(text), wanted, batches);
-  return blameByOwner(text, (i) => {
-    const attribution = attributions[i];
-    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-  }, range, path);
+  return blameByOwner(
+    text,
+    (i) => {
+      const attribution = attributions[i];
+      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+    },
+    range,
+    path,
+  );
 }
 
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
@@ -96,22 +113,34 @@ export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner
 }
 
 function blameLine(line: number, owner: LineOwner, text: string, path: string | undefined): BlameLine {
+  if (owner.kind === "untraced") return { line, kind: owner.kind, author: "untraced", text };
   if (owner.kind !== "traced") return { line, kind: owner.kind, text };
   const { entry, exact, movedBy } = owner.attribution;
   const from = path !== undefined && entry.path !== path ? entry.path : undefined;
   return {
     line,
     kind: "traced",
+    author: authorOfEntry(entry),
     ...(entry.intentId ? { intent: entry.intentId } : {}),
     contributor: entry.contributor.type,
     ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
     ...(entry.contributor.name ? { person: entry.contributor.name } : {}),
-    ...(entry.scope === "OUT_OF_SCOPE" ? { outOfScope: true } : {}),
+    ...(isOutOfScopeEntry(entry) ? { outOfScope: true } : {}),
     timestamp: entry.timestamp,
     traceId: entry.recordId,
     exact,
     ...(from !== undefined ? { from } : {}),
-    ...(from !== undefined && movedBy ? { movedBy: { contributor: movedBy.contributor.type, ...(movedBy.contributor.modelId ? { model: movedBy.contributor.modelId } : {}), ...(movedBy.contributor.name ? { person: movedBy.contributor.name } : {}), timestamp: movedBy.timestamp, traceId: movedBy.recordId } } : {}),
+    ...(from !== undefined && movedBy
+      ? {
+          movedBy: {
+            contributor: movedBy.contributor.type,
+            ...(movedBy.contributor.modelId ? { model: movedBy.contributor.modelId } : {}),
+            ...(movedBy.contributor.name ? { person: movedBy.contributor.name } : {}),
+            timestamp: movedBy.timestamp,
+            traceId: movedBy.recordId,
+          },
+        }
+      : {}),
     text,
   };
 }

@@ -14,7 +14,10 @@ import { INTENTS_FILE } from "./workspaceFiles";
 import { fileHash, splitLines } from "./hashing";
 import { contentLineCount } from "./attribution";
 
-export type FindingCode = Extract<DiagnosticCode, "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema">;
+export type FindingCode = Extract<
+  DiagnosticCode,
+  "out-of-scope" | "intent-not-in-progress" | "no-active-intent" | "untraced-change" | "unowned-change" | "intent-schema"
+>;
 export type FindingSeverity = Exclude<Severity, "off">;
 
 export interface Finding {
@@ -106,7 +109,14 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
  * No such record: the removal is unrecorded, judged as an unrecorded added line is. The finding points at
  * the line that now stands where the lines were (the last line when they were removed at the end).
  */
-function removalFindings(path: string, content: string, lineCount: number, removed: readonly Removal[], rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
+function removalFindings(
+  path: string,
+  content: string,
+  lineCount: number,
+  removed: readonly Removal[],
+  rules: Rules,
+  batches: Iterable<readonly TraceEntry[]>,
+): Finding[] {
   const writer = newestEntry(batches, (e) => e.postHash === fileHash(content));
   const findings: Finding[] = [];
   for (const r of removed) {

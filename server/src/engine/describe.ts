@@ -76,5 +76,7 @@ export function contributorText(entry: TraceEntry): string {
 export function provenanceText(attribution: { entry: TraceEntry; movedBy?: TraceEntry }, path: string): string | undefined {
   const { entry, movedBy } = attribution;
   if (entry.path === path) return undefined;
-  return movedBy ? `moved by ${contributorText(movedBy)} from \`${entry.path}\` (${movedBy.timestamp})` : `from \`${entry.path}\` (renamed, moved or copied here)`;
+  return movedBy
+    ? `moved by ${contributorText(movedBy)} from \`${entry.path}\` (${movedBy.timestamp})`
+    : `from \`${entry.path}\` (renamed, moved or copied here)`;
 }

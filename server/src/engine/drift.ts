@@ -42,7 +42,11 @@ export function driftBase(intent: Pick<Intent, "id" | "status">, events: readonl
 }
 
 /** The drift of an intent from its changed lines; undefined when nothing worth saying changed. */
-export function driftOf(intent: Pick<Intent, "id" | "status">, base: { since: Drift["since"]; revision: string }, lines: readonly ChangedLine[]): Drift | undefined {
+export function driftOf(
+  intent: Pick<Intent, "id" | "status">,
+  base: { since: Drift["since"]; revision: string },
+  lines: readonly ChangedLine[],
+): Drift | undefined {
   // after completion every change counts: the work it finished was changed; before, only others' changes do
   const notUnder = base.since === "completed" ? [...lines] : lines.filter((l) => l.intent !== intent.id);
   if (!notUnder.length) return undefined;

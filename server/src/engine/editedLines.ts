@@ -85,6 +85,13 @@ export class EditedLines {
     return undefined;
   }
 
+  /** How many current lines are edited (no baseline line), counted over the runs, not the lines. */
+  editedCount(): number {
+    let n = 0;
+    for (const r of this.runs) if (r.base === null) n += r.length;
+    return n;
+  }
+
   /** Baseline line number of every current line (undefined where edited), in one pass over the runs. */
   origins(): (number | undefined)[] {
     const out: (number | undefined)[] = [];

@@ -34,7 +34,13 @@ export interface PathRecords {
  * `own`: the path's own entries; `currentHash`: the hash of its content at hand (`contentHash` of its lines),
  * when a caller has it; `namedSources`: earlier paths named by git or by records.
  */
-export function sourceEntries(path: string, own: readonly TraceEntry[], currentHash: string | undefined, records: PathRecords, namedSources: readonly string[] = []): TraceEntry[] {
+export function sourceEntries(
+  path: string,
+  own: readonly TraceEntry[],
+  currentHash: string | undefined,
+  records: PathRecords,
+  namedSources: readonly string[] = [],
+): TraceEntry[] {
   const seen = new Set<string>([path]);
   const out: TraceEntry[] = [];
   const pending: string[] = [];

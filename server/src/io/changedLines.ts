@@ -29,7 +29,7 @@ function baseOf(root: string): string | undefined {
   let rev: string | undefined;
   try {
     // not a git repository (or git is missing): `intent check` cannot run here either
-    rev = (known || gitTopLevel(root)) ? chooseBase(root, undefined).rev : undefined;
+    rev = known || gitTopLevel(root) ? chooseBase(root, undefined).rev : undefined;
   } catch {
     rev = undefined;
   }
@@ -58,7 +58,23 @@ const queues = new Map<string, Promise<unknown>>();
 async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
   const base = baseOf(root);
   if (!base) return undefined;
-  const diff = parseRawPatch(await gitAsync(root, ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, "--", path]));
+  const diff = parseRawPatch(
+    await gitAsync(root, [
+      "diff",
+      "--relative",
+      "-z",
+      "--raw",
+      "--patch",
+      "--unified=0",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "-M",
+      base,
+      "--",
+      path,
+    ]),
+  );
   const file = diff.find((d) => d.path === path);
   if (file) return file.binary || file.status === "deleted" ? [] : file.lines;
   const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", path])).split("\0").includes(path);

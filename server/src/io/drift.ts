@@ -19,12 +19,33 @@ import { parseRawPatch } from "./git";
 import { readOptional } from "./optionalFile";
 
 /** Undefined when there is nothing to say: no recorded start or completion, git unavailable, or no drift. */
-export async function measureDrift(root: string, rules: Rules, intent: Intent, events: readonly LifecycleEvent[], entryBatches: EntryBatches): Promise<Drift | undefined> {
+export async function measureDrift(
+  root: string,
+  rules: Rules,
+  intent: Intent,
+  events: readonly LifecycleEvent[],
+  entryBatches: EntryBatches,
+): Promise<Drift | undefined> {
   const base = driftBase(intent, events);
   if (!base) return undefined;
   let files: { path: string; lines: number[] | "all" }[];
   try {
-    const diff = parseRawPatch(await gitAsync(root, ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base.revision, "--"]));
+    const diff = parseRawPatch(
+      await gitAsync(root, [
+        "diff",
+        "--relative",
+        "-z",
+        "--raw",
+        "--patch",
+        "--unified=0",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "-M",
+        base.revision,
+        "--",
+      ]),
+    );
     files = diff.filter((d) => !d.binary && d.status !== "deleted").map((d) => ({ path: d.path, lines: d.lines }));
     const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z"])).split("\0").filter(Boolean);
     for (const path of untracked) files.push({ path, lines: "all" });

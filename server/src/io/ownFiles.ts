@@ -1,4 +1,18 @@
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { toWorkspacePath } from "../engine/paths";
@@ -68,7 +82,8 @@ export function unsafeLinkOnTheWay(root: string, rel: string): string | undefine
 /** The absolute path a write to `rel` lands on, checked; throws UnsafeWriteError when it may not be written. */
 export function ownFilePath(root: string, rel: string, expect: "file" | "directory" = "file"): string {
   const landing = landingPath(root, rel);
-  if (landing === undefined) throw new UnsafeWriteError(`${rel} cannot be resolved (a loop of symbolic links, or the workspace ${root} is unreadable); intent-lsp did not write it`);
+  if (landing === undefined)
+    throw new UnsafeWriteError(`${rel} cannot be resolved (a loop of symbolic links, or the workspace ${root} is unreadable); intent-lsp did not write it`);
   let realRoot: string;
   try {
     realRoot = realpathSync(root);
@@ -89,7 +104,10 @@ export function ownFilePath(root: string, rel: string, expect: "file" | "directo
   } catch {
     /* does not exist yet: it will be created where it lands */
   }
-  if (kind) throw new UnsafeWriteError(`${rel} is ${kind}, where intent-lsp expects ${expect === "file" ? "a regular file" : "a folder"}; it did not write it. Remove or rename it.`);
+  if (kind)
+    throw new UnsafeWriteError(
+      `${rel} is ${kind}, where intent-lsp expects ${expect === "file" ? "a regular file" : "a folder"}; it did not write it. Remove or rename it.`,
+    );
   return landing;
 }
 
@@ -107,8 +125,12 @@ export function readOwnFile(root: string, rel: string): string | undefined {
 /** Throws UnsafeReadError unless `rel` really lands inside the workspace, through no dangling link or loop. */
 export function checkOwnRead(root: string, rel: string): void {
   const link = unsafeLinkOnTheWay(root, rel);
-  if (link) throw new UnsafeReadError(`${rel} was not read: ${link}; intent-lsp reads the repository's files only inside the workspace. Replace the link with a real file.`);
-  if (realWorkspacePath(root, rel) === undefined) throw new UnsafeReadError(`${rel} was not read: it leads outside the workspace; replace it with a file inside`);
+  if (link)
+    throw new UnsafeReadError(
+      `${rel} was not read: ${link}; intent-lsp reads the repository's files only inside the workspace. Replace the link with a real file.`,
+    );
+  if (realWorkspacePath(root, rel) === undefined)
+    throw new UnsafeReadError(`${rel} was not read: it leads outside the workspace; replace it with a file inside`);
 }
 
 /** Creates a folder of ours (and its parents) where it really lands; returns its absolute path. */
@@ -198,7 +220,7 @@ export function appendOwnFile(root: string, rel: string, text: string): void {
   }
 }
 
-function writeAllSync(fd: number, bytes: Buffer): void {
+export function writeAllSync(fd: number, bytes: Buffer): void {
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
 }

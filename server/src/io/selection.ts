@@ -51,7 +51,16 @@ export async function selectIntent(root: string, rules: Rules, id: string | null
     if (intent && intent.status !== "IN_PROGRESS") {
       const blocked = opts.intentsWriteBlocked?.();
       if (blocked) return fail(blocked);
-      const written = await moveIntent({ root, ledgerPath: rules.settings.ledgerPath, basedOn: rules.intentsText, intentId: id, from: intent.status, to: "IN_PROGRESS", person: opts.person, now: opts.now });
+      const written = await moveIntent({
+        root,
+        ledgerPath: rules.settings.ledgerPath,
+        basedOn: rules.intentsText,
+        intentId: id,
+        from: intent.status,
+        to: "IN_PROGRESS",
+        person: opts.person,
+        now: opts.now,
+      });
       if (!written.ok) return fail(written.reason);
       startedFrom = intent.status;
     }

@@ -62,7 +62,13 @@ export function savedLineFixes(doc: TrackedDocument, diagnostics: readonly Diagn
   const add = (d: Diagnostic, title: string, command: string, args: unknown, preferred = false) => {
     if (titles.has(title)) return;
     titles.add(title);
-    actions.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: preferred || undefined, command: { title, command, arguments: [args] } });
+    actions.push({
+      title,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [d],
+      isPreferred: preferred || undefined,
+      command: { title, command, arguments: [args] },
+    });
   };
   for (const d of diagnostics) {
     const data = savedData(d);
@@ -76,7 +82,8 @@ export function savedLineFixes(doc: TrackedDocument, diagnostics: readonly Diagn
         const args = { uri: doc.uri, path, startLine: data.startLine, endLine: data.endLine, intentId: owner.id, hash: data.hash };
         add(d, `${verb} ${lines} under ${owner.id} — ${owner.name}`, Commands.reRecord, args, i === 0);
       });
-    if (d.code === "out-of-scope" && data.intentId) add(d, `Add ${path} to ${data.intentId}'s scope`, Commands.amendScope, { id: data.intentId, glob: pathToGlob(path) });
+    if (d.code === "out-of-scope" && data.intentId)
+      add(d, `Add ${path} to ${data.intentId}'s scope`, Commands.amendScope, { id: data.intentId, glob: pathToGlob(path) });
     add(d, `Add ${path} to .intentignore`, Commands.ignorePath, { path });
   }
   return actions;
@@ -84,7 +91,14 @@ export function savedLineFixes(doc: TrackedDocument, diagnostics: readonly Diagn
 
 function savedData(d: Diagnostic): SavedFindingData | undefined {
   const data = d.data as Partial<SavedFindingData> | undefined;
-  return d.source === DIAGNOSTIC_SOURCE && data && typeof data.hash === "string" && typeof data.path === "string" && typeof data.startLine === "number" && typeof data.endLine === "number" ? (data as SavedFindingData) : undefined;
+  return d.source === DIAGNOSTIC_SOURCE &&
+    data &&
+    typeof data.hash === "string" &&
+    typeof data.path === "string" &&
+    typeof data.startLine === "number" &&
+    typeof data.endLine === "number"
+    ? (data as SavedFindingData)
+    : undefined;
 }
 
 /** The lifecycle moves of the intent under the cursor in active_intents.yaml. */

@@ -4,7 +4,8 @@ import type { WorkspaceContext } from "./workspaceContext";
 import { Commands } from "@shared/commands";
 import { blockLabel, relativeTime, who } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
-import type { TrackedDocument } from "./documents";
+import type { AttributedBlock, TrackedDocument } from "./documents";
+import { addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, percent } from "../engine/authorship";
 import { newestOf } from "../engine/ledger/entryOrder";
 
 /** A lens that informs; clicking it asks for the blame of the lines it covers (harmless in every client). */
@@ -29,7 +30,13 @@ export function codeLenses(doc: TrackedDocument, now: number, criteriaLens: Crit
   // a final newline does not make another line of text
   const total = doc.doc.lineCount - (doc.lineText(doc.doc.lineCount - 1) === "" ? 1 : 0);
   lenses.push(
-    info(0, `${traced}/${total} lines traced · ${records.size} ${records.size === 1 ? "record" : "records"} · ${intents.join(", ")} · last ${who(newest)} ${relativeTime(newest.timestamp, now)}`, doc.uri, 0, doc.doc.lineCount - 1),
+    info(
+      0,
+      `${traced}/${total} lines traced · ${countsLabel(blocks, total, doc.editedLineCount())} · ${records.size} ${records.size === 1 ? "record" : "records"} · ${intents.join(", ")} · last ${who(newest)} ${relativeTime(newest.timestamp, now)}`,
+      doc.uri,
+      0,
+      doc.doc.lineCount - 1,
+    ),
   );
   for (const b of blocks) lenses.push(info(b.start, blockLabel(b.attribution.entry, now), doc.uri, b.start, b.end));
   return lenses;
@@ -37,6 +44,23 @@ export function codeLenses(doc: TrackedDocument, now: number, criteriaLens: Crit
 
 /** The "Verify N criteria" lens of an intent with runnable criteria (lsp/criteria.ts), if it has any. */
 export type CriteriaLens = (ctx: WorkspaceContext, intent: Intent) => Command | undefined;
+
+/**
+ * The file's lines counted as `intent stats` and the report count them (engine/authorship.ts), from the
+ * document's own owners: AI, people, untraced, and what is out of scope, mixed, unknown or unsaved.
+ */
+function countsLabel(blocks: readonly AttributedBlock[], total: number, edited: number): string {
+  const c = emptyCounts();
+  for (const b of blocks) addLines(c, authorOfEntry(b.attribution.entry), isOutOfScopeEntry(b.attribution.entry), b.end - b.start + 1);
+  const untraced = Math.max(0, total - c.total - edited);
+  const parts = [`AI ${c.ai} (${percent(c.ai, total)})`, `human ${c.human}`];
+  if (c.mixed) parts.push(`mixed ${c.mixed}`);
+  if (c.unknown) parts.push(`unknown ${c.unknown}`);
+  parts.push(`untraced ${untraced}`);
+  if (edited) parts.push(`unsaved ${edited}`);
+  if (c.outOfScope) parts.push(`${c.outOfScope} out of scope`);
+  return parts.join(" · ");
+}
 
 function intentLenses(doc: TrackedDocument, criteriaLens: CriteriaLens): CodeLens[] {
   const { rules, ledger, selection } = doc.ctx!;
@@ -58,7 +82,10 @@ function intentLenses(doc: TrackedDocument, criteriaLens: CriteriaLens): CodeLen
     const verify = criteriaLens(doc.ctx!, intent);
     if (verify) lenses.push({ range: at, command: verify });
     const files = ledger.filesFor(intent.id).length;
-    lenses.push({ range: at, command: { title: `${ledger.editCount(intent.id)} edits · ${files} files`, command: Commands.listIntents, arguments: [{ uri: doc.uri }] } });
+    lenses.push({
+      range: at,
+      command: { title: `${ledger.editCount(intent.id)} edits · ${files} files`, command: Commands.listIntents, arguments: [{ uri: doc.uri }] },
+    });
   }
   return lenses;
 }

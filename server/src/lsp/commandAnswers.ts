@@ -1,6 +1,7 @@
 import type { ActiveIntentResult } from "@shared/commands";
 import { Commands } from "@shared/commands";
 import { intentMark } from "../engine/describe";
+import { percent } from "../engine/authorship";
 
 /**
  * The one-line answer a workspace command gives the person who ran it (`window/showMessage`), besides its
@@ -43,6 +44,10 @@ export function commandAnswer(command: string, result: unknown): string {
       const runs = Array.isArray(r.runs) ? (r.runs as { text: string }[]) : [];
       return `intent-lsp: ${String(r.message)}${runs.length ? ` ${runs.map((x) => x.text).join("; ")}.` : ""}`;
     }
+    case Commands.report: {
+      const l = r.lines as { total: number; ai: number; untraced: number };
+      return `intent-lsp: wrote the report to ${String(r.file)}: AI wrote ${percent(l.ai, l.total)} of ${l.total} lines; ${l.untraced} untraced (${percent(l.untraced, l.total)}).`;
+    }
     default:
       return `intent-lsp: ${command} done.`;
   }
@@ -57,7 +62,8 @@ function activeAnswer(r: ActiveIntentResult): string {
   const where = r.path ?? "this workspace";
   if (r.exempt) return `intent-lsp: ${where} is exempt from scope checks.`;
   if (!r.intent) return `intent-lsp: edits to ${where} count under no intent (none selected, none auto-selected).`;
-  const problem = r.problem === "out-of-scope" ? `, but ${where} is out of its scope` : r.problem === "intent-not-in-progress" ? ", which is not in progress" : "";
+  const problem =
+    r.problem === "out-of-scope" ? `, but ${where} is out of its scope` : r.problem === "intent-not-in-progress" ? ", which is not in progress" : "";
   return `intent-lsp: edits to ${where} count under ${r.intent.id} (${r.how})${problem}.`;
 }
 
@@ -72,9 +78,13 @@ interface BlameAnswerRow {
 }
 
 function blameAnswer(path: string, rows: readonly BlameAnswerRow[]): string {
-  const said = rows.slice(0, 5).map((row) =>
-    row.kind === "traced" ? `L${row.line} ${intentMark(row.intent, row.outOfScope ? "OUT_OF_SCOPE" : undefined)} · ${row.model ?? row.person ?? row.contributor ?? "?"}` : `L${row.line} ${row.kind}`,
-  );
+  const said = rows
+    .slice(0, 5)
+    .map((row) =>
+      row.kind === "traced"
+        ? `L${row.line} ${intentMark(row.intent, row.outOfScope ? "OUT_OF_SCOPE" : undefined)} · ${row.model ?? row.person ?? row.contributor ?? "?"}`
+        : `L${row.line} ${row.kind}`,
+    );
   return `intent-lsp: ${path}: ${said.join("; ")}${rows.length > 5 ? `; … ${rows.length - 5} more lines` : ""}.`;
 }
 

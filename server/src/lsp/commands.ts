@@ -70,7 +70,9 @@ function requireString(args: Record<string, unknown>, key: string, example: stri
 
 /** Why active_intents.yaml must not be written from the editor now, if so. */
 function intentsWriteBlocked(host: CommandHost, ctx: WorkspaceContext): string | undefined {
-  return host.hasUnsavedIntents(ctx) ? "active_intents.yaml in the editor differs from the file on disk (unsaved changes, or it changed underneath); save or reload it, then try again." : undefined;
+  return host.hasUnsavedIntents(ctx)
+    ? "active_intents.yaml in the editor differs from the file on disk (unsaved changes, or it changed underneath); save or reload it, then try again."
+    : undefined;
 }
 
 async function writeIntents(host: CommandHost, ctx: WorkspaceContext, change: Parameters<typeof modifyIntentsFile>[2]) {
@@ -84,7 +86,17 @@ async function writeIntents(host: CommandHost, ctx: WorkspaceContext, change: Pa
 async function moveIntents(host: CommandHost, ctx: WorkspaceContext, id: string, from: IntentStatus, to: IntentStatus, verification?: VerificationMetadata) {
   const blocked = intentsWriteBlocked(host, ctx);
   if (blocked) throw fail(blocked);
-  const result = await moveIntent({ root: ctx.root, ledgerPath: ctx.rules.settings.ledgerPath, basedOn: ctx.rules.intentsText, intentId: id, from, to, person: ctx.person(), verification, now: host.now() });
+  const result = await moveIntent({
+    root: ctx.root,
+    ledgerPath: ctx.rules.settings.ledgerPath,
+    basedOn: ctx.rules.intentsText,
+    intentId: id,
+    from,
+    to,
+    person: ctx.person(),
+    verification,
+    now: host.now(),
+  });
   if (!result.ok) throw fail(result.reason);
   if (!result.recorded) host.warn(result.warning);
 }
@@ -162,7 +174,12 @@ const verifyCriteria: CommandHandler = async (host, args) => {
   const intent = ctx.rules.catalogue.byId.get(id);
   if (!intent) throw fail(`No intent ${id} in active_intents.yaml.`);
   const r = await host.runCriteria(ctx, intent);
-  return { id, total: r.total, cancelled: r.cancelled, failed: r.failed.map((f) => ({ criterion: criterionText(f.criterion), why: f.why, line: f.criterion.line })) };
+  return {
+    id,
+    total: r.total,
+    cancelled: r.cancelled,
+    failed: r.failed.map((f) => ({ criterion: criterionText(f.criterion), why: f.why, line: f.criterion.line })),
+  };
 };
 
 /** `{id}`: the drifted lines of an intent, as runs `intent blame FILE:LINES` takes. */
@@ -179,7 +196,8 @@ const ignorePath: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
   const path = requireString(args, "path", `{"path":"docs/notes.md"}`);
   // a line break would add another pattern to .intentignore, `..` would reach outside the workspace
-  if (!isSafeRelative(path)) throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
+  if (!isSafeRelative(path))
+    throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
   const added = addToIntentIgnore(ctx.root, path);
   host.refresh(ctx);
   return { ignored: path, added };
@@ -197,10 +215,12 @@ const reRecord: CommandHandler = async (host, args) => {
   const intentId = requireString(args, "intentId", example);
   const [startLine, endLine] = [args.startLine, args.endLine];
   if (typeof startLine !== "number" || typeof endLine !== "number") throw fail(`Missing arguments "startLine" and "endLine" (for example ${example}).`);
-  if (!isSafeRelative(path)) throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
+  if (!isSafeRelative(path))
+    throw fail(`${JSON.stringify(path)} must be a workspace-relative path (no leading /, no .., no control characters or line breaks).`);
   const text = readOptional(join(ctx.root, path));
   if (text === undefined) throw fail(`${path} cannot be read in ${ctx.root}; save it and try again.`);
-  if (typeof args.hash === "string" && fileHash(text) !== args.hash) throw fail(`${path} changed on disk since these lines were checked; save or reload it and try again.`);
+  if (typeof args.hash === "string" && fileHash(text) !== args.hash)
+    throw fail(`${path} changed on disk since these lines were checked; save or reload it and try again.`);
   await host.pollLedger(ctx);
   let id: string;
   try {

@@ -8,7 +8,17 @@ import { LSPErrorCodes, ResponseError, ErrorCodes, type CancellationToken, type 
 import type { CriterionCheckMetadata, VerificationMetadata } from "@shared/agentTrace";
 import { criterionText } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
-import { failureClause, invalidCriteriaReason, passed, runCheck, runnable, sentences, verified, type RunCriterion, type RunOutcome } from "../engine/intents/verification";
+import {
+  failureClause,
+  invalidCriteriaReason,
+  passed,
+  runCheck,
+  runnable,
+  sentences,
+  verified,
+  type RunCriterion,
+  type RunOutcome,
+} from "../engine/intents/verification";
 import { runCriterion } from "../io/criteria/runCriterion";
 import type { WorkspaceContext } from "./workspaceContext";
 import { join } from "node:path";
@@ -51,7 +61,8 @@ export class CriteriaRunner {
   async runCommands(ctx: WorkspaceContext, intent: Intent, token?: CancellationToken): Promise<{ checks: CriterionCheckMetadata[]; result: LastVerification }> {
     if (!intent.criteriaValid) throw new ResponseError(ErrorCodes.InvalidRequest, invalidCriteriaReason(intent.id));
     const k = key(ctx, intent.id);
-    if (this.running.has(k)) throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id}'s criteria are being verified already; wait for that run to end.`);
+    if (this.running.has(k))
+      throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id}'s criteria are being verified already; wait for that run to end.`);
     this.running.add(k);
     this.onChange(ctx);
     const commands = runnable(intent);
@@ -87,11 +98,19 @@ export class CriteriaRunner {
     if (result.cancelled) throw new ResponseError(LSPErrorCodes.RequestCancelled, `Verification of ${intent.id} was cancelled; nothing was changed.`);
     const first = result.failed[0];
     if (first) {
-      throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id} stays ${intent.status}: criterion "${criterionText(first.criterion)}" failed (${first.why}); nothing was changed.${first.tail ? `\n${first.tail}` : ""}`);
+      throw new ResponseError(
+        ErrorCodes.InvalidRequest,
+        `${intent.id} stays ${intent.status}: criterion "${criterionText(first.criterion)}" failed (${first.why}); nothing was changed.${first.tail ? `\n${first.tail}` : ""}`,
+      );
     }
     for (const c of sentences(intent)) {
-      const answer = await this.connection.window.showInformationMessage(`Complete ${intent.id}: confirm "${c.text}"?`, { title: "Confirm" }, { title: "Not yet" });
-      if (answer?.title !== "Confirm") throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id} stays ${intent.status}: "${c.text}" was not confirmed; nothing was changed.`);
+      const answer = await this.connection.window.showInformationMessage(
+        `Complete ${intent.id}: confirm "${c.text}"?`,
+        { title: "Confirm" },
+        { title: "Not yet" },
+      );
+      if (answer?.title !== "Confirm")
+        throw new ResponseError(ErrorCodes.InvalidRequest, `${intent.id} stays ${intent.status}: "${c.text}" was not confirmed; nothing was changed.`);
       checks.push({ kind: "confirm", text: c.text, confirmed: true, how: "editor" });
     }
     return verified(checks, ctx.person());
@@ -102,7 +121,8 @@ export class CriteriaRunner {
     const n = runnable(intent).length;
     if (!n || !intent.criteriaValid) return undefined;
     const args = [{ id: intent.id, uri: pathToFileURL(join(ctx.root, INTENTS_FILE)).href }];
-    if (this.isRunning(ctx, intent.id)) return { title: `Verifying ${n} ${n === 1 ? "criterion" : "criteria"}…`, command: Commands.verifyCriteria, arguments: args };
+    if (this.isRunning(ctx, intent.id))
+      return { title: `Verifying ${n} ${n === 1 ? "criterion" : "criteria"}…`, command: Commands.verifyCriteria, arguments: args };
     const last = this.lastOf(ctx, intent.id);
     const title = !last
       ? `Verify ${n} ${n === 1 ? "criterion" : "criteria"}`

@@ -82,7 +82,9 @@ export class TrackedDocument {
    * change that produced it, which looks exactly like a reload. Its didSave, arriving next, tells; until
    * then the state before it is kept to go back to.
    */
-  private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
+  private tentative:
+    | { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot }
+    | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
   /** Saves taken (`beginSave`) and not yet made the baseline (`saved`), oldest first. */
   private pendingSaves: SaveSnapshot[] = [];
@@ -114,7 +116,8 @@ export class TrackedDocument {
     this.baselineLines = splitLines(this.baselineText);
     this.baselineHash = fileHash(this.baselineText);
     this.edits = new EditedLines(this.baselineLines);
-    if (savedText !== undefined && savedText !== doc.getText()) this.edits.replace(0, this.baselineLines.length - 1, doc.lineCount, (line) => this.lineText(line));
+    if (savedText !== undefined && savedText !== doc.getText())
+      this.edits.replace(0, this.baselineLines.length - 1, doc.lineCount, (line) => this.lineText(line));
     if (this.fsPath) {
       this.disk = readDiskState(this.fsPath, undefined);
       this.diskIsExternal = this.disk.text !== undefined && this.disk.text !== this.baselineText && this.disk.text !== doc.getText();
@@ -241,7 +244,14 @@ export class TrackedDocument {
     if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
     const pinnedByRecord = this.isNewestRecorded(fileHash(disk));
     if (!pinnedByRecord && !cleanBefore) return false;
-    const before = { text: this.baselineText, lines: this.baselineLines, hash: this.baselineHash, attributions: this.attributions, awaiting: this.awaiting, edits: this.edits.snapshot() };
+    const before = {
+      text: this.baselineText,
+      lines: this.baselineLines,
+      hash: this.baselineHash,
+      attributions: this.attributions,
+      awaiting: this.awaiting,
+      edits: this.edits.snapshot(),
+    };
     if (!this.reloaded(disk)) this.tentative = before;
     return true;
   }
@@ -311,7 +321,8 @@ export class TrackedDocument {
       this.knownRecords.add(key);
       if (e.postHash === this.baselineHash && !this.isOurs(e)) news = true;
     }
-    const w: Awaiting | undefined = (rederive || news) && this.awaiting?.kind !== "record" ? { kind: "index", from: this.baselineLines, steps: [] } : this.awaiting;
+    const w: Awaiting | undefined =
+      (rederive || news) && this.awaiting?.kind !== "record" ? { kind: "index", from: this.baselineLines, steps: [] } : this.awaiting;
     if (!w) return;
     if (w.kind === "index") {
       let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: attribute(entries, w.from), hashes: [] };
@@ -390,7 +401,14 @@ export class TrackedDocument {
     else tracker.refine(lineAt);
     const lines = this.doc.lineList();
     const change = tracker.lineChange(contentLineCount(prior ? prior.lines : this.baselineLines), contentLineCount(lines), lineAt);
-    const save: SaveSnapshot = { text: this.doc.getText(), lines, before: prior ? prior.text : this.baselineText, change, tracked: tracker.snapshot(), since: new EditedLines(lines) };
+    const save: SaveSnapshot = {
+      text: this.doc.getText(),
+      lines,
+      before: prior ? prior.text : this.baselineText,
+      change,
+      tracked: tracker.snapshot(),
+      since: new EditedLines(lines),
+    };
     this.pendingSaves.push(save);
     return save;
   }
@@ -428,7 +446,10 @@ export class TrackedDocument {
     else if (step && step.preHash === this.baselineHash && movedIn?.length && this.ctx && this.path !== undefined) {
       // lines pasted from other files keep their owners there: the ledger's records of those files say who
       const ledger = this.ctx.ledger;
-      next = attribute([...ledger.attributionEntries(this.path, this.baselineLines), ...step.entries, ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed))], lines);
+      next = attribute(
+        [...ledger.attributionEntries(this.path, this.baselineLines), ...step.entries, ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed))],
+        lines,
+      );
     } else if (step && step.preHash === this.baselineHash) next = applyStep({ owners: this.attributions, hashes: [] }, step)?.owners;
     else if (hash === this.baselineHash) {
       const tracked = new EditedLines(this.baselineLines);
@@ -497,6 +518,12 @@ export class TrackedDocument {
     return this.doc.lineText(line);
   }
 
+  /** Lines changed since the baseline and not saved yet (the CodeLens file summary counts them apart). */
+  editedLineCount(): number {
+    this.refine();
+    return this.edits.editedCount();
+  }
+
   verdict(): Verdict | undefined {
     if (!this.ctx || this.path === undefined) return undefined;
     if (this.verdictCache?.generation !== this.ctx.generation) {
@@ -505,7 +532,6 @@ export class TrackedDocument {
     return this.verdictCache.verdict;
   }
 }
-
 
 /**
  * Owners of content `hash`, carried from `prior` (the owners of content `priorHash`) through the records that

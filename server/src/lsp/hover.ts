@@ -40,9 +40,15 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
     const provenance = provenanceText(owner.attribution, doc.path);
     if (provenance) lines.push("", provenance);
-    if (reformattedBy) lines.push("", `reformatted by ${contributorText(reformattedBy)} · ${relativeTime(reformattedBy.timestamp, now)} (whitespace only; the line is still ${contributorText(entry)}'s)`);
+    if (reformattedBy)
+      lines.push(
+        "",
+        `reformatted by ${contributorText(reformattedBy)} · ${relativeTime(reformattedBy.timestamp, now)} (whitespace only; the line is still ${contributorText(entry)}'s)`,
+      );
     lines.push("");
-    lines.push(`trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`);
+    lines.push(
+      `trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
+    );
     const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;
     const constraints = intent ? inheritedConstraints(intent, ctx.rules.catalogue.byId) : [];
     if (constraints.length) lines.push("", "Constraints:", ...constraints.map((c) => `- ${c}`));
@@ -63,7 +69,9 @@ function intentFootprint(intent: Intent, doc: TrackedDocument, now: number): str
   const files = ledger.filesFor(intent.id).sort();
   const last = ledger.lastChange(intent.id);
   const out = [`**${intent.id} — ${intent.name}** (${intent.status})`, "", `Scope: ${intent.ownedScope.map((g) => `\`${g}\``).join(", ")}`, ""];
-  out.push(`${ledger.editCount(intent.id)} recorded edits in ${files.length} files${last ? ` · last change ${relativeTime(last.timestamp, now)} by ${contributorText(last)} in \`${last.path}\`` : ""}`);
+  out.push(
+    `${ledger.editCount(intent.id)} recorded edits in ${files.length} files${last ? ` · last change ${relativeTime(last.timestamp, now)} by ${contributorText(last)} in \`${last.path}\`` : ""}`,
+  );
   if (files.length) out.push("", ...files.slice(0, 20).map((f) => `- \`${f}\``), ...(files.length > 20 ? [`- … and ${files.length - 20} more`] : []));
   return out;
 }

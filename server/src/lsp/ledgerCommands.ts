@@ -1,13 +1,18 @@
-/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext. */
-import { join } from "node:path";
+/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext, report. */
+import { isAbsolute, join } from "node:path";
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
-import { Commands } from "@shared/commands";
+import { Commands, type ReportResult } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
 import { verifyLedgerFile } from "../io/ledger/verify";
 import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
+import { insightSteps } from "../io/insight";
+import { reportFrom, reportOptions, writeReport } from "../io/report";
+import { REPORT_SCRIPT } from "../reportScript";
+import { INTENT_LSP_VERSION } from "../version";
+import { pause } from "./yielding";
 import type { CommandHandler, CommandHost } from "./commands";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -27,10 +32,15 @@ const blame: CommandHandler = async (host, args) => {
   const doc = typeof args.uri === "string" ? host.document(args.uri) : undefined;
   let path = doc?.path;
   if (path === undefined) {
-    if (typeof args.path !== "string" || !args.path) throw invalid(`Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
-    if (args.path.includes("\u0000")) throw invalid(`${JSON.stringify(args.path)} holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
+    if (typeof args.path !== "string" || !args.path)
+      throw invalid(`Missing argument "uri" or "path" (for example {"path":"src/api/weather.ts","startLine":0,"endLine":10}).`);
+    if (args.path.includes("\u0000"))
+      throw invalid(`${JSON.stringify(args.path)} holds a NUL character, which no file name can; pass a workspace-relative path such as "src/api/weather.ts".`);
     path = ctx.relativePath(args.path);
-    if (path === undefined) throw invalid(`${JSON.stringify(args.path)} is not a file inside the workspace ${ctx.root}; pass a workspace-relative path such as "src/api/weather.ts".`);
+    if (path === undefined)
+      throw invalid(
+        `${JSON.stringify(args.path)} is not a file inside the workspace ${ctx.root}; pass a workspace-relative path such as "src/api/weather.ts".`,
+      );
   }
   const range: BlameRange = {
     ...(typeof args.startLine === "number" ? { start: args.startLine + 1 } : {}),
@@ -66,9 +76,38 @@ const showContext: CommandHandler = async (host, args) => {
   return { id, xml: result.xml, bytes: result.bytes, omitted: result.omitted };
 };
 
+/**
+ * `intent report`'s page, written where the person asked (default: the cache folder). The files are read in
+ * steps with pauses between them, so typing and other requests go on meanwhile.
+ */
+const report: CommandHandler = async (host, args): Promise<ReportResult> => {
+  const ctx = host.context(args);
+  if (!REPORT_SCRIPT) throw new ResponseError(ErrorCodes.InternalError, "This build of intent-lsp has no report page script; build it with `npm run build`.");
+  if (args.out !== undefined && (typeof args.out !== "string" || !args.out || args.out.includes("\u0000")))
+    throw invalid(`"out" must be a file path inside the workspace, such as "reports/insight.html".`);
+  if (args.path !== undefined && typeof args.path !== "string") throw invalid(`"path" must be a glob such as "src/**".`);
+  await readLedger(host, ctx);
+  const opts = { ...(typeof args.path === "string" && args.path ? { path: args.path } : {}) };
+  const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, reportOptions(opts));
+  let r = steps.next();
+  while (!r.done) {
+    await pause();
+    r = steps.next();
+  }
+  const { html, insight } = reportFrom(ctx.root, r.value, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
+  let rel: string;
+  try {
+    rel = writeReport(ctx.root, html, typeof args.out === "string" ? (isAbsolute(args.out) ? args.out : join(ctx.root, args.out)) : undefined);
+  } catch (e) {
+    throw new ResponseError(ErrorCodes.InvalidParams, (e as Error).message);
+  }
+  return { path: rel, file: join(ctx.root, rel), lines: insight.lines, ...(args.html === true ? { html } : {}) };
+};
+
 export const ledgerCommands: Partial<Record<string, CommandHandler>> = {
   [Commands.showContext]: showContext,
   [Commands.blame]: blame,
   [Commands.regenerateMap]: regenerateMap,
   [Commands.verifyLedger]: verifyLedgerCommand,
+  [Commands.report]: report,
 };

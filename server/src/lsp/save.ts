@@ -147,7 +147,8 @@ export class SaveRecorder {
 
 /** What the user is told about a record kept after a failed write: where it waits, and whether it survives quitting. */
 export function keptMessage(kept: { onDisk: number; inMemory: number; why?: string }): string {
-  if (kept.inMemory === 0) return `the record is kept in ${PENDING_RECORDS} and written to the ledger as soon as it can be written (at the latest when intent-lsp next starts here).`;
+  if (kept.inMemory === 0)
+    return `the record is kept in ${PENDING_RECORDS} and written to the ledger as soon as it can be written (at the latest when intent-lsp next starts here).`;
   return `the record could not be kept on disk either (${PENDING_RECORDS}: ${kept.why ?? "not writable"}; is all of .orchestration/ read-only?): it is held in memory only and is lost if the editor quits before the ledger can be written. Make .orchestration/ writable to keep it.`;
 }
 
@@ -265,8 +266,14 @@ export class SaveHandler {
     const parts: string[] = [];
     for (const ctx of ctxs) {
       const kept = this.recorders.get(ctx)?.kept() ?? { onDisk: pendingCount(ctx.root), inMemory: 0 };
-      if (kept.onDisk) parts.push(`${kept.onDisk} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} wait in ${PENDING_RECORDS}; they are written when intent-lsp next starts there and the ledger can be written`);
-      if (kept.inMemory) parts.push(`${kept.inMemory} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} could not be kept on disk (${kept.why ?? "not writable"}) and are lost now`);
+      if (kept.onDisk)
+        parts.push(
+          `${kept.onDisk} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} wait in ${PENDING_RECORDS}; they are written when intent-lsp next starts there and the ledger can be written`,
+        );
+      if (kept.inMemory)
+        parts.push(
+          `${kept.inMemory} save record(s) for ${ctx.ledger.ledgerPath} in ${ctx.root} could not be kept on disk (${kept.why ?? "not writable"}) and are lost now`,
+        );
     }
     return parts.length ? `intent-lsp is shutting down with save records the ledger could not take: ${parts.join("; ")}.` : undefined;
   }
@@ -280,7 +287,9 @@ export class SaveHandler {
       try {
         return await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
       } catch (err) {
-        this.host.error(`intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}); ${keptMessage(this.recorderOf(ctx).kept())}`);
+        this.host.error(
+          `intent-lsp could not write the record of ${save.path} to the ledger ${ctx.ledger.ledgerPath} (${(err as Error).message}); ${keptMessage(this.recorderOf(ctx).kept())}`,
+        );
         return false;
       }
     });

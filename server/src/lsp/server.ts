@@ -45,7 +45,6 @@ import { FileWatcher } from "../io/watcher";
 import { Workspaces } from "./workspaces";
 import { INTENT_LSP_VERSION } from "../version";
 
-
 /** How long document events wait for the client's settings before going on without them. */
 const SETTINGS_WAIT_MS = 3000;
 
@@ -83,15 +82,30 @@ export class IntentServer {
     );
     this.sessions = new SessionSync(this.workspaces, this.documents, guard);
     this.criteria = new CriteriaRunner(connection, (ctx) => this.criteriaChanged(ctx));
-    this.health = new IntentHealth(this.criteria, (ctx) => this.publisher.intentsFile(ctx), (message) => connection.console.warn(message));
-    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard, (ctx, text) => {
-      this.health.ensure(ctx);
-      return this.health.diagnostics(ctx, text);
-    });
-    this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => {
-      this.sync.ledgerChanged(ctx, r.paths, r.reset, first);
-      this.health.update(ctx);
-    });
+    this.health = new IntentHealth(
+      this.criteria,
+      (ctx) => this.publisher.intentsFile(ctx),
+      (message) => connection.console.warn(message),
+    );
+    this.publisher = new DiagnosticsPublisher(
+      connection,
+      this.documents,
+      this.workspaces,
+      () => this.sessions.share(),
+      guard,
+      (ctx, text) => {
+        this.health.ensure(ctx);
+        return this.health.diagnostics(ctx, text);
+      },
+    );
+    this.ledgers = new LedgerSync(
+      connection,
+      () => !!this.caps?.progress,
+      (ctx, r, first) => {
+        this.sync.ledgerChanged(ctx, r.paths, r.reset, first);
+        this.health.update(ctx);
+      },
+    );
     this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
     this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
     this.saves = new SaveHandler(
@@ -126,8 +140,12 @@ export class IntentServer {
       }
       this.dispose();
     });
-    connection.onDidOpenTextDocument(this.inOrder(guard("didOpen", ({ textDocument: t }) => this.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))));
-    connection.onDidChangeTextDocument(this.inOrder(guard("didChange", ({ textDocument, contentChanges }) => this.sync.change(textDocument.uri, contentChanges, textDocument.version))));
+    connection.onDidOpenTextDocument(
+      this.inOrder(guard("didOpen", ({ textDocument: t }) => this.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))),
+    );
+    connection.onDidChangeTextDocument(
+      this.inOrder(guard("didChange", ({ textDocument, contentChanges }) => this.sync.change(textDocument.uri, contentChanges, textDocument.version))),
+    );
     connection.onDidCloseTextDocument(this.inOrder(guard("didClose", ({ textDocument }) => this.sync.close(textDocument.uri))));
     connection.onDidSaveTextDocument(
       this.inOrder(
@@ -218,7 +236,8 @@ export class IntentServer {
    */
   private guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
     return (...args) => {
-      const fail = (err: unknown) => this.connection.console.error(`intent-lsp: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const fail = (err: unknown) =>
+        this.connection.console.error(`intent-lsp: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       try {
         const r = fn(...args);
         if (r instanceof Promise) r.catch(fail);
@@ -293,9 +312,16 @@ export class IntentServer {
       // see FileWatcher) covers clients that register none or send nothing. A client refusing is not fatal.
       void this.connection.client
         .register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: "**/.orchestration/**" }, { globPattern: "**/.intentignore" }, { globPattern: "**/.agent-trace/**" }, { globPattern: "**/*", kind: 2 }],
+          watchers: [
+            { globPattern: "**/.orchestration/**" },
+            { globPattern: "**/.intentignore" },
+            { globPattern: "**/.agent-trace/**" },
+            { globPattern: "**/*", kind: 2 },
+          ],
         })
-        .catch((err: unknown) => this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`));
+        .catch((err: unknown) =>
+          this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`),
+        );
     }
     try {
       if (caps.configuration) {
@@ -334,7 +360,8 @@ export class IntentServer {
   private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
     const doc = this.documents.get(textDocument.uri);
     if (!doc) return [];
-    if (doc.ctx && doc.path === INTENTS_FILE) return [...lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start)), ...driftActions(doc.uri, context.diagnostics)];
+    if (doc.ctx && doc.path === INTENTS_FILE)
+      return [...lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start)), ...driftActions(doc.uri, context.diagnostics)];
     return [...savedLineFixes(doc, context.diagnostics), ...scopeFixes(doc, range, context.diagnostics)];
   }
 

@@ -101,7 +101,8 @@ export class WorkspaceContext {
     } catch (e) {
       texts = {}; // unreadable (permissions, a directory in the way, a link out of the workspace): act as if absent, keep serving
       const problem = (e as Error).message;
-      if (problem !== this.readProblem) this.warn(`intent-lsp: the rule files of ${this.root} cannot be read: ${problem}. Until this is fixed the workspace has no intents.`);
+      if (problem !== this.readProblem)
+        this.warn(`intent-lsp: the rule files of ${this.root} cannot be read: ${problem}. Until this is fixed the workspace has no intents.`);
       this.readProblem = problem;
     }
     const onDisk = texts[INTENTS_FILE];
@@ -174,8 +175,11 @@ export class WorkspaceContext {
   }
 }
 
-function sameInputs(built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined, texts: RuleFileTexts, clientSettings: Partial<Settings>): boolean {
+function sameInputs(
+  built: { texts: RuleFileTexts; clientSettings: Partial<Settings> } | undefined,
+  texts: RuleFileTexts,
+  clientSettings: Partial<Settings>,
+): boolean {
   if (!built || JSON.stringify(built.clientSettings) !== JSON.stringify(clientSettings)) return false;
   return RULE_FILES.every((f) => built.texts[f] === texts[f]);
 }
-

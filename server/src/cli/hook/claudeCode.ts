@@ -3,7 +3,17 @@
  * the answer is `hookSpecificOutput.permissionDecision` on stdout with exit code 0. Nothing here may throw
  * past `claudeCodeHook` into an exit code Claude Code would read as "allow": errors become denials.
  */
-import { afterWrite, afterWrites, beforeToolUse, openAgentWorkspace, sessionBriefing, sessionEnded, type HookEnvironment, type HookSession, afterShell } from "../../io/agent/events";
+import {
+  afterWrite,
+  afterWrites,
+  beforeToolUse,
+  openAgentWorkspace,
+  sessionBriefing,
+  sessionEnded,
+  type HookEnvironment,
+  type HookSession,
+  afterShell,
+} from "../../io/agent/events";
 import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
@@ -46,7 +56,17 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   const call = classifyTool(tool, input);
   const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
   if (call.kind === "shell") {
-    const said = await afterShell(ctx, henv, { callId: str(p["tool_use_id"]), tool, command: call.command, model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" } }, session);
+    const said = await afterShell(
+      ctx,
+      henv,
+      {
+        callId: str(p["tool_use_id"]),
+        tool,
+        command: call.command,
+        model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
+      },
+      session,
+    );
     // the command already ran: "block" only puts the reason before Claude, which is the point
     return jsonAnswer({ ...(said.toAgent ? { decision: "block", reason: said.toAgent } : {}), ...(said.toUser ? { systemMessage: said.toUser } : {}) });
   }

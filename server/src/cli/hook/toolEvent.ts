@@ -1,5 +1,14 @@
 import { isAbsolute, resolve } from "node:path";
-import { afterShell, afterWrite, afterWrites, beforeToolUse, openAgentWorkspace, sessionEnded, type HookEnvironment, type HookSession } from "../../io/agent/events";
+import {
+  afterShell,
+  afterWrite,
+  afterWrites,
+  beforeToolUse,
+  openAgentWorkspace,
+  sessionEnded,
+  type HookEnvironment,
+  type HookSession,
+} from "../../io/agent/events";
 import { jsonAnswer, type HookAnswer } from "./payload";
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
@@ -36,8 +45,17 @@ export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind
 export function withoutAsk(d: GateDecision): PlainDecision {
   if (d.kind === "ask") {
     if (d.code === "shell-write") return { kind: "none" };
-    if (d.code === "rule-command") return { kind: "deny", code: d.code, reason: `${d.reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.` };
-    return { kind: "deny", code: d.code, reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.` };
+    if (d.code === "rule-command")
+      return {
+        kind: "deny",
+        code: d.code,
+        reason: `${d.reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`,
+      };
+    return {
+      kind: "deny",
+      code: d.code,
+      reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.`,
+    };
   }
   if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
   return d.kind === "allow" ? { kind: "allow", reason: d.reason } : { kind: "none" };
@@ -80,7 +98,9 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
   const outcomes = call.otherPaths ? await afterWrites(ctx, henv, reports) : [await afterWrite(ctx, henv, reports[0]!)];
   for (const outcome of outcomes) if (outcome?.kind === "unknown-before") unknown.push(outcome.path);
   return unknown.length
-    ? { toUser: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Configure the pre-tool hook for write tools too (see the README).` }
+    ? {
+        toUser: `intent-lsp did not record this write to ${unknown.join(", ")}: which lines it changed cannot be told (no pre-write stash). Configure the pre-tool hook for write tools too (see the README).`,
+      }
     : {};
 }
 
@@ -106,7 +126,11 @@ export function writeCall(cwd: string, paths: readonly string[], home?: string):
 /** A ToolCall whose paths are made absolute against the agent's working folder (see `absolute`). */
 export function anchored(cwd: string, call: ToolCall, home?: string): ToolCall {
   if (call.kind !== "write") return call;
-  return { ...call, filePath: absolute(cwd, call.filePath, home), ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p, home)) } : {}) };
+  return {
+    ...call,
+    filePath: absolute(cwd, call.filePath, home),
+    ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p, home)) } : {}),
+  };
 }
 
 /** The moments of a tool-call protocol, as an adapter recognizes them in its agent's payload. */
@@ -152,5 +176,9 @@ export function momentOf(event: string | undefined, pre: string, post: string, e
 export function preToolUseDenial(d: PlainDecision): HookAnswer {
   if (d.kind !== "deny") return jsonAnswer({});
   const reason = denialText(d);
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
+  return {
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`,
+    stderr: `${reason}\n`,
+    exitCode: 2,
+  };
 }

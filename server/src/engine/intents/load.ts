@@ -70,7 +70,11 @@ export function loadIntents(text: string): LoadResult {
   } catch (err) {
     // the nesting bound keeps the parser's recursion shallow; this is the last line of defence, never a crash
     problems.length = 0;
-    report("error", { start: 0, end: Math.min(text.length, 1) }, `active_intents.yaml could not be read (${(err as Error).message}); nothing in it is in force until it is fixed.`);
+    report(
+      "error",
+      { start: 0, end: Math.min(text.length, 1) },
+      `active_intents.yaml could not be read (${(err as Error).message}); nothing in it is in force until it is fixed.`,
+    );
     return done([]);
   }
 }
@@ -103,7 +107,11 @@ function readCatalogue(text: string, lines: LineCounter, report: Report, done: (
   }
   const replaced = text.indexOf("\uFFFD");
   if (replaced !== -1) {
-    report("warning", { start: replaced, end: replaced + 1 }, "This file holds U+FFFD replacement characters: it was probably not saved as UTF-8 (bytes that are not UTF-8 are read as \uFFFD). Save it as UTF-8.");
+    report(
+      "warning",
+      { start: replaced, end: replaced + 1 },
+      "This file holds U+FFFD replacement characters: it was probably not saved as UTF-8 (bytes that are not UTF-8 are read as \uFFFD). Save it as UTF-8.",
+    );
   }
   let listPair = findPair(root, "active_intents");
   if (!listPair) {
@@ -187,7 +195,10 @@ function readIntent(item: YAMLMap, lines: LineCounter, report: Report): Intent |
 
   const id = scalar("id");
   if (typeof id !== "string" || !INTENT_ID_PATTERN.test(id)) {
-    fail(valueSpan("id"), id === undefined ? "Intent has no `id`." : `Bad intent id ${JSON.stringify(String(id))}: ids look like INT-001 (letters, dash, 3+ digits).`);
+    fail(
+      valueSpan("id"),
+      id === undefined ? "Intent has no `id`." : `Bad intent id ${JSON.stringify(String(id))}: ids look like INT-001 (letters, dash, 3+ digits).`,
+    );
   }
   const label = typeof id === "string" ? id : "This intent";
 
@@ -300,7 +311,8 @@ function readCriteria(pair: Pair | undefined, lines: LineCounter, report: Report
     const get = (key: string) => (node.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === key);
     for (const p of node.items as Pair[]) {
       const key = isScalar(p.key) ? String(p.key.value) : "?";
-      if (!CRITERION_KEYS.has(key)) report("warning", spanOf(p.key as Node), `${what}: unknown key \`${key}\` in a criterion (ignored; a criterion has run, name and timeout).`);
+      if (!CRITERION_KEYS.has(key))
+        report("warning", spanOf(p.key as Node), `${what}: unknown key \`${key}\` in a criterion (ignored; a criterion has run, name and timeout).`);
     }
     const runPair = get("run");
     const run = runPair && isScalar(runPair.value) ? runPair.value.value : undefined;
@@ -321,7 +333,10 @@ function readCriteria(pair: Pair | undefined, lines: LineCounter, report: Report
     const timeoutPair = get("timeout");
     const timeout = timeoutPair && isScalar(timeoutPair.value) ? timeoutPair.value.value : undefined;
     if (timeoutPair && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_CRITERION_TIMEOUT_SECONDS)) {
-      fail((timeoutPair.value ?? timeoutPair.key) as Node, `${what}: \`timeout\` must be a number of seconds above 0 and at most ${MAX_CRITERION_TIMEOUT_SECONDS} (default ${DEFAULT_CRITERION_TIMEOUT_SECONDS}).`);
+      fail(
+        (timeoutPair.value ?? timeoutPair.key) as Node,
+        `${what}: \`timeout\` must be a number of seconds above 0 and at most ${MAX_CRITERION_TIMEOUT_SECONDS} (default ${DEFAULT_CRITERION_TIMEOUT_SECONDS}).`,
+      );
       continue;
     }
     list.push({
@@ -372,7 +387,11 @@ function checkParents(intents: Intent[], items: Node[], report: Report) {
     const parentScope = compileScope(parent.ownedScope);
     const outside = intent.ownedScope.filter((g) => !g.startsWith("!") && !scopeMatches(parentScope, samplePath(g)));
     if (outside.length) {
-      report("warning", at, `${intent.id}: scope ${outside.map((g) => `"${g}"`).join(", ")} lies outside parent ${parent.id}'s scope (${parent.ownedScope.join(", ")}).`);
+      report(
+        "warning",
+        at,
+        `${intent.id}: scope ${outside.map((g) => `"${g}"`).join(", ")} lies outside parent ${parent.id}'s scope (${parent.ownedScope.join(", ")}).`,
+      );
     }
   }
 }

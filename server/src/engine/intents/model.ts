@@ -20,9 +20,7 @@ export interface RelatedSpec {
  * One item of `acceptance_criteria`: a sentence a person confirms, or a command run from the workspace root
  * that passes when it exits 0 (README "Acceptance criteria").
  */
-export type Criterion =
-  | { kind: "confirm"; text: string; line: number }
-  | { kind: "run"; run: string; name?: string; timeoutSeconds: number; line: number };
+export type Criterion = { kind: "confirm"; text: string; line: number } | { kind: "run"; run: string; name?: string; timeoutSeconds: number; line: number };
 
 /** A runnable criterion's time limit when it names none: ten minutes. */
 export const DEFAULT_CRITERION_TIMEOUT_SECONDS = 600;

@@ -27,7 +27,15 @@ export const passed = (o: RunOutcome): boolean => o.exitCode === 0 && !o.timedOu
 
 /** One command's result as the ledger keeps it. */
 export function runCheck(c: RunCriterion, o: RunOutcome): CriterionCheckMetadata {
-  return { kind: "run", name: criterionText(c), run: c.run, exit_code: o.exitCode, timed_out: o.timedOut, duration_ms: Math.round(o.durationMs), passed: passed(o) };
+  return {
+    kind: "run",
+    name: criterionText(c),
+    run: c.run,
+    exit_code: o.exitCode,
+    timed_out: o.timedOut,
+    duration_ms: Math.round(o.durationMs),
+    passed: passed(o),
+  };
 }
 
 /** Why a command did not pass, as a clause: "exit 1", "killed at its 5 s timeout", "cancelled". */

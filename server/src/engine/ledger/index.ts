@@ -213,7 +213,14 @@ export class LedgerIndex {
     },
   };
 
-  private ingestLine(chunk: Buffer, start: number, end: number, offset: number, line: number, result: { records: number; entries: number; unreadable: number; paths: Set<string> }): void {
+  private ingestLine(
+    chunk: Buffer,
+    start: number,
+    end: number,
+    offset: number,
+    line: number,
+    result: { records: number; entries: number; unreadable: number; paths: Set<string> },
+  ): void {
     const { paths, intents, posts } = this.pending;
     paths.length = intents.length = posts.length = 0;
     const summary = summarizeLine(chunk.toString("utf8", start, end), line, this.pool, this.collect);
@@ -339,10 +346,7 @@ export class LedgerIndex {
     if (!file) return;
     const rows = this.fileRows(file).sort((a, b) => b.time - a.time || b.line - a.line);
     for (let i = 0, size = first; i < rows.length; i += size, size *= 2) {
-      yield this.readBack(
-        rows.slice(i, i + size),
-        (e) => e.path === path,
-      );
+      yield this.readBack(rows.slice(i, i + size), (e) => e.path === path);
     }
   }
 
@@ -492,7 +496,14 @@ export class LedgerIndex {
     this.saved?.readAll();
     const files = this.files().map((p) => this.file(p)!);
     for (const id of this.intents()) this.intent(id);
-    return { records: this.records, lastLine: this.lastLine, files, eachRow: (f, row) => this.eachRow(f, row), intents: this.byIntent, unreadable: this.unreadableLines };
+    return {
+      records: this.records,
+      lastLine: this.lastLine,
+      files,
+      eachRow: (f, row) => this.eachRow(f, row),
+      intents: this.byIntent,
+      unreadable: this.unreadableLines,
+    };
   }
 
   /** Replaces everything with a saved state (indexFile.ts checked that it describes the ledger). */

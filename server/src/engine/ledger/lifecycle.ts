@@ -4,7 +4,16 @@
  * empty), so attribution never sees them; drift and `intent status ID` read them back.
  */
 import { randomUUID } from "node:crypto";
-import { AGENT_TRACE_VERSION, METADATA_KEY, TOOL_NAME, type IntentLspMetadata, type LifecycleMetadata, type PersonMetadata, type TraceRecord, type VerificationMetadata } from "@shared/agentTrace";
+import {
+  AGENT_TRACE_VERSION,
+  METADATA_KEY,
+  TOOL_NAME,
+  type IntentLspMetadata,
+  type LifecycleMetadata,
+  type PersonMetadata,
+  type TraceRecord,
+  type VerificationMetadata,
+} from "@shared/agentTrace";
 import { INTENT_STATUSES, type IntentStatus } from "../intents/model";
 
 export interface LifecycleInput {

@@ -172,12 +172,18 @@ function parseLine(raw: string, lineNumber: number, pool: StringPool, out: Parse
   try {
     obj = JSON.parse(raw);
   } catch (e) {
-    out.unreadable.push({ line: lineNumber, message: `not valid JSON (${(e as Error).message}); the line is skipped — fix or remove it by hand, intent-lsp never rewrites the ledger` });
+    out.unreadable.push({
+      line: lineNumber,
+      message: `not valid JSON (${(e as Error).message}); the line is skipped — fix or remove it by hand, intent-lsp never rewrites the ledger`,
+    });
     return;
   }
   const dialect = detectDialect(obj);
   if (!dialect) {
-    out.unreadable.push({ line: lineNumber, message: "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record); the line is skipped" });
+    out.unreadable.push({
+      line: lineNumber,
+      message: "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record); the line is skipped",
+    });
     return;
   }
   out.records++;
@@ -255,12 +261,21 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
     // Our metadata describes files[0] at its top level and files[1..] in `other_files`; a file without its
     // own details is never pinned to another file's hashes.
     const details = fi === 0 ? ours : isObject(others[fi - 1]) ? (others[fi - 1] as JsonObject) : undefined;
-    const shared = fi === 0 ? first : details ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope } : { ...first, preHash: undefined, postHash: undefined };
+    const shared =
+      fi === 0
+        ? first
+        : details
+          ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope }
+          : { ...first, preHash: undefined, postHash: undefined };
     const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
     const rawPath = file["path"] ?? file["relative_path"];
     const path = pool.path(rawPath);
     if (path === undefined) {
-      if (!isPseudoPath(rawPath)) out.unreadable.push({ line: lineNumber, message: `files[${fi}].path ${JSON.stringify(rawPath)?.slice(0, 200)} is not a workspace-relative file path (absolute, "..", a URL, a folder or control characters); that file is skipped` });
+      if (!isPseudoPath(rawPath))
+        out.unreadable.push({
+          line: lineNumber,
+          message: `files[${fi}].path ${JSON.stringify(rawPath)?.slice(0, 200)} is not a workspace-relative file path (absolute, "..", a URL, a folder or control characters); that file is skipped`,
+        });
       continue;
     }
     const oversized = details ? oversizedClaim(details, file) : undefined;
@@ -293,7 +308,10 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const where = `files[${fi}].conversations[${ci}].ranges[${ri}]`;
         const span = rangeSpan(range);
         if (!span) {
-          out.unreadable.push({ line: lineNumber, message: `${where} of ${path} has no valid start_line/end_line (integers from 1 to ${MAX_LINE}, start ≤ end); that range is skipped` });
+          out.unreadable.push({
+            line: lineNumber,
+            message: `${where} of ${path} has no valid start_line/end_line (integers from 1 to ${MAX_LINE}, start ≤ end); that range is skipped`,
+          });
           continue;
         }
         ranged = true;
@@ -301,13 +319,22 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person) : convContributor;
         const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
-        out.entries.push(withSource(makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined), movedFrom, path, ci === 0 ? movedIn : undefined));
+        out.entries.push(
+          withSource(
+            makeEntry(shared, path, span[0], span[1], contentHash, hashes, contributor, intentId, url, ci === 0 ? map : undefined),
+            movedFrom,
+            path,
+            ci === 0 ? movedIn : undefined,
+          ),
+        );
       }
     }
     // A file named without ranges still says something about the file (deletion, new content hash).
     if (!ranged) {
       const contributor = firstContributor ?? pool.contributor("unknown", undefined);
-      out.entries.push(withSource(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map), movedFrom, path, movedIn));
+      out.entries.push(
+        withSource(makeEntry(shared, path, 0, 0, undefined, undefined, contributor, shared.intentId ?? fileIntent, firstUrl, map), movedFrom, path, movedIn),
+      );
     }
   }
 }
@@ -341,7 +368,8 @@ export function oversizedClaim(details: JsonObject, file: unknown): string | und
     if (!isObject(conv) || !Array.isArray(conv["ranges"])) continue;
     for (const range of conv["ranges"]) {
       // one past line_count: the last line of a file that ends without a newline, as some writers count it
-      if (isObject(range) && typeof range["end_line"] === "number" && range["end_line"] > limit + 1) return `a range ending at line ${range["end_line"]} of a ${limit}-line file`;
+      if (isObject(range) && typeof range["end_line"] === "number" && range["end_line"] > limit + 1)
+        return `a range ending at line ${range["end_line"]} of a ${limit}-line file`;
     }
   }
   return undefined;
@@ -361,7 +389,8 @@ export function oversizedClaims(obj: JsonObject): string[] {
   files.forEach((file, fi) => {
     const details = fi === 0 ? ours : others[fi - 1];
     const claim = isObject(details) && isObject(file) ? oversizedClaim(details, file) : undefined;
-    if (claim) out.push(oversizedMessage(str(obj["id"]) ?? "", fi, String(cleanPath(file["path"] ?? file["relative_path"]) ?? JSON.stringify(file["path"])), claim));
+    if (claim)
+      out.push(oversizedMessage(str(obj["id"]) ?? "", fi, String(cleanPath(file["path"] ?? file["relative_path"]) ?? JSON.stringify(file["path"])), claim));
   });
   return out;
 }
@@ -521,7 +550,12 @@ function contributorOf(raw: unknown, pool: StringPool, person?: string): EntryCo
 /** Our metadata's `person.name`, as one line of at most 200 characters; undefined when absent or empty. */
 function personName(ours: JsonObject | undefined, pool: StringPool): string | undefined {
   const person = ours?.["person"];
-  const name = isObject(person) ? str(person["name"])?.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 200) : undefined;
+  const name = isObject(person)
+    ? str(person["name"])
+        ?.replace(/[\u0000-\u001f\u007f]/g, " ")
+        .trim()
+        .slice(0, 200)
+    : undefined;
   return name ? pool.intern(name) : undefined;
 }
 

@@ -110,10 +110,14 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
     mutation_class: input.mutationClass,
     ...first!,
     scope: input.scope,
-    ...(others.length ? { other_files: others.map((d, i) => ({ ...d, mutation_class: input.otherFiles![i]!.mutationClass, scope: input.otherFiles![i]!.scope })) } : {}),
+    ...(others.length
+      ? { other_files: others.map((d, i) => ({ ...d, mutation_class: input.otherFiles![i]!.mutationClass, scope: input.otherFiles![i]!.scope })) }
+      : {}),
     ...(input.toolCall ? { tool_call: input.toolCall } : {}),
     ...(input.reattributes ? { reattributes: [...input.reattributes] } : {}),
-    ...(input.person && input.contributor.type !== "ai" && (input.person.name || input.person.email || input.person.email_hash) ? { person: input.person } : {}),
+    ...(input.person && input.contributor.type !== "ai" && (input.person.name || input.person.email || input.person.email_hash)
+      ? { person: input.person }
+      : {}),
   };
 
   // Key order follows the spec's example so records read naturally in the ledger.
@@ -130,7 +134,10 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 }
 
 /** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
-type FileDetails = Pick<IntentLspMetadata, "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines">;
+type FileDetails = Pick<
+  IntentLspMetadata,
+  "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines"
+>;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
   // raw or normalized lines alike: contentHash and lineHash normalize each line they hash
@@ -160,7 +167,11 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
   }
   if (file.movedFrom !== undefined) details.moved_from = file.movedFrom;
   if (file.change && file.movedIn?.length) {
-    details.moved_lines = file.movedIn.map((m) => ({ from: m.from, pre_hash: m.preHash, carried: m.runs.map((r) => [r.oldStart + 1, r.newStart + 1, r.length] as [number, number, number]) }));
+    details.moved_lines = file.movedIn.map((m) => ({
+      from: m.from,
+      pre_hash: m.preHash,
+      carried: m.runs.map((r) => [r.oldStart + 1, r.newStart + 1, r.length] as [number, number, number]),
+    }));
   }
   return { ranges, details };
 }
@@ -212,14 +223,18 @@ function checkRanges(input: RecordFileInput, spans: readonly LineSpan[], lineCou
     const ok = Number.isInteger(r.start_line) && Number.isInteger(r.end_line) && r.start_line >= 1 && r.end_line >= r.start_line;
     if (!ok) throw new RecordInputError(`${where}: range ${r.start_line}-${r.end_line} is not a 1-based start ≤ end pair`);
     if (r.end_line > lineCount) {
-      throw new RecordInputError(`${where}: range ${r.start_line}-${r.end_line} ends past the file's ${lineCount} line(s); compute ranges from the content being recorded`);
+      throw new RecordInputError(
+        `${where}: range ${r.start_line}-${r.end_line} ends past the file's ${lineCount} line(s); compute ranges from the content being recorded`,
+      );
     }
   }
 }
 
 function checkChange(input: RecordFileInput, change: LineChange, lineCount: number): void {
   if (!isValidChange(change) || change.newCount > lineCount) {
-    throw new RecordInputError(`record for ${input.path}: the line map does not describe the content (${change.newCount} lines mapped, ${lineCount} in the file); build it from the content being recorded`);
+    throw new RecordInputError(
+      `record for ${input.path}: the line map does not describe the content (${change.newCount} lines mapped, ${lineCount} in the file); build it from the content being recorded`,
+    );
   }
 }
 

@@ -88,7 +88,10 @@ export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, call
         // a committed link where the state before the command is kept: nothing is written, and nothing runs
         // that could not be recorded
         if (err instanceof UnsafeWriteError) {
-          return deny("outside-workspace", `${err.message} intent-lsp keeps the state before a shell command there to record what the command changes, so the command is denied. Ask the user to replace the link.`);
+          return deny(
+            "outside-workspace",
+            `${err.message} intent-lsp keeps the state before a shell command there to record what the command changes, so the command is denied. Ask the user to replace the link.`,
+          );
         }
         throw err;
       }
@@ -125,7 +128,12 @@ function snapshotShell(ctx: GateContext, callId: string | undefined, command: st
  * After a shell command: one record of the files it changed, and whether it changed the rules; what to tell
  * the agent and the user. `session` finds the workspace when the command removed the intents file.
  */
-export async function afterShell(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport, session?: HookSession): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
+export async function afterShell(
+  ctx: GateContext | undefined,
+  henv: HookEnvironment,
+  report: ShellReport,
+  session?: HookSession,
+): Promise<{ outcome?: ShellOutcome; toAgent?: string; toUser?: string }> {
   const rulesChanged = rulesChangedBy(ctx, henv, report, session);
   if (!ctx) return rulesChanged ? { toAgent: rulesChanged } : {};
   const outcome = await recordShellWrites(ctx, report, henv.toolVersion, henv.now);
@@ -151,7 +159,11 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
   if (decision.kind === "allow" && verdict?.kind === "allowed") touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
   if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
     try {
-      noteLesson(ctx.root, { path, intentId: "intent" in verdict ? verdict.intent.id : null, text: `an agent's write was denied (${decision.code}). ${decision.reason}` });
+      noteLesson(ctx.root, {
+        path,
+        intentId: "intent" in verdict ? verdict.intent.id : null,
+        text: `an agent's write was denied (${decision.code}). ${decision.reason}`,
+      });
     } catch {
       /* the lesson is a courtesy; the decision stands without it */
     }
@@ -185,7 +197,9 @@ export function sessionBriefing(ctx: GateContext): string {
   }
   const selected = selection ? rules.catalogue.byId.get(selection.intentId) : undefined;
   if (selected) {
-    lines.push(`Active intent: ${selected.id} (${selected.name}), ${selected.status}, scope ${selected.ownedScope.join(", ")} (selected ${selection!.source === "session" ? "for this session" : "for the workspace"}).`);
+    lines.push(
+      `Active intent: ${selected.id} (${selected.name}), ${selected.status}, scope ${selected.ownedScope.join(", ")} (selected ${selection!.source === "session" ? "for this session" : "for the workspace"}).`,
+    );
     lines.push(`Run \`intent context ${selected.id}\` for its constraints, specs and recent work.`);
   } else {
     const inProgress = rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS");

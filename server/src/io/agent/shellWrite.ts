@@ -68,7 +68,11 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     const newest = ledger.lastPostHash(c.path);
     if (newest !== undefined && newest === (c.after === null ? null : fileHash(c.after))) continue;
     const from = moves.get(c.path);
-    due.push(from === undefined ? { path: c.path, before: c.before, content: c.after, verdict } : { path: c.path, before: beforeOf.get(from) ?? null, content: c.after, verdict, movedFrom: from });
+    due.push(
+      from === undefined
+        ? { path: c.path, before: c.before, content: c.after, verdict }
+        : { path: c.path, before: beforeOf.get(from) ?? null, content: c.after, verdict, movedFrom: from },
+    );
   }
   for (const o of outOfScope) {
     try {

@@ -29,7 +29,10 @@ export interface MoveRequest {
 }
 
 /** `recorded` false: the status was written but the ledger refused the record (`warning` says why). */
-export type MoveResult = { ok: true; text: string; recorded: true } | { ok: true; text: string; recorded: false; warning: string } | { ok: false; reason: string };
+export type MoveResult =
+  | { ok: true; text: string; recorded: true }
+  | { ok: true; text: string; recorded: false; warning: string }
+  | { ok: false; reason: string };
 
 export async function moveIntent(req: MoveRequest): Promise<MoveResult> {
   const now = req.now ?? new Date();
@@ -49,7 +52,12 @@ export async function moveIntent(req: MoveRequest): Promise<MoveResult> {
     await appendWorkspaceRecord(req.root, req.ledgerPath, record);
     return { ok: true, text: written.text, recorded: true };
   } catch (err) {
-    return { ok: true, text: written.text, recorded: false, warning: `${req.intentId} moved to ${req.to}, but its lifecycle record could not be appended to the ledger (${(err as Error).message}); the move is in active_intents.yaml only.` };
+    return {
+      ok: true,
+      text: written.text,
+      recorded: false,
+      warning: `${req.intentId} moved to ${req.to}, but its lifecycle record could not be appended to the ledger (${(err as Error).message}); the move is in active_intents.yaml only.`,
+    };
   }
 }
 

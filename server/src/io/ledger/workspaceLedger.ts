@@ -91,7 +91,15 @@ export class WorkspaceLedger {
       const file = join(root, path);
       let follower: LedgerFollower | undefined;
       const index = new LedgerIndex(new FileRecordLines(file, () => follower?.fileIdentity));
-      const state: SourceState = { path, index, follower: undefined as unknown as LedgerFollower, head: Buffer.alloc(0), tail: Buffer.alloc(0), saved: 0, loadTried: false };
+      const state: SourceState = {
+        path,
+        index,
+        follower: undefined as unknown as LedgerFollower,
+        head: Buffer.alloc(0),
+        tail: Buffer.alloc(0),
+        saved: 0,
+        loadTried: false,
+      };
       follower = new LedgerFollower(file, {
         ingestBytes: (chunk: Buffer, offset: number, first: number) => {
           if (offset < CHECK_BYTES) state.head = Buffer.concat([state.head, chunk.subarray(0, CHECK_BYTES - offset)]);
@@ -228,6 +236,11 @@ export class WorkspaceLedger {
       this.pinning.set(hash, paths);
     }
     return paths;
+  }
+
+  /** Every path any ledger holds a record of. */
+  files(): string[] {
+    return [...new Set(this.sources.flatMap((s) => s.index.files()))];
   }
 
   /** Whether any ledger holds a record of `path`. */

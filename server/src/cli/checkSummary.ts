@@ -1,0 +1,82 @@
+/**
+ * `intent check`'s pull request summary (README "CI"): the AI share of the changed lines by intent and
+ * model, how many are untraced, and the findings, as Markdown. `--format github` appends it to the job's
+ * summary (`$GITHUB_STEP_SUMMARY`); `--format markdown` prints it for any other CI.
+ */
+import { percent, type LineCounts } from "../engine/authorship";
+import { summarize, type Finding } from "../engine/check";
+import type { Insight } from "../engine/insight";
+import { codeSpan, plainText } from "../engine/markdownText";
+
+export interface SummaryInput {
+  repoPrefix: string;
+  base: string;
+  staged: boolean;
+  checkedFiles: number;
+  checkedLines: number;
+  findings: readonly Finding[];
+  /** The changed lines counted by who wrote them. */
+  changed: Insight;
+}
+
+const n = (x: number) => x.toLocaleString("en");
+const plural = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? "" : "s"}`;
+/** A table cell: text only, no line break, no column break. */
+const cell = (s: string) => plainText(s).replace(/\|/g, "\\|");
+
+const ICON: Record<Finding["severity"], string> = { error: "❌ error", warning: "⚠️ warning", information: "ℹ️ note", hint: "💡 hint" };
+
+/** Rows each table shows; the JSON format has them all. */
+const ROWS = 20;
+
+function countsTable(head: string, rows: { name: string; lines: LineCounts }[]): string {
+  if (!rows.length) return "";
+  const body = rows
+    .slice(0, ROWS)
+    .map(
+      (r) =>
+        `| ${cell(r.name)} | ${n(r.lines.total)} | ${percent(r.lines.ai, r.lines.total)} | ${n(r.lines.ai)} | ${n(r.lines.human)} | ${n(r.lines.mixed + r.lines.unknown)} | ${n(r.lines.outOfScope)} |`,
+    )
+    .join("\n");
+  const more = rows.length > ROWS ? `\n\n…and ${n(rows.length - ROWS)} more (\`intent check --format json\`, \`intent stats --json\`).` : "";
+  return `| ${head} | changed lines | AI share | AI | people | mixed / unknown | out of scope |\n|---|---:|---:|---:|---:|---:|---:|\n${body}${more}\n\n`;
+}
+
+export function checkSummaryMarkdown(r: SummaryInput): string {
+  const t = r.changed.lines;
+  const s = summarize(r.findings);
+  const against = `${r.staged ? "staged changes" : "working tree"} vs ${codeSpan(r.base)}`;
+  const counted = [
+    s.error && plural(s.error, "error"),
+    s.warning && plural(s.warning, "warning"),
+    s.information && plural(s.information, "note"),
+    s.hint && plural(s.hint, "hint"),
+  ].filter(Boolean);
+  let out = `## intent-lsp: who wrote this change\n\n`;
+  out += t.total
+    ? `**AI wrote ${percent(t.ai, t.total)} of ${plural(t.total, "changed line")}** in ${plural(r.changed.files, "file")} (${against}).\n\n` +
+      `AI ${n(t.ai)} · people ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · **untraced ${n(t.untraced)}** (${percent(t.untraced, t.total)}: no record explains them) · out of scope ${n(t.outOfScope)}\n\n`
+    : `No changed lines with content (${against}).\n\n`;
+  out += countsTable(
+    "intent",
+    r.changed.byIntent.map((i) => ({ name: i.id ?? "(no intent)", lines: i.lines })),
+  );
+  out += countsTable(
+    "model",
+    r.changed.byModel.map((m) => ({ name: m.model ?? "(no model id)", lines: m.lines })),
+  );
+  out += `### Findings\n\n${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")}.\n`;
+  if (r.findings.length) {
+    out += `\n| | where | finding | message |\n|---|---|---|---|\n`;
+    out += r.findings
+      .slice(0, ROWS * 5)
+      .map(
+        (f) =>
+          `| ${ICON[f.severity]} | ${codeSpan(`${r.repoPrefix}${f.path}:${f.startLine}${f.endLine > f.startLine ? `-${f.endLine}` : ""}`).replace(/\|/g, "\\|")} | ${f.code} | ${cell(f.message)} |`,
+      )
+      .join("\n");
+    out += "\n";
+    if (r.findings.length > ROWS * 5) out += `\n…and ${n(r.findings.length - ROWS * 5)} more findings (the annotations list them all).\n`;
+  }
+  return out;
+}

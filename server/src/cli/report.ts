@@ -1,0 +1,44 @@
+import { isAbsolute, join } from "node:path";
+import { percent } from "../engine/authorship";
+import { buildReport, DEFAULT_REPORT, writeReport } from "../io/report";
+import { REPORT_SCRIPT } from "../reportScript";
+import { INTENT_LSP_VERSION } from "../version";
+import { CliError, parse, type Command, type Io } from "./args";
+import { unreadableWarnings } from "./blame";
+import { INSIGHT_OPTIONS, insightOptions } from "./stats";
+import { openWorkspace, readLedger } from "./workspace";
+
+const USAGE = `intent report [--out FILE.html|-] [--path GLOB] [--since WHEN] [--until WHEN] [--by day|week|month] [--root DIR]
+
+One self-contained HTML page (no network: script, styles and charts inline) with \`intent stats\`'s numbers:
+AI share over time, by intent, model, person and folder, out-of-scope and untraced lines, and tables that
+list the lines behind each number (file, range, record). --out defaults to ${DEFAULT_REPORT} (ignored
+by git); a path must be inside the workspace; "-" prints the page. The history is per week unless --by says.`;
+
+export const reportCommand: Command = {
+  usage: USAGE,
+  async run(argv, io: Io) {
+    const { values } = parse("report", argv, { ...INSIGHT_OPTIONS, out: { type: "string" } });
+    if (!REPORT_SCRIPT) throw new CliError("this build of intent has no report page script; build it with `npm run build`");
+    const ws = openWorkspace(io, values.root);
+    const opts = insightOptions(ws.root, values, true);
+    const ledger = await readLedger(ws);
+    const { html, insight } = buildReport(ws.root, ws.rules, ledger, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
+    for (const warning of unreadableWarnings(ledger.unreadable(), "report")) io.err(warning);
+    if (values.out === "-") {
+      await io.write(html);
+      return 0;
+    }
+    let rel: string;
+    try {
+      rel = writeReport(ws.root, html, values.out === undefined ? undefined : isAbsolute(values.out) ? values.out : join(io.cwd, values.out));
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+    const t = insight.lines;
+    io.out(
+      `Wrote ${join(ws.root, rel)}: AI wrote ${percent(t.ai, t.total)} of ${t.total.toLocaleString("en")} lines; ${t.untraced.toLocaleString("en")} untraced (${percent(t.untraced, t.total)}).\n`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Who wrote a line, as the numbers count it (README "Insight"): the one rule behind `intent blame`'s
+ * `author`, `intent stats`, `intent report`, the pull request summary and the CodeLens file summary.
+ *
+ * A line is counted once, by the record that owns it now (engine/attribution.ts): `ai`, `human`, `mixed`
+ * or `unknown` as that record's Agent Trace contributor type says, `untraced` when no record explains the
+ * line. Nothing is inferred: an untraced line is never split between people and AI.
+ */
+import type { TraceEntry } from "./ledger/read";
+
+export type Author = "ai" | "human" | "mixed" | "unknown" | "untraced";
+
+export const AUTHORS: readonly Author[] = ["ai", "human", "mixed", "unknown", "untraced"];
+
+/** The author of a line whose owning record is `entry` (none: untraced). */
+export function authorOfEntry(entry: Pick<TraceEntry, "contributor"> | undefined): Author {
+  if (!entry) return "untraced";
+  const type = entry.contributor.type;
+  return type === "ai" || type === "human" || type === "mixed" ? type : "unknown";
+}
+
+/** A line counts as out of scope when the record that owns it was written outside its intent's scope. */
+export function isOutOfScopeEntry(entry: Pick<TraceEntry, "scope"> | undefined): boolean {
+  return entry?.scope === "OUT_OF_SCOPE";
+}
+
+/**
+ * Lines counted by author. `total` is their sum; `outOfScope` counts the traced lines among them whose
+ * record was written out of scope.
+ */
+export interface LineCounts {
+  total: number;
+  ai: number;
+  human: number;
+  mixed: number;
+  unknown: number;
+  untraced: number;
+  outOfScope: number;
+}
+
+export function emptyCounts(): LineCounts {
+  return { total: 0, ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, outOfScope: 0 };
+}
+
+export function addLines(counts: LineCounts, author: Author, outOfScope: boolean, n = 1): void {
+  counts.total += n;
+  counts[author] += n;
+  if (outOfScope) counts.outOfScope += n;
+}
+
+export function addCounts(into: LineCounts, from: LineCounts): void {
+  into.total += from.total;
+  for (const a of AUTHORS) into[a] += from[a];
+  into.outOfScope += from.outOfScope;
+}
+
+/** The AI's share of the counted lines, in whole per cent ("–" when there are none); `mixed` is not AI's. */
+export function percent(part: number, whole: number): string {
+  if (whole === 0) return "–";
+  const p = (100 * part) / whole;
+  return `${p > 0 && p < 1 ? "<1" : p > 99 && p < 100 ? ">99" : Math.round(p)}%`;
+}

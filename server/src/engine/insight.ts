@@ -1,0 +1,277 @@
+/**
+ * The numbers of `intent stats` and `intent report` (README "Insight"), as data in and data out.
+ *
+ * The present: every line of the files as they are now, counted once by who wrote it (engine/authorship.ts),
+ * from the rows `intent blame` prints for each file, so every number is a sum of blame rows. The history:
+ * lines written per period, read from the ledger's records, and how many of the AI's are still in the code
+ * (the present's lines owned by a record of that period). Untraced lines are counted and shown, never
+ * guessed: they have no writer and no time.
+ */
+import { Minimatch } from "minimatch";
+import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
+import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
+import { splitLines } from "./hashing";
+import type { TraceEntry } from "./ledger/read";
+
+export type Period = "day" | "week" | "month";
+export const PERIODS: readonly Period[] = ["day", "week", "month"];
+
+export interface InsightOptions {
+  /** Only paths this glob matches (workspace-relative, as `intent blame` names them). */
+  path?: string;
+  /** History window, epoch ms, inclusive. */
+  since?: number;
+  until?: number;
+  /** Period of the history; absent: no history. */
+  by?: Period;
+  /** Keep the runs of lines behind the numbers (the report's tables). */
+  blocks?: boolean;
+}
+
+/** A run of consecutive lines of one file owned by the same record (or untraced): what a number links to. */
+export interface Block {
+  path: string;
+  start: number;
+  end: number;
+  author: Author;
+  intent?: string;
+  model?: string;
+  person?: string;
+  traceId?: string;
+  timestamp?: string;
+  outOfScope?: boolean;
+}
+
+export interface Keyed<K extends string> {
+  lines: LineCounts;
+  key: string | null;
+  kind: K;
+}
+
+export interface HistoryRow {
+  period: string;
+  /** Lines written in the period, by the records' contributor type (re-attributions are not writing). */
+  written: Record<Exclude<Author, "untraced">, number>;
+  /** Of those, written out of their intent's scope. */
+  writtenOutOfScope: number;
+  /** Lines in the code today whose owning record was written in the period, by author. */
+  surviving: Record<Exclude<Author, "untraced">, number>;
+  /** surviving.ai / written.ai, null when the AI wrote nothing in the period. */
+  durability: number | null;
+}
+
+export interface Insight {
+  files: number;
+  lines: LineCounts;
+  byIntent: { id: string | null; lines: LineCounts }[];
+  byModel: { model: string | null; lines: LineCounts }[];
+  byPerson: { person: string | null; lines: LineCounts }[];
+  byFolder: { path: string; lines: LineCounts }[];
+  byFile: { path: string; lines: LineCounts }[];
+  outOfScope: { lines: number; byIntent: { id: string | null; lines: number }[]; blocks: Block[] };
+  history?: { by: Period; since?: string; until?: string; periods: HistoryRow[] };
+  blocks?: Block[];
+}
+
+/** A glob over workspace paths (`--path`): `src` means the folder, `*.ts` any depth's file name. */
+export function pathMatcher(glob: string | undefined): (path: string) => boolean {
+  if (!glob) return () => true;
+  const g = glob.replace(/^\.\//, "").replace(/\/+$/, "");
+  // compiled once: a workspace has tens of thousands of paths
+  const patterns = [g, `${g}/**`].map((p) => new Minimatch(p, { dot: true, matchBase: !g.includes("/") }));
+  return (path) => patterns.some((p) => p.match(path));
+}
+
+/** The period a time falls in, in UTC: `2026-11-26`, the Monday of its week, or `2026-11`. */
+export function periodOf(ms: number, by: Period): string {
+  const d = new Date(ms);
+  if (by === "month") return d.toISOString().slice(0, 7);
+  if (by === "week") {
+    const monday = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - ((d.getUTCDay() + 6) % 7)));
+    return monday.toISOString().slice(0, 10);
+  }
+  return d.toISOString().slice(0, 10);
+}
+
+/** Folders summed for "the largest folders": the first two levels. */
+const FOLDER_DEPTH = 2;
+
+const zeroWritten = () => ({ ai: 0, human: 0, mixed: 0, unknown: 0 });
+
+/** Collects files' blame rows and ledger entries into an `Insight`. */
+export class InsightBuilder {
+  private readonly total = emptyCounts();
+  private readonly intents = new Map<string | null, LineCounts>();
+  private readonly models = new Map<string | null, LineCounts>();
+  private readonly persons = new Map<string | null, LineCounts>();
+  private readonly folders = new Map<string, LineCounts>();
+  private readonly files: { path: string; lines: LineCounts }[] = [];
+  private readonly outBlocks: Block[] = [];
+  private readonly allBlocks: Block[] = [];
+  private readonly periods = new Map<string, HistoryRow>();
+  readonly matches: (path: string) => boolean;
+
+  constructor(private readonly opts: InsightOptions = {}) {
+    this.matches = pathMatcher(opts.path);
+  }
+
+  private inWindow(ms: number): boolean {
+    return !Number.isNaN(ms) && (this.opts.since === undefined || ms >= this.opts.since) && (this.opts.until === undefined || ms <= this.opts.until);
+  }
+
+  private period(key: string): HistoryRow {
+    let row = this.periods.get(key);
+    if (!row) this.periods.set(key, (row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null }));
+    return row;
+  }
+
+  /** One file of the present: its blame rows (every line), as `intent blame --json` prints them. */
+  addFile(path: string, rows: readonly BlameLine[]): void {
+    const counts = emptyCounts();
+    let block: Block | undefined;
+    for (const r of rows) {
+      const author = r.author ?? "untraced";
+      const out = r.outOfScope === true;
+      addLines(counts, author, out);
+      if (author !== "untraced") {
+        bump(this.intents, r.intent ?? null, author, out);
+        if (r.model !== undefined || author === "ai" || author === "mixed") bump(this.models, r.model ?? null, author, out);
+        if (r.person !== undefined || author === "human" || author === "mixed") bump(this.persons, r.person ?? null, author, out);
+        if (this.opts.by && r.timestamp !== undefined) {
+          const ms = Date.parse(r.timestamp);
+          if (this.inWindow(ms)) this.period(periodOf(ms, this.opts.by)).surviving[author]++;
+        }
+      }
+      if (block && block.author === author && block.traceId === r.traceId && block.end === r.line - 1) block.end = r.line;
+      else {
+        if (block) this.keep(block);
+        block = {
+          path,
+          start: r.line,
+          end: r.line,
+          author,
+          ...(r.intent !== undefined ? { intent: r.intent } : {}),
+          ...(r.model !== undefined ? { model: r.model } : {}),
+          ...(r.person !== undefined ? { person: r.person } : {}),
+          ...(r.traceId !== undefined ? { traceId: r.traceId } : {}),
+          ...(r.timestamp !== undefined ? { timestamp: r.timestamp } : {}),
+          ...(out ? { outOfScope: true } : {}),
+        };
+      }
+    }
+    if (block) this.keep(block);
+    this.addCountsOf(path, counts);
+  }
+
+  /** A file no record names: `count` untraced lines (what `addFile` counts from its rows, without them). */
+  addUntracedFile(path: string, count: number): void {
+    const counts = emptyCounts();
+    addLines(counts, "untraced", false, count);
+    if (this.opts.blocks && count) this.allBlocks.push({ path, start: 1, end: count, author: "untraced" });
+    this.addCountsOf(path, counts);
+  }
+
+  private addCountsOf(path: string, counts: LineCounts): void {
+    addCounts(this.total, counts);
+    this.files.push({ path, lines: counts });
+    const parts = path.split("/");
+    for (let depth = 1; depth <= Math.min(FOLDER_DEPTH, parts.length - 1); depth++) {
+      const folder = parts.slice(0, depth).join("/");
+      let c = this.folders.get(folder);
+      if (!c) this.folders.set(folder, (c = emptyCounts()));
+      addCounts(c, counts);
+    }
+  }
+
+  private keep(block: Block): void {
+    if (block.outOfScope) this.outBlocks.push(block);
+    if (this.opts.blocks) this.allBlocks.push(block);
+  }
+
+  /**
+   * One ledger entry of the history: the lines its record wrote, in its period. A record that claims
+   * lines without changing the file (a re-attribution: `pre_hash` = `post_hash`) wrote nothing.
+   */
+  addWritten(entry: TraceEntry): void {
+    if (!this.opts.by || !this.matches(entry.path)) return;
+    if (entry.preHash && entry.preHash === entry.postHash) return;
+    const ms = Date.parse(entry.timestamp);
+    if (!this.inWindow(ms)) return;
+    const row = this.period(periodOf(ms, this.opts.by));
+    const n = entry.endLine - entry.startLine + 1;
+    const author = authorOfEntry(entry);
+    if (author !== "untraced") row.written[author] += n;
+    if (isOutOfScopeEntry(entry)) row.writtenOutOfScope += n;
+  }
+
+  result(): Insight {
+    const sorted = <K>(m: Map<K, LineCounts>) => [...m].sort((a, b) => b[1].total - a[1].total || String(a[0]).localeCompare(String(b[0])));
+    const outByIntent = new Map<string | null, number>();
+    for (const b of this.outBlocks) outByIntent.set(b.intent ?? null, (outByIntent.get(b.intent ?? null) ?? 0) + b.end - b.start + 1);
+    const insight: Insight = {
+      files: this.files.length,
+      lines: this.total,
+      byIntent: sorted(this.intents).map(([id, lines]) => ({ id, lines })),
+      byModel: sorted(this.models).map(([model, lines]) => ({ model, lines })),
+      byPerson: sorted(this.persons).map(([person, lines]) => ({ person, lines })),
+      byFolder: sorted(this.folders).map(([path, lines]) => ({ path, lines })),
+      byFile: [...this.files].sort((a, b) => b.lines.total - a.lines.total || a.path.localeCompare(b.path)),
+      outOfScope: {
+        lines: this.total.outOfScope,
+        byIntent: [...outByIntent].sort((a, b) => b[1] - a[1]).map(([id, lines]) => ({ id, lines })),
+        blocks: this.outBlocks,
+      },
+    };
+    if (this.opts.by) {
+      const periods = [...this.periods.values()].sort((a, b) => a.period.localeCompare(b.period));
+      for (const p of periods) p.durability = p.written.ai ? p.surviving.ai / p.written.ai : null;
+      insight.history = {
+        by: this.opts.by,
+        ...(this.opts.since !== undefined ? { since: new Date(this.opts.since).toISOString() } : {}),
+        ...(this.opts.until !== undefined ? { until: new Date(this.opts.until).toISOString() } : {}),
+        periods,
+      };
+    }
+    if (this.opts.blocks) insight.blocks = this.allBlocks;
+    return insight;
+  }
+}
+
+function bump(map: Map<string | null, LineCounts>, key: string | null, author: Author, out: boolean): void {
+  let c = map.get(key);
+  if (!c) map.set(key, (c = emptyCounts()));
+  addLines(c, author, out);
+}
+
+/** A changed file of a check: its checked text and the 1-based lines that changed since the base. */
+export interface ChangedText {
+  path: string;
+  text: string;
+  changed: readonly number[];
+}
+
+/**
+ * The counts of a check's changed lines (the pull request summary): each changed line counted by who
+ * wrote it, as `intent blame` shows it, reading only as many of a file's records as those lines need.
+ */
+export function changedLinesInsight(
+  files: readonly ChangedText[],
+  entryBatches: (path: string) => Iterable<readonly TraceEntry[]>,
+  opts: InsightOptions = {},
+): Insight {
+  const builder = new InsightBuilder({ ...(opts.path ? { path: opts.path } : {}) });
+  for (const f of files) {
+    if (!f.changed.length || !builder.matches(f.path)) continue;
+    const attributions = attributeChanged(splitLines(f.text), f.changed, entryBatches(f.path));
+    const rows = blameByOwner(f.text, (i) => {
+      const attribution = attributions[i];
+      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+    });
+    const wanted = new Set(f.changed);
+    builder.addFile(
+      f.path,
+      rows.filter((r) => wanted.has(r.line)),
+    );
+  }
+  return builder.result();
+}

@@ -1,0 +1,206 @@
+/**
+ * `intent report` as one self-contained HTML page (README "Insight"): the numbers of `intent stats` in
+ * tables that are complete without a script, the runs of lines behind them as data the page's script
+ * (clients/report/page.ts, Chart.js bundled in) filters and draws. Nothing is fetched: the page's
+ * Content-Security-Policy allows no request at all, so it opens the same offline, attached to a mail or in
+ * an editor's webview.
+ */
+import { AUTHORS, percent, type Author, type LineCounts } from "./authorship";
+import type { Block, Insight } from "./insight";
+
+export interface ReportMeta {
+  /** The workspace's folder name (never its absolute path: the page is meant to be shared). */
+  workspace: string;
+  generatedAt: string;
+  version: string;
+  path?: string;
+  binaryFiles: number;
+}
+
+/**
+ * The blocks as the page reads them: strings once in `strings`, each block a row of indexes, so a
+ * workspace of a hundred thousand runs stays a few megabytes.
+ */
+export interface PackedBlocks {
+  strings: string[];
+  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1)]; -1: none. */
+  rows: number[][];
+}
+
+export function packBlocks(blocks: readonly Block[]): PackedBlocks {
+  const strings: string[] = [];
+  const ids = new Map<string, number>();
+  const id = (s: string | undefined) => {
+    if (s === undefined) return -1;
+    let i = ids.get(s);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(s);
+      ids.set(s, i);
+    }
+    return i;
+  };
+  const rows = blocks.map((b) => [
+    id(b.path),
+    b.start,
+    b.end,
+    AUTHORS.indexOf(b.author),
+    id(b.intent),
+    id(b.model),
+    id(b.person),
+    id(b.traceId),
+    id(b.timestamp),
+    b.outOfScope ? 1 : 0,
+  ]);
+  return { strings, rows };
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const n = (x: number) => x.toLocaleString("en");
+/** JSON inside a <script> element: nothing in it may close the element or start a comment. */
+const scriptJson = (v: unknown) =>
+  JSON.stringify(v)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+
+const LABEL: Record<Author, string> = { ai: "AI", human: "people", mixed: "mixed", unknown: "unknown", untraced: "untraced" };
+
+/** The rows each breakdown table shows; the lines table below lists every run. */
+const TABLE_ROWS = 25;
+
+function breakdown(title: string, id: string, rows: { label: string; filter: string; lines: LineCounts }[], withUntraced: boolean): string {
+  if (!rows.length) return `<section><h2>${esc(title)}</h2><p class="none">No traced lines.</p></section>`;
+  const head = `<tr><th>${esc(title.replace(/^By /, ""))}</th><th>lines</th><th>AI share</th><th>AI</th><th>people</th><th>mixed</th><th>unknown</th>${withUntraced ? "<th>untraced</th>" : ""}<th>out of scope</th></tr>`;
+  const body = rows
+    .slice(0, TABLE_ROWS)
+    .map(
+      (r) =>
+        `<tr data-filter="${esc(r.filter)}" tabindex="0" title="Show these lines"><td>${esc(r.label)}</td><td>${n(r.lines.total)}</td><td>${percent(r.lines.ai, r.lines.total)}</td><td>${n(r.lines.ai)}</td><td>${n(r.lines.human)}</td><td>${n(r.lines.mixed)}</td><td>${n(r.lines.unknown)}</td>${withUntraced ? `<td>${n(r.lines.untraced)}</td>` : ""}<td>${n(r.lines.outOfScope)}</td></tr>`,
+    )
+    .join("");
+  const more =
+    rows.length > TABLE_ROWS ? `<p class="note">${n(rows.length - TABLE_ROWS)} more not shown; <code>intent stats --json</code> lists them all.</p>` : "";
+  return `<section><h2>${esc(title)}</h2><div class="chart"><canvas id="chart-${id}" role="img" aria-label="${esc(title)}"></canvas></div><table class="counts">${head}${body}</table>${more}</section>`;
+}
+
+const CSS = `
+:root{color-scheme:light dark;--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--out:#dc2626;--accent:#4f46e5}
+@media (prefers-color-scheme:dark){:root{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--out:#f87171;--accent:#818cf8}}
+body.vscode-light{--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--out:#dc2626;--accent:#4f46e5}
+body.vscode-dark,body.vscode-high-contrast{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--out:#f87171;--accent:#818cf8}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1180px;margin:0 auto;padding:28px 24px 64px}
+h1{font-size:22px;margin:0 0 2px}h2{font-size:16px;margin:0 0 12px}
+.sub{color:var(--muted);margin:0 0 22px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(160px,1fr));gap:12px;margin-bottom:20px}
+.card,section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}
+.card b{display:block;font-size:24px;font-variant-numeric:tabular-nums}.card span{color:var(--muted);font-size:12px}
+.card.ai b{color:var(--ai)}.card.human b{color:var(--human)}.card.untraced b{color:var(--muted)}.card.out b{color:var(--out)}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:16px;margin-bottom:16px}
+section{margin-bottom:16px;overflow-x:auto}
+.chart{position:relative;height:240px;margin-bottom:12px}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{text-align:right;padding:4px 8px;border-bottom:1px solid var(--line);white-space:nowrap}
+th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:9em}
+table.counts{font-size:13px}
+th{color:var(--muted);font-weight:600;font-size:12px;white-space:normal;vertical-align:bottom}
+th,td{padding:4px 6px}
+#lines-table th,#lines-table td{text-align:left}#lines-table td:nth-child(2),#lines-table td:nth-child(3),#lines-table th:nth-child(2),#lines-table th:nth-child(3){text-align:right}
+tr[data-filter]{cursor:pointer}tr[data-filter]:hover,tr[data-filter]:focus,tr.active{background:color-mix(in srgb,var(--accent) 12%,transparent);outline:none}
+i.ai{background:var(--ai)}i.human{background:var(--human)}i.mixed{background:var(--mixed)}i.unknown{background:var(--unknown)}i.untraced{background:var(--untraced)}
+.legend{display:flex;gap:14px;flex-wrap:wrap;color:var(--muted);font-size:12px;margin:-6px 0 16px}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px}
+.note,.none{color:var(--muted);font-size:12px}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.controls{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin-bottom:10px}
+input,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:4px 8px}
+button{cursor:pointer}
+td.author-ai{color:var(--ai)}td.author-human{color:var(--human)}td.author-mixed{color:var(--mixed)}td.author-untraced{color:var(--muted)}
+td.out{color:var(--out)}
+`;
+
+export function reportHtml(insight: Insight, meta: ReportMeta, script: string): string {
+  const t = insight.lines;
+  const filter = meta.path ? ` matching <code>${esc(meta.path)}</code>` : "";
+  const cards = [
+    ["ai", percent(t.ai, t.total), `written by AI (${n(t.ai)} lines)`],
+    ["human", percent(t.human, t.total), `written by people (${n(t.human)} lines)`],
+    ["mixed", n(t.mixed + t.unknown), "mixed or unknown contributor"],
+    ["untraced", percent(t.untraced, t.total), `untraced (${n(t.untraced)} lines no record explains)`],
+    ["out", n(insight.outOfScope.lines), "lines written out of their intent's scope"],
+    ["total", n(t.total), `lines in ${n(insight.files)} files`],
+  ]
+    .map(([cls, big, small]) => `<div class="card ${cls}"><b>${big}</b><span>${esc(small!)}</span></div>`)
+    .join("");
+  const legend = `<div class="legend">${AUTHORS.map((a) => `<span><i class="${a}"></i>${LABEL[a]}</span>`).join("")}</div>`;
+  const history = insight.history;
+  const historySection = history?.periods.length
+    ? `<section><h2>Lines written per ${history.by}, and how many of the AI's are still in the code</h2><div class="chart"><canvas id="chart-history" role="img" aria-label="history"></canvas></div>
+<table class="counts"><tr><th>${history.by}</th><th>AI wrote</th><th>people wrote</th><th>mixed/unknown</th><th>out of scope</th><th>AI lines today</th><th>durability</th></tr>${history.periods
+        .map(
+          (p) =>
+            `<tr data-filter="period:${esc(p.period)}" tabindex="0" title="Show the lines of this period still in the code"><td>${esc(p.period)}</td><td>${n(p.written.ai)}</td><td>${n(p.written.human)}</td><td>${n(p.written.mixed + p.written.unknown)}</td><td>${n(p.writtenOutOfScope)}</td><td>${n(p.surviving.ai)}</td><td>${p.durability === null ? "–" : percent(p.surviving.ai, p.written.ai)}</td></tr>`,
+        )
+        .join("")}</table>
+<p class="note">Untraced lines have no record, so no time: the ledger cannot say when they were written. The share of untraced lines is known for the code as it is now (above).</p></section>`
+    : `<section><h2>History</h2><p class="none">No records in the ledger${history?.since || history?.until ? " for this window" : ""}.</p></section>`;
+  const out = insight.outOfScope;
+  const outSection = `<section><h2>Out of scope</h2>${
+    out.lines
+      ? `<table class="counts"><tr><th>intent</th><th>lines</th></tr>${out.byIntent.map((r) => `<tr data-filter="out:${esc(r.id ?? "")}" tabindex="0" title="Show these lines"><td>${esc(r.id ?? "(no intent)")}</td><td>${n(r.lines)}</td></tr>`).join("")}</table>`
+      : `<p class="none">No line in the code was written outside its intent's scope.</p>`
+  }</section>`;
+  const data = { insight: { ...insight, blocks: undefined, outOfScope: { ...out, blocks: undefined } }, blocks: packBlocks(insight.blocks ?? []), meta };
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Insight · ${esc(meta.workspace)}</title>
+<style>${CSS}</style></head>
+<body><main>
+<h1>How much of ${esc(meta.workspace)} AI wrote</h1>
+<p class="sub">${n(t.total)} lines in ${n(insight.files)} files${filter}, as they are now · every line counted once by the record that owns it, as <code>intent blame</code> shows it · ${esc(meta.generatedAt.slice(0, 16).replace("T", " "))} UTC · intent-lsp ${esc(meta.version)}${meta.binaryFiles ? ` · ${n(meta.binaryFiles)} binary files not counted` : ""}</p>
+<div class="cards">${cards}</div>
+${legend}
+${historySection}
+<div class="grid">
+${breakdown(
+  "By intent",
+  "intent",
+  insight.byIntent.map((r) => ({ label: r.id ?? "(no intent)", filter: `intent:${r.id ?? ""}`, lines: r.lines })),
+  false,
+)}
+${breakdown(
+  "By model",
+  "model",
+  insight.byModel.map((r) => ({ label: r.model ?? "(no model id)", filter: `model:${r.model ?? ""}`, lines: r.lines })),
+  false,
+)}
+${breakdown(
+  "By person",
+  "person",
+  insight.byPerson.map((r) => ({ label: r.person ?? "(no name)", filter: `person:${r.person ?? ""}`, lines: r.lines })),
+  false,
+)}
+${breakdown(
+  "Largest folders",
+  "folder",
+  insight.byFolder.map((r) => ({ label: `${r.path}/`, filter: `folder:${r.path}`, lines: r.lines })),
+  true,
+)}
+</div>
+${outSection}
+<section id="lines"><h2>The lines behind the numbers</h2>
+<div class="controls"><input id="q" type="search" placeholder="filter: path, intent, model, person, record" size="40"><span id="filter-label" class="note"></span><button id="clear" type="button">show all</button></div>
+<p id="lines-summary" class="note"></p>
+<table id="lines-table"><thead><tr><th>file</th><th>lines</th><th>count</th><th>written by</th><th>intent</th><th>model / person</th><th>record</th><th>when</th></tr></thead><tbody></tbody></table>
+<div class="controls"><button id="more" type="button">show more</button></div>
+<p class="note">Each row is a run of lines owned by one record (or by none: untraced). <code>intent blame FILE:START-END</code> shows the same lines.</p>
+</section>
+</main>
+<script type="application/json" id="insight-data">${scriptJson(data)}</script>
+<script>${script.replace(/<\/script/gi, "<\\/script")}</script>
+</body></html>
+`;
+}

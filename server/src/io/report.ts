@@ -1,0 +1,66 @@
+/**
+ * Writes `intent report`'s page (README "Insight") for the CLI and the editor's `intent.report` alike:
+ * the numbers gathered as `intent stats` gathers them, the page made by engine/reportPage.ts, the file
+ * written through the own-file writer (inside the workspace only).
+ */
+import { basename } from "node:path";
+import type { InsightOptions } from "../engine/insight";
+import { reportHtml } from "../engine/reportPage";
+import type { Rules } from "../engine/rules";
+import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
+import { gatherInsight, type GatheredInsight } from "./insight";
+import type { WorkspaceLedger } from "./ledger/workspaceLedger";
+import { writeOwnFile } from "./ownFiles";
+import { realWorkspacePath } from "./realPath";
+
+/** Where the report goes when no `--out` is given: the cache folder, which git ignores. */
+export const DEFAULT_REPORT = `${CACHE_DIR}/report.html`;
+
+export interface ReportOutput {
+  html: string;
+  insight: GatheredInsight;
+}
+
+/** What the report counts: `intent stats`'s options, with the runs of lines and a history (weekly by default). */
+export function reportOptions(opts: InsightOptions): InsightOptions {
+  return { ...opts, by: opts.by ?? "week", blocks: true };
+}
+
+export function buildReport(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, meta: ReportMetaInput): ReportOutput {
+  return reportFrom(root, gatherInsight(root, rules, ledger, reportOptions(opts)), opts, meta);
+}
+
+export interface ReportMetaInput {
+  version: string;
+  script: string;
+  now?: Date;
+}
+
+/** The page for numbers gathered with `reportOptions(opts)`. */
+export function reportFrom(root: string, insight: GatheredInsight, opts: InsightOptions, meta: ReportMetaInput): ReportOutput {
+  const html = reportHtml(
+    insight,
+    {
+      workspace: basename(root),
+      generatedAt: (meta.now ?? new Date()).toISOString(),
+      version: meta.version,
+      ...(opts.path ? { path: opts.path } : {}),
+      binaryFiles: insight.binaryFiles,
+    },
+    meta.script,
+  );
+  return { html, insight };
+}
+
+/**
+ * Writes the page to `out` (absolute, or relative to the workspace; default DEFAULT_REPORT) and returns
+ * its workspace path. A path outside the workspace is refused: intent-lsp writes only inside it.
+ */
+export function writeReport(root: string, html: string, out: string | undefined): string {
+  const rel = out === undefined ? DEFAULT_REPORT : realWorkspacePath(root, out);
+  if (rel === undefined)
+    throw new Error(`${out} is outside the workspace ${root}; intent-lsp writes only inside it (write to a path inside, or use --out - and redirect)`);
+  if (rel === DEFAULT_REPORT) workspaceCacheDir(root, { create: true });
+  writeOwnFile(root, rel, html, { durable: false });
+  return rel;
+}

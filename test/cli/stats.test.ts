@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TempWorkspace } from "../support/workspace";
+import { AI_LINES, counts, FILE_LINES, insightWorkspace, MODEL, PERSON, TOTAL } from "./insightWorkspace";
+import { ensureBuilt, ledgerRecords, runCli } from "./support";
+
+/** `intent stats` counted against a workspace built as real work builds it (./insightWorkspace.ts). */
+
+beforeAll(ensureBuilt);
+
+describe("intent stats", () => {
+  let ws: TempWorkspace;
+
+  beforeAll(async () => {
+    ws = await insightWorkspace();
+  }, 60_000);
+
+  afterAll(() => ws?.dispose());
+
+  it("counts every line once: AI, human, untraced, out of scope, by intent, model, person and file", () => {
+    expect(ledgerRecords(ws)).toHaveLength(3);
+    const r = runCli(["stats", "--json"], { cwd: ws.root });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.lines).toEqual(counts({ total: TOTAL, ai: 3, human: 3, untraced: TOTAL - 6, outOfScope: 1 }));
+    expect(s.byIntent).toEqual([{ id: "INT-001", lines: counts({ total: 6, ai: 3, human: 3, outOfScope: 1 }) }]);
+    expect(s.byModel).toEqual([{ model: MODEL, lines: counts({ total: 3, ai: 3 }) }]);
+    expect(s.byPerson).toEqual([{ person: PERSON, lines: counts({ total: 3, human: 3, outOfScope: 1 }) }]);
+    expect(Object.fromEntries(s.byFile.map((f: { path: string; lines: { total: number } }) => [f.path, f.lines.total]))).toEqual(FILE_LINES);
+    expect(s.byFile.find((f: { path: string }) => f.path === "docs/notes.md").lines).toEqual(counts({ total: 12, human: 1, untraced: 11, outOfScope: 1 }));
+    expect(s.outOfScope.lines).toBe(1);
+    expect(s.outOfScope.blocks).toEqual([
+      expect.objectContaining({ path: "docs/notes.md", start: 11, end: 11, author: "human", intent: "INT-001", person: PERSON }),
+    ]);
+    expect(s.outOfScope.blocks[0].traceId).toBe(ledgerRecords(ws)[2]!.id);
+  });
+
+  it("is the sum of `intent blame` over the same files", () => {
+    const s = JSON.parse(runCli(["stats", "--json"], { cwd: ws.root }).stdout);
+    for (const f of s.byFile as { path: string; lines: Record<string, number> }[]) {
+      const rows = JSON.parse(runCli(["blame", f.path, "--json"], { cwd: ws.root }).stdout).lines as { author: string; outOfScope?: boolean }[];
+      const sum = counts({ total: rows.length });
+      for (const row of rows) {
+        sum[row.author as "ai"]++;
+        if (row.outOfScope) sum.outOfScope++;
+      }
+      expect(f.lines, f.path).toEqual(sum);
+    }
+  });
+
+  it("restricts to --path and prints a readable table that says how much is untraced", () => {
+    const s = JSON.parse(runCli(["stats", "--json", "--path", "src/api"], { cwd: ws.root }).stdout);
+    expect(s.lines).toEqual(counts({ total: 32, ai: 3, human: 2, untraced: 27 }));
+    const text = runCli(["stats", "--path", "src/api"], { cwd: ws.root });
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain("AI wrote 9% of 32 lines in 2 files matching src/api.\n");
+    expect(text.stdout).toContain("ai 3 · human 2 · mixed 0 · unknown 0 · untraced 27 (84%: no record explains them)\n");
+    expect(text.stdout).toMatch(/^INT-001 +5 +60% +3 +2 +0 +0 +0$/m);
+    expect(text.stdout).toMatch(/^anthropic\/claude-sonnet-4-5-20250929 +3 +100% +3 +0 +0 +0 +0$/m);
+  });
+
+  it("gives the history per period with the durability of the AI's lines", () => {
+    const day = ledgerRecords(ws)[0]!.timestamp.slice(0, 10);
+    const s = JSON.parse(runCli(["stats", "--json", "--by", "day", "--since", day], { cwd: ws.root }).stdout);
+    expect(s.history.periods).toEqual([
+      {
+        period: day,
+        written: { ai: 3, human: 3, mixed: 0, unknown: 0 },
+        writtenOutOfScope: 1,
+        surviving: { ai: 3, human: 3, mixed: 0, unknown: 0 },
+        durability: 1,
+      },
+    ]);
+    // the AI's lines rewritten by hand: still written in that period, no longer in the code
+    ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace(AI_LINES[1]!, "  region?: string;"));
+    const after = JSON.parse(runCli(["stats", "--json", "--by", "month"], { cwd: ws.root }).stdout);
+    expect(after.history.periods[0].written.ai).toBe(3);
+    expect(after.history.periods[0].surviving.ai).toBe(2);
+    expect(after.history.periods[0].durability).toBeCloseTo(2 / 3);
+    expect(JSON.parse(runCli(["stats", "--json", "--until", "2000-01-01"], { cwd: ws.root }).stdout).history.periods).toEqual([]);
+    expect(runCli(["stats", "--since", "no-such-ref"], { cwd: ws.root })).toMatchObject({ status: 2, stderr: expect.stringContaining("neither a date") });
+  });
+});

@@ -1,0 +1,91 @@
+// `intent report`'s page opened in real Chromium (Debian's, headless, as the VS Code test drives it): no
+// script error, no request beyond the file itself, every chart drawn, the lines behind a number listed when
+// its row is clicked; light and dark. Screenshots go to .cache/artifacts/report/.
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { launchChromium } from "./codeServer";
+import { ensureEditor, isolatedXdg, repoRoot } from "./editors";
+import { insightWorkspace, TOTAL } from "../cli/insightWorkspace";
+import { ensureBuilt, runCli } from "../cli/support";
+import type { TempWorkspace } from "../support/workspace";
+
+const ARTIFACTS = path.join(repoRoot, ".cache", "artifacts", "report");
+
+let ws: TempWorkspace | undefined;
+let browser: Browser | undefined;
+
+beforeAll(ensureBuilt);
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  ws?.dispose();
+});
+
+/** Pixels of a canvas that are not transparent: a drawn chart has many. */
+const CANVAS_INK = `(() => Object.fromEntries([...document.querySelectorAll("canvas")].map((c) => {
+  const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+  let ink = 0;
+  for (let i = 3; i < d.length; i += 4) if (d[i] > 0) ink++;
+  return [c.id, { width: c.width, height: c.height, ink }];
+})))()`;
+
+it("the report opens offline in Chromium: no script error, no request, charts drawn, the lines behind a number listed", async () => {
+  const chromiumBin = await ensureEditor("chromium");
+  ws = await insightWorkspace();
+  const r = runCli(["report", "--out", "insight.html"], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(
+    `Wrote ${ws.path("insight.html")}: AI wrote 5% of ${TOTAL} lines; ${TOTAL - 6} untraced (${Math.round((100 * (TOTAL - 6)) / TOTAL)}%).\n`,
+  );
+  const html = readFileSync(ws.path("insight.html"), "utf8");
+  expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i); // everything inline
+
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium(chromiumBin, isolatedXdg(ws.root));
+  for (const scheme of ["light", "dark"] as const) {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("request", (q) => requests.push(q.url()));
+    const url = pathToFileURL(ws.path("insight.html")).href;
+    await page.goto(url);
+    await page.locator("body[data-ready=true]").waitFor();
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+
+    const ink = (await page.evaluate(CANVAS_INK)) as Record<string, { width: number; height: number; ink: number }>;
+    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person"]);
+    for (const [id, c] of Object.entries(ink)) {
+      expect(c.width, id).toBeGreaterThan(100);
+      expect(c.ink, id).toBeGreaterThan(500);
+    }
+    expect(await page.locator(".card.ai b").textContent()).toBe("5%");
+    expect(await page.locator(".card.untraced span").textContent()).toBe(`untraced (${TOTAL - 6} lines no record explains)`);
+    await page.screenshot({ path: path.join(ARTIFACTS, `report-${scheme}.png`), fullPage: true });
+
+    // a number's row lists exactly its lines: INT-001's six traced lines, with file, range and record
+    await page.locator('tr[data-filter="intent:INT-001"]').click();
+    expect(await page.locator("#lines-summary").textContent()).toBe("6 lines in 3 runs.");
+    const rows = await page
+      .locator("#lines-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...(tr as unknown as { cells: { textContent: string }[] }).cells].slice(0, 5).map((c) => c.textContent)));
+    expect(rows.sort()).toEqual([
+      ["docs/notes.md", "11", "1", "people · out of scope", "INT-001"],
+      ["src/api/forecast.ts", "5–6", "2", "people", "INT-001"],
+      ["src/api/weather.ts", "4–6", "3", "AI", "INT-001"],
+    ]);
+    await page.locator('tr[data-filter="out:INT-001"]').click();
+    expect(await page.locator("#lines-summary").textContent()).toBe("1 line in 1 run.");
+    await page.screenshot({ path: path.join(ARTIFACTS, `report-${scheme}-lines.png`), fullPage: false });
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    await context.close();
+  }
+}, 300_000);

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { authorOfEntry, percent } from "../../server/src/engine/authorship";
+import { InsightBuilder, pathMatcher, periodOf } from "../../server/src/engine/insight";
+import type { BlameLine } from "../../server/src/engine/blame";
+
+const row = (line: number, r: Partial<BlameLine>): BlameLine => ({ line, kind: "traced", text: "", ...r });
+
+describe("insight", () => {
+  it("counts a line by its record's contributor type; an unknown type is unknown, no record is untraced", () => {
+    expect(authorOfEntry({ contributor: { type: "ai" } })).toBe("ai");
+    expect(authorOfEntry({ contributor: { type: "mixed" } })).toBe("mixed");
+    expect(authorOfEntry({ contributor: { type: "robot" as "ai" } })).toBe("unknown");
+    expect(authorOfEntry(undefined)).toBe("untraced");
+  });
+
+  it("says shares without rounding a few lines to 0% or 100%", () => {
+    expect([percent(0, 0), percent(1, 1000), percent(999, 1000), percent(1, 3), percent(0, 5)]).toEqual(["–", "<1%", ">99%", "33%", "0%"]);
+  });
+
+  it("puts a time in its UTC day, ISO week (from Monday) and month", () => {
+    const sunday = Date.parse("2026-11-29T23:30:00Z");
+    expect([periodOf(sunday, "day"), periodOf(sunday, "week"), periodOf(sunday, "month")]).toEqual(["2026-11-29", "2026-11-23", "2026-11"]);
+  });
+
+  it("--path names a folder, a glob, or a file name at any depth", () => {
+    expect(pathMatcher("src")("src/a/b.ts")).toBe(true);
+    expect(pathMatcher("src/")("srcx/b.ts")).toBe(false);
+    expect(pathMatcher("*.md")("docs/x/notes.md")).toBe(true);
+    expect(pathMatcher("src/**/*.ts")("src/a.md")).toBe(false);
+  });
+
+  it("sums rows into runs, breakdowns and folders; durability is the AI's lines still present over those written", () => {
+    const b = new InsightBuilder({ by: "month", blocks: true });
+    const t = "2026-11-02T10:00:00Z";
+    b.addFile("src/a.ts", [
+      row(1, { author: "ai", intent: "I-1", model: "m/x", traceId: "r1", timestamp: t }),
+      row(2, { author: "ai", intent: "I-1", model: "m/x", traceId: "r1", timestamp: t }),
+      row(3, { kind: "untraced", author: "untraced" }),
+      row(4, { author: "human", intent: "I-2", person: "Ada", traceId: "r2", timestamp: t, outOfScope: true }),
+    ]);
+    b.addUntracedFile("README.md", 5);
+    const written = {
+      recordId: "r1",
+      line: 1,
+      timestamp: t,
+      path: "src/a.ts",
+      startLine: 1,
+      endLine: 4,
+      contributor: { type: "ai" as const },
+      dialect: "spec" as const,
+    };
+    b.addWritten(written);
+    b.addWritten({ ...written, preHash: "sha256:a", postHash: "sha256:a" }); // a re-attribution writes nothing
+    const s = b.result();
+    expect(s.lines).toEqual({ total: 9, ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 6, outOfScope: 1 });
+    expect(s.byIntent.map((i) => [i.id, i.lines.total])).toEqual([
+      ["I-1", 2],
+      ["I-2", 1],
+    ]);
+    expect(s.byFolder.map((f) => [f.path, f.lines.total])).toEqual([["src", 4]]);
+    expect(s.blocks!.map((x) => [x.path, x.start, x.end, x.author])).toEqual([
+      ["src/a.ts", 1, 2, "ai"],
+      ["src/a.ts", 3, 3, "untraced"],
+      ["src/a.ts", 4, 4, "human"],
+      ["README.md", 1, 5, "untraced"],
+    ]);
+    expect(s.history!.periods).toEqual([
+      {
+        period: "2026-11",
+        written: { ai: 4, human: 0, mixed: 0, unknown: 0 },
+        writtenOutOfScope: 0,
+        surviving: { ai: 2, human: 1, mixed: 0, unknown: 0 },
+        durability: 0.5,
+      },
+    ]);
+  });
+});
