@@ -8,7 +8,7 @@ import type { Finding } from "../engine/check";
 import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
-import { diffTexts, type LineChange } from "../engine/lineChange";
+import type { LineChange } from "../engine/lineChange";
 import { readDiskState, readDiskStateAsync, type DiskState } from "./diskFile";
 import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -143,13 +143,12 @@ export class TrackedDocument {
    */
   applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): boolean {
     this.lookAtDisk(); // before the change: whether the buffer already held what is on disk tells our own save from another writer's
-    const cleanBefore = !this.edits.isEdited();
     this.tentative = undefined; // typing on: whatever the reload was, the buffer now builds on it
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version);
       else this.applyFullChange(change.text, version);
     }
-    return this.detectReload(cleanBefore);
+    return this.detectReload();
   }
 
   private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
@@ -225,19 +224,17 @@ export class TrackedDocument {
   }
 
   /**
-   * The buffer now holds exactly what another writer put on disk: it was reloaded. Content a record of
-   * another writer pins is a reload whatever the buffer held. Otherwise it may be this editor's own save
-   * that reached the disk before we processed the change that produced it (format-on-save does this): a
-   * buffer with unsaved edits is never reloaded behind the user's back by editors, so then it is not a
-   * reload; from a clean buffer it is one, tentatively, until the didSave of that very content says it was
-   * our own save after all (see `beforeSave`).
+   * The buffer now holds exactly what another writer put on disk: it was reloaded, whatever it held before
+   * (an editor reloads one hunk per change, so the first hunks look like typing until the last one lands).
+   * Content a record of another writer pins is a reload for certain. Otherwise it may be this editor's own
+   * save that reached the disk before we processed the change that produced it (format-on-save does this):
+   * it is a reload tentatively, until the didSave of that very content says it was our own save after all
+   * (see `beforeSave`), or typing on, or another writer's record for the file, says it was a reload.
    */
-  private detectReload(cleanBefore: boolean): boolean {
+  private detectReload(): boolean {
     const disk = this.disk?.text;
     if (!this.diskIsExternal || disk === undefined) return false;
     if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
-    const pinnedByRecord = this.isNewestRecorded(fileHash(disk));
-    if (!pinnedByRecord && !cleanBefore) return false;
     const before = { text: this.baselineText, lines: this.baselineLines, hash: this.baselineHash, attributions: this.attributions, awaiting: this.awaiting, edits: this.edits.snapshot() };
     if (!this.reloaded(disk)) this.tentative = before;
     return true;
@@ -250,7 +247,7 @@ export class TrackedDocument {
   beforeSave(): void {
     const t = this.tentative;
     this.tentative = undefined;
-    if (!t || this.awaiting === undefined || fileHash(this.doc.getText()) !== this.baselineHash) return;
+    if (!t || this.isNewestRecorded(this.baselineHash) || fileHash(this.doc.getText()) !== this.baselineHash) return;
     this.baselineText = t.text;
     this.baselineLines = t.lines;
     this.baselineHash = t.hash;
@@ -276,15 +273,9 @@ export class TrackedDocument {
     if (this.awaiting?.kind === "index" || !this.ctx || this.path === undefined) {
       awaiting = { kind: "index", from: lines, steps: [] };
     } else {
-      const entries = this.ctx.ledger.entriesFor(this.path);
-      next = carryThroughRecords(entries, prior, priorHash, hash);
-      if (!next) {
-        if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
-        else {
-          next = carryOver(prior, diffTexts(this.baselineText, text));
-          awaiting = { kind: "record", prior, priorHash };
-        }
-      }
+      // the buffer is the file on disk: its owners are what `intent blame` says of it
+      next = attribute(this.ctx.ledger.entriesFor(this.path), lines);
+      if (!this.isNewestRecorded(hash)) awaiting = { kind: "record", prior, priorHash };
     }
     this.dropPendingSaves(); // the reload is newer than any save still being handled
     this.setBaseline(text, lines, next);
@@ -302,11 +293,24 @@ export class TrackedDocument {
   ledgerChanged(entries: readonly TraceEntry[], rederive = false): void {
     // another writer's new record for exactly our baseline content: the ledger knows more than we carried
     let news = false;
+    let others = false;
     for (const e of entries) {
       const key = e.recordId || `line ${e.line}`;
       if (this.knownRecords.has(key)) continue;
       this.knownRecords.add(key);
-      if (e.postHash === this.baselineHash && !this.isOurs(e)) news = true;
+      if (this.isOurs(e)) continue;
+      others = true;
+      if (e.postHash === this.baselineHash) news = true;
+    }
+    if (this.onDisk()) {
+      // the buffer is the file on disk: its owners are exactly what `intent blame` says of that file
+      this.attributions = attribute(entries, this.baselineLines);
+      this.edits.reset(this.baselineLines);
+      this.blocksCache = undefined;
+      const recorded = this.isNewestRecorded(this.baselineHash) || others;
+      if (recorded) this.tentative = undefined; // another writer's record for this file: the content was a reload
+      if (recorded || this.awaiting?.kind === "index") this.awaiting = undefined;
+      return;
     }
     const w: Awaiting | undefined = (rederive || news) && this.awaiting?.kind !== "record" ? { kind: "index", from: this.baselineLines, steps: [] } : this.awaiting;
     if (!w) return;
@@ -321,6 +325,17 @@ export class TrackedDocument {
     this.attributions = carryThroughRecords(entries, w.prior, w.priorHash, this.baselineHash) ?? attribute(entries, this.baselineLines);
     this.awaiting = undefined;
     this.tentative = undefined; // another writer's record for this content: it was a reload
+  }
+
+  /**
+   * Whether the buffer is the file on disk, unchanged since its baseline, with no save being handled: then
+   * nothing in it is this editor's to carry forward, and the ledger alone says who wrote each line.
+   */
+  private onDisk(): boolean {
+    if (!this.ctx || this.path === undefined || this.pendingSaves.length) return false;
+    this.lookAtDisk();
+    const disk = this.disk?.text;
+    return disk !== undefined && disk === this.baselineText && this.doc.length === disk.length && this.doc.getText() === disk;
   }
 
   /**
@@ -493,14 +508,6 @@ function carryThroughRecords(entries: readonly TraceEntry[], prior: Attributions
     if (!state) return undefined;
   }
   return state.owners;
-}
-
-/** Owners carried over the lines a change did not touch; the changed lines have none (yet). */
-function carryOver(prior: Attributions | undefined, change: LineChange): Attributions | undefined {
-  if (!prior) return undefined;
-  const out: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
-  for (const s of change.carried) for (let k = 0; k < s.length; k++) out[s.newStart + k] = prior[s.oldStart + k];
-  return out;
 }
 
 /** Owners of the current lines through the edit tracker's origins (undefined where edited). */
