@@ -121,10 +121,24 @@ export class InProcessEditor {
     return hoverOwnerOf(h);
   }
 
+  /** Each line's owner and the trace the hover names (`owner trace-id`), to compare with `blameTraces`. */
+  async hoverTraces(path: string): Promise<string[]> {
+    const out: string[] = [];
+    for (let l = 0; l < this.lineCount(path); l++) {
+      const h = (await this.server.connection.sendRequest("textDocument/hover", { textDocument: { uri: this.uri(path) }, position: { line: l, character: 0 } })) as Hover | null;
+      const trace = h ? /trace `([^`]+)`/.exec((h.contents as { value: string }).value)?.[1] : undefined;
+      out.push(`${hoverOwnerOf(h)}${trace ? ` ${trace}` : ""}`);
+    }
+    return out;
+  }
+
+  private lineCount(path: string): number {
+    return this.text(path).split("\n").length - (this.text(path).endsWith("\n") ? 1 : 0);
+  }
+
   async hoverOwners(path: string): Promise<Owner[]> {
-    const count = this.text(path).split("\n").length - (this.text(path).endsWith("\n") ? 1 : 0);
     const out: Owner[] = [];
-    for (let l = 0; l < count; l++) out.push(await this.hoverOwner(path, l));
+    for (let l = 0; l < this.lineCount(path); l++) out.push(await this.hoverOwner(path, l));
     return out;
   }
 
@@ -156,4 +170,11 @@ export function blameOwners(root: string, path: string): Owner[] {
   const r = runCli(["blame", path, "--json"], { cwd: root });
   if (r.status !== 0) throw new Error(`intent blame ${path} failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout).lines as { kind: string; contributor?: string; model?: string }[]).map((l) => (l.kind === "traced" ? (l.model ?? l.contributor!) : l.kind));
+}
+
+/** `intent blame --json`'s owner and trace id of every line (`owner trace-id`), as `hoverTraces` reads hover. */
+export function blameTraces(root: string, path: string): string[] {
+  const r = runCli(["blame", path, "--json"], { cwd: root });
+  if (r.status !== 0) throw new Error(`intent blame ${path} failed (${r.status}): ${r.stderr}`);
+  return (JSON.parse(r.stdout).lines as { kind: string; contributor?: string; model?: string; traceId?: string }[]).map((l) => (l.kind === "traced" ? `${l.model ?? l.contributor!}${l.traceId ? ` ${l.traceId}` : ""}` : l.kind));
 }

@@ -81,6 +81,8 @@ export class TrackedDocument {
    */
   private tentative: { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot } | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
+  /** The baseline is a save of ours whose record is not in the ledger yet: the ledger cannot tell its owners. */
+  private ownRecordDue = false;
   /** Saves taken (`beginSave`) and not yet made the baseline (`saved`), oldest first. */
   private pendingSaves: SaveSnapshot[] = [];
   /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
@@ -332,7 +334,7 @@ export class TrackedDocument {
    * nothing in it is this editor's to carry forward, and the ledger alone says who wrote each line.
    */
   private onDisk(): boolean {
-    if (!this.ctx || this.path === undefined || this.pendingSaves.length) return false;
+    if (!this.ctx || this.path === undefined || this.pendingSaves.length || this.ownRecordDue) return false;
     this.lookAtDisk();
     const disk = this.disk?.text;
     return disk !== undefined && disk === this.baselineText && this.doc.length === disk.length && this.doc.getText() === disk;
@@ -397,10 +399,11 @@ export class TrackedDocument {
    * map carries our owners over; undefined when no record is due (nothing changed) or known. Saves are made
    * the baseline in the order they were taken; one a reload overtook changes nothing here.
    */
-  saved(save: SaveSnapshot, step: RecordStep | undefined): void {
+  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord = false): void {
     const at = this.pendingSaves.indexOf(save);
     if (at === -1 || !save.since) return;
     this.pendingSaves.splice(0, at + 1);
+    this.ownRecordDue = ownRecord;
     const { text, lines, since } = save;
     const hash = fileHash(text);
     const w = this.awaiting;
@@ -428,6 +431,14 @@ export class TrackedDocument {
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
     // the saved lines' findings follow once the save is settled; until then none are published for this content
     if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
+  }
+
+  /**
+   * The record of the save that made the baseline is in the ledger (or was not needed after all): from here
+   * the ledger tells the baseline's owners again. A record the ledger could not take keeps them ours.
+   */
+  ownRecordLanded(): void {
+    this.ownRecordDue = false;
   }
 
   /** `since`: the edits made after `text` was taken (a save's), which stay edits; none when omitted. */
