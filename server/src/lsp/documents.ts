@@ -17,11 +17,12 @@ import type { WorkspaceContext } from "./workspaceContext";
  * An open document: its text, the lines edited since its baseline, who wrote each baseline line, and a
  * cached verdict (it depends on the path and the rules only, so it is computed once per rules generation).
  *
- * Provenance is carried forward, never re-derived (README "Who wrote this line"):
- * the baseline's owners move with every edit (`edits` maps current lines to baseline lines), a save makes
- * its own record the owner of exactly the lines it changed, and a reload of content another writer recorded
- * applies that record's line map. The ledger is asked only about content this server has not seen: the
- * text at open, a reload whose record has no path back to our baseline, or one no record explains (yet).
+ * Provenance is carried forward edit by edit (README "Who wrote this line"): the baseline's owners move
+ * with every edit (`edits` maps current lines to baseline lines), and a save makes its own record the owner
+ * of exactly the lines it changed. Whenever the buffer is the file on disk (unedited, no save of ours still
+ * on its way to the ledger), its owners are the ledger's answer for that content (`attribute`, the function
+ * `intent blame` uses): at open, at a reload, and whenever the ledger changes, so that hover and blame agree
+ * whatever order the reload, the record, the save and the file events arrive in. Never per keystroke.
  */
 export interface AttributedBlock {
   start: number;
