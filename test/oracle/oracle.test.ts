@@ -46,4 +46,4 @@ it(`keeps every line's owner through ${NPM_TEST.seeds} seeded edit streams of ${
   expect(report.bothAsked, "lines asked of hover and blame at the same moment").toBeGreaterThan(0);
   expect(share(hover, "correct"), "share of hovers naming the true owner").toBeGreaterThanOrEqual(0.995);
   expect(share(blame, "correct"), "share of intent blame rows naming the true owner").toBeGreaterThanOrEqual(0.995);
-}, 300_000);
+}, 600_000);

@@ -84,6 +84,8 @@ export class TrackedDocument {
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
   /** The baseline is a save of ours whose record is not in the ledger yet: the ledger cannot tell its owners. */
   private ownRecordDue = false;
+  /** The ledger changed while `ownRecordDue`: its answer is taken once the record has landed. */
+  private ledgerChangedMeanwhile = false;
   /** Saves taken (`beginSave`) and not yet made the baseline (`saved`), oldest first. */
   private pendingSaves: SaveSnapshot[] = [];
   /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
@@ -305,6 +307,7 @@ export class TrackedDocument {
       others = true;
       if (e.postHash === this.baselineHash) news = true;
     }
+    if (this.ownRecordDue) this.ledgerChangedMeanwhile = true;
     if (this.onDisk()) {
       // the buffer is the file on disk: its owners are exactly what `intent blame` says of that file
       this.attributions = attribute(entries, this.baselineLines);
@@ -405,6 +408,7 @@ export class TrackedDocument {
     if (at === -1 || !save.since) return;
     this.pendingSaves.splice(0, at + 1);
     this.ownRecordDue = ownRecord;
+    this.ledgerChangedMeanwhile = false;
     const { text, lines, since } = save;
     const hash = fileHash(text);
     const w = this.awaiting;
@@ -438,8 +442,12 @@ export class TrackedDocument {
    * The record of the save that made the baseline is in the ledger (or was not needed after all): from here
    * the ledger tells the baseline's owners again. A record the ledger could not take keeps them ours.
    */
-  ownRecordLanded(): void {
+  ownRecordLanded(entries: readonly TraceEntry[]): void {
     this.ownRecordDue = false;
+    if (!this.ledgerChangedMeanwhile) return;
+    // a read that brought the record may have come while it was due: it is not brought again
+    this.ledgerChangedMeanwhile = false;
+    this.ledgerChanged(entries);
   }
 
   /** `since`: the edits made after `text` was taken (a save's), which stay edits; none when omitted. */

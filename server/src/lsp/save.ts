@@ -211,7 +211,7 @@ export class SaveHandler {
     if (save?.record) {
       try {
         const written = await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
-        doc.ownRecordLanded();
+        doc.ownRecordLanded(ctx.ledger.entriesFor(doc.path));
         if (written) recordId = save.record.id;
         else doc.ledgerChanged(ctx.ledger.entriesFor(doc.path), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
