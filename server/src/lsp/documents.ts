@@ -307,7 +307,7 @@ export class TrackedDocument {
       others = true;
       if (e.postHash === this.baselineHash) news = true;
     }
-    if (this.ownRecordDue) this.ledgerChangedMeanwhile = true;
+    if (this.ownRecordDue || this.pendingSaves.length) this.ledgerChangedMeanwhile = true;
     if (this.onDisk()) {
       // the buffer is the file on disk: its owners are exactly what `intent blame` says of that file
       this.attributions = attribute(entries, this.baselineLines);
@@ -408,7 +408,6 @@ export class TrackedDocument {
     if (at === -1 || !save.since) return;
     this.pendingSaves.splice(0, at + 1);
     this.ownRecordDue = ownRecord;
-    this.ledgerChangedMeanwhile = false;
     const { text, lines, since } = save;
     const hash = fileHash(text);
     const w = this.awaiting;
@@ -436,6 +435,11 @@ export class TrackedDocument {
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
     // the saved lines' findings follow once the save is settled; until then none are published for this content
     if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
+    // news the ledger brought while the save was being handled is taken now (it is not brought again)
+    if (!ownRecord && this.ledgerChangedMeanwhile && !this.pendingSaves.length && this.ctx && this.path !== undefined) {
+      this.ledgerChangedMeanwhile = false;
+      this.ledgerChanged(this.ctx.ledger.entriesFor(this.path));
+    }
   }
 
   /**
