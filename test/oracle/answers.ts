@@ -25,7 +25,8 @@ export function parseHover(value: string | undefined): Seen {
   // "ai · anthropic/claude-sonnet-4-5 · just now (…)" or "human · just now (…)"
   const parts = who.split(" · ");
   const type = parts[0]!;
-  const modelId = parts.length >= 3 ? parts[1] : undefined;
+  // "human · Ada Lovelace · …": a person's name, which blame gives as `person`, not a model
+  const modelId = parts.length >= 3 && type !== "human" ? parts[1] : undefined;
   const heading = lines.find((l) => l.startsWith("**"));
   const intentId = heading ? INTENT_HEADING.exec(heading)?.[1] : undefined;
   const traceId = TRACE.exec(value)?.[1];

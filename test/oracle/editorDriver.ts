@@ -162,6 +162,25 @@ export class EditorDriver {
     else for (const c of changes) await this.send(d, [c]);
   }
 
+  /** The client's file watcher reports the file changed (didChangeWatchedFiles). */
+  async watched(path: string): Promise<void> {
+    await this.client.notifyWatched(path);
+  }
+
+  /**
+   * Writes the buffer and sends didSave, didClose and didOpen at once (an editor closing a tab right after
+   * saving it, then opening it again), then waits until the server has handled the save.
+   */
+  async saveCloseOpen(path: string): Promise<void> {
+    const d = this.doc(path);
+    const seenBefore = this.processed.length;
+    writeFileSync(join(this.root, path), joinLines(d.lines));
+    await this.client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: d.uri } });
+    await this.close(path);
+    await this.open(path);
+    await waitFor(() => this.processed.slice(seenBefore).find((x) => x.uri === d.uri), `intent/saveProcessed for ${path}`);
+  }
+
   /** A request that makes the server read the ledger to its end; it answers after any read already under way. */
   async barrier(): Promise<void> {
     await this.client.executeCommand("intent.blame", { path: BARRIER_FILE, startLine: 0, endLine: 0 });

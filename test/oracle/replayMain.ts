@@ -106,8 +106,8 @@ async function main(): Promise<number> {
     );
     for (const seed of [...results.keys()].sort((a, b) => a - b)) report.merge(results.get(seed)!);
   }
-  const dimensions = mode === "seeded" ? ["kind", "via"] : ["via", "age", "file"];
-  const recordDimensions = mode === "seeded" ? ["kind", "via"] : ["via", "file"];
+  const dimensions = mode === "seeded" ? ["kind", "via", "order"] : ["via", "age", "file"];
+  const recordDimensions = mode === "seeded" ? ["kind", "via", "order"] : ["via", "file"];
   console.log(report.render(`${title} (${((Date.now() - started) / 1000).toFixed(0)} s)`, dimensions, recordDimensions));
   const out = resolve(values.out ?? `${REPO_ROOT}/.cache/oracle/${mode}.json`);
   mkdirSync(dirname(out), { recursive: true });

@@ -1,6 +1,8 @@
 import { seenLabel, type Seen } from "./answers";
+import { drawArrival, type ArrivalOrder } from "./arrivalOrders";
 import { checkClaims, compareLines } from "./compare";
 import { EditStreamGenerator, type Step } from "./generator";
+import { readFileSync } from "node:fs";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
 import { contributorOf, CONTRIBUTORS, World } from "./setup";
@@ -43,6 +45,10 @@ class SeedRun {
   private readonly report = new Report();
   private readonly name: string;
   private readonly weights: Readonly<Record<string, number>>;
+  /** Draws each step's arrival order, from its own stream so that the edit streams stay as they were. */
+  private readonly arrivalRng: Prng;
+  /** The arrival order of each step (by index): the `order` row of the lines it changed. */
+  private readonly orders = new Map<number, ArrivalOrder>();
 
   constructor(
     private readonly cfg: SeedConfig,
@@ -50,6 +56,7 @@ class SeedRun {
   ) {
     this.rng = new Prng(cfg.seed);
     this.name = `seed ${cfg.seed}`;
+    this.arrivalRng = new Prng((cfg.seed * 7919) ^ 0x0a11);
     this.weights = cfg.actorWeights ?? DEFAULT_ACTOR_WEIGHTS;
     this.gen = new EditStreamGenerator(this.rng.fork(2), {
       actors: CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0).map((c) => ({ actor: c.actor, weight: this.weights[c.actor.name]! })),
@@ -112,6 +119,8 @@ class SeedRun {
     const before = existed ? fileText(this.gen.files.get(step.path)!) : "";
     const after = fileText(this.gen.preview(step));
     const who = contributorOf(step.actor);
+    const order = drawArrival(this.arrivalRng, step, editor.isOpen(step.path) && !step.hook.closeFirst);
+    this.orders.set(step.index, order);
     if (existed) expectText(ws.read(step.path), before, "the file on disk before the step");
     if (step.actor.door === "editor") {
       const o = step.actor.owner;
@@ -122,18 +131,39 @@ class SeedRun {
       await editor.typeAndUndo(step.path, step.editor.typing);
       await editor.edit(step.path, step.splices, step.editor);
       expectText(editor.text(step.path), after, "the editor's buffer after the edits");
-      await editor.save(step.path);
+      if (order === "save-close-open") await editor.saveCloseOpen(step.path);
+      else await editor.save(step.path);
       return;
     }
     if (step.hook.closeFirst && editor.isOpen(step.path)) await editor.close(step.path);
     const open = editor.isOpen(step.path);
     const style = step.via === "agent-open-hunks" ? "hunks" : "region";
-    await agents.write(who.agent!, step.path, before, after, {
-      preferEdit: step.hook.preferEdit,
-      created: !existed,
-      ...(open && step.hook.reloadBeforeRecord ? { afterWrite: () => editor.reload(step.path, style) } : {}),
-    });
-    if (open && !step.hook.reloadBeforeRecord) await editor.reload(step.path, style);
+    const reload = () => editor.reload(step.path, style);
+    // the events between the agent's file write and its PostToolUse record, in this step's order
+    const beforeRecord: Record<ArrivalOrder, (() => Promise<void>) | undefined> = {
+      plain: open && step.hook.reloadBeforeRecord ? reload : undefined,
+      "hunks-each-before-record": () => editor.replaceText(step.path, readFileSync(ws.path(step.path), "utf8"), "hunks", false),
+      "watcher-reload-record": async () => {
+        await editor.watched(step.path);
+        await reload();
+      },
+      "reload-watcher-record": async () => {
+        await reload();
+        await editor.watched(step.path);
+      },
+      "record-watcher-reload": undefined,
+      "open-save-before-record": async () => {
+        await editor.open(step.path);
+        await editor.save(step.path);
+      },
+      "save-close-open": undefined,
+    };
+    const afterWrite = beforeRecord[order];
+    await agents.write(who.agent!, step.path, before, after, { preferEdit: step.hook.preferEdit, created: !existed, ...(afterWrite ? { afterWrite } : {}) });
+    if (order === "record-watcher-reload") {
+      await editor.watched(step.path);
+      await reload();
+    } else if (order === "plain" && open && !step.hook.reloadBeforeRecord) await reload();
     await editor.barrier();
     if (open) expectText(editor.text(step.path), after, "the editor's buffer after the reload");
   }
@@ -143,7 +173,7 @@ class SeedRun {
     const lines = this.gen.files.get(step.path)!;
     const texts = lines.map((l) => l.text);
     const changed = new Set(lines.flatMap((l, i) => (l.touch === step.index ? [i + 1] : [])));
-    const rows = { kind: step.kind, via: step.via };
+    const rows = { kind: step.kind, via: step.via, order: this.orders.get(step.index) ?? "plain" };
     const records = this.world.ledger.readNew();
     for (const r of records) {
       this.cfg.trace?.(
@@ -183,13 +213,29 @@ class SeedRun {
       const lines = this.gen.files.get(path);
       if (!lines) continue;
       const hover = this.world.editor.isOpen(path) ? await this.world.editor.hoverAll(path) : undefined;
-      const blamed = blame ? await this.world.blame(path) : undefined;
+      // every step ends with the file saved or reloaded (its buffer is the file on disk): hover = blame is asked every time
+      const blamed = blame || hover ? await this.world.blame(path) : undefined;
       if (hover) this.count("hover", step, path, lines, hover);
       if (blamed) this.count("blame", step, path, lines, blamed);
       if (hover && blamed) {
         this.report.bothAsked += lines.length;
         hover.forEach((h, i) => {
-          if (seenLabel(h) !== seenLabel(blamed[i]!)) this.report.disagreements++;
+          if (seenLabel(h) === seenLabel(blamed[i]!)) return;
+          this.report.disagreements++;
+          const l = lines[i]!;
+          this.report.example({
+            run: this.name,
+            step,
+            path,
+            line: i + 1,
+            surface: "hover",
+            outcome: "hover ≠ blame",
+            truth: `blame: ${seenLabel(blamed[i]!)}`,
+            seen: seenLabel(h),
+            kind: l.kind,
+            via: l.via,
+            text: l.text,
+          });
         });
       }
     }
@@ -202,7 +248,7 @@ class SeedRun {
     );
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
-      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via });
+      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.touch) ?? "plain" });
       if (outcome !== "correct") {
         this.report.example({
           run: this.name,

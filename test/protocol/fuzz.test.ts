@@ -49,6 +49,7 @@ async function run(count: number, start: (root: string, onPublish: (p: unknown) 
     publishes: sum("publishes"),
     rangesChecked: sum("rangesChecked"),
     viewsCompared: sum("viewsCompared"),
+    ownersCompared: sum("ownersCompared"),
   };
 }
 
@@ -62,6 +63,7 @@ describe("protocol fuzz: the server keeps serving, answers, publishes ranges ins
     totals.push({ name: "in process", stats });
     expect(stats.sequences).toBe(IN_PROCESS);
     expect(stats.viewsCompared).toBeGreaterThan(IN_PROCESS / 2);
+    expect(stats.ownersCompared).toBeGreaterThan(IN_PROCESS / 10);
   });
 
   it(`${SPAWNED} sequences against dist/server.js over stdio`, { timeout: (SOAK ? 1_800 : 300) * 1000 }, async () => {

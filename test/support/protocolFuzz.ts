@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Diagnostic, PublishDiagnosticsParams, Range, TextDocumentContentChangeEvent } from "vscode-languageserver-protocol";
 import { allCommands } from "../../shared/src/commands";
 import type { ServerUnderTest } from "./inProcessServer";
@@ -9,7 +9,7 @@ import type { ServerUnderTest } from "./inProcessServer";
  * Seeded protocol fuzz: random sequences of what editors send (opens, incremental and full changes with
  * reversed, past-the-end and mid-surrogate ranges, multi-byte and huge text, every kind of line break,
  * saves, closes, hovers, code actions, lenses, hints, commands with wrong argument types, all out of
- * order), checked against four oracles:
+ * order), checked against five oracles:
  *  1. the server keeps running;
  *  2. it answers every request, with a result or an LSP error, before `ANSWER_MS`;
  *  3. every range it publishes (diagnostics for the version they name, lenses and hints at the time
@@ -20,6 +20,8 @@ import type { ServerUnderTest } from "./inProcessServer";
  *     of the text; a range whose start is after its end is taken the other way round. (Written here rather
  *     than borrowed: vscode-languageserver-textdocument 1.0.12 corrupts its line table when a range lies
  *     wholly past the last line, which the fuzz found first.)
+ *  5. once every save sent has been handled, each open document whose text is the file on disk shows the
+ *     owners `intent blame` gives that file, line for line (`compareOwners`).
  */
 
 /** The reference text model: a string and where its lines start (CRLF, LF and a lone CR end a line). */
@@ -100,10 +102,12 @@ export interface FuzzStats {
   publishes: number;
   rangesChecked: number;
   viewsCompared: number;
+  /** Open documents whose buffer was the file on disk, their owners compared with `intent blame`'s. */
+  ownersCompared: number;
 }
 
 export interface Violation {
-  oracle: "exited" | "unanswered" | "unpublished" | "range-outside" | "view-differs" | "internal-error";
+  oracle: "exited" | "unanswered" | "unpublished" | "range-outside" | "view-differs" | "owners-differ" | "internal-error";
   detail: string;
   /** The sequence's seed: rerun it alone to reproduce. */
   seed: number;
@@ -153,7 +157,16 @@ const PIECES = [
 ];
 
 export class ProtocolFuzz {
-  readonly stats: FuzzStats = { sequences: 0, notifications: 0, requests: 0, errorsAnswered: 0, publishes: 0, rangesChecked: 0, viewsCompared: 0 };
+  readonly stats: FuzzStats = {
+    sequences: 0,
+    notifications: 0,
+    requests: 0,
+    errorsAnswered: 0,
+    publishes: 0,
+    rangesChecked: 0,
+    viewsCompared: 0,
+    ownersCompared: 0,
+  };
   readonly violations: Violation[] = [];
   private readonly docs = new Map<string, ModelDoc>();
   /** Every version's text of every document, so a publish can be checked against the version it names. */
@@ -174,9 +187,7 @@ export class ProtocolFuzz {
     const p = raw as PublishDiagnosticsParams;
     this.stats.publishes++;
     if (typeof p.version === "number") this.published.set(p.uri, p.version);
-    const waiters = this.publishWaiters;
-    this.publishWaiters = [];
-    for (const w of waiters) w();
+    this.wakePublishWaiters();
     let text: string | undefined;
     if (typeof p.version === "number") text = this.history.get(p.uri)?.get(p.version);
     else if (p.diagnostics.length) text = this.diskText(p.uri);
@@ -187,6 +198,12 @@ export class ProtocolFuzz {
     }
     for (const d of p.diagnostics as Diagnostic[]) this.checkRanges(p.uri, text, [d.range], `diagnostic ${d.code} v${p.version ?? "disk"}`);
   };
+
+  private wakePublishWaiters(): void {
+    const waiters = this.publishWaiters;
+    this.publishWaiters = [];
+    for (const w of waiters) w();
+  }
 
   private diskText(uri: string): string | undefined {
     try {
@@ -224,8 +241,22 @@ export class ProtocolFuzz {
   /** What the current sequence sent, to print when it breaks an oracle (INTENT_LSP_FUZZ_TRACE=1). */
   readonly trace: string[] = [];
 
+  /** didSave notifications sent for open documents, and `intent/saveProcessed` notifications received. */
+  private savesSent = 0;
+  private savesProcessed = 0;
+  private listening: ServerUnderTest | undefined;
+
   private async notify(method: string, params: unknown): Promise<void> {
     this.stats.notifications++;
+    if (this.listening !== this.server) {
+      this.listening = this.server;
+      this.server.connection.onNotification("intent/saveProcessed", () => {
+        this.savesProcessed++;
+        this.wakePublishWaiters();
+      });
+    }
+    const savedUri = method === "textDocument/didSave" ? (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri : undefined;
+    if (typeof savedUri === "string" && this.docs.get(savedUri)?.open) this.savesSent++;
     if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
       this.trace.push(`${method} ${JSON.stringify(params)?.slice(0, Number(process.env["INTENT_LSP_FUZZ_TRACE_CHARS"] ?? 400))}`);
     await this.server.connection.sendNotification(method, params);
@@ -469,6 +500,61 @@ export class ProtocolFuzz {
     }
   }
 
+  /**
+   * Oracle 5: once every save sent has been handled, each open document whose text is the file on disk shows
+   * the owners `intent blame` gives that file: the document's rows (hover's source) and a few hovers equal
+   * the rows of the file read from disk against the ledger (the path form of intent.blame, the CLI's rule).
+   */
+  private async compareOwners(): Promise<void> {
+    const deadline = Date.now() + ANSWER_MS;
+    while (this.savesProcessed < this.savesSent) {
+      if (Date.now() > deadline) {
+        this.violate("unanswered", `${this.savesSent - this.savesProcessed} of ${this.savesSent} saves were never announced as handled (intent/saveProcessed)`);
+        return;
+      }
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 100);
+        this.publishWaiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+    for (const m of this.docs.values()) {
+      if (!m.open || m.doc.getText() !== this.diskText(m.uri)) continue;
+      const path = relative(this.root, fileURLToPath(m.uri));
+      type Rows = { lines: { kind: string; traceId?: string }[] };
+      const shown = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ uri: m.uri }] });
+      const blamed = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ path }] });
+      if (!shown || !blamed) continue; // outside the workspace folder
+      this.stats.ownersCompared++;
+      const owner = (l: { kind: string; traceId?: string } | undefined) => (l ? `${l.kind}${l.traceId ? ` ${l.traceId}` : ""}` : "(no row)");
+      const at = shown.lines.findIndex((l, i) => owner(l) !== owner(blamed.lines[i]));
+      if (at !== -1 || shown.lines.length !== blamed.lines.length) {
+        const i = at === -1 ? Math.min(shown.lines.length, blamed.lines.length) : at;
+        this.violate(
+          "owners-differ",
+          `${path} v${m.doc.version} (buffer = disk): line ${i + 1} shows ${owner(shown.lines[i])}, intent blame says ${owner(blamed.lines[i])}`,
+        );
+        continue;
+      }
+      if (path.startsWith(".orchestration/")) continue; // a rule file's hover is about its intents
+      for (let k = 0; k < 3 && blamed.lines.length; k++) {
+        const line = this.int(blamed.lines.length);
+        const h = await this.request<{ contents: { value: string } } | null>("textDocument/hover", {
+          textDocument: { uri: m.uri },
+          position: { line, character: 0 },
+        });
+        const trace = h ? /trace `([^`]+)`/.exec(h.contents.value)?.[1] : undefined;
+        if (trace !== blamed.lines[line]!.traceId)
+          this.violate(
+            "owners-differ",
+            `${path} v${m.doc.version} (buffer = disk): hover on line ${line + 1} names trace ${trace ?? "none"}, intent blame ${blamed.lines[line]!.traceId ?? "none"}`,
+          );
+      }
+    }
+  }
+
   /** Waits for the diagnostics of every open document's current version: the fact that the server caught up. */
   private async awaitPublishes(): Promise<void> {
     const deadline = Date.now() + ANSWER_MS;
@@ -530,6 +616,7 @@ export class ProtocolFuzz {
     }
     if (seed % 4 === 0) await this.awaitPublishes();
     await this.compareViews();
+    await this.compareOwners();
     for (const uri of [...this.docs.keys()]) await this.close(uri);
     // once this answer is in, every notification before it has been handled and every publish of these versions has arrived
     await this.request("textDocument/hover", { textDocument: { uri: this.uri(FILES[0]!) }, position: { line: 0, character: 0 } });

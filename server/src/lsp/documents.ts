@@ -9,7 +9,7 @@ import type { Verdict } from "../engine/gate";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import { borrowed, type BlockSource } from "../engine/lineage";
-import { diffTexts, type LineChange } from "../engine/lineChange";
+import type { LineChange } from "../engine/lineChange";
 import { readDiskState, readDiskStateAsync, type DiskState } from "../io/diskState";
 import { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -18,11 +18,12 @@ import type { WorkspaceContext } from "./workspaceContext";
  * An open document: its text, the lines edited since its baseline, who wrote each baseline line, and a
  * cached verdict (it depends on the path and the rules only, so it is computed once per rules generation).
  *
- * Provenance is carried forward, never re-derived (README "Who wrote this line"):
- * the baseline's owners move with every edit (`edits` maps current lines to baseline lines), a save makes
- * its own record the owner of exactly the lines it changed, and a reload of content another writer recorded
- * applies that record's line map. The ledger is asked only about content this server has not seen: the
- * text at open, a reload whose record has no path back to our baseline, or one no record explains (yet).
+ * Provenance is carried forward edit by edit (README "Who wrote this line"): the baseline's owners move
+ * with every edit (`edits` maps current lines to baseline lines), and a save makes its own record the owner
+ * of exactly the lines it changed. Whenever the buffer is the file on disk (unedited, no save of ours still
+ * on its way to the ledger), its owners are the ledger's answer for that content (`attribute`, the function
+ * `intent blame` uses): at open, at a reload, and whenever the ledger changes, so that hover and blame agree
+ * whatever order the reload, the record, the save and the file events arrive in. Never per keystroke.
  */
 export interface AttributedBlock {
   start: number;
@@ -86,6 +87,10 @@ export class TrackedDocument {
     | { text: string; lines: string[]; hash: string; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot }
     | undefined;
   private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
+  /** The baseline is a save of ours whose record is not in the ledger yet: the ledger cannot tell its owners. */
+  private ownRecordDue = false;
+  /** The ledger changed while `ownRecordDue`: its answer is taken once the record has landed. */
+  private ledgerChangedMeanwhile = false;
   /** Saves taken (`beginSave`) and not yet made the baseline (`saved`), oldest first. */
   private pendingSaves: SaveSnapshot[] = [];
   /** Whole-file findings (stale-file), recomputed on events, not keystrokes. */
@@ -149,13 +154,12 @@ export class TrackedDocument {
    */
   applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): boolean {
     this.lookAtDisk(); // before the change: whether the buffer already held what is on disk tells our own save from another writer's
-    const cleanBefore = !this.edits.isEdited();
     this.tentative = undefined; // typing on: whatever the reload was, the buffer now builds on it
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version);
       else this.applyFullChange(change.text, version);
     }
-    return this.detectReload(cleanBefore);
+    return this.detectReload();
   }
 
   private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
@@ -231,19 +235,17 @@ export class TrackedDocument {
   }
 
   /**
-   * The buffer now holds exactly what another writer put on disk: it was reloaded. Content a record of
-   * another writer pins is a reload whatever the buffer held. Otherwise it may be this editor's own save
-   * that reached the disk before we processed the change that produced it (format-on-save does this): a
-   * buffer with unsaved edits is never reloaded behind the user's back by editors, so then it is not a
-   * reload; from a clean buffer it is one, tentatively, until the didSave of that very content says it was
-   * our own save after all (see `beforeSave`).
+   * The buffer now holds exactly what another writer put on disk: it was reloaded, whatever it held before
+   * (an editor reloads one hunk per change, so the first hunks look like typing until the last one lands).
+   * Content a record of another writer pins is a reload for certain. Otherwise it may be this editor's own
+   * save that reached the disk before we processed the change that produced it (format-on-save does this):
+   * it is a reload tentatively, until the didSave of that very content says it was our own save after all
+   * (see `beforeSave`), or typing on, or another writer's record for the file, says it was a reload.
    */
-  private detectReload(cleanBefore: boolean): boolean {
+  private detectReload(): boolean {
     const disk = this.disk?.text;
     if (!this.diskIsExternal || disk === undefined) return false;
     if (this.doc.length !== disk.length || this.doc.getText() !== disk) return false;
-    const pinnedByRecord = this.isNewestRecorded(fileHash(disk));
-    if (!pinnedByRecord && !cleanBefore) return false;
     const before = {
       text: this.baselineText,
       lines: this.baselineLines,
@@ -263,7 +265,7 @@ export class TrackedDocument {
   beforeSave(): void {
     const t = this.tentative;
     this.tentative = undefined;
-    if (!t || this.awaiting === undefined || fileHash(this.doc.getText()) !== this.baselineHash) return;
+    if (!t || this.isNewestRecorded(this.baselineHash) || fileHash(this.doc.getText()) !== this.baselineHash) return;
     this.baselineText = t.text;
     this.baselineLines = t.lines;
     this.baselineHash = t.hash;
@@ -289,15 +291,9 @@ export class TrackedDocument {
     if (this.awaiting?.kind === "index" || !this.ctx || this.path === undefined) {
       awaiting = { kind: "index", from: lines, steps: [] };
     } else {
-      const entries = this.ctx.ledger.attributionEntries(this.path, lines);
-      next = carryThroughRecords(entries, prior, priorHash, hash);
-      if (!next) {
-        if (this.isNewestRecorded(hash)) next = attribute(entries, lines);
-        else {
-          next = carryOver(prior, diffTexts(this.baselineText, text));
-          awaiting = { kind: "record", prior, priorHash };
-        }
-      }
+      // the buffer is the file on disk: its owners are what `intent blame` says of it
+      next = attribute(this.ctx.ledger.attributionEntries(this.path, lines), lines);
+      if (!this.isNewestRecorded(hash)) awaiting = { kind: "record", prior, priorHash };
     }
     this.dropPendingSaves(); // the reload is newer than any save still being handled
     this.setBaseline(text, lines, next);
@@ -315,11 +311,25 @@ export class TrackedDocument {
   ledgerChanged(entries: readonly TraceEntry[], rederive = false): void {
     // another writer's new record for exactly our baseline content: the ledger knows more than we carried
     let news = false;
+    let others = false;
     for (const e of entries) {
       const key = e.recordId || `line ${e.line}`;
       if (this.knownRecords.has(key)) continue;
       this.knownRecords.add(key);
-      if (e.postHash === this.baselineHash && !this.isOurs(e)) news = true;
+      if (this.isOurs(e)) continue;
+      others = true;
+      if (e.postHash === this.baselineHash) news = true;
+    }
+    if (this.ownRecordDue || this.pendingSaves.length) this.ledgerChangedMeanwhile = true;
+    if (this.onDisk()) {
+      // the buffer is the file on disk: its owners are exactly what `intent blame` says of that file
+      this.attributions = attribute(entries, this.baselineLines);
+      this.edits.reset(this.baselineLines);
+      this.blocksCache = undefined;
+      const recorded = this.isNewestRecorded(this.baselineHash) || others;
+      if (recorded) this.tentative = undefined; // another writer's record for this file: the content was a reload
+      if (recorded || this.awaiting?.kind === "index") this.awaiting = undefined;
+      return;
     }
     const w: Awaiting | undefined =
       (rederive || news) && this.awaiting?.kind !== "record" ? { kind: "index", from: this.baselineLines, steps: [] } : this.awaiting;
@@ -336,6 +346,17 @@ export class TrackedDocument {
     this.attributions = carryThroughRecords(entries, w.prior, w.priorHash, this.baselineHash) ?? attribute(entries, this.baselineLines);
     this.awaiting = undefined;
     this.tentative = undefined; // another writer's record for this content: it was a reload
+  }
+
+  /**
+   * Whether the buffer is the file on disk, unchanged since its baseline, with no save being handled: then
+   * nothing in it is this editor's to carry forward, and the ledger alone says who wrote each line.
+   */
+  private onDisk(): boolean {
+    if (!this.ctx || this.path === undefined || this.pendingSaves.length || this.ownRecordDue) return false;
+    this.lookAtDisk();
+    const disk = this.disk?.text;
+    return disk !== undefined && disk === this.baselineText && this.doc.length === disk.length && this.doc.getText() === disk;
   }
 
   /**
@@ -425,10 +446,11 @@ export class TrackedDocument {
    * map carries our owners over; undefined when no record is due (nothing changed) or known. Saves are made
    * the baseline in the order they were taken; one a reload overtook changes nothing here.
    */
-  saved(save: SaveSnapshot, step: RecordStep | undefined): void {
+  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord = false): void {
     const at = this.pendingSaves.indexOf(save);
     if (at === -1 || !save.since) return;
     this.pendingSaves.splice(0, at + 1);
+    this.ownRecordDue = ownRecord;
     const { text, lines, since } = save;
     const hash = fileHash(text);
     const w = this.awaiting;
@@ -464,6 +486,23 @@ export class TrackedDocument {
     this.awaiting = next === undefined ? { kind: "index", from: lines, steps: [] } : undefined;
     // the saved lines' findings follow once the save is settled; until then none are published for this content
     if (this.ctx && this.path !== undefined) this.savedFindingsDue = this.baselineHash;
+    // news the ledger brought while the save was being handled is taken now (it is not brought again)
+    if (!ownRecord && this.ledgerChangedMeanwhile && !this.pendingSaves.length && this.ctx && this.path !== undefined) {
+      this.ledgerChangedMeanwhile = false;
+      this.ledgerChanged(this.ledgerEntries());
+    }
+  }
+
+  /**
+   * The record of the save that made the baseline is in the ledger (or was not needed after all): from here
+   * the ledger tells the baseline's owners again. A record the ledger could not take keeps them ours.
+   */
+  ownRecordLanded(entries: readonly TraceEntry[]): void {
+    this.ownRecordDue = false;
+    if (!this.ledgerChangedMeanwhile) return;
+    // a read that brought the record may have come while it was due: it is not brought again
+    this.ledgerChangedMeanwhile = false;
+    this.ledgerChanged(entries);
   }
 
   /** `since`: the edits made after `text` was taken (a save's), which stay edits; none when omitted. */
@@ -550,14 +589,6 @@ function carryThroughRecords(entries: readonly TraceEntry[], prior: Attributions
     if (!state) return undefined;
   }
   return state.owners;
-}
-
-/** Owners carried over the lines a change did not touch; the changed lines have none (yet). */
-function carryOver(prior: Attributions | undefined, change: LineChange): Attributions | undefined {
-  if (!prior) return undefined;
-  const out: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
-  for (const s of change.carried) for (let k = 0; k < s.length; k++) out[s.newStart + k] = prior[s.oldStart + k];
-  return out;
 }
 
 /** Owners of the current lines through the edit tracker's origins (undefined where edited). */

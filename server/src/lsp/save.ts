@@ -216,14 +216,16 @@ export class SaveHandler {
       this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
     // the saved text is the new baseline; edits made since it was taken stay edits
-    doc.saved(snapshot, save?.step);
+    doc.saved(snapshot, save?.step, !!save?.record);
     this.host.schedule(doc.uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return null;
     let recordId: string | null = null;
     if (save?.record) {
       try {
-        if (await this.recorderOf(ctx).write(save, () => this.host.poll(ctx))) recordId = save.record.id;
+        const written = await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
+        doc.ownRecordLanded(doc.ledgerEntries());
+        if (written) recordId = save.record.id;
         else doc.ledgerChanged(doc.ledgerEntries(), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
         this.host.error(

@@ -1,0 +1,144 @@
+import { appendFileSync } from "node:fs";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { claudePayload, ensureBuilt, LEDGER, ledgerRecords, runHook, writeTranscript } from "../cli/support";
+import { blameOwners, InProcessEditor } from "../support/inProcessEditor";
+import { TempWorkspace } from "../support/workspace";
+
+/**
+ * Hover and `intent blame` agree on every line of an open document whose buffer equals the file on disk,
+ * whatever order the editor's reload, an agent's record, a save and the watcher's events arrive in; and a
+ * person's save claims only the lines the person edited. Each case is the smallest order that broke it.
+ */
+
+const PATH = "src/api/race.ts";
+const OTHER = "src/api/other.ts";
+const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const FOREIGN_MODEL = "openai/gpt-4o";
+
+const text = (lines: string[]) => lines.map((l) => `${l}\n`).join("");
+const lineRange = (line: number, length: number) => ({ start: { line, character: 0 }, end: { line, character: length } });
+
+/** Ranges (1-based [start, end]) and contributor of a record. */
+function claims(record: Record<string, any>) {
+  const conv = record.files[0].conversations[0];
+  return { ranges: conv.ranges.map((r: any) => [r.start_line, r.end_line]), contributor: conv.contributor.model_id ?? conv.contributor.type };
+}
+
+describe("hover = blame on open documents, whatever order the events arrive in", () => {
+  let ws: TempWorkspace;
+  let editor: InProcessEditor;
+  beforeAll(ensureBuilt);
+
+  afterEach(async () => {
+    await editor?.stop();
+    ws?.dispose();
+  });
+
+  async function setUp(lines: string[]): Promise<void> {
+    ws = new TempWorkspace({ withLedger: false });
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    ws.write(OTHER, "other\n");
+    ws.write(PATH, "");
+    editor = await InProcessEditor.start(ws.root);
+    await editor.open(PATH, "");
+    await editor.change(PATH, [{ range: lineRange(0, 0), text: text(lines) }]);
+    expect(await editor.save(PATH)).not.toBeNull();
+  }
+
+  /** Claude Code's Write of `content`: PreToolUse (the gate) and the file written; `record()` is its PostToolUse. */
+  function agentWrites(content: string): { record: () => void } {
+    const payload = (event: string) =>
+      claudePayload(ws, event, {
+        tool_name: "Write",
+        tool_input: { file_path: ws.path(PATH), content },
+        tool_use_id: "toolu_race",
+        ...(event === "PostToolUse" ? { tool_response: { type: "update" } } : {}),
+      });
+    expect(runHook("claude-code", payload("PreToolUse"), { cwd: ws.root }).status).toBe(0);
+    ws.write(PATH, content);
+    return { record: () => expect(runHook("claude-code", payload("PostToolUse"), { cwd: ws.root }).status).toBe(0) };
+  }
+
+  it("an agent's two hunks reloaded one didChange each before its record lands stay the agent's; the person's next save claims only the person's line", async () => {
+    await setUp(["a1", "a2", "a3", "a4", "a5", "a6"]);
+    const write = agentWrites(text(["a1", "A2", "a3", "a4", "A5", "a6"]));
+    // the editor's watcher fires when the file is written: one didChange per hunk
+    await editor.change(PATH, [{ range: lineRange(1, 2), text: "A2" }]);
+    await editor.change(PATH, [{ range: lineRange(4, 2), text: "A5" }]);
+    write.record(); // the hook runs after
+    await editor.setLine(PATH, 5, "a6 edited");
+    expect(await editor.save(PATH)).not.toBeNull();
+
+    expect(ledgerRecords(ws).map(claims)).toEqual([
+      { ranges: [[1, 6]], contributor: "human" },
+      {
+        ranges: [
+          [2, 2],
+          [5, 5],
+        ],
+        contributor: SONNET,
+      },
+      { ranges: [[6, 6]], contributor: "human" },
+    ]);
+    const owners = ["human", SONNET, "human", "human", SONNET, "human"];
+    expect(await editor.hoverOwners(PATH)).toEqual(owners);
+    expect(blameOwners(ws.root, PATH)).toEqual(owners);
+  });
+
+  it("an agent's change reloaded before a foreign tool's record (no line map) lands is the model's, in hover as in blame", async () => {
+    await setUp(["b1", "b2", "b3"]);
+    ws.write(PATH, text(["b1", "B2", "b3"]));
+    await editor.change(PATH, [{ range: lineRange(1, 2), text: "B2" }]);
+    // another tool's Agent Trace record: ranges only, no content hashes, no line map
+    const foreign = {
+      version: "1.0",
+      id: "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+      timestamp: new Date().toISOString(),
+      tool: { name: "other-agent" },
+      files: [{ path: PATH, conversations: [{ contributor: { type: "ai", model_id: FOREIGN_MODEL }, ranges: [{ start_line: 2, end_line: 2 }] }] }],
+    };
+    appendFileSync(ws.path(LEDGER), `${JSON.stringify(foreign)}\n`);
+    await editor.ledgerRead(OTHER);
+
+    const owners = ["human", FOREIGN_MODEL, "human"];
+    expect(blameOwners(ws.root, PATH)).toEqual(owners);
+    expect(await editor.hoverOwners(PATH)).toEqual(owners);
+  });
+
+  it("didSave followed at once by didClose and didOpen: the saved line is the person's", async () => {
+    await setUp(["c1", "c2"]);
+    await editor.setLine(PATH, 1, "c2 edited");
+    await editor.writeBuffer(PATH);
+    const saves = editor.savesProcessed;
+    await editor.sendDidSave(PATH);
+    await editor.close(PATH);
+    await editor.open(PATH, ws.read(PATH));
+    await editor.savesHandled(saves + 1);
+    await editor.ledgerRead(OTHER);
+
+    expect(ledgerRecords(ws).map(claims)).toEqual([
+      { ranges: [[1, 2]], contributor: "human" },
+      { ranges: [[2, 2]], contributor: "human" },
+    ]);
+    expect(blameOwners(ws.root, PATH)).toEqual(["human", "human"]);
+    expect(await editor.hoverOwners(PATH)).toEqual(["human", "human"]);
+  });
+
+  it("an agent writes a closed file that the editor opens and saves within milliseconds: the agent's line is the agent's", async () => {
+    await setUp(["d1", "d2", "d3"]);
+    await editor.setLine(PATH, 1, "X");
+    expect(await editor.save(PATH)).not.toBeNull();
+    await editor.close(PATH);
+    // the agent puts back the text an older human record wrote
+    const write = agentWrites(text(["d1", "d2", "d3"]));
+    await editor.open(PATH, ws.read(PATH));
+    expect(await editor.save(PATH)).toBeNull(); // nothing changed in the editor: nothing to record
+    write.record();
+    await editor.ledgerRead(OTHER);
+
+    const owners = ["human", SONNET, "human"];
+    expect(blameOwners(ws.root, PATH)).toEqual(owners);
+    expect(await editor.hoverOwners(PATH)).toEqual(owners);
+  });
+});
