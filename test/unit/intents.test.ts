@@ -157,6 +157,18 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
     expect(moved.ok && moved.text).toBe(text.replace("IN_PROGRESS", "BLOCKED") + "    updated_at: 2026-11-22T10:00:00Z\n");
   });
 
+  it("amends a block list whose last item carries a comment: the comment stays on its item, the new item goes below", () => {
+    const text = "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API\n    tags: [api]\n";
+    const amended = amendScope(text, "INT-001", "docs/**", NOW);
+    expect(amended.ok && amended.text).toBe(
+      "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API\n      - docs/**\n    tags: [api]\n    updated_at: 2026-11-22T10:00:00Z\n",
+    );
+    // the last line of the file, with no final newline
+    const last = "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API";
+    const appended = amendScope(last, "INT-001", "docs/**", NOW);
+    expect(appended.ok && appended.text).toBe(`${last}\n      - docs/**\n    updated_at: 2026-11-22T10:00:00Z`);
+  });
+
   it("writes new lines with the file's own line endings (CRLF)", () => {
     const text = "active_intents:\r\n  - id: INT-001\r\n    name: Build API\r\n    status: IN_PROGRESS\r\n    owned_scope:\r\n      - src/api/**\r\n";
     const amended = amendScope(text, "INT-001", "docs/**", NOW);
