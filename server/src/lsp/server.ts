@@ -76,7 +76,7 @@ export class IntentServer {
       (message) => this.connection.console.warn(message),
     );
     this.sessions = new SessionSync(this.workspaces, this.documents, guard);
-    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard);
+    this.publisher = new DiagnosticsPublisher(connection, this.documents, this.workspaces, () => this.sessions.share(), guard, (ctx) => this.sync.refresh(ctx));
     this.ledgers = new LedgerSync(connection, () => !!this.caps?.progress, (ctx, r, first) => this.sync.ledgerChanged(ctx, r.paths, r.reset, first));
     this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
     this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
