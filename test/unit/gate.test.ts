@@ -15,7 +15,7 @@ const CATALOGUE = `active_intents:
   - id: WEB-001
     name: Web client
     status: IN_PROGRESS
-    owned_scope: ["src/web/**", "src/shared/**"]
+    owned_scope: ["src/web/**", "src/shared/**", "docs/web/**"]
   - id: SRV-001
     name: Server
     status: IN_PROGRESS
@@ -28,6 +28,14 @@ const CATALOGUE = `active_intents:
     name: Docs
     status: COMPLETE
     owned_scope: [docs]
+  - id: BLK-001
+    name: Waiting on a vendor
+    status: BLOCKED
+    owned_scope: ["src/vendor/**"]
+  - id: OLD-001
+    name: Old work
+    status: ARCHIVED
+    owned_scope: ["src/old/**"]
 `;
 
 const rules = (config?: string) => buildRules({ [INTENTS_FILE]: CATALOGUE, ...(config === undefined ? {} : { [CONFIG_FILE]: config }) });
@@ -96,6 +104,17 @@ describe("auto-select picks the one in-progress owner, never one of several", ()
     ]);
   });
 
+  it("autoSelect off: one in-progress owner and one that is not are not \"several in-progress\"", () => {
+    expect(said("docs/web/x.md", judge("docs/web/x.md", rules(`{ "autoSelect": false }`), undefined))).toEqual([
+      "no-active-intent",
+      undefined,
+      ["WEB-001", "DOC-001"],
+      "No intent selected for docs/web/x.md. Select an intent before editing. Owned by WEB-001 (IN_PROGRESS), DOC-001 (COMPLETE).",
+    ]);
+    const v = judge("docs/web/x.md", rules(), undefined); // on: the one in progress is picked
+    expect([v.kind, v.kind === "allowed" && v.intent.id]).toEqual(["allowed", "WEB-001"]);
+  });
+
   it("an owner that is not in progress is never picked", () => {
     expect(said("docs/guide.md", judge("docs/guide.md", rules(), undefined))).toEqual([
       "no-active-intent",
@@ -118,6 +137,12 @@ describe("the selected intent", () => {
     expect(said("src/api/generated/x.ts", judge("src/api/generated/x.ts", rules(), session("GEN-001")))[3]).toBe(
       "GEN-001 (Regenerate the client) is PENDING: it has not been started. Start it, or select an intent that is in progress.",
     );
+    expect(said("src/vendor/x.ts", judge("src/vendor/x.ts", rules(), session("BLK-001")))[3]).toBe(
+      "BLK-001 (Waiting on a vendor) is BLOCKED: it is blocked. Resume it once the blocker is resolved, or select another intent.",
+    );
+    expect(said("src/old/x.ts", judge("src/old/x.ts", rules(), session("OLD-001")))[3]).toBe(
+      "OLD-001 (Old work) is ARCHIVED: it is archived. Select another intent, or create one for this change.",
+    );
   });
 
   it("one missing from the catalogue is named when no single in-progress owner stands in for it", () => {
@@ -134,5 +159,16 @@ describe("the selected intent", () => {
     expect(judge("docs/guide.md", exempt, session("DOC-001"))).toEqual({ kind: "exempt" });
     expect(judge("docs/guide.md", exempt, undefined)).toEqual({ kind: "exempt" });
     expect(isProblem({ kind: "exempt" })).toBe(false);
+  });
+
+  it("only the verdicts that refuse an edit are problems", () => {
+    const verdicts = ["src/api/x.ts", "src/shared/x.ts", "src/web/x.ts"].map((path) => judge(path, rules(), session("API-001")));
+    expect(verdicts.map((v) => [v.kind, isProblem(v)])).toEqual([
+      ["allowed", false],
+      ["out-of-scope", true],
+      ["out-of-scope", true],
+    ]);
+    expect(isProblem(judge("src/shared/x.ts", rules(), undefined))).toBe(true);
+    expect(isProblem(judge("src/old/x.ts", rules(), session("OLD-001")))).toBe(true);
   });
 });
