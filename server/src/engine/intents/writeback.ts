@@ -39,7 +39,9 @@ export function amendScope(original: string, intentId: string, glob: string, now
     // A bare scalar or an empty block: rewrite just this value as a flow list.
     const r = value.range!;
     const items = existing.filter((g) => g && g !== "null").map((g) => quoteLike(text, value, g));
-    edit = { start: r[0], end: r[1], newText: `[${[...items, quoteLike(text, value, glob)].join(", ")}]` };
+    // an empty value sits right after the colon: the list needs the space a value is written after
+    const lead = r[0] === r[1] ? " " : "";
+    edit = { start: r[0], end: r[1], newText: `${lead}[${[...items, quoteLike(text, value, glob)].join(", ")}]` };
   }
   return finish(original, intentId, [edit, touchUpdatedAt(text, item, now)], (i) => i.ownedScope.includes(glob));
 }
