@@ -231,6 +231,8 @@ describe("writeback: every shape a scope is written in, and every refusal", () =
       "active_intents.yaml has a syntax error (Flow sequence in block collection must be sufficiently indented and end with a ] at line 6, column 1:); fix it first.",
     );
     expect(amended("active_intents: 5\n")).toBe("active_intents.yaml has no `active_intents:` list.");
+    // a duplicate key makes the intent invalid: the edited text would not read back, so nothing is written
+    expect(amendScope(`${HEAD}    owned_scope: [src/**]\n    tags: [a]\n    tags: [b]\n`, "INT-001", "docs/**", NOW).ok).toBe(false);
     const move = (text: string, id: string, to: IntentStatus) => {
       const r = transition(text, id, to, NOW);
       return r.ok ? r.text : r.reason;
