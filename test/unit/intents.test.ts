@@ -218,6 +218,8 @@ describe("writeback: every shape a scope is written in, and every refusal", () =
   it("a file whose lines end in a lone CR gets its new lines ended the same way", () => {
     const cr = (t: string) => t.replace(/\n/g, "\r");
     expect(amended(cr(`${HEAD}    owned_scope:\n      - src/**\n`))).toBe(cr(`${HEAD}    owned_scope:\n      - src/**\n      - docs/**\n${STAMP}`));
+    // a stray lone CR in a file of LF lines does not make it a CR file
+    expect(amended(`# note\r${HEAD}    owned_scope:\n      - src/**\n`)).toBe(`# note\r${HEAD}    owned_scope:\n      - src/**\n      - docs/**\n${STAMP}`);
     const moved = transition(cr(`${HEAD}    owned_scope: [src/**]\n`), "INT-001", "BLOCKED", NOW);
     expect(moved.ok && moved.text).toBe(cr(`${HEAD.replace("IN_PROGRESS", "BLOCKED")}    owned_scope: [src/**]\n${STAMP}`));
   });
