@@ -185,25 +185,45 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(mcp("mcp__x__frob", { output_file: 42 })).toEqual(["deny", expect.stringMatching(/^\[intent-lsp: internal-error\] .*mcp__x__frob/)]);
   });
 
-  it("hostile payloads: wrong types, missing fields, NUL in paths, huge input: each gets an answer", () => {
-    const cases: unknown[] = [
-      claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: `${ws.path("src/api/a")}\u0000.ts`, content: "x" } }),
-      claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("../../etc/passwd"), content: "x" } }),
-      claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: "/etc/passwd", content: "x" } }),
-      claudePayload(ws, "PreToolUse", { tool_name: 42, tool_input: "not an object" }),
-      claudePayload(ws, "PreToolUse", { tool_name: "Edit", tool_input: null }),
-      claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/big.ts"), content: "x".repeat(8 * 1024 * 1024) } }),
-      { hook_event_name: "PreToolUse" },
-      { ...claudePayload(ws, "PreToolUse"), cwd: 17, session_id: { x: 1 } },
+  it("hostile payloads: wrong types, missing fields, NUL in paths, huge input: each gets the decision its call must get", () => {
+    const denied = (code: string, reason: RegExp) => ["deny", expect.stringMatching(new RegExp(`^\\[intent-lsp: ${code}\\] ${reason.source}`))];
+    const cases: [string, unknown, unknown[]][] = [
+      [
+        "a NUL in the path",
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: `${ws.path("src/api/a")}\u0000.ts`, content: "x" } }),
+        denied("bad-path", /".*src\/api\/a\\u0000\.ts" holds a control character/),
+      ],
+      [
+        "a path climbing out",
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("../../etc/passwd"), content: "x" } }),
+        denied("outside-workspace", /\/etc\/passwd is outside the workspace/),
+      ],
+      [
+        "an absolute path outside",
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: "/etc/passwd", content: "x" } }),
+        denied("outside-workspace", /\/etc\/passwd is outside the workspace/),
+      ],
+      [
+        "a tool name and input of the wrong types",
+        claudePayload(ws, "PreToolUse", { tool_name: 42, tool_input: "not an object" }),
+        denied("internal-error", /.*\(the hook input is not a JSON object\), so the call is denied/),
+      ],
+      [
+        "a write tool with no input",
+        claudePayload(ws, "PreToolUse", { tool_name: "Edit", tool_input: null }),
+        denied("internal-error", /.*\(Edit call without tool_input\.file_path\), so the call is denied/),
+      ],
+      [
+        "8 MiB of content at an owned path",
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/big.ts"), content: "x".repeat(8 * 1024 * 1024) } }),
+        ["allow", "INT-001 (Build Weather API) owns src/api/big.ts."],
+      ],
+      // no tool named: nothing is written, so the gate has no opinion and the agent's own permissions apply
+      ["no tool at all", { hook_event_name: "PreToolUse" }, [undefined, undefined]],
+      ["a cwd and a session id of the wrong types, no tool", { ...claudePayload(ws, "PreToolUse"), cwd: 17, session_id: { x: 1 } }, [undefined, undefined]],
     ];
     const records = ledgerRecords(ws).length;
-    for (const payload of cases) {
-      const a = hook(ws, payload);
-      expect(["allow", "deny", "ask", undefined]).toContain(a.hookSpecificOutput?.permissionDecision);
-    }
-    expect(decision(hook(ws, cases[1]))[0]).toBe("deny");
-    expect(decision(hook(ws, cases[2]))[0]).toBe("deny");
-    expect(decision(hook(ws, cases[0]))[0]).toBe("deny");
+    for (const [what, payload, expected] of cases) expect(decision(hook(ws, payload)), what).toEqual(expected);
     expect(ledgerRecords(ws).length).toBe(records); // a pre-write call records nothing
   });
 });

@@ -88,6 +88,25 @@ describe("the agent gate", () => {
     });
   });
 
+  it("an `!` glob keeps a folder out of the intent around it: with nothing selected, a write there is denied", () => {
+    ws.write(
+      ".orchestration/active_intents.yaml",
+      ws
+        .read(".orchestration/active_intents.yaml")
+        .replace(`owned_scope: ["src/api/**", "test/api/**"]`, `owned_scope: ["src/api/**", "!src/api/generated/**", "test/api/**"]`),
+    );
+    const write = (file: string) => claudeTool("PreToolUse", "Write", { file_path: ws.path(file), content: "x\n" }).json as any;
+    expect(write("src/api/generated/client.ts").hookSpecificOutput).toEqual({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringMatching(
+        /^\[intent-lsp: no-active-intent\] No intent selected for src\/api\/generated\/client\.ts\. Select an intent before editing\. No intent owns this file\./,
+      ),
+    });
+    // beside the excluded folder, INT-001 is still the one in-progress owner
+    expect(write("src/api/routes.ts").hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+  });
+
   it("Cursor: a writer that names no file is denied (fail closed)", () => {
     const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { content: "x" } }), { cwd: ws.root });
     expect(r.json).toMatchObject({

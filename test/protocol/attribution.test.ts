@@ -130,6 +130,23 @@ describe("attribution through real edit streams", () => {
     });
   });
 
+  it("a copy of a line typed at its start is the new line above it, typed at its end the new line below: each save claims the line typed, as tracked, not as a diff of the texts would guess", async () => {
+    setUp();
+    const client = await editor({ type: "human" });
+    await createInEditor(client, PATH, ["one", "two", "three"]);
+    // "two\n" typed at column 0 of "two": the old "two" is pushed down, the typed one is line 2
+    await client.edit(PATH, { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, "two\n");
+    await client.save(PATH);
+    // "\ntwo" typed at the end of line 2: the typed one is line 3
+    await client.edit(PATH, { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } }, "\ntwo");
+    await client.save(PATH);
+    expect(ledgerRecords(ws).map(claims)).toEqual([
+      { ranges: [[1, 3]], contributor: "human" },
+      { ranges: [[2, 2]], contributor: "human" },
+      { ranges: [[3, 3]], contributor: "human" },
+    ]);
+  });
+
   it("comments inserted above each of N lines in one multi-edit (bottom-up) claim only the comments", async () => {
     setUp();
     const human = await editor({ type: "human" });

@@ -51,7 +51,7 @@ describe("the ledger changing underneath a running server", () => {
     mkdirSync(ws.path(LEDGER)); // a folder where the ledger should be
     faults++;
     await client.setLine(API, 0, "// still serving");
-    await client.waitForDiagnostics(API, (x) => x.length === 0); // INT-001 owns it: published, and nothing wrong
+    expect(await client.waitForPublishOfCurrentVersion(API)).toEqual([]); // INT-001 owns it: published for this edit, and nothing wrong
     expect(client.process.exitCode).toBeNull();
 
     rmSync(ws.path(LEDGER), { recursive: true });

@@ -58,7 +58,9 @@ describe("the Agent Trace samples, as the editor attributes them", () => {
   it("reference-implementation records (version 1.0, .agent-trace/traces.jsonl) are read; .shell-history is not a file", async () => {
     const parser = await hover("src/utils/parser.ts", 50);
     expect(parser).toContain("claude-code");
-    expect(client.diagnosticsFor(".agent-trace/traces.jsonl")).toEqual([]);
+    // the ledger was read (the hover above), so a problem in it is in the diagnostics published for it when open
+    await client.open(".agent-trace/traces.jsonl", "jsonl");
+    expect(await client.waitForPublishOfCurrentVersion(".agent-trace/traces.jsonl")).toEqual([]);
   });
 
   it("flat records attribute a whole file whose hash matches, with their intent", async () => {
@@ -71,6 +73,7 @@ describe("the Agent Trace samples, as the editor attributes them", () => {
   it("older-dialect records whose hash does not match the content attribute nothing", async () => {
     ws.write("src/api/routes.ts", numbered(50));
     expect(await hover("src/api/routes.ts", 10)).toContain("Untraced");
-    expect(client.diagnosticsFor(".orchestration/agent_trace.jsonl")).toEqual([]);
+    await client.open(".orchestration/agent_trace.jsonl", "jsonl");
+    expect(await client.waitForPublishOfCurrentVersion(".orchestration/agent_trace.jsonl")).toEqual([]);
   });
 });

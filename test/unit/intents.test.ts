@@ -217,6 +217,19 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
     expect(moved.ok && moved.text).toBe(text.replace("IN_PROGRESS", "BLOCKED") + "    updated_at: 2026-11-22T10:00:00Z\n");
   });
 
+  it("amends a block list whose last item carries a comment: the comment stays on its item, the new item goes below", () => {
+    const text =
+      "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API\n    tags: [api]\n";
+    const amended = amendScope(text, "INT-001", "docs/**", NOW);
+    expect(amended.ok && amended.text).toBe(
+      "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API\n      - docs/**\n    tags: [api]\n    updated_at: 2026-11-22T10:00:00Z\n",
+    );
+    // the last line of the file, with no final newline
+    const last = "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n    owned_scope:\n      - src/api/**   # the API";
+    const appended = amendScope(last, "INT-001", "docs/**", NOW);
+    expect(appended.ok && appended.text).toBe(`${last}\n      - docs/**\n    updated_at: 2026-11-22T10:00:00Z`);
+  });
+
   it("writes new lines with the file's own line endings (CRLF)", () => {
     const text = "active_intents:\r\n  - id: INT-001\r\n    name: Build API\r\n    status: IN_PROGRESS\r\n    owned_scope:\r\n      - src/api/**\r\n";
     const amended = amendScope(text, "INT-001", "docs/**", NOW);
@@ -230,6 +243,75 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
       reason: `Cannot add to INT-001's scope: "/etc/**" is absolute; scopes are workspace-relative (e.g. "src/api/**").`,
     });
     expect(amendScope(FILE, "INT-404", "x/**", NOW)).toEqual({ ok: false, reason: "No intent INT-404 in active_intents.yaml." });
+  });
+});
+
+describe("writeback: every shape a scope is written in, and every refusal", () => {
+  const HEAD = "active_intents:\n  - id: INT-001\n    name: Build API\n    status: IN_PROGRESS\n";
+  const STAMP = "    updated_at: 2026-11-22T10:00:00Z\n";
+  const amended = (text: string, glob = "docs/**") => {
+    const r = amendScope(text, "INT-001", glob, NOW);
+    return r.ok ? r.text : r.reason;
+  };
+
+  it("a bare scalar, an empty value and an empty flow list become a flow list holding the new glob", () => {
+    expect(amended(`${HEAD}    owned_scope: src/api/**\n`)).toBe(`${HEAD}    owned_scope: [src/api/**, docs/**]\n${STAMP}`);
+    expect(amended(`${HEAD}    owned_scope:\n    tags: []\n`)).toBe(`${HEAD}    owned_scope: [docs/**]\n    tags: []\n${STAMP}`);
+    expect(amended(`${HEAD}    owned_scope: []\n`)).toBe(`${HEAD}    owned_scope: ["docs/**"]\n${STAMP}`);
+  });
+
+  it("a new item is quoted as its neighbour is, and quoted wherever a plain one would read otherwise", () => {
+    const block = (item: string) => `${HEAD}    owned_scope:\n      - ${item}\n`;
+    expect(amended(block("x"))).toBe(`${block("x")}      - docs/**\n${STAMP}`); // a one-character item: its line found
+    expect(amended(block("src/**"), "**/*.md")).toBe(`${block("src/**")}      - "**/*.md"\n${STAMP}`); // "*" starts an alias
+    expect(amended(block("src/**"), "src/my file.ts")).toBe(`${block("src/**")}      - "src/my file.ts"\n${STAMP}`);
+    expect(amended(block("'src/**'"), "docs/it's/**")).toBe(`${block("'src/**'")}      - 'docs/it''s/**'\n${STAMP}`);
+  });
+
+  it("updated_at keeps its quotes; the camelCase dialect gets updatedAt", () => {
+    expect(amended(`${HEAD}    owned_scope: ["src/**"]\n    updated_at: "2026-01-01T00:00:00Z"\n`)).toBe(
+      `${HEAD}    owned_scope: ["src/**", "docs/**"]\n    updated_at: "2026-11-22T10:00:00Z"\n`,
+    );
+    expect(amended(`${HEAD}    owned_scope: ['src/**']\n    updated_at: '2026-01-01T00:00:00Z'\n`)).toBe(
+      `${HEAD}    owned_scope: ['src/**', 'docs/**']\n    updated_at: '2026-11-22T10:00:00Z'\n`,
+    );
+    expect(amended(`${HEAD}    ownedScope: [src/**]\n`)).toBe(`${HEAD}    ownedScope: [src/**, docs/**]\n    updatedAt: 2026-11-22T10:00:00Z\n`);
+    expect(amended(`${HEAD}    ownedScope: [src/**]\n    updatedAt: 2026-01-01T00:00:00Z\n`)).toBe(
+      `${HEAD}    ownedScope: [src/**, docs/**]\n    updatedAt: 2026-11-22T10:00:00Z\n`,
+    );
+    expect(amended(`${HEAD.replace("active_intents", "intents")}    owned_scope: [src/**]\n`)).toBe(
+      `${HEAD.replace("active_intents", "intents")}    owned_scope: [src/**, docs/**]\n${STAMP}`,
+    );
+  });
+
+  it("a file whose lines end in a lone CR gets its new lines ended the same way", () => {
+    const cr = (t: string) => t.replace(/\n/g, "\r");
+    expect(amended(cr(`${HEAD}    owned_scope:\n      - src/**\n`))).toBe(cr(`${HEAD}    owned_scope:\n      - src/**\n      - docs/**\n${STAMP}`));
+    // a stray lone CR in a file of LF lines does not make it a CR file
+    expect(amended(`# note\r${HEAD}    owned_scope:\n      - src/**\n`)).toBe(`# note\r${HEAD}    owned_scope:\n      - src/**\n      - docs/**\n${STAMP}`);
+    const moved = transition(cr(`${HEAD}    owned_scope: [src/**]\n`), "INT-001", "BLOCKED", NOW);
+    expect(moved.ok && moved.text).toBe(cr(`${HEAD.replace("IN_PROGRESS", "BLOCKED")}    owned_scope: [src/**]\n${STAMP}`));
+  });
+
+  it("refuses, saying why, what it cannot edit safely", () => {
+    expect(amended(HEAD)).toBe("INT-001 has no owned_scope to amend; add one by hand.");
+    expect(amended(`${HEAD}    owned_scope: [src/**]\n    x: ${"[".repeat(200)}${"]".repeat(200)}\n`)).toBe(
+      "active_intents.yaml is nested too deeply to be edited safely; fix it first (`intent status` shows where).",
+    );
+    expect(amended(`${HEAD}    owned_scope: [src/**\n`)).toBe(
+      "active_intents.yaml has a syntax error (Flow sequence in block collection must be sufficiently indented and end with a ] at line 6, column 1:); fix it first.",
+    );
+    expect(amended("active_intents: 5\n")).toBe("active_intents.yaml has no `active_intents:` list.");
+    // a duplicate key makes the intent invalid: the edited text would not read back, so nothing is written
+    expect(amendScope(`${HEAD}    owned_scope: [src/**]\n    tags: [a]\n    tags: [b]\n`, "INT-001", "docs/**", NOW).ok).toBe(false);
+    const move = (text: string, id: string, to: IntentStatus) => {
+      const r = transition(text, id, to, NOW);
+      return r.ok ? r.text : r.reason;
+    };
+    expect(move(`${HEAD}    owned_scope: [src/**]\n`, "INT-404", "COMPLETE")).toBe("No intent INT-404 in active_intents.yaml.");
+    expect(move(`${HEAD}    owned_scope: [src/**]\n  - id: bad id\n    status: NOPE\n`, "INT-404", "COMPLETE")).toBe(
+      "INT-404 is not among the valid intents; active_intents.yaml has errors to fix first.",
+    );
   });
 });
 

@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Connection, Diagnostic } from "vscode-languageserver";
 import { CONFIG_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
-import { readOptional } from "../io/optionalFile";
 import { parseLedgerLines } from "../engine/ledger/read";
 import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
 import { uriToPath } from "./documents";
@@ -33,6 +32,8 @@ export class DiagnosticsPublisher {
     /** Runs before each publish (the session file's list of unsaved files is written then). */
     private readonly beforePublish: () => void,
     private readonly guard: (what: string, fn: () => void) => () => void,
+    /** A rule file changed on disk since the rules were read: read them again (which publishes again). */
+    private readonly rulesStale: (ctx: WorkspaceContext) => void,
     /** The intents file's diagnostics beyond its schema (drift, failed criteria), for the text it was read from. */
     private readonly intentsExtras: (ctx: WorkspaceContext, text: string) => Diagnostic[] = () => [],
   ) {}
@@ -101,6 +102,9 @@ export class DiagnosticsPublisher {
     }
     if (this.ruleFileUris.has(uri)) {
       const ruleFile = this.ruleFileDiagnostics(uri);
+      // the file changed since the rules were read: their problems are positioned in a text it no longer
+      // holds. Nothing is published for it; the reload publishes what the new text holds
+      if (ruleFile === "stale") return;
       diagnostics.push(...ruleFile);
       // published empty once: forgotten now, in the same step (a second timer raced the publish before)
       if (!ruleFile.length) this.ruleFileUris.delete(uri);
@@ -116,17 +120,20 @@ export class DiagnosticsPublisher {
     return this.intentsExtras(ctx, ctx.rules.intentsText);
   }
 
-  private ruleFileDiagnostics(uri: string): Diagnostic[] {
+  private ruleFileDiagnostics(uri: string): Diagnostic[] | "stale" {
     const fsPath = uriToPath(uri);
     const ctx = fsPath ? this.workspaces.of(fsPath) : undefined;
     const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
     if (!ctx) return [];
     const { rules } = ctx;
-    if (path === INTENTS_FILE) return intentFileDiagnostics(rules.settings, rules.intents.problems, rules.usingLastGood);
-    if (path === CONFIG_FILE) {
-      const text = this.documents.get(uri)?.doc.getText() ?? readOptional(join(ctx.root, CONFIG_FILE)) ?? "";
-      return configDiagnostics(rules.settings, text, rules.config.problems);
+    const rule = path !== undefined ? ctx.ruleFileOf(path) : undefined;
+    if (rule && !this.documents.get(uri) && ctx.ruleFileChangedOnDisk(rule)) {
+      this.rulesStale(ctx);
+      return "stale";
     }
+    if (path === INTENTS_FILE) return intentFileDiagnostics(rules.settings, rules.intents.problems, rules.usingLastGood);
+    // positions in the text the problems were found in (an open file's buffer is that text: see publish)
+    if (path === CONFIG_FILE) return configDiagnostics(rules.settings, ctx.ruleFileText(CONFIG_FILE) ?? "", rules.config.problems);
     const ledger = ctx.ledger.unreadable().find((u) => u.path === path);
     if (!ledger) return [];
     // An open ledger with unsaved edits is published for its buffer's version: its own lines, not the disk's.

@@ -93,6 +93,7 @@ export class IntentServer {
       this.workspaces,
       () => this.sessions.share(),
       guard,
+      (ctx) => this.sync.refresh(ctx),
       (ctx, text) => {
         this.health.ensure(ctx);
         return this.health.diagnostics(ctx, text);

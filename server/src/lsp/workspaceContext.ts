@@ -16,6 +16,7 @@ import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
 import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
 import { readRuleFiles } from "../io/ruleFiles";
+import { readOwnFile } from "../io/ownFiles";
 
 /**
  * One workspace folder as the server sees it: the rules in force, the selection, and this server's
@@ -80,6 +81,26 @@ export class WorkspaceContext {
   /** Whether the rules in force were read from this text of a rule file (positions in them refer to it). */
   rulesReadFrom(file: RuleFile, text: string): boolean {
     return this.built?.texts[file] === text;
+  }
+
+  /** The text of a rule file the rules in force were read from (their problems' positions refer to it). */
+  ruleFileText(file: RuleFile): string | undefined {
+    return this.built?.texts[file];
+  }
+
+  /**
+   * Whether a rule file not open in the editor holds another text on disk than the rules were read from: it
+   * changed and the reload its file event brings has not run yet. A file that cannot be read is not news
+   * (the reload reads it the same way and keeps the workspace without it).
+   */
+  ruleFileChangedOnDisk(file: RuleFile): boolean {
+    // an unreadable rule file leaves the rules without any: nothing newer to read until it is fixed
+    if (this.overlays.has(file) || this.readProblem !== undefined) return false;
+    try {
+      return readOwnFile(this.root, file) !== this.built?.texts[file];
+    } catch {
+      return false;
+    }
   }
 
   /** Who a person's save names (docs/LEDGER.md "The person"): the `identity` settings, else git's user.name / user.email. */

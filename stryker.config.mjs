@@ -1,0 +1,29 @@
+// Mutation testing (`npm run mutate`): too slow for CI on two cores, so it is run by hand before closing a
+// change to the rules, the gate or the hook flow, and its score goes into the closing note.
+//
+// Mutants are switched on per test run inside the test process, so only tests that call the server's code
+// in process can kill one: the unit tests and the CLI tests that import the pieces under the CLI. The CLI and
+// protocol tests that run dist/ would need a rebuild per mutant. Each mutant runs only the tests that
+// covered it (coverageAnalysis "perTest"). `npm run mutate -- --mutate server/src/engine/gate.ts` narrows
+// the run to one file.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutate.config.ts" },
+  checkers: [],
+  coverageAnalysis: "perTest",
+  mutate: ["server/src/engine/**/*.ts", "server/src/io/agent/**/*.ts", "server/src/cli/hook/**/*.ts"],
+  // two shared cores: one test process at a time
+  concurrency: 1,
+  // only mutants whose code or covering tests changed since the last run are tested again
+  incremental: true,
+  incrementalFile: "reports/stryker-incremental.json",
+  ignorePatterns: ["dist", "clients", "bench", "reports", ".stryker-tmp", "coverage", "*.vsix", "*.tgz"],
+  reporters: ["clear-text", "progress", "html"],
+  htmlReporter: { fileName: "reports/mutation/index.html" },
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+  timeoutMS: 20_000,
+  timeoutFactor: 2,
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+};

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { compileScope, normalizeGlob, pathToGlob, samplePath, scopeMatches, validateGlob } from "../../server/src/engine/scope";
+import { buildRules } from "../../server/src/engine/rules";
+import { INTENTS_FILE } from "../../server/src/engine/workspaceFiles";
+
+/** Scope globs (engine/scope.ts): which are usable and why not, how they are read, and which intents own a path. */
+
+describe("a glob that cannot be used says why", () => {
+  it.each([
+    ["", "the glob is empty"],
+    ["  ", "the glob is empty"],
+    ["/etc/**", `"/etc/**" is absolute; scopes are workspace-relative (e.g. "src/api/**")`],
+    ["C:/x/**", `"C:/x/**" is absolute; scopes are workspace-relative (e.g. "src/api/**")`],
+    ["src/../x", `"src/../x" leaves the workspace ("..")`],
+    ["..", `".." leaves the workspace ("..")`],
+    ["src/[ab", `"src/[ab" has an unclosed "["`],
+    ["src/{a,b", `"src/{a,b" has an unclosed "{"`],
+    ["src/a]", `"src/a]" has an unclosed "]"`],
+    ["src/[a}", `"src/[a}" has an unclosed "}"`],
+    ["src/{a]", `"src/{a]" has an unclosed "]"`],
+    ["!src/[", `"!src/[" has an unclosed "["`],
+    [
+      `${"*a".repeat(10)}b`,
+      `"${"*a".repeat(10)}b" has 10 wildcards in one path segment ("${"*a".repeat(10)}b"); at most 2 keep matching fast: use \`**\` or split the pattern in two`,
+    ],
+  ])("%j: %s", (glob, why) => {
+    expect(validateGlob(glob)).toBe(why);
+  });
+
+  it("usable globs, excluding ones too", () => {
+    expect(["src/[a]/{b,c}/**", "ok/**", "!ok/**", "src/(a", "a/.b"].map(validateGlob)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe("how a glob is read", () => {
+  it("leading ./ dropped, backslashes as slashes, a trailing slash owning what is below, spaces trimmed", () => {
+    expect(["./src/", "././a", " src\\api\\ ", "src/api", "src/api/"].map(normalizeGlob)).toEqual(["src/**", "a", "src/api/**", "src/api", "src/api/**"]);
+  });
+
+  it("a path with glob characters becomes a glob matching exactly it", () => {
+    expect(pathToGlob("src/app/[id]/page.tsx")).toBe("src/app/[[]id[]]/page.tsx");
+    const scope = compileScope([pathToGlob("src/app/[id]/page.tsx")]);
+    expect(["src/app/[id]/page.tsx", "src/app/i/page.tsx"].map((p) => scopeMatches(scope, p))).toEqual([true, false]);
+  });
+
+  it("a literal glob owns what is below it; `!` excludes; an unusable glob owns nothing", () => {
+    const scope = compileScope(["lib", "src/**", "!src/gen/**", "/etc/**"]);
+    expect(["lib", "lib/a/b.ts", "libx/a.ts", "src/a.ts", "src/gen/a.ts", "etc/x", "/etc/x"].map((p) => scopeMatches(scope, p))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(scopeMatches(compileScope(["!src/**"]), "src/a.ts")).toBe(false); // only excludes: nothing owned
+  });
+
+  it("a sample path of a glob, to check a child's scope lies inside its parent's", () => {
+    expect(["src/{a,b}/[xy]*.ts", "src/**/x?.ts", "docs/", "a/b"].map(samplePath)).toEqual(["src/a/xx.ts", "src/x/xx.ts", "docs/x", "a/b"]);
+  });
+});
+
+describe("which intents own a path, every kind of glob", () => {
+  const intent = (id: string, globs: string[]) => `  - { id: ${id}, name: ${id}, status: IN_PROGRESS, owned_scope: ${JSON.stringify(globs)} }`;
+  const rules = buildRules({
+    [INTENTS_FILE]: [
+      "active_intents:",
+      intent("PRE-001", ["src/api/**", "docs/*/index.md"]),
+      intent("NAM-001", ["**/Makefile"]),
+      intent("ANY-001", ["*.md", "{src,lib}/shared/**"]),
+      intent("DOT-001", ["src/./lib/**"]),
+      intent("DBL-001", ["src//web/**", "/x"]),
+      intent("LIT-001", ["README.md", "lib"]),
+      intent("EXC-001", ["src/**", "!src/api/**", "!**/Makefile"]),
+    ].join("\n"),
+  });
+  const owners = (path: string) => rules.scopes.owners(path).map((i) => i.id);
+
+  it.each([
+    ["src/api/x.ts", ["PRE-001"]],
+    ["docs/guide/index.md", ["PRE-001"]],
+    ["docs/guide/other.md", []],
+    ["tools/build/Makefile", ["NAM-001"]],
+    ["src/Makefile", ["NAM-001"]],
+    ["README.md", ["ANY-001", "LIT-001"]],
+    ["README.md/inside.txt", ["LIT-001"]],
+    ["lib/shared/a.ts", ["ANY-001", "LIT-001"]],
+    ["src/shared/a.ts", ["ANY-001", "EXC-001"]],
+    // minimatch matches `.` and `//` in a glob only against the same spelling, which a judged path never has
+    ["src/lib/a.ts", ["EXC-001"]],
+    ["src/web/a.ts", ["EXC-001"]],
+    ["lib/deep/er/a.ts", ["LIT-001"]],
+    ["x", []],
+    ["nothing/here.ts", []],
+  ])("%s", (path, ids) => {
+    expect(owners(path)).toEqual(ids);
+    // the index agrees with each intent's own scope
+    expect(rules.catalogue.intents.filter((i) => rules.scopes.owns(i, path)).map((i) => i.id)).toEqual(ids);
+  });
+
+  it("the owners it answers are the caller's to keep: asking again gives them whole", () => {
+    const first = rules.scopes.owners("src/api/x.ts");
+    first.length = 0;
+    expect(owners("src/api/x.ts")).toEqual(["PRE-001"]);
+  });
+});
