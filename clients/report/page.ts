@@ -311,7 +311,7 @@ function render(): void {
 }
 
 function choose(row: HTMLTableRowElement): void {
-  document.querySelectorAll("tr.active").forEach((e) => e.classList.remove("active"));
+  for (const e of document.querySelectorAll("tr.active")) e.classList.remove("active");
   row.classList.add("active");
   rowFilter = filterFor(row.dataset["filter"]!);
   filterText = `showing: ${row.closest("section")!.querySelector("h2")!.textContent} → ${row.cells[0]!.textContent}`;
@@ -339,7 +339,7 @@ document.getElementById("clear")!.addEventListener("click", () => {
   rowFilter = undefined;
   filterText = "";
   (document.getElementById("q") as HTMLInputElement).value = "";
-  document.querySelectorAll("tr.active").forEach((e) => e.classList.remove("active"));
+  for (const e of document.querySelectorAll("tr.active")) e.classList.remove("active");
   shown = PAGE;
   render();
 });

@@ -320,7 +320,7 @@ describe("intent check: hand edits nobody recorded", () => {
     "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 
   it("lines removed (none added) in a COMPLETE intent's file: an error at the line where they were, in every format", () => {
-    ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace(/^  return .*\n/m, "")); // as `sed -i 2d` does
+    ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace(/^ {2}return .*\n/m, "")); // as `sed -i 2d` does
     const message = `src/billing/export.ts: 1 line removed after line 1, ${UNOWNED_BILLING_TAIL}`;
     const text = runCli(["check"], { cwd: ws.root });
     expect(text.stdout.split("\n")[0]).toBe(`src/billing/export.ts:2: error unowned-change: ${message}`);
@@ -370,7 +370,7 @@ describe("intent check: hand edits nobody recorded", () => {
   it("lines an agent's hook recorded removing out of its intent's scope: out-of-scope with the record, as an added line would be", () => {
     const path = "src/billing/export.ts";
     const before = ws.read(path);
-    const after = before.replace(/^  return .*\n/m, "");
+    const after = before.replace(/^ {2}return .*\n/m, "");
     ws.write(path, after);
     // the record a hook writes for that removal: no ranges (no line is the writer's), the content after it pinned
     const record = buildRecord({

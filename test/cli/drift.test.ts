@@ -17,7 +17,7 @@ beforeAll(ensureBuilt);
 const FILE = "src/api/weather.ts";
 
 /** Writes `after` over FILE and, when `intent` is given, a record of exactly that change under it. */
-export function writeRecorded(ws: TempWorkspace, after: string, intent?: string): void {
+function writeRecorded(ws: TempWorkspace, after: string, intent?: string): void {
   const before = ws.read(FILE);
   ws.write(FILE, after);
   if (!intent) return;

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { TempWorkspace } from "../support/workspace";
+import type { TempWorkspace } from "../support/workspace";
 import { claudePayload, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
 
 /**
@@ -19,7 +19,7 @@ const CODEX_MODEL = "openai/gpt-5-codex";
 const OLD = "src/api/alerts.ts";
 const NEW = "src/api/v2/alerts.ts";
 const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}", "export const NONE: Alert[] = [];"];
-const TEXT = ALERTS.join("\n") + "\n";
+const TEXT = `${ALERTS.join("\n")}\n`;
 
 /** Claude Code (sonnet) writes `path` with `text` through its hooks. */
 function claudeWrites(ws: TempWorkspace, path: string, text: string): void {

@@ -53,8 +53,8 @@ describe("the agent gate", () => {
     expect((viaDocs.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
       /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
     );
-    const escape = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
-    expect((escape.json as any).hookSpecificOutput).toEqual({
+    const escaping = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
+    expect((escaping.json as any).hookSpecificOutput).toEqual({
       hookEventName: "PreToolUse",
       permissionDecision: "deny",
       permissionDecisionReason: expect.stringMatching(

@@ -56,9 +56,9 @@ function makeWorkspace(root: string, selected: string): void {
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, "src", "api"), { recursive: true });
   writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: selected }) + "\n");
-  writeFileSync(path.join(root, ...NOTES.split("/")), notes.join("\n") + "\n");
-  writeFileSync(path.join(root, ...API_FILE.split("/")), weather.join("\n") + "\n");
+  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), `${JSON.stringify({ intent: selected })}\n`);
+  writeFileSync(path.join(root, ...NOTES.split("/")), `${notes.join("\n")}\n`);
+  writeFileSync(path.join(root, ...API_FILE.split("/")), `${weather.join("\n")}\n`);
 }
 
 let tmp: string | undefined;
@@ -100,7 +100,7 @@ function record(ws: string) {
   return JSON.parse(lines[0] ?? "null") as any;
 }
 
-const hash = (line: string) => "sha256:" + createHash("sha256").update(line).digest("hex");
+const hash = (line: string) => `sha256:${createHash("sha256").update(line).digest("hex")}`;
 
 it(
   "emacs + eglot: any file of the workspace; flag, quick fix, save → one record, hover, a second file joins, select, blame",
@@ -124,8 +124,7 @@ it(
       timeoutMs: 90_000,
     });
     const ledgerFile = path.join(ws, ...LEDGER.split("/"));
-    const seen =
-      `workspace kept at ${tmp}\n` + describeRun(r, [events]) + `\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
+    const seen = `workspace kept at ${tmp}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
 
     expect(r.stdout, seen).not.toMatch(/^FAIL/m);
     expect(r.code, seen).toBe(0);
@@ -213,8 +212,7 @@ it(
       timeoutMs: 90_000,
     });
     const ledgerFile = path.join(ws, ...LEDGER.split("/"));
-    const seen =
-      `workspace kept at ${tmp}\n` + describeRun(r, [events]) + `\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
+    const seen = `workspace kept at ${tmp}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
 
     expect(r.stdout, seen).not.toMatch(/^FAIL/m);
     expect(r.code, seen).toBe(0);

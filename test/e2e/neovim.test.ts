@@ -66,9 +66,9 @@ function makeWorkspace(root: string): void {
   mkdirSync(path.join(root, "docs"), { recursive: true });
   mkdirSync(path.join(root, "src", "api"), { recursive: true });
   writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), JSON.stringify({ intent: "INT-001" }) + "\n");
-  writeFileSync(path.join(root, "docs", "notes.md"), notes.join("\n") + "\n");
-  writeFileSync(path.join(root, ...API_FILE.split("/")), weather.join("\n") + "\n");
+  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), `${JSON.stringify({ intent: "INT-001" })}\n`);
+  writeFileSync(path.join(root, "docs", "notes.md"), `${notes.join("\n")}\n`);
+  writeFileSync(path.join(root, ...API_FILE.split("/")), `${weather.join("\n")}\n`);
 }
 
 let tmp: string | undefined;
@@ -154,7 +154,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
         cwd: ws,
         timeoutMs: 60_000,
       });
-      const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]);
+      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);
@@ -222,7 +222,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       });
       const ledgerFile = path.join(ws, ...LEDGER.split("/"));
       const ledgerText = existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<no ledger file>";
-      const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]) + `\n--- ${LEDGER} ---\n${ledgerText}`;
+      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}\n--- ${LEDGER} ---\n${ledgerText}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);
@@ -233,7 +233,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       // Neovim wrote the file itself ...
       const saved = [...weather];
       saved[API_EDIT_LINE] = API_EDIT_TEXT;
-      expect(readFileSync(path.join(ws, ...API_FILE.split("/")), "utf8"), seen).toBe(saved.join("\n") + "\n");
+      expect(readFileSync(path.join(ws, ...API_FILE.split("/")), "utf8"), seen).toBe(`${saved.join("\n")}\n`);
       // ... and its didSave produced exactly one record, for exactly the edited line (1-based in the ledger)
       const lines = ledgerText.split("\n").filter((l) => l.trim() !== "");
       expect(lines, seen).toHaveLength(1);
@@ -282,9 +282,9 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       const blameLines = linesOf(r, "BLAME");
       expect(blameLines, seen).toEqual(terminalBlame.replace(/\n$/, "").split("\n"));
       expect(blameLines, seen).toEqual([
-        expect.stringMatching(/^12  untraced +│ export function summary\(f: Forecast\): string \{$/),
+        expect.stringMatching(/^12 {2}untraced +│ export function summary\(f: Forecast\): string \{$/),
         `13  INT-001   human  ${record.timestamp.slice(0, 16).replace("T", " ")}  ${record.id.slice(0, 8)} │ ${API_EDIT_TEXT}`,
-        expect.stringMatching(/^14  untraced +│ {3}return/),
+        expect.stringMatching(/^14 {2}untraced +│ {3}return/),
       ]);
       // an in-scope edit, saved: nothing to flag
       expect(linesOf(r, "DIAG"), seen).toEqual([]);
@@ -309,7 +309,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       execFileSync("git", ["init", "-q"], { cwd: ws });
       execFileSync("git", ["config", "user.name", "Ada Lovelace"], { cwd: ws });
       const r = await runNvim({ nvim, script: path.join(__dirname, "nvim", "status-hints.lua"), env, cwd: ws, timeoutMs: 60_000 });
-      const seen = `workspace kept at ${tmp}\n` + describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")]);
+      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);

@@ -205,8 +205,7 @@ describe("attribution through real edit streams", () => {
     await human.close(PATH);
 
     // the agent reformats the whole file (indentation, spacing, CRLF) and adds one block of its own
-    const reformatted =
-      ["function f(a,b){", "    if(a){", "        return b;", "    }", "", "    if (b) {", "    }", "", "    return a;", "}"].join("\r\n") + "\r\n";
+    const reformatted = `${["function f(a,b){", "    if(a){", "        return b;", "    }", "", "    if (b) {", "    }", "", "    return a;", "}"].join("\r\n")}\r\n`;
     expect(
       runHook(
         "claude-code",

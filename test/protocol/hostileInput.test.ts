@@ -165,7 +165,7 @@ describe("hostile rule files, ledgers and commands, from the editor", () => {
   it("ledger-unreadable for an open ledger with unsaved edits is about the buffer's lines, inside it", async () => {
     ws = new TempWorkspace();
     const good = ws.read(LEDGER).trimEnd().split("\n");
-    ws.write(LEDGER, [...good, "{not json", ...good].join("\n") + "\n"); // unreadable line 5 of 9 on disk
+    ws.write(LEDGER, `${[...good, "{not json", ...good].join("\n")}\n`); // unreadable line 5 of 9 on disk
     client = await LspClient.start({ root: ws.root });
     await client.open(LEDGER, "jsonl");
     const disk = await client.waitForDiagnostics(LEDGER, (x) => x.length === 1);

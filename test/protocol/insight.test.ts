@@ -17,7 +17,10 @@ describe("insight in the editor", () => {
   beforeAll(async () => {
     ws = await insightWorkspace();
     client = await LspClient.start({ root: ws.root });
-    client.connection.onRequest("workspace/codeLens/refresh", () => (refreshes++, null));
+    client.connection.onRequest("workspace/codeLens/refresh", () => {
+      refreshes++;
+      return null;
+    });
   }, 60_000);
 
   /** A file's lenses once its owners are known: none before the ledger is read; the server then asks for a refresh. */

@@ -112,8 +112,14 @@ describe("the person who saved a line", () => {
     ws = repoWith({ "user.name": "Ada Lovelace" });
     client = await LspClient.start({ root: ws.root });
     const refreshes: string[] = [];
-    client.connection.onRequest("workspace/inlayHint/refresh", () => (refreshes.push("inlayHint"), null));
-    client.connection.onRequest("workspace/codeLens/refresh", () => (refreshes.push("codeLens"), null));
+    client.connection.onRequest("workspace/inlayHint/refresh", () => {
+      refreshes.push("inlayHint");
+      return null;
+    });
+    client.connection.onRequest("workspace/codeLens/refresh", () => {
+      refreshes.push("codeLens");
+      return null;
+    });
     await client.open(API, "typescript");
     await client.setLine(API, 11, EDIT);
     const before = refreshes.length;

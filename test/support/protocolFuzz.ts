@@ -317,7 +317,7 @@ export class ProtocolFuzz {
   private text(): string {
     const r = this.rnd();
     if (r < 0.02) return "x".repeat(50_000 + this.int(150_000)); // one huge line
-    if (r < 0.04) return "line\r\n".repeat(200 + this.int(2000)) + "end"; // many lines
+    if (r < 0.04) return `${"line\r\n".repeat(200 + this.int(2000))}end`; // many lines
     if (r < 0.05) return "[".repeat(10_000); // nesting, typed
     let s = "";
     const n = this.int(6);

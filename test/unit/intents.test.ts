@@ -214,7 +214,7 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
     const amended = amendScope(text, "INT-001", "docs/**", NOW);
     expect(amended.ok && amended.text).toBe(`${text}      - docs/**\n    updated_at: 2026-11-22T10:00:00Z\n`);
     const moved = transition(text, "INT-001", "BLOCKED", NOW);
-    expect(moved.ok && moved.text).toBe(text.replace("IN_PROGRESS", "BLOCKED") + "    updated_at: 2026-11-22T10:00:00Z\n");
+    expect(moved.ok && moved.text).toBe(`${text.replace("IN_PROGRESS", "BLOCKED")}    updated_at: 2026-11-22T10:00:00Z\n`);
   });
 
   it("amends a block list whose last item carries a comment: the comment stays on its item, the new item goes below", () => {

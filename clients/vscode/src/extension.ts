@@ -202,7 +202,7 @@ function registerCommands(
     }),
     command("intentLsp.blameSelection", async (server) => {
       const editor = vscode.window.activeTextEditor;
-      if (!editor || editor.document.uri.scheme !== "file") {
+      if (editor?.document.uri.scheme !== "file") {
         void vscode.window.showInformationMessage("intent-lsp: open a file of the workspace and select the lines to blame.");
         return;
       }

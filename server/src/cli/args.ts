@@ -39,7 +39,7 @@ export const ROOT_OPTION = { root: { type: "string" } } as const satisfies Optio
  * `--help` is handled by the caller before this runs.
  */
 export function parse<O extends Options>(command: string, argv: string[], options: O, positionals = { min: 0, max: 0 }) {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: boolean; strict: true }>>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: positionals.max > 0, strict: true });
   } catch (e) {

@@ -53,8 +53,8 @@ export const checkCommand: Command = {
     const inRepo = relative(realRootOf(top), realRootOf(ws.root)).split(sep).join("/");
     const staged = values.staged ?? false;
 
-    let base;
-    let diffs;
+    let base: ReturnType<typeof chooseBase>;
+    let diffs: ReturnType<typeof diffLines>;
     try {
       base = chooseBase(ws.root, values.base, { staged });
       diffs = diffLines(ws.root, base.rev, { staged, includeUntracked: !staged });

@@ -121,7 +121,10 @@ export class InsightBuilder {
 
   private period(key: string): HistoryRow {
     let row = this.periods.get(key);
-    if (!row) this.periods.set(key, (row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null }));
+    if (!row) {
+      row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null };
+      this.periods.set(key, row);
+    }
     return row;
   }
 
@@ -178,7 +181,10 @@ export class InsightBuilder {
     for (let depth = 1; depth <= Math.min(FOLDER_DEPTH, parts.length - 1); depth++) {
       const folder = parts.slice(0, depth).join("/");
       let c = this.folders.get(folder);
-      if (!c) this.folders.set(folder, (c = emptyCounts()));
+      if (!c) {
+        c = emptyCounts();
+        this.folders.set(folder, c);
+      }
       addCounts(c, counts);
     }
   }
@@ -239,7 +245,10 @@ export class InsightBuilder {
 
 function bump(map: Map<string | null, LineCounts>, key: string | null, author: Author, out: boolean): void {
   let c = map.get(key);
-  if (!c) map.set(key, (c = emptyCounts()));
+  if (!c) {
+    c = emptyCounts();
+    map.set(key, c);
+  }
   addLines(c, author, out);
 }
 

@@ -1,4 +1,5 @@
 import {
+  type Stats,
   closeSync,
   constants,
   fchmodSync,
@@ -54,7 +55,7 @@ export function unsafeLinkOnTheWay(root: string, rel: string): string | undefine
     if (part === "" || part === ".") continue;
     prefix = prefix ? `${prefix}/${part}` : part;
     const abs = join(root, prefix);
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(abs);
     } catch {

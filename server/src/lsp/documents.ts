@@ -11,7 +11,7 @@ import type { TraceEntry } from "../engine/ledger/read";
 import { borrowed, type BlockSource } from "../engine/lineage";
 import type { LineChange } from "../engine/lineChange";
 import { readDiskState, readDiskStateAsync, type DiskState } from "../io/diskState";
-import { TextBuffer } from "./textBuffer";
+import type { TextBuffer } from "./textBuffer";
 import type { WorkspaceContext } from "./workspaceContext";
 
 /**

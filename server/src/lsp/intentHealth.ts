@@ -49,8 +49,10 @@ export class IntentHealth {
 
   private measureNow(ctx: WorkspaceContext): void {
     let state = this.states.get(ctx);
-    if (!state)
-      this.states.set(ctx, (state = { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false }));
+    if (!state) {
+      state = { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false };
+      this.states.set(ctx, state);
+    }
     if (state.running) {
       state.again = true;
       return;

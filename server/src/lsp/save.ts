@@ -304,7 +304,10 @@ export class SaveHandler {
 
   private recorderOf(ctx: WorkspaceContext): SaveRecorder {
     let r = this.recorders.get(ctx);
-    if (!r) this.recorders.set(ctx, (r = new SaveRecorder(ctx)));
+    if (!r) {
+      r = new SaveRecorder(ctx);
+      this.recorders.set(ctx, r);
+    }
     return r;
   }
 }

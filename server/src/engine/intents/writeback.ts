@@ -153,7 +153,7 @@ function touchUpdatedAt(text: string, item: YAMLMap, now: Date): TextEdit {
   return eol === -1 ? { start: text.length, end: text.length, newText: `\n${line}` } : { start: eol + 1, end: eol + 1, newText: `${line}\n` };
 }
 
-const PLAIN_SAFE = /^[A-Za-z0-9_.\/-][A-Za-z0-9_.\/*{},-]*$/;
+const PLAIN_SAFE = /^[A-Za-z0-9_./-][A-Za-z0-9_./*{},-]*$/;
 
 /** Quote a new value the way its neighbour is quoted, falling back to double quotes where plain is unsafe. */
 function quoteLike(text: string, neighbour: Node, value: string): string {

@@ -61,6 +61,7 @@ export interface LifecycleEvent {
   verification?: VerificationMetadata;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: records are untyped JSON read field by field, each checked where it is read
 const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStatus = (v: unknown): v is IntentStatus => typeof v === "string" && (INTENT_STATUSES as readonly string[]).includes(v);
 

@@ -117,7 +117,7 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
 
 /** What the agent should hear after the command, or undefined when all is well. */
 export function shellFeedback(outcome: ShellOutcome | undefined, command: string): string | undefined {
-  if (!outcome || outcome.kind !== "diffed") return undefined;
+  if (outcome?.kind !== "diffed") return undefined;
   const parts: string[] = [];
   if (outcome.outOfScope.length) {
     parts.push(

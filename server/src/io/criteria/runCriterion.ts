@@ -21,7 +21,7 @@ export interface RunOptions {
 
 export function userShell(env: NodeJS.ProcessEnv): string {
   const shell = env["SHELL"];
-  return shell && shell.startsWith("/") ? shell : "/bin/sh";
+  return shell?.startsWith("/") ? shell : "/bin/sh";
 }
 
 export function runCriterion(root: string, c: RunCriterion, opts: RunOptions = {}): Promise<RunOutcome> {

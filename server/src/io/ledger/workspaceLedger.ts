@@ -104,7 +104,7 @@ export class WorkspaceLedger {
         ingestBytes: (chunk: Buffer, offset: number, first: number) => {
           if (offset < CHECK_BYTES) state.head = Buffer.concat([state.head, chunk.subarray(0, CHECK_BYTES - offset)]);
           state.tail = lastBytes(state.tail, chunk);
-          index.ingestBytes(chunk, offset, first).paths.forEach((p) => this.touched.add(p));
+          for (const p of index.ingestBytes(chunk, offset, first).paths) this.touched.add(p);
         },
         reset: () => {
           index.reset();
