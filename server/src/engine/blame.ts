@@ -52,15 +52,7 @@ export interface BlameRange {
 /** `path`: the file's path, so that a line written in another path (a rename, move or copy) says where (`from`). */
 export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}, path?: string): BlameLine[] {
   const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
-  return blameByOwner(
-    text,
-    (i) => {
-      const attribution = attributions[i];
-      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-    },
-    range,
-    path,
-  );
+  return blameByOwner(text, ownerFrom(attributions), range, path);
 }
 
 /**
@@ -91,15 +83,7 @@ export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text:
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
   const attributions = attributeChanged(splitLines(text), wanted, batches);
-  return blameByOwner(
-    text,
-    (i) => {
-      const attribution = attributions[i];
-      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-    },
-    range,
-    path,
-  );
+  return blameByOwner(text, ownerFrom(attributions), range, path);
 }
 
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
@@ -142,5 +126,13 @@ function blameLine(line: number, owner: LineOwner, text: string, path: string | 
         }
       : {}),
     text,
+  };
+}
+
+/** Each line's owner from its attribution; a line with none is untraced. */
+function ownerFrom(attributions: readonly (LineAttribution | undefined)[]): (i: number) => LineOwner {
+  return (i) => {
+    const attribution = attributions[i];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
   };
 }

@@ -143,16 +143,22 @@ function newestEntry(batches: Iterable<readonly TraceEntry[]>, match: (e: TraceE
 /** A recorded change with no line of its own, judged by its record's intent as `findingFor` judges a line. */
 function recordedChangeFinding(path: string, line: number, entry: TraceEntry, rules: Rules, what: string): Finding | undefined {
   const verdict = judge(path, rules, entry.intentId ? { intentId: entry.intentId, source: "session" } : undefined);
+  const finding = recordedFinding(path, line, entry, verdict, `${path}: ${what}. `);
+  return finding && make(rules, finding);
+}
+
+/** The finding of a line its record explains, when the record's verdict is a problem (`prefix` says what changed). */
+function recordedFinding(path: string, line: number, entry: TraceEntry, verdict: Verdict, prefix = ""): Omit<Finding, "severity"> | undefined {
   if (!isProblem(verdict)) return undefined;
-  return make(rules, {
+  return {
     path,
     startLine: line,
     endLine: line,
     code: verdict.kind,
-    message: `${path}: ${what}. ${verdictMessage(path, verdict)}`,
+    message: `${prefix}${verdictMessage(path, verdict)}`,
     recordId: entry.recordId,
     ...(entry.intentId ? { intentId: entry.intentId } : {}),
-  });
+  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -207,17 +213,8 @@ export function lineFindings(path: string, changed: readonly number[], recordOf:
 
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
   if (outcome.kind === "untraced") return unrecordedFinding(path, line, rules);
-  const { entry, verdict } = outcome;
-  if (!isProblem(verdict)) return undefined;
-  return make(rules, {
-    path,
-    startLine: line,
-    endLine: line,
-    code: verdict.kind,
-    message: verdictMessage(path, verdict),
-    recordId: entry.recordId,
-    ...(entry.intentId ? { intentId: entry.intentId } : {}),
-  });
+  const finding = recordedFinding(path, line, outcome.entry, outcome.verdict);
+  return finding && make(rules, finding);
 }
 
 /**

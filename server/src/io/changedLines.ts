@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { textLines } from "../engine/lines";
-import { chooseBase, GitError, gitTopLevel, headRevision, parseRawPatch, STABLE_CONFIG } from "./git";
+import { chooseBase, type FileDiff, GitError, gitTopLevel, headRevision, parseRawPatch, STABLE_CONFIG } from "./git";
 
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
 const GIT_TIMEOUT_MS = 10_000;
@@ -17,6 +17,15 @@ export function gitAsync(cwd: string, args: readonly string[]): Promise<string> 
       else resolve(stdout);
     });
   });
+}
+
+/**
+ * The lines changed since `base` (`intent check`'s diff: zero context, renames followed), asked without
+ * blocking; `paths` narrows it (none: the whole tree).
+ */
+export async function diffSince(root: string, base: string, paths: readonly string[] = []): Promise<FileDiff[]> {
+  const args = ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, "--", ...paths];
+  return parseRawPatch(await gitAsync(root, args));
 }
 
 /** The base `intent check` compares with, per workspace root, kept while HEAD stays where it was. */
@@ -58,23 +67,7 @@ const queues = new Map<string, Promise<unknown>>();
 async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
   const base = baseOf(root);
   if (!base) return undefined;
-  const diff = parseRawPatch(
-    await gitAsync(root, [
-      "diff",
-      "--relative",
-      "-z",
-      "--raw",
-      "--patch",
-      "--unified=0",
-      "--no-color",
-      "--no-ext-diff",
-      "--no-textconv",
-      "-M",
-      base,
-      "--",
-      path,
-    ]),
-  );
+  const diff = await diffSince(root, base, [path]);
   const file = diff.find((d) => d.path === path);
   if (file) return file.binary || file.status === "deleted" ? [] : file.lines;
   const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", path])).split("\0").includes(path);

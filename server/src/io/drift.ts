@@ -14,8 +14,7 @@ import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
 import { compileScope, scopeMatches } from "../engine/scope";
 import { textLines } from "../engine/lines";
-import { gitAsync } from "./changedLines";
-import { parseRawPatch } from "./git";
+import { diffSince, gitAsync } from "./changedLines";
 import { readOptional } from "./optionalFile";
 
 /** Undefined when there is nothing to say: no recorded start or completion, git unavailable, or no drift. */
@@ -30,22 +29,7 @@ export async function measureDrift(
   if (!base) return undefined;
   let files: { path: string; lines: number[] | "all" }[];
   try {
-    const diff = parseRawPatch(
-      await gitAsync(root, [
-        "diff",
-        "--relative",
-        "-z",
-        "--raw",
-        "--patch",
-        "--unified=0",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "-M",
-        base.revision,
-        "--",
-      ]),
-    );
+    const diff = await diffSince(root, base.revision);
     files = diff.filter((d) => !d.binary && d.status !== "deleted").map((d) => ({ path: d.path, lines: d.lines }));
     const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z"])).split("\0").filter(Boolean);
     for (const path of untracked) files.push({ path, lines: "all" });

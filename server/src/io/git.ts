@@ -98,7 +98,7 @@ export function chooseBase(root: string, given: string | undefined, opts: { stag
   return { label: "HEAD", rev: head };
 }
 
-interface FileDiff {
+export interface FileDiff {
   /** Workspace-relative path in the new version (the old path for a deletion). */
   path: string;
   status: "added" | "modified" | "deleted" | "renamed";
