@@ -387,7 +387,7 @@ describe("intent hook claude-code: one write after another", () => {
     } finally {
       ws.dispose();
     }
-  });
+  }, 180_000); // thirty hook processes one after another: a guard against a hang, not a time
 });
 
 describe("intent hook claude-code: a tool that names several files", () => {
