@@ -103,10 +103,11 @@ describe("an agent's post hook that runs after a person saved the file its tool 
 
     expect(ledgerRecords(ws).map(claims)).toEqual(expectedRecords);
     await expectOwners(["human", SONNET, "human", "human"]);
-    // the agent's record pins what its tool wrote, never the person's line on disk
-    const agent = ledgerRecords(ws)[1]!.metadata["dev.intent-lsp"];
-    expect(agent.line_count).toBe(4);
-    expect(agent.post_hash).not.toBe(ledgerRecords(ws)[2]!.metadata["dev.intent-lsp"].post_hash);
+    // the agent's record pins what its tool wrote and names the content it found on disk: the person's save
+    const [first, agent, person] = ledgerRecords(ws).map((r) => r.metadata["dev.intent-lsp"]);
+    expect(agent).toMatchObject({ pre_hash: first.post_hash, line_count: 4, on_disk_hash: person.post_hash });
+    expect(person.pre_hash).toBe(agent.post_hash);
+    expect(person.on_disk_hash).toBeUndefined();
   });
 
   it("Write: the hook runs after the server recorded the person's save", async () => {

@@ -174,6 +174,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     ...(w.edits && !movedFrom && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
     ...(movedFrom ? { movedFrom: movedFrom.path } : {}),
+    ...(after !== onDisk && onDisk !== null ? { onDiskHash: fileHash(onDisk) } : {}),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
