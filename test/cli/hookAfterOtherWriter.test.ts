@@ -34,7 +34,11 @@ describe("intent hook: the file changed again between the tool's write and its p
     const records = ledgerRecords(ws);
     expect(records).toHaveLength(1);
     const ours = records[0]!.metadata["dev.intent-lsp"];
-    expect({ pre: ours.pre_hash, post: ours.post_hash, disk: ours.on_disk_hash }).toEqual({ pre: fileHash(original), post: fileHash(toolWrote), disk: fileHash(onDisk) });
+    expect({ pre: ours.pre_hash, post: ours.post_hash, disk: ours.on_disk_hash }).toEqual({
+      pre: fileHash(original),
+      post: fileHash(toolWrote),
+      disk: fileHash(onDisk),
+    });
     return records[0]!.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line]);
   }
 
