@@ -107,6 +107,12 @@ export interface IntentLspMetadata {
    */
   moved_from?: string;
   /**
+   * An agent's write recorded after another writer changed the file (a person's save of the reloaded file):
+   * the hash of the content on disk when the record was made, which is not the content the tool wrote.
+   * `post_hash` and the line map are the tool's own content; the other writer's lines are not in `ranges`.
+   */
+  on_disk_hash?: string;
+  /**
    * Lines taken from other files (cut or copied there, pasted here), which keep the author they had there:
    * `from` the path, `pre_hash` the content of that path they are numbered in (pinned by a record of it),
    * `carried` `[old_start, new_start, length]` runs (1-based) from that content to this one. These lines are
@@ -175,6 +181,7 @@ export interface OtherFileMetadata {
   reformatted?: [number, number][];
   reformatted_hashes?: string[][];
   moved_from?: string;
+  on_disk_hash?: string;
   moved_lines?: MovedLinesMetadata[];
 }
 

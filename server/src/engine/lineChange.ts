@@ -332,6 +332,22 @@ export interface StringEdit {
  * (a blank line, a `}`) is the new one, not its twin.
  */
 export function changeFromEdits(before: string, after: string, edits: readonly StringEdit[]): LineChange | undefined {
+  const applied = replayEdits(before, edits);
+  if (!applied || applied.text !== after) return undefined;
+  const oldLines = before === "" ? [] : textLines(before);
+  const newLines = after === "" ? [] : textLines(after);
+  return { ...applied.change, reformatted: reformattedLines(oldLines, newLines, applied.change.carried) };
+}
+
+/**
+ * The text string replacements make of `before`, applied in order as the agent's tool applies them; undefined
+ * when one of them cannot be applied exactly once where it must be (not found, or ambiguous).
+ */
+export function applyEdits(before: string, edits: readonly StringEdit[]): string | undefined {
+  return replayEdits(before, edits)?.text;
+}
+
+function replayEdits(before: string, edits: readonly StringEdit[]): { text: string; change: LineChange } | undefined {
   let text = before;
   let change: LineChange | undefined;
   for (const e of edits) {
@@ -356,10 +372,7 @@ export function changeFromEdits(before: string, after: string, edits: readonly S
     change = change ? composeChanges(change, step) : step;
     text = next;
   }
-  if (text !== after || !change) return undefined;
-  const oldLines = before === "" ? [] : textLines(before);
-  const newLines = after === "" ? [] : textLines(after);
-  return { ...change, reformatted: reformattedLines(oldLines, newLines, change.carried) };
+  return change ? { text, change } : undefined;
 }
 
 /** The change made by replacements at known places: lines outside them carried as they are, lines inside diffed. */

@@ -14,7 +14,7 @@ import {
   type HookSession,
   afterShell,
 } from "../../io/agent/events";
-import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { undoEdits, wroteByEdits, type StringEdit, type WriteReport } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
@@ -80,6 +80,7 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
     model: { env: henv.env, transcriptPath: str(p["transcript_path"]), defaultProvider: "anthropic" },
     ...(single ? { before: (after: string) => beforeFromPayload(tool, input, p["tool_response"], after) } : {}),
     ...(single && stringEdits(tool, input) ? { edits: stringEdits(tool, input) } : {}),
+    ...(single ? toolWrote(tool, input) : {}),
   }));
   // a move names its source and destination: recorded together, the destination as moved from the source
   const outcomes = single ? [await afterWrite(ctx, henv, reports[0]!)] : await afterWrites(ctx, henv, reports);
@@ -103,6 +104,16 @@ function beforeFromPayload(tool: string, input: Json, response: unknown, after: 
   if (tool === "Edit") return undoEdits(after, [input as unknown as StringEdit]);
   if (tool === "MultiEdit" && Array.isArray(input["edits"])) return undoEdits(after, input["edits"] as StringEdit[]);
   return undefined;
+}
+
+/** What a Write or an Edit wrote, as its input states it (the content, or the replacements on the content before). */
+function toolWrote(tool: string, input: Json): Pick<WriteReport, "wrote"> {
+  if (tool === "Write" && typeof input["content"] === "string") {
+    const content = input["content"];
+    return { wrote: () => content };
+  }
+  const edits = stringEdits(tool, input);
+  return edits ? { wrote: wroteByEdits(edits) } : {};
 }
 
 /** The replacements an Edit or MultiEdit made, in order, as its input states them. */

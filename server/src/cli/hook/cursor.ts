@@ -14,7 +14,7 @@ import {
   type HookSession,
   afterShell,
 } from "../../io/agent/events";
-import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
@@ -71,6 +71,7 @@ async function afterFileEdit(p: Json, henv: HookEnvironment, session: HookSessio
     filePath,
     model: { reported: str(p["model"]), env: henv.env },
     before: (after) => (edits.length ? undoEdits(after, edits) : undefined),
+    ...(edits.length ? { wrote: wroteByEdits(edits) } : {}),
   });
   const answer = jsonAnswer({});
   if (outcome?.kind === "unknown-before")

@@ -1,5 +1,5 @@
 import type { HookEnvironment, HookSession } from "../../io/agent/events";
-import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
@@ -39,7 +39,7 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
     call,
     ...(str(p["tool_use_id"]) ? { callId: str(p["tool_use_id"]) } : {}),
     model: { reported: str(p["model"]), env, transcriptPath: str(p["transcript_path"]) },
-    ...(edit ? { edits: edit, before: (after: string) => undoEdits(after, edit) } : {}),
+    ...(edit ? { edits: edit, before: (after: string) => undoEdits(after, edit), wrote: wroteByEdits(edit) } : {}),
   };
 }
 

@@ -31,6 +31,8 @@ export interface ToolEvent {
   /** After a write, when the payload proves the content before it (see WriteReport.before). */
   before?: (after: string) => string | null | undefined;
   edits?: readonly StringEdit[];
+  /** After a write, what the tool wrote when the payload says (see WriteReport.wrote). */
+  wrote?: (before: string | null | undefined) => string | undefined;
 }
 
 /** What an agent without an "ask" answer can be told: allow, deny or nothing. */
@@ -93,6 +95,7 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
     // what the payload proves is about the one file it names
     ...(ev.before && !call.otherPaths ? { before: ev.before } : {}),
     ...(ev.edits && !call.otherPaths ? { edits: ev.edits } : {}),
+    ...(ev.wrote && !call.otherPaths ? { wrote: ev.wrote } : {}),
   }));
   // a move (`*** Move to:`, a move tool) names its source and destination: the destination is recorded as moved
   const outcomes = call.otherPaths ? await afterWrites(ctx, henv, reports) : [await afterWrite(ctx, henv, reports[0]!)];

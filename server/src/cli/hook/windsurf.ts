@@ -1,5 +1,5 @@
 import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
-import { undoEdits, type StringEdit } from "../../io/agent/agentWrite";
+import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, str, type HookAnswer, type Json } from "./payload";
@@ -47,7 +47,7 @@ function toolEvent(action: string, info: Json, cwd: string, model: ToolEvent["mo
     tool: "write_code",
     call: { kind: "write", filePath: absolute(cwd, filePath) },
     model,
-    ...(edits.length ? { before: (after: string) => undoEdits(after, edits) } : {}),
+    ...(edits.length ? { before: (after: string) => undoEdits(after, edits), wrote: wroteByEdits(edits) } : {}),
   };
 }
 

@@ -55,6 +55,8 @@ export interface RecordFileInput {
   scope: ScopeVerdict;
   /** The path the content was moved from (a rename or move seen as it happened); `preHash` is its content then. */
   movedFrom?: string;
+  /** The hash of the file on disk when it is not `content` (an agent's tool wrote `content`, then another writer changed the file). */
+  onDiskHash?: string;
   /** Lines of `change`'s new ones taken from other files' content (engine/lineage.ts `findMovedBlocks`): not claimed. */
   movedIn?: readonly MovedLines[];
 }
@@ -136,7 +138,7 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 /** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
 type FileDetails = Pick<
   IntentLspMetadata,
-  "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines"
+  "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines" | "on_disk_hash"
 >;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
@@ -166,6 +168,7 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
     }
   }
   if (file.movedFrom !== undefined) details.moved_from = file.movedFrom;
+  if (file.onDiskHash !== undefined) details.on_disk_hash = file.onDiskHash;
   if (file.change && file.movedIn?.length) {
     details.moved_lines = file.movedIn.map((m) => ({
       from: m.from,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { resolveModelId, type ModelSources } from "../modelSources";
 import { judge } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
-import { changeFromEdits, type StringEdit } from "../../engine/lineChange";
+import { applyEdits, changeFromEdits, type StringEdit } from "../../engine/lineChange";
 import { WorkspaceLedger } from "../ledger/workspaceLedger";
 import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
@@ -99,6 +99,11 @@ export function undoEdits(after: string, edits: readonly StringEdit[]): string |
   return text;
 }
 
+/** What a tool that made these replacements wrote, given the content before it (see WriteReport.wrote). */
+export function wroteByEdits(edits: readonly StringEdit[]): (before: string | null | undefined) => string | undefined {
+  return (before) => (typeof before === "string" ? applyEdits(before, edits) : undefined);
+}
+
 // --- recording -----------------------------------------------------------------------------------------
 
 export interface WriteReport {
@@ -112,6 +117,13 @@ export interface WriteReport {
    * exactly which lines changed, where a diff of the two texts could pick the twin of an identical line.
    */
   edits?: readonly StringEdit[];
+  /**
+   * The content the tool itself wrote, given the content before it (null: the file did not exist; undefined:
+   * not known), when its payload says (a Write's content, an Edit's replacements applied to the content before); undefined when it
+   * cannot be told. The file on disk may hold more by the time the post hook runs: a person's save, another
+   * writer's change made after the tool's.
+   */
+  wrote?: (before: string | null | undefined) => string | undefined;
   /** Where the model's id may be found; the workspace's settings are the last resort. */
   model: Omit<ModelSources, "settings">;
 }
@@ -132,9 +144,14 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
   const stash = taken ? taken.stash : takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
-  const after = readOptional(join(ctx.root, path)) ?? null;
+  const onDisk = readOptional(join(ctx.root, path)) ?? null;
   // a file gone after the call is recorded as removed only when the stash proves it was there (a move's source)
-  if (after === null && !(stash && stash.content !== null)) return { kind: "skipped", why: "deleted" };
+  if (onDisk === null && !(stash && stash.content !== null)) return { kind: "skipped", why: "deleted" };
+  const movedFrom = taken?.movedFrom;
+  // What the tool wrote, when its payload says: the file on disk may hold another writer's change made since
+  // (a person's save of the reloaded file), and those lines are not the agent's.
+  const toolWrote = movedFrom ? undefined : toolContent(w, stash);
+  const after = onDisk !== null && toolWrote !== undefined && fileHash(toolWrote) !== fileHash(onDisk) ? toolWrote : onDisk;
   const ledgerPath = ctx.rules.settings.ledgerPath;
   // The newest record already pins this content (the post hook ran twice, the editor saved it first); older
   // content come back again is a change, recorded as such. The workspace's saved index: only what was
@@ -142,7 +159,6 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
   await ledger.poll();
   if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };
-  const movedFrom = taken?.movedFrom;
   const before = movedFrom ? movedFrom.before : stash ? stash.content : after === null ? undefined : w.before?.(after);
   if (before === undefined) return { kind: "unknown-before", path };
   // Loaded here, not at the top: it brings the schema validator, which the pre-write gate (run on every tool
@@ -158,6 +174,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     ...(w.edits && !movedFrom && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
     ...(movedFrom ? { movedFrom: movedFrom.path } : {}),
+    ...(after !== onDisk && onDisk !== null ? { onDiskHash: fileHash(onDisk) } : {}),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
@@ -165,6 +182,14 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     now,
   });
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
+}
+
+/**
+ * The content the tool wrote, from its payload and the content stashed before it; undefined when the payload
+ * does not say (a tool that reports no content, replacements with no stash to apply them to).
+ */
+function toolContent(w: WriteReport, stash: { content: string | null } | undefined): string | undefined {
+  return w.wrote?.(stash ? stash.content : undefined);
 }
 
 /** A write whose stash its caller took already (a call naming several files), and the file it was moved from. */

@@ -34,6 +34,8 @@ export interface FileWrite {
   movedFrom?: string;
   /** Lines of `change` taken from other files' content (engine/lineage.ts `findMovedBlocks`). */
   movedIn?: readonly MovedLines[];
+  /** The hash of the file on disk when another writer changed it after the agent's tool wrote `content`. */
+  onDiskHash?: string;
 }
 
 export interface ChangeToRecord extends FileWrite {
@@ -98,6 +100,7 @@ function recordFile(file: FileWrite): RecordFileInput {
     preHash: file.before === null ? null : fileHash(file.before),
     scope: scopeVerdict(file.verdict),
     ...(file.movedFrom !== undefined ? { movedFrom: file.movedFrom } : {}),
+    ...(file.onDiskHash !== undefined ? { onDiskHash: file.onDiskHash } : {}),
     ...(file.movedIn?.length && file.change ? { movedIn: file.movedIn } : {}),
   };
 }
