@@ -414,21 +414,25 @@ export class LedgerIndex {
    * the rows, so callers ask once per content, not per line.
    */
   pathsPinning(hash: string): string[] {
-    if (!this.pins) this.pins = this.makePins();
-    const refs = this.pins.refs(postKey(hash));
+    const refs = this.preparePins().refs(postKey(hash));
     if (refs.length === 0) return [];
     const out = new Set<string>();
     for (const e of this.readBack(refs, (e) => e.postHash === hash)) out.add(e.path);
     return [...out];
   }
 
-  /** One pass over every row; from then on `ingestLine` adds each new entry's key. */
-  private makePins(): PinIndex {
+  /**
+   * Makes the pin index with one pass over every row (`ingestLine` keeps it up from then on). A reader that
+   * holds the whole ledger calls this while it reads, so the pass is never paid by a query that waits.
+   */
+  preparePins(): PinIndex {
+    if (this.pins) return this.pins;
     const pins = new PinIndex();
     for (const path of this.files()) {
       const file = this.file(path);
       if (file) this.eachRow(file, (offset, _time, length, line, post) => pins.add(post, offset, length, line));
     }
+    this.pins = pins;
     return pins;
   }
 
@@ -528,7 +532,7 @@ export class LedgerIndex {
  * whose entries stated different hashes for one file, `MIXED_POST`), so asking about content no record pins
  * costs one map lookup whatever the ledger's size. A record is listed once per key.
  */
-class PinIndex {
+export class PinIndex {
   private readonly head = new Map<number, number>();
   private readonly tail = new Map<number, number>();
   private size = 0;
