@@ -541,8 +541,10 @@ export class PinIndex {
   private line = new Uint32Array(256);
   private next = new Uint32Array(256);
 
-  add(key: number, offset: number, length: number, line: number): void {
-    if (key === NO_POST) return;
+  add(post: number, offset: number, length: number, line: number): void {
+    if (post === NO_POST) return;
+    // as a signed 32-bit integer the key is a small integer to V8: no heap number per map entry
+    const key = post | 0;
     const last = this.tail.get(key);
     if (last !== undefined && this.line[last] === line) return;
     if (this.size === this.offset.length) this.grow();
@@ -560,7 +562,7 @@ export class PinIndex {
   refs(key: number): RecordRef[] {
     const out: RecordRef[] = [];
     const seen = new Set<number>();
-    for (const k of [key, MIXED_POST]) {
+    for (const k of [key | 0, MIXED_POST]) {
       for (let i = this.head.get(k) ?? NONE; i !== NONE; i = this.next[i]!) {
         const line = this.line[i]!;
         if (seen.has(line)) continue;
