@@ -73,6 +73,25 @@ describe("LedgerIndex", () => {
     expect(index.lastPostHash("src/app.ts")).toBeUndefined();
   });
 
+  it("finds the paths pinning some content, for records ingested before and after the first lookup", () => {
+    const index = new LedgerIndex();
+    index.ingest(
+      `${ours({ path: "a.ts", content: "shared", at: "2026-03-01T10:00:00Z" })}\n${ours({ path: "b.ts", content: "other", at: "2026-03-01T10:01:00Z" })}\n`,
+      1,
+    );
+    expect(index.pathsPinning(fileHash("shared"))).toEqual(["a.ts"]);
+    const before = index.linesReparsed;
+    expect(index.pathsPinning(fileHash("nobody pins this"))).toEqual([]);
+    expect(index.linesReparsed).toBe(before);
+    index.ingest(
+      `${ours({ path: "c.ts", content: "shared", at: "2026-03-01T11:00:00Z" })}\n${ours({ path: "a.ts", content: null, at: "2026-03-01T11:01:00Z" })}\n`,
+      3,
+    );
+    expect(index.pathsPinning(fileHash("shared")).sort()).toEqual(["a.ts", "c.ts"]);
+    index.reset();
+    expect(index.pathsPinning(fileHash("shared"))).toEqual([]);
+  });
+
   it("tracks post hashes of our records: newest by timestamp wins, deletion is null", () => {
     const index = new LedgerIndex();
     const lines = [

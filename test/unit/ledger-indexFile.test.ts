@@ -181,6 +181,24 @@ describe("the saved ledger index", () => {
     expect(await answers(partial)).toEqual(await answers(whole.ledger));
   });
 
+  it("finds the paths pinning some content from a loaded index as from one built from scratch", async () => {
+    const copied = (i: number) => `${record(i, { path: `src/copy${i}.ts`, content: "line 7\nsecond 7\n" })}\n`;
+    writeFileSync(join(root, LEDGER), lines(0, 40) + copied(40));
+    await open();
+    appendFileSync(join(root, LEDGER), copied(41));
+    const whole = await open();
+    expect(whole.poll.bytesResumed).toBeGreaterThan(0);
+    const scratch = await open({ cache: false });
+    const partial = new WorkspaceLedger(root, LEDGER, { partial: true });
+    await partial.poll();
+    for (const content of ["line 7\nsecond 7\n", "line 39\nsecond 39\n", "nobody\n"]) {
+      const expected = [...scratch.ledger.pathsPinning(fileHash(content))].sort();
+      expect([...whole.ledger.pathsPinning(fileHash(content))].sort()).toEqual(expected);
+      expect([...partial.pathsPinning(fileHash(content))].sort()).toEqual(expected);
+    }
+    expect([...scratch.ledger.pathsPinning(fileHash("line 7\nsecond 7\n"))].sort()).toEqual(["src/copy40.ts", "src/copy41.ts", "src/f2.ts"]);
+  });
+
   it("survives concurrent writers: every index left is whole and describes the ledger", async () => {
     writeFileSync(join(root, LEDGER), lines(0, 50));
     // several processes' worth of ledgers, each appending and saving in turn, interleaved

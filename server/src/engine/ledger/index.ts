@@ -174,6 +174,8 @@ export class LedgerIndex {
   private records = 0;
   private lastLine = 0;
   private readonly parsed = new LRUCache<string, readonly TraceEntry[]>({ maxSize: LRU_ENTRIES, sizeCalculation: (e) => e.length + 1 });
+  /** Records by the post hash they pin (`pathsPinning`), made when first asked for and kept up as lines come. */
+  private pins: PinIndex | undefined;
   /** Lines read back and parsed since the index was made (what tests count instead of time). */
   linesReparsed = 0;
 
@@ -242,6 +244,7 @@ export class LedgerIndex {
     for (let i = 0; i < n; i++) {
       const path = paths[i]!;
       const key = postKey(posts[i]);
+      this.pins?.add(key, offset, end - start, line);
       result.paths.add(path);
       let file = this.file(path);
       if (!file) {
@@ -305,6 +308,7 @@ export class LedgerIndex {
     this.records = 0;
     this.lastLine = 0;
     this.parsed.clear();
+    this.pins = undefined;
     this.lines.clear?.();
   }
 
@@ -410,22 +414,26 @@ export class LedgerIndex {
    * the rows, so callers ask once per content, not per line.
    */
   pathsPinning(hash: string): string[] {
-    const key = postKey(hash);
-    const refs: RecordRef[] = [];
-    const seen = new Set<number>();
-    for (const path of this.files()) {
-      const file = this.file(path);
-      if (!file) continue;
-      this.eachRow(file, (offset, _time, length, line, post) => {
-        if ((post === key || post === MIXED_POST) && !seen.has(line)) {
-          seen.add(line);
-          refs.push({ offset, length, line });
-        }
-      });
-    }
+    const refs = this.preparePins().refs(postKey(hash));
+    if (refs.length === 0) return [];
     const out = new Set<string>();
     for (const e of this.readBack(refs, (e) => e.postHash === hash)) out.add(e.path);
     return [...out];
+  }
+
+  /**
+   * Makes the pin index with one pass over every row (`ingestLine` keeps it up from then on). A reader that
+   * holds the whole ledger calls this while it reads, so the pass is never paid by a query that waits.
+   */
+  preparePins(): PinIndex {
+    if (this.pins) return this.pins;
+    const pins = new PinIndex();
+    for (const path of this.files()) {
+      const file = this.file(path);
+      if (file) this.eachRow(file, (offset, _time, length, line, post) => pins.add(post, offset, length, line));
+    }
+    this.pins = pins;
+    return pins;
   }
 
   files(): string[] {
@@ -516,6 +524,66 @@ export class LedgerIndex {
     this.unreadableLines = state.unreadable;
     this.records = state.records;
     this.lastLine = state.lastLine;
+  }
+}
+
+/**
+ * Record lines by post-hash key, as chained columns: a lookup reads the few records with the key (and those
+ * whose entries stated different hashes for one file, `MIXED_POST`), so asking about content no record pins
+ * costs one map lookup whatever the ledger's size. A record is listed once per key.
+ */
+export class PinIndex {
+  private readonly head = new Map<number, number>();
+  private readonly tail = new Map<number, number>();
+  private size = 0;
+  private offset = new Float64Array(256);
+  private length = new Uint32Array(256);
+  private line = new Uint32Array(256);
+  private next = new Uint32Array(256);
+
+  add(post: number, offset: number, length: number, line: number): void {
+    if (post === NO_POST) return;
+    // as a signed 32-bit integer the key is a small integer to V8: no heap number per map entry
+    const key = post | 0;
+    const last = this.tail.get(key);
+    if (last !== undefined && this.line[last] === line) return;
+    if (this.size === this.offset.length) this.grow();
+    const i = this.size++;
+    this.offset[i] = offset;
+    this.length[i] = length;
+    this.line[i] = line;
+    this.next[i] = NONE;
+    if (last === undefined) this.head.set(key, i);
+    else this.next[last] = i;
+    this.tail.set(key, i);
+  }
+
+  /** The records listed under `key` and under `MIXED_POST`, each line once. */
+  refs(key: number): RecordRef[] {
+    const out: RecordRef[] = [];
+    const seen = new Set<number>();
+    for (const k of [key | 0, MIXED_POST]) {
+      for (let i = this.head.get(k) ?? NONE; i !== NONE; i = this.next[i]!) {
+        const line = this.line[i]!;
+        if (seen.has(line)) continue;
+        seen.add(line);
+        out.push({ offset: this.offset[i]!, length: this.length[i]!, line });
+      }
+    }
+    return out;
+  }
+
+  private grow(): void {
+    const n = this.size * 2;
+    const grown = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.offset = grown(this.offset, (n) => new Float64Array(n));
+    this.length = grown(this.length, (n) => new Uint32Array(n));
+    this.line = grown(this.line, (n) => new Uint32Array(n));
+    this.next = grown(this.next, (n) => new Uint32Array(n));
   }
 }
 

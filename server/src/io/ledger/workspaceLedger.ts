@@ -149,6 +149,8 @@ export class WorkspaceLedger {
       bytesRead += r.bytesRead;
       if (s.follower.offset - s.saved >= this.saveAfterBytes) this.save(s);
     }
+    // the pass that indexes records by the content they pin runs here, not in the first hover that asks
+    if (!this.partial) for (const s of this.states) s.index.preparePins();
     this.indexed = true;
     const changed = this.wasReset || lines > 0 || bytesResumed > 0;
     return { paths: this.touched, reset: this.wasReset, changed, bytesRead, bytesResumed };
