@@ -540,7 +540,14 @@ export class ProtocolFuzz {
       if (!m.open || m.doc.getText() !== this.diskText(m.uri)) continue;
       const path = relative(this.root, fileURLToPath(m.uri));
       type Rows = { lines: { kind: string; traceId?: string }[] };
-      const shown = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ uri: m.uri }] });
+      // "indexing" is the server saying it does not know yet (a ledger read under way), never a wrong owner:
+      // it is asked again until the read is done, and only an answer that stays "indexing" is a violation
+      let shown = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ uri: m.uri }] });
+      const settled = Date.now() + ANSWER_MS;
+      while (shown?.lines.some((l) => l.kind === "indexing") && Date.now() < settled) {
+        await new Promise<void>((r) => setTimeout(r, 100));
+        shown = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ uri: m.uri }] });
+      }
       const blamed = await this.request<Rows>("workspace/executeCommand", { command: "intent.blame", arguments: [{ path }] });
       if (!shown || !blamed) continue; // outside the workspace folder
       this.stats.ownersCompared++;

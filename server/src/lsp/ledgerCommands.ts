@@ -1,6 +1,6 @@
 /** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext, report. */
 import { isAbsolute, join } from "node:path";
-import { ErrorCodes, ResponseError } from "vscode-languageserver";
+import { ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
 import { Commands, type ReportResult } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../io/contextSources";
@@ -8,6 +8,7 @@ import { regenerateIntentMap } from "../io/intentMap";
 import { verifyLedgerFile } from "../io/ledger/verify";
 import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
+import { GitError } from "../io/git";
 import { insightSteps } from "../io/insight";
 import { reportFrom, reportOptions, writeReport } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
@@ -89,10 +90,17 @@ const report: CommandHandler = async (host, args): Promise<ReportResult> => {
   await readLedger(host, ctx);
   const opts = { ...(typeof args.path === "string" && args.path ? { path: args.path } : {}) };
   const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, reportOptions(opts));
-  let r = steps.next();
-  while (!r.done) {
-    await pause();
+  let r: ReturnType<typeof steps.next>;
+  try {
     r = steps.next();
+    while (!r.done) {
+      await pause();
+      r = steps.next();
+    }
+  } catch (e) {
+    // the report counts the files git knows (tracked and untracked, not ignored): without git there are none
+    if (e instanceof GitError) throw new ResponseError(LSPErrorCodes.RequestFailed, `The report counts the files git knows, and ${e.message}; run \`git init\` there first.`);
+    throw e;
   }
   const { html, insight } = reportFrom(ctx.root, r.value, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
   let rel: string;
