@@ -6,6 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
@@ -76,9 +77,10 @@ export function attributeChanged(
 ): (LineAttribution | undefined)[] {
   const entries: TraceEntry[] = [];
   let attributions: (LineAttribution | undefined)[] = [];
+  const text = new TextHashes(lines);
   for (const batch of batches) {
     for (const e of batch) entries.push(e);
-    const r = attributeSettled(entries, lines);
+    const r = attributeSettled(entries, lines, text);
     attributions = r.attributions;
     if (changed.every((line) => line > lines.length || r.settled[line - 1])) break;
   }
