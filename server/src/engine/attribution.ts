@@ -14,8 +14,8 @@
  * any chain (changed since the last record), the last recorded content's lines are matched to it by their
  * hashes: unchanged lines keep their owners, changed ones fall to content anchoring or stay untraced.
  */
-import { contentHash, lineHash } from "./hashing";
-import { anchorByContent } from "./contentAnchors";
+import { lineHash } from "./hashing";
+import { anchorByContent, TextHashes } from "./contentAnchors";
 import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
 import { matchRegion, type LineChange, type Segment } from "./lineChange";
@@ -66,11 +66,15 @@ export function attribute(entries: readonly TraceEntry[], lines: readonly string
  * content (or not at all), which older records could still inform. A reader going through a file's records
  * newest first can stop once the lines it needs are settled.
  */
-export function attributeSettled(entries: readonly TraceEntry[], lines: readonly string[]): { attributions: Attributions; settled: boolean[] } {
+export function attributeSettled(
+  entries: readonly TraceEntry[],
+  lines: readonly string[],
+  text: TextHashes = new TextHashes(lines),
+): { attributions: Attributions; settled: boolean[] } {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
   const count = contentLineCount(lines);
-  const end = graph.newestPinning(contentHash(lines));
+  const end = graph.newestPinning(text.fileHash());
   if (end) {
     // a record pinning this content maps exactly its lines: one claiming another count is not replayed
     // (content anchoring below still reads its ranges)
@@ -84,7 +88,7 @@ export function attributeSettled(entries: readonly TraceEntry[], lines: readonly
   }
   const settled = result.map((a) => a !== undefined);
   // another path's ranges are followed through the chain only, never re-anchored by content here
-  anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result);
+  anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
   return { attributions: result, settled };
 }
 

@@ -6,6 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
@@ -68,9 +69,10 @@ export function attributeChanged(
 ): (LineAttribution | undefined)[] {
   const entries: TraceEntry[] = [];
   let attributions: (LineAttribution | undefined)[] = [];
+  const text = new TextHashes(lines);
   for (const batch of batches) {
     for (const e of batch) entries.push(e);
-    const r = attributeSettled(entries, lines);
+    const r = attributeSettled(entries, lines, text);
     attributions = r.attributions;
     if (changed.every((line) => line > lines.length || r.settled[line - 1])) break;
   }
@@ -79,18 +81,25 @@ export function attributeChanged(
 
 /** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
 export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}, path?: string): BlameLine[] {
-  const count = textLines(text).length;
+  // one split serves attribution (every piece) and the rows (the `textLines` count of them)
+  const split = splitLines(text);
+  const count = split.length > 1 && split[split.length - 1] === "" ? split.length - 1 : split.length;
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
-  const attributions = attributeChanged(splitLines(text), wanted, batches);
-  return blameByOwner(text, ownerFrom(attributions), range, path);
+  const attributions = attributeChanged(split, wanted, batches);
+  return rows(split, count, ownerFrom(attributions), range, path);
 }
 
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
 export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}, path?: string): BlameLine[] {
   const lines = textLines(text);
+  return rows(lines, lines.length, ownerOf, range, path);
+}
+
+/** The rows of the first `count` of `lines` (the text's `textLines`), within `range`. */
+function rows(lines: readonly string[], count: number, ownerOf: (index: number) => LineOwner, range: BlameRange, path: string | undefined): BlameLine[] {
   const start = Math.max(1, range.start ?? 1);
-  const end = Math.min(lines.length, range.end ?? lines.length);
+  const end = Math.min(count, range.end ?? count);
   const out: BlameLine[] = [];
   for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!, path));
   return out;

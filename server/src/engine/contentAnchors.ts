@@ -35,8 +35,13 @@ const WINDOW_SCAN_BUDGET = 2_000_000;
  * Fills the undefined places of `result` (one per line of `lines`, the file's current content split by
  * `splitLines`) from `entries`, the ledger entries of this file in any order.
  */
-export function anchorByContent(entries: readonly TraceEntry[], lines: readonly string[], result: (LineAttribution | undefined)[]): void {
-  const view = new FileView(lines);
+export function anchorByContent(
+  entries: readonly TraceEntry[],
+  lines: readonly string[],
+  result: (LineAttribution | undefined)[],
+  text: TextHashes = new TextHashes(lines),
+): void {
+  const view = new FileView(text);
   for (const entry of newestFirst(entries)) {
     if (entry.startLine === 0) attributeFile(view, entry, result);
     else attributeRange(view, entry, result);
@@ -174,28 +179,27 @@ function hashCheck(recorded: string | undefined): HashCheck | undefined {
   return hex.length === 64 ? (computed) => computed === want : (computed) => computed.startsWith(want);
 }
 
-/** The current lines with lazily computed hashes and lookups, shared by all entries of one call. */
-class FileView {
+/**
+ * The hashes of one text's lines, computed once when first asked for: shared by every call that attributes
+ * the same text (a reader going through a file's records in batches attributes it once per batch).
+ */
+export class TextHashes {
   readonly length: number;
-  private readonly normalized: string[];
-  private fileHashValue: string | undefined;
+  readonly normalized: string[];
+  private contentHashValue: string | undefined;
   private hashes: string[] | undefined;
   private positionMap: Map<string, number[]> | undefined;
-  private readonly windows = new Map<number, string[] | undefined>();
-  private windowBudget = WINDOW_SCAN_BUDGET;
 
-  constructor(lines: readonly string[]) {
+  /** `lines`: the text split by `splitLines`. */
+  constructor(readonly lines: readonly string[]) {
     this.length = lines.length;
     this.normalized = lines.map(normalizeLine);
   }
 
+  /** `contentHash` of the lines. */
   fileHash(): string {
-    this.fileHashValue ??= contentHash(this.normalized);
-    return this.fileHashValue;
-  }
-
-  rangeHash(start: number, length: number): string {
-    return contentHash(this.normalized.slice(start, start + length));
+    this.contentHashValue ??= contentHash(this.normalized);
+    return this.contentHashValue;
   }
 
   lineHashes(): string[] {
@@ -215,6 +219,36 @@ class FileView {
       this.positionMap = map;
     }
     return this.positionMap;
+  }
+}
+
+/** The current lines' hashes and lookups, with the scan budget of one call (shared by all its entries). */
+class FileView {
+  readonly length: number;
+  private readonly normalized: string[];
+  private readonly windows = new Map<number, string[] | undefined>();
+  private windowBudget = WINDOW_SCAN_BUDGET;
+
+  constructor(private readonly text: TextHashes) {
+    this.length = text.length;
+    this.normalized = text.normalized;
+  }
+
+  fileHash(): string {
+    return this.text.fileHash();
+  }
+
+  rangeHash(start: number, length: number): string {
+    return contentHash(this.normalized.slice(start, start + length));
+  }
+
+  lineHashes(): string[] {
+    return this.text.lineHashes();
+  }
+
+  /** Line hash → 0-based positions, ascending. */
+  positions(): Map<string, number[]> {
+    return this.text.positions();
   }
 
   /** Hash of every window of `length` lines, or undefined once the scan budget is spent. */

@@ -3,7 +3,7 @@
  * joined with `\n`, SHA-256. The normalization makes hashes survive editors that change line endings or trim
  * whitespace on save, which are not authorship changes.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 export const HASH_PREFIX = "sha256:";
 /** Hex digits kept by `lineHash`; 32 bits is plenty to re-anchor within one file, and keeps records small. */
@@ -45,6 +45,13 @@ const HASH_BATCH = 4096;
 
 /** `sha256:<hex>` of the lines, each normalized, joined with `\n` (no trailing newline added). */
 export function contentHash(lines: readonly string[]): string {
+  // one-shot hashing of one joined string: most calls hash a range or a small file, where a Hash object
+  // per call costs more than the hashing
+  if (lines.length <= HASH_BATCH) {
+    const normalized = new Array<string>(lines.length);
+    for (let i = 0; i < lines.length; i++) normalized[i] = normalizeLine(lines[i]!);
+    return HASH_PREFIX + hash("sha256", normalized.join("\n"), "hex");
+  }
   const h = createHash("sha256");
   const batch: string[] = [];
   for (let start = 0; start < lines.length; start += HASH_BATCH) {
@@ -129,7 +136,7 @@ export function* fileHashSteps(text: string, sliceChars: number): Generator<void
 
 /** Short hash of one normalized line, used to re-anchor single lines; not a content proof on its own. */
 export function lineHash(line: string): string {
-  return createHash("sha256").update(normalizeLine(line)).digest("hex").slice(0, LINE_HASH_HEX_LENGTH);
+  return hash("sha256", normalizeLine(line), "hex").slice(0, LINE_HASH_HEX_LENGTH);
 }
 
 /** `sha256:` of raw bytes: the ledger chain (`prev`) hashes lines exactly as stored, without normalization. */

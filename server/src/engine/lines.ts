@@ -12,6 +12,25 @@ export function textLines(text: string): string[] {
   return lines;
 }
 
+/** `textLines(text).length`, counted without making the lines (a file's count needs no strings). */
+export function countTextLines(text: string): number {
+  let breaks = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF) breaks++;
+    else if (c === CR) {
+      breaks++;
+      if (text.charCodeAt(i + 1) === LF) i++;
+    }
+  }
+  const last = text.charCodeAt(text.length - 1);
+  // a final line break ends the last line rather than starting another
+  return breaks > 0 && (last === LF || last === CR) ? breaks : breaks + 1;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
 /** Offsets where each line starts, lines ending as in `splitLines` (CRLF, LF or a lone CR). */
 export function lineStarts(text: string): number[] {
   const starts = [0];

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { blameNewestFirst } from "../engine/blame";
 import { InsightBuilder, type Insight, type InsightOptions } from "../engine/insight";
-import { textLines } from "../engine/lines";
+import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
 import { GitError, runGit } from "./git";
@@ -84,7 +84,7 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
     const text = bytes.toString("utf8");
     if (ledger.hasFile(path)) builder.addFile(path, blameNewestFirst(ledger.entryBatches(path), text));
     // no record names the file: every line is untraced, counted without a row per line
-    else builder.addUntracedFile(path, textLines(text).length);
+    else builder.addUntracedFile(path, countTextLines(text));
   }
   if (opts.by) {
     for (const path of ledger.files()) {

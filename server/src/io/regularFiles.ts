@@ -59,18 +59,26 @@ export function readRegularText(path: string): string {
 
 /** The whole content of a regular file. */
 export function readRegularBytes(path: string): Buffer {
-  const fd = openRegularSync(path);
+  const fd = openSync(path, READ_FLAGS);
   try {
-    const chunks: Buffer[] = [];
-    let size = Math.max(fstatSync(fd).size, 0);
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new NotRegularFileError(path, fileKind(st));
+    // sized by the one fstat, a byte to spare: an unchanged file is read in one call, then the end is seen
+    // (tens of thousands of files are read this way by `intent stats`)
+    let buf = Buffer.allocUnsafe(Math.max(st.size, 0) + 1);
+    let length = 0;
     for (;;) {
-      const buf = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
-      const n = readSync(fd, buf, 0, buf.length, null);
+      if (length === buf.length) {
+        // it grew while we read: go on in modest steps
+        const bigger = Buffer.allocUnsafe(buf.length + 64 * 1024);
+        buf.copy(bigger, 0, 0, length);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, length, buf.length - length, null);
       if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      size = 64 * 1024; // it grew while we read: go on in modest steps
+      length += n;
     }
-    return Buffer.concat(chunks);
+    return buf.subarray(0, length);
   } finally {
     closeSync(fd);
   }

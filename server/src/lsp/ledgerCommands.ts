@@ -99,7 +99,8 @@ const report: CommandHandler = async (host, args): Promise<ReportResult> => {
     }
   } catch (e) {
     // the report counts the files git knows (tracked and untracked, not ignored): without git there are none
-    if (e instanceof GitError) throw new ResponseError(LSPErrorCodes.RequestFailed, `The report counts the files git knows, and ${e.message}; run \`git init\` there first.`);
+    if (e instanceof GitError)
+      throw new ResponseError(LSPErrorCodes.RequestFailed, `The report counts the files git knows, and ${e.message}; run \`git init\` there first.`);
     throw e;
   }
   const { html, insight } = reportFrom(ctx.root, r.value, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
