@@ -60,11 +60,12 @@ describe("the first day: init, the pre-commit hook and CI", () => {
     commit("Adopt intent-lsp");
 
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    const from = '"hello"';
-    const to = "`hello, ${name}`";
+    // the Edit's payload is exactly what the tool writes: the hook records what its tool wrote
+    const from = '() => "hello"';
+    const to = "(name: string) => `hello, ${name}`";
     const pre = runHook("claude-code", claudeEdit(ws, "PreToolUse", "src/greet.ts", from, to), { cwd: ws.root });
     expect(pre.json).toEqual(claudeAnswer("allow", expect.any(String) as unknown as string));
-    ws.write("src/greet.ts", ws.read("src/greet.ts").replace(from, to).replace("()", "(name: string)"));
+    ws.write("src/greet.ts", ws.read("src/greet.ts").replace(from, to));
     expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", "src/greet.ts", from, to), { cwd: ws.root }).status).toBe(0);
     commit("Greet by name");
 
