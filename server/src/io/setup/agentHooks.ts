@@ -43,6 +43,17 @@ export const hookCommand = (agent: AgentName) => `intent hook ${agent}`;
 /** The session id a probe uses, so `intent doctor` can remove the session file the probe's heartbeat made. */
 export const PROBE_SESSION = "intent-doctor";
 
+/** A PreToolUse read of README.md in the payload shape Claude Code and Droid share: what doctor sends to see a hook answer. */
+const claudeShapedProbe = (root: string) => ({
+  session_id: PROBE_SESSION,
+  transcript_path: "",
+  cwd: root,
+  permission_mode: "default",
+  hook_event_name: "PreToolUse",
+  tool_name: "Read",
+  tool_input: { file_path: join(root, "README.md") },
+});
+
 const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, unknown> = {}) => ({
   matcher,
   hooks: [{ type: "command", command: hookCommand(agent), ...extra }],
@@ -69,16 +80,7 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       SessionStart: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
       SessionEnd: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
     },
-    probe: (root) => ({
-      session_id: PROBE_SESSION,
-      transcript_path: "",
-      cwd: root,
-      permission_mode: "default",
-      hook_event_name: "PreToolUse",
-      tool_name: "Read",
-      tool_input: { file_path: join(root, "README.md") },
-      tool_use_id: "intent-doctor",
-    }),
+    probe: (root) => ({ ...claudeShapedProbe(root), tool_use_id: "intent-doctor" }),
   },
   {
     agent: "cursor",
@@ -217,15 +219,7 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       PreToolUse: claudeShaped("droid", "Create|Edit|Execute"),
       PostToolUse: claudeShaped("droid", "Create|Edit|Execute"),
     },
-    probe: (root) => ({
-      session_id: PROBE_SESSION,
-      transcript_path: "",
-      cwd: root,
-      permission_mode: "default",
-      hook_event_name: "PreToolUse",
-      tool_name: "Read",
-      tool_input: { file_path: join(root, "README.md") },
-    }),
+    probe: claudeShapedProbe,
   },
 ];
 
