@@ -319,16 +319,18 @@ export interface ChangedText {
 /**
  * The counts of a check's changed lines (the pull request summary): each changed line counted by who
  * wrote it, as `intent blame` shows it, reading only as many of a file's records as those lines need.
+ * `entryBatches`: a file's entries and those of the paths its content came from, as blame reads them.
  */
 export function changedLinesInsight(
   files: readonly ChangedText[],
-  entryBatches: (path: string) => Iterable<readonly TraceEntry[]>,
+  entryBatches: (path: string, lines: readonly string[]) => Iterable<readonly TraceEntry[]>,
   opts: InsightOptions = {},
 ): Insight {
   const builder = new InsightBuilder({ ...(opts.path ? { path: opts.path } : {}) });
   for (const f of files) {
     if (!f.changed.length || !builder.matches(f.path)) continue;
-    const attributions = attributeChanged(splitLines(f.text), f.changed, entryBatches(f.path));
+    const lines = splitLines(f.text);
+    const attributions = attributeChanged(lines, f.changed, entryBatches(f.path, lines));
     const rows = blameByOwner(f.text, (i) => {
       const attribution = attributions[i];
       return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
