@@ -155,7 +155,8 @@ export async function gatherInsightCached(
   for (const path of paths) {
     if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
     const known = cache?.files.get(path);
-    const st = lstatSync(resolve(root, path), { throwIfNoEntry: false });
+    // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
+    const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
     const stat = st?.isFile() && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore ? statKey(st) : undefined;
     if (known && stat !== undefined && known.stat === stat) {
       counted.push({ path, key: known.key, stat, runs: known.runs });

@@ -132,18 +132,18 @@ export function loadInsightCache(root: string, stamp: string): InsightCache | un
     for (let i = 3; i < f.length; i += RUN_FIELDS) {
       const n = f as number[];
       const code = n[i + 2]!;
-      const run: Run = { start: n[i]!, end: n[i + 1]!, author: AUTHORS[code >> 1]! };
-      const intent = str(n[i + 3]!);
-      const model = str(n[i + 4]!);
-      const person = str(n[i + 5]!);
-      const traceId = str(n[i + 6]!);
-      const timestamp = str(n[i + 7]!);
-      if (intent !== undefined) run.intent = intent;
-      if (model !== undefined) run.model = model;
-      if (person !== undefined) run.person = person;
-      if (traceId !== undefined) run.traceId = traceId;
-      if (timestamp !== undefined) run.timestamp = timestamp;
-      if (code & 1) run.outOfScope = true;
+      // one shape for every run (absent fields undefined, which no output writes): decoded fast
+      const run: Run = {
+        start: n[i]!,
+        end: n[i + 1]!,
+        author: AUTHORS[code >> 1]!,
+        intent: str(n[i + 3]!),
+        model: str(n[i + 4]!),
+        person: str(n[i + 5]!),
+        traceId: str(n[i + 6]!),
+        timestamp: str(n[i + 7]!),
+        outOfScope: code & 1 ? true : undefined,
+      } as Run;
       runs.push(run);
     }
     files.set(f[0] as string, { key: f[1] as string, ...(f[2] ? { stat: f[2] as string } : {}), runs });
