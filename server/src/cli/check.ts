@@ -94,7 +94,8 @@ export const checkCommand: Command = {
       }
       const markdown = checkSummaryMarkdown({
         ...report,
-        changed: changedLinesInsight(texts, (p) => ledger.entryBatches(p), { ...(values.path ? { path: values.path } : {}) }),
+        changed: changedLinesInsight(texts, (p, lines) => ledger.attributionBatches(p, lines), { ...(values.path ? { path: values.path } : {}) }),
+        ...(values.path ? { path: values.path } : {}),
       });
       if (format === "markdown") io.out(markdown);
       else {

@@ -17,6 +17,8 @@ export interface SummaryInput {
   findings: readonly Finding[];
   /** The changed lines counted by who wrote them. */
   changed: Insight;
+  /** `--path`: the counts are of these files' changed lines only. */
+  path?: string;
 }
 
 const n = (x: number) => x.toLocaleString("en");
@@ -52,11 +54,12 @@ export function checkSummaryMarkdown(r: SummaryInput): string {
     s.information && plural(s.information, "note"),
     s.hint && plural(s.hint, "hint"),
   ].filter(Boolean);
+  const matching = r.path ? ` matching ${codeSpan(r.path)}` : "";
   let out = `## intent-lsp: who wrote this change\n\n`;
   out += t.total
-    ? `**AI wrote ${percent(t.ai, t.total)} of ${plural(t.total, "changed line")}** in ${plural(r.changed.files, "file")} (${against}).\n\n` +
+    ? `**AI wrote ${percent(t.ai, t.total)} of ${plural(t.total, "changed line")}** in ${plural(r.changed.files, "file")}${matching} (${against}).\n\n` +
       `AI ${n(t.ai)} · people ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · **untraced ${n(t.untraced)}** (${percent(t.untraced, t.total)}: no record explains them) · out of scope ${n(t.outOfScope)}\n\n`
-    : `No changed lines with content (${against}).\n\n`;
+    : `No changed lines with content${matching} (${against}).\n\n`;
   out += countsTable(
     "intent",
     r.changed.byIntent.map((i) => ({ name: i.id ?? "(no intent)", lines: i.lines })),

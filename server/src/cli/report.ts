@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { percent } from "../engine/authorship";
-import { buildReport, DEFAULT_REPORT, writeReport } from "../io/report";
+import { gatherInsightCached } from "../io/insight";
+import { DEFAULT_REPORT, reportFrom, reportOptions, writeReport } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, parse, type Command, type Io } from "./args";
@@ -22,9 +23,9 @@ export const reportCommand: Command = {
     if (!REPORT_SCRIPT) throw new CliError("this build of intent has no report page script; build it with `npm run build`");
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, true);
-    const ledger = await readLedger(ws);
-    const { html, insight } = buildReport(ws.root, ws.rules, ledger, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
-    for (const warning of unreadableWarnings(ledger.unreadable(), "report")) io.err(warning);
+    const gathered = await gatherInsightCached(ws.root, ws.rules, reportOptions(opts), () => readLedger(ws));
+    const { html, insight } = reportFrom(ws.root, gathered.insight, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
+    for (const warning of unreadableWarnings(gathered.unreadable, "report")) io.err(warning);
     if (values.out === "-") {
       await io.write(html);
       return 0;

@@ -1,6 +1,6 @@
 import { percent, type LineCounts } from "../engine/authorship";
 import { PERIODS, type Insight, type InsightOptions, type Period } from "../engine/insight";
-import { gatherInsight, parseWhen, type GatheredInsight } from "../io/insight";
+import { gatherInsightCached, parseWhen, type GatheredInsight } from "../io/insight";
 import { CliError, parse, ROOT_OPTION, type Command, type Io } from "./args";
 import { unreadableWarnings } from "./blame";
 import { openWorkspace, readLedger } from "./workspace";
@@ -128,10 +128,9 @@ export const statsCommand: Command = {
     const { values } = parse("stats", argv, { ...INSIGHT_OPTIONS, json: { type: "boolean" } });
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, false);
-    const ledger = await readLedger(ws);
-    const stats = gatherInsight(ws.root, ws.rules, ledger, opts);
+    const { insight: stats, unreadable } = await gatherInsightCached(ws.root, ws.rules, opts, () => readLedger(ws));
     io.out(values.json ? `${JSON.stringify(stats, null, 2)}\n` : statsText(stats, values.path));
-    for (const warning of unreadableWarnings(ledger.unreadable(), "stats")) io.err(warning);
+    for (const warning of unreadableWarnings(unreadable, "stats")) io.err(warning);
     return 0;
   },
 };

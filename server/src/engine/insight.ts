@@ -130,36 +130,32 @@ export class InsightBuilder {
 
   /** One file of the present: its blame rows (every line), as `intent blame --json` prints them. */
   addFile(path: string, rows: readonly BlameLine[]): void {
+    this.addRuns(path, runsOf(rows));
+  }
+
+  /** One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. */
+  addRuns(path: string, runs: readonly Run[]): void {
     const counts = emptyCounts();
     let block: Block | undefined;
-    for (const r of rows) {
-      const author = r.author ?? "untraced";
+    for (const r of runs) {
+      const author = r.author;
       const out = r.outOfScope === true;
-      addLines(counts, author, out);
+      const n = r.end - r.start + 1;
+      addLines(counts, author, out, n);
       if (author !== "untraced") {
-        bump(this.intents, r.intent ?? null, author, out);
-        if (r.model !== undefined || author === "ai" || author === "mixed") bump(this.models, r.model ?? null, author, out);
-        if (r.person !== undefined || author === "human" || author === "mixed") bump(this.persons, r.person ?? null, author, out);
+        bump(this.intents, r.intent ?? null, author, out, n);
+        if (r.model !== undefined || author === "ai" || author === "mixed") bump(this.models, r.model ?? null, author, out, n);
+        if (r.person !== undefined || author === "human" || author === "mixed") bump(this.persons, r.person ?? null, author, out, n);
         if (this.opts.by && r.timestamp !== undefined) {
           const ms = Date.parse(r.timestamp);
-          if (this.inWindow(ms)) this.period(periodOf(ms, this.opts.by)).surviving[author]++;
+          if (this.inWindow(ms)) this.period(periodOf(ms, this.opts.by)).surviving[author] += n;
         }
       }
-      if (block && block.author === author && block.traceId === r.traceId && block.end === r.line - 1) block.end = r.line;
+      // a block (what a number links to) is the lines of one record in a row, whatever else differs
+      if (block && block.author === author && block.traceId === r.traceId && block.end === r.start - 1) block.end = r.end;
       else {
         if (block) this.keep(block);
-        block = {
-          path,
-          start: r.line,
-          end: r.line,
-          author,
-          ...(r.intent !== undefined ? { intent: r.intent } : {}),
-          ...(r.model !== undefined ? { model: r.model } : {}),
-          ...(r.person !== undefined ? { person: r.person } : {}),
-          ...(r.traceId !== undefined ? { traceId: r.traceId } : {}),
-          ...(r.timestamp !== undefined ? { timestamp: r.timestamp } : {}),
-          ...(out ? { outOfScope: true } : {}),
-        };
+        block = { path, ...r };
       }
     }
     if (block) this.keep(block);
@@ -194,20 +190,18 @@ export class InsightBuilder {
     if (this.opts.blocks) this.allBlocks.push(block);
   }
 
-  /**
-   * One ledger entry of the history: the lines its record wrote, in its period. A record that claims
-   * lines without changing the file (a re-attribution: `pre_hash` = `post_hash`) wrote nothing.
-   */
+  /** One ledger entry of the history: the lines its record wrote, in its period. */
   addWritten(entry: TraceEntry): void {
-    if (!this.opts.by || !this.matches(entry.path)) return;
-    if (entry.preHash && entry.preHash === entry.postHash) return;
-    const ms = Date.parse(entry.timestamp);
-    if (!this.inWindow(ms)) return;
-    const row = this.period(periodOf(ms, this.opts.by));
-    const n = entry.endLine - entry.startLine + 1;
-    const author = authorOfEntry(entry);
-    if (author !== "untraced") row.written[author] += n;
-    if (isOutOfScopeEntry(entry)) row.writtenOutOfScope += n;
+    const w = writtenBy(entry);
+    if (w) this.addWrittenLines(entry.path, w);
+  }
+
+  /** Lines a record wrote in one file (`writtenBy` its entry), in their period. */
+  addWrittenLines(path: string, w: Written): void {
+    if (!this.opts.by || !this.matches(path) || !this.inWindow(w.ms)) return;
+    const row = this.period(periodOf(w.ms, this.opts.by));
+    if (w.author !== "untraced") row.written[w.author] += w.lines;
+    if (w.outOfScope) row.writtenOutOfScope += w.lines;
   }
 
   result(): Insight {
@@ -243,13 +237,76 @@ export class InsightBuilder {
   }
 }
 
-function bump(map: Map<string | null, LineCounts>, key: string | null, author: Author, out: boolean): void {
+function bump(map: Map<string | null, LineCounts>, key: string | null, author: Author, out: boolean, n: number): void {
   let c = map.get(key);
   if (!c) {
     c = emptyCounts();
     map.set(key, c);
   }
-  addLines(c, author, out);
+  addLines(c, author, out, n);
+}
+
+/**
+ * Consecutive lines of a file that count the same in every number (author, intent, model, person, record,
+ * time, scope): a file's blame rows said in a few runs, which is all the numbers need of them.
+ */
+export type Run = Omit<Block, "path">;
+
+/** The runs of a file's blame rows (every line, in order). */
+export function runsOf(rows: readonly BlameLine[]): Run[] {
+  const runs: Run[] = [];
+  let run: Run | undefined;
+  for (const r of rows) {
+    const author = r.author ?? "untraced";
+    const out = r.outOfScope === true;
+    if (
+      run &&
+      run.end === r.line - 1 &&
+      run.author === author &&
+      run.traceId === r.traceId &&
+      run.intent === r.intent &&
+      run.model === r.model &&
+      run.person === r.person &&
+      run.timestamp === r.timestamp &&
+      (run.outOfScope === true) === out
+    ) {
+      run.end = r.line;
+      continue;
+    }
+    run = {
+      start: r.line,
+      end: r.line,
+      author,
+      ...(r.intent !== undefined ? { intent: r.intent } : {}),
+      ...(r.model !== undefined ? { model: r.model } : {}),
+      ...(r.person !== undefined ? { person: r.person } : {}),
+      ...(r.traceId !== undefined ? { traceId: r.traceId } : {}),
+      ...(r.timestamp !== undefined ? { timestamp: r.timestamp } : {}),
+      ...(out ? { outOfScope: true } : {}),
+    };
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** What one ledger entry wrote, as the history counts it. */
+export interface Written {
+  /** The record's time, epoch ms. */
+  ms: number;
+  author: Author;
+  lines: number;
+  outOfScope: boolean;
+}
+
+/**
+ * The lines an entry's record wrote. A record that claims lines without changing the file (a
+ * re-attribution: `pre_hash` = `post_hash`) wrote nothing; nor did one with no readable time.
+ */
+export function writtenBy(entry: TraceEntry): Written | undefined {
+  if (entry.preHash && entry.preHash === entry.postHash) return undefined;
+  const ms = Date.parse(entry.timestamp);
+  if (Number.isNaN(ms)) return undefined;
+  return { ms, author: authorOfEntry(entry), lines: entry.endLine - entry.startLine + 1, outOfScope: isOutOfScopeEntry(entry) };
 }
 
 /** A changed file of a check: its checked text and the 1-based lines that changed since the base. */
@@ -262,16 +319,18 @@ export interface ChangedText {
 /**
  * The counts of a check's changed lines (the pull request summary): each changed line counted by who
  * wrote it, as `intent blame` shows it, reading only as many of a file's records as those lines need.
+ * `entryBatches`: a file's entries and those of the paths its content came from, as blame reads them.
  */
 export function changedLinesInsight(
   files: readonly ChangedText[],
-  entryBatches: (path: string) => Iterable<readonly TraceEntry[]>,
+  entryBatches: (path: string, lines: readonly string[]) => Iterable<readonly TraceEntry[]>,
   opts: InsightOptions = {},
 ): Insight {
   const builder = new InsightBuilder({ ...(opts.path ? { path: opts.path } : {}) });
   for (const f of files) {
     if (!f.changed.length || !builder.matches(f.path)) continue;
-    const attributions = attributeChanged(splitLines(f.text), f.changed, entryBatches(f.path));
+    const lines = splitLines(f.text);
+    const attributions = attributeChanged(lines, f.changed, entryBatches(f.path, lines));
     const rows = blameByOwner(f.text, (i) => {
       const attribution = attributions[i];
       return attribution ? { kind: "traced", attribution } : { kind: "untraced" };

@@ -3,14 +3,18 @@
  * (tracked and untracked, not ignored; exempt paths and intent-lsp's own files left out, as nothing of
  * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history.
  */
+import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
 import { blameNewestFirst } from "../engine/blame";
-import { InsightBuilder, type Insight, type InsightOptions } from "../engine/insight";
+import { fileHash, splitLines } from "../engine/hashing";
+import { InsightBuilder, runsOf, writtenBy, type Insight, type InsightOptions, type Run, type Written } from "../engine/insight";
+import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
+import { bytesKey, type InsightCache, ledgerStamp, loadInsightCache, RACY_MS, saveInsightCache, statKey } from "./insightCache";
 import { readRegularBytes } from "./regularFiles";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
@@ -49,6 +53,45 @@ export function parseWhen(root: string, given: string, end: boolean): number {
 /** Files read between two pauses of `insightSteps`. */
 const FILES_PER_STEP = 64;
 
+/** A working-tree file's bytes, or why it has no lines to count. */
+function readCounted(root: string, path: string): Buffer | "gone" | "binary" {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularBytes(resolve(root, path));
+  } catch (e) {
+    // listed by git but gone (deleted, not staged) or not a regular file (a link, a submodule): no lines of its own
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || (e as Error).name === "NotRegularFileError") return "gone";
+    throw e;
+  }
+  return bytes.subarray(0, BINARY_SNIFF).includes(0) ? "binary" : bytes;
+}
+
+/**
+ * A file's runs of lines as `intent blame` blames it: its own records and those of the paths its content
+ * came from (engine/lineage.ts). A file that no record names and whose content no record pins is all
+ * untraced: its lines are counted without being made.
+ */
+export function countedRuns(ledger: WorkspaceLedger, path: string, text: string): Run[] {
+  if (!ledger.hasFile(path) && (text === "" || ledger.pathsPinning(fileHash(text)).length === 0))
+    return [{ start: 1, end: countTextLines(text), author: "untraced" }];
+  return runsOf(blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text));
+}
+
+/** What each of the ledgers' entries wrote, per path (the history's input). */
+function writtenOf(ledger: WorkspaceLedger): Map<string, Written[]> {
+  const out = new Map<string, Written[]>();
+  for (const path of ledger.files()) {
+    const rows: Written[] = [];
+    for (const e of ledger.entriesFor(path)) {
+      const w = writtenBy(e);
+      if (w) rows.push(w);
+    }
+    if (rows.length) out.set(path, rows);
+  }
+  return out;
+}
+
 export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): GatheredInsight {
   const steps = insightSteps(root, rules, ledger, opts);
   for (;;) {
@@ -68,23 +111,10 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
   for (const path of workingTreeFiles(root)) {
     if (++read % FILES_PER_STEP === 0) yield;
     if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
-    let bytes: Buffer;
-    try {
-      bytes = readRegularBytes(resolve(root, path));
-    } catch (e) {
-      // listed by git but gone (deleted, not staged) or not a regular file (a link, a submodule): no lines of its own
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || (e as Error).name === "NotRegularFileError") continue;
-      throw e;
-    }
-    if (bytes.subarray(0, BINARY_SNIFF).includes(0)) {
-      binaryFiles++;
-      continue;
-    }
-    const text = bytes.toString("utf8");
-    if (ledger.hasFile(path)) builder.addFile(path, blameNewestFirst(ledger.entryBatches(path), text));
-    // no record names the file: every line is untraced, counted without a row per line
-    else builder.addUntracedFile(path, countTextLines(text));
+    const bytes = readCounted(root, path);
+    if (bytes === "binary") binaryFiles++;
+    if (typeof bytes === "string") continue;
+    builder.addRuns(path, countedRuns(ledger, path, bytes.toString("utf8")));
   }
   if (opts.by) {
     for (const path of ledger.files()) {
@@ -94,4 +124,72 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
     }
   }
   return { ...builder.result(), binaryFiles };
+}
+
+/** What the CLI gathers: the numbers, and the ledgers' unreadable lines (warned about). */
+export interface CachedInsight {
+  insight: GatheredInsight;
+  unreadable: { path: string; lines: readonly UnreadableLine[] }[];
+}
+
+/**
+ * `gatherInsight` for a command line: what the previous run learnt (io/insightCache.ts) is used for every
+ * file whose bytes and ledgers are unchanged, and the ledgers (`openLedger`) are read only when something
+ * must be counted again. The numbers are the same as `gatherInsight`'s.
+ */
+export async function gatherInsightCached(
+  root: string,
+  rules: Rules,
+  opts: InsightOptions,
+  openLedger: () => Promise<WorkspaceLedger>,
+): Promise<CachedInsight> {
+  const stamp = ledgerStamp(root, rules.settings.ledgerPath);
+  const cache = loadInsightCache(root, stamp);
+  const builder = new InsightBuilder(opts);
+  const paths = workingTreeFiles(root);
+  // a file changed after this is not proven unchanged by its times next time (see statKey)
+  const trustBefore = Date.now() - RACY_MS;
+  let binaryFiles = 0;
+  // each file's runs, in the working tree's order; a file to count again holds its text meanwhile
+  const counted: { path: string; key: string; stat?: string; runs?: Run[]; text?: string }[] = [];
+  for (const path of paths) {
+    if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
+    const known = cache?.files.get(path);
+    // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
+    const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
+    const stat = st?.isFile() && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore ? statKey(st) : undefined;
+    if (known && stat !== undefined && known.stat === stat) {
+      counted.push({ path, key: known.key, stat, runs: known.runs });
+      continue;
+    }
+    const bytes = readCounted(root, path);
+    if (bytes === "binary") binaryFiles++;
+    if (typeof bytes === "string") continue;
+    const key = bytesKey(bytes);
+    counted.push(
+      known?.key === key ? { path, key, ...(stat ? { stat } : {}), runs: known.runs } : { path, key, ...(stat ? { stat } : {}), text: bytes.toString("utf8") },
+    );
+  }
+  const missing = counted.some((c) => c.runs === undefined) || !cache;
+  // a file proven by its bytes that its times will prove next time: worth saving
+  const restamped = counted.some((c) => c.stat !== undefined && cache?.files.get(c.path)?.stat !== c.stat);
+  const ledger = missing ? await openLedger() : undefined;
+  const next: InsightCache = cache ?? {
+    files: new Map(),
+    written: writtenOf(ledger!),
+    unreadable: ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] })),
+  };
+  for (const c of counted) {
+    const runs = c.runs ?? countedRuns(ledger!, c.path, c.text!);
+    builder.addRuns(c.path, runs);
+    if (!c.runs || c.stat !== next.files.get(c.path)?.stat) next.files.set(c.path, { key: c.key, ...(c.stat ? { stat: c.stat } : {}), runs });
+  }
+  if (opts.by) for (const [path, rows] of next.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
+  if (missing || restamped) {
+    // files no longer in the working tree are forgotten
+    const present = new Set(paths);
+    for (const path of next.files.keys()) if (!present.has(path)) next.files.delete(path);
+    saveInsightCache(root, stamp, next);
+  }
+  return { insight: { ...builder.result(), binaryFiles }, unreadable: next.unreadable };
 }

@@ -6,10 +6,8 @@
 import { basename } from "node:path";
 import type { InsightOptions } from "../engine/insight";
 import { reportHtml } from "../engine/reportPage";
-import type { Rules } from "../engine/rules";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
-import { gatherInsight, type GatheredInsight } from "./insight";
-import type { WorkspaceLedger } from "./ledger/workspaceLedger";
+import type { GatheredInsight } from "./insight";
 import { writeOwnFile } from "./ownFiles";
 import { realWorkspacePath } from "./realPath";
 
@@ -24,10 +22,6 @@ export interface ReportOutput {
 /** What the report counts: `intent stats`'s options, with the runs of lines and a history (weekly by default). */
 export function reportOptions(opts: InsightOptions): InsightOptions {
   return { ...opts, by: opts.by ?? "week", blocks: true };
-}
-
-export function buildReport(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, meta: ReportMetaInput): ReportOutput {
-  return reportFrom(root, gatherInsight(root, rules, ledger, reportOptions(opts)), opts, meta);
 }
 
 export interface ReportMetaInput {

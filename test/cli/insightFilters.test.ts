@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TempWorkspace } from "../support/workspace";
+import { counts, insightWorkspace } from "./insightWorkspace";
+import { ensureBuilt, ledgerRecords, runCli } from "./support";
+
+/**
+ * `--path`, `--since`, `--until` and `--by` mean the same in `intent stats`, `intent report` and (`--path`) the
+ * pull request summary of `intent check`, on a workspace built as real work builds it (./insightWorkspace.ts).
+ */
+
+beforeAll(ensureBuilt);
+
+function statsJson(ws: TempWorkspace, args: string[]) {
+  const r = runCli(["stats", "--json", ...args], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  const s = JSON.parse(r.stdout);
+  delete s.outOfScope.blocks;
+  return s;
+}
+
+/** The numbers a report page carries (its data element), for the same arguments. */
+function reportJson(ws: TempWorkspace, args: string[]) {
+  const r = runCli(["report", "--out", "-", ...args], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  const data = /<script type="application\/json" id="insight-data">(.*?)<\/script>/s.exec(r.stdout);
+  expect(data).not.toBeNull();
+  return JSON.parse(data![1]!).insight;
+}
+
+describe("the insight filters", () => {
+  let ws: TempWorkspace;
+  let day: string;
+
+  beforeAll(async () => {
+    ws = await insightWorkspace();
+    day = ledgerRecords(ws)[0]!.timestamp.slice(0, 10);
+  }, 60_000);
+
+  afterAll(() => ws?.dispose());
+
+  it("intent report counts what intent stats counts for the same --path, --since, --until and --by", () => {
+    const cases = [
+      ["--by", "week"],
+      ["--path", "src/api", "--by", "day", "--since", day],
+      ["--path", "docs", "--by", "month", "--until", day],
+      ["--path", "*.md", "--by", "day"],
+      ["--by", "day", "--since", "HEAD"],
+      ["--by", "day", "--until", "2000-01-01"],
+    ];
+    for (const args of cases) expect(reportJson(ws, args), args.join(" ")).toEqual(statsJson(ws, args));
+    // a report without --by is per week, as stats --by week
+    expect(reportJson(ws, [])).toEqual(statsJson(ws, ["--by", "week"]));
+  });
+
+  it("--since and --until take a git revision: its commit's time", () => {
+    // the records were all written after the workspace's one commit
+    const sinceHead = statsJson(ws, ["--by", "day", "--since", "HEAD"]);
+    expect(sinceHead.history.periods).toEqual(statsJson(ws, ["--by", "day", "--since", day]).history.periods);
+    expect(sinceHead.history.periods).toEqual([
+      {
+        period: day,
+        written: { ai: 3, human: 3, mixed: 0, unknown: 0 },
+        writtenOutOfScope: 1,
+        surviving: { ai: 3, human: 3, mixed: 0, unknown: 0 },
+        durability: 1,
+      },
+    ]);
+    const commitTime = runCli(["stats", "--json", "--by", "day", "--until", "HEAD"], { cwd: ws.root });
+    expect(JSON.parse(commitTime.stdout).history.periods).toEqual([]);
+    expect(JSON.parse(commitTime.stdout).history.until).toBe(new Date(sinceHead.history.since).toISOString());
+    // the present is not filtered by time: every line as it is now
+    expect(sinceHead.lines).toEqual(statsJson(ws, []).lines);
+  });
+
+  it("--path restricts the present, the history and the pull request summary alike", () => {
+    const s = statsJson(ws, ["--path", "docs", "--by", "day"]);
+    expect(s.lines).toEqual(counts({ total: 12, human: 1, untraced: 11, outOfScope: 1 }));
+    expect(s.history.periods).toEqual([
+      {
+        period: day,
+        written: { ai: 0, human: 1, mixed: 0, unknown: 0 },
+        writtenOutOfScope: 1,
+        surviving: { ai: 0, human: 1, mixed: 0, unknown: 0 },
+        durability: null,
+      },
+    ]);
+    const md = runCli(["check", "--format", "markdown", "--base", "HEAD", "--path", "src/api"], { cwd: ws.root });
+    expect(md.stderr).toBe("");
+    expect(md.stdout).toBe(readFileSync(join(__dirname, "fixtures", "check-summary-src-api.md"), "utf8"));
+  });
+});

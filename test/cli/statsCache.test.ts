@@ -1,0 +1,83 @@
+import { existsSync, renameSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
+import type { TempWorkspace } from "../support/workspace";
+import { AI_LINES, counts, insightWorkspace } from "./insightWorkspace";
+import { ensureBuilt, runCli } from "./support";
+
+/**
+ * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json):
+ * its numbers stay those of `intent blame`, whatever changed since (a file's bytes, the ledger), and a file's
+ * lines follow its content across a rename as blame's do.
+ */
+
+beforeAll(ensureBuilt);
+
+type Counts = ReturnType<typeof counts>;
+
+function stats(ws: TempWorkspace, ...args: string[]) {
+  const r = runCli(["stats", "--json", ...args], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout) as { lines: Counts; byFile: { path: string; lines: Counts }[]; history?: unknown };
+}
+
+function blameSum(ws: TempWorkspace, path: string): Counts {
+  const rows = JSON.parse(runCli(["blame", path, "--json"], { cwd: ws.root }).stdout).lines as { author: keyof Counts; outOfScope?: boolean }[];
+  const sum = counts({ total: rows.length });
+  for (const row of rows) {
+    sum[row.author]++;
+    if (row.outOfScope) sum.outOfScope++;
+  }
+  return sum;
+}
+
+const fileLines = (s: { byFile: { path: string; lines: Counts }[] }, path: string) => s.byFile.find((f) => f.path === path)?.lines;
+
+describe("intent stats from one run to the next", () => {
+  let ws: TempWorkspace;
+
+  beforeAll(async () => {
+    ws = await insightWorkspace();
+  }, 60_000);
+
+  afterAll(() => ws?.dispose());
+
+  it("counts a renamed file's lines as `intent blame` does: they follow the content", () => {
+    renameSync(ws.path("src/api/forecast.ts"), ws.path("src/api/forecast-renamed.ts"));
+    const s = stats(ws);
+    expect(fileLines(s, "src/api/forecast.ts")).toBeUndefined();
+    expect(fileLines(s, "src/api/forecast-renamed.ts")).toEqual(counts({ total: 12, human: 2, untraced: 10 }));
+    for (const f of s.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+    renameSync(ws.path("src/api/forecast-renamed.ts"), ws.path("src/api/forecast.ts"));
+  });
+
+  it("gives the same numbers from what the last run learnt, and sees an edit that keeps the size and a new record", async () => {
+    const first = stats(ws, "--by", "day");
+    expect(existsSync(ws.path(".orchestration/.cache/insight.json"))).toBe(true);
+    expect(stats(ws, "--by", "day")).toEqual(first);
+    for (const f of first.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+
+    // one of the AI's lines rewritten by hand, to a line of the same length: the file's size is unchanged
+    const edited = AI_LINES[2]!.replace("fetchedAt", "fetchedOn");
+    expect(edited).toHaveLength(AI_LINES[2]!.length);
+    ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace(AI_LINES[2]!, edited));
+    const afterEdit = stats(ws);
+    expect(fileLines(afterEdit, "src/api/weather.ts")).toEqual(counts({ total: 20, ai: 2, untraced: 18 }));
+    expect(afterEdit.lines.ai).toBe(first.lines.ai - 1);
+
+    // a person's save through the editor appends a record: the ledger changed, so everything is counted again
+    const client = await LspClient.start({ root: ws.root });
+    try {
+      await client.open("src/api/forecast.ts");
+      await client.insertLines("src/api/forecast.ts", 1, ["// hours and days"]);
+      await client.save("src/api/forecast.ts");
+    } finally {
+      await client.stop();
+    }
+    const afterSave = stats(ws);
+    expect(fileLines(afterSave, "src/api/forecast.ts")).toEqual(counts({ total: 13, human: 3, untraced: 10 }));
+    expect(afterSave.lines.human).toBe(first.lines.human + 1);
+    for (const f of afterSave.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+  });
+});
