@@ -27,5 +27,5 @@ if (args.includes("--version") || args.includes("-v")) {
   // A bug must not take the editor's diagnostics down with it: report and keep serving.
   process.on("unhandledRejection", (err) => console.error(`intent-lsp: unhandled rejection: ${err instanceof Error ? err.stack : String(err)}`));
   process.on("uncaughtException", (err) => console.error(`intent-lsp: uncaught exception: ${err.stack ?? err.message}`));
-  new IntentServer(createConnection(ProposedFeatures.all)).listen();
+  void IntentServer.create(createConnection(ProposedFeatures.all)).then((server) => server.listen());
 }

@@ -56,7 +56,7 @@ export async function inProcessServer(root: string, onPublish: (p: unknown) => v
   // Readers and writers, not raw streams: given streams, createConnection ends the process when they close.
   const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
   const logs: string[] = [];
-  new IntentServer(serverConnection).listen();
+  (await IntentServer.create(serverConnection)).listen();
   const connection = createProtocolConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   connection.onNotification("window/logMessage", (p: { message: string }) => logs.push(p.message));
   clientSide(connection, onPublish);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { attribute } from "../../server/src/engine/attribution";
 import { attributeChanged, blame, blameNewestFirst } from "../../server/src/engine/blame";
 import { checkChanges } from "../../server/src/engine/check";
-import { LedgerIndex } from "../../server/src/engine/ledger/index";
+import { LedgerIndex } from "../../server/src/engine/ledger/ledgerIndex";
 import { entryTime } from "../../server/src/engine/ledger/entryOrder";
 import type { TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord, changedRanges } from "../../server/src/engine/ledger/record";

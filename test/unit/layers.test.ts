@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -109,5 +110,38 @@ describe("layers", () => {
     const ioImports = sourceFiles(join(SRC, "io")).flatMap(importsOf);
     expect(ioImports.filter((s) => IO_MODULES.test(s)).length).toBeGreaterThan(5);
     expect(importsOf(join(SRC, "engine/ledger/read.ts")).length).toBeGreaterThan(0);
+  });
+});
+
+/** The most lines a class in server/src may span (docs/ARCHITECTURE.md "Invariants": a class owns one concern). */
+const CLASS_LINE_LIMIT = 220;
+
+/** Every class declared in `file`, with the lines its declaration spans (decorators and doc comment excluded). */
+function classSpans(file: string): { name: string; lines: number }[] {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const out: { name: string; lines: number }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.end).line;
+      out.push({ name: `${relative(SRC, file)} ${node.name?.text ?? "(anonymous class)"}`, lines: last - first + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+describe("class size", () => {
+  const classes = sourceFiles(SRC).flatMap(classSpans);
+
+  it(`no class in server/src spans more than ${CLASS_LINE_LIMIT} lines`, () => {
+    expect(classes.filter((c) => c.lines > CLASS_LINE_LIMIT).map((c) => `${c.name}: ${c.lines} lines`)).toEqual([]);
+  });
+
+  it("counts class bodies, not files (the check is not blind)", () => {
+    const server = classes.find((c) => c.name === "lsp/server.ts IntentServer");
+    expect(server?.lines).toBeGreaterThan(100);
+    expect(classes.length).toBeGreaterThan(40);
   });
 });

@@ -6,7 +6,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LedgerFollower } from "../../server/src/io/ledger/follow";
-import { LedgerIndex } from "../../server/src/engine/ledger/index";
+import { LedgerIndex } from "../../server/src/engine/ledger/ledgerIndex";
 import { FileRecordLines } from "../../server/src/io/ledger/fileRecordLines";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import type { MutationClass } from "@shared/agentTrace";

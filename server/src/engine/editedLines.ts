@@ -178,25 +178,7 @@ export class EditedLines {
    * line break leaves in `splitLines` (records count lines as `textLines` does).
    */
   lineChange(oldCount: number, newCount: number, lineAt: (line: number) => string): LineChange {
-    const carried: Segment[] = [];
-    const reformatted: number[] = [];
-    let at = 0;
-    for (const r of this.runs) {
-      if (r.base !== null) {
-        const length = Math.min(r.length, oldCount - r.base, newCount - at);
-        if (length > 0) {
-          carried.push({ oldStart: r.base, newStart: at, length });
-          if (this.reformatted.size) {
-            for (let k = 0; k < length; k++) {
-              const b = r.base + k;
-              if (this.reformatted.has(b) && normalizeLine(lineAt(at + k)) !== normalizeLine(this.baseline[b]!)) reformatted.push(at + k);
-            }
-          }
-        }
-      }
-      at += r.length;
-    }
-    return { oldCount, newCount, carried, reformatted: toSpans(reformatted) };
+    return lineChangeOf(this.runs, this.baseline, this.reformatted, oldCount, newCount, lineAt);
   }
 
   /** The runs for an edited region of `length` lines at `at`, matched against baseline lines [gapStart, gapEnd). */
@@ -263,6 +245,36 @@ export class EditedLines {
     if (tail) middle.push({ base: gapEnd, length: tail });
     this.runs = coalesce([...this.runs.slice(0, lo), ...middle, ...this.runs.slice(hi + 1)], Math.max(0, lo - 1), lo + middle.length + 1);
   }
+}
+
+/** `EditedLines.lineChange` of the tracker's runs over `baseline` (`reformatted`: baseline lines given back reformatted). */
+function lineChangeOf(
+  runs: readonly Run[],
+  baseline: readonly string[],
+  reformattedLines: ReadonlySet<number>,
+  oldCount: number,
+  newCount: number,
+  lineAt: (line: number) => string,
+): LineChange {
+  const carried: Segment[] = [];
+  const reformatted: number[] = [];
+  let at = 0;
+  for (const r of runs) {
+    if (r.base !== null) {
+      const length = Math.min(r.length, oldCount - r.base, newCount - at);
+      if (length > 0) {
+        carried.push({ oldStart: r.base, newStart: at, length });
+        if (reformattedLines.size) {
+          for (let k = 0; k < length; k++) {
+            const b = r.base + k;
+            if (reformattedLines.has(b) && normalizeLine(lineAt(at + k)) !== normalizeLine(baseline[b]!)) reformatted.push(at + k);
+          }
+        }
+      }
+    }
+    at += r.length;
+  }
+  return { oldCount, newCount, carried, reformatted: toSpans(reformatted) };
 }
 
 /** Baseline line just after the last baseline run in `runs` (0 if none). */

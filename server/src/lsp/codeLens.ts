@@ -4,7 +4,8 @@ import type { WorkspaceContext } from "./workspaceContext";
 import { Commands } from "@shared/commands";
 import { blockLabel, relativeTime, who } from "../engine/describe";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
-import type { AttributedBlock, TrackedDocument } from "./documents";
+import type { TrackedDocument } from "./documents";
+import type { AttributedBlock } from "./lineOwners";
 import { addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, percent } from "../engine/authorship";
 import { newestOf } from "../engine/ledger/entryOrder";
 

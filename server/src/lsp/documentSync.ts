@@ -94,14 +94,14 @@ export class DocumentSync {
   findings(doc: TrackedDocument): Promise<void> {
     const ctx = doc.ctx;
     if (!ctx || doc.path === undefined || ctx.ruleFileOf(doc.path)) {
-      doc.savedFindingsDue = undefined;
+      doc.findings.cancel();
       return Promise.resolve();
     }
     return (async () => {
       // a large file is read and hashed without holding up other requests (hashes are remembered)
       await doc.lookAtDiskAsync();
       if (doc.diskText !== undefined) await hashYielding(doc.diskText);
-      this.guard("the file's findings", () => (doc.fileFindings = fileFindings(doc, doc.diskText)))();
+      this.guard("the file's findings", () => doc.findings.setFile(fileFindings(doc, doc.diskText)))();
       this.publisher.schedule(doc.uri);
       await computeSavedFindings(doc);
       this.publisher.schedule(doc.uri);

@@ -52,15 +52,15 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   const path = doc.path!;
   const hash = doc.diskHash;
   const text = doc.baseline;
-  doc.savedFindingsDue = hash;
+  doc.findings.begin(hash);
   let findings: Finding[] = [];
   try {
     if (doc.attributed && doc.diskText === text && !ctx.rules.ignore.ignores(path)) {
       // outside a git repository there is no base, and no `intent check` to agree with: nothing to add
       const changed = (await changedLinesOf(ctx.root, path, text)) ?? [];
-      if (doc.savedFindingsDue !== hash) return; // a newer computation started while git ran: it decides
+      if (!doc.findings.isDue(hash)) return; // a newer computation started while git ran: it decides
       if (doc.diskHash !== hash) {
-        doc.savedFindingsDue = undefined; // the baseline moved on (a save, a reload): its own computation follows
+        doc.findings.cancel(); // the baseline moved on (a save, a reload): its own computation follows
         return;
       }
       findings = lineFindings(path, changed, (line) => doc.baselineRecord(line - 1), ctx.rules);
@@ -68,14 +68,12 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   } catch {
     findings = []; // git failed: nothing to add to what `intent check` would say about edits
   }
-  if (doc.savedFindingsDue !== hash) return;
-  doc.savedFindingsDue = undefined;
-  doc.savedFindings = { hash, findings };
+  doc.findings.finish(hash, findings);
 }
 
 /** The saved findings where their lines are now; lines edited since are judged as edits (`scopeDiagnostics`). */
 export function savedLineDiagnostics(doc: TrackedDocument): Diagnostic[] {
-  const saved = doc.savedFindings;
+  const saved = doc.findings.saved;
   if (!saved || saved.hash !== doc.diskHash || !doc.ctx || doc.path === undefined) return [];
   const out: Diagnostic[] = [];
   for (const f of saved.findings) {

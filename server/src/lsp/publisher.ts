@@ -92,9 +92,9 @@ export class DiagnosticsPublisher {
     if (doc) {
       // the saved lines' findings are being computed for this very content: their completion publishes,
       // so a save does not briefly show its lines clean (auto-save saves after every pause in typing)
-      if (!rule && doc.savedFindingsDue !== undefined && doc.savedFindingsDue === doc.diskHash) return;
+      if (!rule && doc.findings.isDue(doc.diskHash)) return;
       doc.refine(); // edited lines exact: an untouched line between two edits is not one
-      diagnostics.push(...scopeDiagnostics(doc), ...doc.fileFindings);
+      diagnostics.push(...scopeDiagnostics(doc), ...doc.findings.file);
       // mapped onto the version published now
       if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...savedLineDiagnostics(doc));
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;

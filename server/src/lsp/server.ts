@@ -1,241 +1,132 @@
-import { CriteriaRunner } from "./criteria";
-import type { WorkspaceContext } from "./workspaceContext";
-import { IntentHealth } from "./intentHealth";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import {
-  CodeActionKind,
+  CodeActionRequest,
   CodeLensRefreshRequest,
+  CodeLensRequest,
   DidChangeConfigurationNotification,
+  DidChangeTextDocumentNotification,
   DidChangeWatchedFilesNotification,
-  ErrorCodes,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  DidRenameFilesNotification,
+  DidSaveTextDocumentNotification,
+  ExecuteCommandRequest,
+  HoverRequest,
+  InitializedNotification,
+  InitializeRequest,
+  InlayHintRequest,
   MessageType,
-  ResponseError,
   ShowMessageNotification,
-  TextDocumentSyncKind,
+  ShutdownRequest,
+  WillRenameFilesRequest,
+  WillSaveTextDocumentWaitUntilRequest,
   type CodeAction,
   type CodeActionParams,
+  type CodeLensParams,
   type Connection,
+  type DidChangeConfigurationParams,
+  type DidChangeTextDocumentParams,
+  type DidChangeWatchedFilesParams,
+  type DidCloseTextDocumentParams,
+  type DidOpenTextDocumentParams,
+  type DidSaveTextDocumentParams,
+  type HoverParams,
   type InitializeParams,
   type InitializeResult,
+  type InlayHintParams,
+  type RenameFilesParams,
+  type TextDocumentIdentifier,
+  type WillSaveTextDocumentParams,
 } from "vscode-languageserver";
-import { allCommands } from "@shared/commands";
-import { RENAMES_PROCESSED, SAVE_PROCESSED } from "@shared/notifications";
-import { renameRecords } from "./fileRenames";
+import { RENAMES_PROCESSED } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
-import { readOptional } from "../io/optionalFile";
-import { clientCapabilities, ClientSettings, type ClientCapabilities } from "./clientSettings";
-import { lifecycleActions, savedLineFixes, scopeFixes, driftActions } from "./codeActions";
+import { INTENT_LSP_VERSION } from "../version";
+import { initializeResult, registerFileWatching, workspaceFolders } from "./capabilities";
+import { clientCapabilities, type ClientCapabilities } from "./clientSettings";
+import { driftActions, lifecycleActions, savedLineFixes, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
-import { commandAnswer } from "./commandAnswers";
-import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
-import { uriToPath } from "./documents";
-import { DocumentSync } from "./documentSync";
+import { CommandRouter } from "./commandRouter";
+import type { TrackedDocument } from "./documents";
+import { EventQueue } from "./eventQueue";
+import { renameRecords } from "./fileRenames";
 import { hover } from "./hover";
 import { inlayHints } from "./inlayHints";
-import { ledgerCommands } from "./ledgerCommands";
-import { LedgerSync } from "./ledgerSync";
-import { OpenDocuments } from "./openDocuments";
-import { DiagnosticsPublisher } from "./publisher";
-import { SaveHandler } from "./save";
-import { SessionSync } from "./sessionSync";
+import { buildParts, disposeParts, type PartsHost, type ServerParts } from "./serverParts";
 import { TextBuffer } from "./textBuffer";
-import { FileWatcher } from "../io/watcher";
-import { Workspaces } from "./workspaces";
-import { INTENT_LSP_VERSION } from "../version";
 
 /** How long document events wait for the client's settings before going on without them. */
 const SETTINGS_WAIT_MS = 3000;
 
 /**
- * The language server, built from a `Connection` (stdio, node-ipc or an in-process pair of streams): the
- * wiring of the parts, each of which owns one concern and its state (see docs/ARCHITECTURE.md). Handlers
- * are thin; the rules live in the engine.
+ * The language server, built from a `Connection` (stdio, node-ipc or an in-process pair of streams): its
+ * parts (serverParts.ts), each of which owns one concern and its state (see docs/ARCHITECTURE.md), and one
+ * table of the LSP methods it handles, each served by a named method here. Handlers are thin; the rules
+ * live in the engine.
  */
-export class IntentServer {
-  private caps: ClientCapabilities | undefined;
-  private readonly watcher: FileWatcher;
-  private readonly workspaces: Workspaces;
-  private readonly documents = new OpenDocuments();
-  private readonly sessions: SessionSync;
-  private readonly publisher: DiagnosticsPublisher;
-  private readonly ledgers: LedgerSync;
-  private readonly sync: DocumentSync;
-  private readonly saves: SaveHandler;
-  private readonly settings: ClientSettings;
-  private readonly criteria: CriteriaRunner;
-  private readonly health: IntentHealth;
-  /** Document events that arrived before the client's settings (see `inOrder`); undefined once they are in. */
-  private queued: (() => void)[] | undefined = [];
-  private markReady: () => void = () => undefined;
-  /** Resolves once queued document events have been handled. */
-  private readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
+export class IntentServer implements PartsHost {
+  private clientCaps: ClientCapabilities | undefined;
+  private readonly parts: ServerParts;
+  private readonly commands: CommandRouter;
+  /** Document events wait here for the client's settings; requests wait for the events before them. */
+  private readonly queue = new EventQueue();
 
-  constructor(private readonly connection: Connection) {
+  private constructor(private readonly connection: Connection) {
+    this.parts = buildParts(connection, this);
+    this.commands = new CommandRouter(connection, this.parts);
+  }
+
+  /** Builds the server and registers its handlers; it serves once `listen` is called. */
+  static async create(connection: Connection): Promise<IntentServer> {
+    const server = new IntentServer(connection);
+    for (const register of Object.values(server.handlers())) register();
+    return server;
+  }
+
+  /**
+   * The registration table: every LSP method the server handles, and the named handler that serves it.
+   * Document events keep their order and wait for the client's settings (`queue.inOrder`); requests wait
+   * for the events queued before them (`queue.afterQueued`); notifications are guarded (`guard`).
+   */
+  private handlers(): Record<string, () => void> {
+    const c = this.connection;
     const guard = this.guard.bind(this);
-    this.watcher = new FileWatcher(guard("file watcher", (paths: string[]) => this.sync.filesChanged(paths.map((p) => pathToFileURL(p).href))));
-    this.workspaces = new Workspaces(
-      this.watcher,
-      (ctx) => this.sessions.announce(ctx),
-      (message) => this.connection.console.warn(message),
-    );
-    this.sessions = new SessionSync(this.workspaces, this.documents, guard);
-    this.criteria = new CriteriaRunner(connection, (ctx) => this.criteriaChanged(ctx));
-    this.health = new IntentHealth(
-      this.criteria,
-      (ctx) => this.publisher.intentsFile(ctx),
-      (message) => connection.console.warn(message),
-    );
-    this.publisher = new DiagnosticsPublisher(
-      connection,
-      this.documents,
-      this.workspaces,
-      () => this.sessions.share(),
-      guard,
-      (ctx) => this.sync.refresh(ctx),
-      (ctx, text) => {
-        this.health.ensure(ctx);
-        return this.health.diagnostics(ctx, text);
-      },
-    );
-    this.ledgers = new LedgerSync(
-      connection,
-      () => !!this.caps?.progress,
-      (ctx, r, first) => {
-        this.sync.ledgerChanged(ctx, r.paths, r.reset, first);
-        this.health.update(ctx);
-      },
-    );
-    this.sync = new DocumentSync(this.documents, this.workspaces, this.publisher, this.ledgers, this.sessions, this.watcher, () => this.refreshLenses(), guard);
-    this.settings = new ClientSettings(connection, this.workspaces, () => this.caps!);
-    this.saves = new SaveHandler(
-      {
-        poll: (ctx) => this.ledgers.poll(ctx),
-        schedule: (uri) => this.publisher.schedule(uri),
-        settled: (doc) => {
-          this.sessions.markDue();
-          this.refreshLenses();
-          return this.sync.findings(doc);
-        },
-        processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
-        blockSources: (doc) => {
-          if (!doc.ctx) return [];
-          const out = [];
-          for (const other of this.documents.inWorkspace(doc.ctx)) if (other !== doc && other.path !== doc.path) out.push(...other.blockSources());
-          return out;
-        },
-        error: (message) => this.tellError(message),
-        log: (message) => connection.console.info(message),
-      },
-      INTENT_LSP_VERSION,
-    );
-
-    connection.onInitialize((p) => this.initialize(p));
-    connection.onInitialized(guard("initialization", () => this.initialized()));
-    connection.onShutdown(() => {
-      const kept = this.saves.shutdownMessage(this.workspaces.all());
-      if (kept) {
-        void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: kept });
-        connection.console.warn(kept);
-      }
-      this.dispose();
-    });
-    connection.onDidOpenTextDocument(
-      this.inOrder(guard("didOpen", ({ textDocument: t }) => this.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text)))),
-    );
-    connection.onDidChangeTextDocument(
-      this.inOrder(guard("didChange", ({ textDocument, contentChanges }) => this.sync.change(textDocument.uri, contentChanges, textDocument.version))),
-    );
-    connection.onDidCloseTextDocument(this.inOrder(guard("didClose", ({ textDocument }) => this.sync.close(textDocument.uri))));
-    connection.onDidSaveTextDocument(
-      this.inOrder(
-        guard("didSave", ({ textDocument }) => {
-          const doc = this.documents.get(textDocument.uri);
-          if (doc) this.saves.saved(doc);
-        }),
-      ),
-    );
-    connection.onWillSaveTextDocumentWaitUntil(({ textDocument }) => {
-      const doc = this.documents.get(textDocument.uri);
-      if (doc) this.sync.findings(doc); // warn about a write underneath us; never hold up the save itself
-      return [];
-    });
-    // requests wait for document events queued before them (see `inOrder`): a hover after a didOpen sees the document
-    connection.onHover(async ({ textDocument, position }) => {
-      await this.ready;
-      const doc = this.documents.get(textDocument.uri);
-      return doc ? hover(doc, position, Date.now(), this.caps?.markdownHover ?? true) : null;
-    });
-    connection.onCodeLens(async ({ textDocument }) => {
-      await this.ready;
-      const doc = this.documents.get(textDocument.uri);
-      return doc ? codeLenses(doc, Date.now(), (ctx, intent) => this.criteria.lens(ctx, intent, Date.now())) : [];
-    });
-    connection.languages.inlayHint.on(async ({ textDocument, range }) => {
-      await this.ready;
-      const doc = this.documents.get(textDocument.uri);
-      return doc ? inlayHints(doc, range, Date.now()) : [];
-    });
-    connection.onCodeAction(async (p) => {
-      await this.ready;
-      return this.codeActions(p);
-    });
-    connection.onExecuteCommand(async ({ command, arguments: args }) => {
-      await this.ready;
-      const handler = commandHandlers[command] ?? ledgerCommands[command];
-      if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
-      const params = normalizeArgs(args);
-      // the person who ran the command sees its answer, whatever the client does with the return value
-      const tell = (type: MessageType, message: string) => {
-        if (params.quiet !== true) void connection.sendNotification(ShowMessageNotification.type, { type, message });
-      };
-      try {
-        const result = await handler(this.commandHost, params);
-        tell(MessageType.Info, commandAnswer(command, result));
-        return result;
-      } catch (err) {
-        tell(MessageType.Error, `intent-lsp: ${command} failed: ${err instanceof Error ? err.message : String(err)}`);
-        throw err;
-      }
-    });
-    // the editor's file operations: a renamed file's lines keep their authors (fileRenames.ts); nothing to edit before
-    connection.workspace.onWillRenameFiles(() => null);
-    connection.workspace.onDidRenameFiles(
-      guard("didRenameFiles", async ({ files }) => {
-        await this.ready;
-        const renames = renameRecords(this.workspaces, files, INTENT_LSP_VERSION);
-        const written = await Promise.all(renames.map(({ ctx, save }) => this.saves.recordOther(ctx, save)));
-        const recordIds = renames.filter((_, i) => written[i]).map((r) => r.save.record!.id);
-        // the document open under the new name: our own record now explains its content (who moved it)
-        for (const f of files) {
-          const doc = this.documents.get(f.newUri);
-          if (doc?.ctx && written.some((w, i) => w && renames[i]!.save.path === doc.path)) {
-            doc.ledgerChanged(doc.ledgerEntries(), true);
-            this.publisher.schedule(doc.uri);
-          }
-        }
-        void connection.sendNotification(RENAMES_PROCESSED, { files: files.map((f) => ({ oldUri: f.oldUri, newUri: f.newUri })), recordIds });
-      }),
-    );
-    connection.onDidChangeWatchedFiles(guard("watched files", ({ changes }) => this.sync.filesChanged(changes.map((c) => c.uri))));
-    connection.onDidChangeConfiguration(
-      guard("configuration", async (p) => {
-        await this.settings.changed(p.settings);
-        this.sync.refreshAll();
-      }),
-    );
+    const inOrder = this.queue.inOrder.bind(this.queue);
+    const afterQueued = this.queue.afterQueued.bind(this.queue);
+    return {
+      [InitializeRequest.method]: () => c.onInitialize(this.initialize.bind(this)),
+      [InitializedNotification.method]: () => c.onInitialized(guard("initialization", this.initialized.bind(this))),
+      [ShutdownRequest.method]: () => c.onShutdown(this.shutdown.bind(this)),
+      [DidOpenTextDocumentNotification.method]: () => c.onDidOpenTextDocument(inOrder(guard("didOpen", this.didOpen.bind(this)))),
+      [DidChangeTextDocumentNotification.method]: () => c.onDidChangeTextDocument(inOrder(guard("didChange", this.didChange.bind(this)))),
+      [DidCloseTextDocumentNotification.method]: () => c.onDidCloseTextDocument(inOrder(guard("didClose", this.didClose.bind(this)))),
+      [DidSaveTextDocumentNotification.method]: () => c.onDidSaveTextDocument(inOrder(guard("didSave", this.didSave.bind(this)))),
+      [WillSaveTextDocumentWaitUntilRequest.method]: () => c.onWillSaveTextDocumentWaitUntil(this.willSaveWaitUntil.bind(this)),
+      [HoverRequest.method]: () => c.onHover(afterQueued(this.hover.bind(this))),
+      [CodeLensRequest.method]: () => c.onCodeLens(afterQueued(this.codeLens.bind(this))),
+      [InlayHintRequest.method]: () => c.languages.inlayHint.on(afterQueued(this.inlayHint.bind(this))),
+      [CodeActionRequest.method]: () => c.onCodeAction(afterQueued(this.codeActions.bind(this))),
+      [ExecuteCommandRequest.method]: () => c.onExecuteCommand(afterQueued(this.commands.execute.bind(this.commands))),
+      // the editor's file operations: a renamed file's lines keep their authors (fileRenames.ts); nothing to edit before
+      [WillRenameFilesRequest.method]: () => c.workspace.onWillRenameFiles(() => null),
+      [DidRenameFilesNotification.method]: () => c.workspace.onDidRenameFiles(guard("didRenameFiles", this.didRenameFiles.bind(this))),
+      [DidChangeWatchedFilesNotification.method]: () => c.onDidChangeWatchedFiles(guard("watched files", this.watchedFiles.bind(this))),
+      [DidChangeConfigurationNotification.method]: () => c.onDidChangeConfiguration(guard("configuration", this.configuration.bind(this))),
+    };
   }
 
   listen(): void {
     this.connection.listen();
   }
 
+  caps(): ClientCapabilities | undefined {
+    return this.clientCaps;
+  }
+
   /**
    * Wraps a notification handler or timer body: an error is logged to the client and the server keeps
    * serving. Notifications have no response to carry an error, and an unhandled rejection would end the process.
    */
-  private guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
+  guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
     return (...args) => {
       const fail = (err: unknown) =>
         this.connection.console.error(`intent-lsp: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -248,158 +139,141 @@ export class IntentServer {
     };
   }
 
-  /**
-   * Document events wait for the client's settings: a save recorded before they arrive would name the
-   * default contributor, and a wrong record is wrong forever. Settings come in the first milliseconds;
-   * the ledger's first read is not waited for.
-   */
-  private inOrder<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
-    return (...args) => {
-      if (this.queued) this.queued.push(() => fn(...args));
-      else fn(...args);
-    };
+  private didOpen({ textDocument: t }: DidOpenTextDocumentParams): void {
+    this.parts.sync.open(new TextBuffer(t.uri, t.languageId, t.version, t.text));
   }
 
-  private drainQueued(): void {
-    const queued = this.queued ?? [];
-    this.queued = undefined;
-    for (const event of queued) event();
-    this.markReady();
+  private didChange({ textDocument, contentChanges }: DidChangeTextDocumentParams): void {
+    this.parts.sync.change(textDocument.uri, contentChanges, textDocument.version);
+  }
+
+  private didClose({ textDocument }: DidCloseTextDocumentParams): void {
+    this.parts.sync.close(textDocument.uri);
+  }
+
+  private didSave({ textDocument }: DidSaveTextDocumentParams): void {
+    const doc = this.parts.documents.get(textDocument.uri);
+    if (doc) this.parts.saves.saved(doc);
+  }
+
+  private willSaveWaitUntil({ textDocument }: WillSaveTextDocumentParams): [] {
+    const doc = this.parts.documents.get(textDocument.uri);
+    if (doc) this.parts.sync.findings(doc); // warn about a write underneath us; never hold up the save itself
+    return [];
+  }
+
+  /** The open document a request names; `absent` when it is not open. */
+  private withDocument<R>(textDocument: TextDocumentIdentifier, absent: R, fn: (doc: TrackedDocument) => R): R {
+    const doc = this.parts.documents.get(textDocument.uri);
+    return doc ? fn(doc) : absent;
+  }
+
+  private hover({ textDocument, position }: HoverParams) {
+    return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.clientCaps?.markdownHover ?? true));
+  }
+
+  private codeLens({ textDocument }: CodeLensParams) {
+    return this.withDocument(textDocument, [], (doc) => codeLenses(doc, Date.now(), (ctx, intent) => this.parts.criteria.lens(ctx, intent, Date.now())));
+  }
+
+  private inlayHint({ textDocument, range }: InlayHintParams) {
+    return this.withDocument(textDocument, [], (doc) => inlayHints(doc, range, Date.now()));
+  }
+
+  private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
+    return this.withDocument(textDocument, [], (doc) => {
+      if (doc.ctx && doc.path === INTENTS_FILE)
+        return [...lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start)), ...driftActions(doc.uri, context.diagnostics)];
+      return [...savedLineFixes(doc, context.diagnostics), ...scopeFixes(doc, range, context.diagnostics)];
+    });
+  }
+
+  private async didRenameFiles({ files }: RenameFilesParams): Promise<void> {
+    await this.queue.ready;
+    const { workspaces, saves, documents, publisher } = this.parts;
+    const renames = renameRecords(workspaces, files, INTENT_LSP_VERSION);
+    const written = await Promise.all(renames.map(({ ctx, save }) => saves.recordOther(ctx, save)));
+    const recordIds = renames.filter((_, i) => written[i]).map((r) => r.save.record!.id);
+    // the document open under the new name: our own record now explains its content (who moved it)
+    for (const f of files) {
+      const doc = documents.get(f.newUri);
+      if (doc?.ctx && written.some((w, i) => w && renames[i]!.save.path === doc.path)) {
+        doc.ledgerChanged(doc.ledgerEntries(), true);
+        publisher.schedule(doc.uri);
+      }
+    }
+    void this.connection.sendNotification(RENAMES_PROCESSED, { files: files.map((f) => ({ oldUri: f.oldUri, newUri: f.newUri })), recordIds });
+  }
+
+  private watchedFiles({ changes }: DidChangeWatchedFilesParams): void {
+    this.parts.sync.filesChanged(changes.map((c) => c.uri));
+  }
+
+  private async configuration(p: DidChangeConfigurationParams): Promise<void> {
+    await this.parts.settings.changed(p.settings);
+    this.parts.sync.refreshAll();
+  }
+
+  private shutdown(): void {
+    const kept = this.parts.saves.shutdownMessage(this.parts.workspaces.all());
+    if (kept) {
+      void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message: kept });
+      this.connection.console.warn(kept);
+    }
+    disposeParts(this.parts);
   }
 
   private initialize(params: InitializeParams): InitializeResult {
-    this.workspaces.clientName = params.clientInfo?.name ?? "unknown editor";
-    // Helix outside a git repository sends only the deprecated rootPath
-    const folders = params.workspaceFolders?.length
-      ? params.workspaceFolders.map((f) => f.uri)
-      : params.rootUri
-        ? [params.rootUri]
-        : params.rootPath
-          ? [pathToFileURL(params.rootPath).href]
-          : [];
-    for (const uri of folders) this.workspaces.add(uri);
-    this.caps = clientCapabilities(params);
-    if (!this.caps.configuration) this.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
-    return {
-      capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, willSave: true, willSaveWaitUntil: true, save: { includeText: false } },
-        hoverProvider: true,
-        codeLensProvider: { resolveProvider: false },
-        inlayHintProvider: { resolveProvider: false },
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
-        executeCommandProvider: { commands: allCommands },
-        workspace: {
-          workspaceFolders: { supported: true, changeNotifications: true },
-          fileOperations: { willRename: { filters: [{ pattern: { glob: "**/*" } }] }, didRename: { filters: [{ pattern: { glob: "**/*" } }] } },
-        },
-      },
-      serverInfo: { name: "intent-lsp", version: INTENT_LSP_VERSION },
-    };
+    this.parts.workspaces.clientName = params.clientInfo?.name ?? "unknown editor";
+    for (const uri of workspaceFolders(params)) this.parts.workspaces.add(uri);
+    this.clientCaps = clientCapabilities(params);
+    if (!this.clientCaps.configuration) this.parts.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
+    return initializeResult();
   }
 
   private async initialized(): Promise<void> {
-    const caps = this.caps!;
+    const caps = this.clientCaps!;
     if (caps.workspaceFolders) {
       this.connection.workspace.onDidChangeWorkspaceFolders(
         this.guard("workspace folders", (e) => {
-          for (const f of e.removed) this.workspaces.remove(f.uri);
-          for (const f of e.added) this.workspaces.add(f.uri);
-          this.sync.refreshAll();
+          for (const f of e.removed) this.parts.workspaces.remove(f.uri);
+          for (const f of e.added) this.parts.workspaces.add(f.uri);
+          this.parts.sync.refreshAll();
         }),
       );
     }
-    if (caps.watchedFiles) {
-      // The client's watcher sees the whole tree (a write by someone else to any open file); ours (always on,
-      // see FileWatcher) covers clients that register none or send nothing. A client refusing is not fatal.
-      void this.connection.client
-        .register(DidChangeWatchedFilesNotification.type, {
-          watchers: [
-            { globPattern: "**/.orchestration/**" },
-            { globPattern: "**/.intentignore" },
-            { globPattern: "**/.agent-trace/**" },
-            { globPattern: "**/*", kind: 2 },
-          ],
-        })
-        .catch((err: unknown) =>
-          this.connection.console.warn(`intent-lsp: the client refused file watching (${(err as Error)?.message ?? err}); using the server's own watcher`),
-        );
-    }
+    if (caps.watchedFiles) registerFileWatching(this.connection);
     try {
       if (caps.configuration) {
         if (caps.configurationRegistration) {
           void this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch(() => undefined);
         }
-        await this.settings.pullWithin(SETTINGS_WAIT_MS);
+        await this.parts.settings.pullWithin(SETTINGS_WAIT_MS);
       }
     } finally {
-      this.sync.refreshAll(); // the rules with the client's settings, before any queued save is recorded
-      this.drainQueued();
+      this.parts.sync.refreshAll(); // the rules with the client's settings, before any queued save is recorded
+      this.queue.drain();
     }
-    this.sessions.start();
-    await Promise.all(this.workspaces.all().map((ctx) => this.ledgers.poll(ctx, true)));
-    this.saves.flush(this.workspaces.all()); // records an earlier server kept for the ledger
-    this.ledgers.start(
-      () => this.workspaces.all(),
-      () => this.saves.flush(this.workspaces.all()),
+    this.parts.sessions.start();
+    await Promise.all(this.parts.workspaces.all().map((ctx) => this.parts.ledgers.poll(ctx, true)));
+    this.parts.saves.flush(this.parts.workspaces.all()); // records an earlier server kept for the ledger
+    this.parts.ledgers.start(
+      () => this.parts.workspaces.all(),
+      () => this.parts.saves.flush(this.parts.workspaces.all()),
     );
   }
 
-  private refreshLenses(): void {
-    if (this.caps?.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
-    if (this.caps?.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
+  refreshLenses(): void {
+    if (this.clientCaps?.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    if (this.clientCaps?.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
   }
 
   /**
    * An error the user must see. `window/showMessage` (a notification) rather than the request form: every
    * client shows it, and nothing waits for an answer.
    */
-  private tellError(message: string): void {
+  tellError(message: string): void {
     void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message });
     this.connection.console.error(message);
-  }
-
-  private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
-    const doc = this.documents.get(textDocument.uri);
-    if (!doc) return [];
-    if (doc.ctx && doc.path === INTENTS_FILE)
-      return [...lifecycleActions(doc.ctx.rules.catalogue.intents, doc.doc.offsetAt(range.start)), ...driftActions(doc.uri, context.diagnostics)];
-    return [...savedLineFixes(doc, context.diagnostics), ...scopeFixes(doc, range, context.diagnostics)];
-  }
-
-  private readonly commandHost: CommandHost = {
-    context: (args) => {
-      const uri = typeof args.uri === "string" ? args.uri : undefined;
-      const fsPath = uri ? uriToPath(uri) : undefined;
-      const ctx = (fsPath && this.workspaces.of(fsPath)) || this.workspaces.any();
-      if (!ctx) throw new ResponseError(ErrorCodes.InvalidRequest, "No workspace folder is open; open the folder that holds .orchestration/.");
-      return ctx;
-    },
-    hasUnsavedIntents: (ctx) => {
-      const doc = this.documents.at(join(ctx.root, INTENTS_FILE));
-      return !!doc && doc.doc.getText() !== readOptional(join(ctx.root, INTENTS_FILE));
-    },
-    refresh: (ctx) => this.sync.refresh(ctx),
-    pollLedger: (ctx) => this.ledgers.poll(ctx),
-    document: (uri) => this.documents.get(uri),
-    verify: (ctx, intent) => this.criteria.verifyForCompletion(ctx, intent),
-    runCriteria: (ctx, intent) => this.criteria.runCommands(ctx, intent).then((r) => r.result),
-    driftOf: (ctx, id) => this.health.driftOf(ctx, id),
-    warn: (message) => this.criteria.warn(message),
-    now: () => new Date(),
-  };
-
-  /** A criteria run started or ended: the CodeLens titles and the failing criteria's diagnostics follow. */
-  private criteriaChanged(ctx: WorkspaceContext): void {
-    this.refreshLenses();
-    this.publisher.intentsFile(ctx);
-  }
-
-  private dispose(): void {
-    this.sessions.dispose();
-    this.ledgers.dispose();
-    this.watcher.dispose();
-    this.publisher.dispose();
-    this.sync.dispose();
-    this.workspaces.dispose();
   }
 }

@@ -25,7 +25,10 @@ import { openRegular, openRegularSync } from "../regularFiles";
 import { CACHE_DIR } from "../cacheDir";
 import { ownFilePath, replaceOwnFile } from "../ownFiles";
 import type { UnreadableLine } from "../../engine/ledger/read";
-import type { FileState, IndexState, IntentState, RowColumns, SavedFiles } from "../../engine/ledger/index";
+import type { FileState, SavedFiles } from "../../engine/ledger/fileIndex";
+import type { IntentState } from "../../engine/ledger/intentIndex";
+import type { IndexState } from "../../engine/ledger/ledgerIndex";
+import type { RowColumns } from "../../engine/ledger/recordRows";
 
 export const INDEX_FORMAT_VERSION = 5;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");

@@ -3,7 +3,7 @@ import { workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead } from "../ownFiles";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import { LedgerFollower, type ProgressCallback } from "./follow";
-import { LedgerIndex } from "../../engine/ledger/index";
+import { LedgerIndex } from "../../engine/ledger/ledgerIndex";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
 import { FileRecordLines } from "./fileRecordLines";

@@ -1,0 +1,128 @@
+import { MIXED_POST, NONE, RecordRows, type Row, type RowColumns } from "./recordRows";
+
+export interface FileState {
+  path: string;
+  /** The file's rows in the saved index: a slice of its columns (each file's rows side by side there). */
+  savedBase: number;
+  savedCount: number;
+  /** Rows added since (or all rows, for an index built here), chained in `RecordRows`. */
+  first: number;
+  last: number;
+  /** Rows in all (saved and added). */
+  count: number;
+  /** Newest record by timestamp, then ledger order: what the file's content last was according to the ledger. */
+  newestTime: number;
+  newestPost: string | null | undefined;
+}
+
+/**
+ * The files of a loaded index, left in the saved columns (sorted by path) until a query asks for one: a
+ * hook that asks about one file of forty thousand makes one file's state and reads one file's rows.
+ */
+export interface SavedFiles {
+  /** Sorted by UTF-16 code units (`<`). */
+  paths: readonly string[];
+  state(i: number): FileState;
+  /** The saved rows [base, base + count); undefined when they cannot be read any more. */
+  rows(base: number, count: number): RowColumns | undefined;
+  /** Reads and checks all saved rows at once (before they are all needed); throws when they are damaged. */
+  readAll(): void;
+}
+
+/**
+ * The ledger index's files: each file's rows (its saved ones, then those added since) and the newest record's
+ * post hash. A loaded index's files stay in the saved columns until a query asks for one.
+ */
+export class FileIndex {
+  private rows = new RecordRows();
+  /** Files made or asked for since the index was built or loaded; the others are still in `saved`. */
+  private readonly byPath = new Map<string, FileState>();
+  private saved: SavedFiles | undefined;
+
+  /**
+   * Adds the entry of `path` in the record on ledger line `line` (at `offset`, `length` bytes), with its time
+   * and post hash (`key`: its 32-bit key). Entries are added in ledger order.
+   */
+  add(path: string, offset: number, length: number, line: number, key: number, time: number, post: string | null | undefined): void {
+    let file = this.file(path);
+    if (!file) {
+      file = { path, savedBase: 0, savedCount: 0, first: NONE, last: NONE, count: 0, newestTime: -Infinity, newestPost: undefined };
+      this.byPath.set(path, file);
+    }
+    if (file.last !== NONE && this.rows.line[file.last] === line) {
+      // another entry of the same file in the same record
+      if (this.rows.post[file.last] !== key) this.rows.post[file.last] = MIXED_POST;
+    } else {
+      const row = this.rows.push(offset, length, line, key, time);
+      if (file.last === NONE) file.first = row;
+      else this.rows.next[file.last] = row;
+      file.last = row;
+      file.count++;
+    }
+    // ingest is in ledger order, so ">=" makes the later line (and entry) win a timestamp tie
+    if (time >= file.newestTime) {
+      file.newestTime = time;
+      file.newestPost = post;
+    }
+  }
+
+  /** Forgets every file. */
+  reset(): void {
+    this.rows = new RecordRows();
+    this.byPath.clear();
+    this.saved = undefined;
+  }
+
+  /** Takes a loaded index's files: `saved`, and the states in `files`. */
+  restore(saved: SavedFiles | undefined, files: readonly FileState[]): void {
+    this.saved = saved;
+    for (const f of files) this.byPath.set(f.path, f);
+  }
+
+  /** Reads and checks all saved rows at once (throws when they are damaged). */
+  readAll(): void {
+    this.saved?.readAll();
+  }
+
+  /** A file's rows in ledger order: its saved ones, then those added since. */
+  fileRows(file: FileState): Row[] {
+    const out: Row[] = [];
+    this.eachRow(file, (offset, time, length, line, post) => out.push({ offset, length, line, time, post }));
+    return out;
+  }
+
+  eachRow(file: FileState, row: (offset: number, time: number, length: number, line: number, post: number) => void): void {
+    if (file.savedCount > 0) {
+      const saved = this.saved?.rows(file.savedBase, file.savedCount);
+      if (saved) for (let i = 0; i < file.savedCount; i++) row(saved.offset[i]!, saved.time[i]!, saved.length[i]!, saved.line[i]!, saved.post[i]!);
+    }
+    const rows = this.rows;
+    for (let r = file.first; r !== NONE; r = rows.next[r]!) row(rows.offset[r]!, rows.time[r]!, rows.length[r]!, rows.line[r]!, rows.post[r]!);
+  }
+
+  paths(): string[] {
+    if (!this.saved) return [...this.byPath.keys()];
+    return [...new Set([...this.saved.paths, ...this.byPath.keys()])];
+  }
+
+  /** A file's state, made from the saved columns when first asked for. */
+  file(path: string): FileState | undefined {
+    const known = this.byPath.get(path);
+    if (known || !this.saved) return known;
+    const paths = this.saved.paths;
+    let lo = 0;
+    let hi = paths.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const p = paths[mid]!;
+      if (p === path) {
+        const state = this.saved.state(mid);
+        this.byPath.set(path, state);
+        return state;
+      }
+      if (p < path) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,159 @@
+import type { Position, TextDocumentContentChangeEvent } from "vscode-languageserver";
+import { contentLineCount } from "../engine/attribution";
+import { EditedLines, type EditedLinesSnapshot } from "../engine/editedLines";
+import type { LineChange } from "../engine/lineChange";
+import type { TextBuffer } from "./textBuffer";
+
+/**
+ * A save being handled: the text the editor saved, taken when its didSave arrived (`beginSave`), so that the
+ * save's whole-file work can pause for other requests and keystrokes without the text moving under it.
+ */
+export interface SaveSnapshot {
+  readonly text: string;
+  readonly lines: string[];
+  /** The content the save changes: the baseline, or the text of an earlier save still being handled. */
+  readonly before: string;
+  /** How the saved lines came from `before`'s (the edit tracker's, not a diff). */
+  readonly change: LineChange;
+  /** The edits from `before` to the saved text, to carry owners over a save that changed nothing. */
+  readonly tracked: EditedLinesSnapshot;
+  /** The edits made since the snapshot, fed as they arrive; undefined once a reload replaced the baseline. */
+  since: EditedLines | undefined;
+}
+
+/**
+ * An open document's buffer and the lines edited in it since its baseline: every change is applied to the
+ * text and fed into the edit tracker (`edits`), and into each save still being handled (its `since`).
+ */
+export class BufferEdits {
+  readonly edits: EditedLines;
+  /** Saves taken (`beginSave`) and not yet made the baseline (`settle`), oldest first. */
+  private pendingSaves: SaveSnapshot[] = [];
+
+  /** `startsEdited`: the buffer opens already different from its baseline; the differences are edits from the start. */
+  constructor(
+    readonly doc: TextBuffer,
+    baselineLines: string[],
+    startsEdited: boolean,
+  ) {
+    this.edits = new EditedLines(baselineLines);
+    if (startsEdited) this.edits.replace(0, baselineLines.length - 1, doc.lineCount, (line) => this.lineText(line));
+  }
+
+  /** Whether a save is being handled (taken, not yet made the baseline). */
+  get saving(): boolean {
+    return this.pendingSaves.length > 0;
+  }
+
+  lineText(line: number): string {
+    return this.doc.lineText(line);
+  }
+
+  /** Applies one notification's changes in order, feeding each into the edit tracker. */
+  apply(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+    for (const change of changes) {
+      if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version);
+      else this.applyFullChange(change.text, version);
+    }
+  }
+
+  private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
+    // Clamped as clients expect (Neovim sends ranges past the end when deleting the last lines), and a
+    // reversed range applied start-to-end, as `TextDocument` does: the tracker must see the edit the text got.
+    const from = this.doc.clamp(start);
+    const to = this.doc.clamp(end);
+    const { first, oldLines, newLines } = this.doc.replace(from, to, text);
+    this.doc.version = version;
+    // a change starting at column 0 pushes the old line's text down: of two equal lines the old one is the later
+    const atLineStart = (before(from, to) ? from : to).character === 0;
+    this.replaceLines(first, oldLines, newLines, atLineStart);
+  }
+
+  private applyFullChange(text: string, version: number): void {
+    // Full-text sync: all we know is the new text; lines equal at both ends are untouched
+    const oldLines: string[] = [];
+    for (let l = 0; l < this.doc.lineCount; l++) oldLines.push(this.doc.lineText(l));
+    this.doc.setText(text);
+    this.doc.version = version;
+    const newLines: string[] = [];
+    for (let l = 0; l < this.doc.lineCount; l++) newLines.push(this.doc.lineText(l));
+    this.replaceLines(0, oldLines, newLines);
+  }
+
+  /**
+   * Lines from `first` that were `oldLines` are now `newLines`. Lines whose text the change left as it was
+   * (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
+   * they were; only the rest is an edit. Compares the two lists, never reads the document back.
+   */
+  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[], tailFirst = false): void {
+    const max = Math.min(oldLines.length, newLines.length);
+    const sameAtHead = (k: number) => newLines[k] === oldLines[k];
+    const sameAtTail = (k: number) => newLines[newLines.length - 1 - k] === oldLines[oldLines.length - 1 - k];
+    let head = 0;
+    let tail = 0;
+    // Which end is matched first decides which of two identical lines is the new one (see applyRangeChange).
+    if (tailFirst) {
+      while (tail < max && sameAtTail(tail)) tail++;
+      while (head < max - tail && sameAtHead(head)) head++;
+    } else {
+      while (head < max && sameAtHead(head)) head++;
+      while (tail < max - head && sameAtTail(tail)) tail++;
+    }
+    const lineAt = (line: number) => this.lineText(line);
+    this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
+    // a save being handled becomes the baseline later: what is typed meanwhile is an edit after it
+    for (const save of this.pendingSaves) save.since!.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
+  }
+
+  /** Makes edited regions exact (unchanged lines between edits given back); true when that changed them. */
+  refine(): boolean {
+    return this.edits.refine((line) => this.lineText(line));
+  }
+
+  /**
+   * Takes the text being saved and how its lines came from the content before it (`baseline`, or the text of
+   * an earlier save still being handled). While no save is being handled, `edits` is refined by the caller.
+   */
+  beginSave(baseline: { readonly text: string; readonly lines: string[] }): SaveSnapshot {
+    const prior = this.pendingSaves[this.pendingSaves.length - 1];
+    const tracker = prior?.since ?? this.edits;
+    const lineAt = (line: number) => this.lineText(line);
+    if (tracker !== this.edits) tracker.refine(lineAt);
+    const lines = this.doc.lineList();
+    const change = tracker.lineChange(contentLineCount(prior ? prior.lines : baseline.lines), contentLineCount(lines), lineAt);
+    const save: SaveSnapshot = {
+      text: this.doc.getText(),
+      lines,
+      before: prior ? prior.text : baseline.text,
+      change,
+      tracked: tracker.snapshot(),
+      since: new EditedLines(lines),
+    };
+    this.pendingSaves.push(save);
+    return save;
+  }
+
+  /** Takes `save` and the saves before it off the list; false when a reload overtook it (nothing to settle). */
+  settle(save: SaveSnapshot): boolean {
+    const at = this.pendingSaves.indexOf(save);
+    if (at === -1 || !save.since) return false;
+    this.pendingSaves.splice(0, at + 1);
+    return true;
+  }
+
+  /** The baseline was replaced (a reload): saves still being handled no longer lead to it. */
+  dropPendingSaves(): void {
+    for (const save of this.pendingSaves) save.since = undefined;
+    this.pendingSaves = [];
+  }
+
+  /** A new baseline of `lines`; `since`: the edits made after it was taken (a save's), which stay edits. */
+  rebase(lines: string[], since?: EditedLines): void {
+    if (since) this.edits.restore(since.snapshot());
+    else this.edits.reset(lines);
+  }
+}
+
+function before(a: Position, b: Position): boolean {
+  return a.line < b.line || (a.line === b.line && a.character <= b.character);
+}

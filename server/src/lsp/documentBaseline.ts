@@ -1,0 +1,55 @@
+import { fileHash, splitLines } from "../engine/hashing";
+
+/** A baseline's content: its text, its lines and its hash. */
+export interface BaselineContent {
+  readonly text: string;
+  readonly lines: string[];
+  readonly hash: string;
+}
+
+/**
+ * An open document's baseline: the text at open, last save or reload, which its edits and its owners refer
+ * to, and the baseline before it while a block cut from it may be pasted elsewhere.
+ */
+export class DocumentBaseline {
+  private content: BaselineContent;
+  private prior: { lines: string[]; hash: string } | undefined;
+
+  constructor(text: string) {
+    this.content = { text, lines: splitLines(text), hash: fileHash(text) };
+  }
+
+  get text(): string {
+    return this.content.text;
+  }
+
+  get lines(): string[] {
+    return this.content.lines;
+  }
+
+  /** Hash of the baseline: the file as the editor last loaded, saved or reloaded it. */
+  get hash(): string {
+    return this.content.hash;
+  }
+
+  /** The content as it is, to go back to with `restore`. */
+  snapshot(): BaselineContent {
+    return this.content;
+  }
+
+  /** A new baseline; the one it replaces becomes the prior one when their contents differ. */
+  replace(text: string, lines: string[], hash = fileHash(text)): void {
+    if (hash !== this.content.hash) this.prior = { lines: this.content.lines, hash: this.content.hash };
+    this.content = { text, lines, hash };
+  }
+
+  /** Goes back to an earlier content (a tentative reload undone); the prior one stays. */
+  restore(content: BaselineContent): void {
+    this.content = content;
+  }
+
+  /** The baseline and the one before it, newest first, as far as known. */
+  recent(): { lines: string[]; hash: string }[] {
+    return this.prior ? [this.content, this.prior] : [this.content];
+  }
+}

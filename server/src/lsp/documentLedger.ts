@@ -1,0 +1,74 @@
+import { SESSION_URN_PREFIX } from "@shared/agentTrace";
+import { attribute, type Attributions, type RecordStep } from "../engine/attribution";
+import type { TraceEntry } from "../engine/ledger/read";
+import { borrowed, type BlockSource, type MovedLines } from "../engine/lineage";
+import type { DocumentBaseline } from "./documentBaseline";
+import type { WorkspaceContext } from "./workspaceContext";
+
+/** What the workspace's ledger says about one open document; nothing outside a workspace. */
+export class DocumentLedger {
+  constructor(
+    private readonly ctx: WorkspaceContext | undefined,
+    private readonly path: string | undefined,
+    private readonly baseline: DocumentBaseline,
+  ) {}
+
+  /** Whether the document is a file of a workspace (it has a ledger). */
+  get inWorkspace(): boolean {
+    return !!this.ctx && this.path !== undefined;
+  }
+
+  /**
+   * Whether the ledger's newest record of this file pins this content: the write that just happened was
+   * recorded. An older record with the same content (the file went back to an earlier state) proves nothing
+   * about who wrote it now.
+   */
+  isNewestRecorded(hash: string): boolean {
+    return !!this.ctx && this.path !== undefined && this.ctx.ledger.lastPostHash(this.path) === hash;
+  }
+
+  /** Written by this server (its saves are already carried forward). */
+  isOurs(entry: TraceEntry): boolean {
+    return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
+  }
+
+  /**
+   * The ledger's entries that explain this document's baseline: its own and those of the paths its content
+   * came from (a rename, a move, a copy: engine/lineage.ts). Empty outside a workspace.
+   */
+  entries(): readonly TraceEntry[] {
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.attributionEntries(this.path, this.baseline.lines) : [];
+  }
+
+  /** The owners of `lines` as `intent blame` tells them (the file on disk holds them); undefined outside a workspace. */
+  ownersOf(lines: string[]): Attributions | undefined {
+    if (!this.ctx || this.path === undefined) return undefined;
+    return attribute(this.ctx.ledger.attributionEntries(this.path, lines), lines);
+  }
+
+  /**
+   * The owners of `lines`, saved by `step` over the baseline with lines pasted from other files: those keep
+   * their owners there (the ledger's records of those files say who). Undefined outside a workspace.
+   */
+  ownersWithPasted(step: RecordStep, movedIn: readonly MovedLines[], lines: string[]): Attributions | undefined {
+    if (!this.ctx || this.path === undefined) return undefined;
+    const ledger = this.ctx.ledger;
+    return attribute(
+      [...ledger.attributionEntries(this.path, this.baseline.lines), ...step.entries, ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed))],
+      lines,
+    );
+  }
+
+  /**
+   * Recorded contents of this document a block pasted into another file may come from (engine/lineage.ts
+   * `findMovedBlocks`): its baseline, and the baseline before its last save (a cut saved before the paste).
+   */
+  blockSources(): BlockSource[] {
+    const out: BlockSource[] = [];
+    if (!this.ctx || this.path === undefined) return out;
+    for (const b of this.baseline.recent()) {
+      if (this.ctx.ledger.hasPostHash(this.path, b.hash)) out.push({ path: this.path, hash: b.hash, lines: b.lines });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,73 @@
+import type { Attributions, LineAttribution } from "../engine/attribution";
+import type { LineOwner } from "../engine/blame";
+import type { EditedLines } from "../engine/editedLines";
+import type { TraceEntry } from "../engine/ledger/read";
+
+export interface AttributedBlock {
+  start: number;
+  end: number;
+  attribution: LineAttribution;
+}
+
+/**
+ * Who wrote each baseline line of an open document, and through its edits each current line: a ledger
+ * entry, an unsaved edit, nobody on record, or not known yet (the ledger is still being read).
+ */
+export class LineOwners {
+  /** Owner of each baseline line; undefined while not known. */
+  private attributions: Attributions | undefined;
+  private blocksCache: { version: number; attributions: unknown; blocks: AttributedBlock[] } | undefined;
+
+  /** The baseline's owners; undefined while not known. */
+  get known(): Attributions | undefined {
+    return this.attributions;
+  }
+
+  set(attributions: Attributions | undefined): void {
+    this.attributions = attributions;
+    this.blocksCache = undefined;
+  }
+
+  /** The edits moved (refined): runs of owned lines are computed again. */
+  editsMoved(): void {
+    this.blocksCache = undefined;
+  }
+
+  /** The record that explains a baseline line (0-based); undefined: none does, or not known yet. */
+  baselineRecord(index: number): TraceEntry | undefined {
+    return this.attributions?.[index]?.entry;
+  }
+
+  /** Who wrote the current line whose baseline line is `origin` (undefined: an edit). */
+  owner(origin: number | undefined): LineOwner {
+    if (origin === undefined) return { kind: "edited" };
+    if (!this.attributions) return { kind: "indexing" };
+    const attribution = this.attributions[origin];
+    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+  }
+
+  /**
+   * Runs of current lines written by the same record, for CodeLens and inlay hints. Clients ask again after
+   * every change, so the answer is kept per document version and attribution.
+   */
+  blocks(version: number, edits: EditedLines): AttributedBlock[] {
+    if (this.blocksCache?.version !== version || this.blocksCache.attributions !== this.attributions) {
+      this.blocksCache = { version, attributions: this.attributions, blocks: this.computeBlocks(edits) };
+    }
+    return this.blocksCache.blocks;
+  }
+
+  private computeBlocks(edits: EditedLines): AttributedBlock[] {
+    const out: AttributedBlock[] = [];
+    const attributions = this.attributions;
+    if (!attributions?.length) return out;
+    edits.origins().forEach((origin, line) => {
+      const attribution = origin === undefined ? undefined : attributions[origin];
+      if (!attribution) return;
+      const last = out[out.length - 1];
+      if (last && last.end === line - 1 && last.attribution.entry.recordId === attribution.entry.recordId) last.end = line;
+      else out.push({ start: line, end: line, attribution });
+    });
+    return out;
+  }
+}
