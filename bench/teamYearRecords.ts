@@ -13,7 +13,18 @@ export const TEAM_YEAR_FILES = 20_000;
 export const TEAM_YEAR_RECORDS = 2_500_000;
 
 const MODELS = ["anthropic/claude-sonnet-4-5", "openai/gpt-5", "google/gemini-2.5-pro", "anthropic/claude-opus-4-1"];
-const PEOPLE = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Barbara Liskov", "Edsger Dijkstra", "Frances Allen", "Ken Thompson", "Radia Perlman", "Donald Knuth", "Margaret Hamilton"];
+const PEOPLE = [
+  "Ada Lovelace",
+  "Grace Hopper",
+  "Alan Turing",
+  "Barbara Liskov",
+  "Edsger Dijkstra",
+  "Frances Allen",
+  "Ken Thompson",
+  "Radia Perlman",
+  "Donald Knuth",
+  "Margaret Hamilton",
+];
 const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"];
 
 function seeded(seed: number): () => number {

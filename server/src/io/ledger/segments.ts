@@ -107,7 +107,7 @@ export function* sealedLines(segments: readonly SegmentFile[]): Generator<Sealed
     for (const bytes of decodeSegment(segment)) {
       n++;
       if (!isBlankBytes(bytes)) {
-        const digest = createHash("sha256").update(bytes).digest("latin1");
+        const digest = createHash("sha256").update(bytes).digest().toString("latin1");
         if (seen.has(digest)) continue;
         seen.add(digest);
       }
