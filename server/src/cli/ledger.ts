@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { compactLedger, exportLines } from "../io/ledger/compact";
 import { segmentsDir } from "../io/ledger/segments";
-import { writeAllSync } from "../io/ownFiles";
+import { writeLinesAtomic } from "../io/atomicWrite";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
@@ -67,33 +65,12 @@ export const exportCommand: Command = {
       return 0;
     }
     const out = resolve(io.cwd, values.out);
-    let count = 0;
-    // the person named the file: written where they said, whole or not at all (a temporary file beside
-    // it, created exclusively, then renamed over it)
-    mkdirSync(dirname(out), { recursive: true });
-    const tmp = `${out}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    const fd = openSync(tmp, "wx");
-    try {
-      try {
-        for (const line of lines) {
-          writeAllSync(fd, Buffer.concat([line, NEWLINE]));
-          count++;
-        }
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, out);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
-    }
+    // the person named the file: written where they said, whole or not at all
+    const count = writeLinesAtomic(out, lines);
     io.out(`Wrote ${count} record${count === 1 ? "" : "s"} to ${relative(io.cwd, out) || out}.\n`);
     return 0;
   },
 };
-
-const NEWLINE = Buffer.from("\n");
 
 function dateOption(name: string, value: string): Date {
   const t = Date.parse(value);
