@@ -145,19 +145,19 @@ describe("intent ledger compact: records sealed into segments", () => {
     await workspace();
     const before = FILES.map((f) => blameTraces(ws.root, f));
     const original = ws.read(LEDGER);
-    // the segment a compaction at 2026-02-01 writes first (January's lines), then the crash: the live file is untouched
+    // the segment a compaction at 2026-03-20 writes, then the crash: the live file is untouched
     const all = liveLines(ws);
-    const january = all.slice(
+    const sealed = all.slice(
       0,
-      all.findIndex((l) => JSON.parse(l).timestamp >= "2026-02-01"),
+      all.findIndex((l) => JSON.parse(l).timestamp >= "2026-03-20"),
     );
     writeSegment(
       ws.root,
       LEDGER,
       encodeSegment(
-        january.map((l) => Buffer.from(l)),
+        sealed.map((l) => Buffer.from(l)),
         null,
-        JSON.parse(january[0]!).timestamp,
+        JSON.parse(sealed[0]!).timestamp,
         null,
       ),
     );
@@ -167,13 +167,13 @@ describe("intent ledger compact: records sealed into segments", () => {
     const verify = runCli(["verify"], { cwd: ws.root });
     expect(verify.stdout).toBe(`${original.split("\n").filter((l) => l).length} records; no problems.\n`);
 
-    const r = compact(ws, "2026-02-01");
+    const r = compact(ws, "2026-03-20");
     expect(r).toMatchObject({
       status: 0,
-      stdout: `Removed ${january.length} lines a segment already held; .orchestration/agent_trace.jsonl keeps ${liveLines(ws).length}. Commit both.\n`,
+      stdout: `Removed ${sealed.length} lines a segment already held; .orchestration/agent_trace.jsonl keeps ${liveLines(ws).length}. Commit both.\n`,
     });
     expect(segmentFiles(ws)).toHaveLength(1);
-    expect(`${january.join("\n")}\n${ws.read(LEDGER)}`).toBe(original);
+    expect(`${sealed.join("\n")}\n${ws.read(LEDGER)}`).toBe(original);
     for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
   });
 });
