@@ -117,6 +117,8 @@ describe("intent ledger compact: records sealed into segments", () => {
         await editor.ledgerRead("README.md");
         expect(await editor.hoverTraces(f), f).toEqual(before[i]);
       }
+      const verified = await editor.server.connection.sendRequest("workspace/executeCommand", { command: "intent.verifyLedger", arguments: [] });
+      expect(verified).toMatchObject({ ok: true, records, problems: [] });
     } finally {
       await editor.stop();
     }
@@ -188,6 +190,7 @@ describe("intent verify across segments", () => {
     const records = liveLines(ws).length;
     expect(compact(ws, "2026-03-20").status).toBe(0);
     expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: `${records} records; no problems.\n` });
+    expect(runCli(["doctor"], { cwd: ws.root }).stdout).toContain(`ok       ledger: .orchestration/agent_trace.jsonl: ${records} records verify\n`);
 
     const [first] = segmentFiles(ws);
     const file = ws.path(`${SEGMENTS}/${first}`);
