@@ -46,7 +46,12 @@ export function teamYearPath(file: number): string {
  * Yields `count` ledger lines (JSON text, no newline) in append order, one record each, starting on
  * `start` with a record every 30 s on average.
  */
-export function* teamYearLines(count: number, files = TEAM_YEAR_FILES, start = Date.parse("2026-01-05T08:00:00Z")): Generator<string> {
+export function* teamYearLines(
+  count: number,
+  files = TEAM_YEAR_FILES,
+  start = Date.parse("2026-01-05T08:00:00Z"),
+  finalContents?: Map<string, string>,
+): Generator<string> {
   const rand = seeded(21);
   const contents = new Map<number, string[]>();
   const hashes = new Map<number, string>();
@@ -98,6 +103,7 @@ export function* teamYearLines(count: number, files = TEAM_YEAR_FILES, start = D
     prev = bytesHash(line);
     yield line;
   }
+  if (finalContents) for (const [file, lines] of contents) finalContents.set(teamYearPath(file), `${lines.join("\n")}\n`);
 }
 
 function uuid(rand: () => number): string {
