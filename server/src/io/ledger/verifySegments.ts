@@ -54,7 +54,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   };
   const name = (line: number) => {
     const at = locate(line);
-    return at.path ? `${at.path}:${at.line}` : `line ${at.line} of the live ledger`;
+    return at.path ? `${at.path}:${at.line}` : `line ${at.line}`;
   };
   const verifier = new LedgerVerifier(name);
   for (const segment of orderSegments(segments)) {

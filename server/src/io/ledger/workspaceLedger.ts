@@ -82,6 +82,8 @@ export class WorkspaceLedger {
   private pinningStamp = -1;
   /** Why the sealed segments cannot be read, when one is damaged (reported with the unreadable lines). */
   private sealedProblem: { path: string; message: string } | undefined;
+  /** Whether the decoded copy of the segments can be read (the cache folder is usable). */
+  private sealedReadable = false;
 
   constructor(
     readonly root: string,
@@ -145,6 +147,7 @@ export class WorkspaceLedger {
     let bytesRead = 0;
     let bytesResumed = 0;
     for (const s of this.states) {
+      if (s.path === SEALED_COPY && !this.sealedReadable) continue;
       if (!s.loadTried) {
         s.loadTried = true;
         bytesResumed += await this.loadSaved(s);
@@ -165,7 +168,7 @@ export class WorkspaceLedger {
   /** Rebuilds the decoded copy of the sealed segments when they changed (a compaction, a pull, a merge). */
   private refreshSealed(): void {
     try {
-      refreshSealedCopy(this.root, this.ledgerPath);
+      this.sealedReadable = refreshSealedCopy(this.root, this.ledgerPath) !== undefined;
       this.sealedProblem = undefined;
     } catch (e) {
       // the copy stays as it was: the segments it was built from are still the best answer there is
