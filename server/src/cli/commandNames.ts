@@ -18,6 +18,8 @@ export const COMMAND_NAMES = [
   "status",
   "context",
   "verify",
+  "ledger",
+  "export",
   "map",
   "migrate",
 ] as const;

@@ -55,6 +55,14 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     summary: "verify the ledger: schema, torn lines, tamper-evident chain",
     load: () => (require("./verify") as typeof import("./verify")).verifyCommand,
   },
+  ledger: {
+    summary: "seal older ledger records into compressed segments (intent ledger compact)",
+    load: () => (require("./ledger") as typeof import("./ledger")).ledgerCommand,
+  },
+  export: {
+    summary: "write the ledger's records of a period, sealed or live, as plain Agent Trace JSONL",
+    load: () => (require("./ledger") as typeof import("./ledger")).exportCommand,
+  },
   map: { summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
   migrate: {
     summary: "convert an older-dialect ledger into Agent Trace records, in a new file",

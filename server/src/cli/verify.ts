@@ -1,13 +1,16 @@
 import { resolve } from "node:path";
 import { verifyLedgerFile } from "../io/ledger/verify";
+import { verifyWorkspaceLedger } from "../io/ledger/verifySegments";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
 const USAGE = `intent verify [--ledger FILE] [--json] [--root DIR]
 
-Checks the ledger line by line: unreadable or torn lines, v0.1.0 records that fail the Agent Trace schema, and
-breaks in the tamper-evident \`prev\` chain (a record edited, removed or forged). Records of older dialects are
-listed as legacy (not failures). Exit code 1 when there is any problem other than legacy records.
+Checks the ledger line by line, its sealed segments first (\`intent ledger compact\`), then the live file:
+unreadable or torn lines, v0.1.0 records that fail the Agent Trace schema, and breaks in the tamper-evident
+\`prev\` chain (a record edited, removed or forged); a segment whose bytes no longer hash to its name or whose
+predecessor is missing. Records of older dialects are listed as legacy (not failures). Exit code 1 when there
+is any problem other than legacy records.
 
   --ledger FILE   verify this file instead of the workspace's ledger (e.g. the output of \`intent migrate\`)`;
 
@@ -20,7 +23,7 @@ export const verifyCommand: Command = {
     const file = values.ledger ? resolve(io.cwd, values.ledger) : resolve(ws.root, ws.rules.settings.ledgerPath);
     let report: Awaited<ReturnType<typeof verifyLedgerFile>>;
     try {
-      report = await verifyLedgerFile(file);
+      report = values.ledger ? await verifyLedgerFile(file) : await verifyWorkspaceLedger(ws.root, ws.rules.settings.ledgerPath);
     } catch (e) {
       throw new CliError(`cannot read ${display}: ${(e as Error).message}`);
     }
@@ -35,7 +38,7 @@ export const verifyCommand: Command = {
     }
     if (values.json) io.out(`${JSON.stringify({ path: display, ...report }, null, 2)}\n`);
     else {
-      const lines = report.problems.map((p) => `${display}:${p.line}: ${p.kind}: ${p.message}`);
+      const lines = report.problems.map((p) => `${p.path ?? display}:${p.line}: ${p.kind}: ${p.message}`);
       const failures = report.problems.filter((p) => p.kind !== "legacy").length;
       lines.push(
         `${report.records} records; ${failures ? `${failures} problem${failures === 1 ? "" : "s"}` : "no problems"}${report.problems.length > failures ? ` (${report.problems.length - failures} legacy)` : ""}.`,

@@ -5,7 +5,8 @@
  * replacing the link, and removes its temp file if the process exits mid-write.
  * `durable: false` skips the fsync, for files that are rewritten every few seconds (session heartbeats).
  */
-import { mkdirSync, realpathSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import writeFileAtomicLib from "write-file-atomic";
 
@@ -20,4 +21,39 @@ function resolveLink(path: string): string {
   } catch {
     return path; // does not exist yet
   }
+}
+
+/**
+ * Writes `lines` (each followed by a newline) to `path` the same way, streamed: a temporary file beside
+ * it (created exclusively), fsynced, then renamed over it. Returns the number of lines written.
+ */
+export function writeLinesAtomic(path: string, lines: Iterable<Uint8Array>): number {
+  const target = resolveLink(path);
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx");
+  let count = 0;
+  try {
+    try {
+      for (const line of lines) {
+        writeAll(fd, line);
+        writeAll(fd, NEWLINE);
+        count++;
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  return count;
+}
+
+const NEWLINE = new Uint8Array([0x0a]);
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }

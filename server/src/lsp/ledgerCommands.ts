@@ -5,7 +5,7 @@ import { Commands, type ReportResult } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
-import { verifyLedgerFile } from "../io/ledger/verify";
+import { verifyWorkspaceLedger } from "../io/ledger/verifySegments";
 import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
 import { GitError } from "../io/git";
@@ -62,7 +62,7 @@ const regenerateMap: CommandHandler = async (host, args) => {
 
 const verifyLedgerCommand: CommandHandler = async (host, args) => {
   const ctx = host.context(args);
-  const report = await verifyLedgerFile(ctx.ledger.file);
+  const report = await verifyWorkspaceLedger(ctx.root, ctx.ledger.ledgerPath);
   return { path: ctx.ledger.ledgerPath, ...(report ?? { ok: true, records: 0, problems: [] }) };
 };
 

@@ -18,10 +18,12 @@ import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
 import { openRegular } from "../regularFiles";
 
-export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy";
+export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy" | "segment";
 
 export interface VerifyProblem {
-  /** 1-based ledger line. */
+  /** The sealed segment the line is in (workspace-relative); absent for the live ledger. */
+  path?: string;
+  /** 1-based line (of the segment, when `path` names one). */
   line: number;
   kind: ProblemKind;
   message: string;
@@ -58,14 +60,18 @@ export function verifyLedger(content: string | Uint8Array): VerifyReport {
  * Verifies a ledger file read in chunks: memory stays flat and the event loop is free between reads, so the
  * editor keeps answering while a large ledger is checked. Undefined when the file does not exist.
  */
-export async function verifyLedgerFile(file: string, chunkBytes = 4 * 1024 * 1024): Promise<VerifyReport | undefined> {
+export async function verifyLedgerFile(
+  file: string,
+  chunkBytes = 4 * 1024 * 1024,
+  verifier = new LedgerVerifier(),
+  firstLine = 1,
+): Promise<VerifyReport | undefined> {
   const handle = await openRegular(file).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return undefined;
     throw e;
   });
   if (!handle) return undefined;
-  const verifier = new LedgerVerifier();
-  let lineNumber = 1;
+  let lineNumber = firstLine;
   try {
     const size = (await handle.stat()).size;
     const chunks = lineChunks(handle, 0, size, chunkBytes);
@@ -91,11 +97,17 @@ export class LedgerVerifier {
   private records = 0;
   private previousLine = 0;
 
+  /** `where` names a line in messages (a verifier fed segments and the live file numbers lines across them). */
+  constructor(private readonly where: (line: number) => string = (line) => `line ${line}`) {}
+
   /** `terminated` is false only for a last line without newline. */
   addLine(bytes: Uint8Array, lineNumber: number, terminated: boolean): void {
     if (isBlankBytes(bytes)) return;
-    this.checkLine(bytes, lineNumber, terminated);
-    this.seen.add(createHash("sha256").update(bytes).digest().toString("latin1"));
+    const digest = createHash("sha256").update(bytes).digest().toString("latin1");
+    // a line identical to an earlier one is the same record again (a sealed line still in the live file, a
+    // merge that brought one back): checked and counted once
+    if (!this.seen.has(digest)) this.checkLine(bytes, lineNumber, terminated);
+    this.seen.add(digest);
     this.previousLine = lineNumber;
   }
 
@@ -172,7 +184,7 @@ export class LedgerVerifier {
       this.add(
         this.previousLine,
         "chain",
-        `does not match the hash line ${lineNumber} recorded for the line before it (prev): this line was edited after line ${lineNumber} was written, or a line between them was removed`,
+        `does not match the hash ${this.where(lineNumber)} recorded for the line before it (prev): this line was edited after ${this.where(lineNumber)} was written, or a line between them was removed`,
       );
     } else {
       this.add(lineNumber, "chain", "prev names a line that is not in the ledger: the records before this one were removed");

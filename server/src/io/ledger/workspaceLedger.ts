@@ -10,6 +10,7 @@ import { FileRecordLines } from "./fileRecordLines";
 import { contentHash } from "../../engine/hashing";
 import { contentLineCount } from "../../engine/attribution";
 import { sourceEntries } from "../../engine/lineage";
+import { refreshSealedCopy, SEALED_COPY } from "./segments";
 
 /** Where the Agent Trace reference implementation writes (docs/LEDGER.md); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
@@ -61,7 +62,8 @@ export interface WorkspaceLedgerOptions {
  * hooks) and the reference implementation's. Queries merge both; each keeps its own line numbers so that
  * unreadable lines are reported in the right file. Each ledger's index is saved in the workspace's cache
  * folder and loaded by the next process (the editor's server, a hook, a CLI call), which then reads only
- * what was appended since.
+ * what was appended since. A ledger's sealed segments (io/ledger/segments.ts) are indexed from their decoded
+ * copy in the cache folder, a source of their own, read before the live file.
  */
 export class WorkspaceLedger {
   readonly sources: LedgerSource[];
@@ -78,6 +80,10 @@ export class WorkspaceLedger {
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
+  /** Why the sealed segments cannot be read, when one is damaged (reported with the unreadable lines). */
+  private sealedProblem: { path: string; message: string } | undefined;
+  /** Whether the decoded copy of the segments can be read (the cache folder is usable). */
+  private sealedReadable = false;
 
   constructor(
     readonly root: string,
@@ -87,7 +93,8 @@ export class WorkspaceLedger {
     this.cache = opts.cache ?? true;
     this.saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
     this.partial = opts.partial ?? false;
-    this.states = [ledgerPath, REFERENCE_LEDGER].map((path) => {
+    // the live ledger stays first: `lastPostHash` and the editor's file events look for it there
+    this.states = [ledgerPath, REFERENCE_LEDGER, SEALED_COPY].map((path) => {
       const file = join(root, path);
       let follower: LedgerFollower | undefined;
       const index = new LedgerIndex(new FileRecordLines(file, () => follower?.fileIdentity));
@@ -133,12 +140,14 @@ export class WorkspaceLedger {
   }
 
   private async pollOnce(onProgress?: ProgressCallback): Promise<LedgerPoll> {
+    this.refreshSealed();
     this.touched = new Set();
     this.wasReset = false;
     let lines = 0;
     let bytesRead = 0;
     let bytesResumed = 0;
     for (const s of this.states) {
+      if (s.path === SEALED_COPY && !this.sealedReadable) continue;
       if (!s.loadTried) {
         s.loadTried = true;
         bytesResumed += await this.loadSaved(s);
@@ -154,6 +163,19 @@ export class WorkspaceLedger {
     this.indexed = true;
     const changed = this.wasReset || lines > 0 || bytesResumed > 0;
     return { paths: this.touched, reset: this.wasReset, changed, bytesRead, bytesResumed };
+  }
+
+  /** Rebuilds the decoded copy of the sealed segments when they changed (a compaction, a pull, a merge). */
+  private refreshSealed(): void {
+    try {
+      this.sealedReadable = refreshSealedCopy(this.root, this.ledgerPath) !== undefined;
+      this.sealedProblem = undefined;
+    } catch (e) {
+      // the copy stays as it was: the segments it was built from are still the best answer there is
+      const message = (e as Error).message;
+      const path = /^([^:]+\.seg):/.exec(message)?.[1] ?? this.ledgerPath;
+      this.sealedProblem = { path, message: `the ledger's sealed segments cannot be read: ${message}` };
+    }
   }
 
   /** Starts from the saved index when it still describes the ledger; the bytes it covers. */
@@ -184,7 +206,8 @@ export class WorkspaceLedger {
 
   entriesFor(path: string): TraceEntry[] {
     // concat, not push(...): a file with a hundred thousand records would overflow the call stack
-    return this.sources.reduce<TraceEntry[]>((out, s) => out.concat(s.index.entriesFor(path)), []);
+    const all = this.sources.reduce<TraceEntry[]>((out, s) => out.concat(s.index.entriesFor(path)), []);
+    return this.sources.filter((s) => s.index.hasFile(path)).length > 1 ? withoutResealed(all) : all;
   }
 
   /** A file's entries newest first, in growing batches (see LedgerIndex.entryBatches), across the ledgers. */
@@ -254,13 +277,16 @@ export class WorkspaceLedger {
     return this.sources.some((s) => s.index.hasPostHash(path, hash));
   }
 
-  /** The newest whole-file hash recorded for `path` in our own ledger (the reference writer records none). */
+  /** The newest whole-file hash recorded for `path` in our own ledger, live or sealed (the reference writer records none). */
   lastPostHash(path: string): string | null | undefined {
-    return this.sources[0]!.index.lastPostHash(path);
+    const live = this.sources[0]!.index.lastPostHash(path);
+    return live !== undefined ? live : this.sources[2]!.index.lastPostHash(path);
   }
 
   unreadable(): { path: string; lines: readonly UnreadableLine[] }[] {
-    return this.sources.map((s) => ({ path: s.path, lines: s.index.unreadable }));
+    const all = this.sources.map((s) => ({ path: s.path, lines: s.index.unreadable }));
+    if (this.sealedProblem) all.push({ path: this.sealedProblem.path, lines: [{ line: 1, message: this.sealedProblem.message }] });
+    return all;
   }
 
   get recordCount(): number {
@@ -279,6 +305,21 @@ export class WorkspaceLedger {
     const all = this.sources.map((s) => s.index.lastChange(intentId)).filter((e): e is TraceEntry => !!e);
     return newestOf(all);
   }
+}
+
+/**
+ * Entries without the copies of a record that both a segment and the live file hold: a compaction that
+ * stopped between writing its segment and cutting the live file, or a merge that brought sealed lines back.
+ */
+function withoutResealed(entries: readonly TraceEntry[]): TraceEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    if (!e.recordId) return true;
+    const key = `${e.recordId}\u0000${e.path}\u0000${e.startLine}\u0000${e.endLine}\u0000${e.contentHash ?? ""}\u0000${e.timestamp}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The last CHECK_BYTES of `before` followed by `chunk`. */

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { agentSessionId } from "../agent/session";
-import { verifyLedgerFile } from "../ledger/verify";
+import { verifyWorkspaceLedger } from "../ledger/verifySegments";
 import type { Rules } from "../../engine/rules";
 import { ruleFileProblems } from "../../engine/ruleFileProblems";
 import { removeSession } from "../sessionFiles";
@@ -100,10 +100,10 @@ function settingsChecks({ rules, texts }: DoctorInput): Check[] {
 async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   const name = "ledger";
   const path = rules.settings.ledgerPath;
-  let report: Awaited<ReturnType<typeof verifyLedgerFile>>;
+  let report: Awaited<ReturnType<typeof verifyWorkspaceLedger>>;
   try {
     checkOwnRead(root, path); // a ledger linked out of the workspace is not read: its lines would be quoted
-    report = await verifyLedgerFile(join(root, path));
+    report = await verifyWorkspaceLedger(root, path);
   } catch (e) {
     return { name, ok: false, detail: `${path} cannot be read: ${(e as Error).message}`, fix: "check the file's permissions" };
   }
@@ -115,7 +115,7 @@ async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   return {
     name,
     ok: false,
-    detail: `${path}:${first.line}: ${first.kind}: ${first.message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
+    detail: `${first.path ?? path}:${first.line}: ${first.kind}: ${first.message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
     fix: chain
       ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
       : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,

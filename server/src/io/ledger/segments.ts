@@ -1,0 +1,202 @@
+/**
+ * Sealed segments on disk (docs/LEDGER.md "Segments"): `<ledger>.segments/<sha256 of the file>.seg` beside
+ * the live ledger, each a header line and the brotli-compressed compact lines (engine/ledger/segment.ts).
+ * Readers see every segment's lines, in order, before the live file's: `sealedLines` for streams (verify,
+ * export, compact) and `refreshSealedCopy` for the index, which follows a decoded copy in the cache folder
+ * like any other ledger file.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib";
+import {
+  orderSegments,
+  parseSegmentHeader,
+  SEGMENT_FORMAT,
+  SEGMENT_NAME,
+  SEGMENT_VERSION,
+  SegmentDecoder,
+  SegmentEncoder,
+  SegmentFormatError,
+  type SegmentHeader,
+} from "../../engine/ledger/segment";
+import { isBlankBytes } from "../../engine/ledger/blankLine";
+import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
+import { checkOwnRead, readOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
+import { readRegularBytes } from "../regularFiles";
+
+export const SEGMENT_EXTENSION = ".seg";
+/** The decoded copy of every segment's lines, which the index follows (rebuilt when the segments change). */
+export const SEALED_COPY = `${CACHE_DIR}/sealed.jsonl`;
+/** Brotli's quality for the text part: its hex is in the column, so a middle quality is near the best. */
+const COMPRESSION_QUALITY = 7;
+const SEALED_MANIFEST = `${CACHE_DIR}/sealed.manifest`;
+
+/** The folder that holds a ledger's sealed segments, relative to the workspace root. */
+export function segmentsDir(ledgerPath: string): string {
+  return `${ledgerPath.replace(/\.jsonl$/, "")}.segments`;
+}
+
+export interface SegmentFile {
+  name: string;
+  /** Workspace-relative path. */
+  rel: string;
+  header: SegmentHeader;
+  bytes: Buffer;
+  /** Where the compressed body starts in `bytes`. */
+  bodyAt: number;
+}
+
+export class SegmentReadError extends Error {
+  override name = "SegmentReadError";
+}
+
+/** Names of the segment files present (unordered); empty when there is no segments folder. */
+export function segmentNames(root: string, ledgerPath: string): string[] {
+  const dir = segmentsDir(ledgerPath);
+  let entries: string[];
+  try {
+    checkOwnRead(root, dir);
+    entries = readdirSync(join(root, dir));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw e;
+  }
+  return entries
+    .filter((f) => f.endsWith(SEGMENT_EXTENSION) && SEGMENT_NAME.test(f.slice(0, -SEGMENT_EXTENSION.length)))
+    .map((f) => f.slice(0, -SEGMENT_EXTENSION.length))
+    .sort();
+}
+
+/** Reads one segment file and its header; throws SegmentReadError saying what is wrong with it. */
+export function readSegmentFile(root: string, ledgerPath: string, name: string): SegmentFile {
+  const rel = `${segmentsDir(ledgerPath)}/${name}${SEGMENT_EXTENSION}`;
+  checkOwnRead(root, rel);
+  const bytes = readRegularBytes(join(root, rel));
+  const nl = bytes.indexOf(0x0a);
+  const header = nl === -1 ? "no header line" : parseSegmentHeader(bytes.subarray(0, nl).toString("utf8"));
+  if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; restore it from git`);
+  return { name, rel, header, bytes, bodyAt: nl + 1 };
+}
+
+/** The segments present, in the order readers read them (engine/ledger/segment.ts `orderSegments`). */
+export function readSegments(root: string, ledgerPath: string): SegmentFile[] {
+  return orderSegments(segmentNames(root, ledgerPath).map((name) => readSegmentFile(root, ledgerPath, name)));
+}
+
+/** Whether the file's bytes still hash to its name (a changed byte anywhere does not). */
+export function segmentIntact(segment: SegmentFile): boolean {
+  return createHash("sha256").update(segment.bytes).digest("hex") === segment.name;
+}
+
+export interface SealedLine {
+  bytes: Buffer;
+  segment: SegmentFile;
+  /** 1-based line of the segment. */
+  line: number;
+}
+
+/**
+ * Every segment's lines in reading order. A record line that an earlier segment already holds (two
+ * branches that each sealed the lines they shared) is read once.
+ */
+export function* sealedLines(segments: readonly SegmentFile[]): Generator<SealedLine> {
+  const seen = new Set<string>();
+  for (const segment of segments) {
+    let n = 0;
+    for (const bytes of decodeSegment(segment)) {
+      n++;
+      if (!isBlankBytes(bytes)) {
+        const digest = createHash("sha256").update(bytes).digest().toString("latin1");
+        if (seen.has(digest)) continue;
+        seen.add(digest);
+      }
+      yield { bytes, segment, line: n };
+    }
+  }
+}
+
+/** A segment's lines, decoded to the bytes that were sealed. */
+export function* decodeSegment(segment: SegmentFile): Generator<Buffer> {
+  const textEnd = segment.bodyAt + segment.header.text_bytes;
+  if (textEnd > segment.bytes.length) throw new SegmentReadError(`${segment.rel}: shorter than its header says; restore it from git`);
+  let body: Buffer;
+  try {
+    body = brotliDecompressSync(segment.bytes.subarray(segment.bodyAt, textEnd));
+  } catch (e) {
+    throw new SegmentReadError(`${segment.rel}: its body does not decompress (${(e as Error).message}); restore it from git`);
+  }
+  const decoder = new SegmentDecoder(segment.bytes.subarray(textEnd));
+  let start = 0;
+  let n = 0;
+  while (start < body.length) {
+    const nl = body.indexOf(0x0a, start);
+    const end = nl === -1 ? body.length : nl;
+    n++;
+    try {
+      yield decoder.decode(body.subarray(start, end).toString("utf8"), `${segment.rel}:${n}`);
+    } catch (e) {
+      if (e instanceof SegmentFormatError) throw new SegmentReadError(e.message);
+      throw e;
+    }
+    start = end + 1;
+  }
+  if (n !== segment.header.lines || !decoder.columnDone)
+    throw new SegmentReadError(`${segment.rel}: holds other lines than its header says (${n} of ${segment.header.lines}); restore it from git`);
+}
+
+/** A segment file's bytes for these lines (each without its newline), sealed after `after`. */
+export function encodeSegment(lines: readonly Buffer[], after: string | null, from: string | null, until: string | null): Buffer {
+  const encoder = new SegmentEncoder();
+  const body = Buffer.from(`${lines.map((l) => encoder.encode(l)).join("\n")}\n`, "utf8");
+  const text = brotliCompressSync(body, {
+    params: { [zlib.BROTLI_PARAM_QUALITY]: COMPRESSION_QUALITY, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
+  const header: SegmentHeader = { format: SEGMENT_FORMAT, version: SEGMENT_VERSION, after, lines: lines.length, from, until, text_bytes: text.length };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), text, ...encoder.column]);
+}
+
+/** Writes a segment through the own-file writer; its name. An identical segment already there is kept. */
+export function writeSegment(root: string, ledgerPath: string, bytes: Buffer): string {
+  const name = createHash("sha256").update(bytes).digest("hex");
+  replaceOwnFile(root, `${segmentsDir(ledgerPath)}/${name}${SEGMENT_EXTENSION}`, (fd) => writeAllSync(fd, bytes));
+  return name;
+}
+
+/**
+ * Brings the decoded copy of the segments up to date with the segments folder: rebuilt (atomically) when
+ * the set of segments changed, emptied when there are none. Returns the copy's workspace-relative path, or
+ * undefined when the cache folder cannot be used (then segments are not indexed; `intent verify` and
+ * `intent export` still read them).
+ */
+export function refreshSealedCopy(root: string, ledgerPath: string): string | undefined {
+  const names = segmentNames(root, ledgerPath);
+  const manifest = names.join("\n");
+  const dir = workspaceCacheDir(root, { create: names.length > 0 });
+  if (!dir) return undefined;
+  if ((readOwnFile(root, SEALED_MANIFEST) ?? "") === manifest) return SEALED_COPY;
+  const segments = names.length ? readSegments(root, ledgerPath) : [];
+  replaceOwnFile(
+    root,
+    SEALED_COPY,
+    (fd) => {
+      let batch: Buffer[] = [];
+      let size = 0;
+      for (const { bytes } of sealedLines(segments)) {
+        batch.push(bytes, NEWLINE);
+        size += bytes.length + 1;
+        if (size >= 1 << 20) {
+          writeAllSync(fd, Buffer.concat(batch));
+          batch = [];
+          size = 0;
+        }
+      }
+      if (batch.length) writeAllSync(fd, Buffer.concat(batch));
+    },
+    { durable: false },
+  );
+  writeOwnFile(root, SEALED_MANIFEST, manifest, { durable: false });
+  return SEALED_COPY;
+}
+
+const NEWLINE = Buffer.from("\n");

@@ -1,0 +1,326 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { brotliDecompressSync } from "node:zlib";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { diffTexts } from "../../server/src/engine/lineChange";
+import { fileHash } from "../../server/src/engine/hashing";
+import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
+import { encodeSegment, writeSegment } from "../../server/src/io/ledger/segments";
+import { validateRecord } from "../../server/src/io/ledger/schema";
+import { SegmentDecoder } from "../../server/src/engine/ledger/segment";
+import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
+import { TempWorkspace } from "../support/workspace";
+import { ensureBuilt, git, gitWorkspace, LEDGER, runCli } from "./support";
+
+/**
+ * The ledger's sealed segments (docs/LEDGER.md "Segments") seen from outside: `intent ledger compact`,
+ * every door reading segments before the live file, `intent verify` across them, `intent export`.
+ */
+
+beforeAll(ensureBuilt);
+
+const SEGMENTS = ".orchestration/agent_trace.segments";
+const MODELS = ["anthropic/claude-sonnet-4-5", "openai/gpt-5", "google/gemini-2.5-pro"];
+
+/**
+ * Writes `steps` edits of each of `paths`, interleaved as writers working side by side append them: one record
+ * per edit through the product's record builder and appender, a round of edits every `spacingDays` days from
+ * `start`. Each edit rewrites a few lines, so owners differ line by line.
+ */
+async function history(ws: TempWorkspace, paths: readonly string[], start: string, steps: number, spacingDays = 9, seed = 1): Promise<void> {
+  const files = paths.map((path) => {
+    const lines = Array.from({ length: 24 }, (_, i) => `export const ${path.replace(/\W/g, "_")}_${i} = ${i};`);
+    return { path, lines, text: `${lines.join("\n")}\n`, preHash: null as string | null };
+  });
+  const t0 = Date.parse(start);
+  for (let s = 0; s < steps; s++) {
+    for (const [k, f] of files.entries()) {
+      const before: string | null = f.preHash === null ? null : f.text;
+      f.lines = f.lines.map((l, i) => ((i * 7 + s * 5 + seed + k) % 6 === 0 ? `${l.replace(/ \/\/.*$/, "")} // step ${s}` : l));
+      if (s % 3 === 1) f.lines.splice((s * 3) % f.lines.length, 0, `// added at step ${s}`);
+      f.text = `${f.lines.join("\n")}\n`;
+      const record = buildRecord({
+        path: f.path,
+        content: f.text,
+        change: diffTexts(before, f.text),
+        contributor: s % 4 === 3 ? { type: "human" } : { type: "ai", modelId: MODELS[(s + seed + k) % MODELS.length]! },
+        sessionId: `session-${seed}-${Math.floor(s / 3)}`,
+        toolVersion: "0.1.0",
+        mutationClass: f.preHash === null ? "FILE_CREATION" : "INTENT_EVOLUTION",
+        preHash: f.preHash,
+        scope: "PASS",
+        intentId: "INT-001",
+        revision: "0123456789abcdef0123456789abcdef01234567",
+        now: new Date(t0 + s * spacingDays * 86_400_000 + k * 60_000),
+      });
+      await appendWorkspaceRecord(ws.root, LEDGER, record);
+      f.preHash = fileHash(f.text);
+    }
+  }
+  for (const f of files) ws.write(f.path, f.text);
+}
+
+function segmentFiles(ws: TempWorkspace): string[] {
+  try {
+    return readdirSync(ws.path(SEGMENTS)).sort();
+  } catch {
+    return [];
+  }
+}
+
+function compact(ws: TempWorkspace, before: string) {
+  return runCli(["ledger", "compact", "--before", before], { cwd: ws.root });
+}
+
+function liveLines(ws: TempWorkspace): string[] {
+  return ws
+    .read(LEDGER)
+    .split("\n")
+    .filter((l) => l.trim());
+}
+
+const FILES = ["src/api/weather.ts", "src/api/alerts.ts"];
+
+describe("intent ledger compact: records sealed into segments", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.dispose());
+
+  async function workspace(): Promise<TempWorkspace> {
+    ws = new TempWorkspace({ withLedger: false });
+    // two files written over five months, interleaved in the ledger as two writers would
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
+    return ws;
+  }
+
+  it("a file whose records span segments and the live file: blame and hover name the same owners as before", async () => {
+    await workspace();
+    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const records = liveLines(ws).length;
+
+    const r = compact(ws, "2026-03-20");
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Sealed \d+ lines into 3 segments in \.orchestration\/agent_trace\.segments\/; \.orchestration\/agent_trace\.jsonl keeps \d+\. Commit both\.\n$/,
+    );
+    expect(segmentFiles(ws)).toHaveLength(3); // January, February, March before the 20th
+    const live = liveLines(ws);
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.length).toBeLessThan(records);
+    for (const l of live) expect(Date.parse(JSON.parse(l).timestamp)).toBeGreaterThanOrEqual(Date.parse("2026-03-20"));
+
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    const editor = await InProcessEditor.start(ws.root);
+    try {
+      for (const [i, f] of FILES.entries()) {
+        await editor.open(f, ws.read(f));
+        await editor.ledgerRead("README.md");
+        expect(await editor.hoverTraces(f), f).toEqual(before[i]);
+      }
+      const verified = await editor.server.connection.sendRequest("workspace/executeCommand", { command: "intent.verifyLedger", arguments: [] });
+      expect(verified).toMatchObject({ ok: true, records, problems: [] });
+    } finally {
+      await editor.stop();
+    }
+  });
+
+  it("running it again with the same cut changes nothing; agents keep appending to the live file", async () => {
+    await workspace();
+    expect(compact(ws, "2026-03-20").status).toBe(0);
+    const segments = segmentFiles(ws);
+    const live = ws.read(LEDGER);
+    const again = compact(ws, "2026-03-20");
+    expect(again).toMatchObject({
+      status: 0,
+      stdout: "Nothing to seal: .orchestration/agent_trace.jsonl holds no record older than 2026-03-20T00:00:00.000Z.\n",
+    });
+    expect(segmentFiles(ws)).toEqual(segments);
+    expect(ws.read(LEDGER)).toBe(live);
+
+    // a new record appended to the live file after compaction chains onto it and is read with the sealed ones
+    await history(ws, ["src/api/later.ts"], "2026-06-01T10:00:00Z", 2, 1, 3);
+    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
+    expect(blameTraces(ws.root, "src/api/later.ts").every((o) => o !== "untraced")).toBe(true);
+  });
+
+  it("a compaction stopped between writing its segment and cutting the live file loses nothing, and the next one finishes it", async () => {
+    await workspace();
+    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const original = ws.read(LEDGER);
+    // the segment a compaction at 2026-03-20 writes, then the crash: the live file is untouched
+    const all = liveLines(ws);
+    const sealed = all.slice(
+      0,
+      all.findIndex((l) => JSON.parse(l).timestamp >= "2026-03-20"),
+    );
+    writeSegment(
+      ws.root,
+      LEDGER,
+      encodeSegment(
+        sealed.map((l) => Buffer.from(l)),
+        null,
+        JSON.parse(sealed[0]!).timestamp,
+        null,
+      ),
+    );
+    expect(ws.read(LEDGER)).toBe(original);
+
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    const verify = runCli(["verify"], { cwd: ws.root });
+    expect(verify.stdout).toBe(`${original.split("\n").filter((l) => l).length} records; no problems.\n`);
+
+    const r = compact(ws, "2026-03-20");
+    expect(r).toMatchObject({
+      status: 0,
+      stdout: `Removed ${sealed.length} lines a segment already held; .orchestration/agent_trace.jsonl keeps ${liveLines(ws).length}. Commit both.\n`,
+    });
+    expect(segmentFiles(ws)).toHaveLength(1);
+    expect(`${sealed.join("\n")}\n${ws.read(LEDGER)}`).toBe(original);
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+  });
+});
+
+describe("intent verify across segments", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.dispose());
+
+  it("proves the whole history, and names the segment a changed byte is in", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
+    const records = liveLines(ws).length;
+    expect(compact(ws, "2026-03-20").status).toBe(0);
+    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: `${records} records; no problems.\n` });
+    expect(runCli(["doctor"], { cwd: ws.root }).stdout).toContain(`ok       ledger: .orchestration/agent_trace.jsonl: ${records} records verify\n`);
+
+    const [first] = segmentFiles(ws);
+    const file = ws.path(`${SEGMENTS}/${first}`);
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 5]! ^= 0x01;
+    writeFileSync(file, bytes);
+    const r = runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`${SEGMENTS}/${first}:1: segment: its bytes do not hash to its name: the segment was changed after it was sealed`);
+  });
+
+  it("a record edited inside a segment and the segment re-sealed under its new name breaks the chain at that record", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 8, 9, 1);
+    expect(compact(ws, "2026-02-01").status).toBe(0);
+    const [name] = segmentFiles(ws);
+    const rel = `${SEGMENTS}/${name}`;
+    const sealed = decodeAll(ws.path(rel));
+    expect(sealed.length).toBeGreaterThan(1);
+    // a forger changes who wrote the first record and seals the lines again: the name matches the bytes
+    const forged = sealed.map((l, i) => (i === 0 ? l.replace(/"model_id":"[^"]+"/, '"model_id":"forged/model"') : l));
+    expect(forged[0]).not.toBe(sealed[0]);
+    rmSync(ws.path(rel));
+    const newName = writeSegment(
+      ws.root,
+      LEDGER,
+      encodeSegment(
+        forged.map((l) => Buffer.from(l)),
+        null,
+        null,
+        null,
+      ),
+    );
+    const r = runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`${SEGMENTS}/${newName}.seg:1: chain: does not match the hash ${SEGMENTS}/${newName}.seg:2 recorded for the line before it`);
+  });
+});
+
+describe("merging two branches that each appended and compacted", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.dispose());
+
+  it("merges without conflicts; blame names each branch's owners and verify passes", async () => {
+    ws = gitWorkspace();
+    ws.write(".gitattributes", ".orchestration/agent_trace.jsonl merge=union\n");
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 6, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "shared history");
+
+    git(ws.root, "checkout", "-q", "-b", "a");
+    await history(ws, ["src/api/a.ts"], "2026-03-01T10:00:00Z", 8, 3, 2);
+    expect(compact(ws, "2026-02-10").status).toBe(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "a");
+    const ownersA = blameTraces(ws.root, "src/api/a.ts");
+
+    git(ws.root, "checkout", "-q", "main");
+    git(ws.root, "checkout", "-q", "-b", "b");
+    await history(ws, ["src/api/b.ts"], "2026-03-02T10:00:00Z", 8, 3, 3);
+    expect(compact(ws, "2026-03-15").status).toBe(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "b");
+    const ownersB = blameTraces(ws.root, "src/api/b.ts");
+    const ownersShared = blameTraces(ws.root, FILES[0]!);
+
+    git(ws.root, "checkout", "-q", "a");
+    git(ws.root, "merge", "-q", "--no-edit", "b");
+    expect(git(ws.root, "status", "--porcelain")).toBe("");
+    // January's segment is the same file on both branches (same lines, same predecessor: same name); a sealed
+    // part of February, b all of it and its March: the record of February both hold is read once
+    expect(segmentFiles(ws)).toHaveLength(4);
+    expect(blameTraces(ws.root, "src/api/a.ts")).toEqual(ownersA);
+    expect(blameTraces(ws.root, "src/api/b.ts")).toEqual(ownersB);
+    expect(blameTraces(ws.root, FILES[0]!)).toEqual(ownersShared);
+    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
+    // every record once: 6 shared, 8 of each branch
+    const exported = runCli(["export"], { cwd: ws.root })
+      .stdout.split("\n")
+      .filter((l) => l);
+    expect(exported).toHaveLength(22);
+    expect(new Set(exported.map((l) => JSON.parse(l).id)).size).toBe(22);
+  });
+});
+
+describe("intent export", () => {
+  let ws: TempWorkspace;
+  let copy: TempWorkspace | undefined;
+  afterEach(() => {
+    ws?.dispose();
+    copy?.dispose();
+  });
+
+  it("writes any period across segments as the records their writers wrote; re-imported, blame is the same", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
+    const original = ws.read(LEDGER);
+    const before = blameTraces(ws.root, FILES[0]!);
+    expect(compact(ws, "2026-03-20").status).toBe(0);
+
+    const all = runCli(["export", "--out", "all.jsonl"], { cwd: ws.root });
+    expect(all).toMatchObject({ status: 0, stdout: "Wrote 16 records to all.jsonl.\n" });
+    expect(ws.read("all.jsonl")).toBe(original);
+    for (const l of ws
+      .read("all.jsonl")
+      .split("\n")
+      .filter((x) => x))
+      expect(validateRecord(JSON.parse(l))).toEqual([]);
+
+    const february = runCli(["export", "--since", "2026-02-01", "--until", "2026-03-01"], { cwd: ws.root });
+    const expected = original.split("\n").filter((l) => l && JSON.parse(l).timestamp >= "2026-02-01" && JSON.parse(l).timestamp < "2026-03-01");
+    expect(expected.length).toBeGreaterThan(0);
+    expect(february).toMatchObject({ status: 0, stdout: `${expected.join("\n")}\n` });
+
+    copy = new TempWorkspace({ withLedger: false });
+    copy.write(FILES[0]!, ws.read(FILES[0]!));
+    copy.write(LEDGER, ws.read("all.jsonl"));
+    expect(blameTraces(copy.root, FILES[0]!)).toEqual(before);
+  });
+});
+
+function decodeAll(file: string): string[] {
+  const bytes = readFileSync(file);
+  const nl = bytes.indexOf(0x0a);
+  const header = JSON.parse(bytes.subarray(0, nl).toString("utf8"));
+  const textEnd = nl + 1 + header.text_bytes;
+  const body = brotliDecompressSync(bytes.subarray(nl + 1, textEnd)).toString("utf8");
+  const decoder = new SegmentDecoder(bytes.subarray(textEnd));
+  return body
+    .split("\n")
+    .filter((l) => l)
+    .map((l, i) => decoder.decode(l, `${file}:${i + 1}`).toString("utf8"));
+}
