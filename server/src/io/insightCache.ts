@@ -10,13 +10,14 @@
  * head and end, as the saved ledger index checks them), and was written by this very build of intent-lsp;
  * a file's runs hold only for the same bytes. Anything else is counted again from the ledger.
  */
-import { hash } from "node:crypto";
+import { hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AUTHORS, type Author } from "../engine/authorship";
 import type { Run, Written } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
+import { segmentNames } from "./ledger/segments";
 import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
 import { readOwnFile, writeOwnFile } from "./ownFiles";
 import { openRegularSync } from "./regularFiles";
@@ -62,9 +63,26 @@ export function bytesKey(bytes: Uint8Array): string {
   return hash("sha1", bytes, "base64");
 }
 
-/** What ties the cache to the ledgers as they are now, and to this build. */
+/**
+ * What ties the cache to the ledgers as they are now, and to this build. Sealed segments are named by the
+ * hash of their bytes (io/ledger/segments.ts), so their names say exactly which sealed records there are.
+ */
 export function ledgerStamp(root: string, ledgerPath: string): string {
-  return JSON.stringify({ build: buildStamp(), ledgerPath, ledgers: [ledgerPath, REFERENCE_LEDGER].map((p) => fileStamp(join(root, p))) });
+  return JSON.stringify({
+    build: buildStamp(),
+    ledgerPath,
+    ledgers: [ledgerPath, REFERENCE_LEDGER].map((p) => fileStamp(join(root, p))),
+    segments: segmentStamp(root, ledgerPath),
+  });
+}
+
+/** The sealed segments' names; when they cannot be listed, a stamp no later run matches (nothing is trusted). */
+function segmentStamp(root: string, ledgerPath: string): unknown {
+  try {
+    return segmentNames(root, ledgerPath);
+  } catch (e) {
+    return { unreadable: (e as Error).message, at: randomUUID() };
+  }
 }
 
 let build: string | undefined;
