@@ -71,6 +71,11 @@ export interface TraceEntry {
    * its record's chain is followed, its ranges are never re-anchored by content on this path.
    */
   borrowed?: true;
+  /**
+   * Borrowed from a file this one may hold a block of (a split git names), not one it was renamed from: only
+   * whole blocks of its content are taken (engine/attribution.ts), never a line-by-line diff of the two.
+   */
+  blocksOnly?: true;
 }
 
 export interface UnreadableLine {

@@ -9,7 +9,15 @@ import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
 import { FileRecordLines } from "./fileRecordLines";
 import { contentHash } from "../../engine/hashing";
 import { contentLineCount } from "../../engine/attribution";
-import { sourceEntries } from "../../engine/lineage";
+import { sourceEntries, type GitNamed } from "../../engine/lineage";
+
+/**
+ * Earlier paths a path's content comes from that no record names (git's renames and splits: io/gitSources.ts),
+ * or how to ask for them: asked only once the path's own records leave lines unexplained.
+ */
+export type NamedSources = GitNamed | (() => GitNamed);
+
+const NONE_NAMED: GitNamed = { renamed: [], split: [] };
 
 /** Where the Agent Trace reference implementation writes (docs/LEDGER.md); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
@@ -202,7 +210,7 @@ export class WorkspaceLedger {
    * `entryBatches`, then the entries of the earlier paths the content comes from (renames, moves, copies:
    * engine/lineage.ts), once the path's own records have all been read. `lines`: the content at hand.
    */
-  *attributionBatches(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): Generator<readonly TraceEntry[]> {
+  *attributionBatches(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = NONE_NAMED): Generator<readonly TraceEntry[]> {
     const own: TraceEntry[] = [];
     for (const batch of this.entryBatches(path)) {
       for (const e of batch) own.push(e);
@@ -213,15 +221,17 @@ export class WorkspaceLedger {
   }
 
   /** A path's own entries and those of the earlier paths its content comes from (engine/lineage.ts). */
-  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): TraceEntry[] {
+  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = NONE_NAMED): TraceEntry[] {
     const own = this.entriesFor(path);
     const sources = this.sourceEntries(path, own, lines, namedSources);
     return sources.length ? own.concat(sources) : own;
   }
 
-  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: readonly string[]): TraceEntry[] {
+  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: NamedSources): TraceEntry[] {
     const current = lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined;
-    return sourceEntries(path, own, current, { entriesFor: (p) => this.entriesFor(p), pathsPinning: (h) => this.pathsPinning(h) }, namedSources);
+    const named = typeof namedSources === "function" ? namedSources() : namedSources;
+    const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
+    return sourceEntries(path, own, current, records, named.renamed, named.split);
   }
 
   /** Paths with a record pinning this content, across the ledgers (remembered until the ledgers change). */
