@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { claudePayload, ensureBuilt, git, gitWorkspace, runCli, runHook, writeTranscript } from "./support";
 
@@ -63,7 +64,12 @@ const UNTRACED: Row = { kind: "untraced" };
 
 describe("renames and splits git knows of and no record pins", () => {
   let ws: TempWorkspace;
-  afterEach(() => ws.dispose());
+  let client: LspClient | undefined;
+  afterEach(async () => {
+    await client?.stop();
+    client = undefined;
+    ws.dispose();
+  });
 
   function agentWroteAlerts(): void {
     ws = gitWorkspace();
@@ -145,5 +151,26 @@ describe("renames and splits git knows of and no record pins", () => {
     ws.write("src/api/urgency.ts", `import type { Alert } from "./alerts";\n${moved.join("\n")}\n`);
     const findings = checkFindings(ws, "HEAD");
     expect(findings.filter((f) => f.path === "src/api/urgency.ts")).toEqual([{ path: "src/api/urgency.ts", lines: [1, 1], code: "untraced-change" }]);
+  });
+
+  it("the editor, opening a file renamed with edits on a branch: its findings and hover say what intent check and intent blame say", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    renameWithEdit();
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NEW);
+    // git answers in the background: the document is attributed again once it has
+    const diagnostics = await client.waitForDiagnostics(NEW, (d) => d.length === 1 && d[0]!.range.start.line === 2);
+    expect(diagnostics.map((d) => [d.range.start.line, d.range.end.line, d.code])).toEqual([[2, 2, "untraced-change"]]);
+    for (let line = 0; line < ALERTS.length; line++) {
+      const hover = await client.hoverText(NEW, line);
+      if (line === 2) expect(hover).not.toContain(SONNET);
+      else expect(hover, `line ${line + 1}`).toContain(`ai · ${SONNET}`);
+    }
   });
 });

@@ -98,6 +98,15 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
     ]);
   });
 
+  it("renamed twice with edits, a record between: single lines the renames kept keep their author", () => {
+    const a = "const one = 1;\nconst two = 2;\nconst three = 3;\nconst four = 4;\n";
+    const b = "const one = 1;\nconst TWO = 2;\nconst three = 3;\nconst four = 4;\n"; // renamed a → b with an edit, unrecorded
+    const b2 = `${b}const five = 5;\n`;
+    const c = "const one = 1;\nconst TWO = 2;\nconst three = 3;\nconst FOUR = 4;\nconst five = 5;\n"; // b → c with an edit, unrecorded
+    const entries = [...write("a.ts", null, a, "sonnet"), ...write("b.ts", b, b2, "opus")];
+    expect(owners("c.ts", entries, c, ["b.ts", "a.ts"])).toEqual(["sonnet from a.ts", ".", "sonnet from a.ts", ".", "opus from b.ts"]);
+  });
+
   it("from a file split from (not renamed from), a lone line or a run of short lines only is not taken", () => {
     const entries = write("a.ts", null, "const alertThreshold = 3;\n}\n}\n", "sonnet");
     const text = "const alertThreshold = 3;\nlet x = 1;\n}\n}\nlet y = 2;\n";

@@ -310,10 +310,11 @@ function matchByLineHashes(state: LineState, lines: readonly string[], result: A
 }
 
 /**
- * Lines still without an owner that sit in a block of another path's last recorded content (a block cut
- * from that file into this one, or kept through a rename with edits around it): they keep the owner they
- * had there, as `git blame -C` credits them. A block is at least `MIN_MOVED_LINES` lines in a row, equal by
- * line hash, one of them distinctive (not only `}` and blank lines), matched greedily from the top.
+ * Lines still without an owner that another path's last recorded content holds keep the owner they had
+ * there. From a path this one was renamed from, the lines a diff of the two contents matches (as `git blame
+ * -M` follows a rename); from a file this one was split from (`blocksOnly`), as `git blame -C` credits
+ * them, only blocks of at least `MIN_MOVED_LINES` lines in a row, equal by line hash, one of them
+ * distinctive (not only `}` and blank lines), matched greedily from the top.
  */
 function fillFromOtherPaths(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
   const count = contentLineCount(lines);
@@ -323,6 +324,15 @@ function fillFromOtherPaths(graph: RecordGraph, lines: readonly string[], result
   const keys = lines.slice(0, count).map(lineHash);
   for (const step of graph.newestOfOtherPaths().slice(0, MAX_SOURCE_DEPTH)) {
     const state = graph.replayTo(step);
+    if (!step.entries[0]!.blocksOnly) {
+      // a path this one was renamed from: the two contents' diff, over the lines still open on both sides
+      const oldKeys = state.hashes.map((h, p) => (h !== undefined && state.owners[p] ? h : `\u0000o${p}`));
+      const newKeys = keys.map((k, i) => (result[i] ? `\u0000n${i}` : k));
+      const segments: Segment[] = [];
+      matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
+      for (const seg of segments) for (let k = 0; k < seg.length; k++) result[seg.newStart + k] ??= state.owners[seg.oldStart + k];
+      continue;
+    }
     const at = new Map<string, number[]>();
     state.hashes.forEach((h, p) => {
       if (h === undefined || !state.owners[p]) return;

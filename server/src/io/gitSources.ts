@@ -10,7 +10,7 @@
  */
 import type { spawnSync as SpawnSync } from "node:child_process";
 import { namedByGit, type GitCommit, type GitNamed } from "../engine/lineage";
-import { STABLE_CONFIG, type FileDiff } from "./git";
+import { headRevision, STABLE_CONFIG, type FileDiff } from "./git";
 
 /** How long one git call may take before its answer is dropped (a huge history: no sources from git). */
 export const GIT_SOURCES_TIMEOUT_MS = 3000;
@@ -70,28 +70,36 @@ export function parseNameStatusLog(output: string): GitCommit[] {
  * is the repository's top): the renames of its history, and the files the commit that added it changed.
  */
 export function gitSourcesOfPath(root: string, path: string): GitNamed {
-  const log = boundedGit(root, [
-    "log",
-    "--follow",
-    "-M",
-    "--name-status",
-    "-z",
-    "--relative",
-    `--max-count=${MAX_COMMITS}`,
-    `--format=${COMMIT_MARK}%H`,
-    "--",
-    path,
-  ]);
-  if (log === undefined) return { renamed: [], split: [] };
-  const history = parseNameStatusLog(log);
-  const added = history.at(-1);
-  if (added?.changes.some((c) => c.status === "A")) {
-    // the commit that added the path: every file it changed (`git log --follow` showed only this path)
-    const whole = boundedGit(root, ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, added.sha]);
+  return sourcesOfPath(path, (args) => boundedGit(root, args));
+}
+
+/** The two questions `gitSourcesOfPath` asks, through `run` (blocking for the CLI, in the background for the editor). */
+function sourcesOfPath(path: string, run: (args: readonly string[]) => string | undefined): GitNamed;
+function sourcesOfPath(path: string, run: (args: readonly string[]) => Promise<string | undefined>): Promise<GitNamed>;
+function sourcesOfPath(path: string, run: (args: readonly string[]) => string | undefined | Promise<string | undefined>): GitNamed | Promise<GitNamed> {
+  const fromLog = (log: string | undefined): GitNamed | { history: GitCommit[]; addedSha: string } => {
+    if (log === undefined) return { renamed: [], split: [] };
+    const history = parseNameStatusLog(log);
+    const added = history.at(-1);
+    if (!added?.changes.some((c) => c.status === "A")) return namedByGit(path, history);
+    return { history, addedSha: added.sha };
+  };
+  // the commit that added the path: every file it changed (`git log --follow` showed only this path)
+  const withAdded = (history: GitCommit[], whole: string | undefined): GitNamed => {
     const commit = whole === undefined ? undefined : parseNameStatusLog(whole)[0];
-    if (commit) history[history.length - 1] = commit;
+    return namedByGit(path, commit ? [...history.slice(0, -1), commit] : history);
+  };
+  const logArgs = ["log", "--follow", "-M", "--name-status", "-z", "--relative", `--max-count=${MAX_COMMITS}`, `--format=${COMMIT_MARK}%H`, "--", path];
+  const showArgs = (sha: string) => ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, sha];
+  const log = run(logArgs);
+  if (log instanceof Promise) {
+    return log.then(async (text) => {
+      const first = fromLog(text);
+      return "history" in first ? withAdded(first.history, await run(showArgs(first.addedSha))) : first;
+    });
   }
-  return namedByGit(path, history);
+  const first = fromLog(log);
+  return "history" in first ? withAdded(first.history, run(showArgs(first.addedSha)) as string | undefined) : first;
 }
 
 /**
@@ -129,4 +137,60 @@ export function gitSourcesOfCheck(root: string, base: string, diffs: readonly Fi
     for (const p of committed.split) if (!known(p)) named.split.push(p);
     return named;
   };
+}
+
+/** Paths whose git answer is remembered; past this the oldest answers are dropped. */
+const MAX_REMEMBERED = 2000;
+
+/**
+ * `gitSourcesOfPath` for the editor, which never waits for a process: `names` answers from what git said
+ * for this path at the current HEAD, or nothing yet, and asks git in the background; `onLearnt` hears of a
+ * path whose answer names some path, so that its document can be attributed again.
+ */
+export class GitSourcesCache {
+  private readonly known = new Map<string, GitNamed>();
+  private readonly asking = new Set<string>();
+  private head: string | undefined;
+  onLearnt: (path: string) => void = () => undefined;
+
+  constructor(private readonly root: string) {}
+
+  names(path: string): GitNamed {
+    const head = headRevision(this.root);
+    if (head !== this.head) {
+      this.head = head;
+      this.known.clear();
+    }
+    if (head === undefined) return NONE;
+    const answer = this.known.get(path);
+    if (answer) return answer;
+    if (!this.asking.has(path)) void this.ask(path, head);
+    return NONE;
+  }
+
+  private async ask(path: string, head: string): Promise<void> {
+    this.asking.add(path);
+    try {
+      const run = (args: readonly string[]) => asyncGit(this.root, args);
+      const named = await sourcesOfPath(path, run);
+      if (this.head !== head) return;
+      if (this.known.size >= MAX_REMEMBERED) this.known.delete(this.known.keys().next().value!);
+      this.known.set(path, named);
+      if (named.renamed.length || named.split.length) this.onLearnt(path);
+    } finally {
+      this.asking.delete(path);
+    }
+  }
+}
+
+const NONE: GitNamed = { renamed: [], split: [] };
+
+/** `boundedGit` without blocking: undefined when git cannot answer in time. */
+function asyncGit(cwd: string, args: readonly string[]): Promise<string | undefined> {
+  const { execFile } = require("node:child_process") as typeof import("node:child_process");
+  return new Promise((done) => {
+    execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", timeout: GIT_SOURCES_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+      done(err ? undefined : stdout),
+    );
+  });
 }

@@ -77,7 +77,11 @@ export class IntentServer {
     this.watcher = new FileWatcher(guard("file watcher", (paths: string[]) => this.sync.filesChanged(paths.map((p) => pathToFileURL(p).href))));
     this.workspaces = new Workspaces(
       this.watcher,
-      (ctx) => this.sessions.announce(ctx),
+      (ctx) => {
+        this.sessions.announce(ctx);
+        // git named earlier paths of a file: its open document is attributed again, as on news from the ledger
+        ctx.gitSources.onLearnt = (path) => this.sync.ledgerChanged(ctx, new Set([path]), false, false);
+      },
       (message) => this.connection.console.warn(message),
     );
     this.sessions = new SessionSync(this.workspaces, this.documents, guard);

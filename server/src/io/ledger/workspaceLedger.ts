@@ -190,6 +190,12 @@ export class WorkspaceLedger {
     for (const s of this.states) if (s.follower.offset > s.saved) this.save(s);
   }
 
+  /**
+   * Earlier paths git names for a path, when a caller names none (the editor: io/gitSources.ts
+   * GitSourcesCache, which answers at once from what git already said).
+   */
+  gitNames: (path: string) => GitNamed = () => NONE_NAMED;
+
   entriesFor(path: string): TraceEntry[] {
     // concat, not push(...): a file with a hundred thousand records would overflow the call stack
     return this.sources.reduce<TraceEntry[]>((out, s) => out.concat(s.index.entriesFor(path)), []);
@@ -210,7 +216,11 @@ export class WorkspaceLedger {
    * `entryBatches`, then the entries of the earlier paths the content comes from (renames, moves, copies:
    * engine/lineage.ts), once the path's own records have all been read. `lines`: the content at hand.
    */
-  *attributionBatches(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = NONE_NAMED): Generator<readonly TraceEntry[]> {
+  *attributionBatches(
+    path: string,
+    lines: readonly string[] | undefined,
+    namedSources: NamedSources = () => this.gitNames(path),
+  ): Generator<readonly TraceEntry[]> {
     const own: TraceEntry[] = [];
     for (const batch of this.entryBatches(path)) {
       for (const e of batch) own.push(e);
@@ -221,7 +231,7 @@ export class WorkspaceLedger {
   }
 
   /** A path's own entries and those of the earlier paths its content comes from (engine/lineage.ts). */
-  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = NONE_NAMED): TraceEntry[] {
+  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = () => this.gitNames(path)): TraceEntry[] {
     const own = this.entriesFor(path);
     const sources = this.sourceEntries(path, own, lines, namedSources);
     return sources.length ? own.concat(sources) : own;
