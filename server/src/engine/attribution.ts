@@ -88,7 +88,7 @@ export function attributeSettled(
     }
   }
   const settled = result.map((a) => a !== undefined);
-  if (graph.hasBorrowed()) fillFromOtherPaths(graph, lines, result);
+  if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result);
   // another path's ranges are followed through the chain only, never re-anchored by content here
   anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
   return { attributions: result, settled };
@@ -215,19 +215,19 @@ export class RecordGraph {
     return undefined;
   }
 
-  /** Whether any record is of another path (engine/lineage.ts). */
-  hasBorrowed(): boolean {
-    return this.steps.some((s) => s.entries[0]!.borrowed);
+  /** Whether any record is of a path git names (engine/lineage.ts). */
+  hasGitNamed(): boolean {
+    return this.steps.some((s) => s.entries[0]!.gitNamed);
   }
 
-  /** For each other path, newest first, the newest of its records with a content hash. */
-  newestOfOtherPaths(): RecordStep[] {
+  /** For each path git names, newest first, the newest of its records with a content hash. */
+  newestOfGitNamed(): RecordStep[] {
     const seen = new Set<string>();
     const out: RecordStep[] = [];
     for (let i = this.steps.length - 1; i >= 0; i--) {
       const s = this.steps[i]!;
       const e = s.entries[0]!;
-      if (!e.borrowed || !s.postHash || seen.has(e.path)) continue;
+      if (!e.gitNamed || !s.postHash || seen.has(e.path)) continue;
       seen.add(e.path);
       out.push(s);
     }
@@ -237,8 +237,8 @@ export class RecordGraph {
   /** The newest record with a content hash: of the path itself when it has one (not of a path it came from). */
   newest(): RecordStep | undefined {
     for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && !this.steps[i]!.entries[0]!.borrowed) return this.steps[i];
-    // a file this one was split from is no earlier version of it: only its blocks are taken (fillFromOtherPaths)
-    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && !this.steps[i]!.entries[0]!.blocksOnly) return this.steps[i];
+    // a file this one was split from is no earlier version of it: only its blocks are taken (fillFromGitNamed)
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && this.steps[i]!.entries[0]!.gitNamed !== "split") return this.steps[i];
     return undefined;
   }
 
@@ -310,21 +310,21 @@ function matchByLineHashes(state: LineState, lines: readonly string[], result: A
 }
 
 /**
- * Lines still without an owner that another path's last recorded content holds keep the owner they had
- * there. From a path this one was renamed from, the lines a diff of the two contents matches (as `git blame
- * -M` follows a rename); from a file this one was split from (`blocksOnly`), as `git blame -C` credits
+ * Lines still without an owner that the last recorded content of a path git names holds keep the owner
+ * they had there. From a path this one was renamed from, the lines a diff of the two contents matches (as `git blame
+ * -M` follows a rename); from a file this one was split from, as `git blame -C` credits
  * them, only blocks of at least `MIN_MOVED_LINES` lines in a row, equal by line hash, one of them
  * distinctive (not only `}` and blank lines), matched greedily from the top.
  */
-function fillFromOtherPaths(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
+function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
   const count = contentLineCount(lines);
   let open = 0;
   for (let i = 0; i < count; i++) if (!result[i]) open++;
   if (!open) return;
   const keys = lines.slice(0, count).map(lineHash);
-  for (const step of graph.newestOfOtherPaths().slice(0, MAX_SOURCE_DEPTH)) {
+  for (const step of graph.newestOfGitNamed().slice(0, MAX_SOURCE_DEPTH)) {
     const state = graph.replayTo(step);
-    if (!step.entries[0]!.blocksOnly) {
+    if (step.entries[0]!.gitNamed === "renamed") {
       // a path this one was renamed from: the two contents' diff, over the lines still open on both sides
       const oldKeys = state.hashes.map((h, p) => (h !== undefined && state.owners[p] ? h : `\u0000o${p}`));
       const newKeys = keys.map((k, i) => (result[i] ? `\u0000n${i}` : k));

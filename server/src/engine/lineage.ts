@@ -17,7 +17,7 @@
  */
 import { normalizeLine, splitLines } from "./hashing";
 import type { Segment, Span } from "./lineChange";
-import type { TraceEntry } from "./ledger/read";
+import type { GitNaming, TraceEntry } from "./ledger/read";
 
 /** The most earlier paths followed for one path: a chain of renames longer than this is cut, never guessed. */
 export const MAX_SOURCE_PATHS = 8;
@@ -33,8 +33,8 @@ export interface PathRecords {
  * The entries of the earlier paths `path`'s content comes from (none when it comes from nowhere else).
  * `own`: the path's own entries; `currentHash`: the hash of its content at hand (`contentHash` of its lines),
  * when a caller has it; `namedSources`: earlier paths git renamed this one from; `blockSources`: files git
- * says this one may hold blocks of (split from them in the commit that added it), whose entries are marked
- * `blocksOnly`.
+ * says this one may hold blocks of (split from them in the commit that added it). The entries of both are
+ * marked `gitNamed`.
  */
 export function sourceEntries(
   path: string,
@@ -46,27 +46,28 @@ export function sourceEntries(
 ): TraceEntry[] {
   const seen = new Set<string>([path]);
   const out: TraceEntry[] = [];
-  const pending: { path: string; blocks: boolean }[] = [];
-  const follow = (p: string, blocks: boolean) => {
+  const pending: { path: string; named: GitNaming | undefined }[] = [];
+  const follow = (p: string, named: GitNaming | undefined) => {
     if (seen.has(p) || seen.size > MAX_SOURCE_PATHS) return;
     seen.add(p);
-    pending.push({ path: p, blocks });
+    pending.push({ path: p, named });
   };
-  const followFrom = (entries: readonly TraceEntry[], hash: string | undefined, blocks: boolean) => {
-    for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p, blocks);
+  const followFrom = (entries: readonly TraceEntry[], hash: string | undefined, named: GitNaming | undefined) => {
+    for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p, named);
     for (const e of entries) {
-      if (e.movedFrom) follow(e.movedFrom, blocks);
-      for (const m of e.movedIn ?? []) follow(m.from, blocks);
+      if (e.movedFrom) follow(e.movedFrom, named);
+      // a file a record took lines from serves that record's `moved_lines`, nothing more
+      for (const m of e.movedIn ?? []) follow(m.from, undefined);
     }
   };
-  for (const p of namedSources) follow(p, false);
-  followFrom(own, currentHash, false);
-  for (const p of blockSources) follow(p, true);
+  for (const p of namedSources) follow(p, "renamed");
+  followFrom(own, currentHash, undefined);
+  for (const p of blockSources) follow(p, "split");
   while (pending.length) {
-    const { path: p, blocks } = pending.shift()!;
+    const { path: p, named } = pending.shift()!;
     const entries = records.entriesFor(p);
-    for (const e of entries) out.push(blocks ? blocksOf(e) : borrowed(e));
-    followFrom(entries, undefined, blocks);
+    for (const e of entries) out.push(named ? { ...e, borrowed: true, gitNamed: named } : borrowed(e));
+    followFrom(entries, undefined, named);
   }
   return out;
 }
@@ -125,11 +126,6 @@ export interface GitNamed {
 /** An entry of another path, marked as read for this one (a copy: the index's cached entries stay as they are). */
 export function borrowed(e: TraceEntry): TraceEntry {
   return e.borrowed ? e : { ...e, borrowed: true };
-}
-
-/** An entry of a path this one may hold blocks of (a split): borrowed, whole blocks only. */
-function blocksOf(e: TraceEntry): TraceEntry {
-  return { ...e, borrowed: true, blocksOnly: true };
 }
 
 /**

@@ -125,7 +125,8 @@ export function gitSourcesOfCheck(root: string, base: string, diffs: readonly Fi
     sha: "",
     changes: diffs.map((d) => ({
       path: d.path,
-      status: d.status === "renamed" ? "R" : d.status === "deleted" ? "D" : d.status === "added" ? "A" : d.removed.length ? "M" : "T",
+      // a copy is an added file with the path it came from: followed as a rename is
+      status: d.from !== undefined ? "R" : d.status === "deleted" ? "D" : d.status === "added" ? "A" : d.removed.length ? "M" : "T",
       ...(d.from !== undefined ? { from: d.from } : {}),
     })),
   };

@@ -72,11 +72,16 @@ export interface TraceEntry {
    */
   borrowed?: true;
   /**
-   * Borrowed from a file this one may hold a block of (a split git names), not one it was renamed from: only
-   * whole blocks of its content are taken (engine/attribution.ts), never a line-by-line diff of the two.
+   * Borrowed from a path git names (io/gitSources.ts): one this path was renamed from, or one it was split
+   * from. Lines their last recorded content holds and this path's own records leave unexplained keep their
+   * owners there (engine/attribution.ts): by a diff of the two contents for a rename, whole blocks only for a
+   * split. A split-from file is never read as an earlier version of this one.
    */
-  blocksOnly?: true;
+  gitNamed?: GitNaming;
 }
+
+/** How git names an earlier path of a file's content. */
+export type GitNaming = "renamed" | "split";
 
 export interface UnreadableLine {
   line: number;
