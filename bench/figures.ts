@@ -198,7 +198,15 @@ export async function hover(w: Workload, o: Options): Promise<Figure> {
   const hovers: number[] = [];
   const blames: number[] = [];
   let traced = 0;
+  let firstMs: number | undefined;
   try {
+    {
+      // the first hover of the document answers from owners it may still be computing: reported on its own,
+      // so that the percentiles describe hovers of a document the server has ready
+      const t0 = nowMs();
+      await client.request<Hover | null>("textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 0 } });
+      firstMs = nowMs() - t0;
+    }
     for (let r = 0; r < rounds; r++) {
       const line = 1 + Math.floor(rand() * w.hotFileLines);
       const b = timeProcess("git", ["blame", "-L", `${line},${line}`, "--", w.hotFile], { cwd: w.root });
@@ -222,12 +230,21 @@ export async function hover(w: Workload, o: Options): Promise<Figure> {
   return {
     id: "hover",
     records: w.records,
-    now: `${ms(ours.p50)} / ${ms(ours.p99)}`,
+    now: `${ms(ours.p50)} / ${ms(ours.p99)} (first ${ms(firstMs ?? Number.NaN)})`,
     baseline: `git blame -L n,n ${ms(git.p50)} / ${ms(git.p99)}`,
     ratio: `${x(r50)} / ${x(r99)} faster`,
     target: "≥ 50× faster",
     met: r50 >= 50 && r99 >= 50,
-    data: { hover: ours, gitBlame: git, tracedHovers: traced, hovers: hovers.length, file: w.hotFile, fileRecords: w.hotFileRecords },
+    data: {
+      hover: ours,
+      firstHoverMs: firstMs,
+      slowestHoversMs: [...hovers].sort((a, b) => b - a).slice(0, 5),
+      gitBlame: git,
+      tracedHovers: traced,
+      hovers: hovers.length,
+      file: w.hotFile,
+      fileRecords: w.hotFileRecords,
+    },
   };
 }
 
@@ -383,6 +400,55 @@ export function blameRenamed(w: Workload, o: Options): Figure {
     target: "≤ 1.5×",
     met: a.p50 / b.p50 <= 1.5,
     data: { renamed: a, own: b },
+  };
+}
+
+/**
+ * `intent blame FILE:L` of the hot file after a committed `git mv` (git names the old path: io/gitSources.ts
+ * asks `git log --follow`, then the old path's records are replayed) vs the same file at its own path before
+ * the rename. The rename is committed, measured, and committed back.
+ */
+export function blameGitRenamed(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 3 : 5;
+  const rand = seeded(w.records + 3);
+  const renamed = w.hotFile.replace(/([^/]+)$/, "git-renamed-$1");
+  const lines = Array.from({ length: reps }, () => 1 + Math.floor(rand() * w.hotFileLines));
+  const git = (...args: string[]) => {
+    const r = timeProcess("git", ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", ...args], { cwd: w.root });
+    if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
+  };
+  const atHome: number[] = [];
+  const moved: number[] = [];
+  let traced = 0;
+  for (const line of lines) {
+    const b = cli(w, ["blame", `${w.hotFile}:${line}`]);
+    if (b.status !== 0) throw new Error(`intent blame failed (${b.status}): ${b.stderr}`);
+    atHome.push(b.ms);
+  }
+  git("mv", w.hotFile, renamed);
+  git("commit", "-q", "-m", "bench: rename the hot file");
+  try {
+    for (const line of lines) {
+      const a = timeProcess(NODE, [CLI, "blame", "--json", `${renamed}:${line}`], { cwd: w.root, keepStdout: true });
+      if (a.status !== 0) throw new Error(`intent blame failed (${a.status}): ${a.stderr}`);
+      if ((JSON.parse(a.stdout) as { lines: { kind: string }[] }).lines.some((l) => l.kind === "traced")) traced++;
+      moved.push(a.ms);
+    }
+  } finally {
+    git("mv", renamed, w.hotFile);
+    git("commit", "-q", "-m", "bench: rename the hot file back");
+  }
+  const a = summarize(moved);
+  const b = summarize(atHome);
+  return {
+    id: "blame git-renamed",
+    records: w.records,
+    now: ms(a.p50),
+    baseline: `never renamed ${ms(b.p50)}`,
+    ratio: x(a.p50 / b.p50),
+    target: "≤ 1.5×",
+    met: a.p50 / b.p50 <= 1.5,
+    data: { renamed: a, own: b, tracedAnswers: traced, answers: moved.length },
   };
 }
 

@@ -15,6 +15,7 @@ import { REPO_ROOT } from "../scripts/lspClient";
 import {
   appends,
   blame,
+  blameGitRenamed,
   blameRenamed,
   check,
   emptyMemory,
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
     if (records === args.sizes[0]) await run("save", () => saveStall(o));
     await run("check", () => check(w, o));
     await run("blame", () => blame(w, o));
-    await run("renamed", () => blameRenamed(w, o));
+    await run("renamed", () => [blameRenamed(w, o), blameGitRenamed(w, o)]);
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
     await run("stats", () => stats(w, o));

@@ -50,7 +50,7 @@ describe("the changed lines git reports", () => {
           { path: "bin.dat", status: "modified", binary: true, lines: [], removed: [] },
           { path: "gone.txt", status: "deleted", binary: false, lines: [], removed: [] },
           { path: "my file.txt", status: "modified", binary: false, lines: [2, 4, 5], removed: [] },
-          { path: "nouveau é.ts", status: "renamed", binary: false, lines: [6, 7], removed: [] },
+          { path: "nouveau é.ts", status: "renamed", from: "old.ts", binary: false, lines: [6, 7], removed: [] },
           { path: "tab\there.txt", status: "modified", binary: false, lines: [2], removed: [] },
           { path: "turned.txt", status: "modified", binary: false, lines: [1], removed: [] },
         ].sort((x, y) => x.path.localeCompare(y.path)),
@@ -86,7 +86,7 @@ describe("the changed lines git reports", () => {
       ].join("\n");
     expect(parseRawPatch(out)).toEqual([
       { path: "my file.txt", status: "modified", binary: false, lines: [2], removed: [] },
-      { path: "new.ts", status: "renamed", binary: false, lines: [], removed: [] },
+      { path: "new.ts", status: "renamed", from: "old.ts", binary: false, lines: [], removed: [] },
       { path: "bin.dat", status: "modified", binary: true, lines: [], removed: [] },
       { path: "link", status: "modified", binary: false, lines: [1], removed: [] },
     ]);

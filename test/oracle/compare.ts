@@ -28,6 +28,7 @@ export interface TruthView {
 }
 
 export function classify(truth: Owner, seen: Seen): Outcome {
+  if (truth.unrecorded) return seen.kind === "untraced" ? "correct" : seen.kind === "traced" ? (seen.type === truth.type ? "wrong" : "swap") : seen.kind;
   if (seen.kind !== "traced") return seen.kind;
   if (seen.type !== truth.type) return seen.type === "human" || seen.type === "ai" ? "swap" : "wrong";
   return sameOwner(truth, { type: seen.type, ...(seen.modelId ? { modelId: seen.modelId } : {}), intentId: seen.intentId ?? "" }) ? "correct" : "wrong";

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { basename } from "node:path";
 import { seenLabel, type Seen } from "./answers";
 import { splitRaw } from "./editorDriver";
@@ -17,6 +19,11 @@ import { ownerLabel, type Via } from "./truth";
  * A person's commit is typed in the editor, hunk by hunk, and saved. An AI model's commit is an agent's
  * Write recorded by the hook, with the file open in the editor (which then reloads it, in one region or
  * hunk by hunk) or closed.
+ *
+ * A commit that renamed the file (`git log --follow` names another path before it) is replayed as git
+ * has it and as a teammate's pulled commit arrives: the file moved and edited in one commit of the
+ * workspace's own repository, recorded by no door. The lines it changed are rightly "untraced"; every
+ * other line keeps its owner only if intent-lsp follows git's rename (io/gitSources.ts).
  */
 
 export interface ReplayConfig {
@@ -36,6 +43,8 @@ export interface ReplayConfig {
 }
 
 const AI_MODELS: readonly Contributor[] = [SONNET, OPUS, GPT];
+/** Whoever made a commit that no door recorded. */
+const TEAMMATE: Contributor = { actor: { name: "teammate", door: "editor", owner: { type: "human", intentId: "", unrecorded: true } } };
 
 export async function replayHistory(cfg: ReplayConfig): Promise<Report> {
   const report = new Report();
@@ -56,7 +65,9 @@ export async function replayHistory(cfg: ReplayConfig): Promise<Report> {
 class FileReplay {
   private readonly report = new Report();
   private readonly rng: Prng;
-  private readonly path: string;
+  private path: string;
+  /** The workspace has a git repository (made at the first version when the history renames the file). */
+  private readonly renames: boolean;
   private readonly owners: Contributor[] = [];
   private readonly vias: Via[] = [];
   private readonly authors = new Map<string, Contributor>();
@@ -70,7 +81,34 @@ class FileReplay {
     private readonly versions: readonly FileVersion[],
   ) {
     this.rng = new Prng(cfg.seed ^ hashString(file));
-    this.path = `src/replay/${basename(file)}`;
+    this.renames = new Set(versions.map((v) => v.path)).size > 1;
+    this.path = this.pathOf(versions[0]);
+  }
+
+  /** Where a version lives in the workspace: its path at that commit when the history renames the file. */
+  private pathOf(v: FileVersion | undefined): string {
+    return this.renames && v ? `src/replay/${v.path}` : `src/replay/${basename(this.file)}`;
+  }
+
+  private git(...args: string[]): void {
+    const r = spawnSync("git", ["-c", "user.name=teammate", "-c", "user.email=teammate@example.com", "-c", "commit.gpgsign=false", ...args], {
+      cwd: this.world.ws.root,
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(`oracle: git ${args.join(" ")} failed: ${r.stderr}`);
+  }
+
+  /** The renaming commit, as git has it: moved and edited in one commit no door records. */
+  private async renameCommit(from: string, text: string): Promise<Via> {
+    const { editor, ws } = this.world;
+    if (editor.isOpen(from)) await editor.close(from);
+    this.git("add", "-A");
+    this.git("commit", "-q", "--allow-empty", "-m", "before the rename");
+    ws.write(this.path, text);
+    rmSync(ws.path(from));
+    this.git("add", "-A");
+    this.git("commit", "-q", "-m", `rename ${from} to ${this.path}`);
+    return "git-rename";
   }
 
   async run(): Promise<Report> {
@@ -78,9 +116,13 @@ class FileReplay {
     let previous = "";
     for (let k = 0; k < this.versions.length; k++) {
       const v = this.versions[k]!;
-      const who = this.contributorFor(v, k);
+      const from = this.path;
+      this.path = this.pathOf(v);
+      const renamed = k > 0 && from !== this.path;
+      const who = renamed ? TEAMMATE : this.contributorFor(v, k);
       this.shadow.commit(k, v.text);
-      const via = await this.apply(k, who, previous, v.text);
+      if (k === 0 && this.renames) this.git("init", "-q");
+      const via = renamed ? await this.renameCommit(from, v.text) : await this.apply(k, who, previous, v.text);
       this.owners.push(who);
       this.vias.push(via);
       this.checkRecords(k, who, v.text);

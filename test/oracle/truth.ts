@@ -10,6 +10,8 @@ export type ContributorType = "human" | "ai";
 
 export interface Owner {
   type: ContributorType;
+  /** A change no door recorded (a teammate's commit pulled in): "untraced" is the right answer for its lines. */
+  unrecorded?: true;
   /** models.dev style `provider/model`, for AI owners. */
   modelId?: string;
   intentId: string;
@@ -41,7 +43,9 @@ export type Via =
   /** the same, the editor reloading with one change per diff hunk, bottom-up */
   | "agent-open-hunks"
   /** an agent's hook-recorded write while the file is closed in the editor */
-  | "agent-closed";
+  | "agent-closed"
+  /** a commit that renamed the file (with its edits), made outside intent-lsp and recorded by no door */
+  | "git-rename";
 
 export type Eol = "\n" | "\r\n";
 
@@ -100,6 +104,7 @@ export function sameOwner(a: Owner, b: Owner): boolean {
 }
 
 export function ownerLabel(o: Owner): string {
+  if (o.unrecorded) return "untraced";
   return `${o.type}${o.modelId ? `:${o.modelId}` : ""}@${o.intentId}`;
 }
 

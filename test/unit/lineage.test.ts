@@ -4,7 +4,8 @@ import { contentHash, fileHash, splitLines } from "../../server/src/engine/hashi
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { pairMoves, sourceEntries, type PathRecords } from "../../server/src/engine/lineage";
+import { namedByGit, pairMoves, sourceEntries, type GitCommit, type PathRecords } from "../../server/src/engine/lineage";
+import { parseNameStatusLog } from "../../server/src/io/gitSources";
 
 let clock = Date.UTC(2026, 10, 22, 10);
 /** A record of a write of `path` from `before` to `after`, read back as the server reads it. */
@@ -33,11 +34,11 @@ function ledgerOf(entries: readonly TraceEntry[]): PathRecords {
 }
 
 /** Each line's model (or "human", or "." when untraced), and where it was written when not here. */
-function owners(path: string, entries: readonly TraceEntry[], text: string): string[] {
+function owners(path: string, entries: readonly TraceEntry[], text: string, named: readonly string[] = [], split: readonly string[] = []): string[] {
   const lines = splitLines(text);
   const ledger = ledgerOf(entries);
   const own = ledger.entriesFor(path);
-  const all = [...own, ...sourceEntries(path, own, contentHash(lines), ledger)];
+  const all = [...own, ...sourceEntries(path, own, contentHash(lines), ledger, named, split)];
   return attribute(all, lines)
     .slice(0, text.endsWith("\n") ? lines.length - 1 : lines.length)
     .map((a) =>
@@ -69,6 +70,90 @@ describe("lineage: a line's author follows its content across paths", () => {
   it("content no other path's record pins: nothing is borrowed", () => {
     const entries = write("a.ts", null, A, "sonnet");
     expect(owners("b.ts", entries, "x\ny\n")).toEqual([".", "."]);
+  });
+});
+
+describe("lineage: paths git names (renames and splits no record pins)", () => {
+  const FN = ["export function isUrgent(a: Alert): boolean {", "  return a.severity >= 3;", "}"];
+  const BASE = `type Alert = { severity: number };\n}\n\n${FN.join("\n")}\n`;
+
+  it("a block cut from a named path into a new file: the block keeps its owners, the lines around it stay untraced", () => {
+    const entries = write("a.ts", null, BASE, "sonnet");
+    const text = `import type { Alert } from "./a";\n${FN.join("\n")}\n`;
+    expect(owners("b.ts", entries, text)).toEqual([".", ".", ".", "."]);
+    expect(owners("b.ts", entries, text, [], ["a.ts"])).toEqual([".", "sonnet from a.ts", "sonnet from a.ts", "sonnet from a.ts"]);
+  });
+
+  it("renamed with edits (named by git), then edited by a record of its own: the lines the rename carried keep their author", () => {
+    const renamed = BASE.replace("severity: number", "severity: 1 | 2");
+    const entries = [...write("a.ts", null, BASE, "sonnet"), ...write("b.ts", renamed, `${renamed}// end\n`, "opus")];
+    expect(owners("b.ts", entries, `${renamed}// end\n`, ["a.ts"])).toEqual([
+      ".",
+      "sonnet from a.ts",
+      "sonnet from a.ts",
+      "sonnet from a.ts",
+      "sonnet from a.ts",
+      "sonnet from a.ts",
+      "opus",
+    ]);
+  });
+
+  it("renamed twice with edits, a record between: single lines the renames kept keep their author", () => {
+    const a = "const one = 1;\nconst two = 2;\nconst three = 3;\nconst four = 4;\n";
+    const b = "const one = 1;\nconst TWO = 2;\nconst three = 3;\nconst four = 4;\n"; // renamed a → b with an edit, unrecorded
+    const b2 = `${b}const five = 5;\n`;
+    const c = "const one = 1;\nconst TWO = 2;\nconst three = 3;\nconst FOUR = 4;\nconst five = 5;\n"; // b → c with an edit, unrecorded
+    const entries = [...write("a.ts", null, a, "sonnet"), ...write("b.ts", b, b2, "opus")];
+    expect(owners("c.ts", entries, c, ["b.ts", "a.ts"])).toEqual(["sonnet from a.ts", ".", "sonnet from a.ts", ".", "opus from b.ts"]);
+  });
+
+  it("from a file split from (not renamed from), a lone line or a run of short lines only is not taken", () => {
+    const entries = write("a.ts", null, "const alertThreshold = 3;\n}\n}\n", "sonnet");
+    const text = "const alertThreshold = 3;\nlet x = 1;\n}\n}\nlet y = 2;\n";
+    expect(owners("b.ts", entries, text, [], ["a.ts"])).toEqual([".", ".", ".", ".", "."]);
+    // renamed from it: the two contents' diff keeps every line it matches
+    expect(owners("b.ts", entries, text, ["a.ts"])).toEqual(["sonnet from a.ts", ".", "sonnet from a.ts", "sonnet from a.ts", "."]);
+  });
+
+  it("namedByGit: renames going back, then the files changed by the commit that added the path", () => {
+    const commits: GitCommit[] = [
+      { sha: "3", changes: [{ status: "R", from: "src/b.ts", path: "src/c.ts" }] },
+      { sha: "2", changes: [{ status: "M", path: "src/b.ts" }] },
+      {
+        sha: "1",
+        changes: [
+          { status: "A", path: "src/b.ts" },
+          { status: "M", path: "src/a.ts" },
+          { status: "D", path: "src/old.ts" },
+          { status: "A", path: "src/x.ts" },
+        ],
+      },
+      { sha: "0", changes: [{ status: "A", path: "src/a.ts" }] },
+    ];
+    expect(namedByGit("src/c.ts", commits)).toEqual({ renamed: ["src/b.ts"], split: ["src/a.ts", "src/old.ts"] });
+    expect(namedByGit("src/a.ts", commits)).toEqual({ renamed: [], split: [] });
+    expect(namedByGit("elsewhere.ts", commits)).toEqual({ renamed: [], split: [] });
+  });
+
+  it("parseNameStatusLog reads `git log -z --name-status --format=%x01%H`, odd names included", () => {
+    const out = "\u0001c2\0\nM\0y.ts\0R087\0x é.ts\0z\tq.ts\0\u0001c1\0\nA\0x é.ts\0A\0y.ts\0";
+    expect(parseNameStatusLog(out)).toEqual([
+      {
+        sha: "c2",
+        changes: [
+          { status: "M", path: "y.ts" },
+          { status: "R", from: "x é.ts", path: "z\tq.ts" },
+        ],
+      },
+      {
+        sha: "c1",
+        changes: [
+          { status: "A", path: "x é.ts" },
+          { status: "A", path: "y.ts" },
+        ],
+      },
+    ]);
+    expect(parseNameStatusLog("")).toEqual([]);
   });
 });
 

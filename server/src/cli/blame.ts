@@ -4,6 +4,7 @@ import { intentMark, shortModel } from "../engine/describe";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
 import { splitLines } from "../engine/hashing";
+import { gitSourcesOfPath } from "../io/gitSources";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
@@ -71,7 +72,12 @@ export const blameCommand: Command = {
     const count = textLines(text).length;
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
     const ledger = await readLedger(ws, { partial: true });
-    const rows = blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text, { start: target.start, end: target.end }, path);
+    const rows = blameNewestFirst(
+      ledger.attributionBatches(path, splitLines(text), () => gitSourcesOfPath(ws.root, path)),
+      text,
+      { start: target.start, end: target.end },
+      path,
+    );
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;

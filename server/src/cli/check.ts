@@ -1,6 +1,8 @@
 import { join, relative, sep } from "node:path";
 import { checkChanges, intentsFileFindings, type ChangedFile } from "../engine/check";
 import { chooseBase, diffLines, gitTopLevel, GitError, showFile } from "../io/git";
+import type { GitNamed } from "../engine/lineage";
+import { gitSourcesOfCheck } from "../io/gitSources";
 import { readOptional } from "../io/optionalFile";
 import { realRootOf } from "../io/realPath";
 import { isSetupFile, setupLines } from "../io/setup/setupLines";
@@ -73,7 +75,13 @@ export const checkCommand: Command = {
       read: () => readChecked(d.path),
     }));
     const ledger = await readLedger(ws);
-    const checked = checkChanges(changes, ws.rules, (p, lines) => ledger.attributionBatches(p, lines));
+    // git's renames and splits, asked once and only when some file's own records leave lines unexplained
+    let named: ((path: string) => GitNamed) | undefined;
+    const namedSources = (path: string) => () => {
+      named ??= gitSourcesOfCheck(ws.root, base.rev, diffs);
+      return named(path);
+    };
+    const checked = checkChanges(changes, ws.rules, (p, lines) => ledger.attributionBatches(p, lines, namedSources(p)));
     const findings = [...intentsFileFindings(ws.rules), ...checked.findings];
     const report: CheckReport = {
       repoPrefix: inRepo ? `${inRepo}/` : "",

@@ -18,6 +18,7 @@ import { lineHash } from "./hashing";
 import { anchorByContent, TextHashes } from "./contentAnchors";
 import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
+import { DISTINCT_LINE, MIN_MOVED_LINES } from "./lineage";
 import { matchRegion, type LineChange, type Segment } from "./lineChange";
 
 /** How a line was matched to its entry. */
@@ -87,6 +88,7 @@ export function attributeSettled(
     }
   }
   const settled = result.map((a) => a !== undefined);
+  if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result);
   // another path's ranges are followed through the chain only, never re-anchored by content here
   anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
   return { attributions: result, settled };
@@ -213,10 +215,30 @@ export class RecordGraph {
     return undefined;
   }
 
+  /** Whether any record is of a path git names (engine/lineage.ts). */
+  hasGitNamed(): boolean {
+    return this.steps.some((s) => s.entries[0]!.gitNamed);
+  }
+
+  /** For each path git names, newest first, the newest of its records with a content hash. */
+  newestOfGitNamed(): RecordStep[] {
+    const seen = new Set<string>();
+    const out: RecordStep[] = [];
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const s = this.steps[i]!;
+      const e = s.entries[0]!;
+      if (!e.gitNamed || !s.postHash || seen.has(e.path)) continue;
+      seen.add(e.path);
+      out.push(s);
+    }
+    return out;
+  }
+
   /** The newest record with a content hash: of the path itself when it has one (not of a path it came from). */
   newest(): RecordStep | undefined {
     for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && !this.steps[i]!.entries[0]!.borrowed) return this.steps[i];
-    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash) return this.steps[i];
+    // a file this one was split from is no earlier version of it: only its blocks are taken (fillFromGitNamed)
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.postHash && this.steps[i]!.entries[0]!.gitNamed !== "split") return this.steps[i];
     return undefined;
   }
 
@@ -285,6 +307,63 @@ function matchByLineHashes(state: LineState, lines: readonly string[], result: A
   const segments: Segment[] = [];
   matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
   for (const s of segments) for (let k = 0; k < s.length; k++) result[s.newStart + k] = state.owners[s.oldStart + k];
+}
+
+/**
+ * Lines still without an owner that the last recorded content of a path git names holds keep the owner
+ * they had there. From a path this one was renamed from, the lines a diff of the two contents matches (as `git blame
+ * -M` follows a rename); from a file this one was split from, as `git blame -C` credits
+ * them, only blocks of at least `MIN_MOVED_LINES` lines in a row, equal by line hash, one of them
+ * distinctive (not only `}` and blank lines), matched greedily from the top.
+ */
+function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
+  const count = contentLineCount(lines);
+  let open = 0;
+  for (let i = 0; i < count; i++) if (!result[i]) open++;
+  if (!open) return;
+  const keys = lines.slice(0, count).map(lineHash);
+  for (const step of graph.newestOfGitNamed().slice(0, MAX_SOURCE_DEPTH)) {
+    const state = graph.replayTo(step);
+    if (step.entries[0]!.gitNamed === "renamed") {
+      // a path this one was renamed from: the two contents' diff, over the lines still open on both sides
+      const oldKeys = state.hashes.map((h, p) => (h !== undefined && state.owners[p] ? h : `\u0000o${p}`));
+      const newKeys = keys.map((k, i) => (result[i] ? `\u0000n${i}` : k));
+      const segments: Segment[] = [];
+      matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
+      for (const seg of segments) for (let k = 0; k < seg.length; k++) result[seg.newStart + k] ??= state.owners[seg.oldStart + k];
+      continue;
+    }
+    const at = new Map<string, number[]>();
+    state.hashes.forEach((h, p) => {
+      if (h === undefined || !state.owners[p]) return;
+      const list = at.get(h);
+      if (list) list.push(p);
+      else at.set(h, [p]);
+    });
+    let i = 0;
+    while (i < count) {
+      if (result[i]) {
+        i++;
+        continue;
+      }
+      let best: { p: number; length: number } | undefined;
+      for (const p of at.get(keys[i]!) ?? []) {
+        let n = 0;
+        let distinct = false;
+        while (i + n < count && !result[i + n] && p + n < state.hashes.length && state.owners[p + n] && state.hashes[p + n] === keys[i + n]) {
+          if (lines[i + n]!.trim().length >= DISTINCT_LINE) distinct = true;
+          n++;
+        }
+        if (n >= MIN_MOVED_LINES && distinct && (!best || n > best.length)) best = { p, length: n };
+      }
+      if (!best) {
+        i++;
+        continue;
+      }
+      for (let k = 0; k < best.length; k++) result[i + k] = state.owners[best.p + k];
+      i += best.length;
+    }
+  }
 }
 
 function splitPacked(packed: string | undefined): string[] {

@@ -17,7 +17,7 @@
  */
 import { normalizeLine, splitLines } from "./hashing";
 import type { Segment, Span } from "./lineChange";
-import type { TraceEntry } from "./ledger/read";
+import type { GitNaming, TraceEntry } from "./ledger/read";
 
 /** The most earlier paths followed for one path: a chain of renames longer than this is cut, never guessed. */
 export const MAX_SOURCE_PATHS = 8;
@@ -32,7 +32,9 @@ export interface PathRecords {
 /**
  * The entries of the earlier paths `path`'s content comes from (none when it comes from nowhere else).
  * `own`: the path's own entries; `currentHash`: the hash of its content at hand (`contentHash` of its lines),
- * when a caller has it; `namedSources`: earlier paths named by git or by records.
+ * when a caller has it; `namedSources`: earlier paths git renamed this one from; `blockSources`: files git
+ * says this one may hold blocks of (split from them in the commit that added it). The entries of both are
+ * marked `gitNamed`.
  */
 export function sourceEntries(
   path: string,
@@ -40,31 +42,85 @@ export function sourceEntries(
   currentHash: string | undefined,
   records: PathRecords,
   namedSources: readonly string[] = [],
+  blockSources: readonly string[] = [],
 ): TraceEntry[] {
   const seen = new Set<string>([path]);
   const out: TraceEntry[] = [];
-  const pending: string[] = [];
-  const follow = (p: string) => {
+  const pending: { path: string; named: GitNaming | undefined }[] = [];
+  const follow = (p: string, named: GitNaming | undefined) => {
     if (seen.has(p) || seen.size > MAX_SOURCE_PATHS) return;
     seen.add(p);
-    pending.push(p);
+    pending.push({ path: p, named });
   };
-  const followFrom = (entries: readonly TraceEntry[], hash: string | undefined) => {
-    for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p);
+  const followFrom = (entries: readonly TraceEntry[], hash: string | undefined, named: GitNaming | undefined) => {
+    for (const h of startHashes(entries, hash)) for (const p of records.pathsPinning(h)) follow(p, named);
     for (const e of entries) {
-      if (e.movedFrom) follow(e.movedFrom);
-      for (const m of e.movedIn ?? []) follow(m.from);
+      if (e.movedFrom) follow(e.movedFrom, named);
+      // a file a record took lines from serves that record's `moved_lines`, nothing more
+      for (const m of e.movedIn ?? []) follow(m.from, undefined);
     }
   };
-  for (const p of namedSources) follow(p);
-  followFrom(own, currentHash);
+  for (const p of namedSources) follow(p, "renamed");
+  followFrom(own, currentHash, undefined);
+  for (const p of blockSources) follow(p, "split");
   while (pending.length) {
-    const p = pending.shift()!;
+    const { path: p, named } = pending.shift()!;
     const entries = records.entriesFor(p);
-    for (const e of entries) out.push(borrowed(e));
-    followFrom(entries, undefined);
+    for (const e of entries) out.push(named ? { ...e, borrowed: true, gitNamed: named } : borrowed(e));
+    followFrom(entries, undefined, named);
   }
   return out;
+}
+
+/** One file a commit changed, as `git log --name-status -M` names it; `from`: a rename's or copy's source. */
+export interface GitChange {
+  status: "A" | "M" | "D" | "T" | "R" | "C";
+  path: string;
+  from?: string;
+}
+
+/** A commit and the files it changed. */
+export interface GitCommit {
+  sha: string;
+  changes: GitChange[];
+}
+
+/**
+ * The earlier paths git's history (`commits`, newest first) names for `path`'s content: each rename or copy
+ * going back (a file renamed twice names both), then, for the commit that added it, the files that commit
+ * changed or deleted (a block cut from them into this new file, which `git blame -C` looks for in the same
+ * commit). Up to `MAX_SOURCE_PATHS`; which of their lines the path keeps is the attribution's rule: a
+ * renamed file's lines as a diff of the two contents matches them, a split file's only as whole blocks.
+ */
+export function namedByGit(path: string, commits: readonly GitCommit[]): GitNamed {
+  const named: GitNamed = { renamed: [], split: [] };
+  const add = (list: string[], p: string) => {
+    const known = named.renamed.includes(p) || named.split.includes(p);
+    if (p !== path && !known && named.renamed.length + named.split.length < MAX_SOURCE_PATHS) list.push(p);
+  };
+  let name = path;
+  for (const commit of commits) {
+    const own = commit.changes.find((c) => c.path === name);
+    if (!own) continue;
+    if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
+      add(named.renamed, own.from);
+      name = own.from;
+    } else if (own.status === "A") {
+      for (const c of commit.changes) {
+        if (c === own) continue;
+        if (c.status === "M" || c.status === "D") add(named.split, c.path);
+        else if (c.status === "R" && c.from !== undefined) add(named.split, c.from);
+      }
+      break;
+    }
+  }
+  return named;
+}
+
+/** Earlier paths git names: renamed (or copied) from, read whole; split from, read for whole blocks only. */
+export interface GitNamed {
+  renamed: string[];
+  split: string[];
 }
 
 /** An entry of another path, marked as read for this one (a copy: the index's cached entries stay as they are). */
@@ -164,7 +220,7 @@ export interface BlockSource {
 /** A block shorter than this is not taken as moved (two lines that happen to match prove little). */
 export const MIN_MOVED_LINES = 2;
 /** At least one line of a moved block has this many non-blank characters (not only `}` and blank lines). */
-const DISTINCT_LINE = 8;
+export const DISTINCT_LINE = 8;
 
 /**
  * The blocks of a save's new lines (`inserted`, 0-based spans of `lines`) found whole in another file's

@@ -102,6 +102,8 @@ export interface FileDiff {
   /** Workspace-relative path in the new version (the old path for a deletion). */
   path: string;
   status: "added" | "modified" | "deleted" | "renamed";
+  /** The path in the base a renamed or copied file came from. */
+  from?: string;
   binary: boolean;
   /** 1-based line numbers of the new version that were added or changed, ascending. */
   lines: number[];
@@ -180,8 +182,8 @@ export function parseRawPatch(output: string): FileDiff[] {
     if (header === "") break; // the separator before the patch
     if (!header.startsWith(":")) throw new GitError(`git diff printed "${header.slice(0, 80)}" where a raw entry was expected`);
     const status = header.slice(header.lastIndexOf(" ") + 1)[0] ?? "M";
-    if (status === "R" || status === "C") field(); // the old path
-    files.push({ path: field(), status: RAW_STATUS[status] ?? "modified", binary: false, lines: [], removed: [] });
+    const from = status === "R" || status === "C" ? field() : undefined;
+    files.push({ path: field(), status: RAW_STATUS[status] ?? "modified", ...(from !== undefined ? { from } : {}), binary: false, lines: [], removed: [] });
     sectionsOf.push(status === "T" ? 2 : 1);
   }
   const owner: number[] = sectionsOf.flatMap((n, i) => Array<number>(n).fill(i));

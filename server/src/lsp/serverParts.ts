@@ -52,7 +52,11 @@ export function buildParts(connection: Connection, host: PartsHost): ServerParts
   const documents = new OpenDocuments();
   const workspaces = new Workspaces(
     watcher,
-    (ctx) => parts.sessions.announce(ctx),
+    (ctx) => {
+      parts.sessions.announce(ctx);
+      // git named earlier paths of a file: its open document is attributed again, as on news from the ledger
+      ctx.gitSources.onLearnt = (path) => parts.sync.ledgerChanged(ctx, new Set([path]), false, false);
+    },
     (message) => connection.console.warn(message),
   );
   const sessions = new SessionSync(workspaces, documents, guard);

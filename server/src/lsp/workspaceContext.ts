@@ -6,6 +6,7 @@ import { gitIdentity } from "../io/git";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
+import { GitSourcesCache } from "../io/gitSources";
 import { realRootOf, realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
@@ -43,6 +44,8 @@ export class WorkspaceContext {
 
   /** The root with its symbolic links followed: one folder reached under two spellings is one workspace. */
   readonly realRoot: string;
+  /** What git says of renames and splits no record names (asked in the background, per path and HEAD). */
+  readonly gitSources: GitSourcesCache;
   /** Why the rule files could not be read at the last reload (told once per reason). */
   private readProblem: string | undefined;
   /** Why the session file could not be written last time (told once per reason). */
@@ -54,10 +57,18 @@ export class WorkspaceContext {
     private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.realRoot = realRootOf(root);
+    this.gitSources = new GitSourcesCache(root);
     this.session = newSessionRecord(`lsp-${randomUUID()}`, clientName, thisProcess());
     this.rules = buildRules({});
     this.reload();
-    this.ledger = new WorkspaceLedger(root, this.rules.settings.ledgerPath);
+    this.ledger = this.newLedger();
+  }
+
+  /** The workspace's ledger, asking git (in the background) for the renames and splits no record names. */
+  private newLedger(): WorkspaceLedger {
+    const ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
+    ledger.gitNames = (path) => this.gitSources.names(path);
+    return ledger;
   }
 
   /**
@@ -137,7 +148,7 @@ export class WorkspaceContext {
     }
     if (!this.rules.intents.hasErrors) this.lastGood = this.rules.catalogue;
     // a new ledger location (settings) means a new ledger to follow; the server polls it next
-    if (this.ledger && this.ledger.ledgerPath !== this.rules.settings.ledgerPath) this.ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
+    if (this.ledger && this.ledger.ledgerPath !== this.rules.settings.ledgerPath) this.ledger = this.newLedger();
     this.reloadSelection();
   }
 

@@ -71,7 +71,17 @@ export interface TraceEntry {
    * its record's chain is followed, its ranges are never re-anchored by content on this path.
    */
   borrowed?: true;
+  /**
+   * Borrowed from a path git names (io/gitSources.ts): one this path was renamed from, or one it was split
+   * from. Lines their last recorded content holds and this path's own records leave unexplained keep their
+   * owners there (engine/attribution.ts): by a diff of the two contents for a rename, whole blocks only for a
+   * split. A split-from file is never read as an earlier version of this one.
+   */
+  gitNamed?: GitNaming;
 }
+
+/** How git names an earlier path of a file's content. */
+export type GitNaming = "renamed" | "split";
 
 export interface UnreadableLine {
   line: number;

@@ -2,37 +2,27 @@ import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead } from "../ownFiles";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
-import { LedgerFollower, type ProgressCallback } from "./follow";
-import { LedgerIndex } from "../../engine/ledger/ledgerIndex";
+import type { ProgressCallback } from "./follow";
+import { LedgerSource } from "./ledgerSource";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
-import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
-import { FileRecordLines } from "./fileRecordLines";
 import { contentHash } from "../../engine/hashing";
 import { contentLineCount } from "../../engine/attribution";
-import { sourceEntries } from "../../engine/lineage";
 import { refreshSealedCopy, SEALED_COPY } from "./segments";
+import { sourceEntries, type GitNamed } from "../../engine/lineage";
+
+/**
+ * Earlier paths a path's content comes from that no record names (git's renames and splits: io/gitSources.ts),
+ * or how to ask for them: asked only once the path's own records leave lines unexplained.
+ */
+export type NamedSources = GitNamed | (() => GitNamed);
+
+const NONE_NAMED: GitNamed = { renamed: [], split: [] };
 
 /** Where the Agent Trace reference implementation writes (docs/LEDGER.md); read alongside our own ledger. */
 export const REFERENCE_LEDGER = ".agent-trace/traces.jsonl";
 
 /** The index is saved once this many bytes were indexed since it was last saved or loaded. */
 export const SAVE_AFTER_BYTES = 256 * 1024;
-
-export interface LedgerSource {
-  /** Workspace-relative path of the ledger file. */
-  path: string;
-  index: LedgerIndex;
-  follower: LedgerFollower;
-}
-
-interface SourceState extends LedgerSource {
-  /** The ledger's first bytes and the last indexed ones, which tie a saved index to the ledger. */
-  head: Buffer;
-  tail: Buffer;
-  /** Offset up to which the saved index (loaded or written) describes the ledger. */
-  saved: number;
-  loadTried: boolean;
-}
 
 export interface LedgerPoll {
   /** Workspace paths that gained entries (or everything was reloaded: `reset`). */
@@ -67,14 +57,13 @@ export interface WorkspaceLedgerOptions {
  */
 export class WorkspaceLedger {
   readonly sources: LedgerSource[];
-  private readonly states: SourceState[];
+  private readonly states: LedgerSource[];
   /** Files touched by lines ingested during the current poll. */
   private touched = new Set<string>();
   private wasReset = false;
   private running: Promise<unknown> = Promise.resolve();
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
-  private readonly cache: boolean;
   private readonly saveAfterBytes: number;
   private readonly partial: boolean;
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
@@ -90,40 +79,16 @@ export class WorkspaceLedger {
     readonly ledgerPath: string,
     opts: WorkspaceLedgerOptions = {},
   ) {
-    this.cache = opts.cache ?? true;
     this.saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
     this.partial = opts.partial ?? false;
     // the live ledger stays first: `lastPostHash` and the editor's file events look for it there
-    this.states = [ledgerPath, REFERENCE_LEDGER, SEALED_COPY].map((path) => {
-      const file = join(root, path);
-      let follower: LedgerFollower | undefined;
-      const index = new LedgerIndex(new FileRecordLines(file, () => follower?.fileIdentity));
-      const state: SourceState = {
-        path,
-        index,
-        follower: undefined as unknown as LedgerFollower,
-        head: Buffer.alloc(0),
-        tail: Buffer.alloc(0),
-        saved: 0,
-        loadTried: false,
-      };
-      follower = new LedgerFollower(file, {
-        ingestBytes: (chunk: Buffer, offset: number, first: number) => {
-          if (offset < CHECK_BYTES) state.head = Buffer.concat([state.head, chunk.subarray(0, CHECK_BYTES - offset)]);
-          state.tail = lastBytes(state.tail, chunk);
-          for (const p of index.ingestBytes(chunk, offset, first).paths) this.touched.add(p);
-        },
-        reset: () => {
-          index.reset();
-          state.head = Buffer.alloc(0);
-          state.tail = Buffer.alloc(0);
-          state.saved = 0;
-          this.wasReset = true;
-        },
-      });
-      state.follower = follower;
-      return state;
-    });
+    const cacheDir = (create: boolean) => ((opts.cache ?? true) ? workspaceCacheDir(root, { create }) : undefined);
+    const onPaths = (paths: Iterable<string>) => {
+      for (const p of paths) this.touched.add(p);
+    };
+    this.states = [ledgerPath, REFERENCE_LEDGER, SEALED_COPY].map(
+      (path) => new LedgerSource(root, path, { cacheDir, partial: opts.partial ?? false, onPaths, onReset: () => (this.wasReset = true) }),
+    );
     this.sources = this.states;
   }
 
@@ -148,15 +113,12 @@ export class WorkspaceLedger {
     let bytesResumed = 0;
     for (const s of this.states) {
       if (s.path === SEALED_COPY && !this.sealedReadable) continue;
-      if (!s.loadTried) {
-        s.loadTried = true;
-        bytesResumed += await this.loadSaved(s);
-      }
+      bytesResumed += await s.loadSavedOnce();
       checkOwnRead(this.root, s.path); // a ledger linked out of the workspace is never read into answers
       const r = await s.follower.poll(onProgress);
       lines += r.lines;
       bytesRead += r.bytesRead;
-      if (s.follower.offset - s.saved >= this.saveAfterBytes) this.save(s);
+      if (s.unsavedBytes >= this.saveAfterBytes) s.save();
     }
     // the pass that indexes records by the content they pin runs here, not in the first hover that asks
     if (!this.partial) for (const s of this.states) s.index.preparePins();
@@ -178,31 +140,16 @@ export class WorkspaceLedger {
     }
   }
 
-  /** Starts from the saved index when it still describes the ledger; the bytes it covers. */
-  private async loadSaved(s: SourceState): Promise<number> {
-    const dir = this.cache ? workspaceCacheDir(this.root, { create: false }) : undefined;
-    if (!dir) return 0;
-    const loaded = await loadIndex(dir, s.path, join(this.root, s.path), { partial: this.partial });
-    if ("problem" in loaded) return 0;
-    s.index.restore(loaded.state);
-    s.follower.resume(loaded.at.indexed, loaded.at.nextLine, loaded.identity, loaded.at.tail);
-    s.head = loaded.at.head;
-    s.tail = loaded.at.tail;
-    s.saved = loaded.at.indexed;
-    return loaded.at.indexed;
-  }
-
-  private save(s: SourceState): void {
-    const dir = this.cache ? workspaceCacheDir(this.root, { create: true }) : undefined;
-    if (!dir) return;
-    const at = { ledger: s.path, indexed: s.follower.offset, nextLine: s.follower.nextLine, head: s.head, tail: s.tail };
-    if (saveIndex(this.root, () => s.index.state(), at)) s.saved = at.indexed;
-  }
-
   /** Saves each index that describes more of its ledger than its saved copy (a server going away). */
   flush(): void {
-    for (const s of this.states) if (s.follower.offset > s.saved) this.save(s);
+    for (const s of this.states) if (s.unsavedBytes > 0) s.save();
   }
+
+  /**
+   * Earlier paths git names for a path, when a caller names none (the editor: io/gitSources.ts
+   * GitSourcesCache, which answers at once from what git already said).
+   */
+  gitNames: (path: string) => GitNamed = () => NONE_NAMED;
 
   entriesFor(path: string): TraceEntry[] {
     // concat, not push(...): a file with a hundred thousand records would overflow the call stack
@@ -225,7 +172,11 @@ export class WorkspaceLedger {
    * `entryBatches`, then the entries of the earlier paths the content comes from (renames, moves, copies:
    * engine/lineage.ts), once the path's own records have all been read. `lines`: the content at hand.
    */
-  *attributionBatches(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): Generator<readonly TraceEntry[]> {
+  *attributionBatches(
+    path: string,
+    lines: readonly string[] | undefined,
+    namedSources: NamedSources = () => this.gitNames(path),
+  ): Generator<readonly TraceEntry[]> {
     const own: TraceEntry[] = [];
     for (const batch of this.entryBatches(path)) {
       for (const e of batch) own.push(e);
@@ -236,15 +187,17 @@ export class WorkspaceLedger {
   }
 
   /** A path's own entries and those of the earlier paths its content comes from (engine/lineage.ts). */
-  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: readonly string[] = []): TraceEntry[] {
+  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = () => this.gitNames(path)): TraceEntry[] {
     const own = this.entriesFor(path);
     const sources = this.sourceEntries(path, own, lines, namedSources);
     return sources.length ? own.concat(sources) : own;
   }
 
-  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: readonly string[]): TraceEntry[] {
+  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: NamedSources): TraceEntry[] {
     const current = lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined;
-    return sourceEntries(path, own, current, { entriesFor: (p) => this.entriesFor(p), pathsPinning: (h) => this.pathsPinning(h) }, namedSources);
+    const named = typeof namedSources === "function" ? namedSources() : namedSources;
+    const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
+    return sourceEntries(path, own, current, records, named.renamed, named.split);
   }
 
   /** Paths with a record pinning this content, across the ledgers (remembered until the ledgers change). */
@@ -320,11 +273,4 @@ function withoutResealed(entries: readonly TraceEntry[]): TraceEntry[] {
     seen.add(key);
     return true;
   });
-}
-
-/** The last CHECK_BYTES of `before` followed by `chunk`. */
-function lastBytes(before: Buffer, chunk: Buffer): Buffer {
-  if (chunk.length >= CHECK_BYTES) return Buffer.from(chunk.subarray(chunk.length - CHECK_BYTES));
-  const joined = Buffer.concat([before, chunk]);
-  return joined.length > CHECK_BYTES ? joined.subarray(joined.length - CHECK_BYTES) : joined;
 }

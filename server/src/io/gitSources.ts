@@ -1,0 +1,197 @@
+/**
+ * The earlier paths git's history names for a path's content (docs/LEDGER.md "Renames, moves and copies"):
+ * the renames `git log --follow -M` follows, and the files changed by the commit that added the path (a
+ * block cut from them into it). These are the `namedSources` of engine/lineage.ts; the rule of which of their
+ * lines a path keeps stays there.
+ *
+ * Git's answer only adds paths to read: when git is missing, slow, or the repository shallow, the answer is
+ * fewer paths (what the records alone chain), never a wrong one. Each question is one or two git calls,
+ * each bounded in time.
+ */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import { namedByGit, type GitCommit, type GitNamed } from "../engine/lineage";
+import { headRevision, STABLE_CONFIG, type FileDiff } from "./git";
+
+/** How long one git call may take before its answer is dropped (a huge history: no sources from git). */
+export const GIT_SOURCES_TIMEOUT_MS = 3000;
+/** The most commits of a path's history read (renames further back are cut, never guessed). */
+const MAX_COMMITS = 500;
+
+/** Runs git with a time bound; undefined when it cannot answer (missing, failed, too slow). */
+function boundedGit(cwd: string, args: readonly string[]): string | undefined {
+  // required here, as io/git.ts does: loading this module must not cost a hook anything
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
+  const r = spawnSync("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", timeout: GIT_SOURCES_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  if (r.error || r.status !== 0) return undefined;
+  return r.stdout;
+}
+
+const COMMIT_MARK = "\u0001";
+
+/**
+ * Parses `git log -z --name-status --format=%x01%H` output (newest first): each commit's changed files,
+ * renames and copies with the path they came from. A field that does not parse ends the list there.
+ */
+export function parseNameStatusLog(output: string): GitCommit[] {
+  const commits: GitCommit[] = [];
+  const fields = output.split("\0");
+  let current: GitCommit | undefined;
+  for (let i = 0; i < fields.length; i++) {
+    let f = fields[i]!;
+    if (f.startsWith("\n")) f = f.slice(1);
+    if (f === "") continue;
+    if (f.startsWith(COMMIT_MARK)) {
+      // the header line, then (without a NUL) the first status of the commit's files
+      const nl = f.indexOf("\n");
+      current = { sha: (nl < 0 ? f.slice(1) : f.slice(1, nl)).trim(), changes: [] };
+      commits.push(current);
+      if (nl < 0) continue;
+      f = f.slice(nl + 1).replace(/^\n+/, "");
+      if (f === "") continue;
+    }
+    if (!current) return commits;
+    const status = f[0];
+    if (status === "R" || status === "C") {
+      const from = fields[++i];
+      const to = fields[++i];
+      if (from === undefined || to === undefined) return commits;
+      current.changes.push({ status, path: to, from });
+    } else if (status && "AMDT".includes(status)) {
+      const path = fields[++i];
+      if (path === undefined) return commits;
+      current.changes.push({ status: status as "A" | "M" | "D" | "T", path });
+    } else return commits;
+  }
+  return commits;
+}
+
+/**
+ * The earlier paths git names for `path` (repository-relative, as the ledger's paths are when the workspace
+ * is the repository's top): the renames of its history, and the files the commit that added it changed.
+ */
+export function gitSourcesOfPath(root: string, path: string): GitNamed {
+  return sourcesOfPath(path, (args) => boundedGit(root, args));
+}
+
+/** The two questions `gitSourcesOfPath` asks, through `run` (blocking for the CLI, in the background for the editor). */
+function sourcesOfPath(path: string, run: (args: readonly string[]) => string | undefined): GitNamed;
+function sourcesOfPath(path: string, run: (args: readonly string[]) => Promise<string | undefined>): Promise<GitNamed>;
+function sourcesOfPath(path: string, run: (args: readonly string[]) => string | undefined | Promise<string | undefined>): GitNamed | Promise<GitNamed> {
+  const fromLog = (log: string | undefined): GitNamed | { history: GitCommit[]; addedSha: string } => {
+    if (log === undefined) return { renamed: [], split: [] };
+    const history = parseNameStatusLog(log);
+    const added = history.at(-1);
+    if (!added?.changes.some((c) => c.status === "A")) return namedByGit(path, history);
+    return { history, addedSha: added.sha };
+  };
+  // the commit that added the path: every file it changed (`git log --follow` showed only this path)
+  const withAdded = (history: GitCommit[], whole: string | undefined): GitNamed => {
+    const commit = whole === undefined ? undefined : parseNameStatusLog(whole)[0];
+    return namedByGit(path, commit ? [...history.slice(0, -1), commit] : history);
+  };
+  const logArgs = ["log", "--follow", "-M", "--name-status", "-z", "--relative", `--max-count=${MAX_COMMITS}`, `--format=${COMMIT_MARK}%H`, "--", path];
+  const showArgs = (sha: string) => ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, sha];
+  const log = run(logArgs);
+  if (log instanceof Promise) {
+    return log.then(async (text) => {
+      const first = fromLog(text);
+      return "history" in first ? withAdded(first.history, await run(showArgs(first.addedSha))) : first;
+    });
+  }
+  const first = fromLog(log);
+  return "history" in first ? withAdded(first.history, run(showArgs(first.addedSha)) as string | undefined) : first;
+}
+
+/**
+ * For `intent check`: the earlier paths git names for each changed path, from the check's own diff and one
+ * `git log` of `base..HEAD`. The diff names a rename's old path, and for a path it adds, the files it
+ * deletes or removes lines from (a split not yet committed, or squashed into the diff); the log names the
+ * renames and splits the branch's commits made (an added file renamed again on the branch).
+ */
+export function gitSourcesOfCheck(root: string, base: string, diffs: readonly FileDiff[]): (path: string) => GitNamed {
+  const log = boundedGit(root, [
+    "log",
+    "-M",
+    "--name-status",
+    "-z",
+    "--relative",
+    `--max-count=${MAX_COMMITS}`,
+    `--format=${COMMIT_MARK}%H`,
+    `${base}..HEAD`,
+    "--",
+  ]);
+  const history = log === undefined ? [] : parseNameStatusLog(log);
+  const working: GitCommit = {
+    sha: "",
+    changes: diffs.map((d) => ({
+      path: d.path,
+      // a copy is an added file with the path it came from: followed as a rename is
+      status: d.from !== undefined ? "R" : d.status === "deleted" ? "D" : d.status === "added" ? "A" : d.removed.length ? "M" : "T",
+      ...(d.from !== undefined ? { from: d.from } : {}),
+    })),
+  };
+  return (path) => {
+    const named = namedByGit(path, [working, ...history]);
+    const committed = namedByGit(path, history);
+    const known = (p: string) => named.renamed.includes(p) || named.split.includes(p);
+    for (const p of committed.renamed) if (!known(p)) named.renamed.push(p);
+    for (const p of committed.split) if (!known(p)) named.split.push(p);
+    return named;
+  };
+}
+
+/** Paths whose git answer is remembered; past this the oldest answers are dropped. */
+const MAX_REMEMBERED = 2000;
+
+/**
+ * `gitSourcesOfPath` for the editor, which never waits for a process: `names` answers from what git said
+ * for this path at the current HEAD, or nothing yet, and asks git in the background; `onLearnt` hears of a
+ * path whose answer names some path, so that its document can be attributed again.
+ */
+export class GitSourcesCache {
+  private readonly known = new Map<string, GitNamed>();
+  private readonly asking = new Set<string>();
+  private head: string | undefined;
+  onLearnt: (path: string) => void = () => undefined;
+
+  constructor(private readonly root: string) {}
+
+  names(path: string): GitNamed {
+    const head = headRevision(this.root);
+    if (head !== this.head) {
+      this.head = head;
+      this.known.clear();
+    }
+    if (head === undefined) return NONE;
+    const answer = this.known.get(path);
+    if (answer) return answer;
+    if (!this.asking.has(path)) void this.ask(path, head);
+    return NONE;
+  }
+
+  private async ask(path: string, head: string): Promise<void> {
+    this.asking.add(path);
+    try {
+      const run = (args: readonly string[]) => asyncGit(this.root, args);
+      const named = await sourcesOfPath(path, run);
+      if (this.head !== head) return;
+      if (this.known.size >= MAX_REMEMBERED) this.known.delete(this.known.keys().next().value!);
+      this.known.set(path, named);
+      if (named.renamed.length || named.split.length) this.onLearnt(path);
+    } finally {
+      this.asking.delete(path);
+    }
+  }
+}
+
+const NONE: GitNamed = { renamed: [], split: [] };
+
+/** `boundedGit` without blocking: undefined when git cannot answer in time. */
+function asyncGit(cwd: string, args: readonly string[]): Promise<string | undefined> {
+  const { execFile } = require("node:child_process") as typeof import("node:child_process");
+  return new Promise((done) => {
+    execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", timeout: GIT_SOURCES_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+      done(err ? undefined : stdout),
+    );
+  });
+}

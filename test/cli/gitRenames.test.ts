@@ -1,0 +1,176 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LspClient } from "../support/lspClient";
+import type { TempWorkspace } from "../support/workspace";
+import { claudePayload, ensureBuilt, git, gitWorkspace, runCli, runHook, writeTranscript } from "./support";
+
+/**
+ * Renames and splits only git knows of (docs/LEDGER.md "Renames, moves and copies"): a person's `git mv`
+ * with edits in the same commit, a block cut from one file into a new one, committed with no record of
+ * either. No record pins the new path's content, so only git's history names the path its lines come from;
+ * `intent blame` and `intent check` then give the moved lines the author they had there, as `git blame -M -C`
+ * does.
+ */
+
+beforeAll(ensureBuilt);
+
+const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const OLD = "src/api/alerts.ts";
+const NEW = "src/api/v2/alerts.ts";
+const ALERTS = [
+  "export interface Alert {",
+  "  id: string;",
+  "  severity: number;",
+  "  message: string;",
+  "}",
+  "export const NONE: Alert[] = [];",
+  "export function isUrgent(alert: Alert): boolean {",
+  "  return alert.severity >= 3;",
+  "}",
+  "export function describeAlert(alert: Alert): string {",
+  "  return `${alert.id}: ${alert.message}`;",
+  "}",
+];
+
+function claudeWrites(ws: TempWorkspace, path: string, text: string): void {
+  const input = { file_path: ws.path(path), content: text };
+  runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}` }), { cwd: ws.root });
+  mkdirSync(dirname(ws.path(path)), { recursive: true });
+  ws.write(path, text);
+  runHook(
+    "claude-code",
+    claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }),
+    { cwd: ws.root },
+  );
+}
+
+type Row = { kind: string; model?: string; from?: string };
+
+function blameRows(ws: TempWorkspace, path: string): Row[] {
+  const r = runCli(["blame", path, "--json"], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout).lines.map((l: any) => ({ kind: l.kind, ...(l.model ? { model: l.model } : {}), ...(l.from ? { from: l.from } : {}) }));
+}
+
+function checkFindings(ws: TempWorkspace, base: string): { path: string; lines: [number, number]; code: string }[] {
+  const r = runCli(["check", "--base", base, "--format", "json"], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout).findings.map((f: any) => ({ path: f.path, lines: [f.startLine, f.endLine], code: f.code }));
+}
+
+const sonnetFrom = (from: string): Row => ({ kind: "traced", model: SONNET, from });
+const UNTRACED: Row = { kind: "untraced" };
+
+describe("renames and splits git knows of and no record pins", () => {
+  let ws: TempWorkspace;
+  let client: LspClient | undefined;
+  afterEach(async () => {
+    await client?.stop();
+    client = undefined;
+    ws.dispose();
+  });
+
+  function agentWroteAlerts(): void {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+  }
+
+  /** A person's `git mv` and an edit of line 3, one commit. */
+  function renameWithEdit(): string[] {
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    git(ws.root, "mv", OLD, NEW);
+    const edited = ALERTS.map((l) => (l === "  severity: number;" ? "  severity: 1 | 2 | 3;" : l));
+    ws.write(NEW, `${edited.join("\n")}\n`);
+    git(ws.root, "commit", "-q", "-am", "move alerts to v2, severities");
+    return edited;
+  }
+
+  it("git mv with an edit in the same commit: blame keeps the agent on every line the person did not change", () => {
+    agentWroteAlerts();
+    renameWithEdit();
+    expect(blameRows(ws, NEW)).toEqual(ALERTS.map((l) => (l === "  severity: number;" ? UNTRACED : sonnetFrom(OLD))));
+  });
+
+  it("renamed twice with edits: blame follows both renames", () => {
+    agentWroteAlerts();
+    renameWithEdit();
+    git(ws.root, "mv", NEW, "src/api/v2/alert.ts");
+    ws.write("src/api/v2/alert.ts", `// alerts\n${ws.read("src/api/v2/alert.ts")}`);
+    git(ws.root, "commit", "-q", "-am", "rename again, header");
+    expect(blameRows(ws, "src/api/v2/alert.ts")).toEqual([UNTRACED, ...ALERTS.map((l) => (l === "  severity: number;" ? UNTRACED : sonnetFrom(OLD)))]);
+  });
+
+  /** A person cuts the two functions out of alerts.ts into a new urgency.ts (with an import above), one commit. */
+  function splitFunctions(): void {
+    const moved = ALERTS.slice(6);
+    ws.write(OLD, `${ALERTS.slice(0, 6).join("\n")}\n`);
+    ws.write("src/api/urgency.ts", `import type { Alert } from "./alerts";\n${moved.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "split urgency out of alerts");
+  }
+
+  it("a block cut from one file into a new one in one commit: blame of the new file keeps the agent on the moved lines", () => {
+    agentWroteAlerts();
+    splitFunctions();
+    expect(blameRows(ws, "src/api/urgency.ts")).toEqual([UNTRACED, ...ALERTS.slice(6).map(() => sonnetFrom(OLD))]);
+    expect(blameRows(ws, OLD)).toEqual(ALERTS.slice(0, 6).map(() => ({ kind: "traced", model: SONNET })));
+  });
+
+  it("intent check over a branch that renamed a file with edits: only the edited line is a finding", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    renameWithEdit();
+    // the old path never was on main: the branch's diff shows the new path wholly added
+    expect(checkFindings(ws, "main").filter((f) => f.path !== ".orchestration/agent_trace.jsonl")).toEqual([
+      { path: NEW, lines: [3, 3], code: "untraced-change" },
+    ]);
+  });
+
+  it("intent check over a branch that split a file: no finding on the moved lines", () => {
+    agentWroteAlerts();
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    splitFunctions();
+    const findings = checkFindings(ws, "main");
+    expect(findings.filter((f) => f.path === "src/api/urgency.ts")).toEqual([{ path: "src/api/urgency.ts", lines: [1, 1], code: "untraced-change" }]);
+  });
+
+  it("intent check of a split not yet committed (the working tree against HEAD): no finding on the moved lines", () => {
+    agentWroteAlerts();
+    const moved = ALERTS.slice(6);
+    ws.write(OLD, `${ALERTS.slice(0, 6).join("\n")}\n`);
+    ws.write("src/api/urgency.ts", `import type { Alert } from "./alerts";\n${moved.join("\n")}\n`);
+    const findings = checkFindings(ws, "HEAD");
+    expect(findings.filter((f) => f.path === "src/api/urgency.ts")).toEqual([{ path: "src/api/urgency.ts", lines: [1, 1], code: "untraced-change" }]);
+  });
+
+  it("the editor, opening a file renamed with edits on a branch: its findings and hover say what intent check and intent blame say", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    renameWithEdit();
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NEW);
+    // git answers in the background: the document is attributed again once it has
+    const diagnostics = await client.waitForDiagnostics(NEW, (d) => d.length === 1 && d[0]!.range.start.line === 2);
+    expect(diagnostics.map((d) => [d.range.start.line, d.range.end.line, d.code])).toEqual([[2, 2, "untraced-change"]]);
+    for (let line = 0; line < ALERTS.length; line++) {
+      const hover = await client.hoverText(NEW, line);
+      if (line === 2) expect(hover).not.toContain(SONNET);
+      else expect(hover, `line ${line + 1}`).toContain(`ai · ${SONNET}`);
+    }
+  });
+});
