@@ -18,6 +18,7 @@ import {
   blameRenamed,
   check,
   emptyMemory,
+  globs,
   hooks,
   hover,
   keystroke,
@@ -32,7 +33,7 @@ import {
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "stats", "report"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "globs", "stats", "report"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -92,6 +93,8 @@ async function main(): Promise<void> {
     await run("renamed", () => blameRenamed(w, o));
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
+    // matching does not depend on the ledger: measured once
+    if (records === args.sizes[0]) await run("globs", () => globs(o));
     await run("stats", () => stats(w, o));
     await run("report", async () => [...reportFigures(w, o), await reportOpen(w, o)]);
   }
