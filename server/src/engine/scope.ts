@@ -119,7 +119,7 @@ export function scopeMatches(scope: CompiledScope, path: string): boolean {
  * size); the second builds it, for `intent check` and the editor, which ask many.
  */
 export class ScopeIndex {
-  private readonly compiled = new Map<string, CompiledScope>();
+  private readonly compiled = new Map<Intent, CompiledScope>();
   private candidates: Candidates | undefined;
   private readonly ownersOf = new Map<string, Intent[]>();
   private asked = 0;
@@ -127,12 +127,16 @@ export class ScopeIndex {
   constructor(readonly catalogue: Catalogue) {}
 
   owns(intent: Intent, path: string): boolean {
-    let scope = this.compiled.get(intent.id);
+    return scopeMatches(this.scopeOf(intent), path);
+  }
+
+  private scopeOf(intent: Intent): CompiledScope {
+    let scope = this.compiled.get(intent);
     if (!scope) {
       scope = compileScope(intent.ownedScope);
-      this.compiled.set(intent.id, scope);
+      this.compiled.set(intent, scope);
     }
-    return scopeMatches(scope, path);
+    return scope;
   }
 
   owners(path: string): Intent[] {
@@ -164,7 +168,7 @@ export class ScopeIndex {
     return [...included]
       .sort((a, b) => a - b)
       .map((i) => this.catalogue.intents[i]!)
-      .filter((intent) => !intent.ownedScope.some((raw) => raw.startsWith("!") && globMatches(raw.slice(1), path)));
+      .filter((intent) => !this.scopeOf(intent).exclude.some((m) => m.match(path)));
   }
 }
 
@@ -298,20 +302,23 @@ class Candidates {
   }
 }
 
-/** Whether a glob is one compileScope uses (valid), remembered: `intent check` asks for every file. */
-const usableGlobs = new Map<string, boolean>();
+/**
+ * Each include glob as compileScope reads it (none for an unusable glob), remembered by its text as
+ * written: `intent check` and the editor ask for every file.
+ */
+const matchersOf = new Map<string, readonly Minimatch[]>();
 
 /** One include glob the way compileScope reads it, compiled on first use. */
 function globMatches(raw: string, path: string): boolean {
-  let usable = usableGlobs.get(raw);
-  if (usable === undefined) {
-    usable = validateGlob(raw) === undefined;
-    if (usableGlobs.size >= MAX_COMPILED) usableGlobs.clear();
-    usableGlobs.set(raw, usable);
+  let matchers = matchersOf.get(raw);
+  if (matchers === undefined) {
+    const g = normalizeGlob(raw);
+    matchers = validateGlob(raw) !== undefined ? [] : hasMagic(g) ? [compiledGlob(g)] : [compiledGlob(g), compiledGlob(`${g}/**`)];
+    if (matchersOf.size >= MAX_COMPILED) matchersOf.clear();
+    matchersOf.set(raw, matchers);
   }
-  if (!usable) return false;
-  const g = normalizeGlob(raw);
-  return compiledGlob(g).match(path) || (!hasMagic(g) && compiledGlob(`${g}/**`).match(path));
+  for (const m of matchers) if (m.match(path)) return true;
+  return false;
 }
 
 /** Every include glob of the catalogue under its place. */
