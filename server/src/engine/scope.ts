@@ -127,16 +127,12 @@ export class ScopeIndex {
   constructor(readonly catalogue: Catalogue) {}
 
   owns(intent: Intent, path: string): boolean {
-    return scopeMatches(this.scopeOf(intent), path);
-  }
-
-  private scopeOf(intent: Intent): CompiledScope {
     let scope = this.compiled.get(intent);
     if (!scope) {
       scope = compileScope(intent.ownedScope);
       this.compiled.set(intent, scope);
     }
-    return scope;
+    return scopeMatches(scope, path);
   }
 
   owners(path: string): Intent[] {
@@ -168,7 +164,7 @@ export class ScopeIndex {
     return [...included]
       .sort((a, b) => a - b)
       .map((i) => this.catalogue.intents[i]!)
-      .filter((intent) => !this.scopeOf(intent).exclude.some((m) => m.match(path)));
+      .filter((intent) => !intent.ownedScope.some((raw) => raw.startsWith("!") && globMatches(raw.slice(1), path)));
   }
 }
 
