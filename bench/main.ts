@@ -19,6 +19,7 @@ import {
   blameRenamed,
   check,
   emptyMemory,
+  globs,
   hooks,
   hover,
   keystroke,
@@ -34,7 +35,7 @@ import { teamYear } from "./teamYear";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "stats", "report", "team-year"] as const;
+const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "globs", "stats", "report", "team-year"] as const;
 
 function parse() {
   const { values } = parseArgs({
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
     await run("renamed", () => [blameRenamed(w, o), blameGitRenamed(w, o)]);
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
+    // matching does not depend on the ledger: measured once
+    if (records === args.sizes[0]) await run("globs", () => globs(o));
     await run("stats", () => stats(w, o));
     await run("report", async () => [...reportFigures(w, o), await reportOpen(w, o)]);
   }

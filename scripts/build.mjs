@@ -44,12 +44,13 @@ const common = {
 // the schema at run time costs an agent's post-write hook more than the rest of its work.
 // server/src/io/ledger/schema.ts loads it, and compiles the schema itself when running from source.
 function traceRecordValidator() {
-  const { default: Ajv2020 } = require("ajv/dist/2020");
-  const { default: addFormats } = require("ajv-formats");
+  const { default: Ajv2020, _ } = require("ajv/dist/2020");
   const { default: standaloneCode } = require("ajv/dist/standalone");
   const { ajvOptions } = require("../shared/schema/validatorOptions.json");
-  const ajv = new Ajv2020({ ...ajvOptions, code: { source: true } });
-  addFormats(ajv);
+  const { traceFormats } = require("../shared/schema/traceFormats.cjs");
+  // the generated code takes its formats from the same module (bundled in below)
+  const ajv = new Ajv2020({ ...ajvOptions, code: { source: true, formats: _`require("../../shared/schema/traceFormats.cjs").traceFormats` } });
+  for (const [name, format] of Object.entries(traceFormats)) ajv.addFormat(name, format);
   const schema = JSON.parse(readFileSync(new URL("../shared/schema/trace-record.schema.json", import.meta.url), "utf8"));
   mkdirSync("dist/generated", { recursive: true });
   writeFileSync("dist/generated/trace-record-validator.cjs", standaloneCode(ajv, ajv.compile(schema)));

@@ -104,6 +104,29 @@ describe("validateRecord (ajv, draft 2020-12 + formats)", () => {
     expect(errors).toContain("/files/0/conversations/0/ranges/0/start_line: must be >= 1");
   });
 
+  it("checks each conversation url as a URI, in the built validator as from source", () => {
+    const built = require("../../dist/trace-record-validator.js") as (r: unknown) => boolean;
+    const withUrl = (url: string) => {
+      const r = structuredClone(buildRecord(base)) as unknown as Record<string, any>;
+      r.files[0].conversations[0].url = url;
+      r.files[0].conversations[0].related = [{ type: "intent", url }];
+      return r;
+    };
+    const good = ["urn:intent-lsp:session:claude-abc", `urn:intent:${encodeURIComponent("INT 7/é")}`, "https://example.com/c/1?x=2#y", "urn:other:x"];
+    const bad = ["urn:intent-lsp:session:a b", "urn:intent-lsp:session:%zz", "not a uri", "https://exa mple.com", "urn:intent:é", "urn:intent:%4"];
+    for (const url of good) {
+      expect(validateRecord(withUrl(url)), url).toEqual([]);
+      expect(built(withUrl(url)), url).toBe(true);
+    }
+    for (const url of bad) {
+      expect(validateRecord(withUrl(url)), url).toEqual([
+        '/files/0/conversations/0/url: must match format "uri"',
+        '/files/0/conversations/0/related/0/url: must match format "uri"',
+      ]);
+      expect(built(withUrl(url)), url).toBe(false);
+    }
+  });
+
   it("reports missing required fields at the root", () => {
     expect(validateRecord({ version: "0.1.0" })).toEqual(
       expect.arrayContaining(["/: must have required property 'id'", "/: must have required property 'files'"]),

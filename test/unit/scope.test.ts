@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { compileScope, normalizeGlob, pathToGlob, samplePath, scopeMatches, validateGlob } from "../../server/src/engine/scope";
+import { compileScope, normalizeGlob, pathToGlob, samplePath, ScopeIndex, scopeMatches, validateGlob } from "../../server/src/engine/scope";
+import { makeCatalogue, type Intent } from "../../server/src/engine/intents/model";
+import { Prng } from "../oracle/prng";
 import { buildRules } from "../../server/src/engine/rules";
 import { INTENTS_FILE } from "../../server/src/engine/workspaceFiles";
 
@@ -104,5 +106,61 @@ describe("which intents own a path, every kind of glob", () => {
     const first = rules.scopes.owners("src/api/x.ts");
     first.length = 0;
     expect(owners("src/api/x.ts")).toEqual(["PRE-001"]);
+  });
+});
+
+describe("the owners the index finds are the ones every intent's own scope finds", () => {
+  const LITERAL = ["src", "a", "b", "m1", "x.ts", "api", "v2", "Makefile", "b.md"];
+  const WILD = ["*", "?", "v?", "m*", "*.ts", "[ab]", "[a-c]*", "x.?s", "@b", "+a"];
+  const SPANNING = ["**", "{a,b}", "{src,api}", "@(a|b)", "+(x|m1)", "a**"];
+  const DOTS = [".", ".."];
+  const PATH_PARTS = ["src", "a", "b", "m1", "x.ts", "api", "v2", "v3", ".hidden", "b.ts", "ab", "Makefile", "b.md", "ma", "@b"];
+
+  function glob(rand: Prng): string {
+    const n = rand.int(1, 4);
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = rand.next();
+      parts.push(r < 0.45 ? rand.pick(LITERAL) : r < 0.75 ? rand.pick(WILD) : r < 0.95 ? rand.pick(SPANNING) : rand.pick(DOTS));
+    }
+    let g = parts.join(rand.next() < 0.05 ? "//" : "/");
+    const r = rand.next();
+    if (r < 0.05) g = `./${g}`;
+    else if (r < 0.08) g = `/${g}`;
+    else if (r < 0.12) g = `${g}/`;
+    else if (r < 0.15) g = ` ${g.replace("/", "\\")} `;
+    else if (r < 0.2) g = `${g} `;
+    return rand.next() < 0.15 ? `!${g}` : g;
+  }
+
+  function path(rand: Prng): string {
+    const parts = Array.from({ length: rand.int(1, 4) }, () => rand.pick(PATH_PARTS));
+    const r = rand.next();
+    return r < 0.03 ? parts.join("//") : r < 0.05 ? `./${parts.join("/")}` : r < 0.07 ? `${parts.join("/")}/` : parts.join("/");
+  }
+
+  it("for generated globs and paths, asked once or many times", () => {
+    const rand = new Prng(20261126);
+    for (let round = 0; round < 40; round++) {
+      const intents = Array.from({ length: rand.int(1, 12) }, (_, i) => ({
+        id: `I-${i}`,
+        ownedScope: Array.from({ length: rand.int(1, 4) }, () => glob(rand)),
+      })) as unknown as Intent[];
+      const catalogue = makeCatalogue(intents);
+      const shared = new ScopeIndex(catalogue);
+      for (let p = 0; p < 60; p++) {
+        const at = path(rand);
+        const expected = intents.filter((i) => shared.owns(i, at)).map((i) => i.id);
+        const why = `${at} against ${JSON.stringify(intents.map((i) => i.ownedScope))}`;
+        expect(
+          new ScopeIndex(catalogue).owners(at).map((i) => i.id),
+          why,
+        ).toEqual(expected);
+        expect(
+          shared.owners(at).map((i) => i.id),
+          why,
+        ).toEqual(expected);
+      }
+    }
   });
 });

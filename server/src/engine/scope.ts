@@ -87,15 +87,6 @@ function unbalancedBracket(g: string): string | undefined {
 const MAGIC = /[*?[\]{}()!+@]/;
 const hasMagic = (g: string) => MAGIC.test(g);
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
-/** A glob's literal folders as a path names them (minimatch reads `a//b` as `a/b`). */
-const collapse = (s: string) =>
-  s.includes("//") || s.startsWith("/")
-    ? s
-        .split("/")
-        .filter((p) => p !== "")
-        .join("/")
-    : s;
-
 export interface CompiledScope {
   include: Minimatch[];
   exclude: Minimatch[];
@@ -121,23 +112,25 @@ export function scopeMatches(scope: CompiledScope, path: string): boolean {
 
 /**
  * The scopes of a whole catalogue. Globs are compiled when first needed, and `owners` tests only the globs
- * that could match the path: those whose leading literal segments the path starts with (`src/api/**` for
- * `src/api/x.ts`), those led by a wildcard whose literal last segment is the path's name (`x.spec.ts`), and
- * the few that may match anywhere. A hook judges one path against a catalogue of any size; `intent check`
- * asks the same paths again for every record.
+ * that could match the path (see `placeOf`): those whose leading segments the path's first segments fit
+ * (`src/api/**` for `src/api/x.ts`, `api/v?/m5/**` for `api/v2/m5/y.ts`), those led by `**` whose literal
+ * last segment is the path's name (`x.spec.ts`), and the few that may match anywhere. The first question
+ * reads each glob's place without building the index (a hook judges one path against a catalogue of any
+ * size); the second builds it, for `intent check` and the editor, which ask many.
  */
 export class ScopeIndex {
-  private readonly compiled = new Map<string, CompiledScope>();
+  private readonly compiled = new Map<Intent, CompiledScope>();
   private candidates: Candidates | undefined;
   private readonly ownersOf = new Map<string, Intent[]>();
+  private asked = 0;
 
   constructor(readonly catalogue: Catalogue) {}
 
   owns(intent: Intent, path: string): boolean {
-    let scope = this.compiled.get(intent.id);
+    let scope = this.compiled.get(intent);
     if (!scope) {
       scope = compileScope(intent.ownedScope);
-      this.compiled.set(intent.id, scope);
+      this.compiled.set(intent, scope);
     }
     return scopeMatches(scope, path);
   }
@@ -154,13 +147,20 @@ export class ScopeIndex {
 
   /** Intents with an include glob that matches and no exclude that does, in catalogue order. */
   private findOwners(path: string): Intent[] {
-    this.candidates ??= candidateIndex(this.catalogue);
-    const c = this.candidates;
-    const parts = path.split("/").filter((p) => p !== "");
-    const globs: GlobRef[][] = [c.anywhere, c.byName.get(parts[parts.length - 1] ?? "") ?? []];
-    for (let n = 1; n <= parts.length; n++) globs.push(c.byPrefix.get(parts.slice(0, n).join("/")) ?? []);
+    const parts = path.split("/");
+    // a path spelled with empty, `.` or `..` segments is tried against every glob (no path the gate judges is)
+    const plain = !parts.some((p) => p === "" || p === "." || p === "..");
     const included = new Set<number>();
-    for (const list of globs) for (const g of list) if (!included.has(g.intent) && globMatches(g.glob, path)) included.add(g.intent);
+    if (plain && this.asked++ === 0 && !this.candidates) {
+      this.catalogue.intents.forEach((intent, i) => {
+        for (const glob of intent.ownedScope)
+          if (!included.has(i) && mayPlace(glob, path) && placeFits(placeOf(glob), parts) && globMatches(glob, path)) included.add(i);
+      });
+    } else {
+      this.candidates ??= candidateIndex(this.catalogue);
+      for (const g of plain ? this.candidates.lookup(parts) : this.candidates.all)
+        if (!included.has(g.intent) && globMatches(g.glob, path)) included.add(g.intent);
+    }
     return [...included]
       .sort((a, b) => a - b)
       .map((i) => this.catalogue.intents[i]!)
@@ -174,52 +174,154 @@ interface GlobRef {
   glob: string;
 }
 
-interface Candidates {
-  byPrefix: Map<string, GlobRef[]>;
-  byName: Map<string, GlobRef[]>;
-  anywhere: GlobRef[];
+/**
+ * Where a path must lead to be matched by an include glob. `under`: the path's first segments, one per
+ * entry, each equal to a literal segment or, for a segment with wildcards (which matches exactly one path
+ * segment: no `**`, braces or parentheses), starting with its literal lead. `name`: a glob led by `**`
+ * (or a wildcard segment) whose last segment is literal matches only paths with that name. `anywhere`: the
+ * rest, and globs with `.` or `..` segments, whose literal reading is uncertain.
+ */
+type Place = { kind: "under"; segments: Segment[] } | { kind: "name"; name: string } | { kind: "anywhere" } | { kind: "never" };
+type Segment = { literal: string } | { lead: string };
+
+const SPANNING = /\*\*|[{}()]/;
+
+/** An include glob's place (`!` excludes have none: they are tried only on an intent already owning the path). */
+function placeOf(glob: string): Place {
+  if (glob.startsWith("!")) return { kind: "never" };
+  const g = normalizeGlob(glob);
+  if (DOT_SEGMENT.test(g)) return { kind: "anywhere" };
+  const parts = g.split("/").filter((p) => p !== "");
+  const segments: Segment[] = [];
+  for (const part of parts) {
+    if (SPANNING.test(part)) break;
+    const magic = part.search(MAGIC);
+    segments.push(magic === -1 ? { literal: part } : { lead: part.slice(0, magic) });
+  }
+  if (segments.length > 0) return { kind: "under", segments };
+  const name = parts[parts.length - 1] ?? "";
+  return parts.length > 1 && !MAGIC.test(name) ? { kind: "name", name } : { kind: "anywhere" };
 }
 
-/** Whether a glob is one compileScope uses (valid), remembered: `intent check` asks for every file. */
-const usableGlobs = new Map<string, boolean>();
+function segmentFits(s: Segment, part: string): boolean {
+  return "literal" in s ? s.literal === part : part.startsWith(s.lead);
+}
+
+/** Whether a path (split on `/`, no empty segment) is where `place` says the glob can match. */
+function placeFits(place: Place, parts: readonly string[]): boolean {
+  switch (place.kind) {
+    case "anywhere":
+      return true;
+    case "never":
+      return false;
+    case "name":
+      return parts[parts.length - 1] === place.name;
+    case "under":
+      return place.segments.length <= parts.length && place.segments.every((s, i) => segmentFits(s, parts[i]!));
+  }
+}
+
+/**
+ * A cheap test, before reading a glob's place, that rules out most globs of a catalogue for a path: an
+ * exclude has no place, and a glob read as written (it starts with a plain character; no space, backslash,
+ * `//` or `/.`) whose text differs from the path's before its first wildcard cannot match it.
+ */
+function mayPlace(glob: string, path: string): boolean {
+  if (glob.startsWith("!")) return false;
+  if (!PLAIN_START.test(glob) || REWRITTEN.test(glob)) return true;
+  const n = Math.min(glob.length, path.length);
+  let i = 0;
+  while (i < n && glob.charCodeAt(i) === path.charCodeAt(i)) i++;
+  if (i === n) return true;
+  const magic = glob.search(MAGIC);
+  return magic !== -1 && magic <= i;
+}
+
+const PLAIN_START = /^[A-Za-z0-9_-]/;
+/** What normalizeGlob or minimatch reads differently from the text. */
+const REWRITTEN = /[\s\\]|\/\/|\/\./;
+
+/** A tree of places: each node's globs, its children by literal segment and by the lead of a wildcard segment. */
+class PlaceNode {
+  readonly globs: GlobRef[] = [];
+  literal: Map<string, PlaceNode> | undefined;
+  lead: Map<string, PlaceNode> | undefined;
+
+  child(s: Segment): PlaceNode {
+    if ("literal" in s) this.literal ??= new Map();
+    else this.lead ??= new Map();
+    const [map, key] = "literal" in s ? [this.literal!, s.literal] : [this.lead!, s.lead];
+    let node = map.get(key);
+    if (!node) {
+      node = new PlaceNode();
+      map.set(key, node);
+    }
+    return node;
+  }
+
+  /** Every glob on the way down `parts`. */
+  collect(parts: readonly string[], depth: number, out: GlobRef[]): void {
+    out.push(...this.globs);
+    const part = parts[depth];
+    if (part === undefined) return;
+    this.literal?.get(part)?.collect(parts, depth + 1, out);
+    if (this.lead) for (let n = 0; n <= part.length; n++) this.lead.get(part.slice(0, n))?.collect(parts, depth + 1, out);
+  }
+}
+
+class Candidates {
+  readonly root = new PlaceNode();
+  readonly byName = new Map<string, GlobRef[]>();
+  readonly anywhere: GlobRef[] = [];
+  readonly all: GlobRef[] = [];
+
+  add(ref: GlobRef): void {
+    this.all.push(ref);
+    const place = placeOf(ref.glob);
+    if (place.kind === "anywhere") this.anywhere.push(ref);
+    else if (place.kind === "name") {
+      const list = this.byName.get(place.name);
+      if (list) list.push(ref);
+      else this.byName.set(place.name, [ref]);
+    } else if (place.kind === "under") {
+      let node = this.root;
+      for (const s of place.segments) node = node.child(s);
+      node.globs.push(ref);
+    }
+  }
+
+  /** The globs that can match a path (split on `/`, no empty segment). */
+  lookup(parts: readonly string[]): GlobRef[] {
+    const out = [...this.anywhere, ...(this.byName.get(parts[parts.length - 1]!) ?? [])];
+    this.root.collect(parts, 0, out);
+    return out;
+  }
+}
+
+/**
+ * Each include glob as compileScope reads it (none for an unusable glob), remembered by its text as
+ * written: `intent check` and the editor ask for every file.
+ */
+const matchersOf = new Map<string, readonly Minimatch[]>();
 
 /** One include glob the way compileScope reads it, compiled on first use. */
 function globMatches(raw: string, path: string): boolean {
-  let usable = usableGlobs.get(raw);
-  if (usable === undefined) {
-    usable = validateGlob(raw) === undefined;
-    if (usableGlobs.size >= MAX_COMPILED) usableGlobs.clear();
-    usableGlobs.set(raw, usable);
+  let matchers = matchersOf.get(raw);
+  if (matchers === undefined) {
+    const g = normalizeGlob(raw);
+    matchers = validateGlob(raw) !== undefined ? [] : hasMagic(g) ? [compiledGlob(g)] : [compiledGlob(g), compiledGlob(`${g}/**`)];
+    if (matchersOf.size >= MAX_COMPILED) matchersOf.clear();
+    matchersOf.set(raw, matchers);
   }
-  if (!usable) return false;
-  const g = normalizeGlob(raw);
-  return compiledGlob(g).match(path) || (!hasMagic(g) && compiledGlob(`${g}/**`).match(path));
+  for (const m of matchers) if (m.match(path)) return true;
+  return false;
 }
 
-/** Every include glob of the catalogue under the literal part of the paths it can match. */
+/** Every include glob of the catalogue under its place. */
 function candidateIndex(catalogue: Catalogue): Candidates {
-  const c: Candidates = { byPrefix: new Map(), byName: new Map(), anywhere: [] };
-  const add = (map: Map<string, GlobRef[]>, key: string, ref: GlobRef) => {
-    const list = map.get(key);
-    if (list) list.push(ref);
-    else map.set(key, [ref]);
-  };
+  const c = new Candidates();
   catalogue.intents.forEach((intent, i) => {
-    for (const glob of intent.ownedScope) {
-      if (glob.startsWith("!")) continue;
-      const g = normalizeGlob(glob);
-      const ref = { intent: i, glob };
-      const magic = g.search(MAGIC);
-      // `.` and `..` make a literal reading uncertain: such a glob is tried everywhere
-      if (DOT_SEGMENT.test(g)) c.anywhere.push(ref);
-      else if (magic === -1) add(c.byPrefix, collapse(g), ref);
-      else if (g.lastIndexOf("/", magic) > 0) add(c.byPrefix, collapse(g.slice(0, g.lastIndexOf("/", magic))), ref);
-      else {
-        const name = g.slice(g.lastIndexOf("/") + 1);
-        if (g.lastIndexOf("/") > magic && !MAGIC.test(name)) add(c.byName, name, ref);
-        else c.anywhere.push(ref);
-      }
-    }
+    for (const glob of intent.ownedScope) if (!glob.startsWith("!")) c.add({ intent: i, glob });
   });
   return c;
 }

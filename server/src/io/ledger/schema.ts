@@ -1,7 +1,7 @@
 /**
  * Validation against the JSON Schema embedded in the Agent Trace v0.1.0 specification, with a real
- * validator (ajv, draft 2020-12, formats uuid/date-time/uri). The built tools load the validator the build
- * generated from the schema (dist/trace-record-validator.js, ajv's standalone code): compiling the schema
+ * validator (ajv, draft 2020-12, formats uuid/date-time/uri as shared/schema/traceFormats.cjs reads them).
+ * The built tools load the validator the build generated from the schema (dist/trace-record-validator.js, ajv's standalone code): compiling the schema
  * costs more than the rest of an agent's post-write hook. Running from source, it is compiled on first use.
  * Either way the LSP server pays nothing unless it writes or verifies a record.
  */
@@ -28,9 +28,9 @@ function prebuilt(): ValidateFunction | undefined {
 /** ajv itself, and the schema, are loaded only here: the built tools never need them to validate. */
 function compile(): ValidateFunction {
   const Ajv2020 = (require("ajv/dist/2020") as typeof import("ajv/dist/2020")).default;
-  const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
+  const { traceFormats } = require("../../../../shared/schema/traceFormats.cjs") as { traceFormats: Record<string, (s: string) => boolean> };
   const ajv = new Ajv2020(ajvOptions);
-  addFormats(ajv);
+  for (const [name, format] of Object.entries(traceFormats)) ajv.addFormat(name, format);
   return ajv.compile(require("../../../../shared/schema/trace-record.schema.json") as object);
 }
 
