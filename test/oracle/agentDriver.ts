@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { REPO_ROOT } from "../support/lspClient";
 
@@ -96,6 +96,56 @@ export class AgentDriver {
     return tool;
   }
 
+  /**
+   * A Bash command (`mv`, `git mv`) run between PreToolUse and PostToolUse. The gate puts a command that
+   * moves files to the person ("ask"): the oracle's person allows it.
+   */
+  async shell(agent: AgentIdentity, command: string, afterRun?: () => Promise<void>): Promise<void> {
+    const toolUseId = `toolu_oracle_${++this.calls}`;
+    const base = {
+      session_id: agent.sessionId,
+      transcript_path: this.transcript(agent),
+      cwd: this.root,
+      permission_mode: "default",
+      tool_name: "Bash",
+      tool_input: { command, description: "Move a file" },
+      tool_use_id: toolUseId,
+    };
+    const pre = (await this.hook(agent, { ...base, hook_event_name: "PreToolUse" })) as { hookSpecificOutput?: { permissionDecision?: string } };
+    const decision = pre.hookSpecificOutput?.permissionDecision;
+    if (decision === "deny") throw new Error(`oracle: the hook denied ${agent.name}'s command ${command}: ${JSON.stringify(pre)}`);
+    const r = await run("bash", ["-c", command], { cwd: this.root, env: process.env });
+    if (r.status !== 0) throw new Error(`oracle: ${agent.name}'s command ${command} failed (${r.status}): ${r.stderr}`);
+    await afterRun?.();
+    const post = (await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: { stdout: "", stderr: "", interrupted: false } })) as {
+      decision?: string;
+    };
+    // a systemMessage tells the person what was recorded; only a block is a complaint
+    if (post.decision === "block") throw new Error(`oracle: PostToolUse for ${agent.name}'s command ${command} answered ${JSON.stringify(post)}`);
+  }
+
+  /** An MCP filesystem server's move_file, between PreToolUse and PostToolUse. */
+  async moveFile(agent: AgentIdentity, from: string, to: string, afterMove?: () => Promise<void>): Promise<void> {
+    const toolUseId = `toolu_oracle_${++this.calls}`;
+    const base = {
+      session_id: agent.sessionId,
+      transcript_path: this.transcript(agent),
+      cwd: this.root,
+      permission_mode: "acceptEdits",
+      tool_name: "mcp__filesystem__move_file",
+      tool_input: { source: join(this.root, from), destination: join(this.root, to) },
+      tool_use_id: toolUseId,
+    };
+    const pre = (await this.hook(agent, { ...base, hook_event_name: "PreToolUse" })) as { hookSpecificOutput?: { permissionDecision?: string } };
+    if (pre.hookSpecificOutput?.permissionDecision !== "allow")
+      throw new Error(`oracle: the hook did not allow ${agent.name}'s move of ${from}: ${JSON.stringify(pre)}`);
+    mkdirSync(dirname(join(this.root, to)), { recursive: true });
+    renameSync(join(this.root, from), join(this.root, to));
+    await afterMove?.();
+    const post = await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: [{ type: "text", text: `Moved ${from} to ${to}` }] });
+    if (Object.keys(post as object).length) throw new Error(`oracle: PostToolUse for ${agent.name}'s move of ${from} answered ${JSON.stringify(post)}`);
+  }
+
   private env(agent: AgentIdentity): NodeJS.ProcessEnv {
     const env = { ...process.env };
     delete env["INTENT_LSP_MODEL"];
@@ -145,8 +195,16 @@ function rawLines(text: string): string[] {
 }
 
 function runNode(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return run(process.execPath, args, opts);
+}
+
+export function run(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env });
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env ?? process.env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
