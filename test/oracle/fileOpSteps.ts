@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ArrivalOrder } from "./arrivalOrders";
 import type { Step } from "./generator";
+import { applySplices, fileText, type TruthLine } from "./truth";
 import { contributorOf, CONTRIBUTORS, type World } from "./setup";
 
 /**
@@ -10,14 +11,14 @@ import { contributorOf, CONTRIBUTORS, type World } from "./setup";
  * open files; its events in the step's arrival order. Every step ends with the files saved and a renamed
  * file open in the editor under its new path (so that its hover is compared with `intent blame`).
  */
-export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrder, paths: readonly string[]): Promise<void> {
+export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrder, paths: readonly string[], lines: readonly TruthLine[]): Promise<void> {
   const { editor } = world;
   const op = step.op!;
   const o = step.actor.owner;
   if (step.actor.door === "editor") await editor.setContributor(o.type === "ai" ? { type: "ai", modelId: o.modelId! } : { type: "human" });
   switch (op.kind) {
     case "rename":
-      return rename(world, step, op.from, order);
+      return rename(world, step, op.from, order, lines);
     case "block": {
       if (!editor.isOpen(op.from)) await editor.open(op.from);
       if (!editor.isOpen(step.path)) await editor.open(step.path);
@@ -45,7 +46,7 @@ export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrd
   }
 }
 
-async function rename(world: World, step: Step, from: string, order: ArrivalOrder): Promise<void> {
+async function rename(world: World, step: Step, from: string, order: ArrivalOrder, lines: readonly TruthLine[]): Promise<void> {
   const { editor, agents } = world;
   const to = step.path;
   const agent = contributorOf(step.actor).agent;
@@ -82,10 +83,17 @@ async function rename(world: World, step: Step, from: string, order: ArrivalOrde
     case "mcp":
       await agents.moveFile(agent!, from, to, afterMove);
       break;
+    case "codex": {
+      const s = step.splices[0];
+      const old = s ? world.ws.read(from).split(/\r?\n/)[s.at]! : undefined;
+      const after = fileText(applySplices(lines, step.splices));
+      await agents.codexMove(agent!, from, to, after, { old: old!, new: s!.insert[0]!.text }, afterMove);
+      break;
+    }
   }
   if (order === "move-record-watcher") await watched();
   if (!editor.isOpen(to)) await editor.open(to);
-  if (step.splices.length) {
+  if (step.splices.length && how === "git") {
     await editor.edit(to, step.splices, step.editor);
     await editor.save(to);
   }

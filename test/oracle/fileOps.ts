@@ -2,7 +2,8 @@ import { basename, dirname } from "node:path";
 import type { Actor, Step } from "./generator";
 import { LineWriter } from "./lineText";
 import type { Prng } from "./prng";
-import type { EditKind, Splice, TruthLine } from "./truth";
+import { diffReadsAsTruth } from "./fairness";
+import { applySplices, normalizedText, type EditKind, type Splice, type TruthLine } from "./truth";
 
 /**
  * Changes to files rather than to lines, drawn from a stream of their own (so the line edit streams stay as
@@ -25,7 +26,7 @@ export const FILE_OP_KINDS = [
 export type FileOpKind = (typeof FILE_OP_KINDS)[number];
 
 /** How a file reaches its new path. */
-export type RenameHow = "git" | "editor" | "shell-mv" | "shell-git-mv" | "mcp";
+export type RenameHow = "git" | "editor" | "shell-mv" | "shell-git-mv" | "mcp" | "codex";
 
 export type FileOp =
   /** `from` renamed to the step's path; the step's splices (a person's edit, same commit) apply after. */
@@ -77,7 +78,9 @@ export class FileOpDrawer {
             : kind === "editor-rename"
               ? "editor"
               : kind === "agent-tool-move"
-                ? "mcp"
+                ? actor.name === "codex"
+                  ? "codex"
+                  : "mcp"
                 : this.rng.chance(0.5)
                   ? "shell-mv"
                   : "shell-git-mv";
@@ -89,6 +92,22 @@ export class FileOpDrawer {
           const k = this.rng.int(1, Math.min(3, lines.length - s));
           splices.push({ at: s, remove: k, insert: lines.slice(s, s + k).map((l) => this.line(this.writer.rewrite(l.text), l, actor, kind, index, true)) });
         }
+        // Codex's patch moves a file only with a change (an Update File without a hunk is no patch Codex
+        // reads): a line its patch can name, unique in the file
+        if (how === "codex") {
+          const unique = lines.flatMap((l, i) =>
+            l.text.trim().length >= 8 && lines.filter((m) => normalizedText(m.text) === normalizedText(l.text)).length === 1 ? [i] : [],
+          );
+          if (unique.length) {
+            const s = this.rng.pick(unique);
+            const text = this.writer.rewrite(lines[s]!.text);
+            const line: TruthLine = { id: nextId(), text, eol: lines[s]!.eol, owner: actor.owner, kind, via: "agent-closed", touch: index };
+            const after = applySplices(lines, [{ at: s, remove: 1, insert: [line] }]);
+            if (!lines.some((l) => normalizedText(l.text) === normalizedText(text)) && diffReadsAsTruth(lines, after, index))
+              splices.push({ at: s, remove: 1, insert: [line] });
+          }
+        }
+        if (how === "codex" && !splices.length) return undefined;
         return base(to, splices, { kind: "rename", from, how });
       }
       case "cross-file-move":

@@ -7,7 +7,7 @@ import { carryOutFileOp } from "./fileOpSteps";
 import { readFileSync } from "node:fs";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
-import { contributorOf, CONTRIBUTORS, World } from "./setup";
+import { CODEX, contributorOf, CONTRIBUTORS, World } from "./setup";
 import { fileText, isAgentVia, normalizedText, ownerLabel, type EditKind, type TruthLine } from "./truth";
 
 /**
@@ -121,7 +121,8 @@ class SeedRun {
     const git = kind === "git-rename" || kind === "rebase" || kind === "squash-merge";
     const who = CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0 && (hook ? c.agent : !c.agent) && (!git || c.actor.owner.type === "human"));
     if (!who.length) return undefined;
-    const actor = this.fileOpRng.pick(who).actor;
+    // half of the agents' move tools are Codex's apply_patch, the other half an MCP move_file
+    const actor = kind === "agent-tool-move" && this.fileOpRng.chance(0.5) ? CODEX.actor : this.fileOpRng.pick(who).actor;
     return this.gen.fileOp(kind, index, actor, this.paths, this.fileOpRng);
   }
 
@@ -149,7 +150,7 @@ class SeedRun {
     if (step.op) {
       const order = drawFileOpArrival(this.arrivalRng, step);
       this.orders.set(step.index, order);
-      return carryOutFileOp(this.world, step, order, this.paths);
+      return carryOutFileOp(this.world, step, order, this.paths, this.gen.files.get(step.op.kind === "rename" ? step.op.from : step.path)!);
     }
     const { editor, agents, ws } = this.world;
     const existed = this.gen.files.has(step.path);

@@ -58,9 +58,14 @@ export const GPT: Contributor = {
   agent: { name: "gpt", sessionId: "5a0f7c2e-3333-4c7e-9a41-2f6d8e9b1c30", model: { source: "env", name: "gpt-5" } },
 };
 export const CONTRIBUTORS: readonly Contributor[] = [HUMAN, COPILOT, SONNET, OPUS, GPT];
+/** A Codex agent (model from its payload), under INT-103: moves files with apply_patch's `*** Move to:` (fileOps.ts). */
+export const CODEX: Contributor = {
+  actor: { name: "codex", door: "hook", owner: { type: "ai", modelId: "openai/gpt-5-codex", intentId: "INT-103" } },
+  agent: { name: "codex", sessionId: "019a0c2e-4444-7c7e-9a41-2f6d8e9b1c30", model: { source: "env", name: "gpt-5-codex" } },
+};
 
 export function contributorOf(actor: Actor): Contributor {
-  const c = CONTRIBUTORS.find((x) => x.actor.name === actor.name);
+  const c = [...CONTRIBUTORS, CODEX].find((x) => x.actor.name === actor.name);
   if (!c) throw new Error(`oracle: unknown actor ${actor.name}`);
   return c;
 }
@@ -93,6 +98,7 @@ export class World {
     const transcripts = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-transcripts-"));
     const agents = new AgentDriver(ws.root, transcripts);
     for (const c of CONTRIBUTORS) if (c.agent) await agents.setup(c.agent, c.actor.owner.intentId);
+    await agents.setupCodex(CODEX.agent!, CODEX.actor.owner.intentId);
     const editor = await EditorDriver.start(ws.root, ws.path(LEDGER));
     return new World(ws, transcripts, editor, agents, new LedgerWatch(ws.path(LEDGER)));
   }
