@@ -148,7 +148,7 @@ export class FileOpDrawer {
   private line(text: string, l: TruthLine, actor: Actor, kind: EditKind, step: number, changed: boolean): TruthLine {
     return changed
       ? { id: nextId(), text, eol: l.eol, owner: actor.owner, kind, via: actor.owner.type === "ai" ? "ai-editor" : "editor", touch: step }
-      : { ...l, id: nextId(), kind, ...(l.contentOnly || isAgent(l) ? { contentOnly: true } : {}) };
+      : { ...l, id: nextId(), kind, rowStep: step, ...(l.contentOnly || isAgent(l) ? { contentOnly: true } : {}) };
   }
 }
 
@@ -167,7 +167,7 @@ export function applyFileOp(step: Step, files: Map<string, TruthLine[]>, paths: 
   const op = step.op!;
   switch (op.kind) {
     case "rename": {
-      const lines = files.get(op.from)!.map((l) => ({ ...l, kind: step.kind, ...(isAgent(l) ? { contentOnly: true } : {}) }));
+      const lines = files.get(op.from)!.map((l) => ({ ...l, kind: step.kind, rowStep: step.index, ...(isAgent(l) ? { contentOnly: true } : {}) }));
       files.delete(op.from);
       files.set(step.path, apply(lines, step.splices));
       paths[paths.indexOf(op.from)] = step.path;
@@ -182,7 +182,7 @@ export function applyFileOp(step: Step, files: Map<string, TruthLine[]>, paths: 
       for (const p of paths)
         files.set(
           p,
-          files.get(p)!.map((l) => ({ ...l, kind: step.kind, ...(isAgent(l) ? { contentOnly: true } : {}) })),
+          files.get(p)!.map((l) => ({ ...l, kind: step.kind, rowStep: step.index, ...(isAgent(l) ? { contentOnly: true } : {}) })),
         );
       return;
   }

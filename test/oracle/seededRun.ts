@@ -286,7 +286,7 @@ class SeedRun {
     );
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
-      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.touch) ?? "plain" });
+      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.rowStep ?? l.touch) ?? "plain" });
       if (outcome !== "correct") {
         this.report.example({
           run: this.name,

@@ -66,6 +66,8 @@ export interface TruthLine {
   via: Via;
   /** Step that last changed this line's raw text (whitespace included). */
   touch: number;
+  /** A file-level step that carried the line without changing it: its kind and order are the line's rows. */
+  rowStep?: number;
   /** Last written by an agent's content-only write before a file operation carried it (fileOps.ts). */
   contentOnly?: boolean;
   /** For a whitespace-only change: the line version it replaced. */
