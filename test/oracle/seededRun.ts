@@ -104,7 +104,7 @@ class SeedRun {
       .map(([k, n]) => `${k} ${n}`)
       .join(", ");
     this.report.notes.push(
-      `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final paths and sizes ${paths.map((p) => `${p} `).join("")}, ${paths.map((p) => this.gen.files.get(p)!.length).join(", ")} lines; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
+      `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final files ${paths.map((p) => `${p} (${this.gen.files.get(p)!.length} lines)`).join(", ")}; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
     );
     return this.report;
   }
