@@ -207,6 +207,30 @@ describe("a line's author follows its content across paths", () => {
     expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy: { contributor: "human" } })));
   });
 
+  it("a file renamed in the editor and edited at each of a dozen paths: the lines nobody changed keep their author at the last one", async () => {
+    const lines = Array.from({ length: 14 }, (_, k) => `export const LIMIT_${k} = ${k * 7};`);
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    claudeWrites(ws, "src/api/limits-0.ts", `${lines.join("\n")}\n`);
+    client = await LspClient.start({ root: ws.root });
+    let path = "src/api/limits-0.ts";
+    await client.open(path);
+    await ledgerRead(client);
+    for (let k = 1; k <= 12; k++) {
+      const next = `src/api/limits-${k}.ts`;
+      await client.renameFile(path, next);
+      path = next;
+      // each path's content differs from the one before: only the record of the path before pins it
+      await client.setLine(path, k - 1, `export const LIMIT_${k - 1} = ${k * 1000};`);
+      await client.save(path);
+    }
+    await client.waitForPublishOfCurrentVersion(path);
+    const last = blameRows(ws, path).at(-1)!;
+    expect(last).toMatchObject({ kind: "traced", model: SONNET, from: "src/api/limits-0.ts" });
+    expect(await client.hoverText(path, 13)).toContain(`ai · ${SONNET}`);
+  });
+
   for (const order of ["the cut saved first", "the paste saved first"] as const) {
     it(`a person cuts an agent's function from one file and pastes it into another, both saved (${order}): the pasted lines keep the agent, the move is provenance`, async () => {
       ws = gitWorkspace();

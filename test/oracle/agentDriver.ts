@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { REPO_ROOT } from "../support/lspClient";
 
@@ -96,6 +96,101 @@ export class AgentDriver {
     return tool;
   }
 
+  /**
+   * A Bash command (`mv`, `git mv`) run between PreToolUse and PostToolUse. The gate puts a command that
+   * moves files to the person ("ask"): the oracle's person allows it.
+   */
+  async shell(agent: AgentIdentity, command: string, afterRun?: () => Promise<void>): Promise<void> {
+    const toolUseId = `toolu_oracle_${++this.calls}`;
+    const base = {
+      session_id: agent.sessionId,
+      transcript_path: this.transcript(agent),
+      cwd: this.root,
+      permission_mode: "default",
+      tool_name: "Bash",
+      tool_input: { command, description: "Move a file" },
+      tool_use_id: toolUseId,
+    };
+    const pre = (await this.hook(agent, { ...base, hook_event_name: "PreToolUse" })) as { hookSpecificOutput?: { permissionDecision?: string } };
+    const decision = pre.hookSpecificOutput?.permissionDecision;
+    if (decision === "deny") throw new Error(`oracle: the hook denied ${agent.name}'s command ${command}: ${JSON.stringify(pre)}`);
+    const r = await run("bash", ["-c", command], { cwd: this.root, env: process.env });
+    if (r.status !== 0) throw new Error(`oracle: ${agent.name}'s command ${command} failed (${r.status}): ${r.stderr}`);
+    await afterRun?.();
+    const post = (await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: { stdout: "", stderr: "", interrupted: false } })) as {
+      decision?: string;
+    };
+    // a systemMessage tells the person what was recorded; only a block is a complaint
+    if (post.decision === "block") throw new Error(`oracle: PostToolUse for ${agent.name}'s command ${command} answered ${JSON.stringify(post)}`);
+  }
+
+  /** Selects the intent for a Codex session (Codex names its model in every payload). */
+  async setupCodex(agent: AgentIdentity, intentId: string): Promise<void> {
+    const r = await runNode([CLI_JS, "select", intentId, "--session", `codex-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
+  }
+
+  /**
+   * Codex's apply_patch moving `from` to `to` (`*** Move to:`), with a changed line (Codex reads no `*** Update
+   * File:` without a hunk): `after` is the moved file's content, `changed` the line replaced.
+   */
+  async codexMove(
+    agent: AgentIdentity,
+    from: string,
+    to: string,
+    after: string,
+    changed: { old: string; new: string },
+    afterMove?: () => Promise<void>,
+  ): Promise<void> {
+    const hunk = `@@\n-${changed.old}\n+${changed.new}\n`;
+    const patch = `*** Begin Patch\n*** Update File: ${from}\n*** Move to: ${to}\n${hunk}*** End Patch\n`;
+    const id = `call_oracle_${++this.calls}`;
+    const payload = (phase: "PreToolUse" | "PostToolUse") => ({
+      session_id: agent.sessionId,
+      turn_id: `turn-${this.calls}`,
+      transcript_path: null,
+      cwd: this.root,
+      hook_event_name: phase,
+      model: agent.model.name,
+      permission_mode: "default",
+      tool_name: "apply_patch",
+      tool_use_id: id,
+      tool_input: { command: patch },
+      ...(phase === "PostToolUse" ? { tool_response: "" } : {}),
+    });
+    const pre = (await this.hook(agent, payload("PreToolUse"), "codex")) as { hookSpecificOutput?: { permissionDecision?: string }; decision?: string };
+    if (pre.hookSpecificOutput?.permissionDecision === "deny" || pre.decision === "block")
+      throw new Error(`oracle: the hook denied codex's move of ${from}: ${JSON.stringify(pre)}`);
+    mkdirSync(dirname(join(this.root, to)), { recursive: true });
+    writeFileSync(join(this.root, to), after);
+    rmSync(join(this.root, from));
+    await afterMove?.();
+    const post = (await this.hook(agent, payload("PostToolUse"), "codex")) as { decision?: string };
+    if (post.decision === "block") throw new Error(`oracle: PostToolUse for codex's move of ${from} answered ${JSON.stringify(post)}`);
+  }
+
+  /** An MCP filesystem server's move_file, between PreToolUse and PostToolUse. */
+  async moveFile(agent: AgentIdentity, from: string, to: string, afterMove?: () => Promise<void>): Promise<void> {
+    const toolUseId = `toolu_oracle_${++this.calls}`;
+    const base = {
+      session_id: agent.sessionId,
+      transcript_path: this.transcript(agent),
+      cwd: this.root,
+      permission_mode: "acceptEdits",
+      tool_name: "mcp__filesystem__move_file",
+      tool_input: { source: join(this.root, from), destination: join(this.root, to) },
+      tool_use_id: toolUseId,
+    };
+    const pre = (await this.hook(agent, { ...base, hook_event_name: "PreToolUse" })) as { hookSpecificOutput?: { permissionDecision?: string } };
+    if (pre.hookSpecificOutput?.permissionDecision !== "allow")
+      throw new Error(`oracle: the hook did not allow ${agent.name}'s move of ${from}: ${JSON.stringify(pre)}`);
+    mkdirSync(dirname(join(this.root, to)), { recursive: true });
+    renameSync(join(this.root, from), join(this.root, to));
+    await afterMove?.();
+    const post = await this.hook(agent, { ...base, hook_event_name: "PostToolUse", tool_response: [{ type: "text", text: `Moved ${from} to ${to}` }] });
+    if (Object.keys(post as object).length) throw new Error(`oracle: PostToolUse for ${agent.name}'s move of ${from} answered ${JSON.stringify(post)}`);
+  }
+
   private env(agent: AgentIdentity): NodeJS.ProcessEnv {
     const env = { ...process.env };
     delete env["INTENT_LSP_MODEL"];
@@ -103,13 +198,14 @@ export class AgentDriver {
     return env;
   }
 
-  private async hook(agent: AgentIdentity, payload: object): Promise<unknown> {
-    const r = await runNode([CLI_JS, "hook", "claude-code"], { cwd: this.root, env: this.env(agent), input: JSON.stringify(payload) });
-    if (r.status !== 0) throw new Error(`oracle: intent hook claude-code exited ${r.status}: ${r.stderr}`);
+  private async hook(agent: AgentIdentity, payload: object, client = "claude-code"): Promise<unknown> {
+    const r = await runNode([CLI_JS, "hook", client], { cwd: this.root, env: this.env(agent), input: JSON.stringify(payload) });
+    if (r.status !== 0) throw new Error(`oracle: intent hook ${client} exited ${r.status}: ${r.stderr}`);
+    if (!r.stdout.trim()) return {};
     try {
       return JSON.parse(r.stdout);
     } catch {
-      throw new Error(`oracle: intent hook claude-code printed no JSON: ${r.stdout} ${r.stderr}`);
+      throw new Error(`oracle: intent hook ${client} printed no JSON: ${r.stdout} ${r.stderr}`);
     }
   }
 }
@@ -145,14 +241,24 @@ function rawLines(text: string): string[] {
 }
 
 function runNode(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return run(process.execPath, args, opts);
+}
+
+export function run(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env });
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env ?? process.env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ status: code ?? -1, stdout, stderr }));
+    // a command that does not read its input may exit before it is written
+    child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
   });
 }

@@ -20,7 +20,16 @@ export type ArrivalOrder =
   /** an agent's write to a closed file that the editor opens and saves at once, before the record lands */
   | "open-save-before-record"
   /** a person's save followed at once by didClose and didOpen, before the save is handled */
-  | "save-close-open";
+  | "save-close-open"
+  /** a file-level step (fileOps.ts): the client's didChangeWatchedFiles (old path deleted, new created, files changed) between the move and its record */
+  | "watcher-move-record"
+  /** the move, its record, then the client's didChangeWatchedFiles */
+  | "move-record-watcher"
+  /** an agent's move: the editor opens the new path before the record lands */
+  | "open-before-record"
+  /** a block cut from one file and pasted into another: the cut saved first, or the paste */
+  | "cut-saved-first"
+  | "paste-saved-first";
 
 const OPEN_AGENT: readonly ArrivalOrder[] = ["hunks-each-before-record", "watcher-reload-record", "reload-watcher-record", "record-watcher-reload"];
 
@@ -30,4 +39,13 @@ export function drawArrival(rng: Prng, step: Step, open: boolean): ArrivalOrder 
   if (step.actor.door === "editor") return step.kind === "create" ? "plain" : "save-close-open";
   if (open && step.via !== "agent-closed") return rng.pick(OPEN_AGENT);
   return step.kind === "create" ? "plain" : "open-save-before-record";
+}
+
+/** The order of a file-level step's events (fileOps.ts). */
+export function drawFileOpArrival(rng: Prng, step: Step): ArrivalOrder {
+  const op = step.op!;
+  if (op.kind === "block") return op.cut ? (op.cutSavedFirst ? "cut-saved-first" : "paste-saved-first") : "plain";
+  if (!rng.chance(0.5)) return "plain";
+  if (op.kind === "rename" && op.how !== "git" && op.how !== "editor" && rng.chance(0.3)) return "open-before-record";
+  return rng.chance(0.5) ? "watcher-move-record" : "move-record-watcher";
 }

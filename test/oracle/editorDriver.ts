@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { diffArrays } from "diff";
 import type { Hover, TextDocumentContentChangeEvent } from "vscode-languageserver-protocol";
 import { LspClient, SERVER_JS } from "../support/lspClient";
@@ -34,6 +34,7 @@ export interface SaveOutcome {
 }
 
 const SAVE_PROCESSED = "intent/saveProcessed";
+const RENAMES_PROCESSED = "intent/renamesProcessed";
 /** A workspace file the oracle never opens: `intent.blame` on it makes the server read the ledger. */
 const BARRIER_FILE = "README.md";
 const WAIT_MS = 20_000;
@@ -41,6 +42,7 @@ const WAIT_MS = 20_000;
 export class EditorDriver {
   private readonly docs = new Map<string, OpenDoc>();
   private readonly processed: { uri: string; version: number; recordId: string | null }[] = [];
+  private readonly renamed: { files: { oldUri: string; newUri: string }[] }[] = [];
   private readonly settings: { contributor: { type: string; modelId?: string } } = { contributor: { type: "human" } };
   private configAnswers = 0;
   /** Servers from issue 7 on announce each handled save; older ones are waited for through the ledger. */
@@ -52,6 +54,7 @@ export class EditorDriver {
     private readonly ledgerFile: string,
   ) {
     client.connection.onNotification(SAVE_PROCESSED, (p: { uri: string; version: number; recordId: string | null }) => this.processed.push(p));
+    client.connection.onNotification(RENAMES_PROCESSED, (p: { files: { oldUri: string; newUri: string }[] }) => this.renamed.push(p));
     client.connection.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) => {
       this.configAnswers++;
       return p.items.map((i) => (i.section === "intentLsp" ? this.settings : null));
@@ -162,9 +165,29 @@ export class EditorDriver {
     else for (const c of changes) await this.send(d, [c]);
   }
 
+  /**
+   * Renames a file as VS Code's explorer does: workspace/willRenameFiles, the rename on disk,
+   * workspace/didRenameFiles, the document closed under its old URI and opened under the new one; then waits
+   * until the server says it handled the rename.
+   */
+  async rename(from: string, to: string, afterMove?: () => Promise<void>): Promise<void> {
+    const files = [{ oldUri: this.client.uri(from), newUri: this.client.uri(to) }];
+    await this.client.connection.sendRequest("workspace/willRenameFiles", { files });
+    mkdirSync(dirname(join(this.root, to)), { recursive: true });
+    renameSync(join(this.root, from), join(this.root, to));
+    await afterMove?.();
+    const seen = this.renamed.length;
+    await this.client.connection.sendNotification("workspace/didRenameFiles", { files });
+    if (this.isOpen(from)) {
+      await this.close(from);
+      await this.open(to);
+    }
+    await waitFor(() => this.renamed.slice(seen).find((r) => r.files[0]?.newUri === files[0]!.newUri), `intent/renamesProcessed for ${from} → ${to}`);
+  }
+
   /** The client's file watcher reports the file changed (didChangeWatchedFiles). */
-  async watched(path: string): Promise<void> {
-    await this.client.notifyWatched(path);
+  async watched(path: string, type: 1 | 2 | 3 = 2): Promise<void> {
+    await this.client.notifyWatched(path, type);
   }
 
   /**

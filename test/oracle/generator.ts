@@ -1,4 +1,5 @@
 import { diffReadsAsTruth } from "./fairness";
+import { applyFileOp, FileOpDrawer, type FileOp, type FileOpKind } from "./fileOps";
 import { indentOf, LineWriter } from "./lineText";
 import type { Prng } from "./prng";
 import { applySplices, normalizedText, sameOwner, type EditKind, type Eol, type Owner, type Splice, type TruthLine, type Via } from "./truth";
@@ -38,6 +39,8 @@ export interface Step {
     fine: boolean;
     typing: Typing[];
   };
+  /** A change to files rather than lines (fileOps.ts); its splices then apply as the op says. */
+  op?: FileOp;
   hook: {
     /** An Edit (old_string/new_string) when the change allows one, else a Write. */
     preferEdit: boolean;
@@ -57,7 +60,7 @@ export interface GeneratorOptions {
   maxLines: number;
 }
 
-export const DEFAULT_KIND_WEIGHTS: Record<Exclude<EditKind, "create">, number> = {
+export const DEFAULT_KIND_WEIGHTS: Record<Exclude<EditKind, "create" | FileOpKind>, number> = {
   modify: 12,
   "insert-above": 12,
   delete: 6,
@@ -88,6 +91,7 @@ export class EditStreamGenerator {
   private readonly history: HistoryEntry[] = [];
   private readonly writer: LineWriter;
   private readonly kindWeights: Record<string, number>;
+  private fileOps: FileOpDrawer | undefined;
   /** Agent changes drawn and then redrawn because a line diff could not tell them apart from another, per kind. */
   readonly unfair: Record<string, number> = {};
 
@@ -142,8 +146,19 @@ export class EditStreamGenerator {
     return applySplices(this.files.get(step.path) ?? [], step.splices);
   }
 
-  /** Makes the step part of the truth. */
-  commit(step: Step): void {
+  /** A file-level step of `kind` (drawn from `rng`, a stream of its own), or undefined when the files do not allow one. */
+  fileOp(kind: FileOpKind, index: number, actor: Actor, paths: readonly string[], rng: Prng): Step | undefined {
+    this.fileOps ??= new FileOpDrawer(rng, this.files);
+    return this.fileOps.draw(kind, index, actor, paths);
+  }
+
+  /** Makes the step part of the truth; `paths` (a file-level step's rename) follows. */
+  commit(step: Step, paths: string[] = []): void {
+    if (step.op) {
+      applyFileOp(step, this.files, paths, applySplices);
+      if (step.op.kind === "rename") for (const h of this.history) if (h.path === step.op.from) h.path = step.path;
+      return;
+    }
     let lines = this.files.get(step.path) ?? [];
     for (const s of step.splices) {
       const removed = lines.slice(s.at, s.at + s.remove).map((l) => ({ text: l.text, eol: l.eol }));
@@ -236,7 +251,7 @@ export class EditStreamGenerator {
         return wrap(this.revert(lines, o, via, step, path));
       case "type-undo":
         return this.typeUndo(lines, o, via, step);
-      case "create":
+      default:
         return undefined;
     }
   }

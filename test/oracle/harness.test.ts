@@ -10,6 +10,7 @@ import { parseBlameRow, parseHover } from "./answers";
 import { checkClaims, compareLines } from "./compare";
 import { joinLines, reloadChanges, spliceBatches, splitRaw } from "./editorDriver";
 import { diffReadsAsTruth } from "./fairness";
+import { FILE_OP_KINDS } from "./fileOps";
 import { EditStreamGenerator, type Actor } from "./generator";
 import { Prng } from "./prng";
 import { applySplices, fileText, sameButWhitespace, sameOwner, type Owner, type TruthLine } from "./truth";
@@ -223,5 +224,51 @@ describe("the generator's truth", () => {
       "type-undo",
       "whitespace",
     ]);
+  });
+});
+
+describe("file-level steps' truth", () => {
+  it("a rename, a block moved or copied into another file and a rebase keep every line's owner; a git rename's edit is the person's", () => {
+    const person: Actor = { name: "human", door: "editor", owner: HUMAN };
+    const agent: Actor = { name: "sonnet", door: "hook", owner: SONNET };
+    const gen = new EditStreamGenerator(new Prng(11), { actors: [{ actor: agent, weight: 1 }], pasteLines: [20, 60], maxLines: 300 });
+    for (const [path, count] of [
+      ["src/a.ts", 40],
+      ["src/b.ts", 30],
+    ] as const)
+      gen.commit(gen.creation(0, path, count, agent));
+    const paths = ["src/a.ts", "src/b.ts"];
+    const rng = new Prng(12);
+    const owners = (p: string) => gen.files.get(p)!.map((l) => `${l.owner.type}:${l.text}`);
+    const seen = new Set<string>();
+    for (let index = 1; index < 40; index++) {
+      const kind = FILE_OP_KINDS[index % FILE_OP_KINDS.length]!;
+      const step = gen.fileOp(kind, index, person, paths, rng);
+      if (!step) continue;
+      seen.add(kind);
+      const before = Object.fromEntries(paths.map((p) => [p, owners(p)]));
+      const op = step.op!;
+      const oldPaths = [...paths];
+      gen.commit(step, paths);
+      if (op.kind === "rename") {
+        expect(paths).toContain(step.path);
+        expect(paths).not.toContain(op.from);
+        expect(gen.files.has(op.from)).toBe(false);
+        const changed = new Set(step.splices.flatMap((s) => s.insert.map((l) => l.id)));
+        gen.files.get(step.path)!.forEach((l, i) => {
+          if (changed.has(l.id)) expect(l.owner).toBe(HUMAN);
+          else expect(`${l.owner.type}:${l.text}`).toBe(before[op.from]![i]);
+        });
+      } else if (op.kind === "block") {
+        const block = before[op.from]!.slice(op.start, op.start + op.length);
+        const at = step.splices[0]!.at;
+        expect(owners(step.path).slice(at, at + op.length)).toEqual(block);
+        if (op.cut) expect(owners(op.from)).toEqual([...before[op.from]!.slice(0, op.start), ...before[op.from]!.slice(op.start + op.length)]);
+      } else {
+        expect(paths).toEqual(oldPaths);
+        for (const p of paths) expect(owners(p)).toEqual(before[p]);
+      }
+    }
+    expect([...seen].sort()).toEqual([...FILE_OP_KINDS].sort());
   });
 });

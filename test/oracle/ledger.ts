@@ -23,7 +23,8 @@ export interface LedgerRecord {
 }
 
 export class LedgerWatch {
-  private consumed = 0;
+  /** Ids already read: a rebase or a merge rewrites the file, other branches' records land in the middle. */
+  private readonly seen = new Set<string>();
 
   constructor(readonly file: string) {}
 
@@ -34,11 +35,12 @@ export class LedgerWatch {
       .filter((l) => l.trim());
   }
 
-  /** Records appended since the last call. */
+  /** Records not read before (appended since the last call, or brought in by git). */
   readNew(): LedgerRecord[] {
-    const lines = this.lines();
-    const fresh = lines.slice(this.consumed).map((text, k) => parseRecord(text, this.consumed + k + 1));
-    this.consumed = lines.length;
+    const fresh = this.lines()
+      .map((text, k) => parseRecord(text, k + 1))
+      .filter((r) => !this.seen.has(r.id));
+    for (const r of fresh) this.seen.add(r.id);
     return fresh;
   }
 }

@@ -10,6 +10,10 @@
  *   the owner;
  * - a moved block belongs to whoever moved it (as `git blame` without -M); a copied block to the copier;
  * - a revert (an earlier text of a region put back) belongs to the reverter;
+ * - content follows its author across paths: a file renamed or moved (by git, the editor, an agent's shell or
+ *   move tool) keeps its lines' owners, and so does a block cut or copied into another file (as
+ *   `git blame -C`); a rebase or squash merge changes no line's owner (every 10th step is such a file-level
+ *   step, each kind in turn: fileOps.ts);
  * - text typed and undone before a save changes nothing;
  * - an agent's write reaches intent-lsp as content only, so within a run of adjacent lines with identical
  *   text (trailing blanks aside) that such a write touched, owners are compared as a multiset; the

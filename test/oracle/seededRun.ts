@@ -1,11 +1,13 @@
 import { seenLabel, type Seen } from "./answers";
-import { drawArrival, type ArrivalOrder } from "./arrivalOrders";
+import { drawArrival, drawFileOpArrival, type ArrivalOrder } from "./arrivalOrders";
 import { checkClaims, compareLines } from "./compare";
 import { EditStreamGenerator, type Step } from "./generator";
+import { FILE_OP_KINDS, type FileOpKind } from "./fileOps";
+import { carryOutFileOp } from "./fileOpSteps";
 import { readFileSync } from "node:fs";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
-import { contributorOf, CONTRIBUTORS, World } from "./setup";
+import { CODEX, contributorOf, CONTRIBUTORS, World } from "./setup";
 import { fileText, isAgentVia, normalizedText, ownerLabel, type EditKind, type TruthLine } from "./truth";
 
 /**
@@ -23,6 +25,8 @@ export interface SeedConfig {
   blameEvery: number;
   actorWeights?: Readonly<Record<string, number>>;
   kindWeights?: Partial<Record<EditKind, number>>;
+  /** A file-level step (fileOps.ts) every N steps; 0: none. Default 10. */
+  fileOpEvery?: number;
   log?: (line: string) => void;
   /** Every step, record and disagreement, for debugging the harness or the server. */
   trace?: (line: string) => void;
@@ -49,6 +53,11 @@ class SeedRun {
   private readonly arrivalRng: Prng;
   /** The arrival order of each step (by index): the `order` row of the lines it changed. */
   private readonly orders = new Map<number, ArrivalOrder>();
+  /** Draws file-level steps (renames, moves, cross-file blocks, rebases), from a stream of their own. */
+  private readonly fileOpRng: Prng;
+  /** The files' current paths, each at its config's place (its weight): a rename replaces the old path. */
+  private readonly paths: string[];
+  private fileOpsDone = 0;
 
   constructor(
     private readonly cfg: SeedConfig,
@@ -57,6 +66,8 @@ class SeedRun {
     this.rng = new Prng(cfg.seed);
     this.name = `seed ${cfg.seed}`;
     this.arrivalRng = new Prng((cfg.seed * 7919) ^ 0x0a11);
+    this.fileOpRng = new Prng((cfg.seed * 104729) ^ 0x0f11e);
+    this.paths = cfg.files.map((f) => f.path);
     this.weights = cfg.actorWeights ?? DEFAULT_ACTOR_WEIGHTS;
     this.gen = new EditStreamGenerator(this.rng.fork(2), {
       actors: CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0).map((c) => ({ actor: c.actor, weight: this.weights[c.actor.name]! })),
@@ -68,7 +79,7 @@ class SeedRun {
 
   async run(): Promise<Report> {
     const started = Date.now();
-    const paths = this.cfg.files.map((f) => f.path);
+    const paths = this.paths;
     let index = 0;
     for (const f of this.cfg.files) {
       const name = this.rng.weighted(this.weights);
@@ -76,12 +87,15 @@ class SeedRun {
       await this.execute(this.gen.creation(index++, f.path, f.lines, creator.actor));
     }
     for (let k = 0; k < this.cfg.steps; k++) {
-      const step = this.gen.next(
-        index++,
-        paths,
-        (p) => this.world.editor.isOpen(p),
-        this.cfg.files.map((f) => f.weight),
-      );
+      const step =
+        this.fileOpDue(k, index) ??
+        this.gen.next(
+          index,
+          paths,
+          (p) => this.world.editor.isOpen(p),
+          this.cfg.files.map((f) => f.weight),
+        );
+      index++;
       await this.execute(step);
       if (k % 25 === 24) this.cfg.log?.(`${this.name}: ${k + 1}/${this.cfg.steps} steps, ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
@@ -90,9 +104,26 @@ class SeedRun {
       .map(([k, n]) => `${k} ${n}`)
       .join(", ");
     this.report.notes.push(
-      `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final sizes ${paths.map((p) => this.gen.files.get(p)!.length).join(", ")} lines; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
+      `${this.name}: ${this.cfg.steps} steps over ${paths.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s; final files ${paths.map((p) => `${p} (${this.gen.files.get(p)!.length} lines)`).join(", ")}; agent changes redrawn as ambiguous for a line diff: ${unfair || "none"}`,
     );
     return this.report;
+  }
+
+  /**
+   * Every `fileOpEvery` steps (from the 6th), a file-level step, its kind in turn (starting at the seed, so
+   * that a few seeds see every kind); undefined otherwise or when the files do not allow that kind now.
+   */
+  private fileOpDue(k: number, index: number): Step | undefined {
+    const every = this.cfg.fileOpEvery ?? 10;
+    if (!every || k % every !== Math.min(5, every - 1)) return undefined;
+    const kind: FileOpKind = FILE_OP_KINDS[(this.cfg.seed + this.fileOpsDone++) % FILE_OP_KINDS.length]!;
+    const hook = kind === "agent-shell-move" || kind === "agent-tool-move";
+    const git = kind === "git-rename" || kind === "rebase" || kind === "squash-merge";
+    const who = CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0 && (hook ? c.agent : !c.agent) && (!git || c.actor.owner.type === "human"));
+    if (!who.length) return undefined;
+    // half of the agents' move tools are Codex's apply_patch, the other half an MCP move_file
+    const actor = kind === "agent-tool-move" && this.fileOpRng.chance(0.5) ? CODEX.actor : this.fileOpRng.pick(who).actor;
+    return this.gen.fileOp(kind, index, actor, this.paths, this.fileOpRng);
   }
 
   private async execute(step: Step): Promise<void> {
@@ -103,17 +134,24 @@ class SeedRun {
         cause: err,
       });
     }
-    const before = this.gen.files.get(step.path);
+    const before = this.gen.files.get(step.op?.kind === "rename" ? step.op.from : step.path);
     this.cfg.trace?.(
       `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`,
     );
-    this.gen.commit(step);
+    this.gen.commit(step, this.paths);
     this.checkRecords(step, before ?? []);
     const blameDue = step.index % this.cfg.blameEvery === 0;
-    await this.checkpoint(step.index, blameDue ? this.cfg.files.map((f) => f.path) : [step.path], blameDue);
+    // a cut, a paste and git changed more than the step's own file
+    const touched = step.op?.kind === "block" ? [step.path, step.op.from] : step.op?.kind === "history" ? this.paths : [step.path];
+    await this.checkpoint(step.index, blameDue ? this.paths : touched, blameDue);
   }
 
   private async carryOut(step: Step): Promise<void> {
+    if (step.op) {
+      const order = drawFileOpArrival(this.arrivalRng, step);
+      this.orders.set(step.index, order);
+      return carryOutFileOp(this.world, step, order, this.paths, this.gen.files.get(step.op.kind === "rename" ? step.op.from : step.path)!);
+    }
     const { editor, agents, ws } = this.world;
     const existed = this.gen.files.has(step.path);
     const before = existed ? fileText(this.gen.files.get(step.path)!) : "";
@@ -140,7 +178,7 @@ class SeedRun {
     const style = step.via === "agent-open-hunks" ? "hunks" : "region";
     const reload = () => editor.reload(step.path, style);
     // the events between the agent's file write and its PostToolUse record, in this step's order
-    const beforeRecord: Record<ArrivalOrder, (() => Promise<void>) | undefined> = {
+    const beforeRecord: Partial<Record<ArrivalOrder, () => Promise<void>>> = {
       plain: open && step.hook.reloadBeforeRecord ? reload : undefined,
       "hunks-each-before-record": () => editor.replaceText(step.path, readFileSync(ws.path(step.path), "utf8"), "hunks", false),
       "watcher-reload-record": async () => {
@@ -243,12 +281,12 @@ class SeedRun {
 
   private count(surface: Surface, step: number, path: string, lines: readonly TruthLine[], seen: readonly Seen[]): void {
     const outcomes = compareLines(
-      lines.map((l) => ({ text: l.text, owner: l.owner, contentOnly: isAgentVia(l.via) })),
+      lines.map((l) => ({ text: l.text, owner: l.owner, contentOnly: isAgentVia(l.via) || l.contentOnly === true })),
       seen,
     );
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
-      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.touch) ?? "plain" });
+      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.rowStep ?? l.touch) ?? "plain" });
       if (outcome !== "correct") {
         this.report.example({
           run: this.name,

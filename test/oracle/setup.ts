@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TempWorkspace } from "../support/workspace";
 import { parseBlameRow, type BlameRow, type Seen } from "./answers";
-import { AgentDriver, CLI_JS, type AgentIdentity } from "./agentDriver";
+import { AgentDriver, CLI_JS, run, type AgentIdentity } from "./agentDriver";
 import { EditorDriver } from "./editorDriver";
 import type { Actor } from "./generator";
 import { LedgerWatch } from "./ledger";
@@ -58,17 +58,25 @@ export const GPT: Contributor = {
   agent: { name: "gpt", sessionId: "5a0f7c2e-3333-4c7e-9a41-2f6d8e9b1c30", model: { source: "env", name: "gpt-5" } },
 };
 export const CONTRIBUTORS: readonly Contributor[] = [HUMAN, COPILOT, SONNET, OPUS, GPT];
+/** A Codex agent (model from its payload), under INT-103: moves files with apply_patch's `*** Move to:` (fileOps.ts). */
+export const CODEX: Contributor = {
+  actor: { name: "codex", door: "hook", owner: { type: "ai", modelId: "openai/gpt-5-codex", intentId: "INT-103" } },
+  agent: { name: "codex", sessionId: "019a0c2e-4444-7c7e-9a41-2f6d8e9b1c30", model: { source: "env", name: "gpt-5-codex" } },
+};
 
 export function contributorOf(actor: Actor): Contributor {
-  const c = CONTRIBUTORS.find((x) => x.actor.name === actor.name);
+  const c = [...CONTRIBUTORS, CODEX].find((x) => x.actor.name === actor.name);
   if (!c) throw new Error(`oracle: unknown actor ${actor.name}`);
   return c;
 }
 
 export class World {
+  /** main, checked out apart: a teammate's commits land there while the world works on its branch. */
+  private teammate: { root: string; agents: AgentDriver; commits: number } | undefined;
+
   private constructor(
     readonly ws: TempWorkspace,
-    private readonly transcripts: string,
+    readonly transcripts: string,
     readonly editor: EditorDriver,
     readonly agents: AgentDriver,
     readonly ledger: LedgerWatch,
@@ -80,11 +88,65 @@ export class World {
     ws.write(LEDGER, "");
     ws.write("README.md", "A workspace made by the attribution oracle.\n");
     ws.select("INT-101");
+    // a repository as `intent init` leaves it (the ledger merges with merge=union), on a branch off main
+    ws.write(".gitattributes", ".orchestration/agent_trace.jsonl merge=union\n");
+    ws.write(".gitignore", ".orchestration/.sessions/\n.orchestration/*.lock\n.orchestration/.cache/\n");
+    await git(ws.root, "init", "-q", "-b", "main");
+    await git(ws.root, "add", "-A");
+    await git(ws.root, "commit", "-q", "-m", "the oracle's workspace");
+    await git(ws.root, "checkout", "-q", "-b", "work");
     const transcripts = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-transcripts-"));
     const agents = new AgentDriver(ws.root, transcripts);
     for (const c of CONTRIBUTORS) if (c.agent) await agents.setup(c.agent, c.actor.owner.intentId);
+    await agents.setupCodex(CODEX.agent!, CODEX.actor.owner.intentId);
     const editor = await EditorDriver.start(ws.root, ws.path(LEDGER));
     return new World(ws, transcripts, editor, agents, new LedgerWatch(ws.path(LEDGER)));
+  }
+
+  async git(...args: string[]): Promise<string> {
+    return git(this.ws.root, ...args);
+  }
+
+  /** Commits everything on the world's branch (a person's "commit all"), if anything changed. */
+  async commitAll(message: string): Promise<void> {
+    await this.git("add", "-A");
+    if ((await this.git("status", "--porcelain")).trim()) await this.git("commit", "-q", "-m", message);
+  }
+
+  /**
+   * A teammate's commit on main: their agent writes a new file through its hook in main's own checkout, and
+   * they commit it with the record it appended. The world's branch then has to take main in (rebase, merge).
+   */
+  async teammateCommits(agent: Contributor): Promise<void> {
+    if (!this.teammate) {
+      const root = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-main-"));
+      rmSync(root, { recursive: true, force: true });
+      await this.git("worktree", "add", "-q", root, "main");
+      const agents = new AgentDriver(root, this.transcripts);
+      for (const c of CONTRIBUTORS) if (c.agent) await agents.setup(c.agent, c.actor.owner.intentId);
+      this.teammate = { root, agents, commits: 0 };
+    }
+    const t = this.teammate;
+    const path = `src/notes/note-${++t.commits}.ts`;
+    await t.agents.write(agent.agent!, path, "", `export const NOTE_${t.commits} = "from main";\nexport const SEEN_${t.commits} = true;\n`, {
+      preferEdit: false,
+      created: true,
+    });
+    await git(t.root, "add", "-A");
+    await git(t.root, "commit", "-q", "-m", `note ${t.commits}`);
+  }
+
+  /** The world's branch rebased onto main (main's commits first, the branch's replayed on them). */
+  async rebase(): Promise<void> {
+    await this.git("rebase", "-q", "main");
+  }
+
+  /** The world's branch squash-merged into main, and work going on from there. */
+  async squashMerge(): Promise<void> {
+    await this.git("merge", "-q", "--no-edit", "main");
+    await this.git("reset", "-q", "--soft", "main");
+    await this.git("commit", "-q", "-m", "squashed");
+    await git(this.teammate!.root, "merge", "-q", "--ff-only", "work");
   }
 
   /** `intent blame --json PATH`, run in the workspace as a user would: what the ledger says of the file on disk. */
@@ -105,7 +167,24 @@ export class World {
 
   async dispose(): Promise<void> {
     await this.editor.stop().catch(() => undefined);
+    if (this.teammate) rmSync(this.teammate.root, { recursive: true, force: true });
     this.ws.dispose();
     rmSync(this.transcripts, { recursive: true, force: true });
   }
+}
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "Oracle Person",
+  GIT_AUTHOR_EMAIL: "person@oracle.test",
+  GIT_COMMITTER_NAME: "Oracle Person",
+  GIT_COMMITTER_EMAIL: "person@oracle.test",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const r = await run("git", ["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", ...args], { cwd, env: GIT_ENV });
+  if (r.status !== 0) throw new Error(`oracle: git ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
 }

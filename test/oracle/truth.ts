@@ -30,7 +30,18 @@ export type EditKind =
   | "whitespace"
   | "dup-blank-brace"
   | "revert"
-  | "type-undo";
+  | "type-undo"
+  /** a file renamed or moved (fileOps.ts): its lines keep their owners, their row becomes the move's */
+  | "git-rename"
+  | "editor-rename"
+  | "agent-shell-move"
+  | "agent-tool-move"
+  /** a block cut from one file and pasted into another, or copied there: it keeps its owners */
+  | "cross-file-move"
+  | "cross-file-copy"
+  /** the files and the ledger rewritten by git: every line keeps its owner */
+  | "rebase"
+  | "squash-merge";
 
 /** How the change reached the file: the rows of the per-path table. */
 export type Via =
@@ -59,6 +70,10 @@ export interface TruthLine {
   via: Via;
   /** Step that last changed this line's raw text (whitespace included). */
   touch: number;
+  /** A file-level step that carried the line without changing it: its kind and order are the line's rows. */
+  rowStep?: number;
+  /** Last written by an agent's content-only write before a file operation carried it (fileOps.ts). */
+  contentOnly?: boolean;
   /** For a whitespace-only change: the line version it replaced. */
   prev?: { id: number; text: string };
 }

@@ -19,8 +19,12 @@ import { normalizeLine, splitLines } from "./hashing";
 import type { Segment, Span } from "./lineChange";
 import type { GitNaming, TraceEntry } from "./ledger/read";
 
-/** The most earlier paths followed for one path: a chain of renames longer than this is cut, never guessed. */
-export const MAX_SOURCE_PATHS = 8;
+/**
+ * The most earlier paths followed for one path: a chain longer than this is cut, never guessed. A long-lived
+ * file gathers paths from its renames and from every file a block was moved or copied in from (and their
+ * renames), so the bound is for a runaway ledger, not for an ordinary history.
+ */
+export const MAX_SOURCE_PATHS = 64;
 
 /** What the rule needs from the ledger: a path's entries, and the paths whose records pin a content. */
 export interface PathRecords {

@@ -1,0 +1,102 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { ArrivalOrder } from "./arrivalOrders";
+import type { Step } from "./generator";
+import { applySplices, fileText, type TruthLine } from "./truth";
+import { contributorOf, CONTRIBUTORS, type World } from "./setup";
+
+/**
+ * Carrying out a file-level step (fileOps.ts) through the door its kind names: git in a terminal, the
+ * editor's file operations, an agent's shell or move tool, the editor's cut/copy and paste between two
+ * open files; its events in the step's arrival order. Every step ends with the files saved and a renamed
+ * file open in the editor under its new path (so that its hover is compared with `intent blame`).
+ */
+export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrder, paths: readonly string[], lines: readonly TruthLine[]): Promise<void> {
+  const { editor } = world;
+  const op = step.op!;
+  const o = step.actor.owner;
+  if (step.actor.door === "editor") await editor.setContributor(o.type === "ai" ? { type: "ai", modelId: o.modelId! } : { type: "human" });
+  switch (op.kind) {
+    case "rename":
+      return rename(world, step, op.from, order, lines);
+    case "block": {
+      if (!editor.isOpen(op.from)) await editor.open(op.from);
+      if (!editor.isOpen(step.path)) await editor.open(step.path);
+      if (op.cut) await editor.edit(op.from, [{ at: op.start, remove: op.length, insert: [] }], step.editor);
+      await editor.edit(step.path, step.splices, step.editor);
+      if (op.cut && op.cutSavedFirst) await editor.save(op.from);
+      await editor.save(step.path);
+      if (op.cut && !op.cutSavedFirst) await editor.save(op.from);
+      return;
+    }
+    case "history": {
+      const teammate = CONTRIBUTORS.find((c) => c.agent && c.actor.name === "opus")!;
+      await world.commitAll("work");
+      await world.teammateCommits(teammate);
+      if (op.how === "rebase") await world.rebase();
+      else await world.squashMerge();
+      const watched = async () => {
+        for (const p of paths) await editor.watched(p);
+      };
+      if (order === "watcher-move-record") await watched();
+      await editor.barrier();
+      if (order === "move-record-watcher") await watched();
+      return;
+    }
+  }
+}
+
+async function rename(world: World, step: Step, from: string, order: ArrivalOrder, lines: readonly TruthLine[]): Promise<void> {
+  const { editor, agents } = world;
+  const to = step.path;
+  const agent = contributorOf(step.actor).agent;
+  // what a client's file watcher reports of a move: the old path deleted, the new one created
+  const watched = async () => {
+    await editor.watched(from, 3);
+    await editor.watched(to, 1);
+  };
+  const afterMove = async () => {
+    if (order === "watcher-move-record") await watched();
+    if (order === "open-before-record") await editor.open(to);
+  };
+  const how = (step.op as { how: string }).how;
+  // a file gone from disk: the person closes its tab (the editor's own rename reopens it under the new name)
+  if (how !== "editor" && editor.isOpen(from)) await editor.close(from);
+  switch (how) {
+    case "git":
+      // the person commits what is there and renames with git; the rename and an edit are committed together
+      await world.commitAll("work");
+      mkdirSync(world.ws.path(dirname(to)), { recursive: true }); // git mv does not make the destination's folder
+      await world.git("mv", from, to);
+      await afterMove();
+      break;
+    case "editor":
+      await editor.rename(from, to, afterMove);
+      break;
+    case "shell-mv":
+      await agents.shell(agent!, `mkdir -p ${dirname(to)} && mv ${from} ${to}`, afterMove);
+      break;
+    case "shell-git-mv":
+      await world.commitAll("work");
+      await agents.shell(agent!, `mkdir -p ${dirname(to)} && git mv ${from} ${to}`, afterMove);
+      break;
+    case "mcp":
+      await agents.moveFile(agent!, from, to, afterMove);
+      break;
+    case "codex": {
+      const s = step.splices[0];
+      const old = s ? world.ws.read(from).split(/\r?\n/)[s.at]! : undefined;
+      const after = fileText(applySplices(lines, step.splices));
+      await agents.codexMove(agent!, from, to, after, { old: old!, new: s!.insert[0]!.text }, afterMove);
+      break;
+    }
+  }
+  if (order === "move-record-watcher") await watched();
+  if (!editor.isOpen(to)) await editor.open(to);
+  if (step.splices.length && how === "git") {
+    await editor.edit(to, step.splices, step.editor);
+    await editor.save(to);
+  }
+  if (how === "git") await world.commitAll("rename");
+  await editor.barrier();
+}

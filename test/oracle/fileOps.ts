@@ -1,0 +1,189 @@
+import { basename, dirname } from "node:path";
+import type { Actor, Step } from "./generator";
+import { LineWriter } from "./lineText";
+import type { Prng } from "./prng";
+import { diffReadsAsTruth } from "./fairness";
+import { applySplices, normalizedText, type EditKind, type Splice, type TruthLine } from "./truth";
+
+/**
+ * Changes to files rather than to lines, drawn from a stream of their own (so the line edit streams stay as
+ * they were): renames and moves by each door, a block moved or copied into another file, and git rewriting
+ * the files and the ledger (a rebase, a squash merge). Truth: content follows its author across paths
+ * (docs/LEDGER.md "Renames, moves and copies"); a block moved or copied into another file keeps its owners
+ * (as `git blame -C`); git rewriting history changes nobody's lines.
+ */
+
+export const FILE_OP_KINDS = [
+  "git-rename",
+  "editor-rename",
+  "agent-shell-move",
+  "agent-tool-move",
+  "cross-file-move",
+  "cross-file-copy",
+  "rebase",
+  "squash-merge",
+] as const satisfies readonly EditKind[];
+export type FileOpKind = (typeof FILE_OP_KINDS)[number];
+
+/** How a file reaches its new path. */
+export type RenameHow = "git" | "editor" | "shell-mv" | "shell-git-mv" | "mcp" | "codex";
+
+export type FileOp =
+  /** `from` renamed to the step's path; the step's splices (a person's edit, same commit) apply after. */
+  | { kind: "rename"; from: string; how: RenameHow }
+  /** Lines [start, start+length) of `from` pasted into the step's path (the step's splice); `cut` removes them from `from`. */
+  | { kind: "block"; from: string; start: number; length: number; cut: boolean; cutSavedFirst: boolean }
+  /** git rewrites the branch: the side branch rebased onto main, or squash-merged into it. */
+  | { kind: "history"; how: "rebase" | "squash-merge" };
+
+const DIRS = ["src/engine", "src/lib", "src/api/v2", "src/core"];
+
+/** Draws file-level steps; `files` is the generator's truth, which `applyFileOp` updates. */
+export class FileOpDrawer {
+  private readonly writer: LineWriter;
+  private renames = 0;
+
+  constructor(
+    private readonly rng: Prng,
+    private readonly files: Map<string, TruthLine[]>,
+  ) {
+    this.writer = new LineWriter(rng.fork(7));
+  }
+
+  /** A step of `kind` by `actor`, or undefined when the world does not allow one (too few lines). */
+  draw(kind: FileOpKind, index: number, actor: Actor, paths: readonly string[]): Step | undefined {
+    const owner = actor.owner;
+    const via = actor.door === "editor" ? (owner.type === "ai" ? "ai-editor" : "editor") : "agent-closed";
+    const base = (path: string, splices: Splice[], op: FileOp): Step => ({
+      index,
+      path,
+      actor,
+      kind,
+      via,
+      splices,
+      editor: { oneNotification: true, fine: false, typing: [] },
+      hook: { preferEdit: false, reloadBeforeRecord: false, closeFirst: false },
+      op,
+    });
+    switch (kind) {
+      case "git-rename":
+      case "editor-rename":
+      case "agent-shell-move":
+      case "agent-tool-move": {
+        const from = this.rng.pick(paths);
+        const to = this.newPath(from, paths);
+        const how: RenameHow =
+          kind === "git-rename"
+            ? "git"
+            : kind === "editor-rename"
+              ? "editor"
+              : kind === "agent-tool-move"
+                ? actor.name === "codex"
+                  ? "codex"
+                  : "mcp"
+                : this.rng.chance(0.5)
+                  ? "shell-mv"
+                  : "shell-git-mv";
+        const lines = this.files.get(from)!;
+        // half of the git renames come with a person's edit of the renamed file in the same commit
+        const splices: Splice[] = [];
+        if (kind === "git-rename" && this.rng.chance(0.5) && lines.length) {
+          const s = this.rng.int(0, lines.length - 1);
+          const k = this.rng.int(1, Math.min(3, lines.length - s));
+          splices.push({ at: s, remove: k, insert: lines.slice(s, s + k).map((l) => this.line(this.writer.rewrite(l.text), l, actor, kind, index, true)) });
+        }
+        // Codex's patch moves a file only with a change (an Update File without a hunk is no patch Codex
+        // reads): a line its patch can name, unique in the file
+        if (how === "codex") {
+          const unique = lines.flatMap((l, i) =>
+            l.text.trim().length >= 8 && lines.filter((m) => normalizedText(m.text) === normalizedText(l.text)).length === 1 ? [i] : [],
+          );
+          if (unique.length) {
+            const s = this.rng.pick(unique);
+            const text = this.writer.rewrite(lines[s]!.text);
+            const line: TruthLine = { id: nextId(), text, eol: lines[s]!.eol, owner: actor.owner, kind, via: "agent-closed", touch: index };
+            const after = applySplices(lines, [{ at: s, remove: 1, insert: [line] }]);
+            if (!lines.some((l) => normalizedText(l.text) === normalizedText(text)) && diffReadsAsTruth(lines, after, index))
+              splices.push({ at: s, remove: 1, insert: [line] });
+          }
+        }
+        if (how === "codex" && !splices.length) return undefined;
+        return base(to, splices, { kind: "rename", from, how });
+      }
+      case "cross-file-move":
+      case "cross-file-copy": {
+        if (paths.length < 2) return undefined;
+        const from = this.rng.pick(paths);
+        const to = this.rng.pick(paths.filter((p) => p !== from));
+        const source = this.files.get(from)!;
+        const dest = this.files.get(to)!;
+        const cut = kind === "cross-file-move";
+        if (source.length < (cut ? 16 : 6)) return undefined;
+        const length = this.rng.int(2, Math.min(8, Math.floor(source.length / 3)));
+        const start = this.rng.int(0, source.length - length);
+        const block = source.slice(start, start + length);
+        // the server finds a block of at least two lines, one of them at least 8 characters (docs/LEDGER.md)
+        if (!block.some((l) => l.text.trim().length >= 8)) return undefined;
+        const at = this.rng.int(0, dest.length);
+        const insert = block.map((l) => this.line(l.text, l, actor, kind, index, false));
+        return base(to, [{ at, remove: 0, insert }], { kind: "block", from, start, length, cut, cutSavedFirst: this.rng.chance(0.5) });
+      }
+      case "rebase":
+      case "squash-merge":
+        return base(paths[0]!, [], { kind: "history", how: kind });
+    }
+  }
+
+  /** A path in another folder or under another name, not taken. */
+  private newPath(from: string, taken: readonly string[]): string {
+    const stem = basename(from).replace(/(-\d+)?\.ts$/, "");
+    for (;;) {
+      const dir = this.rng.chance(0.5) ? dirname(from) : this.rng.pick(DIRS);
+      const to = `${dir}/${stem}-${++this.renames}.ts`;
+      if (!taken.includes(to)) return to;
+    }
+  }
+
+  /** `changed`: a line the actor wrote (the actor owns it); else a copy of `l` that keeps its owner and last touch. */
+  private line(text: string, l: TruthLine, actor: Actor, kind: EditKind, step: number, changed: boolean): TruthLine {
+    return changed
+      ? { id: nextId(), text, eol: l.eol, owner: actor.owner, kind, via: actor.owner.type === "ai" ? "ai-editor" : "editor", touch: step }
+      : { ...l, id: nextId(), kind, rowStep: step, ...(l.contentOnly || isAgent(l) ? { contentOnly: true } : {}) };
+  }
+}
+
+function isAgent(l: TruthLine): boolean {
+  return l.via.startsWith("agent-");
+}
+
+let ids = 1_000_000_000;
+/** Ids of lines file operations make, apart from the generator's own (which count from 1). */
+function nextId(): number {
+  return ids++;
+}
+
+/** The truth after a file-level step: `files` updated; the paths list keeps each file at its place (its weight). */
+export function applyFileOp(step: Step, files: Map<string, TruthLine[]>, paths: string[], apply: (lines: TruthLine[], splices: Splice[]) => TruthLine[]): void {
+  const op = step.op!;
+  switch (op.kind) {
+    case "rename": {
+      const lines = files.get(op.from)!.map((l) => ({ ...l, kind: step.kind, rowStep: step.index, ...(isAgent(l) ? { contentOnly: true } : {}) }));
+      files.delete(op.from);
+      files.set(step.path, apply(lines, step.splices));
+      paths[paths.indexOf(op.from)] = step.path;
+      return;
+    }
+    case "block": {
+      if (op.cut) files.set(op.from, apply(files.get(op.from)!, [{ at: op.start, remove: op.length, insert: [] }]));
+      files.set(step.path, apply(files.get(step.path)!, step.splices));
+      return;
+    }
+    case "history":
+      for (const p of paths)
+        files.set(
+          p,
+          files.get(p)!.map((l) => ({ ...l, kind: step.kind, rowStep: step.index, ...(isAgent(l) ? { contentOnly: true } : {}) })),
+        );
+      return;
+  }
+}
