@@ -35,7 +35,22 @@ import { teamYear } from "./teamYear";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
-const FIGURES = ["start", "memory", "hover", "keystroke", "save", "check", "blame", "renamed", "hooks", "appends", "globs", "stats", "report", "team-year"] as const;
+const FIGURES = [
+  "start",
+  "memory",
+  "hover",
+  "keystroke",
+  "save",
+  "check",
+  "blame",
+  "renamed",
+  "hooks",
+  "appends",
+  "globs",
+  "stats",
+  "report",
+  "team-year",
+] as const;
 
 function parse() {
   const { values } = parseArgs({
