@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { CLI_JS, ensureBuilt, git } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
 
 /**
  * Every file intent-lsp reads or writes inside a repository, committed as something hostile — a symbolic link

@@ -1,6 +1,9 @@
 import { appendFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { claudePayload, ensureBuilt, LEDGER, ledgerRecords, runHook, writeTranscript } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 import { blameOwners, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
 

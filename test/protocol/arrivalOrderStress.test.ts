@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudePayload, ensureBuilt, LEDGER, runHook, writeTranscript } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { LEDGER } from "../support/ledgerFile";
 import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
 import { readFileSync } from "node:fs";

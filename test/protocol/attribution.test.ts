@@ -1,7 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Hover } from "vscode-languageserver-protocol";
-import { claudeEdit, claudePayload, ensureBuilt, ledgerRecords, runCli, runHook, writeTranscript } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 

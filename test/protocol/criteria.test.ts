@@ -2,7 +2,10 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, type TempWorkspace } from "../support/workspace";
-import { ensureBuilt, git, gitWorkspace, ledgerRecords, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * Acceptance criteria and drift in the editor (README "Acceptance criteria"): the drift diagnostic on an

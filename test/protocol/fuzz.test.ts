@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
 import { inProcessServer, spawnedServer, type ServerUnderTest } from "../support/inProcessServer";
 import { ProtocolFuzz } from "../support/protocolFuzz";
 import { TempWorkspace } from "../support/workspace";

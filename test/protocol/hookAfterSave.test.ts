@@ -1,5 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { claudeEdit, claudePayload, ensureBuilt, ledgerRecords, runHook, writeTranscript } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 import { blameOwners, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { CodeLens, InlayHint } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
-import { runCli } from "../cli/support";
+import { runCli } from "../support/cliRunner";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";

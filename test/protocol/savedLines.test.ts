@@ -2,7 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { CodeAction, Diagnostic } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, type TempWorkspace } from "../support/workspace";
-import { ensureBuilt, gitWorkspace, LEDGER, ledgerRecords, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
 /**
  * The editor shows what `intent check` will report, for saved lines too: with auto-save (a save right after
