@@ -5,7 +5,8 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCli, runHook } from "../support/cliRunner";
 import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { TempWorkspace } from "../support/workspace";
 
 /**
@@ -64,7 +65,7 @@ describe("attribution through real edit streams", () => {
   });
 
   async function editor(contributor: { type: "human" } | { type: "ai"; modelId: string }, opts: { watchedFiles?: boolean } = {}): Promise<LspClient> {
-    const c = await LspClient.start({ root: ws.root, settings: { contributor }, ...opts });
+    const c = await startInProcess({ root: ws.root, settings: { contributor }, ...opts });
     clients.push(c);
     return c;
   }
