@@ -4,6 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   createProtocolConnection,
+  type MessageReader,
+  type MessageWriter,
   StreamMessageReader,
   StreamMessageWriter,
   type CodeAction,
@@ -35,6 +37,18 @@ export interface ClientOptions {
   onProgress?: (value: unknown) => void;
   /** Another server script to talk to (the benchmark's no-op baseline); default the built intent-lsp. */
   serverJs?: string;
+  /**
+   * A server already running in this process (the tests' in-process mode), instead of spawning one: the
+   * same JSON-RPC over in-memory streams. Such a client has no `process`, and `env` cannot reach it.
+   */
+  transport?: ClientTransport;
+}
+
+/** The two ends of a connection to a server in this process, and how to let it go. */
+export interface ClientTransport {
+  reader: MessageReader;
+  writer: MessageWriter;
+  close(): void;
 }
 
 /**
@@ -43,7 +57,7 @@ export interface ClientOptions {
  */
 export class LspClient {
   readonly connection: ProtocolConnection;
-  readonly process: ChildProcessWithoutNullStreams;
+  private readonly child: ChildProcessWithoutNullStreams | undefined;
   readonly diagnostics = new Map<string, PublishDiagnosticsParams>();
   readonly logs: string[] = [];
   /** Every `intent/saveProcessed` the server sent, in order. */
@@ -56,9 +70,15 @@ export class LspClient {
   stderr = "";
 
   private constructor(readonly options: ClientOptions) {
-    this.process = spawn(process.execPath, [options.serverJs ?? SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
-    this.process.stderr.on("data", (d) => (this.stderr += d));
-    this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout), new StreamMessageWriter(this.process.stdin));
+    if (options.transport) {
+      if (options.env) throw new Error("LspClient: a server in process shares this process's environment; spawn it to give it `env`");
+      this.connection = createProtocolConnection(options.transport.reader, options.transport.writer);
+    } else {
+      const child = spawn(process.execPath, [options.serverJs ?? SERVER_JS, "--stdio"], { env: { ...process.env, ...options.env }, cwd: options.root });
+      child.stderr.on("data", (d) => (this.stderr += d));
+      this.child = child;
+      this.connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    }
     this.connection.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {
       this.diagnostics.set(p.uri, p);
       this.wake();
@@ -90,11 +110,18 @@ export class LspClient {
     this.connection.listen();
   }
 
+  /** The server's process; a client of a server in process has none. */
+  get process(): ChildProcessWithoutNullStreams {
+    if (!this.child) throw new Error("LspClient: this client talks to a server in process, which has no process of its own");
+    return this.child;
+  }
+
   static async start(options: ClientOptions): Promise<LspClient> {
     const client = new LspClient(options);
     const rootUri = pathToFileURL(options.root).href;
     await client.connection.sendRequest("initialize", {
-      processId: process.pid,
+      // in process: no parent-process watchdog, which would end this process with the server
+      processId: options.transport ? null : process.pid,
       clientInfo: { name: "intent-lsp-test-client" },
       rootUri,
       ...(options.workspaceFolders === false ? {} : { workspaceFolders: [{ uri: rootUri, name: "ws" }] }),
@@ -324,12 +351,14 @@ export class LspClient {
   async stop(): Promise<void> {
     try {
       await Promise.race([this.connection.sendRequest("shutdown"), new Promise((r) => setTimeout(r, 2000))]);
-      await this.connection.sendNotification("exit");
+      // "exit" ends the server's process: in process, that is this one
+      if (this.child) await this.connection.sendNotification("exit");
     } catch {
       /* already gone */
     }
     this.connection.dispose();
-    this.process.kill();
+    this.child?.kill();
+    this.options.transport?.close();
   }
 }
 

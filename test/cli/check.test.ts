@@ -6,7 +6,11 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { claudeEdit, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudeEdit, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /** The OASIS SARIF 2.1.0 schema (draft-07), verbatim; see test/fixtures/sarif/README.md. */
 const sarifSchema = JSON.parse(readFileSync(`${REPO_ROOT}/test/fixtures/sarif/sarif-schema-2.1.0.json`, "utf8"));

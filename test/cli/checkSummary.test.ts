@@ -4,7 +4,8 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
 import { insightWorkspace } from "./insightWorkspace";
-import { ensureBuilt, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 
 /**
  * The pull request summary of `intent check`, rendered from a fixture run (./insightWorkspace.ts: an

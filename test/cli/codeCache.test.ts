@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 
 /** `intent` starts from V8's code cache kept in the user's own cache folder, and never trusts another's. */
 describe("the CLI's code cache", () => {

@@ -6,7 +6,10 @@ import { TempWorkspace } from "../support/workspace";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { fileHash } from "../../server/src/engine/hashing";
-import { CLAUDE_SESSION, claudeEdit, ensureBuilt, ledgerRecords, LEDGER, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { CLAUDE_SESSION, claudeEdit, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords, LEDGER } from "../support/ledgerFile";
 
 beforeAll(ensureBuilt);
 

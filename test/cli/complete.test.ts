@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
-import { ensureBuilt, git, gitWorkspace, ledgerRecords, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * `intent complete ID` verifies the intent's acceptance criteria before the move (README "Acceptance

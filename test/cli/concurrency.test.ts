@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIntents } from "../../server/src/engine/intents/load";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudePayload, ensureBuilt, LEDGER } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS } from "../support/cliRunner";
+import { claudePayload } from "../support/hookPayloads";
+import { LEDGER } from "../support/ledgerFile";
 
 /**
  * Faults between writers: several processes changing active_intents.yaml at once, eight agent hooks

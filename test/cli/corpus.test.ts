@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudePayload, cursorPayload, ensureBuilt } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS } from "../support/cliRunner";
+import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * The malformed-input corpus, through the doors people and agents use: `intent status` and `intent

@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { claudeEdit, claudePayload, cursorPayload, ensureBuilt, NEW_AGENTS, runCli, runHook } from "./support";
+import { NEW_AGENTS } from "../support/agentFixtures";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { claudeEdit, claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * Acceptance criteria run only when a person asks for exactly that (`intent complete`, the editor's Verify

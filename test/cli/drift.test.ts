@@ -4,7 +4,10 @@ import { buildRecord } from "../../server/src/engine/ledger/record";
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { fileHash } from "../../server/src/engine/hashing";
 import type { TempWorkspace } from "../support/workspace";
-import { ensureBuilt, git, gitWorkspace, LEDGER, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { LEDGER } from "../support/ledgerFile";
 
 /**
  * Drift (README "Acceptance criteria"): `intent status ID` says how many lines in an intent's scope changed

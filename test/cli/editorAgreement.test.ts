@@ -2,7 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
-import { claudeEdit, ensureBuilt, gitWorkspace, LEDGER, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
+import { claudeEdit, writeTranscript } from "../support/hookPayloads";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
 /**
  * One fixture, two doors: the language server's diagnostics for edits in the editor, and `intent check` for

@@ -1,5 +1,9 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { claudePayload, DROID, ensureBuilt, ledgerRecords, runHook, writeTranscript } from "./support";
+import { DROID } from "../support/agentFixtures";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 import { TempWorkspace } from "../support/workspace";
 import { fileHash } from "../../server/src/engine/hashing";
 

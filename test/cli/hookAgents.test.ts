@@ -3,26 +3,15 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import {
-  CLINE,
-  CODEX,
-  COPILOT,
-  DROID,
-  ensureBuilt,
-  GEMINI,
-  gitWorkspace,
-  ledgerRecords,
-  NEW_AGENTS,
-  runCli,
-  WINDSURF,
-  type AgentFixture,
-  type HookReply,
-  type PlannedEdit,
-} from "./support";
+import { CLINE, CODEX, COPILOT, DROID, GEMINI, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * `intent hook codex|gemini|copilot|windsurf|cline|droid`: every agent gets the same gate and recorder, each
- * in its own protocol. Payloads are in each agent's documented shape (test/cli/support.ts); every answer is
+ * in its own protocol. Payloads are in each agent's documented shape (test/support/agentFixtures.ts); every answer is
  * asserted whole: standard output, standard error and the exit code.
  */
 

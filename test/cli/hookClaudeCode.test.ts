@@ -7,7 +7,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contentHash, fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, ensureBuilt, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, "shared/schema/trace-record.schema.json"), "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: false });

@@ -6,7 +6,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { cursorPayload, ensureBuilt, ledgerRecords, runHook } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { cursorPayload } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 const schema = JSON.parse(readFileSync(`${REPO_ROOT}/shared/schema/trace-record.schema.json`, "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: false });

@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { claudePayload, ensureBuilt, ledgerRecords, runHook } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudePayload } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 beforeAll(ensureBuilt);
 

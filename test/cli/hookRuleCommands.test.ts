@@ -1,6 +1,9 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { claudePayload, cursorPayload, ensureBuilt, NEW_AGENTS, runHook, type HookAgent, type HookReply } from "./support";
+import { NEW_AGENTS, type HookReply } from "../support/agentFixtures";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook, type HookAgent } from "../support/cliRunner";
+import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * An agent rewriting the rules through its shell (`intent start`, a redirect into active_intents.yaml, …)

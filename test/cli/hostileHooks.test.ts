@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudeEdit, claudePayload, ensureBuilt, ledgerRecords } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS } from "../support/cliRunner";
+import { claudeEdit, claudePayload } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * The agent gate against a hostile repository and hostile tool calls: FIFOs and devices where files should

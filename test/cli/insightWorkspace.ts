@@ -1,6 +1,8 @@
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
-import { claudeEdit, git, gitWorkspace, runHook, writeTranscript } from "./support";
+import { runHook } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudeEdit, writeTranscript } from "../support/hookPayloads";
 
 /**
  * A workspace built the way real work builds it, for `intent stats` and `intent report`: an agent writes

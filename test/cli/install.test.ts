@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/lspClient";
-import { ensureBuilt } from "./support";
+import { ensureBuilt } from "../support/builtDist";
 
 /**
  * intent-lsp installed as users install a language server: the tarball `npm pack` makes, installed with

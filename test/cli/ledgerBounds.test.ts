@@ -3,7 +3,10 @@ import { appendFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bombRecords } from "../support/ledgerBombs";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudeEdit, ensureBuilt, ledgerRecords, LEDGER, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS, runHook } from "../support/cliRunner";
+import { claudeEdit, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords, LEDGER } from "../support/ledgerFile";
 
 /**
  * Records that claim more lines than any file has (docs/LEDGER.md "Reading"): each one is a few hundred bytes

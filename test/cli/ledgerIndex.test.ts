@@ -7,7 +7,10 @@ import { buildRecord } from "../../server/src/engine/ledger/record";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudeEdit, ensureBuilt, LEDGER, ledgerRecords, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS, runCli } from "../support/cliRunner";
+import { claudeEdit } from "../support/hookPayloads";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
 /** The saved ledger index as the doors share it: written by one process, trusted by the next, never torn. */
 

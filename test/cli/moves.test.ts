@@ -4,7 +4,11 @@ import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
-import { claudePayload, ensureBuilt, git, gitWorkspace, ledgerRecords, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * A line's author follows its content across paths (docs/LEDGER.md "Renames, moves and copies"): a file an

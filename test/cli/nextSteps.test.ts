@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { ensureBuilt, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 import { ID_BY_STATUS, INTENTS_BY_STATUS } from "../support/intentsByStatus";
 
 /**

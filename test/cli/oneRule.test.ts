@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { claudeAnswer, claudeEdit, claudePayload, cursorPayload, ensureBuilt, git, ledgerRecords, LEDGER, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
+import { claudeAnswer, claudeEdit, claudePayload, cursorPayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords, LEDGER } from "../support/ledgerFile";
 
 /**
  * Behaviour that follows from each rule living once in the engine: the same tool rule for every agent, the

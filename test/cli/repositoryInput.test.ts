@@ -1,10 +1,12 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
-import { CLI_JS, ensureBuilt, git } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
 
 /**
  * Every file intent-lsp reads or writes inside a repository, committed as something hostile — a symbolic link
@@ -256,6 +258,26 @@ async function runDoor(door: Door, root: string, bin: string): Promise<Run[]> {
   }
 }
 
+let template: string | undefined;
+
+/** The workspace every case starts from, committed once: each case copies it (git is not the subject here). */
+function committedWorkspace(): string {
+  if (template) return template;
+  const root = mkdtempSync(join(tmpdir(), "intent-repo-input-template-"));
+  for (const d of [".orchestration/.sessions", "src", "docs"]) mkdirSync(join(root, d), { recursive: true });
+  writeFileSync(join(root, ".orchestration/active_intents.yaml"), INTENTS);
+  writeFileSync(join(root, ".orchestration/config.jsonc"), "{}\n");
+  writeFileSync(join(root, ".orchestration/agent_trace.jsonl"), "");
+  writeFileSync(join(root, "src/a.ts"), "export const a = 1;\n");
+  writeFileSync(join(root, "docs/spec.md"), "# The API spec\n");
+  writeFileSync(join(root, ".orchestration/.sessions/workspace.json"), JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }));
+  git(root, "init", "-q");
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "initial");
+  template = root;
+  return root;
+}
+
 /** A fresh repository with the path planted as `kind`; the outside tree beside it holds the bait. */
 function fixture(row: Row, kind: Kind): { base: string; root: string; outside: string; sentinel: string; bin: string } {
   const base = mkdtempSync(join(tmpdir(), "intent-repo-input-"));
@@ -263,18 +285,9 @@ function fixture(row: Row, kind: Kind): { base: string; root: string; outside: s
   const outside = join(base, "outside");
   const sentinel = join(base, "command-ran");
   const bin = join(base, "bin");
-  for (const d of [root, outside, bin, join(root, ".orchestration"), join(root, "src"), join(root, "docs")]) mkdirSync(d, { recursive: true });
+  for (const d of [outside, bin]) mkdirSync(d, { recursive: true });
   writeFileSync(join(bin, "intent"), `#!/bin/sh\nexec "${process.execPath}" "${CLI_JS}" "$@"\n`, { mode: 0o755 });
-  writeFileSync(join(root, ".orchestration/active_intents.yaml"), INTENTS);
-  writeFileSync(join(root, ".orchestration/config.jsonc"), "{}\n");
-  writeFileSync(join(root, ".orchestration/agent_trace.jsonl"), "");
-  writeFileSync(join(root, "src/a.ts"), "export const a = 1;\n");
-  writeFileSync(join(root, "docs/spec.md"), "# The API spec\n");
-  mkdirSync(join(root, ".orchestration/.sessions"), { recursive: true });
-  writeFileSync(join(root, ".orchestration/.sessions/workspace.json"), JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }));
-  git(root, "init", "-q");
-  git(root, "add", "-A");
-  git(root, "commit", "-q", "-m", "initial");
+  cpSync(committedWorkspace(), root, { recursive: true });
 
   const target = join(root, row.path);
   const original = existsSync(target) && lstatSync(target).isFile() ? readFileSync(target, "utf8") : "";
@@ -335,11 +348,12 @@ const DOORS = new Set(ROWS.flatMap((r) => r.doors));
 let runs = 0;
 
 beforeAll(ensureBuilt);
-afterAll(() =>
+afterAll(() => {
+  if (template) rmSync(template, { recursive: true, force: true });
   console.log(
     `repository-controlled input: ${CASES.length} cases over ${ROWS.length} paths and ${KINDS.length} kinds, ${DOORS.size} doors (${[...DOORS].join(", ")}), ${runs} runs`,
-  ),
-);
+  );
+});
 
 /** Runs `work` over `items`, `n` at a time (two cores, shared: not more). */
 async function pool<T, R>(items: readonly T[], n: number, work: (t: T) => Promise<R>): Promise<R[]> {

@@ -2,7 +2,9 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI_JS, ensureBuilt, git, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS, runCli } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
 
 /**
  * What a committed repository can do with symbolic links and hook configuration, each as the probe found

@@ -2,7 +2,11 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, 
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { CLI_JS, claudeEdit, ensureBuilt, git, LEDGER, ledgerRecords, runCli, runHook } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { CLI_JS, runCli, runHook } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
+import { claudeEdit } from "../support/hookPayloads";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
 /**
  * `intent init` and `intent doctor` as a new user runs them: in a fresh repository, twice, over existing agent

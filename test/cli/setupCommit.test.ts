@@ -1,6 +1,9 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { claudeAnswer, claudeEdit, ensureBuilt, git, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
+import { claudeAnswer, claudeEdit, writeTranscript } from "../support/hookPayloads";
 
 /**
  * A team's first day, as the README tells it: a repository cloned from its remote, `intent init`, intents

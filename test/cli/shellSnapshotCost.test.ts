@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changesSince, takeShellSnapshot, takeSnapshotBack } from "../../server/src/io/agent/shellSnapshot";
 import { TempWorkspace } from "../support/workspace";
-import { claudePayload, ensureBuilt, git, ledgerRecords, runHook } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { git } from "../support/gitRepository";
+import { claudePayload } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * What the shell snapshot costs on a large repository (measured and printed, not asserted): 20,000 tracked

@@ -4,19 +4,11 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import {
-  claudeEdit,
-  claudePayload,
-  CLAUDE_SESSION,
-  cursorPayload,
-  ensureBuilt,
-  git,
-  gitWorkspace,
-  ledgerRecords,
-  runCli,
-  runHook,
-  writeTranscript,
-} from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudeEdit, claudePayload, CLAUDE_SESSION, cursorPayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * Shell commands' writes, recorded: the pre-tool hook snapshots git's view of the working tree, the

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
 import { AI_LINES, counts, FILE_LINES, insightWorkspace, MODEL, PERSON, TOTAL } from "./insightWorkspace";
-import { ensureBuilt, ledgerRecords, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /** `intent stats` counted against a workspace built as real work builds it (./insightWorkspace.ts). */
 

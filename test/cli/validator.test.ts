@@ -5,7 +5,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { REPO_ROOT } from "../support/lspClient";
-import { ensureBuilt } from "./support";
+import { ensureBuilt } from "../support/builtDist";
 import schema from "../../shared/schema/trace-record.schema.json";
 import { ajvOptions } from "../../shared/schema/validatorOptions.json";
 

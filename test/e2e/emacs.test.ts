@@ -7,33 +7,14 @@
 // The files are .md and .ts, which stock Emacs 28 opens in fundamental-mode.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { describeRun, endRun, ensureEditor, isolatedXdg, linesOf, repoRoot, runProcess } from "./editors";
+import { expect, it } from "vitest";
+import { describeRun, ensureEditor, isolatedXdg, linesOf, repoRoot, runProcess } from "./editors";
+import { CLI_JS, EditorRun, INSTALL_MS, intentsYaml, LEDGER, ledgerText, SERVER_JS, writeWorkspace } from "./editorRun";
 
-const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
-const cliJs = path.join(repoRoot, "dist", "cli.js");
 const fakeServer = path.join(repoRoot, "test", "fixtures", "fake-language-server", "server.js");
-const INSTALL_MS = 300_000;
-const LEDGER = ".orchestration/agent_trace.jsonl";
 
-const intentsYaml = `active_intents:
-  - id: INT-001
-    name: Build Weather API
-    status: IN_PROGRESS
-    owned_scope: ["src/api/**"]
-    constraints: ["Use TypeScript"]
-  - id: INT-003
-    name: Docs refresh
-    status: IN_PROGRESS
-    owned_scope: ["docs/**"]
-  - id: INT-004
-    name: Onboarding guide
-    status: PENDING
-    owned_scope: ["docs/guide/**", "docs/notes.md"]
-`;
 const NOTES = "docs/notes.md";
 const notes = Array.from({ length: 15 }, (_, i) => (i === 0 ? "# Notes" : `Note line ${i + 1}: nothing to see.`));
 const API_FILE = "src/api/weather.ts";
@@ -52,28 +33,15 @@ const weather = [
 
 /** No version control: the project root comes from intent-lsp.el. `selected` is the workspace's selection. */
 function makeWorkspace(root: string, selected: string): void {
-  mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
-  mkdirSync(path.join(root, "docs"), { recursive: true });
-  mkdirSync(path.join(root, "src", "api"), { recursive: true });
-  writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), `${JSON.stringify({ intent: selected })}\n`);
-  writeFileSync(path.join(root, ...NOTES.split("/")), `${notes.join("\n")}\n`);
-  writeFileSync(path.join(root, ...API_FILE.split("/")), `${weather.join("\n")}\n`);
+  writeWorkspace(root, intentsYaml(["Use TypeScript"], true), selected, { [NOTES]: notes, [API_FILE]: weather });
 }
 
-let tmp: string | undefined;
-let failed = true;
-afterEach(() => {
-  endRun("emacs", tmp, failed);
-  tmp = undefined;
-  failed = true;
-});
+const run = new EditorRun("emacs");
 
 /** Emacs from the cache, a fresh workspace, and the environment every driver gets. */
 async function prepare(selected: string) {
   const emacs = await ensureEditor("emacs");
-  if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-  tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-emacs-"));
+  const tmp = run.start();
   const ws = path.join(tmp, "ws");
   makeWorkspace(ws, selected);
   const home = path.join(tmp, "home");
@@ -83,7 +51,7 @@ async function prepare(selected: string) {
     HOME: home, // no ~/.emacs.d, ~/.emacs or ELPA packages of the user's
     WS: ws,
     NODE: process.execPath,
-    SERVER_JS: serverJs,
+    SERVER_JS,
     CLIENT_DIR: path.join(repoRoot, "clients", "emacs"),
     HARNESS: path.join(__dirname, "emacs", "harness.el"),
     TIMEOUT: "20",
@@ -123,8 +91,7 @@ it(
       cwd: ws,
       timeoutMs: 90_000,
     });
-    const ledgerFile = path.join(ws, ...LEDGER.split("/"));
-    const seen = `workspace kept at ${tmp}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
+    const seen = `workspace kept at ${run.dir}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${ledgerText(ws)}`;
 
     expect(r.stdout, seen).not.toMatch(/^FAIL/m);
     expect(r.code, seen).toBe(0);
@@ -175,7 +142,7 @@ it(
     expect(linesOf(r, "SELECTED"), seen).toEqual(["INT-003"]);
     expect(JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8")), seen).toMatchObject({ intent: "INT-003" });
     // M-x intent-lsp-blame prints what `intent blame` prints in a terminal
-    const terminal = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
+    const terminal = execFileSync(process.execPath, [CLI_JS, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
     expect(linesOf(r, "BLAME"), seen).toEqual(terminal.replace(/\n$/, "").split("\n"));
     expect(linesOf(r, "BLAME"), seen).toEqual([
       `${EDIT_LINE + 1}  INT-001  human  ${rec.timestamp.slice(0, 16).replace("T", " ")}  ${rec.id.slice(0, 8)} │ ${EDIT_TEXT}`,
@@ -184,7 +151,7 @@ it(
     // eglot ran the action's command on the server (workspace/executeCommand)
     const log = existsSync(events) ? readFileSync(events, "utf8") : "";
     expect(log, seen).toMatch(/:method "workspace\/executeCommand"[\s\S]*?:command "intent\.selectIntent"/);
-    failed = false;
+    run.passed();
   },
   INSTALL_MS + 120_000,
 );
@@ -211,8 +178,7 @@ it(
       cwd: ws,
       timeoutMs: 90_000,
     });
-    const ledgerFile = path.join(ws, ...LEDGER.split("/"));
-    const seen = `workspace kept at ${tmp}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`;
+    const seen = `workspace kept at ${run.dir}\n${describeRun(r, [events])}\n--- ${LEDGER} ---\n${ledgerText(ws)}`;
 
     expect(r.stdout, seen).not.toMatch(/^FAIL/m);
     expect(r.code, seen).toBe(0);
@@ -268,11 +234,11 @@ it(
 
     expect(linesOf(r, "SELECTED"), seen).toEqual(["INT-003"]);
     expect(JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8")), seen).toMatchObject({ intent: "INT-003" });
-    const terminal = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
+    const terminal = execFileSync(process.execPath, [CLI_JS, "blame", `${API_FILE}:${EDIT_LINE + 1}`], { cwd: ws, encoding: "utf8" });
     expect(linesOf(r, "BLAME"), seen).toEqual(terminal.replace(/\n$/, "").split("\n"));
     // docs/notes.md: intent-lsp alone (the other server serves TypeScript only)
     expect(linesOf(r, "NOTES"), seen).toEqual(["markdown-mode intent-lsp"]);
-    failed = false;
+    run.passed();
   },
   INSTALL_MS + 120_000,
 );

@@ -5,20 +5,16 @@
 // Helix 25.01 (Debian trixie) and the newer one in Debian sid (25.07 today) both run.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type EditorName, endRun, ensureEditor, findTagged, isolatedXdg, repoRoot, waitFor } from "./editors";
+import { describe, expect, it } from "vitest";
+import { type EditorName, ensureEditor, findTagged, isolatedXdg, repoRoot, waitFor } from "./editors";
+import { CLI_JS, commitAll, EditorRun, INSTALL_MS, intentsYaml, LEDGER, ledgerText, SERVER_JS, writeWorkspace } from "./editorRun";
 import { Tmux } from "./tmux";
 
-const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
-const cliJs = path.join(repoRoot, "dist", "cli.js");
-const INSTALL_MS = 300_000;
 const DEADLINE = 20_000;
 
 const FILE = "docs/notes.md";
-const LEDGER = ".orchestration/agent_trace.jsonl";
 const notes = Array.from({ length: 20 }, (_, i) => `Note line ${i + 1}: nothing to see.`);
 const EDIT_LINE = 9; // 0-based: line 10
 // Typed as one paste: Helix 25.01 sends each keystroke's didChange from its own task, so a burst of
@@ -31,32 +27,12 @@ const SAVED = `${EDITED.slice(0, -1)}!`;
 // the edit is out of INT-001's scope, and the label says so
 const LABEL = "INT-001 (out of scope) · human";
 
-const intentsYaml = `active_intents:
-  - id: INT-001
-    name: Build Weather API
-    status: IN_PROGRESS
-    owned_scope: ["src/api/**"]
-    constraints: ["Use TypeScript"]
-  - id: INT-003
-    name: Docs refresh
-    status: IN_PROGRESS
-    owned_scope: ["docs/**"]
-`;
-
 /** INT-001 (src/api/**) selected; docs/notes.md is outside its scope. A git repository with one commit: Helix's root. */
 function makeWorkspace(root: string): void {
-  mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
-  mkdirSync(path.join(root, "docs"), { recursive: true });
-  writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), `${JSON.stringify({ intent: "INT-001" })}\n`);
-  writeFileSync(path.join(root, ...FILE.split("/")), `${notes.join("\n")}\n`);
+  writeWorkspace(root, intentsYaml(["Use TypeScript"], false), "INT-001", { [FILE]: notes });
   try {
-    execFileSync("git", ["init", "-q", root], { stdio: "pipe" });
     // committed, as a real repository is: `intent check` (and so the editor) then reports only what changes
-    execFileSync("git", ["-C", root, "add", "-A"], { stdio: "pipe" });
-    execFileSync("git", ["-C", root, "-c", "user.name=Helix Test", "-c", "user.email=helix@example.invalid", "commit", "-q", "-m", "workspace"], {
-      stdio: "pipe",
-    });
+    commitAll(root, "Helix Test", "helix@example.invalid");
   } catch (e) {
     throw new Error(`git init failed (Helix needs a repository to send a workspace root; .ci/run installs git): ${(e as Error).message}`);
   }
@@ -68,13 +44,13 @@ function languagesToml(): string {
   const toml = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string for these paths
   let text = shipped
     .replace(/^command = .*$/m, `command = ${toml(process.execPath)}`)
-    .replace(/^args = .*$/m, `args = [${toml(serverJs)}, "--stdio"]`)
+    .replace(/^args = .*$/m, `args = [${toml(SERVER_JS)}, "--stdio"]`)
     // marksman & co. are not installed here; Helix would only log that it cannot start them
     .replace(/^language-servers = \[.*\]$/gm, 'language-servers = ["intent-lsp"]');
   for (const needed of ["[language-server.intent-lsp]", 'name = "markdown"', "required-root-patterns", "inlayHints"]) {
     if (!text.includes(needed)) throw new Error(`clients/helix/languages.toml no longer has ${needed}; update helix.test.ts`);
   }
-  if (!text.includes(toml(serverJs))) throw new Error("clients/helix/languages.toml: no `args = …` line to point at the build");
+  if (!text.includes(toml(SERVER_JS))) throw new Error("clients/helix/languages.toml: no `args = …` line to point at the build");
   text += "\n";
   return text;
 }
@@ -116,15 +92,10 @@ const marked = (screen: string) =>
     .filter((r) => r.mark === "●")
     .map((r) => r.line);
 
-let tmp: string | undefined;
 let tmux: Tmux | undefined;
-let failed = true;
-afterEach(async () => {
+const run = new EditorRun("helix", async () => {
   await tmux?.kill();
   tmux = undefined;
-  endRun("helix", tmp, failed);
-  tmp = undefined;
-  failed = true;
 });
 
 const versions: Partial<Record<EditorName, RegExp>> = { helix: /^helix 25\.01\./, "helix-sid": /^helix \d+\.\d+/ };
@@ -140,8 +111,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
   /** Helix on docs/notes.md in a fresh workspace, with the helpers every test uses. */
   async function startHelix() {
     const hx = await ensureEditor(editor);
-    if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-helix-"));
+    const tmp = run.start();
     const ws = path.join(tmp, "ws");
     makeWorkspace(ws);
     const env = isolatedXdg(tmp);
@@ -158,10 +128,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     // what a failure message shows: the workspace, Helix's log (every JSON-RPC message) and the ledger ...
     const files = () => {
       const text = existsSync(log) ? readFileSync(log, "utf8") : "<no hx.log>";
-      return (
-        `${version}; workspace kept at ${tmp}\n--- ${log} (last 12000 chars) ---\n${text.slice(-12_000)}` +
-        `\n--- ${LEDGER} ---\n${existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<none>"}`
-      );
+      return `${version}; workspace kept at ${run.dir}\n--- ${log} (last 12000 chars) ---\n${text.slice(-12_000)}` + `\n--- ${LEDGER} ---\n${ledgerText(ws)}`;
     };
     // ... and the last screen captured
     const seen = () => `--- last screen ---\n${tmux?.lastScreen ?? ""}\n${files()}`;
@@ -222,11 +189,11 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       await waitFor(
         "Helix and intent-lsp to exit",
         () => {
-          const left = [...findTagged(tmp ?? "").values()].filter((cmd) => !/\btmux\b/.test(cmd));
+          const left = [...findTagged(run.dir ?? "").values()].filter((cmd) => !/\btmux\b/.test(cmd));
           return left.length === 0;
         },
         DEADLINE,
-        () => `still running:\n${[...findTagged(tmp ?? "").values()].join("\n")}\n${seen()}`,
+        () => `still running:\n${[...findTagged(run.dir ?? "").values()].join("\n")}\n${seen()}`,
       );
     }
 
@@ -318,7 +285,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       await h.t.keys(["Escape"]);
       await h.screenWhere("the hover to close", (s) => !s.includes(`trace ${record.id}`) && mode(s) === "NOR");
       await h.quit();
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -350,7 +317,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       const selection: unknown = JSON.parse(readFileSync(path.join(h.ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
       expect(selection, h.seen()).toMatchObject({ intent: "INT-003" });
       await h.quit();
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -361,7 +328,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       const h = await startHelix();
       const version = await h.flagEdit();
       const started = Date.now();
-      const out = execFileSync(process.execPath, [cliJs, "select", "INT-003"], { cwd: h.ws, encoding: "utf8" });
+      const out = execFileSync(process.execPath, [CLI_JS, "select", "INT-003"], { cwd: h.ws, encoding: "utf8" });
       expect(out).toContain("INT-003");
       // the server saw the selection change on disk (Helix tells it nothing) and re-published
       await h.rpcWhere(`a publish for version ${version} with no diagnostics`, (l) =>
@@ -372,7 +339,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       // and no request from Helix caused it
       expect(h.sent(rpcLog(h.log), "workspace/executeCommand"), h.seen()).toEqual([]);
       await h.quit();
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -396,7 +363,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       console.log(`${editor}: external write to stale-file on screen: ${Date.now() - started} ms`);
       expect(marked(shown), shown).toEqual([1]);
       await h.quit();
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -410,7 +377,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       const shown = await h.screenWhere("the verifyLedger answer", (s) => s.includes("verified: 0 records, no problems"));
       expect(shown, h.seen()).toContain(`${LEDGER} verified: 0 records, no problems.`);
       await h.quit();
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );

@@ -6,31 +6,12 @@
 // Both versions run by default; INTENT_LSP_E2E_NVIM=nvim-0.10 (or nvim-sid) runs one of them.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { describeRun, type EditorName, endRun, ensureEditor, isolatedXdg, linesOf, repoRoot, runNvim } from "./editors";
+import { describe, expect, it } from "vitest";
+import { describeRun, type EditorName, ensureEditor, isolatedXdg, linesOf, repoRoot, runNvim } from "./editors";
+import { CLI_JS, EditorRun, INSTALL_MS, intentsYaml, LEDGER, SERVER_JS, writeWorkspace } from "./editorRun";
 
-// INTENT_LSP_SERVER_JS lets the driver be pointed at another build of the server.
-const serverJs = process.env.INTENT_LSP_SERVER_JS ?? path.join(repoRoot, "dist", "server.js");
-const cliJs = path.join(repoRoot, "dist", "cli.js");
-
-const intentsYaml = `active_intents:
-  - id: INT-001
-    name: Build Weather API
-    status: IN_PROGRESS
-    owned_scope: ["src/api/**"]
-    constraints: ["Use TypeScript", "No network calls in unit tests"]
-  - id: INT-003
-    name: Docs refresh
-    status: IN_PROGRESS
-    owned_scope: ["docs/**"]
-  - id: INT-004
-    name: Onboarding guide
-    status: PENDING
-    owned_scope: ["docs/guide/**", "docs/notes.md"]
-`;
 const notes = Array.from({ length: 15 }, (_, i) => (i === 0 ? "# Notes" : `Note line ${i + 1}: nothing to see.`));
 const EDIT_LINE = 9; // 0-based: line 10 of docs/notes.md
 const EDIT_TEXT = "Edited by the Neovim end-to-end test.";
@@ -58,26 +39,13 @@ const weather = [
 const API_FILE = "src/api/weather.ts";
 const API_EDIT_LINE = 12; // 0-based: `const now = …`
 const API_EDIT_TEXT = "  const now = f.hours[0] ?? 0; // saved from Neovim";
-const LEDGER = ".orchestration/agent_trace.jsonl";
 
 /** A workspace where INT-001 (src/api/**) is selected and docs/notes.md belongs to other intents. */
 function makeWorkspace(root: string): void {
-  mkdirSync(path.join(root, ".orchestration", ".sessions"), { recursive: true });
-  mkdirSync(path.join(root, "docs"), { recursive: true });
-  mkdirSync(path.join(root, "src", "api"), { recursive: true });
-  writeFileSync(path.join(root, ".orchestration", "active_intents.yaml"), intentsYaml);
-  writeFileSync(path.join(root, ".orchestration", ".sessions", "workspace.json"), `${JSON.stringify({ intent: "INT-001" })}\n`);
-  writeFileSync(path.join(root, "docs", "notes.md"), `${notes.join("\n")}\n`);
-  writeFileSync(path.join(root, ...API_FILE.split("/")), `${weather.join("\n")}\n`);
+  writeWorkspace(root, intentsYaml(["Use TypeScript", "No network calls in unit tests"], true), "INT-001", { "docs/notes.md": notes, [API_FILE]: weather });
 }
 
-let tmp: string | undefined;
-let failed = true;
-afterEach(() => {
-  endRun("neovim", tmp, failed);
-  tmp = undefined;
-  failed = true;
-});
+const run = new EditorRun("nvim");
 
 const versions: Partial<Record<EditorName, RegExp>> = { "nvim-0.10": /^0\.10\.\d+/, "nvim-sid": /^0\.(1[1-9]|[2-9]\d)\.\d+/ };
 const editors = (process.env.INTENT_LSP_E2E_NVIM ?? "nvim-0.10,nvim-sid")
@@ -88,18 +56,14 @@ for (const editor of editors) {
   if (!(editor in versions)) throw new Error(`INTENT_LSP_E2E_NVIM: unknown editor '${editor}' (known: ${Object.keys(versions).join(", ")})`);
 }
 
-// A first install is the slow part (7-14 s here, minutes on a slow mirror); it is awaited inside each
-// test rather than in beforeAll because vitest reports tests after a failed hook as skipped.
-const INSTALL_MS = 300_000;
+// A first install is awaited inside each test rather than in beforeAll: vitest reports tests after a
+// failed hook as skipped.
 
 describe.each(editors as EditorName[])("%s", (editor) => {
   /** The editor, a fresh workspace in `tmp`, and the driver's environment for FILE plus `extra`. */
   async function prepareRun(file: string, extra: Record<string, string>) {
     const nvim = await ensureEditor(editor);
-    if (!existsSync(serverJs)) {
-      throw new Error(`${serverJs} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-    }
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+    const tmp = run.start();
     const ws = path.join(tmp, "ws");
     makeWorkspace(ws);
     const dir = tmp;
@@ -107,9 +71,9 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       ...isolatedXdg(dir),
       WS: ws,
       FILE: file,
-      SERVER_CMD: `${process.execPath} ${serverJs} --stdio`,
+      SERVER_CMD: `${process.execPath} ${SERVER_JS} --stdio`,
       PLUGIN_DIR: path.join(repoRoot, "clients", "neovim"),
-      INTENT_CLI: `${process.execPath} ${cliJs}`,
+      INTENT_CLI: `${process.execPath} ${CLI_JS}`,
       TIMEOUT_MS: "15000",
       ...extra,
     };
@@ -120,7 +84,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     "runs headless Lua under the harness, isolated from user config",
     async () => {
       const nvim = await ensureEditor(editor);
-      tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-nvim-"));
+      const tmp = run.start(false);
       const script = path.join(tmp, "version.lua");
       writeFileSync(script, 'io.stdout:write("VERSION ", tostring(vim.version()), "\\n", "CONFIG ", vim.fn.stdpath("config"), "\\n")\n');
       const r = await runNvim({ nvim, script, env: isolatedXdg(tmp), cwd: tmp, timeoutMs: 20_000 });
@@ -128,7 +92,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       expect(r.code, seen).toBe(0);
       expect(linesOf(r, "VERSION"), seen).toEqual([expect.stringMatching(versions[editor] ?? /^$/)]);
       expect(linesOf(r, "CONFIG"), seen).toEqual([path.join(tmp, "xdg", "config", "nvim")]);
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 20_000,
   );
@@ -154,7 +118,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
         cwd: ws,
         timeoutMs: 60_000,
       });
-      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
+      const seen = `workspace kept at ${run.dir}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);
@@ -198,7 +162,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
 
       const selection: unknown = JSON.parse(readFileSync(path.join(ws, ".orchestration", ".sessions", "workspace.json"), "utf8"));
       expect(selection, seen).toMatchObject({ intent: "INT-001" });
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -222,7 +186,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       });
       const ledgerFile = path.join(ws, ...LEDGER.split("/"));
       const ledgerText = existsSync(ledgerFile) ? readFileSync(ledgerFile, "utf8") : "<no ledger file>";
-      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}\n--- ${LEDGER} ---\n${ledgerText}`;
+      const seen = `workspace kept at ${run.dir}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}\n--- ${LEDGER} ---\n${ledgerText}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);
@@ -275,7 +239,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       // vim.lsp.inlay_hint.get(): the short label (intent and who) at the end of the block's first line
       expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · human`]);
       // :IntentBlame prints the lines `intent blame` prints in a terminal for the same range
-      const terminalBlame = execFileSync(process.execPath, [cliJs, "blame", `${API_FILE}:${API_EDIT_LINE}-${API_EDIT_LINE + 2}`], {
+      const terminalBlame = execFileSync(process.execPath, [CLI_JS, "blame", `${API_FILE}:${API_EDIT_LINE}-${API_EDIT_LINE + 2}`], {
         cwd: ws,
         encoding: "utf8",
       });
@@ -288,7 +252,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       ]);
       // an in-scope edit, saved: nothing to flag
       expect(linesOf(r, "DIAG"), seen).toEqual([]);
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );
@@ -309,14 +273,14 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       execFileSync("git", ["init", "-q"], { cwd: ws });
       execFileSync("git", ["config", "user.name", "Ada Lovelace"], { cwd: ws });
       const r = await runNvim({ nvim, script: path.join(__dirname, "nvim", "status-hints.lua"), env, cwd: ws, timeoutMs: 60_000 });
-      const seen = `workspace kept at ${tmp}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
+      const seen = `workspace kept at ${run.dir}\n${describeRun(r, [path.join(dir, "xdg", "state", "nvim", "lsp.log")])}`;
 
       expect(r.stdout, seen).not.toMatch(/^(FAIL|LUA ERROR)/m);
       expect(r.code, seen).toBe(0);
       expect(r.stdout, seen).toMatch(/^PASS$/m);
       expect(linesOf(r, "STATUS"), seen).toEqual(["INT-001 (auto)", "INT-003 · out of scope"]);
       expect(linesOf(r, "HINT"), seen).toEqual([`${API_EDIT_LINE} ${API_EDIT_TEXT.length} INT-001 · Ada Lovelace`]);
-      failed = false;
+      run.passed();
     },
     INSTALL_MS + 90_000,
   );

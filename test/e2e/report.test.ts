@@ -9,7 +9,8 @@ import type { Browser } from "playwright-core";
 import { launchChromium } from "./codeServer";
 import { ensureEditor, isolatedXdg, repoRoot } from "./editors";
 import { insightWorkspace, TOTAL } from "../cli/insightWorkspace";
-import { ensureBuilt, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 import type { TempWorkspace } from "../support/workspace";
 
 const ARTIFACTS = path.join(repoRoot, ".cache", "artifacts", "report");

@@ -10,7 +10,7 @@ import type { Browser } from "playwright-core";
 import { codeServerCli, findFiles, launchChromium, startCodeServer, stopAll, type CodeServerRun, type Page } from "./codeServer";
 import { ensureEditor, isolatedXdg, repoRoot } from "./editors";
 import { insightWorkspace } from "../cli/insightWorkspace";
-import { ensureBuilt } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
 import type { TempWorkspace } from "../support/workspace";
 
 const DEADLINE = 60_000;

@@ -12,8 +12,8 @@ export interface SeededSize {
 }
 
 export const NPM_TEST: SeededSize = {
-  seeds: 3,
-  steps: 60,
+  seeds: 2,
+  steps: 45,
   files: [
     { path: "src/engine/core.ts", lines: 120, weight: 3 },
     { path: "src/engine/util.ts", lines: 30, weight: 2 },

@@ -25,7 +25,7 @@
  * the step's events arrived in: arrivalOrders.ts), and at least 99.5% of compared lines correct on each surface.
  */
 import { beforeAll, expect, it } from "vitest";
-import { ensureBuilt } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
 import { NPM_TEST, seededConfig } from "./configs";
 import { Report, share } from "./report";
 import { runSeed } from "./seededRun";

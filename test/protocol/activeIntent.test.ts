@@ -1,7 +1,8 @@
 // intent.activeIntent (what a status bar shows) and the `files` of intent.listIntents (what an intent tree
 // shows), asked of the built server over JSON-RPC as the VS Code extension asks them.
 import { describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 describe("intent.activeIntent", () => {
@@ -11,7 +12,7 @@ describe("intent.activeIntent", () => {
 
   it("names the intent a file's edits count under and how it was chosen: auto-selected, selected, none, exempt", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const ask = (rel: string) => client.executeCommand("intent.activeIntent", { uri: client.uri(rel) });
 
     // nothing selected: the one IN_PROGRESS owner counts (autoSelect is on in the example)
@@ -46,7 +47,7 @@ describe("intent.activeIntent", () => {
 
   it("listIntents gives each intent the files the ledger records under it and the moves it may make", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const list = (await client.executeCommand("intent.listIntents")) as { id: string; files: string[] }[];
     const files = Object.fromEntries(list.map((i) => [i.id, i.files]));
     expect(files).toEqual({

@@ -1,8 +1,11 @@
 import { appendFileSync } from "node:fs";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { claudePayload, ensureBuilt, LEDGER, ledgerRecords, runHook, writeTranscript } from "../cli/support";
-import { blameOwners, InProcessEditor } from "../support/inProcessEditor";
-import { TempWorkspace } from "../support/workspace";
+import { describe, expect, it } from "vitest";
+import { runHook } from "../support/cliRunner";
+import { claudePayload } from "../support/hookPayloads";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
+import { blameOwners, type InProcessEditor } from "../support/inProcessEditor";
+import { claims, lineRange, OTHER, savedDocumentScene, SONNET, text } from "../support/savedDocument";
+import type { TempWorkspace } from "../support/workspace";
 
 /**
  * Hover and `intent blame` agree on every line of an open document whose buffer equals the file on disk,
@@ -11,39 +14,15 @@ import { TempWorkspace } from "../support/workspace";
  */
 
 const PATH = "src/api/race.ts";
-const OTHER = "src/api/other.ts";
-const SONNET = "anthropic/claude-sonnet-4-5-20250929";
 const FOREIGN_MODEL = "openai/gpt-4o";
-
-const text = (lines: string[]) => lines.map((l) => `${l}\n`).join("");
-const lineRange = (line: number, length: number) => ({ start: { line, character: 0 }, end: { line, character: length } });
-
-/** Ranges (1-based [start, end]) and contributor of a record. */
-function claims(record: Record<string, any>) {
-  const conv = record.files[0].conversations[0];
-  return { ranges: conv.ranges.map((r: any) => [r.start_line, r.end_line]), contributor: conv.contributor.model_id ?? conv.contributor.type };
-}
 
 describe("hover = blame on open documents, whatever order the events arrive in", () => {
   let ws: TempWorkspace;
   let editor: InProcessEditor;
-  beforeAll(ensureBuilt);
-
-  afterEach(async () => {
-    await editor?.stop();
-    ws?.dispose();
-  });
+  const scene = savedDocumentScene();
 
   async function setUp(lines: string[]): Promise<void> {
-    ws = new TempWorkspace({ withLedger: false });
-    ws.select("INT-001");
-    writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    ws.write(OTHER, "other\n");
-    ws.write(PATH, "");
-    editor = await InProcessEditor.start(ws.root);
-    await editor.open(PATH, "");
-    await editor.change(PATH, [{ range: lineRange(0, 0), text: text(lines) }]);
-    expect(await editor.save(PATH)).not.toBeNull();
+    ({ ws, editor } = await scene.open(PATH, lines));
   }
 
   /** Claude Code's Write of `content`: PreToolUse (the gate) and the file written; `record()` is its PostToolUse. */

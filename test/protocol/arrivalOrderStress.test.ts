@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudePayload, ensureBuilt, LEDGER, runHook, writeTranscript } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook } from "../support/cliRunner";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { LEDGER } from "../support/ledgerFile";
 import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
+import { lineRange, OTHER, text } from "../support/savedDocument";
 import { TempWorkspace } from "../support/workspace";
 import { readFileSync } from "node:fs";
 
@@ -12,7 +16,6 @@ import { readFileSync } from "node:fs";
  * claims only lines the person edited.
  */
 
-const OTHER = "src/api/other.ts";
 const SONNET = "claude-sonnet-4-5-20250929";
 
 type Event = "reload" | "record" | "edit" | "save" | "watcher" | "open" | "close" | "reopen";
@@ -27,9 +30,6 @@ function interleavings(fixed: readonly Event[], extra: readonly Event[]): Event[
   }
   return out;
 }
-
-const text = (lines: string[]) => lines.map((l) => `${l}\n`).join("");
-const lineRange = (line: number, length: number) => ({ start: { line, character: 0 }, end: { line, character: length } });
 
 /** Save records of the person for `path`: their ranges, 1-based. */
 function humanRanges(ws: TempWorkspace, path: string): number[][][] {

@@ -1,8 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Hover } from "vscode-languageserver-protocol";
-import { claudeEdit, claudePayload, ensureBuilt, ledgerRecords, runCli, runHook, writeTranscript } from "../cli/support";
-import { LspClient } from "../support/lspClient";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { ledgerRecords } from "../support/ledgerFile";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { TempWorkspace } from "../support/workspace";
 
 /**
@@ -61,7 +65,7 @@ describe("attribution through real edit streams", () => {
   });
 
   async function editor(contributor: { type: "human" } | { type: "ai"; modelId: string }, opts: { watchedFiles?: boolean } = {}): Promise<LspClient> {
-    const c = await LspClient.start({ root: ws.root, settings: { contributor }, ...opts });
+    const c = await startInProcess({ root: ws.root, settings: { contributor }, ...opts });
     clients.push(c);
     return c;
   }

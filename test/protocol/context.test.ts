@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { type LspClient, REPO_ROOT } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 let ws: TempWorkspace;
@@ -11,7 +12,7 @@ stopAfterEach(() => ({ client, ws }));
 it("intent.showContext returns the same <intent_context> as `intent context`", async () => {
   ws = new TempWorkspace();
   ws.select("INT-001");
-  client = await LspClient.start({ root: ws.root });
+  client = await startInProcess({ root: ws.root });
   const fromEditor = (await client.executeCommand("intent.showContext", {})) as { id: string; xml: string; bytes: number };
   const cli = spawnSync(process.execPath, [join(REPO_ROOT, "dist/cli.js"), "context", "INT-001", "--root", ws.root], { encoding: "utf8" });
   expect(cli.status, cli.stderr).toBe(0);

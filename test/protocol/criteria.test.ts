@@ -1,8 +1,12 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, type TempWorkspace } from "../support/workspace";
-import { ensureBuilt, git, gitWorkspace, ledgerRecords, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * Acceptance criteria and drift in the editor (README "Acceptance criteria"): the drift diagnostic on an
@@ -33,7 +37,7 @@ describe("drift in active_intents.yaml", () => {
   it("an intent whose scope changed with no record since it started gets a diagnostic on its line, and a code action lists the lines", async () => {
     const lines = ws.read(FILE).split("\n").length - 1;
     ws.write(FILE, `${ws.read(FILE)}export const drifted = 1;\nexport const again = 2;\n`);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(YAML, "yaml");
     const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "intent-drift"));
     const drift = diags.filter((d) => d.code === "intent-drift");
@@ -81,7 +85,7 @@ describe("the Verify CodeLens and Complete in the editor", () => {
     );
     git(ws.root, "commit", "-qam", "criteria");
     progress.length = 0;
-    client = await LspClient.start({ root: ws.root, onProgress: (v) => progress.push(v) });
+    client = await startInProcess({ root: ws.root, onProgress: (v) => progress.push(v) });
     await client.open(YAML, "yaml");
     await client.waitForPublishOfCurrentVersion(YAML);
   });

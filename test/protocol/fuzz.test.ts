@@ -1,17 +1,17 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
 import { inProcessServer, spawnedServer, type ServerUnderTest } from "../support/inProcessServer";
 import { ProtocolFuzz } from "../support/protocolFuzz";
 import { TempWorkspace } from "../support/workspace";
 
 /**
  * The protocol fuzz (see test/support/protocolFuzz.ts for what is sent and the four oracles). `npm test`
- * runs 2,000 seeded sequences in process and 100 against the spawned dist/server.js; `npm run soak`
- * (INTENT_LSP_SOAK=1) runs 10,000 and 1,000. A failure names the seed of the sequence that broke an oracle.
+ * runs 600 seeded sequences in process and 30 against the spawned dist/server.js; `npm run soak`
+ * (INTENT_LSP_SOAK=1) runs 10,000 and 1,000 from the same first seed. A failure names the seed of the sequence that broke an oracle.
  */
 const SOAK = process.env["INTENT_LSP_SOAK"] === "1";
-const IN_PROCESS = Number(process.env["INTENT_LSP_FUZZ_SEQUENCES"] ?? (SOAK ? 10_000 : 2_000));
-const SPAWNED = SOAK ? 1_000 : 100;
+const IN_PROCESS = Number(process.env["INTENT_LSP_FUZZ_SEQUENCES"] ?? (SOAK ? 10_000 : 600));
+const SPAWNED = SOAK ? 1_000 : 30;
 /** Sequences per server: each batch starts a fresh server on a fresh copy of the example workspace. */
 const BATCH = 250;
 const BASE_SEED = Number(process.env["INTENT_LSP_FUZZ_SEED"] ?? 20_260_101);

@@ -7,7 +7,8 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { gitWorkspace, runCli } from "../cli/support";
+import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
 
 const INTENTS = ".orchestration/active_intents.yaml";
 const CONFIG = ".orchestration/config.jsonc";

@@ -6,7 +6,8 @@ import type { CodeLens } from "vscode-languageserver-protocol";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { insightWorkspace } from "../cli/insightWorkspace";
-import { ensureBuilt, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 
 beforeAll(ensureBuilt);
 

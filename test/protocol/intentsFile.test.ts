@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
-import { LspClient, line } from "../support/lspClient";
+import { type LspClient, line } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const YAML = ".orchestration/active_intents.yaml";
@@ -18,7 +19,7 @@ describe("active_intents.yaml problems", () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
     original = ws.read(YAML);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
   });
   stopAfterEach(() => ({ client, ws }));
 

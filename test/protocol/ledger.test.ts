@@ -3,7 +3,8 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { CodeLens, InlayHint } from "vscode-languageserver-protocol";
-import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { type LspClient, REPO_ROOT } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
@@ -34,7 +35,7 @@ describe("the trace ledger, from the editor", () => {
   beforeEach(async () => {
     ws = new TempWorkspace({ withLedger: false });
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
+    client = await startInProcess({ root: ws.root, settings: { contributor: { type: "human" } } });
   });
   stopAfterEach(() => ({ client, ws }));
 
@@ -155,7 +156,7 @@ describe("the trace ledger, from the editor", () => {
     expect(hints[0]!.tooltip).toMatch(/^INT-001 — Build Weather API \(IN_PROGRESS\)\nhuman · just now \(.*\)\ntrace [0-9a-f-]{36}$/);
     await client.stop();
 
-    client = await LspClient.start({ root: ws.root, settings: { inlayHints: { enabled: false } } });
+    client = await startInProcess({ root: ws.root, settings: { inlayHints: { enabled: false } } });
     await client.open(API, "typescript");
     const none = await client.request<InlayHint[]>("textDocument/inlayHint", {
       textDocument: { uri: client.uri(API) },

@@ -5,7 +5,7 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { bombRecords } from "../support/ledgerBombs";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
-import { gitWorkspace } from "../cli/support";
+import { gitWorkspace } from "../support/gitRepository";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";

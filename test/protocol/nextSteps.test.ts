@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { intentPicks, type IntentPick } from "../../clients/vscode/src/presentation";
 import type { IntentRow } from "../../clients/vscode/src/server";
-import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { type LspClient, REPO_ROOT } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 import { INTENTS_BY_STATUS } from "../support/intentsByStatus";
 
@@ -36,7 +37,7 @@ describe("the editor's refusals", () => {
   it("name the picker entries and code actions the editor shows, never protocol wording; each named one exists", async () => {
     ws = new TempWorkspace();
     ws.write(YAML, INTENTS);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(YAML);
     const rows = (await client.executeCommand("intent.listIntents", {})) as IntentRow[];
     const pickLabels = intentPicks(rows, undefined).map((p: IntentPick) => p.label);
@@ -82,7 +83,7 @@ describe("the intent pickers", () => {
   it("VS Code and Neovim offer the intents the server marks selectable: in progress, pending (start), blocked (resume)", async () => {
     ws = new TempWorkspace();
     ws.write(YAML, INTENTS);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const rows = (await client.executeCommand("intent.listIntents", {})) as IntentRow[];
     expect(rows.map((r) => [r.id, r.selectAs])).toEqual([
       ["INT-001", "start"],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 /**
@@ -15,7 +16,7 @@ describe("the open-document model against edits editors can send", () => {
   it("a reversed range (start after end) edits the lines the text model edits", async () => {
     ws = new TempWorkspace();
     ws.write("src/auth/a.ts", "l0\nl1\nl2\nl3\nl4\n"); // INT-002 owns it and is BLOCKED: every edited line is a diagnostic
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const uri = await client.open("src/auth/a.ts");
     // "l|1\nl2\nl|3" replaced by "Z", the range given end first: the text becomes l0, lZ3, l4
     await client.connection.sendNotification("textDocument/didChange", {
@@ -38,7 +39,7 @@ describe("the open-document model against edits editors can send", () => {
   it("text ending in CR inserted before an LF makes one CRLF line break, as the editor counts it", async () => {
     ws = new TempWorkspace();
     ws.write("src/api/crlf.ts", "a\nb\n");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const uri = await client.open("src/api/crlf.ts");
     // "a" + "\r" + "\nb\n": the CR joins the LF after it; the document has lines a, b and an empty last one
     await client.connection.sendNotification("textDocument/didChange", {
@@ -57,7 +58,7 @@ describe("the open-document model against edits editors can send", () => {
   it("an untouched line between two changed lines of one edit is not edited", async () => {
     ws = new TempWorkspace();
     ws.write("src/auth/a.ts", "l0\nl1\nl2\nl3\nl4\n");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const uri = await client.open("src/auth/a.ts");
     // one edit (a formatter, a multi-cursor change) rewrites lines 1..3; only 1 and 3 differ afterwards
     await client.connection.sendNotification("textDocument/didChange", {

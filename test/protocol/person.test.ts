@@ -6,9 +6,10 @@ import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { CodeLens, InlayHint } from "vscode-languageserver-protocol";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
-import { runCli } from "../cli/support";
+import { runCli } from "../support/cliRunner";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -49,7 +50,7 @@ describe("the person who saved a line", () => {
 
   it("is git's user.name in the record, hover, CodeLens, inlay hints and `intent blame`; the email only as a hash", async () => {
     ws = repoWith({ "user.name": "Ada Lovelace", "user.email": "Ada@Example.com" });
-    client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "human" } } });
+    client = await startInProcess({ root: ws.root, settings: { contributor: { type: "human" } } });
     await client.open(API, "typescript");
     await client.setLine(API, 11, EDIT);
     expect(await client.save(API)).not.toBeNull();
@@ -81,14 +82,14 @@ describe("the person who saved a line", () => {
 
   it("follows the identity settings: another name, the email as written or not at all", async () => {
     ws = repoWith({ "user.name": "Ada Lovelace", "user.email": "ada@example.com" });
-    client = await LspClient.start({ root: ws.root, settings: { identity: { name: "Grace Hopper", recordEmail: "plain" } } });
+    client = await startInProcess({ root: ws.root, settings: { identity: { name: "Grace Hopper", recordEmail: "plain" } } });
     await client.open(API, "typescript");
     await client.setLine(API, 11, EDIT);
     await client.save(API);
     expect(records(ws)[0]!.metadata["dev.intent-lsp"].person).toEqual({ name: "Grace Hopper", email: "ada@example.com" });
     await client.stop();
 
-    client = await LspClient.start({ root: ws.root, settings: { identity: { recordEmail: "omit" } } });
+    client = await startInProcess({ root: ws.root, settings: { identity: { recordEmail: "omit" } } });
     await client.open(API, "typescript");
     await client.setLine(API, 12, "  // second edit");
     await client.save(API);
@@ -97,7 +98,7 @@ describe("the person who saved a line", () => {
 
   it("reads well without a name: the contributor type, and no person in the record", async () => {
     ws = repoWith({});
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(API, "typescript");
     await client.setLine(API, 11, EDIT);
     await client.save(API);
@@ -110,7 +111,7 @@ describe("the person who saved a line", () => {
 
   it("once the save's record lands the server asks the client to refresh inlay hints and CodeLens, before saveProcessed", async () => {
     ws = repoWith({ "user.name": "Ada Lovelace" });
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const refreshes: string[] = [];
     client.connection.onRequest("workspace/inlayHint/refresh", () => {
       refreshes.push("inlayHint");
@@ -130,7 +131,7 @@ describe("the person who saved a line", () => {
 
   it("an agent's configured save names its model, never the person", async () => {
     ws = repoWith({ "user.name": "Ada Lovelace" });
-    client = await LspClient.start({ root: ws.root, settings: { contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } } });
+    client = await startInProcess({ root: ws.root, settings: { contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" } } });
     await client.open(API, "typescript");
     await client.setLine(API, 11, EDIT);
     await client.save(API);
@@ -147,7 +148,7 @@ describe("quiet where there is nothing to say", () => {
   it("no hover for a file the ledger has never recorded; a recorded file's untraced line still says so", async () => {
     ws = new TempWorkspace({ withLedger: false });
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(API, "typescript");
     // "Indexing the ledger…" until the first read of the ledger; then nothing at all
     await expect.poll(() => client!.request("textDocument/hover", { textDocument: { uri: client!.uri(API) }, position: { line: 3, character: 1 } })).toBeNull();
@@ -160,7 +161,7 @@ describe("quiet where there is nothing to say", () => {
   it("quick-fix titles are plain text: no Markdown backticks", async () => {
     ws = new TempWorkspace({ withLedger: false });
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open("docs/notes.md", "markdown");
     await client.setLine("docs/notes.md", 2, "An edit outside INT-001's scope.");
     const [diag] = await client.waitForPublishOfCurrentVersion("docs/notes.md");
@@ -179,7 +180,7 @@ describe("workspace commands answer the person who ran them", () => {
 
   it("intent.verifyLedger sends its answer as window/showMessage besides returning it; quiet: true does not", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const shown: { type: number; message: string }[] = [];
     client.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => shown.push(p));
     const result = (await client.executeCommand("intent.verifyLedger")) as { ok: boolean; records: number };
@@ -196,7 +197,7 @@ describe("workspace commands answer the person who ran them", () => {
 
   it("a command that fails tells the person why, as an error message", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     const shown: { type: number; message: string }[] = [];
     client.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => shown.push(p));
     await expect(client.executeCommand("intent.selectIntent", { id: "INT-404" })).rejects.toThrow();

@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSy
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const API = "src/api/weather.ts";
@@ -25,7 +26,7 @@ describe("one file under two spellings", () => {
     outside = realpathSync(mkdtempSync(join(tmpdir(), "real-paths-")));
     const link = join(outside, "link-to-ws");
     symlinkSync(ws.root, link);
-    client = await LspClient.start({ root: link });
+    client = await startInProcess({ root: link });
     const real = relative(link, ws.path(API)); // the client joins it to its root: the real spelling
     expect(client.uri(real)).toBe(`file://${ws.path(API)}`);
     await client.open(API);
@@ -56,7 +57,7 @@ describe("one file under two spellings", () => {
     ws.select("INT-001");
     outside = realpathSync(mkdtempSync(join(tmpdir(), "real-paths-")));
     symlinkSync("../billing/export.ts", ws.path("src/api/export-link.ts"));
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open("src/api/export-link.ts");
     await client.setLine("src/api/export-link.ts", 0, "// edited through the link");
     const diagnostics = await client.waitForDiagnostics("src/api/export-link.ts", (d) => d.some((x) => x.code === "out-of-scope"));

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hover } from "vscode-languageserver-protocol";
-import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { type LspClient, REPO_ROOT } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { TempWorkspace } from "../support/workspace";
 
 const SAMPLES = join(REPO_ROOT, "test/fixtures/agent-trace");
@@ -23,7 +24,7 @@ describe("the Agent Trace samples, as the editor attributes them", () => {
     ws.write("src/app.ts", numbered(50));
     ws.write("src/auth/middleware.ts", "test"); // the flat sample's content_hash is sha256("test")
     ws.write("src/auth/token.ts", "foo");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
   });
   afterAll(async () => {
     await client.stop();

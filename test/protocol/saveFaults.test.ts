@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, LEDGER, ledgerRecords } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 

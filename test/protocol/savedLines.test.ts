@@ -1,8 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CodeAction, Diagnostic } from "vscode-languageserver-protocol";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, type TempWorkspace } from "../support/workspace";
-import { ensureBuilt, gitWorkspace, LEDGER, ledgerRecords, runCli } from "../cli/support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
 /**
  * The editor shows what `intent check` will report, for saved lines too: with auto-save (a save right after
@@ -43,7 +47,7 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
   async function autoSavedOutOfScope(): Promise<{ diags: Diagnostic[]; recordId: string }> {
     ws = gitWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NOTES);
     await client.setLine(NOTES, LINE, TEXT);
     const recordId = await client.save(NOTES); // auto-save: written and saved right after the edit
@@ -117,7 +121,7 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
     const API = "src/api/weather.ts"; // owned by INT-001, in progress
     ws = gitWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(API);
     await client.setLine(API, 4, "  celsius: number; // °C");
     expect(await client.save(API)).toEqual(expect.any(String)); // recorded, in scope

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
-import { LspClient, line } from "../support/lspClient";
+import { type LspClient, line } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
@@ -14,7 +15,7 @@ describe("scope diagnostics over JSON-RPC", () => {
   beforeEach(async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
   });
   stopAfterEach(() => ({ client, ws }));
 
@@ -120,7 +121,7 @@ describe("active intent resolution", () => {
 
   it("auto-selects the single in-progress owner; strict mode reports no-active-intent", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open("src/api/weather.ts");
     await client.setLine("src/api/weather.ts", 0, "// edited");
     await client.open(NOTES);
@@ -131,7 +132,7 @@ describe("active intent resolution", () => {
     await client.stop();
 
     ws.write(".orchestration/config.jsonc", `{ "autoSelect": false }`);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open("src/api/weather.ts");
     await client.setLine("src/api/weather.ts", 0, "// edited");
     const [d] = await client.waitForDiagnostics("src/api/weather.ts", (x) => x.length === 1);
@@ -147,7 +148,7 @@ describe("active intent resolution", () => {
   ])("selected %s that is not in progress gives a status-specific intent-not-in-progress", async (id, message) => {
     ws = new TempWorkspace();
     ws.select(id);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open("src/auth/middleware.ts");
     await client.setLine("src/auth/middleware.ts", 1, "  // edited");
     const [d] = await client.waitForDiagnostics("src/auth/middleware.ts", (x) => x.length === 1);
@@ -159,7 +160,7 @@ describe("active intent resolution", () => {
   it("follows `intent select` made outside the editor (workspace.json written by another process)", async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NOTES);
     await client.setLine(NOTES, 5, "edited");
     await client.waitForDiagnostics(NOTES, (d) => d.length === 1);
@@ -171,14 +172,14 @@ describe("active intent resolution", () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
     ws.write(".orchestration/config.jsonc", `{ "severity": { "out-of-scope": "warning" } }`);
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NOTES);
     await client.setLine(NOTES, 5, "edited");
     const [d] = await client.waitForDiagnostics(NOTES, (x) => x.length === 1);
     expect(d.severity).toBe(DiagnosticSeverity.Warning);
     await client.stop();
 
-    client = await LspClient.start({ root: ws.root, settings: { severity: { "out-of-scope": "off" } } });
+    client = await startInProcess({ root: ws.root, settings: { severity: { "out-of-scope": "off" } } });
     await client.open(NOTES);
     await client.setLine(NOTES, 5, "edited");
     expect(await client.waitForPublishOfCurrentVersion(NOTES)).toEqual([]);

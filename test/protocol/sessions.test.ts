@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LspClient, REPO_ROOT } from "../support/lspClient";
+import { type LspClient, REPO_ROOT } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 
 const NOTES = "docs/notes.md";
@@ -24,7 +25,7 @@ describe("parallel sessions", () => {
     ws = new TempWorkspace();
     writeSession(ws, "claude-live", { dirtyFiles: [NOTES] });
     writeSession(ws, "claude-dead", { dirtyFiles: [API] }, new Date(Date.now() - 10 * 60_000));
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NOTES);
     const [d] = await client.waitForDiagnostics(NOTES, (x) => x.length === 1);
     expect(d.code).toBe("claimed-elsewhere");
@@ -37,7 +38,7 @@ describe("parallel sessions", () => {
   it("claimed-elsewhere when another live session holds the intent this edit counts under, and it clears when that session ends", async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(API);
     await client.setLine(API, 2, "export interface Weather { // edited");
     writeSession(ws, "claude-agent", { intent: "INT-001" });
@@ -61,7 +62,7 @@ describe("parallel sessions", () => {
   it("an agent working through the hooks and a person editing under the same intent see each other", async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(API);
     await client.setLine(API, 2, "export interface Weather { // edited by a person");
     // the agent (a real `intent hook claude-code` call) is allowed a write under INT-001
@@ -90,7 +91,7 @@ describe("parallel sessions", () => {
 
   it("the editor announces itself and its unsaved files in its own session file", async () => {
     ws = new TempWorkspace();
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NOTES);
     await client.setLine(NOTES, 1, "edited");
     const { readdirSync, readFileSync } = await import("node:fs");

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Hover, Range } from "vscode-languageserver-protocol";
-import { runCli } from "../cli/support";
+import { runCli } from "./cliRunner";
 import { inProcessServer, type ServerUnderTest } from "./inProcessServer";
 import { applyEdit } from "./lspClient";
 

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type ProtocolConnection } from "vscode-languageserver-protocol/node";
 import { IntentServer } from "../../server/src/lsp/server";
-import { SERVER_JS } from "./lspClient";
+import { type ClientOptions, type ClientTransport, LspClient, SERVER_JS } from "./lspClient";
 
 /**
  * A language server and a client connection to it. In process (the server's own code over a pair of
@@ -48,6 +48,23 @@ async function initialize(connection: ProtocolConnection, root: string): Promise
     },
   });
   await connection.sendNotification("initialized", {});
+}
+
+/**
+ * The server's own code on a pair of in-memory streams, for an LspClient (`transport`): the protocol tests
+ * where the spawned binary is not the subject. The server's side stays open after close, as in stop() below.
+ */
+export function inProcessTransport(): ClientTransport {
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
+  new IntentServer(serverConnection).listen();
+  return { reader: new StreamMessageReader(toClient), writer: new StreamMessageWriter(toServer), close: () => undefined };
+}
+
+/** An LspClient of a server in process (see inProcessTransport). */
+export function startInProcess(options: Omit<ClientOptions, "transport" | "env" | "serverJs">): Promise<LspClient> {
+  return LspClient.start({ ...options, transport: inProcessTransport() });
 }
 
 export async function inProcessServer(root: string, onPublish: (p: unknown) => void): Promise<ServerUnderTest> {

@@ -1,0 +1,67 @@
+import type { TempWorkspace } from "./workspace";
+
+/** Claude Code's and Cursor's hook payloads and answers, in the exact shapes of docs/AGENTS.md. */
+
+export function claudePayload(ws: TempWorkspace, event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    session_id: "7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30",
+    transcript_path: ws.path(TRANSCRIPT),
+    cwd: ws.root,
+    permission_mode: "default",
+    hook_event_name: event,
+    ...extra,
+  };
+}
+
+/** Claude Code keeps transcripts outside the project; here it sits in an exempt folder so `intent check` ignores it. */
+export const TRANSCRIPT = ".orchestration/test-transcript.jsonl";
+
+export const CLAUDE_SESSION = "claude-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30";
+
+export function claudeEdit(
+  ws: TempWorkspace,
+  event: "PreToolUse" | "PostToolUse",
+  path: string,
+  oldString: string,
+  newString: string,
+  extra: Record<string, unknown> = {},
+) {
+  return claudePayload(ws, event, {
+    tool_name: "Edit",
+    tool_input: {
+      file_path: path.startsWith("/") ? path : ws.path(path),
+      old_string: oldString,
+      new_string: newString,
+      replace_all: false,
+      ...((extra["tool_input"] as object) ?? {}),
+    },
+    tool_use_id: "toolu_01ABCDEF",
+    ...(event === "PostToolUse" ? { tool_response: { filePath: path.startsWith("/") ? path : ws.path(path), success: true } } : {}),
+  });
+}
+
+export function cursorPayload(ws: TempWorkspace, event: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    hook_event_name: event,
+    conversation_id: "c0nv-42",
+    generation_id: "gen-7",
+    model: "gpt-5",
+    workspace_roots: [ws.root],
+    ...extra,
+  };
+}
+
+/** What Claude Code's transcript holds after an assistant turn: the model id is in `message.model`. */
+export function writeTranscript(ws: TempWorkspace, model: string): void {
+  ws.write(
+    TRANSCRIPT,
+    `${[
+      JSON.stringify({ type: "user", message: { role: "user", content: "Add a unit to the weather type" } }),
+      JSON.stringify({ type: "assistant", message: { model, role: "assistant", content: [{ type: "text", text: "Editing." }] } }),
+    ].join("\n")}\n`,
+  );
+}
+
+export function claudeAnswer(decision: "allow" | "deny" | "ask", reason: string) {
+  return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } };
+}
