@@ -3,7 +3,10 @@ import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
-import { claudePayload, ensureBuilt, git, gitWorkspace, runCli, runHook, writeTranscript } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runHook } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
 
 /**
  * Renames and splits only git knows of (docs/LEDGER.md "Renames, moves and copies"): a person's `git mv`

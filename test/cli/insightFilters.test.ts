@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
 import { counts, insightWorkspace } from "./insightWorkspace";
-import { ensureBuilt, ledgerRecords, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * `--path`, `--since`, `--until` and `--by` mean the same in `intent stats`, `intent report` and (`--path`) the

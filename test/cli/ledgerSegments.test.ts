@@ -10,7 +10,10 @@ import { validateRecord } from "../../server/src/io/ledger/schema";
 import { SegmentDecoder } from "../../server/src/engine/ledger/segment";
 import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
-import { ensureBuilt, git, gitWorkspace, LEDGER, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { LEDGER } from "../support/ledgerFile";
 
 /**
  * The ledger's sealed segments (docs/LEDGER.md "Segments") seen from outside: `intent ledger compact`,

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { AI_LINES, counts, insightWorkspace } from "./insightWorkspace";
-import { ensureBuilt, runCli } from "./support";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli } from "../support/cliRunner";
 
 /**
  * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json):

@@ -58,7 +58,8 @@ export function inProcessTransport(): ClientTransport {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
-  new IntentServer(serverConnection).listen();
+  // what the client sends before the server listens waits in the stream
+  void IntentServer.create(serverConnection).then((server) => server.listen());
   return { reader: new StreamMessageReader(toClient), writer: new StreamMessageWriter(toServer), close: () => undefined };
 }
 
