@@ -33,6 +33,9 @@ function snapshot(dir: string): string[] {
     .sort();
 }
 
+/** One turn of the event loop between synchronous CLI runs, so the test worker keeps answering vitest. */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 function cli(ws: TempWorkspace, args: string[], input = "") {
   const r = spawnSync(process.execPath, [CLI_JS, ...args], { cwd: ws.root, input, encoding: "utf8", timeout: HANG_MS, maxBuffer: 64 * 1024 * 1024 });
   expect(r.signal, `intent ${args.join(" ")} hung`).toBeNull();
@@ -109,10 +112,11 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
     ["an empty list", "active_intents: []\n"],
   ];
 
-  it("errors", () => {
+  it("errors", async () => {
     const ws = new TempWorkspace();
     try {
       for (const [what, text, message] of errors) {
+        await tick();
         tried++;
         ws.write(INTENTS, text as string);
         const status = cli(ws, ["status", "--json"]);
@@ -130,10 +134,11 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
     }
   }, 240_000);
 
-  it("warnings and well-formed oddities", () => {
+  it("warnings and well-formed oddities", async () => {
     const ws = new TempWorkspace();
     try {
       for (const [what, text, message] of warnings) {
+        await tick();
         tried++;
         ws.write(INTENTS, "");
         writeFileSync(ws.path(INTENTS), text);
@@ -145,6 +150,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         expect(gate(ws).kind, what).toBe("allow");
       }
       for (const [what, text] of clean) {
+        await tick();
         tried++;
         writeFileSync(ws.path(INTENTS), text);
         const r = JSON.parse(cli(ws, ["status", "--json"]).stdout);
@@ -170,10 +176,11 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
     ["not an object", `[1, 2, 3]`, /must hold one JSON object/],
     ["10 MB of string", `{ "x": "${"y".repeat(10_000_000)}" }`, /unknown setting "x"/],
   ];
-  it("each", () => {
+  it("each", async () => {
     const ws = new TempWorkspace();
     try {
       for (const [what, text, message] of cases) {
+        await tick();
         tried++;
         ws.write(CONFIG, text);
         const problems = JSON.parse(cli(ws, ["status", "--json"]).stdout).problems as { file: string; line: number; message: string; severity: string }[];
@@ -194,7 +201,7 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
 });
 
 describe("ledger corpus: every unusable line reported with its number, the rest read, appends go on", () => {
-  it("truncated, invalid, wrong types, 1 MB and 50 MB lines, NUL bytes, absurd ranges, hostile paths", () => {
+  it("truncated, invalid, wrong types, 1 MB and 50 MB lines, NUL bytes, absurd ranges, hostile paths", async () => {
     const ws = new TempWorkspace();
     try {
       const good = ws.read(LEDGER).trim().split("\n")[0]!;
@@ -228,6 +235,7 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
       const problems = JSON.parse(server.stdout).problems as { line: number; kind: string; message: string }[];
       // every line that cannot be read as a sound record is named by its line number
       for (const [i, [what]] of bad.entries()) {
+        await tick();
         if (what === "a reversed range" || what.startsWith("a path") || what === "an absolute path" || what === "an absurd range") continue; // sound JSON and schema: the readers below say what is wrong
         expect(
           problems.some((p) => p.line === firstBad + i),
@@ -254,7 +262,7 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
 });
 
 describe("hook payload corpus: every malformed or hostile call answered", () => {
-  it("claude-code and cursor", () => {
+  it("claude-code and cursor", async () => {
     const ws = new TempWorkspace();
     try {
       symlinkSync(outside, ws.path("src/api/out-link"));
@@ -324,6 +332,7 @@ describe("hook payload corpus: every malformed or hostile call answered", () => 
         ]),
       ];
       for (const [input, hostile] of claude) {
+        await tick();
         tried++;
         const r = cli(ws, ["hook", "claude-code"], input);
         expect(r.status, `${input.slice(0, 200)}: ${r.stderr}`).toBe(0);
@@ -343,6 +352,7 @@ describe("hook payload corpus: every malformed or hostile call answered", () => 
         ...paths.map((p) => cursorPayload(ws, "preToolUse", { tool_name: "edit_file", tool_input: { target_file: p } })),
       ];
       for (const input of cursor) {
+        await tick();
         tried++;
         const r = cli(ws, ["hook", "cursor"], JSON.stringify(input));
         expect(r.status, r.stderr).toBe(0);
