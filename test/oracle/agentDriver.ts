@@ -6,7 +6,7 @@ import { REPO_ROOT } from "../support/lspClient";
 /**
  * Claude Code agents, as intent-lsp sees them: for each write, `intent hook claude-code` is run with the
  * PreToolUse payload, the agent writes the file, then the hook is run with the PostToolUse payload (shapes of
- * shared/agent-hooks.md). Each agent has its own session, selected intent and model; the model is read from
+ * docs/AGENTS.md). Each agent has its own session, selected intent and model; the model is read from
  * the agent's transcript or from INTENT_LSP_MODEL, as server/src/io/modelSources.ts resolves it.
  */
 

@@ -45,7 +45,7 @@ export class EditorDriver {
   private readonly renamed: { files: { oldUri: string; newUri: string }[] }[] = [];
   private readonly settings: { contributor: { type: string; modelId?: string } } = { contributor: { type: "human" } };
   private configAnswers = 0;
-  /** Servers from issue 7 on announce each handled save; older ones are waited for through the ledger. */
+  /** Builds that send `intent/saveProcessed` announce each handled save; others are waited for through the ledger. */
   readonly announcesSaves = readFileSync(SERVER_JS, "utf8").includes(SAVE_PROCESSED);
 
   private constructor(

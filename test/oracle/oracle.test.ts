@@ -1,5 +1,5 @@
 /**
- * The attribution oracle (issue 7), bounded for `npm test`: seeded random multi-author edit streams
+ * The attribution oracle (test/oracle/README.md), bounded for `npm test`: seeded random multi-author edit streams
  * driven through the built server (an editor over JSON-RPC) and `intent hook claude-code` (Claude Code
  * agents), every line's hover and `intent blame --json` compared with the true owner. The large run and
  * the real-history replay are `npm run test:replay` (test/oracle/README.md).

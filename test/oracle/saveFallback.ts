@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileHash } from "../../server/src/engine/hashing";
 
 /**
- * FALLBACK, for servers that do not send `intent/saveProcessed` (the server before issue 7). Delete this
- * file, and the one call to it in editorDriver.ts, once every server the oracle runs against sends it.
+ * FALLBACK, for a server build that does not send `intent/saveProcessed` (the oracle can be pointed at
+ * another build of the server to compare it). Delete this file, and the one call to it in editorDriver.ts,
+ * once every build the oracle runs against sends it.
  *
  * Without the notification, "the save was handled" is inferred: the number of ledger lines this server
  * appends for a save (0 or 1, by its rules in server/src/lsp/save.ts: nothing when the content equals the

@@ -10,7 +10,7 @@ const SAMPLES = join(REPO_ROOT, "test/fixtures/agent-trace");
 const sample = (name: string) => readFileSync(join(SAMPLES, name), "utf8");
 const numbered = (n: number) => `${Array.from({ length: n }, (_, i) => `const line${i + 1} = ${i + 1};`).join("\n")}\n`;
 
-/** Every dialect of ../shared/agent-trace, read by the editor from the places other tools write them. */
+/** Every dialect of Agent Trace in test/fixtures/agent-trace, read by the editor from the places other tools write them. */
 describe("the Agent Trace samples, as the editor attributes them", () => {
   let ws: TempWorkspace;
   let client: LspClient;
