@@ -41,19 +41,23 @@ export interface LineOutcome {
 }
 
 /**
- * One outcome per truth line. Line by line, except in a run of adjacent lines with identical normalized
- * text that holds a line whose change came as content only (an agent's write, a replayed commit): there
- * which of the identical lines is the new one cannot be known, so owners are matched as a multiset.
+ * One outcome per truth line. Line by line, except among lines with identical normalized text of which one
+ * came as content only (an agent's write, a replayed commit): there which of the identical lines is the new
+ * one cannot be known, so owners are matched as a multiset. `grouping`: "runs" groups adjacent identical
+ * lines (the seeded oracle, whose truth knows where each line went); "text" groups every line with the same
+ * text in the file (equally valid readings of a replayed history, whose truth is git's own diff).
  */
-export function compareLines(truth: readonly TruthView[], seen: readonly Seen[]): LineOutcome[] {
+export function compareLines(truth: readonly TruthView[], seen: readonly Seen[], grouping: "runs" | "text" = "runs"): LineOutcome[] {
   if (truth.length !== seen.length) throw new Error(`oracle: the server answered for ${seen.length} lines, the file has ${truth.length}`);
   const out = truth.map((t, i): LineOutcome => ({ outcome: classify(t.owner, seen[i]!), seen: seen[i]! }));
-  for (const [start, end] of identicalRuns(truth.map((t) => t.text))) {
-    if (end - start < 2 || !truth.slice(start, end).some((t) => t.contentOnly)) continue;
-    const unmatchedTruth = new Set<number>();
-    for (let i = start; i < end; i++) unmatchedTruth.add(i);
+  for (const group of identicalGroups(
+    truth.map((t) => t.text),
+    grouping,
+  )) {
+    if (group.length < 2 || !group.some((i) => truth[i]!.contentOnly)) continue;
+    const unmatchedTruth = new Set<number>(group);
     const unmatchedSeen: number[] = [];
-    for (let j = start; j < end; j++) {
+    for (const j of group) {
       const hit = [...unmatchedTruth].find((i) => classify(truth[i]!.owner, seen[j]!) === "correct");
       if (hit === undefined) unmatchedSeen.push(j);
       else {
@@ -67,6 +71,19 @@ export function compareLines(truth: readonly TruthView[], seen: readonly Seen[])
     });
   }
   return out;
+}
+
+/** Indices of lines with identical normalized text: adjacent runs, or every such line in the file. */
+export function identicalGroups(texts: readonly string[], grouping: "runs" | "text"): number[][] {
+  if (grouping === "runs") return identicalRuns(texts).map(([start, end]) => range(start, end));
+  const groups = new Map<string, number[]>();
+  texts.forEach((t, i) => {
+    const key = normalizedText(t);
+    const g = groups.get(key);
+    if (g) g.push(i);
+    else groups.set(key, [i]);
+  });
+  return [...groups.values()];
 }
 
 export interface ClaimCheck {
@@ -96,19 +113,8 @@ export function checkClaims(
     if (!sameOwner(owner, { type: c.type as Owner["type"], ...(c.modelId ? { modelId: c.modelId } : {}), intentId: c.intentId ?? "" })) wrongContributor = true;
     for (const [a, b] of c.ranges) for (let n = a; n <= b; n++) claimed.add(n);
   }
-  const groups = new Map<string, number[]>();
-  if (grouping === "runs") {
-    for (const [start, end] of identicalRuns(texts)) groups.set(`run${start}`, range(start + 1, end + 1));
-  } else {
-    texts.forEach((t, i) => {
-      const key = normalizedText(t);
-      const g = groups.get(key);
-      if (g) g.push(i + 1);
-      else groups.set(key, [i + 1]);
-    });
-  }
   const overClaimed: number[] = [];
-  for (const lines of groups.values()) {
+  for (const lines of identicalGroups(texts, grouping).map((g) => g.map((i) => i + 1))) {
     const claimedHere = lines.filter((n) => claimed.has(n));
     const changedHere = lines.filter((n) => changed.has(n)).length;
     const unchangedClaims = claimedHere.filter((n) => !changed.has(n));

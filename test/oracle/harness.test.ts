@@ -78,6 +78,19 @@ describe("comparing with the truth", () => {
     expect(compareLines(run(false), seen).map((o) => o.outcome)).toEqual(["swap", "swap"]);
   });
 
+  it("for a replayed history, matches identical lines anywhere in the file as a multiset (equally valid readings of git's diff)", () => {
+    const truth = [
+      { text: " *", owner: HUMAN, contentOnly: true },
+      { text: "const a = 1;", owner: SONNET, contentOnly: true },
+      { text: " *", owner: SONNET, contentOnly: true },
+    ];
+    const seen = [traced(SONNET), traced(SONNET), traced(HUMAN)];
+    expect(compareLines(truth, seen).map((o) => o.outcome)).toEqual(["swap", "correct", "swap"]);
+    expect(compareLines(truth, seen, "text").map((o) => o.outcome)).toEqual(["correct", "correct", "correct"]);
+    // a unique line is judged by itself whichever grouping
+    expect(compareLines(truth, [traced(HUMAN), traced(HUMAN), traced(SONNET)], "text").map((o) => o.outcome)).toEqual(["correct", "swap", "correct"]);
+  });
+
   it("flags records claiming lines their contributor did not change, counting only among identical lines", () => {
     const texts = ["a", "", "", "b", "c"];
     const record = (ranges: [number, number][], owner = SONNET) => ({

@@ -8,7 +8,7 @@ import { fileVersions, ShadowRepo, type FileVersion } from "./gitHistory";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
 import { GPT, HUMAN, OPUS, SONNET, World, type Contributor } from "./setup";
-import { ownerLabel, type Via } from "./truth";
+import { normalizedText, ownerLabel, type Via } from "./truth";
 
 /**
  * The real-history replay: each version of a file from a git history, oldest first, applied to a workspace
@@ -236,6 +236,11 @@ class FileReplay {
 
   private count(surface: Surface, k: number, steps: readonly number[], texts: readonly string[], seen: readonly Seen[]): void {
     const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
+    const occurrences = new Map<string, number>();
+    for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
+    compareLines(truth, seen, "text").forEach(({ outcome }, i) => {
+      this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
+    });
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;
       const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";

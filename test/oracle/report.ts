@@ -55,6 +55,11 @@ export class Report {
   bothAsked = 0;
   readonly examples: Example[] = [];
   readonly notes: string[] = [];
+  /**
+   * A replayed history's lines judged with equally valid readings counted (compare.ts, grouping "text"), by
+   * `${surface}|unique` or `${surface}|repeated`: whether the line's text occurs once in the file or more.
+   */
+  readonly readings = new Map<string, Tally>();
 
   countLine(surface: Surface, outcome: Outcome, rows: Record<string, string>): void {
     for (const [dimension, row] of [["all", "all"], ...Object.entries(rows)] as [string, string][]) {
@@ -63,6 +68,13 @@ export class Report {
       t[outcome]++;
       this.lines.set(key, t);
     }
+  }
+
+  countReading(surface: Surface, outcome: Outcome, uniqueText: boolean): void {
+    const key = `${surface}|${uniqueText ? "unique" : "repeated"}`;
+    const t = this.readings.get(key) ?? emptyTally();
+    t[outcome]++;
+    this.readings.set(key, t);
   }
 
   countRecord(rows: Record<string, string>, add: Partial<RecordTally>): void {
@@ -85,6 +97,11 @@ export class Report {
   }
 
   merge(other: Report): void {
+    for (const [k, t] of other.readings) {
+      const mine = this.readings.get(k) ?? emptyTally();
+      for (const o of OUTCOMES) mine[o] += t[o];
+      this.readings.set(k, mine);
+    }
     for (const [k, t] of other.lines) {
       const mine = this.lines.get(k) ?? emptyTally();
       for (const o of OUTCOMES) mine[o] += t[o];
@@ -132,6 +149,31 @@ export class Report {
     return out.join("\n");
   }
 
+  /**
+   * A replayed history's lines with equally valid readings counted: identical lines anywhere in the file
+   * matched as a multiset, because git's own diff (the truth) could have paired them either way; the row of
+   * lines whose text is unique in the file is judged exactly as the main tables judge it.
+   */
+  readingsTable(surface: Surface): string {
+    const out = [
+      `| equally valid readings counted (${surface}) | lines compared | correct | wrong | human↔AI swaps | untraced although recorded | other |`,
+      "|---|---:|---:|---:|---:|---:|---:|",
+    ];
+    const all = emptyTally();
+    for (const [label, key] of [
+      ["text unique in the file", "unique"],
+      ["text repeated in the file", "repeated"],
+      ["**all**", ""],
+    ] as const) {
+      const t = key ? (this.readings.get(`${surface}|${key}`) ?? emptyTally()) : all;
+      if (key) for (const o of OUTCOMES) all[o] += t[o];
+      const n = OUTCOMES.reduce((sum, o) => sum + t[o], 0);
+      const pct = (x: number) => (n ? `${((100 * x) / n).toFixed(2)}%` : "–");
+      out.push(`| ${label} | ${n} | ${pct(t.correct)} | ${t.wrong} | ${t.swap} | ${t.untraced} | ${t.edited + t.other} |`);
+    }
+    return out.join("\n");
+  }
+
   recordTable(dimension: string): string {
     const out = [
       `| ${dimension} | records | over-claiming records | over-claimed lines | wrong contributor | changes with no record |`,
@@ -155,6 +197,7 @@ export class Report {
       if (!this.rows(surface, "all").length) continue;
       for (const d of dimensions) parts.push("", this.table(surface, d));
     }
+    for (const surface of ["hover", "blame"] as const) if (this.readings.size) parts.push("", this.readingsTable(surface));
     for (const d of recordDimensions) parts.push("", this.recordTable(d));
     parts.push("", `hover and \`intent blame\` disagreed on ${this.disagreements} of ${this.bothAsked} lines asked of both at the same moment.`);
     if (this.notes.length) parts.push("", ...this.notes.map((n) => `- ${n}`));
@@ -183,6 +226,7 @@ export class Report {
       bothAsked: this.bothAsked,
       examples: this.examples,
       notes: this.notes,
+      readings: Object.fromEntries(this.readings),
     };
   }
 }
