@@ -9,6 +9,8 @@ export interface SeededSize {
   pasteLines: [number, number];
   maxLines: number;
   blameEvery: number;
+  /** A file-level step (rename, move, copy, rebase, squash merge) every this many steps, kinds in turn. */
+  fileOpEvery: number;
 }
 
 export const NPM_TEST: SeededSize = {
@@ -21,6 +23,8 @@ export const NPM_TEST: SeededSize = {
   pasteLines: [60, 150],
   maxLines: 500,
   blameEvery: 10,
+  // every kind of file-level step in each seed: steps 6, 11, …, 41
+  fileOpEvery: 5,
 };
 
 export const REPLAY_SEEDED: SeededSize = {
@@ -33,6 +37,7 @@ export const REPLAY_SEEDED: SeededSize = {
   pasteLines: [100, 300],
   maxLines: 1000,
   blameEvery: 10,
+  fileOpEvery: 10,
 };
 
 export function seededConfig(size: SeededSize, seed: number, steps = size.steps, log?: (s: string) => void, trace?: (s: string) => void): SeedConfig {
@@ -43,6 +48,7 @@ export function seededConfig(size: SeededSize, seed: number, steps = size.steps,
     pasteLines: size.pasteLines,
     maxLines: size.maxLines,
     blameEvery: size.blameEvery,
+    fileOpEvery: size.fileOpEvery,
     ...(log ? { log } : {}),
     ...(trace ? { trace } : {}),
   };

@@ -27,6 +27,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { NPM_TEST, seededConfig } from "./configs";
+import { FILE_OP_KINDS } from "./fileOps";
 import { Report, share } from "./report";
 import { runSeed } from "./seededRun";
 
@@ -48,6 +49,10 @@ it(`keeps every line's owner through ${NPM_TEST.seeds} seeded edit streams of ${
     linesWhereHoverAndBlameDisagree: report.disagreements,
   }).toEqual({ hoverSwaps: 0, blameSwaps: 0, overClaimingRecords: 0, recordsNamingAnotherContributor: 0, linesWhereHoverAndBlameDisagree: 0 });
   expect(report.bothAsked, "lines asked of hover and blame at the same moment").toBeGreaterThan(0);
+  expect(
+    FILE_OP_KINDS.filter((k) => !report.rows("hover", "kind").includes(k)),
+    "kinds of file-level step never drawn",
+  ).toEqual([]);
   expect(share(hover, "correct"), "share of hovers naming the true owner").toBeGreaterThanOrEqual(0.995);
   expect(share(blame, "correct"), "share of intent blame rows naming the true owner").toBeGreaterThanOrEqual(0.995);
 }, 600_000);
