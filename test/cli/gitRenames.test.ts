@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCli } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
-import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { claudeWrites } from "../support/agentWrites";
+import { writeTranscript } from "../support/hookPayloads";
 
 /**
  * Renames and splits only git knows of (docs/LEDGER.md "Renames, moves and copies"): a person's `git mv`
@@ -35,18 +35,6 @@ const ALERTS = [
   "  return `${alert.id}: ${alert.message}`;",
   "}",
 ];
-
-function claudeWrites(ws: TempWorkspace, path: string, text: string): void {
-  const input = { file_path: ws.path(path), content: text };
-  runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}` }), { cwd: ws.root });
-  mkdirSync(dirname(ws.path(path)), { recursive: true });
-  ws.write(path, text);
-  runHook(
-    "claude-code",
-    claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }),
-    { cwd: ws.root },
-  );
-}
 
 type Row = { kind: string; model?: string; from?: string };
 

@@ -1,12 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli, runHook } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
+import { claudeWrites } from "../support/agentWrites";
 import { claudePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
@@ -24,19 +24,6 @@ const OLD = "src/api/alerts.ts";
 const NEW = "src/api/v2/alerts.ts";
 const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}", "export const NONE: Alert[] = [];"];
 const TEXT = `${ALERTS.join("\n")}\n`;
-
-/** Claude Code (sonnet) writes `path` with `text` through its hooks. */
-function claudeWrites(ws: TempWorkspace, path: string, text: string): void {
-  const input = { file_path: ws.path(path), content: text };
-  runHook("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}` }), { cwd: ws.root });
-  mkdirSync(dirname(ws.path(path)), { recursive: true });
-  ws.write(path, text);
-  runHook(
-    "claude-code",
-    claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: `toolu_w_${path}`, tool_response: { type: "create" } }),
-    { cwd: ws.root },
-  );
-}
 
 function codexPayload(ws: TempWorkspace, phase: "pre" | "post", tool: string, input: Record<string, unknown>, id: string) {
   return {

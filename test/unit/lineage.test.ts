@@ -4,7 +4,7 @@ import { contentHash, fileHash, splitLines } from "../../server/src/engine/hashi
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { namedByGit, pairMoves, sourceEntries, type GitCommit, type PathRecords } from "../../server/src/engine/lineage";
+import { findMovedBlocks, namedByGit, pairMoves, sourceEntries, type GitCommit, type PathRecords } from "../../server/src/engine/lineage";
 import { parseNameStatusLog } from "../../server/src/io/gitSources";
 
 let clock = Date.UTC(2026, 10, 22, 10);
@@ -177,5 +177,24 @@ describe("pairMoves", () => {
       ["c.ts", "a.ts"],
       ["d.ts", "b.ts"],
     ]);
+  });
+});
+
+describe("findMovedBlocks: blocks pasted from another file's recorded content", () => {
+  const block = ["export function urgent(a: Alert): boolean {", "  return a.severity >= 3;", "}"];
+  const other = { path: "src/old/alerts.ts", hash: "h-old", lines: ["// alerts", ...block, "// end"] };
+
+  it("a block found in another file only: moved in from there", () => {
+    const lines = ["// mine", ...block];
+    expect(findMovedBlocks(lines, [{ start: 1, end: 3 }], [other])).toEqual([
+      { from: "src/old/alerts.ts", preHash: "h-old", runs: [{ oldStart: 1, newStart: 1, length: 3 }] },
+    ]);
+  });
+
+  it("a block moved within the file is the mover's, even when another file (the path it was renamed from, still open) holds it too", () => {
+    const before = [...block, "// a", "// b", "// c", "// d", "// e"];
+    const after = ["// a", "// b", "// c", "// d", "// e", ...block];
+    const own = { path: "src/new/alerts.ts", hash: "", lines: before };
+    expect(findMovedBlocks(after, [{ start: 5, end: 7 }], [other], own)).toEqual([]);
   });
 });

@@ -232,10 +232,13 @@ export const DISTINCT_LINE = 8;
  * -C` does, such lines keep the author they had there; the save that pasted them is their provenance.
  * Lines compare as the hashes see them (trailing blanks and line endings aside); a block is at least
  * `MIN_MOVED_LINES` lines with one distinctive line, matched greedily from the top of each span.
+ * `own`: the file's own content before the save. A block found there is moved or copied within the file,
+ * and belongs to whoever moved it (as `git blame` without `-M`), even when another file holds it too (the
+ * same file still open under the path it was renamed from, a copy made earlier).
  */
-export function findMovedBlocks(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): MovedLines[] {
+export function findMovedBlocks(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[], own?: BlockSource): MovedLines[] {
   if (!sources.length) return [];
-  const index = sources.map((src) => {
+  const index = (own ? [own, ...sources] : sources).map((src) => {
     const at = new Map<string, number[]>();
     src.lines.forEach((l, i) => {
       const key = normalizeLine(l);
@@ -272,5 +275,5 @@ export function findMovedBlocks(lines: readonly string[], inserted: readonly Spa
       i += best.length;
     }
   }
-  return [...found].map(([src, runs]) => ({ from: src.path, preHash: src.hash, runs }));
+  return [...found].filter(([src]) => src !== own).map(([src, runs]) => ({ from: src.path, preHash: src.hash, runs }));
 }

@@ -2,7 +2,7 @@ import type { TraceRecord } from "@shared/agentTrace";
 import type { SaveProcessedParams } from "@shared/notifications";
 import { RecordGraph, type RecordStep } from "../engine/attribution";
 import { isProblem, verdictMessage, type Verdict } from "../engine/gate";
-import { fileHash } from "../engine/hashing";
+import { fileHash, splitLines } from "../engine/hashing";
 import { appendWorkspaceRecord } from "../io/ledger/append";
 import { drainPending, keepPending, pendingCount, PENDING_RECORDS, type PendingRecord } from "../io/ledger/pendingRecords";
 import { parseLedgerLines } from "../engine/ledger/read";
@@ -48,7 +48,7 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
     lines: snapshot.lines,
     before: snapshot.before,
     change: snapshot.change,
-    ...movedInto(snapshot, sources),
+    ...movedInto(path, snapshot, sources),
     verdict,
     contributor: settings.contributor,
     ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),
@@ -64,9 +64,11 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
 }
 
 /** Blocks of the save's new lines found in other open files' recorded content: cut or copied there (lineage.ts). */
-function movedInto(snapshot: SaveSnapshot, sources: readonly BlockSource[]): { movedIn?: MovedLines[] } {
+function movedInto(path: string, snapshot: SaveSnapshot, sources: readonly BlockSource[]): { movedIn?: MovedLines[] } {
   if (!sources.length) return {};
-  const movedIn = findMovedBlocks(snapshot.lines, changedSpans(snapshot.change), sources);
+  // its hash names no record: blocks found in the file itself are dropped, never recorded as moved in
+  const own = { path, hash: "", lines: splitLines(snapshot.before) };
+  const movedIn = findMovedBlocks(snapshot.lines, changedSpans(snapshot.change), sources, own);
   return movedIn.length ? { movedIn } : {};
 }
 
