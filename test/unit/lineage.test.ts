@@ -4,7 +4,7 @@ import { contentHash, fileHash, splitLines } from "../../server/src/engine/hashi
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord } from "../../server/src/engine/ledger/record";
-import { findMovedBlocks, namedByGit, pairMoves, sourceEntries, type GitCommit, type PathRecords } from "../../server/src/engine/lineage";
+import { findMovedBlocks, MAX_SPLIT_SIBLINGS, namedByGit, pairMoves, sourceEntries, type GitCommit, type PathRecords } from "../../server/src/engine/lineage";
 import { parseNameStatusLog } from "../../server/src/io/gitSources";
 
 let clock = Date.UTC(2026, 10, 22, 10);
@@ -133,6 +133,13 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
     expect(namedByGit("src/c.ts", commits)).toEqual({ renamed: ["src/b.ts"], split: ["src/a.ts", "src/old.ts"] });
     expect(namedByGit("src/a.ts", commits)).toEqual({ renamed: [], split: [] });
     expect(namedByGit("elsewhere.ts", commits)).toEqual({ renamed: [], split: [] });
+  });
+
+  it("namedByGit: a commit that adds the file among more than MAX_SPLIT_SIBLINGS other changes names nothing it was split from", () => {
+    const others = (n: number) => Array.from({ length: n }, (_, i) => ({ status: "M" as const, path: `src/m${i}.ts` }));
+    const adding = (n: number): GitCommit[] => [{ sha: "1", changes: [{ status: "A", path: "src/new.ts" }, ...others(n)] }];
+    expect(namedByGit("src/new.ts", adding(MAX_SPLIT_SIBLINGS)).split).toHaveLength(MAX_SPLIT_SIBLINGS);
+    expect(namedByGit("src/new.ts", adding(MAX_SPLIT_SIBLINGS + 1))).toEqual({ renamed: [], split: [] });
   });
 
   it("parseNameStatusLog reads `git log -z --name-status --format=%x01%H`, odd names included", () => {

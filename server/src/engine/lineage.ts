@@ -95,6 +95,9 @@ export interface GitCommit {
  * changed or deleted (a block cut from them into this new file, which `git blame -C` looks for in the same
  * commit). Up to `MAX_SOURCE_PATHS`; which of their lines the path keeps is the attribution's rule: a
  * renamed file's lines as a diff of the two contents matches them, a split file's only as whole blocks.
+ * A commit that adds the file and changes more than `MAX_SPLIT_SIBLINGS` others names none: across a wide
+ * change (a large refactoring commit, a whole branch's diff) "split from" would name files at random and
+ * make every added file read dozens of others; those lines stay as their own records say.
  */
 export function namedByGit(path: string, commits: readonly GitCommit[]): GitNamed {
   const named: GitNamed = { renamed: [], split: [] };
@@ -104,12 +107,13 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
   };
   let name = path;
   for (const commit of commits) {
-    const own = commit.changes.find((c) => c.path === name);
+    const own = changeOf(commit, name);
     if (!own) continue;
     if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
       add(named.renamed, own.from);
       name = own.from;
     } else if (own.status === "A") {
+      if (commit.changes.length - 1 > MAX_SPLIT_SIBLINGS) break;
       for (const c of commit.changes) {
         if (c === own) continue;
         if (c.status === "M" || c.status === "D") add(named.split, c.path);
@@ -119,6 +123,21 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
     }
   }
   return named;
+}
+
+/** The most other files a commit that adds a file may change for them to be named as what it was split from. */
+export const MAX_SPLIT_SIBLINGS = 16;
+
+/** Each commit's changes by path, built once: `intent check` asks about every file of a branch's history. */
+const changesByPath = new WeakMap<GitCommit, Map<string, GitChange>>();
+
+function changeOf(commit: GitCommit, path: string): GitChange | undefined {
+  let byPath = changesByPath.get(commit);
+  if (!byPath) {
+    byPath = new Map(commit.changes.map((c) => [c.path, c]));
+    changesByPath.set(commit, byPath);
+  }
+  return byPath.get(path);
 }
 
 /** Earlier paths git names: renamed (or copied) from, read whole; split from, read for whole blocks only. */
