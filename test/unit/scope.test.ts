@@ -20,6 +20,7 @@ describe("a glob that cannot be used says why", () => {
     ["src/a]", `"src/a]" has an unclosed "]"`],
     ["src/[a}", `"src/[a}" has an unclosed "}"`],
     ["src/{a]", `"src/{a]" has an unclosed "]"`],
+    ["src/a}/**", `"src/a}/**" has an unclosed "}"`],
     ["!src/[", `"!src/[" has an unclosed "["`],
     [
       `${"*a".repeat(10)}b`,
@@ -31,6 +32,8 @@ describe("a glob that cannot be used says why", () => {
 
   it("usable globs, excluding ones too", () => {
     expect(["src/[a]/{b,c}/**", "ok/**", "!ok/**", "src/(a", "a/.b"].map(validateGlob)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    // a drive letter only at the start makes a glob absolute
+    expect(validateGlob("src/c:/notes/**")).toBeUndefined();
   });
 });
 

@@ -69,12 +69,8 @@ export function validateGlob(raw: string): string | undefined {
 
 function unbalancedBracket(g: string): string | undefined {
   const stack: string[] = [];
-  for (let i = 0; i < g.length; i++) {
-    const c = g[i];
-    if (c === "\\") {
-      i++;
-      continue;
-    }
+  // no escapes to skip: normalizeGlob reads every backslash as a separator
+  for (const c of g) {
     if (c === "[" || c === "{") stack.push(c);
     else if (c === "]" || c === "}") {
       const open = stack.pop();
