@@ -6,6 +6,7 @@ import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli, runHook } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
+import { codexPayload } from "../support/agentFixtures";
 import { claudeWrites } from "../support/agentWrites";
 import { claudePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
@@ -24,22 +25,6 @@ const OLD = "src/api/alerts.ts";
 const NEW = "src/api/v2/alerts.ts";
 const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}", "export const NONE: Alert[] = [];"];
 const TEXT = `${ALERTS.join("\n")}\n`;
-
-function codexPayload(ws: TempWorkspace, phase: "pre" | "post", tool: string, input: Record<string, unknown>, id: string) {
-  return {
-    session_id: "019a-codex-session",
-    turn_id: "turn-1",
-    transcript_path: null,
-    cwd: ws.root,
-    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
-    model: "gpt-5-codex",
-    permission_mode: "default",
-    tool_name: tool,
-    tool_use_id: id,
-    tool_input: input,
-    ...(phase === "post" ? { tool_response: "" } : {}),
-  };
-}
 
 /** Codex runs `command` in its shell, between its hooks. */
 function codexShell(ws: TempWorkspace, command: string): void {

@@ -50,36 +50,44 @@ const claudeShapedDeny = (text: string): HookReply => ({
 });
 const abs = (ws: TempWorkspace, p: string) => (p.startsWith("/") ? p : ws.path(p));
 
+/** A Codex CLI hook payload for a tool call (its session, model and shape as Codex sends them). */
+export function codexPayload(
+  ws: TempWorkspace,
+  phase: "pre" | "post",
+  tool: string,
+  input: Record<string, unknown>,
+  id: string,
+  opts: { turn?: string; response?: string } = {},
+) {
+  return {
+    session_id: "019a-codex-session",
+    turn_id: opts.turn ?? "turn-1",
+    transcript_path: null,
+    cwd: ws.root,
+    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    model: "gpt-5-codex",
+    permission_mode: "default",
+    tool_name: tool,
+    tool_use_id: id,
+    tool_input: input,
+    ...(phase === "post" ? { tool_response: opts.response ?? "" } : {}),
+  };
+}
+
 export const CODEX: AgentFixture = {
   agent: "codex",
   session: "codex-019a-codex-session",
   reportsModel: "openai/gpt-5-codex",
-  write: (ws, phase, e) => ({
-    session_id: "019a-codex-session",
-    turn_id: "turn-1",
-    transcript_path: null,
-    cwd: ws.root,
-    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
-    model: "gpt-5-codex",
-    permission_mode: "default",
-    tool_name: "apply_patch",
-    tool_use_id: "call-patch-1",
-    tool_input: { command: `*** Begin Patch\n*** Update File: ${e.path}\n@@\n-${e.from}\n+${e.to}\n*** End Patch\n` },
-    ...(phase === "post" ? { tool_response: `Success. Updated the following files:\nM ${e.path}` } : {}),
-  }),
-  shell: (ws, phase, command) => ({
-    session_id: "019a-codex-session",
-    turn_id: "turn-2",
-    transcript_path: null,
-    cwd: ws.root,
-    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
-    model: "gpt-5-codex",
-    permission_mode: "default",
-    tool_name: "Bash",
-    tool_use_id: "call-shell-1",
-    tool_input: { command },
-    ...(phase === "post" ? { tool_response: "" } : {}),
-  }),
+  write: (ws, phase, e) =>
+    codexPayload(
+      ws,
+      phase,
+      "apply_patch",
+      { command: `*** Begin Patch\n*** Update File: ${e.path}\n@@\n-${e.from}\n+${e.to}\n*** End Patch\n` },
+      "call-patch-1",
+      { turn: "turn-1", response: `Success. Updated the following files:\nM ${e.path}` },
+    ),
+  shell: (ws, phase, command) => codexPayload(ws, phase, "Bash", { command }, "call-shell-1", { turn: "turn-2" }),
   otherEvent: (ws) => ({ session_id: "019a-codex-session", cwd: ws.root, hook_event_name: "UserPromptSubmit", model: "gpt-5-codex", prompt: "hi" }),
   deny: claudeShapedDeny,
   allow: { stdout: "{}\n", stderr: "", status: 0 },
