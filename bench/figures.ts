@@ -392,17 +392,22 @@ export function blameRenamed(w: Workload, o: Options): Figure {
   } finally {
     rmSync(join(w.root, renamed), { force: true });
   }
+  return renamedVsHome("blame renamed", w, moved, atHome);
+}
+
+/** A renamed file's `intent blame` times against the same file's at home: target ≤ 1.5×. */
+function renamedVsHome(id: string, w: Workload, moved: number[], atHome: number[], extra: Record<string, unknown> = {}): Figure {
   const a = summarize(moved);
   const b = summarize(atHome);
   return {
-    id: "blame renamed",
+    id,
     records: w.records,
     now: ms(a.p50),
     baseline: `never renamed ${ms(b.p50)}`,
     ratio: x(a.p50 / b.p50),
     target: "≤ 1.5×",
     met: a.p50 / b.p50 <= 1.5,
-    data: { renamed: a, own: b },
+    data: { renamed: a, own: b, ...extra },
   };
 }
 
@@ -441,18 +446,7 @@ export function blameGitRenamed(w: Workload, o: Options): Figure {
     git("mv", renamed, w.hotFile);
     git("commit", "-q", "-m", "bench: rename the hot file back");
   }
-  const a = summarize(moved);
-  const b = summarize(atHome);
-  return {
-    id: "blame git-renamed",
-    records: w.records,
-    now: ms(a.p50),
-    baseline: `never renamed ${ms(b.p50)}`,
-    ratio: x(a.p50 / b.p50),
-    target: "≤ 1.5×",
-    met: a.p50 / b.p50 <= 1.5,
-    data: { renamed: a, own: b, tracedAnswers: traced, answers: moved.length },
-  };
+  return renamedVsHome("blame git-renamed", w, moved, atHome, { tracedAnswers: traced, answers: moved.length });
 }
 
 const SESSION = "bench-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30";
