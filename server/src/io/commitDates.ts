@@ -1,0 +1,117 @@
+/**
+ * When git says lines were last committed (`git blame --porcelain`): the time of the untraced lines in the
+ * history of `intent stats` / `intent report` and in the window of `intent check`'s summary. A line not
+ * committed yet (changed in the working tree, or in a file HEAD does not have) is of today.
+ *
+ * Git is asked only about the files that have untraced lines, and only about those lines; each call is
+ * bounded in time. When git cannot answer (missing, failed, too slow) or its answer stops at a shallow
+ * clone's boundary, the lines are undated, with the reason: never given a guessed time.
+ */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import type { CommitDate, UntracedDates } from "../engine/insight";
+import { STABLE_CONFIG } from "./git";
+
+/** How long one git call may take before its answer is dropped (the lines stay undated). */
+export const BLAME_TIMEOUT_MS = 5000;
+/** Ranges asked with `-L` at most; more, and the whole file is blamed (one call either way). */
+const MAX_RANGES = 64;
+const NOT_COMMITTED = /^0{40}$/;
+
+interface GitAnswer {
+  ok: boolean;
+  out: string;
+}
+
+/** Runs git with a time bound; undefined when git could not run or took too long. */
+function boundedGit(cwd: string, args: readonly string[], input?: string): GitAnswer | undefined {
+  // required here, as io/git.ts does: loading this module must not cost a hook anything
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
+  const r = spawnSync("git", [...STABLE_CONFIG, ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: BLAME_TIMEOUT_MS,
+    maxBuffer: 256 * 1024 * 1024,
+    ...(input !== undefined ? { input } : {}),
+  });
+  if (r.error || r.signal) return undefined;
+  return { ok: r.status === 0, out: r.stdout };
+}
+
+/** HEAD's commit; null when the repository has no commit yet; undefined when git cannot say. */
+export function headCommit(root: string): string | null | undefined {
+  const head = boundedGit(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  if (head === undefined) return undefined;
+  if (head.ok) return head.out.trim();
+  const repo = boundedGit(root, ["rev-parse", "--git-dir"]);
+  return repo?.ok ? null : undefined;
+}
+
+/**
+ * Parses `git blame --porcelain`: each final line's commit time (epoch ms; null: not committed yet). Lines
+ * of a boundary commit (a shallow clone's cut: `--root` keeps root commits from being one) get no entry.
+ */
+export function parseBlamePorcelain(output: string): CommitDate[] {
+  const times = new Map<string, number | null>();
+  const out: CommitDate[] = [];
+  let sha: string | undefined;
+  let line = 0;
+  const lines = output.split("\n");
+  const entries: { sha: string; line: number }[] = [];
+  for (const l of lines) {
+    if (l.startsWith("\t")) {
+      if (sha !== undefined) entries.push({ sha, line });
+      sha = undefined;
+      continue;
+    }
+    const header = /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/.exec(l);
+    if (header) {
+      sha = header[1]!;
+      line = Number(header[2]);
+      if (!times.has(sha)) times.set(sha, NOT_COMMITTED.test(sha) ? null : Number.NaN);
+      continue;
+    }
+    if (sha === undefined) continue;
+    if (l.startsWith("committer-time ") && !NOT_COMMITTED.test(sha)) times.set(sha, Number(l.slice("committer-time ".length)) * 1000);
+    else if (l === "boundary") times.set(sha, Number.NaN);
+  }
+  for (const e of entries) {
+    const ms = times.get(e.sha);
+    if (ms === undefined || (ms !== null && Number.isNaN(ms))) continue;
+    const last = out.at(-1);
+    if (last && last.end === e.line - 1 && last.ms === ms) last.end = e.line;
+    else out.push({ start: e.line, end: e.line, ms });
+  }
+  return out;
+}
+
+/**
+ * When the lines `ranges` of `path` (workspace-relative) were last committed: of the working tree's file,
+ * or of `contents` when given (what `intent check` checks: the working tree's or the index's text).
+ * `head`: `headCommit(root)`.
+ */
+export function commitDatesOf(
+  root: string,
+  head: string | null | undefined,
+  path: string,
+  ranges: readonly { start: number; end: number }[],
+  contents?: string,
+): UntracedDates {
+  if (head === undefined) return { undated: "git cannot be asked when lines were committed here" };
+  const uncommitted = () => ranges.map((r) => ({ start: r.start, end: r.end, ms: null }));
+  if (head === null) return uncommitted();
+  const args = [
+    "blame",
+    "--porcelain",
+    "--root",
+    ...(ranges.length <= MAX_RANGES ? ranges.map((r) => `-L${r.start},${r.end}`) : []),
+    ...(contents !== undefined ? ["--contents", "-"] : []),
+    "--",
+    path,
+  ];
+  const blamed = boundedGit(root, args, contents);
+  if (blamed?.ok) return parseBlamePorcelain(blamed.out);
+  // a file HEAD does not have (untracked, or only added to the index) is not committed at all
+  const inHead = blamed === undefined ? undefined : boundedGit(root, ["cat-file", "-e", `${head}:./${path}`]);
+  if (inHead && !inHead.ok) return uncommitted();
+  return { undated: `git blame did not answer within ${BLAME_TIMEOUT_MS / 1000} s or failed (${path})` };
+}
