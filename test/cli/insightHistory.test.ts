@@ -167,6 +167,41 @@ describe("untraced share over time", () => {
     ]);
   });
 
+  it("intent check's summary counts only the changed lines written in --since/--until and adds --by's table; the findings stay", () => {
+    const args = ["check", "--format", "markdown", "--base", "january"];
+    const windowed = runCli([...args, "--since", "2026-02-01", "--until", "2026-06-30", "--by", "month"], { cwd: ws.root });
+    expect(windowed.stderr).toBe("");
+    const fixture = join(__dirname, "fixtures", "check-summary-window.md");
+    if (process.env["UPDATE_FIXTURES"]) writeFileSync(fixture, windowed.stdout);
+    expect(windowed.stdout).toBe(readFileSync(fixture, "utf8"));
+    // the same findings and exit code as without the flags
+    const whole = runCli(args, { cwd: ws.root });
+    expect(windowed.status).toBe(whole.status);
+    const findings = (md: string) => md.slice(md.indexOf("### Findings"));
+    expect(findings(windowed.stdout)).toBe(findings(whole.stdout));
+    expect(runCli(["check", "--format", "json", "--base", "january"], { cwd: ws.root }).status).toBe(whole.status);
+
+    // today's window: the agent's, the person's and the uncommitted untraced lines, per day
+    const todays = runCli([...args, "--since", today.slice(0, 10), "--by", "day"], { cwd: ws.root });
+    expect(todays.stdout).toContain(`Counted: the changed lines written since ${today.slice(0, 10)} (`);
+    expect(todays.stdout).toContain("6 changed lines written outside it left out.");
+    expect(todays.stdout).toContain(`| ${today.slice(0, 10)} | 8 | 38% | 3 | 2 | 0 | 3 | 38% |`);
+  });
+
+  it("intent check refuses --since, --until and --by without a summary to shape (exit 2)", () => {
+    for (const format of ["text", "json", "sarif"]) {
+      const r = runCli(["check", "--format", format, "--base", "january", "--since", "2026-02-01", "--by", "week"], { cwd: ws.root });
+      expect(r.status, format).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`--since, --by only shape the pull request summary (--format markdown, or github), and --format ${format} has none`);
+    }
+    expect(runCli(["check", "--base", "january", "--until", "2026-02-01"], { cwd: ws.root }).status).toBe(2);
+    // with --format github the summary is written where the runner says: accepted
+    const github = runCli(["check", "--format", "github", "--base", "january", "--by", "week"], { cwd: ws.root, env: { GITHUB_STEP_SUMMARY: "" } });
+    expect(github.stderr).toBe("");
+    expect(github.status).toBe(runCli(["check", "--format", "github", "--base", "january"], { cwd: ws.root, env: { GITHUB_STEP_SUMMARY: "" } }).status);
+  });
+
   it("a warm run asks git nothing again for unchanged files, and a new commit dates its lines anew", () => {
     // a git that writes down what it is asked, ahead of the real one on PATH
     const bin = ws.path(".orchestration/.cache/test-bin");
