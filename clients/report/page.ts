@@ -362,6 +362,17 @@ function filterFor(spec: string): (r: number[]) => boolean {
   }
 }
 
+const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
+
+/** A run's time: its record's; an untraced run's commit (or that it is not committed yet). */
+function when(r: number[]): string {
+  const recorded = str(r[8]!);
+  if (recorded) return minute(recorded);
+  if (r[11] === 1) return "not committed yet";
+  const committed = str(r[10]!);
+  return committed ? `committed ${minute(committed)}` : "";
+}
+
 function render(): void {
   const q = (document.getElementById("q") as HTMLInputElement).value.trim().toLowerCase();
   const matches = data.blocks.rows.filter(
@@ -384,7 +395,7 @@ function render(): void {
       [str(r[4]!) ?? ""],
       [str(r[5]!) ?? str(r[6]!) ?? ""],
       [(str(r[7]!) ?? "").slice(0, 8)],
-      [(str(r[8]!) ?? (str(r[10]!) ? `committed ${str(r[10]!)}` : "")).slice(0, 26).replace("T", " ")],
+      [when(r)],
     ];
     for (const [text, cls] of cells) {
       const td = document.createElement("td");

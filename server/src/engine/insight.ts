@@ -56,6 +56,8 @@ export interface Block {
   outOfScope?: boolean;
   /** An untraced run's commit time (ISO; uncommitted lines: today), when git knows it. */
   committed?: string;
+  /** An untraced run not committed yet (its `committed` is today). */
+  uncommitted?: boolean;
 }
 
 export interface Keyed<K extends string> {
@@ -208,7 +210,15 @@ export class InsightBuilder {
         }
       }
       // a block (what a number links to) is the lines of one record in a row (untraced: of one commit time), whatever else differs
-      if (block && block.author === author && block.traceId === r.traceId && block.committed === r.committed && block.end === r.start - 1) block.end = r.end;
+      if (
+        block &&
+        block.author === author &&
+        block.traceId === r.traceId &&
+        block.committed === r.committed &&
+        block.uncommitted === r.uncommitted &&
+        block.end === r.start - 1
+      )
+        block.end = r.end;
       else {
         if (block) this.keep(block);
         block = { path, ...r };
@@ -373,10 +383,10 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
   const sorted = [...(dates as readonly CommitDate[])].sort((a, b) => a.start - b.start);
   const iso = (ms: number | null) => new Date(ms ?? now).toISOString();
   const out: Run[] = [];
-  const push = (run: Run, start: number, end: number, committed: string | undefined) => {
+  const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
     const last = out.at(-1);
-    if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed) last.end = end;
-    else out.push({ ...run, start, end, ...(committed !== undefined ? { committed } : {}) });
+    if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed && last.uncommitted === uncommitted) last.end = end;
+    else out.push({ ...run, start, end, ...(committed !== undefined ? { committed } : {}), ...(uncommitted ? { uncommitted } : {}) });
   };
   let i = 0;
   for (const run of runs) {
@@ -391,7 +401,7 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
       if (d.end < at) continue;
       if (d.start > at) push(run, at, d.start - 1, undefined);
       const end = Math.min(d.end, run.end);
-      push(run, Math.max(d.start, at), end, iso(d.ms));
+      push(run, Math.max(d.start, at), end, iso(d.ms), d.ms === null ? true : undefined);
       at = end + 1;
     }
     if (at <= run.end) push(run, at, run.end, undefined);

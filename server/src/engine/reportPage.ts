@@ -23,7 +23,7 @@ export interface ReportMeta {
  */
 export interface PackedBlocks {
   strings: string[];
-  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1), committed]; -1: none. */
+  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1), committed, uncommitted(0/1)]; -1: none. */
   rows: number[][];
 }
 
@@ -52,6 +52,7 @@ export function packBlocks(blocks: readonly Block[]): PackedBlocks {
     id(b.timestamp),
     b.outOfScope ? 1 : 0,
     id(b.committed),
+    b.uncommitted ? 1 : 0,
   ]);
   return { strings, rows };
 }

@@ -22,7 +22,7 @@ interface GitAnswer {
   out: string;
 }
 
-/** Runs git with a time bound; undefined when git could not run or took too long. */
+/** Runs git with a time bound; undefined when git could not run, was killed or took too long. */
 function boundedGit(cwd: string, args: readonly string[], input?: string): GitAnswer | undefined {
   // required here, as io/git.ts does: loading this module must not cost a hook anything
   const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
@@ -33,8 +33,9 @@ function boundedGit(cwd: string, args: readonly string[], input?: string): GitAn
     maxBuffer: 256 * 1024 * 1024,
     ...(input !== undefined ? { input } : {}),
   });
-  if (r.error || r.signal) return undefined;
-  return { ok: r.status === 0, out: r.stdout };
+  // git that exits before reading all of `input` (a path HEAD lacks) leaves an EPIPE, yet answered
+  if (r.signal || r.status === null) return undefined;
+  return { ok: r.status === 0 && !r.error, out: r.stdout };
 }
 
 /** HEAD's commit; null when the repository has no commit yet; undefined when git cannot say. */
