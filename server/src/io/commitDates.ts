@@ -13,6 +13,11 @@ import { STABLE_CONFIG } from "./git";
 
 /** How long one git call may take before its answer is dropped (the lines stay undated). */
 export const BLAME_TIMEOUT_MS = 5000;
+/**
+ * How long one run of `intent stats` / `intent report` spends asking git, at most: a first run over a
+ * large workspace dates what it can in that time, and the cache keeps it, so later runs date the rest.
+ */
+export const BLAME_BUDGET_MS = 20_000;
 /** Ranges asked with `-L` at most; more, and the whole file is blamed (one call either way). */
 const MAX_RANGES = 64;
 const NOT_COMMITTED = /^0{40}$/;

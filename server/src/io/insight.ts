@@ -13,7 +13,7 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
-import { commitDatesOf, headCommit } from "./commitDates";
+import { BLAME_BUDGET_MS, commitDatesOf, headCommit } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import { bytesKey, type InsightCache, ledgerStamp, loadInsightCache, RACY_MS, saveInsightCache, statKey } from "./insightCache";
@@ -193,6 +193,7 @@ export async function gatherInsightCached(
   let head: string | null | undefined;
   let headAsked = false;
   let redated = false;
+  let blameSpent = 0;
   for (const c of counted) {
     const runs = c.runs ?? countedRuns(ledger!, c.path, c.text!);
     // commit times hold for the same bytes (c.runs known) at the same HEAD
@@ -204,7 +205,12 @@ export async function gatherInsightCached(
         headAsked = true;
       }
       if (head === undefined || dates?.head !== head) {
-        const asked = commitDatesOf(root, head, c.path, untracedRanges(runs));
+        const started = Date.now();
+        const asked =
+          blameSpent < BLAME_BUDGET_MS
+            ? commitDatesOf(root, head, c.path, untracedRanges(runs))
+            : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
+        blameSpent += Date.now() - started;
         if (Array.isArray(asked)) {
           dates = { head: head!, dates: [...asked] };
           redated = true;
