@@ -39,9 +39,10 @@ active_intents.yaml are listed too.
                  lines: a traced line at its record's time, an untraced line at the time of the commit
                  git says last changed it (not committed yet: today); it says how many it left out
   --by PERIOD    the summary adds the counted changed lines per day, week or month they were written
-                 The findings and the exit code never depend on --path, --since, --until or --by.
-                 --since, --until and --by shape only the summary: with --format text, json or sarif
-                 they are refused (exit 2), as they would filter nothing
+
+The findings and the exit code never depend on --path, --since, --until or --by: they shape only the
+summary, so with --format text, json or sarif (no summary) --since, --until and --by are refused (exit 2)
+rather than silently checking every line anyway.
 
 The lines \`intent init\` writes into .gitignore, .gitattributes and the agents' hook files are intent-lsp's
 own setup and never a finding; every other line of those files is checked.
