@@ -12,7 +12,7 @@ import type { CommitDate, UntracedDates } from "../engine/insight";
 import { STABLE_CONFIG } from "./git";
 
 /** How long one git call may take before its answer is dropped (the lines stay undated). */
-export const BLAME_TIMEOUT_MS = 5000;
+export const BLAME_TIMEOUT_MS = 10_000;
 /**
  * How long one run of `intent stats` / `intent report` spends asking git, at most: a first run over a
  * large workspace dates what it can in that time, and the cache keeps it, so later runs date the rest.
