@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
@@ -210,7 +210,15 @@ describe("untraced share over time", () => {
     ws.write(".orchestration/.cache/test-bin/git", `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
     chmodSync(join(bin, "git"), 0o755);
     const env = { PATH: `${bin}:${process.env["PATH"]}` };
+    rmSync(ws.path(".orchestration/.cache/insight.json"), { force: true });
     const cold = statsJson(ws, ["--by", "month"], env);
+    // a file one commit wrote, unchanged since, needs no blame; one changed since, or by two commits, does
+    const blamed = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => / blame /.test(l))
+      .map((l) => l.slice(l.lastIndexOf(" -- ") + 4))
+      .sort();
+    expect(blamed).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
     writeFileSync(log, "");
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
     expect(readFileSync(log, "utf8")).not.toContain("blame");

@@ -121,3 +121,62 @@ export function commitDatesOf(
   if (inHead && !inHead.ok) return uncommitted();
   return { undated: `git blame did not answer within ${BLAME_TIMEOUT_MS / 1000} s or failed (${path})` };
 }
+
+/** Commits `singleCommitTimes` reads at most; a longer history is not read (every file is blamed). */
+const MAX_LOG_COMMITS = 20_000;
+const COMMIT_MARK = "\u0001";
+
+/**
+ * The paths whose lines all come from one commit, with its time: the paths HEAD's history (merges against
+ * each parent, renames and copies followed) names in exactly one commit, as added, and that the working
+ * tree and index leave as HEAD has them. Git blame would give each of their lines that commit, so they
+ * need no blame. Any doubt (a rename, a merge, a change since HEAD, a history too long or too slow to
+ * read) leaves a path out: it is blamed.
+ */
+export function singleCommitTimes(root: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const log = boundedGit(root, [
+    "log",
+    "-m",
+    "-M",
+    "--name-status",
+    "-z",
+    "--relative",
+    `--max-count=${MAX_LOG_COMMITS}`,
+    `--format=${COMMIT_MARK}%ct`,
+    "HEAD",
+    "--",
+  ]);
+  const changed = boundedGit(root, ["diff", "--name-only", "-z", "--relative", "HEAD", "--"]);
+  if (!log?.ok || !changed?.ok) return out;
+  const seen = new Map<string, number | null>();
+  const fields = log.out.split("\0");
+  let commits = 0;
+  let time: number | undefined;
+  const many = (path: string) => seen.set(path, null);
+  for (let i = 0; i < fields.length; i++) {
+    let f = fields[i]!.replace(/^\n+/, "");
+    if (f.startsWith(COMMIT_MARK)) {
+      commits++;
+      const nl = f.indexOf("\n");
+      time = Number((nl < 0 ? f.slice(1) : f.slice(1, nl)).trim()) * 1000;
+      if (nl < 0) continue;
+      f = f.slice(nl + 1).replace(/^\n+/, "");
+    }
+    if (f === "") continue;
+    const status = f[0]!;
+    if (status === "R" || status === "C") {
+      many(fields[++i] ?? "");
+      many(fields[++i] ?? "");
+      continue;
+    }
+    const path = fields[++i];
+    if (path === undefined || time === undefined || Number.isNaN(time)) return out;
+    seen.set(path, status === "A" && !seen.has(path) ? time : null);
+  }
+  // the whole history was read, else a path's one commit in it proves nothing
+  if (commits >= MAX_LOG_COMMITS) return out;
+  const differs = new Set(changed.out.split("\0").filter(Boolean));
+  for (const [path, ms] of seen) if (ms !== null && !differs.has(path)) out.set(path, ms);
+  return out;
+}

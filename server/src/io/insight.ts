@@ -13,7 +13,7 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
-import { BLAME_BUDGET_MS, commitDatesOf, headCommit } from "./commitDates";
+import { BLAME_BUDGET_MS, commitDatesOf, headCommit, singleCommitTimes } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import { bytesKey, type InsightCache, ledgerStamp, loadInsightCache, RACY_MS, saveInsightCache, statKey } from "./insightCache";
@@ -194,6 +194,8 @@ export async function gatherInsightCached(
   let headAsked = false;
   let redated = false;
   let blameSpent = 0;
+  // the files all of whose lines one commit wrote: dated without a blame each (asked once, when needed)
+  let single: Map<string, number> | undefined;
   for (const c of counted) {
     const runs = c.runs ?? countedRuns(ledger!, c.path, c.text!);
     // commit times hold for the same bytes (c.runs known) at the same HEAD
@@ -206,10 +208,14 @@ export async function gatherInsightCached(
       }
       if (head === undefined || dates?.head !== head) {
         const started = Date.now();
+        if (head) single ??= singleCommitTimes(root);
+        const oneCommit = single?.get(c.path);
         const asked =
-          blameSpent < BLAME_BUDGET_MS
-            ? commitDatesOf(root, head, c.path, untracedRanges(runs))
-            : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
+          oneCommit !== undefined
+            ? untracedRanges(runs).map((r) => ({ ...r, ms: oneCommit }))
+            : blameSpent < BLAME_BUDGET_MS
+              ? commitDatesOf(root, head, c.path, untracedRanges(runs))
+              : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
         blameSpent += Date.now() - started;
         if (Array.isArray(asked)) {
           dates = { head: head!, dates: [...asked] };
