@@ -55,7 +55,7 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     expect(requests).toEqual([url]);
 
     const ink = (await page.evaluate(CANVAS_INK)) as Record<string, { width: number; height: number; ink: number }>;
-    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person"]);
+    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person", "chart-untraced"]);
     for (const [id, c] of Object.entries(ink)) {
       expect(c.width, id).toBeGreaterThan(100);
       expect(c.ink, id).toBeGreaterThan(500);
@@ -77,6 +77,9 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     ]);
     await page.locator('tr[data-filter="out:INT-001"]').click();
     expect(await page.locator("#lines-summary").textContent()).toBe("1 line in 1 run.");
+    // this week's row of the lines in the code today: every line, the untraced ones by their commit time
+    await page.locator('tr[data-filter^="inCode:"]').first().click();
+    expect(await page.locator("#lines-summary").textContent()).toMatch(new RegExp(`^${TOTAL} lines in \\d+ runs`));
     await page.screenshot({ path: shots.path(`report-${scheme}-lines.png`), fullPage: false });
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);

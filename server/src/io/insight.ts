@@ -1,17 +1,19 @@
 /**
  * Gathers `intent stats` / `intent report` (README "Insight"): the working tree's files as they are now
  * (tracked and untracked, not ignored; exempt paths and intent-lsp's own files left out, as nothing of
- * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history.
+ * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history;
+ * with a history, the untraced lines dated by the commit git says last changed them (io/commitDates.ts).
  */
 import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
 import { blameNewestFirst } from "../engine/blame";
 import { fileHash, splitLines } from "../engine/hashing";
-import { InsightBuilder, runsOf, writtenBy, type Insight, type InsightOptions, type Run, type Written } from "../engine/insight";
+import { datedRuns, InsightBuilder, runsOf, untracedRanges, writtenBy, type Insight, type InsightOptions, type Run, type Written } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
+import { BLAME_BUDGET_MS, commitDatesOf, headCommit, singleCommitTimes } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import { bytesKey, type InsightCache, ledgerStamp, loadInsightCache, RACY_MS, saveInsightCache, statKey } from "./insightCache";
@@ -100,9 +102,14 @@ export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedge
   }
 }
 
+/** Why the editor's report leaves untraced lines undated. */
+export const EDITOR_UNDATED = "the editor does not run git blame (it would hold up typing); `intent report` in a terminal dates these lines";
+
+const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
+
 /**
  * `gatherInsight` in steps: the language server pauses between them, so a report asked for in the editor
- * never holds up typing or other requests.
+ * never holds up typing or other requests. Untraced lines stay undated here (`EDITOR_UNDATED`).
  */
 export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): Generator<void, GatheredInsight> {
   const builder = new InsightBuilder(opts);
@@ -114,7 +121,9 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
     const bytes = readCounted(root, path);
     if (bytes === "binary") binaryFiles++;
     if (typeof bytes === "string") continue;
-    builder.addRuns(path, countedRuns(ledger, path, bytes.toString("utf8")));
+    const runs = countedRuns(ledger, path, bytes.toString("utf8"));
+    if (opts.by && hasUntraced(runs)) builder.undatedBecause(EDITOR_UNDATED);
+    builder.addRuns(path, runs);
   }
   if (opts.by) {
     for (const path of ledger.files()) {
@@ -148,7 +157,8 @@ export async function gatherInsightCached(
   const builder = new InsightBuilder(opts);
   const paths = workingTreeFiles(root);
   // a file changed after this is not proven unchanged by its times next time (see statKey)
-  const trustBefore = Date.now() - RACY_MS;
+  const now = opts.now ?? Date.now();
+  const trustBefore = now - RACY_MS;
   let binaryFiles = 0;
   // each file's runs, in the working tree's order; a file to count again holds its text meanwhile
   const counted: { path: string; key: string; stat?: string; runs?: Run[]; text?: string }[] = [];
@@ -179,13 +189,49 @@ export async function gatherInsightCached(
     written: writtenOf(ledger!),
     unreadable: ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] })),
   };
+  // HEAD, asked once and only when a file's untraced lines are to be dated
+  let head: string | null | undefined;
+  let headAsked = false;
+  let redated = false;
+  let blameSpent = 0;
+  // the files all of whose lines one commit wrote: dated without a blame each (asked once, when needed)
+  let single: Map<string, number> | undefined;
   for (const c of counted) {
     const runs = c.runs ?? countedRuns(ledger!, c.path, c.text!);
-    builder.addRuns(c.path, runs);
-    if (!c.runs || c.stat !== next.files.get(c.path)?.stat) next.files.set(c.path, { key: c.key, ...(c.stat ? { stat: c.stat } : {}), runs });
+    // commit times hold for the same bytes (c.runs known) at the same HEAD
+    const prior = c.runs ? next.files.get(c.path)?.dates : undefined;
+    let dates = prior;
+    if (opts.by && hasUntraced(runs)) {
+      if (!headAsked) {
+        head = headCommit(root);
+        headAsked = true;
+      }
+      if (head === undefined || dates?.head !== head) {
+        const started = Date.now();
+        if (head) single ??= singleCommitTimes(root);
+        const oneCommit = single?.get(c.path);
+        const asked =
+          oneCommit !== undefined
+            ? untracedRanges(runs).map((r) => ({ ...r, ms: oneCommit }))
+            : blameSpent < BLAME_BUDGET_MS
+              ? commitDatesOf(root, head, c.path, untracedRanges(runs))
+              : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
+        blameSpent += Date.now() - started;
+        if (Array.isArray(asked)) {
+          dates = { head: head!, dates: [...asked] };
+          redated = true;
+        } else {
+          dates = undefined;
+          builder.undatedBecause((asked as { undated: string }).undated);
+        }
+      }
+      builder.addRuns(c.path, dates ? datedRuns(runs, dates.dates, now) : runs);
+    } else builder.addRuns(c.path, runs);
+    if (!c.runs || c.stat !== next.files.get(c.path)?.stat || dates !== prior)
+      next.files.set(c.path, { key: c.key, ...(c.stat ? { stat: c.stat } : {}), runs, ...(dates ? { dates } : {}) });
   }
   if (opts.by) for (const [path, rows] of next.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
-  if (missing || restamped) {
+  if (missing || restamped || redated) {
     // files no longer in the working tree are forgotten
     const present = new Set(paths);
     for (const path of next.files.keys()) if (!present.has(path)) next.files.delete(path);

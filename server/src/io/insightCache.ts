@@ -2,19 +2,21 @@
  * What `intent stats` and `intent report` learnt of each file, kept in the workspace's cache folder
  * (`.orchestration/.cache/insight.json`) so that the next run counts an unchanged file without reading the
  * ledger or attributing it again: the file's runs of lines (engine/insight.ts `Run`) under the hash of its
- * bytes, and the lines each ledger entry wrote (the history).
+ * bytes, when git committed its untraced lines (under the HEAD it was asked at), and the lines each ledger
+ * entry wrote (the history).
  *
  * A file's runs depend on its content and on the ledgers (its own records, and those of the paths its
  * content came from); the history depends on the ledgers only. So the whole cache holds only while every
  * ledger is byte for byte what it was (same file, length, modification time, and the same bytes at its
  * head and end, as the saved ledger index checks them), and was written by this very build of intent-lsp;
- * a file's runs hold only for the same bytes. Anything else is counted again from the ledger.
+ * a file's runs hold only for the same bytes, and its commit times only for the same bytes and HEAD.
+ * Anything else is counted again from the ledger, and asked of git again.
  */
 import { hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AUTHORS, type Author } from "../engine/authorship";
-import type { Run, Written } from "../engine/insight";
+import type { CommitDate, Run, Written } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
@@ -23,7 +25,7 @@ import { readOwnFile, writeOwnFile } from "./ownFiles";
 import { openRegularSync } from "./regularFiles";
 
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
-const FORMAT = 2;
+const FORMAT = 3;
 /** Bytes of a ledger's head and of its end that must be unchanged (as the saved ledger index checks). */
 const CHECK_BYTES = 4096;
 
@@ -44,6 +46,8 @@ export interface CachedFile {
    */
   stat?: string;
   runs: Run[];
+  /** When git committed the file's untraced lines, asked at HEAD `head` (io/commitDates.ts). */
+  dates?: { head: string | null; dates: CommitDate[] };
 }
 
 /**
@@ -124,6 +128,8 @@ interface Stored {
   strings: string[];
   /** [path, key, stat key or "", ...runs as RUN_FIELDS numbers each] */
   files: (string | number)[][];
+  /** [path, head or "" (no commit yet), ...commit dates as 3 numbers each: start, end, ms or -1 (not committed)] */
+  dates?: (string | number)[][];
   /** [path, ...written as 3 numbers each: ms, lines, author × 2 + out of scope] */
   written: (string | number)[][];
   unreadable: { path: string; lines: UnreadableLine[] }[];
@@ -166,6 +172,14 @@ export function loadInsightCache(root: string, stamp: string): InsightCache | un
     }
     files.set(f[0] as string, { key: f[1] as string, ...(f[2] ? { stat: f[2] as string } : {}), runs });
   }
+  for (const d of stored.dates ?? []) {
+    const file = files.get(d[0] as string);
+    if (!file) continue;
+    const n = d as number[];
+    const dates: CommitDate[] = [];
+    for (let i = 2; i < d.length; i += 3) dates.push({ start: n[i]!, end: n[i + 1]!, ms: n[i + 2]! < 0 ? null : n[i + 2]! });
+    file.dates = { head: d[1] === "" ? null : (d[1] as string), dates };
+  }
   const written = new Map<string, Written[]>();
   for (const w of stored.written) {
     const rows: Written[] = [];
@@ -193,10 +207,16 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
   };
   const code = (author: Author, out: boolean | undefined) => AUTHORS.indexOf(author) * 2 + (out ? 1 : 0);
   const files: (string | number)[][] = [];
+  const dates: (string | number)[][] = [];
   for (const [path, f] of cache.files) {
     const row: (string | number)[] = [path, f.key, f.stat ?? ""];
     for (const r of f.runs) row.push(r.start, r.end, code(r.author, r.outOfScope), id(r.intent), id(r.model), id(r.person), id(r.traceId), id(r.timestamp));
     files.push(row);
+    if (f.dates) {
+      const d: (string | number)[] = [path, f.dates.head ?? ""];
+      for (const c of f.dates.dates) d.push(c.start, c.end, c.ms ?? -1);
+      dates.push(d);
+    }
   }
   const written: (string | number)[][] = [];
   for (const [path, rows] of cache.written) {
@@ -204,7 +224,7 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
     for (const w of rows) row.push(w.ms, w.lines, code(w.author, w.outOfScope));
     written.push(row);
   }
-  const stored: Stored = { format: FORMAT, stamp, strings, files, written, unreadable: cache.unreadable };
+  const stored: Stored = { format: FORMAT, stamp, strings, files, dates, written, unreadable: cache.unreadable };
   try {
     writeOwnFile(root, INSIGHT_CACHE, JSON.stringify(stored), { durable: false });
   } catch {
