@@ -232,18 +232,21 @@ export class ShadowTree {
   }
 
   /**
-   * `blame`, and for each line taken from another file the step `git blame` without -C gives it: the
-   * writer of the copy, an equally valid reading (git finds a copy by its own threshold, 40 characters,
-   * where intent-lsp needs a block of two lines; neither is the only right one).
+   * `blame`, and for each single line taken from another file the step `git blame` without -C gives it:
+   * the writer of the copy, an equally valid reading (git finds a copy by its own threshold, 40
+   * characters, where intent-lsp needs a block of two lines). A block of two or more lines taken from one
+   * file has no such reading: it keeps its owner.
    */
   blameWithCopies(path: string, ignoreWhitespace: boolean): { steps: number[]; copiedBy: (number | undefined)[] } {
     const ws = ignoreWhitespace ? ["-w"] : [];
     const plain = this.blameLines(path, ws);
     const copies = this.blameLines(path, ["-C", "-C", ...ws]);
     const copied = (i: number) => copies[i] !== undefined && copies[i]!.file !== path && copies[i]!.step !== plain[i]!.step;
+    // a line copied alone: a run of two or more from the same file is a moved block, whose owner it keeps
+    const alone = (i: number) => !(copied(i - 1) && copies[i - 1]!.file === copies[i]!.file) && !(copied(i + 1) && copies[i + 1]!.file === copies[i]!.file);
     return {
       steps: plain.map((p, i) => (copied(i) ? copies[i]!.step : p.step)),
-      copiedBy: plain.map((p, i) => (copied(i) ? p.step : undefined)),
+      copiedBy: plain.map((p, i) => (copied(i) && alone(i) ? p.step : undefined)),
     };
   }
 
