@@ -4,8 +4,7 @@
  * and sets up Node's stream and socket machinery, a few milliseconds of every hook call; the streams remain
  * the way on when a call cannot complete at once (a non-blocking pipe that is empty or full).
  */
-import { isatty } from "node:tty";
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, readSync, writeSync } from "node:fs";
 
 const STDIN = 0;
 const STDOUT = 1;
@@ -16,9 +15,17 @@ export function stdinStreamOpened(): boolean {
   return stdinStream;
 }
 
-/** Whether standard input is a terminal (nobody piped anything in). */
+/**
+ * Whether standard input is a terminal (nobody piped anything in). Node's tty module loads its socket
+ * machinery, so it is asked only about a character device (a terminal, or /dev/null).
+ */
 export function stdinIsTerminal(): boolean {
-  return isatty(STDIN);
+  try {
+    if (!fstatSync(STDIN).isCharacterDevice()) return false;
+  } catch {
+    return false; // no standard input at all: reading it says so
+  }
+  return (require("node:tty") as typeof import("node:tty")).isatty(STDIN);
 }
 
 /** All of standard input as UTF-8 text. */

@@ -51,10 +51,49 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
   const mod = new Module(bundle) as ModuleInternals;
   mod.filename = bundle;
   mod.paths = (Module as ModuleStatics)._nodeModulePaths(dirname(bundle));
-  const req = Object.assign((id: string) => mod.require(id), { main: mod, resolve: require.resolve, cache: require.cache });
+  const deferred = new Map<string, object>();
+  const load = (id: string) => {
+    const name = id.startsWith("node:") ? id.slice(5) : id;
+    if (!DEFERRED.has(name)) return mod.require(id);
+    let stand = deferred.get(name);
+    if (!stand) deferred.set(name, (stand = loadedOnUse(() => mod.require(id) as object)));
+    return stand;
+  };
+  const req = Object.assign(load, { main: mod, resolve: require.resolve, cache: require.cache });
   process.mainModule = mod;
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, req, mod, bundle, dirname(bundle));
   mod.loaded = true;
+}
+
+/**
+ * Node's own modules that the bundle requires when it starts, for code that many runs never reach (a hook
+ * call rarely runs git, compresses or reads a file asynchronously), and that cost a short run several
+ * milliseconds to load (child_process brings net and dgram): each is handed over as a stand-in that loads
+ * the module at its first use. Each exports a plain object, used through its properties.
+ */
+const DEFERRED = new Set(["child_process", "zlib", "fs/promises"]);
+
+/** An object that behaves as the one `load` returns, loaded the first time anything about it is asked. */
+function loadedOnUse(load: () => object): object {
+  let real: object | undefined;
+  const it = () => (real ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(it(), key),
+      has: (_, key) => Reflect.has(it(), key),
+      set: (_, key, value) => Reflect.set(it(), key, value),
+      deleteProperty: (_, key) => Reflect.deleteProperty(it(), key),
+      defineProperty: (_, key, desc) => Reflect.defineProperty(it(), key, desc),
+      ownKeys: () => Reflect.ownKeys(it()),
+      // reported configurable: a proxy may not call a property non-configurable that its own target lacks
+      getOwnPropertyDescriptor: (_, key) => {
+        const desc = Reflect.getOwnPropertyDescriptor(it(), key);
+        return desc && { ...desc, configurable: true };
+      },
+      getPrototypeOf: () => Reflect.getPrototypeOf(it()),
+    },
+  );
 }
 
 /** The bundle's text. An ASCII file (what esbuild writes) is read as Latin-1: the same text, without UTF-8 decoding. */
