@@ -57,8 +57,12 @@ function traceRecordValidator() {
 }
 traceRecordValidator();
 
-// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs)
-const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) } };
+// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs); the validator
+// generated above, bundled into both (server/src/io/ledger/schema.ts)
+const withReport = {
+  ...common,
+  define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()), __INTENT_LSP_VALIDATOR_BUNDLED__: "true" },
+};
 
 // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
 // fresh process on every tool call, and compiling the bundle was a fifth of its time. The launcher carries
