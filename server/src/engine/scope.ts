@@ -336,7 +336,10 @@ function literalMatch(g: string): ((compiled: () => readonly Minimatch[]) => { m
     let fallback: readonly Minimatch[] | undefined;
     return {
       match(path: string): boolean {
-        if (NOT_PLAIN.test(path)) return (fallback ??= compiled()).some((m) => m.match(path));
+        if (NOT_PLAIN.test(path)) {
+          fallback ??= compiled();
+          return fallback.some((m) => m.match(path));
+        }
         return (path.length > below.length && path.startsWith(below)) || (!folder && path === base);
       },
     };

@@ -56,7 +56,10 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
     const name = id.startsWith("node:") ? id.slice(5) : id;
     if (!DEFERRED.has(name)) return mod.require(id);
     let stand = deferred.get(name);
-    if (!stand) deferred.set(name, (stand = loadedOnUse(() => mod.require(id) as object)));
+    if (!stand) {
+      stand = loadedOnUse(() => mod.require(id) as object);
+      deferred.set(name, stand);
+    }
     return stand;
   };
   const req = Object.assign(load, { main: mod, resolve: require.resolve, cache: require.cache });
