@@ -10,6 +10,7 @@ import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
+import type { SessionRecord } from "../../engine/sessions";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
@@ -48,8 +49,8 @@ export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePa
   if (!root || !hasIntentsFile(root)) return undefined;
   const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
-  touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
-  return loadGateContext(ws.root, s.sessionId);
+  const session = touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
+  return loadGateContext(ws.root, s.sessionId, session);
 }
 
 /**
@@ -155,8 +156,10 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
   const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
   // the post hook needs the content as it was; only calls that may still run are worth stashing
   if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
-  // editors working under the same intent see this agent as working on it too (claimed-elsewhere)
-  if (decision.kind === "allow" && verdict?.kind === "allowed") touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
+  // editors working under the same intent see this agent as working on it too (claimed-elsewhere); the
+  // session file this call wrote already saying so needs no second write
+  if (decision.kind === "allow" && verdict?.kind === "allowed" && !worksOnOnly(ctx.session, verdict.intent.id))
+    touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
   if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
     try {
       noteLesson(ctx.root, {
@@ -169,6 +172,11 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
     }
   }
   return decision;
+}
+
+/** Whether the session's record names `intentId`, and only it, as what it works on. */
+function worksOnOnly(session: SessionRecord | undefined, intentId: string): boolean {
+  return session?.workingOn?.length === 1 && session.workingOn[0] === intentId;
 }
 
 export async function afterWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome | undefined> {
