@@ -90,6 +90,9 @@ async function cliAndLauncher() {
 await Promise.all([
   build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
   cliAndLauncher(),
+  // the CLI's main() as a module, not shipped: the tests that run a command in process where the spawned
+  // binary is not their subject (test/support/cliRunner.ts)
+  build({ ...withReport, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/intent-cli-main.js", banner: {} }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests
   build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),

@@ -25,6 +25,8 @@ export interface HookEnvironment {
   /** `--root DIR` from the command line, which wins over the payload's folders. */
   rootOverride?: string;
   env: NodeJS.ProcessEnv;
+  /** The folder the hook was started in: the session's folder when the payload names none. */
+  cwd: string;
   toolVersion: string;
   now?: Date;
 }
@@ -42,7 +44,7 @@ export interface HookSession {
  * gated by the workspace that holds the file, as the editor is.
  */
 export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
-  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd)?.root;
+  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd, henv.cwd)?.root;
   if ((!root || !hasIntentsFile(root)) && filePath && !henv.rootOverride) {
     root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
   }
@@ -145,7 +147,7 @@ export async function afterShell(
 
 /** The report of a change to the rules since the state kept before the command, if any. */
 function rulesChangedBy(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport, session: HookSession | undefined): string | undefined {
-  const root = ctx?.root ?? (session ? resolveWorkspaceRoot(henv.rootOverride, session.cwd)?.root : undefined);
+  const root = ctx?.root ?? (session ? resolveWorkspaceRoot(henv.rootOverride, session.cwd, henv.cwd)?.root : undefined);
   const sessionId = ctx?.sessionId ?? session?.sessionId;
   if (!root || !sessionId) return undefined;
   const before = takeRuleStateBack(root, report.callId ?? sessionId);
@@ -189,7 +191,7 @@ export async function afterWrites(ctx: GateContext | undefined, henv: HookEnviro
 }
 
 export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
-  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd);
+  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd, henv.cwd);
   if (!ws) return;
   endAgentSession(ws.root, s.sessionId);
   cleanStaleStashes(ws.root);
