@@ -50,14 +50,14 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("leaves the session file as it is when the call seconds before wrote it, and records a change of the intent worked on", () => {
+  it("leaves the session file as it is when the call seconds before wrote it, and records a change of the intent worked on", async () => {
     const file = ws.path(`.orchestration/.sessions/${sessionFileName(CLAUDE_SESSION)}`);
-    expect(pre(API).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect((await pre(API)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
     const first = readFileSync(file, "utf8");
     expect(JSON.parse(first)).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0, workingOn: ["INT-001"] });
-    expect(pre(API).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect((await pre(API)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
     expect(readFileSync(file, "utf8")).toBe(first);
-    expect(pre(NOTES).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect((await pre(NOTES)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ workingOn: ["INT-003"], startedAt: JSON.parse(first).startedAt });
   });
 
