@@ -54,6 +54,8 @@ function traceRecordValidator() {
   const schema = JSON.parse(readFileSync(new URL("../shared/schema/trace-record.schema.json", import.meta.url), "utf8"));
   mkdirSync("dist/generated", { recursive: true });
   writeFileSync("dist/generated/trace-record-validator.cjs", standaloneCode(ajv, ajv.compile(schema)));
+  // what the bundles' free name __INTENT_LSP_VALIDATOR__ becomes (server/src/io/ledger/schema.ts)
+  writeFileSync("dist/generated/inject-validator.mjs", 'import validate from "./trace-record-validator.cjs";\nexport { validate as __INTENT_LSP_VALIDATOR__ };\n');
 }
 traceRecordValidator();
 
@@ -61,7 +63,8 @@ traceRecordValidator();
 // generated above, bundled into both (server/src/io/ledger/schema.ts)
 const withReport = {
   ...common,
-  define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()), __INTENT_LSP_VALIDATOR_BUNDLED__: "true" },
+  define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) },
+  inject: ["dist/generated/inject-validator.mjs"],
 };
 
 // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a

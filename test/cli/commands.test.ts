@@ -367,7 +367,7 @@ describe("intent: help, version, usage errors", () => {
     for (const c of ["check", "blame", "hook", "select", "start", "complete", "block", "archive", "status", "context", "verify", "map", "migrate"])
       expect(help.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
     expect(runCli(["check", "--help"], { cwd }).stdout).toMatch(
-      /^Usage: intent check \[--base REF\] \[--staged\] \[--format text\|json\|sarif\|github\|markdown\] \[--path GLOB\] \[--root DIR\]/,
+      /^Usage: intent check \[--base REF\] \[--staged\] \[--format text\|json\|sarif\|github\|markdown\] \[--path GLOB\]\n\s+\[--since WHEN\] \[--until WHEN\] \[--by day\|week\|month\] \[--root DIR\]/,
     );
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
     expect(runCli(["--version"], { cwd })).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });

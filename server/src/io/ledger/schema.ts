@@ -16,15 +16,18 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
-/** Set by the build, which generates the validator before it bundles this module (scripts/build.mjs). */
-declare const __INTENT_LSP_VALIDATOR_BUNDLED__: boolean | undefined;
+/**
+ * The validator the build generates, injected into its bundles (scripts/build.mjs, esbuild's `inject`). A
+ * free name elsewhere (from source, in a bundle made without it): no file any other bundler must resolve.
+ */
+declare const __INTENT_LSP_VALIDATOR__: ValidateFunction | undefined;
 
 /**
  * The build's validator: bundled into the program that runs (so the CLI's code cache holds it too), or
  * beside it; undefined when running from source.
  */
 function prebuilt(): ValidateFunction | undefined {
-  if (typeof __INTENT_LSP_VALIDATOR_BUNDLED__ === "boolean") return require("../../../../dist/generated/trace-record-validator.cjs") as ValidateFunction;
+  if (typeof __INTENT_LSP_VALIDATOR__ === "function") return __INTENT_LSP_VALIDATOR__;
   try {
     return require(join(__dirname, "trace-record-validator.js")) as ValidateFunction;
   } catch {
