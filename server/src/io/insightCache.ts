@@ -161,6 +161,7 @@ const code = (author: Author, out: boolean | undefined) => AUTHORS.indexOf(autho
 const RUN_FIELDS = 8;
 /** A tally's group as GROUP_FIELDS numbers: author × 2 + out of scope, intent, model, person, lines. */
 const GROUP_FIELDS = 5;
+const NO_RUNS: Run[] = [];
 /** Where a stored file's tally starts: after path, key and the five numbers of its stat (dev -1: none). */
 const TALLY_AT = 7;
 
@@ -240,7 +241,8 @@ export function loadInsightCache(root: string, stamp: string): InsightCache | un
         lines: n[i + 4]!,
       });
     }
-    const outOfScope: Run[] = [];
+    // most files have no out-of-scope lines: they share one empty list (a tally is never changed)
+    const outOfScope: Run[] = groupsEnd < f.length ? [] : NO_RUNS;
     for (let i = groupsEnd; i < f.length; i += RUN_FIELDS) outOfScope.push(readRun(n, i, str));
     const stat: FileStat | undefined = n[2] === -1 ? undefined : [n[2]!, n[3]!, n[4]!, n[5]!, n[6]!];
     files.set(f[0] as string, { key: f[1] as string, stat, tally: { groups, outOfScope } });
