@@ -93,6 +93,8 @@ export function periodOf(ms: number, by: Period): string {
   return d.toISOString().slice(0, 10);
 }
 
+const DAY_MS = 86_400_000;
+
 /** Folders summed for "the largest folders": the first two levels. */
 const FOLDER_DEPTH = 2;
 
@@ -109,6 +111,7 @@ export class InsightBuilder {
   private readonly outBlocks: Block[] = [];
   private readonly allBlocks: Block[] = [];
   private readonly periods = new Map<string, HistoryRow>();
+  private readonly periodOfDay = new Map<number, string>();
   readonly matches: (path: string) => boolean;
 
   constructor(private readonly opts: InsightOptions = {}) {
@@ -117,6 +120,17 @@ export class InsightBuilder {
 
   private inWindow(ms: number): boolean {
     return !Number.isNaN(ms) && (this.opts.since === undefined || ms >= this.opts.since) && (this.opts.until === undefined || ms <= this.opts.until);
+  }
+
+  /** The row of the period `ms` falls in: a period is whole UTC days, so it is found once per day. */
+  private periodAt(ms: number, by: Period): HistoryRow {
+    const day = Math.floor(ms / DAY_MS);
+    let key = this.periodOfDay.get(day);
+    if (key === undefined) {
+      key = periodOf(ms, by);
+      this.periodOfDay.set(day, key);
+    }
+    return this.period(key);
   }
 
   private period(key: string): HistoryRow {
@@ -150,7 +164,7 @@ export class InsightBuilder {
       for (const r of runs) {
         if (r.author === "untraced" || r.timestamp === undefined) continue;
         const ms = Date.parse(r.timestamp);
-        if (this.inWindow(ms)) this.period(periodOf(ms, by)).surviving[r.author] += r.end - r.start + 1;
+        if (this.inWindow(ms)) this.periodAt(ms, by).surviving[r.author] += r.end - r.start + 1;
       }
     if (this.opts.blocks) for (const b of blocks) this.allBlocks.push({ path, ...b });
   }
@@ -205,7 +219,7 @@ export class InsightBuilder {
   /** Lines a record wrote in one file (`writtenBy` its entry), in their period. */
   addWrittenLines(path: string, w: Written): void {
     if (!this.opts.by || !this.matches(path) || !this.inWindow(w.ms)) return;
-    const row = this.period(periodOf(w.ms, this.opts.by));
+    const row = this.periodAt(w.ms, this.opts.by);
     if (w.author !== "untraced") row.written[w.author] += w.lines;
     if (w.outOfScope) row.writtenOutOfScope += w.lines;
   }
@@ -294,26 +308,36 @@ export function blocksOf(runs: readonly Run[]): Run[] {
   return blocks;
 }
 
+const MANY_GROUPS = 16;
+
 /** A file's tally (`FileTally`) from its runs and their blocks (`blocksOf(runs)`). */
 export function tallyOf(runs: readonly Run[], blocks: readonly Run[] = blocksOf(runs)): FileTally {
-  const groups = new Map<string, TallyGroup>();
+  const groups: TallyGroup[] = [];
+  // a file has a few groups: found by looking through them, or by key once there are many
+  let byKey: Map<string, TallyGroup> | undefined;
   for (const r of runs) {
     const out = r.outOfScope === true;
     const n = r.end - r.start + 1;
-    const key = JSON.stringify([r.author, out, r.intent, r.model, r.person]);
-    const g = groups.get(key);
+    let g: TallyGroup | undefined;
+    let key: string | undefined;
+    if (byKey) g = byKey.get((key = JSON.stringify([r.author, out, r.intent, r.model, r.person])));
+    else g = groups.find((g) => g.author === r.author && g.outOfScope === out && g.intent === r.intent && g.model === r.model && g.person === r.person);
     if (g) g.lines += n;
-    else
-      groups.set(key, {
+    else {
+      g = {
         author: r.author,
         outOfScope: out,
         ...(r.intent !== undefined ? { intent: r.intent } : {}),
         ...(r.model !== undefined ? { model: r.model } : {}),
         ...(r.person !== undefined ? { person: r.person } : {}),
         lines: n,
-      });
+      };
+      groups.push(g);
+      if (byKey && key !== undefined) byKey.set(key, g);
+      else if (groups.length > MANY_GROUPS) byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person]), g]));
+    }
   }
-  return { groups: [...groups.values()], outOfScope: blocks.filter((b) => b.outOfScope) };
+  return { groups, outOfScope: blocks.filter((b) => b.outOfScope) };
 }
 
 /** The runs of a file's blame rows (every line, in order). */
