@@ -318,9 +318,9 @@ export function tallyOf(runs: readonly Run[], blocks: readonly Run[] = blocksOf(
   for (const r of runs) {
     const out = r.outOfScope === true;
     const n = r.end - r.start + 1;
+    const key = byKey ? JSON.stringify([r.author, out, r.intent, r.model, r.person]) : undefined;
     let g: TallyGroup | undefined;
-    let key: string | undefined;
-    if (byKey) g = byKey.get((key = JSON.stringify([r.author, out, r.intent, r.model, r.person])));
+    if (byKey) g = byKey.get(key!);
     else g = groups.find((g) => g.author === r.author && g.outOfScope === out && g.intent === r.intent && g.model === r.model && g.person === r.person);
     if (g) g.lines += n;
     else {
