@@ -57,15 +57,42 @@ function traceRecordValidator() {
 }
 traceRecordValidator();
 
-// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs)
-const withReport = { ...common, define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) } };
+// the report page's script, defined into the server and the CLI (scripts/reportPage.mjs); the validator
+// generated above, bundled into both (server/src/io/ledger/schema.ts)
+const withReport = {
+  ...common,
+  define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()), __INTENT_LSP_VALIDATOR_BUNDLED__: "true" },
+};
+
+// `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
+// fresh process on every tool call, and compiling the bundle was a fifth of its time. The launcher carries
+// the bundle's SHA-256, part of its cache's name (server/src/launch/codeCache.ts), so it need not hash the
+// bundle on every start.
+async function cliAndLauncher() {
+  await build({ ...withReport, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" });
+  const bundle = readFileSync("dist/intent-cli.js");
+  // Latin-1 is the launcher's fast read of an ASCII bundle; esbuild escapes every string, but not comments
+  const stray = bundle.findIndex((b) => b > 0x7f);
+  if (stray !== -1) {
+    const line = bundle.subarray(0, stray).toString("latin1").split("\n").length;
+    console.warn(`dist/intent-cli.js:${line} holds a non-ASCII character (in a comment?): the launcher reads the bundle as UTF-8, which is slower`);
+  }
+  const bundleHash = createHash("sha256").update(bundle).digest("hex");
+  await build({
+    ...common,
+    define: { ...common.define, __INTENT_CLI_BUNDLE__: JSON.stringify(bundleHash) },
+    entryPoints: ["server/src/launch/cli.ts"],
+    outfile: "dist/cli.js",
+    sourcemap: false,
+  });
+}
 
 await Promise.all([
   build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
-  // `intent` is a small launcher (dist/cli.js) that runs the CLI bundle from V8's code cache: a hook is a
-  // fresh process on every tool call, and compiling the bundle was a fifth of its time
-  build({ ...withReport, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" }),
-  build({ ...common, entryPoints: ["server/src/launch/cli.ts"], outfile: "dist/cli.js", sourcemap: false }),
+  cliAndLauncher(),
+  // the CLI's main() as a module, not shipped: the tests that run a command in process where the spawned
+  // binary is not their subject (test/support/cliRunner.ts)
+  build({ ...withReport, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/intent-cli-main.js", banner: {} }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests
   build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),

@@ -37,7 +37,7 @@ const AUTHORS: Author[] = ["ai", "human", "mixed", "unknown", "untraced"];
 const LABEL: Record<Author, string> = { ai: "AI", human: "people", mixed: "mixed", unknown: "unknown", untraced: "untraced" };
 interface Counts extends Record<Author, number> {
   total: number;
-  outOfScope: number;
+  outOfScope?: number;
 }
 interface Data {
   insight: {
@@ -48,7 +48,14 @@ interface Data {
     byFolder: { path: string; lines: Counts }[];
     history?: {
       by: string;
-      periods: { period: string; written: Record<string, number>; writtenOutOfScope: number; surviving: Record<string, number>; durability: number | null }[];
+      periods: {
+        period: string;
+        written: Record<string, number>;
+        writtenOutOfScope: number;
+        surviving: Record<string, number>;
+        durability: number | null;
+        inCode: Counts & { untracedShare: number | null };
+      }[];
     };
   };
   blocks: { strings: string[]; rows: number[][] };
@@ -147,6 +154,7 @@ function draw(): void {
       }),
     );
   }
+  drawInCode(c);
   const history = document.getElementById("chart-history") as HTMLCanvasElement | null;
   if (history && ins.history) {
     const p = ins.history.periods;
@@ -226,6 +234,80 @@ function draw(): void {
   }
 }
 
+/** The lines in the code today per period, untraced ones by commit time, and the untraced share. */
+function drawInCode(c: ReturnType<typeof colors>): void {
+  const canvas = document.getElementById("chart-untraced") as HTMLCanvasElement | null;
+  const history = data.insight.history;
+  if (!canvas || !history) return;
+  const p = history.periods;
+  const bar = (a: Author, values: number[]) => ({
+    type: "bar" as const,
+    label: LABEL[a],
+    data: values,
+    backgroundColor: c[a],
+    stack: "c",
+    yAxisID: "y",
+    maxBarThickness: 56,
+  });
+  charts.push(
+    new Chart(canvas, {
+      data: {
+        labels: p.map((r) => r.period),
+        datasets: [
+          bar(
+            "ai",
+            p.map((r) => r.inCode.ai),
+          ),
+          bar(
+            "human",
+            p.map((r) => r.inCode.human),
+          ),
+          bar(
+            "mixed",
+            p.map((r) => r.inCode.mixed + r.inCode.unknown),
+          ),
+          bar(
+            "untraced",
+            p.map((r) => r.inCode.untraced),
+          ),
+          {
+            type: "line",
+            label: "untraced share (%)",
+            data: p.map((r) => (r.inCode.untracedShare === null ? null : Math.round(r.inCode.untracedShare * 1000) / 10)),
+            borderColor: c.fg,
+            backgroundColor: c.fg,
+            yAxisID: "pct",
+            spanGaps: true,
+          },
+        ],
+      },
+      options: {
+        animation: false,
+        maintainAspectRatio: false,
+        plugins: { legend: { labels: { color: c.fg } }, tooltip: { mode: "index", intersect: false } },
+        scales: {
+          x: { stacked: true, ticks: { color: c.muted }, grid: { display: false } },
+          y: {
+            stacked: true,
+            position: "left",
+            ticks: { color: c.muted },
+            grid: { color: c.line },
+            title: { display: true, text: "lines today", color: c.muted },
+          },
+          pct: {
+            min: 0,
+            max: 100,
+            position: "right",
+            ticks: { color: c.muted },
+            grid: { display: false },
+            title: { display: true, text: "%", color: c.muted },
+          },
+        },
+      },
+    }),
+  );
+}
+
 const plural = (n: number, what: string) => `${n.toLocaleString("en")} ${what}${n === 1 ? "" : "s"}`;
 
 function share(part: number, whole: number): number | null {
@@ -267,9 +349,28 @@ function filterFor(spec: string): (r: number[]) => boolean {
       const by = data.insight.history?.by ?? "week";
       return (r) => r[3] === 0 && r[8]! >= 0 && periodOf(str(r[8]!)!, by) === value;
     }
+    case "inCode": {
+      // a traced run at its record's time, an untraced one at its commit time: the numbers of its row
+      const by = data.insight.history?.by ?? "week";
+      return (r) => {
+        const when = r[3] === 4 ? r[10]! : r[8]!;
+        return when >= 0 && periodOf(str(when)!, by) === value;
+      };
+    }
     default:
       return () => true;
   }
+}
+
+const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
+
+/** A run's time: its record's; an untraced run's commit (or that it is not committed yet). */
+function when(r: number[]): string {
+  const recorded = str(r[8]!);
+  if (recorded) return minute(recorded);
+  if (r[11] === 1) return "not committed yet";
+  const committed = str(r[10]!);
+  return committed ? `committed ${minute(committed)}` : "";
 }
 
 function render(): void {
@@ -294,7 +395,7 @@ function render(): void {
       [str(r[4]!) ?? ""],
       [str(r[5]!) ?? str(r[6]!) ?? ""],
       [(str(r[7]!) ?? "").slice(0, 8)],
-      [(str(r[8]!) ?? "").slice(0, 16).replace("T", " ")],
+      [when(r)],
     ];
     for (const [text, cls] of cells) {
       const td = document.createElement("td");

@@ -7,7 +7,7 @@ import { buildRecord } from "../../server/src/engine/ledger/record";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCli, runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { claudeEdit, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
@@ -26,10 +26,10 @@ const NOT_IN_PROGRESS = "INT-005 (Billing export) is COMPLETE: it is complete, s
 const UNTRACED = "src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.";
 
 /** An agent edit through the hooks: PreToolUse (whatever it answers), the write, PostToolUse. */
-function agentEdit(ws: TempWorkspace, path: string, from: string, to: string) {
-  runHook("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root });
+async function agentEdit(ws: TempWorkspace, path: string, from: string, to: string) {
+  await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root });
   ws.write(path, ws.read(path).replace(from, to));
-  runHook("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root });
+  await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root });
 }
 
 /**
@@ -40,13 +40,13 @@ function agentEdit(ws: TempWorkspace, path: string, from: string, to: string) {
  * - src/api/forecast.ts:11   a person, no record                      → untraced (information)
  * - dist/bundle.js, app.log  untracked, exempt by .intentignore       → nothing
  */
-function plant(ws: TempWorkspace) {
+async function plant(ws: TempWorkspace) {
   writeTranscript(ws, "claude-sonnet-4-5-20250929");
   ws.select("INT-001");
-  agentEdit(ws, "src/api/weather.ts", "export interface Weather {", "export interface Weather { // v2");
-  agentEdit(ws, "docs/notes.md", "- Write the onboarding guide.", "- Write the onboarding guide this week.");
+  await agentEdit(ws, "src/api/weather.ts", "export interface Weather {", "export interface Weather { // v2");
+  await agentEdit(ws, "docs/notes.md", "- Write the onboarding guide.", "- Write the onboarding guide this week.");
   ws.select("INT-005");
-  agentEdit(
+  await agentEdit(
     ws,
     "src/billing/export.ts",
     '  return rows.map((r) => `${r.id},${(r.cents / 100).toFixed(2)}`).join("\\n");',
@@ -65,10 +65,10 @@ describe("intent check", () => {
   });
   afterEach(() => ws.dispose());
 
-  it("reports exactly the planted out-of-scope, not-in-progress and untraced lines (text), exit 1", () => {
-    plant(ws);
+  it("reports exactly the planted out-of-scope, not-in-progress and untraced lines (text), exit 1", async () => {
+    await plant(ws);
     const head = git(ws.root, "rev-parse", "HEAD").trim();
-    const r = runCli(["check"], { cwd: ws.root });
+    const r = runCli(["check"], { cwd: ws.root }); // the CI job's process: its stdout and exit code
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(
       [
@@ -82,10 +82,10 @@ describe("intent check", () => {
     expect(r.status).toBe(1);
   });
 
-  it("json: the same findings with the records that explain them", () => {
-    plant(ws);
+  it("json: the same findings with the records that explain them", async () => {
+    await plant(ws);
     const [, notesRecord, billingRecord] = ledgerRecords(ws);
-    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
     const report = JSON.parse(r.stdout);
     expect(report.findings).toEqual([
       {
@@ -114,9 +114,9 @@ describe("intent check", () => {
     expect(r.status).toBe(1);
   });
 
-  it("sarif: valid SARIF 2.1.0 with a rule per code and a region per finding", () => {
-    plant(ws);
-    const r = runCli(["check", "--format", "sarif"], { cwd: ws.root });
+  it("sarif: valid SARIF 2.1.0 with a rule per code and a region per finding", async () => {
+    await plant(ws);
+    const r = await runCliInProcess(["check", "--format", "sarif"], { cwd: ws.root });
     const sarif = JSON.parse(r.stdout);
     expect(validateSarif(sarif), JSON.stringify(validateSarif.errors, null, 1)).toBe(true);
     const run = sarif.runs[0];
@@ -146,10 +146,10 @@ describe("intent check", () => {
     expect(r.status).toBe(1);
   });
 
-  it("github: one workflow command per finding, escaped", () => {
-    plant(ws);
+  it("github: one workflow command per finding, escaped", async () => {
+    await plant(ws);
     ws.write(".orchestration/config.jsonc", '{ "severity": { "untraced-change": "warning" } }\n');
-    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     expect(r.stdout).toBe(
       [
         `::error file=docs/notes.md,line=11,endLine=11,title=intent-lsp out-of-scope::${OUT_OF_SCOPE}`,
@@ -161,8 +161,8 @@ describe("intent check", () => {
     expect(r.status).toBe(1);
   });
 
-  it("in CI: committed on a branch, checked against its merge-base with main (and --base main)", () => {
-    plant(ws);
+  it("in CI: committed on a branch, checked against its merge-base with main (and --base main)", async () => {
+    await plant(ws);
     git(ws.root, "checkout", "-q", "-b", "feature");
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "feature work");
@@ -174,7 +174,7 @@ describe("intent check", () => {
       ["check", "--format", "json"],
       ["check", "--format", "json", "--base", "main"],
     ]) {
-      const report = JSON.parse(runCli(args, { cwd: ws.root }).stdout);
+      const report = JSON.parse((await runCliInProcess(args, { cwd: ws.root })).stdout);
       const found = report.findings.map((f: any) => `${f.path}:${f.startLine}-${f.endLine} ${f.code}`);
       // --base main diffs against main's tip, which also changed README.md: that change is not on this branch
       expect(
@@ -182,20 +182,20 @@ describe("intent check", () => {
         args.join(" "),
       ).toEqual(["docs/notes.md:11-11 out-of-scope", "src/api/forecast.ts:11-11 untraced-change", "src/billing/export.ts:2-3 intent-not-in-progress"]);
     }
-    expect(JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout).base).toMatch(/^merge-base of HEAD and main /);
+    expect(JSON.parse((await runCliInProcess(["check", "--format", "json"], { cwd: ws.root })).stdout).base).toMatch(/^merge-base of HEAD and main /);
   });
 
-  it("--staged checks the index only, against HEAD (for a pre-commit hook)", () => {
-    plant(ws);
+  it("--staged checks the index only, against HEAD (for a pre-commit hook)", async () => {
+    await plant(ws);
     git(ws.root, "add", "docs/notes.md", ".orchestration/agent_trace.jsonl");
-    const r = runCli(["check", "--staged"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--staged"], { cwd: ws.root });
     expect(r.stdout).toBe(
       [`docs/notes.md:11: error out-of-scope: ${OUT_OF_SCOPE}`, "1 error in 1 changed line of 1 file (staged changes vs HEAD).", ""].join("\n"),
     );
     expect(r.status).toBe(1);
   });
 
-  it("a workspace in a folder of the repository: findings are workspace paths, annotations repository paths", () => {
+  it("a workspace in a folder of the repository: findings are workspace paths, annotations repository paths", async () => {
     const repo = new TempWorkspace({ fromExample: false });
     try {
       git(repo.root, "init", "-q");
@@ -205,11 +205,11 @@ describe("intent check", () => {
       git(repo.root, "commit", "-q", "-m", "monorepo");
       repo.write("app/src/api/forecast.ts", `${repo.read("app/src/api/forecast.ts")}export const RETRIES = 3;\n`);
       repo.write("tools/build.sh", "echo build twice\n"); // outside the workspace: not its business
-      const text = runCli(["check"], { cwd: repo.path("app/src") }).stdout;
+      const text = (await runCliInProcess(["check"], { cwd: repo.path("app/src") })).stdout;
       expect(text.split("\n")[0]).toBe(
         "src/api/forecast.ts:11: information untraced-change: src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.",
       );
-      expect(runCli(["check", "--format", "github", "--root", "app"], { cwd: repo.root }).stdout).toBe(
+      expect((await runCliInProcess(["check", "--format", "github", "--root", "app"], { cwd: repo.root })).stdout).toBe(
         "::notice file=app/src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.\n",
       );
     } finally {
@@ -217,10 +217,10 @@ describe("intent check", () => {
     }
   });
 
-  it("a hand edit no record explains: an error where no in-progress intent owns the file, a notice where one does", () => {
+  it("a hand edit no record explains: an error where no in-progress intent owns the file, a notice where one does", async () => {
     ws.write("src/auth/middleware.ts", `${ws.read("src/auth/middleware.ts")}// tweaked by hand\n`); // INT-002 is BLOCKED
     ws.write("scripts/release.sh", "echo release\n"); // nobody's
-    const unowned = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const unowned = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     const authLine = ws.read("src/auth/middleware.ts").split("\n").length - 1;
     expect(unowned.stdout).toBe(
       [
@@ -235,7 +235,7 @@ describe("intent check", () => {
     ws.dispose();
     ws = gitWorkspace();
     ws.write("docs/notes.md", `${ws.read("docs/notes.md")}- a note added by hand\n`); // INT-003 is IN_PROGRESS
-    const owned = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const owned = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     const notesLine = ws.read("docs/notes.md").split("\n").length - 1;
     expect(owned.stdout).toBe(
       `::notice file=docs/notes.md,line=${notesLine},endLine=${notesLine},title=intent-lsp untraced-change::docs/notes.md changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.\n`,
@@ -243,24 +243,24 @@ describe("intent check", () => {
     expect(owned.status).toBe(0);
   });
 
-  it("no changes: no findings, exit 0", () => {
-    const r = runCli(["check"], { cwd: ws.root });
+  it("no changes: no findings, exit 0", async () => {
+    const r = await runCliInProcess(["check"], { cwd: ws.root });
     expect(r.stdout).toMatch(/^No findings in 0 changed lines of 0 files \(working tree vs merge-base of HEAD and main \([0-9a-f]{12}\)\)\.\n$/);
     expect(r.status).toBe(0);
   });
 
-  it("a broken intents file is an error at its line", () => {
+  it("a broken intents file is an error at its line", async () => {
     ws.write(
       ".orchestration/active_intents.yaml",
       "active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: DONE\n    owned_scope: [src/api/**]\n",
     );
-    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
     const [finding] = JSON.parse(r.stdout).findings;
     expect(finding).toMatchObject({ path: ".orchestration/active_intents.yaml", startLine: 4, code: "intent-schema", severity: "error" });
     expect(r.status).toBe(1);
   });
 
-  it("errors are one line on stderr with a non-zero exit", () => {
+  it("errors are one line on stderr with a non-zero exit (the process's exit code)", () => {
     expect(runCli(["check", "--format", "xml"], { cwd: ws.root })).toMatchObject({
       status: 2,
       stdout: "",
@@ -297,25 +297,25 @@ describe("intent check: hand edits nobody recorded", () => {
   const UNOWNED_BILLING =
     "src/billing/export.ts changed here, no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 
-  it("an unowned hand edit is an ::error with its line, exit 1", () => {
+  it("an unowned hand edit is an ::error with its line, exit 1", async () => {
     ws.write("src/util/strings.ts", "export const trim = (s: string) => s.trim();\n");
-    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     expect(r.stdout).toBe(`::error file=src/util/strings.ts,line=1,endLine=1,title=intent-lsp unowned-change::${UNOWNED_UTIL}\n`);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(1);
   });
 
-  it("a hand edit in a file only a COMPLETE intent owns is unowned too", () => {
+  it("a hand edit in a file only a COMPLETE intent owns is unowned too", async () => {
     ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace("export function", "// hand edit\nexport function"));
-    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    const report = JSON.parse((await runCliInProcess(["check", "--format", "json"], { cwd: ws.root })).stdout);
     expect(report.findings).toEqual([
       { path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: UNOWNED_BILLING },
     ]);
   });
 
-  it("an owned unrecorded hand edit is a ::notice, exit 0", () => {
+  it("an owned unrecorded hand edit is a ::notice, exit 0", async () => {
     ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}export const FORECAST_TTL_MS = 300_000;\n`);
-    const r = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     expect(r.stdout).toBe(`::notice file=src/api/forecast.ts,line=11,endLine=11,title=intent-lsp untraced-change::${UNTRACED}\n`);
     expect(r.status).toBe(0);
   });
@@ -323,32 +323,32 @@ describe("intent check: hand edits nobody recorded", () => {
   const UNOWNED_BILLING_TAIL =
     "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 
-  it("lines removed (none added) in a COMPLETE intent's file: an error at the line where they were, in every format", () => {
+  it("lines removed (none added) in a COMPLETE intent's file: an error at the line where they were, in every format", async () => {
     ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace(/^ {2}return .*\n/m, "")); // as `sed -i 2d` does
     const message = `src/billing/export.ts: 1 line removed after line 1, ${UNOWNED_BILLING_TAIL}`;
-    const text = runCli(["check"], { cwd: ws.root });
+    const text = await runCliInProcess(["check"], { cwd: ws.root });
     expect(text.stdout.split("\n")[0]).toBe(`src/billing/export.ts:2: error unowned-change: ${message}`);
     expect(text.stdout).toMatch(/^1 error in 1 changed line of 1 file /m);
     expect(text.status).toBe(1);
-    const json = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    const json = JSON.parse((await runCliInProcess(["check", "--format", "json"], { cwd: ws.root })).stdout);
     expect(json.findings).toEqual([{ path: "src/billing/export.ts", startLine: 2, endLine: 2, code: "unowned-change", severity: "error", message }]);
-    const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
+    const sarif = JSON.parse((await runCliInProcess(["check", "--format", "sarif"], { cwd: ws.root })).stdout);
     expect(validateSarif(sarif)).toBe(true);
     expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.message.text, x.locations[0].physicalLocation.region])).toEqual([
       ["unowned-change", "error", message, { startLine: 2, endLine: 2 }],
     ]);
-    const github = runCli(["check", "--format", "github"], { cwd: ws.root });
+    const github = await runCliInProcess(["check", "--format", "github"], { cwd: ws.root });
     expect(github.stdout).toBe(`::error file=src/billing/export.ts,line=2,endLine=2,title=intent-lsp unowned-change::${message}\n`);
     expect(github.status).toBe(1);
   });
 
-  it("a deleted file and a binary overwrite in a COMPLETE intent's folder: errors at line 1, exit 1", () => {
+  it("a deleted file and a binary overwrite in a COMPLETE intent's folder: errors at line 1, exit 1", async () => {
     ws.write("src/billing/rates.ts", "export const RATE = 1;\n");
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-qm", "rates");
     rmSync(ws.path("src/billing/export.ts"));
     writeFileSync(ws.path("src/billing/rates.ts"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
-    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
     expect(JSON.parse(r.stdout).findings).toEqual([
       {
         path: "src/billing/export.ts",
@@ -368,10 +368,10 @@ describe("intent check: hand edits nobody recorded", () => {
       },
     ]);
     expect(r.status).toBe(1);
-    expect(runCli(["check"], { cwd: ws.root }).stdout).toMatch(/^2 errors in 2 changed lines of 2 files /m);
+    expect((await runCliInProcess(["check"], { cwd: ws.root })).stdout).toMatch(/^2 errors in 2 changed lines of 2 files /m);
   });
 
-  it("lines an agent's hook recorded removing out of its intent's scope: out-of-scope with the record, as an added line would be", () => {
+  it("lines an agent's hook recorded removing out of its intent's scope: out-of-scope with the record, as an added line would be", async () => {
     const path = "src/billing/export.ts";
     const before = ws.read(path);
     const after = before.replace(/^ {2}return .*\n/m, "");
@@ -390,7 +390,7 @@ describe("intent check: hand edits nobody recorded", () => {
       intentId: "INT-001",
     });
     ws.write(".orchestration/agent_trace.jsonl", `${JSON.stringify(record)}\n`);
-    const r = runCli(["check", "--format", "json"], { cwd: ws.root });
+    const r = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
     expect(JSON.parse(r.stdout).findings).toEqual([
       {
         path,
@@ -406,16 +406,16 @@ describe("intent check: hand edits nobody recorded", () => {
     expect(r.status).toBe(1);
   });
 
-  it("ignored paths are nobody's business; the severity is configurable (sarif follows it)", () => {
+  it("ignored paths are nobody's business; the severity is configurable (sarif follows it)", async () => {
     ws.write("dist/bundle.js", "console.log('built');\n");
     ws.write("src/util/strings.ts", "export const trim = (s: string) => s.trim();\n");
     ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "warning" } }\n');
-    const sarif = JSON.parse(runCli(["check", "--format", "sarif"], { cwd: ws.root }).stdout);
+    const sarif = JSON.parse((await runCliInProcess(["check", "--format", "sarif"], { cwd: ws.root })).stdout);
     expect(sarif.runs[0].results.map((x: any) => [x.ruleId, x.level, x.locations[0].physicalLocation.artifactLocation.uri])).toEqual([
       ["unowned-change", "warning", "src/util/strings.ts"],
     ]);
     ws.write(".orchestration/config.jsonc", '{ "severity": { "unowned-change": "off" } }\n');
-    const r = runCli(["check"], { cwd: ws.root });
+    const r = await runCliInProcess(["check"], { cwd: ws.root });
     expect(r.stdout).toMatch(/^No findings in 1 changed line of 1 file/);
     expect(r.status).toBe(0);
   });

@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli } from "../support/cliRunner";
+import { CLI_JS, runCli } from "../support/cliRunner";
 
 /** `intent` starts from V8's code cache kept in the user's own cache folder, and never trusts another's. */
 describe("the CLI's code cache", () => {
@@ -58,6 +59,34 @@ describe("the CLI's code cache", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(statSync(join(cacheDir(xdg), file!)).size).toBeGreaterThan(1000);
+  });
+
+  it("never runs a changed bundle from the cache made for it before, even at the same size and modification time", () => {
+    // V8 accepts cached data for any source of the same length: a stale cache would run the old code
+    const xdg = home();
+    const dist = home();
+    const bundle = join(dist, "intent-cli.js");
+    copyFileSync(CLI_JS, join(dist, "cli.js"));
+    copyFileSync(join(CLI_JS, "../intent-cli.js"), bundle);
+    const stamp = new Date("2025-01-01T00:00:00Z"); // a whole second: put back exactly below, as `cp -p` or npm would
+    utimesSync(bundle, stamp, stamp);
+    const run = () =>
+      spawnSync(process.execPath, [join(dist, "cli.js"), "--version"], { cwd: xdg, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: xdg } });
+    const first = run();
+    expect(first.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(run().stdout).toBe(first.stdout); // from the cache now
+    // the same bundle with another version string of the same length, its modification time put back
+    const before = statSync(bundle);
+    const version = first.stdout.trim().split(" ")[0]!;
+    const other = version.replace(/^\d/, (d) => String((Number(d) + 1) % 10));
+    const text = readFileSync(bundle, "latin1");
+    expect(text.split(JSON.stringify(version)).length).toBeGreaterThan(1);
+    writeFileSync(bundle, text.split(JSON.stringify(version)).join(JSON.stringify(other)), "latin1");
+    utimesSync(bundle, stamp, stamp);
+    expect(statSync(bundle).size).toBe(before.size);
+    expect(statSync(bundle).mtimeMs).toBe(before.mtimeMs);
+    expect(run().stdout).toContain(other);
+    expect(readdirSync(cacheDir(xdg))).toHaveLength(2);
   });
 
   it("is off with INTENT_LSP_CODE_CACHE=off", () => {

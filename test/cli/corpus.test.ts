@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { CLI_JS } from "../support/cliRunner";
+import { CLI_JS, runCliInProcess } from "../support/cliRunner";
 import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
@@ -40,6 +40,14 @@ function cli(ws: TempWorkspace, args: string[], input = "") {
   const r = spawnSync(process.execPath, [CLI_JS, ...args], { cwd: ws.root, input, encoding: "utf8", timeout: HANG_MS, maxBuffer: 64 * 1024 * 1024 });
   expect(r.signal, `intent ${args.join(" ")} hung`).toBeNull();
   return { status: r.status!, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * `intent status` and `intent verify` and `intent blame` in process: what they report is the subject here. The gate
+ * keeps its process and its bound (above): an agent's gate answers in bounded time, whatever the input.
+ */
+async function report(ws: TempWorkspace, args: string[]) {
+  return runCliInProcess(args, { cwd: ws.root });
 }
 
 /** The gate's answer to a Write under src/api (owned by the in-progress INT-001) with these rule files. */
@@ -119,7 +127,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         await tick();
         tried++;
         ws.write(INTENTS, text as string);
-        const status = cli(ws, ["status", "--json"]);
+        const status = await report(ws, ["status", "--json"]);
         expect(status.status, `${what}: ${status.stderr}`).toBe(0);
         const problems = JSON.parse(status.stdout).problems as { file: string; line: number; column: number; severity: string; message: string }[];
         const found = problems.find((p) => p.severity === "error" && message.test(p.message));
@@ -142,7 +150,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         tried++;
         ws.write(INTENTS, "");
         writeFileSync(ws.path(INTENTS), text);
-        const problems = JSON.parse(cli(ws, ["status", "--json"]).stdout).problems as { severity: string; message: string }[];
+        const problems = JSON.parse((await report(ws, ["status", "--json"])).stdout).problems as { severity: string; message: string }[];
         expect(
           problems.some((p) => p.severity === "warning" && message.test(p.message)),
           `${what}: ${JSON.stringify(problems)}`,
@@ -153,7 +161,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         await tick();
         tried++;
         writeFileSync(ws.path(INTENTS), text);
-        const r = JSON.parse(cli(ws, ["status", "--json"]).stdout);
+        const r = JSON.parse((await report(ws, ["status", "--json"])).stdout);
         expect(r.problems, what).toEqual([]);
         expect(gate(ws).kind, what).toBe(r.intents.length ? "allow" : "deny"); // an empty catalogue owns nothing
       }
@@ -183,7 +191,12 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
         await tick();
         tried++;
         ws.write(CONFIG, text);
-        const problems = JSON.parse(cli(ws, ["status", "--json"]).stdout).problems as { file: string; line: number; message: string; severity: string }[];
+        const problems = JSON.parse((await report(ws, ["status", "--json"])).stdout).problems as {
+          file: string;
+          line: number;
+          message: string;
+          severity: string;
+        }[];
         const found = problems.find((p) => p.file === CONFIG && message.test(p.message));
         expect(found, `${what}: ${JSON.stringify(problems).slice(0, 400)}`).toBeDefined();
         const g = gate(ws);
@@ -192,7 +205,7 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
       }
       tried++;
       ws.write(CONFIG, `\uFEFF{ "autoSelect": true }`);
-      expect(JSON.parse(cli(ws, ["status", "--json"]).stdout).problems).toEqual([]);
+      expect(JSON.parse((await report(ws, ["status", "--json"])).stdout).problems).toEqual([]);
       expect(gate(ws).kind).toBe("allow");
     } finally {
       ws.dispose();
@@ -230,7 +243,7 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
       const firstBad = before.trim().split("\n").length + 1;
       writeFileSync(ws.path(LEDGER), `${before + bad.map(([, l]) => l).join("\n")}\n`);
       tried += bad.length;
-      const server = cli(ws, ["verify", "--json"]);
+      const server = await report(ws, ["verify", "--json"]);
       expect(server.status).toBe(1);
       const problems = JSON.parse(server.stdout).problems as { line: number; kind: string; message: string }[];
       // every line that cannot be read as a sound record is named by its line number
@@ -244,7 +257,7 @@ describe("ledger corpus: every unusable line reported with its number, the rest 
       }
       // the editor's reader reports the rest (ledger-unreadable): check it through the engine the server uses
       // blame still answers, and the next append starts on a fresh line after them
-      expect(cli(ws, ["blame", "src/api/weather.ts:1-2"]).status).toBe(0);
+      expect((await report(ws, ["blame", "src/api/weather.ts:1-2"])).status).toBe(0);
       const payload = claudePayload(ws, "PostToolUse", {
         tool_name: "Write",
         tool_input: { file_path: ws.path("src/api/new.ts"), content: "x\n" },

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { CLINE, CODEX, COPILOT, DROID, GEMINI, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli } from "../support/cliRunner";
+import { runCli, runCliInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
 import { ledgerRecords } from "../support/ledgerFile";
 
@@ -22,21 +22,22 @@ const NOTES = "docs/notes.md";
 const API_EDIT: PlannedEdit = { path: API, from: "export interface Weather {", to: "export interface Weather { // v2" };
 const MODEL_ENV = "openai/gpt-5"; // for agents whose payload names no model
 
-function hook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): HookReply {
-  const r = spawnSync(process.execPath, [join(__dirname, "../../dist/cli.js"), "hook", f.agent], {
-    cwd: ws.root,
-    input: typeof payload === "string" ? payload : JSON.stringify(payload),
-    encoding: "utf8",
-    env: { ...withoutModel(process.env), ...env },
-  });
-  return { stdout: r.stdout, stderr: r.stderr, status: r.status ?? -1 };
+/**
+ * The hook as the agent runs it: a process, the payload on its stdin, the answer on its stdout and exit code.
+ * Each agent's allow, deny, unreadable input and recorded write go through it (the contract an agent
+ * relies on); every other case asks the same command in process (what it decides is the subject there).
+ */
+function spawnedHook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): HookReply {
+  return reply(runCli(["hook", f.agent], { cwd: ws.root, input: typeof payload === "string" ? payload : JSON.stringify(payload), ...(env ? { env } : {}) }));
 }
 
-function withoutModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  delete copy["INTENT_LSP_MODEL"];
-  return copy;
+async function hook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): Promise<HookReply> {
+  return reply(
+    await runCliInProcess(["hook", f.agent], { cwd: ws.root, input: typeof payload === "string" ? payload : JSON.stringify(payload), ...(env ? { env } : {}) }),
+  );
 }
+
+const reply = (r: HookReply): HookReply => ({ stdout: r.stdout, stderr: r.stderr, status: r.status });
 
 const pre = (f: AgentFixture, ws: TempWorkspace, path: string) => hook(f, ws, f.write(ws, "pre", { path, from: "a", to: "b" }));
 
@@ -50,14 +51,14 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
   });
   afterEach(() => ws.dispose());
 
-  it("allows a write the selected intent owns", () => {
+  it("allows a write the selected intent owns (the hook's process)", () => {
     ws.select("INT-001");
-    expect(pre(f, ws, API)).toEqual(f.allow);
+    expect(spawnedHook(f, ws, f.write(ws, "pre", { path: API, from: "a", to: "b" }))).toEqual(f.allow);
   });
 
-  it("denies out of scope, naming the owners and the command to run next", () => {
+  it("denies out of scope, naming the owners and the command to run next (the hook's process)", () => {
     ws.select("INT-001");
-    expect(pre(f, ws, NOTES)).toEqual(
+    expect(spawnedHook(f, ws, f.write(ws, "pre", { path: NOTES, from: "a", to: "b" }))).toEqual(
       f.deny(
         "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
           `Next: ask the user to run \`intent select INT-003 --session ${f.session}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
@@ -65,9 +66,9 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     );
   });
 
-  it("denies when the selected intent is not IN_PROGRESS", () => {
+  it("denies when the selected intent is not IN_PROGRESS", async () => {
     ws.select("INT-002");
-    expect(pre(f, ws, "src/auth/middleware.ts")).toEqual(
+    expect(await pre(f, ws, "src/auth/middleware.ts")).toEqual(
       f.deny(
         "[intent-lsp: intent-not-in-progress] INT-002 (Token refresh for auth middleware) is BLOCKED: it is blocked. Resume it once the blocker is resolved, or select another intent. " +
           "Next: ask the user whether INT-002 is unblocked (`intent start INT-002` resumes it).",
@@ -75,29 +76,29 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     );
   });
 
-  it("denies with no active intent", () => {
-    expect(pre(f, ws, "src/util/strings.ts")).toEqual(
+  it("denies with no active intent", async () => {
+    expect(await pre(f, ws, "src/util/strings.ts")).toEqual(
       f.deny(
         "[intent-lsp: no-active-intent] No intent selected for src/util/strings.ts. Select an intent before editing. No intent owns this file. Next: ask the user which intent should own src/util/strings.ts (or to add it to .intentignore).",
       ),
     );
   });
 
-  it("denies a path outside the workspace", () => {
+  it("denies a path outside the workspace", async () => {
     const outside = join(ws.root, "..", "elsewhere", "notes.txt");
-    expect(pre(f, ws, outside)).toEqual(
+    expect(await pre(f, ws, outside)).toEqual(
       f.deny(
         `[intent-lsp: outside-workspace] ${outside} is outside the workspace ${ws.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`,
       ),
     );
   });
 
-  it("denies every write while the intents file is broken", () => {
+  it("denies every write while the intents file is broken", async () => {
     ws.write(
       ".orchestration/active_intents.yaml",
       'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n',
     );
-    expect(pre(f, ws, API)).toEqual(
+    expect(await pre(f, ws, API)).toEqual(
       f.deny(
         "[intent-lsp: intents-file-broken] .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]. " +
           "While .orchestration/active_intents.yaml has errors every write is denied (fail closed). Ask the user to fix it; `intent status` lists every problem.",
@@ -105,10 +106,10 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     );
   });
 
-  it("denies every write while config.jsonc is broken", () => {
+  it("denies every write while config.jsonc is broken", async () => {
     ws.select("INT-001");
     ws.write(".orchestration/config.jsonc", '{\n  "autoSelect": true,\n  "severity": { "out-of-scope": "loud" }\n}\n');
-    expect(pre(f, ws, API)).toEqual(
+    expect(await pre(f, ws, API)).toEqual(
       f.deny(
         '[intent-lsp: config-file-broken] .orchestration/config.jsonc:3:17: "severity.out-of-scope" must be one of error, warning, information, hint, off. ' +
           "While .orchestration/config.jsonc has errors every write is denied (fail closed). Ask the user to fix it; `intent status` lists every problem.",
@@ -116,43 +117,43 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     );
   });
 
-  it("denies a change to intent-lsp's own rules: the agent cannot ask the user", () => {
+  it("denies a change to intent-lsp's own rules: the agent cannot ask the user", async () => {
     ws.select("INT-001");
-    expect(pre(f, ws, ".orchestration/active_intents.yaml")).toEqual(
+    expect(await pre(f, ws, ".orchestration/active_intents.yaml")).toEqual(
       f.deny(
         "[intent-lsp: rule-file] .orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval. This agent cannot put the question to the user, so the call is denied: ask the user to make this change.",
       ),
     );
   });
 
-  it("denies input that is not JSON", () => {
+  it("denies input that is not JSON (the hook's process)", () => {
     let why = "";
     try {
       JSON.parse("{not json");
     } catch (e) {
       why = (e as Error).message;
     }
-    expect(hook(f, ws, "{not json")).toEqual(f.deny(internalError(`the hook input is not JSON (${why}); is this command configured as a hook?`)));
+    expect(spawnedHook(f, ws, "{not json")).toEqual(f.deny(internalError(`the hook input is not JSON (${why}); is this command configured as a hook?`)));
   });
 
-  it("denies on an internal error", () => {
+  it("denies on an internal error", async () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder");
-    expect(pre(f, ws, API)).toEqual(
+    expect(await pre(f, ws, API)).toEqual(
       f.deny(internalError(".orchestration/.sessions is a regular file, where intent-lsp expects a folder; it did not write it. Remove or rename it.")),
     );
   });
 
-  it("answers other events without a decision", () => {
-    expect(hook(f, ws, f.otherEvent(ws))).toEqual(f.allow);
+  it("answers other events without a decision", async () => {
+    expect(await hook(f, ws, f.otherEvent(ws))).toEqual(f.allow);
   });
 
-  it("lets shell commands run (the agent's own rules decide) and has no opinion without an intents file", () => {
+  it("lets shell commands run (the agent's own rules decide) and has no opinion without an intents file", async () => {
     ws.select("INT-001");
-    expect(hook(f, ws, f.shell(ws, "pre", "rm -rf dist"))).toEqual(f.allow);
+    expect(await hook(f, ws, f.shell(ws, "pre", "rm -rf dist"))).toEqual(f.allow);
     const bare = new TempWorkspace({ fromExample: false });
     try {
       bare.write("src/a.ts", "x\n");
-      expect(hook(f, bare, f.write(bare, "pre", { path: "src/a.ts", from: "x", to: "y" }))).toEqual(f.allow);
+      expect(await hook(f, bare, f.write(bare, "pre", { path: "src/a.ts", from: "x", to: "y" }))).toEqual(f.allow);
     } finally {
       bare.dispose();
     }
@@ -165,13 +166,13 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: aft
 
   const env = (f: AgentFixture) => (f.reportsModel ? {} : { INTENT_LSP_MODEL: MODEL_ENV });
 
-  it("records the write: exactly the changed line, the agent's session and model, the intent", () => {
+  it("records the write: exactly the changed line, the agent's session and model, the intent (the hook's process)", () => {
     ws = new TempWorkspace();
     ws.write(".orchestration/agent_trace.jsonl", "");
     ws.select("INT-001");
-    expect(hook(f, ws, f.write(ws, "pre", API_EDIT), env(f))).toEqual(f.allow);
+    expect(spawnedHook(f, ws, f.write(ws, "pre", API_EDIT), env(f))).toEqual(f.allow);
     ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
-    expect(hook(f, ws, f.write(ws, "post", API_EDIT), env(f))).toEqual(f.quietPost);
+    expect(spawnedHook(f, ws, f.write(ws, "post", API_EDIT), env(f))).toEqual(f.quietPost);
     const records = ledgerRecords(ws);
     expect(records).toHaveLength(1);
     const conversation = records[0]!.files[0].conversations[0];
@@ -182,14 +183,14 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: aft
     expect(records[0]!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS" });
   });
 
-  it("records a shell command's two files in one record and reports the one outside the intent", () => {
+  it("records a shell command's two files in one record and reports the one outside the intent", async () => {
     ws = gitWorkspace();
     ws.select("INT-001");
     const command = "echo '// v3' >> src/api/weather.ts && echo '- Ship it.' >> docs/notes.md";
-    expect(hook(f, ws, f.shell(ws, "pre", command), env(f))).toEqual(f.allow);
+    expect(await hook(f, ws, f.shell(ws, "pre", command), env(f))).toEqual(f.allow);
     const sh = spawnSync("bash", ["-c", command], { cwd: ws.root });
     expect(sh.status).toBe(0);
-    const post = hook(f, ws, f.shell(ws, "post", command), env(f));
+    const post = await hook(f, ws, f.shell(ws, "post", command), env(f));
     expect(post).toEqual(
       f.reportPost(
         "intent-lsp: this command changed a file outside the session's intent: docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
@@ -204,7 +205,7 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: aft
     expect(records[0]!.metadata["dev.intent-lsp"].other_files[0].scope).toBe("OUT_OF_SCOPE");
     expect(ws.read(".orchestration/AGENT.md")).toContain("`docs/notes.md` (INT-001): a shell command");
     // CI sees the recorded out-of-scope line
-    expect(runCli(["check"], { cwd: ws.root }).status).toBe(1);
+    expect((await runCliInProcess(["check"], { cwd: ws.root })).status).toBe(1);
   });
 });
 
@@ -216,71 +217,71 @@ describe("agent specifics", () => {
   });
   afterEach(() => ws.dispose());
 
-  it("codex: an apply_patch touching two files is allowed only if both are; each file is recorded", () => {
+  it("codex: an apply_patch touching two files is allowed only if both are; each file is recorded", async () => {
     ws.select("INT-001");
     const patch = (files: string[]) => ({
       ...(CODEX.write(ws, "pre", API_EDIT) as object),
       tool_input: { command: `*** Begin Patch\n${files.map((p) => `*** Update File: ${p}\n@@\n-a\n+b\n`).join("")}*** End Patch\n` },
     });
-    expect(hook(CODEX, ws, patch([API, NOTES])).status).toBe(2);
-    expect(hook(CODEX, ws, patch([API, NOTES])).stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
+    expect((await hook(CODEX, ws, patch([API, NOTES]))).status).toBe(2);
+    expect((await hook(CODEX, ws, patch([API, NOTES]))).stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
     const both = patch([API, "src/api/forecast.ts"]);
-    expect(hook(CODEX, ws, both)).toEqual(CODEX.allow);
+    expect(await hook(CODEX, ws, both)).toEqual(CODEX.allow);
     ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
     ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}// more\n`);
-    expect(hook(CODEX, ws, { ...both, hook_event_name: "PostToolUse", tool_response: "ok" })).toEqual(CODEX.quietPost);
+    expect(await hook(CODEX, ws, { ...both, hook_event_name: "PostToolUse", tool_response: "ok" })).toEqual(CODEX.quietPost);
     expect(ledgerRecords(ws).map((r) => r.files[0].path)).toEqual([API, "src/api/forecast.ts"]);
   });
 
-  it("codex: a second file header indented (Codex trims it) is gated too; a move's destination too; a patch Codex cannot read is denied", () => {
+  it("codex: a second file header indented (Codex trims it) is gated too; a move's destination too; a patch Codex cannot read is denied", async () => {
     ws.select("INT-001");
     const withPatch = (patch: string) => ({ ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: patch } });
-    const indented = hook(
+    const indented = await hook(
       CODEX,
       ws,
       withPatch(`*** Begin Patch\n*** Add File: src/api/extra.ts\n+export {};\n    *** Update File: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`),
     );
     expect(indented.status).toBe(2);
     expect(indented.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/);
-    const move = hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** Move to: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
+    const move = await hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** Move to: ${NOTES}\n@@\n-a\n+b\n*** End Patch\n`));
     expect(move.stderr).toMatch(/^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside/);
-    expect(hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** End Patch\n`))).toEqual(
+    expect(await hook(CODEX, ws, withPatch(`*** Begin Patch\n*** Update File: ${API}\n*** End Patch\n`))).toEqual(
       CODEX.deny(
         "[intent-lsp: bad-path] This apply_patch input is not a patch Codex can read, so intent-lsp cannot tell which files it writes. Send a patch that starts with `*** Begin Patch`, names each file on an `*** Add File:`, `*** Update File:` or `*** Delete File:` line, and ends with `*** End Patch`.",
       ),
     );
   });
 
-  it("codex: a patch that names no file is denied", () => {
-    const r = hook(CODEX, ws, { ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: "*** Begin Patch\n*** End Patch\n" } });
+  it("codex: a patch that names no file is denied", async () => {
+    const r = await hook(CODEX, ws, { ...(CODEX.write(ws, "pre", API_EDIT) as object), tool_input: { command: "*** Begin Patch\n*** End Patch\n" } });
     expect(r).toEqual(CODEX.deny(internalError("apply_patch call without tool_input.file_path")));
   });
 
-  it("copilot: toolArgs as an object (the SDK's form) is read too; unreadable toolArgs deny", () => {
+  it("copilot: toolArgs as an object (the SDK's form) is read too; unreadable toolArgs deny", async () => {
     ws.select("INT-001");
-    expect(hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "create", toolArgs: { path: ws.path(NOTES), file_text: "x" } }).stdout).toContain(
+    expect((await hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "create", toolArgs: { path: ws.path(NOTES), file_text: "x" } })).stdout).toContain(
       '"permissionDecision":"deny"',
     );
-    const bad = hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "edit", toolArgs: "{oops" });
+    const bad = await hook(COPILOT, ws, { timestamp: 1, cwd: ws.root, toolName: "edit", toolArgs: "{oops" });
     expect(JSON.parse(bad.stdout).permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
   });
 
-  it("windsurf: without a pre-write stash the edits are undone to find the changed line", () => {
+  it("windsurf: without a pre-write stash the edits are undone to find the changed line", async () => {
     ws.select("INT-001");
     ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
-    expect(hook(WINDSURF, ws, WINDSURF.write(ws, "post", API_EDIT))).toEqual(WINDSURF.quietPost);
+    expect(await hook(WINDSURF, ws, WINDSURF.write(ws, "post", API_EDIT))).toEqual(WINDSURF.quietPost);
     expect(ledgerRecords(ws)[0]!.files[0].conversations[0].ranges.map((r: any) => r.start_line)).toEqual([3]);
   });
 
-  it("cline, gemini: paths relative to the workspace are judged as the same files", () => {
+  it("cline, gemini: paths relative to the workspace are judged as the same files", async () => {
     ws.select("INT-001");
-    expect(hook(CLINE, ws, CLINE.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }))).toEqual(CLINE.allow);
-    expect(hook(GEMINI, ws, GEMINI.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" })).status).toBe(2);
+    expect(await hook(CLINE, ws, CLINE.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }))).toEqual(CLINE.allow);
+    expect((await hook(GEMINI, ws, GEMINI.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" }))).status).toBe(2);
   });
 
-  it("droid: Create is gated like a write", () => {
+  it("droid: Create is gated like a write", async () => {
     ws.select("INT-001");
-    const r = hook(DROID, ws, {
+    const r = await hook(DROID, ws, {
       ...(DROID.write(ws, "pre", API_EDIT) as object),
       tool_name: "Create",
       tool_input: { file_path: ws.path("docs/new.md"), content: "x\n" },

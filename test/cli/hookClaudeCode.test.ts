@@ -8,7 +8,7 @@ import { contentHash, fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCliInProcess, runHook, runHookInProcess } from "../support/cliRunner";
 import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
@@ -29,26 +29,41 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   });
   afterEach(() => ws.dispose());
 
+  // the hook's process answers the allow, the denial and the failures below (the contract Claude Code reads);
+  // the other decisions ask the same command in process
+  const spawnedPre = (path: string) =>
+    runHook("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport"), { cwd: ws.root });
   const pre = (path: string, extra: Record<string, unknown> = {}) =>
-    runHook("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport", extra), { cwd: ws.root });
+    runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", path, "interface Weather", "interface WeatherReport", extra), { cwd: ws.root });
 
   it("allows a write the selected intent owns, while it is IN_PROGRESS", () => {
     ws.select("INT-001");
-    const r = pre(API);
+    const r = spawnedPre(API);
     expect(r.status).toBe(0);
     expect(r.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
   });
 
-  it("allows by auto-selection when nothing is selected and exactly one in-progress intent owns the file", () => {
-    const r = pre(API);
+  it("allows by auto-selection when nothing is selected and exactly one in-progress intent owns the file", async () => {
+    const r = await pre(API);
     expect(r.json).toEqual(
       claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts (auto-selected: the only in-progress intent that owns it)."),
     );
   });
 
+  it("leaves the session file as it is when the call seconds before wrote it, and records a change of the intent worked on", async () => {
+    const file = ws.path(`.orchestration/.sessions/${sessionFileName(CLAUDE_SESSION)}`);
+    expect((await pre(API)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    const first = readFileSync(file, "utf8");
+    expect(JSON.parse(first)).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0, workingOn: ["INT-001"] });
+    expect((await pre(API)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect(readFileSync(file, "utf8")).toBe(first);
+    expect((await pre(NOTES)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ workingOn: ["INT-003"], startedAt: JSON.parse(first).startedAt });
+  });
+
   it("denies out of scope, naming the owners and the command to run next", () => {
     ws.select("INT-001");
-    const r = pre(NOTES);
+    const r = spawnedPre(NOTES);
     expect(r.status).toBe(0);
     expect(r.json).toEqual(
       claudeAnswer(
@@ -59,9 +74,9 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("denies when the selected intent is not IN_PROGRESS", () => {
+  it("denies when the selected intent is not IN_PROGRESS", async () => {
     ws.select("INT-002");
-    const r = pre("src/auth/middleware.ts");
+    const r = await pre("src/auth/middleware.ts");
     expect(r.json).toEqual(
       claudeAnswer(
         "deny",
@@ -71,14 +86,14 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("denies with no active intent: nothing selected and no in-progress owner", () => {
-    expect(pre("src/billing/export.ts").json).toEqual(
+  it("denies with no active intent: nothing selected and no in-progress owner", async () => {
+    expect((await pre("src/billing/export.ts")).json).toEqual(
       claudeAnswer(
         "deny",
         "[intent-lsp: no-active-intent] No intent selected for src/billing/export.ts. Select an intent before editing. Owned by INT-005 (COMPLETE). Next: ask the user which intent this change belongs to.",
       ),
     );
-    expect(pre("src/util/strings.ts").json).toEqual(
+    expect((await pre("src/util/strings.ts")).json).toEqual(
       claudeAnswer(
         "deny",
         "[intent-lsp: no-active-intent] No intent selected for src/util/strings.ts. Select an intent before editing. No intent owns this file. Next: ask the user which intent should own src/util/strings.ts (or to add it to .intentignore).",
@@ -86,9 +101,9 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("denies a path outside the workspace", () => {
+  it("denies a path outside the workspace", async () => {
     const outside = join(ws.root, "..", "elsewhere", "notes.txt");
-    const r = runHook(
+    const r = await runHookInProcess(
       "claude-code",
       claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x\n" }, tool_use_id: "toolu_01" }),
       { cwd: ws.root },
@@ -101,28 +116,28 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("checks the expected content hash: a stale one denies, the current one allows", () => {
+  it("checks the expected content hash: a stale one denies, the current one allows", async () => {
     ws.select("INT-001");
     const current = fileHash(ws.read(API));
     const stale = `sha256:${"0".repeat(64)}`;
-    expect(pre(API, { tool_input: { expected_hash: stale } }).json).toEqual(
+    expect((await pre(API, { tool_input: { expected_hash: stale } })).json).toEqual(
       claudeAnswer(
         "deny",
         `[intent-lsp: stale-file] src/api/weather.ts changed since you read it (expected ${stale}, it is now ${current}). Re-read the file, then apply your change to what it holds now.`,
       ),
     );
-    expect(pre(API, { tool_input: { expected_content_hash: current } }).json).toEqual(
+    expect((await pre(API, { tool_input: { expected_content_hash: current } })).json).toEqual(
       claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."),
     );
   });
 
-  it("fails closed on a broken intents file: every write is denied with the YAML error at file:line:col", () => {
+  it("fails closed on a broken intents file: every write is denied with the YAML error at file:line:col", async () => {
     ws.select("INT-001");
     ws.write(
       ".orchestration/active_intents.yaml",
       'active_intents:\n  - id: INT-001\n    name: Build Weather API\n    status: IN_PROGRESS\n    owned_scope: ["src/api/**"\n',
     );
-    expect(pre(API).json).toEqual(
+    expect((await pre(API)).json).toEqual(
       claudeAnswer(
         "deny",
         "[intent-lsp: intents-file-broken] .orchestration/active_intents.yaml:6:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]. " +
@@ -133,7 +148,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
 
   it("turns an internal error into a denial carrying the error, exit code 0", () => {
     writeFileSync(ws.path(".orchestration/.sessions"), "not a folder"); // session files cannot be written
-    const r = pre(API);
+    const r = spawnedPre(API);
     expect(r.status).toBe(0);
     expect(r.json).toEqual(
       claudeAnswer(
@@ -170,9 +185,9 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
-  it("asks the user before a shell command that writes files, and leaves the others alone", () => {
+  it("asks the user before a shell command that writes files, and leaves the others alone", async () => {
     const bash = (command: string) =>
-      runHook(
+      runHookInProcess(
         "claude-code",
         claudePayload(ws, "PreToolUse", {
           tool_name: "Bash",
@@ -186,29 +201,29 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
         "ask",
         `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`,
       );
-    expect(bash("rm -rf dist").json).toEqual(ask("deletes files"));
-    expect(bash("npm test > test.log 2>&1").json).toEqual(ask("redirects output into a file"));
-    expect(bash("sed -i 's/a/b/' src/api/weather.ts").json).toEqual(ask("edits files in place"));
-    expect(bash("git checkout -- src").json).toEqual(ask("rewrites the working tree with git"));
+    expect((await bash("rm -rf dist")).json).toEqual(ask("deletes files"));
+    expect((await bash("npm test > test.log 2>&1")).json).toEqual(ask("redirects output into a file"));
+    expect((await bash("sed -i 's/a/b/' src/api/weather.ts")).json).toEqual(ask("edits files in place"));
+    expect((await bash("git checkout -- src")).json).toEqual(ask("rewrites the working tree with git"));
     for (const harmless of ["npm test", "git status && git diff HEAD", "ls -la 2>/dev/null | grep api", "node -e 'console.log(1 >= 0)' 2>&1"]) {
-      const r = bash(harmless);
+      const r = await bash(harmless);
       expect(r.status, harmless).toBe(0);
       expect(r.json, harmless).toEqual({});
     }
   });
 
-  it("asks the user before an agent changes intent-lsp's own rules", () => {
+  it("asks the user before an agent changes intent-lsp's own rules", async () => {
     ws.select("INT-001");
-    expect(pre(".orchestration/active_intents.yaml").json).toEqual(
+    expect((await pre(".orchestration/active_intents.yaml")).json).toEqual(
       claudeAnswer("ask", ".orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval."),
     );
   });
 
-  it("has no opinion in a workspace without intents", () => {
+  it("has no opinion in a workspace without intents", async () => {
     const bare = new TempWorkspace({ fromExample: false });
     try {
       bare.write("src/a.ts", "x\n");
-      const r = runHook("claude-code", { ...claudeEdit(bare, "PreToolUse", "src/a.ts", "x", "y") }, { cwd: bare.root });
+      const r = await runHookInProcess("claude-code", { ...claudeEdit(bare, "PreToolUse", "src/a.ts", "x", "y") }, { cwd: bare.root });
       expect(r.json).toEqual({});
       expect(existsSync(bare.path(".orchestration"))).toBe(false);
     } finally {
@@ -224,8 +239,9 @@ describe("intent hook claude-code: sessions", () => {
   });
   afterEach(() => ws.dispose());
 
-  it("SessionStart writes the session file, briefs the agent, and status lists it; SessionEnd removes it", () => {
+  it("SessionStart writes the session file, briefs the agent, and status lists it; SessionEnd removes it", async () => {
     ws.select("INT-001");
+    // SessionStart and SessionEnd through the hook's process, as Claude Code sends them
     const start = runHook("claude-code", claudePayload(ws, "SessionStart", { source: "startup" }), { cwd: ws.root });
     expect(start.status).toBe(0);
     expect(start.json).toEqual({
@@ -240,7 +256,7 @@ describe("intent hook claude-code: sessions", () => {
     const session = JSON.parse(readFileSync(file, "utf8"));
     expect(session).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0 });
 
-    const status = JSON.parse(runCli(["status", "--json"], { cwd: ws.root }).stdout);
+    const status = JSON.parse((await runCliInProcess(["status", "--json"], { cwd: ws.root })).stdout);
     expect(status.sessions).toEqual([{ id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat, working_on: [], unsaved: [] }]);
 
     const end = runHook("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
@@ -248,12 +264,12 @@ describe("intent hook claude-code: sessions", () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it("an agent's own selection (intent select --session) wins over the workspace's", () => {
+  it("an agent's own selection (intent select --session) wins over the workspace's", async () => {
     ws.select("INT-001");
-    expect(runCli(["select", "INT-003", "--session", CLAUDE_SESSION], { cwd: ws.root }).stdout).toBe(
+    expect((await runCliInProcess(["select", "INT-003", "--session", CLAUDE_SESSION], { cwd: ws.root })).stdout).toBe(
       `Selected INT-003 (Docs refresh) for session ${CLAUDE_SESSION}.\n`,
     );
-    const r = runHook("claude-code", claudeEdit(ws, "PreToolUse", NOTES, "a", "b"), { cwd: ws.root });
+    const r = await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", NOTES, "a", "b"), { cwd: ws.root });
     expect(r.json).toEqual(claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."));
   });
 });
@@ -267,16 +283,20 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
   });
   afterEach(() => ws.dispose());
 
-  function agentEdits(path: string, from: string, to: string, env?: NodeJS.ProcessEnv) {
-    const preAnswer = runHook("claude-code", claudeEdit(ws, "PreToolUse", path, from, to), { cwd: ws.root, env });
+  /** `spawned`: through the hook's process, as Claude Code runs it; else the same command in process. */
+  async function agentEdits(path: string, from: string, to: string, env?: NodeJS.ProcessEnv, spawned = false) {
+    const run = spawned
+      ? async (payload: unknown) => runHook("claude-code", payload, { cwd: ws.root, env })
+      : (payload: unknown) => runHookInProcess("claude-code", payload, { cwd: ws.root, env });
+    const preAnswer = await run(claudeEdit(ws, "PreToolUse", path, from, to));
     ws.write(path, ws.read(path).replace(from, to)); // what the Edit tool does
-    const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", path, from, to), { cwd: ws.root, env });
+    const post = await run(claudeEdit(ws, "PostToolUse", path, from, to));
     return { preAnswer, post };
   }
 
-  it("appends exactly one schema-valid record: contributor ai with the transcript's model, the changed lines, the intent, post_hash", () => {
+  it("appends exactly one schema-valid record: contributor ai with the transcript's model, the changed lines, the intent, post_hash", async () => {
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    const { preAnswer, post } = agentEdits(API, "export interface Weather {", "export interface Weather { // v2");
+    const { preAnswer, post } = await agentEdits(API, "export interface Weather {", "export interface Weather { // v2", undefined, true);
     expect(preAnswer.json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."));
     expect(post.status).toBe(0);
     expect(post.json).toEqual({});
@@ -311,27 +331,27 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
     expect(readdirSync(ws.path(".orchestration/.sessions/pending"))).toEqual([]);
 
     // the same PostToolUse again (a retry) adds nothing
-    const again = runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "export interface Weather {", "export interface Weather { // v2"), {
+    const again = await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", API, "export interface Weather {", "export interface Weather { // v2"), {
       cwd: ws.root,
     });
     expect(again.json).toEqual({});
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 
-  it("takes the model from INTENT_LSP_MODEL over the transcript", () => {
+  it("takes the model from INTENT_LSP_MODEL over the transcript", async () => {
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    agentEdits(API, "  city: string;", "  city: string;\n  country: string;", { INTENT_LSP_MODEL: "anthropic/claude-opus-4-1" });
+    await agentEdits(API, "  city: string;", "  city: string;\n  country: string;", { INTENT_LSP_MODEL: "anthropic/claude-opus-4-1" });
     const [record] = ledgerRecords(ws);
     expect(record.files[0].conversations[0].contributor).toEqual({ type: "ai", model_id: "anthropic/claude-opus-4-1" });
     expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[5, 5]]);
   });
 
-  it("a Write that creates a file records every line as FILE_CREATION", () => {
+  it("a Write that creates a file records every line as FILE_CREATION", async () => {
     writeTranscript(ws, "claude-opus-4-1-20250805");
     const path = "src/api/units.ts";
     const content = "export type Unit = 'C' | 'F';\n\nexport const DEFAULT_UNIT: Unit = 'C';\n";
     const write = (event: "PreToolUse" | "PostToolUse") =>
-      runHook(
+      runHookInProcess(
         "claude-code",
         claudePayload(ws, event, {
           tool_name: "Write",
@@ -341,9 +361,9 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
         }),
         { cwd: ws.root },
       );
-    expect(write("PreToolUse").json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/units.ts."));
+    expect((await write("PreToolUse")).json).toEqual(claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/units.ts."));
     ws.write(path, content);
-    write("PostToolUse");
+    await write("PostToolUse");
     const [record] = ledgerRecords(ws);
     expect(validateRecord(record)).toBe(true);
     expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[1, 3]]);
@@ -351,19 +371,21 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
     expect(record.files[0].conversations[0].contributor.model_id).toBe("anthropic/claude-opus-4-1-20250805");
   });
 
-  it("without a pre-write stash, an Edit is undone on the new content to find its lines", () => {
+  it("without a pre-write stash, an Edit is undone on the new content to find its lines", async () => {
     writeTranscript(ws, "claude-sonnet-4-5");
     ws.write(API, ws.read(API).replace("  summary: string;", "  summary: string;\n  humidity: number;"));
-    runHook("claude-code", claudeEdit(ws, "PostToolUse", API, "  summary: string;", "  summary: string;\n  humidity: number;"), { cwd: ws.root });
+    await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", API, "  summary: string;", "  summary: string;\n  humidity: number;"), {
+      cwd: ws.root,
+    });
     const [record] = ledgerRecords(ws);
     expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[7, 7]]);
   });
 
-  it("records an out-of-scope write the person let through, with scope OUT_OF_SCOPE", () => {
+  it("records an out-of-scope write the person let through, with scope OUT_OF_SCOPE", async () => {
     writeTranscript(ws, "claude-sonnet-4-5");
     const [from, to] = ["- Write the onboarding guide.", "- Write the onboarding guide this week."];
     ws.write(NOTES, ws.read(NOTES).replace(from, to));
-    runHook("claude-code", claudeEdit(ws, "PostToolUse", NOTES, from, to), { cwd: ws.root });
+    await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", NOTES, from, to), { cwd: ws.root });
     const [record] = ledgerRecords(ws);
     expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[11, 11]]);
     expect(record.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "OUT_OF_SCOPE", mutation_class: "DOCUMENTATION" });
@@ -371,7 +393,7 @@ describe("intent hook claude-code: PostToolUse records the write", () => {
 });
 
 describe("intent hook claude-code: one write after another", () => {
-  it("gates and records fifteen successive edits of one file, each its own record (the latency is the benchmark's: npm run bench)", () => {
+  it("gates and records fifteen successive edits of one file, each its own record (the latency is the benchmark's: npm run bench)", async () => {
     const ws = new TempWorkspace();
     try {
       ws.select("INT-001");
@@ -379,9 +401,9 @@ describe("intent hook claude-code: one write after another", () => {
       const before = ledgerRecords(ws).length;
       for (let i = 0; i < 15; i++) {
         const [from, to] = [`  summary: string;${i ? ` // ${i - 1}` : ""}`, `  summary: string; // ${i}`];
-        expect(runHook("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
+        expect((await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", API, from, to), { cwd: ws.root })).status).toBe(0);
         ws.write(API, ws.read(API).replace(from, to));
-        expect(runHook("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root }).status).toBe(0);
+        expect((await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", API, from, to), { cwd: ws.root })).status).toBe(0);
       }
       const records = ledgerRecords(ws).slice(before);
       expect(records).toHaveLength(15);
@@ -411,8 +433,8 @@ describe("intent hook claude-code: a tool that names several files", () => {
       ...(event === "PostToolUse" ? { tool_response: [{ type: "text", text: `Successfully moved ${ws.path(source)} to ${ws.path(destination)}` }] } : {}),
     });
 
-  it("move_file: both paths gated before; after, the destination is recorded as moved from the source by the model (the lines keep their owners) and the source's removal too", () => {
-    const denied = runHook("claude-code", move("PreToolUse", "src/api/forecast.ts", NOTES), { cwd: ws.root });
+  it("move_file: both paths gated before; after, the destination is recorded as moved from the source by the model (the lines keep their owners) and the source's removal too", async () => {
+    const denied = await runHookInProcess("claude-code", move("PreToolUse", "src/api/forecast.ts", NOTES), { cwd: ws.root });
     expect(denied.json).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
     expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
       /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
@@ -421,12 +443,12 @@ describe("intent hook claude-code: a tool that names several files", () => {
     const source = "src/api/forecast.ts";
     const destination = "src/api/v2/forecast.ts";
     const content = ws.read(source);
-    expect(runHook("claude-code", move("PreToolUse", source, destination), { cwd: ws.root }).json).toEqual(
+    expect((await runHookInProcess("claude-code", move("PreToolUse", source, destination), { cwd: ws.root })).json).toEqual(
       claudeAnswer("allow", `INT-001 (Build Weather API) owns ${destination}.`),
     );
     ws.write(destination, content); // what the tool does
     rmSync(ws.path(source));
-    const post = runHook("claude-code", move("PostToolUse", source, destination), { cwd: ws.root });
+    const post = await runHookInProcess("claude-code", move("PostToolUse", source, destination), { cwd: ws.root });
     expect(post).toMatchObject({ status: 0, json: {} });
 
     const records = ledgerRecords(ws);
@@ -436,7 +458,7 @@ describe("intent hook claude-code: a tool that names several files", () => {
     // a move, not a write: no line claimed, the source's content carried (docs/LEDGER.md "Renames, moves and copies")
     expect(records[1]!.files[0].conversations[0].ranges).toEqual([]);
     expect(records[1]!.metadata["dev.intent-lsp"]).toMatchObject({ moved_from: source, pre_hash: records[0]!.metadata["dev.intent-lsp"].pre_hash });
-    const blame = JSON.parse(runCli(["blame", destination, "--json"], { cwd: ws.root }).stdout);
+    const blame = JSON.parse((await runCliInProcess(["blame", destination, "--json"], { cwd: ws.root })).stdout);
     const lineCount = content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
     expect(blame.lines).toHaveLength(lineCount);
     // the source's lines were never recorded: moving them does not make them the model's

@@ -7,7 +7,7 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runHook } from "../support/cliRunner";
+import { runHook, runHookInProcess } from "../support/cliRunner";
 import { cursorPayload } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
@@ -37,27 +37,31 @@ describe("intent hook cursor", () => {
   });
   afterEach(() => ws.dispose());
 
-  const preWrite = (path: string, extra: Record<string, unknown> = {}) =>
-    runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(path), content: "x\n", ...extra } }), {
-      cwd: ws.root,
-    });
+  // Cursor's process contract (an allow, a denial, failing closed, a recorded edit) through the hook's process;
+  // the other cases ask the same command in process
+  const writePayload = (path: string, extra: Record<string, unknown> = {}) =>
+    cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(path), content: "x\n", ...extra } });
+  const spawnedPreWrite = (path: string) => runHook("cursor", writePayload(path), { cwd: ws.root });
+  const preWrite = (path: string, extra: Record<string, unknown> = {}) => runHookInProcess("cursor", writePayload(path, extra), { cwd: ws.root });
 
   it("preToolUse allows a write the selected intent owns", () => {
     ws.select("INT-001");
-    const r = preWrite(API);
+    const r = spawnedPreWrite(API);
     expect(r.status).toBe(0);
     expect(r.json).toEqual({ permission: "allow" });
   });
 
-  it("preToolUse leaves reading tools alone, wherever the file is", () => {
+  it("preToolUse leaves reading tools alone, wherever the file is", async () => {
     ws.select("INT-001");
-    const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Read", tool_input: { file_path: ws.path(NOTES) } }), { cwd: ws.root });
+    const r = await runHookInProcess("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Read", tool_input: { file_path: ws.path(NOTES) } }), {
+      cwd: ws.root,
+    });
     expect(r.json).toEqual({});
   });
 
   it("preToolUse denies out of scope with the same reason as Claude Code's gate", () => {
     ws.select("INT-001");
-    expect(preWrite(NOTES).json).toEqual(
+    expect(spawnedPreWrite(NOTES).json).toEqual(
       cursorAnswer(
         "deny",
         "out-of-scope",
@@ -67,9 +71,9 @@ describe("intent hook cursor", () => {
     );
   });
 
-  it("preToolUse denies a not-in-progress intent, no active intent, outside paths and stale content", () => {
+  it("preToolUse denies a not-in-progress intent, no active intent, outside paths and stale content", async () => {
     ws.select("INT-005");
-    expect(preWrite("src/billing/export.ts").json).toEqual(
+    expect((await preWrite("src/billing/export.ts")).json).toEqual(
       cursorAnswer(
         "deny",
         "intent-not-in-progress",
@@ -77,7 +81,7 @@ describe("intent hook cursor", () => {
       ),
     );
     ws.select(null);
-    expect(preWrite("src/util/strings.ts").json).toEqual(
+    expect((await preWrite("src/util/strings.ts")).json).toEqual(
       cursorAnswer(
         "deny",
         "no-active-intent",
@@ -85,7 +89,9 @@ describe("intent hook cursor", () => {
       ),
     );
     const outside = "/etc/hosts";
-    const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x" } }), { cwd: ws.root });
+    const r = await runHookInProcess("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { file_path: outside, content: "x" } }), {
+      cwd: ws.root,
+    });
     expect(r.json).toEqual(
       cursorAnswer(
         "deny",
@@ -94,7 +100,7 @@ describe("intent hook cursor", () => {
       ),
     );
     const stale = `sha256:${"f".repeat(64)}`;
-    expect(preWrite(API, { expected_hash: stale }).json).toEqual(
+    expect((await preWrite(API, { expected_hash: stale })).json).toEqual(
       cursorAnswer(
         "deny",
         "stale-file",
@@ -105,7 +111,7 @@ describe("intent hook cursor", () => {
 
   it("fails closed on a broken intents file and on input that is not a JSON object", () => {
     ws.write(".orchestration/active_intents.yaml", "active_intents:\n  - id: INT-001\n    status: [oops\n");
-    const broken = preWrite(API);
+    const broken = spawnedPreWrite(API);
     expect(broken.status).toBe(0);
     expect((broken.json as { permission: string }).permission).toBe("deny");
     expect((broken.json as { agentMessage: string }).agentMessage).toMatch(
@@ -123,22 +129,22 @@ describe("intent hook cursor", () => {
     );
   });
 
-  it("beforeShellExecution asks about commands that write files and stays silent otherwise", () => {
-    const shell = (command: string) => runHook("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
-    expect(shell("mv src/api/weather.ts src/api/current.ts").json).toEqual(
+  it("beforeShellExecution asks about commands that write files and stays silent otherwise", async () => {
+    const shell = (command: string) => runHookInProcess("cursor", cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root }), { cwd: ws.root });
+    expect((await shell("mv src/api/weather.ts src/api/current.ts")).json).toEqual(
       cursorAnswer(
         "ask",
         undefined,
         "This command creates, moves or changes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
       ),
     );
-    expect(shell("npm test").json).toEqual({});
+    expect((await shell("npm test")).json).toEqual({});
   });
 
   it("afterFileEdit records the edit with Cursor's model, once", () => {
     ws.select("INT-001");
     const [from, to] = ["  celsius: number;", "  celsius: number;\n  fahrenheit: number;"];
-    expect(preWrite(API).json).toEqual({ permission: "allow" }); // stashes the content before the edit
+    expect(spawnedPreWrite(API).json).toEqual({ permission: "allow" }); // stashes the content before the edit
     ws.write(API, ws.read(API).replace(from, to));
     const edit = cursorPayload(ws, "afterFileEdit", { file_path: ws.path(API), edits: [{ old_string: from, new_string: to }] });
     const r = runHook("cursor", edit, { cwd: ws.root });
@@ -157,21 +163,23 @@ describe("intent hook cursor", () => {
     expect(ledgerRecords(ws)).toHaveLength(1);
   });
 
-  it("afterFileEdit without a preceding preToolUse undoes the edits to find the changed lines", () => {
+  it("afterFileEdit without a preceding preToolUse undoes the edits to find the changed lines", async () => {
     ws.select("INT-003");
     const [from, to] = ["## Auth", "## Authentication"];
     ws.write(NOTES, ws.read(NOTES).replace(from, to));
-    runHook("cursor", cursorPayload(ws, "afterFileEdit", { file_path: ws.path(NOTES), edits: [{ old_string: from, new_string: to }] }), { cwd: ws.root });
+    await runHookInProcess("cursor", cursorPayload(ws, "afterFileEdit", { file_path: ws.path(NOTES), edits: [{ old_string: from, new_string: to }] }), {
+      cwd: ws.root,
+    });
     const [record] = ledgerRecords(ws);
     expect(record!.files[0].conversations[0].ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[7, 7]]);
     expect(record!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", mutation_class: "DOCUMENTATION" });
   });
 
-  it("sessionStart and sessionEnd keep the session file", () => {
+  it("sessionStart and sessionEnd keep the session file", async () => {
     const file = ws.path(`.orchestration/.sessions/${sessionFileName(SESSION)}`);
-    runHook("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });
+    await runHookInProcess("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ id: SESSION, client: "cursor", pid: 0 });
-    runHook("cursor", cursorPayload(ws, "sessionEnd", {}), { cwd: ws.root });
+    await runHookInProcess("cursor", cursorPayload(ws, "sessionEnd", {}), { cwd: ws.root });
     expect(existsSync(file)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
-import { counts, insightWorkspace } from "./insightWorkspace";
+import { counts, FILE_LINES, insightWorkspace, TOTAL } from "./insightWorkspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { ledgerRecords } from "../support/ledgerFile";
@@ -56,6 +56,9 @@ describe("the insight filters", () => {
     for (const args of cases) expect(reportJson(ws, args), args.join(" ")).toEqual(statsJson(ws, args));
     // a report without --by is per week, as stats --by week
     expect(reportJson(ws, [])).toEqual(statsJson(ws, ["--by", "week"]));
+    // the lines in the code today per period, untraced ones by their commit time: the same in both
+    expect(reportJson(ws, ["--by", "day"]).history.periods[0].inCode).toEqual(statsJson(ws, ["--by", "day"]).history.periods[0].inCode);
+    expect(reportJson(ws, ["--by", "day"]).history.periods[0].inCode.untraced).toBe(TOTAL - 6);
   });
 
   it("--since and --until take a git revision: its commit's time", () => {
@@ -69,10 +72,23 @@ describe("the insight filters", () => {
         writtenOutOfScope: 1,
         surviving: { ai: 3, human: 3, mixed: 0, unknown: 0 },
         durability: 1,
+        // the untraced lines were committed at HEAD, or are uncommitted: today
+        inCode: { ai: 3, human: 3, mixed: 0, unknown: 0, untraced: TOTAL - 6, total: TOTAL, untracedShare: (TOTAL - 6) / TOTAL },
       },
     ]);
     const commitTime = runCli(["stats", "--json", "--by", "day", "--until", "HEAD"], { cwd: ws.root });
-    expect(JSON.parse(commitTime.stdout).history.periods).toEqual([]);
+    // up to HEAD's time: no record, and the untraced lines committed at HEAD (not the untracked file's two)
+    const atHead = TOTAL - 6 - FILE_LINES["scratch/untracked.txt"]!;
+    expect(JSON.parse(commitTime.stdout).history.periods).toEqual([
+      {
+        period: day,
+        written: { ai: 0, human: 0, mixed: 0, unknown: 0 },
+        writtenOutOfScope: 0,
+        surviving: { ai: 0, human: 0, mixed: 0, unknown: 0 },
+        durability: null,
+        inCode: { ai: 0, human: 0, mixed: 0, unknown: 0, untraced: atHead, total: atHead, untracedShare: 1 },
+      },
+    ]);
     expect(JSON.parse(commitTime.stdout).history.until).toBe(new Date(sinceHead.history.since).toISOString());
     // the present is not filtered by time: every line as it is now
     expect(sinceHead.lines).toEqual(statsJson(ws, []).lines);
@@ -88,6 +104,7 @@ describe("the insight filters", () => {
         writtenOutOfScope: 1,
         surviving: { ai: 0, human: 1, mixed: 0, unknown: 0 },
         durability: null,
+        inCode: { ai: 0, human: 1, mixed: 0, unknown: 0, untraced: 11, total: 12, untracedShare: 11 / 12 },
       },
     ]);
     const md = runCli(["check", "--format", "markdown", "--base", "HEAD", "--path", "src/api"], { cwd: ws.root });

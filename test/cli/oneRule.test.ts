@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCli, runHookInProcess } from "../support/cliRunner";
 import { git } from "../support/gitRepository";
 import { claudeAnswer, claudeEdit, claudePayload, cursorPayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords, LEDGER } from "../support/ledgerFile";
@@ -28,9 +28,9 @@ describe("the agent gate", () => {
   afterEach(() => ws.dispose());
 
   const claudeTool = (event: "PreToolUse" | "PostToolUse", tool_name: string, tool_input: Record<string, unknown>) =>
-    runHook("claude-code", claudePayload(ws, event, { tool_name, tool_input, tool_use_id: "toolu_mcp" }), { cwd: ws.root });
+    runHookInProcess("claude-code", claudePayload(ws, event, { tool_name, tool_input, tool_use_id: "toolu_mcp" }), { cwd: ws.root });
 
-  it("an agent started above the workspace (a monorepo root) is gated by the workspace that holds the file", () => {
+  it("an agent started above the workspace (a monorepo root) is gated by the workspace that holds the file", async () => {
     ws.select("INT-001");
     const above = join(ws.root, "..");
     const payload = {
@@ -41,23 +41,23 @@ describe("the agent gate", () => {
       }),
       cwd: above,
     };
-    const answer = runHook("claude-code", payload, { cwd: above });
+    const answer = await runHookInProcess("claude-code", payload, { cwd: above });
     expect((answer.json as any).hookSpecificOutput.permissionDecision).toBe("deny");
     expect((answer.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
       /^\[intent-lsp: out-of-scope\] src\/billing\/export\.ts is outside the scope of INT-001/,
     );
   });
 
-  it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", () => {
+  it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", async () => {
     ws.select("INT-001");
     const outside = mkdtempSync(join(tmpdir(), "outside-"));
     symlinkSync(ws.path("docs"), ws.path("src/api/docs-link"));
     symlinkSync(outside, ws.path("src/api/escape"));
-    const viaDocs = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/docs-link/notes.md"), content: "x\n" });
+    const viaDocs = await claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/docs-link/notes.md"), content: "x\n" });
     expect((viaDocs.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
       /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
     );
-    const escaping = claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
+    const escaping = await claudeTool("PreToolUse", "Write", { file_path: ws.path("src/api/escape/key"), content: "x\n" });
     expect((escaping.json as any).hookSpecificOutput).toEqual({
       hookEventName: "PreToolUse",
       permissionDecision: "deny",
@@ -68,22 +68,22 @@ describe("the agent gate", () => {
     rmSync(outside, { recursive: true });
   });
 
-  it("gates an MCP tool that writes a file like Write, records it after, and leaves MCP readers alone", () => {
+  it("gates an MCP tool that writes a file like Write, records it after, and leaves MCP readers alone", async () => {
     ws.select("INT-001");
-    const denied = claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(NOTES), content: "x\n" });
+    const denied = await claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(NOTES), content: "x\n" });
     expect((denied.json as any).hookSpecificOutput).toMatchObject({ permissionDecision: "deny" });
     expect((denied.json as any).hookSpecificOutput.permissionDecisionReason).toMatch(
       /^\[intent-lsp: out-of-scope\] docs\/notes\.md is outside the scope of INT-001/,
     );
-    expect(claudeTool("PreToolUse", "mcp__filesystem__read_text_file", { path: ws.path(NOTES) }).json).toEqual({});
+    expect((await claudeTool("PreToolUse", "mcp__filesystem__read_text_file", { path: ws.path(NOTES) })).json).toEqual({});
 
     writeTranscript(ws, "claude-sonnet-4-5");
     const content = `${ws.read(API)}export const UNITS = ["C", "F"];\n`;
-    expect(claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content }).json).toEqual(
+    expect((await claudeTool("PreToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content })).json).toEqual(
       claudeAnswer("allow", "INT-001 (Build Weather API) owns src/api/weather.ts."),
     );
     ws.write(API, content);
-    claudeTool("PostToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content });
+    await claudeTool("PostToolUse", "mcp__filesystem__write_file", { path: ws.path(API), content });
     const [record] = ledgerRecords(ws);
     const lines = content.split("\n").length - 1;
     expect(record!.files[0].conversations[0]).toMatchObject({
@@ -92,15 +92,15 @@ describe("the agent gate", () => {
     });
   });
 
-  it("an `!` glob keeps a folder out of the intent around it: with nothing selected, a write there is denied", () => {
+  it("an `!` glob keeps a folder out of the intent around it: with nothing selected, a write there is denied", async () => {
     ws.write(
       ".orchestration/active_intents.yaml",
       ws
         .read(".orchestration/active_intents.yaml")
         .replace(`owned_scope: ["src/api/**", "test/api/**"]`, `owned_scope: ["src/api/**", "!src/api/generated/**", "test/api/**"]`),
     );
-    const write = (file: string) => claudeTool("PreToolUse", "Write", { file_path: ws.path(file), content: "x\n" }).json as any;
-    expect(write("src/api/generated/client.ts").hookSpecificOutput).toEqual({
+    const write = async (file: string) => (await claudeTool("PreToolUse", "Write", { file_path: ws.path(file), content: "x\n" })).json as any;
+    expect((await write("src/api/generated/client.ts")).hookSpecificOutput).toEqual({
       hookEventName: "PreToolUse",
       permissionDecision: "deny",
       permissionDecisionReason: expect.stringMatching(
@@ -108,21 +108,21 @@ describe("the agent gate", () => {
       ),
     });
     // beside the excluded folder, INT-001 is still the one in-progress owner
-    expect(write("src/api/routes.ts").hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+    expect((await write("src/api/routes.ts")).hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
   });
 
-  it("Cursor: a writer that names no file is denied (fail closed)", () => {
-    const r = runHook("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { content: "x" } }), { cwd: ws.root });
+  it("Cursor: a writer that names no file is denied (fail closed)", async () => {
+    const r = await runHookInProcess("cursor", cursorPayload(ws, "preToolUse", { tool_name: "Write", tool_input: { content: "x" } }), { cwd: ws.root });
     expect(r.json).toMatchObject({
       permission: "deny",
       agentMessage: expect.stringMatching(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(Write call without tool_input\.file_path\)/),
     });
   });
 
-  it("fails closed on a broken config.jsonc, naming the problem at file:line:col; status lists it", () => {
+  it("fails closed on a broken config.jsonc, naming the problem at file:line:col; status lists it", async () => {
     ws.select("INT-001");
     ws.write(".orchestration/config.jsonc", '{\n  "autoSelect": true,\n  "severity": { "out-of-scope": "loud" }\n}\n');
-    const r = runHook("claude-code", claudeEdit(ws, "PreToolUse", API, "a", "b"), { cwd: ws.root });
+    const r = await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", API, "a", "b"), { cwd: ws.root });
     expect(r.json).toEqual(
       claudeAnswer(
         "deny",
@@ -132,31 +132,33 @@ describe("the agent gate", () => {
     );
     // fixing it is the user's call: the agent may propose the change
     expect(
-      (runHook("claude-code", claudeEdit(ws, "PreToolUse", ".orchestration/config.jsonc", "a", "b"), { cwd: ws.root }).json as any).hookSpecificOutput
-        .permissionDecision,
+      ((await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", ".orchestration/config.jsonc", "a", "b"), { cwd: ws.root })).json as any)
+        .hookSpecificOutput.permissionDecision,
     ).toBe("ask");
     const status = runCli(["status"], { cwd: ws.root }).stdout;
     expect(status).toContain(
       'Problems in .orchestration/config.jsonc:\n  .orchestration/config.jsonc:3:17: error: "severity.out-of-scope" must be one of error, warning, information, hint, off.\n',
     );
-    const briefing = runHook("claude-code", claudePayload(ws, "SessionStart", { source: "startup" }), { cwd: ws.root }).json as any;
+    const briefing = (await runHookInProcess("claude-code", claudePayload(ws, "SessionStart", { source: "startup" }), { cwd: ws.root })).json as any;
     expect(briefing.hookSpecificOutput.additionalContext).toContain(".orchestration/config.jsonc has errors, so every write is denied until the user fixes it");
   });
 
-  it("records what the editor records: an approved write to a rule file is not work under an intent", () => {
+  it("records what the editor records: an approved write to a rule file is not work under an intent", async () => {
     ws.select("INT-001");
     const [from, to] = ["dist/", "dist/\nbuild/"];
     expect(
-      (runHook("claude-code", claudeEdit(ws, "PreToolUse", ".intentignore", from, to), { cwd: ws.root }).json as any).hookSpecificOutput.permissionDecision,
+      ((await runHookInProcess("claude-code", claudeEdit(ws, "PreToolUse", ".intentignore", from, to), { cwd: ws.root })).json as any).hookSpecificOutput
+        .permissionDecision,
     ).toBe("ask");
     ws.write(".intentignore", ws.read(".intentignore").replace(from, to));
-    runHook("claude-code", claudeEdit(ws, "PostToolUse", ".intentignore", from, to), { cwd: ws.root });
+    await runHookInProcess("claude-code", claudeEdit(ws, "PostToolUse", ".intentignore", from, to), { cwd: ws.root });
     expect(ledgerRecords(ws)).toEqual([]);
   });
 
-  it("an agent whose session id needs quoting gets one that works as printed in `intent select --session`", () => {
+  it("an agent whose session id needs quoting gets one that works as printed in `intent select --session`", async () => {
     const payload = (event: string, extra: Record<string, unknown> = {}) => ({ ...claudePayload(ws, event, extra), session_id: "odd id/with spaces" });
-    const briefing = (runHook("claude-code", payload("SessionStart"), { cwd: ws.root }).json as any).hookSpecificOutput.additionalContext as string;
+    const briefing = ((await runHookInProcess("claude-code", payload("SessionStart"), { cwd: ws.root })).json as any).hookSpecificOutput
+      .additionalContext as string;
     const session = /--session (\S+)`/.exec(briefing)![1]!;
     expect(session).toMatch(/^claude-[0-9a-f]{32}$/);
     expect(runCli(["select", "INT-003", "--session", session], { cwd: ws.root })).toMatchObject({
@@ -164,12 +166,12 @@ describe("the agent gate", () => {
       stdout: `Selected INT-003 (Docs refresh) for session ${session}.\n`,
     });
     const edit = claudeEdit(ws, "PreToolUse", NOTES, "a", "b");
-    expect(runHook("claude-code", { ...edit, session_id: "odd id/with spaces" }, { cwd: ws.root }).json).toEqual(
+    expect((await runHookInProcess("claude-code", { ...edit, session_id: "odd id/with spaces" }, { cwd: ws.root })).json).toEqual(
       claudeAnswer("allow", "INT-003 (Docs refresh) owns docs/notes.md."),
     );
   });
 
-  it("records HEAD's commit for a workspace in a folder of the repository", () => {
+  it("records HEAD's commit for a workspace in a folder of the repository", async () => {
     const repo = new TempWorkspace({ fromExample: false });
     try {
       cpSync(ws.root, repo.path("app"), { recursive: true });
@@ -179,9 +181,9 @@ describe("the agent gate", () => {
       const app = repo.path("app");
       const [from, to] = ["export interface Weather {", "export interface Weather { // v2"];
       const edit = (event: "PreToolUse" | "PostToolUse") => ({ ...claudeEdit(ws, event, join(app, API), from, to), cwd: app });
-      runHook("claude-code", edit("PreToolUse"), { cwd: app });
+      await runHookInProcess("claude-code", edit("PreToolUse"), { cwd: app });
       repo.write(`app/${API}`, repo.read(`app/${API}`).replace(from, to));
-      runHook("claude-code", edit("PostToolUse"), { cwd: app });
+      await runHookInProcess("claude-code", edit("PostToolUse"), { cwd: app });
       const [record] = readFileSync(repo.path(`app/${LEDGER}`), "utf8")
         .trim()
         .split("\n")
@@ -201,7 +203,7 @@ describe("intent select --session", () => {
   });
   afterEach(() => ws.dispose());
 
-  it("refuses ids that are not sessions: workspace names the workspace selection", () => {
+  it("refuses ids that are not sessions: workspace names the workspace selection", async () => {
     expect(runCli(["select", "INT-001", "--session", "workspace"], { cwd: ws.root })).toMatchObject({
       status: 1,
       stderr: 'intent select: "workspace" is not a session: it names the workspace selection (select without --session for that)\n',
@@ -215,7 +217,7 @@ describe("intent select --session", () => {
 });
 
 describe("intent migrate", () => {
-  it("reports a record with a malformed intent URN and migrates the rest", () => {
+  it("reports a record with a malformed intent URN and migrates the rest", async () => {
     const ws = new TempWorkspace();
     try {
       const rec = (id: string, url: string) =>

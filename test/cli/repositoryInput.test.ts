@@ -5,7 +5,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import { ensureBuilt } from "../support/builtDist";
-import { CLI_JS } from "../support/cliRunner";
+import { CLI_JS, runCliInProcess } from "../support/cliRunner";
 import { git } from "../support/gitRepository";
 
 /**
@@ -141,7 +141,21 @@ interface Run {
   hung: boolean;
 }
 
-function cli(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
+/**
+ * A command in the test process (runCliInProcess), bounded like a process: for the cases whose planted file
+ * cannot block a read (every kind but the FIFO), where what the command does is the subject. A FIFO can
+ * stop a read for good, and only a process can be killed past its bound: those cases keep `cli`.
+ */
+async function inProcess(args: string[], cwd: string, input = ""): Promise<Run> {
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), HANG_MS)));
+  const r = await Promise.race([runCliInProcess(args, { cwd, input, env: { INTENT_LSP_MODEL: "test-model" } }), bounded]);
+  clearTimeout(timer);
+  const door = args.slice(0, 2).join(" ");
+  return r === "hung" ? { door, status: null, output: "", hung: true } : { door, status: r.status, output: r.stdout + r.stderr, hung: false };
+}
+
+function spawnedCli(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI_JS, ...args], {
       cwd,
@@ -216,7 +230,9 @@ async function serverDoor(root: string): Promise<Run> {
   return { door: "server", status: 0, output, hung };
 }
 
-async function runDoor(door: Door, root: string, bin: string): Promise<Run[]> {
+/** `spawned`: every command in its own process (the FIFO cases); else in process, but for `doctor` (below). */
+async function runDoor(door: Door, root: string, bin: string, spawned: boolean): Promise<Run[]> {
+  const cli = spawned ? spawnedCli : inProcess;
   switch (door) {
     case "server":
       return [await serverDoor(root)];
@@ -224,7 +240,7 @@ async function runDoor(door: Door, root: string, bin: string): Promise<Run[]> {
       return [await cli(["init", ...AGENTS.flatMap((a) => ["--agent", a])], root)];
     case "doctor":
       // `intent` on PATH, so that a recognised hook command would really run
-      return [await cli(["doctor"], root, "", { PATH: `${bin}:${process.env["PATH"]}` }, DOCTOR_HANG_MS)];
+      return [await spawnedCli(["doctor"], root, "", { PATH: `${bin}:${process.env["PATH"]}` }, DOCTOR_HANG_MS)];
     case "context":
       return [await cli(["context", "INT-001"], root)];
     case "select":
@@ -376,7 +392,7 @@ async function runCase(c: Case): Promise<string[]> {
   try {
     const before = outsideState(f.outside);
     for (const door of c.row.doors) {
-      const results = await runDoor(door, f.root, f.bin);
+      const results = await runDoor(door, f.root, f.bin, c.kind === "fifo");
       runs += results.length;
       const label = `${c.row.path} as ${c.kind}, ${door}`;
       for (const r of results) {

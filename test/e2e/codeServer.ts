@@ -1,11 +1,10 @@
-// VS Code 1.100.3 as code-server 4.100.3, driven in Debian's headless Chromium through playwright-core: the
-// workbench users see, with our .vsix installed into a clean extensions folder. Processes are started in a
-// group of their own and carry the run's INT_LSP_E2E_TAG (editors.ts), so the end of a run kills all of them.
-import { spawn, execFile, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+// VS Code 1.100.3 as code-server 4.100.3, shown in Debian's headless Chromium (browserRun.ts): the workbench
+// users see, with our .vsix installed into a clean extensions folder. Processes are started in a group of
+// their own and carry the run's INTENT_LSP_E2E_TAG (editors.ts), so the end of a run kills all of them.
+import { spawn, execFile, execFileSync, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { isolatedXdg, killTagged, waitFor } from "./editors";
+import { isolatedXdg, repoRoot, waitFor } from "./editors";
 
 export interface CodeServerRun {
   url: string;
@@ -28,6 +27,28 @@ export function codeServerCli(codeServer: string, tmp: string, args: string[], t
       else resolve(stdout + stderr);
     });
   });
+}
+
+/** The extension as users get it: the .vsix `npm run package` builds, installed into a clean extensions folder in `tmp`. */
+export async function installVsix(codeServer: string, tmp: string): Promise<{ extensionsDir: string; userDataDir: string; installed: string }> {
+  const vsix = path.join(tmp, "intent-lsp.vsix");
+  execFileSync(process.execPath, [path.join(repoRoot, "scripts", "package-vscode.mjs"), "--out", vsix], { cwd: repoRoot, stdio: "pipe" });
+  const extensionsDir = path.join(tmp, "extensions");
+  const userDataDir = path.join(tmp, "user-data");
+  const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+  swapServer(extensionsDir);
+  return { extensionsDir, userDataDir, installed };
+}
+
+/** INTENT_LSP_SERVER_JS: replace (or, for a path that does not exist, remove) the installed extension's server. */
+function swapServer(extensionsDir: string): void {
+  const swap = process.env.INTENT_LSP_SERVER_JS;
+  if (!swap) return;
+  const installed = readdirSync(extensionsDir).find((d) => d.startsWith("intent-lsp.intent-lsp-"));
+  if (!installed) throw new Error(`no intent-lsp extension in ${extensionsDir}`);
+  const target = path.join(extensionsDir, installed, "dist", "server.js");
+  if (existsSync(swap)) copyFileSync(swap, target);
+  else rmSync(target);
 }
 
 /** User settings for a clean workbench that opens the folder straight away and shows nothing else. */
@@ -90,17 +111,6 @@ export async function startCodeServer(
   return { url, process: child, userDataDir, extensionsDir, log: () => log };
 }
 
-/** Debian's Chromium, headless: no sandbox (tests run as root), no GPU, no network chatter. */
-export function launchChromium(executablePath: string, env: NodeJS.ProcessEnv): Promise<Browser> {
-  return chromium.launch({
-    executablePath,
-    // tagged like the editor, so that the end of the run finds it too
-    env: env as Record<string, string>,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-}
-
 /** The files under `dir` whose name ends with `suffix` (code-server writes each output channel to a log file). */
 export function findFiles(dir: string, suffix: string): string[] {
   const found: string[] = [];
@@ -125,9 +135,8 @@ export function findFiles(dir: string, suffix: string): string[] {
   return found;
 }
 
-/** Ends a run: the browser, code-server's whole process group, and anything else carrying the run's tag. */
-export async function stopAll(browser: Browser | undefined, run: CodeServerRun | undefined, tag: string): Promise<string[]> {
-  await browser?.close().catch(() => undefined);
+/** Ends code-server's whole process group; what left the group is found by the run's tag (editorRun.ts). */
+export async function stopCodeServer(run: CodeServerRun | undefined): Promise<void> {
   const child = run?.process;
   if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -138,8 +147,4 @@ export async function stopAll(browser: Browser | undefined, run: CodeServerRun |
       // already gone
     }
   }
-  // what left the group (the extension host and the language server may start sessions of their own)
-  return killTagged(tag);
 }
-
-export type { Page };

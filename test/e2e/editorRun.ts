@@ -1,7 +1,7 @@
 // What every real-editor test shares: the built server and CLI it drives, the example workspace it opens,
 // and the scratch folder of one run (its processes ended after the test, its files kept when it failed).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach } from "vitest";
@@ -48,6 +48,13 @@ export function writeWorkspace(root: string, intents: string, selected: string, 
   }
 }
 
+/** A copy of examples/workspace (its intents, ledger and files) as `<tmp>/workspace`; its path. */
+export function copyExampleWorkspace(tmp: string): string {
+  const ws = path.join(tmp, "workspace");
+  cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+  return ws;
+}
+
 /** The workspace's ledger file as text, or a placeholder a failure message can show. */
 export function ledgerText(ws: string): string {
   const file = path.join(ws, ...LEDGER.split("/"));
@@ -64,7 +71,8 @@ export function commitAll(root: string, name: string, email: string): void {
 /**
  * The scratch folder of each test's run. `start()` makes it (after checking the server is built); after each
  * test `before` runs (ending what the test's own harness started), then whatever still runs under the folder's
- * tag is ended and the folder removed, unless the test did not reach `passed()`.
+ * tag is ended and the folder removed, unless the test did not reach `passed()`; then `after` (removing what
+ * the test made outside the folder).
  */
 export class EditorRun {
   dir: string | undefined;
@@ -73,10 +81,12 @@ export class EditorRun {
   constructor(
     private readonly label: string,
     before?: () => Promise<void> | void,
+    after?: () => void,
   ) {
     afterEach(async () => {
       await before?.();
       endRun(this.label, this.dir, !this.ok);
+      after?.();
       this.dir = undefined;
       this.ok = false;
     });

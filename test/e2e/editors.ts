@@ -233,4 +233,5 @@ export function endRun(label: string, tmp: string | undefined, failed: boolean):
   const left = killTagged(tmp);
   if (left.length) console.warn(`${label} e2e: ended processes left behind:\n${left.join("\n")}`);
   if (!failed) rmSync(tmp, { recursive: true, force: true });
+  else console.warn(`${label} e2e: the run's files are kept in ${tmp}`);
 }

@@ -1,28 +1,22 @@
 // `intent report`'s page opened in real Chromium (Debian's, headless, as the VS Code test drives it): no
 // script error, no request beyond the file itself, every chart drawn, the lines behind a number listed when
 // its row is clicked; light and dark. Screenshots go to .cache/artifacts/report/.
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
-import * as path from "node:path";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { launchChromium } from "./codeServer";
-import { ensureEditor, isolatedXdg, repoRoot } from "./editors";
+import { beforeAll, expect, it } from "vitest";
+import { artifactsDir, BrowserRun, Screenshots } from "./browserRun";
 import { insightWorkspace, TOTAL } from "../cli/insightWorkspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import type { TempWorkspace } from "../support/workspace";
 
-const ARTIFACTS = path.join(repoRoot, ".cache", "artifacts", "report");
-
 let ws: TempWorkspace | undefined;
-let browser: Browser | undefined;
+const run = new BrowserRun("report", () => {
+  ws?.dispose();
+  ws = undefined;
+});
 
 beforeAll(ensureBuilt);
-afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  ws?.dispose();
-});
 
 /** Pixels of a canvas that are not transparent: a drawn chart has many. */
 const CANVAS_INK = `(() => Object.fromEntries([...document.querySelectorAll("canvas")].map((c) => {
@@ -33,7 +27,7 @@ const CANVAS_INK = `(() => Object.fromEntries([...document.querySelectorAll("can
 })))()`;
 
 it("the report opens offline in Chromium: no script error, no request, charts drawn, the lines behind a number listed", async () => {
-  const chromiumBin = await ensureEditor("chromium");
+  run.start();
   ws = await insightWorkspace();
   const r = runCli(["report", "--out", "insight.html"], { cwd: ws.root });
   expect(r.stderr).toBe("");
@@ -44,9 +38,8 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
   const html = readFileSync(ws.path("insight.html"), "utf8");
   expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i); // everything inline
 
-  rmSync(ARTIFACTS, { recursive: true, force: true });
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium(chromiumBin, isolatedXdg(ws.root));
+  const shots = new Screenshots(artifactsDir("report"));
+  const browser = await run.chromium();
   for (const scheme of ["light", "dark"] as const) {
     const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -62,14 +55,14 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     expect(requests).toEqual([url]);
 
     const ink = (await page.evaluate(CANVAS_INK)) as Record<string, { width: number; height: number; ink: number }>;
-    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person"]);
+    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person", "chart-untraced"]);
     for (const [id, c] of Object.entries(ink)) {
       expect(c.width, id).toBeGreaterThan(100);
       expect(c.ink, id).toBeGreaterThan(500);
     }
     expect(await page.locator(".card.ai b").textContent()).toBe("5%");
     expect(await page.locator(".card.untraced span").textContent()).toBe(`untraced (${TOTAL - 6} lines no record explains)`);
-    await page.screenshot({ path: path.join(ARTIFACTS, `report-${scheme}.png`), fullPage: true });
+    await page.screenshot({ path: shots.path(`report-${scheme}.png`), fullPage: true });
 
     // a number's row lists exactly its lines: INT-001's six traced lines, with file, range and record
     await page.locator('tr[data-filter="intent:INT-001"]').click();
@@ -84,9 +77,13 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     ]);
     await page.locator('tr[data-filter="out:INT-001"]').click();
     expect(await page.locator("#lines-summary").textContent()).toBe("1 line in 1 run.");
-    await page.screenshot({ path: path.join(ARTIFACTS, `report-${scheme}-lines.png`), fullPage: false });
+    // this week's row of the lines in the code today: every line, the untraced ones by their commit time
+    await page.locator('tr[data-filter^="inCode:"]').first().click();
+    expect(await page.locator("#lines-summary").textContent()).toMatch(new RegExp(`^${TOTAL} lines in \\d+ runs`));
+    await page.screenshot({ path: shots.path(`report-${scheme}-lines.png`), fullPage: false });
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
     await context.close();
   }
+  run.passed();
 }, 300_000);

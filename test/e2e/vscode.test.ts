@@ -6,34 +6,20 @@
 // INTENT_LSP_SERVER_JS=<path> replaces the server inside the installed extension (a path that does not exist
 // removes it): the journey must then fail, which is how this test is shown to be able to fail.
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { codeServerCli, findFiles, launchChromium, startCodeServer, stopAll, type CodeServerRun, type Page } from "./codeServer";
-import { ensureEditor, isolatedXdg, repoRoot, waitFor } from "./editors";
-import type { Browser } from "playwright-core";
+import { expect, it } from "vitest";
+import { artifactsDir, BrowserRun, type Page } from "./browserRun";
+import { copyExampleWorkspace, LEDGER } from "./editorRun";
+import { repoRoot, waitFor } from "./editors";
 
 const INSTALL_MS = 600_000;
 const DEADLINE = 30_000;
-const ARTIFACTS = path.join(repoRoot, ".cache", "artifacts", "vscode");
-const LEDGER = ".orchestration/agent_trace.jsonl";
+const ARTIFACTS = artifactsDir("vscode");
 const NOTES = "docs/notes.md";
 const EDIT = " (edited in VS Code)";
 
-let tmp: string | undefined;
-let browser: Browser | undefined;
-let run: CodeServerRun | undefined;
-let failed = true;
-
-afterEach(async () => {
-  if (!tmp) return;
-  const left = await stopAll(browser, run, tmp);
-  if (left.length) console.warn(`vscode e2e: ended processes left behind:\n${left.join("\n")}`);
-  if (!failed) rmSync(tmp, { recursive: true, force: true });
-  else console.warn(`vscode e2e: the run's files are kept in ${tmp}`);
-  browser = run = tmp = undefined;
-});
+const run = new BrowserRun("vscode");
 
 const ledgerLines = (ws: string) =>
   readFileSync(path.join(ws, LEDGER), "utf8")
@@ -103,62 +89,12 @@ async function goToLineOf(page: Page, line: number): Promise<void> {
   await quickInput.waitFor({ state: "hidden" });
 }
 
-/** The .vsix as users get it: `npm run package`, into this run's folder. */
-function packageVsix(out: string): void {
-  execFileSync(process.execPath, [path.join(repoRoot, "scripts", "package-vscode.mjs"), "--out", out], { cwd: repoRoot, stdio: "pipe" });
-}
-
-/** INTENT_LSP_SERVER_JS: replace (or, for a path that does not exist, remove) the installed extension's server. */
-function swapServer(extensionsDir: string): void {
-  const swap = process.env.INTENT_LSP_SERVER_JS;
-  if (!swap) return;
-  const installed = readdirSync(extensionsDir).find((d) => d.startsWith("intent-lsp.intent-lsp-"));
-  if (!installed) throw new Error(`no intent-lsp extension in ${extensionsDir}`);
-  const target = path.join(extensionsDir, installed, "dist", "server.js");
-  if (existsSync(swap)) copyFileSync(swap, target);
-  else rmSync(target);
-}
-
 it(
   "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record",
   async () => {
-    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
-    const ws = path.join(tmp, "workspace");
-    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
-    const vsix = path.join(tmp, "intent-lsp.vsix");
-    packageVsix(vsix);
-    const extensionsDir = path.join(tmp, "extensions");
-    const userDataDir = path.join(tmp, "user-data");
-    const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
+    const ws = copyExampleWorkspace(run.start());
+    const { page, installed, shots, outputLog, describe, step } = await run.vscode(ws, ARTIFACTS, DEADLINE);
     expect(installed).toMatch(/Extension 'intent-lsp\.vsix' was successfully installed/);
-    swapServer(extensionsDir);
-
-    rmSync(ARTIFACTS, { recursive: true, force: true });
-    mkdirSync(ARTIFACTS, { recursive: true });
-    let shot = 0;
-    const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${String(++shot).padStart(2, "0")}-${name}.png`) });
-
-    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
-    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
-    const outputLog = () =>
-      findFiles(userDataDir, "intent-lsp.log")
-        .map((f) => readFileSync(f, "utf8"))
-        .join("\n");
-    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
-    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      try {
-        const r = await fn();
-        await screenshot(page, name);
-        return r;
-      } catch (e) {
-        await screenshot(page, `${name}-FAILED`).catch(() => undefined);
-        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
-      }
-    };
     const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
     const quickInput = page.locator(".quick-input-widget");
 
@@ -181,7 +117,7 @@ it(
       await row.waitFor();
       await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-003 — Docs refresh" }).textContent()).resolves.toContain(`owns ${NOTES}`);
       await expect(quickInput.locator(".monaco-list-row", { hasText: "INT-004" }).textContent()).resolves.toContain("Start and select INT-004");
-      await screenshot(page, "quick-pick");
+      await shots.take(page, "quick-pick");
       await row.click();
       await expect.poll(() => statusItem.first().textContent(), { timeout: DEADLINE }).toContain("INT-001 · selected");
       await statusItem.locator(".codicon-warning").waitFor();
@@ -211,7 +147,7 @@ it(
       await page.keyboard.press("Control+Period");
       const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Select INT-003 — Docs refresh" });
       await fix.waitFor({ timeout: DEADLINE });
-      await screenshot(page, "quick-fix-menu");
+      await shots.take(page, "quick-fix-menu");
       // the menu takes keys (a pointer block covers it): the server marks this fix preferred, so it comes first
       await page.locator(".action-widget .monaco-list-row.focused", { hasText: "Select INT-003 — Docs refresh" }).waitFor();
       await page.keyboard.press("Enter");
@@ -266,7 +202,7 @@ it(
       expect(line.trim().endsWith(EDIT.trim())).toBe(true); // the line's own text, nothing drawn after it
       expect(line).not.toContain("INT-003");
     });
-    failed = false;
+    run.passed();
   },
   INSTALL_MS,
 );
@@ -281,10 +217,7 @@ function checkFindings(ws: string, file: string): string[] {
 it(
   "VS Code with auto-save: an out-of-scope line stays flagged after its record lands, Ctrl+. re-records it under its owner, the squiggle goes away",
   async () => {
-    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
-    const ws = path.join(tmp, "workspace");
-    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+    const ws = copyExampleWorkspace(run.start());
     // a repository, as `intent check` needs; INT-001 selected, so an edit to notes.md is outside its scope
     const git = (...args: string[]) =>
       execFileSync(
@@ -300,40 +233,9 @@ it(
       path.join(ws, ".orchestration", ".sessions", "workspace.json"),
       JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "test" }),
     );
-    const vsix = path.join(tmp, "intent-lsp.vsix");
-    packageVsix(vsix);
-    const extensionsDir = path.join(tmp, "extensions");
-    const userDataDir = path.join(tmp, "user-data");
-    await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
-    swapServer(extensionsDir);
-
-    const artifacts = path.join(ARTIFACTS, "auto-save");
-    rmSync(artifacts, { recursive: true, force: true });
-    mkdirSync(artifacts, { recursive: true });
-    let shot = 0;
-    const screenshot = async (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
-
     // VS Code in the browser saves a second after typing stops; many desktop users turn the same on
-    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 });
-    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
-    const outputLog = () =>
-      findFiles(userDataDir, "intent-lsp.log")
-        .map((f) => readFileSync(f, "utf8"))
-        .join("\n");
-    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
-    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      try {
-        const r = await fn();
-        await screenshot(page, name);
-        return r;
-      } catch (e) {
-        await screenshot(page, `${name}-FAILED`).catch(() => undefined);
-        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
-      }
-    };
+    const autoSave = { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 };
+    const { page, shots, outputLog, describe, step } = await run.vscode(ws, path.join(ARTIFACTS, "auto-save"), DEADLINE, autoSave);
     const editedLine = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
     const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
     const recordsBefore = ledgerLines(ws).length;
@@ -390,7 +292,7 @@ it(
       await page
         .locator(".action-widget .monaco-list-row.focused", { hasText: "Re-record line 4 under INT-003 — Docs refresh" })
         .waitFor({ timeout: DEADLINE });
-      await screenshot(page, "re-record-menu");
+      await shots.take(page, "re-record-menu");
       await page.keyboard.press("Enter");
       await expect.poll(() => ledgerLines(ws).length, { timeout: DEADLINE }).toBe(before.split("\n").filter((l) => l.trim()).length + 1);
       expect(readFileSync(path.join(ws, LEDGER), "utf8").startsWith(before)).toBe(true);
@@ -400,7 +302,7 @@ it(
       await problem.waitFor({ state: "detached", timeout: DEADLINE });
       expect(checkFindings(ws, NOTES)).toEqual([]);
     });
-    failed = false;
+    run.passed();
   },
   INSTALL_MS,
 );
@@ -408,10 +310,7 @@ it(
 it(
   "VS Code: the Verify CodeLens on an intent in active_intents.yaml runs its criteria with progress, then shows the result and the failed criterion's diagnostic",
   async () => {
-    const [codeServer, chromiumBin] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-    tmp = mkdtempSync(path.join(tmpdir(), "intent-lsp-vscode-"));
-    const ws = path.join(tmp, "workspace");
-    cpSync(path.join(repoRoot, "examples", "workspace"), ws, { recursive: true });
+    const ws = copyExampleWorkspace(run.start());
     const yamlPath = path.join(ws, ".orchestration", "active_intents.yaml");
     const criteria = [
       "    acceptance_criteria:",
@@ -422,37 +321,7 @@ it(
       "",
     ].join("\n");
     writeFileSync(yamlPath, readFileSync(yamlPath, "utf8").replace('    acceptance_criteria: ["Unit tests in test/api pass"]\n', criteria));
-    const vsix = path.join(tmp, "intent-lsp.vsix");
-    packageVsix(vsix);
-    const extensionsDir = path.join(tmp, "extensions");
-    const userDataDir = path.join(tmp, "user-data");
-    await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
-    swapServer(extensionsDir);
-
-    const artifacts = path.join(ARTIFACTS, "criteria");
-    rmSync(artifacts, { recursive: true, force: true });
-    mkdirSync(artifacts, { recursive: true });
-    let shot = 0;
-    run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, ws);
-    browser = await launchChromium(chromiumBin, isolatedXdg(tmp));
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${run.url}/?folder=${encodeURIComponent(ws)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: DEADLINE });
-    const outputLog = () =>
-      findFiles(userDataDir, "intent-lsp.log")
-        .map((f) => readFileSync(f, "utf8"))
-        .join("\n");
-    const describe = () => `--- intent-lsp output ---\n${outputLog()}\n--- code-server ---\n${run?.log().slice(-5000)}`;
-    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      try {
-        const r = await fn();
-        await page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}.png`) });
-        return r;
-      } catch (e) {
-        await page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, "0")}-${name}-FAILED.png`) }).catch(() => undefined);
-        throw new Error(`step "${name}" failed: ${(e as Error).message}\n${describe()}`);
-      }
-    };
+    const { page, step } = await run.vscode(ws, path.join(ARTIFACTS, "criteria"), DEADLINE);
     const lens = (text: string | RegExp) => page.locator(".editor-instance .codelens-decoration a", { hasText: text });
 
     // 1. The intents file shows, on INT-001, a lens that offers to verify its two commands; nothing ran yet.
@@ -478,7 +347,7 @@ it(
       await problem.waitFor({ timeout: DEADLINE });
       expect(await problem.textContent()).toMatch(/\[Ln 11, Col 1\]/);
     });
-    failed = false;
+    run.passed();
   },
   INSTALL_MS,
 );

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { REPO_ROOT } from "../support/lspClient";
+import { runCliInProcess } from "../support/cliRunner";
 
 /**
  * Claude Code agents, as intent-lsp sees them: for each write, `intent hook claude-code` is run with the
@@ -9,8 +9,6 @@ import { REPO_ROOT } from "../support/lspClient";
  * docs/AGENTS.md). Each agent has its own session, selected intent and model; the model is read from
  * the agent's transcript or from INTENT_LSP_MODEL, as server/src/io/modelSources.ts resolves it.
  */
-
-export const CLI_JS = join(REPO_ROOT, "dist/cli.js");
 
 export interface AgentIdentity {
   name: string;
@@ -49,7 +47,7 @@ export class AgentDriver {
       },
     ];
     writeFileSync(this.transcript(agent), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-    const r = await runNode([CLI_JS, "select", intentId, "--session", `claude-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    const r = await intent(["select", intentId, "--session", `claude-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
     if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
   }
 
@@ -126,7 +124,7 @@ export class AgentDriver {
 
   /** Selects the intent for a Codex session (Codex names its model in every payload). */
   async setupCodex(agent: AgentIdentity, intentId: string): Promise<void> {
-    const r = await runNode([CLI_JS, "select", intentId, "--session", `codex-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    const r = await intent(["select", intentId, "--session", `codex-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
     if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
   }
 
@@ -199,7 +197,7 @@ export class AgentDriver {
   }
 
   private async hook(agent: AgentIdentity, payload: object, client = "claude-code"): Promise<unknown> {
-    const r = await runNode([CLI_JS, "hook", client], { cwd: this.root, env: this.env(agent), input: JSON.stringify(payload) });
+    const r = await intent(["hook", client], { cwd: this.root, env: this.env(agent), input: JSON.stringify(payload) });
     if (r.status !== 0) throw new Error(`oracle: intent hook ${client} exited ${r.status}: ${r.stderr}`);
     if (!r.stdout.trim()) return {};
     try {
@@ -240,8 +238,12 @@ function rawLines(text: string): string[] {
   return text.match(/[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$/g) ?? [];
 }
 
-function runNode(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
-  return run(process.execPath, args, opts);
+/**
+ * `intent ARGS` in this process (test/support/cliRunner.ts): the oracle's subject is what the hooks record and
+ * blame answers, not their processes (test/cli covers those); a process per call was most of its time.
+ */
+function intent(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args, opts);
 }
 
 export function run(

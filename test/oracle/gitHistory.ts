@@ -120,3 +120,152 @@ export class ShadowRepo {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/** One commit of a group of files replayed together: the content of each group file it changed (null: deleted). */
+export interface GroupCommit {
+  commit: string;
+  author: string;
+  changes: Map<string, string | null>;
+}
+
+/**
+ * The history of several files together, as `git log` lists it (merges left out, as `git log --follow` does
+ * for one file): the newest `maxCommits` commits that changed any of `files` (paths at `rev`), oldest
+ * first, and each file's content before the first of them (absent files left out). A file that did not
+ * exist yet appears at the commit that made it, from whatever it was split or copied from.
+ */
+export function groupHistory(
+  repo: string,
+  files: readonly string[],
+  rev: string,
+  maxCommits: number,
+): { start: Map<string, string>; startAuthor: string; commits: GroupCommit[] } {
+  const log = git(repo, ["log", "--format=%x00%H%x09%an", "--name-only", rev, "--", ...files]);
+  const wanted = new Set(files);
+  const entries: { commit: string; author: string; paths: string[] }[] = [];
+  for (const chunk of log.split("\u0000").slice(1)) {
+    const [head, ...rest] = chunk.split("\n");
+    const [commit, author] = head!.split("\t");
+    const paths = rest.map((l) => l.trim()).filter((l) => wanted.has(l));
+    if (commit && paths.length) entries.push({ commit, author: author ?? "", paths });
+  }
+  const taken = entries.slice(0, maxCommits).reverse();
+  const show = (commit: string, path: string): string | null => {
+    const r = spawnSync("git", ["show", `${commit}:${path}`], { cwd: repo, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    return r.status === 0 ? r.stdout : null;
+  };
+  const start = new Map<string, string>();
+  let startAuthor = "";
+  const first = taken[0];
+  if (first) {
+    const parent = spawnSync("git", ["rev-parse", "--verify", "-q", `${first.commit}^1`], { cwd: repo, encoding: "utf8" }).stdout.trim();
+    if (parent) {
+      startAuthor = git(repo, ["log", "-1", "--format=%an", parent]).trim();
+      for (const f of files) {
+        const text = show(parent, f);
+        if (text !== null) start.set(f, text);
+      }
+    }
+  }
+  const state = new Map(start);
+  const commits: GroupCommit[] = [];
+  for (const e of taken) {
+    const changes = new Map<string, string | null>();
+    for (const p of e.paths) {
+      const text = show(e.commit, p);
+      if ((state.get(p) ?? null) === text) continue;
+      changes.set(p, text);
+      if (text === null) state.delete(p);
+      else state.set(p, text);
+    }
+    if (changes.size) commits.push({ commit: e.commit, author: e.author, changes });
+  }
+  return { start, startAuthor, commits };
+}
+
+/**
+ * The replayed states of several files, one commit per step. Its `git blame -w -C -C` is the truth for
+ * lines moved or copied between the files: they keep the step that wrote them, as `git blame -C` credits
+ * the original author (see `blame`).
+ */
+export class ShadowTree {
+  readonly dir: string;
+  private readonly stepOf = new Map<string, number>();
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-shadow-"));
+    git(this.dir, ["init", "-q"]);
+  }
+
+  commit(step: number, changes: ReadonlyMap<string, string | null>): void {
+    for (const [path, text] of changes) {
+      const file = join(this.dir, path);
+      if (text === null) rmSync(file, { force: true });
+      else {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, text);
+      }
+    }
+    git(this.dir, ["add", "-A"]);
+    git(this.dir, ["-c", "user.name=oracle", "-c", "user.email=oracle@intent-lsp.local", "commit", "-q", "--allow-empty", "-m", `step ${step}`]);
+    this.stepOf.set(git(this.dir, ["rev-parse", "HEAD"]).trim(), step);
+  }
+
+  /** git's own diff of `path` by the last step (see ShadowRepo.lastHunks); a file the step made is one hunk. */
+  lastHunks(path: string): { at: number; remove: number; from: number; count: number }[] {
+    const out = git(this.dir, ["diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", "HEAD~1", "HEAD", "--", path]);
+    const hunks: { at: number; remove: number; from: number; count: number }[] = [];
+    for (const m of out.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)) {
+      const [a, b, c, d] = [Number(m[1]), m[2] === undefined ? 1 : Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])];
+      hunks.push({ at: b === 0 ? a : a - 1, remove: b, from: d === 0 ? c : c - 1, count: d });
+    }
+    return hunks.reverse();
+  }
+
+  /**
+   * The step that wrote each line of `path`. A line `git blame -C -C` finds moved or copied from another of
+   * the files keeps the step that wrote it there; a block moved within the file is the mover's, as in the
+   * seeded oracle (test/oracle/truth.ts), so for those lines `git blame` without -C is the truth.
+   */
+  blame(path: string, ignoreWhitespace: boolean): number[] {
+    return this.blameWithCopies(path, ignoreWhitespace).steps;
+  }
+
+  /**
+   * `blame`, and for each single line taken from another file the step `git blame` without -C gives it:
+   * the writer of the copy, an equally valid reading (git finds a copy by its own threshold, 40
+   * characters, where intent-lsp needs a block of two lines). A block of two or more lines taken from one
+   * file has no such reading: it keeps its owner.
+   */
+  blameWithCopies(path: string, ignoreWhitespace: boolean): { steps: number[]; copiedBy: (number | undefined)[] } {
+    const ws = ignoreWhitespace ? ["-w"] : [];
+    const plain = this.blameLines(path, ws);
+    const copies = this.blameLines(path, ["-C", "-C", ...ws]);
+    const copied = (i: number) => copies[i] !== undefined && copies[i]!.file !== path && copies[i]!.step !== plain[i]!.step;
+    // a line copied alone: a run of two or more from the same file is a moved block, whose owner it keeps
+    const alone = (i: number) => !(copied(i - 1) && copies[i - 1]!.file === copies[i]!.file) && !(copied(i + 1) && copies[i + 1]!.file === copies[i]!.file);
+    return {
+      steps: plain.map((p, i) => (copied(i) ? copies[i]!.step : p.step)),
+      copiedBy: plain.map((p, i) => (copied(i) && alone(i) ? p.step : undefined)),
+    };
+  }
+
+  private blameLines(path: string, args: string[]): { step: number; file: string }[] {
+    const out = git(this.dir, ["blame", "--line-porcelain", ...args, "HEAD", "--", path]);
+    const lines: { step: number; file: string }[] = [];
+    let step = -1;
+    for (const line of out.split("\n")) {
+      const m = /^([0-9a-f]{40}) \d+ \d+/.exec(line);
+      if (m) {
+        const s = this.stepOf.get(m[1]!);
+        if (s === undefined) throw new Error(`shadow blame names an unknown commit ${m[1]}`);
+        step = s;
+      } else if (line.startsWith("filename ")) lines.push({ step, file: line.slice("filename ".length) });
+    }
+    return lines;
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

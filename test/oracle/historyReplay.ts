@@ -42,7 +42,7 @@ export interface ReplayConfig {
   trace?: (line: string) => void;
 }
 
-const AI_MODELS: readonly Contributor[] = [SONNET, OPUS, GPT];
+export const AI_MODELS: readonly Contributor[] = [SONNET, OPUS, GPT];
 /** Whoever made a commit that no door recorded. */
 const TEAMMATE: Contributor = { actor: { name: "teammate", door: "editor", owner: { type: "human", intentId: "", unrecorded: true } } };
 
@@ -265,14 +265,14 @@ class FileReplay {
 }
 
 /** Lines as intent-lsp and git count them: a final line break ends the last line. */
-function textLines(text: string): string[] {
+export function textLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split(/\r\n|\n|\r/);
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
 
-function hashString(s: string): number {
+export function hashString(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../support/lspClient";
 import { mostChanged } from "./gitHistory";
+import { replayGroup } from "./groupReplay";
 import { replayHistory } from "./historyReplay";
 import { REPLAY_SEEDED, seededConfig } from "./configs";
 import { Report } from "./report";
@@ -24,7 +25,10 @@ Seeded edit streams (default):
 Real git history:
   --repo PATH        a local git clone; with --file (repeatable), the paths to replay
   --own              this project's own history: its three most changed files under server/src
-  --max-commits N    the newest N commits of each file (default 300)
+  --together         replay the --file paths together in one workspace, commit by commit
+                     (merges left out), so that lines moved or split between them are compared with git blame -C
+  --rev REV          with --together: the revision the paths are named at and the history ends at (HEAD)
+  --max-commits N    the newest N commits of each file (with --together: of the group) (default 300)
   --map author|commit  authors (default; --own: commit) or commits alternately a person and an AI model
   --reload region|hunks|mixed  how the editor reloads after an agent's write (default mixed)
   --checkpoint N     compare every N commits (default 10)
@@ -43,6 +47,8 @@ async function main(): Promise<number> {
       repo: { type: "string" },
       file: { type: "string", multiple: true },
       own: { type: "boolean" },
+      together: { type: "boolean" },
+      rev: { type: "string" },
       "max-commits": { type: "string" },
       map: { type: "string" },
       reload: { type: "string" },
@@ -74,7 +80,7 @@ async function main(): Promise<number> {
     mode = `history-${reload}`;
     title = `Real history replay: ${repo} (${files.join(", ")}), authors mapped by ${map}, editor reloads: ${reload}`;
     log(title);
-    report = await replayHistory({
+    const cfg = {
       repo,
       files,
       seed: num(values["first-seed"], 1),
@@ -84,7 +90,8 @@ async function main(): Promise<number> {
       reload,
       log,
       ...(trace ? { trace } : {}),
-    });
+    };
+    report = values.together ? await replayGroup({ ...cfg, rev: values.rev ?? "HEAD" }) : await replayHistory(cfg);
   } else {
     const seeds = num(values.seeds, REPLAY_SEEDED.seeds);
     const first = num(values["first-seed"], 1);

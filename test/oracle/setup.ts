@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCliInProcess } from "../support/cliRunner";
 import { TempWorkspace } from "../support/workspace";
 import { parseBlameRow, type BlameRow, type Seen } from "./answers";
-import { AgentDriver, CLI_JS, run, type AgentIdentity } from "./agentDriver";
+import { AgentDriver, run, type AgentIdentity } from "./agentDriver";
 import { EditorDriver } from "./editorDriver";
 import type { Actor } from "./generator";
 import { LedgerWatch } from "./ledger";
@@ -149,17 +149,9 @@ export class World {
     await git(this.teammate!.root, "merge", "-q", "--ff-only", "work");
   }
 
-  /** `intent blame --json PATH`, run in the workspace as a user would: what the ledger says of the file on disk. */
+  /** `intent blame --json PATH`, run in the workspace as a user would (in this process): what the ledger says of the file on disk. */
   async blame(path: string): Promise<Seen[]> {
-    const r = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_JS, "blame", "--json", path], { cwd: this.ws.root });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ status: code ?? -1, stdout, stderr }));
-    });
+    const r = await runCliInProcess(["blame", "--json", path], { cwd: this.ws.root });
     if (r.status !== 0) throw new Error(`oracle: intent blame --json ${path} exited ${r.status}: ${r.stderr}`);
     const rows = (JSON.parse(r.stdout) as { lines: BlameRow[] }).lines;
     return rows.map(parseBlameRow);

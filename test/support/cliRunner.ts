@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import type { Io } from "../../server/src/cli/args";
 import { REPO_ROOT } from "./lspClient";
 
 /** The CLI run as a user, an agent or a CI job runs it: `node dist/cli.js`, one process per command. */
@@ -12,12 +13,60 @@ export interface CliResult {
   status: number;
 }
 
-export function runCli(args: string[], opts: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }): CliResult {
+export interface CliOptions {
+  cwd: string;
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The environment a command sees: the test process's, with the test's own settings over it. */
+function commandEnv(opts: CliOptions): NodeJS.ProcessEnv {
   const env = { ...process.env, ...opts.env };
   delete env["INTENT_LSP_MODEL"]; // only a test that sets it should see it
   if (opts.env?.["INTENT_LSP_MODEL"]) env["INTENT_LSP_MODEL"] = opts.env["INTENT_LSP_MODEL"];
+  return env;
+}
+
+export function runCli(args: string[], opts: CliOptions): CliResult {
+  const env = commandEnv(opts);
   const r = spawnSync(process.execPath, [CLI_JS, ...args], { cwd: opts.cwd, input: opts.input ?? "", encoding: "utf8", env });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status ?? -1 };
+}
+
+type Main = (argv: string[], io: Io) => Promise<number>;
+let builtMain: Main | undefined;
+
+/**
+ * The same command in this process: the built CLI's `main` (dist/intent-cli-main.js, the code dist/cli.js
+ * runs) with the folder, environment and standard input handed over through its Io, as the program does
+ * from its process. For the tests whose subject is what a command does, not the process that runs it: a
+ * spawn costs more than most commands. What only a process shows (exit on a crash, signals, timeouts, the
+ * code cache, stdout left clean) stays with runCli. The file must be built (ensureBuilt) before the first call.
+ */
+export async function runCliInProcess(args: string[], opts: CliOptions): Promise<CliResult> {
+  builtMain ??= (require(join(REPO_ROOT, "dist/intent-cli-main.js")) as { main: Main }).main;
+  let stdout = "";
+  let stderr = "";
+  const lines = (opts.input ?? "").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const io: Io = {
+    out: (text) => void (stdout += text),
+    write: async (text) => void (stdout += text),
+    err: (text) => void (stderr += text),
+    cwd: opts.cwd,
+    env: commandEnv(opts),
+    readStdin: async () => opts.input ?? "",
+    readLine: async () => lines.shift(),
+  };
+  try {
+    const status = await builtMain(args, io);
+    return { stdout, stderr, status };
+  } catch (err) {
+    // what runAsProgram prints and exits with when a command fails outside its own error handling
+    const hook = args[0] === "hook";
+    stderr += `intent: ${(err as Error)?.message ?? String(err)}${hook ? " (blocking the call)" : ""}\n`;
+    return { stdout, stderr, status: hook ? 2 : 1 };
+  }
 }
 
 /** The agents whose hook calls `intent hook <agent>` answers. */
@@ -25,7 +74,19 @@ export type HookAgent = "claude-code" | "cursor" | "codex" | "gemini" | "copilot
 
 /** Runs a hook with a JSON payload, as the agent does. */
 export function runHook(agent: HookAgent, payload: unknown, opts: { cwd: string; env?: NodeJS.ProcessEnv }): CliResult & { json: unknown } {
-  const r = runCli(["hook", agent], { ...opts, input: typeof payload === "string" ? payload : JSON.stringify(payload) });
+  return withJson(runCli(["hook", agent], { ...opts, input: typeof payload === "string" ? payload : JSON.stringify(payload) }));
+}
+
+/** runHook in this process (runCliInProcess): for the tests of what a hook decides, not of the hook's process. */
+export async function runHookInProcess(
+  agent: HookAgent,
+  payload: unknown,
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<CliResult & { json: unknown }> {
+  return withJson(await runCliInProcess(["hook", agent], { ...opts, input: typeof payload === "string" ? payload : JSON.stringify(payload) }));
+}
+
+function withJson(r: CliResult): CliResult & { json: unknown } {
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);

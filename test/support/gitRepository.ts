@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { cpSync, rmSync } from "node:fs";
 import { TempWorkspace } from "./workspace";
 
 /** Git with a fixed identity and no signing, and a committed copy of the example workspace. */
@@ -18,10 +19,23 @@ export function git(cwd: string, ...args: string[]): string {
  * the first commit of a fresh repository on branch main.
  */
 export function gitWorkspace(): TempWorkspace {
-  const ws = new TempWorkspace();
-  ws.write(".orchestration/agent_trace.jsonl", "");
-  git(ws.root, "init", "-q");
-  git(ws.root, "add", "-A");
-  git(ws.root, "commit", "-q", "-m", "initial");
+  const ws = new TempWorkspace({ fromExample: false });
+  cpSync(committedTemplate(), ws.root, { recursive: true });
   return ws;
+}
+
+let template: TempWorkspace | undefined;
+
+/** The committed workspace, made once per test process and copied per test: git's set-up is not the subject. */
+function committedTemplate(): string {
+  if (!template) {
+    const made = new TempWorkspace();
+    made.write(".orchestration/agent_trace.jsonl", "");
+    git(made.root, "init", "-q");
+    git(made.root, "add", "-A");
+    git(made.root, "commit", "-q", "-m", "initial");
+    template = made;
+    process.once("exit", () => rmSync(made.root, { recursive: true, force: true }));
+  }
+  return template.root;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { authorOfEntry, percent } from "../../server/src/engine/authorship";
-import { InsightBuilder, pathMatcher, periodOf } from "../../server/src/engine/insight";
+import { datedRuns, InsightBuilder, pathMatcher, periodOf, untracedRanges, type Run } from "../../server/src/engine/insight";
+import { parseBlamePorcelain } from "../../server/src/io/commitDates";
 import type { BlameLine } from "../../server/src/engine/blame";
 
 const row = (line: number, r: Partial<BlameLine>): BlameLine => ({ line, kind: "traced", text: "", ...r });
@@ -15,6 +16,76 @@ describe("insight", () => {
 
   it("says shares without rounding a few lines to 0% or 100%", () => {
     expect([percent(0, 0), percent(1, 1000), percent(999, 1000), percent(1, 3), percent(0, 5)]).toEqual(["–", "<1%", ">99%", "33%", "0%"]);
+  });
+
+  it("splits untraced runs by their commit time; lines git gives no time stay undated", () => {
+    const runs: Run[] = [
+      { start: 1, end: 4, author: "untraced" },
+      { start: 5, end: 5, author: "ai", traceId: "r1", timestamp: "2026-11-02T10:00:00Z" },
+      { start: 6, end: 9, author: "untraced" },
+    ];
+    expect(untracedRanges(runs)).toEqual([
+      { start: 1, end: 4 },
+      { start: 6, end: 9 },
+    ]);
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const jan = Date.parse("2026-01-05T10:00:00Z");
+    const dated = datedRuns(
+      runs,
+      [
+        { start: 1, end: 2, ms: jan },
+        { start: 3, end: 4, ms: jan },
+        { start: 6, end: 6, ms: null },
+        { start: 8, end: 9, ms: jan },
+      ],
+      now,
+    );
+    expect(dated.map((r) => [r.start, r.end, r.author, r.committed])).toEqual([
+      [1, 4, "untraced", "2026-01-05T10:00:00.000Z"],
+      [5, 5, "ai", undefined],
+      [6, 6, "untraced", "2026-11-26T12:00:00.000Z"],
+      [7, 7, "untraced", undefined],
+      [8, 9, "untraced", "2026-01-05T10:00:00.000Z"],
+    ]);
+    expect(datedRuns(runs, { undated: "no git" }, now)).toEqual(runs);
+    const b = new InsightBuilder({ by: "month" });
+    b.addRuns("a.ts", dated);
+    const h = b.result().history!;
+    expect(h.periods.map((p) => [p.period, p.inCode.ai, p.inCode.untraced, p.inCode.untracedShare])).toEqual([
+      ["2026-01", 0, 6, 1],
+      ["2026-11", 1, 1, 0.5],
+    ]);
+    expect(h.undated).toEqual({ lines: 1, reasons: [] });
+  });
+
+  it("reads git blame's porcelain: committer times, not-committed lines, and no time past a shallow cut", () => {
+    const a = "a".repeat(40);
+    const z = "0".repeat(40);
+    const s = "b".repeat(40);
+    const porcelain = [
+      `${a} 1 1 2`,
+      "author A",
+      "committer-time 1767607200",
+      "filename f",
+      "\tone",
+      `${a} 2 2`,
+      "\ttwo",
+      `${z} 3 3 1`,
+      "committer-time 1790000000",
+      "\tthree",
+      `${s} 4 4 1`,
+      "committer-time 1700000000",
+      "boundary",
+      "\tfour",
+      `${a} 5 5 1`,
+      "\tfive",
+      "",
+    ].join("\n");
+    expect(parseBlamePorcelain(porcelain)).toEqual([
+      { start: 1, end: 2, ms: 1767607200000 },
+      { start: 3, end: 3, ms: null },
+      { start: 5, end: 5, ms: 1767607200000 },
+    ]);
   });
 
   it("puts a time in its UTC day, ISO week (from Monday) and month", () => {
@@ -71,7 +142,10 @@ describe("insight", () => {
         writtenOutOfScope: 0,
         surviving: { ai: 2, human: 1, mixed: 0, unknown: 0 },
         durability: 0.5,
+        // untraced lines no commit time was given for are in no period: undated
+        inCode: { ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 0, total: 3, untracedShare: 0 },
       },
     ]);
+    expect(s.history!.undated).toEqual({ lines: 6, reasons: [] });
   });
 });

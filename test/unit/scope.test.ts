@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileScope, normalizeGlob, pathToGlob, samplePath, ScopeIndex, scopeMatches, validateGlob } from "../../server/src/engine/scope";
+import { compileScope, globCompilations, normalizeGlob, pathToGlob, samplePath, ScopeIndex, scopeMatches, validateGlob } from "../../server/src/engine/scope";
 import { makeCatalogue, type Intent } from "../../server/src/engine/intents/model";
 import { Prng } from "../oracle/prng";
 import { buildRules } from "../../server/src/engine/rules";
@@ -109,6 +109,42 @@ describe("which intents own a path, every kind of glob", () => {
     const first = rules.scopes.owners("src/api/x.ts");
     first.length = 0;
     expect(owners("src/api/x.ts")).toEqual(["PRE-001"]);
+  });
+});
+
+describe("a scope that names folders and files literally", () => {
+  // compiling a glob costs an agent's hook more than the rest of judging its path: counted, never timed
+  // (globs no other test here uses: compiled globs are kept for the whole process)
+  it("is judged without compiling a glob, with the owner minimatch finds", () => {
+    const intents = [
+      { id: "API-001", ownedScope: ["pkg/core/**", "!pkg/core/generated/**", "notes/core", "pkg/core.ts"] },
+      { id: "WEB-001", ownedScope: ["pkg/web/**", "pkg/web.ts"] },
+      { id: "SPEC-001", ownedScope: ["**/lit.spec.ts"] },
+    ] as unknown as Intent[];
+    const cases: [string, string[]][] = [
+      ["pkg/core/x.ts", ["API-001"]],
+      ["pkg/core/.hidden/y.ts", ["API-001"]],
+      ["pkg/core", []],
+      ["pkg/core.ts", ["API-001"]],
+      ["pkg/coreary/x.ts", []],
+      ["pkg/core/generated/z.ts", []],
+      ["notes/core", ["API-001"]],
+      ["notes/core/guide.md", ["API-001"]],
+      ["notes/cores.md", []],
+    ];
+    for (const [path, ids] of cases) {
+      const before = globCompilations();
+      expect(
+        new ScopeIndex(makeCatalogue(intents)).owners(path).map((i) => i.id),
+        path,
+      ).toEqual(ids);
+      expect(globCompilations() - before, path).toBe(0);
+      // minimatch, through each intent's own compiled scope, agrees
+      expect(
+        intents.filter((i) => scopeMatches(compileScope(i.ownedScope), path)).map((i) => i.id),
+        path,
+      ).toEqual(ids);
+    }
   });
 });
 

@@ -11,9 +11,12 @@ import { CHECK_FORMATS, formatReport, type CheckFormat, type CheckReport } from 
 import { checkSummaryMarkdown } from "./checkSummary";
 import { changedLinesInsight, type ChangedText } from "../engine/insight";
 import { appendStepSummary } from "../io/stepSummary";
+import { commitDatesOf, headCommit } from "../io/commitDates";
+import { insightOptions } from "./stats";
 import { openWorkspace, readLedger } from "./workspace";
 
-const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github|markdown] [--path GLOB] [--root DIR]
+const USAGE = `intent check [--base REF] [--staged] [--format text|json|sarif|github|markdown] [--path GLOB]
+             [--since WHEN] [--until WHEN] [--by day|week|month] [--root DIR]
 
 For every line changed between the base and the working tree (or the index with --staged): the ledger
 record that explains it, judged against its intent ("out-of-scope" when the file is outside that intent's
@@ -31,6 +34,15 @@ active_intents.yaml are listed too.
                  (that summary on stdout, for any other CI): the AI share of the changed lines by
                  intent and model, how many are untraced, and the findings
   --path GLOB    the summary counts only these files' changed lines (findings are not filtered)
+  --since WHEN   the summary counts only the changed lines written from WHEN (YYYY-MM-DD, an ISO
+  --until WHEN   time, or a git revision: its commit date) / up to WHEN, as \`intent stats\` dates
+                 lines: a traced line at its record's time, an untraced line at the time of the commit
+                 git says last changed it (not committed yet: today); it says how many it left out
+  --by PERIOD    the summary adds the counted changed lines per day, week or month they were written
+
+The findings and the exit code never depend on --path, --since, --until or --by: they shape only the
+summary, so with --format text, json or sarif (no summary) --since, --until and --by are refused (exit 2)
+rather than silently checking every line anyway.
 
 The lines \`intent init\` writes into .gitignore, .gitattributes and the agents' hook files are intent-lsp's
 own setup and never a finding; every other line of those files is checked.
@@ -46,10 +58,20 @@ export const checkCommand: Command = {
       staged: { type: "boolean" },
       format: { type: "string" },
       path: { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      by: { type: "string" },
     });
     const format = (values.format ?? "text") as CheckFormat;
     if (!CHECK_FORMATS.includes(format)) throw new CliError(`--format ${values.format} is not one of ${CHECK_FORMATS.join(", ")}`, 2);
+    const summaryFilters = (["since", "until", "by"] as const).filter((f) => values[f] !== undefined);
+    if (summaryFilters.length && format !== "markdown" && format !== "github")
+      throw new CliError(
+        `${summaryFilters.map((f) => `--${f}`).join(", ")} only shape the pull request summary (--format markdown, or github), and --format ${format} has none: the findings are always those of every changed line. Drop ${summaryFilters.length === 1 ? "it" : "them"} or ask for the summary.`,
+        2,
+      );
     const ws = openWorkspace(io, values.root);
+    const window = insightOptions(ws.root, values, false);
     const top = gitTopLevel(ws.root);
     if (!top) throw new CliError(`${ws.root} is not inside a git repository; \`intent check\` compares git revisions`);
     const inRepo = relative(realRootOf(top), realRootOf(ws.root)).split(sep).join("/");
@@ -95,6 +117,8 @@ export const checkCommand: Command = {
     const summaryFile = format === "github" ? io.env["GITHUB_STEP_SUMMARY"] : undefined;
     if (format === "markdown" || summaryFile) {
       const texts: ChangedText[] = [];
+      // HEAD, asked once when an untraced changed line is to be dated
+      let head: { at: string | null | undefined } | undefined;
       for (const c of changes) {
         if (c.whole || !c.changed.length || ws.rules.ignore.ignores(c.path)) continue;
         const text = c.read();
@@ -102,7 +126,22 @@ export const checkCommand: Command = {
       }
       const markdown = checkSummaryMarkdown({
         ...report,
-        changed: changedLinesInsight(texts, (p, lines) => ledger.attributionBatches(p, lines), { ...(values.path ? { path: values.path } : {}) }),
+        changed: changedLinesInsight(
+          texts,
+          (p, lines) => ledger.attributionBatches(p, lines),
+          {
+            ...(values.path ? { path: values.path } : {}),
+            ...(window.since !== undefined ? { since: window.since } : {}),
+            ...(window.until !== undefined ? { until: window.until } : {}),
+            // --since or --until alone: no per-period table, unlike `intent stats`
+            ...(values.by !== undefined && window.by ? { by: window.by } : {}),
+            now: Date.now(),
+          },
+          (path, text, ranges) => {
+            head ??= { at: headCommit(ws.root) };
+            return commitDatesOf(ws.root, head.at, path, ranges, text);
+          },
+        ),
         ...(values.path ? { path: values.path } : {}),
       });
       if (format === "markdown") io.out(markdown);

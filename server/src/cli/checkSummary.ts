@@ -1,11 +1,13 @@
 /**
  * `intent check`'s pull request summary (README "CI"): the AI share of the changed lines by intent and
  * model, how many are untraced, and the findings, as Markdown. `--format github` appends it to the job's
- * summary (`$GITHUB_STEP_SUMMARY`); `--format markdown` prints it for any other CI.
+ * summary (`$GITHUB_STEP_SUMMARY`); `--format markdown` prints it for any other CI. `--since`/`--until`
+ * count only the changed lines written in that window, `--by` adds them per period; the findings are
+ * always those of the whole check.
  */
 import { percent, type LineCounts } from "../engine/authorship";
 import { summarize, type Finding } from "../engine/check";
-import type { Insight } from "../engine/insight";
+import type { ChangedInsight, Undated } from "../engine/insight";
 import { codeSpan, plainText } from "../engine/markdownText";
 
 export interface SummaryInput {
@@ -16,7 +18,7 @@ export interface SummaryInput {
   checkedLines: number;
   findings: readonly Finding[];
   /** The changed lines counted by who wrote them. */
-  changed: Insight;
+  changed: ChangedInsight;
   /** `--path`: the counts are of these files' changed lines only. */
   path?: string;
 }
@@ -44,6 +46,45 @@ function countsTable(head: string, rows: { name: string; lines: LineCounts }[]):
   return `| ${head} | changed lines | AI share | AI | people | mixed / unknown | out of scope |\n|---|---:|---:|---:|---:|---:|---:|\n${body}${more}\n\n`;
 }
 
+const day = (iso: string) => (iso.endsWith("T00:00:00.000Z") || iso.endsWith("T23:59:59.999Z") ? iso.slice(0, 10) : iso);
+
+function undatedText(u: Undated, what: string): string {
+  if (!u.lines) return "";
+  return `${plural(u.lines, "untraced line")} ${what}: git gives ${u.lines === 1 ? "it" : "them"} no commit time (${cell(u.reasons.join("; ") || "no answer")}).`;
+}
+
+/** What `--since`/`--until` kept: the window, and how many changed lines fell outside it. */
+function windowText(c: ChangedInsight): string {
+  const w = c.window;
+  if (!w) return "";
+  const span = w.since && w.until ? `from ${day(w.since)} to ${day(w.until)}` : w.since ? `since ${day(w.since)}` : `until ${day(w.until!)}`;
+  let out = `Counted: the changed lines written ${span} (a traced line at its record's time, an untraced one at the time of the commit git says last changed it; not committed yet: today). `;
+  out += `${plural(w.leftOut, "changed line")} written outside it left out.`;
+  const undated = undatedText(w.undated, "of them left out");
+  return `${out}${undated ? ` ${undated}` : ""}\n\n`;
+}
+
+/** `--by`: the counted changed lines per period they were written in. */
+function periodsTable(c: ChangedInsight): string {
+  const h = c.history;
+  if (!h) return "";
+  const rows = h.periods.filter((p) => p.inCode.total);
+  let out = `### Changed lines by the ${h.by} they were written\n\n`;
+  if (!rows.length) out += `No counted changed line has a known time.\n\n`;
+  else {
+    out += `| ${h.by} | changed lines | AI share | AI | people | mixed / unknown | untraced | untraced share |\n|---|---:|---:|---:|---:|---:|---:|---:|\n`;
+    out += rows
+      .map((p) => {
+        const i = p.inCode;
+        return `| ${p.period} | ${n(i.total)} | ${percent(i.ai, i.total)} | ${n(i.ai)} | ${n(i.human)} | ${n(i.mixed + i.unknown)} | ${n(i.untraced)} | ${percent(i.untraced, i.total)} |`;
+      })
+      .join("\n");
+    out += "\n\n";
+  }
+  const undated = undatedText(h.undated, "in no period");
+  return undated ? `${out}${undated}\n\n` : out;
+}
+
 export function checkSummaryMarkdown(r: SummaryInput): string {
   const t = r.changed.lines;
   const s = summarize(r.findings);
@@ -68,6 +109,8 @@ export function checkSummaryMarkdown(r: SummaryInput): string {
     "model",
     r.changed.byModel.map((m) => ({ name: m.model ?? "(no model id)", lines: m.lines })),
   );
+  out += windowText(r.changed);
+  out += periodsTable(r.changed);
   out += `### Findings\n\n${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")}.\n`;
   if (r.findings.length) {
     out += `\n| | where | finding | message |\n|---|---|---|---|\n`;

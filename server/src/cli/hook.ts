@@ -56,7 +56,7 @@ export const hookCommand: Command = {
       } catch (e) {
         throw new Error(`the hook input is not JSON (${(e as Error).message}); is this command configured as a hook?`);
       }
-      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, toolVersion: INTENT_LSP_VERSION });
+      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, cwd: io.cwd, toolVersion: INTENT_LSP_VERSION });
     } catch (err) {
       answer = agent.failure(err, payload);
     }

@@ -28,7 +28,7 @@ export const initCommand: Command = {
     for (const a of named) if (!hookSpec(a)) throw new CliError(`unknown agent "${a}"; use one of ${AGENTS}`, 2);
     let root: string;
     try {
-      root = resolveWorkspaceRoot(values.root, io.cwd)?.root ?? io.cwd;
+      root = resolveWorkspaceRoot(values.root, io.cwd, io.cwd)?.root ?? io.cwd;
     } catch (e) {
       throw new CliError((e as Error).message, 2);
     }

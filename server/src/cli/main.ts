@@ -5,6 +5,7 @@
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
+import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
 
 interface Entry {
   summary: string;
@@ -118,6 +119,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
 let answers: { reader: import("node:readline").Interface; lines: AsyncIterator<string> } | undefined;
 
 function processIo(): Io {
+  // whether anything went through process.stdout: the answer then follows it through the same stream
+  let stdoutUsed = false;
   return {
     readLine: async () => {
       if (!answers) {
@@ -127,16 +130,17 @@ function processIo(): Io {
       const next = await answers.lines.next();
       return next.done ? undefined : next.value;
     },
-    out: (text) => void process.stdout.write(text),
-    write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
+    out: (text) => {
+      stdoutUsed = true;
+      process.stdout.write(text);
+    },
+    write: (text) => writeAllStdout(text, stdoutUsed),
     err: (text) => void process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
     readStdin: async () => {
-      if (process.stdin.isTTY) throw new Error("nothing on standard input: an agent pipes its hook event (JSON) into this command");
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
+      if (stdinIsTerminal()) throw new Error("nothing on standard input: an agent pipes its hook event (JSON) into this command");
+      return readAllStdin();
     },
   };
 }
@@ -154,7 +158,8 @@ export function runAsProgram(): void {
   process.on("uncaughtException", fail);
   void main(process.argv.slice(2), processIo()).then((code) => {
     answers?.reader.close();
-    process.stdin.pause();
+    // touching process.stdin would open it: only a stream that was opened needs pausing
+    if (answers || stdinStreamOpened()) process.stdin.pause();
     process.exitCode = code;
   }, fail);
 }

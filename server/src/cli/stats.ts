@@ -16,7 +16,10 @@ tree's files (tracked and untracked, not ignored; exempt paths left out) counted
   --until WHEN   history up to WHEN
   --by PERIOD    history per day, week or month (week when --since or --until is given alone):
                  lines written by AI and by people, and durability (of the AI's lines written then, the
-                 share still in the code today)
+                 share still in the code today); and the lines in the code today by when they were
+                 written, untraced ones included: a traced line at its record's time, an untraced line
+                 at the time of the commit git says last changed it (uncommitted: today), with the
+                 untraced share of each period
   --json         the numbers as JSON`;
 
 /** The options `intent stats`, `intent report` and `intent check --format` share. */
@@ -109,7 +112,8 @@ export function statsText(s: GatheredInsight, filter: string | undefined): strin
 function historyText(s: Insight): string {
   const h = s.history;
   if (!h) return "";
-  if (!h.periods.length) return `\nNo records written ${h.since ? `since ${h.since.slice(0, 10)} ` : ""}${h.until ? `until ${h.until.slice(0, 10)}` : ""}.\n`;
+  if (!h.periods.length)
+    return `\nNo lines written ${h.since ? `since ${h.since.slice(0, 10)} ` : ""}${h.until ? `until ${h.until.slice(0, 10)}` : ""}.\n${undatedText(h.undated)}`;
   const rows = h.periods.map((p) => [
     p.period,
     n(p.written.ai),
@@ -119,7 +123,24 @@ function historyText(s: Insight): string {
     n(p.surviving.ai),
     p.durability === null ? "–" : percent(p.surviving.ai, p.written.ai),
   ]);
-  return `\n${table([h.by, "AI wrote", "people wrote", "mixed/unknown", "out of scope", "AI lines today", "durability"], rows)}\n`;
+  let out = `\n${table([h.by, "AI wrote", "people wrote", "mixed/unknown", "out of scope", "AI lines today", "durability"], rows)}\n`;
+  const inCode = h.periods.map((p) => [
+    p.period,
+    n(p.inCode.total),
+    n(p.inCode.ai),
+    n(p.inCode.human),
+    n(p.inCode.mixed + p.inCode.unknown),
+    n(p.inCode.untraced),
+    p.inCode.untracedShare === null ? "–" : percent(p.inCode.untraced, p.inCode.total),
+  ]);
+  out += `\nLines in the code today by when they were written (untraced: when git committed them; uncommitted: today):\n`;
+  out += `${table([h.by, "lines today", "ai", "human", "mixed/unknown", "untraced", "untraced share"], inCode)}\n`;
+  return out + undatedText(h.undated);
+}
+
+function undatedText(u: { lines: number; reasons: string[] }): string {
+  if (!u.lines) return "";
+  return `${n(u.lines)} untraced ${u.lines === 1 ? "line has" : "lines have"} no known commit time and ${u.lines === 1 ? "is" : "are"} in no period: ${u.reasons.join("; ") || "git gave none"}.\n`;
 }
 
 export const statsCommand: Command = {

@@ -16,7 +16,7 @@ export interface CliWorkspace extends WorkspaceRoot {
 export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requireIntents?: boolean } = {}): CliWorkspace {
   let found: WorkspaceRoot | undefined;
   try {
-    found = resolveWorkspaceRoot(rootFlag, io.cwd);
+    found = resolveWorkspaceRoot(rootFlag, io.cwd, io.cwd);
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }

@@ -184,7 +184,23 @@ function unknownState(count: number): LineState {
 
 /** The records of one file that have line maps, linked by content hashes. */
 export class RecordGraph {
-  private constructor(private readonly steps: RecordStep[]) {}
+  /** Steps by the hash of the content they wrote, oldest first: `newestPinning` without a scan of every step. */
+  private readonly byPostHash = new Map<string, RecordStep[]>();
+  /**
+   * `replayTo`'s results per source depth. A step's state depends on the step and the depth alone (its chain
+   * and the sources it takes lines from are fixed by the graph), so each is replayed once: a file whose
+   * records move lines to and from others would otherwise replay the same chains again at every step.
+   */
+  private readonly replayed: Map<RecordStep, LineState>[] = [];
+
+  private constructor(private readonly steps: RecordStep[]) {
+    for (const s of steps) {
+      if (typeof s.postHash !== "string") continue;
+      const list = this.byPostHash.get(s.postHash);
+      if (list) list.push(s);
+      else this.byPostHash.set(s.postHash, [s]);
+    }
+  }
 
   static of(entries: readonly TraceEntry[]): RecordGraph {
     const byChange = new Map<LineChange, RecordStep>();
@@ -207,10 +223,12 @@ export class RecordGraph {
 
   /** The newest record whose content after the write has this hash. */
   newestPinning(hash: string, before?: RecordStep): RecordStep | undefined {
-    for (let i = this.steps.length - 1; i >= 0; i--) {
-      const s = this.steps[i]!;
+    const list = this.byPostHash.get(hash);
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const s = list[i]!;
       if (before && compareSteps(s, before) >= 0) continue;
-      if (s.postHash === hash) return s;
+      return s;
     }
     return undefined;
   }
@@ -268,10 +286,16 @@ export class RecordGraph {
 
   /** The state of the content `end` wrote, replayed from the start of its chain. */
   replayTo(end: RecordStep, depth = 0): LineState {
+    const memo = this.replayedAt(depth);
+    const known = memo.get(end);
+    if (known) return known;
     const chain = this.chainTo(end);
+    // the newest step of the chain already replayed at this depth: the chain to it is a prefix of this one
+    let from = chain.length;
+    while (from > 0 && !memo.has(chain[from - 1]!)) from--;
     const first = chain[0]!;
-    let state = first.preHash === null ? unknownState(0) : unknownState(first.change.oldCount);
-    for (const step of chain) {
+    let state = from > 0 ? memo.get(chain[from - 1]!)! : first.preHash === null ? unknownState(0) : unknownState(first.change.oldCount);
+    for (const step of chain.slice(from)) {
       // another file's content a record took lines from, replayed in turn (never through this very chain)
       const stateOf = (hash: string): LineState | undefined => {
         if (depth >= MAX_SOURCE_DEPTH) return undefined;
@@ -280,8 +304,18 @@ export class RecordGraph {
       };
       // a map that does not fit: what came before it is unknown, as at an unrecorded change
       state = applyStep(state, step, stateOf) ?? applyStep(unknownState(step.change.oldCount), step, stateOf)!;
+      memo.set(step, state);
     }
     return state;
+  }
+
+  private replayedAt(depth: number): Map<RecordStep, LineState> {
+    let memo = this.replayed[depth];
+    if (!memo) {
+      memo = new Map();
+      this.replayed[depth] = memo;
+    }
+    return memo;
   }
 }
 

@@ -207,7 +207,7 @@ export class TextHashes {
     return this.hashes;
   }
 
-  /** Line hash → 0-based positions, ascending. */
+  /** Line hash -> 0-based positions, ascending. */
   positions(): Map<string, number[]> {
     if (!this.positionMap) {
       const map = new Map<string, number[]>();
@@ -246,7 +246,7 @@ class FileView {
     return this.text.lineHashes();
   }
 
-  /** Line hash → 0-based positions, ascending. */
+  /** Line hash -> 0-based positions, ascending. */
   positions(): Map<string, number[]> {
     return this.text.positions();
   }

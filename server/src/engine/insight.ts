@@ -4,8 +4,10 @@
  * The present: every line of the files as they are now, counted once by who wrote it (engine/authorship.ts),
  * from the rows `intent blame` prints for each file, so every number is a sum of blame rows. The history:
  * lines written per period, read from the ledger's records, and how many of the AI's are still in the code
- * (the present's lines owned by a record of that period). Untraced lines are counted and shown, never
- * guessed: they have no writer and no time.
+ * (the present's lines owned by a record of that period). Untraced lines have no record: they are counted
+ * and shown, never given a writer. Their time is the one git knows, the commit that last changed them (an
+ * uncommitted line: today), so the lines still in the code form one series per period, untraced ones
+ * included (`inCode`); a line whose time git cannot tell is counted as undated, never put in a period.
  */
 import { Minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
@@ -26,7 +28,19 @@ export interface InsightOptions {
   by?: Period;
   /** Keep the runs of lines behind the numbers (the report's tables). */
   blocks?: boolean;
+  /** "Today", epoch ms: the time of lines not committed yet. */
+  now?: number;
 }
+
+/** When git says a run of a file's lines was last committed: epoch ms, or null when not committed yet (today). */
+export interface CommitDate {
+  start: number;
+  end: number;
+  ms: number | null;
+}
+
+/** A file's untraced lines dated by git (`CommitDate`s over them), or why git cannot date them. */
+export type UntracedDates = readonly CommitDate[] | { undated: string };
 
 /** A run of consecutive lines of one file owned by the same record (or untraced): what a number links to. */
 export interface Block {
@@ -40,6 +54,10 @@ export interface Block {
   traceId?: string;
   timestamp?: string;
   outOfScope?: boolean;
+  /** An untraced run's commit time (ISO; uncommitted lines: today), when git knows it. */
+  committed?: string;
+  /** An untraced run not committed yet (its `committed` is today). */
+  uncommitted?: boolean;
 }
 
 export interface Keyed<K extends string> {
@@ -58,6 +76,23 @@ export interface HistoryRow {
   surviving: Record<Exclude<Author, "untraced">, number>;
   /** surviving.ai / written.ai, null when the AI wrote nothing in the period. */
   durability: number | null;
+  /**
+   * Lines in the code today written in the period, by author: a traced line by its owning record's time,
+   * an untraced one by its commit time (`surviving` with the untraced lines), and the untraced share.
+   */
+  inCode: InCode;
+}
+
+export interface InCode extends Record<Author, number> {
+  total: number;
+  /** untraced / total; null when no line of the period is in the code. */
+  untracedShare: number | null;
+}
+
+/** Untraced lines of the code today that git gives no time (in no period), and why. */
+export interface Undated {
+  lines: number;
+  reasons: string[];
 }
 
 export interface Insight {
@@ -69,7 +104,7 @@ export interface Insight {
   byFolder: { path: string; lines: LineCounts }[];
   byFile: { path: string; lines: LineCounts }[];
   outOfScope: { lines: number; byIntent: { id: string | null; lines: number }[]; blocks: Block[] };
-  history?: { by: Period; since?: string; until?: string; periods: HistoryRow[] };
+  history?: { by: Period; since?: string; until?: string; periods: HistoryRow[]; undated: Undated };
   blocks?: Block[];
 }
 
@@ -99,6 +134,7 @@ const DAY_MS = 86_400_000;
 const FOLDER_DEPTH = 2;
 
 const zeroWritten = () => ({ ai: 0, human: 0, mixed: 0, unknown: 0 });
+const zeroInCode = (): InCode => ({ ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, total: 0, untracedShare: null });
 
 /** Collects files' blame rows and ledger entries into an `Insight`. */
 export class InsightBuilder {
@@ -112,10 +148,22 @@ export class InsightBuilder {
   private readonly allBlocks: Block[] = [];
   private readonly periods = new Map<string, HistoryRow>();
   private readonly periodOfDay = new Map<number, string>();
+  private readonly undated: Undated = { lines: 0, reasons: [] };
   readonly matches: (path: string) => boolean;
 
   constructor(private readonly opts: InsightOptions = {}) {
     this.matches = pathMatcher(opts.path);
+  }
+
+  /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
+  runInWindow(r: Run): boolean {
+    const when = r.author === "untraced" ? r.committed : r.timestamp;
+    return when !== undefined && this.inWindow(Date.parse(when));
+  }
+
+  /** Why some untraced lines have no time (said once each). */
+  undatedBecause(reason: string): void {
+    if (!this.undated.reasons.includes(reason)) this.undated.reasons.push(reason);
   }
 
   private inWindow(ms: number): boolean {
@@ -136,7 +184,7 @@ export class InsightBuilder {
   private period(key: string): HistoryRow {
     let row = this.periods.get(key);
     if (!row) {
-      row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null };
+      row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null, inCode: zeroInCode() };
       this.periods.set(key, row);
     }
     return row;
@@ -149,7 +197,8 @@ export class InsightBuilder {
 
   /**
    * Whether the numbers need a file's runs (`addRuns`) rather than its tally (`addTally`): the history's
-   * surviving lines need each run's time, the report's tables each run.
+   * surviving lines and lines in the code need each run's time (untraced runs: their commit time), the
+   * report's tables each run.
    */
   get needsRuns(): boolean {
     return this.opts.by !== undefined || this.opts.blocks === true;
@@ -162,9 +211,19 @@ export class InsightBuilder {
     const by = this.opts.by;
     if (by)
       for (const r of runs) {
-        if (r.author === "untraced" || r.timestamp === undefined) continue;
-        const ms = Date.parse(r.timestamp);
-        if (this.inWindow(ms)) this.periodAt(ms, by).surviving[r.author] += r.end - r.start + 1;
+        const n = r.end - r.start + 1;
+        if (r.author !== "untraced") {
+          if (r.timestamp === undefined) continue;
+          const ms = Date.parse(r.timestamp);
+          if (!this.inWindow(ms)) continue;
+          const row = this.periodAt(ms, by);
+          row.surviving[r.author] += n;
+          row.inCode[r.author] += n;
+        } else if (r.committed === undefined) this.undated.lines += n;
+        else {
+          const ms = Date.parse(r.committed);
+          if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
+        }
       }
     if (this.opts.blocks) for (const b of blocks) this.allBlocks.push({ path, ...b });
   }
@@ -192,6 +251,7 @@ export class InsightBuilder {
     const counts = emptyCounts();
     addLines(counts, "untraced", false, count);
     if (this.opts.blocks && count) this.allBlocks.push({ path, start: 1, end: count, author: "untraced" });
+    if (this.opts.by) this.undated.lines += count;
     this.addCountsOf(path, counts);
   }
 
@@ -244,12 +304,18 @@ export class InsightBuilder {
     };
     if (this.opts.by) {
       const periods = [...this.periods.values()].sort((a, b) => a.period.localeCompare(b.period));
-      for (const p of periods) p.durability = p.written.ai ? p.surviving.ai / p.written.ai : null;
+      for (const p of periods) {
+        p.durability = p.written.ai ? p.surviving.ai / p.written.ai : null;
+        const c = p.inCode;
+        c.total = c.ai + c.human + c.mixed + c.unknown + c.untraced;
+        c.untracedShare = c.total ? c.untraced / c.total : null;
+      }
       insight.history = {
         by: this.opts.by,
         ...(this.opts.since !== undefined ? { since: new Date(this.opts.since).toISOString() } : {}),
         ...(this.opts.until !== undefined ? { until: new Date(this.opts.until).toISOString() } : {}),
         periods,
+        undated: this.undated,
       };
     }
     if (this.opts.blocks) insight.blocks = this.allBlocks;
@@ -298,8 +364,16 @@ export function blocksOf(runs: readonly Run[]): Run[] {
   const blocks: Run[] = [];
   let block: Run | undefined;
   for (const r of runs) {
-    // a block is the lines of one record in a row, whatever else differs
-    if (block && block.author === r.author && block.traceId === r.traceId && block.end === r.start - 1) block.end = r.end;
+    // a block is the lines of one record in a row (untraced: of one commit time), whatever else differs
+    if (
+      block &&
+      block.author === r.author &&
+      block.traceId === r.traceId &&
+      block.committed === r.committed &&
+      block.uncommitted === r.uncommitted &&
+      block.end === r.start - 1
+    )
+      block.end = r.end;
     else {
       block = { ...r };
       blocks.push(block);
@@ -377,6 +451,53 @@ export function runsOf(rows: readonly BlameLine[]): Run[] {
   return runs;
 }
 
+/** The ranges of a file's untraced lines: what git is asked to date. */
+export function untracedRanges(runs: readonly Run[]): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const r of runs) {
+    if (r.author !== "untraced") continue;
+    const last = out.at(-1);
+    if (last && last.end === r.start - 1) last.end = r.end;
+    else out.push({ start: r.start, end: r.end });
+  }
+  return out;
+}
+
+/**
+ * A file's runs with its untraced runs split by the time git says their lines were committed (`committed`;
+ * a line not committed yet is of `now`). Lines git gives no time stay without one: undated, never guessed.
+ */
+export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: number): Run[] {
+  if (!Array.isArray(dates)) return [...runs];
+  const sorted = [...(dates as readonly CommitDate[])].sort((a, b) => a.start - b.start);
+  const iso = (ms: number | null) => new Date(ms ?? now).toISOString();
+  const out: Run[] = [];
+  const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
+    const last = out.at(-1);
+    if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed && last.uncommitted === uncommitted) last.end = end;
+    else out.push({ ...run, start, end, ...(committed !== undefined ? { committed } : {}), ...(uncommitted ? { uncommitted } : {}) });
+  };
+  let i = 0;
+  for (const run of runs) {
+    if (run.author !== "untraced") {
+      out.push(run);
+      continue;
+    }
+    let at = run.start;
+    while (i < sorted.length && sorted[i]!.end < at) i++;
+    for (let j = i; j < sorted.length && sorted[j]!.start <= run.end && at <= run.end; j++) {
+      const d = sorted[j]!;
+      if (d.end < at) continue;
+      if (d.start > at) push(run, at, d.start - 1, undefined);
+      const end = Math.min(d.end, run.end);
+      push(run, Math.max(d.start, at), end, iso(d.ms), d.ms === null ? true : undefined);
+      at = end + 1;
+    }
+    if (at <= run.end) push(run, at, run.end, undefined);
+  }
+  return out;
+}
+
 /** What one ledger entry wrote, as the history counts it. */
 export interface Written {
   /** The record's time, epoch ms. */
@@ -404,17 +525,41 @@ export interface ChangedText {
   changed: readonly number[];
 }
 
+/** The changed lines' counts, and (with a window) how many changed lines were written outside it. */
+export interface ChangedInsight extends Insight {
+  window?: {
+    since?: string;
+    until?: string;
+    /** Changed lines left out: written outside the window, or of no known time. */
+    leftOut: number;
+    /** Of those, untraced lines git gives no time. */
+    undated: Undated;
+  };
+}
+
 /**
  * The counts of a check's changed lines (the pull request summary): each changed line counted by who
  * wrote it, as `intent blame` shows it, reading only as many of a file's records as those lines need.
  * `entryBatches`: a file's entries and those of the paths its content came from, as blame reads them.
+ * With `since`/`until`, only the changed lines written in that window count, with the meaning of the
+ * history of `intent stats`: a traced line at its record's time, an untraced one at its commit time
+ * (`dateUntraced`, asked only then and with `by`); `by` adds the per-period series (`history`).
  */
 export function changedLinesInsight(
   files: readonly ChangedText[],
   entryBatches: (path: string, lines: readonly string[]) => Iterable<readonly TraceEntry[]>,
   opts: InsightOptions = {},
-): Insight {
-  const builder = new InsightBuilder({ ...(opts.path ? { path: opts.path } : {}) });
+  dateUntraced?: (path: string, text: string, ranges: { start: number; end: number }[]) => UntracedDates,
+): ChangedInsight {
+  const windowed = opts.since !== undefined || opts.until !== undefined;
+  const now = opts.now ?? 0;
+  const builder = new InsightBuilder({
+    ...(opts.path ? { path: opts.path } : {}),
+    ...(opts.since !== undefined ? { since: opts.since } : {}),
+    ...(opts.until !== undefined ? { until: opts.until } : {}),
+    ...(opts.by ? { by: opts.by } : {}),
+  });
+  const left: NonNullable<ChangedInsight["window"]> = { leftOut: 0, undated: { lines: 0, reasons: [] } };
   for (const f of files) {
     if (!f.changed.length || !builder.matches(f.path)) continue;
     const lines = splitLines(f.text);
@@ -424,10 +569,36 @@ export function changedLinesInsight(
       return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
     });
     const wanted = new Set(f.changed);
-    builder.addFile(
-      f.path,
-      rows.filter((r) => wanted.has(r.line)),
-    );
+    let runs = runsOf(rows.filter((r) => wanted.has(r.line)));
+    if ((windowed || opts.by) && dateUntraced && runs.some((r) => r.author === "untraced")) {
+      const dates = dateUntraced(f.path, f.text, untracedRanges(runs));
+      if (!Array.isArray(dates)) {
+        const reason = (dates as { undated: string }).undated;
+        builder.undatedBecause(reason);
+        if (windowed && !left.undated.reasons.includes(reason)) left.undated.reasons.push(reason);
+      }
+      runs = datedRuns(runs, dates, now);
+    }
+    if (windowed) {
+      const kept: Run[] = [];
+      for (const r of runs) {
+        if (builder.runInWindow(r)) kept.push(r);
+        else {
+          left.leftOut += r.end - r.start + 1;
+          if (r.author === "untraced" && r.committed === undefined) left.undated.lines += r.end - r.start + 1;
+        }
+      }
+      runs = kept;
+      if (!runs.length) continue;
+    }
+    builder.addRuns(f.path, runs);
   }
-  return builder.result();
+  const result: ChangedInsight = builder.result();
+  if (windowed)
+    result.window = {
+      ...(opts.since !== undefined ? { since: new Date(opts.since).toISOString() } : {}),
+      ...(opts.until !== undefined ? { until: new Date(opts.until).toISOString() } : {}),
+      ...left,
+    };
+  return result;
 }

@@ -6,7 +6,7 @@
  * an editor's webview.
  */
 import { AUTHORS, percent, type Author, type LineCounts } from "./authorship";
-import type { Block, Insight } from "./insight";
+import type { Block, HistoryRow, Insight, Undated } from "./insight";
 
 export interface ReportMeta {
   /** The workspace's folder name (never its absolute path: the page is meant to be shared). */
@@ -23,7 +23,7 @@ export interface ReportMeta {
  */
 export interface PackedBlocks {
   strings: string[];
-  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1)]; -1: none. */
+  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1), committed, uncommitted(0/1)]; -1: none. */
   rows: number[][];
 }
 
@@ -51,6 +51,8 @@ export function packBlocks(blocks: readonly Block[]): PackedBlocks {
     id(b.traceId),
     id(b.timestamp),
     b.outOfScope ? 1 : 0,
+    id(b.committed),
+    b.uncommitted ? 1 : 0,
   ]);
   return { strings, rows };
 }
@@ -120,6 +122,22 @@ td.author-ai{color:var(--ai)}td.author-human{color:var(--human)}td.author-mixed{
 td.out{color:var(--out)}
 `;
 
+/** The lines in the code today by the period they were written in, untraced ones by their commit time. */
+function inCodeSection(by: string, periods: readonly HistoryRow[], undated: Undated): string {
+  const rows = periods
+    .map(
+      (p) =>
+        `<tr data-filter="inCode:${esc(p.period)}" tabindex="0" title="Show these lines"><td>${esc(p.period)}</td><td>${n(p.inCode.total)}</td><td>${n(p.inCode.ai)}</td><td>${n(p.inCode.human)}</td><td>${n(p.inCode.mixed + p.inCode.unknown)}</td><td>${n(p.inCode.untraced)}</td><td>${p.inCode.untracedShare === null ? "–" : percent(p.inCode.untraced, p.inCode.total)}</td></tr>`,
+    )
+    .join("");
+  const note = undated.lines
+    ? `<p class="note">${n(undated.lines)} untraced ${undated.lines === 1 ? "line has" : "lines have"} no known commit time and ${undated.lines === 1 ? "is" : "are"} in no period: ${esc(undated.reasons.join("; ") || "git gave none")}.</p>`
+    : "";
+  return `<section><h2>Lines in the code today by the ${esc(by)} they were written, and the untraced share</h2><div class="chart"><canvas id="chart-untraced" role="img" aria-label="untraced share over time"></canvas></div>
+<table class="counts"><tr><th>${esc(by)}</th><th>lines today</th><th>AI</th><th>people</th><th>mixed/unknown</th><th>untraced</th><th>untraced share</th></tr>${rows}</table>
+<p class="note">A traced line is of its record's time; an untraced line has no record, so it is of the time of the commit git says last changed it (a line not committed yet: today).</p>${note}</section>`;
+}
+
 export function reportHtml(insight: Insight, meta: ReportMeta, script: string): string {
   const t = insight.lines;
   const filter = meta.path ? ` matching <code>${esc(meta.path)}</code>` : "";
@@ -142,8 +160,8 @@ export function reportHtml(insight: Insight, meta: ReportMeta, script: string): 
           (p) =>
             `<tr data-filter="period:${esc(p.period)}" tabindex="0" title="Show the lines of this period still in the code"><td>${esc(p.period)}</td><td>${n(p.written.ai)}</td><td>${n(p.written.human)}</td><td>${n(p.written.mixed + p.written.unknown)}</td><td>${n(p.writtenOutOfScope)}</td><td>${n(p.surviving.ai)}</td><td>${p.durability === null ? "–" : percent(p.surviving.ai, p.written.ai)}</td></tr>`,
         )
-        .join("")}</table>
-<p class="note">Untraced lines have no record, so no time: the ledger cannot say when they were written. The share of untraced lines is known for the code as it is now (above).</p></section>`
+        .join("")}</table></section>
+${inCodeSection(history.by, history.periods, history.undated)}`
     : `<section><h2>History</h2><p class="none">No records in the ledger${history?.since || history?.until ? " for this window" : ""}.</p></section>`;
   const out = insight.outOfScope;
   const outSection = `<section><h2>Out of scope</h2>${

@@ -4,7 +4,7 @@
  */
 import { escape as escapeGlob, Minimatch } from "minimatch";
 import type { Catalogue, Intent } from "./intents/model";
-import { patternCostProblem } from "./patternLimits";
+import { MAX_PATTERN_LENGTH, patternCostProblem } from "./patternLimits";
 
 const MATCH_OPTIONS = { dot: true, nonegate: true, nocomment: true } as const;
 
@@ -298,19 +298,52 @@ class Candidates {
  * Each include glob as compileScope reads it (none for an unusable glob), remembered by its text as
  * written: `intent check` and the editor ask for every file.
  */
-const matchersOf = new Map<string, readonly Minimatch[]>();
+const matchersOf = new Map<string, readonly { match(path: string): boolean }[]>();
 
 /** One include glob the way compileScope reads it, compiled on first use. */
 function globMatches(raw: string, path: string): boolean {
   let matchers = matchersOf.get(raw);
   if (matchers === undefined) {
     const g = normalizeGlob(raw);
-    matchers = validateGlob(raw) !== undefined ? [] : hasMagic(g) ? [compiledGlob(g)] : [compiledGlob(g), compiledGlob(`${g}/**`)];
+    const literal = literalMatch(g);
+    const compiled = () => (validateGlob(raw) !== undefined ? [] : hasMagic(g) ? [compiledGlob(g)] : [compiledGlob(g), compiledGlob(`${g}/**`)]);
+    matchers = literal ? [literal(compiled)] : compiled();
     if (matchersOf.size >= MAX_COMPILED) matchersOf.clear();
     matchersOf.set(raw, matchers);
   }
   for (const m of matchers) if (m.match(path)) return true;
   return false;
+}
+
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+/** An empty, `.` or `..` segment. */
+const NOT_PLAIN = /(^|\/)\.{0,2}(\/|$)/;
+
+/**
+ * A glob that names a file or folder literally (`src/api`, `src/api/**`, most scopes), matched against a
+ * plain path (no empty, `.` or `..` segment) by comparing text, as minimatch matches it: `L/**` matches
+ * every path below L (dot files too) but not L itself, and `L` matches L and everything below it. Compiling
+ * a glob costs an agent's hook more than the rest of judging its path. Such a glob is always valid (see
+ * validateGlob); any other path goes to the compiled glob. Undefined for any other glob.
+ */
+function literalMatch(g: string): ((compiled: () => readonly Minimatch[]) => { match(path: string): boolean }) | undefined {
+  const folder = g.endsWith("/**");
+  const base = folder ? g.slice(0, -3) : g;
+  if (g.length > MAX_PATTERN_LENGTH || hasMagic(base) || CONTROL_CHARS.test(base) || /^[A-Za-z]:/.test(base)) return undefined;
+  if (NOT_PLAIN.test(base)) return undefined;
+  const below = `${base}/`;
+  return (compiled) => {
+    let fallback: readonly Minimatch[] | undefined;
+    return {
+      match(path: string): boolean {
+        if (NOT_PLAIN.test(path)) {
+          fallback ??= compiled();
+          return fallback.some((m) => m.match(path));
+        }
+        return (path.length > below.length && path.startsWith(below)) || (!folder && path === base);
+      },
+    };
+  };
 }
 
 /** Every include glob of the catalogue under its place. */

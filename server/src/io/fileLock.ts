@@ -1,4 +1,4 @@
-import lockfile from "proper-lockfile";
+import type { LockOptions as LockfileOptions } from "proper-lockfile";
 
 /**
  * The cross-process lock every writer of a shared file takes (the ledger, active_intents.yaml): a
@@ -7,7 +7,7 @@ import lockfile from "proper-lockfile";
 export interface LockOptions {
   /** A lock not refreshed for this long is taken over (a writer that was killed). */
   stale?: number;
-  retries?: lockfile.LockOptions["retries"];
+  retries?: LockfileOptions["retries"];
 }
 
 export class LockError extends Error {
@@ -15,6 +15,10 @@ export class LockError extends Error {
 }
 
 export async function acquireLock(file: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
+  // Loaded here, not at the top: it patches fs through graceful-fs when loaded, which a process that never
+  // locks (an agent's pre-write hook, run on every tool call) should not pay for; a plain require lets the
+  // bundler defer it.
+  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
   const retry = retryOptions(opts.retries);
   let release: () => Promise<void>;
   for (let attempt = 0; ; attempt++) {

@@ -1,17 +1,30 @@
 /**
  * Gathers `intent stats` / `intent report` (README "Insight"): the working tree's files as they are now
  * (tracked and untracked, not ignored; exempt paths and intent-lsp's own files left out, as nothing of
- * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history.
+ * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history;
+ * with a history, the untraced lines dated by the commit git says last changed them (io/commitDates.ts).
  */
 import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
 import { blameNewestFirst } from "../engine/blame";
 import { fileHash, splitLines } from "../engine/hashing";
-import { InsightBuilder, runsOf, tallyOf, writtenBy, type Insight, type InsightOptions, type Run, type Written } from "../engine/insight";
+import {
+  datedRuns,
+  InsightBuilder,
+  runsOf,
+  tallyOf,
+  untracedRanges,
+  writtenBy,
+  type Insight,
+  type InsightOptions,
+  type Run,
+  type Written,
+} from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
+import { BLAME_BUDGET_MS, commitDatesOf, headCommit, singleCommitTimes } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import {
@@ -113,9 +126,14 @@ export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedge
   }
 }
 
+/** Why the editor's report leaves untraced lines undated. */
+export const EDITOR_UNDATED = "the editor does not run git blame (it would hold up typing); `intent report` in a terminal dates these lines";
+
+const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
+
 /**
  * `gatherInsight` in steps: the language server pauses between them, so a report asked for in the editor
- * never holds up typing or other requests.
+ * never holds up typing or other requests. Untraced lines stay undated here (`EDITOR_UNDATED`).
  */
 export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): Generator<void, GatheredInsight> {
   const builder = new InsightBuilder(opts);
@@ -127,7 +145,9 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
     const bytes = readCounted(root, path);
     if (bytes === "binary") binaryFiles++;
     if (typeof bytes === "string") continue;
-    builder.addRuns(path, countedRuns(ledger, path, bytes.toString("utf8")));
+    const runs = countedRuns(ledger, path, bytes.toString("utf8"));
+    if (opts.by && hasUntraced(runs)) builder.undatedBecause(EDITOR_UNDATED);
+    builder.addRuns(path, runs);
   }
   if (opts.by) {
     for (const path of ledger.files()) {
@@ -174,7 +194,8 @@ export async function gatherInsightCached(
   // a path kept from the last run was chosen under the same exempt rules, if they are the same (the ledger's path is in the stamp)
   const chosen = cache !== undefined && cache.exempt === rules.ignore.key;
   // a file changed after this is not proven unchanged by its times next time (see FileStat)
-  const trustBefore = Date.now() - RACY_MS;
+  const now = opts.now ?? Date.now();
+  const trustBefore = now - RACY_MS;
   let binaryFiles = 0;
   // each file's tally, in the working tree's order; a file to count again holds its text meanwhile
   const counted: Counted[] = [];
@@ -199,12 +220,20 @@ export async function gatherInsightCached(
   }
   const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept);
   const ledger = missing ? await openLedger() : undefined;
-  // the files' runs, for the history and the report's tables, and to keep when any changed; when none were
-  // kept, those of the files counted now (a file without them is counted again when they are needed)
+  // the files' runs (with their untraced lines' commit times), for the history and the report's tables, and
+  // to keep when any changed; when none were kept, those of the files counted now (a file without them is
+  // counted again when they are needed)
   const loaded = kept ?? (missing && cache ? loadInsightRuns(root, stamp) : undefined);
   const runs: InsightRuns = loaded ?? { runs: new Map(), written: missing ? writtenOf(ledger!) : new Map() };
   const files = new Map<string, CachedFile>();
   let changed = missing || !chosen;
+  // HEAD, asked once and only when a file's untraced lines are to be dated
+  let head: string | null | undefined;
+  let headAsked = false;
+  let redated = false;
+  let blameSpent = 0;
+  // the files all of whose lines one commit wrote: dated without a blame each (asked once, when needed)
+  let single: Map<string, number> | undefined;
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
@@ -216,22 +245,59 @@ export async function gatherInsightCached(
       file = { ...file, stat: c.stat };
       changed = true;
     }
-    if (builder.needsRuns) builder.addRuns(c.path, runs.runs.get(c.path)!.runs);
-    else builder.addTally(c.path, file.tally);
     files.set(c.path, file);
+    if (!builder.needsRuns) {
+      // the tally: no runs, and no commit times (they date lines only for the history)
+      builder.addTally(c.path, file.tally);
+      continue;
+    }
+    const known = runs.runs.get(c.path)!;
+    const fileRuns = known.runs;
+    if (!opts.by || !hasUntraced(fileRuns)) {
+      builder.addRuns(c.path, fileRuns);
+      continue;
+    }
+    // commit times hold for the same bytes (the runs' key) at the same HEAD
+    let dates = known.dates;
+    if (!headAsked) {
+      head = headCommit(root);
+      headAsked = true;
+    }
+    if (head === undefined || dates?.head !== head) {
+      const started = Date.now();
+      if (head) single ??= singleCommitTimes(root);
+      const oneCommit = single?.get(c.path);
+      const asked =
+        oneCommit !== undefined
+          ? untracedRanges(fileRuns).map((r) => ({ ...r, ms: oneCommit }))
+          : blameSpent < BLAME_BUDGET_MS
+            ? commitDatesOf(root, head, c.path, untracedRanges(fileRuns))
+            : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
+      blameSpent += Date.now() - started;
+      if (Array.isArray(asked)) dates = { head: head!, dates: [...asked] };
+      else {
+        dates = undefined;
+        builder.undatedBecause((asked as { undated: string }).undated);
+      }
+      if (dates !== known.dates) {
+        runs.runs.set(c.path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
+        redated = true;
+      }
+    }
+    builder.addRuns(c.path, dates ? datedRuns(fileRuns, dates.dates, now) : fileRuns);
   }
   if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
-  if (changed) {
+  if (changed || missing || redated) {
     // files not counted this time (another --path) keep what was learnt of them, unless they are no longer in
     // the working tree or the exempt rules changed and now leave them out
     const present = new Set(paths);
     if (cache) for (const [path, f] of cache.files) if (!files.has(path) && present.has(path) && (chosen || shouldRecord(path, rules))) files.set(path, f);
-    if (missing) {
+    if (missing || redated) {
       for (const path of runs.runs.keys()) if (!files.has(path)) runs.runs.delete(path);
       saveInsightRuns(root, stamp, runs);
     }
-    saveInsightCache(root, stamp, { files, exempt: rules.ignore.key, unreadable });
+    if (changed) saveInsightCache(root, stamp, { files, exempt: rules.ignore.key, unreadable });
   }
   return { insight: { ...builder.result(), binaryFiles }, unreadable };
 }

@@ -3,22 +3,23 @@
  * the next run counts an unchanged file without reading the ledger or attributing it again. Two files:
  * `.orchestration/.cache/insight.json` holds, under the hash of each file's bytes, its tally (engine/insight.ts
  * `FileTally`: all a plain `intent stats` needs), and is read by every run; `insight-runs.json` holds each
- * file's runs of lines (`Run`) and the lines each ledger entry wrote, which only the history (`--by`) and the
- * report's tables need, so only they read it.
+ * file's runs of lines (`Run`), when git committed its untraced lines (under the HEAD it was asked at), and
+ * the lines each ledger entry wrote, which only the history (`--by`) and the report's tables need, so only
+ * they read it.
  *
  * A file's runs depend on its content and on the ledgers (its own records, and those of the paths its
  * content came from); the history depends on the ledgers only. So the whole cache holds only while every
  * ledger is byte for byte what it was (same file, length, modification time, and the same bytes at its
  * head and end, as the saved ledger index checks them), and was written by this very build of intent-lsp;
- * a file's runs and tally hold only for the same bytes. Which files were counted holds only under the same
- * exempt rules (the files the cache names are not judged again while they are). Anything else is counted
- * again from the ledger.
+ * a file's runs and tally hold only for the same bytes, and its commit times only for the same bytes and
+ * HEAD. Which files were counted holds only under the same exempt rules (the files the cache names are not
+ * judged again while they are). Anything else is counted again from the ledger, and asked of git again.
  */
 import { hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AUTHORS, type Author } from "../engine/authorship";
-import type { FileTally, Run, TallyGroup, Written } from "../engine/insight";
+import type { CommitDate, FileTally, Run, TallyGroup, Written } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
@@ -28,7 +29,7 @@ import { openRegularSync } from "./regularFiles";
 
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
 export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
-const FORMAT = 3;
+const FORMAT = 4;
 /** Bytes of a ledger's head and of its end that must be unchanged (as the saved ledger index checks). */
 const CHECK_BYTES = 4096;
 
@@ -53,10 +54,18 @@ export interface CachedFile {
 
 /** What the history and the report's tables need beyond the tallies (`insight-runs.json`). */
 export interface InsightRuns {
-  /** Per workspace path: the hash of the bytes counted and their runs. */
-  runs: Map<string, { key: string; runs: Run[] }>;
+  /** Per workspace path: the hash of the bytes counted, their runs, and when git committed their untraced lines. */
+  runs: Map<string, KeptRuns>;
   /** Per workspace path: what each of its ledger entries wrote. */
   written: Map<string, Written[]>;
+}
+
+/** A file's runs, under the hash of the bytes they were counted from. */
+export interface KeptRuns {
+  key: string;
+  runs: Run[];
+  /** When git committed the file's untraced lines, asked at HEAD `head` (io/commitDates.ts). */
+  dates?: { head: string | null; dates: CommitDate[] };
 }
 
 /**
@@ -271,6 +280,8 @@ interface StoredRuns {
   strings: string[];
   /** [path, key, ...runs as RUN_FIELDS numbers each] */
   runs: (string | number)[][];
+  /** [path, head or "" (no commit yet), ...commit dates as 3 numbers each: start, end, ms or -1 (not committed)] */
+  dates: (string | number)[][];
   /** [path, ...written as 3 numbers each: ms, lines, author × 2 + out of scope] */
   written: (string | number)[][];
 }
@@ -281,11 +292,19 @@ export function loadInsightRuns(root: string, stamp: string): InsightRuns | unde
   if (!stored) return undefined;
   const s = stored.strings;
   const str = (i: number) => (i === 0 ? undefined : s[i - 1]);
-  const runs = new Map<string, { key: string; runs: Run[] }>();
+  const runs = new Map<string, KeptRuns>();
   for (const f of stored.runs) {
     const rows: Run[] = [];
     for (let i = 2; i < f.length; i += RUN_FIELDS) rows.push(readRun(f as number[], i, str));
     runs.set(f[0] as string, { key: f[1] as string, runs: rows });
+  }
+  for (const d of stored.dates) {
+    const file = runs.get(d[0] as string);
+    if (!file) continue;
+    const n = d as number[];
+    const dates: CommitDate[] = [];
+    for (let i = 2; i < d.length; i += 3) dates.push({ start: n[i]!, end: n[i + 1]!, ms: n[i + 2]! < 0 ? null : n[i + 2]! });
+    file.dates = { head: d[1] === "" ? null : (d[1] as string), dates };
   }
   const written = new Map<string, Written[]>();
   for (const w of stored.written) {
@@ -302,10 +321,16 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
   if (!workspaceCacheDir(root, { create: true })) return;
   const t = new StringTable();
   const runs: (string | number)[][] = [];
+  const dates: (string | number)[][] = [];
   for (const [path, f] of detail.runs) {
     const row: (string | number)[] = [path, f.key];
     for (const r of f.runs) pushRun(row, r, t);
     runs.push(row);
+    if (f.dates) {
+      const d: (string | number)[] = [path, f.dates.head ?? ""];
+      for (const c of f.dates.dates) d.push(c.start, c.end, c.ms ?? -1);
+      dates.push(d);
+    }
   }
   const written: (string | number)[][] = [];
   for (const [path, rows] of detail.written) {
@@ -313,6 +338,6 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
     for (const w of rows) row.push(w.ms, w.lines, code(w.author, w.outOfScope));
     written.push(row);
   }
-  const stored: StoredRuns = { format: FORMAT, stamp, strings: t.strings, runs, written };
+  const stored: StoredRuns = { format: FORMAT, stamp, strings: t.strings, runs, dates, written };
   writeStored(root, INSIGHT_RUNS_CACHE, stored);
 }

@@ -29,10 +29,10 @@ function findWorkspaceRoot(start: string): WorkspaceRoot | undefined {
   return top ? { root: top, via: "git" } : undefined;
 }
 
-/** `--root DIR` when given (it must exist), else the search from `start`. */
-export function resolveWorkspaceRoot(given: string | undefined, start: string): WorkspaceRoot | undefined {
+/** `--root DIR` when given (it must exist; a relative one is taken from `cwd`, the command's folder), else the search from `start`. */
+export function resolveWorkspaceRoot(given: string | undefined, start: string, cwd: string): WorkspaceRoot | undefined {
   if (given !== undefined) {
-    const root = resolve(given);
+    const root = resolve(cwd, given);
     if (!isDirectory(root)) throw new Error(`--root ${given}: no such directory`);
     return { root, via: "given" };
   }

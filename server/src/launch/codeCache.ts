@@ -8,13 +8,26 @@
  * never in a shared temp folder: a code cache is executable, so a folder another user could write to is not
  * used at all. Any problem with the cache (absent, stale, unwritable, rejected by V8) only costs the
  * compile it would have saved; `INTENT_LSP_CODE_CACHE=off` turns it off.
+ *
+ * V8 checks only that cached data was made by the same V8 with the same flags for a source of the same
+ * length, so the cache's name must change whenever the bundle's text does. Hashing the megabyte of text on
+ * every start cost a hook more than anything else the launcher does; the name is made instead of the
+ * SHA-256 of the bundle that the build computed and wrote into this launcher, and of the bundle file's
+ * identity as the kernel reports it: device, inode, size, and the modification and status-change times in
+ * nanoseconds. Any write to the file changes its status-change time, which no tool can set back (`cp -p`,
+ * `tar` and npm restore the modification time only), and replacing the file changes its inode or that time:
+ * a cache is only ever used with the very file, unchanged, that the run which made it read. The build's hash
+ * covers a file system whose clock is too coarse to tell two builds apart within the same tick.
  */
-import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+
+/** The SHA-256 of the CLI bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
+declare const __INTENT_CLI_BUNDLE__: string | undefined;
 
 type ModuleInternals = Module & { filename: string; paths: string[]; loaded: boolean };
 type ModuleStatics = typeof Module & { wrap(source: string): string; _nodeModulePaths(dir: string): string[] };
@@ -25,8 +38,10 @@ type ModuleStatics = typeof Module & { wrap(source: string): string; _nodeModule
  * cache holding the functions it needs, written by its first run.
  */
 export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.ProcessEnv = process.env): void {
-  const source = readFileSync(bundle, "utf8").replace(/^#!/, "//");
-  const cacheFile = cacheFileFor(bundle, flavor, source, env);
+  // the file's identity first: a change after this only ever makes a cache under a name no later run uses
+  const identity = fileIdentity(bundle);
+  const source = readSource(bundle).replace(/^#!/, "//");
+  const cacheFile = identity === undefined ? undefined : cacheFileFor(bundle, flavor, identity, env);
   const cachedData = cacheFile ? readCache(cacheFile) : undefined;
   const script = new Script((Module as ModuleStatics).wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
@@ -36,21 +51,95 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
   const mod = new Module(bundle) as ModuleInternals;
   mod.filename = bundle;
   mod.paths = (Module as ModuleStatics)._nodeModulePaths(dirname(bundle));
-  const req = Object.assign((id: string) => mod.require(id), { main: mod, resolve: require.resolve, cache: require.cache });
+  const deferred = new Map<string, object>();
+  const load = (id: string) => {
+    const name = id.startsWith("node:") ? id.slice(5) : id;
+    if (!DEFERRED.has(name)) return mod.require(id);
+    let stand = deferred.get(name);
+    if (!stand) {
+      stand = loadedOnUse(() => mod.require(id) as object);
+      deferred.set(name, stand);
+    }
+    return stand;
+  };
+  const req = Object.assign(load, { main: mod, resolve: require.resolve, cache: require.cache });
   process.mainModule = mod;
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, req, mod, bundle, dirname(bundle));
   mod.loaded = true;
 }
 
-/** The cache file for this bundle, Node version and architecture, or undefined when caching is off or unsafe. */
-function cacheFileFor(bundle: string, flavor: string, source: string, env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * Node's own modules that the bundle requires when it starts, for code that many runs never reach (a hook
+ * call rarely runs git, compresses or reads a file asynchronously), and that cost a short run several
+ * milliseconds to load (child_process brings net and dgram): each is handed over as a stand-in that loads
+ * the module at its first use. Each exports a plain object, used through its properties.
+ */
+const DEFERRED = new Set(["child_process", "zlib", "fs/promises"]);
+
+/** An object that behaves as the one `load` returns, loaded the first time anything about it is asked. */
+function loadedOnUse(load: () => object): object {
+  let real: object | undefined;
+  const it = () => (real ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(it(), key),
+      has: (_, key) => Reflect.has(it(), key),
+      set: (_, key, value) => Reflect.set(it(), key, value),
+      deleteProperty: (_, key) => Reflect.deleteProperty(it(), key),
+      defineProperty: (_, key, desc) => Reflect.defineProperty(it(), key, desc),
+      ownKeys: () => Reflect.ownKeys(it()),
+      // reported configurable: a proxy may not call a property non-configurable that its own target lacks
+      getOwnPropertyDescriptor: (_, key) => {
+        const desc = Reflect.getOwnPropertyDescriptor(it(), key);
+        return desc && { ...desc, configurable: true };
+      },
+      getPrototypeOf: () => Reflect.getPrototypeOf(it()),
+    },
+  );
+}
+
+/** The bundle's text. An ASCII file (what esbuild writes) is read as Latin-1: the same text, without UTF-8 decoding. */
+function readSource(bundle: string): string {
+  const bytes = readFileSync(bundle);
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+}
+
+/** What the cache's name is made of for this bundle file (see the top of this module); undefined when it cannot be read. */
+function fileIdentity(bundle: string): string | undefined {
+  try {
+    const st = statSync(bundle, { bigint: true });
+    const build = typeof __INTENT_CLI_BUNDLE__ === "string" ? __INTENT_CLI_BUNDLE__ : "unbuilt";
+    return [build, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch].join(":");
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 64-bit FNV-1a hash in hex: the name of a cache among a user's own, where no one chooses the input. */
+function fnv1a64(text: string): string {
+  // two 32-bit halves of the 64-bit state: h = (h ^ c) * 0x100000001b3 mod 2^64
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (let i = 0; i < text.length; i++) {
+    lo = (lo ^ text.charCodeAt(i)) >>> 0;
+    const loMul = lo * 0x1b3;
+    const carry = Math.floor(loMul / 0x100000000);
+    hi = (Math.imul(hi, 0x1b3) + Math.imul(lo, 0x100) + carry) >>> 0;
+    lo = loMul >>> 0;
+  }
+  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
+}
+
+/** The cache file for this bundle file, Node version and architecture, or undefined when caching is off or unsafe. */
+function cacheFileFor(bundle: string, flavor: string, identity: string, env: NodeJS.ProcessEnv): string | undefined {
   if (env["INTENT_LSP_CODE_CACHE"] === "off") return undefined;
   try {
     const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
     const dir = join(base, "intent-lsp", "code-cache");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!isPrivateDir(dir)) return undefined;
-    const key = createHash("sha256").update(source).update(process.version).update(process.arch).digest("hex").slice(0, 16);
+    const key = fnv1a64(identity);
     return join(dir, `${basename(bundle, ".js")}-${key}-${flavor.replace(/[^a-z-]/g, "").slice(0, 40) || "none"}.bin`);
   } catch {
     return undefined;

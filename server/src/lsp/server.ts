@@ -1,6 +1,5 @@
 import {
   CodeActionRequest,
-  CodeLensRefreshRequest,
   CodeLensRequest,
   DidChangeConfigurationNotification,
   DidChangeTextDocumentNotification,
@@ -42,16 +41,16 @@ import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { INTENT_LSP_VERSION } from "../version";
 import { initializeResult, registerFileWatching, workspaceFolders } from "./capabilities";
-import { clientCapabilities, type ClientCapabilities } from "./clientSettings";
 import { driftActions, lifecycleActions, savedLineFixes, scopeFixes } from "./codeActions";
 import { codeLenses } from "./codeLens";
 import { CommandRouter } from "./commandRouter";
 import type { TrackedDocument } from "./documents";
+import { EditorClient } from "./editorClient";
 import { EventQueue } from "./eventQueue";
 import { renameRecords } from "./fileRenames";
 import { hover } from "./hover";
 import { inlayHints } from "./inlayHints";
-import { buildParts, disposeParts, type PartsHost, type ServerParts } from "./serverParts";
+import { buildParts, disposeParts, type ServerParts } from "./serverParts";
 import { TextBuffer } from "./textBuffer";
 
 /** How long document events wait for the client's settings before going on without them. */
@@ -63,21 +62,27 @@ const SETTINGS_WAIT_MS = 3000;
  * table of the LSP methods it handles, each served by a named method here. Handlers are thin; the rules
  * live in the engine.
  */
-export class IntentServer implements PartsHost {
-  private clientCaps: ClientCapabilities | undefined;
-  private readonly parts: ServerParts;
-  private readonly commands: CommandRouter;
+export class IntentServer {
+  private readonly connection: Connection;
   /** Document events wait here for the client's settings; requests wait for the events before them. */
   private readonly queue = new EventQueue();
 
-  private constructor(private readonly connection: Connection) {
-    this.parts = buildParts(connection, this);
-    this.commands = new CommandRouter(connection, this.parts);
+  private constructor(
+    private readonly client: EditorClient,
+    private readonly parts: ServerParts,
+    private readonly commands: CommandRouter,
+  ) {
+    this.connection = client.connection;
   }
 
-  /** Builds the server and registers its handlers; it serves once `listen` is called. */
+  /**
+   * Builds the server in the order its pieces need each other (the client, then the parts, then the command
+   * router) and registers its handlers; it serves once `listen` is called.
+   */
   static async create(connection: Connection): Promise<IntentServer> {
-    const server = new IntentServer(connection);
+    const client = new EditorClient(connection);
+    const parts = buildParts(client);
+    const server = new IntentServer(client, parts, new CommandRouter(connection, parts));
     for (const register of Object.values(server.handlers())) register();
     return server;
   }
@@ -89,7 +94,7 @@ export class IntentServer implements PartsHost {
    */
   private handlers(): Record<string, () => void> {
     const c = this.connection;
-    const guard = this.guard.bind(this);
+    const guard = this.client.guard.bind(this.client);
     const inOrder = this.queue.inOrder.bind(this.queue);
     const afterQueued = this.queue.afterQueued.bind(this.queue);
     return {
@@ -116,27 +121,6 @@ export class IntentServer implements PartsHost {
 
   listen(): void {
     this.connection.listen();
-  }
-
-  caps(): ClientCapabilities | undefined {
-    return this.clientCaps;
-  }
-
-  /**
-   * Wraps a notification handler or timer body: an error is logged to the client and the server keeps
-   * serving. Notifications have no response to carry an error, and an unhandled rejection would end the process.
-   */
-  guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
-    return (...args) => {
-      const fail = (err: unknown) =>
-        this.connection.console.error(`intent-lsp: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      try {
-        const r = fn(...args);
-        if (r instanceof Promise) r.catch(fail);
-      } catch (err) {
-        fail(err);
-      }
-    };
   }
 
   private didOpen({ textDocument: t }: DidOpenTextDocumentParams): void {
@@ -169,7 +153,7 @@ export class IntentServer implements PartsHost {
   }
 
   private hover({ textDocument, position }: HoverParams) {
-    return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.clientCaps?.markdownHover ?? true));
+    return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.client.caps()?.markdownHover ?? true));
   }
 
   private codeLens({ textDocument }: CodeLensParams) {
@@ -226,16 +210,16 @@ export class IntentServer implements PartsHost {
   private initialize(params: InitializeParams): InitializeResult {
     this.parts.workspaces.clientName = params.clientInfo?.name ?? "unknown editor";
     for (const uri of workspaceFolders(params)) this.parts.workspaces.add(uri);
-    this.clientCaps = clientCapabilities(params);
-    if (!this.clientCaps.configuration) this.parts.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
+    const caps = this.client.initialize(params);
+    if (!caps.configuration) this.parts.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
     return initializeResult();
   }
 
   private async initialized(): Promise<void> {
-    const caps = this.clientCaps!;
+    const caps = this.client.caps()!;
     if (caps.workspaceFolders) {
       this.connection.workspace.onDidChangeWorkspaceFolders(
-        this.guard("workspace folders", (e) => {
+        this.client.guard("workspace folders", (e) => {
           for (const f of e.removed) this.parts.workspaces.remove(f.uri);
           for (const f of e.added) this.parts.workspaces.add(f.uri);
           this.parts.sync.refreshAll();
@@ -261,19 +245,5 @@ export class IntentServer implements PartsHost {
       () => this.parts.workspaces.all(),
       () => this.parts.saves.flush(this.parts.workspaces.all()),
     );
-  }
-
-  refreshLenses(): void {
-    if (this.clientCaps?.codeLensRefresh) void this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
-    if (this.clientCaps?.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
-  }
-
-  /**
-   * An error the user must see. `window/showMessage` (a notification) rather than the request form: every
-   * client shows it, and nothing waits for an answer.
-   */
-  tellError(message: string): void {
-    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message });
-    this.connection.console.error(message);
   }
 }

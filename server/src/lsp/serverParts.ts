@@ -1,15 +1,16 @@
 import { pathToFileURL } from "node:url";
-import type { Connection } from "vscode-languageserver";
 import { SAVE_PROCESSED } from "@shared/notifications";
 import type { BlockSource } from "../engine/lineage";
 import { FileWatcher } from "../io/watcher";
 import { INTENT_LSP_VERSION } from "../version";
-import { ClientSettings, type ClientCapabilities } from "./clientSettings";
+import { ClientSettings } from "./clientSettings";
 import { CriteriaRunner } from "./criteria";
 import { DocumentSync } from "./documentSync";
+import type { EditorClient } from "./editorClient";
 import { IntentHealth } from "./intentHealth";
 import { LedgerSync } from "./ledgerSync";
 import { OpenDocuments } from "./openDocuments";
+import { PartEvents } from "./partEvents";
 import { DiagnosticsPublisher } from "./publisher";
 import { SaveHandler } from "./save";
 import { SessionSync } from "./sessionSync";
@@ -30,43 +31,35 @@ export interface ServerParts {
   readonly health: IntentHealth;
 }
 
-/** What the parts ask of the server that holds them. */
-export interface PartsHost {
-  guard<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void;
-  /** The client's capabilities; undefined before `initialize`. */
-  caps(): ClientCapabilities | undefined;
-  refreshLenses(): void;
-  tellError(message: string): void;
-}
-
 /**
- * Builds the parts in the order they depend on each other. Where two parts call each other (the watcher and
- * the document sync, the publisher and the intents' health, …), the later one is reached through `parts`,
- * which is complete before any event can reach a part: the connection does not listen yet.
+ * Builds the parts in the order they depend on each other, each given the parts it calls. Where two parts
+ * call each other (the watcher and the document sync, the publisher and the intents' health, …), the call
+ * goes through `PartEvents`, made first: the speaker emits, the listener subscribes once it is built.
  */
-export function buildParts(connection: Connection, host: PartsHost): ServerParts {
-  const guard = host.guard.bind(host);
-  // filled below, read only by callbacks, which run once the connection listens
-  let parts: ServerParts;
-  const watcher = new FileWatcher(guard("file watcher", (paths: string[]) => parts.sync.filesChanged(paths.map((p) => pathToFileURL(p).href))));
+export function buildParts(client: EditorClient): ServerParts {
+  const { connection } = client;
+  const guard = client.guard.bind(client);
+  const events = new PartEvents();
+  const watcher = new FileWatcher(guard("file watcher", (paths: string[]) => events.filesChanged.emit(paths)));
   const documents = new OpenDocuments();
   const workspaces = new Workspaces(
     watcher,
     (ctx) => {
-      parts.sessions.announce(ctx);
+      events.workspaceAdded.emit(ctx);
       // git named earlier paths of a file: its open document is attributed again, as on news from the ledger
-      ctx.gitSources.onLearnt = (path) => parts.sync.ledgerChanged(ctx, new Set([path]), false, false);
+      ctx.gitSources.onLearnt = (path) => events.ledgerChanged.emit(ctx, new Set([path]), false, false);
     },
     (message) => connection.console.warn(message),
   );
   const sessions = new SessionSync(workspaces, documents, guard);
+  events.workspaceAdded.on((ctx) => sessions.announce(ctx));
   const criteria = new CriteriaRunner(connection, (ctx) => {
-    host.refreshLenses();
-    parts.publisher.intentsFile(ctx);
+    client.refreshLenses();
+    events.intentsFileChanged.emit(ctx);
   });
   const health = new IntentHealth(
     criteria,
-    (ctx) => parts.publisher.intentsFile(ctx),
+    (ctx) => events.intentsFileChanged.emit(ctx),
     (message) => connection.console.warn(message),
   );
   const publisher = new DiagnosticsPublisher(
@@ -75,29 +68,33 @@ export function buildParts(connection: Connection, host: PartsHost): ServerParts
     workspaces,
     () => sessions.share(),
     guard,
-    (ctx) => parts.sync.refresh(ctx),
+    (ctx) => events.rulesStale.emit(ctx),
     (ctx, text) => {
       health.ensure(ctx);
       return health.diagnostics(ctx, text);
     },
   );
+  events.intentsFileChanged.on((ctx) => publisher.intentsFile(ctx));
   const ledgers = new LedgerSync(
     connection,
-    () => !!host.caps()?.progress,
+    () => !!client.caps()?.progress,
     (ctx, r, first) => {
-      parts.sync.ledgerChanged(ctx, r.paths, r.reset, first);
+      events.ledgerChanged.emit(ctx, r.paths, r.reset, first);
       health.update(ctx);
     },
   );
-  const sync = new DocumentSync(documents, workspaces, publisher, ledgers, sessions, watcher, () => host.refreshLenses(), guard);
-  const settings = new ClientSettings(connection, workspaces, () => host.caps()!);
+  const sync = new DocumentSync(documents, workspaces, publisher, ledgers, sessions, watcher, () => client.refreshLenses(), guard);
+  events.filesChanged.on((paths) => sync.filesChanged(paths.map((p) => pathToFileURL(p).href)));
+  events.ledgerChanged.on((ctx, paths, reset, first) => sync.ledgerChanged(ctx, paths, reset, first));
+  events.rulesStale.on((ctx) => sync.refresh(ctx));
+  const settings = new ClientSettings(connection, workspaces, () => client.caps()!);
   const saves = new SaveHandler(
     {
       poll: (ctx) => ledgers.poll(ctx),
       schedule: (uri) => publisher.schedule(uri),
       settled: (doc) => {
         sessions.markDue();
-        host.refreshLenses();
+        client.refreshLenses();
         return sync.findings(doc);
       },
       processed: (params) => void connection.sendNotification(SAVE_PROCESSED, params),
@@ -107,13 +104,12 @@ export function buildParts(connection: Connection, host: PartsHost): ServerParts
         for (const other of documents.inWorkspace(doc.ctx)) if (other !== doc && other.path !== doc.path) out.push(...other.blockSources());
         return out;
       },
-      error: (message) => host.tellError(message),
+      error: (message) => client.tellError(message),
       log: (message) => connection.console.info(message),
     },
     INTENT_LSP_VERSION,
   );
-  parts = { watcher, workspaces, documents, sessions, publisher, ledgers, sync, saves, settings, criteria, health };
-  return parts;
+  return { watcher, workspaces, documents, sessions, publisher, ledgers, sync, saves, settings, criteria, health };
 }
 
 /** Stops every part's timers and watchers. */

@@ -24,7 +24,7 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
   const p = asObject(payload);
   const event = str(p["hook_event_name"]);
   const session: HookSession = {
-    cwd: str(p["cwd"]) ?? process.cwd(),
+    cwd: str(p["cwd"]) ?? henv.cwd,
     sessionId: agentSessionId("claude", str(p["session_id"]) ?? "unknown"),
     client: "claude-code",
   };

@@ -18,7 +18,7 @@ const SHELL_TOOLS = new Set(["execute_command"]);
 export async function clineHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const roots = Array.isArray(p["workspaceRoots"]) ? (p["workspaceRoots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
-  const session: HookSession = { cwd: roots[0] ?? process.cwd(), sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
+  const session: HookSession = { cwd: roots[0] ?? henv.cwd, sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
   switch (str(p["hookName"])) {
     case "PreToolUse":
       return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, "preToolUse", session.cwd, henv.env))));

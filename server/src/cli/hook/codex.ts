@@ -18,7 +18,7 @@ const SHELL_TOOLS = new Set(["Bash", "shell", "exec_command", "local_shell", "un
 
 export async function codexHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("codex", str(p["session_id"]) ?? "unknown"), client: "codex" };
+  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("codex", str(p["session_id"]) ?? "unknown"), client: "codex" };
   return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
     event: () => toolEvent(p, session.cwd, henv.env),
     decision: preToolUseDenial,

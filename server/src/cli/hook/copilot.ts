@@ -25,7 +25,7 @@ function phaseOf(p: Json): Moment {
 
 export async function copilotHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
+  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
   return answerMoment(henv, session, phaseOf(p), {
     event: () => toolEvent(p, session.cwd, henv.env),
     decision: decisionAnswer,

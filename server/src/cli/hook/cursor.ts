@@ -24,7 +24,7 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
   const p = asObject(payload);
   const roots = Array.isArray(p["workspace_roots"]) ? (p["workspace_roots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
   const session: HookSession = {
-    cwd: roots[0] ?? str(p["cwd"]) ?? process.cwd(),
+    cwd: roots[0] ?? str(p["cwd"]) ?? henv.cwd,
     sessionId: agentSessionId("cursor", str(p["conversation_id"]) ?? "unknown"),
     client: "cursor",
   };

@@ -18,7 +18,7 @@ const SHELL_TOOLS = new Set(["Execute"]);
 
 export async function droidHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? process.cwd(), sessionId: agentSessionId("droid", str(p["session_id"]) ?? "unknown"), client: "droid" };
+  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("droid", str(p["session_id"]) ?? "unknown"), client: "droid" };
   return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
     event: () => toolEvent(p, session.cwd, henv.env),
     decision: preToolUseDenial,

@@ -17,7 +17,7 @@ const SHELL_TOOLS = new Set(["run_shell_command"]);
 export async function geminiHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = {
-    cwd: str(p["cwd"]) ?? process.cwd(),
+    cwd: str(p["cwd"]) ?? henv.cwd,
     sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"),
     client: "gemini",
   };

@@ -16,7 +16,7 @@ export async function windsurfHook(payload: unknown, henv: HookEnvironment): Pro
   const p = asObject(payload);
   const info = p["tool_info"] && typeof p["tool_info"] === "object" ? (p["tool_info"] as Json) : {};
   const session: HookSession = {
-    cwd: str(info["cwd"]) ?? process.cwd(),
+    cwd: str(info["cwd"]) ?? henv.cwd,
     sessionId: agentSessionId("windsurf", str(p["trajectory_id"]) ?? "unknown"),
     client: "windsurf",
   };

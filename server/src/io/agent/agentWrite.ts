@@ -10,7 +10,6 @@ import { resolveModelId, type ModelSources } from "../modelSources";
 import { judge } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
 import { applyEdits, changeFromEdits, type StringEdit } from "../../engine/lineChange";
-import { WorkspaceLedger } from "../ledger/workspaceLedger";
 import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
@@ -156,6 +155,8 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   // The newest record already pins this content (the post hook ran twice, the editor saved it first); older
   // content come back again is a change, recorded as such. The workspace's saved index: only what was
   // appended since it was saved is read.
+  // loaded here, not at the top: the ledger's index and reader are for the post-write hook only
+  const { WorkspaceLedger } = require("../ledger/workspaceLedger") as typeof import("../ledger/workspaceLedger");
   const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
   await ledger.poll();
   if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };

@@ -10,6 +10,7 @@ import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
+import type { SessionRecord } from "../../engine/sessions";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
@@ -24,6 +25,8 @@ export interface HookEnvironment {
   /** `--root DIR` from the command line, which wins over the payload's folders. */
   rootOverride?: string;
   env: NodeJS.ProcessEnv;
+  /** The folder the hook was started in: the session's folder when the payload names none. */
+  cwd: string;
   toolVersion: string;
   now?: Date;
 }
@@ -41,15 +44,15 @@ export interface HookSession {
  * gated by the workspace that holds the file, as the editor is.
  */
 export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
-  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd)?.root;
+  let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd, henv.cwd)?.root;
   if ((!root || !hasIntentsFile(root)) && filePath && !henv.rootOverride) {
     root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
   }
   if (!root || !hasIntentsFile(root)) return undefined;
   const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
-  touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
-  return loadGateContext(ws.root, s.sessionId);
+  const session = touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
+  return loadGateContext(ws.root, s.sessionId, session);
 }
 
 /**
@@ -144,7 +147,7 @@ export async function afterShell(
 
 /** The report of a change to the rules since the state kept before the command, if any. */
 function rulesChangedBy(ctx: GateContext | undefined, henv: HookEnvironment, report: ShellReport, session: HookSession | undefined): string | undefined {
-  const root = ctx?.root ?? (session ? resolveWorkspaceRoot(henv.rootOverride, session.cwd)?.root : undefined);
+  const root = ctx?.root ?? (session ? resolveWorkspaceRoot(henv.rootOverride, session.cwd, henv.cwd)?.root : undefined);
   const sessionId = ctx?.sessionId ?? session?.sessionId;
   if (!root || !sessionId) return undefined;
   const before = takeRuleStateBack(root, report.callId ?? sessionId);
@@ -155,8 +158,10 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
   const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
   // the post hook needs the content as it was; only calls that may still run are worth stashing
   if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
-  // editors working under the same intent see this agent as working on it too (claimed-elsewhere)
-  if (decision.kind === "allow" && verdict?.kind === "allowed") touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
+  // editors working under the same intent see this agent as working on it too (claimed-elsewhere); the
+  // session file this call wrote already saying so needs no second write
+  if (decision.kind === "allow" && verdict?.kind === "allowed" && !worksOnOnly(ctx.session, verdict.intent.id))
+    touchAgentSession(ctx.root, ctx.sessionId, { workingOn: verdict.intent.id });
   if (decision.kind === "deny" && path !== undefined && verdict && verdict.kind !== "allowed" && verdict.kind !== "exempt") {
     try {
       noteLesson(ctx.root, {
@@ -171,6 +176,11 @@ function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | 
   return decision;
 }
 
+/** Whether the session's record names `intentId`, and only it, as what it works on. */
+function worksOnOnly(session: SessionRecord | undefined, intentId: string): boolean {
+  return session?.workingOn?.length === 1 && session.workingOn[0] === intentId;
+}
+
 export async function afterWrite(ctx: GateContext | undefined, henv: HookEnvironment, w: WriteReport): Promise<PostOutcome | undefined> {
   return ctx ? recordAgentWrite(ctx, w, henv.toolVersion, henv.now) : undefined;
 }
@@ -181,7 +191,7 @@ export async function afterWrites(ctx: GateContext | undefined, henv: HookEnviro
 }
 
 export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
-  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd);
+  const ws = resolveWorkspaceRoot(henv.rootOverride, s.cwd, henv.cwd);
   if (!ws) return;
   endAgentSession(ws.root, s.sessionId);
   cleanStaleStashes(ws.root);

@@ -62,11 +62,19 @@ interface SessionTouch {
   now?: Date;
 }
 
+/**
+ * A heartbeat younger than this is not written again by a call that changes nothing else: an agent's hooks
+ * come seconds apart (a write's pre and post hook), and a session counts as live for minutes after its last
+ * heartbeat (engine/sessions.ts), so rewriting the file on every call only costs each call a write.
+ */
+const FRESH_HEARTBEAT_MS = 5_000;
+
 /** Creates or refreshes the session file; keeps its start time and, unless told otherwise, its own selection. */
 export function touchAgentSession(root: string, id: string, touch: SessionTouch = {}): SessionRecord {
   const now = touch.now ?? new Date();
   const existing = readSession(root, id);
   const client = touch.client ?? existing?.client ?? clientOfSession(id);
+  if (existing && touch.intent === undefined && touch.workingOn === undefined && isFresh(existing, client, now)) return existing;
   const record: SessionRecord = existing
     ? { ...existing, client, pid: 0, host: hostname(), heartbeat: now.toISOString() }
     : newSessionRecord(id, client, { pid: 0, host: hostname() }, now);
@@ -74,6 +82,12 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
   if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
   writeSession(root, record);
   return record;
+}
+
+/** A record this host's hooks wrote for this client within the last few seconds. */
+function isFresh(existing: SessionRecord, client: string, now: Date): boolean {
+  const age = now.getTime() - Date.parse(existing.heartbeat);
+  return existing.client === client && existing.pid === 0 && existing.host === hostname() && age >= 0 && age < FRESH_HEARTBEAT_MS;
 }
 
 export function endAgentSession(root: string, id: string): void {

@@ -1,7 +1,6 @@
 import { resolveModelId, type ModelSources } from "../modelSources";
 import { isProblem, judge, verdictMessage, type Verdict } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
-import { WorkspaceLedger } from "../ledger/workspaceLedger";
 import type { FileWrite } from "../ledger/recordChange";
 import { noteLesson } from "../lessons";
 import { shouldRecord } from "../../engine/recordPolicy";
@@ -50,6 +49,8 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
   if (!snapshot) return { kind: "no-snapshot", git: gitView(ctx.root) !== undefined };
   const { changed, unreadable } = changesSince(ctx.root, snapshot);
   // the workspace's saved index: only what was appended since it was saved is read
+  // loaded here, not at the top: the pre-write gate, loading this module too, never reads the ledger
+  const { WorkspaceLedger } = require("../ledger/workspaceLedger") as typeof import("../ledger/workspaceLedger");
   const ledger = new WorkspaceLedger(ctx.root, ctx.rules.settings.ledgerPath, { partial: true });
   await ledger.poll();
   const due: FileWrite[] = [];

@@ -15,7 +15,7 @@ import { isIntentLspFile } from "../../engine/recordPolicy";
 import { loadIntentsCached } from "../intents/catalogueCache";
 import { buildRules, type Rules } from "../../engine/rules";
 import { ruleFileProblems, type RuleFileProblem } from "../../engine/ruleFileProblems";
-import { resolveSelection } from "../../engine/sessions";
+import { resolveSelection, type SessionRecord } from "../../engine/sessions";
 import { readSession, readWorkspaceSelection } from "../sessionFiles";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { readRuleFiles } from "../ruleFiles";
@@ -31,15 +31,17 @@ export interface GateContext {
   /** Errors in the rule files (intents first): while there is one, every write is denied. */
   brokenRules: RuleFileProblem | undefined;
   selection: Selection | undefined;
+  /** The session's file as this call wrote it, when it did (its heartbeat): read again, it says the same. */
+  session?: SessionRecord;
 }
 
-export function loadGateContext(root: string, sessionId: string): GateContext {
+export function loadGateContext(root: string, sessionId: string, session?: SessionRecord): GateContext {
   // No last-good catalogue here: a hook process has no memory, and a broken file must deny (fail closed).
   const texts = readRuleFiles(root);
   const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
   const brokenRules = ruleFileProblems(rules, texts).find((p) => p.severity === "error");
-  const selection = resolveSelection(readSession(root, sessionId), readWorkspaceSelection(root));
-  return { root, sessionId, rules, brokenRules, selection };
+  const selection = resolveSelection(session ?? readSession(root, sessionId), readWorkspaceSelection(root));
+  return { root, sessionId, rules, brokenRules, selection, ...(session ? { session } : {}) };
 }
 
 interface WriteGateResult {

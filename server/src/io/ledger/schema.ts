@@ -16,8 +16,15 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
-/** The build's validator, beside the bundle that runs; undefined when running from source. */
+/** Set by the build, which generates the validator before it bundles this module (scripts/build.mjs). */
+declare const __INTENT_LSP_VALIDATOR_BUNDLED__: boolean | undefined;
+
+/**
+ * The build's validator: bundled into the program that runs (so the CLI's code cache holds it too), or
+ * beside it; undefined when running from source.
+ */
 function prebuilt(): ValidateFunction | undefined {
+  if (typeof __INTENT_LSP_VALIDATOR_BUNDLED__ === "boolean") return require("../../../../dist/generated/trace-record-validator.cjs") as ValidateFunction;
   try {
     return require(join(__dirname, "trace-record-validator.js")) as ValidateFunction;
   } catch {

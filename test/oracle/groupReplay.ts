@@ -1,0 +1,247 @@
+import { rmSync } from "node:fs";
+import { basename } from "node:path";
+import { seenLabel, type Seen } from "./answers";
+import { checkClaims, compareLines } from "./compare";
+import { splitRaw } from "./editorDriver";
+import { groupHistory, ShadowTree, type GroupCommit } from "./gitHistory";
+import { AI_MODELS, hashString, textLines, type ReplayConfig } from "./historyReplay";
+import { Prng } from "./prng";
+import { Report, type Surface } from "./report";
+import { HUMAN, World, type Contributor } from "./setup";
+import { normalizedText, ownerLabel, type Via } from "./truth";
+
+/**
+ * The real-history replay of several files together (`--together`): the commits that changed any of them,
+ * oldest first, each applied to one workspace as the change of one contributor to every file it changed.
+ * A commit that splits a file (lines cut from one, a new file made of them) is replayed as its contributor
+ * made it: a person cuts and pastes in the editor and saves both files, in either order; an agent writes
+ * both files through its hook. The truth is `git blame -w -C -C` of a shadow repository holding exactly the
+ * replayed states: moved and copied lines keep the step that wrote them, as `git blame -C` credits them.
+ */
+export async function replayGroup(cfg: ReplayConfig & { rev: string }): Promise<Report> {
+  const history = groupHistory(cfg.repo, cfg.files, cfg.rev, cfg.maxCommits);
+  const world = await World.create();
+  const shadow = new ShadowTree();
+  try {
+    return await new GroupReplay(cfg, world, shadow).run(history);
+  } finally {
+    shadow.dispose();
+    await world.dispose();
+  }
+}
+
+const prefix = (path: string) => `src/replay/${path}`;
+
+class GroupReplay {
+  private readonly report = new Report();
+  private readonly rng: Prng;
+  private readonly owners: Contributor[] = [];
+  private readonly vias: Via[] = [];
+  private readonly authors = new Map<string, Contributor>();
+  private readonly state = new Map<string, string>();
+  private aiTurn = 0;
+
+  constructor(
+    private readonly cfg: ReplayConfig,
+    private readonly world: World,
+    private readonly shadow: ShadowTree,
+  ) {
+    this.rng = new Prng(cfg.seed ^ hashString(cfg.files.join("\n")));
+  }
+
+  async run(history: { start: Map<string, string>; startAuthor: string; commits: GroupCommit[] }): Promise<Report> {
+    const started = Date.now();
+    const steps: GroupCommit[] = [{ commit: "start", author: history.startAuthor, changes: new Map(history.start) }, ...history.commits];
+    for (let k = 0; k < steps.length; k++) {
+      const c = steps[k]!;
+      const who = this.contributorFor(c.author, k);
+      this.shadow.commit(k, new Map([...c.changes].map(([p, t]) => [prefix(p), t])));
+      const via = await this.apply(who, c.changes);
+      this.owners.push(who);
+      this.vias.push(via);
+      this.checkRecords(k, who, c.changes);
+      if (k % this.cfg.checkpointEvery === 0 || k === steps.length - 1) await this.checkpoint(k);
+      this.cfg.trace?.(`${k}: ${c.commit.slice(0, 8)} ${c.author} as ${who.actor.name} via ${via}: ${[...c.changes.keys()].join(", ")}`);
+      if (k % 25 === 24) this.cfg.log?.(`${k + 1}/${steps.length} commits, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+    const made = history.commits.flatMap((c) =>
+      [...c.changes].filter(([p, t]) => t !== null && !history.start.has(p)).map(([p]) => `${p} at ${c.commit.slice(0, 8)}`),
+    );
+    this.report.notes.push(
+      `${this.cfg.files.join(" + ")}: ${history.commits.length} commits replayed together in ${((Date.now() - started) / 1000).toFixed(1)} s; ${this.authors.size} authors${made.length ? `; made during the replay: ${made.join(", ")}` : ""}`,
+    );
+    return this.report;
+  }
+
+  private contributorFor(author: string, k: number): Contributor {
+    const nextAi = () => AI_MODELS[this.aiTurn++ % AI_MODELS.length]!;
+    if (this.cfg.map === "commit") return k % 2 === 0 ? HUMAN : nextAi();
+    let c = this.authors.get(author);
+    if (!c) {
+      c = this.authors.size % 2 === 0 ? HUMAN : nextAi();
+      this.authors.set(author, c);
+    }
+    return c;
+  }
+
+  /** Every file the commit changed, in a random order (the cut or the paste first), by one contributor. */
+  private async apply(who: Contributor, changes: ReadonlyMap<string, string | null>): Promise<Via> {
+    const { editor, ws } = this.world;
+    const order = [...changes.keys()].sort();
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = this.rng.int(0, i);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    let via: Via = who.actor.door === "editor" ? "editor" : "agent-closed";
+    for (const p of order) {
+      const path = prefix(p);
+      const after = changes.get(p)!;
+      const before = this.state.get(p);
+      if (after === null) {
+        if (editor.isOpen(path)) await editor.close(path);
+        rmSync(ws.path(path), { force: true });
+        this.state.delete(p);
+        continue;
+      }
+      via = who.actor.door === "editor" ? await this.typeAndSave(path, before, after) : await this.agentWrite(who, path, before, after);
+      this.state.set(p, after);
+    }
+    await editor.barrier();
+    return via;
+  }
+
+  private async typeAndSave(path: string, before: string | undefined, after: string): Promise<Via> {
+    const { editor, ws } = this.world;
+    if (before === undefined) ws.write(path, "");
+    if (!editor.isOpen(path)) await editor.open(path);
+    const next = splitRaw(after);
+    const splices =
+      before === undefined
+        ? [{ at: 0, remove: 0, insert: next }]
+        : this.shadow.lastHunks(path).map((h) => ({ at: h.at, remove: h.remove, insert: next.slice(h.from, h.from + h.count) }));
+    await editor.edit(path, splices, { oneNotification: false, fine: false });
+    if (editor.text(path) !== after) throw new Error(`oracle harness: applying git's hunks to ${path} did not give its content`);
+    await editor.save(path);
+    return "editor";
+  }
+
+  private async agentWrite(who: Contributor, path: string, before: string | undefined, after: string): Promise<Via> {
+    const { editor, agents } = this.world;
+    const closed = this.rng.chance(1 / 3);
+    if (closed && editor.isOpen(path)) await editor.close(path);
+    if (!closed && !editor.isOpen(path) && before !== undefined) await editor.open(path);
+    const open = editor.isOpen(path);
+    const style = this.cfg.reload === "mixed" ? (this.rng.chance(0.5) ? "region" : "hunks") : this.cfg.reload;
+    const reloadBeforeRecord = this.rng.chance(0.5);
+    await agents.write(who.agent!, path, before ?? "", after, {
+      preferEdit: false,
+      created: before === undefined,
+      ...(open && reloadBeforeRecord ? { afterWrite: () => editor.reload(path, style) } : {}),
+    });
+    if (open && !reloadBeforeRecord) await editor.reload(path, style);
+    return open ? (style === "region" ? "agent-open-region" : "agent-open-hunks") : "agent-closed";
+  }
+
+  /** Records of this commit claim only lines git says it wrote (moved lines are not its own). */
+  private checkRecords(k: number, who: Contributor, changes: ReadonlyMap<string, string | null>): void {
+    const records = this.world.ledger.readNew();
+    for (const [p, text] of changes) {
+      if (text === null) continue;
+      const path = prefix(p);
+      const texts = textLines(text);
+      const changed = new Set(this.shadow.blame(path, false).flatMap((s, i) => (s === k ? [i + 1] : [])));
+      const rows = { via: this.vias[k]!, file: basename(p) };
+      for (const r of records) {
+        if (!r.claims.some((c) => c.path === path)) continue;
+        const check = checkClaims(r, path, texts, changed, who.actor.owner, "text");
+        this.report.countRecord(rows, {
+          records: 1,
+          overClaiming: check.overClaimed.length ? 1 : 0,
+          overClaimedLines: check.overClaimed.length,
+          wrongContributor: check.wrongContributor ? 1 : 0,
+        });
+        for (const n of check.overClaimed.slice(0, 2)) {
+          this.report.example({
+            run: basename(p),
+            step: k,
+            path,
+            line: n,
+            surface: "record",
+            outcome: "over-claimed",
+            truth: "unchanged",
+            seen: `${who.actor.name} record ${r.id.slice(0, 8)}`,
+            kind: "commit",
+            via: rows.via,
+            text: texts[n - 1] ?? "",
+          });
+        }
+      }
+    }
+  }
+
+  private async checkpoint(k: number): Promise<void> {
+    for (const [p, text] of [...this.state].sort(([a], [b]) => a.localeCompare(b))) {
+      const path = prefix(p);
+      const { steps, copiedBy } = this.shadow.blameWithCopies(path, true);
+      const texts = textLines(text);
+      if (!texts.length) continue;
+      if (steps.length !== texts.length) {
+        this.report.notes.push(`${p} commit ${k}: not compared (git counts ${steps.length} lines, intent-lsp ${texts.length}: lone CR line endings)`);
+        continue;
+      }
+      const hover = this.world.editor.isOpen(path) ? await this.world.editor.hoverAll(path) : undefined;
+      const blamed = await this.world.blame(path);
+      if (hover) this.count("hover", k, p, steps, copiedBy, texts, hover);
+      this.count("blame", k, p, steps, copiedBy, texts, blamed);
+      if (hover) {
+        this.report.bothAsked += texts.length;
+        hover.forEach((h, i) => {
+          if (seenLabel(h) !== seenLabel(blamed[i]!)) this.report.disagreements++;
+        });
+      }
+    }
+  }
+
+  private count(
+    surface: Surface,
+    k: number,
+    p: string,
+    steps: readonly number[],
+    copiedBy: readonly (number | undefined)[],
+    texts: readonly string[],
+    seen: readonly Seen[],
+  ): void {
+    const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
+    const occurrences = new Map<string, number>();
+    for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
+    // a copy from another file: its writer is an equally valid owner when that is what intent-lsp says
+    const readings = truth.map((t, i) => {
+      const by = copiedBy[i];
+      const alternative = by === undefined ? undefined : this.owners[by]!.actor.owner;
+      return alternative && ownerLabel(alternative) === seenLabel(seen[i]!) ? { ...t, owner: alternative } : t;
+    });
+    compareLines(readings, seen, "text").forEach(({ outcome }, i) => {
+      this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
+    });
+    compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
+      const via = this.vias[steps[i]!]!;
+      const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";
+      this.report.countLine(surface, outcome, { via, file: basename(p), age });
+      if (outcome !== "correct") {
+        this.report.example({
+          run: basename(p),
+          step: k,
+          path: prefix(p),
+          line: i + 1,
+          surface,
+          outcome,
+          truth: ownerLabel(truth[i]!.owner),
+          seen: seenLabel(judged),
+          kind: `commit ${steps[i]}`,
+          via,
+          text: texts[i]!,
+        });
+      }
+    });
+  }
+}
