@@ -745,21 +745,23 @@ export function stats(w: Workload, o: Options): Figure[] {
   const wcCold = timeProcess("sh", ["-c", "git ls-files -z | xargs -0 wc -l > /dev/null"], { cwd: w.root });
   const cold = cli(w, ["stats", "--json"]);
   if (cold.status !== 0) throw new Error(`intent stats failed (${cold.status}): ${cold.stderr}`);
-  o.log(`    intent stats (nothing kept) ${ms(cold.ms)}, git ls-files | xargs wc -l ${ms(wcCold.ms)}`);
+  o.log(`    intent stats (nothing kept) ${ms(cold.ms)} (CPU ${ms(cold.cpuMs)}), git ls-files | xargs wc -l ${ms(wcCold.ms)} (CPU ${ms(wcCold.cpuMs)})`);
   const ours: number[] = [];
   const wc: number[] = [];
+  const cpu = { stats: [] as number[], wc: [] as number[] };
   for (let i = 0; i < reps; i++) {
     const g = timeProcess("sh", ["-c", "git ls-files -z | xargs -0 wc -l > /dev/null"], { cwd: w.root });
     if (g.status !== 0) throw new Error(`git ls-files | xargs wc -l failed: ${g.stderr}`);
     wc.push(g.ms);
+    cpu.wc.push(g.cpuMs);
     const c = cli(w, ["stats", "--json"]);
     if (c.status !== 0) throw new Error(`intent stats failed (${c.status}): ${c.stderr}`);
     ours.push(c.ms);
-    o.log(`    intent stats ${ms(c.ms)}, git ls-files | xargs wc -l ${ms(g.ms)}`);
+    cpu.stats.push(c.cpuMs);
+    o.log(`    intent stats ${ms(c.ms)} (CPU ${ms(c.cpuMs)}), git ls-files | xargs wc -l ${ms(g.ms)} (CPU ${ms(g.cpuMs)})`);
   }
   const a = summarize(ours);
   const b = summarize(wc);
-  const big = w.records >= 1_000_000;
   return [
     {
       id: "stats",
@@ -767,9 +769,10 @@ export function stats(w: Workload, o: Options): Figure[] {
       now: ms(a.p50),
       baseline: `wc -l ${ms(b.p50)}`,
       ratio: x(a.p50 / b.p50),
-      target: big ? "≤ 5 s" : "≤ 2× wc -l",
-      met: big ? a.p50 <= 5000 : a.p50 / b.p50 <= 2,
-      data: { stats: a, wc: b },
+      // the ≤ 5 s target is for 1M records over 10,000 files: `statsLarge`
+      target: "≤ 2× wc -l",
+      met: a.p50 / b.p50 <= 2,
+      data: { stats: a, wc: b, cpu: { stats: summarize(cpu.stats), wc: summarize(cpu.wc) } },
     },
     {
       id: "stats-cold",
@@ -779,8 +782,64 @@ export function stats(w: Workload, o: Options): Figure[] {
       ratio: x(cold.ms / wcCold.ms),
       target: "–",
       met: null,
-      data: { stats: cold.ms, wc: wcCold.ms },
+      data: { stats: cold.ms, wc: wcCold.ms, cpu: { stats: cold.cpuMs, wc: wcCold.cpuMs } },
     },
+  ];
+}
+
+/** The workspace `statsLarge` measures: 1,000,000 records over 10,000 source files. */
+export const STATS_LARGE = { records: 1_000_000, files: 10_000 } as const;
+
+/**
+ * `intent stats` on a 10,000-file workspace with 1,000,000 records (target ≤ 5 s), each run beside
+ * `git ls-files | xargs wc -l` over the same files: the first run on the workspace (nothing kept: the
+ * ledger read and indexed, every file attributed), a run with the ledger's index kept but not what stats
+ * kept (`cold`), then as a person runs it again (`warm`). Wall and CPU time: CPU is what load from other
+ * work on the machine does not stretch.
+ */
+export function statsLarge(w: Workload, o: Options): Figure[] {
+  const wc = () => {
+    const g = timeProcess("sh", ["-c", "git ls-files -z | xargs -0 wc -l > /dev/null"], { cwd: w.root });
+    if (g.status !== 0) throw new Error(`git ls-files | xargs wc -l failed: ${g.stderr}`);
+    return g;
+  };
+  const run = (what: string) => {
+    const base = wc();
+    const c = cli(w, ["stats", "--json"]);
+    if (c.status !== 0) throw new Error(`intent stats failed (${c.status}): ${c.stderr}`);
+    o.log(`    intent stats (${what}) ${ms(c.ms)} (CPU ${ms(c.cpuMs)}), git ls-files | xargs wc -l ${ms(base.ms)} (CPU ${ms(base.cpuMs)})`);
+    return { stats: c, wc: base };
+  };
+  rmSync(join(w.root, INDEX_CACHE), { recursive: true, force: true });
+  const first = run("first run: nothing kept");
+  rmSync(join(w.root, INDEX_CACHE, "insight.json"), { force: true });
+  const cold = run("cold: the ledger's index kept");
+  const warm = Array.from({ length: 3 }, () => run("warm"));
+  const p50 = (pick: (r: (typeof warm)[number]) => number) => summarize(warm.map(pick)).p50;
+  const label = `${(w.records / 1e6).toFixed(0)}M records, ${STATS_LARGE.files.toLocaleString("en")} files`;
+  const row = (id: string, now: number, nowCpu: number, base: number, baseCpu: number, target: boolean, data: Record<string, unknown>): Figure => ({
+    id: `${id} (${label})`,
+    records: w.records,
+    now: `${ms(now)} (CPU ${ms(nowCpu)})`,
+    baseline: `wc -l ${ms(base)} (CPU ${ms(baseCpu)})`,
+    ratio: x(now / base),
+    target: target ? "≤ 5 s" : "–",
+    met: target ? now <= 5000 : null,
+    data,
+  });
+  const one = (r: typeof first) => ({ stats: { ms: r.stats.ms, cpuMs: r.stats.cpuMs }, wc: { ms: r.wc.ms, cpuMs: r.wc.cpuMs } });
+  return [
+    row(
+      "stats",
+      p50((r) => r.stats.ms),
+      p50((r) => r.stats.cpuMs),
+      p50((r) => r.wc.ms),
+      p50((r) => r.wc.cpuMs),
+      true,
+      { runs: warm.map(one) },
+    ),
+    row("stats-cold", cold.stats.ms, cold.stats.cpuMs, cold.wc.ms, cold.wc.cpuMs, false, one(cold)),
+    row("stats-first-run", first.stats.ms, first.stats.cpuMs, first.wc.ms, first.wc.cpuMs, false, one(first)),
   ];
 }
 

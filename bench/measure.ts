@@ -24,6 +24,11 @@ export function nowMs(): number {
 
 export interface Timed {
   ms: number;
+  /**
+   * CPU time (user + system) of the process and the processes it waited for, in ms (10 ms ticks); NaN where
+   * the system does not say (not Linux). Load from other work on the machine stretches wall time, not this.
+   */
+  cpuMs: number;
   status: number | null;
   stdout: string;
   stderr: string;
@@ -31,11 +36,26 @@ export interface Timed {
 
 /** Runs a process to completion and times it wall-clock, spawn included (as a hook or CI job pays it). */
 export function timeProcess(command: string, args: readonly string[], opts: SpawnSyncOptions & { keepStdout?: boolean } = {}): Timed {
+  const c0 = childrenCpuMs();
   const t0 = nowMs();
   const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 30, ...opts, stdio: ["pipe", opts.keepStdout ? "pipe" : "ignore", "pipe"] });
   const ms = nowMs() - t0;
   if (r.error) throw r.error;
-  return { ms, status: r.status, stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? "") };
+  return { ms, cpuMs: childrenCpuMs() - c0, status: r.status, stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? "") };
+}
+
+/**
+ * CPU time of this process's waited-for children so far (Linux /proc/self/stat `cutime` + `cstime`, in
+ * clock ticks of 10 ms): a spawnSync'd process and everything it waited for add to it once it is reaped.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Resident and peak resident memory of a live process, in MB (Linux /proc). */

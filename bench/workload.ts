@@ -5,8 +5,9 @@
  * way intent-lsp writes them (our metadata, line hashes, `prev` chain), several contributors, a skewed choice of
  * files (a few hot files, a long tail). The last records (20,000, or half of a smaller ledger) are a pull
  * request's work on 10,000 files after the base commit: `intent check --base` sees exactly those 10,000 files
- * changed, with their whole history behind them in the ledger. Generated once into a cache folder
- * (git-ignored), reused after.
+ * changed, with their whole history behind them in the ledger. A workload may have fewer files (the first
+ * modules' files, and a fourth of them in the pull request). Generated once into a cache folder (git-ignored),
+ * reused after.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
@@ -24,8 +25,6 @@ const SEED = 0x1e7c0de;
 export const MODULES = 500;
 const FILES_PER_MODULE = 80;
 export const SOURCE_FILES = MODULES * FILES_PER_MODULE;
-/** The files the checked change (the "pull request" after the base commit) touches: every fourth one. */
-const PR_FILES = SOURCE_FILES / 4;
 /** Records written after the base commit, by the pull request's work on its files. */
 const PR_RECORDS = 20_000;
 const GLOBS_PER_INTENT = 10;
@@ -146,9 +145,12 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
-/** The workload of `records` records, generated unless a complete one is cached. */
-export async function ensureWorkload(repoRoot: string, records: number, log: (s: string) => void): Promise<Workload> {
-  const name = `ws-${records}-v${GENERATOR_VERSION}`;
+/**
+ * The workload of `records` records over `files` source files (40,000 unless said), generated unless a
+ * complete one is cached.
+ */
+export async function ensureWorkload(repoRoot: string, records: number, log: (s: string) => void, files = SOURCE_FILES): Promise<Workload> {
+  const name = `ws-${records}${files === SOURCE_FILES ? "" : `-${files}f`}-v${GENERATOR_VERSION}`;
   const dir = join(cacheDir(repoRoot), name);
   const manifest = join(dir, "workload.json");
   if (existsSync(manifest)) {
@@ -156,9 +158,9 @@ export async function ensureWorkload(repoRoot: string, records: number, log: (s:
     if (existsSync(join(w.root, LEDGER))) return w;
   }
   rmSync(dir, { recursive: true, force: true });
-  log(`generating the ${records.toLocaleString("en")}-record workload in ${dir} (once; cached after)`);
+  log(`generating the ${records.toLocaleString("en")}-record workload over ${files.toLocaleString("en")} files in ${dir} (once; cached after)`);
   const started = Date.now();
-  const w = await generate(dir, records);
+  const w = await generate(dir, records, files);
   w.generatedInSeconds = (Date.now() - started) / 1000;
   writeFileSync(manifest, JSON.stringify(w, null, 2));
   log(
@@ -212,7 +214,9 @@ function data(text: string): string {
 
 const RECORDS_PER_COMMIT = 100;
 
-async function generate(dir: string, records: number): Promise<Workload> {
+async function generate(dir: string, records: number, files: number): Promise<Workload> {
+  if (files % FILES_PER_MODULE !== 0 || files > SOURCE_FILES)
+    throw new Error(`a workload has whole modules of ${FILES_PER_MODULE} files, at most ${SOURCE_FILES}`);
   const root = join(dir, "workspace");
   const emptyRoot = join(dir, "empty");
   const rand = seeded(SEED);
@@ -234,7 +238,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
   const postHashes: string[] = [];
   let serial = 0;
   const initial: [string, string][] = [...ruleFiles];
-  for (let f = 0; f < SOURCE_FILES; f++) {
+  for (let f = 0; f < files; f++) {
     const n = 30 + Math.floor(rand() * 50);
     const lines: string[] = [];
     for (let i = 0; i < n; i++) lines.push(lineText(rand, f, serial++));
@@ -253,7 +257,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
   const ledgerFile = join(root, LEDGER);
   mkdirSync(dirname(ledgerFile), { recursive: true });
   const fd = openSync(`${ledgerFile}.tmp`, "w");
-  const recordsPerFile = new Uint32Array(SOURCE_FILES);
+  const recordsPerFile = new Uint32Array(files);
   const touched = new Set<number>();
   const prTouched = new Set<number>();
   let prev: string | null = null;
@@ -268,7 +272,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
     // half the records go to a skewed choice of files (hot spots), half spread evenly; the pull request's
     // records only to its own files
     const u = rand();
-    const pick = rand() < 0.5 ? Math.floor(u * u * SOURCE_FILES) : Math.floor(u * SOURCE_FILES);
+    const pick = rand() < 0.5 ? Math.floor(u * u * files) : Math.floor(u * files);
     const file = r < baseAt ? pick : pick - (pick % 4);
     const lines = contents[file]!;
     const changed: number[] = [];
@@ -340,7 +344,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
 
   // the pull request's files its records never touched get one edit nobody recorded, so 10k files differ
   const untraced: [string, string][] = [];
-  for (let f = 0; f < SOURCE_FILES; f += 4) {
+  for (let f = 0; f < files; f += 4) {
     if (prTouched.has(f)) continue;
     contents[f]![0] = `// edited outside the hooks\n${contents[f]![0]}`;
     untraced.push([sourcePath(f), `${contents[f]!.join("\n")}\n`]);
@@ -355,9 +359,9 @@ async function generate(dir: string, records: number): Promise<Workload> {
   renameSync(`${ledgerFile}.tmp`, ledgerFile);
 
   let hot = 0;
-  for (let f = 1; f < SOURCE_FILES; f++) if (recordsPerFile[f]! > recordsPerFile[hot]!) hot = f;
+  for (let f = 1; f < files; f++) if (recordsPerFile[f]! > recordsPerFile[hot]!) hot = f;
   // an IN_PROGRESS module's file, so the pre-write gate allows and the post-write hook records
-  let hookModule = MODULES - 1;
+  let hookModule = files / FILES_PER_MODULE - 1;
   while (statusOf(hookModule) !== "IN_PROGRESS") hookModule--;
   return {
     records,
@@ -370,7 +374,7 @@ async function generate(dir: string, records: number): Promise<Workload> {
     hotFileRecords: recordsPerFile[hot]!,
     hotFileLines: contents[hot]!.length,
     hookFile: sourcePath(hookModule * FILES_PER_MODULE + FILES_PER_MODULE - 1),
-    changedFiles: PR_FILES,
+    changedFiles: files / 4,
     generatedInSeconds: 0,
   };
 }

@@ -89,6 +89,26 @@ function statsJson(ws: TempWorkspace, args: string[], env?: NodeJS.ProcessEnv) {
   return s;
 }
 
+/** A git that writes down what it is asked, ahead of the real one on PATH; `blamed`: the paths it blamed since `clear`. */
+function loggingGit(ws: TempWorkspace) {
+  const bin = ws.path(".orchestration/.cache/test-bin");
+  const log = ws.path(".orchestration/.cache/git-calls.log");
+  const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+  ws.write(".orchestration/.cache/test-bin/git", `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
+  chmodSync(join(bin, "git"), 0o755);
+  return {
+    env: { PATH: `${bin}:${process.env["PATH"]}` },
+    log,
+    clear: () => writeFileSync(log, ""),
+    blamed: () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => / blame /.test(l))
+        .map((l) => l.slice(l.lastIndexOf(" -- ") + 4))
+        .sort(),
+  };
+}
+
 function report(ws: TempWorkspace, args: string[]) {
   const r = runCli(["report", "--out", "-", ...args], { cwd: ws.root });
   expect(r.stderr).toBe("");
@@ -203,23 +223,12 @@ describe("untraced share over time", () => {
   });
 
   it("a warm run asks git nothing again for unchanged files, and a new commit dates its lines anew", () => {
-    // a git that writes down what it is asked, ahead of the real one on PATH
-    const bin = ws.path(".orchestration/.cache/test-bin");
-    const log = ws.path(".orchestration/.cache/git-calls.log");
-    const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
-    ws.write(".orchestration/.cache/test-bin/git", `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
-    chmodSync(join(bin, "git"), 0o755);
-    const env = { PATH: `${bin}:${process.env["PATH"]}` };
+    const { env, log, clear, blamed } = loggingGit(ws);
     rmSync(ws.path(".orchestration/.cache/insight.json"), { force: true });
     const cold = statsJson(ws, ["--by", "month"], env);
     // a file one commit wrote, unchanged since, needs no blame; one changed since, or by two commits, does
-    const blamed = readFileSync(log, "utf8")
-      .split("\n")
-      .filter((l) => / blame /.test(l))
-      .map((l) => l.slice(l.lastIndexOf(" -- ") + 4))
-      .sort();
-    expect(blamed).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
-    writeFileSync(log, "");
+    expect(blamed()).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
+    clear();
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
     expect(readFileSync(log, "utf8")).not.toContain("blame");
 
@@ -235,5 +244,29 @@ describe("untraced share over time", () => {
     ]);
     gitAt(ws.root, undefined, "reset", "-q", "--soft", "HEAD~1");
     gitAt(ws.root, undefined, "reset", "-q", "scratch/untracked.txt");
+  });
+
+  it("a plain intent stats asks git blame nothing, and a file it counts again leaves the other files' commit times kept", () => {
+    const { env, clear, blamed } = loggingGit(ws);
+    clear();
+    for (const cache of ["insight.json", "insight-runs.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+    const plainCold = statsJson(ws, [], env);
+    expect(blamed()).toEqual([]);
+    const dated = statsJson(ws, ["--by", "month"], env);
+    expect(blamed()).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
+    // an edit a plain run counts again: the runs kept beside the tallies are written anew, commit times included
+    clear();
+    ws.write("scratch/untracked.txt", "one\ntwo\nthree\n");
+    try {
+      const plain = statsJson(ws, [], env);
+      expect(blamed()).toEqual([]);
+      expect(plain.lines.untraced).toBe(plainCold.lines.untraced + 1);
+      const redated = statsJson(ws, ["--by", "month"], env);
+      expect(blamed()).toEqual(["scratch/untracked.txt"]);
+      const untracedToday = (s: typeof dated) => s.history.periods.find((p: { period: string }) => p.period === month(today)).inCode.untraced;
+      expect(untracedToday(redated)).toBe(untracedToday(dated) + 1);
+    } finally {
+      ws.write("scratch/untracked.txt", "one\ntwo\n");
+    }
   });
 });

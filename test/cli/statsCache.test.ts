@@ -1,4 +1,4 @@
-import { existsSync, renameSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -7,9 +7,10 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 
 /**
- * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json):
- * its numbers stay those of `intent blame`, whatever changed since (a file's bytes, the ledger), and a file's
- * lines follow its content across a rename as blame's do.
+ * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json, and
+ * the runs and history in insight-runs.json): its numbers stay those of `intent blame`, whatever changed since
+ * (a file's bytes, the ledger, the exempt rules, a cache file lost), and a file's lines follow its content
+ * across a rename as blame's do.
  */
 
 beforeAll(ensureBuilt);
@@ -31,6 +32,16 @@ function blameSum(ws: TempWorkspace, path: string): Counts {
     if (row.outOfScope) sum.outOfScope++;
   }
   return sum;
+}
+
+const TALLIES = ".orchestration/.cache/insight.json";
+const RUNS = ".orchestration/.cache/insight-runs.json";
+
+/** The numbers as a run with nothing kept gives them. */
+function fresh(ws: TempWorkspace, ...args: string[]) {
+  rmSync(ws.path(TALLIES), { force: true });
+  rmSync(ws.path(RUNS), { force: true });
+  return stats(ws, ...args);
 }
 
 const fileLines = (s: { byFile: { path: string; lines: Counts }[] }, path: string) => s.byFile.find((f) => f.path === path)?.lines;
@@ -80,5 +91,49 @@ describe("intent stats from one run to the next", () => {
     expect(fileLines(afterSave, "src/api/forecast.ts")).toEqual(counts({ total: 13, human: 3, untraced: 10 }));
     expect(afterSave.lines.human).toBe(first.lines.human + 1);
     for (const f of afterSave.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+  });
+
+  it("gives the history from what was kept, even when a plain run kept only the tallies of an edited file", () => {
+    const history = fresh(ws, "--by", "day");
+    const plain = fresh(ws);
+    expect(existsSync(ws.path(RUNS))).toBe(true);
+    expect(stats(ws, "--by", "day")).toEqual(history);
+    expect(stats(ws)).toEqual(plain);
+
+    // the runs and history lost: a plain run still counts from the tallies, and the history is read again
+    rmSync(ws.path(RUNS));
+    expect(stats(ws)).toEqual(plain);
+    expect(stats(ws, "--by", "day")).toEqual(history);
+
+    // lost again, then a file edited: the plain run counts that file from the ledger and keeps the history whole
+    rmSync(ws.path(RUNS));
+    ws.write("src/billing/export.ts", `${ws.read("src/billing/export.ts")}// one more line\n`);
+    const edited = stats(ws);
+    expect(fileLines(edited, "src/billing/export.ts")).toEqual(counts({ total: 4, untraced: 4 }));
+    const editedHistory = stats(ws, "--by", "day");
+    expect(editedHistory).toEqual(fresh(ws, "--by", "day"));
+    // the records' history is unchanged; the line added by hand is untraced and not committed: in the code today
+    type Row = { period: string; inCode: { untraced: number } };
+    const periods = (s: typeof history) => (s.history as { periods: Row[] }).periods;
+    const withoutInCode = (s: typeof history) => periods(s).map(({ inCode: _, ...row }) => row);
+    expect(withoutInCode(editedHistory)).toEqual(withoutInCode(history));
+    const today = new Date().toISOString().slice(0, 10);
+    const untracedToday = (s: typeof history) => periods(s).find((p) => p.period === today)!.inCode.untraced;
+    expect(untracedToday(editedHistory)).toBe(untracedToday(history) + 1);
+    expect(stats(ws)).toEqual(edited);
+  });
+
+  it("leaves out a file made exempt since the last run, and counts it again once it is not", () => {
+    const before = stats(ws);
+    const lines = fileLines(before, "src/billing/export.ts")!;
+    expect(lines.total).toBeGreaterThan(0);
+    const rules = ws.read(".intentignore");
+    ws.write(".intentignore", `${rules}src/billing/\n`);
+    const exempt = stats(ws);
+    expect(fileLines(exempt, "src/billing/export.ts")).toBeUndefined();
+    expect(exempt.lines.total).toBe(before.lines.total - lines.total);
+    expect(stats(ws)).toEqual(exempt);
+    ws.write(".intentignore", rules);
+    expect(stats(ws)).toEqual(before);
   });
 });

@@ -49,8 +49,13 @@ export function addLines(counts: LineCounts, author: Author, outOfScope: boolean
 }
 
 export function addCounts(into: LineCounts, from: LineCounts): void {
+  // each field by name: summed for every file and folder of a workspace
   into.total += from.total;
-  for (const a of AUTHORS) into[a] += from[a];
+  into.ai += from.ai;
+  into.human += from.human;
+  into.mixed += from.mixed;
+  into.unknown += from.unknown;
+  into.untraced += from.untraced;
   into.outOfScope += from.outOfScope;
 }
 

@@ -128,6 +128,8 @@ export function periodOf(ms: number, by: Period): string {
   return d.toISOString().slice(0, 10);
 }
 
+const DAY_MS = 86_400_000;
+
 /** Folders summed for "the largest folders": the first two levels. */
 const FOLDER_DEPTH = 2;
 
@@ -145,6 +147,7 @@ export class InsightBuilder {
   private readonly outBlocks: Block[] = [];
   private readonly allBlocks: Block[] = [];
   private readonly periods = new Map<string, HistoryRow>();
+  private readonly periodOfDay = new Map<number, string>();
   private readonly undated: Undated = { lines: 0, reasons: [] };
   readonly matches: (path: string) => boolean;
 
@@ -167,6 +170,17 @@ export class InsightBuilder {
     return !Number.isNaN(ms) && (this.opts.since === undefined || ms >= this.opts.since) && (this.opts.until === undefined || ms <= this.opts.until);
   }
 
+  /** The row of the period `ms` falls in: a period is whole UTC days, so it is found once per day. */
+  private periodAt(ms: number, by: Period): HistoryRow {
+    const day = Math.floor(ms / DAY_MS);
+    let key = this.periodOfDay.get(day);
+    if (key === undefined) {
+      key = periodOf(ms, by);
+      this.periodOfDay.set(day, key);
+    }
+    return this.period(key);
+  }
+
   private period(key: string): HistoryRow {
     let row = this.periods.get(key);
     if (!row) {
@@ -181,50 +195,54 @@ export class InsightBuilder {
     this.addRuns(path, runsOf(rows));
   }
 
+  /**
+   * Whether the numbers need a file's runs (`addRuns`) rather than its tally (`addTally`): the history's
+   * surviving lines and lines in the code need each run's time (untraced runs: their commit time), the
+   * report's tables each run.
+   */
+  get needsRuns(): boolean {
+    return this.opts.by !== undefined || this.opts.blocks === true;
+  }
+
   /** One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. */
   addRuns(path: string, runs: readonly Run[]): void {
-    const counts = emptyCounts();
-    let block: Block | undefined;
-    for (const r of runs) {
-      const author = r.author;
-      const out = r.outOfScope === true;
-      const n = r.end - r.start + 1;
-      addLines(counts, author, out, n);
-      if (author !== "untraced") {
-        bump(this.intents, r.intent ?? null, author, out, n);
-        if (r.model !== undefined || author === "ai" || author === "mixed") bump(this.models, r.model ?? null, author, out, n);
-        if (r.person !== undefined || author === "human" || author === "mixed") bump(this.persons, r.person ?? null, author, out, n);
-        if (this.opts.by && r.timestamp !== undefined) {
+    const blocks = blocksOf(runs);
+    this.addTally(path, tallyOf(runs, blocks));
+    const by = this.opts.by;
+    if (by)
+      for (const r of runs) {
+        const n = r.end - r.start + 1;
+        if (r.author !== "untraced") {
+          if (r.timestamp === undefined) continue;
           const ms = Date.parse(r.timestamp);
-          if (this.inWindow(ms)) {
-            const row = this.period(periodOf(ms, this.opts.by));
-            row.surviving[author] += n;
-            row.inCode[author] += n;
-          }
-        }
-      } else if (this.opts.by) {
-        if (r.committed === undefined) this.undated.lines += n;
+          if (!this.inWindow(ms)) continue;
+          const row = this.periodAt(ms, by);
+          row.surviving[r.author] += n;
+          row.inCode[r.author] += n;
+        } else if (r.committed === undefined) this.undated.lines += n;
         else {
           const ms = Date.parse(r.committed);
-          if (this.inWindow(ms)) this.period(periodOf(ms, this.opts.by)).inCode.untraced += n;
+          if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
         }
       }
-      // a block (what a number links to) is the lines of one record in a row (untraced: of one commit time), whatever else differs
-      if (
-        block &&
-        block.author === author &&
-        block.traceId === r.traceId &&
-        block.committed === r.committed &&
-        block.uncommitted === r.uncommitted &&
-        block.end === r.start - 1
-      )
-        block.end = r.end;
-      else {
-        if (block) this.keep(block);
-        block = { path, ...r };
-      }
+    if (this.opts.blocks) for (const b of blocks) this.allBlocks.push({ path, ...b });
+  }
+
+  /**
+   * One file of the present as its tally (`tallyOf` its runs): all `addRuns` counts when the numbers need no
+   * runs (`needsRuns`).
+   */
+  addTally(path: string, tally: FileTally): void {
+    const counts = emptyCounts();
+    for (const g of tally.groups) {
+      const { author, outOfScope: out, lines: n } = g;
+      addLines(counts, author, out, n);
+      if (author === "untraced") continue;
+      bump(this.intents, g.intent ?? null, author, out, n);
+      if (g.model !== undefined || author === "ai" || author === "mixed") bump(this.models, g.model ?? null, author, out, n);
+      if (g.person !== undefined || author === "human" || author === "mixed") bump(this.persons, g.person ?? null, author, out, n);
     }
-    if (block) this.keep(block);
+    for (const b of tally.outOfScope) this.outBlocks.push({ path, ...b });
     this.addCountsOf(path, counts);
   }
 
@@ -240,9 +258,9 @@ export class InsightBuilder {
   private addCountsOf(path: string, counts: LineCounts): void {
     addCounts(this.total, counts);
     this.files.push({ path, lines: counts });
-    const parts = path.split("/");
-    for (let depth = 1; depth <= Math.min(FOLDER_DEPTH, parts.length - 1); depth++) {
-      const folder = parts.slice(0, depth).join("/");
+    // the folders are the path up to each of its first FOLDER_DEPTH slashes
+    for (let depth = 1, slash = path.indexOf("/"); depth <= FOLDER_DEPTH && slash !== -1; depth++, slash = path.indexOf("/", slash + 1)) {
+      const folder = path.slice(0, slash);
       let c = this.folders.get(folder);
       if (!c) {
         c = emptyCounts();
@@ -250,11 +268,6 @@ export class InsightBuilder {
       }
       addCounts(c, counts);
     }
-  }
-
-  private keep(block: Block): void {
-    if (block.outOfScope) this.outBlocks.push(block);
-    if (this.opts.blocks) this.allBlocks.push(block);
   }
 
   /** One ledger entry of the history: the lines its record wrote, in its period. */
@@ -266,7 +279,7 @@ export class InsightBuilder {
   /** Lines a record wrote in one file (`writtenBy` its entry), in their period. */
   addWrittenLines(path: string, w: Written): void {
     if (!this.opts.by || !this.matches(path) || !this.inWindow(w.ms)) return;
-    const row = this.period(periodOf(w.ms, this.opts.by));
+    const row = this.periodAt(w.ms, this.opts.by);
     if (w.author !== "untraced") row.written[w.author] += w.lines;
     if (w.outOfScope) row.writtenOutOfScope += w.lines;
   }
@@ -324,6 +337,82 @@ function bump(map: Map<string | null, LineCounts>, key: string | null, author: A
  * time, scope): a file's blame rows said in a few runs, which is all the numbers need of them.
  */
 export type Run = Omit<Block, "path">;
+
+/** A file's traced lines of one author, scope, intent, model and person (or its untraced lines). */
+export interface TallyGroup {
+  author: Author;
+  outOfScope: boolean;
+  intent?: string;
+  model?: string;
+  person?: string;
+  lines: number;
+}
+
+/**
+ * What a file's runs add to the present's numbers (not to the history's): its lines grouped by what the
+ * breakdowns count them under, and its out-of-scope blocks. Smaller than the runs: what a repeated
+ * `intent stats` keeps of an unchanged file.
+ */
+export interface FileTally {
+  groups: TallyGroup[];
+  /** The file's blocks (`blocksOf`) that start out of scope: what the out-of-scope numbers link to. */
+  outOfScope: Run[];
+}
+
+/** A file's blocks: its runs joined where consecutive lines are one record's (what a number links to). */
+export function blocksOf(runs: readonly Run[]): Run[] {
+  const blocks: Run[] = [];
+  let block: Run | undefined;
+  for (const r of runs) {
+    // a block is the lines of one record in a row (untraced: of one commit time), whatever else differs
+    if (
+      block &&
+      block.author === r.author &&
+      block.traceId === r.traceId &&
+      block.committed === r.committed &&
+      block.uncommitted === r.uncommitted &&
+      block.end === r.start - 1
+    )
+      block.end = r.end;
+    else {
+      block = { ...r };
+      blocks.push(block);
+    }
+  }
+  return blocks;
+}
+
+const MANY_GROUPS = 16;
+
+/** A file's tally (`FileTally`) from its runs and their blocks (`blocksOf(runs)`). */
+export function tallyOf(runs: readonly Run[], blocks: readonly Run[] = blocksOf(runs)): FileTally {
+  const groups: TallyGroup[] = [];
+  // a file has a few groups: found by looking through them, or by key once there are many
+  let byKey: Map<string, TallyGroup> | undefined;
+  for (const r of runs) {
+    const out = r.outOfScope === true;
+    const n = r.end - r.start + 1;
+    const key = byKey ? JSON.stringify([r.author, out, r.intent, r.model, r.person]) : undefined;
+    let g: TallyGroup | undefined;
+    if (byKey) g = byKey.get(key!);
+    else g = groups.find((g) => g.author === r.author && g.outOfScope === out && g.intent === r.intent && g.model === r.model && g.person === r.person);
+    if (g) g.lines += n;
+    else {
+      g = {
+        author: r.author,
+        outOfScope: out,
+        ...(r.intent !== undefined ? { intent: r.intent } : {}),
+        ...(r.model !== undefined ? { model: r.model } : {}),
+        ...(r.person !== undefined ? { person: r.person } : {}),
+        lines: n,
+      };
+      groups.push(g);
+      if (byKey && key !== undefined) byKey.set(key, g);
+      else if (groups.length > MANY_GROUPS) byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person]), g]));
+    }
+  }
+  return { groups, outOfScope: blocks.filter((b) => b.outOfScope) };
+}
 
 /** The runs of a file's blame rows (every line, in order). */
 export function runsOf(rows: readonly BlameLine[]): Run[] {

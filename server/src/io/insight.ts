@@ -8,7 +8,18 @@ import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
 import { blameNewestFirst } from "../engine/blame";
 import { fileHash, splitLines } from "../engine/hashing";
-import { datedRuns, InsightBuilder, runsOf, untracedRanges, writtenBy, type Insight, type InsightOptions, type Run, type Written } from "../engine/insight";
+import {
+  datedRuns,
+  InsightBuilder,
+  runsOf,
+  tallyOf,
+  untracedRanges,
+  writtenBy,
+  type Insight,
+  type InsightOptions,
+  type Run,
+  type Written,
+} from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
@@ -16,7 +27,20 @@ import type { Rules } from "../engine/rules";
 import { BLAME_BUDGET_MS, commitDatesOf, headCommit, singleCommitTimes } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
-import { bytesKey, type InsightCache, ledgerStamp, loadInsightCache, RACY_MS, saveInsightCache, statKey } from "./insightCache";
+import {
+  bytesKey,
+  type CachedFile,
+  type FileStat,
+  type InsightRuns,
+  ledgerStamp,
+  loadInsightCache,
+  loadInsightRuns,
+  RACY_MS,
+  sameStat,
+  saveInsightCache,
+  saveInsightRuns,
+  statOf,
+} from "./insightCache";
 import { readRegularBytes } from "./regularFiles";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
@@ -141,10 +165,20 @@ export interface CachedInsight {
   unreadable: { path: string; lines: readonly UnreadableLine[] }[];
 }
 
+/** A file of the working tree as a cached run sees it: what was kept of it, or its text to count again. */
+interface Counted {
+  path: string;
+  key: string;
+  stat?: FileStat;
+  kept?: CachedFile;
+  text?: string;
+}
+
 /**
  * `gatherInsight` for a command line: what the previous run learnt (io/insightCache.ts) is used for every
  * file whose bytes and ledgers are unchanged, and the ledgers (`openLedger`) are read only when something
- * must be counted again. The numbers are the same as `gatherInsight`'s.
+ * must be counted again. A plain run reads only the files' tallies; the history and the report's tables
+ * also their runs. The numbers are the same as `gatherInsight`'s.
  */
 export async function gatherInsightCached(
   root: string,
@@ -153,42 +187,46 @@ export async function gatherInsightCached(
   openLedger: () => Promise<WorkspaceLedger>,
 ): Promise<CachedInsight> {
   const stamp = ledgerStamp(root, rules.settings.ledgerPath);
-  const cache = loadInsightCache(root, stamp);
   const builder = new InsightBuilder(opts);
+  const cache = loadInsightCache(root, stamp);
+  const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
   const paths = workingTreeFiles(root);
-  // a file changed after this is not proven unchanged by its times next time (see statKey)
+  // a path kept from the last run was chosen under the same exempt rules, if they are the same (the ledger's path is in the stamp)
+  const chosen = cache !== undefined && cache.exempt === rules.ignore.key;
+  // a file changed after this is not proven unchanged by its times next time (see FileStat)
   const now = opts.now ?? Date.now();
   const trustBefore = now - RACY_MS;
   let binaryFiles = 0;
-  // each file's runs, in the working tree's order; a file to count again holds its text meanwhile
-  const counted: { path: string; key: string; stat?: string; runs?: Run[]; text?: string }[] = [];
+  // each file's tally, in the working tree's order; a file to count again holds its text meanwhile
+  const counted: Counted[] = [];
   for (const path of paths) {
-    if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
     const known = cache?.files.get(path);
+    if (!((known && chosen) || shouldRecord(path, rules)) || !builder.matches(path)) continue;
+    // what was kept of the file holds only with its runs when they are needed
+    const usable = known && (!builder.needsRuns || kept?.runs.get(path)?.key === known.key) ? known : undefined;
     // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
     const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
-    const stat = st?.isFile() && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore ? statKey(st) : undefined;
-    if (known && stat !== undefined && known.stat === stat) {
-      counted.push({ path, key: known.key, stat, runs: known.runs });
+    const trusted = st?.isFile() === true && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore;
+    if (usable?.stat && trusted && sameStat(usable.stat, st!)) {
+      counted.push({ path, key: usable.key, stat: usable.stat, kept: usable });
       continue;
     }
     const bytes = readCounted(root, path);
     if (bytes === "binary") binaryFiles++;
     if (typeof bytes === "string") continue;
     const key = bytesKey(bytes);
-    counted.push(
-      known?.key === key ? { path, key, ...(stat ? { stat } : {}), runs: known.runs } : { path, key, ...(stat ? { stat } : {}), text: bytes.toString("utf8") },
-    );
+    const stat = trusted ? statOf(st!) : undefined;
+    counted.push(usable?.key === key ? { path, key, stat, kept: usable } : { path, key, stat, text: bytes.toString("utf8") });
   }
-  const missing = counted.some((c) => c.runs === undefined) || !cache;
-  // a file proven by its bytes that its times will prove next time: worth saving
-  const restamped = counted.some((c) => c.stat !== undefined && cache?.files.get(c.path)?.stat !== c.stat);
+  const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept);
   const ledger = missing ? await openLedger() : undefined;
-  const next: InsightCache = cache ?? {
-    files: new Map(),
-    written: writtenOf(ledger!),
-    unreadable: ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] })),
-  };
+  // the files' runs (with their untraced lines' commit times), for the history and the report's tables, and
+  // to keep when any changed; when none were kept, those of the files counted now (a file without them is
+  // counted again when they are needed)
+  const loaded = kept ?? (missing && cache ? loadInsightRuns(root, stamp) : undefined);
+  const runs: InsightRuns = loaded ?? { runs: new Map(), written: missing ? writtenOf(ledger!) : new Map() };
+  const files = new Map<string, CachedFile>();
+  let changed = missing || !chosen;
   // HEAD, asked once and only when a file's untraced lines are to be dated
   let head: string | null | undefined;
   let headAsked = false;
@@ -197,45 +235,69 @@ export async function gatherInsightCached(
   // the files all of whose lines one commit wrote: dated without a blame each (asked once, when needed)
   let single: Map<string, number> | undefined;
   for (const c of counted) {
-    const runs = c.runs ?? countedRuns(ledger!, c.path, c.text!);
-    // commit times hold for the same bytes (c.runs known) at the same HEAD
-    const prior = c.runs ? next.files.get(c.path)?.dates : undefined;
-    let dates = prior;
-    if (opts.by && hasUntraced(runs)) {
-      if (!headAsked) {
-        head = headCommit(root);
-        headAsked = true;
+    let file = c.kept;
+    if (!file) {
+      const fileRuns = countedRuns(ledger!, c.path, c.text!);
+      runs.runs.set(c.path, { key: c.key, runs: fileRuns });
+      file = { key: c.key, stat: c.stat, tally: tallyOf(fileRuns) };
+    } else if (c.stat !== file.stat) {
+      // a file proven by its bytes that its times will prove next time: worth saving
+      file = { ...file, stat: c.stat };
+      changed = true;
+    }
+    files.set(c.path, file);
+    if (!builder.needsRuns) {
+      // the tally: no runs, and no commit times (they date lines only for the history)
+      builder.addTally(c.path, file.tally);
+      continue;
+    }
+    const known = runs.runs.get(c.path)!;
+    const fileRuns = known.runs;
+    if (!opts.by || !hasUntraced(fileRuns)) {
+      builder.addRuns(c.path, fileRuns);
+      continue;
+    }
+    // commit times hold for the same bytes (the runs' key) at the same HEAD
+    let dates = known.dates;
+    if (!headAsked) {
+      head = headCommit(root);
+      headAsked = true;
+    }
+    if (head === undefined || dates?.head !== head) {
+      const started = Date.now();
+      if (head) single ??= singleCommitTimes(root);
+      const oneCommit = single?.get(c.path);
+      const asked =
+        oneCommit !== undefined
+          ? untracedRanges(fileRuns).map((r) => ({ ...r, ms: oneCommit }))
+          : blameSpent < BLAME_BUDGET_MS
+            ? commitDatesOf(root, head, c.path, untracedRanges(fileRuns))
+            : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
+      blameSpent += Date.now() - started;
+      if (Array.isArray(asked)) dates = { head: head!, dates: [...asked] };
+      else {
+        dates = undefined;
+        builder.undatedBecause((asked as { undated: string }).undated);
       }
-      if (head === undefined || dates?.head !== head) {
-        const started = Date.now();
-        if (head) single ??= singleCommitTimes(root);
-        const oneCommit = single?.get(c.path);
-        const asked =
-          oneCommit !== undefined
-            ? untracedRanges(runs).map((r) => ({ ...r, ms: oneCommit }))
-            : blameSpent < BLAME_BUDGET_MS
-              ? commitDatesOf(root, head, c.path, untracedRanges(runs))
-              : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
-        blameSpent += Date.now() - started;
-        if (Array.isArray(asked)) {
-          dates = { head: head!, dates: [...asked] };
-          redated = true;
-        } else {
-          dates = undefined;
-          builder.undatedBecause((asked as { undated: string }).undated);
-        }
+      if (dates !== known.dates) {
+        runs.runs.set(c.path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
+        redated = true;
       }
-      builder.addRuns(c.path, dates ? datedRuns(runs, dates.dates, now) : runs);
-    } else builder.addRuns(c.path, runs);
-    if (!c.runs || c.stat !== next.files.get(c.path)?.stat || dates !== prior)
-      next.files.set(c.path, { key: c.key, ...(c.stat ? { stat: c.stat } : {}), runs, ...(dates ? { dates } : {}) });
+    }
+    builder.addRuns(c.path, dates ? datedRuns(fileRuns, dates.dates, now) : fileRuns);
   }
-  if (opts.by) for (const [path, rows] of next.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
-  if (missing || restamped || redated) {
-    // files no longer in the working tree are forgotten
+  if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
+  const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
+  if (changed || missing || redated) {
+    // files not counted this time (another --path) keep what was learnt of them, unless they are no longer in
+    // the working tree or the exempt rules changed and now leave them out
     const present = new Set(paths);
-    for (const path of next.files.keys()) if (!present.has(path)) next.files.delete(path);
-    saveInsightCache(root, stamp, next);
+    if (cache) for (const [path, f] of cache.files) if (!files.has(path) && present.has(path) && (chosen || shouldRecord(path, rules))) files.set(path, f);
+    if (missing || redated) {
+      for (const path of runs.runs.keys()) if (!files.has(path)) runs.runs.delete(path);
+      saveInsightRuns(root, stamp, runs);
+    }
+    if (changed) saveInsightCache(root, stamp, { files, exempt: rules.ignore.key, unreadable });
   }
-  return { insight: { ...builder.result(), binaryFiles }, unreadable: next.unreadable };
+  return { insight: { ...builder.result(), binaryFiles }, unreadable };
 }
