@@ -7,19 +7,20 @@
 import { build } from "esbuild";
 import { reportPageScript } from "./reportPage.mjs";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ext = join(repo, "clients", "vscode");
-const stage = join(repo, ".cache", "vscode-extension");
+// a folder of this run's own: two packagings at once (the e2e tests, one per worker) never share one
+mkdirSync(join(repo, ".cache"), { recursive: true });
+const stage = mkdtempSync(join(repo, ".cache", "vscode-extension-"));
 const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"));
 const outArg = process.argv.indexOf("--out");
 const out = outArg > 0 ? resolve(process.argv[outArg + 1]) : join(repo, `${pkg.name}-${pkg.version}.vsix`);
 
-rmSync(stage, { recursive: true, force: true });
 mkdirSync(join(stage, "dist"), { recursive: true });
 
 const common = {
@@ -63,4 +64,5 @@ execFileSync(
     stdio: ["ignore", "inherit", "inherit"],
   },
 );
+rmSync(stage, { recursive: true, force: true });
 console.log(`${out} (${(statSync(out).size / 1024).toFixed(0)} KiB)`);

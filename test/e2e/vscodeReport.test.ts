@@ -58,7 +58,7 @@ it("VS Code: Intent: Show Report opens the report in a webview, charts drawn, no
         return [canvas.id, n] as const;
       }),
     );
-    expect(ink.map(([id]) => id).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person"]);
+    expect(ink.map(([id]) => id).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person", "chart-untraced"]);
     for (const [id, n] of ink) expect(n, id).toBeGreaterThan(500);
     expect(errors).toEqual([]);
     expect(readFileSync(path.join(root, ".orchestration/.cache/report.html"), "utf8")).toMatch(/^<!doctype html>/);
