@@ -55,7 +55,10 @@ function traceRecordValidator() {
   mkdirSync("dist/generated", { recursive: true });
   writeFileSync("dist/generated/trace-record-validator.cjs", standaloneCode(ajv, ajv.compile(schema)));
   // what the bundles' free name __INTENT_LSP_VALIDATOR__ becomes (server/src/io/ledger/schema.ts)
-  writeFileSync("dist/generated/inject-validator.mjs", 'import validate from "./trace-record-validator.cjs";\nexport { validate as __INTENT_LSP_VALIDATOR__ };\n');
+  writeFileSync(
+    "dist/generated/inject-validator.mjs",
+    'import validate from "./trace-record-validator.cjs";\nexport { validate as __INTENT_LSP_VALIDATOR__ };\n',
+  );
 }
 traceRecordValidator();
 
