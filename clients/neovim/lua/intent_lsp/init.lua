@@ -354,8 +354,30 @@ end
 
 -- CodeLens: 0.12 re-requests lenses when the server asks (workspace/codeLens/refresh); older versions
 -- do not support that request, so the lens of a save would only appear after the next edit. There the
--- lenses are refreshed on these events, :write among them (Neovim has sent didSave when this runs).
+-- lenses are refreshed on these events, and once the server has handled a save (intent/saveProcessed):
+-- a refresh at :write alone can ask before the save's record exists.
 local LENS_EVENTS = { "BufEnter", "BufWritePost", "InsertLeave", "CursorHold" }
+
+local function refresh_lenses(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  if has("0.10") then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  elseif vim.api.nvim_get_current_buf() == bufnr then
+    vim.lsp.codelens.refresh()
+  end
+end
+
+local function on_save_processed(_, result)
+  local fname = result and result.uri and vim.uri_to_fname(result.uri)
+  local bufnr = fname and vim.fn.bufnr(fname)
+  if bufnr and bufnr > 0 then
+    vim.schedule(function()
+      refresh_lenses(bufnr)
+    end)
+  end
+end
 
 local function enable_codelens(client, bufnr)
   local caps = client.server_capabilities or {}
@@ -366,15 +388,10 @@ local function enable_codelens(client, bufnr)
     vim.lsp.codelens.enable(true, { bufnr = bufnr })
     return
   end
+  -- a notification only this server sends: the global table serves it without touching user handlers
+  vim.lsp.handlers["intent/saveProcessed"] = vim.lsp.handlers["intent/saveProcessed"] or on_save_processed
   local function refresh()
-    if not vim.api.nvim_buf_is_valid(bufnr) then
-      return
-    end
-    if has("0.10") then
-      vim.lsp.codelens.refresh({ bufnr = bufnr })
-    elseif vim.api.nvim_get_current_buf() == bufnr then
-      vim.lsp.codelens.refresh()
-    end
+    refresh_lenses(bufnr)
   end
   refresh()
   vim.api.nvim_create_autocmd(LENS_EVENTS, {
