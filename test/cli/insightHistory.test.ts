@@ -3,11 +3,11 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
-import { claudeEdit, writeTranscript } from "../support/hookPayloads";
+import { runCli } from "../support/cliRunner";
+import { writeTranscript } from "../support/hookPayloads";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
-import { AI_LINES } from "./insightWorkspace";
+import { agentEditsWeather } from "./insightWorkspace";
 
 /**
  * The lines in the code today per period they were written in, untraced ones included (README "Insight"):
@@ -53,14 +53,7 @@ async function datedWorkspace(): Promise<TempWorkspace> {
   ws.select("INT-001");
   writeTranscript(ws, "claude-sonnet-4-5-20250929");
   // the agent replaces one line with three, through its hooks
-  const weather = "src/api/weather.ts";
-  const before = "  city: string;";
-  const after = AI_LINES.join("\n");
-  const pre = runHook("claude-code", claudeEdit(ws, "PreToolUse", weather, before, after), { cwd: ws.root });
-  if (pre.status !== 0) throw new Error(`the agent's write was refused: ${pre.stdout}${pre.stderr}`);
-  ws.write(weather, ws.read(weather).replace(before, after));
-  const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", weather, before, after), { cwd: ws.root });
-  if (post.status !== 0) throw new Error(`the agent's write was not recorded: ${post.stdout}${post.stderr}`);
+  agentEditsWeather(ws);
   // the person inserts two lines, through the editor
   const client = await LspClient.start({ root: ws.root });
   try {

@@ -39,13 +39,8 @@ export const counts = (c: Partial<Record<"total" | "ai" | "human" | "mixed" | "u
   ...c,
 });
 
-export async function insightWorkspace(): Promise<TempWorkspace> {
-  const ws = gitWorkspace();
-  git(ws.root, "config", "user.name", PERSON);
-  ws.select("INT-001");
-  writeTranscript(ws, "claude-sonnet-4-5-20250929");
-
-  // the agent, through its hooks
+/** Claude Code replaces one line of src/api/weather.ts with `AI_LINES`, through its hooks. */
+export function agentEditsWeather(ws: TempWorkspace): void {
   const weather = "src/api/weather.ts";
   const before = "  city: string;";
   const after = AI_LINES.join("\n");
@@ -54,6 +49,15 @@ export async function insightWorkspace(): Promise<TempWorkspace> {
   ws.write(weather, ws.read(weather).replace(before, after));
   const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", weather, before, after), { cwd: ws.root });
   if (post.status !== 0) throw new Error(`the agent's write was not recorded: ${post.stdout}${post.stderr}`);
+}
+
+export async function insightWorkspace(): Promise<TempWorkspace> {
+  const ws = gitWorkspace();
+  git(ws.root, "config", "user.name", PERSON);
+  ws.select("INT-001");
+  writeTranscript(ws, "claude-sonnet-4-5-20250929");
+
+  agentEditsWeather(ws);
 
   // the person, through the editor: two lines in scope, one out of scope
   const client = await LspClient.start({ root: ws.root });
