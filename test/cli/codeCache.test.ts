@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -87,6 +87,37 @@ describe("the CLI's code cache", () => {
     expect(statSync(bundle).mtimeMs).toBe(before.mtimeMs);
     expect(run().stdout).toContain(other);
     expect(readdirSync(cacheDir(xdg))).toHaveLength(2);
+  });
+
+  it("keeps at most 64 MB: a new cache pushes out the caches used least recently, and nothing else", () => {
+    const xdg = home();
+    const dir = cacheDir(xdg);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const day = 24 * 3600 * 1000;
+    // five older builds' caches of 20 MB each (sparse), used 1 to 5 days ago
+    const older = [1, 2, 3, 4, 5].map((days) => {
+      const name = `intent-cli-${String(days).repeat(16)}-check.bin`;
+      writeFileSync(join(dir, name), "");
+      truncateSync(join(dir, name), 20 * 1024 * 1024);
+      const when = new Date(Date.now() - days * day);
+      utimesSync(join(dir, name), when, when);
+      return name;
+    });
+    const abandoned = "intent-cli-aaaaaaaaaaaaaaaa-check.bin.4242.tmp";
+    const fresh = "intent-cli-bbbbbbbbbbbbbbbb-check.bin.4243.tmp";
+    const notOurs = "notes.txt";
+    for (const name of [abandoned, fresh, notOurs]) writeFileSync(join(dir, name), "x");
+    utimesSync(join(dir, abandoned), new Date(Date.now() - day), new Date(Date.now() - day));
+    expect(version(xdg).status).toBe(0);
+    const left = readdirSync(dir);
+    const written = left.filter((f) => /^intent-cli-[0-9a-f]{16}-other\.bin$/.test(f));
+    expect(written).toHaveLength(1);
+    // the new cache and the three most recently used 20 MB ones fit in 64 MB; the two oldest do not
+    expect(left.sort()).toEqual([...written, ...older.slice(0, 3), fresh, notOurs].sort());
+    // a run that finds its cache prunes nothing
+    truncateSync(join(dir, older[0]!), 40 * 1024 * 1024);
+    expect(version(xdg).status).toBe(0);
+    expect(readdirSync(dir)).toHaveLength(left.length);
   });
 
   it("is off with INTENT_LSP_CODE_CACHE=off", () => {

@@ -20,7 +20,7 @@
  * covers a file system whose clock is too coarse to tell two builds apart within the same tick.
  */
 import { isAscii } from "node:buffer";
-import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -171,5 +171,49 @@ function writeCache(file: string, data: () => Buffer): void {
     renameSync(tmp, file); // concurrent hooks: the last complete cache wins, none is ever half-written
   } catch {
     /* a cache that cannot be written only costs the next run its compile */
+  }
+  try {
+    pruneCaches(dirname(file), file, Date.now());
+  } catch {
+    /* a folder that cannot be listed is pruned by a later write */
+  }
+}
+
+/**
+ * The most bytes the cache folder keeps: each build of the CLI makes its own caches (about half a megabyte
+ * for each subcommand run), so a user who updates, or keeps several versions, would otherwise collect them
+ * for ever. About four builds' worth of every subcommand.
+ */
+export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+/** A temporary file older than this was left by a run killed while writing its cache. */
+const ABANDONED_TMP_MS = 60 * 60 * 1000;
+const CACHE_NAME = /^[a-z-]+-[0-9a-f]{16}-[a-z-]+\.bin$/;
+const TMP_NAME = /^[a-z-]+-[0-9a-f]{16}-[a-z-]+\.bin\.\d+\.tmp$/;
+
+/**
+ * Keeps the folder within `MAX_CACHE_BYTES`: the caches used least recently go first (the later of the
+ * access and modification times: the kernel's relatime updates the access time of a file read at least
+ * daily), never `keep`, the one just written. Runs only after a cache was written (a new build or
+ * subcommand), never on a run that found its cache. Only files named as this module names them are touched.
+ */
+export function pruneCaches(dir: string, keep: string, now: number, maxBytes = MAX_CACHE_BYTES): void {
+  const caches: { path: string; size: number; used: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (path === keep) continue;
+    const isTmp = TMP_NAME.test(name);
+    if (!isTmp && !CACHE_NAME.test(name)) continue;
+    const st = lstatSync(path);
+    if (!st.isFile()) continue;
+    if (isTmp) {
+      if (now - st.mtimeMs > ABANDONED_TMP_MS) unlinkSync(path);
+      continue;
+    }
+    caches.push({ path, size: st.size, used: Math.max(st.atimeMs, st.mtimeMs) });
+  }
+  let total = lstatSync(keep).size;
+  for (const c of caches.sort((a, b) => b.used - a.used)) {
+    total += c.size;
+    if (total > maxBytes) unlinkSync(c.path);
   }
 }
