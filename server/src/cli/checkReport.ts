@@ -1,5 +1,5 @@
 /** Four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
-import { summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
+import { countedFindings, summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
 import { INTENT_LSP_VERSION } from "../version";
 
 export const CHECK_FORMATS = ["text", "json", "sarif", "github", "markdown"] as const;
@@ -40,17 +40,8 @@ function where(f: Finding): string {
 
 function textReport(r: CheckReport): string {
   const lines = r.findings.map((f) => `${where(f)}: ${f.severity} ${f.code}: ${f.message}`);
-  const s = summarize(r.findings);
   const against = `${r.staged ? "staged changes" : "working tree"} vs ${r.base}`;
-  const counted = [
-    s.error && plural(s.error, "error"),
-    s.warning && plural(s.warning, "warning"),
-    s.information && plural(s.information, "note"),
-    s.hint && plural(s.hint, "hint"),
-  ].filter(Boolean);
-  lines.push(
-    `${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")} (${against}).`,
-  );
+  lines.push(`${countedFindings(r.findings, plural)} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")} (${against}).`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -6,7 +6,7 @@
  * always those of the whole check.
  */
 import { percent, type LineCounts } from "../engine/authorship";
-import { summarize, type Finding } from "../engine/check";
+import { countedFindings, type Finding } from "../engine/check";
 import type { ChangedInsight, Undated } from "../engine/insight";
 import { codeSpan, plainText } from "../engine/markdownText";
 
@@ -87,14 +87,7 @@ function periodsTable(c: ChangedInsight): string {
 
 export function checkSummaryMarkdown(r: SummaryInput): string {
   const t = r.changed.lines;
-  const s = summarize(r.findings);
   const against = `${r.staged ? "staged changes" : "working tree"} vs ${codeSpan(r.base)}`;
-  const counted = [
-    s.error && plural(s.error, "error"),
-    s.warning && plural(s.warning, "warning"),
-    s.information && plural(s.information, "note"),
-    s.hint && plural(s.hint, "hint"),
-  ].filter(Boolean);
   const matching = r.path ? ` matching ${codeSpan(r.path)}` : "";
   let out = `## intent-lsp: who wrote this change\n\n`;
   out += t.total
@@ -111,7 +104,7 @@ export function checkSummaryMarkdown(r: SummaryInput): string {
   );
   out += windowText(r.changed);
   out += periodsTable(r.changed);
-  out += `### Findings\n\n${counted.length ? counted.join(", ") : "No findings"} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")}.\n`;
+  out += `### Findings\n\n${countedFindings(r.findings, plural)} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")}.\n`;
   if (r.findings.length) {
     out += `\n| | where | finding | message |\n|---|---|---|---|\n`;
     out += r.findings

@@ -280,3 +280,15 @@ export function summarize(findings: readonly Finding[]): CheckSummary {
   for (const f of findings) s[f.severity]++;
   return s;
 }
+
+/** The findings counted by severity as every text door words them ("2 errors, 1 note"; "No findings"); `plural` formats one count. */
+export function countedFindings(findings: readonly Finding[], plural: (count: number, word: string) => string): string {
+  const s = summarize(findings);
+  const counted = [
+    s.error && plural(s.error, "error"),
+    s.warning && plural(s.warning, "warning"),
+    s.information && plural(s.information, "note"),
+    s.hint && plural(s.hint, "hint"),
+  ].filter(Boolean);
+  return counted.length ? counted.join(", ") : "No findings";
+}
