@@ -112,6 +112,19 @@ describe("renames and splits git knows of and no record pins", () => {
     expect(blameRows(ws, OLD)).toEqual(ALERTS.slice(0, 6).map(() => ({ kind: "traced", model: SONNET })));
   });
 
+  it("a block cut into a new file that is mostly new text (git sees no copy): the commit that added it names the source", () => {
+    agentWroteAlerts();
+    const moved = ALERTS.slice(6);
+    const added = Array.from({ length: 16 }, (_, i) => `export const LEVEL_${i} = ${i * 7}; // severity level ${i} of the scale`);
+    ws.write(OLD, `${ALERTS.slice(0, 6).join("\n")}\n`);
+    ws.write("src/api/urgency.ts", `${added.join("\n")}\n${moved.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "levels, and urgency out of alerts");
+    // below git's 50% similarity: `git log --follow` shows the path added, not copied
+    expect(git(ws.root, "log", "--follow", "-M", "--name-status", "--format=", "--", "src/api/urgency.ts").trim()).toBe("A\tsrc/api/urgency.ts");
+    expect(blameRows(ws, "src/api/urgency.ts")).toEqual([...added.map(() => UNTRACED), ...moved.map(() => sonnetFrom(OLD))]);
+  });
+
   it("intent check over a branch that renamed a file with edits: only the edited line is a finding", () => {
     ws = gitWorkspace();
     ws.select("INT-001");

@@ -162,6 +162,15 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
     ]);
     expect(parseNameStatusLog("")).toEqual([]);
   });
+
+  it("parseNameStatusLog counts each commit's parents from `--format=%x01%H%x02%P` (0: a root commit)", () => {
+    const out = "\u0001m\u0002p1 p2\0\nM\0a.ts\0\u0001p1\u0002r\0\nM\0a.ts\0\u0001r\u0002\0\nA\0a.ts\0";
+    expect(parseNameStatusLog(out).map((c) => [c.sha, c.parents])).toEqual([
+      ["m", 2],
+      ["p1", 1],
+      ["r", 0],
+    ]);
+  });
 });
 
 describe("pairMoves", () => {

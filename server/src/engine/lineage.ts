@@ -86,6 +86,8 @@ export interface GitChange {
 /** A commit and the files it changed. */
 export interface GitCommit {
   sha: string;
+  /** How many parents the commit has, when the log was asked for them (0: a root commit). */
+  parents?: number;
   changes: GitChange[];
 }
 

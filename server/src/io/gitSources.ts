@@ -27,10 +27,12 @@ function boundedGit(cwd: string, args: readonly string[]): string | undefined {
 }
 
 const COMMIT_MARK = "\u0001";
+/** Between a commit's hash and its parents' in a header (`--format=%x01%H%x02%P`). */
+const PARENTS_MARK = "\u0002";
 
 /**
  * Parses `git log -z --name-status --format=%x01%H` output (newest first): each commit's changed files,
- * renames and copies with the path they came from. A field that does not parse ends the list there.
+ * renames and copies with the path they came from, and with `--format=%x01%H%x02%P` its number of parents. A field that does not parse ends the list there.
  */
 export function parseNameStatusLog(output: string): GitCommit[] {
   const commits: GitCommit[] = [];
@@ -43,7 +45,8 @@ export function parseNameStatusLog(output: string): GitCommit[] {
     if (f.startsWith(COMMIT_MARK)) {
       // the header line, then (without a NUL) the first status of the commit's files
       const nl = f.indexOf("\n");
-      current = { sha: (nl < 0 ? f.slice(1) : f.slice(1, nl)).trim(), changes: [] };
+      const [sha, parents] = (nl < 0 ? f.slice(1) : f.slice(1, nl)).split(PARENTS_MARK);
+      current = { sha: sha!.trim(), ...(parents !== undefined ? { parents: parents.split(" ").filter(Boolean).length } : {}), changes: [] };
       commits.push(current);
       if (nl < 0) continue;
       f = f.slice(nl + 1).replace(/^\n+/, "");
@@ -81,7 +84,9 @@ function sourcesOfPath(path: string, run: (args: readonly string[]) => string | 
     if (log === undefined) return { renamed: [], split: [] };
     const history = parseNameStatusLog(log);
     const added = history.at(-1);
-    if (!added?.changes.some((c) => c.status === "A")) return namedByGit(path, history);
+    // a root commit changed no earlier file: the path has nothing to be split from, and reading every file
+    // such a commit added (a repository's first import: tens of thousands) would cost the whole answer
+    if (!added?.changes.some((c) => c.status === "A") || added.parents === 0) return namedByGit(path, history);
     return { history, addedSha: added.sha };
   };
   // the commit that added the path: every file it changed (`git log --follow` showed only this path)
@@ -89,7 +94,18 @@ function sourcesOfPath(path: string, run: (args: readonly string[]) => string | 
     const commit = whole === undefined ? undefined : parseNameStatusLog(whole)[0];
     return namedByGit(path, commit ? [...history.slice(0, -1), commit] : history);
   };
-  const logArgs = ["log", "--follow", "-M", "--name-status", "-z", "--relative", `--max-count=${MAX_COMMITS}`, `--format=${COMMIT_MARK}%H`, "--", path];
+  const logArgs = [
+    "log",
+    "--follow",
+    "-M",
+    "--name-status",
+    "-z",
+    "--relative",
+    `--max-count=${MAX_COMMITS}`,
+    `--format=${COMMIT_MARK}%H${PARENTS_MARK}%P`,
+    "--",
+    path,
+  ];
   const showArgs = (sha: string) => ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, sha];
   const log = run(logArgs);
   if (log instanceof Promise) {
