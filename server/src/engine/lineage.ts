@@ -36,14 +36,14 @@ export interface PathRecords {
 /**
  * The entries of the earlier paths `path`'s content comes from (none when it comes from nowhere else).
  * `own`: the path's own entries; `currentHash`: the hash of its content at hand (`contentHash` of its lines),
- * when a caller has it; `namedSources`: earlier paths git renamed this one from; `blockSources`: files git
+ * when a caller has it (or how to compute it: asked only when `own` is empty); `namedSources`: earlier paths git renamed this one from; `blockSources`: files git
  * says this one may hold blocks of (split from them in the commit that added it). The entries of both are
  * marked `gitNamed`.
  */
 export function sourceEntries(
   path: string,
   own: readonly TraceEntry[],
-  currentHash: string | undefined,
+  currentHash: string | undefined | (() => string | undefined),
   records: PathRecords,
   namedSources: readonly string[] = [],
   blockSources: readonly string[] = [],
@@ -65,7 +65,9 @@ export function sourceEntries(
     }
   };
   for (const p of namedSources) follow(p, "renamed");
-  followFrom(own, currentHash, undefined);
+  // the content's hash matters only to a path with no record of its own: a million-line file is not hashed
+  // again each time the ledger changes
+  followFrom(own, own.length > 0 ? undefined : typeof currentHash === "function" ? currentHash() : currentHash, undefined);
   for (const p of blockSources) follow(p, "split");
   while (pending.length) {
     const { path: p, named } = pending.shift()!;

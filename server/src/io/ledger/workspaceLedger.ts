@@ -194,7 +194,7 @@ export class WorkspaceLedger {
   }
 
   private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: NamedSources): TraceEntry[] {
-    const current = lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined;
+    const current = () => (lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined);
     const named = typeof namedSources === "function" ? namedSources() : namedSources;
     const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
     return sourceEntries(path, own, current, records, named.renamed, named.split);
