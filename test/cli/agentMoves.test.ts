@@ -32,7 +32,7 @@ const HELPER = [
 /** Another block of the person's, left where it is: an agent writing the same text elsewhere wrote it itself. */
 const KELVIN = ["export function kelvin(celsius: number): number {", "  return celsius + 273.15;", "}"];
 const AGENT_HEAD = ["// Dew point helpers, split out of forecast.ts.", ""];
-const AGENT_TAIL = ["", "export const DEW_UNIT = \"°C\";"];
+const AGENT_TAIL = ["", 'export const DEW_UNIT = "°C";'];
 
 type Row = { kind: string; contributor?: string; model?: string; from?: string; movedBy?: { contributor: string; model?: string } };
 
@@ -67,7 +67,9 @@ async function agentWrites(ws: TempWorkspace, path: string, content: string, ses
   const input = { file_path: ws.path(path), content };
   const extra = session ? { session_id: session } : {};
   const id = `toolu_w_${path}`;
-  await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: id, ...extra }), { cwd: ws.root });
+  await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: id, ...extra }), {
+    cwd: ws.root,
+  });
   ws.write(path, content);
   await runHookInProcess(
     "claude-code",
