@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
+import { codexPayload } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
 import { runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
@@ -19,6 +20,7 @@ import { ledgerRecords } from "../support/ledgerFile";
 beforeAll(ensureBuilt);
 
 const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const CODEX_MODEL = "openai/gpt-5-codex";
 const FORECAST = "src/api/forecast.ts";
 const DEW = "src/api/dew.ts";
 const HELPER = [
@@ -182,6 +184,27 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     expect(await blameRows(ws, "src/api/other.ts")).toEqual(HELPER.map(() => byAgent));
     await agentWrites(ws, DEW, text(HELPER));
     expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+  });
+
+  it("one Codex patch removes the block from one file and adds a file holding it: the block keeps the person, the new line is Codex's", async () => {
+    await personWritesHelpers();
+    const added = ["// moved out of forecast.ts", ...HELPER];
+    const patch = [
+      "*** Begin Patch",
+      `*** Update File: ${FORECAST}`,
+      "@@",
+      ...HELPER.map((l) => `-${l}`),
+      `*** Add File: ${DEW}`,
+      ...added.map((l) => `+${l}`),
+      "*** End Patch",
+      "",
+    ].join("\n");
+    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
+    ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
+    ws.write(DEW, text(added));
+    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
+    const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
+    expect(await blameRows(ws, DEW)).toEqual([{ kind: "traced", contributor: "ai", model: CODEX_MODEL }, ...HELPER.map(() => movedByCodex)]);
   });
 
   it("one shell command cuts the block from one file into a new one: the block keeps the person, in the command's one record", async () => {
