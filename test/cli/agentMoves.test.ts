@@ -191,11 +191,12 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     const added = ["// moved out of forecast.ts", ...HELPER];
     const patch = [
       "*** Begin Patch",
+      // the new file first: its record is written before the cut file's, and the call's own cut is its source
+      `*** Add File: ${DEW}`,
+      ...added.map((l) => `+${l}`),
       `*** Update File: ${FORECAST}`,
       "@@",
       ...HELPER.map((l) => `-${l}`),
-      `*** Add File: ${DEW}`,
-      ...added.map((l) => `+${l}`),
       "*** End Patch",
       "",
     ].join("\n");
