@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -151,6 +152,11 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     const expected = [...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), ...AGENT_TAIL.map(() => byAgent)];
     expect(rows).toEqual(expected);
     await expectHoverAsBlame(DEW, rows);
+    // the session's cuts are its own state: out of git's view, and gone when the session ends
+    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toHaveLength(1);
+    expect(git(ws.root, "status", "--porcelain", "--", ".orchestration/.sessions")).toBe("");
+    await runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
+    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toEqual([]);
   });
 
   it("a block the agent changed a line of on the way: the changed line is the agent's, the rest keep the person", async () => {

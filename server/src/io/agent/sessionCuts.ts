@@ -14,6 +14,7 @@ import type { LineChange } from "../../engine/lineChange";
 import type { MovedLines } from "../../engine/lineage";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { ensureOwnDir, readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
+import { ensureSessionsDir } from "../sessionFiles";
 
 const CUTS_DIR = `${SESSIONS_DIR}/cuts`;
 
@@ -35,6 +36,7 @@ export function readSessionCuts(root: string, sessionId: string): Cut[] {
 export function noteSessionCuts(root: string, sessionId: string, kept: readonly Cut[], added: readonly Cut[], now: number): void {
   if (!added.length) return;
   try {
+    ensureSessionsDir(root); // ignored by git, so a shell command's snapshot never sees the cuts either
     ensureOwnDir(root, CUTS_DIR);
     writeOwnFile(root, cutsFile(sessionId), JSON.stringify(keepCuts(kept, added, now)), { durable: false });
   } catch {
