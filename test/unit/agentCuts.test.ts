@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { CUT_TTL_MS, cutOf, cutSources, keepCuts, MAX_CUT_LINES, MAX_CUTS, parseCuts, pastedFromCuts, type Cut } from "../../server/src/engine/agent/cuts";
+import {
+  CUT_TTL_MS,
+  cutOf,
+  cutSources,
+  keepCuts,
+  MAX_CUT_LINES,
+  MAX_CUTS,
+  MAX_MATCH_STARTS,
+  parseCuts,
+  pastedFromCuts,
+  type Cut,
+} from "../../server/src/engine/agent/cuts";
 import { diffTexts } from "../../server/src/engine/lineChange";
 
 /** The blocks an agent session cut, and what a later write pasted from them (engine/agent/cuts.ts). */
@@ -55,6 +66,24 @@ describe("pastedFromCuts: a write's lines pasted from a session's cuts", () => {
     const after = text(["// a", "// b", "// c", "// d", ...BLOCK]);
     const sources = cutSources([cutOfBlock()], "src/urgent.ts", NOW, pinnedAll);
     expect(pastedFromCuts("src/urgent.ts", before, after, diffTexts(before, after), sources)).toEqual([]);
+  });
+});
+
+describe("pastedFromCuts answers in bounded time", () => {
+  const same = (n: number) => new Array<string>(n).fill("  total = total + compute(alpha);");
+  const repetitive = (cutLines: number, written: number) => {
+    const before = text(["// start", ...same(cutLines), "// end"]);
+    const cut = cutOf("src/a.ts", "h", before, diffTexts(before, text(["// start", "// end"])), NOW)!;
+    const after = text(same(written));
+    return pastedFromCuts("src/b.ts", null, after, diffTexts(null, after), cutSources([cut], "src/b.ts", NOW, pinnedAll));
+  };
+
+  it(`text so repetitive that the matcher would try more than ${MAX_MATCH_STARTS} places is not matched: the writer's`, () => {
+    expect(repetitive(1_500, 1_000)).toEqual([]);
+  });
+
+  it("the same text within the bound is matched", () => {
+    expect(repetitive(100, 100)).toEqual([{ from: "src/a.ts", preHash: "h", runs: [{ oldStart: 1, newStart: 0, length: 100 }] }]);
   });
 });
 

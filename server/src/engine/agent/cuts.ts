@@ -10,7 +10,8 @@
  */
 import { MAX_LINE } from "../ledger/read";
 import { textLines } from "../lines";
-import { changedSpans, type LineChange } from "../lineChange";
+import { normalizeLine } from "../hashing";
+import { changedSpans, type LineChange, type Span } from "../lineChange";
 import { DISTINCT_LINE, findMovedBlocks, MIN_MOVED_LINES, type BlockSource, type MovedLines } from "../lineage";
 
 /** The lines a change removed from one file's content: runs that may be pasted elsewhere as a block. */
@@ -99,8 +100,27 @@ export function cutSources(cuts: readonly Cut[], path: string, now: number, pinn
  */
 export function pastedFromCuts(path: string, before: string | null, after: string, change: LineChange, sources: readonly BlockSource[]): MovedLines[] {
   if (!sources.length) return [];
+  const lines = after === "" ? [] : textLines(after);
+  const inserted = changedSpans(change);
+  if (matchStarts(lines, inserted, sources) > MAX_MATCH_STARTS) return [];
   const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
-  return findMovedBlocks(after === "" ? [] : textLines(after), changedSpans(change), sources, own);
+  return findMovedBlocks(lines, inserted, sources, own);
+}
+
+/**
+ * The most places the matcher may try a block at: text so repetitive that it would try more (thousands of
+ * blank or identical lines on both sides) is not matched at all, so that the post hook answers in bounded
+ * time; its lines are then the writer's, as with no cut.
+ */
+export const MAX_MATCH_STARTS = 1_000_000;
+
+/** How many (new line, cut line) pairs of equal text the matcher would start a block at. */
+function matchStarts(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): number {
+  const count = new Map<string, number>();
+  for (const src of sources) for (const l of src.lines) if (l !== undefined) count.set(normalizeLine(l), (count.get(normalizeLine(l)) ?? 0) + 1);
+  let starts = 0;
+  for (const span of inserted) for (let i = span.start; i <= span.end; i++) starts += count.get(normalizeLine(lines[i] ?? "")) ?? 0;
+  return starts;
 }
 
 /** Well-formed cuts from a session's stored JSON (anything else is dropped: a hand-edited file claims nothing). */
