@@ -237,11 +237,14 @@ export interface MovedLines {
   runs: Segment[];
 }
 
-/** Another file's content a pasted block may come from: the content a record of it pins, and its path. */
+/**
+ * Another file's content a pasted block may come from: the content a record of it pins, and its path.
+ * A line left undefined is not offered (a session's cut offers only the lines it removed).
+ */
 export interface BlockSource {
   path: string;
   hash: string;
-  lines: readonly string[];
+  lines: readonly (string | undefined)[];
 }
 
 /** A block shorter than this is not taken as moved (two lines that happen to match prove little). */
@@ -263,13 +266,14 @@ export function findMovedBlocks(lines: readonly string[], inserted: readonly Spa
   if (!sources.length) return [];
   const index = (own ? [own, ...sources] : sources).map((src) => {
     const at = new Map<string, number[]>();
-    src.lines.forEach((l, i) => {
-      const key = normalizeLine(l);
+    const norm = src.lines.map((l) => (l === undefined ? undefined : normalizeLine(l)));
+    norm.forEach((key, i) => {
+      if (key === undefined) return;
       const list = at.get(key);
       if (list) list.push(i);
       else at.set(key, [i]);
     });
-    return { src, at, norm: src.lines.map(normalizeLine) };
+    return { src, at, norm };
   });
   const found = new Map<BlockSource, Segment[]>();
   for (const span of inserted) {

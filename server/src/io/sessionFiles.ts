@@ -6,7 +6,7 @@ import { SESSIONS_DIR } from "../engine/workspaceFiles";
 import { ensureOwnDir, ownFilePath, readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
 
 /** Creates the sessions folder where it really lands (never through a link out of the workspace). */
-function ensureSessionsDir(root: string): void {
+export function ensureSessionsDir(root: string): void {
   const dir = ensureOwnDir(root, SESSIONS_DIR);
   // The folder ignores itself so that session files never end up in a commit.
   if (!existsSync(join(dir, ".gitignore"))) writeOwnFile(root, `${SESSIONS_DIR}/.gitignore`, "*\n", { durable: false });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { resolveModelId, type ModelSources } from "../modelSources";
 import { judge } from "../../engine/gate";
 import { fileHash } from "../../engine/hashing";
-import { applyEdits, changeFromEdits, type StringEdit } from "../../engine/lineChange";
+import { applyEdits, changeFromEdits, diffTexts, type StringEdit } from "../../engine/lineChange";
 import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
@@ -17,6 +17,8 @@ import { readOptional } from "../optionalFile";
 import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
 import { pairMoves } from "../../engine/lineage";
+import { removedAll, type Cut } from "../../engine/agent/cuts";
+import { callCuts, sessionPastes } from "./sessionCuts";
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
 /** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */
@@ -166,13 +168,20 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   // call) never needs; a plain require lets the bundler defer it.
   const { recordChange } = require("../ledger/recordChange") as typeof import("../ledger/recordChange");
   const modelId = resolveModelId({ ...w.model, settings: ctx.rules.settings });
+  const change =
+    movedFrom || after === null ? undefined : ((w.edits && before !== null ? changeFromEdits(before, after, w.edits) : undefined) ?? diffTexts(before, after));
+  // blocks this session cut from other files (earlier, or in this same call) keep their owners here
+  const nowMs = (now ?? new Date()).getTime();
+  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, (p, h) => ledger.hasPostHash(p, h), nowMs, taken?.callCuts);
+  const movedIn = pastes && change && after !== null ? pastes.movedInto(path, before, after, change) : [];
   const outcome = await recordChange({
     root: ctx.root,
     ledgerPath,
     path,
     content: after,
     before,
-    ...(w.edits && !movedFrom && before !== null && after !== null ? { change: changeFromEdits(before, after, w.edits) } : {}),
+    ...(change ? { change } : {}),
+    ...(movedIn.length ? { movedIn } : {}),
     verdict: judge(path, ctx.rules, ctx.selection),
     ...(movedFrom ? { movedFrom: movedFrom.path } : {}),
     ...(after !== onDisk && onDisk !== null ? { onDiskHash: fileHash(onDisk) } : {}),
@@ -182,6 +191,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     alreadyRecorded: () => false, // asked above
     now,
   });
+  if (outcome.written && pastes && typeof before === "string") pastes.keep([{ path, before, change: change ?? removedAll(before) }]);
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
 }
 
@@ -198,6 +208,8 @@ interface TakenWrite {
   path: string;
   stash: { content: string | null } | undefined;
   movedFrom?: { path: string; before: string };
+  /** Blocks the call's files lost in it: a paste into another of them keeps their owners. */
+  callCuts?: readonly Cut[];
 }
 
 /**
@@ -217,12 +229,26 @@ export async function recordAgentWrites(ctx: GateContext, reports: readonly Writ
   const deleted = taken.flatMap((t) => (t && typeof t.stash?.content === "string" && t.after === null ? [{ path: t.path, text: t.stash.content }] : []));
   const moves = pairMoves(created, deleted);
   const beforeOf = new Map(deleted.map((d) => [d.path, d.text]));
+  const cutFrom = taken.flatMap((t) =>
+    t && typeof t.stash?.content === "string" && !moves.has(t.path) && ![...moves.values()].includes(t.path)
+      ? [{ path: t.path, before: t.stash.content, change: t.after === null ? removedAll(t.stash.content) : diffTexts(t.stash.content, t.after) }]
+      : [],
+  );
+  const cuts = callCuts(cutFrom, (now ?? new Date()).getTime());
   const out: PostOutcome[] = [];
   for (let i = 0; i < reports.length; i++) {
     const t = taken[i];
     const from = t ? moves.get(t.path) : undefined;
     const movedFrom = from !== undefined ? { path: from, before: beforeOf.get(from)! } : undefined;
-    out.push(await recordAgentWrite(ctx, reports[i]!, toolVersion, now, t ? { path: t.path, stash: t.stash, ...(movedFrom ? { movedFrom } : {}) } : undefined));
+    out.push(
+      await recordAgentWrite(
+        ctx,
+        reports[i]!,
+        toolVersion,
+        now,
+        t ? { path: t.path, stash: t.stash, callCuts: cuts, ...(movedFrom ? { movedFrom } : {}) } : undefined,
+      ),
+    );
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
 import { endAgentSession, touchAgentSession } from "./session";
+import { removeSessionCuts } from "./sessionCuts";
 import type { SessionRecord } from "../../engine/sessions";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
@@ -195,6 +196,7 @@ export function sessionEnded(henv: HookEnvironment, s: HookSession): void {
   if (!ws) return;
   endAgentSession(ws.root, s.sessionId);
   cleanStaleStashes(ws.root);
+  removeSessionCuts(ws.root, s.sessionId);
 }
 
 /** A short orientation for the agent at session start: what is selected and what that means for writes. */

@@ -6,6 +6,9 @@ import { noteLesson } from "../lessons";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { pairMoves } from "../../engine/lineage";
+import { removedAll } from "../../engine/agent/cuts";
+import { diffTexts } from "../../engine/lineChange";
+import { callCuts, sessionPastes } from "./sessionCuts";
 import { changesSince, gitView, takeShellSnapshot, takeSnapshotBack } from "./shellSnapshot";
 import type { GateContext } from "./writeGate";
 
@@ -61,6 +64,17 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     changed.filter((c) => c.before !== null && c.after === null).map((c) => ({ path: c.path, text: c.before! })),
   );
   const beforeOf = new Map(changed.map((c) => [c.path, c.before]));
+  // blocks the command removed from some files and wrote into others, or this session cut earlier, keep
+  // their owners (engine/agent/cuts.ts)
+  const nowMs = (now ?? new Date()).getTime();
+  const movedPaths = new Set([...moves.keys(), ...moves.values()]);
+  const lost = changed.flatMap((c) =>
+    c.before !== null && !movedPaths.has(c.path)
+      ? [{ path: c.path, before: c.before, change: c.after === null ? removedAll(c.before) : diffTexts(c.before, c.after) }]
+      : [],
+  );
+  const changeOf = new Map(lost.map((l) => [l.path, l.change]));
+  const pastes = sessionPastes(ctx.root, ctx.sessionId, (p, h) => ledger.hasPostHash(p, h), nowMs, callCuts(lost, nowMs));
   for (const c of changed) {
     if (!shouldRecord(c.path, ctx.rules)) continue;
     const verdict = judge(c.path, ctx.rules, ctx.selection);
@@ -69,11 +83,13 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     const newest = ledger.lastPostHash(c.path);
     if (newest !== undefined && newest === (c.after === null ? null : fileHash(c.after))) continue;
     const from = moves.get(c.path);
-    due.push(
-      from === undefined
-        ? { path: c.path, before: c.before, content: c.after, verdict }
-        : { path: c.path, before: beforeOf.get(from) ?? null, content: c.after, verdict, movedFrom: from },
-    );
+    if (from !== undefined) {
+      due.push({ path: c.path, before: beforeOf.get(from) ?? null, content: c.after, verdict, movedFrom: from });
+      continue;
+    }
+    const change = c.after === null ? undefined : (changeOf.get(c.path) ?? diffTexts(c.before, c.after));
+    const movedIn = change && c.after !== null ? pastes.movedInto(c.path, c.before, c.after, change) : [];
+    due.push({ path: c.path, before: c.before, content: c.after, verdict, ...(change ? { change } : {}), ...(movedIn.length ? { movedIn } : {}) });
   }
   for (const o of outOfScope) {
     try {
@@ -107,6 +123,7 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     alreadyRecorded: () => false, // asked above, file by file, without indexing the whole ledger
     now,
   });
+  if (outcome.written) pastes.keep(lost.filter((l) => due.some((d) => d.path === l.path)));
   return {
     kind: "diffed",
     ...(outcome.written ? { recordId: outcome.id } : {}),

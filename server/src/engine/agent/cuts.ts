@@ -1,0 +1,139 @@
+/**
+ * Blocks an agent's session cut from files, for a later write of the same session (or another file of the
+ * same tool call) to paste (docs/LEDGER.md "Renames, moves and copies"). An agent's hooks see one file per
+ * tool call: an Edit that removes a block from one file, then a Write of another file that holds it. The
+ * paste keeps the block's owners only when the session removed that block from the other file's recorded
+ * content: a cut, not text that merely looks like another file's (which the agent may have written itself).
+ *
+ * Only the removed lines are kept, numbered as in the content before the cut (its hash pinned by a record
+ * of the file), so a paste is matched against exactly what was cut, by the editor's rule (`findMovedBlocks`).
+ */
+import { MAX_LINE } from "../ledger/read";
+import { textLines } from "../lines";
+import { normalizeLine } from "../hashing";
+import { changedSpans, type LineChange, type Span } from "../lineChange";
+import { DISTINCT_LINE, findMovedBlocks, MIN_MOVED_LINES, type BlockSource, type MovedLines } from "../lineage";
+
+/** The lines a change removed from one file's content: runs that may be pasted elsewhere as a block. */
+export interface Cut {
+  path: string;
+  /** The whole-file hash of the content before the cut (the line numbers refer to it). */
+  hash: string;
+  /** Removed runs of at least `MIN_MOVED_LINES` lines with a distinctive one; `start` 0-based. */
+  blocks: { start: number; lines: string[] }[];
+  /** When the cut was recorded (ms since the epoch). */
+  at: number;
+}
+
+/** A paste this long after the cut is not taken as its paste: the session has moved on. */
+export const CUT_TTL_MS = 60 * 60 * 1000;
+/** The most cuts one session keeps (the newest). */
+export const MAX_CUTS = 32;
+/** The most removed lines one session keeps in all (the newest cuts first): the hook reads them on every write. */
+export const MAX_CUT_LINES = 20_000;
+
+/**
+ * The blocks `change` removed from `before` (the file's content before it, `hash` its whole-file hash), or
+ * undefined when it removed none a paste could be matched against.
+ */
+export function cutOf(path: string, hash: string, before: string, change: LineChange, at: number): Cut | undefined {
+  const lines = before === "" ? [] : textLines(before);
+  if (lines.length !== change.oldCount) return undefined;
+  const blocks: Cut["blocks"] = [];
+  const keep = (start: number, end: number) => {
+    const run = lines.slice(start, end);
+    if (run.length >= MIN_MOVED_LINES && run.some((l) => l.trim().length >= DISTINCT_LINE)) blocks.push({ start, lines: run });
+  };
+  let next = 0;
+  for (const s of change.carried) {
+    if (s.oldStart > next) keep(next, s.oldStart);
+    next = s.oldStart + s.length;
+  }
+  if (change.oldCount > next) keep(next, change.oldCount);
+  return blocks.length ? { path, hash, blocks, at } : undefined;
+}
+
+/** The change that removes every line of `before` (the file was deleted). */
+export function removedAll(before: string): LineChange {
+  return { oldCount: before === "" ? 0 : textLines(before).length, newCount: 0, carried: [], reformatted: [] };
+}
+
+/**
+ * A session's cuts after adding `added`: those older than `CUT_TTL_MS` dropped, a cut of the same content
+ * of the same path replaced, then the newest kept within `MAX_CUTS` and `MAX_CUT_LINES`. Newest first.
+ */
+export function keepCuts(cuts: readonly Cut[], added: readonly Cut[], now: number): Cut[] {
+  const fresh = [...added, ...cuts].filter((c) => now - c.at >= 0 && now - c.at < CUT_TTL_MS);
+  const out: Cut[] = [];
+  let lines = 0;
+  for (const c of fresh) {
+    if (out.some((o) => o.path === c.path && o.hash === c.hash)) continue;
+    const n = c.blocks.reduce((sum, b) => sum + b.lines.length, 0);
+    if (out.length >= MAX_CUTS || lines + n > MAX_CUT_LINES) continue;
+    out.push(c);
+    lines += n;
+  }
+  return out;
+}
+
+/**
+ * The cuts a write of `path` may paste from, as the matcher's sources: those of other paths, still fresh,
+ * whose content before the cut `pinned` says a record of that path pins (so a reader finds the lines' owners
+ * there). Only the removed lines can match; the rest of the content is left out.
+ */
+export function cutSources(cuts: readonly Cut[], path: string, now: number, pinned: (path: string, hash: string) => boolean): BlockSource[] {
+  const out: BlockSource[] = [];
+  for (const c of cuts) {
+    if (c.path === path || now - c.at < 0 || now - c.at >= CUT_TTL_MS || !pinned(c.path, c.hash)) continue;
+    const end = c.blocks.reduce((m, b) => Math.max(m, b.start + b.lines.length), 0);
+    const lines = new Array<string | undefined>(end).fill(undefined);
+    for (const b of c.blocks) for (let k = 0; k < b.lines.length; k++) lines[b.start + k] = b.lines[k];
+    out.push({ path: c.path, hash: c.hash, lines });
+  }
+  return out;
+}
+
+/**
+ * The lines a write of a file (`after`, its line change from `before`; null: the file is new) took from
+ * blocks cut elsewhere (`sources`, from `cutSources`). A block the file itself held before is the writer's
+ * own, moved within the file.
+ */
+export function pastedFromCuts(path: string, before: string | null, after: string, change: LineChange, sources: readonly BlockSource[]): MovedLines[] {
+  if (!sources.length) return [];
+  const lines = after === "" ? [] : textLines(after);
+  const inserted = changedSpans(change);
+  if (matchStarts(lines, inserted, sources) > MAX_MATCH_STARTS) return [];
+  const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
+  return findMovedBlocks(lines, inserted, sources, own);
+}
+
+/**
+ * The most places the matcher may try a block at: text so repetitive that it would try more (thousands of
+ * blank or identical lines on both sides) is not matched at all, so that the post hook answers in bounded
+ * time; its lines are then the writer's, as with no cut.
+ */
+export const MAX_MATCH_STARTS = 1_000_000;
+
+/** How many (new line, cut line) pairs of equal text the matcher would start a block at. */
+function matchStarts(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): number {
+  const count = new Map<string, number>();
+  for (const src of sources) for (const l of src.lines) if (l !== undefined) count.set(normalizeLine(l), (count.get(normalizeLine(l)) ?? 0) + 1);
+  let starts = 0;
+  for (const span of inserted) for (let i = span.start; i <= span.end; i++) starts += count.get(normalizeLine(lines[i] ?? "")) ?? 0;
+  return starts;
+}
+
+/** Well-formed cuts from a session's stored JSON (anything else is dropped: a hand-edited file claims nothing). */
+export function parseCuts(raw: unknown): Cut[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Cut[] = [];
+  for (const c of raw as Partial<Cut>[]) {
+    if (!c || typeof c.path !== "string" || typeof c.hash !== "string" || typeof c.at !== "number") continue;
+    if (!Array.isArray(c.blocks)) continue;
+    const blocks = c.blocks.filter(
+      (b) => b && Number.isInteger(b.start) && b.start >= 0 && Array.isArray(b.lines) && b.start <= MAX_LINE && b.lines.every((l) => typeof l === "string"),
+    );
+    if (blocks.length === c.blocks.length) out.push({ path: c.path, hash: c.hash, blocks, at: c.at });
+  }
+  return out;
+}

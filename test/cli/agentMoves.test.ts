@@ -1,0 +1,230 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { LspClient } from "../support/lspClient";
+import type { TempWorkspace } from "../support/workspace";
+import { codexPayload } from "../support/agentFixtures";
+import { ensureBuilt } from "../support/builtDist";
+import { runCliInProcess, runHookInProcess } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { startInProcess } from "../support/inProcessServer";
+import { ledgerRecords } from "../support/ledgerFile";
+
+/**
+ * An agent's cut and paste across files (docs/LEDGER.md "Renames, moves and copies"): a block this session
+ * removed from one file and wrote into another keeps the owners it had there; the agent's own new lines are
+ * its own, and text that only looks like another file's is the agent's too. `intent blame` and the hover
+ * say the same.
+ */
+
+beforeAll(ensureBuilt);
+
+const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const CODEX_MODEL = "openai/gpt-5-codex";
+const FORECAST = "src/api/forecast.ts";
+const DEW = "src/api/dew.ts";
+const HELPER = [
+  "export function dewPoint(celsius: number, humidity: number): number {",
+  "  const a = 17.27;",
+  "  const b = 237.7;",
+  "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);",
+  "  return (b * g) / (a - g);",
+  "}",
+];
+/** Another block of the person's, left where it is: an agent writing the same text elsewhere wrote it itself. */
+const KELVIN = ["export function kelvin(celsius: number): number {", "  return celsius + 273.15;", "}"];
+const AGENT_HEAD = ["// Dew point helpers, split out of forecast.ts.", ""];
+const AGENT_TAIL = ["", 'export const DEW_UNIT = "°C";'];
+
+type Row = { kind: string; contributor?: string; model?: string; from?: string; movedBy?: { contributor: string; model?: string } };
+
+async function blameRows(ws: TempWorkspace, path: string): Promise<Row[]> {
+  const r = await runCliInProcess(["blame", path, "--json"], { cwd: ws.root });
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout).lines.map((l: any) => ({
+    kind: l.kind,
+    ...(l.contributor ? { contributor: l.contributor } : {}),
+    ...(l.model ? { model: l.model } : {}),
+    ...(l.from ? { from: l.from } : {}),
+    ...(l.movedBy ? { movedBy: { contributor: l.movedBy.contributor, ...(l.movedBy.model ? { model: l.movedBy.model } : {}) } } : {}),
+  }));
+}
+
+const text = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+const byAgent: Row = { kind: "traced", contributor: "ai", model: SONNET };
+const byPersonMovedByAgent: Row = { kind: "traced", contributor: "human", from: FORECAST, movedBy: { contributor: "ai", model: SONNET } };
+
+/** Claude Code's Edit of `path` through its hooks: `old` replaced by `next` between PreToolUse and PostToolUse. */
+async function agentEdits(ws: TempWorkspace, path: string, old: string, next: string, session?: string): Promise<void> {
+  const extra = session ? { session_id: session } : {};
+  await runHookInProcess("claude-code", { ...claudeEdit(ws, "PreToolUse", path, old, next), ...extra }, { cwd: ws.root });
+  const content = ws.read(path);
+  expect(content).toContain(old);
+  ws.write(path, content.replace(old, next));
+  await runHookInProcess("claude-code", { ...claudeEdit(ws, "PostToolUse", path, old, next), ...extra }, { cwd: ws.root });
+}
+
+/** Claude Code's Write of `path` through its hooks. */
+async function agentWrites(ws: TempWorkspace, path: string, content: string, session?: string): Promise<void> {
+  const input = { file_path: ws.path(path), content };
+  const extra = session ? { session_id: session } : {};
+  const id = `toolu_w_${path}`;
+  await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: input, tool_use_id: id, ...extra }), {
+    cwd: ws.root,
+  });
+  ws.write(path, content);
+  await runHookInProcess(
+    "claude-code",
+    claudePayload(ws, "PostToolUse", { tool_name: "Write", tool_input: input, tool_use_id: id, tool_response: { type: "create" }, ...extra }),
+    { cwd: ws.root },
+  );
+}
+
+/** Claude Code's Bash command through its hooks (the person allowed it). */
+async function agentRuns(ws: TempWorkspace, command: string): Promise<void> {
+  const input = { command };
+  await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Bash", tool_input: input, tool_use_id: "toolu_sh_1" }), { cwd: ws.root });
+  const sh = spawnSync("bash", ["-c", command], { cwd: ws.root, encoding: "utf8" });
+  if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
+  await runHookInProcess(
+    "claude-code",
+    claudePayload(ws, "PostToolUse", { tool_name: "Bash", tool_input: input, tool_use_id: "toolu_sh_1", tool_response: { stdout: "", stderr: "" } }),
+    { cwd: ws.root },
+  );
+}
+
+describe("an agent's cut from one file and paste into another keeps the block's owners", () => {
+  let ws: TempWorkspace;
+  let client: LspClient | undefined;
+  afterEach(async () => {
+    await client?.stop();
+    client = undefined;
+    ws.dispose();
+  });
+
+  /** The person adds HELPER and KELVIN to forecast.ts in the editor and saves; the editor stays open. */
+  async function personWritesHelpers(): Promise<void> {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    client = await startInProcess({ root: ws.root });
+    await client.open(FORECAST);
+    const end = client.text(FORECAST).split("\n").length - 1;
+    await client.insertLines(FORECAST, end, ["", ...HELPER, ...KELVIN]);
+    await client.save(FORECAST);
+    await client.waitForPublishOfCurrentVersion(FORECAST);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "helpers");
+  }
+
+  /** Hover over every line of `path` (opened for it) names the same owner as `intent blame`. */
+  async function expectHoverAsBlame(path: string, rows: readonly Row[]): Promise<void> {
+    await client!.open(path);
+    await client!.executeCommand("intent.blame", { path: "README.md", quiet: true }); // the ledger read to its end
+    await client!.waitForPublishOfCurrentVersion(path);
+    for (let k = 0; k < rows.length; k++) {
+      const hover = await client!.hoverText(path, k);
+      const row = rows[k]!;
+      if (row.contributor === "human") {
+        expect(hover, `line ${k + 1}`).toMatch(/human|Test/);
+        expect(hover, `line ${k + 1}`).toContain(`moved by ai · ${SONNET} from \`${FORECAST}\``);
+      } else if (row.contributor === "ai") {
+        expect(hover, `line ${k + 1}`).toContain(`ai · ${SONNET}`);
+        expect(hover, `line ${k + 1}`).not.toContain("moved by");
+      }
+    }
+  }
+
+  it("an Edit cuts the person's block and a Write makes a new file of it: blame and hover credit the block to the person, the new lines to the agent", async () => {
+    await personWritesHelpers();
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    await agentWrites(ws, DEW, text([...AGENT_HEAD, ...HELPER, ...AGENT_TAIL]));
+    const record = ledgerRecords(ws).at(-1)!;
+    expect(record.files[0].path).toBe(DEW);
+    // the record claims only the agent's own lines; the block is in moved_lines, from the content before the cut
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([
+      [1, 2],
+      [9, 10],
+    ]);
+    expect(record.metadata["dev.intent-lsp"].moved_lines).toEqual([{ from: FORECAST, pre_hash: expect.stringMatching(/^sha256:/), carried: [[12, 3, 6]] }]);
+    const rows = await blameRows(ws, DEW);
+    const expected = [...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), ...AGENT_TAIL.map(() => byAgent)];
+    expect(rows).toEqual(expected);
+    await expectHoverAsBlame(DEW, rows);
+    // the session's cuts are its own state: out of git's view, and gone when the session ends
+    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toHaveLength(1);
+    expect(git(ws.root, "status", "--porcelain", "--", ".orchestration/.sessions")).toBe("");
+    await runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
+    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toEqual([]);
+  });
+
+  it("a block the agent changed a line of on the way: the changed line is the agent's, the rest keep the person", async () => {
+    await personWritesHelpers();
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    const changed = [...HELPER.slice(0, 3), "  const g = (a * celsius) / (b + celsius) + Math.log(Math.max(humidity, 1) / 100);", ...HELPER.slice(4)];
+    await agentWrites(ws, DEW, text(changed));
+    expect(await blameRows(ws, DEW)).toEqual([
+      byPersonMovedByAgent,
+      byPersonMovedByAgent,
+      byPersonMovedByAgent,
+      byAgent,
+      byPersonMovedByAgent,
+      byPersonMovedByAgent,
+    ]);
+  });
+
+  it("text that only looks like another file's: a block the session did not remove is the agent's, in the same write as a block it cut", async () => {
+    await personWritesHelpers();
+    // the agent changes forecast.ts elsewhere too, but leaves KELVIN where it is
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    await agentEdits(ws, FORECAST, "export interface Hour {", "export interface HourlyForecast {");
+    await agentWrites(ws, DEW, text([...HELPER, "", ...KELVIN]));
+    expect(await blameRows(ws, DEW)).toEqual([...HELPER.map(() => byPersonMovedByAgent), byAgent, ...KELVIN.map(() => byAgent)]);
+  });
+
+  it("another session's paste of the block is its own; the session that cut it keeps its owners", async () => {
+    await personWritesHelpers();
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    await agentWrites(ws, "src/api/other.ts", text(HELPER), "another-session-1");
+    expect(await blameRows(ws, "src/api/other.ts")).toEqual(HELPER.map(() => byAgent));
+    await agentWrites(ws, DEW, text(HELPER));
+    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+  });
+
+  it("one Codex patch removes the block from one file and adds a file holding it: the block keeps the person, the new line is Codex's", async () => {
+    await personWritesHelpers();
+    const added = ["// moved out of forecast.ts", ...HELPER];
+    const patch = [
+      "*** Begin Patch",
+      // the new file first: its record is written before the cut file's, and the call's own cut is its source
+      `*** Add File: ${DEW}`,
+      ...added.map((l) => `+${l}`),
+      `*** Update File: ${FORECAST}`,
+      "@@",
+      ...HELPER.map((l) => `-${l}`),
+      "*** End Patch",
+      "",
+    ].join("\n");
+    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
+    ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
+    ws.write(DEW, text(added));
+    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
+    const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
+    expect(await blameRows(ws, DEW)).toEqual([{ kind: "traced", contributor: "ai", model: CODEX_MODEL }, ...HELPER.map(() => movedByCodex)]);
+  });
+
+  it("one shell command cuts the block from one file into a new one: the block keeps the person, in the command's one record", async () => {
+    await personWritesHelpers();
+    const lines = ws.read(FORECAST).split("\n");
+    const first = lines.indexOf(HELPER[0]!) + 1;
+    const last = first + HELPER.length - 1;
+    await agentRuns(ws, `sed -n '${first},${last}p' ${FORECAST} > ${DEW} && sed -i '${first},${last}d' ${FORECAST}`);
+    const record = ledgerRecords(ws).at(-1)!;
+    expect(record.files.map((f: any) => f.path).sort()).toEqual([DEW, FORECAST].sort());
+    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+    // what stays in forecast.ts keeps its owner
+    const kelvinAt = ws.read(FORECAST).split("\n").indexOf(KELVIN[0]!);
+    expect((await blameRows(ws, FORECAST)).slice(kelvinAt, kelvinAt + KELVIN.length)).toEqual(KELVIN.map(() => ({ kind: "traced", contributor: "human" })));
+  });
+});

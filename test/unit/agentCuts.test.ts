@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import {
+  CUT_TTL_MS,
+  cutOf,
+  cutSources,
+  keepCuts,
+  MAX_CUT_LINES,
+  MAX_CUTS,
+  MAX_MATCH_STARTS,
+  parseCuts,
+  pastedFromCuts,
+  type Cut,
+} from "../../server/src/engine/agent/cuts";
+import { diffTexts } from "../../server/src/engine/lineChange";
+
+/** The blocks an agent session cut, and what a later write pasted from them (engine/agent/cuts.ts). */
+
+const BLOCK = ["export function urgent(a: Alert): boolean {", "  return a.severity >= 3;", "}"];
+const KEPT = ["export const LIMIT = 42;", "export const FLOOR = 7;"];
+const text = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+const BEFORE = text(["// alerts", ...BLOCK, ...KEPT]);
+const AFTER_CUT = text(["// alerts", ...KEPT]);
+const NOW = Date.UTC(2026, 10, 22, 10);
+const pinnedAll = () => true;
+
+function cutOfBlock(at = NOW): Cut {
+  return cutOf("src/alerts.ts", "sha256:before", BEFORE, diffTexts(BEFORE, AFTER_CUT), at)!;
+}
+
+describe("cutOf: the blocks a change removed", () => {
+  it("keeps exactly the removed lines, numbered in the content before the change", () => {
+    expect(cutOfBlock()).toEqual({ path: "src/alerts.ts", hash: "sha256:before", blocks: [{ start: 1, lines: BLOCK }], at: NOW });
+  });
+
+  it("a removed single line, or lines with nothing distinctive, is no cut", () => {
+    const oneLine = text(["// alerts", ...BLOCK.slice(1), ...KEPT]);
+    expect(cutOf("a.ts", "h", BEFORE, diffTexts(BEFORE, oneLine), NOW)).toBeUndefined();
+    const braces = text(["x", "}", "}", "y"]);
+    expect(cutOf("a.ts", "h", braces, diffTexts(braces, text(["x", "y"])), NOW)).toBeUndefined();
+  });
+});
+
+describe("pastedFromCuts: a write's lines pasted from a session's cuts", () => {
+  it("a block the session removed elsewhere is moved in; the other lines are the writer's", () => {
+    const after = text(["// mine", ...BLOCK]);
+    const sources = cutSources([cutOfBlock()], "src/urgent.ts", NOW, pinnedAll);
+    expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources)).toEqual([
+      { from: "src/alerts.ts", preHash: "sha256:before", runs: [{ oldStart: 1, newStart: 1, length: 3 }] },
+    ]);
+  });
+
+  it("lines the cut left in place are not offered, though the content before it held them", () => {
+    const after = text([...KEPT]);
+    const sources = cutSources([cutOfBlock()], "src/limits.ts", NOW, pinnedAll);
+    expect(pastedFromCuts("src/limits.ts", null, after, diffTexts(null, after), sources)).toEqual([]);
+  });
+
+  it("no source for the cut file itself, for a content no record pins, or for a cut older than the TTL", () => {
+    expect(cutSources([cutOfBlock()], "src/alerts.ts", NOW, pinnedAll)).toEqual([]);
+    expect(cutSources([cutOfBlock()], "src/urgent.ts", NOW, () => false)).toEqual([]);
+    expect(cutSources([cutOfBlock(NOW - CUT_TTL_MS)], "src/urgent.ts", NOW, pinnedAll)).toEqual([]);
+  });
+
+  it("a block the written file held before is moved within it, the writer's", () => {
+    const before = text([...BLOCK, "// a", "// b", "// c", "// d"]);
+    const after = text(["// a", "// b", "// c", "// d", ...BLOCK]);
+    const sources = cutSources([cutOfBlock()], "src/urgent.ts", NOW, pinnedAll);
+    expect(pastedFromCuts("src/urgent.ts", before, after, diffTexts(before, after), sources)).toEqual([]);
+  });
+});
+
+describe("pastedFromCuts answers in bounded time", () => {
+  const same = (n: number) => new Array<string>(n).fill("  total = total + compute(alpha);");
+  const repetitive = (cutLines: number, written: number) => {
+    const before = text(["// start", ...same(cutLines), "// end"]);
+    const cut = cutOf("src/a.ts", "h", before, diffTexts(before, text(["// start", "// end"])), NOW)!;
+    const after = text(same(written));
+    return pastedFromCuts("src/b.ts", null, after, diffTexts(null, after), cutSources([cut], "src/b.ts", NOW, pinnedAll));
+  };
+
+  it(`text so repetitive that the matcher would try more than ${MAX_MATCH_STARTS} places is not matched: the writer's`, () => {
+    expect(repetitive(1_500, 1_000)).toEqual([]);
+  });
+
+  it("the same text within the bound is matched", () => {
+    expect(repetitive(100, 100)).toEqual([{ from: "src/a.ts", preHash: "h", runs: [{ oldStart: 1, newStart: 0, length: 100 }] }]);
+  });
+});
+
+describe("keepCuts: a session's cuts stay bounded", () => {
+  it("newest first, one per content of a path, none older than the TTL", () => {
+    const old = cutOfBlock(NOW - CUT_TTL_MS - 1);
+    const again = cutOfBlock(NOW);
+    expect(keepCuts([cutOfBlock(NOW - 1000), old], [again], NOW)).toEqual([again]);
+  });
+
+  it(`at most ${MAX_CUTS} cuts and ${MAX_CUT_LINES} lines`, () => {
+    const many = Array.from({ length: MAX_CUTS + 5 }, (_, k) => ({ ...cutOfBlock(NOW - k), path: `src/f${k}.ts` }));
+    const kept = keepCuts([], many, NOW);
+    expect(kept.map((c) => c.path)).toEqual(many.slice(0, MAX_CUTS).map((c) => c.path));
+    const huge: Cut = { path: "src/huge.ts", hash: "h", blocks: [{ start: 0, lines: new Array(MAX_CUT_LINES + 1).fill("const x = 1;") }], at: NOW };
+    expect(keepCuts([cutOfBlock()], [huge], NOW)).toEqual([cutOfBlock()]);
+  });
+
+  it("a stored file read back keeps only well-formed cuts", () => {
+    const good = cutOfBlock();
+    expect(parseCuts(JSON.parse(JSON.stringify([good])))).toEqual([good]);
+    expect(parseCuts([{ ...good, blocks: [{ start: -1, lines: ["a", "b"] }] }, { ...good, hash: 3 }, null, "x"])).toEqual([]);
+    expect(parseCuts({ not: "a list" })).toEqual([]);
+  });
+});
