@@ -144,14 +144,16 @@ export async function startup(w: Workload, o: Options): Promise<Figure[]> {
       data: { ledgerMB: mb, cold: coldS, readSplit: base, coldMBps: coldRate, readSplitMBps: baseRate, firstDiagnostics: firstDiag },
     },
     {
+      // the issue's measure: a restart with the saved index against a process that only reads and splits
+      // the ledger (the warm/cold ratio is kept in `data`)
       id: "warm-restart",
       records: w.records,
-      now: `${ms(warmS.p50)} / ${ms(coldS.p50)}`,
-      baseline: "–",
-      ratio: (warmS.p50 / coldS.p50).toFixed(3),
-      target: "≤ 0.05",
-      met: warmS.p50 / coldS.p50 <= 0.05,
-      data: { warm: warmS, cold: coldS },
+      now: `${ms(warmS.p50)} (cold ${ms(coldS.p50)})`,
+      baseline: `read + split ${ms(base.p50)}`,
+      ratio: x(warmS.p50 / base.p50),
+      target: "≤ 1.5× read + split",
+      met: warmS.p50 / base.p50 <= 1.5,
+      data: { warm: warmS, cold: coldS, readSplit: base, warmOverCold: warmS.p50 / coldS.p50 },
     },
     {
       id: "first-diagnostics",
