@@ -1,10 +1,9 @@
-import type { HookEnvironment, HookSession } from "../../io/agent/events";
-import { agentSessionId } from "../../io/agent/session";
+import type { HookEnvironment } from "../../io/agent/events";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { applyPatchFiles } from "../../engine/agent/applyPatch";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
+import { anchored, answerClaudeLike, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
 
 /**
  * OpenAI Codex CLI (docs/AGENTS.md): Claude-like events and fields, plus `model` in every payload.
@@ -17,13 +16,7 @@ import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, writeCa
 const SHELL_TOOLS = new Set(["Bash", "shell", "exec_command", "local_shell", "unified_exec"]);
 
 export async function codexHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
-  const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("codex", str(p["session_id"]) ?? "unknown"), client: "codex" };
-  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
-    event: () => toolEvent(p, session.cwd, henv.env),
-    decision: preToolUseDenial,
-    afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
-  });
+  return answerClaudeLike("codex", asObject(payload), henv, toolEvent);
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {

@@ -1,10 +1,9 @@
-import type { HookEnvironment, HookSession } from "../../io/agent/events";
+import type { HookEnvironment } from "../../io/agent/events";
 import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
-import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, type ToolEvent } from "./toolEvent";
+import { anchored, answerClaudeLike, preToolUseDenial, withoutAsk, type ToolEvent } from "./toolEvent";
 
 /**
  * Factory Droid (docs/AGENTS.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
@@ -17,13 +16,7 @@ import { anchored, answerMoment, momentOf, preToolUseDenial, withoutAsk, type To
 const SHELL_TOOLS = new Set(["Execute"]);
 
 export async function droidHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
-  const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("droid", str(p["session_id"]) ?? "unknown"), client: "droid" };
-  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
-    event: () => toolEvent(p, session.cwd, henv.env),
-    decision: preToolUseDenial,
-    afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
-  });
+  return answerClaudeLike("droid", asObject(payload), henv, toolEvent);
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {

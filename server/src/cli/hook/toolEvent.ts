@@ -9,7 +9,8 @@ import {
   type HookEnvironment,
   type HookSession,
 } from "../../io/agent/events";
-import { jsonAnswer, type HookAnswer } from "./payload";
+import { agentSessionId } from "../../io/agent/session";
+import { jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
 import type { ToolCall } from "../../engine/agent/toolCall";
@@ -168,6 +169,25 @@ export async function answerMoment(henv: HookEnvironment, session: HookSession, 
       openAgentWorkspace(henv, session);
       return jsonAnswer({});
   }
+}
+
+/**
+ * The protocol Codex and Droid share with Claude Code's plain hooks: `PreToolUse` / `PostToolUse` /
+ * `SessionEnd` events, `cwd` and `session_id` in the payload, Claude Code's PreToolUse denial, and text after
+ * a call given as a "block" with its reason. `event` reads the agent's own tool names.
+ */
+export function answerClaudeLike(
+  agent: "codex" | "droid",
+  p: Json,
+  henv: HookEnvironment,
+  event: (p: Json, cwd: string, env: NodeJS.ProcessEnv) => ToolEvent,
+): Promise<HookAnswer> {
+  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId(agent, str(p["session_id"]) ?? "unknown"), client: agent };
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
+    event: () => event(p, session.cwd, henv.env),
+    decision: preToolUseDenial,
+    afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
+  });
 }
 
 /** The moment of an event named by the agent's own event names. */
