@@ -5,8 +5,8 @@
  * from the rows `intent blame` prints for each file, so every number is a sum of blame rows. The history:
  * lines written per period, read from the ledger's records, and how many of the AI's are still in the code
  * (the present's lines owned by a record of that period). Untraced lines have no record: they are counted
- * and shown, never given a writer. Their time is the one git knows, the commit that last changed them (an
- * uncommitted line: today), so the lines still in the code form one series per period, untraced ones
+ * and shown, never given a writer. Their time is the one git knows, the commit that brought them onto the
+ * current branch (engine/lineTimes.ts; an uncommitted line: today), so the lines still in the code form one series per period, untraced ones
  * included (`inCode`); a line whose time git cannot tell is counted as undated, never put in a period.
  */
 import { Minimatch } from "minimatch";
@@ -39,8 +39,11 @@ export interface CommitDate {
   ms: number | null;
 }
 
-/** A file's untraced lines dated by git (`CommitDate`s over them), or why git cannot date them. */
-export type UntracedDates = readonly CommitDate[] | { undated: string };
+/**
+ * A file's untraced lines dated by git (`CommitDate`s over them), or why git cannot date them (all of them,
+ * or those `dates` leaves out).
+ */
+export type UntracedDates = readonly CommitDate[] | { undated: string; dates?: readonly CommitDate[] };
 
 /** A run of consecutive lines of one file owned by the same record (or untraced): what a number links to. */
 export interface Block {
@@ -468,8 +471,9 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
  * a line not committed yet is of `now`). Lines git gives no time stay without one: undated, never guessed.
  */
 export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: number): Run[] {
-  if (!Array.isArray(dates)) return [...runs];
-  const sorted = [...(dates as readonly CommitDate[])].sort((a, b) => a.start - b.start);
+  const known = Array.isArray(dates) ? (dates as readonly CommitDate[]) : (dates as { dates?: readonly CommitDate[] }).dates;
+  if (!known) return [...runs];
+  const sorted = [...known].sort((a, b) => a.start - b.start);
   const iso = (ms: number | null) => new Date(ms ?? now).toISOString();
   const out: Run[] = [];
   const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
@@ -572,7 +576,7 @@ export function changedLinesInsight(
     let runs = runsOf(rows.filter((r) => wanted.has(r.line)));
     if ((windowed || opts.by) && dateUntraced && runs.some((r) => r.author === "untraced")) {
       const dates = dateUntraced(f.path, f.text, untracedRanges(runs));
-      if (!Array.isArray(dates)) {
+      if ("undated" in dates) {
         const reason = (dates as { undated: string }).undated;
         builder.undatedBecause(reason);
         if (windowed && !left.undated.reasons.includes(reason)) left.undated.reasons.push(reason);
