@@ -124,7 +124,10 @@ export const checkCommand: Command = {
         if (text !== undefined) texts.push({ path: c.path, text, changed: c.changed });
       }
       // untraced lines are dated as \`intent stats\` dates them (one walk of git's history), only for a window or periods
-      const dating = window.since !== undefined || window.until !== undefined || values.by !== undefined ? await lineDating(ws.root, staged ? "index" : "worktree") : undefined;
+      const dating =
+        window.since !== undefined || window.until !== undefined || values.by !== undefined
+          ? await lineDating(ws.root, staged ? "index" : "worktree")
+          : undefined;
       const markdown = checkSummaryMarkdown({
         ...report,
         changed: changedLinesInsight(

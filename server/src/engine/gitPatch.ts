@@ -135,7 +135,11 @@ export class PatchReader {
     this.file = undefined;
     this.minus = this.plus = 0;
     if (!f) return;
-    const path = f.path || (f.plus !== undefined ? prefixed(f.plus) : undefined) || (f.minus !== undefined ? prefixed(f.minus) : undefined) || diffGitPath(f.fromGit ?? "");
+    const path =
+      f.path ||
+      (f.plus !== undefined ? prefixed(f.plus) : undefined) ||
+      (f.minus !== undefined ? prefixed(f.minus) : undefined) ||
+      diffGitPath(f.fromGit ?? "");
     if (!path) {
       this.malformed++;
       return;

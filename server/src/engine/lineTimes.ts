@@ -152,10 +152,7 @@ export interface DatedRange {
  * time. Lines before a shallow clone's cut get none (undated); `cut` says whether any did. Undefined when a
  * range lies past the runs' end (what is known of the file does not match it).
  */
-export function datesOfRanges(
-  runs: readonly LineRun[],
-  ranges: readonly { start: number; end: number }[],
-): { dates: DatedRange[]; cut: boolean } | undefined {
+export function datesOfRanges(runs: readonly LineRun[], ranges: readonly { start: number; end: number }[]): { dates: DatedRange[]; cut: boolean } | undefined {
   const dates: DatedRange[] = [];
   let cut = false;
   let r = 0;

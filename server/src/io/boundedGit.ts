@@ -45,6 +45,7 @@ export function boundedGitAsync(cwd: string, args: readonly string[], opts: Boun
   let out = "";
   return streamGit(cwd, args, { ...opts, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES }, (chunk) => {
     out += chunk;
+    return true;
   }).then((end) => (end.kind === "exited" ? { ok: end.code === 0, out } : undefined));
 }
 
@@ -60,7 +61,7 @@ export interface StreamOptions {
  * Runs git in the background and hands its output on in chunks of text as it comes (`onChunk` returning
  * false stops git). Git is stopped when it runs past `timeoutMs` or writes more than `maxBytes`.
  */
-export function streamGit(cwd: string, args: readonly string[], opts: StreamOptions, onChunk: (text: string) => boolean | void): Promise<StreamEnd> {
+export function streamGit(cwd: string, args: readonly string[], opts: StreamOptions, onChunk: (text: string) => boolean): Promise<StreamEnd> {
   const { spawn } = require("node:child_process") as typeof import("node:child_process");
   const { StringDecoder } = require("node:string_decoder") as typeof import("node:string_decoder");
   return new Promise((done) => {

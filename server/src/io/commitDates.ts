@@ -18,16 +18,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommitDate, UntracedDates } from "../engine/insight";
 import { COMMIT_MARK, parseRawLog, PatchReader, type RawCommit } from "../engine/gitPatch";
-import {
-  applyPatch,
-  applyRawChanges,
-  BEFORE_SHALLOW,
-  datesOfRanges,
-  NOT_COMMITTED,
-  type FilePatch,
-  type LineRun,
-  type LineState,
-} from "../engine/lineTimes";
+import { applyPatch, applyRawChanges, BEFORE_SHALLOW, datesOfRanges, NOT_COMMITTED, type FilePatch, type LineRun, type LineState } from "../engine/lineTimes";
 import { boundedGit, boundedGitAsync, lineSplitter, streamGit } from "./boundedGit";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { readOwnFile, writeOwnFile } from "./ownFiles";
@@ -94,7 +85,9 @@ export async function lineDating(root: string, against: "worktree" | "index"): P
       const known = datesOfRanges(runs, ranges);
       if (!known) return { undated: `${path} has more lines than git's history accounts for` };
       const dates: CommitDate[] = known.dates;
-      return known.cut ? { undated: "the clone is shallow: lines from before its first commit have no date (`git fetch --unshallow` dates them)", dates } : dates;
+      return known.cut
+        ? { undated: "the clone is shallow: lines from before its first commit have no date (`git fetch --unshallow` dates them)", dates }
+        : dates;
     },
   };
 }
