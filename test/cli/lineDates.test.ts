@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
@@ -38,6 +38,8 @@ const text = (rows: string[]) => `${rows.join("\n")}\n`;
 
 function history(ws: TempWorkspace): void {
   gitAt(ws.root, undefined, "init", "-q");
+  // the user's configuration does not change what the walk reads (hunks joined with context between them)
+  gitAt(ws.root, undefined, "config", "diff.interHunkContext", "10");
   ws.write("dates/a.ts", text(lines("a", 6)));
   ws.write("dates/gone.ts", text(lines("gone", 2)));
   ws.write("dates/space näme.ts", text(lines("s", 4)));
@@ -176,6 +178,24 @@ describe("untraced lines dated by the commit that brought them onto the branch",
       [MERGE.slice(0, 10), 1 + 3],
       [today, 1 + 2],
     ]);
+  });
+
+  it("a shallow clone: lines from before its cut are undated with the reason, those the merge brought are dated", () => {
+    const clone = `${ws.root}-shallow`;
+    gitAt(ws.root, undefined, "clone", "-q", "--depth", "2", `file://${ws.root}`, clone);
+    try {
+      const r = runCli(["stats", "--json", "--by", "day", "--path", "dates"], { cwd: clone });
+      expect(r.stderr).toBe("");
+      const s = JSON.parse(r.stdout);
+      expect(s.history.periods.map((p: { period: string; inCode: { untraced: number } }) => [p.period, p.inCode.untraced])).toEqual([
+        [MERGE.slice(0, 10), 1 + 3],
+      ]);
+      // a.ts 7 of its committed lines, renamed näme.ts 4, crlf.txt 3, nonl.txt 3, gone.ts 3
+      expect(s.history.undated.lines).toBe(7 + 4 + 3 + 3 + 3);
+      expect(s.history.undated.reasons).toEqual([expect.stringContaining("the clone is shallow")]);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 
   it("intent check's summary window dates the changed lines by the same rule", () => {

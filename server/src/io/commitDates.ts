@@ -35,12 +35,24 @@ const SHORT_TIMEOUT_MS = 10_000;
 export const LINE_TIMES_CACHE = `${CACHE_DIR}/insight-lines.json`;
 const FORMAT = 1;
 
+const HEAD_ARGS = ["rev-parse", "--verify", "-q", "HEAD^{commit}"];
+const REPO_ARGS = ["rev-parse", "--git-dir"];
+
 /** HEAD's commit; null when the repository has no commit yet; undefined when git cannot say. */
 export function headCommit(root: string): string | null | undefined {
-  const head = boundedGit(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"], { timeoutMs: SHORT_TIMEOUT_MS });
+  const head = boundedGit(root, HEAD_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
   if (head === undefined) return undefined;
   if (head.ok) return head.out.trim();
-  const repo = boundedGit(root, ["rev-parse", "--git-dir"], { timeoutMs: SHORT_TIMEOUT_MS });
+  const repo = boundedGit(root, REPO_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
+  return repo?.ok ? null : undefined;
+}
+
+/** `headCommit` without blocking (the editor never waits for a process). */
+async function headCommitAsync(root: string): Promise<string | null | undefined> {
+  const head = await boundedGitAsync(root, HEAD_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
+  if (head === undefined) return undefined;
+  if (head.ok) return head.out.trim();
+  const repo = await boundedGitAsync(root, REPO_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
   return repo?.ok ? null : undefined;
 }
 
@@ -65,7 +77,7 @@ interface Walked {
  * one diff from HEAD.
  */
 export async function lineDating(root: string, against: "worktree" | "index"): Promise<LineDating> {
-  const head = headCommit(root);
+  const head = await headCommitAsync(root);
   if (head === undefined) return undatedAll("git cannot be asked when lines were committed here (no repository, or git did not answer)");
   if (head === null) return { datesOf: (_p, ranges) => ranges.map((r) => ({ start: r.start, end: r.end, ms: null })) };
   const deadline = Date.now() + WALK_TIMEOUT_MS;
@@ -94,7 +106,7 @@ export async function lineDating(root: string, against: "worktree" | "index"): P
 
 /** The lines of HEAD's files as the walk dates them: from the cache, walked on from it, or walked anew. */
 async function linesAtHead(root: string, head: string, deadline: number): Promise<Walked | { undated: string }> {
-  const shallow = shallowCuts(root);
+  const shallow = await shallowCuts(root);
   if (shallow === undefined) return { undated: "git cannot say whether this clone is shallow" };
   const cached = loadWalked(root, shallow);
   if (cached?.commit === head) return cached;
@@ -106,8 +118,8 @@ async function linesAtHead(root: string, head: string, deadline: number): Promis
 }
 
 /** The commits of a shallow clone whose parents it does not have; [] when it is not shallow. */
-function shallowCuts(root: string): string[] | undefined {
-  const file = boundedGit(root, ["rev-parse", "--git-path", "shallow"], { timeoutMs: SHORT_TIMEOUT_MS });
+async function shallowCuts(root: string): Promise<string[] | undefined> {
+  const file = await boundedGitAsync(root, ["rev-parse", "--git-path", "shallow"], { timeoutMs: SHORT_TIMEOUT_MS });
   if (!file?.ok) return undefined;
   try {
     return readFileSync(resolve(root, file.out.trim()), "utf8").split("\n").filter(Boolean).sort();
@@ -207,7 +219,19 @@ async function walk(root: string, from: Walked, head: string, deadline: number):
   const lines = lineSplitter((l) => reader.push(l));
   const end = await streamGit(
     root,
-    [...WALK_OPTIONS, "-p", "-U0", "--no-color", "--diff-filter=MR", "--src-prefix=a/", "--dst-prefix=b/", `--format=${COMMIT_MARK}%H %ct`, range, "--"],
+    [
+      ...WALK_OPTIONS,
+      "-p",
+      "-U0",
+      "--inter-hunk-context=0",
+      "--no-color",
+      "--diff-filter=MR",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      `--format=${COMMIT_MARK}%H %ct`,
+      range,
+      "--",
+    ],
     { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: MAX_PATCH_BYTES },
     (text) => {
       lines.push(text);
@@ -261,6 +285,7 @@ async function sinceHead(
       "diff",
       ...(against === "index" ? ["--cached"] : []),
       "-U0",
+      "--inter-hunk-context=0",
       "-M",
       "--relative",
       "--no-color",
