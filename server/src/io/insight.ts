@@ -34,6 +34,7 @@ import {
   type CachedFile,
   type FileStat,
   type InsightRuns,
+  type KeptRuns,
   ledgerStamp,
   loadInsightCache,
   loadInsightRuns,
@@ -254,6 +255,9 @@ export async function gatherInsightCached(
   let head: string | null | undefined;
   let headAsked = false;
   let redated = false;
+  // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
+  // which goes on meanwhile (the runs of every file are made first)
+  const toAdd: { path: string; runs: Run[]; known?: KeptRuns }[] = [];
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
@@ -272,9 +276,12 @@ export async function gatherInsightCached(
       continue;
     }
     const known = runs.runs.get(c.path)!;
-    const fileRuns = known.runs;
-    if (!opts.by || !hasUntraced(fileRuns)) {
-      builder.addRuns(c.path, fileRuns);
+    if (!opts.by || !hasUntraced(known.runs)) toAdd.push({ path: c.path, runs: known.runs });
+    else toAdd.push({ path: c.path, runs: known.runs, known });
+  }
+  for (const { path, runs: fileRuns, known } of toAdd) {
+    if (!known) {
+      builder.addRuns(path, fileRuns);
       continue;
     }
     // commit times hold for the same bytes (the runs' key) at the same HEAD
@@ -286,7 +293,7 @@ export async function gatherInsightCached(
     let partial: UntracedDates | undefined;
     if (head === undefined || dates?.head !== head) {
       asked ??= lineDating(root, "worktree");
-      const told = (await asked).datesOf(c.path, untracedRanges(fileRuns));
+      const told = (await asked).datesOf(path, untracedRanges(fileRuns));
       // dates with a reason for some lines are not kept: the reason must be told again next run
       if (Array.isArray(told)) dates = { head: head!, dates: [...told] };
       else {
@@ -295,11 +302,11 @@ export async function gatherInsightCached(
         builder.undatedBecause((told as { undated: string }).undated);
       }
       if (dates !== known.dates) {
-        runs.runs.set(c.path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
+        runs.runs.set(path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
         redated = true;
       }
     }
-    builder.addRuns(c.path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns);
+    builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns);
   }
   if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
