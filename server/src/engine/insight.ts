@@ -207,10 +207,13 @@ export class InsightBuilder {
     return this.opts.by !== undefined || this.opts.blocks === true;
   }
 
-  /** One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. */
-  addRuns(path: string, runs: readonly Run[]): void {
+  /**
+   * One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. `tally`:
+   * `tallyOf` these runs when it is known already (dating untraced runs leaves it the same).
+   */
+  addRuns(path: string, runs: readonly Run[], tally?: FileTally): void {
     const blocks = blocksOf(runs);
-    this.addTally(path, tallyOf(runs, blocks));
+    this.addTally(path, tally ?? tallyOf(runs, blocks));
     const by = this.opts.by;
     if (by)
       for (const r of runs) {
@@ -466,6 +469,20 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
   return out;
 }
 
+/** ISO times of the few commit times a workspace has, made once each (every file's runs are dated with them). */
+const isoTimes = new Map<number, string>();
+const MAX_ISO_TIMES = 100_000;
+
+function isoOf(ms: number): string {
+  let iso = isoTimes.get(ms);
+  if (iso === undefined) {
+    if (isoTimes.size >= MAX_ISO_TIMES) isoTimes.clear();
+    iso = new Date(ms).toISOString();
+    isoTimes.set(ms, iso);
+  }
+  return iso;
+}
+
 /**
  * A file's runs with its untraced runs split by the time git says their lines were committed (`committed`;
  * a line not committed yet is of `now`). Lines git gives no time stay without one: undated, never guessed.
@@ -474,7 +491,7 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
   const known = Array.isArray(dates) ? (dates as readonly CommitDate[]) : (dates as { dates?: readonly CommitDate[] }).dates;
   if (!known) return [...runs];
   const sorted = [...known].sort((a, b) => a.start - b.start);
-  const iso = (ms: number | null) => new Date(ms ?? now).toISOString();
+  const iso = (ms: number | null) => isoOf(ms ?? now);
   const out: Run[] = [];
   const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
     const last = out.at(-1);

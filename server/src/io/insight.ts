@@ -18,6 +18,7 @@ import {
   writtenBy,
   type Insight,
   type InsightOptions,
+  type FileTally,
   type Run,
   type UntracedDates,
   type Written,
@@ -257,7 +258,7 @@ export async function gatherInsightCached(
   let redated = false;
   // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
   // which goes on meanwhile (the runs of every file are made first)
-  const toAdd: { path: string; runs: Run[]; known?: KeptRuns }[] = [];
+  const toAdd: { path: string; runs: Run[]; tally: FileTally; known?: KeptRuns }[] = [];
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
@@ -276,12 +277,12 @@ export async function gatherInsightCached(
       continue;
     }
     const known = runs.runs.get(c.path)!;
-    if (!opts.by || !hasUntraced(known.runs)) toAdd.push({ path: c.path, runs: known.runs });
-    else toAdd.push({ path: c.path, runs: known.runs, known });
+    if (!opts.by || !hasUntraced(known.runs)) toAdd.push({ path: c.path, runs: known.runs, tally: file.tally });
+    else toAdd.push({ path: c.path, runs: known.runs, tally: file.tally, known });
   }
-  for (const { path, runs: fileRuns, known } of toAdd) {
+  for (const { path, runs: fileRuns, tally, known } of toAdd) {
     if (!known) {
-      builder.addRuns(path, fileRuns);
+      builder.addRuns(path, fileRuns, tally);
       continue;
     }
     // commit times hold for the same bytes (the runs' key) at the same HEAD
@@ -306,7 +307,7 @@ export async function gatherInsightCached(
         redated = true;
       }
     }
-    builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns);
+    builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns, tally);
   }
   if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
