@@ -67,6 +67,8 @@ const undatedAll = (undated: string): LineDating => ({ datesOf: () => ({ undated
 /** What the walk knows at a commit: each file's runs, and the shallow clone's cuts it was walked with. */
 interface Walked {
   commit: string;
+  /** Whether the files were checked against the commit's tree (a walk stopped by its bound is not). */
+  checked: boolean;
   shallow: string[];
   files: Map<string, LineRun[]>;
 }
@@ -85,15 +87,14 @@ export async function lineDating(root: string, against: "worktree" | "index"): P
   if ("undated" in walked) return undatedAll(walked.undated);
   const now = await sinceHead(root, head, against, deadline, walked.files);
   if ("undated" in now) return undatedAll(now.undated);
-  const { changed, lost, untracked } = now;
+  const { changed, lost } = now;
   return {
     datesOf(path, ranges) {
       if (lost.has(path)) return { undated: `git diff's changes to ${path} since HEAD could not be followed` };
       const runs = changed.has(path) ? changed.get(path) : walked.files.get(path);
-      if (!runs) {
-        if (untracked.has(path)) return ranges.map((r) => ({ start: r.start, end: r.end, ms: null }));
-        return { undated: `git's history does not account for ${path}` };
-      }
+      // the walk holds every file of HEAD (checked against its tree) and the diff every file the index adds:
+      // a file in neither is untracked, not committed at all
+      if (!runs) return ranges.map((r) => ({ start: r.start, end: r.end, ms: null }));
       const known = datesOfRanges(runs, ranges);
       if (!known) return { undated: `${path} has more lines than git's history accounts for` };
       const dates: CommitDate[] = known.dates;
@@ -109,10 +110,16 @@ async function linesAtHead(root: string, head: string, deadline: number): Promis
   const shallow = await shallowCuts(root);
   if (shallow === undefined) return { undated: "git cannot say whether this clone is shallow" };
   const cached = loadWalked(root, shallow);
-  if (cached?.commit === head) return cached;
+  if (cached?.commit === head) {
+    if (cached.checked) return cached;
+    const wrong = await sameFilesAsHead(root, cached);
+    if (wrong) return wrong;
+    saveWalked(root, { ...cached, checked: true });
+    return cached;
+  }
   let walked: Walked | { undated: string } | "not on HEAD" = "not on HEAD";
   if (cached) walked = await walk(root, cached, head, deadline);
-  if (walked === "not on HEAD") walked = await walk(root, { commit: "", shallow, files: new Map() }, head, deadline);
+  if (walked === "not on HEAD") walked = await walk(root, { commit: "", checked: false, shallow, files: new Map() }, head, deadline);
   if (walked === "not on HEAD") return { undated: "git's history of HEAD could not be read" };
   return walked;
 }
@@ -241,7 +248,7 @@ async function walk(root: string, from: Walked, head: string, deadline: number):
   if (broken !== undefined || reader.malformed) return { undated: `git log's patches could not be followed (at ${broken ?? "a malformed line"})` };
   if (end.kind !== "exited") {
     // what was walked is kept: the next run goes on from the last whole commit
-    if (done && done !== from.commit) saveWalked(root, { commit: done, shallow: from.shallow, files });
+    if (done && done !== from.commit) saveWalked(root, { commit: done, checked: false, shallow: from.shallow, files });
     return { undated: tooLarge(done ? `commit ${done.slice(0, 12)}` : "no commit yet") };
   }
   if (end.code !== 0) return { undated: "git log could not show HEAD's patches" };
@@ -249,9 +256,10 @@ async function walk(root: string, from: Walked, head: string, deadline: number):
   reader.end();
   while (next < commits.length) begin(commits[next]!);
   changes?.commit();
-  const walked: Walked = { commit: head, shallow: from.shallow, files };
-  const checked = await sameFilesAsHead(root, walked);
-  if (checked) return checked;
+  const walked: Walked = { commit: head, checked: false, shallow: from.shallow, files };
+  const wrong = await sameFilesAsHead(root, walked);
+  if (wrong) return wrong;
+  walked.checked = true;
   saveWalked(root, walked);
   return walked;
 }
@@ -270,14 +278,14 @@ async function sameFilesAsHead(root: string, walked: Walked): Promise<{ undated:
   return undefined;
 }
 
-/** The files changed since HEAD (in the working tree, or the index) as runs, and the untracked files. */
+/** The files changed since HEAD (in the working tree, or the index) as runs. */
 async function sinceHead(
   root: string,
   head: string,
   against: "worktree" | "index",
   deadline: number,
   files: Map<string, LineRun[]>,
-): Promise<{ changed: Map<string, LineRun[] | undefined>; lost: Set<string>; untracked: Set<string> } | { undated: string }> {
+): Promise<{ changed: Map<string, LineRun[] | undefined>; lost: Set<string> } | { undated: string }> {
   const timeoutMs = Math.max(SHORT_TIMEOUT_MS, deadline - Date.now());
   const diff = await boundedGitAsync(
     root,
@@ -307,18 +315,12 @@ async function sinceHead(
   for (const line of diff.out.split("\n")) reader.push(line);
   reader.end();
   if (reader.malformed) return { undated: "git diff's patch since HEAD could not be read" };
-  const untracked = new Set<string>();
-  if (against === "worktree") {
-    const others = await boundedGitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z"], { timeoutMs, maxBytes: MAX_RAW_BYTES });
-    if (!others?.ok) return { undated: "git ls-files could not list the untracked files" };
-    for (const p of others.out.split("\0")) if (p) untracked.add(p);
-  }
-  return { changed: changes.changed, lost, untracked };
+  return { changed: changes.changed, lost };
 }
 
 /** Reads the walk kept in the cache folder, when it was walked with the same shallow cuts. */
 function loadWalked(root: string, shallow: readonly string[]): Walked | undefined {
-  let stored: { format: number; commit: string; shallow: string[]; files: (string | number)[][] };
+  let stored: { format: number; commit: string; checked: boolean; shallow: string[]; files: (string | number)[][] };
   try {
     const text = readOwnFile(root, LINE_TIMES_CACHE);
     if (text === undefined) return undefined;
@@ -341,7 +343,7 @@ function loadWalked(root: string, shallow: readonly string[]): Walked | undefine
     }
     files.set(f[0], runs);
   }
-  return { commit: stored.commit, shallow: stored.shallow, files };
+  return { commit: stored.commit, checked: stored.checked === true, shallow: stored.shallow, files };
 }
 
 /** Keeps the walk in the cache folder (quietly nothing when it cannot be used: it is only a cache). */
@@ -354,7 +356,9 @@ function saveWalked(root: string, walked: Walked): void {
     files.push(row);
   }
   try {
-    writeOwnFile(root, LINE_TIMES_CACHE, JSON.stringify({ format: FORMAT, commit: walked.commit, shallow: walked.shallow, files }), { durable: false });
+    writeOwnFile(root, LINE_TIMES_CACHE, JSON.stringify({ format: FORMAT, commit: walked.commit, checked: walked.checked, shallow: walked.shallow, files }), {
+      durable: false,
+    });
   } catch {
     /* a read-only checkout: walked again next time */
   }
