@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lineDating } from "../../server/src/io/commitDates";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
@@ -210,4 +213,41 @@ describe("untraced lines dated by the commit that brought them onto the branch",
     // changed since c1 and written on the merge's day: a.ts's first line and side.ts's three
     expect(r.stdout).toMatch(new RegExp(`\\| ${MERGE.slice(0, 10)} \\| 4 \\|`));
   });
+});
+
+describe("a history walk stopped by its bound", () => {
+  it("leaves the lines undated with the reason, never guessed; a later walk in time dates them", async () => {
+    const ws = new TempWorkspace();
+    const bin = mkdtempSync(join(tmpdir(), "intent-git-slow-"));
+    const path = process.env["PATH"];
+    try {
+      gitAt(ws.root, undefined, "init", "-q");
+      ws.write("dates/a.txt", "one\ntwo\nthree\n");
+      gitAt(ws.root, undefined, "add", "-A");
+      gitAt(ws.root, C1, "commit", "-q", "-m", "c1");
+      ws.write("dates/a.txt", "one\nTWO\nthree\n");
+      gitAt(ws.root, C2, "commit", "-q", "-am", "c2");
+      // a git whose patches wait for a gate file: the walk's bound passes first
+      const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+      writeFileSync(
+        join(bin, "git"),
+        `#!/bin/sh\ncase "$*" in *" log --first-parent "*" -p "*) i=0; while [ ! -e '${bin}/gate' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done;; esac\nexec '${realGit}' "$@"\n`,
+      );
+      chmodSync(join(bin, "git"), 0o755);
+      process.env["PATH"] = `${bin}:${path}`;
+      const stopped = (await lineDating(ws.root, "worktree", 300)).datesOf("dates/a.txt", [{ start: 1, end: 3 }]);
+      expect(stopped).toEqual({ undated: expect.stringContaining("git's history is too large to walk in 0.3 s") });
+      writeFileSync(join(bin, "gate"), "");
+      const dated = (await lineDating(ws.root, "worktree")).datesOf("dates/a.txt", [{ start: 1, end: 3 }]);
+      expect(dated).toEqual([
+        { start: 1, end: 1, ms: Date.parse(C1) },
+        { start: 2, end: 2, ms: Date.parse(C2) },
+        { start: 3, end: 3, ms: Date.parse(C1) },
+      ]);
+    } finally {
+      process.env["PATH"] = path;
+      rmSync(bin, { recursive: true, force: true });
+      ws.dispose();
+    }
+  }, 60_000);
 });

@@ -64,6 +64,12 @@ export interface LineDating {
 
 const undatedAll = (undated: string): LineDating => ({ datesOf: () => ({ undated }) });
 
+/** How long the walk may take (ms), and when it must be done (epoch ms). */
+interface Bound {
+  ms: number;
+  deadline: number;
+}
+
 /** What the walk knows at a commit: each file's runs, and the shallow clone's cuts it was walked with. */
 interface Walked {
   commit: string;
@@ -76,16 +82,16 @@ interface Walked {
 /**
  * The dating of the lines of the working tree (`against: "worktree"`: `intent stats`, `intent report`,
  * `intent check`) or of the index (`"index"`: `intent check --staged`), as one walk of HEAD's history and
- * one diff from HEAD.
+ * one diff from HEAD. `walkMs`: how long the walk may take (a test's bound; `WALK_TIMEOUT_MS` otherwise).
  */
-export async function lineDating(root: string, against: "worktree" | "index"): Promise<LineDating> {
+export async function lineDating(root: string, against: "worktree" | "index", walkMs = WALK_TIMEOUT_MS): Promise<LineDating> {
   const head = await headCommitAsync(root);
   if (head === undefined) return undatedAll("git cannot be asked when lines were committed here (no repository, or git did not answer)");
   if (head === null) return { datesOf: (_p, ranges) => ranges.map((r) => ({ start: r.start, end: r.end, ms: null })) };
-  const deadline = Date.now() + WALK_TIMEOUT_MS;
-  const walked = await linesAtHead(root, head, deadline);
+  const bound: Bound = { ms: walkMs, deadline: Date.now() + walkMs };
+  const walked = await linesAtHead(root, head, bound);
   if ("undated" in walked) return undatedAll(walked.undated);
-  const now = await sinceHead(root, head, against, deadline, walked.files);
+  const now = await sinceHead(root, head, against, bound.deadline, walked.files);
   if ("undated" in now) return undatedAll(now.undated);
   const { changed, lost } = now;
   return {
@@ -106,7 +112,7 @@ export async function lineDating(root: string, against: "worktree" | "index"): P
 }
 
 /** The lines of HEAD's files as the walk dates them: from the cache, walked on from it, or walked anew. */
-async function linesAtHead(root: string, head: string, deadline: number): Promise<Walked | { undated: string }> {
+async function linesAtHead(root: string, head: string, bound: Bound): Promise<Walked | { undated: string }> {
   const shallow = await shallowCuts(root);
   if (shallow === undefined) return { undated: "git cannot say whether this clone is shallow" };
   const cached = loadWalked(root, shallow);
@@ -118,8 +124,8 @@ async function linesAtHead(root: string, head: string, deadline: number): Promis
     return cached;
   }
   let walked: Walked | { undated: string } | "not on HEAD" = "not on HEAD";
-  if (cached) walked = await walk(root, cached, head, deadline);
-  if (walked === "not on HEAD") walked = await walk(root, { commit: "", checked: false, shallow, files: new Map() }, head, deadline);
+  if (cached) walked = await walk(root, cached, head, bound);
+  if (walked === "not on HEAD") walked = await walk(root, { commit: "", checked: false, shallow, files: new Map() }, head, bound);
   if (walked === "not on HEAD") return { undated: "git's history of HEAD could not be read" };
   return walked;
 }
@@ -179,10 +185,10 @@ const WALK_OPTIONS = [
  * Walks `from.commit`..`head` (from the start when `from.commit` is ""), applying each commit to `from`'s
  * files. "not on HEAD" when `from.commit` is not on HEAD's first-parent history.
  */
-async function walk(root: string, from: Walked, head: string, deadline: number): Promise<Walked | { undated: string } | "not on HEAD"> {
+async function walk(root: string, from: Walked, head: string, bound: Bound): Promise<Walked | { undated: string } | "not on HEAD"> {
+  const { deadline } = bound;
   const range = from.commit ? `${from.commit}..${head}` : head;
-  const tooLarge = (walkedTo: string) =>
-    `git's history is too large to walk in ${WALK_TIMEOUT_MS / 1000} s (walked to ${walkedTo}); the next run goes on from there`;
+  const tooLarge = (walkedTo: string) => `git's history is too large to walk in ${bound.ms / 1000} s (walked to ${walkedTo}); the next run goes on from there`;
   const raw = await boundedGitAsync(root, [...WALK_OPTIONS, "--raw", "-z", "--no-abbrev", `--format=${COMMIT_MARK}%H %ct %P`, range, "--"], {
     timeoutMs: Math.max(1, deadline - Date.now()),
     maxBytes: MAX_RAW_BYTES,
