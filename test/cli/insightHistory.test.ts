@@ -11,8 +11,8 @@ import { agentEditsWeather } from "./insightWorkspace";
 
 /**
  * The lines in the code today per period they were written in, untraced ones included (README "Insight"):
- * a traced line at its owning record's time, an untraced line at the time of the commit git says last changed
- * it, an uncommitted one today. The workspace has committed lines nobody recorded at two commit dates, an
+ * a traced line at its owning record's time, an untraced line at the time of the commit that brought it onto
+ * the current branch, an uncommitted one today. The workspace has committed lines nobody recorded at two commit dates, an
  * agent's write through its hook, a person's lines saved through the language server, and untraced lines not
  * committed yet; `intent stats`, `intent report` and the summary of `intent check` count it alike.
  */
@@ -82,7 +82,10 @@ function statsJson(ws: TempWorkspace, args: string[], env?: NodeJS.ProcessEnv) {
   return s;
 }
 
-/** A git that writes down what it is asked, ahead of the real one on PATH; `blamed`: the paths it blamed since `clear`. */
+/**
+ * A git that writes down what it is asked, ahead of the real one on PATH; `walked`: the ranges of history
+ * whose patches it showed since `clear` (the walk that dates untraced lines); `blamed`: the paths it blamed.
+ */
 function loggingGit(ws: TempWorkspace) {
   const bin = ws.path(".orchestration/.cache/test-bin");
   const log = ws.path(".orchestration/.cache/git-calls.log");
@@ -99,6 +102,11 @@ function loggingGit(ws: TempWorkspace) {
         .filter((l) => / blame /.test(l))
         .map((l) => l.slice(l.lastIndexOf(" -- ") + 4))
         .sort(),
+    walked: () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => / log --first-parent .* -p /.test(l))
+        .map((l) => l.split(" ").at(-2)),
   };
 }
 
@@ -215,20 +223,24 @@ describe("untraced share over time", () => {
     expect(github.status).toBe(runCli(["check", "--format", "github", "--base", "january"], { cwd: ws.root, env: { GITHUB_STEP_SUMMARY: "" } }).status);
   });
 
-  it("a warm run asks git nothing again for unchanged files, and a new commit dates its lines anew", () => {
-    const { env, log, clear, blamed } = loggingGit(ws);
-    rmSync(ws.path(".orchestration/.cache/insight.json"), { force: true });
+  it("a warm run asks git nothing again for unchanged files, and a new commit is walked alone to date its lines", () => {
+    const { env, log, clear, blamed, walked } = loggingGit(ws);
+    for (const cache of ["insight.json", "insight-runs.json", "insight-lines.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+    const head = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
     const cold = statsJson(ws, ["--by", "month"], env);
-    // a file one commit wrote, unchanged since, needs no blame; one changed since, or by two commits, does
-    expect(blamed()).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
+    // one walk of HEAD's history dates every file's untraced lines: no blame per file
+    expect(walked()).toEqual([head]);
+    expect(blamed()).toEqual([]);
     clear();
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
-    expect(readFileSync(log, "utf8")).not.toContain("blame");
+    expect(readFileSync(log, "utf8")).not.toMatch(/ log | blame /);
 
     gitAt(ws.root, undefined, "add", "scratch/untracked.txt");
     gitAt(ws.root, MARCH, "commit", "-q", "-m", "march");
+    const march = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
     const after = statsJson(ws, ["--by", "month"], env);
-    expect(readFileSync(log, "utf8")).toContain("blame");
+    // the walk goes on from the commit it knew
+    expect(walked()).toEqual([`${head}..${march}`]);
     expect(after.history.periods.map((p: { period: string; inCode: unknown }) => [p.period, p.inCode])).toEqual([
       ["2026-01", inCode({ untraced: JANUARY_LINES - 2 })],
       ["2026-02", inCode({ untraced: 6 })],
@@ -237,25 +249,31 @@ describe("untraced share over time", () => {
     ]);
     gitAt(ws.root, undefined, "reset", "-q", "--soft", "HEAD~1");
     gitAt(ws.root, undefined, "reset", "-q", "scratch/untracked.txt");
+    // HEAD moved back: the kept walk is not on its history, so it is walked anew
+    clear();
+    expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
+    expect(walked()).toEqual([head]);
   });
 
-  it("a plain intent stats asks git blame nothing, and a file it counts again leaves the other files' commit times kept", () => {
-    const { env, clear, blamed } = loggingGit(ws);
+  it("a plain intent stats asks git nothing, and a file it counts again leaves the other files' commit times kept", () => {
+    const { env, log, clear, walked } = loggingGit(ws);
     clear();
     for (const cache of ["insight.json", "insight-runs.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     const plainCold = statsJson(ws, [], env);
-    expect(blamed()).toEqual([]);
+    expect(readFileSync(log, "utf8")).not.toMatch(/ log | blame | diff /);
     const dated = statsJson(ws, ["--by", "month"], env);
-    expect(blamed()).toEqual(["README.md", "scratch/untracked.txt", "src/api/forecast.ts", "src/api/weather.ts", "src/auth/middleware.ts"]);
+    // the walk is kept at HEAD: only the changes since HEAD are asked
+    expect(walked()).toEqual([]);
+    expect(readFileSync(log, "utf8")).toMatch(/ diff -U0 /);
     // an edit a plain run counts again: the runs kept beside the tallies are written anew, commit times included
     clear();
     ws.write("scratch/untracked.txt", "one\ntwo\nthree\n");
     try {
       const plain = statsJson(ws, [], env);
-      expect(blamed()).toEqual([]);
+      expect(readFileSync(log, "utf8")).not.toMatch(/ log | blame | diff /);
       expect(plain.lines.untraced).toBe(plainCold.lines.untraced + 1);
       const redated = statsJson(ws, ["--by", "month"], env);
-      expect(blamed()).toEqual(["scratch/untracked.txt"]);
+      expect(walked()).toEqual([]);
       const untracedToday = (s: typeof dated) => s.history.periods.find((p: { period: string }) => p.period === month(today)).inCode.untraced;
       expect(untracedToday(redated)).toBe(untracedToday(dated) + 1);
     } finally {

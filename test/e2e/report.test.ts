@@ -63,6 +63,11 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     expect(await page.locator(".card.ai b").textContent()).toBe("5%");
     expect(await page.locator(".card.untraced span").textContent()).toBe(`untraced (${TOTAL - 6} lines no record explains)`);
     await page.screenshot({ path: shots.path(`report-${scheme}.png`), fullPage: true });
+    // every table fits its card: no header or number cut at the card's right edge
+    const overflowing = await page.evaluate(
+      `[...document.querySelectorAll("section")].filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.querySelector("h2").textContent)`,
+    );
+    expect(overflowing).toEqual([]);
 
     // a number's row lists exactly its lines: INT-001's six traced lines, with file, range and record
     await page.locator('tr[data-filter="intent:INT-001"]').click();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { authorOfEntry, percent } from "../../server/src/engine/authorship";
 import { datedRuns, InsightBuilder, pathMatcher, periodOf, untracedRanges, type Run } from "../../server/src/engine/insight";
-import { parseBlamePorcelain } from "../../server/src/io/commitDates";
 import type { BlameLine } from "../../server/src/engine/blame";
 
 const row = (line: number, r: Partial<BlameLine>): BlameLine => ({ line, kind: "traced", text: "", ...r });
@@ -56,36 +55,6 @@ describe("insight", () => {
       ["2026-11", 1, 1, 0.5],
     ]);
     expect(h.undated).toEqual({ lines: 1, reasons: [] });
-  });
-
-  it("reads git blame's porcelain: committer times, not-committed lines, and no time past a shallow cut", () => {
-    const a = "a".repeat(40);
-    const z = "0".repeat(40);
-    const s = "b".repeat(40);
-    const porcelain = [
-      `${a} 1 1 2`,
-      "author A",
-      "committer-time 1767607200",
-      "filename f",
-      "\tone",
-      `${a} 2 2`,
-      "\ttwo",
-      `${z} 3 3 1`,
-      "committer-time 1790000000",
-      "\tthree",
-      `${s} 4 4 1`,
-      "committer-time 1700000000",
-      "boundary",
-      "\tfour",
-      `${a} 5 5 1`,
-      "\tfive",
-      "",
-    ].join("\n");
-    expect(parseBlamePorcelain(porcelain)).toEqual([
-      { start: 1, end: 2, ms: 1767607200000 },
-      { start: 3, end: 3, ms: null },
-      { start: 5, end: 5, ms: 1767607200000 },
-    ]);
   });
 
   it("puts a time in its UTC day, ISO week (from Monday) and month", () => {

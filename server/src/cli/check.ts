@@ -11,7 +11,7 @@ import { CHECK_FORMATS, formatReport, type CheckFormat, type CheckReport } from 
 import { checkSummaryMarkdown } from "./checkSummary";
 import { changedLinesInsight, type ChangedText } from "../engine/insight";
 import { appendStepSummary } from "../io/stepSummary";
-import { commitDatesOf, headCommit } from "../io/commitDates";
+import { lineDating } from "../io/commitDates";
 import { insightOptions } from "./stats";
 import { openWorkspace, readLedger } from "./workspace";
 
@@ -37,7 +37,8 @@ active_intents.yaml are listed too.
   --since WHEN   the summary counts only the changed lines written from WHEN (YYYY-MM-DD, an ISO
   --until WHEN   time, or a git revision: its commit date) / up to WHEN, as \`intent stats\` dates
                  lines: a traced line at its record's time, an untraced line at the time of the commit
-                 git says last changed it (not committed yet: today); it says how many it left out
+                 that brought it onto the current branch (not committed yet: today); it says how many
+                 it left out
   --by PERIOD    the summary adds the counted changed lines per day, week or month they were written
 
 The findings and the exit code never depend on --path, --since, --until or --by: they shape only the
@@ -117,13 +118,16 @@ export const checkCommand: Command = {
     const summaryFile = format === "github" ? io.env["GITHUB_STEP_SUMMARY"] : undefined;
     if (format === "markdown" || summaryFile) {
       const texts: ChangedText[] = [];
-      // HEAD, asked once when an untraced changed line is to be dated
-      let head: { at: string | null | undefined } | undefined;
       for (const c of changes) {
         if (c.whole || !c.changed.length || ws.rules.ignore.ignores(c.path)) continue;
         const text = c.read();
         if (text !== undefined) texts.push({ path: c.path, text, changed: c.changed });
       }
+      // untraced lines are dated as \`intent stats\` dates them (one walk of git's history), only for a window or periods
+      const dating =
+        window.since !== undefined || window.until !== undefined || values.by !== undefined
+          ? await lineDating(ws.root, staged ? "index" : "worktree")
+          : undefined;
       const markdown = checkSummaryMarkdown({
         ...report,
         changed: changedLinesInsight(
@@ -137,10 +141,7 @@ export const checkCommand: Command = {
             ...(values.by !== undefined && window.by ? { by: window.by } : {}),
             now: Date.now(),
           },
-          (path, text, ranges) => {
-            head ??= { at: headCommit(ws.root) };
-            return commitDatesOf(ws.root, head.at, path, ranges, text);
-          },
+          dating ? (path, _text, ranges) => dating.datesOf(path, ranges) : undefined,
         ),
         ...(values.path ? { path: values.path } : {}),
       });

@@ -58,7 +58,7 @@ function windowText(c: ChangedInsight): string {
   const w = c.window;
   if (!w) return "";
   const span = w.since && w.until ? `from ${day(w.since)} to ${day(w.until)}` : w.since ? `since ${day(w.since)}` : `until ${day(w.until!)}`;
-  let out = `Counted: the changed lines written ${span} (a traced line at its record's time, an untraced one at the time of the commit git says last changed it; not committed yet: today). `;
+  let out = `Counted: the changed lines written ${span} (a traced line at its record's time, an untraced one at the time of the commit that brought it onto the current branch; not committed yet: today). `;
   out += `${plural(w.leftOut, "changed line")} written outside it left out.`;
   const undated = undatedText(w.undated, "of them left out");
   return `${out}${undated ? ` ${undated}` : ""}\n\n`;

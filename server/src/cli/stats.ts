@@ -18,8 +18,8 @@ tree's files (tracked and untracked, not ignored; exempt paths left out) counted
                  lines written by AI and by people, and durability (of the AI's lines written then, the
                  share still in the code today); and the lines in the code today by when they were
                  written, untraced ones included: a traced line at its record's time, an untraced line
-                 at the time of the commit git says last changed it (uncommitted: today), with the
-                 untraced share of each period
+                 at the time of the commit that brought it onto the current branch (merged from another
+                 branch: the merge's; uncommitted: today), with the untraced share of each period
   --json         the numbers as JSON`;
 
 /** The options `intent stats`, `intent report` and `intent check --format` share. */

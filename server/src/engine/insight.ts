@@ -5,8 +5,8 @@
  * from the rows `intent blame` prints for each file, so every number is a sum of blame rows. The history:
  * lines written per period, read from the ledger's records, and how many of the AI's are still in the code
  * (the present's lines owned by a record of that period). Untraced lines have no record: they are counted
- * and shown, never given a writer. Their time is the one git knows, the commit that last changed them (an
- * uncommitted line: today), so the lines still in the code form one series per period, untraced ones
+ * and shown, never given a writer. Their time is the one git knows, the commit that brought them onto the
+ * current branch (engine/lineTimes.ts; an uncommitted line: today), so the lines still in the code form one series per period, untraced ones
  * included (`inCode`); a line whose time git cannot tell is counted as undated, never put in a period.
  */
 import { Minimatch } from "minimatch";
@@ -39,8 +39,11 @@ export interface CommitDate {
   ms: number | null;
 }
 
-/** A file's untraced lines dated by git (`CommitDate`s over them), or why git cannot date them. */
-export type UntracedDates = readonly CommitDate[] | { undated: string };
+/**
+ * A file's untraced lines dated by git (`CommitDate`s over them), or why git cannot date them (all of them,
+ * or those `dates` leaves out).
+ */
+export type UntracedDates = readonly CommitDate[] | { undated: string; dates?: readonly CommitDate[] };
 
 /** A run of consecutive lines of one file owned by the same record (or untraced): what a number links to. */
 export interface Block {
@@ -204,10 +207,13 @@ export class InsightBuilder {
     return this.opts.by !== undefined || this.opts.blocks === true;
   }
 
-  /** One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. */
-  addRuns(path: string, runs: readonly Run[]): void {
+  /**
+   * One file of the present as its runs of lines (`runsOf` its blame rows): what `addFile` counts. `tally`:
+   * `tallyOf` these runs when it is known already (dating untraced runs leaves it the same).
+   */
+  addRuns(path: string, runs: readonly Run[], tally?: FileTally): void {
     const blocks = blocksOf(runs);
-    this.addTally(path, tallyOf(runs, blocks));
+    this.addTally(path, tally ?? tallyOf(runs, blocks));
     const by = this.opts.by;
     if (by)
       for (const r of runs) {
@@ -463,14 +469,29 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
   return out;
 }
 
+/** ISO times of the few commit times a workspace has, made once each (every file's runs are dated with them). */
+const isoTimes = new Map<number, string>();
+const MAX_ISO_TIMES = 100_000;
+
+function isoOf(ms: number): string {
+  let iso = isoTimes.get(ms);
+  if (iso === undefined) {
+    if (isoTimes.size >= MAX_ISO_TIMES) isoTimes.clear();
+    iso = new Date(ms).toISOString();
+    isoTimes.set(ms, iso);
+  }
+  return iso;
+}
+
 /**
  * A file's runs with its untraced runs split by the time git says their lines were committed (`committed`;
  * a line not committed yet is of `now`). Lines git gives no time stay without one: undated, never guessed.
  */
 export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: number): Run[] {
-  if (!Array.isArray(dates)) return [...runs];
-  const sorted = [...(dates as readonly CommitDate[])].sort((a, b) => a.start - b.start);
-  const iso = (ms: number | null) => new Date(ms ?? now).toISOString();
+  const known = Array.isArray(dates) ? (dates as readonly CommitDate[]) : (dates as { dates?: readonly CommitDate[] }).dates;
+  if (!known) return [...runs];
+  const sorted = [...known].sort((a, b) => a.start - b.start);
+  const iso = (ms: number | null) => isoOf(ms ?? now);
   const out: Run[] = [];
   const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
     const last = out.at(-1);
@@ -572,7 +593,7 @@ export function changedLinesInsight(
     let runs = runsOf(rows.filter((r) => wanted.has(r.line)));
     if ((windowed || opts.by) && dateUntraced && runs.some((r) => r.author === "untraced")) {
       const dates = dateUntraced(f.path, f.text, untracedRanges(runs));
-      if (!Array.isArray(dates)) {
+      if ("undated" in dates) {
         const reason = (dates as { undated: string }).undated;
         builder.undatedBecause(reason);
         if (windowed && !left.undated.reasons.includes(reason)) left.undated.reasons.push(reason);

@@ -73,7 +73,8 @@ const TABLE_ROWS = 25;
 
 function breakdown(title: string, id: string, rows: { label: string; filter: string; lines: LineCounts }[], withUntraced: boolean): string {
   if (!rows.length) return `<section><h2>${esc(title)}</h2><p class="none">No traced lines.</p></section>`;
-  const head = `<tr><th>${esc(title.replace(/^By /, ""))}</th><th>lines</th><th>AI share</th><th>AI</th><th>people</th><th>mixed</th><th>unknown</th>${withUntraced ? "<th>untraced</th>" : ""}<th>out of scope</th></tr>`;
+  // the first column is named for what each row is (intent, model, person, folder), as the chart's id says
+  const head = `<tr><th>${esc(id)}</th><th>lines</th><th>AI share</th><th>AI</th><th>people</th><th>mixed</th><th>unknown</th>${withUntraced ? "<th>untraced</th>" : ""}<th>out of scope</th></tr>`;
   const body = rows
     .slice(0, TABLE_ROWS)
     .map(
@@ -107,6 +108,7 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:right;padding:4px 8px;border-bottom:1px solid var(--line);white-space:nowrap}
 th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:9em}
 table.counts{font-size:13px}
+.grid table.counts th:first-child,.grid table.counts td:first-child{min-width:7em}
 th{color:var(--muted);font-weight:600;font-size:12px;white-space:normal;vertical-align:bottom}
 th,td{padding:4px 6px}
 #lines-table th,#lines-table td{text-align:left}#lines-table td:nth-child(2),#lines-table td:nth-child(3),#lines-table th:nth-child(2),#lines-table th:nth-child(3){text-align:right}
@@ -135,7 +137,7 @@ function inCodeSection(by: string, periods: readonly HistoryRow[], undated: Unda
     : "";
   return `<section><h2>Lines in the code today by the ${esc(by)} they were written, and the untraced share</h2><div class="chart"><canvas id="chart-untraced" role="img" aria-label="untraced share over time"></canvas></div>
 <table class="counts"><tr><th>${esc(by)}</th><th>lines today</th><th>AI</th><th>people</th><th>mixed/unknown</th><th>untraced</th><th>untraced share</th></tr>${rows}</table>
-<p class="note">A traced line is of its record's time; an untraced line has no record, so it is of the time of the commit git says last changed it (a line not committed yet: today).</p>${note}</section>`;
+<p class="note">A traced line is of its record's time; an untraced line has no record, so it is of the time of the commit that brought it onto the current branch (a line merged from another branch: the merge's; a line not committed yet: today).</p>${note}</section>`;
 }
 
 export function reportHtml(insight: Insight, meta: ReportMeta, script: string): string {

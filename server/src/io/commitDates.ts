@@ -1,182 +1,371 @@
 /**
- * When git says lines were last committed (`git blame --porcelain`): the time of the untraced lines in the
- * history of `intent stats` / `intent report` and in the window of `intent check`'s summary. A line not
- * committed yet (changed in the working tree, or in a file HEAD does not have) is of today.
+ * When untraced lines entered the code, for the history of `intent stats` / `intent report` and the window
+ * of `intent check`'s summary (README "Insight": "When an untraced line was written"). A line is dated at
+ * the committer time of the commit that brought it onto the current branch: HEAD's first-parent history
+ * is walked once, oldest first, and each commit's changes are applied to every file's lines
+ * (engine/lineTimes.ts). A line merged from a side branch dates at the merge. A line changed since HEAD
+ * (in the working tree, or the index for a staged check), or in a file HEAD does not have, is not
+ * committed yet: of today.
  *
- * Git is asked only about the files that have untraced lines, and only about those lines; each call is
- * bounded in time. When git cannot answer (missing, failed, too slow) or its answer stops at a shallow
- * clone's boundary, the lines are undated, with the reason: never given a guessed time.
+ * The walk is two git calls (`git log --raw` for the files each commit adds, deletes and renames, and
+ * `git log -p -U0` of the files it modifies, read as a stream), bounded in time and size. What it learnt is
+ * kept per commit in the cache folder, so the next run walks only the commits since, when that commit is
+ * still on HEAD's first-parent history (else it walks from the start). A walk stopped by its bound keeps
+ * what it walked; the lines stay undated, with the reason, until a later run reaches HEAD: never guessed.
+ * So do lines from before a shallow clone's first commit.
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { CommitDate, UntracedDates } from "../engine/insight";
-import { STABLE_CONFIG } from "./git";
+import { COMMIT_MARK, parseRawLog, PatchReader, type RawCommit } from "../engine/gitPatch";
+import { applyPatch, applyRawChanges, BEFORE_SHALLOW, datesOfRanges, NOT_COMMITTED, type FilePatch, type LineRun, type LineState } from "../engine/lineTimes";
+import { boundedGit, boundedGitAsync, lineSplitter, streamGit } from "./boundedGit";
+import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
+import { readOwnFile, writeOwnFile } from "./ownFiles";
 
-/** How long one git call may take before its answer is dropped (the lines stay undated). */
-export const BLAME_TIMEOUT_MS = 10_000;
-/**
- * How long one run of `intent stats` / `intent report` spends asking git, at most: a first run over a
- * large workspace dates what it can in that time, and the cache keeps it, so later runs date the rest.
- */
-export const BLAME_BUDGET_MS = 20_000;
-/** Ranges asked with `-L` at most; more, and the whole file is blamed (one call either way). */
-const MAX_RANGES = 64;
-const NOT_COMMITTED = /^0{40}$/;
+/** How long one walk of the history may take, in all; a longer one goes on from there next run. */
+export const WALK_TIMEOUT_MS = 30_000;
+/** Bytes of patches one walk reads at most (a larger history goes on from there next run). */
+const MAX_PATCH_BYTES = 2 * 1024 * 1024 * 1024;
+/** Bytes of the list of changed files one walk reads at most. */
+const MAX_RAW_BYTES = 512 * 1024 * 1024;
+/** How long one short git question may take. */
+const SHORT_TIMEOUT_MS = 10_000;
 
-interface GitAnswer {
-  ok: boolean;
-  out: string;
-}
+export const LINE_TIMES_CACHE = `${CACHE_DIR}/insight-lines.json`;
+const FORMAT = 1;
 
-/** Runs git with a time bound; undefined when git could not run, was killed or took too long. */
-function boundedGit(cwd: string, args: readonly string[], input?: string): GitAnswer | undefined {
-  // required here, as io/git.ts does: loading this module must not cost a hook anything
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...args], {
-    cwd,
-    encoding: "utf8",
-    timeout: BLAME_TIMEOUT_MS,
-    maxBuffer: 256 * 1024 * 1024,
-    ...(input !== undefined ? { input } : {}),
-  });
-  // git that exits before reading all of `input` (a path HEAD lacks) leaves an EPIPE, yet answered
-  if (r.signal || r.status === null) return undefined;
-  return { ok: r.status === 0 && !r.error, out: r.stdout };
-}
+const HEAD_ARGS = ["rev-parse", "--verify", "-q", "HEAD^{commit}"];
+const REPO_ARGS = ["rev-parse", "--git-dir"];
 
 /** HEAD's commit; null when the repository has no commit yet; undefined when git cannot say. */
 export function headCommit(root: string): string | null | undefined {
-  const head = boundedGit(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  const head = boundedGit(root, HEAD_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
   if (head === undefined) return undefined;
   if (head.ok) return head.out.trim();
-  const repo = boundedGit(root, ["rev-parse", "--git-dir"]);
+  const repo = boundedGit(root, REPO_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
   return repo?.ok ? null : undefined;
 }
 
-/**
- * Parses `git blame --porcelain`: each final line's commit time (epoch ms; null: not committed yet). Lines
- * of a boundary commit (a shallow clone's cut: `--root` keeps root commits from being one) get no entry.
- */
-export function parseBlamePorcelain(output: string): CommitDate[] {
-  const times = new Map<string, number | null>();
-  const out: CommitDate[] = [];
-  let sha: string | undefined;
-  let line = 0;
-  const lines = output.split("\n");
-  const entries: { sha: string; line: number }[] = [];
-  for (const l of lines) {
-    if (l.startsWith("\t")) {
-      if (sha !== undefined) entries.push({ sha, line });
-      sha = undefined;
-      continue;
-    }
-    const header = /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/.exec(l);
-    if (header) {
-      sha = header[1]!;
-      line = Number(header[2]);
-      if (!times.has(sha)) times.set(sha, NOT_COMMITTED.test(sha) ? null : Number.NaN);
-      continue;
-    }
-    if (sha === undefined) continue;
-    if (l.startsWith("committer-time ") && !NOT_COMMITTED.test(sha)) times.set(sha, Number(l.slice("committer-time ".length)) * 1000);
-    else if (l === "boundary") times.set(sha, Number.NaN);
-  }
-  for (const e of entries) {
-    const ms = times.get(e.sha);
-    if (ms === undefined || (ms !== null && Number.isNaN(ms))) continue;
-    const last = out.at(-1);
-    if (last && last.end === e.line - 1 && last.ms === ms) last.end = e.line;
-    else out.push({ start: e.line, end: e.line, ms });
-  }
-  return out;
+/** `headCommit` without blocking (the editor never waits for a process). */
+async function headCommitAsync(root: string): Promise<string | null | undefined> {
+  const head = await boundedGitAsync(root, HEAD_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
+  if (head === undefined) return undefined;
+  if (head.ok) return head.out.trim();
+  const repo = await boundedGitAsync(root, REPO_ARGS, { timeoutMs: SHORT_TIMEOUT_MS });
+  return repo?.ok ? null : undefined;
+}
+
+/** When the lines of the working tree's (or the index's) files entered the code. */
+export interface LineDating {
+  /** The times of `ranges` (1-based, ascending) of `path` (workspace-relative), or why git cannot tell. */
+  datesOf(path: string, ranges: readonly { start: number; end: number }[]): UntracedDates;
+}
+
+const undatedAll = (undated: string): LineDating => ({ datesOf: () => ({ undated }) });
+
+/** How long the walk may take (ms), and when it must be done (epoch ms). */
+interface Bound {
+  ms: number;
+  deadline: number;
+}
+
+/** What the walk knows at a commit: each file's runs, and the shallow clone's cuts it was walked with. */
+interface Walked {
+  commit: string;
+  /** Whether the files were checked against the commit's tree (a walk stopped by its bound is not). */
+  checked: boolean;
+  shallow: string[];
+  files: Map<string, LineRun[]>;
 }
 
 /**
- * When the lines `ranges` of `path` (workspace-relative) were last committed: of the working tree's file,
- * or of `contents` when given (what `intent check` checks: the working tree's or the index's text).
- * `head`: `headCommit(root)`.
+ * The dating of the lines of the working tree (`against: "worktree"`: `intent stats`, `intent report`,
+ * `intent check`) or of the index (`"index"`: `intent check --staged`), as one walk of HEAD's history and
+ * one diff from HEAD. `walkMs`: how long the walk may take (a test's bound; `WALK_TIMEOUT_MS` otherwise).
  */
-export function commitDatesOf(
+export async function lineDating(root: string, against: "worktree" | "index", walkMs = WALK_TIMEOUT_MS): Promise<LineDating> {
+  const head = await headCommitAsync(root);
+  if (head === undefined) return undatedAll("git cannot be asked when lines were committed here (no repository, or git did not answer)");
+  if (head === null) return { datesOf: (_p, ranges) => ranges.map((r) => ({ start: r.start, end: r.end, ms: null })) };
+  const bound: Bound = { ms: walkMs, deadline: Date.now() + walkMs };
+  const walked = await linesAtHead(root, head, bound);
+  if ("undated" in walked) return undatedAll(walked.undated);
+  const now = await sinceHead(root, head, against, bound.deadline, walked.files);
+  if ("undated" in now) return undatedAll(now.undated);
+  const { changed, lost } = now;
+  return {
+    datesOf(path, ranges) {
+      if (lost.has(path)) return { undated: `git diff's changes to ${path} since HEAD could not be followed` };
+      const runs = changed.has(path) ? changed.get(path) : walked.files.get(path);
+      // the walk holds every file of HEAD (checked against its tree) and the diff every file the index adds:
+      // a file in neither is untracked, not committed at all
+      if (!runs) return ranges.map((r) => ({ start: r.start, end: r.end, ms: null }));
+      const known = datesOfRanges(runs, ranges);
+      if (!known) return { undated: `${path} has more lines than git's history accounts for` };
+      const dates: CommitDate[] = known.dates;
+      return known.cut
+        ? { undated: "the clone is shallow: lines from before its first commit have no date (`git fetch --unshallow` dates them)", dates }
+        : dates;
+    },
+  };
+}
+
+/** The lines of HEAD's files as the walk dates them: from the cache, walked on from it, or walked anew. */
+async function linesAtHead(root: string, head: string, bound: Bound): Promise<Walked | { undated: string }> {
+  const shallow = await shallowCuts(root);
+  if (shallow === undefined) return { undated: "git cannot say whether this clone is shallow" };
+  const cached = loadWalked(root, shallow);
+  if (cached?.commit === head) {
+    if (cached.checked) return cached;
+    const wrong = await sameFilesAsHead(root, cached);
+    if (wrong) return wrong;
+    saveWalked(root, { ...cached, checked: true });
+    return cached;
+  }
+  let walked: Walked | { undated: string } | "not on HEAD" = "not on HEAD";
+  if (cached) walked = await walk(root, cached, head, bound);
+  if (walked === "not on HEAD") walked = await walk(root, { commit: "", checked: false, shallow, files: new Map() }, head, bound);
+  if (walked === "not on HEAD") return { undated: "git's history of HEAD could not be read" };
+  return walked;
+}
+
+/** The commits of a shallow clone whose parents it does not have; [] when it is not shallow. */
+async function shallowCuts(root: string): Promise<string[] | undefined> {
+  const file = await boundedGitAsync(root, ["rev-parse", "--git-path", "shallow"], { timeoutMs: SHORT_TIMEOUT_MS });
+  if (!file?.ok) return undefined;
+  try {
+    return readFileSync(resolve(root, file.out.trim()), "utf8").split("\n").filter(Boolean).sort();
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined;
+  }
+}
+
+/** A commit's changes, kept apart until the commit is whole: a walk stopped inside one keeps none of it. */
+class CommitChanges implements LineState {
+  /** Each changed path's runs (undefined: deleted). */
+  readonly changed = new Map<string, LineRun[] | undefined>();
+  constructor(private readonly base: Map<string, LineRun[]>) {}
+  get(path: string): LineRun[] | undefined {
+    return this.changed.has(path) ? this.changed.get(path) : this.base.get(path);
+  }
+  set(path: string, runs: LineRun[]): void {
+    this.changed.set(path, runs);
+  }
+  delete(path: string): void {
+    this.changed.set(path, undefined);
+  }
+  /** Applies the commit's changes to the base. */
+  commit(): void {
+    for (const [path, runs] of this.changed) {
+      if (runs) this.base.set(path, runs);
+      else this.base.delete(path);
+    }
+    this.changed.clear();
+  }
+}
+
+/** Git's options for the walk: its output the same whatever the user's configuration says. */
+const WALK_OPTIONS = [
+  "-c",
+  "log.showRoot=true",
+  "-c",
+  "log.showSignature=false",
+  "log",
+  "--first-parent",
+  "--diff-merges=first-parent",
+  "--reverse",
+  "-M",
+  "--relative",
+  "--no-ext-diff",
+  "--no-textconv",
+];
+
+/**
+ * Walks `from.commit`..`head` (from the start when `from.commit` is ""), applying each commit to `from`'s
+ * files. "not on HEAD" when `from.commit` is not on HEAD's first-parent history.
+ */
+async function walk(root: string, from: Walked, head: string, bound: Bound): Promise<Walked | { undated: string } | "not on HEAD"> {
+  const { deadline } = bound;
+  const range = from.commit ? `${from.commit}..${head}` : head;
+  const tooLarge = (walkedTo: string) => `git's history is too large to walk in ${bound.ms / 1000} s (walked to ${walkedTo}); the next run goes on from there`;
+  const raw = await boundedGitAsync(root, [...WALK_OPTIONS, "--raw", "-z", "--no-abbrev", `--format=${COMMIT_MARK}%H %ct %P`, range, "--"], {
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    maxBytes: MAX_RAW_BYTES,
+  });
+  if (raw === undefined) return { undated: tooLarge(from.commit ? `commit ${from.commit.slice(0, 12)}` : "no commit yet") };
+  if (!raw.ok) return from.commit ? "not on HEAD" : { undated: "git log could not read HEAD's history" };
+  const commits = parseRawLog(raw.out);
+  if (!commits) return { undated: "git log's list of changed files could not be read" };
+  if (from.commit && commits[0]?.parents[0] !== from.commit) return "not on HEAD";
+  if (commits.at(-1)?.sha !== head) return { undated: "git log did not walk to HEAD" };
+  const shallow = new Set(from.shallow);
+  const files = from.files;
+  let done = from.commit;
+  let next = 0;
+  let changes: CommitChanges | undefined;
+  let at = 0;
+  let broken: string | undefined;
+  /** Applies the changed-files lists of commits up to `sha` (those before it have no patch of their own). */
+  const begin = (c: RawCommit) => {
+    changes?.commit();
+    if (changes) done = commits[next - 1]!.sha;
+    changes = new CommitChanges(files);
+    // a shallow clone's cut shows its whole tree as added: those lines have no known time
+    at = shallow.has(c.sha) && c.parents.length === 0 ? BEFORE_SHALLOW : c.time;
+    applyRawChanges(changes, c.changes, at);
+    next++;
+  };
+  const reader = new PatchReader(
+    (patch: FilePatch) => {
+      if (!changes || broken) return;
+      // the changed-files list moved a renamed file already: its hunks apply at the new path
+      const { from: _from, ...atPath } = patch;
+      if (!applyPatch(changes, atPath, at)) broken = patch.path;
+    },
+    (header) => {
+      while (next < commits.length && commits[next]!.sha !== header.sha) begin(commits[next]!);
+      if (next < commits.length) begin(commits[next]!);
+      else broken = `commit ${header.sha}`;
+    },
+  );
+  const lines = lineSplitter((l) => reader.push(l));
+  const end = await streamGit(
+    root,
+    [
+      ...WALK_OPTIONS,
+      "-p",
+      "-U0",
+      "--inter-hunk-context=0",
+      "--no-color",
+      "--diff-filter=MR",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      `--format=${COMMIT_MARK}%H %ct`,
+      range,
+      "--",
+    ],
+    { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: MAX_PATCH_BYTES },
+    (text) => {
+      lines.push(text);
+      return broken === undefined;
+    },
+  );
+  if (broken !== undefined || reader.malformed) return { undated: `git log's patches could not be followed (at ${broken ?? "a malformed line"})` };
+  if (end.kind !== "exited") {
+    // what was walked is kept: the next run goes on from the last whole commit
+    if (done && done !== from.commit) saveWalked(root, { commit: done, checked: false, shallow: from.shallow, files });
+    return { undated: tooLarge(done ? `commit ${done.slice(0, 12)}` : "no commit yet") };
+  }
+  if (end.code !== 0) return { undated: "git log could not show HEAD's patches" };
+  lines.end();
+  reader.end();
+  while (next < commits.length) begin(commits[next]!);
+  changes?.commit();
+  const walked: Walked = { commit: head, checked: false, shallow: from.shallow, files };
+  const wrong = await sameFilesAsHead(root, walked);
+  if (wrong) return wrong;
+  walked.checked = true;
+  saveWalked(root, walked);
+  return walked;
+}
+
+/**
+ * Checks the walk against HEAD's tree: a file the walk lost or kept too long means its patches were not
+ * read right, and nothing of the walk is trusted.
+ */
+async function sameFilesAsHead(root: string, walked: Walked): Promise<{ undated: string } | undefined> {
+  const tree = await boundedGitAsync(root, ["ls-tree", "-r", "-z", "--name-only", walked.commit], { timeoutMs: SHORT_TIMEOUT_MS });
+  if (!tree?.ok) return { undated: "git ls-tree could not list HEAD's files" };
+  const paths = tree.out.split("\0").filter(Boolean);
+  const missing = paths.find((p) => !walked.files.has(p));
+  if (missing !== undefined || paths.length !== walked.files.size)
+    return { undated: `git's history walk does not match HEAD's files (${missing ?? "a file HEAD does not have"})` };
+  return undefined;
+}
+
+/** The files changed since HEAD (in the working tree, or the index) as runs. */
+async function sinceHead(
   root: string,
-  head: string | null | undefined,
-  path: string,
-  ranges: readonly { start: number; end: number }[],
-  contents?: string,
-): UntracedDates {
-  if (head === undefined) return { undated: "git cannot be asked when lines were committed here" };
-  const uncommitted = () => ranges.map((r) => ({ start: r.start, end: r.end, ms: null }));
-  if (head === null) return uncommitted();
-  const args = [
-    "blame",
-    "--porcelain",
-    "--root",
-    ...(ranges.length <= MAX_RANGES ? ranges.map((r) => `-L${r.start},${r.end}`) : []),
-    ...(contents !== undefined ? ["--contents", "-"] : []),
-    "--",
-    path,
-  ];
-  const blamed = boundedGit(root, args, contents);
-  if (blamed?.ok) return parseBlamePorcelain(blamed.out);
-  // a file HEAD does not have (untracked, or only added to the index) is not committed at all
-  const inHead = blamed === undefined ? undefined : boundedGit(root, ["cat-file", "-e", `${head}:./${path}`]);
-  if (inHead && !inHead.ok) return uncommitted();
-  return { undated: `git blame did not answer within ${BLAME_TIMEOUT_MS / 1000} s or failed (${path})` };
+  head: string,
+  against: "worktree" | "index",
+  deadline: number,
+  files: Map<string, LineRun[]>,
+): Promise<{ changed: Map<string, LineRun[] | undefined>; lost: Set<string> } | { undated: string }> {
+  const timeoutMs = Math.max(SHORT_TIMEOUT_MS, deadline - Date.now());
+  const diff = await boundedGitAsync(
+    root,
+    [
+      "diff",
+      ...(against === "index" ? ["--cached"] : []),
+      "-U0",
+      "--inter-hunk-context=0",
+      "-M",
+      "--relative",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      head,
+      "--",
+    ],
+    { timeoutMs, maxBytes: MAX_RAW_BYTES },
+  );
+  if (!diff?.ok) return { undated: "git diff could not say which lines changed since HEAD" };
+  const changes = new CommitChanges(files);
+  const lost = new Set<string>();
+  const reader = new PatchReader((p) => {
+    if (!applyPatch(changes, p, NOT_COMMITTED)) lost.add(p.path);
+  });
+  for (const line of diff.out.split("\n")) reader.push(line);
+  reader.end();
+  if (reader.malformed) return { undated: "git diff's patch since HEAD could not be read" };
+  return { changed: changes.changed, lost };
 }
 
-/** Commits `singleCommitTimes` reads at most; a longer history is not read (every file is blamed). */
-const MAX_LOG_COMMITS = 20_000;
-const COMMIT_MARK = "\u0001";
-
-/**
- * The paths whose lines all come from one commit, with its time: the paths HEAD's history (merges against
- * each parent, renames and copies followed) names in exactly one commit, as added, and that the working
- * tree and index leave as HEAD has them. Git blame would give each of their lines that commit, so they
- * need no blame. Any doubt (a rename, a merge, a change since HEAD, a history too long or too slow to
- * read) leaves a path out: it is blamed.
- */
-export function singleCommitTimes(root: string): Map<string, number> {
-  const out = new Map<string, number>();
-  const log = boundedGit(root, [
-    "log",
-    "-m",
-    "-M",
-    "--name-status",
-    "-z",
-    "--relative",
-    `--max-count=${MAX_LOG_COMMITS}`,
-    `--format=${COMMIT_MARK}%ct`,
-    "HEAD",
-    "--",
-  ]);
-  const changed = boundedGit(root, ["diff", "--name-only", "-z", "--relative", "HEAD", "--"]);
-  if (!log?.ok || !changed?.ok) return out;
-  const seen = new Map<string, number | null>();
-  const fields = log.out.split("\0");
-  let commits = 0;
-  let time: number | undefined;
-  const many = (path: string) => seen.set(path, null);
-  for (let i = 0; i < fields.length; i++) {
-    let f = fields[i]!.replace(/^\n+/, "");
-    if (f.startsWith(COMMIT_MARK)) {
-      commits++;
-      const nl = f.indexOf("\n");
-      time = Number((nl < 0 ? f.slice(1) : f.slice(1, nl)).trim()) * 1000;
-      if (nl < 0) continue;
-      f = f.slice(nl + 1).replace(/^\n+/, "");
-    }
-    if (f === "") continue;
-    const status = f[0]!;
-    if (status === "R" || status === "C") {
-      many(fields[++i] ?? "");
-      many(fields[++i] ?? "");
-      continue;
-    }
-    const path = fields[++i];
-    if (path === undefined || time === undefined || Number.isNaN(time)) return out;
-    seen.set(path, status === "A" && !seen.has(path) ? time : null);
+/** Reads the walk kept in the cache folder, when it was walked with the same shallow cuts. */
+function loadWalked(root: string, shallow: readonly string[]): Walked | undefined {
+  let stored: { format: number; commit: string; checked: boolean; shallow: string[]; files: (string | number)[][] };
+  try {
+    const text = readOwnFile(root, LINE_TIMES_CACHE);
+    if (text === undefined) return undefined;
+    stored = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  // the whole history was read, else a path's one commit in it proves nothing
-  if (commits >= MAX_LOG_COMMITS) return out;
-  const differs = new Set(changed.out.split("\0").filter(Boolean));
-  for (const [path, ms] of seen) if (ms !== null && !differs.has(path)) out.set(path, ms);
-  return out;
+  if (stored?.format !== FORMAT || typeof stored.commit !== "string" || !Array.isArray(stored.files)) return undefined;
+  if (JSON.stringify(stored.shallow) !== JSON.stringify(shallow)) return undefined;
+  const files = new Map<string, LineRun[]>();
+  for (const f of stored.files) {
+    if (!Array.isArray(f) || typeof f[0] !== "string") return undefined;
+    const runs: LineRun[] = [];
+    for (let i = 1; i + 1 < f.length; i += 2) {
+      const lines = f[i];
+      const at = f[i + 1];
+      if (typeof lines !== "number" || typeof at !== "number") return undefined;
+      // an open run (the rest of a file) is kept as -1 lines: JSON has no Infinity
+      runs.push({ lines: lines < 0 ? Number.POSITIVE_INFINITY : lines, at });
+    }
+    files.set(f[0], runs);
+  }
+  return { commit: stored.commit, checked: stored.checked === true, shallow: stored.shallow, files };
+}
+
+/** Keeps the walk in the cache folder (quietly nothing when it cannot be used: it is only a cache). */
+function saveWalked(root: string, walked: Walked): void {
+  if (!workspaceCacheDir(root, { create: true })) return;
+  const files: (string | number)[][] = [];
+  for (const [path, runs] of walked.files) {
+    const row: (string | number)[] = [path];
+    for (const r of runs) row.push(r.lines === Number.POSITIVE_INFINITY ? -1 : r.lines, r.at);
+    files.push(row);
+  }
+  try {
+    writeOwnFile(root, LINE_TIMES_CACHE, JSON.stringify({ format: FORMAT, commit: walked.commit, checked: walked.checked, shallow: walked.shallow, files }), {
+      durable: false,
+    });
+  } catch {
+    /* a read-only checkout: walked again next time */
+  }
 }

@@ -8,22 +8,21 @@
  * fewer paths (what the records alone chain), never a wrong one. Each question is one or two git calls,
  * each bounded in time.
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
 import { namedByGit, type GitCommit, type GitNamed } from "../engine/lineage";
-import { headRevision, STABLE_CONFIG, type FileDiff } from "./git";
+import { boundedGit as askGit, boundedGitAsync } from "./boundedGit";
+import { headRevision, type FileDiff } from "./git";
 
 /** How long one git call may take before its answer is dropped (a huge history: no sources from git). */
 export const GIT_SOURCES_TIMEOUT_MS = 3000;
 /** The most commits of a path's history read (renames further back are cut, never guessed). */
 const MAX_COMMITS = 500;
 
-/** Runs git with a time bound; undefined when it cannot answer (missing, failed, too slow). */
+const BOUNDS = { timeoutMs: GIT_SOURCES_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 };
+
+/** Git's output; undefined when it cannot answer (missing, failed, too slow). */
 function boundedGit(cwd: string, args: readonly string[]): string | undefined {
-  // required here, as io/git.ts does: loading this module must not cost a hook anything
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", timeout: GIT_SOURCES_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-  if (r.error || r.status !== 0) return undefined;
-  return r.stdout;
+  const r = askGit(cwd, args, BOUNDS);
+  return r?.ok ? r.out : undefined;
 }
 
 const COMMIT_MARK = "\u0001";
@@ -203,11 +202,7 @@ export class GitSourcesCache {
 const NONE: GitNamed = { renamed: [], split: [] };
 
 /** `boundedGit` without blocking: undefined when git cannot answer in time. */
-function asyncGit(cwd: string, args: readonly string[]): Promise<string | undefined> {
-  const { execFile } = require("node:child_process") as typeof import("node:child_process");
-  return new Promise((done) => {
-    execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", timeout: GIT_SOURCES_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
-      done(err ? undefined : stdout),
-    );
-  });
+async function asyncGit(cwd: string, args: readonly string[]): Promise<string | undefined> {
+  const r = await boundedGitAsync(cwd, args, BOUNDS);
+  return r?.ok ? r.out : undefined;
 }

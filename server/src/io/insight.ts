@@ -2,7 +2,8 @@
  * Gathers `intent stats` / `intent report` (README "Insight"): the working tree's files as they are now
  * (tracked and untracked, not ignored; exempt paths and intent-lsp's own files left out, as nothing of
  * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history;
- * with a history, the untraced lines dated by the commit git says last changed them (io/commitDates.ts).
+ * with a history, the untraced lines dated by the commit that brought them onto the current branch
+ * (io/commitDates.ts).
  */
 import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
@@ -17,14 +18,16 @@ import {
   writtenBy,
   type Insight,
   type InsightOptions,
+  type FileTally,
   type Run,
+  type UntracedDates,
   type Written,
 } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
-import { BLAME_BUDGET_MS, commitDatesOf, headCommit, singleCommitTimes } from "./commitDates";
+import { headCommit, lineDating, type LineDating } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import {
@@ -32,6 +35,7 @@ import {
   type CachedFile,
   type FileStat,
   type InsightRuns,
+  type KeptRuns,
   ledgerStamp,
   loadInsightCache,
   loadInsightRuns,
@@ -118,25 +122,44 @@ function writtenOf(ledger: WorkspaceLedger): Map<string, Written[]> {
   return out;
 }
 
-export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): GatheredInsight {
-  const steps = insightSteps(root, rules, ledger, opts);
+export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, dating?: LineDating): GatheredInsight {
+  const steps = insightSteps(root, rules, ledger, opts, dating);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
   }
 }
 
-/** Why the editor's report leaves untraced lines undated. */
-export const EDITOR_UNDATED = "the editor does not run git blame (it would hold up typing); `intent report` in a terminal dates these lines";
+/** Why untraced lines are undated when git was not asked (`insightSteps` without a dating). */
+const NOT_ASKED = "git was not asked when these lines were committed";
 
 const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
 
+/** A file's runs with its untraced lines dated by `dating` (or undated, with the reason told to `builder`). */
+function datedBy(builder: InsightBuilder, dating: LineDating | undefined, path: string, runs: readonly Run[], now: number): readonly Run[] {
+  if (!dating) {
+    builder.undatedBecause(NOT_ASKED);
+    return runs;
+  }
+  const dates = dating.datesOf(path, untracedRanges(runs));
+  if ("undated" in dates) builder.undatedBecause(dates.undated);
+  return datedRuns(runs, dates, now);
+}
+
 /**
  * `gatherInsight` in steps: the language server pauses between them, so a report asked for in the editor
- * never holds up typing or other requests. Untraced lines stay undated here (`EDITOR_UNDATED`).
+ * never holds up typing or other requests. With a history, untraced lines are dated by `dating` (asked of
+ * git in the background before the steps start: io/commitDates.ts `lineDating`).
  */
-export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions): Generator<void, GatheredInsight> {
+export function* insightSteps(
+  root: string,
+  rules: Rules,
+  ledger: WorkspaceLedger,
+  opts: InsightOptions,
+  dating?: LineDating,
+): Generator<void, GatheredInsight> {
   const builder = new InsightBuilder(opts);
+  const now = opts.now ?? Date.now();
   let binaryFiles = 0;
   let read = 0;
   for (const path of workingTreeFiles(root)) {
@@ -146,8 +169,7 @@ export function* insightSteps(root: string, rules: Rules, ledger: WorkspaceLedge
     if (bytes === "binary") binaryFiles++;
     if (typeof bytes === "string") continue;
     const runs = countedRuns(ledger, path, bytes.toString("utf8"));
-    if (opts.by && hasUntraced(runs)) builder.undatedBecause(EDITOR_UNDATED);
-    builder.addRuns(path, runs);
+    builder.addRuns(path, opts.by && hasUntraced(runs) ? datedBy(builder, dating, path, runs, now) : runs);
   }
   if (opts.by) {
     for (const path of ledger.files()) {
@@ -190,6 +212,9 @@ export async function gatherInsightCached(
   const builder = new InsightBuilder(opts);
   const cache = loadInsightCache(root, stamp);
   const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
+  // when the working tree's lines entered the code: one walk of git's history, asked once. Without kept
+  // runs every file's untraced lines are to be dated: git walks meanwhile, in the background
+  let asked: Promise<LineDating> | undefined = opts.by && !kept ? lineDating(root, "worktree") : undefined;
   const paths = workingTreeFiles(root);
   // a path kept from the last run was chosen under the same exempt rules, if they are the same (the ledger's path is in the stamp)
   const chosen = cache !== undefined && cache.exempt === rules.ignore.key;
@@ -231,9 +256,9 @@ export async function gatherInsightCached(
   let head: string | null | undefined;
   let headAsked = false;
   let redated = false;
-  let blameSpent = 0;
-  // the files all of whose lines one commit wrote: dated without a blame each (asked once, when needed)
-  let single: Map<string, number> | undefined;
+  // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
+  // which goes on meanwhile (the runs of every file are made first)
+  const toAdd: { path: string; runs: Run[]; tally: FileTally; known?: KeptRuns }[] = [];
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
@@ -252,9 +277,12 @@ export async function gatherInsightCached(
       continue;
     }
     const known = runs.runs.get(c.path)!;
-    const fileRuns = known.runs;
-    if (!opts.by || !hasUntraced(fileRuns)) {
-      builder.addRuns(c.path, fileRuns);
+    if (!opts.by || !hasUntraced(known.runs)) toAdd.push({ path: c.path, runs: known.runs, tally: file.tally });
+    else toAdd.push({ path: c.path, runs: known.runs, tally: file.tally, known });
+  }
+  for (const { path, runs: fileRuns, tally, known } of toAdd) {
+    if (!known) {
+      builder.addRuns(path, fileRuns, tally);
       continue;
     }
     // commit times hold for the same bytes (the runs' key) at the same HEAD
@@ -263,28 +291,23 @@ export async function gatherInsightCached(
       head = headCommit(root);
       headAsked = true;
     }
+    let partial: UntracedDates | undefined;
     if (head === undefined || dates?.head !== head) {
-      const started = Date.now();
-      if (head) single ??= singleCommitTimes(root);
-      const oneCommit = single?.get(c.path);
-      const asked =
-        oneCommit !== undefined
-          ? untracedRanges(fileRuns).map((r) => ({ ...r, ms: oneCommit }))
-          : blameSpent < BLAME_BUDGET_MS
-            ? commitDatesOf(root, head, c.path, untracedRanges(fileRuns))
-            : { undated: `git blame's time for one run (${BLAME_BUDGET_MS / 1000} s) is spent; the next run dates the rest (what is dated is kept)` };
-      blameSpent += Date.now() - started;
-      if (Array.isArray(asked)) dates = { head: head!, dates: [...asked] };
+      asked ??= lineDating(root, "worktree");
+      const told = (await asked).datesOf(path, untracedRanges(fileRuns));
+      // dates with a reason for some lines are not kept: the reason must be told again next run
+      if (Array.isArray(told)) dates = { head: head!, dates: [...told] };
       else {
         dates = undefined;
-        builder.undatedBecause((asked as { undated: string }).undated);
+        partial = told;
+        builder.undatedBecause((told as { undated: string }).undated);
       }
       if (dates !== known.dates) {
-        runs.runs.set(c.path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
+        runs.runs.set(path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
         redated = true;
       }
     }
-    builder.addRuns(c.path, dates ? datedRuns(fileRuns, dates.dates, now) : fileRuns);
+    builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns, tally);
   }
   if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));

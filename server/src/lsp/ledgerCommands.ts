@@ -9,6 +9,7 @@ import { verifyWorkspaceLedger } from "../io/ledger/verifySegments";
 import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
 import { GitError } from "../io/git";
+import { lineDating } from "../io/commitDates";
 import { insightSteps } from "../io/insight";
 import { reportFrom, reportOptions, writeReport } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
@@ -78,8 +79,9 @@ const showContext: CommandHandler = async (host, args) => {
 };
 
 /**
- * `intent report`'s page, written where the person asked (default: the cache folder). The files are read in
- * steps with pauses between them, so typing and other requests go on meanwhile.
+ * `intent report`'s page, written where the person asked (default: the cache folder). Git is asked when the
+ * untraced lines were committed in the background (io/commitDates.ts), and the files are read in steps with
+ * pauses between them, so typing and other requests go on meanwhile.
  */
 const report: CommandHandler = async (host, args): Promise<ReportResult> => {
   const ctx = host.context(args);
@@ -89,7 +91,9 @@ const report: CommandHandler = async (host, args): Promise<ReportResult> => {
   if (args.path !== undefined && typeof args.path !== "string") throw invalid(`"path" must be a glob such as "src/**".`);
   await readLedger(host, ctx);
   const opts = { ...(typeof args.path === "string" && args.path ? { path: args.path } : {}) };
-  const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, reportOptions(opts));
+  const options = reportOptions(opts);
+  const dating = options.by ? await lineDating(ctx.root, "worktree") : undefined;
+  const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, options, dating);
   let r: ReturnType<typeof steps.next>;
   try {
     r = steps.next();

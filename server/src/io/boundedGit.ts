@@ -1,0 +1,117 @@
+/**
+ * Git asked with a bound on time and output, for answers that only add knowledge (when lines were
+ * committed, which paths content came from): when git is missing, fails, or is too slow, the answer is
+ * "unknown" (undefined), never an error and never a guess. Three ways to ask: blocking (`boundedGit`, for
+ * a command line), in the background (`boundedGitAsync`, for the editor), and as a stream of lines
+ * (`streamGit`, for output too large to hold).
+ */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import { STABLE_CONFIG } from "./git";
+
+export interface GitAnswer {
+  /** Whether git exited 0. */
+  ok: boolean;
+  out: string;
+}
+
+export interface BoundedOptions {
+  timeoutMs: number;
+  /** Bytes of output kept at most; more, and git is stopped (no answer). */
+  maxBytes?: number;
+  /** Written to git's standard input. */
+  input?: string;
+}
+
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Runs git blocking; undefined when it could not run, was killed, or took too long. */
+export function boundedGit(cwd: string, args: readonly string[], opts: BoundedOptions): GitAnswer | undefined {
+  // required here, as io/git.ts does: loading this module must not cost a hook anything
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
+  const r = spawnSync("git", [...STABLE_CONFIG, ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: opts.timeoutMs,
+    maxBuffer: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+  });
+  // git that exits before reading all of `input` leaves an EPIPE, yet answered
+  if (r.signal || r.status === null || (r.error && (r.error as NodeJS.ErrnoException).code !== "EPIPE")) return undefined;
+  return { ok: r.status === 0, out: r.stdout };
+}
+
+/** `boundedGit` without blocking: the editor never waits for a process. */
+export function boundedGitAsync(cwd: string, args: readonly string[], opts: BoundedOptions): Promise<GitAnswer | undefined> {
+  let out = "";
+  return streamGit(cwd, args, { ...opts, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES }, (chunk) => {
+    out += chunk;
+    return true;
+  }).then((end) => (end.kind === "exited" ? { ok: end.code === 0, out } : undefined));
+}
+
+/** How a streamed git ended. */
+export type StreamEnd = { kind: "exited"; code: number } | { kind: "stopped"; why: "time" | "size" | "reader" } | { kind: "failed"; message: string };
+
+export interface StreamOptions {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/**
+ * Runs git in the background and hands its output on in chunks of text as it comes (`onChunk` returning
+ * false stops git). Git is stopped when it runs past `timeoutMs` or writes more than `maxBytes`.
+ */
+export function streamGit(cwd: string, args: readonly string[], opts: StreamOptions, onChunk: (text: string) => boolean): Promise<StreamEnd> {
+  const { spawn } = require("node:child_process") as typeof import("node:child_process");
+  const { StringDecoder } = require("node:string_decoder") as typeof import("node:string_decoder");
+  return new Promise((done) => {
+    let ended: StreamEnd | undefined;
+    const child = spawn("git", [...STABLE_CONFIG, ...args], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    const stop = (why: "time" | "size" | "reader") => {
+      ended ??= { kind: "stopped", why };
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(() => stop("time"), opts.timeoutMs);
+    const decoder = new StringDecoder("utf8");
+    let bytes = 0;
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (ended) return;
+      bytes += chunk.length;
+      if (bytes > opts.maxBytes) return stop("size");
+      if (onChunk(decoder.write(chunk)) === false) stop("reader");
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      ended ??= { kind: "failed", message: e.message };
+      done(ended);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (!ended) {
+        const rest = decoder.end();
+        if (rest) onChunk(rest);
+      }
+      done(ended ?? { kind: "exited", code: code ?? -1 });
+    });
+  });
+}
+
+/** Splits streamed text into lines (without their `\n`), holding a partial line until the rest comes. */
+export function lineSplitter(onLine: (line: string) => void): { push(text: string): void; end(): void } {
+  let partial = "";
+  return {
+    push(text) {
+      let start = 0;
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+        onLine(partial + text.slice(start, nl));
+        partial = "";
+        start = nl + 1;
+      }
+      partial += text.slice(start);
+    },
+    end() {
+      if (partial) onLine(partial);
+      partial = "";
+    },
+  };
+}
