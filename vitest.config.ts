@@ -1,10 +1,9 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: { alias: { "@shared": fileURLToPath(new URL("./shared/src", import.meta.url)) } },
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     // protocol and e2e tests spawn processes; two cores here, so keep the pool small
@@ -12,7 +11,14 @@ export default defineConfig({
     // git's identity is the test repository's own (`git config user.name` in a test), never the machine's:
     // a save names the person git knows, and a test must not depend on who runs it
     env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: 2, minForks: 1 }, threads: { maxThreads: 1, minThreads: 1, isolate: false } },
     setupFiles: ["test/support/yieldBetweenTests.ts"],
+    projects: [
+      // The unit tests call the engine's functions and leave nothing running: they share one worker thread
+      // (no isolation), which saves each file a process and the loading of the modules it imports.
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads" } },
+      // Everything else starts servers, hooks and editors, or mocks modules: a process of its own per file.
+      { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/unit/**"] } },
+    ],
   },
 });

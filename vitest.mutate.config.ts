@@ -13,6 +13,8 @@ export default defineConfig({
   test: {
     ...base.test,
     include: only ?? ["test/unit/**/*.test.ts", "test/cli/pieces.test.ts"],
+    // the files above, in the forks pool as configured: not vitest.config.ts's projects, which would pick their own
+    projects: undefined,
     exclude: ["test/unit/gatePaths.property.test.ts", "test/unit/vscode-extension.test.ts", "test/unit/layers.test.ts"],
   },
 });

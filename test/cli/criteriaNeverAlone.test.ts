@@ -1,16 +1,18 @@
 import { existsSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import { TempWorkspace } from "../support/workspace";
 import { NEW_AGENTS } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { claudeEdit, claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * Acceptance criteria run only when a person asks for exactly that (`intent complete`, the editor's Verify
  * or Complete): never when a workspace opens, never in `intent doctor`, never inside an agent's hook. Each
- * path here meets an intent whose only criterion would leave a sentinel file behind.
+ * path here meets an intent whose only criterion would leave a sentinel file behind. The server, the CLI and
+ * the hooks run in the test process: a criterion runs as a child process whoever starts it, and the last test
+ * shows the same runner leaving the sentinel when a person asks.
  */
 
 beforeAll(ensureBuilt);
@@ -31,7 +33,7 @@ describe("acceptance criteria never run by themselves", () => {
   afterEach(() => ws.dispose());
 
   it("not when the language server starts, opens the intents file and shows its lenses", async () => {
-    const client = await LspClient.start({ root: ws.root });
+    const client = await startInProcess({ root: ws.root });
     try {
       await client.open(YAML, "yaml");
       await client.waitForPublishOfCurrentVersion(YAML);
@@ -43,14 +45,14 @@ describe("acceptance criteria never run by themselves", () => {
     expect(existsSync(ws.path(SENTINEL))).toBe(false);
   });
 
-  it("not in intent doctor (with or without --fix), status, check or context", () => {
+  it("not in intent doctor (with or without --fix), status, check or context", async () => {
     for (const args of [["doctor"], ["doctor", "--fix"], ["status"], ["status", "INT-001"], ["check"], ["context", "INT-001"]]) {
-      runCli(args, { cwd: ws.root });
+      await runCliInProcess(args, { cwd: ws.root });
       expect(existsSync(ws.path(SENTINEL)), args.join(" ")).toBe(false);
     }
   });
 
-  it("not inside any agent's hook, before or after a write or a shell command", () => {
+  it("not inside any agent's hook, before or after a write or a shell command", async () => {
     const edit = { path: "src/api/weather.ts", from: "a", to: "b" };
     const payloads: [string, unknown][] = [
       ["claude-code", claudeEdit(ws, "PreToolUse", edit.path, edit.from, edit.to)],
@@ -67,13 +69,13 @@ describe("acceptance criteria never run by themselves", () => {
       ]),
     ];
     for (const [agent, payload] of payloads) {
-      runHook(agent as never, payload, { cwd: ws.root });
+      await runHookInProcess(agent as never, payload, { cwd: ws.root });
       expect(existsSync(ws.path(SENTINEL)), agent).toBe(false);
     }
-  }, 180_000); // some forty hook processes on a shared machine
+  });
 
-  it("and they do run when the person asks: intent complete", () => {
-    expect(runCli(["complete", "INT-001"], { cwd: ws.root }).status).toBe(0);
+  it("and they do run when the person asks: intent complete", async () => {
+    expect((await runCliInProcess(["complete", "INT-001"], { cwd: ws.root })).status).toBe(0);
     expect(existsSync(ws.path(SENTINEL))).toBe(true);
   });
 });

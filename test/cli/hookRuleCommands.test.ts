@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { NEW_AGENTS, type HookReply } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { runHook, type HookAgent } from "../support/cliRunner";
+import { runHookInProcess, type HookAgent } from "../support/cliRunner";
 import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
@@ -78,8 +78,9 @@ const PROTOCOLS: Protocol[] = [
   ),
 ];
 
-function hook(p: Protocol, ws: TempWorkspace, payload: unknown): HookReply {
-  const { stdout, stderr, status } = runHook(p.agent, payload, { cwd: ws.root });
+/** The hook in this process (runHookInProcess): what it decides is the subject; hookAgents.test.ts spawns each agent's. */
+async function hook(p: Protocol, ws: TempWorkspace, payload: unknown): Promise<HookReply> {
+  const { stdout, stderr, status } = await runHookInProcess(p.agent, payload, { cwd: ws.root });
   return { stdout, stderr, status };
 }
 
@@ -96,33 +97,33 @@ describe.each(PROTOCOLS.map((p) => [p.agent, p] as const))("intent hook %s: shel
   });
   afterEach(() => ws.dispose());
 
-  it("intent start / complete / select, however spelled, are put to the user (denied where the agent cannot ask)", () => {
-    expect(hook(p, ws, p.pre(ws, "intent start INT-004"))).toEqual(p.asks(CLI_REASON("start")));
-    expect(hook(p, ws, p.pre(ws, "cd src && npx intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
-    expect(hook(p, ws, p.pre(ws, "bash -c 'node dist/cli.js select INT-003 --session x'"))).toEqual(p.asks(CLI_REASON("select")));
+  it("intent start / complete / select, however spelled, are put to the user (denied where the agent cannot ask)", async () => {
+    expect(await hook(p, ws, p.pre(ws, "intent start INT-004"))).toEqual(p.asks(CLI_REASON("start")));
+    expect(await hook(p, ws, p.pre(ws, "cd src && npx intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(await hook(p, ws, p.pre(ws, "bash -c 'node dist/cli.js select INT-003 --session x'"))).toEqual(p.asks(CLI_REASON("select")));
   });
 
-  it("intent complete with --yes or --skip-verify (which would run or skip the acceptance criteria) is put to the user too", () => {
-    expect(hook(p, ws, p.pre(ws, "intent complete INT-001 --yes"))).toEqual(p.asks(CLI_REASON("complete")));
-    expect(hook(p, ws, p.pre(ws, "npm test && intent complete --skip-verify INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
-    expect(hook(p, ws, p.pre(ws, "yes | node_modules/.bin/intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+  it("intent complete with --yes or --skip-verify (which would run or skip the acceptance criteria) is put to the user too", async () => {
+    expect(await hook(p, ws, p.pre(ws, "intent complete INT-001 --yes"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(await hook(p, ws, p.pre(ws, "npm test && intent complete --skip-verify INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
+    expect(await hook(p, ws, p.pre(ws, "yes | node_modules/.bin/intent complete INT-001"))).toEqual(p.asks(CLI_REASON("complete")));
   });
 
-  it("a redirect into active_intents.yaml is put to the user too", () => {
-    expect(hook(p, ws, p.pre(ws, "echo '    status: IN_PROGRESS' >> .orchestration/active_intents.yaml"))).toEqual(p.asks(REDIRECT_REASON));
+  it("a redirect into active_intents.yaml is put to the user too", async () => {
+    expect(await hook(p, ws, p.pre(ws, "echo '    status: IN_PROGRESS' >> .orchestration/active_intents.yaml"))).toEqual(p.asks(REDIRECT_REASON));
   });
 
-  it("read-only commands are left alone", () => {
+  it("read-only commands are left alone", async () => {
     for (const command of ["intent status", "intent check", "intent blame src/api/weather.ts", "cat .orchestration/active_intents.yaml", "git status"]) {
-      expect(hook(p, ws, p.pre(ws, command)), command).toEqual(p.quiet);
+      expect(await hook(p, ws, p.pre(ws, command)), command).toEqual(p.quiet);
     }
   });
 
-  it("after a command that changed active_intents.yaml, the post hook reports the change", () => {
+  it("after a command that changed active_intents.yaml, the post hook reports the change", async () => {
     const command = "./scripts/release.sh";
-    expect(hook(p, ws, p.pre(ws, command))).toEqual(p.quiet); // nothing tells the gate this touches the rules
+    expect(await hook(p, ws, p.pre(ws, command))).toEqual(p.quiet); // nothing tells the gate this touches the rules
     ws.write(".orchestration/active_intents.yaml", ws.read(".orchestration/active_intents.yaml").replace("status: PENDING", "status: IN_PROGRESS"));
-    expect(hook(p, ws, p.post(ws, command))).toEqual(
+    expect(await hook(p, ws, p.post(ws, command))).toEqual(
       p.report(
         "intent-lsp: this command changed intent-lsp's rules: .orchestration/active_intents.yaml changed (INT-004: PENDING → IN_PROGRESS). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
       ),
@@ -138,16 +139,16 @@ describe("intent hook claude-code: a shell command that changed the selection", 
   });
   afterEach(() => ws.dispose());
 
-  it("is reported after it, with the selection before and after; the same post again reports nothing", () => {
+  it("is reported after it, with the selection before and after; the same post again reports nothing", async () => {
     const claude = PROTOCOLS[0]!;
     const command = "./scripts/switch.sh";
-    expect(hook(claude, ws, claude.pre(ws, command))).toEqual(claude.quiet);
+    expect(await hook(claude, ws, claude.pre(ws, command))).toEqual(claude.quiet);
     ws.select("INT-003");
-    expect(hook(claude, ws, claude.post(ws, command))).toEqual(
+    expect(await hook(claude, ws, claude.post(ws, command))).toEqual(
       claude.report(
         "intent-lsp: this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
       ),
     );
-    expect(hook(claude, ws, claude.post(ws, command))).toEqual(claude.quiet);
+    expect(await hook(claude, ws, claude.post(ws, command))).toEqual(claude.quiet);
   });
 });

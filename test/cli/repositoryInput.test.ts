@@ -5,6 +5,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import { ensureBuilt } from "../support/builtDist";
+import { startInProcess } from "../support/inProcessServer";
 import { CLI_JS, runCliInProcess } from "../support/cliRunner";
 import { git } from "../support/gitRepository";
 
@@ -144,12 +145,14 @@ interface Run {
 /**
  * A command in the test process (runCliInProcess), bounded like a process: for the cases whose planted file
  * cannot block a read (every kind but the FIFO), where what the command does is the subject. A FIFO can
- * stop a read for good, and only a process can be killed past its bound: those cases keep `cli`.
+ * stop a read for good, and only a process can be killed past its bound: those cases keep `cli`. The
+ * `intent hook` that doctor probes runs in this process too.
  */
-async function inProcess(args: string[], cwd: string, input = ""): Promise<Run> {
+async function inProcess(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
   let timer: NodeJS.Timeout | undefined;
-  const bounded = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), HANG_MS)));
-  const r = await Promise.race([runCliInProcess(args, { cwd, input, env: { INTENT_LSP_MODEL: "test-model" } }), bounded]);
+  const bounded = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), bound)));
+  const run = runCliInProcess(args, { cwd, input, env: { INTENT_LSP_MODEL: "test-model", ...env }, intentInProcess: true });
+  const r = await Promise.race([run, bounded]);
   clearTimeout(timer);
   const door = args.slice(0, 2).join(" ");
   return r === "hung" ? { door, status: null, output: "", hung: true } : { door, status: r.status, output: r.stdout + r.stderr, hung: false };
@@ -196,13 +199,14 @@ function claude(root: string, event: string, tool: string, input: Record<string,
 /**
  * An editor opening the workspace: a document opened, edited and saved (a ledger record, the session file,
  * the cache), and `intent.showContext`. Its output is everything the editor would show: diagnostics, the
- * log, the context, the server's stderr. The server keeps serving, so a problem is told in its log.
+ * log, the context, the server's stderr. The server keeps serving, so a problem is told in its log. The
+ * server runs in the test process (startInProcess), but for `spawned` (a FIFO can block a read for good).
  */
-async function serverDoor(root: string): Promise<Run> {
+async function serverDoor(root: string, spawned: boolean): Promise<Run> {
   let output = "";
   let client: LspClient | undefined;
   const session = (async () => {
-    client = await LspClient.start({ root, env: { INTENT_LSP_CODE_CACHE: "off" } });
+    client = spawned ? await LspClient.start({ root, env: { INTENT_LSP_CODE_CACHE: "off" } }) : await startInProcess({ root });
     await client.open("src/a.ts", "typescript");
     await client.setLine("src/a.ts", 0, "export const a = 3;");
     await client.waitForPublishOfCurrentVersion("src/a.ts");
@@ -230,17 +234,17 @@ async function serverDoor(root: string): Promise<Run> {
   return { door: "server", status: 0, output, hung };
 }
 
-/** `spawned`: every command in its own process (the FIFO cases); else in process, but for `doctor` (below). */
+/** `spawned`: every command and the server in its own process (the FIFO cases); else in process. */
 async function runDoor(door: Door, root: string, bin: string, spawned: boolean): Promise<Run[]> {
   const cli = spawned ? spawnedCli : inProcess;
   switch (door) {
     case "server":
-      return [await serverDoor(root)];
+      return [await serverDoor(root, spawned)];
     case "init":
       return [await cli(["init", ...AGENTS.flatMap((a) => ["--agent", a])], root)];
     case "doctor":
-      // `intent` on PATH, so that a recognised hook command would really run
-      return [await spawnedCli(["doctor"], root, "", { PATH: `${bin}:${process.env["PATH"]}` }, DOCTOR_HANG_MS)];
+      // `intent` on PATH, so that a recognised hook command really runs (in process with doctor, see inProcess)
+      return [await (spawned ? spawnedCli : inProcess)(["doctor"], root, "", { PATH: `${bin}:${process.env["PATH"]}` }, DOCTOR_HANG_MS)];
     case "context":
       return [await cli(["context", "INT-001"], root)];
     case "select":

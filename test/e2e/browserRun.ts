@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { findFiles, installVsix, startCodeServer, stopCodeServer, type CodeServerRun } from "./codeServer";
+import { findFiles, installVsixOnce, startCodeServer, stopCodeServer, type CodeServerRun } from "./codeServer";
 import { EditorRun } from "./editorRun";
 import { ensureEditor, isolatedXdg, repoRoot } from "./editors";
 
@@ -99,13 +99,14 @@ export class BrowserRun {
   }
 
   /**
-   * VS Code on `folder`: the .vsix installed, code-server started with `settings` over the clean workbench's,
+   * VS Code on `folder`: the .vsix installed (once per test process), code-server started with `settings` over the clean workbench's,
    * and its page open in Chromium until the workbench shows (within `deadline` ms). Screenshots go to `artifacts`.
    */
   async vscode(folder: string, artifacts: string, deadline: number, settings: Record<string, unknown> = {}): Promise<Workbench> {
     const tmp = this.folder();
     const [codeServer] = await Promise.all([ensureEditor("code-server"), ensureEditor("chromium")]);
-    const { extensionsDir, userDataDir, installed } = await installVsix(codeServer, tmp);
+    const { extensionsDir, installed } = await installVsixOnce(codeServer);
+    const userDataDir = path.join(tmp, "user-data");
     const shots = new Screenshots(artifacts);
     const run = await startCodeServer(codeServer, tmp, userDataDir, extensionsDir, folder, settings);
     this.codeServer = run;

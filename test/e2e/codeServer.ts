@@ -2,7 +2,8 @@
 // users see, with our .vsix installed into a clean extensions folder. Processes are started in a group of
 // their own and carry the run's INTENT_LSP_E2E_TAG (editors.ts), so the end of a run kills all of them.
 import { spawn, execFile, execFileSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { isolatedXdg, repoRoot, waitFor } from "./editors";
 
@@ -30,14 +31,31 @@ export function codeServerCli(codeServer: string, tmp: string, args: string[], t
 }
 
 /** The extension as users get it: the .vsix `npm run package` builds, installed into a clean extensions folder in `tmp`. */
-export async function installVsix(codeServer: string, tmp: string): Promise<{ extensionsDir: string; userDataDir: string; installed: string }> {
+export async function installVsix(codeServer: string, tmp: string): Promise<{ extensionsDir: string; installed: string }> {
   const vsix = path.join(tmp, "intent-lsp.vsix");
   execFileSync(process.execPath, [path.join(repoRoot, "scripts", "package-vscode.mjs"), "--out", vsix], { cwd: repoRoot, stdio: "pipe" });
   const extensionsDir = path.join(tmp, "extensions");
   const userDataDir = path.join(tmp, "user-data");
   const installed = await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir]);
   swapServer(extensionsDir);
-  return { extensionsDir, userDataDir, installed };
+  return { extensionsDir, installed };
+}
+
+let shared: Promise<{ extensionsDir: string; installed: string }> | undefined;
+
+/**
+ * installVsix once per test process, into a folder of its own (removed when the process ends): the runs of
+ * one file open their workbenches, each with its own user data, on the same installed extension, as a user
+ * does after one install. Packaging and installing cost each run seconds of CPU.
+ */
+export function installVsixOnce(codeServer: string): Promise<{ extensionsDir: string; installed: string }> {
+  if (!shared) {
+    const dir = mkdtempSync(path.join(tmpdir(), "intent-lsp-vsix-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    shared = installVsix(codeServer, dir);
+    shared.catch(() => (shared = undefined)); // a failed install is tried again by the next run
+  }
+  return shared;
 }
 
 /** INTENT_LSP_SERVER_JS: replace (or, for a path that does not exist, remove) the installed extension's server. */

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Io } from "../../server/src/cli/args";
+import { runChildProgram, type ProgramRunner } from "../../server/src/io/program";
 import { REPO_ROOT } from "./lspClient";
 
 /** The CLI run as a user, an agent or a CI job runs it: `node dist/cli.js`, one process per command. */
@@ -17,6 +18,13 @@ export interface CliOptions {
   cwd: string;
   input?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * runCliInProcess only: the `intent` a command runs (doctor's hook probes, found on PATH) runs in this
+   * process too, as runCliInProcess; any other program as a child process, so that whatever a command should
+   * not have run still leaves its traces. For tests of what doctor does with a workspace, where the probe's
+   * process is not the subject (test/cli/setup.test.ts spawns it).
+   */
+  intentInProcess?: boolean;
 }
 
 /** The environment a command sees: the test process's, with the test's own settings over it. */
@@ -57,6 +65,7 @@ export async function runCliInProcess(args: string[], opts: CliOptions): Promise
     env: commandEnv(opts),
     readStdin: async () => opts.input ?? "",
     readLine: async () => lines.shift(),
+    ...(opts.intentInProcess ? { runProgram: intentInProcess } : {}),
   };
   try {
     const status = await builtMain(args, io);
@@ -68,6 +77,13 @@ export async function runCliInProcess(args: string[], opts: CliOptions): Promise
     return { stdout, stderr, status: hook ? 2 : 1 };
   }
 }
+
+/** A program run by a command in process: `intent` (whichever file PATH names) as runCliInProcess, else a child. */
+const intentInProcess: ProgramRunner = async (file, args, options) => {
+  if (basename(file) !== "intent") return runChildProgram(file, args, options);
+  const r = await runCliInProcess(args, { cwd: options.cwd, input: options.input, env: options.env, intentInProcess: true });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+};
 
 /** The agents whose hook calls `intent hook <agent>` answers. */
 export type HookAgent = "claude-code" | "cursor" | "codex" | "gemini" | "copilot" | "windsurf" | "cline" | "droid";

@@ -1,5 +1,6 @@
 /** Command-line plumbing shared by the subcommands: parsing, errors, output. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { ProgramRunner } from "../io/program";
 
 /** An error the user can act on; printed as one line, exit code 2 for usage mistakes, 1 otherwise. */
 export class CliError extends Error {
@@ -22,6 +23,8 @@ export interface Io {
   readStdin(): Promise<string>;
   /** The next line of standard input (a person's answer), undefined at its end. */
   readLine?(): Promise<string | undefined>;
+  /** How a program (doctor's hook probe) is run; absent, as a child process (see ProgramRunner). */
+  runProgram?: ProgramRunner;
 }
 
 export interface Command {

@@ -14,7 +14,7 @@ export const doctorCommand: Command = {
   async run(argv, io) {
     const { values } = parse("doctor", argv, { ...ROOT_OPTION });
     const ws = openWorkspace(io, values.root);
-    const checks = await runDoctor({ root: ws.root, rules: ws.rules, texts: ws.texts, env: io.env });
+    const checks = await runDoctor({ root: ws.root, rules: ws.rules, texts: ws.texts, env: io.env, runProgram: io.runProgram });
     const lines: string[] = [];
     for (const c of checks) {
       lines.push(`${!c.ok ? "problem" : c.warning ? "warning" : "ok     "}  ${c.name}: ${c.detail}`);

@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { agentSessionId } from "../agent/session";
+import { runChildProgram, type ProgramRunner } from "../program";
 import { verifyWorkspaceLedger } from "../ledger/verifySegments";
 import type { Rules } from "../../engine/rules";
 import { ruleFileProblems } from "../../engine/ruleFileProblems";
@@ -35,6 +35,8 @@ export interface DoctorInput {
   texts: RuleFileTexts;
   env: NodeJS.ProcessEnv;
   now?: number;
+  /** How a hook command is run: a child process unless the caller says otherwise (see ProgramRunner). */
+  runProgram?: ProgramRunner;
 }
 
 /** A lock not refreshed for this long belongs to a writer that is gone (the writers' own takeover time). */
@@ -50,7 +52,7 @@ export async function runDoctor(input: DoctorInput): Promise<Check[]> {
     linesCheck(input.root, ".gitattributes", GITATTRIBUTES_LINES, "the ledger merges without conflicts"),
     linesCheck(input.root, ".gitignore", GITIGNORE_LINES, "session files, locks and caches stay out of git"),
     onPathCheck("intent-lsp", input.env, "editors start `intent-lsp --stdio`"),
-    ...hookChecks(input),
+    ...(await hookChecks(input)),
     staleLockCheck(input.root, input.rules.settings.ledgerPath, input.now ?? Date.now()),
   ];
 }
@@ -168,7 +170,7 @@ function onPathCheck(command: string, env: NodeJS.ProcessEnv, why: string): Chec
 }
 
 /** Per agent in use: its hooks installed, and each configured command answering a harmless call. */
-function hookChecks(input: DoctorInput): Check[] {
+async function hookChecks(input: DoctorInput): Promise<Check[]> {
   const detected = new Set(detectAgents(input.root));
   const checks: Check[] = [];
   for (const spec of HOOK_SPECS) {
@@ -192,7 +194,7 @@ function hookChecks(input: DoctorInput): Check[] {
       }
       continue;
     }
-    for (const { file, command } of installed) checks.push(probeHook(input, spec, file, command));
+    for (const { file, command } of installed) checks.push(await probeHook(input, spec, file, command));
   }
   return checks;
 }
@@ -253,7 +255,7 @@ export function recognisedHookArgs(command: string, agent: AgentName, script: bo
   return words.length === 3 && words[0] === "intent" && words[1] === "hook" && words[2] === agent ? ["hook", agent] : undefined;
 }
 
-function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string): Check {
+async function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string): Promise<Check> {
   const name = `${spec.agent} hook`;
   const script = spec.kind === "scripts";
   const shown = script ? file : `\`${command}\` (${file})`;
@@ -272,12 +274,11 @@ function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: st
   const exe = onPath("intent", input.env);
   if (!exe) return { name, ok: false, detail: `${shown} cannot run: no intent in PATH`, fix };
   // an argument list, no shell: nothing of the repository's text is interpreted
-  const r = spawnSync(exe, args, {
+  const r = await (input.runProgram ?? runChildProgram)(exe, args, {
     cwd: input.root,
     input: JSON.stringify(spec.probe(input.root)),
-    encoding: "utf8",
     env: input.env,
-    timeout: PROBE_TIMEOUT_MS,
+    timeoutMs: PROBE_TIMEOUT_MS,
   });
   try {
     removeSession(input.root, agentSessionId(spec.sessionPrefix, PROBE_SESSION));
@@ -285,14 +286,14 @@ function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: st
     /* no session file was made */
   }
   // EPIPE: the command exited before reading the probe; its exit status says why
-  const exitedEarly = (r.error as NodeJS.ErrnoException | undefined)?.code === "EPIPE" && typeof r.status === "number";
+  const exitedEarly = r.error?.code === "EPIPE" && typeof r.status === "number";
   if (r.error && !exitedEarly) {
-    const why = (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT" ? `did not answer within ${PROBE_TIMEOUT_MS / 1000} s` : r.error.message;
+    const why = r.error.code === "ETIMEDOUT" ? `did not answer within ${PROBE_TIMEOUT_MS / 1000} s` : r.error.message;
     return { name, ok: false, detail: `${shown} ${why}`, fix };
   }
-  const stderr = (r.stderr ?? "").trim().split("\n")[0] ?? "";
+  const stderr = r.stderr.trim().split("\n")[0] ?? "";
   if (r.status !== 0) return { name, ok: false, detail: `${shown} failed: exit code ${r.status}${stderr ? `: ${stderr}` : ""}`, fix };
-  const denial = /\[intent-lsp: ([a-z-]+)\][^"\n]*/.exec(r.stdout ?? "");
+  const denial = /\[intent-lsp: ([a-z-]+)\][^"\n]*/.exec(r.stdout);
   if (denial)
     return {
       name,
