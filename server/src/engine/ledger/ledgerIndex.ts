@@ -211,16 +211,7 @@ export class LedgerIndex {
    * holds the whole ledger calls this while it reads, so the pass is never paid by a query that waits.
    */
   preparePins(): PinIndex {
-    if (!this.pins) {
-      // every file's rows are read: one read of the saved columns, not five per file (a CLI call on a
-      // 40,000-file ledger spent most of its time in those reads)
-      try {
-        this.fileIndex.readAll();
-      } catch {
-        /* damaged saved rows: each file's are read and checked against the ledger as before */
-      }
-      this.pins = PinIndex.of(this.fileIndex);
-    }
+    this.pins ??= PinIndex.of(this.fileIndex);
     return this.pins;
   }
 
