@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { gitAt } from "../support/gitRepository";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,17 +23,6 @@ beforeAll(ensureBuilt);
 const JANUARY = "2026-01-05T10:00:00Z";
 const FEBRUARY = "2026-02-10T10:00:00Z";
 const MARCH = "2026-03-02T10:00:00Z";
-
-function gitAt(cwd: string, date: string | undefined, ...args: string[]): string {
-  const env = { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
-  const r = spawnSync(
-    "git",
-    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
-    { cwd, encoding: "utf8", env },
-  );
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** Lines of the example workspace's counted files, as committed in January. */
 const JANUARY_LINES = 18 + 10 + 12 + 4 + 3 + 3 + 1 + 1;

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { gitAt } from "../support/gitRepository";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,17 +25,6 @@ const C2 = "2026-01-12T10:00:00Z";
 const SIDE = "2026-01-20T10:00:00Z";
 const C4 = "2026-01-26T10:00:00Z";
 const MERGE = "2026-02-02T10:00:00Z";
-
-function gitAt(cwd: string, date: string | undefined, ...args: string[]): string {
-  const env = { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
-  const r = spawnSync(
-    "git",
-    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
-    { cwd, encoding: "utf8", env },
-  );
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
 const text = (rows: string[]) => `${rows.join("\n")}\n`;

@@ -3,6 +3,7 @@
 // server is spawned from dist/ (the built server carries the report page's script) with a git of the
 // test's own ahead on its PATH.
 import { spawnSync } from "node:child_process";
+import { gitAt } from "../support/gitRepository";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,17 +17,6 @@ beforeAll(ensureBuilt);
 
 const JANUARY = "2026-01-05T10:00:00Z";
 const FEBRUARY = "2026-02-10T10:00:00Z";
-
-function gitAt(cwd: string, date: string | undefined, ...args: string[]): string {
-  const env = { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
-  const r = spawnSync(
-    "git",
-    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
-    { cwd, encoding: "utf8", env },
-  );
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 const insightOf = (html: string) => JSON.parse(/<script type="application\/json" id="insight-data">(.*?)<\/script>/s.exec(html)![1]!).insight;
 

@@ -5,10 +5,16 @@ import { TempWorkspace } from "./workspace";
 /** Git with a fixed identity and no signing, and a committed copy of the example workspace. */
 
 export function git(cwd: string, ...args: string[]): string {
+  return gitAt(cwd, undefined, ...args);
+}
+
+/** `git` with the author and committer dates set to `date` (ISO 8601) when given: a commit made at that time. */
+export function gitAt(cwd: string, date: string | undefined, ...args: string[]): string {
+  const env = { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
   const r = spawnSync(
     "git",
     ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
-    { cwd, encoding: "utf8" },
+    { cwd, encoding: "utf8", env },
   );
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout;
