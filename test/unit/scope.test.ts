@@ -22,6 +22,9 @@ describe("a glob that cannot be used says why", () => {
     ["src/{a]", `"src/{a]" has an unclosed "]"`],
     ["src/a}/**", `"src/a}/**" has an unclosed "}"`],
     ["!src/[", `"!src/[" has an unclosed "["`],
+    // an exclusion is judged as the glob after its `!`
+    ["!/etc/**", `"!/etc/**" is absolute; scopes are workspace-relative (e.g. "src/api/**")`],
+    ["!src/../x", `"!src/../x" leaves the workspace ("..")`],
     [
       `${"*a".repeat(10)}b`,
       `"${"*a".repeat(10)}b" has 10 wildcards in one path segment ("${"*a".repeat(10)}b"); at most 2 keep matching fast: use \`**\` or split the pattern in two`,
@@ -64,6 +67,8 @@ describe("how a glob is read", () => {
 
   it("a sample path of a glob, to check a child's scope lies inside its parent's", () => {
     expect(["src/{a,b}/[xy]*.ts", "src/**/x?.ts", "docs/", "a/b"].map(samplePath)).toEqual(["src/a/xx.ts", "src/x/xx.ts", "docs/x", "a/b"]);
+    // the first choice of a brace or a class, whatever its length
+    expect(["{alpha,b}/x", "[xyz]/y", "{,b}/z"].map(samplePath)).toEqual(["alpha/x", "x/y", "/z"]);
   });
 });
 
@@ -103,6 +108,24 @@ describe("which intents own a path, every kind of glob", () => {
     expect(owners(path)).toEqual(ids);
     // the index agrees with each intent's own scope
     expect(rules.catalogue.intents.filter((i) => rules.scopes.owns(i, path)).map((i) => i.id)).toEqual(ids);
+  });
+
+  it("two intents placed by the same file name both own it; a wildcard that may match nothing places its glob at the whole segment", () => {
+    const two = buildRules({
+      [INTENTS_FILE]: [
+        "active_intents:",
+        intent("MK-001", ["**/Makefile"]),
+        intent("MK-002", ["**/Makefile"]),
+        intent("VER-001", ["api/v2*/**", "api/v2*"]),
+      ].join("\n"),
+    });
+    // the first question is answered glob by glob; from the second on, through the index of places
+    two.scopes.owners("first/question.ts");
+    expect(two.scopes.owners("tools/Makefile").map((i) => i.id)).toEqual(["MK-001", "MK-002"]);
+    // `v2*` matches `v2` itself (the star matches nothing), as minimatch says
+    expect(two.scopes.owners("api/v2").map((i) => i.id)).toEqual(["VER-001"]);
+    expect(two.scopes.owners("api/v2/x.ts").map((i) => i.id)).toEqual(["VER-001"]);
+    expect(two.scopes.owners("api/v1").map((i) => i.id)).toEqual([]);
   });
 
   it("the owners it answers are the caller's to keep: asking again gives them whole", () => {
