@@ -22,6 +22,8 @@ describe("a glob that cannot be used says why", () => {
     ["src/{a]", `"src/{a]" has an unclosed "]"`],
     ["src/a}/**", `"src/a}/**" has an unclosed "}"`],
     ["!src/[", `"!src/[" has an unclosed "["`],
+    // balanced, yet minimatch can make no pattern of it
+    ["{,}", `"{,}" is not a valid glob`],
     // an exclusion is judged as the glob after its `!`
     ["!/etc/**", `"!/etc/**" is absolute; scopes are workspace-relative (e.g. "src/api/**")`],
     ["!src/../x", `"!src/../x" leaves the workspace ("..")`],
@@ -81,9 +83,10 @@ describe("which intents own a path, every kind of glob", () => {
       intent("NAM-001", ["**/Makefile"]),
       intent("ANY-001", ["*.md", "{src,lib}/shared/**"]),
       intent("DOT-001", ["src/./lib/**"]),
-      intent("DBL-001", ["src//web/**", "/x"]),
+      intent("DBL-001", ["src//web/**"]),
       intent("LIT-001", ["README.md", "lib"]),
       intent("EXC-001", ["src/**", "!src/api/**", "!**/Makefile"]),
+      intent("EXT-001", ["**/*.sql"]),
     ].join("\n"),
   });
   const owners = (path: string) => rules.scopes.owners(path).map((i) => i.id);
@@ -98,14 +101,29 @@ describe("which intents own a path, every kind of glob", () => {
     ["README.md/inside.txt", ["LIT-001"]],
     ["lib/shared/a.ts", ["ANY-001", "LIT-001"]],
     ["src/shared/a.ts", ["ANY-001", "EXC-001"]],
-    // minimatch matches `.` and `//` in a glob only against the same spelling, which a judged path never has
+    // minimatch matches a `.` segment of a glob only against the same spelling, which a judged path never has
     ["src/lib/a.ts", ["EXC-001"]],
-    ["src/web/a.ts", ["EXC-001"]],
+    ["src/./lib/a.ts", ["DOT-001"]],
+    // and reads `//` as `/`, in a glob and in a path alike
+    ["src/web/a.ts", ["DBL-001", "EXC-001"]],
+    ["src//web/a.ts", ["DBL-001", "EXC-001"]],
+    ["src//api/x.ts", ["PRE-001"]],
+    ["tools/build/Makefile/", ["NAM-001"]],
     ["lib/deep/er/a.ts", ["LIT-001"]],
+    ["db/schema.sql", ["EXT-001"]],
+    ["db/schema.sql.bak", []],
+    // a name that starts with `!` is a name, not an exclusion
+    ["!src/api/x.ts", []],
+    // a path's `.` and `..` segments are matched only by the same segments in a glob
+    ["src/api/.", []],
+    ["lib/x/..", []],
+    ["docs", []],
     ["x", []],
     ["nothing/here.ts", []],
-  ])("%s", (path, ids) => {
+  ])("%j", (path, ids) => {
     expect(owners(path)).toEqual(ids);
+    // the first question to a new index is answered glob by glob, without building the index
+    expect(new ScopeIndex(rules.catalogue).owners(path).map((i) => i.id)).toEqual(ids);
     // the index agrees with each intent's own scope
     expect(rules.catalogue.intents.filter((i) => rules.scopes.owns(i, path)).map((i) => i.id)).toEqual(ids);
   });
@@ -120,12 +138,15 @@ describe("which intents own a path, every kind of glob", () => {
       ].join("\n"),
     });
     // the first question is answered glob by glob; from the second on, through the index of places
-    two.scopes.owners("first/question.ts");
+    expect(two.scopes.owners("first/question.ts")).toEqual([]);
     expect(two.scopes.owners("tools/Makefile").map((i) => i.id)).toEqual(["MK-001", "MK-002"]);
     // `v2*` matches `v2` itself (the star matches nothing), as minimatch says
     expect(two.scopes.owners("api/v2").map((i) => i.id)).toEqual(["VER-001"]);
     expect(two.scopes.owners("api/v2/x.ts").map((i) => i.id)).toEqual(["VER-001"]);
     expect(two.scopes.owners("api/v1").map((i) => i.id)).toEqual([]);
+    // the same answers as first questions, glob by glob: a path shorter than a glob's place fits none of it
+    const first = (path: string) => new ScopeIndex(two.catalogue).owners(path).map((i) => i.id);
+    expect(["tools/Makefile", "api/v2", "api/v2/x.ts", "api/v1", "api"].map(first)).toEqual([["MK-001", "MK-002"], ["VER-001"], ["VER-001"], [], []]);
   });
 
   it("the owners it answers are the caller's to keep: asking again gives them whole", () => {
@@ -143,6 +164,8 @@ describe("a scope that names folders and files literally", () => {
       { id: "API-001", ownedScope: ["pkg/core/**", "!pkg/core/generated/**", "notes/core", "pkg/core.ts"] },
       { id: "WEB-001", ownedScope: ["pkg/web/**", "pkg/web.ts"] },
       { id: "SPEC-001", ownedScope: ["**/lit.spec.ts"] },
+      // unusable, so owning nothing however literal they read: absolute, and longer than a glob may be
+      { id: "BAD-001", ownedScope: ["C:/pkg", `pkg/${"long".repeat(300)}`] },
     ] as unknown as Intent[];
     const cases: [string, string[]][] = [
       ["pkg/core/x.ts", ["API-001"]],
@@ -154,6 +177,8 @@ describe("a scope that names folders and files literally", () => {
       ["notes/core", ["API-001"]],
       ["notes/core/guide.md", ["API-001"]],
       ["notes/cores.md", []],
+      ["C:/pkg/x.ts", []],
+      [`pkg/${"long".repeat(300)}/x.ts`, []],
     ];
     for (const [path, ids] of cases) {
       const before = globCompilations();
