@@ -9,6 +9,7 @@ import {
   BarElement,
   CategoryScale,
   Chart,
+  type ChartOptions,
   DoughnutController,
   Legend,
   LinearScale,
@@ -212,23 +213,7 @@ function draw(): void {
             },
           ],
         },
-        options: {
-          animation: false,
-          maintainAspectRatio: false,
-          plugins: { legend: { labels: { color: c.fg } }, tooltip: { mode: "index", intersect: false } },
-          scales: {
-            x: { stacked: true, ticks: { color: c.muted }, grid: { display: false } },
-            y: { stacked: true, position: "left", ticks: { color: c.muted }, grid: { color: c.line }, title: { display: true, text: "lines", color: c.muted } },
-            pct: {
-              min: 0,
-              max: 100,
-              position: "right",
-              ticks: { color: c.muted },
-              grid: { display: false },
-              title: { display: true, text: "%", color: c.muted },
-            },
-          },
-        },
+        options: timeChartOptions(c, "lines"),
       }),
     );
   }
@@ -281,31 +266,30 @@ function drawInCode(c: ReturnType<typeof colors>): void {
           },
         ],
       },
-      options: {
-        animation: false,
-        maintainAspectRatio: false,
-        plugins: { legend: { labels: { color: c.fg } }, tooltip: { mode: "index", intersect: false } },
-        scales: {
-          x: { stacked: true, ticks: { color: c.muted }, grid: { display: false } },
-          y: {
-            stacked: true,
-            position: "left",
-            ticks: { color: c.muted },
-            grid: { color: c.line },
-            title: { display: true, text: "lines today", color: c.muted },
-          },
-          pct: {
-            min: 0,
-            max: 100,
-            position: "right",
-            ticks: { color: c.muted },
-            grid: { display: false },
-            title: { display: true, text: "%", color: c.muted },
-          },
-        },
-      },
+      options: timeChartOptions(c, "lines today"),
     }),
   );
+}
+
+/** What both charts over time show alike: stacked line counts (`lines`) on the left, percentages on the right. */
+function timeChartOptions(c: ReturnType<typeof colors>, lines: string): ChartOptions<"bar" | "line"> {
+  return {
+    animation: false,
+    maintainAspectRatio: false,
+    plugins: { legend: { labels: { color: c.fg } }, tooltip: { mode: "index", intersect: false } },
+    scales: {
+      x: { stacked: true, ticks: { color: c.muted }, grid: { display: false } },
+      y: { stacked: true, position: "left", ticks: { color: c.muted }, grid: { color: c.line }, title: { display: true, text: lines, color: c.muted } },
+      pct: {
+        min: 0,
+        max: 100,
+        position: "right",
+        ticks: { color: c.muted },
+        grid: { display: false },
+        title: { display: true, text: "%", color: c.muted },
+      },
+    },
+  };
 }
 
 const plural = (n: number, what: string) => `${n.toLocaleString("en")} ${what}${n === 1 ? "" : "s"}`;

@@ -154,27 +154,15 @@ class GroupReplay {
       for (const r of records) {
         if (!r.claims.some((c) => c.path === path)) continue;
         const check = checkClaims(r, path, texts, changed, who.actor.owner, "text");
-        this.report.countRecord(rows, {
-          records: 1,
-          overClaiming: check.overClaimed.length ? 1 : 0,
-          overClaimedLines: check.overClaimed.length,
-          wrongContributor: check.wrongContributor ? 1 : 0,
+        this.report.countClaims(rows, check);
+        this.report.overClaimedInCommit(check, {
+          run: basename(p),
+          step: k,
+          path: path,
+          seen: `${who.actor.name} record ${r.id.slice(0, 8)}`,
+          via: rows.via,
+          texts,
         });
-        for (const n of check.overClaimed.slice(0, 2)) {
-          this.report.example({
-            run: basename(p),
-            step: k,
-            path,
-            line: n,
-            surface: "record",
-            outcome: "over-claimed",
-            truth: "unchanged",
-            seen: `${who.actor.name} record ${r.id.slice(0, 8)}`,
-            kind: "commit",
-            via: rows.via,
-            text: texts[n - 1] ?? "",
-          });
-        }
       }
     }
   }

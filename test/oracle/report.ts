@@ -1,4 +1,4 @@
-import type { Outcome } from "./compare";
+import type { ClaimCheck, Outcome } from "./compare";
 
 /**
  * Counting and printing: outcomes per surface (hover, blame) and per row (kind of change, path it came by),
@@ -83,6 +83,35 @@ export class Report {
       const t = this.records.get(key) ?? emptyRecordTally();
       for (const [k, v] of Object.entries(add) as [keyof RecordTally, number][]) t[k] += v;
       this.records.set(key, t);
+    }
+  }
+
+  /** One ledger record's claims, as `checkClaims` judged them. */
+  countClaims(rows: Record<string, string>, check: ClaimCheck): void {
+    this.countRecord(rows, {
+      records: 1,
+      overClaiming: check.overClaimed.length ? 1 : 0,
+      overClaimedLines: check.overClaimed.length,
+      wrongContributor: check.wrongContributor ? 1 : 0,
+    });
+  }
+
+  /** The first two lines a record of a replayed commit claims although the commit left them unchanged. */
+  overClaimedInCommit(check: ClaimCheck, at: { run: string; step: number; path: string; seen: string; via: string; texts: readonly string[] }): void {
+    for (const n of check.overClaimed.slice(0, 2)) {
+      this.example({
+        run: at.run,
+        step: at.step,
+        path: at.path,
+        line: n,
+        surface: "record",
+        outcome: "over-claimed",
+        truth: "unchanged",
+        seen: at.seen,
+        kind: "commit",
+        via: at.via,
+        text: at.texts[n - 1] ?? "",
+      });
     }
   }
 

@@ -218,12 +218,7 @@ class SeedRun {
         `  record ${r.id.slice(0, 8)}: ${r.claims.map((c) => `${c.type}${c.modelId ? `:${c.modelId}` : ""}@${c.intentId} ${c.path} ${c.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`).join("; ")}`,
       );
       const check = checkClaims(r, step.path, texts, changed, step.actor.owner, "runs");
-      this.report.countRecord(rows, {
-        records: 1,
-        overClaiming: check.overClaimed.length ? 1 : 0,
-        overClaimedLines: check.overClaimed.length,
-        wrongContributor: check.wrongContributor ? 1 : 0,
-      });
+      this.report.countClaims(rows, check);
       for (const n of check.overClaimed.slice(0, 3)) {
         const l = lines[n - 1];
         this.report.example({
