@@ -220,14 +220,14 @@ export class InsightBuilder {
         const n = r.end - r.start + 1;
         if (r.author !== "untraced") {
           if (r.timestamp === undefined) continue;
-          const ms = Date.parse(r.timestamp);
+          const ms = msOf(r.timestamp);
           if (!this.inWindow(ms)) continue;
           const row = this.periodAt(ms, by);
           row.surviving[r.author] += n;
           row.inCode[r.author] += n;
         } else if (r.committed === undefined) this.undated.lines += n;
         else {
-          const ms = Date.parse(r.committed);
+          const ms = msOf(r.committed);
           if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
         }
       }
@@ -473,6 +473,19 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
 const isoTimes = new Map<number, string>();
 const MAX_ISO_TIMES = 100_000;
 
+/** The epoch ms of a run's time: the same few thousand ISO strings are read for every run of every file. */
+const msOfIso = new Map<string, number>();
+
+function msOf(iso: string): number {
+  let ms = msOfIso.get(iso);
+  if (ms === undefined) {
+    if (msOfIso.size >= MAX_ISO_TIMES) msOfIso.clear();
+    ms = Date.parse(iso);
+    msOfIso.set(iso, ms);
+  }
+  return ms;
+}
+
 function isoOf(ms: number): string {
   let iso = isoTimes.get(ms);
   if (iso === undefined) {
@@ -496,7 +509,21 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
   const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
     const last = out.at(-1);
     if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed && last.uncommitted === uncommitted) last.end = end;
-    else out.push({ ...run, start, end, ...(committed !== undefined ? { committed } : {}), ...(uncommitted ? { uncommitted } : {}) });
+    // one shape for every piece (absent fields undefined, which no output writes): a report makes one per commit time of each file
+    else
+      out.push({
+        start,
+        end,
+        author: run.author,
+        intent: run.intent,
+        model: run.model,
+        person: run.person,
+        traceId: run.traceId,
+        timestamp: run.timestamp,
+        outOfScope: run.outOfScope,
+        committed,
+        uncommitted,
+      });
   };
   let i = 0;
   for (const run of runs) {
