@@ -295,6 +295,13 @@ describe("writeback: every shape a scope is written in, and every refusal", () =
 
   it("refuses, saying why, what it cannot edit safely", () => {
     expect(amended(HEAD)).toBe("INT-001 has no owned_scope to amend; add one by hand.");
+    // an intent the catalogue refuses (its name is too short), as a transition refuses it; the file untouched
+    const invalid = `active_intents: [{ id: INT-001, name: A, status: IN_PROGRESS, owned_scope: [src/**] }]\n`;
+    expect(amended(invalid)).toBe("INT-001 is not among the valid intents; active_intents.yaml has errors to fix first.");
+    expect(transition(invalid, "INT-001", "BLOCKED", NOW)).toEqual({
+      ok: false,
+      reason: "INT-001 is not among the valid intents; active_intents.yaml has errors to fix first.",
+    });
     expect(amended(`${HEAD}    owned_scope: [src/**]\n    x: ${"[".repeat(200)}${"]".repeat(200)}\n`)).toBe(
       "active_intents.yaml is nested too deeply to be edited safely; fix it first (`intent status` shows where).",
     );

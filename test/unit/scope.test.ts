@@ -122,8 +122,13 @@ describe("which intents own a path, every kind of glob", () => {
     ["nothing/here.ts", []],
   ])("%j", (path, ids) => {
     expect(owners(path)).toEqual(ids);
-    // the first question to a new index is answered glob by glob, without building the index
-    expect(new ScopeIndex(rules.catalogue).owners(path).map((i) => i.id)).toEqual(ids);
+    // the first question to a new index is answered glob by glob, without building the index; the next through it
+    const fresh = new ScopeIndex(rules.catalogue);
+    expect(fresh.owners(path).map((i) => i.id)).toEqual(ids);
+    expect(fresh.owners("another/question.ts").map((i) => i.id)).toEqual([]);
+    const indexed = new ScopeIndex(rules.catalogue);
+    indexed.owners("first/question.ts");
+    expect(indexed.owners(path).map((i) => i.id)).toEqual(ids);
     // the index agrees with each intent's own scope
     expect(rules.catalogue.intents.filter((i) => rules.scopes.owns(i, path)).map((i) => i.id)).toEqual(ids);
   });
