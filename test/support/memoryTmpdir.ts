@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -9,10 +9,12 @@ import { join } from "node:path";
  * ledger append); on a disk that costs more than the code they test, and a memory file system answers every
  * call the code makes the same way (links, FIFOs, modes, times, rename, fsync), only sooner.
  * INTENT_LSP_DISK_TMPDIR keeps the disk's folder for what must outlive the run (an editor run kept for a look
- * after it failed, see test/e2e/editorRun.ts).
+ * after it failed, see test/e2e/editorRun.ts). The folder is named for the run's process: a run that was
+ * killed before its end leaves its folder, in memory, and the next run removes it once that process is gone.
  */
 
 const MEMORY_FS = "/dev/shm";
+const PREFIX = "intent-lsp-tests-";
 /** A container's /dev/shm may be a few megabytes: below this the run stays on the disk. */
 const ROOM_BYTES = 2 * 1024 ** 3;
 
@@ -23,7 +25,8 @@ export default function setup(): (() => void) | undefined {
   try {
     const fs = statfsSync(MEMORY_FS);
     if (fs.bavail * fs.bsize < ROOM_BYTES) return undefined;
-    dir = mkdtempSync(join(MEMORY_FS, "intent-lsp-tests-"));
+    removeLeftovers();
+    dir = mkdtempSync(join(MEMORY_FS, `${PREFIX}${process.pid}-`));
   } catch {
     return undefined; // no memory file system here, or not writable: the disk's folder serves
   }
@@ -31,4 +34,21 @@ export default function setup(): (() => void) | undefined {
   process.env["INTENT_LSP_DISK_TMPDIR"] = disk;
   process.env["TMPDIR"] = dir;
   return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** The folders of runs whose process is gone (killed before their end): what they left lies in memory. */
+function removeLeftovers(): void {
+  for (const name of readdirSync(MEMORY_FS)) {
+    const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (pid && !running(pid)) rmSync(join(MEMORY_FS, name), { recursive: true, force: true });
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // another user's process
+  }
 }
