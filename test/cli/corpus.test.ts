@@ -43,20 +43,27 @@ function cli(ws: TempWorkspace, args: string[], input = "") {
 }
 
 /**
- * `intent status` and `intent verify` and `intent blame` in process: what they report is the subject here. The gate
- * keeps its process and its bound (above): an agent's gate answers in bounded time, whatever the input.
+ * `intent status` and `intent verify` and `intent blame` in process: what they report is the subject here. The
+ * hook payload corpus keeps the gate's process and its bound (above): an agent's gate answers in bounded time,
+ * whatever the call.
  */
 async function report(ws: TempWorkspace, args: string[]) {
   return runCliInProcess(args, { cwd: ws.root });
 }
 
-/** The gate's answer to a Write under src/api (owned by the in-progress INT-001) with these rule files. */
-function gate(ws: TempWorkspace): { kind: string; reason: string } {
-  const r = cli(
-    ws,
-    ["hook", "claude-code"],
-    JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/corpus.ts"), content: "x" } })),
-  );
+/**
+ * The gate's answer to a Write under src/api (owned by the in-progress INT-001) with these rule files. The
+ * rule files are the input here and `intent status` has just read the same ones in this process: the gate
+ * runs in process too, bounded like a process for what waits; the first input of each table (`spawned`)
+ * asks the gate's process.
+ */
+async function gate(ws: TempWorkspace, spawned = false): Promise<{ kind: string; reason: string }> {
+  const input = JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/corpus.ts"), content: "x" } }));
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), HANG_MS)));
+  const r = spawned ? cli(ws, ["hook", "claude-code"], input) : await Promise.race([runCliInProcess(["hook", "claude-code"], { cwd: ws.root, input }), hung]);
+  clearTimeout(timer);
+  if (r === "hung") throw new Error(`the gate did not answer within ${HANG_MS} ms`);
   expect(r.status).toBe(0);
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {};
   return { kind: out.permissionDecision ?? "none", reason: out.permissionDecisionReason ?? "" };
@@ -123,7 +130,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
   it("errors", async () => {
     const ws = new TempWorkspace();
     try {
-      for (const [what, text, message] of errors) {
+      for (const [i, [what, text, message]] of errors.entries()) {
         await tick();
         tried++;
         ws.write(INTENTS, text as string);
@@ -133,7 +140,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
         const found = problems.find((p) => p.severity === "error" && message.test(p.message));
         expect(found, `${what}: ${JSON.stringify(problems).slice(0, 500)}`).toBeDefined();
         expect(found!.line).toBeGreaterThanOrEqual(1);
-        const g = gate(ws);
+        const g = await gate(ws, i === 0);
         expect([what, g.kind]).toEqual([what, "deny"]);
         expect(g.reason).toMatch(/^\[intent-lsp: intents-file-broken\] \.orchestration\/active_intents\.yaml:\d+:\d+: /);
       }
@@ -145,7 +152,7 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
   it("warnings and well-formed oddities", async () => {
     const ws = new TempWorkspace();
     try {
-      for (const [what, text, message] of warnings) {
+      for (const [i, [what, text, message]] of warnings.entries()) {
         await tick();
         tried++;
         ws.write(INTENTS, "");
@@ -155,15 +162,15 @@ describe("active_intents.yaml corpus: each input a problem at a place, the gate 
           problems.some((p) => p.severity === "warning" && message.test(p.message)),
           `${what}: ${JSON.stringify(problems)}`,
         ).toBe(true);
-        expect(gate(ws).kind, what).toBe("allow");
+        expect((await gate(ws, i === 0)).kind, what).toBe("allow");
       }
-      for (const [what, text] of clean) {
+      for (const [i, [what, text]] of clean.entries()) {
         await tick();
         tried++;
         writeFileSync(ws.path(INTENTS), text);
         const r = JSON.parse((await report(ws, ["status", "--json"])).stdout);
         expect(r.problems, what).toEqual([]);
-        expect(gate(ws).kind, what).toBe(r.intents.length ? "allow" : "deny"); // an empty catalogue owns nothing
+        expect((await gate(ws, i === 0)).kind, what).toBe(r.intents.length ? "allow" : "deny"); // an empty catalogue owns nothing
       }
     } finally {
       ws.dispose();
@@ -187,7 +194,7 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
   it("each", async () => {
     const ws = new TempWorkspace();
     try {
-      for (const [what, text, message] of cases) {
+      for (const [i, [what, text, message]] of cases.entries()) {
         await tick();
         tried++;
         ws.write(CONFIG, text);
@@ -199,14 +206,14 @@ describe("config.jsonc corpus: settings-invalid at the spot, the gate failing cl
         }[];
         const found = problems.find((p) => p.file === CONFIG && message.test(p.message));
         expect(found, `${what}: ${JSON.stringify(problems).slice(0, 400)}`).toBeDefined();
-        const g = gate(ws);
+        const g = await gate(ws, i === 0);
         expect([what, g.kind]).toEqual([what, "deny"]);
         expect(g.reason).toMatch(/^\[intent-lsp: config-file-broken\] \.orchestration\/config\.jsonc:\d+:\d+: /);
       }
       tried++;
       ws.write(CONFIG, `\uFEFF{ "autoSelect": true }`);
       expect(JSON.parse((await report(ws, ["status", "--json"])).stdout).problems).toEqual([]);
-      expect(gate(ws).kind).toBe("allow");
+      expect((await gate(ws)).kind).toBe("allow");
     } finally {
       ws.dispose();
     }

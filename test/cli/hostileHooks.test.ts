@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
@@ -198,7 +198,8 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
       ],
       [
         "a path climbing out",
-        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("../../etc/passwd"), content: "x" } }),
+        // as many `..` as the workspace lies deep: the scratch folder's depth is the machine's
+        claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path(relative(ws.root, "/etc/passwd")), content: "x" } }),
         denied("outside-workspace", /\/etc\/passwd is outside the workspace/),
       ],
       [

@@ -1,20 +1,22 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LspClient } from "../support/lspClient";
+import type { LspClient } from "../support/lspClient";
+import { startInProcess } from "../support/inProcessServer";
 import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { runCli, runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { codexPayload } from "../support/agentFixtures";
-import { claudeWrites } from "../support/agentWrites";
+import { claudeWritesInProcess } from "../support/agentWrites";
 import { claudePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
 /**
  * A line's author follows its content across paths (docs/LEDGER.md "Renames, moves and copies"): a file an
  * agent wrote keeps its author when git, a shell command, an agent's move tool or the editor renames it;
- * who moved it is provenance, not authorship. `intent blame` and the hover say the same.
+ * who moved it is provenance, not authorship. `intent blame` and the hover say the same. The hooks, blame and
+ * the server run in this process (what they decide is the subject); `intent check` runs as a process.
  */
 
 beforeAll(ensureBuilt);
@@ -26,18 +28,18 @@ const NEW = "src/api/v2/alerts.ts";
 const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}", "export const NONE: Alert[] = [];"];
 const TEXT = `${ALERTS.join("\n")}\n`;
 
-/** Codex runs `command` in its shell, between its hooks. */
-function codexShell(ws: TempWorkspace, command: string): void {
-  runHook("codex", codexPayload(ws, "pre", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
+/** Codex runs `command` in its shell, between its hooks (run in this process: the hook's process is not the subject). */
+async function codexShell(ws: TempWorkspace, command: string): Promise<void> {
+  await runHookInProcess("codex", codexPayload(ws, "pre", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
   const sh = spawnSync("bash", ["-c", command], { cwd: ws.root, encoding: "utf8" });
   if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
-  runHook("codex", codexPayload(ws, "post", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
+  await runHookInProcess("codex", codexPayload(ws, "post", "Bash", { command }, `call-sh-${command.length}`), { cwd: ws.root });
 }
 
 type Row = { kind: string; model?: string; contributor?: string; from?: string; movedBy?: { contributor: string; model?: string } };
 
-function blameRows(ws: TempWorkspace, path: string): Row[] {
-  const r = runCli(["blame", path, "--json"], { cwd: ws.root });
+async function blameRows(ws: TempWorkspace, path: string): Promise<Row[]> {
+  const r = await runCliInProcess(["blame", path, "--json"], { cwd: ws.root });
   expect(r.stderr).toBe("");
   return JSON.parse(r.stdout).lines.map((l: any) => ({
     kind: l.kind,
@@ -66,23 +68,23 @@ describe("a line's author follows its content across paths", () => {
     ws.dispose();
   });
 
-  function agentWroteAlerts(): void {
+  async function agentWroteAlerts(): Promise<void> {
     ws = gitWorkspace();
     ws.select("INT-001");
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    claudeWrites(ws, OLD, TEXT);
+    await claudeWritesInProcess(ws, OLD, TEXT);
   }
 
   it("git mv + commit by a person: blame and the hover on the new path name the agent that wrote the lines", async () => {
-    agentWroteAlerts();
+    await agentWroteAlerts();
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "alerts");
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
     git(ws.root, "mv", OLD, NEW);
     git(ws.root, "commit", "-q", "-m", "move alerts");
-    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet()));
+    expect(await blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet()));
 
-    client = await LspClient.start({ root: ws.root });
+    client = await startInProcess({ root: ws.root });
     await client.open(NEW);
     await ledgerRead(client);
     await client.waitForPublishOfCurrentVersion(NEW);
@@ -93,12 +95,12 @@ describe("a line's author follows its content across paths", () => {
     }
   });
 
-  it("intent check over a branch whose file was renamed reports nothing untraced or unowned for the moved lines", () => {
+  it("intent check over a branch whose file was renamed reports nothing untraced or unowned for the moved lines", async () => {
     ws = gitWorkspace();
     ws.select("INT-001");
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
     git(ws.root, "checkout", "-q", "-b", "feature");
-    claudeWrites(ws, OLD, TEXT);
+    await claudeWritesInProcess(ws, OLD, TEXT);
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "alerts");
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
@@ -110,30 +112,30 @@ describe("a line's author follows its content across paths", () => {
     expect(r.status).toBe(0);
   });
 
-  it("an agent's shell mv and git mv: the lines keep their author, the mover is provenance", () => {
-    agentWroteAlerts();
+  it("an agent's shell mv and git mv: the lines keep their author, the mover is provenance", async () => {
+    await agentWroteAlerts();
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "alerts");
-    codexShell(ws, `mkdir -p src/api/v2 && mv ${OLD} ${NEW}`);
+    await codexShell(ws, `mkdir -p src/api/v2 && mv ${OLD} ${NEW}`);
     const moved = ledgerRecords(ws).at(-1)!;
     expect(moved.files.map((f: any) => f.path).sort()).toEqual([OLD, NEW].sort());
     const movedBy = { contributor: "ai", model: CODEX_MODEL };
-    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+    expect(await blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
 
-    codexShell(ws, `git add -A && git mv ${NEW} src/api/alerts-v2.ts`);
-    expect(blameRows(ws, "src/api/alerts-v2.ts")).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+    await codexShell(ws, `git add -A && git mv ${NEW} src/api/alerts-v2.ts`);
+    expect(await blameRows(ws, "src/api/alerts-v2.ts")).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
   });
 
-  it("Codex `*** Move to:` with a changed line: moved lines keep their author, the changed line is Codex's", () => {
-    agentWroteAlerts();
+  it("Codex `*** Move to:` with a changed line: moved lines keep their author, the changed line is Codex's", async () => {
+    await agentWroteAlerts();
     const patch = `*** Begin Patch\n*** Update File: ${OLD}\n*** Move to: ${NEW}\n@@\n-  severity: number;\n+  severity: 1 | 2 | 3;\n*** End Patch\n`;
-    runHook("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
+    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
     ws.write(NEW, TEXT.replace("  severity: number;", "  severity: 1 | 2 | 3;"));
     rmSync(ws.path(OLD));
-    runHook("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
+    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-move-1"), { cwd: ws.root });
     const movedBy = { contributor: "ai", model: CODEX_MODEL };
-    expect(blameRows(ws, NEW)).toEqual([
+    expect(await blameRows(ws, NEW)).toEqual([
       bySonnet({ movedBy }),
       bySonnet({ movedBy }),
       { kind: "traced", model: CODEX_MODEL, contributor: "ai" },
@@ -142,8 +144,8 @@ describe("a line's author follows its content across paths", () => {
     ]);
   });
 
-  it("an MCP move_file tool: the destination's lines keep the author who wrote them", () => {
-    agentWroteAlerts();
+  it("an MCP move_file tool: the destination's lines keep the author who wrote them", async () => {
+    await agentWroteAlerts();
     const move = (event: "PreToolUse" | "PostToolUse") =>
       claudePayload(ws, event, {
         tool_name: "mcp__filesystem__move_file",
@@ -153,18 +155,18 @@ describe("a line's author follows its content across paths", () => {
       });
     // the mover is another model than the author: the transcript now names opus
     writeTranscript(ws, "claude-opus-4-1-20250805");
-    runHook("claude-code", move("PreToolUse"), { cwd: ws.root });
+    await runHookInProcess("claude-code", move("PreToolUse"), { cwd: ws.root });
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
     ws.write(NEW, TEXT);
     rmSync(ws.path(OLD));
-    runHook("claude-code", move("PostToolUse"), { cwd: ws.root });
+    await runHookInProcess("claude-code", move("PostToolUse"), { cwd: ws.root });
     const movedBy = { contributor: "ai", model: "anthropic/claude-opus-4-1-20250805" };
-    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
+    expect(await blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy })));
   });
 
   it("the editor's willRenameFiles/didRenameFiles: hover and blame on the new path name the author, the rename as provenance", async () => {
-    agentWroteAlerts();
-    client = await LspClient.start({ root: ws.root });
+    await agentWroteAlerts();
+    client = await startInProcess({ root: ws.root });
     await client.open(OLD);
     await ledgerRead(client);
     await client.waitForPublishOfCurrentVersion(OLD);
@@ -180,7 +182,7 @@ describe("a line's author follows its content across paths", () => {
       expect(hover).toContain(`ai · ${SONNET}`);
       expect(hover).toContain("moved by human from `src/api/alerts.ts`");
     }
-    expect(blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy: { contributor: "human" } })));
+    expect(await blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet({ movedBy: { contributor: "human" } })));
   });
 
   it("a file renamed in the editor and edited at each of a dozen paths: the lines nobody changed keep their author at the last one", async () => {
@@ -188,8 +190,8 @@ describe("a line's author follows its content across paths", () => {
     ws = gitWorkspace();
     ws.select("INT-001");
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    claudeWrites(ws, "src/api/limits-0.ts", `${lines.join("\n")}\n`);
-    client = await LspClient.start({ root: ws.root });
+    await claudeWritesInProcess(ws, "src/api/limits-0.ts", `${lines.join("\n")}\n`);
+    client = await startInProcess({ root: ws.root });
     let path = "src/api/limits-0.ts";
     await client.open(path);
     await ledgerRead(client);
@@ -202,7 +204,7 @@ describe("a line's author follows its content across paths", () => {
       await client.save(path);
     }
     await client.waitForPublishOfCurrentVersion(path);
-    const last = blameRows(ws, path).at(-1)!;
+    const last = (await blameRows(ws, path)).at(-1)!;
     expect(last).toMatchObject({ kind: "traced", model: SONNET, from: "src/api/limits-0.ts" });
     expect(await client.hoverText(path, 13)).toContain(`ai · ${SONNET}`);
   });
@@ -221,10 +223,10 @@ describe("a line's author follows its content across paths", () => {
         "}",
       ];
       const forecast = ws.read("src/api/forecast.ts");
-      claudeWrites(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
+      await claudeWritesInProcess(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
       const FORECAST = "src/api/forecast.ts";
       const WEATHER = "src/api/weather.ts";
-      client = await LspClient.start({ root: ws.root });
+      client = await startInProcess({ root: ws.root });
       await client.open(FORECAST);
       await client.open(WEATHER);
       await ledgerRead(client);
@@ -245,7 +247,7 @@ describe("a line's author follows its content across paths", () => {
         expect(hover, `line ${3 + k}`).toContain(`ai · ${SONNET}`);
         expect(hover, `line ${3 + k}`).toContain("moved by human from `src/api/forecast.ts`");
       }
-      const rows = blameRows(ws, WEATHER);
+      const rows = await blameRows(ws, WEATHER);
       expect(rows.slice(2, 2 + helper.length)).toEqual(
         helper.map(() => ({ kind: "traced", model: SONNET, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })),
       );

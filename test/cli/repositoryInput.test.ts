@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import { ensureBuilt } from "../support/builtDist";
@@ -143,10 +144,9 @@ interface Run {
 }
 
 /**
- * A command in the test process (runCliInProcess), bounded like a process: for the cases whose planted file
- * cannot block a read (every kind but the FIFO), where what the command does is the subject. A FIFO can
- * stop a read for good, and only a process can be killed past its bound: those cases keep `cli`. The
- * `intent hook` that doctor probes runs in this process too.
+ * A command in the test process (runCliInProcess), bounded like a process, where what the command does is
+ * the subject. A FIFO can stop an open() for good, which no timer in this thread ends: those cases run under
+ * a FifoWatchdog. The `intent hook` that doctor probes runs in this process too.
  */
 async function inProcess(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
   let timer: NodeJS.Timeout | undefined;
@@ -182,6 +182,68 @@ function spawnedCli(args: string[], cwd: string, input = "", env: NodeJS.Process
   });
 }
 
+/**
+ * The bound of an in-process door whose planted file is a FIFO. An open() of a FIFO waits for the other end
+ * and blocks this thread (or a thread of libuv's pool) past any timer of this thread: a watchdog thread, once
+ * the bound has passed, opens the FIFO for reading and writing without waiting and closes it (again every
+ * 100 ms while the door runs), which lets a waiting open() go on and a read end. The door then finishes, and
+ * its case fails as hung, as a process killed at its bound would.
+ */
+class FifoWatchdog {
+  private static readonly SLOTS = 4096;
+  private readonly fired = new Int32Array(new SharedArrayBuffer(4 * FifoWatchdog.SLOTS));
+  private worker: Worker | undefined;
+  private slots = 0;
+
+  /** Watches `fifo` from now on; the returned function stops watching and says whether the bound passed. */
+  arm(fifo: string, bound: number): () => boolean {
+    const slot = this.slots++;
+    if (slot >= FifoWatchdog.SLOTS) throw new Error(`FifoWatchdog: more than ${FifoWatchdog.SLOTS} doors watched`);
+    this.worker ??= this.start();
+    this.worker.postMessage({ slot, fifo, bound });
+    return () => {
+      this.worker?.postMessage({ stop: slot });
+      return Atomics.load(this.fired, slot) === 1;
+    };
+  }
+
+  stop(): Promise<number> | undefined {
+    return this.worker?.terminate();
+  }
+
+  private start(): Worker {
+    const worker = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads");
+      const { closeSync, openSync, constants } = require("node:fs");
+      const fired = new Int32Array(workerData);
+      const timers = new Map();
+      parentPort.on("message", (m) => {
+        if (m.stop !== undefined) {
+          clearTimeout(timers.get(m.stop));
+          clearInterval(timers.get(m.stop));
+          timers.delete(m.stop);
+          return;
+        }
+        timers.set(m.slot, setTimeout(() => {
+          Atomics.store(fired, m.slot, 1);
+          const release = () => {
+            try {
+              closeSync(openSync(m.fifo, constants.O_RDWR | constants.O_NONBLOCK));
+            } catch {}
+          };
+          release();
+          timers.set(m.slot, setInterval(release, 100));
+        }, m.bound));
+      });`,
+      { eval: true, workerData: this.fired.buffer },
+    );
+    worker.unref();
+    return worker;
+  }
+}
+
+const watchdog = new FifoWatchdog();
+
 function claude(root: string, event: string, tool: string, input: Record<string, unknown>, id: string): string {
   return JSON.stringify({
     session_id: "repo-input",
@@ -200,7 +262,7 @@ function claude(root: string, event: string, tool: string, input: Record<string,
  * An editor opening the workspace: a document opened, edited and saved (a ledger record, the session file,
  * the cache), and `intent.showContext`. Its output is everything the editor would show: diagnostics, the
  * log, the context, the server's stderr. The server keeps serving, so a problem is told in its log. The
- * server runs in the test process (startInProcess), but for `spawned` (a FIFO can block a read for good).
+ * server runs in the test process (startInProcess), but for `spawned` (the FIFO smoke cases).
  */
 async function serverDoor(root: string, spawned: boolean): Promise<Run> {
   let output = "";
@@ -234,7 +296,7 @@ async function serverDoor(root: string, spawned: boolean): Promise<Run> {
   return { door: "server", status: 0, output, hung };
 }
 
-/** `spawned`: every command and the server in its own process (the FIFO cases); else in process. */
+/** `spawned`: every command and the server in its own process (the FIFO smoke cases, see SPAWNED); else in process. */
 async function runDoor(door: Door, root: string, bin: string, spawned: boolean): Promise<Run[]> {
   const cli = spawned ? spawnedCli : inProcess;
   switch (door) {
@@ -363,12 +425,27 @@ interface Case {
   kind: Kind;
 }
 
+/**
+ * The rows whose FIFO case runs every door as a user, an agent and an editor run it (dist/cli.js and
+ * dist/server.js, each in its own process, killed at its bound; doctor probing the hooks by running them):
+ * the smoke set that keeps the in-process doors honest about the processes. Between them they reach every
+ * door, doctor's probes included (a hook file planted as a FIFO leaves the intents readable, so doctor
+ * probes all nine hooks). Every other case runs its doors in this process.
+ */
+const SPAWNED: ReadonlySet<string> = new Set([
+  ".orchestration/active_intents.yaml",
+  ".orchestration/agent_trace.jsonl",
+  ".orchestration/AGENT.md",
+  ".claude/settings.json",
+]);
+
 const CASES: Case[] = ROWS.flatMap((row) => KINDS.filter((k) => !(row.folder && k === "dir")).map((kind) => ({ row, kind })));
 const DOORS = new Set(ROWS.flatMap((r) => r.doors));
 let runs = 0;
 
 beforeAll(ensureBuilt);
-afterAll(() => {
+afterAll(async () => {
+  await watchdog.stop();
   if (template) rmSync(template, { recursive: true, force: true });
   console.log(
     `repository-controlled input: ${CASES.length} cases over ${ROWS.length} paths and ${KINDS.length} kinds, ${DOORS.size} doors (${[...DOORS].join(", ")}), ${runs} runs`,
@@ -395,8 +472,11 @@ async function runCase(c: Case): Promise<string[]> {
   const failures: string[] = [];
   try {
     const before = outsideState(f.outside);
+    const spawned = c.kind === "fifo" && SPAWNED.has(c.row.path);
     for (const door of c.row.doors) {
-      const results = await runDoor(door, f.root, f.bin, c.kind === "fifo");
+      const watching = c.kind === "fifo" && !spawned ? watchdog.arm(join(f.root, c.row.path), door === "doctor" ? DOCTOR_HANG_MS : HANG_MS) : undefined;
+      const results = await runDoor(door, f.root, f.bin, spawned);
+      if (watching?.()) for (const r of results) r.hung = true;
       runs += results.length;
       const label = `${c.row.path} as ${c.kind}, ${door}`;
       for (const r of results) {

@@ -4,7 +4,7 @@ import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { AI_LINES, counts, insightWorkspace } from "./insightWorkspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli } from "../support/cliRunner";
+import { runCli, runCliInProcess } from "../support/cliRunner";
 
 /**
  * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json, and
@@ -24,8 +24,16 @@ function stats(ws: TempWorkspace, ...args: string[]) {
   return JSON.parse(r.stdout) as { lines: Counts; byFile: { path: string; lines: Counts }[]; history?: unknown };
 }
 
-function blameSum(ws: TempWorkspace, path: string): Counts {
-  const rows = JSON.parse(runCli(["blame", path, "--json"], { cwd: ws.root }).stdout).lines as { author: keyof Counts; outOfScope?: boolean }[];
+/**
+ * `intent blame`'s numbers for a file, the reference stats is held to: in this process (runCliInProcess), one
+ * call per file. `intent stats` itself runs as a process, so that what one run keeps for the next is read
+ * from the disk by a process that learnt nothing in memory.
+ */
+async function blameSum(ws: TempWorkspace, path: string): Promise<Counts> {
+  const rows = JSON.parse((await runCliInProcess(["blame", path, "--json"], { cwd: ws.root })).stdout).lines as {
+    author: keyof Counts;
+    outOfScope?: boolean;
+  }[];
   const sum = counts({ total: rows.length });
   for (const row of rows) {
     sum[row.author]++;
@@ -55,12 +63,12 @@ describe("intent stats from one run to the next", () => {
 
   afterAll(() => ws?.dispose());
 
-  it("counts a renamed file's lines as `intent blame` does: they follow the content", () => {
+  it("counts a renamed file's lines as `intent blame` does: they follow the content", async () => {
     renameSync(ws.path("src/api/forecast.ts"), ws.path("src/api/forecast-renamed.ts"));
     const s = stats(ws);
     expect(fileLines(s, "src/api/forecast.ts")).toBeUndefined();
     expect(fileLines(s, "src/api/forecast-renamed.ts")).toEqual(counts({ total: 12, human: 2, untraced: 10 }));
-    for (const f of s.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+    for (const f of s.byFile) expect(f.lines, f.path).toEqual(await blameSum(ws, f.path));
     renameSync(ws.path("src/api/forecast-renamed.ts"), ws.path("src/api/forecast.ts"));
   });
 
@@ -68,7 +76,7 @@ describe("intent stats from one run to the next", () => {
     const first = stats(ws, "--by", "day");
     expect(existsSync(ws.path(".orchestration/.cache/insight.json"))).toBe(true);
     expect(stats(ws, "--by", "day")).toEqual(first);
-    for (const f of first.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+    for (const f of first.byFile) expect(f.lines, f.path).toEqual(await blameSum(ws, f.path));
 
     // one of the AI's lines rewritten by hand, to a line of the same length: the file's size is unchanged
     const edited = AI_LINES[2]!.replace("fetchedAt", "fetchedOn");
@@ -90,7 +98,7 @@ describe("intent stats from one run to the next", () => {
     const afterSave = stats(ws);
     expect(fileLines(afterSave, "src/api/forecast.ts")).toEqual(counts({ total: 13, human: 3, untraced: 10 }));
     expect(afterSave.lines.human).toBe(first.lines.human + 1);
-    for (const f of afterSave.byFile) expect(f.lines, f.path).toEqual(blameSum(ws, f.path));
+    for (const f of afterSave.byFile) expect(f.lines, f.path).toEqual(await blameSum(ws, f.path));
   });
 
   it("gives the history from what was kept, even when a plain run kept only the tallies of an edited file", () => {

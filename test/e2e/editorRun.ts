@@ -95,7 +95,8 @@ export class EditorRun {
   /** A fresh scratch folder; `server` false for a run that does not start intent-lsp. */
   start(server = true): string {
     if (server && !existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run \`npm run build\` (npm run test:e2e builds first)`);
-    this.dir = mkdtempSync(path.join(tmpdir(), `intent-lsp-${this.label}-`));
+    // on the disk: a failed run's folder stays after the test run's memory folder is gone (test/support/memoryTmpdir.ts)
+    this.dir = mkdtempSync(path.join(process.env["INTENT_LSP_DISK_TMPDIR"] ?? tmpdir(), `intent-lsp-${this.label}-`));
     return this.dir;
   }
 

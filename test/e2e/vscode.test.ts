@@ -158,9 +158,15 @@ it(
       expect(JSON.parse(readFileSync(path.join(ws, ".orchestration/.sessions/workspace.json"), "utf8"))).toMatchObject({ intent: "INT-003" });
     });
 
-    // 5. Hovering a line the ledger attributes to an agent names its intent and model.
+    // 5. Hovering a line the ledger attributes to an agent names its intent and model. Until the server has
+    //    read the file's records its hover says "Indexing the ledger…", and the widget shows that answer until
+    //    the pointer moves: the hover waits for the file's lens, which the server draws once it has them.
     await step("hover", async () => {
       await openFile("src/api/weather.ts");
+      await page
+        .locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ })
+        .first()
+        .waitFor({ timeout: DEADLINE });
       await page.locator(".editor-instance .view-line span", { hasText: "currentWeather" }).first().hover();
       const hover = page.locator(".monaco-hover", { hasText: "INT-001 — Build Weather API" });
       await hover.waitFor({ state: "visible", timeout: DEADLINE });

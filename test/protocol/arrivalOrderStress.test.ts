@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
-import { runHook } from "../support/cliRunner";
+import { runHookInProcess } from "../support/cliRunner";
 import { claudePayload, writeTranscript } from "../support/hookPayloads";
 import { LEDGER } from "../support/ledgerFile";
-import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
+import { blameTracesInProcess, InProcessEditor } from "../support/inProcessEditor";
 import { lineRange, OTHER, text } from "../support/savedDocument";
 import { TempWorkspace } from "../support/workspace";
 import { readFileSync } from "node:fs";
@@ -13,7 +13,8 @@ import { readFileSync } from "node:fs";
  * person's edit and save, and the watcher's event can reach the server. Whatever the order, once every
  * event has arrived and been handled: each line of the open document (whose buffer is then the file on
  * disk) shows in hover exactly the owner and the trace `intent blame` shows, and the person's save record
- * claims only lines the person edited.
+ * claims only lines the person edited. The agent's hook and `intent blame` run in this process
+ * (runCliInProcess, the built CLI's code): the order of events reaching the server is the subject here.
  */
 
 const SONNET = "claude-sonnet-4-5-20250929";
@@ -70,7 +71,7 @@ describe("hover = blame and honest save records, whatever order the events arriv
   }
 
   /** Claude Code's Write: the gate and the file written now; `record` is its PostToolUse. */
-  function agentWrites(path: string, content: string): () => void {
+  async function agentWrites(path: string, content: string): Promise<() => Promise<void>> {
     const payload = (event: string) =>
       claudePayload(ws, event, {
         tool_name: "Write",
@@ -78,9 +79,9 @@ describe("hover = blame and honest save records, whatever order the events arriv
         tool_use_id: `toolu_${path}`,
         ...(event === "PostToolUse" ? { tool_response: { type: "update" } } : {}),
       });
-    expect(runHook("claude-code", payload("PreToolUse"), { cwd: ws.root }).status).toBe(0);
+    expect((await runHookInProcess("claude-code", payload("PreToolUse"), { cwd: ws.root })).status).toBe(0);
     ws.write(path, content);
-    return () => expect(runHook("claude-code", payload("PostToolUse"), { cwd: ws.root }).status).toBe(0);
+    return async () => expect((await runHookInProcess("claude-code", payload("PostToolUse"), { cwd: ws.root })).status).toBe(0);
   }
 
   /** After every event: the saves handled, the ledger read; then hover = blame on every line. */
@@ -88,7 +89,7 @@ describe("hover = blame and honest save records, whatever order the events arriv
     await editor.savesHandled(savesSent);
     await editor.ledgerRead(OTHER);
     expect(editor.text(path)).toBe(ws.read(path)); // the buffer is the file on disk
-    expect(await editor.hoverTraces(path)).toEqual(blameTraces(ws.root, path));
+    expect(await editor.hoverTraces(path)).toEqual(await blameTracesInProcess(ws.root, path));
   }
 
   // The hook records what is on disk when it runs: a PostToolUse that runs after the person's save has
@@ -99,7 +100,7 @@ describe("hover = blame and honest save records, whatever order the events arriv
     (style) => {
       it.each(openOrders.map((o) => [o.join(" → "), o] as const))("%s", { timeout: 60_000 }, async (_name, order) => {
         const path = await created(["a1", "a2", "a3", "a4", "a5", "a6"]);
-        const record = agentWrites(path, text(["a1", "A2", "a3", "a4", "A5", "a6"]));
+        const record = await agentWrites(path, text(["a1", "A2", "a3", "a4", "A5", "a6"]));
         let saves = editor.savesProcessed;
         for (const event of order) {
           if (event === "reload" && style === "one region")
@@ -108,7 +109,7 @@ describe("hover = blame and honest save records, whatever order the events arriv
             await editor.change(path, [{ range: lineRange(4, 2), text: "A5" }]);
             await editor.change(path, [{ range: lineRange(1, 2), text: "A2" }]);
           }
-          if (event === "record") record();
+          if (event === "record") await record();
           if (event === "edit") await editor.setLine(path, 5, "a6 edited");
           if (event === "save") {
             await editor.writeBuffer(path);
@@ -133,11 +134,11 @@ describe("hover = blame and honest save records, whatever order the events arriv
       await editor.setLine(path, 1, "X");
       expect(await editor.save(path)).not.toBeNull();
       await editor.close(path);
-      const record = agentWrites(path, text(["d1", "d2", "d3"])); // the text an older human record wrote
+      const record = await agentWrites(path, text(["d1", "d2", "d3"])); // the text an older human record wrote
       let saves = editor.savesProcessed;
       for (const event of order) {
         if (event === "open") await editor.open(path, ws.read(path));
-        if (event === "record") record();
+        if (event === "record") await record();
         if (event === "save") {
           await editor.writeBuffer(path);
           await editor.sendDidSave(path);

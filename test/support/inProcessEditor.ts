@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Hover, Range } from "vscode-languageserver-protocol";
-import { runCli } from "./cliRunner";
+import { type CliResult, runCli, runCliInProcess } from "./cliRunner";
 import { inProcessServer, type ServerUnderTest } from "./inProcessServer";
 import { applyEdit } from "./lspClient";
 
@@ -187,7 +187,15 @@ export function blameOwners(root: string, path: string): Owner[] {
 
 /** `intent blame --json`'s owner and trace id of every line (`owner trace-id`), as `hoverTraces` reads hover. */
 export function blameTraces(root: string, path: string): string[] {
-  const r = runCli(["blame", path, "--json"], { cwd: root });
+  return blameRows(path, runCli(["blame", path, "--json"], { cwd: root }));
+}
+
+/** blameTraces with the command run in this process (runCliInProcess): for tests where the CLI's process is not the subject. */
+export async function blameTracesInProcess(root: string, path: string): Promise<string[]> {
+  return blameRows(path, await runCliInProcess(["blame", path, "--json"], { cwd: root }));
+}
+
+function blameRows(path: string, r: CliResult): string[] {
   if (r.status !== 0) throw new Error(`intent blame ${path} failed (${r.status}): ${r.stderr}`);
   return (JSON.parse(r.stdout).lines as { kind: string; contributor?: string; model?: string; traceId?: string }[]).map((l) =>
     l.kind === "traced" ? `${l.model ?? l.contributor!}${l.traceId ? ` ${l.traceId}` : ""}` : l.kind,
