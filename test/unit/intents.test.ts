@@ -197,6 +197,12 @@ describe("writeback keeps the file byte for byte apart from the edit", () => {
   it("amends a flow-map intent", () => {
     const r = amendScope(FILE, "INT-003", "README.md", NOW);
     expect(r.ok && r.text).toBe(FILE.replace("owned_scope: [docs/**]}", "owned_scope: [docs/**, README.md], updated_at: 2026-11-22T10:00:00Z}"));
+    // the spacing before `}` stays after the new entry; a trailing comma is used, not doubled
+    const spaced = "active_intents: [{ id: INT-001, name: Build API, status: IN_PROGRESS, owned_scope: [src/**] }]\n";
+    const amended = amendScope(spaced, "INT-001", "lib/**", NOW);
+    expect(amended.ok && amended.text).toBe(spaced.replace("[src/**] }", "[src/**, lib/**], updated_at: 2026-11-22T10:00:00Z }"));
+    const comma = amendScope(spaced.replace("[src/**] }", "[src/**], }"), "INT-001", "lib/**", NOW);
+    expect(comma.ok && comma.text).toBe(spaced.replace("[src/**] }", "[src/**, lib/**], updated_at: 2026-11-22T10:00:00Z }"));
   });
 
   it("transitions a status, keeping its comment", () => {

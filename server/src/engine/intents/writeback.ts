@@ -142,8 +142,10 @@ function touchUpdatedAt(text: string, item: YAMLMap, now: Date): TextEdit {
   const camel = !!field(item, "ownedScope");
   const key = camel ? "updatedAt" : "updated_at";
   if (item.flow) {
-    const close = text.lastIndexOf("}", item.range![1]);
-    return { start: close, end: close, newText: `, ${key}: ${stamp}` };
+    // right after the last entry (or its trailing comma), so that the spacing before `}` stays where it was
+    let at = text.lastIndexOf("}", item.range![1]);
+    while (/\s/.test(text[at - 1]!)) at--;
+    return { start: at, end: at, newText: `${text[at - 1] === "," ? " " : ", "}${key}: ${stamp}` };
   }
   const first = item.items[0].key as Node;
   // Stryker disable next-line ArithmeticOperator: the first key is followed by its colon, so a line break is never found one character later
