@@ -7,6 +7,7 @@ import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { CLI_JS, runCliInProcess } from "../support/cliRunner";
 import { claudePayload, cursorPayload } from "../support/hookPayloads";
+import { withinBound } from "../support/withinBound";
 
 /**
  * The malformed-input corpus, through the doors people and agents use: `intent status` and `intent
@@ -59,10 +60,7 @@ async function report(ws: TempWorkspace, args: string[]) {
  */
 async function gate(ws: TempWorkspace, spawned = false): Promise<{ kind: string; reason: string }> {
   const input = JSON.stringify(claudePayload(ws, "PreToolUse", { tool_name: "Write", tool_input: { file_path: ws.path("src/api/corpus.ts"), content: "x" } }));
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), HANG_MS)));
-  const r = spawned ? cli(ws, ["hook", "claude-code"], input) : await Promise.race([runCliInProcess(["hook", "claude-code"], { cwd: ws.root, input }), hung]);
-  clearTimeout(timer);
+  const r = spawned ? cli(ws, ["hook", "claude-code"], input) : await withinBound(runCliInProcess(["hook", "claude-code"], { cwd: ws.root, input }), HANG_MS);
   if (r === "hung") throw new Error(`the gate did not answer within ${HANG_MS} ms`);
   expect(r.status).toBe(0);
   const out = JSON.parse(r.stdout).hookSpecificOutput ?? {};

@@ -9,6 +9,7 @@ import { ensureBuilt } from "../support/builtDist";
 import { startInProcess } from "../support/inProcessServer";
 import { CLI_JS, runCliInProcess } from "../support/cliRunner";
 import { git } from "../support/gitRepository";
+import { withinBound } from "../support/withinBound";
 
 /**
  * Every file intent-lsp reads or writes inside a repository, committed as something hostile — a symbolic link
@@ -149,11 +150,7 @@ interface Run {
  * a FifoWatchdog. The `intent hook` that doctor probes runs in this process too.
  */
 async function inProcess(args: string[], cwd: string, input = "", env: NodeJS.ProcessEnv = {}, bound = HANG_MS): Promise<Run> {
-  let timer: NodeJS.Timeout | undefined;
-  const bounded = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), bound)));
-  const run = runCliInProcess(args, { cwd, input, env: { INTENT_LSP_MODEL: "test-model", ...env }, intentInProcess: true });
-  const r = await Promise.race([run, bounded]);
-  clearTimeout(timer);
+  const r = await withinBound(runCliInProcess(args, { cwd, input, env: { INTENT_LSP_MODEL: "test-model", ...env }, intentInProcess: true }), bound);
   const door = args.slice(0, 2).join(" ");
   return r === "hung" ? { door, status: null, output: "", hung: true } : { door, status: r.status, output: r.stdout + r.stderr, hung: false };
 }
@@ -277,18 +274,13 @@ async function serverDoor(root: string, spawned: boolean): Promise<Run> {
     const context = await client.executeCommand("intent.showContext", { id: "INT-001" }).catch((e: Error) => e.message);
     output += JSON.stringify(context) + JSON.stringify(client.diagnosticsFor("src/a.ts"));
   })();
-  let timer: NodeJS.Timeout | undefined;
-  const hung = await Promise.race([
-    session.then(
-      () => false,
-      (e: Error) => {
+  const hung =
+    (await withinBound(
+      session.catch((e: Error) => {
         output += `error: ${e.message}`;
-        return false;
-      },
-    ),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), HANG_MS))),
-  ]);
-  clearTimeout(timer);
+      }),
+      HANG_MS,
+    )) === "hung";
   if (client) {
     output += client.logs.join("\n") + client.stderr;
     await client.stop();
