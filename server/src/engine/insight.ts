@@ -161,7 +161,7 @@ export class InsightBuilder {
   /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
   runInWindow(r: Run): boolean {
     const when = r.author === "untraced" ? r.committed : r.timestamp;
-    return when !== undefined && this.inWindow(Date.parse(when));
+    return when !== undefined && this.inWindow(msOf(when));
   }
 
   /** Why some untraced lines have no time (said once each). */
