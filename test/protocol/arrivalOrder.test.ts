@@ -1,11 +1,11 @@
 import { appendFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runHook } from "../support/cliRunner";
 import { claudePayload } from "../support/hookPayloads";
 import { LEDGER, ledgerRecords } from "../support/ledgerFile";
-import { blameOwners, type InProcessEditor } from "../support/inProcessEditor";
+import { blameOwners, InProcessEditor } from "../support/inProcessEditor";
 import { claims, lineRange, OTHER, savedDocumentScene, SONNET, text } from "../support/savedDocument";
-import type { TempWorkspace } from "../support/workspace";
+import { TempWorkspace } from "../support/workspace";
 
 /**
  * Hover and `intent blame` agree on every line of an open document whose buffer equals the file on disk,
@@ -119,5 +119,40 @@ describe("hover = blame on open documents, whatever order the events arrive in",
     const owners = ["human", SONNET, "human"];
     expect(blameOwners(ws.root, PATH)).toEqual(owners);
     expect(await editor.hoverOwners(PATH)).toEqual(owners);
+  });
+});
+
+describe("a save handled while the server's first read of the ledger is under way", () => {
+  let ws: TempWorkspace | undefined;
+  let editor: InProcessEditor | undefined;
+  afterEach(async () => {
+    await editor?.stop();
+    ws?.dispose();
+  });
+
+  // The first read's news reaches the document while the save's record is due; once the record is appended,
+  // the ledger's answer must not be taken before the read that brings the record back.
+  it("the saved line is never shown untraced while the save is handled, and is the person's once it is, in hover as in blame", async () => {
+    const path = "src/api/weather.ts";
+    ws = new TempWorkspace({ withLedger: false });
+    ws.select("INT-001");
+    const lines = Array.from({ length: 18 }, (_, i) => `line ${i}`);
+    ws.write(path, text(lines));
+    editor = await InProcessEditor.start(ws.root);
+    // at once: no waiting for the server's first read of the ledger
+    await editor.open(path, text(lines));
+    await editor.setLine(path, 12, "line 12 edited");
+    await editor.writeBuffer(path);
+    const saves = editor.savesProcessed;
+    await editor.sendDidSave(path);
+    // the editor asks as it goes while the save is handled: the line is an edit, or not known yet, or the
+    // person's (the save is made the baseline before its record is read back), never anyone else's
+    const shown = new Set<string>();
+    while (editor.savesProcessed === saves) shown.add(await editor.hoverOwner(path, 12));
+    expect([...shown].filter((o) => !["edited", "indexing", "human"].includes(o))).toEqual([]);
+
+    const owners = lines.map((_, i) => (i === 12 ? "human" : "untraced"));
+    expect(await editor.hoverOwners(path)).toEqual(owners);
+    expect(blameOwners(ws.root, path)).toEqual(owners);
   });
 });

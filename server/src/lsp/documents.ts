@@ -147,13 +147,13 @@ export class TrackedDocument {
   }
 
   /** See `Provenance.saved`. */
-  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord = false): void {
+  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord?: string): void {
     this.provenance.saved(save, step, ownRecord);
   }
 
   /** See `Provenance.ownRecordLanded`. */
-  ownRecordLanded(entries: readonly TraceEntry[]): void {
-    this.provenance.ownRecordLanded(entries);
+  ownRecordLanded(entries: readonly TraceEntry[], written: boolean): void {
+    this.provenance.ownRecordLanded(entries, written);
   }
 
   /** Who wrote a current line: a ledger entry, an unsaved edit here, nobody on record, or not known yet. */

@@ -51,8 +51,12 @@ export class Provenance {
   private tentative:
     | { baseline: BaselineContent; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot }
     | undefined;
-  /** The baseline is a save of ours whose record is not in the ledger yet: the ledger cannot tell its owners. */
-  private ownRecordDue = false;
+  /**
+   * The id of the record of our save that made the baseline, until the ledger's index holds it: until then
+   * the ledger cannot tell the baseline's owners (the record being in the file is not enough; the index must
+   * have read it).
+   */
+  private ownRecordDue: string | undefined;
   /** The ledger changed while `ownRecordDue`: its answer is taken once the record has landed. */
   private ledgerChangedMeanwhile = false;
 
@@ -145,6 +149,7 @@ export class Provenance {
     let news = false;
     let others = false;
     for (const e of entries) {
+      if (e.recordId === this.ownRecordDue) this.ownRecordDue = undefined;
       const key = e.recordId || `line ${e.line}`;
       if (this.knownRecords.has(key)) continue;
       this.knownRecords.add(key);
@@ -184,7 +189,7 @@ export class Provenance {
    * map carries our owners over; undefined when no record is due (nothing changed) or known. Saves are made
    * the baseline in the order they were taken; one a reload overtook changes nothing here.
    */
-  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord = false): void {
+  saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord?: string): void {
     const { baseline, findings, tracking } = this.parts;
     if (!tracking.settle(save)) return;
     this.ownRecordDue = ownRecord;
@@ -232,11 +237,15 @@ export class Provenance {
   }
 
   /**
-   * The record of the save that made the baseline is in the ledger (or was not needed after all): from here
-   * the ledger tells the baseline's owners again. A record the ledger could not take keeps them ours.
+   * The record of the save that made the baseline was appended (`written`), or was not needed after all:
+   * from the moment the ledger's `entries` hold it, the ledger tells the baseline's owners again (a record
+   * appended but not read back yet leaves them ours: the read that brings it hands them over). A record the
+   * ledger could not take keeps them ours.
    */
-  ownRecordLanded(entries: readonly TraceEntry[]): void {
-    this.ownRecordDue = false;
+  ownRecordLanded(entries: readonly TraceEntry[], written: boolean): void {
+    const due = this.ownRecordDue;
+    if (written && due !== undefined && !entries.some((e) => e.recordId === due)) return;
+    this.ownRecordDue = undefined;
     if (!this.ledgerChangedMeanwhile) return;
     // a read that brought the record may have come while it was due: it is not brought again
     this.ledgerChangedMeanwhile = false;

@@ -219,7 +219,7 @@ export class SaveHandler {
       this.host.error(`intent-lsp could not record the save of ${doc.path}: ${(err as Error).message}`);
     }
     // the saved text is the new baseline; edits made since it was taken stay edits
-    doc.saved(snapshot, save?.step, !!save?.record);
+    doc.saved(snapshot, save?.step, save?.record?.id);
     this.host.schedule(doc.uri);
     const { ctx } = doc;
     if (!ctx || doc.path === undefined) return null;
@@ -227,7 +227,7 @@ export class SaveHandler {
     if (save?.record) {
       try {
         const written = await this.recorderOf(ctx).write(save, () => this.host.poll(ctx));
-        doc.ownRecordLanded(doc.ledgerEntries());
+        doc.ownRecordLanded(doc.ledgerEntries(), written);
         if (written) recordId = save.record.id;
         else doc.ledgerChanged(doc.ledgerEntries(), true); // an agent's hook recorded this very content: its record explains it
       } catch (err) {
