@@ -165,6 +165,8 @@ it(
       await openFile("src/api/weather.ts");
       await page
         .locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ })
+        // the editor shown: one closed a moment ago may still be in the page, hidden, with a lens of its own
+        .filter({ visible: true })
         .first()
         .waitFor({ timeout: DEADLINE });
       await page.locator(".editor-instance .view-line span", { hasText: "currentWeather" }).first().hover();
@@ -253,6 +255,8 @@ it(
       // the extension still starts reach the server only as the text it opens with, which is not an edit
       await page
         .locator(".editor-instance .codelens-decoration", { hasText: /lines traced/ })
+        // the editor shown: one closed a moment ago may still be in the page, hidden, with a lens of its own
+        .filter({ visible: true })
         .first()
         .waitFor({ timeout: DEADLINE });
       await expect
