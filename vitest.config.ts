@@ -14,7 +14,7 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 }, threads: { maxThreads: 1, minThreads: 1, isolate: false } },
     setupFiles: ["test/support/yieldBetweenTests.ts"],
     // scratch folders on a memory file system when the machine has one (see the file)
-    globalSetup: ["test/support/memoryTmpdir.ts"],
+    globalSetup: ["test/support/memoryTmpdir.ts", "test/support/nodeStartup.ts"],
     projects: [
       // The unit tests call the engine's functions and leave nothing running: they share one worker thread
       // (no isolation), which saves each file a process and the loading of the modules it imports.
