@@ -1,14 +1,19 @@
 // VS Code 1.100.3 (code-server 4.100.3) in headless Chromium, with the .vsix that `npm run package` builds
 // installed into a clean extensions folder: the journey a VS Code user makes, asserted on what the workbench
 // shows (status bar, Problems panel, squiggles, the quick-fix menu, the hover widget) and on the files on disk.
-// Screenshots of each step go to .cache/artifacts/vscode/.
+// Screenshots of each step go to .cache/artifacts/vscode/; "Intent: Show Report" run from the command palette
+// opens the report in a webview with its charts drawn and no script error (.cache/artifacts/vscode-report/).
+// The runs of this file share one install of the .vsix (codeServer.ts installVsixOnce).
 //
 // INTENT_LSP_SERVER_JS=<path> replaces the server inside the installed extension (a path that does not exist
 // removes it): the journey must then fail, which is how this test is shown to be able to fail.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
+import { insightWorkspace } from "../cli/insightWorkspace";
+import { ensureBuilt } from "../support/builtDist";
+import type { TempWorkspace } from "../support/workspace";
 import { artifactsDir, BrowserRun, type Page } from "./browserRun";
 import { copyExampleWorkspace, LEDGER } from "./editorRun";
 import { repoRoot, waitFor } from "./editors";
@@ -361,3 +366,62 @@ it(
   },
   INSTALL_MS,
 );
+
+// --- Intent: Show Report ----------------------------------------------------------------------------------
+
+const REPORT_DEADLINE = 60_000;
+let reportWs: TempWorkspace | undefined;
+const reportRun = new BrowserRun("vscode-report", () => {
+  reportWs?.dispose();
+  reportWs = undefined;
+});
+
+// the report's workspace is built by the CLI's hooks (dist/)
+beforeAll(ensureBuilt);
+
+it("VS Code: Intent: Show Report opens the report in a webview, charts drawn, no script error", async () => {
+  reportRun.start();
+  reportWs = await insightWorkspace();
+  const { page, errors, step } = await reportRun.vscode(reportWs.root, artifactsDir("vscode-report"), REPORT_DEADLINE);
+  const root = reportWs.root;
+  await step("report-webview", async () => {
+    // the extension is active once its status bar item shows (workspaceContains:.orchestration/active_intents.yaml)
+    await page
+      .locator("#workbench\\.parts\\.statusbar .statusbar-item")
+      .filter({ hasText: /INT-\d+ · |No intent · / })
+      .first()
+      .waitFor({ timeout: REPORT_DEADLINE });
+    await page.keyboard.press("F1");
+    const quickInput = page.locator(".quick-input-widget");
+    await quickInput.locator("input").waitFor({ state: "visible" });
+    await page.keyboard.type("Intent: Show Report");
+    const row = quickInput.locator(".monaco-list-row", { hasText: "Intent: Show Report" }).first();
+    await row.waitFor({ timeout: REPORT_DEADLINE });
+    await row.click();
+    await page.locator(".tab", { hasText: "Intent Report" }).waitFor({ timeout: REPORT_DEADLINE });
+    // a webview is an iframe holding the page's own iframe
+    const report = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+    await report.locator("body[data-ready=true]").waitFor({ timeout: REPORT_DEADLINE });
+    expect(await report.locator("h1").textContent()).toBe(`How much of ${path.basename(root)} AI wrote`);
+    expect(await report.locator(".card.untraced span").textContent()).toBe("untraced (52 lines no record explains)");
+    const ink = await report.locator("canvas").evaluateAll((canvases) =>
+      canvases.map((c) => {
+        const canvas = c as unknown as {
+          id: string;
+          width: number;
+          height: number;
+          getContext(k: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        };
+        const d = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
+        return [canvas.id, n] as const;
+      }),
+    );
+    expect(ink.map(([id]) => id).sort()).toEqual(["chart-folder", "chart-history", "chart-intent", "chart-model", "chart-person", "chart-untraced"]);
+    for (const [id, n] of ink) expect(n, id).toBeGreaterThan(500);
+    expect(errors).toEqual([]);
+    expect(readFileSync(path.join(root, ".orchestration/.cache/report.html"), "utf8")).toMatch(/^<!doctype html>/);
+  });
+  reportRun.passed();
+}, 900_000);
