@@ -357,7 +357,16 @@ export class LspClient {
       /* already gone */
     }
     this.connection.dispose();
-    this.child?.kill();
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // the server may still be writing its files as it goes (its session file, caches): a caller removes
+      // the workspace next, so stop returns once the process is gone
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
     this.options.transport?.close();
   }
 }
