@@ -237,9 +237,25 @@ describe("untraced share over time", () => {
       ["2026-03", inCode({ untraced: 2 })],
       [month(today), inCode({ ai: 3, human: 2, untraced: 1 })],
     ]);
+    // the last commit made again (git commit --amend): the walk goes on from the commit it went on from
+    // before, not from the start of the history
+    gitAt(ws.root, MARCH, "commit", "-q", "--amend", "-m", "march, again");
+    const amended = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
+    clear();
+    expect(statsJson(ws, ["--by", "month"], env)).toEqual(after);
+    expect(walked()).toEqual([`${head}..${amended}`]);
     gitAt(ws.root, undefined, "reset", "-q", "--soft", "HEAD~1");
     gitAt(ws.root, undefined, "reset", "-q", "scratch/untracked.txt");
-    // HEAD moved back: the kept walk is not on its history, so it is walked anew
+    // HEAD moved back to that commit: what the walk knew there answers, with no walk
+    clear();
+    expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
+    expect(walked()).toEqual([]);
+    // a kept walk that is on no line of HEAD's history: walked anew from the start
+    for (const cache of ["insight-lines.json", "insight-lines-base.json"]) {
+      const kept = JSON.parse(ws.read(`.orchestration/.cache/${cache}`));
+      ws.write(`.orchestration/.cache/${cache}`, JSON.stringify({ ...kept, commit: amended }));
+    }
+    for (const cache of ["insight.json", "insight-runs.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     clear();
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
     expect(walked()).toEqual([head]);

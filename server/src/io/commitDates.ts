@@ -10,7 +10,8 @@
  * The walk is two git calls (`git log --raw` for the files each commit adds, deletes and renames, and
  * `git log -p -U0` of the files it modifies, read as a stream), bounded in time and size. What it learnt is
  * kept per commit in the cache folder, so the next run walks only the commits since, when that commit is
- * still on HEAD's first-parent history (else it walks from the start). A walk stopped by its bound keeps
+ * still on HEAD's first-parent history, or from the walk kept at the commit the last walk went on from
+ * when that one is (a HEAD reset or amended; else it walks from the start). A walk stopped by its bound keeps
  * what it walked; the lines stay undated, with the reason, until a later run reaches HEAD: never guessed.
  * So do lines from before a shallow clone's first commit.
  */
@@ -33,6 +34,12 @@ const MAX_RAW_BYTES = 512 * 1024 * 1024;
 const SHORT_TIMEOUT_MS = 10_000;
 
 export const LINE_TIMES_CACHE = `${CACHE_DIR}/insight-lines.json`;
+/**
+ * The walk as it was at the commit the last walk went on from: when HEAD moves back to it or past it on
+ * another line (`git commit --amend`, `git reset HEAD~`, a rebuilt last commit), the walk goes on from there
+ * instead of from the start of the history.
+ */
+export const LINE_TIMES_BASE = `${CACHE_DIR}/insight-lines-base.json`;
 const FORMAT = 1;
 
 const HEAD_ARGS = ["rev-parse", "--verify", "-q", "HEAD^{commit}"];
@@ -115,18 +122,30 @@ export async function lineDating(root: string, against: "worktree" | "index", wa
 async function linesAtHead(root: string, head: string, bound: Bound): Promise<Walked | { undated: string }> {
   const shallow = await shallowCuts(root);
   if (shallow === undefined) return { undated: "git cannot say whether this clone is shallow" };
-  const cached = loadWalked(root, shallow);
-  if (cached?.commit === head) {
-    if (cached.checked) return cached;
-    const wrong = await sameFilesAsHead(root, cached);
-    if (wrong) return wrong;
-    saveWalked(root, { ...cached, checked: true });
-    return cached;
-  }
+  const kept = loadWalked(root, shallow, LINE_TIMES_CACHE);
+  if (kept?.walked.commit === head) return atHead(root, kept.walked, LINE_TIMES_CACHE);
   let walked: Walked | { undated: string } | "not on HEAD" = "not on HEAD";
-  if (cached) walked = await walk(root, cached, head, bound);
+  if (kept) {
+    walked = await walk(root, kept.walked, head, bound);
+    // the walk went on from the kept one: that one is the base a HEAD moved back to it goes on from
+    if (walked !== "not on HEAD") saveText(root, LINE_TIMES_BASE, kept.text);
+  }
+  if (walked === "not on HEAD") {
+    const base = loadWalked(root, shallow, LINE_TIMES_BASE);
+    if (base?.walked.commit === head) return atHead(root, base.walked, LINE_TIMES_BASE);
+    if (base) walked = await walk(root, base.walked, head, bound);
+  }
   if (walked === "not on HEAD") walked = await walk(root, { commit: "", checked: false, shallow, files: new Map() }, head, bound);
   if (walked === "not on HEAD") return { undated: "git's history of HEAD could not be read" };
+  return walked;
+}
+
+/** A kept walk (in `rel`) at HEAD itself, checked against HEAD's tree once. */
+async function atHead(root: string, walked: Walked, rel: string): Promise<Walked | { undated: string }> {
+  if (walked.checked) return walked;
+  const wrong = await sameFilesAsHead(root, walked);
+  if (wrong) return wrong;
+  saveWalked(root, { ...walked, checked: true }, rel);
   return walked;
 }
 
@@ -324,11 +343,12 @@ async function sinceHead(
   return { changed: changes.changed, lost };
 }
 
-/** Reads the walk kept in the cache folder, when it was walked with the same shallow cuts. */
-function loadWalked(root: string, shallow: readonly string[]): Walked | undefined {
+/** Reads a walk kept in the cache folder (and its text), when it was walked with the same shallow cuts. */
+function loadWalked(root: string, shallow: readonly string[], rel: string): { walked: Walked; text: string } | undefined {
   let stored: { format: number; commit: string; checked: boolean; shallow: string[]; files: (string | number)[][] };
+  let text: string | undefined;
   try {
-    const text = readOwnFile(root, LINE_TIMES_CACHE);
+    text = readOwnFile(root, rel);
     if (text === undefined) return undefined;
     stored = JSON.parse(text);
   } catch {
@@ -349,22 +369,25 @@ function loadWalked(root: string, shallow: readonly string[]): Walked | undefine
     }
     files.set(f[0], runs);
   }
-  return { commit: stored.commit, checked: stored.checked === true, shallow: stored.shallow, files };
+  return { walked: { commit: stored.commit, checked: stored.checked === true, shallow: stored.shallow, files }, text };
 }
 
-/** Keeps the walk in the cache folder (quietly nothing when it cannot be used: it is only a cache). */
-function saveWalked(root: string, walked: Walked): void {
-  if (!workspaceCacheDir(root, { create: true })) return;
+/** Keeps the walk in the cache folder (`rel`: the walk at HEAD unless named). */
+function saveWalked(root: string, walked: Walked, rel = LINE_TIMES_CACHE): void {
   const files: (string | number)[][] = [];
   for (const [path, runs] of walked.files) {
     const row: (string | number)[] = [path];
     for (const r of runs) row.push(r.lines === Number.POSITIVE_INFINITY ? -1 : r.lines, r.at);
     files.push(row);
   }
+  saveText(root, rel, JSON.stringify({ format: FORMAT, commit: walked.commit, checked: walked.checked, shallow: walked.shallow, files }));
+}
+
+/** Writes a kept walk's text (quietly nothing when it cannot be: it is only a cache). */
+function saveText(root: string, rel: string, text: string): void {
+  if (!workspaceCacheDir(root, { create: true })) return;
   try {
-    writeOwnFile(root, LINE_TIMES_CACHE, JSON.stringify({ format: FORMAT, commit: walked.commit, checked: walked.checked, shallow: walked.shallow, files }), {
-      durable: false,
-    });
+    writeOwnFile(root, rel, text, { durable: false });
   } catch {
     /* a read-only checkout: walked again next time */
   }
