@@ -12,6 +12,8 @@ import { Minimatch } from "minimatch";
 import { LspClient, REPO_ROOT } from "../scripts/lspClient";
 import { loadIntents } from "../server/src/engine/intents/load";
 import { ScopeIndex } from "../server/src/engine/scope";
+import { LINE_TIMES_BASE, LINE_TIMES_CACHE } from "../server/src/io/commitDates";
+import { INSIGHT_CACHE, INSIGHT_RUNS_CACHE } from "../server/src/io/insightCache";
 import { memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
 import { HUGE_DOCS, INDEX_CACHE, intentsYaml, LEDGER, restoreWorkload, type Workload } from "./workload";
 
@@ -744,7 +746,7 @@ export async function saveStall(o: Options): Promise<Figure> {
 export function stats(w: Workload, o: Options): Figure[] {
   // one round in --quick (what .ci/run runs): a round at 100k records reads the whole working tree
   const reps = o.quick ? 1 : 3;
-  rmSync(join(w.root, INDEX_CACHE, "insight.json"), { force: true });
+  rmSync(join(w.root, INSIGHT_CACHE), { force: true });
   const wcCold = timeProcess("sh", ["-c", "git ls-files -z | xargs -0 wc -l > /dev/null"], { cwd: w.root });
   const cold = cli(w, ["stats", "--json"]);
   if (cold.status !== 0) throw new Error(`intent stats failed (${cold.status}): ${cold.stderr}`);
@@ -815,7 +817,7 @@ export function statsLarge(w: Workload, o: Options): Figure[] {
   };
   rmSync(join(w.root, INDEX_CACHE), { recursive: true, force: true });
   const first = run("first run: nothing kept");
-  rmSync(join(w.root, INDEX_CACHE, "insight.json"), { force: true });
+  rmSync(join(w.root, INSIGHT_CACHE), { force: true });
   const cold = run("cold: the ledger's index kept");
   const warm = Array.from({ length: 3 }, () => run("warm"));
   const p50 = (pick: (r: (typeof warm)[number]) => number) => summarize(warm.map(pick)).p50;
@@ -846,13 +848,13 @@ export function statsLarge(w: Workload, o: Options): Figure[] {
   ];
 }
 
-/** What `intent stats` and `intent report` keep between runs (the walk that dates untraced lines included). */
-const INSIGHT_CACHES = ["insight.json", "insight-runs.json", "insight-lines.json"];
+/** What `intent stats` and `intent report` keep between runs (the walks that date untraced lines included). */
+const INSIGHT_CACHES = [INSIGHT_CACHE, INSIGHT_RUNS_CACHE, LINE_TIMES_CACHE, LINE_TIMES_BASE];
 
 /** The walk of git's history `intent report` keeps (io/commitDates.ts): the commit it reached, and whether checked. */
 function keptWalk(w: Workload): { commit?: string; checked?: boolean } {
   try {
-    return JSON.parse(readFileSync(join(w.root, INDEX_CACHE, "insight-lines.json"), "utf8"));
+    return JSON.parse(readFileSync(join(w.root, LINE_TIMES_CACHE), "utf8"));
   } catch {
     return {};
   }
@@ -887,7 +889,7 @@ export function report(w: Workload, o: Options): Figure[] {
     return r;
   };
   const forget = () => {
-    for (const f of INSIGHT_CACHES) rmSync(join(w.root, INDEX_CACHE, f), { force: true });
+    for (const f of INSIGHT_CACHES) rmSync(join(w.root, f), { force: true });
   };
   forget();
   const statsCold = run(["stats", "--json"]);
