@@ -99,6 +99,9 @@ await Promise.all([
   // the CLI's main() as a module, not shipped: the tests that run a command in process where the spawned
   // binary is not their subject (test/support/cliRunner.ts)
   build({ ...withReport, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/intent-cli-main.js", banner: {} }),
+  // the server on a pair of streams, not shipped: the protocol tests that run it in process load this bundle
+  // (test/support/inProcessServer.ts), the code dist/server.js runs, rather than each transforming the sources
+  build({ ...withReport, entryPoints: ["server/src/lsp/inProcess.ts"], outfile: "dist/intent-server-main.js", banner: {} }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests
   build({ ...common, entryPoints: ["scripts/demo.ts"], outfile: "dist/demo.js", sourcemap: false }),

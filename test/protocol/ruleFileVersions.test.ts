@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { appendFileSync } from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import fs, { appendFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { inProcessServer, type ServerUnderTest } from "../support/inProcessServer";
 import { TempWorkspace } from "../support/workspace";
@@ -8,12 +8,15 @@ import { TempWorkspace } from "../support/workspace";
 /**
  * The server's own file watcher hears nothing in this file: a change on disk reaches the server only when
  * the test says so. That holds open, for as long as the test needs, the moment between a rule file changing
- * on disk and the reload its file event brings, which is otherwise a few milliseconds wide.
+ * on disk and the reload its file event brings, which is otherwise a few milliseconds wide. The server in
+ * process reads `watch` from Node's own `fs` module when it watches, so replacing it there deafens it.
  */
-vi.mock("node:fs", async (importOriginal) => {
-  const fs = await importOriginal<typeof import("node:fs")>();
-  const deaf = () => ({ close: () => undefined, on: () => undefined });
-  return { ...fs, default: { ...fs, watch: deaf }, watch: deaf };
+const realWatch = fs.watch;
+beforeAll(() => {
+  fs.watch = (() => ({ close: () => undefined, on: () => undefined })) as unknown as typeof fs.watch;
+});
+afterAll(() => {
+  fs.watch = realWatch;
 });
 
 const CONFIG = ".orchestration/config.jsonc";
@@ -76,7 +79,7 @@ describe("a rule file's diagnostics belong to the text they were found in", () =
     const first = await until(() => ofConfig().find((p) => p.diagnostics.length), "the long file's problem");
     expect([first.version, shape(first.diagnostics)]).toEqual([undefined, [["settings-invalid", LONG_PROBLEM]]]);
 
-    ws.write(CONFIG, SHORT); // the server does not hear of it (see vi.mock above)
+    ws.write(CONFIG, SHORT); // the server does not hear of it (see fs.watch above)
     const seen = published.length;
     // news in the ledger publishes the workspace's own files again: before the rules are read again
     const record = JSON.parse(ws.read(LEDGER).split("\n")[0]!);

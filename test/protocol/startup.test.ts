@@ -28,7 +28,7 @@ afterEach(async () => {
 it("a document opened, edited and saved, and requests about it, sent while the settings are still asked for, are answered with those settings", async () => {
   ws = new TempWorkspace();
   ws.select("INT-001");
-  const transport = inProcessTransport();
+  const transport = await inProcessTransport();
   const c = createProtocolConnection(transport.reader, transport.writer);
   connection = c;
   // the settings are held back until the test has sent everything below

@@ -1,10 +1,26 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type ProtocolConnection } from "vscode-languageserver-protocol/node";
-import { IntentServer } from "../../server/src/lsp/server";
-import { type ClientOptions, type ClientTransport, LspClient, SERVER_JS } from "./lspClient";
+import { ensureBuilt } from "./builtDist";
+import { type ClientOptions, type ClientTransport, LspClient, REPO_ROOT, SERVER_JS } from "./lspClient";
+
+type Embedded = typeof import("../../server/src/lsp/inProcess");
+let embedded: Embedded | undefined;
+
+/**
+ * The server's own code, as dist/server.js runs it: the bundle dist/intent-server-main.js (built first when
+ * older than the sources), loaded by Node. A test file that imported the sources instead would transform and
+ * load all of them in its own worker, a second of each protocol test file's time.
+ */
+async function serveStreams(input: PassThrough, output: PassThrough): Promise<void> {
+  if (!embedded) {
+    await ensureBuilt();
+    embedded = require(join(REPO_ROOT, "dist/intent-server-main.js")) as Embedded;
+  }
+  await embedded.serveStreams(input, output);
+}
 
 /**
  * A language server and a client connection to it. In process (the server's own code over a pair of
@@ -54,27 +70,23 @@ async function initialize(connection: ProtocolConnection, root: string): Promise
  * The server's own code on a pair of in-memory streams, for an LspClient (`transport`): the protocol tests
  * where the spawned binary is not the subject. The server's side stays open after close, as in stop() below.
  */
-export function inProcessTransport(): ClientTransport {
+export async function inProcessTransport(): Promise<ClientTransport> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
-  // what the client sends before the server listens waits in the stream
-  void IntentServer.create(serverConnection).then((server) => server.listen());
+  await serveStreams(toServer, toClient);
   return { reader: new StreamMessageReader(toClient), writer: new StreamMessageWriter(toServer), close: () => undefined };
 }
 
 /** An LspClient of a server in process (see inProcessTransport). */
-export function startInProcess(options: Omit<ClientOptions, "transport" | "env" | "serverJs">): Promise<LspClient> {
-  return LspClient.start({ ...options, transport: inProcessTransport() });
+export async function startInProcess(options: Omit<ClientOptions, "transport" | "env" | "serverJs">): Promise<LspClient> {
+  return LspClient.start({ ...options, transport: await inProcessTransport() });
 }
 
 export async function inProcessServer(root: string, onPublish: (p: unknown) => void): Promise<ServerUnderTest> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  // Readers and writers, not raw streams: given streams, createConnection ends the process when they close.
-  const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
   const logs: string[] = [];
-  (await IntentServer.create(serverConnection)).listen();
+  await serveStreams(toServer, toClient);
   const connection = createProtocolConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   connection.onNotification("window/logMessage", (p: { message: string }) => logs.push(p.message));
   clientSide(connection, onPublish);
