@@ -59,11 +59,16 @@ interface Data {
       }[];
     };
   };
-  blocks: { strings: string[]; rows: number[][] };
+  /** Every block's BLOCK_FIELDS numbers in one array (server/src/engine/blockTable.ts). */
+  blocks: { strings: string[]; rows: number[] };
 }
 
 const data = JSON.parse(document.getElementById("insight-data")!.textContent!) as Data;
 const S = data.blocks.strings;
+const BLOCK_FIELDS = 12;
+/** One array per block, made once: the filters and the table read a block's numbers by their place. */
+const BLOCKS: number[][] = [];
+for (let i = 0; i < data.blocks.rows.length; i += BLOCK_FIELDS) BLOCKS.push(data.blocks.rows.slice(i, i + BLOCK_FIELDS));
 const str = (i: number) => (i < 0 ? undefined : S[i]);
 
 function colors(): Record<Author | "out" | "fg" | "muted" | "line", string> {
@@ -359,7 +364,7 @@ function when(r: number[]): string {
 
 function render(): void {
   const q = (document.getElementById("q") as HTMLInputElement).value.trim().toLowerCase();
-  const matches = data.blocks.rows.filter(
+  const matches = BLOCKS.filter(
     (r) => (!rowFilter || rowFilter(r)) && (!q || [r[0], r[4], r[5], r[6], r[7]].some((i) => i! >= 0 && str(i!)!.toLowerCase().includes(q))),
   );
   const lines = matches.reduce((n, r) => n + r[2]! - r[1]! + 1, 0);

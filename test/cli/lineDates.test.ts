@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { TempWorkspace } from "../support/workspace";
+import { reportPageData } from "../support/reportPageData";
 
 /**
  * When an untraced line was written (README "Insight"): the committer time of the commit that brought it onto
@@ -84,11 +85,11 @@ function reportDates(ws: TempWorkspace): Map<string, string[]> {
   const r = runCli(["report", "--out", "-", "--by", "day", "--path", "dates"], { cwd: ws.root });
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
-  const data = JSON.parse(/<script type="application\/json" id="insight-data">(.*?)<\/script>/s.exec(r.stdout)![1]!);
+  const data = reportPageData(r.stdout);
   expect(data.insight.history.undated).toEqual({ lines: 0, reasons: [] });
-  const S = data.blocks.strings as string[];
+  const S = data.strings;
   const out = new Map<string, string[]>();
-  for (const row of data.blocks.rows as number[][]) {
+  for (const row of data.rows) {
     const path = S[row[0]!]!;
     const dates = out.get(path) ?? [];
     for (let line = row[1]!; line <= row[2]!; line++) dates[line - 1] = row[10]! >= 0 ? S[row[10]!]! : "undated";

@@ -12,13 +12,14 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
+import { reportPageData } from "../support/reportPageData";
 
 beforeAll(ensureBuilt);
 
 const JANUARY = "2026-01-05T10:00:00Z";
 const FEBRUARY = "2026-02-10T10:00:00Z";
 
-const insightOf = (html: string) => JSON.parse(/<script type="application\/json" id="insight-data">(.*?)<\/script>/s.exec(html)![1]!).insight;
+const insightOf = (html: string) => reportPageData(html).insight;
 
 describe("the editor's report dates untraced lines without holding up other requests", () => {
   let ws: TempWorkspace;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { authorOfEntry, percent } from "../../server/src/engine/authorship";
+import { AUTHORS, authorOfEntry, percent } from "../../server/src/engine/authorship";
 import { datedRuns, InsightBuilder, pathMatcher, periodOf, untracedRanges, type Run } from "../../server/src/engine/insight";
 import type { BlameLine } from "../../server/src/engine/blame";
+import { BLOCK_FIELDS } from "../../server/src/engine/blockTable";
 
 const row = (line: number, r: Partial<BlameLine>): BlameLine => ({ line, kind: "traced", text: "", ...r });
 
@@ -98,7 +99,10 @@ describe("insight", () => {
       ["I-2", 1],
     ]);
     expect(s.byFolder.map((f) => [f.path, f.lines.total])).toEqual([["src", 4]]);
-    expect(s.blocks!.map((x) => [x.path, x.start, x.end, x.author])).toEqual([
+    const { strings: S, rows } = s.blocks!;
+    const blocks = [];
+    for (let i = 0; i < rows.length; i += BLOCK_FIELDS) blocks.push([S[rows[i]!], rows[i + 1], rows[i + 2], AUTHORS[rows[i + 3]!]]);
+    expect(blocks).toEqual([
       ["src/a.ts", 1, 2, "ai"],
       ["src/a.ts", 3, 3, "untraced"],
       ["src/a.ts", 4, 4, "human"],

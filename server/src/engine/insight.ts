@@ -12,6 +12,7 @@
 import { Minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
+import { BlockTable, type PackedBlocks } from "./blockTable";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 
@@ -108,7 +109,8 @@ export interface Insight {
   byFile: { path: string; lines: LineCounts }[];
   outOfScope: { lines: number; byIntent: { id: string | null; lines: number }[]; blocks: Block[] };
   history?: { by: Period; since?: string; until?: string; periods: HistoryRow[]; undated: Undated };
-  blocks?: Block[];
+  /** With `blocks`: every run of lines behind the numbers, packed as the report page reads them. */
+  blocks?: PackedBlocks;
 }
 
 /** A glob over workspace paths (`--path`): `src` means the folder, `*.ts` any depth's file name. */
@@ -148,7 +150,7 @@ export class InsightBuilder {
   private readonly folders = new Map<string, LineCounts>();
   private readonly files: { path: string; lines: LineCounts }[] = [];
   private readonly outBlocks: Block[] = [];
-  private readonly allBlocks: Block[] = [];
+  private readonly allBlocks: BlockTable | undefined;
   private readonly periods = new Map<string, HistoryRow>();
   private readonly periodOfDay = new Map<number, string>();
   private readonly undated: Undated = { lines: 0, reasons: [] };
@@ -156,6 +158,7 @@ export class InsightBuilder {
 
   constructor(private readonly opts: InsightOptions = {}) {
     this.matches = pathMatcher(opts.path);
+    this.allBlocks = opts.blocks ? new BlockTable() : undefined;
   }
 
   /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
@@ -212,8 +215,7 @@ export class InsightBuilder {
    * `tallyOf` these runs when it is known already (dating untraced runs leaves it the same).
    */
   addRuns(path: string, runs: readonly Run[], tally?: FileTally): void {
-    const blocks = blocksOf(runs);
-    this.addTally(path, tally ?? tallyOf(runs, blocks));
+    this.addTally(path, tally ?? tallyOf(runs));
     const by = this.opts.by;
     if (by)
       for (const r of runs) {
@@ -231,7 +233,7 @@ export class InsightBuilder {
           if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
         }
       }
-    if (this.opts.blocks) for (const b of blocks) this.allBlocks.push({ path, ...b });
+    this.allBlocks?.addRuns(path, runs);
   }
 
   /**
@@ -256,7 +258,7 @@ export class InsightBuilder {
   addUntracedFile(path: string, count: number): void {
     const counts = emptyCounts();
     addLines(counts, "untraced", false, count);
-    if (this.opts.blocks && count) this.allBlocks.push({ path, start: 1, end: count, author: "untraced" });
+    if (count) this.allBlocks?.addUntracedFile(path, count);
     if (this.opts.by) this.undated.lines += count;
     this.addCountsOf(path, counts);
   }
@@ -324,7 +326,7 @@ export class InsightBuilder {
         undated: this.undated,
       };
     }
-    if (this.opts.blocks) insight.blocks = this.allBlocks;
+    if (this.allBlocks) insight.blocks = this.allBlocks.packed();
     return insight;
   }
 }

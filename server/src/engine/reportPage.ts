@@ -6,7 +6,7 @@
  * an editor's webview.
  */
 import { AUTHORS, percent, type Author, type LineCounts } from "./authorship";
-import type { Block, HistoryRow, Insight, Undated } from "./insight";
+import type { HistoryRow, Insight, Undated } from "./insight";
 
 export interface ReportMeta {
   /** The workspace's folder name (never its absolute path: the page is meant to be shared). */
@@ -17,54 +17,11 @@ export interface ReportMeta {
   binaryFiles: number;
 }
 
-/**
- * The blocks as the page reads them: strings once in `strings`, each block a row of indexes, so a
- * workspace of a hundred thousand runs stays a few megabytes.
- */
-export interface PackedBlocks {
-  strings: string[];
-  /** [path, start, end, author, intent, model, person, traceId, timestamp, outOfScope(0/1), committed, uncommitted(0/1)]; -1: none. */
-  rows: number[][];
-}
-
-export function packBlocks(blocks: readonly Block[]): PackedBlocks {
-  const strings: string[] = [];
-  const ids = new Map<string, number>();
-  const id = (s: string | undefined) => {
-    if (s === undefined) return -1;
-    let i = ids.get(s);
-    if (i === undefined) {
-      i = strings.length;
-      strings.push(s);
-      ids.set(s, i);
-    }
-    return i;
-  };
-  const rows = blocks.map((b) => [
-    id(b.path),
-    b.start,
-    b.end,
-    AUTHORS.indexOf(b.author),
-    id(b.intent),
-    id(b.model),
-    id(b.person),
-    id(b.traceId),
-    id(b.timestamp),
-    b.outOfScope ? 1 : 0,
-    id(b.committed),
-    b.uncommitted ? 1 : 0,
-  ]);
-  return { strings, rows };
-}
-
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const n = (x: number) => x.toLocaleString("en");
-/** JSON inside a <script> element: nothing in it may close the element or start a comment. */
-const scriptJson = (v: unknown) =>
-  JSON.stringify(v)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
+const SCRIPT_UNSAFE: Record<string, string> = { "<": "\\u003c", "\u2028": "\\u2028", "\u2029": "\\u2029" };
+/** JSON inside a <script> element: nothing in it may close the element or start a comment (one pass over megabytes). */
+const scriptJson = (v: unknown) => JSON.stringify(v).replace(/[<\u2028\u2029]/g, (c) => SCRIPT_UNSAFE[c]!);
 
 const LABEL: Record<Author, string> = { ai: "AI", human: "people", mixed: "mixed", unknown: "unknown", untraced: "untraced" };
 
@@ -171,7 +128,12 @@ ${inCodeSection(history.by, history.periods, history.undated)}`
       ? `<table class="counts"><tr><th>intent</th><th>lines</th></tr>${out.byIntent.map((r) => `<tr data-filter="out:${esc(r.id ?? "")}" tabindex="0" title="Show these lines"><td>${esc(r.id ?? "(no intent)")}</td><td>${n(r.lines)}</td></tr>`).join("")}</table>`
       : `<p class="none">No line in the code was written outside its intent's scope.</p>`
   }</section>`;
-  const data = { insight: { ...insight, blocks: undefined, outOfScope: { ...out, blocks: undefined } }, blocks: packBlocks(insight.blocks ?? []), meta };
+  // what the page's script reads (clients/report/page.ts `Data`): not the per-file counts, which it never shows
+  const data = {
+    insight: { ...insight, blocks: undefined, byFile: undefined, outOfScope: { ...out, blocks: undefined } },
+    blocks: insight.blocks ?? { strings: [], rows: [] },
+    meta,
+  };
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">

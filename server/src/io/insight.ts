@@ -36,6 +36,8 @@ import {
   type FileStat,
   type InsightRuns,
   type KeptRuns,
+  keptHasUntraced,
+  keptRunsOf,
   ledgerStamp,
   loadInsightCache,
   loadInsightRuns,
@@ -258,7 +260,7 @@ export async function gatherInsightCached(
   let redated = false;
   // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
   // which goes on meanwhile (the runs of every file are made first)
-  const toAdd: { path: string; runs: Run[]; tally: FileTally; known?: KeptRuns }[] = [];
+  const toAdd: { path: string; known: KeptRuns; tally: FileTally; dated: boolean }[] = [];
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
@@ -277,11 +279,11 @@ export async function gatherInsightCached(
       continue;
     }
     const known = runs.runs.get(c.path)!;
-    if (!opts.by || !hasUntraced(known.runs)) toAdd.push({ path: c.path, runs: known.runs, tally: file.tally });
-    else toAdd.push({ path: c.path, runs: known.runs, tally: file.tally, known });
+    toAdd.push({ path: c.path, known, tally: file.tally, dated: opts.by !== undefined && keptHasUntraced(known) });
   }
-  for (const { path, runs: fileRuns, tally, known } of toAdd) {
-    if (!known) {
+  for (const { path, known, tally, dated } of toAdd) {
+    const fileRuns = keptRunsOf(runs, known);
+    if (!dated) {
       builder.addRuns(path, fileRuns, tally);
       continue;
     }
@@ -303,13 +305,17 @@ export async function gatherInsightCached(
         builder.undatedBecause((told as { undated: string }).undated);
       }
       if (dates !== known.dates) {
-        runs.runs.set(path, { key: known.key, runs: fileRuns, ...(dates ? { dates } : {}) });
+        runs.runs.set(path, { ...known, dates });
         redated = true;
       }
     }
     builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns, tally);
   }
-  if (opts.by) for (const [path, rows] of runs.written) if (shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
+  if (opts.by) {
+    // a file counted above is one intent-lsp records (so judged, or kept from a run under the same exempt
+    // rules): only the ledger's other paths, files gone from the working tree, are judged here
+    for (const [path, rows] of runs.written) if (files.has(path) || shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
+  }
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
   if (changed || missing || redated) {
     // files not counted this time (another --path) keep what was learnt of them, unless they are no longer in

@@ -58,14 +58,27 @@ export interface InsightRuns {
   runs: Map<string, KeptRuns>;
   /** Per workspace path: what each of its ledger entries wrote. */
   written: Map<string, Written[]>;
+  /** The strings the loaded files' `stored` rows are numbered into. */
+  strings?: readonly string[];
 }
 
 /** A file's runs, under the hash of the bytes they were counted from. */
 export interface KeptRuns {
   key: string;
-  runs: Run[];
+  /**
+   * The runs counted by this run; absent for a file loaded from the cache, whose runs are decoded from
+   * `stored` when they are needed (`keptRunsOf`) and dropped once used: a hundred thousand runs held at once
+   * cost more to keep than to decode.
+   */
+  runs?: Run[];
   /** When git committed the file's untraced lines, asked at HEAD `head` (io/commitDates.ts). */
   dates?: { head: string | null; dates: CommitDate[] };
+  /**
+   * The file's row as loaded (path, key, runs as numbers into `InsightRuns.strings`): written back as it is
+   * when no file's runs were counted again, so that a run that only dates lines anew (HEAD moved) does not
+   * encode every run again.
+   */
+  stored?: readonly (string | number)[];
 }
 
 /**
@@ -290,14 +303,8 @@ interface StoredRuns {
 export function loadInsightRuns(root: string, stamp: string): InsightRuns | undefined {
   const stored = readStored<StoredRuns>(root, INSIGHT_RUNS_CACHE, stamp);
   if (!stored) return undefined;
-  const s = stored.strings;
-  const str = (i: number) => (i === 0 ? undefined : s[i - 1]);
   const runs = new Map<string, KeptRuns>();
-  for (const f of stored.runs) {
-    const rows: Run[] = [];
-    for (let i = 2; i < f.length; i += RUN_FIELDS) rows.push(readRun(f as number[], i, str));
-    runs.set(f[0] as string, { key: f[1] as string, runs: rows });
-  }
+  for (const f of stored.runs) runs.set(f[0] as string, { key: f[1] as string, stored: f });
   for (const d of stored.dates) {
     const file = runs.get(d[0] as string);
     if (!file) continue;
@@ -313,19 +320,46 @@ export function loadInsightRuns(root: string, stamp: string): InsightRuns | unde
     for (let i = 1; i < w.length; i += 3) rows.push({ ms: n[i]!, lines: n[i + 1]!, author: AUTHORS[n[i + 2]! >> 1]!, outOfScope: (n[i + 2]! & 1) === 1 });
     written.set(w[0] as string, rows);
   }
-  return { runs, written };
+  return { runs, written, strings: stored.strings };
+}
+
+/** A kept file's runs: those counted by this run, or decoded from its stored row. */
+export function keptRunsOf(detail: InsightRuns, file: KeptRuns): Run[] {
+  if (file.runs) return file.runs;
+  const s = detail.strings!;
+  const str = (i: number) => (i === 0 ? undefined : s[i - 1]);
+  const n = file.stored as number[];
+  const rows: Run[] = [];
+  for (let i = 2; i < n.length; i += RUN_FIELDS) rows.push(readRun(n, i, str));
+  return rows;
+}
+
+const UNTRACED = AUTHORS.indexOf("untraced");
+
+/** Whether some of a kept file's lines are untraced (read from its stored row without decoding it). */
+export function keptHasUntraced(file: KeptRuns): boolean {
+  if (file.runs) return file.runs.some((r) => r.author === "untraced");
+  const n = file.stored as number[];
+  for (let i = 2; i < n.length; i += RUN_FIELDS) if (n[i + 2]! >> 1 === UNTRACED) return true;
+  return false;
 }
 
 /** Writes the runs and the history's lines for `stamp` (quietly nothing when the cache folder cannot be used). */
 export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns): void {
   if (!workspaceCacheDir(root, { create: true })) return;
+  // the rows as loaded, when every file's are: their numbers hold in the loaded table (which may keep a
+  // removed file's strings until runs are next encoded)
+  const asLoaded = detail.strings !== undefined && [...detail.runs.values()].every((f) => f.stored !== undefined);
   const t = new StringTable();
   const runs: (string | number)[][] = [];
   const dates: (string | number)[][] = [];
   for (const [path, f] of detail.runs) {
-    const row: (string | number)[] = [path, f.key];
-    for (const r of f.runs) pushRun(row, r, t);
-    runs.push(row);
+    if (asLoaded) runs.push(f.stored as (string | number)[]);
+    else {
+      const row: (string | number)[] = [path, f.key];
+      for (const r of keptRunsOf(detail, f)) pushRun(row, r, t);
+      runs.push(row);
+    }
     if (f.dates) {
       const d: (string | number)[] = [path, f.dates.head ?? ""];
       for (const c of f.dates.dates) d.push(c.start, c.end, c.ms ?? -1);
@@ -338,6 +372,7 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
     for (const w of rows) row.push(w.ms, w.lines, code(w.author, w.outOfScope));
     written.push(row);
   }
-  const stored: StoredRuns = { format: FORMAT, stamp, strings: t.strings, runs, dates, written };
+  const strings = asLoaded ? (detail.strings as string[]) : t.strings;
+  const stored: StoredRuns = { format: FORMAT, stamp, strings, runs, dates, written };
   writeStored(root, INSIGHT_RUNS_CACHE, stored);
 }

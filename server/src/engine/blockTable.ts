@@ -1,0 +1,86 @@
+/**
+ * The runs of lines behind the report's numbers, as the report page reads them (engine/reportPage.ts,
+ * clients/report/page.ts): each block a row of numbers, its strings once in a table. Made as the files are
+ * counted, from their runs, so that a workspace of a hundred thousand blocks is never held as objects.
+ */
+import { AUTHORS } from "./authorship";
+import type { Run } from "./insight";
+
+/** The numbers of one block in `PackedBlocks.rows`. */
+export const BLOCK_FIELDS = 12;
+
+export interface PackedBlocks {
+  strings: string[];
+  /**
+   * Every block's BLOCK_FIELDS numbers, one block after the other: path, start, end, author, intent, model,
+   * person, traceId, timestamp, outOfScope (0/1), committed, uncommitted (0/1); -1: none. One array, not one
+   * per block: a hundred thousand small arrays cost more to make, keep and write than the numbers in them.
+   */
+  rows: number[];
+}
+
+export class BlockTable {
+  private readonly strings: string[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly rows: number[] = [];
+  private id(s: string | undefined): number {
+    if (s === undefined) return -1;
+    let i = this.ids.get(s);
+    if (i === undefined) {
+      i = this.strings.length;
+      this.strings.push(s);
+      this.ids.set(s, i);
+    }
+    return i;
+  }
+
+  /**
+   * A file's runs as its blocks: runs joined where consecutive lines are one record's (untraced: of one
+   * commit time), whatever else differs, as engine/insight.ts `blocksOf` joins them.
+   */
+  addRuns(path: string, runs: readonly Run[]): void {
+    const file = this.id(path);
+    const rows = this.rows;
+    let last: Run | undefined;
+    /** Where the block `last` is in sits in `rows`. */
+    let at = -1;
+    for (const r of runs) {
+      if (
+        last &&
+        last.author === r.author &&
+        last.traceId === r.traceId &&
+        last.committed === r.committed &&
+        last.uncommitted === r.uncommitted &&
+        rows[at + 2] === r.start - 1
+      )
+        rows[at + 2] = r.end;
+      else {
+        at = rows.length;
+        rows.push(
+          file,
+          r.start,
+          r.end,
+          AUTHORS.indexOf(r.author),
+          this.id(r.intent),
+          this.id(r.model),
+          this.id(r.person),
+          this.id(r.traceId),
+          this.id(r.timestamp),
+          r.outOfScope ? 1 : 0,
+          this.id(r.committed),
+          r.uncommitted ? 1 : 0,
+        );
+      }
+      last = r;
+    }
+  }
+
+  /** A file no record names: all its `count` lines untraced, in one block. */
+  addUntracedFile(path: string, count: number): void {
+    this.rows.push(this.id(path), 1, count, AUTHORS.indexOf("untraced"), -1, -1, -1, -1, -1, 0, -1, 0);
+  }
+
+  packed(): PackedBlocks {
+    return { strings: this.strings, rows: this.rows };
+  }
+}
