@@ -19,6 +19,14 @@ export interface PackedBlocks {
   rows: number[];
 }
 
+/**
+ * Whether run `next` goes on the block `block` began: the lines of one record in a row (untraced: of one
+ * commit time), whatever else differs; `next` must also start right after the block's end.
+ */
+export function sameBlock(block: Run, next: Run): boolean {
+  return block.author === next.author && block.traceId === next.traceId && block.committed === next.committed && block.uncommitted === next.uncommitted;
+}
+
 export class BlockTable {
   private readonly strings: string[] = [];
   private readonly ids = new Map<string, number>();
@@ -35,8 +43,7 @@ export class BlockTable {
   }
 
   /**
-   * A file's runs as its blocks: runs joined where consecutive lines are one record's (untraced: of one
-   * commit time), whatever else differs, as engine/insight.ts `blocksOf` joins them.
+   * A file's runs as its blocks (`sameBlock`), as engine/insight.ts `blocksOf` joins them.
    */
   addRuns(path: string, runs: readonly Run[]): void {
     const file = this.id(path);
@@ -45,15 +52,7 @@ export class BlockTable {
     /** Where the block `last` is in sits in `rows`. */
     let at = -1;
     for (const r of runs) {
-      if (
-        last &&
-        last.author === r.author &&
-        last.traceId === r.traceId &&
-        last.committed === r.committed &&
-        last.uncommitted === r.uncommitted &&
-        rows[at + 2] === r.start - 1
-      )
-        rows[at + 2] = r.end;
+      if (last && sameBlock(last, r) && rows[at + 2] === r.start - 1) rows[at + 2] = r.end;
       else {
         at = rows.length;
         rows.push(

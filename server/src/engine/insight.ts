@@ -12,7 +12,7 @@
 import { Minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
-import { BlockTable, type PackedBlocks } from "./blockTable";
+import { BlockTable, type PackedBlocks, sameBlock } from "./blockTable";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 
@@ -372,16 +372,7 @@ export function blocksOf(runs: readonly Run[]): Run[] {
   const blocks: Run[] = [];
   let block: Run | undefined;
   for (const r of runs) {
-    // a block is the lines of one record in a row (untraced: of one commit time), whatever else differs
-    if (
-      block &&
-      block.author === r.author &&
-      block.traceId === r.traceId &&
-      block.committed === r.committed &&
-      block.uncommitted === r.uncommitted &&
-      block.end === r.start - 1
-    )
-      block.end = r.end;
+    if (block && sameBlock(block, r) && block.end === r.start - 1) block.end = r.end;
     else {
       block = { ...r };
       blocks.push(block);
