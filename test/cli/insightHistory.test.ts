@@ -24,6 +24,7 @@ beforeAll(ensureBuilt);
 const JANUARY = "2026-01-05T10:00:00Z";
 const FEBRUARY = "2026-02-10T10:00:00Z";
 const MARCH = "2026-03-02T10:00:00Z";
+const APRIL = "2026-04-06T10:00:00Z";
 
 /** Lines of the example workspace's counted files, as committed in January. */
 const JANUARY_LINES = 18 + 10 + 12 + 4 + 3 + 3 + 1 + 1;
@@ -287,6 +288,43 @@ describe("untraced share over time", () => {
       expect(untracedToday(redated)).toBe(untracedToday(dated) + 1);
     } finally {
       ws.write("scratch/untracked.txt", "one\ntwo\n");
+    }
+  });
+
+  it("after a commit that changes no file the kept commit times hold with no walk; a line changed and changed back is of the commit that changed it back", () => {
+    const { env, clear, walked } = loggingGit(ws);
+    const head = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
+    const before = statsJson(ws, ["--by", "month"], env);
+    const readme = ws.read("README.md");
+    const untracedIn = (s: typeof before, period: string) => s.history.periods.find((p: { period: string }) => p.period === period)?.inCode.untraced ?? 0;
+    try {
+      gitAt(ws.root, MARCH, "commit", "-q", "--allow-empty", "-m", "nothing changed");
+      clear();
+      expect(statsJson(ws, ["--by", "month"], env)).toEqual(before);
+      expect(walked()).toEqual([]);
+      // README's first line edited in one commit and put back in the next: the file's bytes are as they were,
+      // but that line entered the branch again with the second commit
+      const [first, ...rest] = readme.split("\n");
+      ws.write("README.md", [`${first} (edited)`, ...rest].join("\n"));
+      gitAt(ws.root, undefined, "add", "README.md");
+      gitAt(ws.root, MARCH, "commit", "-q", "-m", "README edited");
+      ws.write("README.md", readme);
+      gitAt(ws.root, undefined, "add", "README.md");
+      gitAt(ws.root, APRIL, "commit", "-q", "-m", "README as it was");
+      const back = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
+      clear();
+      const after = statsJson(ws, ["--by", "month"], env);
+      expect(walked()).toEqual([`${head}..${back}`]);
+      expect(untracedIn(after, "2026-01")).toBe(untracedIn(before, "2026-01") - 1);
+      expect(untracedIn(after, "2026-04")).toBe(1);
+      // what a run that kept nothing counts
+      for (const cache of ["insight.json", "insight-runs.json", "insight-lines.json", "insight-lines-base.json"]) {
+        rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+      }
+      expect(statsJson(ws, ["--by", "month"], env)).toEqual(after);
+    } finally {
+      gitAt(ws.root, undefined, "reset", "-q", "--soft", head);
+      ws.write("README.md", readme);
     }
   });
 });

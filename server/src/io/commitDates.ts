@@ -63,6 +63,53 @@ async function headCommitAsync(root: string): Promise<string | null | undefined>
   return repo?.ok ? null : undefined;
 }
 
+/** Commits `pathsChangedSince` lists at most: past that, git's walk of the history is asked instead. */
+const MAX_CHANGED_COMMITS = 1000;
+
+/**
+ * The workspace paths the commits since `from` changed, when `from` is on HEAD's first-parent history: each
+ * commit's changes against its first parent (a merge: what it brought onto the branch; a rename: both
+ * paths). A file none of them changed has at `head` the lines it had at `from`, each brought onto the branch
+ * by the same commit. Undefined when `from` is not on that history (an amended or rebased commit, a HEAD
+ * moved back), the commits are too many, or git does not answer: the caller then asks the walk.
+ */
+export async function pathsChangedSince(root: string, from: string, head: string): Promise<Set<string> | undefined> {
+  const out = await boundedGitAsync(
+    root,
+    [
+      "-c",
+      "log.showSignature=false",
+      "log",
+      "--first-parent",
+      "--diff-merges=first-parent",
+      "--no-renames",
+      "--relative",
+      "--name-only",
+      "-z",
+      `--max-count=${MAX_CHANGED_COMMITS}`,
+      "--format=%x01%H %P",
+      `${from}..${head}`,
+      "--",
+    ],
+    { timeoutMs: SHORT_TIMEOUT_MS, maxBytes: MAX_RAW_BYTES },
+  );
+  if (!out?.ok) return undefined;
+  const paths = new Set<string>();
+  let oldestParent: string | undefined;
+  // each commit: \x01, its hash and parents, NUL, then the paths it changed, each ended by NUL
+  for (const commit of out.out.split("\x01").slice(1)) {
+    const headerEnd = commit.indexOf("\0");
+    oldestParent = commit.slice(0, headerEnd === -1 ? undefined : headerEnd).split(" ")[1];
+    if (headerEnd === -1) continue;
+    for (const path of commit.slice(headerEnd + 1).split("\0")) {
+      const p = path.replace(/^\n/, "");
+      if (p) paths.add(p);
+    }
+  }
+  // the oldest commit listed must sit right on `from`: otherwise `from` is not on HEAD's first-parent line
+  return oldestParent === from ? paths : undefined;
+}
+
 /** When the lines of the working tree's (or the index's) files entered the code. */
 export interface LineDating {
   /** The times of `ranges` (1-based, ascending) of `path` (workspace-relative), or why git cannot tell. */

@@ -27,7 +27,7 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
-import { headCommit, lineDating, type LineDating } from "./commitDates";
+import { headCommit, lineDating, type LineDating, pathsChangedSince } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
 import {
@@ -258,6 +258,16 @@ export async function gatherInsightCached(
   let head: string | null | undefined;
   let headAsked = false;
   let redated = false;
+  // per HEAD the kept dates were asked at: the paths the commits since changed (io/commitDates.ts), asked once
+  const changedAt = new Map<string, Promise<Set<string> | undefined>>();
+  const changedSince = (from: string, to: string) => {
+    let since = changedAt.get(from);
+    if (!since) {
+      since = pathsChangedSince(root, from, to);
+      changedAt.set(from, since);
+    }
+    return since;
+  };
   // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
   // which goes on meanwhile (the runs of every file are made first)
   const toAdd: { path: string; known: KeptRuns; tally: FileTally; dated: boolean }[] = [];
@@ -295,14 +305,19 @@ export async function gatherInsightCached(
     }
     let partial: UntracedDates | undefined;
     if (head === undefined || dates?.head !== head) {
-      asked ??= lineDating(root, "worktree");
-      const told = (await asked).datesOf(path, untracedRanges(fileRuns));
-      // dates with a reason for some lines are not kept: the reason must be told again next run
-      if (Array.isArray(told)) dates = { head: head!, dates: [...told] };
+      // dates asked at an earlier HEAD hold at this one when no commit since changed the file
+      const since = head && dates?.head ? await changedSince(dates.head, head) : undefined;
+      if (since && !since.has(path)) dates = { head: head!, dates: dates!.dates };
       else {
-        dates = undefined;
-        partial = told;
-        builder.undatedBecause((told as { undated: string }).undated);
+        asked ??= lineDating(root, "worktree");
+        const told = (await asked).datesOf(path, untracedRanges(fileRuns));
+        // dates with a reason for some lines are not kept: the reason must be told again next run
+        if (Array.isArray(told)) dates = { head: head!, dates: [...told] };
+        else {
+          dates = undefined;
+          partial = told;
+          builder.undatedBecause((told as { undated: string }).undated);
+        }
       }
       if (dates !== known.dates) {
         runs.runs.set(path, { ...known, dates });
