@@ -31,6 +31,8 @@ export class BlockTable {
   private readonly strings: string[] = [];
   private readonly ids = new Map<string, number>();
   private readonly rows: number[] = [];
+  /** The last record numbered (`record`): its id and time, and their numbers. */
+  private last: { traceId: string; timestamp: string | undefined; id: number; time: number } | undefined;
   private id(s: string | undefined): number {
     if (s === undefined) return -1;
     let i = this.ids.get(s);
@@ -40,6 +42,21 @@ export class BlockTable {
       this.ids.set(s, i);
     }
     return i;
+  }
+
+  /**
+   * The numbers of a block's record id and time. A record's blocks are mostly one or a few in a row (a record
+   * writes one file), so its strings are added as they come, not looked up among the hundreds of thousands
+   * of other records' (a record split into blocks apart in its file adds its strings again).
+   */
+  private record(traceId: string | undefined, timestamp: string | undefined): [number, number] {
+    if (traceId === undefined) return [-1, this.id(timestamp)];
+    const last = this.last;
+    if (last && last.traceId === traceId && last.timestamp === timestamp) return [last.id, last.time];
+    const id = this.strings.push(traceId) - 1;
+    const time = timestamp === undefined ? -1 : this.strings.push(timestamp) - 1;
+    this.last = { traceId, timestamp, id, time };
+    return [id, time];
   }
 
   /**
@@ -55,6 +72,7 @@ export class BlockTable {
       if (last && sameBlock(last, r) && rows[at + 2] === r.start - 1) rows[at + 2] = r.end;
       else {
         at = rows.length;
+        const [traceId, timestamp] = this.record(r.traceId, r.timestamp);
         rows.push(
           file,
           r.start,
@@ -63,8 +81,8 @@ export class BlockTable {
           this.id(r.intent),
           this.id(r.model),
           this.id(r.person),
-          this.id(r.traceId),
-          this.id(r.timestamp),
+          traceId,
+          timestamp,
           r.outOfScope ? 1 : 0,
           this.id(r.committed),
           r.uncommitted ? 1 : 0,

@@ -469,13 +469,20 @@ const MAX_ISO_TIMES = 100_000;
 /** The epoch ms of a run's time: the same few thousand ISO strings are read for every run of every file. */
 const msOfIso = new Map<string, number>();
 
+/** The last time read: runs in a row are often of one record or one commit. */
+let lastIso = "";
+let lastMs = Number.NaN;
+
 function msOf(iso: string): number {
+  if (iso === lastIso) return lastMs;
   let ms = msOfIso.get(iso);
   if (ms === undefined) {
     if (msOfIso.size >= MAX_ISO_TIMES) msOfIso.clear();
     ms = Date.parse(iso);
     msOfIso.set(iso, ms);
   }
+  lastIso = iso;
+  lastMs = ms;
   return ms;
 }
 
