@@ -895,8 +895,9 @@ function walkState(w: Workload): string {
  * `intent report` vs `intent stats` on the same workspace: with nothing kept from an earlier run
  * (`report-cold` vs `stats-cold`: every file attributed, git's history walked from its start, as far as the
  * walk's bound lets it), as run again once the walk has reached HEAD (`report`; the runs before that are
- * shown and kept in the cold row's data), and the first run after HEAD moved (`report-new-head`: a new commit, so every untraced line is
- * dated anew from the commits since the kept walk) vs `intent stats` run again.
+ * shown and kept in the cold row's data), and the first run after HEAD moved (`report-new-head`: a commit of one
+ * changed line; the file it changed is counted again and its lines dated from the walk gone on by that
+ * commit, every other file keeps its commit times) vs `intent stats` run again.
  */
 export function report(w: Workload, o: Options): Figure[] {
   // one round in --quick, as `stats`: each round runs both commands over the whole working tree
@@ -933,10 +934,14 @@ export function report(w: Workload, o: Options): Figure[] {
     ours.push(r.ms);
     o.log(`    intent report ${ms(r.ms)} (CPU ${ms(r.cpuMs)}), intent stats ${ms(s.ms)} (CPU ${ms(s.cpuMs)})`);
   }
-  // a commit that changes no file moves HEAD: undone after, so the workload stays as it was
+  // a commit of one changed line moves HEAD (as a person commits a change): undone after, so the workload
+  // stays as it was. Both commands count that file again; the report also dates its lines, walking the commit
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: w.root });
-  git("commit", "-q", "--allow-empty", "-m", "bench: HEAD moves");
+  const changed = join(w.root, w.hotFile);
+  const original = readFileSync(changed);
+  writeFileSync(changed, Buffer.concat([original, Buffer.from("// bench: a line committed\n")]));
+  git("commit", "-q", "-m", "bench: HEAD moves", "--", w.hotFile);
   let newHead: ReturnType<typeof run>;
   let statsThen: ReturnType<typeof run>;
   try {
@@ -947,6 +952,8 @@ export function report(w: Workload, o: Options): Figure[] {
     );
   } finally {
     git("reset", "-q", "--soft", "HEAD~1");
+    git("reset", "-q", "--", w.hotFile);
+    writeFileSync(changed, original);
   }
   const a = summarize(ours);
   const b = summarize(base);
