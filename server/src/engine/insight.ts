@@ -13,6 +13,7 @@ import { Minimatch } from "minimatch";
 import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
 import { BlockTable, type PackedBlocks, sameBlock } from "./blockTable";
+import { isoMs } from "./isoTime";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 
@@ -466,25 +467,8 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
 const isoTimes = new Map<number, string>();
 const MAX_ISO_TIMES = 100_000;
 
-/** The epoch ms of a run's time: the same few thousand ISO strings are read for every run of every file. */
-const msOfIso = new Map<string, number>();
-
-/** The last time read: runs in a row are often of one record or one commit. */
-let lastIso = "";
-let lastMs = Number.NaN;
-
-function msOf(iso: string): number {
-  if (iso === lastIso) return lastMs;
-  let ms = msOfIso.get(iso);
-  if (ms === undefined) {
-    if (msOfIso.size >= MAX_ISO_TIMES) msOfIso.clear();
-    ms = Date.parse(iso);
-    msOfIso.set(iso, ms);
-  }
-  lastIso = iso;
-  lastMs = ms;
-  return ms;
-}
+/** The epoch ms of a run's time (a record's, or an untraced run's commit time). */
+const msOf = isoMs;
 
 function isoOf(ms: number): string {
   let iso = isoTimes.get(ms);
@@ -561,7 +545,7 @@ export interface Written {
  */
 export function writtenBy(entry: TraceEntry): Written | undefined {
   if (entry.preHash && entry.preHash === entry.postHash) return undefined;
-  const ms = Date.parse(entry.timestamp);
+  const ms = isoMs(entry.timestamp);
   if (Number.isNaN(ms)) return undefined;
   return { ms, author: authorOfEntry(entry), lines: entry.endLine - entry.startLine + 1, outOfScope: isOutOfScopeEntry(entry) };
 }
