@@ -33,6 +33,7 @@ export class BlockTable {
   private readonly rows: number[] = [];
   /** The last record numbered (`record`): its id and time, and their numbers. */
   private last: { traceId: string; timestamp: string | undefined; id: number; time: number } | undefined;
+
   private id(s: string | undefined): number {
     if (s === undefined) return -1;
     let i = this.ids.get(s);
@@ -59,14 +60,12 @@ export class BlockTable {
     return [id, time];
   }
 
-  /**
-   * A file's runs as its blocks (`sameBlock`), as engine/insight.ts `blocksOf` joins them.
-   */
+  /** A file's runs as its blocks (`sameBlock`), as engine/insight.ts `blocksOf` joins them. */
   addRuns(path: string, runs: readonly Run[]): void {
     const file = this.id(path);
     const rows = this.rows;
     let last: Run | undefined;
-    /** Where the block `last` is in sits in `rows`. */
+    /** Where in `rows` the block of run `last` starts. */
     let at = -1;
     for (const r of runs) {
       if (last && sameBlock(last, r) && rows[at + 2] === r.start - 1) rows[at + 2] = r.end;
