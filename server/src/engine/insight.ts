@@ -368,6 +368,9 @@ export interface FileTally {
   outOfScope: Run[];
 }
 
+/** Whether some of a file's lines are untraced (the lines a history dates by git's commit times). */
+export const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
+
 /** A file's blocks: its runs joined where consecutive lines are one record's (what a number links to). */
 export function blocksOf(runs: readonly Run[]): Run[] {
   const blocks: Run[] = [];

@@ -63,6 +63,12 @@ async function headCommitAsync(root: string): Promise<string | null | undefined>
   return repo?.ok ? null : undefined;
 }
 
+/**
+ * `git log` of HEAD's first-parent history, a merge shown as what it brought onto the branch, whatever the
+ * user's configuration says: what the walk and `pathsChangedSince` read.
+ */
+const FIRST_PARENT_LOG = ["-c", "log.showRoot=true", "-c", "log.showSignature=false", "log", "--first-parent", "--diff-merges=first-parent"];
+
 /** Commits `pathsChangedSince` lists at most: past that, git's walk of the history is asked instead. */
 const MAX_CHANGED_COMMITS = 1000;
 
@@ -77,11 +83,7 @@ export async function pathsChangedSince(root: string, from: string, head: string
   const out = await boundedGitAsync(
     root,
     [
-      "-c",
-      "log.showSignature=false",
-      "log",
-      "--first-parent",
-      "--diff-merges=first-parent",
+      ...FIRST_PARENT_LOG,
       "--no-renames",
       "--relative",
       "--name-only",
@@ -231,21 +233,8 @@ class CommitChanges implements LineState {
   }
 }
 
-/** Git's options for the walk: its output the same whatever the user's configuration says. */
-const WALK_OPTIONS = [
-  "-c",
-  "log.showRoot=true",
-  "-c",
-  "log.showSignature=false",
-  "log",
-  "--first-parent",
-  "--diff-merges=first-parent",
-  "--reverse",
-  "-M",
-  "--relative",
-  "--no-ext-diff",
-  "--no-textconv",
-];
+/** Git's options for the walk. */
+const WALK_OPTIONS = [...FIRST_PARENT_LOG, "--reverse", "-M", "--relative", "--no-ext-diff", "--no-textconv"];
 
 /**
  * Walks `from.commit`..`head` (from the start when `from.commit` is ""), applying each commit to `from`'s

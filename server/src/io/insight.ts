@@ -11,6 +11,7 @@ import { blameNewestFirst } from "../engine/blame";
 import { fileHash, splitLines } from "../engine/hashing";
 import {
   datedRuns,
+  hasUntraced,
   InsightBuilder,
   runsOf,
   tallyOf,
@@ -134,8 +135,6 @@ export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedge
 
 /** Why untraced lines are undated when git was not asked (`insightSteps` without a dating). */
 const NOT_ASKED = "git was not asked when these lines were committed";
-
-const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
 
 /** A file's runs with its untraced lines dated by `dating` (or undated, with the reason told to `builder`). */
 function datedBy(builder: InsightBuilder, dating: LineDating | undefined, path: string, runs: readonly Run[], now: number): readonly Run[] {

@@ -19,7 +19,7 @@ import { hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AUTHORS, type Author } from "../engine/authorship";
-import type { CommitDate, FileTally, Run, TallyGroup, Written } from "../engine/insight";
+import { type CommitDate, type FileTally, hasUntraced, type Run, type TallyGroup, type Written } from "../engine/insight";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
@@ -338,7 +338,7 @@ const UNTRACED = AUTHORS.indexOf("untraced");
 
 /** Whether some of a kept file's lines are untraced (read from its stored row without decoding it). */
 export function keptHasUntraced(file: KeptRuns): boolean {
-  if (file.runs) return file.runs.some((r) => r.author === "untraced");
+  if (file.runs) return hasUntraced(file.runs);
   const n = file.stored as number[];
   for (let i = 2; i < n.length; i += RUN_FIELDS) if (n[i + 2]! >> 1 === UNTRACED) return true;
   return false;
