@@ -147,8 +147,14 @@ export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: 
   // lines cut or copied from another file keep the owner they had there; this record moved them
   for (const m of recordEntry.movedIn ?? []) {
     const source = stateOf?.(m.preHash);
-    if (!source) continue;
     for (const r of m.runs) {
+      if (!source) {
+        // the other file's records are not at hand (a reader that has read only this path's so far): the
+        // lines' owners are not known here, whatever a record before this one said of them
+        owners.fill(undefined, r.newStart, Math.min(r.newStart + r.length, change.newCount));
+        hashes.fill(undefined, r.newStart, Math.min(r.newStart + r.length, change.newCount));
+        continue;
+      }
       for (let k = 0; k < r.length && r.newStart + k < change.newCount; k++) {
         const owner = source.owners[r.oldStart + k];
         owners[r.newStart + k] = owner && { ...owner, movedBy: recordEntry };
