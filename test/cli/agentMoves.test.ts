@@ -227,4 +227,75 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     const kelvinAt = ws.read(FORECAST).split("\n").indexOf(KELVIN[0]!);
     expect((await blameRows(ws, FORECAST)).slice(kelvinAt, kelvinAt + KELVIN.length)).toEqual(KELVIN.map(() => ({ kind: "traced", contributor: "human" })));
   });
+  it("the paste comes first: a Write makes the new file, a later Edit cuts the block; the block's lines go back to the person in the cut's record", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text([...AGENT_HEAD, ...HELPER, ...AGENT_TAIL]));
+    // at the paste nothing shows that a cut will follow: the agent's lines, as a copy would be
+    expect(await blameRows(ws, DEW)).toEqual([...AGENT_HEAD, ...HELPER, ...AGENT_TAIL].map(() => byAgent));
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    const record = ledgerRecords(ws).at(-1)!;
+    expect(record.files.map((f: any) => f.path)).toEqual([FORECAST, DEW]);
+    // the pasted file is named unchanged, claiming no line, its moved block in moved_lines
+    expect(record.files[1].conversations[0].ranges).toEqual([]);
+    const dew = record.metadata["dev.intent-lsp"].other_files[0];
+    expect(dew.pre_hash).toBe(dew.post_hash);
+    expect(dew.moved_lines).toEqual([{ from: FORECAST, pre_hash: expect.stringMatching(/^sha256:/), carried: [[12, 3, 6]] }]);
+    const rows = await blameRows(ws, DEW);
+    expect(rows).toEqual([...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), ...AGENT_TAIL.map(() => byAgent)]);
+    await expectHoverAsBlame(DEW, rows);
+    // claimed once: cutting the same text again elsewhere claims nothing more
+    const before = ledgerRecords(ws).length;
+    await agentEdits(ws, FORECAST, text(KELVIN), "");
+    expect(ledgerRecords(ws).length).toBe(before + 1);
+    expect(
+      ledgerRecords(ws)
+        .at(-1)!
+        .files.map((f: any) => f.path),
+    ).toEqual([FORECAST]);
+  });
+
+  it("the paste comes first over two writes of the new file: the lines of the first are carried to where the second left them", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    await agentEdits(ws, DEW, HELPER[0]!, `${AGENT_HEAD.join("\n")}\n${HELPER[0]}`);
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    expect(await blameRows(ws, DEW)).toEqual([...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent)]);
+  });
+
+  it("a pasted file changed since the paste by a writer no hook saw is not matched: its lines stay the agent's", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    ws.write(DEW, text([...HELPER, "// touched"]));
+    const before = ledgerRecords(ws).length;
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    expect(ledgerRecords(ws).length).toBe(before + 1);
+    expect(
+      ledgerRecords(ws)
+        .at(-1)!
+        .files.map((f: any) => f.path),
+    ).toEqual([FORECAST]);
+    expect((await blameRows(ws, DEW)).slice(0, HELPER.length)).toEqual(HELPER.map(() => byAgent));
+  });
+
+  it("another session's cut of a block this session pasted claims nothing", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    await agentEdits(ws, FORECAST, text(HELPER), "", "another-session-2");
+    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byAgent));
+  });
+
+  it("the paste comes first, the cut by a later shell command: the block keeps the person", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    const lines = ws.read(FORECAST).split("\n");
+    const first = lines.indexOf(HELPER[0]!) + 1;
+    await agentRuns(ws, `sed -i '${first},${first + HELPER.length - 1}d' ${FORECAST}`);
+    expect(
+      ledgerRecords(ws)
+        .at(-1)!
+        .files.map((f: any) => f.path)
+        .sort(),
+    ).toEqual([DEW, FORECAST].sort());
+    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+  });
 });

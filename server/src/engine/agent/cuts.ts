@@ -42,7 +42,7 @@ export function cutOf(path: string, hash: string, before: string, change: LineCh
   const blocks: Cut["blocks"] = [];
   const keep = (start: number, end: number) => {
     const run = lines.slice(start, end);
-    if (run.length >= MIN_MOVED_LINES && run.some((l) => l.trim().length >= DISTINCT_LINE)) blocks.push({ start, lines: run });
+    if (isMovableRun(run)) blocks.push({ start, lines: run });
   };
   let next = 0;
   for (const s of change.carried) {
@@ -51,6 +51,11 @@ export function cutOf(path: string, hash: string, before: string, change: LineCh
   }
   if (change.oldCount > next) keep(next, change.oldCount);
   return blocks.length ? { path, hash, blocks, at } : undefined;
+}
+
+/** Whether a run of lines could be a block moved between files (engine/lineage.ts `findMovedBlocks`). */
+export function isMovableRun(run: readonly string[]): boolean {
+  return run.length >= MIN_MOVED_LINES && run.some((l) => l.trim().length >= DISTINCT_LINE);
 }
 
 /** The change that removes every line of `before` (the file was deleted). */
@@ -115,7 +120,7 @@ export function pastedFromCuts(path: string, before: string | null, after: strin
 export const MAX_MATCH_STARTS = 1_000_000;
 
 /** How many (new line, cut line) pairs of equal text the matcher would start a block at. */
-function matchStarts(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): number {
+export function matchStarts(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[]): number {
   const count = new Map<string, number>();
   for (const src of sources) for (const l of src.lines) if (l !== undefined) count.set(normalizeLine(l), (count.get(normalizeLine(l)) ?? 0) + 1);
   let starts = 0;

@@ -18,7 +18,7 @@ import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
 import { pairMoves } from "../../engine/lineage";
 import { removedAll, type Cut } from "../../engine/agent/cuts";
-import { callCuts, sessionPastes } from "./sessionCuts";
+import { callCuts, claimedWrite, ledgerView, sessionPastes } from "./sessionCuts";
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
 /** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */
@@ -170,10 +170,13 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   const modelId = resolveModelId({ ...w.model, settings: ctx.rules.settings });
   const change =
     movedFrom || after === null ? undefined : ((w.edits && before !== null ? changeFromEdits(before, after, w.edits) : undefined) ?? diffTexts(before, after));
-  // blocks this session cut from other files (earlier, or in this same call) keep their owners here
+  // blocks this session cut from other files (earlier, or in this same call) keep their owners here, and a
+  // block this write cuts that the session pasted into another file earlier keeps its owners there
   const nowMs = (now ?? new Date()).getTime();
-  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, (p, h) => ledger.hasPostHash(p, h), nowMs, taken?.callCuts);
+  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, taken?.callCuts);
   const movedIn = pastes && change && after !== null ? pastes.movedInto(path, before, after, change) : [];
+  const written = [{ path, before, after, change, movedIn }];
+  const claimed = pastes ? pastes.claimedBack(written) : [];
   const outcome = await recordChange({
     root: ctx.root,
     ledgerPath,
@@ -185,13 +188,14 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
     verdict: judge(path, ctx.rules, ctx.selection),
     ...(movedFrom ? { movedFrom: movedFrom.path } : {}),
     ...(after !== onDisk && onDisk !== null ? { onDiskHash: fileHash(onDisk) } : {}),
+    ...(claimed.length ? { otherFiles: claimed.map((c) => claimedWrite(c, judge(c.path, ctx.rules, ctx.selection))) } : {}),
     contributor: modelId ? { type: "ai", modelId } : { type: "ai" },
     sessionId: ctx.sessionId,
     toolVersion,
     alreadyRecorded: () => false, // asked above
     now,
   });
-  if (outcome.written && pastes && typeof before === "string") pastes.keep([{ path, before, change: change ?? removedAll(before) }]);
+  if (outcome.written && pastes) pastes.keep(written, claimed);
   return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
 }
 

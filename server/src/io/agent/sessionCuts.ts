@@ -1,18 +1,23 @@
 /**
- * Where an agent session's cuts wait for their paste (engine/agent/cuts.ts): one small JSON file per session
- * under `.orchestration/.sessions/cuts/`, ignored by git with the rest of the sessions folder. Written only by
- * a post hook whose change removed a block; read by every post hook of the session; removed when the session
- * ends. Two hooks of one session writing at the same moment may lose a cut: its paste is then recorded as
- * the agent's own lines, as without this file, never as someone else's.
+ * Where an agent session's cuts wait for their paste (engine/agent/cuts.ts), and its pastes for their cut
+ * (engine/agent/pastes.ts): one small JSON file per session under `.orchestration/.sessions/cuts/`, ignored
+ * by git with the rest of the sessions folder. Written by a post hook whose change removed or inserted a
+ * block; read by every post hook of the session; removed when the session ends. Two hooks of one session
+ * writing at the same moment may lose a cut or a paste: the moved block is then recorded as the agent's own
+ * lines, as without this file, never as someone else's.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CUT_TTL_MS, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, type Cut } from "../../engine/agent/cuts";
+import { CUT_TTL_MS, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
+import { keepPastes, parsePastes, pastedBack, pasteLess, pasteOf, type Paste } from "../../engine/agent/pastes";
 import { fileHash } from "../../engine/hashing";
-import type { LineChange } from "../../engine/lineChange";
+import type { Verdict } from "../../engine/gate";
+import { diffTexts, type LineChange } from "../../engine/lineChange";
+import type { FileWrite } from "../ledger/recordChange";
 import type { MovedLines } from "../../engine/lineage";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
+import { readOptional } from "../optionalFile";
 import { ensureOwnDir, readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
 import { ensureSessionsDir } from "../sessionFiles";
 
@@ -22,25 +27,34 @@ function cutsFile(sessionId: string): string {
   return `${CUTS_DIR}/${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}.json`;
 }
 
-/** The session's kept cuts, newest first; none when the file is absent or unreadable. */
-export function readSessionCuts(root: string, sessionId: string): Cut[] {
+/** What a session keeps between its tool calls, newest first in each list. */
+export interface SessionBlocks {
+  cuts: Cut[];
+  pastes: Paste[];
+}
+
+/** The session's kept cuts and pastes; none when the file is absent or unreadable. */
+export function readSessionBlocks(root: string, sessionId: string): SessionBlocks {
   try {
     const text = readOwnFile(root, cutsFile(sessionId));
-    return text === undefined ? [] : parseCuts(JSON.parse(text));
+    if (text === undefined) return { cuts: [], pastes: [] };
+    const raw = JSON.parse(text) as unknown;
+    // a bare list is the cuts alone, as a session's hooks of an earlier version kept them
+    if (Array.isArray(raw)) return { cuts: parseCuts(raw), pastes: [] };
+    const o = raw as { cuts?: unknown; pastes?: unknown } | null;
+    return { cuts: parseCuts(o?.cuts), pastes: parsePastes(o?.pastes) };
   } catch {
-    return []; // half-written, hand-broken, not a regular file: no cut to paste from
+    return { cuts: [], pastes: [] }; // half-written, hand-broken, not a regular file: nothing to match against
   }
 }
 
-/** Adds `added` to the session's cuts (`kept`: what was read before), within the engine's bounds. */
-export function noteSessionCuts(root: string, sessionId: string, kept: readonly Cut[], added: readonly Cut[], now: number): void {
-  if (!added.length) return;
+function writeSessionBlocks(root: string, sessionId: string, blocks: SessionBlocks): void {
   try {
-    ensureSessionsDir(root); // ignored by git, so a shell command's snapshot never sees the cuts either
+    ensureSessionsDir(root); // ignored by git, so a shell command's snapshot never sees the blocks either
     ensureOwnDir(root, CUTS_DIR);
-    writeOwnFile(root, cutsFile(sessionId), JSON.stringify(keepCuts(kept, added, now)), { durable: false });
+    writeOwnFile(root, cutsFile(sessionId), JSON.stringify(blocks), { durable: false });
   } catch {
-    /* a cut not kept only means a later paste is recorded as the agent's own lines */
+    /* a cut or paste not kept only means a later move is recorded as the agent's own lines */
   }
 }
 
@@ -62,36 +76,109 @@ export function removeSessionCuts(root: string, sessionId: string, now = Date.no
   }
 }
 
-/** One post hook's view of its session's cuts: what a write pasted from them, and the cuts it made itself. */
+/** A change of one file a post hook records: the content before it (null: new) and after it (null: deleted). */
+export interface HookChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+  change: LineChange | undefined;
+  /** The lines of `after` it took from cuts (`SessionPastes.movedInto`). */
+  movedIn: readonly MovedLines[];
+}
+
+/** A file this session pasted into earlier, as it is now, and the lines of it a cut of this call claims. */
+export interface ClaimedPaste {
+  path: string;
+  content: string;
+  movedIn: MovedLines[];
+}
+
+/** One post hook's view of its session's cuts and pastes. */
 export interface SessionPastes {
   /** Lines of a write (`after`, changed from `before` by `change`) pasted from blocks cut elsewhere. */
   movedInto(path: string, before: string | null, after: string, change: LineChange): MovedLines[];
-  /** Keeps the blocks these changes removed (each file's content before it pinned by a record) for later writes. */
-  keep(changes: readonly { path: string; before: string; change: LineChange }[]): void;
+  /**
+   * The session's earlier pastes into other files that these changes' cuts claim: each such file still
+   * holds exactly the content the paste left, and no other record of it came since.
+   */
+  claimedBack(changes: readonly HookChange[]): ClaimedPaste[];
+  /** Keeps the blocks these changes removed and inserted for later writes; `claimed` are matched no more. */
+  keep(changes: readonly HookChange[], claimed: readonly ClaimedPaste[]): void;
+}
+
+/** What the post hook knows of the ledger, as the session's blocks need it. */
+export interface LedgerView {
+  /** Whether a record of `path` pins this content. */
+  pinned(path: string, hash: string): boolean;
+  /** The content hash the newest record of `path` pins (null: deleted), or undefined when none does. */
+  newest(path: string): string | null | undefined;
 }
 
 /**
- * The session's cuts as a post hook uses them. `pinned`: whether a record of a path pins a content (the
- * ledger as the hook read it); `callCuts`: blocks the same tool call removed from its other files.
+ * The session's cuts and pastes as a post hook uses them. `callCuts`: blocks the same tool call removed from
+ * its other files.
  */
-export function sessionPastes(
-  root: string,
-  sessionId: string,
-  pinned: (path: string, hash: string) => boolean,
-  now: number,
-  callCuts: readonly Cut[] = [],
-): SessionPastes {
-  const kept = readSessionCuts(root, sessionId);
+export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, callCuts: readonly Cut[] = []): SessionPastes {
+  const kept = readSessionBlocks(root, sessionId);
+  const pinned = (p: string, h: string) => ledger.pinned(p, h);
+  const cutsOf = (changes: readonly HookChange[]) =>
+    changes.flatMap((c) => {
+      if (typeof c.before !== "string") return [];
+      const cut = cutOf(c.path, fileHash(c.before), c.before, c.change ?? removedAll(c.before), now);
+      return cut && pinned(cut.path, cut.hash) ? [cut] : [];
+    });
   return {
-    movedInto: (path, before, after, change) => pastedFromCuts(path, before, after, change, cutSources([...callCuts, ...kept], path, now, pinned)),
-    keep: (changes) => {
-      const added = changes.flatMap((c) => {
-        const cut = cutOf(c.path, fileHash(c.before), c.before, c.change, now);
-        return cut && pinned(cut.path, cut.hash) ? [cut] : [];
+    movedInto: (path, before, after, change) => pastedFromCuts(path, before, after, change, cutSources([...callCuts, ...kept.cuts], path, now, pinned)),
+    claimedBack: (changes) => {
+      const written = new Set(changes.map((c) => c.path));
+      const candidates = kept.pastes.filter((p) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
+      const out: ClaimedPaste[] = [];
+      for (const { paste, movedIn } of pastedBack(candidates, cutsOf(changes), now, pinned)) {
+        const content = readPasted(root, paste.path);
+        // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
+        if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn });
+      }
+      return out;
+    },
+    keep: (changes, claimed) => {
+      const cuts = cutsOf(changes);
+      const pastes = changes.flatMap((c) => {
+        if (c.after === null || !c.change) return [];
+        const earlier = kept.pastes.find((p) => p.path === c.path && c.before !== null && p.hash === fileHash(c.before));
+        return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, c.movedIn, earlier, now) ?? [];
       });
-      noteSessionCuts(root, sessionId, kept, added, now);
+      const written = changes.map((c) => c.path);
+      const stale = kept.pastes.some((p) => written.includes(p.path));
+      if (!cuts.length && !pastes.length && !claimed.length && !stale) return;
+      const rest = kept.pastes.flatMap((p) => {
+        const c = claimed.find((x) => x.path === p.path);
+        return c ? (pasteLess(p, c.movedIn) ?? []) : [p];
+      });
+      writeSessionBlocks(root, sessionId, { cuts: keepCuts(kept.cuts, cuts, now), pastes: keepPastes(rest, pastes, now, written) });
     },
   };
+}
+
+/**
+ * A file the session pasted a block into before cutting it: its content unchanged, the block's lines in
+ * `moved_lines` (docs/LEDGER.md "Renames, moves and copies"), in the record of the write that cut it.
+ */
+export function claimedWrite(c: ClaimedPaste, verdict: Verdict): FileWrite {
+  return { path: c.path, before: c.content, content: c.content, change: diffTexts(c.content, c.content), movedIn: c.movedIn, verdict };
+}
+
+/** The ledger as a session's cuts and pastes ask it. */
+export function ledgerView(ledger: { hasPostHash(path: string, hash: string): boolean; lastPostHash(path: string): string | null | undefined }): LedgerView {
+  return { pinned: (p, h) => ledger.hasPostHash(p, h), newest: (p) => ledger.lastPostHash(p) };
+}
+
+/** A pasted file's content now; undefined when it cannot be read as a regular file. */
+function readPasted(root: string, path: string): string | undefined {
+  try {
+    return readOptional(join(root, path));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The blocks each of a tool call's files lost in it, for its other files to paste (no ledger read needed). */

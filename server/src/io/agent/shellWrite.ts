@@ -8,7 +8,7 @@ import { gateShell } from "../../engine/agent/shellPolicy";
 import { pairMoves } from "../../engine/lineage";
 import { removedAll } from "../../engine/agent/cuts";
 import { diffTexts } from "../../engine/lineChange";
-import { callCuts, sessionPastes } from "./sessionCuts";
+import { callCuts, claimedWrite, ledgerView, sessionPastes, type HookChange } from "./sessionCuts";
 import { changesSince, gitView, takeShellSnapshot, takeSnapshotBack } from "./shellSnapshot";
 import type { GateContext } from "./writeGate";
 
@@ -74,7 +74,8 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
       : [],
   );
   const changeOf = new Map(lost.map((l) => [l.path, l.change]));
-  const pastes = sessionPastes(ctx.root, ctx.sessionId, (p, h) => ledger.hasPostHash(p, h), nowMs, callCuts(lost, nowMs));
+  const pastes = sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, callCuts(lost, nowMs));
+  const written: HookChange[] = [];
   for (const c of changed) {
     if (!shouldRecord(c.path, ctx.rules)) continue;
     const verdict = judge(c.path, ctx.rules, ctx.selection);
@@ -89,6 +90,7 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     }
     const change = c.after === null ? undefined : (changeOf.get(c.path) ?? diffTexts(c.before, c.after));
     const movedIn = change && c.after !== null ? pastes.movedInto(c.path, c.before, c.after, change) : [];
+    written.push({ path: c.path, before: c.before, after: c.after, change, movedIn });
     due.push({ path: c.path, before: c.before, content: c.after, verdict, ...(change ? { change } : {}), ...(movedIn.length ? { movedIn } : {}) });
   }
   for (const o of outOfScope) {
@@ -104,6 +106,9 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
       /* the lesson is a courtesy; the record and the report stand without it */
     }
   }
+  // blocks the session pasted into other files before this command cut them keep their owners there
+  const claimed = pastes.claimedBack(written);
+  for (const c of claimed) due.push(claimedWrite(c, judge(c.path, ctx.rules, ctx.selection)));
   // the record's intent is the one its in-scope files count under: those go first
   due.sort((a, b) => rank(a.verdict) - rank(b.verdict) || (a.path < b.path ? -1 : 1));
   const [first, ...others] = due;
@@ -123,7 +128,7 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
     alreadyRecorded: () => false, // asked above, file by file, without indexing the whole ledger
     now,
   });
-  if (outcome.written) pastes.keep(lost.filter((l) => due.some((d) => d.path === l.path)));
+  if (outcome.written) pastes.keep(written, claimed);
   return {
     kind: "diffed",
     ...(outcome.written ? { recordId: outcome.id } : {}),

@@ -64,8 +64,10 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
   const due: FileWrite[] = [];
   let skip: "unchanged" | "duplicate" = "unchanged";
   for (const file of [change, ...(change.otherFiles ?? [])]) {
-    // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained.
-    if (file.movedFrom === undefined && file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before)) continue;
+    // Lines only deleted still change the file: record it (no ranges) so its new post_hash is explained. An
+    // unchanged file is recorded only for lines moved into it (a paste its cut, recorded later, explains).
+    const same = file.content !== null && file.before !== null && fileHash(file.content) === fileHash(file.before);
+    if (same && file.movedFrom === undefined && !file.movedIn?.length) continue;
     if (file.content !== null && change.alreadyRecorded(file.path, fileHash(file.content))) {
       skip = "duplicate";
       continue;
