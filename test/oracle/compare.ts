@@ -97,6 +97,8 @@ export interface ClaimCheck {
  * The lines a record claims against the lines its contributor changed (`changed`, 1-based, of the content
  * recorded). Among identical lines only counts matter: `runs` groups adjacent identical lines (the seeded
  * oracle), `text` groups all lines with the same text (a replayed history, whose truth is git's own diff).
+ * `givenBack`: lines a later record of the same step names as moved in from another file (an agent's paste
+ * recorded before its cut: docs/LEDGER.md); the earlier claim of them is withdrawn, not over-claimed.
  */
 export function checkClaims(
   record: LedgerRecord,
@@ -105,13 +107,14 @@ export function checkClaims(
   changed: ReadonlySet<number>,
   owner: Owner,
   grouping: "runs" | "text",
+  givenBack: ReadonlySet<number> = new Set(),
 ): ClaimCheck {
   const claimed = new Set<number>();
   let wrongContributor = false;
   for (const c of record.claims) {
     if (c.path !== path) continue;
     if (!sameOwner(owner, { type: c.type as Owner["type"], ...(c.modelId ? { modelId: c.modelId } : {}), intentId: c.intentId ?? "" })) wrongContributor = true;
-    for (const [a, b] of c.ranges) for (let n = a; n <= b; n++) claimed.add(n);
+    for (const [a, b] of c.ranges) for (let n = a; n <= b; n++) if (!givenBack.has(n)) claimed.add(n);
   }
   const overClaimed: number[] = [];
   for (const lines of identicalGroups(texts, grouping).map((g) => g.map((i) => i + 1))) {

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ArrivalOrder } from "./arrivalOrders";
 import type { Step } from "./generator";
+import type { FileOp } from "./fileOps";
 import { applySplices, fileText, type TruthLine } from "./truth";
 import { contributorOf, CONTRIBUTORS, type World } from "./setup";
 
@@ -11,7 +12,14 @@ import { contributorOf, CONTRIBUTORS, type World } from "./setup";
  * open files; its events in the step's arrival order. Every step ends with the files saved and a renamed
  * file open in the editor under its new path (so that its hover is compared with `intent blame`).
  */
-export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrder, paths: readonly string[], lines: readonly TruthLine[]): Promise<void> {
+export async function carryOutFileOp(
+  world: World,
+  step: Step,
+  order: ArrivalOrder,
+  paths: readonly string[],
+  lines: readonly TruthLine[],
+  linesOf: (path: string) => readonly TruthLine[],
+): Promise<void> {
   const { editor } = world;
   const op = step.op!;
   const o = step.actor.owner;
@@ -20,6 +28,7 @@ export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrd
     case "rename":
       return rename(world, step, op.from, order, lines);
     case "block": {
+      if (step.actor.door !== "editor") return agentBlockMove(world, step, op, linesOf);
       if (!editor.isOpen(op.from)) await editor.open(op.from);
       if (!editor.isOpen(step.path)) await editor.open(step.path);
       if (op.cut) await editor.edit(op.from, [{ at: op.start, remove: op.length, insert: [] }], step.editor);
@@ -44,6 +53,38 @@ export async function carryOutFileOp(world: World, step: Step, order: ArrivalOrd
       return;
     }
   }
+}
+
+/**
+ * An agent's cut and paste between files: two tool calls of one session, an Edit removing the block from one
+ * file and an Edit (or Write) adding it to the other, the cut or the paste first. An open file is reloaded
+ * after each write; the destination ends open, so that its hover is compared with `intent blame`.
+ */
+async function agentBlockMove(
+  world: World,
+  step: Step,
+  op: Extract<FileOp, { kind: "block" }>,
+  linesOf: (path: string) => readonly TruthLine[],
+): Promise<void> {
+  const { editor, agents } = world;
+  const agent = contributorOf(step.actor).agent!;
+  const source = linesOf(op.from);
+  const dest = linesOf(step.path);
+  const cut = () => write(op.from, fileText(source), fileText(applySplices(source, [{ at: op.start, remove: op.length, insert: [] }])));
+  const paste = () => write(step.path, fileText(dest), fileText(applySplices(dest, step.splices)));
+  const write = async (path: string, before: string, after: string) => {
+    await agents.write(agent, path, before, after, { preferEdit: true });
+    if (editor.isOpen(path)) await editor.reload(path, "region");
+  };
+  if (op.cutSavedFirst) {
+    await cut();
+    await paste();
+  } else {
+    await paste();
+    await cut();
+  }
+  if (!editor.isOpen(step.path)) await editor.open(step.path);
+  await editor.barrier();
 }
 
 async function rename(world: World, step: Step, from: string, order: ArrivalOrder, lines: readonly TruthLine[]): Promise<void> {

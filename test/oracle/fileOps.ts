@@ -7,7 +7,8 @@ import { applySplices, normalizedText, type EditKind, type Splice, type TruthLin
 
 /**
  * Changes to files rather than to lines, drawn from a stream of their own (so the line edit streams stay as
- * they were): renames and moves by each door, a block moved or copied into another file, and git rewriting
+ * they were): renames and moves by each door, a block moved or copied into another file (by the editor, or
+ * cut and pasted by an agent's two writes in either order), and git rewriting
  * the files and the ledger (a rebase, a squash merge). Truth: content follows its author across paths
  * (docs/LEDGER.md "Renames, moves and copies"); a block moved or copied into another file keeps its owners
  * (as `git blame -C`); git rewriting history changes nobody's lines.
@@ -20,6 +21,7 @@ export const FILE_OP_KINDS = [
   "agent-tool-move",
   "cross-file-move",
   "cross-file-copy",
+  "agent-cross-file-move",
   "rebase",
   "squash-merge",
 ] as const satisfies readonly EditKind[];
@@ -111,13 +113,14 @@ export class FileOpDrawer {
         return base(to, splices, { kind: "rename", from, how });
       }
       case "cross-file-move":
-      case "cross-file-copy": {
+      case "cross-file-copy":
+      case "agent-cross-file-move": {
         if (paths.length < 2) return undefined;
         const from = this.rng.pick(paths);
         const to = this.rng.pick(paths.filter((p) => p !== from));
         const source = this.files.get(from)!;
         const dest = this.files.get(to)!;
-        const cut = kind === "cross-file-move";
+        const cut = kind !== "cross-file-copy";
         if (source.length < (cut ? 16 : 6)) return undefined;
         const length = this.rng.int(2, Math.min(8, Math.floor(source.length / 3)));
         const start = this.rng.int(0, source.length - length);

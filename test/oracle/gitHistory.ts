@@ -184,6 +184,12 @@ export function groupHistory(
 }
 
 /**
+ * The copy score (alphanumeric characters, git blame's -C<n>) of the smallest block intent-lsp takes as moved
+ * between files: two lines, one of them with 8 characters besides blanks (engine/lineage.ts).
+ */
+const MOVED_BLOCK_SCORE = 8;
+
+/**
  * The replayed states of several files, one commit per step. Its `git blame -w -C -C` is the truth for
  * lines moved or copied between the files: they keep the step that wrote them, as `git blame -C` credits
  * the original author (see `blame`).
@@ -232,21 +238,34 @@ export class ShadowTree {
   }
 
   /**
-   * `blame`, and for each single line taken from another file the step `git blame` without -C gives it:
-   * the writer of the copy, an equally valid reading (git finds a copy by its own threshold, 40
-   * characters, where intent-lsp needs a block of two lines). A block of two or more lines taken from one
-   * file has no such reading: it keeps its owner.
+   * `blame`, and each line's equally valid other owners (steps):
+   * - for a single line taken from another file, the step `git blame` without -C gives it: the writer of
+   *   the copy (git finds a copy by its own threshold, 40 characters, where intent-lsp needs a block of two
+   *   lines). A block of two or more lines taken from one file has no such reading: it keeps its owner.
+   * - for a line `git blame -C<n> -C<n>` finds moved from another of the files at the copy score of the
+   *   smallest block intent-lsp takes as moved (`MOVED_BLOCK_SCORE`), the step that wrote it there. git's
+   *   default score misses blocks moved in a commit that changes much around them: Flask's split of
+   *   `register_error_handler` from app.py into scaffold.py (b146a13f) is the commit's own to
+   *   `git blame -C -C`, Armin Ronacher's of 2011 to `git blame -C10 -C10`.
    */
-  blameWithCopies(path: string, ignoreWhitespace: boolean): { steps: number[]; copiedBy: (number | undefined)[] } {
+  blameWithCopies(path: string, ignoreWhitespace: boolean): { steps: number[]; alternatives: number[][] } {
     const ws = ignoreWhitespace ? ["-w"] : [];
     const plain = this.blameLines(path, ws);
     const copies = this.blameLines(path, ["-C", "-C", ...ws]);
+    const moved = this.blameLines(path, [`-C${MOVED_BLOCK_SCORE}`, `-C${MOVED_BLOCK_SCORE}`, ...ws]);
     const copied = (i: number) => copies[i] !== undefined && copies[i]!.file !== path && copies[i]!.step !== plain[i]!.step;
     // a line copied alone: a run of two or more from the same file is a moved block, whose owner it keeps
     const alone = (i: number) => !(copied(i - 1) && copies[i - 1]!.file === copies[i]!.file) && !(copied(i + 1) && copies[i + 1]!.file === copies[i]!.file);
+    const steps = plain.map((p, i) => (copied(i) ? copies[i]!.step : p.step));
     return {
-      steps: plain.map((p, i) => (copied(i) ? copies[i]!.step : p.step)),
-      copiedBy: plain.map((p, i) => (copied(i) && alone(i) ? p.step : undefined)),
+      steps,
+      alternatives: plain.map((p, i) => {
+        const out: number[] = [];
+        if (copied(i) && alone(i)) out.push(p.step);
+        const m = moved[i];
+        if (m && m.file !== path && m.step !== steps[i]) out.push(m.step);
+        return out;
+      }),
     };
   }
 

@@ -170,7 +170,7 @@ class GroupReplay {
   private async checkpoint(k: number): Promise<void> {
     for (const [p, text] of [...this.state].sort(([a], [b]) => a.localeCompare(b))) {
       const path = prefix(p);
-      const { steps, copiedBy } = this.shadow.blameWithCopies(path, true);
+      const { steps, alternatives } = this.shadow.blameWithCopies(path, true);
       const texts = textLines(text);
       if (!texts.length) continue;
       if (steps.length !== texts.length) {
@@ -179,8 +179,8 @@ class GroupReplay {
       }
       const hover = this.world.editor.isOpen(path) ? await this.world.editor.hoverAll(path) : undefined;
       const blamed = await this.world.blame(path);
-      if (hover) this.count("hover", k, p, steps, copiedBy, texts, hover);
-      this.count("blame", k, p, steps, copiedBy, texts, blamed);
+      if (hover) this.count("hover", k, p, steps, alternatives, texts, hover);
+      this.count("blame", k, p, steps, alternatives, texts, blamed);
       if (hover) {
         this.report.bothAsked += texts.length;
         hover.forEach((h, i) => {
@@ -195,18 +195,18 @@ class GroupReplay {
     k: number,
     p: string,
     steps: readonly number[],
-    copiedBy: readonly (number | undefined)[],
+    alternatives: readonly (readonly number[])[],
     texts: readonly string[],
     seen: readonly Seen[],
   ): void {
     const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
     const occurrences = new Map<string, number>();
     for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
-    // a copy from another file: its writer is an equally valid owner when that is what intent-lsp says
+    // a copy's writer, or a block's writer in the file git finds it moved from at a lower copy score: an
+    // equally valid owner when that is what intent-lsp says (ShadowTree.blameWithCopies)
     const readings = truth.map((t, i) => {
-      const by = copiedBy[i];
-      const alternative = by === undefined ? undefined : this.owners[by]!.actor.owner;
-      return alternative && ownerLabel(alternative) === seenLabel(seen[i]!) ? { ...t, owner: alternative } : t;
+      const alternative = alternatives[i]!.map((by) => this.owners[by]!.actor.owner).find((o) => ownerLabel(o) === seenLabel(seen[i]!));
+      return alternative ? { ...t, owner: alternative } : t;
     });
     compareLines(readings, seen, "text").forEach(({ outcome }, i) => {
       this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);

@@ -97,11 +97,14 @@ describe("comparing with the truth", () => {
       id: "r",
       line: 1,
       claims: [{ path: "f", type: owner.type, modelId: owner.modelId!, intentId: owner.intentId, ranges }],
+      movedIn: [],
     });
     // line 3 was the new blank line; claiming line 2 instead is the same count within the blank run
     expect(checkClaims(record([[2, 2]]), "f", texts, new Set([3]), SONNET, "runs")).toEqual({ overClaimed: [], wrongContributor: false });
     expect(checkClaims(record([[2, 4]]), "f", texts, new Set([3]), SONNET, "runs")).toEqual({ overClaimed: [2, 4], wrongContributor: false });
     expect(checkClaims(record([[5, 6]], HUMAN), "f", texts, new Set([5]), SONNET, "runs")).toEqual({ overClaimed: [6], wrongContributor: true });
+    // a paste recorded before its cut: the cut's record gives lines 4-5 back, so they are withdrawn, not over-claimed
+    expect(checkClaims(record([[1, 5]]), "f", texts, new Set([1]), SONNET, "runs", new Set([4, 5]))).toEqual({ overClaimed: [2, 3], wrongContributor: false });
   });
 });
 

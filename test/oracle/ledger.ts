@@ -20,6 +20,8 @@ export interface LedgerRecord {
   line: number;
   claims: Claim[];
   postHash?: string;
+  /** Lines (1-based, of the content after the record) it names as moved in from other files (`moved_lines`), by path. */
+  movedIn: { path: string; lines: number[] }[];
 }
 
 export class LedgerWatch {
@@ -56,7 +58,7 @@ function parseRecord(text: string, line: number): LedgerRecord {
         related?: { type: string; url: string }[];
       }[];
     }[];
-    metadata?: Record<string, { post_hash?: string | null; intent_id?: string | null }>;
+    metadata?: Record<string, MovedDetails & { post_hash?: string | null; intent_id?: string | null; other_files?: MovedDetails[] }>;
   };
   const ours = r.metadata?.["dev.intent-lsp"];
   const claims: Claim[] = [];
@@ -73,5 +75,15 @@ function parseRecord(text: string, line: number): LedgerRecord {
       });
     }
   }
-  return { id: r.id, line, claims, ...(ours?.post_hash ? { postHash: ours.post_hash } : {}) };
+  // files[0]'s details are the metadata's top level, the others' are other_files in order
+  const details = [ours, ...(ours?.other_files ?? [])];
+  const movedIn = (r.files ?? []).flatMap((f, i) => {
+    const lines = (details[i]?.moved_lines ?? []).flatMap((m) => m.carried.flatMap(([, at, n]) => Array.from({ length: n }, (_, k) => at + k)));
+    return lines.length ? [{ path: f.path, lines }] : [];
+  });
+  return { id: r.id, line, claims, ...(ours?.post_hash ? { postHash: ours.post_hash } : {}), movedIn };
+}
+
+interface MovedDetails {
+  moved_lines?: { from: string; carried: [number, number, number][] }[];
 }

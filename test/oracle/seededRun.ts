@@ -117,7 +117,7 @@ class SeedRun {
     const every = this.cfg.fileOpEvery ?? 10;
     if (!every || k % every !== Math.min(5, every - 1)) return undefined;
     const kind: FileOpKind = FILE_OP_KINDS[(this.cfg.seed + this.fileOpsDone++) % FILE_OP_KINDS.length]!;
-    const hook = kind === "agent-shell-move" || kind === "agent-tool-move";
+    const hook = kind === "agent-shell-move" || kind === "agent-tool-move" || kind === "agent-cross-file-move";
     const git = kind === "git-rename" || kind === "rebase" || kind === "squash-merge";
     const who = CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0 && (hook ? c.agent : !c.agent) && (!git || c.actor.owner.type === "human"));
     if (!who.length) return undefined;
@@ -150,7 +150,8 @@ class SeedRun {
     if (step.op) {
       const order = drawFileOpArrival(this.arrivalRng, step);
       this.orders.set(step.index, order);
-      return carryOutFileOp(this.world, step, order, this.paths, this.gen.files.get(step.op.kind === "rename" ? step.op.from : step.path)!);
+      const files = this.gen.files;
+      return carryOutFileOp(this.world, step, order, this.paths, files.get(step.op.kind === "rename" ? step.op.from : step.path)!, (p) => files.get(p)!);
     }
     const { editor, agents, ws } = this.world;
     const existed = this.gen.files.has(step.path);
@@ -213,11 +214,12 @@ class SeedRun {
     const changed = new Set(lines.flatMap((l, i) => (l.touch === step.index ? [i + 1] : [])));
     const rows = { kind: step.kind, via: step.via, order: this.orders.get(step.index) ?? "plain" };
     const records = this.world.ledger.readNew();
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
       this.cfg.trace?.(
         `  record ${r.id.slice(0, 8)}: ${r.claims.map((c) => `${c.type}${c.modelId ? `:${c.modelId}` : ""}@${c.intentId} ${c.path} ${c.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`).join("; ")}`,
       );
-      const check = checkClaims(r, step.path, texts, changed, step.actor.owner, "runs");
+      const givenBack = new Set(records.slice(i + 1).flatMap((later) => later.movedIn.filter((m) => m.path === step.path).flatMap((m) => m.lines)));
+      const check = checkClaims(r, step.path, texts, changed, step.actor.owner, "runs", givenBack);
       this.report.countClaims(rows, check);
       for (const n of check.overClaimed.slice(0, 3)) {
         const l = lines[n - 1];

@@ -39,6 +39,7 @@ export type EditKind =
   /** a block cut from one file and pasted into another, or copied there: it keeps its owners */
   | "cross-file-move"
   | "cross-file-copy"
+  | "agent-cross-file-move"
   /** the files and the ledger rewritten by git: every line keeps its owner */
   | "rebase"
   | "squash-merge";
