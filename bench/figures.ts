@@ -39,6 +39,8 @@ export interface Figure {
 export interface Options {
   quick: boolean;
   log: (s: string) => void;
+  /** The server measured (start, hover, keystroke): this build's unless another build's is named, for an A/B. */
+  serverJs?: string;
 }
 
 const ms = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms`);
@@ -58,13 +60,14 @@ interface Started {
  * Starts the server on a workspace and opens `openPath` at once; resolves when the server reports the end of
  * its ledger indexing (its `$/progress`), which is when hover and attribution answer from the whole ledger.
  */
-async function startServer(root: string, openPath: string): Promise<Started> {
+async function startServer(root: string, openPath: string, serverJs: string | undefined): Promise<Started> {
   const t0 = nowMs();
   let indexedAt = 0;
   let ended: () => void = () => {};
   const indexed = new Promise<void>((resolve) => (ended = resolve));
   const client = await LspClient.start({
     root,
+    ...(serverJs ? { serverJs } : {}),
     onProgress: (v) => {
       if ((v as { kind?: string }).kind === "end") {
         indexedAt = nowMs();
@@ -112,13 +115,13 @@ export async function startup(w: Workload, o: Options): Promise<Figure[]> {
   for (let i = 0; i < reps; i++) {
     readSplit();
     rmSync(join(w.root, INDEX_CACHE), { recursive: true, force: true });
-    const c = await startServer(w.root, w.hotFile);
+    const c = await startServer(w.root, w.hotFile, o.serverJs);
     coldMemory.push(memoryOf(c.client.process.pid!));
     await c.client.stop();
     cold.push(c);
     o.log(`    cold start ${ms(c.indexedMs)} (first diagnostics ${ms(c.firstDiagnosticsMs)}), read+split ${ms(baselineMs[baselineMs.length - 1]!)}`);
     readSplit();
-    const h = await startServer(w.root, w.hotFile);
+    const h = await startServer(w.root, w.hotFile, o.serverJs);
     warmMemory.push(memoryOf(h.client.process.pid!));
     await h.client.stop();
     warm.push(h);
@@ -204,7 +207,7 @@ export async function hover(w: Workload, o: Options): Promise<Figure> {
   const rounds = o.quick ? 8 : 20;
   // a p99 of fewer than a few hundred hovers is their maximum: one garbage collection would be the figure
   const perRound = 50;
-  const { client } = await startServer(w.root, w.hotFile);
+  const { client } = await startServer(w.root, w.hotFile, o.serverJs);
   const noop = await LspClient.start({ root: w.root, serverJs: NOOP_SERVER });
   const rand = seeded(w.records);
   const uri = client.uri(w.hotFile);
@@ -280,7 +283,7 @@ export async function hover(w: Workload, o: Options): Promise<Figure> {
 export async function keystroke(w: Workload, doc: keyof typeof HUGE_DOCS, o: Options): Promise<Figure> {
   const keystrokes = o.quick ? 60 : 200;
   const { path, lines } = HUGE_DOCS[doc];
-  const ours = (await startServer(w.root, path)).client;
+  const ours = (await startServer(w.root, path, o.serverJs)).client;
   const noop = await LspClient.start({ root: w.root, serverJs: NOOP_SERVER });
   const rand = seeded(lines);
   const text = readFileSync(join(w.root, path), "utf8");

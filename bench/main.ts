@@ -1,16 +1,18 @@
 /**
- * `npm run bench [-- --quick] [-- --sizes 10k,100k,1m] [-- --only hover,check] [-- --save LABEL]`
+ * `npm run bench [-- --quick] [-- --sizes 10k,100k,1m] [-- --only hover,check] [-- --save LABEL] [-- --server FILE]`
  *
  * Measures the figures of the README's "Benchmarks" section against the built server and CLI on generated workspaces of 10k, 100k and 1M
  * ledger records (`--quick`: 10k and 100k, fewer repetitions), and `intent stats` on a 10,000-file workspace
  * with 1M records (`stats-1m`: the full run, or `--quick` when `--only` names it: generating it takes minutes). Prints a table and writes a JSON report to
  * `.cache/bench/report.json` (`--save LABEL` also to `bench/results/LABEL.json`, to commit). Never fails on a
  * time: a figure that misses its target is printed as such; only a broken measurement exits non-zero.
+ * `--server FILE`: the start, hover and keystroke rows measure that server (another commit's built
+ * `dist/server.js`), so that two builds are compared by the same harness on the same workspaces.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../scripts/lspClient";
 import {
@@ -64,7 +66,7 @@ const FIGURES = [
 
 function parse() {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean" }, sizes: { type: "string" }, only: { type: "string" }, save: { type: "string" } },
+    options: { quick: { type: "boolean" }, sizes: { type: "string" }, only: { type: "string" }, save: { type: "string" }, server: { type: "string" } },
     allowPositionals: false,
   });
   const quick = values.quick ?? false;
@@ -77,7 +79,10 @@ function parse() {
   for (const f of only) if (!(FIGURES as readonly string[]).includes(f)) throw new Error(`--only: "${f}" is not one of ${FIGURES.join(", ")}`);
   // the 1M-record, 10,000-file workspace takes minutes to generate and to read once: --quick measures it only when asked by name
   if (quick && !values.only) only.splice(only.indexOf("stats-1m"), 1);
-  return { quick, sizes, only: new Set(only), save: values.save };
+  const server = values.server === undefined ? undefined : resolve(values.server);
+  if (server !== undefined && !existsSync(server))
+    throw new Error(`--server: ${server} does not exist; build that commit first (npm run build in its checkout)`);
+  return { quick, sizes, only: new Set(only), save: values.save, server };
 }
 
 function table(figures: readonly Figure[]): string {
@@ -92,7 +97,7 @@ function table(figures: readonly Figure[]): string {
 async function main(): Promise<void> {
   const args = parse();
   const log = (s: string) => process.stderr.write(`${s}\n`);
-  const o: Options = { quick: args.quick, log };
+  const o: Options = { quick: args.quick, log, ...(args.server ? { serverJs: args.server } : {}) };
   const started = Date.now();
   const figures: Figure[] = [];
   const workloads = [];
