@@ -709,7 +709,7 @@ export async function saveStall(o: Options): Promise<Figure> {
   const body: string[] = [];
   for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
   writeFileSync(join(root, big), `${body.join("\n")}\n`);
-  const client = await LspClient.start({ root });
+  const client = await LspClient.start({ root, ...(o.serverJs ? { serverJs: o.serverJs } : {}) });
   const hoverMs = async () => {
     const t0 = nowMs();
     await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });

@@ -57,8 +57,9 @@ export type Attributions = (LineAttribution | undefined)[];
  * Attribution for each of `lines` (the file's current content split by `splitLines`); `entries` are the
  * ledger entries of this file, in any order.
  */
-export function attribute(entries: readonly TraceEntry[], lines: readonly string[]): Attributions {
-  return attributeSettled(entries, lines).attributions;
+export function attribute(entries: readonly TraceEntry[], lines: readonly string[], knownHash?: string): Attributions {
+  // a caller that knows the content's hash spares a whole-file hash (a million-line document's save)
+  return attributeSettled(entries, lines, new TextHashes(lines, knownHash)).attributions;
 }
 
 /**

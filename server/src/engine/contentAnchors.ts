@@ -190,10 +190,14 @@ export class TextHashes {
   private hashes: string[] | undefined;
   private positionMap: Map<string, number[]> | undefined;
 
-  /** `lines`: the text split by `splitLines`. */
-  constructor(readonly lines: readonly string[]) {
+  /** `lines`: the text split by `splitLines`; `knownHash`: their `contentHash`, when the caller has it. */
+  constructor(
+    readonly lines: readonly string[],
+    knownHash?: string,
+  ) {
     this.length = lines.length;
     this.normalized = lines.map(normalizeLine);
+    this.contentHashValue = knownHash;
   }
 
   /** `contentHash` of the lines. */

@@ -112,15 +112,16 @@ export function* fileHashSteps(text: string, sliceChars: number): Generator<void
   const known = remembered(text);
   if (known) return known;
   const h = createHash("sha256");
-  // text already in normal form is its own normalized join: hashed as it is
-  const normal = isNormal(text);
   let start = 0;
   while (start < text.length) {
     // cut after a LF, so that a CRLF stays whole and no surrogate pair is split
     const cut = sliceChars >= text.length - start ? -1 : text.indexOf("\n", start + sliceChars);
     const end = cut === -1 ? text.length : cut + 1;
     const slice = text.slice(start, end);
-    if (normal) h.update(slice);
+    // a slice already in normal form is its own normalized join: hashed as it is. Each slice is checked on
+    // its own, so that no step scans the whole text (a slice ends at a LF, so " \n" inside it covers its
+    // last line)
+    if (isNormal(slice)) h.update(slice);
     else {
       const lines = splitLines(slice);
       // a slice ending at a line break: its last (empty) line is the start of the next slice

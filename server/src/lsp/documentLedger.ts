@@ -37,7 +37,7 @@ export class DocumentLedger {
    * came from (a rename, a move, a copy: engine/lineage.ts). Empty outside a workspace.
    */
   entries(): readonly TraceEntry[] {
-    return this.ctx && this.path !== undefined ? this.ctx.ledger.attributionEntries(this.path, this.baseline.lines) : [];
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.attributionEntries(this.path, this.baseline.lines, undefined, this.baseline.hash) : [];
   }
 
   /** The owners of `lines` as `intent blame` tells them (the file on disk holds them); undefined outside a workspace. */
@@ -54,7 +54,11 @@ export class DocumentLedger {
     if (!this.ctx || this.path === undefined) return undefined;
     const ledger = this.ctx.ledger;
     return attribute(
-      [...ledger.attributionEntries(this.path, this.baseline.lines), ...step.entries, ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed))],
+      [
+        ...ledger.attributionEntries(this.path, this.baseline.lines, undefined, this.baseline.hash),
+        ...step.entries,
+        ...movedIn.flatMap((m) => ledger.entriesFor(m.from).map(borrowed)),
+      ],
       lines,
     );
   }

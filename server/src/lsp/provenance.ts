@@ -160,7 +160,7 @@ export class Provenance {
     if (this.ownRecordDue || tracking.saving) this.ledgerChangedMeanwhile = true;
     if (this.ledger.inWorkspace && !tracking.saving && !this.ownRecordDue && this.parts.disk.holdsBaseline()) {
       // the buffer is the file on disk: its owners are exactly what `intent blame` says of that file
-      owners.set(attribute(entries, baseline.lines));
+      owners.set(attribute(entries, baseline.lines, baseline.hash));
       tracking.edits.reset(baseline.lines);
       const recorded = this.ledger.isNewestRecorded(baseline.hash) || others;
       if (recorded) this.tentative = undefined; // another writer's record for this file: the content was a reload
@@ -173,12 +173,12 @@ export class Provenance {
       let state: { owners: Attributions; hashes: (string | undefined)[] } | undefined = { owners: attribute(entries, w.from), hashes: [] };
       const graph = w.steps.some((step) => step.entries[0]?.movedIn) ? RecordGraph.of([...entries, ...w.steps.flatMap((step) => step.entries)]) : undefined;
       for (const step of w.steps) state = state && (graph ? graph.apply(state, step) : applyStep(state, step));
-      owners.set(state?.owners ?? attribute(entries, baseline.lines));
+      owners.set(state?.owners ?? attribute(entries, baseline.lines, baseline.hash));
       this.awaiting = undefined;
       return;
     }
     if (!this.ledger.isNewestRecorded(baseline.hash)) return;
-    owners.set(carryThroughRecords(entries, w.prior, w.priorHash, baseline.hash) ?? attribute(entries, baseline.lines));
+    owners.set(carryThroughRecords(entries, w.prior, w.priorHash, baseline.hash) ?? attribute(entries, baseline.lines, baseline.hash));
     this.awaiting = undefined;
     this.tentative = undefined; // another writer's record for this content: it was a reload
   }

@@ -187,14 +187,26 @@ export class WorkspaceLedger {
   }
 
   /** A path's own entries and those of the earlier paths its content comes from (engine/lineage.ts). */
-  attributionEntries(path: string, lines: readonly string[] | undefined, namedSources: NamedSources = () => this.gitNames(path)): TraceEntry[] {
+  attributionEntries(
+    path: string,
+    lines: readonly string[] | undefined,
+    namedSources: NamedSources = () => this.gitNames(path),
+    knownHash?: string,
+  ): TraceEntry[] {
     const own = this.entriesFor(path);
-    const sources = this.sourceEntries(path, own, lines, namedSources);
+    const sources = this.sourceEntries(path, own, lines, namedSources, knownHash);
     return sources.length ? own.concat(sources) : own;
   }
 
-  private sourceEntries(path: string, own: readonly TraceEntry[], lines: readonly string[] | undefined, namedSources: NamedSources): TraceEntry[] {
-    const current = () => (lines && contentLineCount(lines) > 0 ? contentHash(lines) : undefined);
+  /** `knownHash`: the `contentHash` of `lines`, when the caller has it (asked only for a path with no record). */
+  private sourceEntries(
+    path: string,
+    own: readonly TraceEntry[],
+    lines: readonly string[] | undefined,
+    namedSources: NamedSources,
+    knownHash?: string,
+  ): TraceEntry[] {
+    const current = () => (lines && contentLineCount(lines) > 0 ? (knownHash ?? contentHash(lines)) : undefined);
     const named = typeof namedSources === "function" ? namedSources() : namedSources;
     const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
     return sourceEntries(path, own, current, records, named.renamed, named.split);
