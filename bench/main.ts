@@ -6,7 +6,7 @@
  * with 1M records (`stats-1m`: the full run, or `--quick` when `--only` names it: generating it takes minutes). Prints a table and writes a JSON report to
  * `.cache/bench/report.json` (`--save LABEL` also to `bench/results/LABEL.json`, to commit). Never fails on a
  * time: a figure that misses its target is printed as such; only a broken measurement exits non-zero.
- * `--server FILE`: the start, hover and keystroke rows measure that server (another commit's built
+ * `--server FILE`: the start, hover, keystroke and save rows measure that server (another commit's built
  * `dist/server.js`), so that two builds are compared by the same harness on the same workspaces.
  */
 import { execFileSync } from "node:child_process";
