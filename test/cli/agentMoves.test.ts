@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -275,6 +277,25 @@ describe("an agent's cut from one file and paste into another keeps the block's 
         .files.map((f: any) => f.path),
     ).toEqual([FORECAST]);
     expect((await blameRows(ws, DEW)).slice(0, HELPER.length)).toEqual(HELPER.map(() => byAgent));
+  });
+
+  it("a pasted file replaced by a link to a file outside the workspace holding the same text is never read: the cut claims nothing", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    const outside = mkdtempSync(join(tmpdir(), "intent-lsp-outside-"));
+    try {
+      writeFileSync(join(outside, "dew.ts"), text(HELPER));
+      rmSync(ws.path(DEW));
+      symlinkSync(join(outside, "dew.ts"), ws.path(DEW));
+      await agentEdits(ws, FORECAST, text(HELPER), "");
+      expect(
+        ledgerRecords(ws)
+          .at(-1)!
+          .files.map((f: any) => f.path),
+      ).toEqual([FORECAST]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("another session's cut of a block this session pasted claims nothing", async () => {

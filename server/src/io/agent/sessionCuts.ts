@@ -18,6 +18,7 @@ import type { FileWrite } from "../ledger/recordChange";
 import type { MovedLines } from "../../engine/lineage";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
+import { realWorkspacePath } from "../realPath";
 import { ensureOwnDir, readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
 import { ensureSessionsDir } from "../sessionFiles";
 
@@ -172,8 +173,13 @@ export function ledgerView(ledger: { hasPostHash(path: string, hash: string): bo
   return { pinned: (p, h) => ledger.hasPostHash(p, h), newest: (p) => ledger.lastPostHash(p) };
 }
 
-/** A pasted file's content now; undefined when it cannot be read as a regular file. */
+/**
+ * A pasted file's content now; undefined when it cannot be read as a regular file, or when the path the
+ * session's file names is not where it leads (a link, `..`, outside the workspace): that file is ours, but
+ * it is read back from disk, and a path that leaves the workspace is never read.
+ */
 function readPasted(root: string, path: string): string | undefined {
+  if (realWorkspacePath(root, path) !== path) return undefined;
   try {
     return readOptional(join(root, path));
   } catch {
