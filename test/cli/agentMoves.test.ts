@@ -120,6 +120,18 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     git(ws.root, "commit", "-q", "-m", "helpers");
   }
 
+  /** `act` appends exactly one record, naming exactly `paths` (a cut that gives no paste back names its own file). */
+  async function expectCutRecordsOnly(act: () => Promise<void>, paths: string[]): Promise<void> {
+    const before = ledgerRecords(ws).length;
+    await act();
+    expect(ledgerRecords(ws).length).toBe(before + 1);
+    expect(
+      ledgerRecords(ws)
+        .at(-1)!
+        .files.map((f: { path: string }) => f.path),
+    ).toEqual(paths);
+  }
+
   /** Hover over every line of `path` (opened for it) names the same owner as `intent blame`. */
   async function expectHoverAsBlame(path: string, rows: readonly Row[]): Promise<void> {
     await client!.open(path);
@@ -246,14 +258,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     expect(rows).toEqual([...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), ...AGENT_TAIL.map(() => byAgent)]);
     await expectHoverAsBlame(DEW, rows);
     // claimed once: cutting the same text again elsewhere claims nothing more
-    const before = ledgerRecords(ws).length;
-    await agentEdits(ws, FORECAST, text(KELVIN), "");
-    expect(ledgerRecords(ws).length).toBe(before + 1);
-    expect(
-      ledgerRecords(ws)
-        .at(-1)!
-        .files.map((f: any) => f.path),
-    ).toEqual([FORECAST]);
+    await expectCutRecordsOnly(() => agentEdits(ws, FORECAST, text(KELVIN), ""), [FORECAST]);
   });
 
   it("the paste comes first over two writes of the new file: the lines of the first are carried to where the second left them", async () => {
@@ -268,14 +273,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     await personWritesHelpers();
     await agentWrites(ws, DEW, text(HELPER));
     ws.write(DEW, text([...HELPER, "// touched"]));
-    const before = ledgerRecords(ws).length;
-    await agentEdits(ws, FORECAST, text(HELPER), "");
-    expect(ledgerRecords(ws).length).toBe(before + 1);
-    expect(
-      ledgerRecords(ws)
-        .at(-1)!
-        .files.map((f: any) => f.path),
-    ).toEqual([FORECAST]);
+    await expectCutRecordsOnly(() => agentEdits(ws, FORECAST, text(HELPER), ""), [FORECAST]);
     expect((await blameRows(ws, DEW)).slice(0, HELPER.length)).toEqual(HELPER.map(() => byAgent));
   });
 
@@ -287,12 +285,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
       writeFileSync(join(outside, "dew.ts"), text(HELPER));
       rmSync(ws.path(DEW));
       symlinkSync(join(outside, "dew.ts"), ws.path(DEW));
-      await agentEdits(ws, FORECAST, text(HELPER), "");
-      expect(
-        ledgerRecords(ws)
-          .at(-1)!
-          .files.map((f: any) => f.path),
-      ).toEqual([FORECAST]);
+      await expectCutRecordsOnly(() => agentEdits(ws, FORECAST, text(HELPER), ""), [FORECAST]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
