@@ -151,9 +151,11 @@ class GroupReplay {
       const texts = textLines(text);
       const changed = new Set(this.shadow.blame(path, false).flatMap((s, i) => (s === k ? [i + 1] : [])));
       const rows = { via: this.vias[k]!, file: basename(p) };
-      for (const r of records) {
+      for (const [i, r] of records.entries()) {
         if (!r.claims.some((c) => c.path === path)) continue;
-        const check = checkClaims(r, path, texts, changed, who.actor.owner, "text");
+        // a paste recorded before its cut: the cut's record gives the block back (seededRun.checkRecords)
+        const givenBack = new Set(records.slice(i + 1).flatMap((later) => later.movedIn.filter((m) => m.path === path).flatMap((m) => m.lines)));
+        const check = checkClaims(r, path, texts, changed, who.actor.owner, "text", givenBack);
         this.report.countClaims(rows, check);
         this.report.overClaimedInCommit(check, {
           run: basename(p),
