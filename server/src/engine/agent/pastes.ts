@@ -81,8 +81,9 @@ function runsOf(marked: readonly boolean[], lines: readonly string[]): Paste["bl
 }
 
 /**
- * A session's pastes after adding `added`: those older than `CUT_TTL_MS` dropped, an earlier paste into a
- * path replaced by the newer one (which carried its lines on), then the newest kept within the cuts' bounds.
+ * A session's pastes after adding `added`: those older than `CUT_TTL_MS` dropped, and those of a path the
+ * call wrote (`written`), whose line numbers no longer hold (a paste of the new content in `added` carried
+ * their lines on), then the newest kept within the cuts' bounds, one per path.
  */
 export function keepPastes(pastes: readonly Paste[], added: readonly Paste[], now: number, written: readonly string[]): Paste[] {
   const fresh = [...added, ...pastes.filter((p) => !written.includes(p.path))].filter((p) => now - p.at >= 0 && now - p.at < CUT_TTL_MS);

@@ -134,6 +134,7 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
       const written = new Set(changes.map((c) => c.path));
       const candidates = kept.pastes.filter((p) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
       const out: ClaimedPaste[] = [];
+      if (!candidates.length) return out;
       for (const { paste, movedIn } of pastedBack(candidates, cutsOf(changes), now, pinned)) {
         const content = readPasted(root, paste.path);
         // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
