@@ -132,9 +132,9 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     ).toEqual(paths);
   }
 
-  /** Hover over every line of `path` (opened for it) names the same owner as `intent blame`. */
-  async function expectHoverAsBlame(path: string, rows: readonly Row[]): Promise<void> {
-    await client!.open(path);
+  /** Hover over every line of `path` (opened for it unless `open` says it is) names the same owner as `intent blame`. */
+  async function expectHoverAsBlame(path: string, rows: readonly Row[], open = false): Promise<void> {
+    if (!open) await client!.open(path);
     await client!.executeCommand("intent.blame", { path: "README.md", quiet: true }); // the ledger read to its end
     await client!.waitForPublishOfCurrentVersion(path);
     for (let k = 0; k < rows.length; k++) {
@@ -259,6 +259,19 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     await expectHoverAsBlame(DEW, rows);
     // claimed once: cutting the same text again elsewhere claims nothing more
     await expectCutRecordsOnly(() => agentEdits(ws, FORECAST, text(KELVIN), ""), [FORECAST]);
+  });
+
+  it("the paste comes first, the new file open in the editor: when the cut's record lands the hover of the open document changes as blame does", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(HELPER));
+    await client!.open(DEW);
+    await client!.executeCommand("intent.blame", { path: "README.md", quiet: true }); // the paste's record read
+    await client!.waitForPublishOfCurrentVersion(DEW);
+    expect(await client!.hoverText(DEW, 1)).toContain(`ai · ${SONNET}`);
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    const rows = await blameRows(ws, DEW);
+    expect(rows).toEqual(HELPER.map(() => byPersonMovedByAgent));
+    await expectHoverAsBlame(DEW, rows, true);
   });
 
   it("the paste comes first over two writes of the new file: the lines of the first are carried to where the second left them", async () => {
