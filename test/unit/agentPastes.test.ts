@@ -26,11 +26,15 @@ describe("pasteOf: the lines a write inserted that a later cut may claim", () =>
     expect(pasted()).toEqual({ path: "src/urgent.ts", hash: "sha256:urgent", blocks: [{ start: 0, lines: [...MINE, ...BLOCK] }], at: NOW });
   });
 
-  it("leaves out lines already taken from a cut, and a block the file held before (moved within it)", () => {
-    const before = text([...BLOCK, "// a", "// b"]);
-    const after = text(["// a", "// b", ...BLOCK, "const taken = 1;", "const fromCut = 2;"]);
-    const movedIn = [{ from: "src/x.ts", preHash: "h", runs: [{ oldStart: 0, newStart: 5, length: 2 }] }];
-    expect(pasteOf("src/u.ts", "h2", before, after, diffTexts(before, after), movedIn, undefined, NOW)).toBeUndefined();
+  it("leaves out a block the file held before (moved within it), and lines already taken from a cut", () => {
+    const before = text([...BLOCK, "// a", "// b", "// c", "// d"]);
+    const after = text(["// a", "// b", "// c", "// d", ...BLOCK]);
+    expect(pasteOf("src/u.ts", "h2", before, after, diffTexts(before, after), [], undefined, NOW)).toBeUndefined();
+    const fresh = text(BLOCK);
+    const movedIn = [{ from: "src/x.ts", preHash: "h", runs: [{ oldStart: 4, newStart: 0, length: 3 }] }];
+    expect(pasteOf("src/u.ts", "h3", null, fresh, diffTexts(null, fresh), movedIn, undefined, NOW)).toBeUndefined();
+    // the same lines with no cut behind them and no earlier place in the file: a paste
+    expect(pasteOf("src/u.ts", "h3", null, fresh, diffTexts(null, fresh), [], undefined, NOW)?.blocks).toEqual([{ start: 0, lines: BLOCK }]);
   });
 
   it("carries an earlier paste into the same content to where the write left its lines", () => {
