@@ -165,7 +165,7 @@ export class InsightBuilder {
   /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
   runInWindow(r: Run): boolean {
     const when = r.author === "untraced" ? r.committed : r.timestamp;
-    return when !== undefined && this.inWindow(msOf(when));
+    return when !== undefined && this.inWindow(isoMs(when));
   }
 
   /** Why some untraced lines have no time (said once each). */
@@ -223,14 +223,14 @@ export class InsightBuilder {
         const n = r.end - r.start + 1;
         if (r.author !== "untraced") {
           if (r.timestamp === undefined) continue;
-          const ms = msOf(r.timestamp);
+          const ms = isoMs(r.timestamp);
           if (!this.inWindow(ms)) continue;
           const row = this.periodAt(ms, by);
           row.surviving[r.author] += n;
           row.inCode[r.author] += n;
         } else if (r.committed === undefined) this.undated.lines += n;
         else {
-          const ms = msOf(r.committed);
+          const ms = isoMs(r.committed);
           if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
         }
       }
@@ -387,8 +387,8 @@ export function blocksOf(runs: readonly Run[]): Run[] {
 
 const MANY_GROUPS = 16;
 
-/** A file's tally (`FileTally`) from its runs and their blocks (`blocksOf(runs)`). */
-export function tallyOf(runs: readonly Run[], blocks: readonly Run[] = blocksOf(runs)): FileTally {
+/** A file's tally (`FileTally`) from its runs; its out-of-scope lines as blocks (`blocksOf`). */
+export function tallyOf(runs: readonly Run[]): FileTally {
   const groups: TallyGroup[] = [];
   // a file has a few groups: found by looking through them, or by key once there are many
   let byKey: Map<string, TallyGroup> | undefined;
@@ -414,7 +414,7 @@ export function tallyOf(runs: readonly Run[], blocks: readonly Run[] = blocksOf(
       else if (groups.length > MANY_GROUPS) byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person]), g]));
     }
   }
-  return { groups, outOfScope: blocks.filter((b) => b.outOfScope) };
+  return { groups, outOfScope: blocksOf(runs).filter((b) => b.outOfScope) };
 }
 
 /** The runs of a file's blame rows (every line, in order). */
@@ -469,9 +469,6 @@ export function untracedRanges(runs: readonly Run[]): { start: number; end: numb
 /** ISO times of the few commit times a workspace has, made once each (every file's runs are dated with them). */
 const isoTimes = new Map<number, string>();
 const MAX_ISO_TIMES = 100_000;
-
-/** The epoch ms of a run's time (a record's, or an untraced run's commit time). */
-const msOf = isoMs;
 
 function isoOf(ms: number): string {
   let iso = isoTimes.get(ms);

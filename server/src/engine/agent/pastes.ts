@@ -115,13 +115,8 @@ export function pastedBack(pastes: readonly Paste[], cuts: readonly Cut[], now: 
     if (now - paste.at < 0 || now - paste.at >= CUT_TTL_MS) continue;
     const sources = cutSources(cuts, paste.path, now, pinned);
     if (!sources.length) continue;
-    const end = paste.blocks.reduce((m, b) => Math.max(m, b.start + b.lines.length), 0);
-    const lines = new Array<string>(end).fill("");
-    const spans: Span[] = [];
-    for (const b of paste.blocks) {
-      for (let k = 0; k < b.lines.length; k++) lines[b.start + k] = b.lines[k]!;
-      spans.push({ start: b.start, end: b.start + b.lines.length - 1 });
-    }
+    const { lines } = spread(paste);
+    const spans: Span[] = paste.blocks.map((b) => ({ start: b.start, end: b.start + b.lines.length - 1 }));
     if (matchStarts(lines, spans, sources) > MAX_MATCH_STARTS) continue;
     const movedIn = findMovedBlocks(lines, spans, sources);
     if (movedIn.length) out.push({ paste, movedIn });
@@ -131,18 +126,24 @@ export function pastedBack(pastes: readonly Paste[], cuts: readonly Cut[], now: 
 
 /** `paste` without the lines a cut claimed (`movedIn`): those have their owners now, and are not claimed twice. */
 export function pasteLess(paste: Paste, movedIn: readonly MovedLines[]): Paste | undefined {
-  const end = paste.blocks.reduce((m, b) => Math.max(m, b.start + b.lines.length), 0);
-  const marked = new Array<boolean>(end).fill(false);
-  const lines = new Array<string>(end).fill("");
-  for (const b of paste.blocks) {
-    for (let k = 0; k < b.lines.length; k++) {
-      marked[b.start + k] = true;
-      lines[b.start + k] = b.lines[k]!;
-    }
-  }
+  const { lines, marked } = spread(paste);
   unmark(marked, movedIn);
   const blocks = runsOf(marked, lines);
   return blocks.length ? { ...paste, blocks } : undefined;
+}
+
+/** A paste's lines at their places in the content (`marked`: which places hold one; the others are ""). */
+function spread(paste: Paste): { lines: string[]; marked: boolean[] } {
+  const end = paste.blocks.reduce((m, b) => Math.max(m, b.start + b.lines.length), 0);
+  const lines = new Array<string>(end).fill("");
+  const marked = new Array<boolean>(end).fill(false);
+  for (const b of paste.blocks) {
+    for (let k = 0; k < b.lines.length; k++) {
+      lines[b.start + k] = b.lines[k]!;
+      marked[b.start + k] = true;
+    }
+  }
+  return { lines, marked };
 }
 
 /** Well-formed pastes from a session's stored JSON: a paste has a cut's shape (`hash` is of the content after it). */

@@ -116,20 +116,20 @@ export interface LedgerView {
 }
 
 /**
- * The session's cuts and pastes as a post hook uses them. `callCuts`: blocks the same tool call removed from
- * its other files.
+ * The session's cuts and pastes as a post hook uses them. `sameCall`: blocks the same tool call removed from
+ * its other files (`callCuts`).
  */
-export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, callCuts: readonly Cut[] = []): SessionPastes {
+export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, sameCall: readonly Cut[] = []): SessionPastes {
   const kept = readSessionBlocks(root, sessionId);
   const pinned = (p: string, h: string) => ledger.pinned(p, h);
+  // the blocks these changes removed, from content a record pins (so a reader finds their owners there)
   const cutsOf = (changes: readonly HookChange[]) =>
-    changes.flatMap((c) => {
-      if (typeof c.before !== "string") return [];
-      const cut = cutOf(c.path, fileHash(c.before), c.before, c.change ?? removedAll(c.before), now);
-      return cut && pinned(cut.path, cut.hash) ? [cut] : [];
-    });
+    callCuts(
+      changes.flatMap((c) => (typeof c.before === "string" ? [{ path: c.path, before: c.before, change: c.change ?? removedAll(c.before) }] : [])),
+      now,
+    ).filter((cut) => pinned(cut.path, cut.hash));
   return {
-    movedInto: (path, before, after, change) => pastedFromCuts(path, before, after, change, cutSources([...callCuts, ...kept.cuts], path, now, pinned)),
+    movedInto: (path, before, after, change) => pastedFromCuts(path, before, after, change, cutSources([...sameCall, ...kept.cuts], path, now, pinned)),
     claimedBack: (changes) => {
       const written = new Set(changes.map((c) => c.path));
       const candidates = kept.pastes.filter((p) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
