@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -8,7 +8,7 @@ import { runCli, runCliInProcess } from "../support/cliRunner";
 
 /**
  * `intent stats` keeps what it learnt of each file for the next run (.orchestration/.cache/insight.json, and
- * the runs and history in insight-runs.json): its numbers stay those of `intent blame`, whatever changed since
+ * the runs and history in insight-runs.bin): its numbers stay those of `intent blame`, whatever changed since
  * (a file's bytes, the ledger, the exempt rules, a cache file lost), and a file's lines follow its content
  * across a rename as blame's do.
  */
@@ -43,7 +43,7 @@ async function blameSum(ws: TempWorkspace, path: string): Promise<Counts> {
 }
 
 const TALLIES = ".orchestration/.cache/insight.json";
-const RUNS = ".orchestration/.cache/insight-runs.json";
+const RUNS = ".orchestration/.cache/insight-runs.bin";
 
 /** The numbers as a run with nothing kept gives them. */
 function fresh(ws: TempWorkspace, ...args: string[]) {
@@ -129,6 +129,26 @@ describe("intent stats from one run to the next", () => {
     const untracedToday = (s: typeof history) => periods(s).find((p) => p.period === today)!.inCode.untraced;
     expect(untracedToday(editedHistory)).toBe(untracedToday(history) + 1);
     expect(stats(ws)).toEqual(edited);
+  });
+
+  it("reads a torn or damaged runs file as none: the history is counted again, the same", () => {
+    const history = fresh(ws, "--by", "day");
+    const kept = readFileSync(ws.path(RUNS));
+    expect(kept.length).toBeGreaterThan(64);
+    // cut inside the numbers, cut inside the header, a header whose count does not fit the numbers
+    truncateSync(ws.path(RUNS), kept.length - 5);
+    expect(stats(ws, "--by", "day")).toEqual(history);
+    expect(readFileSync(ws.path(RUNS))).toEqual(kept);
+    truncateSync(ws.path(RUNS), 10);
+    expect(stats(ws, "--by", "day")).toEqual(history);
+    const header = kept.readUInt32LE(0);
+    const text = kept.toString("utf8", 4, 4 + header);
+    // the last digit of the count changed: the same length, another count
+    const more = text.replace(/"ints":(\d*)(\d)/, (_, head: string, last: string) => `"ints":${head}${(Number(last) + 1) % 10}`);
+    expect(more).not.toBe(text);
+    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(more), kept.subarray(4 + header)]));
+    expect(stats(ws, "--by", "day")).toEqual(history);
+    expect(readFileSync(ws.path(RUNS))).toEqual(kept);
   });
 
   it("leaves out a file made exempt since the last run, and counts it again once it is not", () => {

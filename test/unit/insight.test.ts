@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AUTHORS, authorOfEntry, percent } from "../../server/src/engine/authorship";
-import { datedRuns, InsightBuilder, pathMatcher, periodOf, untracedRanges, type Run } from "../../server/src/engine/insight";
+import { datedRuns, InsightBuilder, pathMatcher, untracedRanges, type Run } from "../../server/src/engine/insight";
+import { periodOf } from "../../server/src/engine/insightHistory";
 import type { BlameLine } from "../../server/src/engine/blame";
 import { BLOCK_FIELDS } from "../../server/src/engine/blockTable";
 

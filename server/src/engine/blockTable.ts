@@ -21,7 +21,8 @@ export interface PackedBlocks {
 
 /**
  * Whether run `next` goes on the block `block` began: the lines of one record in a row (untraced: of one
- * commit time), whatever else differs; `next` must also start right after the block's end.
+ * commit time), whatever else differs; `next` must also start right after the block's end. `BlockTable.add`
+ * applies the same rule to the numbers of a block.
  */
 export function sameBlock(block: Run, next: Run): boolean {
   return block.author === next.author && block.traceId === next.traceId && block.committed === next.committed && block.uncommitted === next.uncommitted;
@@ -31,10 +32,12 @@ export class BlockTable {
   private readonly strings: string[] = [];
   private readonly ids = new Map<string, number>();
   private readonly rows: number[] = [];
-  /** The last record numbered (`record`): its id and time, and their numbers. */
-  private last: { traceId: string; timestamp: string | undefined; id: number; time: number } | undefined;
+  private readonly times = new Map<number, number>();
+  /** Where in `rows` the last block starts (-1: none yet). */
+  private at = -1;
 
-  private id(s: string | undefined): number {
+  /** A string's number in the table (-1: absent). */
+  id(s: string | undefined): number {
     if (s === undefined) return -1;
     let i = this.ids.get(s);
     if (i === undefined) {
@@ -46,54 +49,96 @@ export class BlockTable {
   }
 
   /**
-   * The numbers of a block's record id and time. A record's blocks are mostly one or a few in a row (a record
-   * writes one file), so its strings are added as they come, not looked up among the hundreds of thousands
-   * of other records' (a record split into blocks apart in its file adds its strings again).
+   * The numbers in this table of another table's strings (numbered from 1, 0: absent; engine/runRows.ts),
+   * each added when first asked: a report adds the runs of a whole cache numbered that way. That table's
+   * strings are distinct, so they are not looked up among this table's (a string also added by `id` is
+   * in the table twice, which costs a few bytes and no meaning).
    */
-  private record(traceId: string | undefined, timestamp: string | undefined): [number, number] {
-    if (traceId === undefined) return [-1, this.id(timestamp)];
-    const last = this.last;
-    if (last && last.traceId === traceId && last.timestamp === timestamp) return [last.id, last.time];
-    const id = this.strings.push(traceId) - 1;
-    const time = timestamp === undefined ? -1 : this.strings.push(timestamp) - 1;
-    this.last = { traceId, timestamp, id, time };
-    return [id, time];
+  numbering(strings: readonly string[]): (i: number) => number {
+    // filled as asked (the other table may grow meanwhile)
+    const ids: number[] = [-1];
+    return (i) => {
+      let id = ids[i];
+      if (id === undefined) ids[i] = id = this.strings.push(strings[i - 1]!) - 1;
+      return id;
+    };
   }
 
-  /** A file's runs as its blocks (`sameBlock`), as engine/insight.ts `blocksOf` joins them. */
-  addRuns(path: string, runs: readonly Run[]): void {
-    const file = this.id(path);
-    const rows = this.rows;
-    let last: Run | undefined;
-    /** Where in `rows` the block of run `last` starts. */
-    let at = -1;
-    for (const r of runs) {
-      if (last && sameBlock(last, r) && rows[at + 2] === r.start - 1) rows[at + 2] = r.end;
-      else {
-        at = rows.length;
-        const [traceId, timestamp] = this.record(r.traceId, r.timestamp);
-        rows.push(
-          file,
-          r.start,
-          r.end,
-          AUTHORS.indexOf(r.author),
-          this.id(r.intent),
-          this.id(r.model),
-          this.id(r.person),
-          traceId,
-          timestamp,
-          r.outOfScope ? 1 : 0,
-          this.id(r.committed),
-          r.uncommitted ? 1 : 0,
-        );
-      }
-      last = r;
+  /** The number of a file's path: each file is added once, so its path is not looked up. */
+  file(path: string): number {
+    return this.strings.push(path) - 1;
+  }
+
+  /** The number of a commit time, epoch ms (its ISO text in the table). */
+  time(ms: number, iso: (ms: number) => string): number {
+    let i = this.times.get(ms);
+    if (i === undefined) {
+      i = this.id(iso(ms));
+      this.times.set(ms, i);
     }
+    return i;
+  }
+
+  /**
+   * Lines `start`..`end` of file `file`, the other numbers as in `PackedBlocks.rows` (strings as `id`s).
+   * They go on the last block when they follow it in the same file and are of the same record (untraced
+   * lines: of the same commit time), whatever else differs: `sameBlock`, as engine/insight.ts `blocksOf` joins runs.
+   */
+  add(
+    file: number,
+    start: number,
+    end: number,
+    author: number,
+    intent: number,
+    model: number,
+    person: number,
+    traceId: number,
+    timestamp: number,
+    out: number,
+    committed: number,
+    uncommitted: number,
+  ): void {
+    const rows = this.rows;
+    const at = this.at;
+    if (
+      at >= 0 &&
+      rows[at] === file &&
+      rows[at + 2] === start - 1 &&
+      rows[at + 3] === author &&
+      rows[at + 7] === traceId &&
+      rows[at + 10] === committed &&
+      rows[at + 11] === uncommitted
+    ) {
+      rows[at + 2] = end;
+      return;
+    }
+    this.at = rows.length;
+    rows.push(file, start, end, author, intent, model, person, traceId, timestamp, out, committed, uncommitted);
+  }
+
+  /** A file's runs as its blocks (see `add`). */
+  addRuns(path: string, runs: readonly Run[]): void {
+    const file = this.file(path);
+    for (const r of runs)
+      this.add(
+        file,
+        r.start,
+        r.end,
+        AUTHORS.indexOf(r.author),
+        this.id(r.intent),
+        this.id(r.model),
+        this.id(r.person),
+        this.id(r.traceId),
+        this.id(r.timestamp),
+        r.outOfScope ? 1 : 0,
+        this.id(r.committed),
+        r.uncommitted ? 1 : 0,
+      );
   }
 
   /** A file no record names: all its `count` lines untraced, in one block. */
   addUntracedFile(path: string, count: number): void {
-    this.rows.push(this.id(path), 1, count, AUTHORS.indexOf("untraced"), -1, -1, -1, -1, -1, 0, -1, 0);
+    this.add(this.file(path), 1, count, AUTHORS.indexOf("untraced"), -1, -1, -1, -1, -1, 0, -1, 0);
   }
 
   packed(): PackedBlocks {

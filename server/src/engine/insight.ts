@@ -10,11 +10,13 @@
  * included (`inCode`); a line whose time git cannot tell is counted as undated, never put in a period.
  */
 import { Minimatch } from "minimatch";
-import { addCounts, addLines, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
+import { addCounts, addLines, AUTHORS, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
 import { BlockTable, type PackedBlocks, sameBlock } from "./blockTable";
+import { History } from "./insightHistory";
 import { isoMs } from "./isoTime";
 import { splitLines } from "./hashing";
+import { RUN_FIELDS } from "./runRows";
 import type { TraceEntry } from "./ledger/read";
 
 export type Period = "day" | "week" | "month";
@@ -123,24 +125,8 @@ export function pathMatcher(glob: string | undefined): (path: string) => boolean
   return (path) => patterns.some((p) => p.match(path));
 }
 
-/** The period a time falls in, in UTC: `2026-11-26`, the Monday of its week, or `2026-11`. */
-export function periodOf(ms: number, by: Period): string {
-  const d = new Date(ms);
-  if (by === "month") return d.toISOString().slice(0, 7);
-  if (by === "week") {
-    const monday = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - ((d.getUTCDay() + 6) % 7)));
-    return monday.toISOString().slice(0, 10);
-  }
-  return d.toISOString().slice(0, 10);
-}
-
-const DAY_MS = 86_400_000;
-
 /** Folders summed for "the largest folders": the first two levels. */
 const FOLDER_DEPTH = 2;
-
-const zeroWritten = () => ({ ai: 0, human: 0, mixed: 0, unknown: 0 });
-const zeroInCode = (): InCode => ({ ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, total: 0, untracedShare: null });
 
 /** Collects files' blame rows and ledger entries into an `Insight`. */
 export class InsightBuilder {
@@ -152,49 +138,25 @@ export class InsightBuilder {
   private readonly files: { path: string; lines: LineCounts }[] = [];
   private readonly outBlocks: Block[] = [];
   private readonly allBlocks: BlockTable | undefined;
-  private readonly periods = new Map<string, HistoryRow>();
-  private readonly periodOfDay = new Map<number, string>();
-  private readonly undated: Undated = { lines: 0, reasons: [] };
+  private readonly history: History;
+  private rowStrings: { strings: readonly string[]; block: (i: number) => number; time: (i: number) => number | undefined } | undefined;
   readonly matches: (path: string) => boolean;
 
   constructor(private readonly opts: InsightOptions = {}) {
     this.matches = pathMatcher(opts.path);
     this.allBlocks = opts.blocks ? new BlockTable() : undefined;
+    this.history = new History(opts);
   }
 
   /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
   runInWindow(r: Run): boolean {
     const when = r.author === "untraced" ? r.committed : r.timestamp;
-    return when !== undefined && this.inWindow(isoMs(when));
+    return when !== undefined && this.history.inWindow(isoMs(when));
   }
 
   /** Why some untraced lines have no time (said once each). */
   undatedBecause(reason: string): void {
-    if (!this.undated.reasons.includes(reason)) this.undated.reasons.push(reason);
-  }
-
-  private inWindow(ms: number): boolean {
-    return !Number.isNaN(ms) && (this.opts.since === undefined || ms >= this.opts.since) && (this.opts.until === undefined || ms <= this.opts.until);
-  }
-
-  /** The row of the period `ms` falls in: a period is whole UTC days, so it is found once per day. */
-  private periodAt(ms: number, by: Period): HistoryRow {
-    const day = Math.floor(ms / DAY_MS);
-    let key = this.periodOfDay.get(day);
-    if (key === undefined) {
-      key = periodOf(ms, by);
-      this.periodOfDay.set(day, key);
-    }
-    return this.period(key);
-  }
-
-  private period(key: string): HistoryRow {
-    let row = this.periods.get(key);
-    if (!row) {
-      row = { period: key, written: zeroWritten(), writtenOutOfScope: 0, surviving: zeroWritten(), durability: null, inCode: zeroInCode() };
-      this.periods.set(key, row);
-    }
-    return row;
+    this.history.undatedBecause(reason);
   }
 
   /** One file of the present: its blame rows (every line), as `intent blame --json` prints them. */
@@ -217,24 +179,70 @@ export class InsightBuilder {
    */
   addRuns(path: string, runs: readonly Run[], tally?: FileTally): void {
     this.addTally(path, tally ?? tallyOf(runs));
-    const by = this.opts.by;
-    if (by)
+    if (this.opts.by)
       for (const r of runs) {
-        const n = r.end - r.start + 1;
-        if (r.author !== "untraced") {
-          if (r.timestamp === undefined) continue;
-          const ms = isoMs(r.timestamp);
-          if (!this.inWindow(ms)) continue;
-          const row = this.periodAt(ms, by);
-          row.surviving[r.author] += n;
-          row.inCode[r.author] += n;
-        } else if (r.committed === undefined) this.undated.lines += n;
-        else {
-          const ms = isoMs(r.committed);
-          if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
-        }
+        const when = r.author === "untraced" ? r.committed : r.timestamp;
+        this.history.inCode(r.author, r.end - r.start + 1, when === undefined ? undefined : isoMs(when));
       }
     this.allBlocks?.addRuns(path, runs);
+  }
+
+  /**
+   * One file of the present as its runs' numbers (engine/runRows.ts, strings numbered in `strings`), its
+   * untraced lines dated by `dates` (a line not committed yet: `now`): what `addRuns` counts of those runs
+   * made into objects and dated (`datedRuns`), without making them. `tally`: `tallyOf` the runs.
+   */
+  addRunRows(path: string, rows: ArrayLike<number>, strings: readonly string[], dates: UntracedDates | undefined, now: number, tally: FileTally): void {
+    this.addTally(path, tally);
+    const blocks = this.allBlocks;
+    if (!this.opts.by && !blocks) return;
+    const t = this.numbersOf(strings);
+    const file = blocks ? blocks.file(path) : -1;
+    const sorted = sortedDates(dates);
+    let from = 0;
+    // the run at rows[i] (made once per file: a file has many runs)
+    let i = 0;
+    // a piece of it: untraced lines of one commit time (ms; null: not committed; undefined: undated)
+    const piece = (s: number, e: number, ms: number | null | undefined) => {
+      const c = rows[i + 2]!;
+      const author = AUTHORS[c >> 1]!;
+      const when = ms === null ? now : ms;
+      if (this.opts.by) this.history.inCode(author, e - s + 1, author !== "untraced" ? t.time(rows[i + 7]!) : when);
+      blocks?.add(
+        file,
+        s,
+        e,
+        c >> 1,
+        t.block(rows[i + 3]!),
+        t.block(rows[i + 4]!),
+        t.block(rows[i + 5]!),
+        t.block(rows[i + 6]!),
+        t.block(rows[i + 7]!),
+        c & 1,
+        when === undefined ? -1 : blocks.time(when, isoOf),
+        ms === null ? 1 : 0,
+      );
+    };
+    for (; i < rows.length; i += RUN_FIELDS) {
+      if (AUTHORS[rows[i + 2]! >> 1] !== "untraced" || !sorted) piece(rows[i]!, rows[i + 1]!, undefined);
+      else from = splitByDates(rows[i]!, rows[i + 1]!, sorted, from, piece);
+    }
+  }
+
+  /** What `addRunRows` needs of a table of strings, made once per table: their numbers among the blocks', and times. */
+  private numbersOf(strings: readonly string[]): { block: (i: number) => number; time: (i: number) => number | undefined } {
+    if (this.rowStrings?.strings === strings) return this.rowStrings;
+    const block = this.allBlocks ? this.allBlocks.numbering(strings) : () => -1;
+    // filled as asked (the table may grow meanwhile)
+    const times: number[] = [];
+    const time = (i: number) => {
+      if (i === 0) return undefined;
+      let ms = times[i];
+      if (ms === undefined) times[i] = ms = isoMs(strings[i - 1]!);
+      return ms;
+    };
+    this.rowStrings = { strings, block, time };
+    return this.rowStrings;
   }
 
   /**
@@ -260,7 +268,7 @@ export class InsightBuilder {
     const counts = emptyCounts();
     addLines(counts, "untraced", false, count);
     if (count) this.allBlocks?.addUntracedFile(path, count);
-    if (this.opts.by) this.undated.lines += count;
+    this.history.inCode("untraced", count, undefined);
     this.addCountsOf(path, counts);
   }
 
@@ -287,10 +295,7 @@ export class InsightBuilder {
 
   /** Lines a record wrote in one file (`writtenBy` its entry), in their period. */
   addWrittenLines(path: string, w: Written): void {
-    if (!this.opts.by || !this.matches(path) || !this.inWindow(w.ms)) return;
-    const row = this.periodAt(w.ms, this.opts.by);
-    if (w.author !== "untraced") row.written[w.author] += w.lines;
-    if (w.outOfScope) row.writtenOutOfScope += w.lines;
+    if (this.matches(path)) this.history.written(w);
   }
 
   result(): Insight {
@@ -311,22 +316,8 @@ export class InsightBuilder {
         blocks: this.outBlocks,
       },
     };
-    if (this.opts.by) {
-      const periods = [...this.periods.values()].sort((a, b) => a.period.localeCompare(b.period));
-      for (const p of periods) {
-        p.durability = p.written.ai ? p.surviving.ai / p.written.ai : null;
-        const c = p.inCode;
-        c.total = c.ai + c.human + c.mixed + c.unknown + c.untraced;
-        c.untracedShare = c.total ? c.untraced / c.total : null;
-      }
-      insight.history = {
-        by: this.opts.by,
-        ...(this.opts.since !== undefined ? { since: new Date(this.opts.since).toISOString() } : {}),
-        ...(this.opts.until !== undefined ? { until: new Date(this.opts.until).toISOString() } : {}),
-        periods,
-        undated: this.undated,
-      };
-    }
+    const history = this.history.result();
+    if (history) insight.history = history;
     if (this.allBlocks) insight.blocks = this.allBlocks.packed();
     return insight;
   }
@@ -485,12 +476,12 @@ function isoOf(ms: number): string {
  * a line not committed yet is of `now`). Lines git gives no time stay without one: undated, never guessed.
  */
 export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: number): Run[] {
-  const known = Array.isArray(dates) ? (dates as readonly CommitDate[]) : (dates as { dates?: readonly CommitDate[] }).dates;
-  if (!known) return [...runs];
-  const sorted = [...known].sort((a, b) => a.start - b.start);
-  const iso = (ms: number | null) => isoOf(ms ?? now);
+  const sorted = sortedDates(dates);
+  if (!sorted) return [...runs];
   const out: Run[] = [];
-  const push = (run: Run, start: number, end: number, committed: string | undefined, uncommitted?: true) => {
+  const push = (run: Run, start: number, end: number, ms: number | null | undefined) => {
+    const committed = ms === undefined ? undefined : isoOf(ms ?? now);
+    const uncommitted = ms === null ? true : undefined;
     const last = out.at(-1);
     if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed && last.uncommitted === uncommitted) last.end = end;
     // one shape for every piece (absent fields undefined, which no output writes): a report makes one per commit time of each file
@@ -509,25 +500,45 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
         uncommitted,
       });
   };
-  let i = 0;
+  let from = 0;
   for (const run of runs) {
-    if (run.author !== "untraced") {
-      out.push(run);
-      continue;
-    }
-    let at = run.start;
-    while (i < sorted.length && sorted[i]!.end < at) i++;
-    for (let j = i; j < sorted.length && sorted[j]!.start <= run.end && at <= run.end; j++) {
-      const d = sorted[j]!;
-      if (d.end < at) continue;
-      if (d.start > at) push(run, at, d.start - 1, undefined);
-      const end = Math.min(d.end, run.end);
-      push(run, Math.max(d.start, at), end, iso(d.ms), d.ms === null ? true : undefined);
-      at = end + 1;
-    }
-    if (at <= run.end) push(run, at, run.end, undefined);
+    if (run.author !== "untraced") out.push(run);
+    else from = splitByDates(run.start, run.end, sorted, from, (start, end, ms) => push(run, start, end, ms));
   }
   return out;
+}
+
+/** The commit dates `dates` gives, by their first line; undefined when it gives none. */
+function sortedDates(dates: UntracedDates | undefined): readonly CommitDate[] | undefined {
+  const known = dates === undefined ? undefined : Array.isArray(dates) ? (dates as readonly CommitDate[]) : (dates as { dates?: readonly CommitDate[] }).dates;
+  return known && [...known].sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Untraced lines `start`..`end` split by the commit dates over them (`sorted` by first line, looked at from
+ * index `from`): `piece(start, end, ms)` for each part in order, `ms` null for lines not committed yet and
+ * undefined for lines git gives no time. Returns the index the next run's lines (further down) start from.
+ */
+function splitByDates(
+  start: number,
+  end: number,
+  sorted: readonly CommitDate[],
+  from: number,
+  piece: (start: number, end: number, ms: number | null | undefined) => void,
+): number {
+  let i = from;
+  while (i < sorted.length && sorted[i]!.end < start) i++;
+  let at = start;
+  for (let j = i; j < sorted.length && sorted[j]!.start <= end && at <= end; j++) {
+    const d = sorted[j]!;
+    if (d.end < at) continue;
+    if (d.start > at) piece(at, d.start - 1, undefined);
+    const last = Math.min(d.end, end);
+    piece(Math.max(d.start, at), last, d.ms);
+    at = last + 1;
+  }
+  if (at <= end) piece(at, end, undefined);
+  return i;
 }
 
 /** What one ledger entry wrote, as the history counts it. */

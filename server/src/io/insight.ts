@@ -290,10 +290,14 @@ export async function gatherInsightCached(
     const known = runs.runs.get(c.path)!;
     toAdd.push({ path: c.path, known, tally: file.tally, dated: opts.by !== undefined && keptHasUntraced(known) });
   }
+  // a file's runs as counted now, or as kept (their numbers added as they are: hundreds of thousands of runs)
+  const add = (path: string, file: KeptRuns, dates: UntracedDates | undefined, tally: FileTally) => {
+    if (file.runs) builder.addRuns(path, dates ? datedRuns(file.runs, dates, now) : file.runs, tally);
+    else builder.addRunRows(path, file.stored!, runs.strings!, dates, now, tally);
+  };
   for (const { path, known, tally, dated } of toAdd) {
-    const fileRuns = keptRunsOf(runs, known);
     if (!dated) {
-      builder.addRuns(path, fileRuns, tally);
+      add(path, known, undefined, tally);
       continue;
     }
     // commit times hold for the same bytes (the runs' key) at the same HEAD
@@ -309,7 +313,7 @@ export async function gatherInsightCached(
       if (since && !since.has(path)) dates = { head: head!, dates: dates!.dates };
       else {
         asked ??= lineDating(root, "worktree");
-        const told = (await asked).datesOf(path, untracedRanges(fileRuns));
+        const told = (await asked).datesOf(path, untracedRanges(keptRunsOf(runs, known)));
         // dates with a reason for some lines are not kept: the reason must be told again next run
         if (Array.isArray(told)) dates = { head: head!, dates: [...told] };
         else {
@@ -323,7 +327,7 @@ export async function gatherInsightCached(
         redated = true;
       }
     }
-    builder.addRuns(path, dates ? datedRuns(fileRuns, dates.dates, now) : partial ? datedRuns(fileRuns, partial, now) : fileRuns, tally);
+    add(path, known, dates ? dates.dates : partial, tally);
   }
   if (opts.by) {
     // a file counted above is one intent-lsp records (so judged, or kept from a run under the same exempt

@@ -2,7 +2,7 @@
  * What `intent stats` and `intent report` learnt of each file, kept in the workspace's cache folder so that
  * the next run counts an unchanged file without reading the ledger or attributing it again. Two files:
  * `.orchestration/.cache/insight.json` holds, under the hash of each file's bytes, its tally (engine/insight.ts
- * `FileTally`: all a plain `intent stats` needs), and is read by every run; `insight-runs.json` holds each
+ * `FileTally`: all a plain `intent stats` needs), and is read by every run; `insight-runs.bin` holds each
  * file's runs of lines (`Run`), when git committed its untraced lines (under the HEAD it was asked at), and
  * the lines each ledger entry wrote, which only the history (`--by`) and the report's tables need, so only
  * they read it.
@@ -18,17 +18,20 @@
 import { hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { AUTHORS, type Author } from "../engine/authorship";
+import { AUTHORS } from "../engine/authorship";
 import { type CommitDate, type FileTally, hasUntraced, type Run, type TallyGroup, type Written } from "../engine/insight";
+import { authorCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
 import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
-import { readOwnFile, writeOwnFile } from "./ownFiles";
+import { readOwnBytes, readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
 import { openRegularSync } from "./regularFiles";
 
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
-export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
+export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.bin`;
+/** The runs as JSON, which older builds kept: removed when the runs are next saved (it is never read). */
+const JSON_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
 const FORMAT = 4;
 /** Bytes of a ledger's head and of its end that must be unchanged (as the saved ledger index checks). */
 const CHECK_BYTES = 4096;
@@ -52,7 +55,7 @@ export interface CachedFile {
   tally: FileTally;
 }
 
-/** What the history and the report's tables need beyond the tallies (`insight-runs.json`). */
+/** What the history and the report's tables need beyond the tallies (`insight-runs.bin`). */
 export interface InsightRuns {
   /** Per workspace path: the hash of the bytes counted, their runs, and when git committed their untraced lines. */
   runs: Map<string, KeptRuns>;
@@ -74,11 +77,11 @@ export interface KeptRuns {
   /** When git committed the file's untraced lines, asked at HEAD `head` (io/commitDates.ts). */
   dates?: { head: string | null; dates: CommitDate[] };
   /**
-   * The file's row as loaded (path, key, runs as numbers into `InsightRuns.strings`): written back as it is
+   * The file's runs as loaded (RUN_FIELDS numbers each, into `InsightRuns.strings`): written back as they are
    * when no file's runs were counted again, so that a run that only dates lines anew (HEAD moved) does not
    * encode every run again.
    */
-  stored?: readonly (string | number)[];
+  stored?: Int32Array;
 }
 
 /**
@@ -160,52 +163,11 @@ function fileStamp(file: string): unknown {
   }
 }
 
-/** The strings of a cache file, numbered from 1 (0: absent). */
-class StringTable {
-  readonly strings: string[] = [];
-  private readonly ids = new Map<string, number>();
-
-  id(v: string | undefined): number {
-    if (v === undefined) return 0;
-    let i = this.ids.get(v);
-    if (i === undefined) {
-      this.strings.push(v);
-      i = this.strings.length;
-      this.ids.set(v, i);
-    }
-    return i;
-  }
-}
-
-const code = (author: Author, out: boolean | undefined) => AUTHORS.indexOf(author) * 2 + (out ? 1 : 0);
-
-/** A run as RUN_FIELDS numbers: start, end, author × 2 + out of scope, then the strings' numbers. */
-const RUN_FIELDS = 8;
 /** A tally's group as GROUP_FIELDS numbers: author × 2 + out of scope, intent, model, person, lines. */
 const GROUP_FIELDS = 5;
 const NO_RUNS: Run[] = [];
 /** Where a stored file's tally starts: after path, key and the five numbers of its stat (dev -1: none). */
 const TALLY_AT = 7;
-
-function pushRun(row: (string | number)[], r: Run, t: StringTable): void {
-  row.push(r.start, r.end, code(r.author, r.outOfScope), t.id(r.intent), t.id(r.model), t.id(r.person), t.id(r.traceId), t.id(r.timestamp));
-}
-
-function readRun(n: readonly number[], i: number, str: (i: number) => string | undefined): Run {
-  const c = n[i + 2]!;
-  // one shape for every run (absent fields undefined, which no output writes): decoded fast
-  return {
-    start: n[i]!,
-    end: n[i + 1]!,
-    author: AUTHORS[c >> 1]!,
-    intent: str(n[i + 3]!),
-    model: str(n[i + 4]!),
-    person: str(n[i + 5]!),
-    traceId: str(n[i + 6]!),
-    timestamp: str(n[i + 7]!),
-    outOfScope: c & 1 ? true : undefined,
-  } as Run;
-}
 
 function readStored<T extends { format: number; stamp: string }>(root: string, rel: string, stamp: string): T | undefined {
   let stored: T;
@@ -279,7 +241,7 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
   const files: (string | number)[][] = [];
   for (const [path, f] of cache.files) {
     const row: (string | number)[] = [path, f.key, ...(f.stat ?? [-1, 0, 0, 0, 0]), f.tally.groups.length];
-    for (const g of f.tally.groups) row.push(code(g.author, g.outOfScope), t.id(g.intent), t.id(g.model), t.id(g.person), g.lines);
+    for (const g of f.tally.groups) row.push(authorCode(g.author, g.outOfScope), t.id(g.intent), t.id(g.model), t.id(g.person), g.lines);
     for (const b of f.tally.outOfScope) pushRun(row, b, t);
     files.push(row);
   }
@@ -287,40 +249,94 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
   writeStored(root, INSIGHT_CACHE, stored);
 }
 
-interface StoredRuns {
+/**
+ * `insight-runs.bin`: a u32 (little-endian) byte length, then the header (`RunsHeader`, JSON), then, from the
+ * next multiple of 8, the dates and the history's rows as float64s (3 each) and the runs as int32s
+ * (RUN_FIELDS each), file after file in the header's order. Numbers as typed arrays rather than JSON: a
+ * workspace has hundreds of thousands of runs, and parsing them as text costs more than the rest of a report.
+ */
+interface RunsHeader {
   format: number;
   stamp: string;
   strings: string[];
-  /** [path, key, ...runs as RUN_FIELDS numbers each] */
-  runs: (string | number)[][];
-  /** [path, head or "" (no commit yet), ...commit dates as 3 numbers each: start, end, ms or -1 (not committed)] */
-  dates: (string | number)[][];
-  /** [path, ...written as 3 numbers each: ms, lines, author × 2 + out of scope] */
-  written: (string | number)[][];
+  /** Per file, FILE_FIELDS values: path, key, its runs, HEAD its dates were asked at ("": no commit yet; null: no dates), its dates. */
+  files: (string | number | null)[];
+  /** Per path, 2 values: path, the rows of what its entries wrote. */
+  written: (string | number)[];
+  /** The float64s, then the int32s. */
+  floats: number;
+  ints: number;
 }
 
-/** The runs and the history's lines, when they hold for `stamp`; undefined otherwise. */
+const FILE_FIELDS = 5;
+/** A date (start, end, ms or -1: not committed) and a history row (ms, lines, author × 2 + out of scope): 3 float64s each. */
+const TRIPLE = 3;
+
+/** `bytes` as numbers of `Type`, copied when the bytes do not start on a multiple of its size. */
+function numbersOf<T extends Int32Array | Float64Array>(
+  Type: { new (b: ArrayBuffer, at: number, n: number): T; BYTES_PER_ELEMENT: number },
+  bytes: Buffer,
+  at: number,
+  n: number,
+): T {
+  const start = bytes.byteOffset + at;
+  if (start % Type.BYTES_PER_ELEMENT === 0) return new Type(bytes.buffer as ArrayBuffer, start, n);
+  const copy = new ArrayBuffer(n * Type.BYTES_PER_ELEMENT);
+  new Uint8Array(copy).set(bytes.subarray(at, at + n * Type.BYTES_PER_ELEMENT));
+  return new Type(copy, 0, n);
+}
+
+const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+
+function readRunsFile(root: string, stamp: string): { header: RunsHeader; floats: Float64Array; ints: Int32Array } | undefined {
+  try {
+    const bytes = readOwnBytes(root, INSIGHT_RUNS_CACHE);
+    if (!bytes || bytes.length < 4) return undefined;
+    const length = bytes.readUInt32LE(0);
+    if (4 + length > bytes.length) return undefined;
+    const header = JSON.parse(bytes.toString("utf8", 4, 4 + length)) as RunsHeader;
+    if (header.format !== FORMAT || header.stamp !== stamp) return undefined;
+    const at = pad8(4 + length);
+    if (at + header.floats * 8 + header.ints * 4 !== bytes.length) return undefined;
+    return { header, floats: numbersOf(Float64Array, bytes, at, header.floats), ints: numbersOf(Int32Array, bytes, at + header.floats * 8, header.ints) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runs and the history's lines, when they hold for `stamp`; undefined otherwise (absent, torn, or of other ledgers). */
 export function loadInsightRuns(root: string, stamp: string): InsightRuns | undefined {
-  const stored = readStored<StoredRuns>(root, INSIGHT_RUNS_CACHE, stamp);
-  if (!stored) return undefined;
+  const file = readRunsFile(root, stamp);
+  if (!file) return undefined;
+  const { header, floats, ints } = file;
   const runs = new Map<string, KeptRuns>();
-  for (const f of stored.runs) runs.set(f[0] as string, { key: f[1] as string, stored: f });
-  for (const d of stored.dates) {
-    const file = runs.get(d[0] as string);
-    if (!file) continue;
-    const n = d as number[];
-    const dates: CommitDate[] = [];
-    for (let i = 2; i < d.length; i += 3) dates.push({ start: n[i]!, end: n[i + 1]!, ms: n[i + 2]! < 0 ? null : n[i + 2]! });
-    file.dates = { head: d[1] === "" ? null : (d[1] as string), dates };
+  let f = 0;
+  let i = 0;
+  const h = header.files;
+  for (let k = 0; k < h.length; k += FILE_FIELDS) {
+    const [path, key, count, head, dated] = [h[k] as string, h[k + 1] as string, h[k + 2] as number, h[k + 3] as string | null, h[k + 4] as number];
+    const kept: KeptRuns = { key, stored: ints.subarray(i, i + count * RUN_FIELDS) };
+    i += count * RUN_FIELDS;
+    if (head !== null) {
+      const dates: CommitDate[] = [];
+      for (const end = f + dated * TRIPLE; f < end; f += TRIPLE)
+        dates.push({ start: floats[f]!, end: floats[f + 1]!, ms: floats[f + 2]! < 0 ? null : floats[f + 2]! });
+      kept.dates = { head: head === "" ? null : head, dates };
+    }
+    runs.set(path, kept);
   }
   const written = new Map<string, Written[]>();
-  for (const w of stored.written) {
+  const w = header.written;
+  for (let k = 0; k < w.length; k += 2) {
     const rows: Written[] = [];
-    const n = w as number[];
-    for (let i = 1; i < w.length; i += 3) rows.push({ ms: n[i]!, lines: n[i + 1]!, author: AUTHORS[n[i + 2]! >> 1]!, outOfScope: (n[i + 2]! & 1) === 1 });
-    written.set(w[0] as string, rows);
+    for (const end = f + (w[k + 1] as number) * TRIPLE; f < end; f += TRIPLE) {
+      const c = floats[f + 2]!;
+      rows.push({ ms: floats[f]!, lines: floats[f + 1]!, author: AUTHORS[c >> 1]!, outOfScope: (c & 1) === 1 });
+    }
+    written.set(w[k] as string, rows);
   }
-  return { runs, written, strings: stored.strings };
+  if (f !== floats.length || i !== ints.length) return undefined;
+  return { runs, written, strings: header.strings };
 }
 
 /** A kept file's runs: those counted by this run, or decoded from its stored row. */
@@ -328,9 +344,9 @@ export function keptRunsOf(detail: InsightRuns, file: KeptRuns): Run[] {
   if (file.runs) return file.runs;
   const s = detail.strings!;
   const str = (i: number) => (i === 0 ? undefined : s[i - 1]);
-  const n = file.stored as number[];
+  const n = file.stored!;
   const rows: Run[] = [];
-  for (let i = 2; i < n.length; i += RUN_FIELDS) rows.push(readRun(n, i, str));
+  for (let i = 0; i < n.length; i += RUN_FIELDS) rows.push(readRun(n, i, str));
   return rows;
 }
 
@@ -339,8 +355,8 @@ const UNTRACED = AUTHORS.indexOf("untraced");
 /** Whether some of a kept file's lines are untraced (read from its stored row without decoding it). */
 export function keptHasUntraced(file: KeptRuns): boolean {
   if (file.runs) return hasUntraced(file.runs);
-  const n = file.stored as number[];
-  for (let i = 2; i < n.length; i += RUN_FIELDS) if (n[i + 2]! >> 1 === UNTRACED) return true;
+  const n = file.stored!;
+  for (let i = 0; i < n.length; i += RUN_FIELDS) if (n[i + 2]! >> 1 === UNTRACED) return true;
   return false;
 }
 
@@ -351,28 +367,46 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
   // removed file's strings until runs are next encoded)
   const asLoaded = detail.strings !== undefined && [...detail.runs.values()].every((f) => f.stored !== undefined);
   const t = new StringTable();
-  const runs: (string | number)[][] = [];
-  const dates: (string | number)[][] = [];
+  const files: (string | number | null)[] = [];
+  const ints: Int32Array[] = [];
+  const floats: number[] = [];
   for (const [path, f] of detail.runs) {
-    if (asLoaded) runs.push(f.stored as (string | number)[]);
-    else {
-      const row: (string | number)[] = [path, f.key];
+    let stored = f.stored;
+    if (!asLoaded || !stored) {
+      const row: number[] = [];
       for (const r of keptRunsOf(detail, f)) pushRun(row, r, t);
-      runs.push(row);
+      stored = Int32Array.from(row);
     }
-    if (f.dates) {
-      const d: (string | number)[] = [path, f.dates.head ?? ""];
-      for (const c of f.dates.dates) d.push(c.start, c.end, c.ms ?? -1);
-      dates.push(d);
-    }
+    ints.push(stored);
+    files.push(path, f.key, stored.length / RUN_FIELDS, f.dates ? (f.dates.head ?? "") : null, f.dates?.dates.length ?? 0);
+    for (const c of f.dates?.dates ?? []) floats.push(c.start, c.end, c.ms ?? -1);
   }
-  const written: (string | number)[][] = [];
+  const written: (string | number)[] = [];
   for (const [path, rows] of detail.written) {
-    const row: (string | number)[] = [path];
-    for (const w of rows) row.push(w.ms, w.lines, code(w.author, w.outOfScope));
-    written.push(row);
+    written.push(path, rows.length);
+    for (const w of rows) floats.push(w.ms, w.lines, authorCode(w.author, w.outOfScope));
   }
-  const strings = asLoaded ? (detail.strings as string[]) : t.strings;
-  const stored: StoredRuns = { format: FORMAT, stamp, strings, runs, dates, written };
-  writeStored(root, INSIGHT_RUNS_CACHE, stored);
+  const intCount = ints.reduce((n, a) => n + a.length, 0);
+  const header: RunsHeader = {
+    format: FORMAT,
+    stamp,
+    strings: asLoaded ? [...detail.strings!] : t.strings,
+    files,
+    written,
+    floats: floats.length,
+    ints: intCount,
+  };
+  const head = Buffer.from(JSON.stringify(header), "utf8");
+  const lead = Buffer.alloc(pad8(4 + head.length) - head.length);
+  lead.writeUInt32LE(head.length, 0);
+  const bytes = (a: Int32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  try {
+    // the length first, then the header, then its padding to a multiple of 8
+    writeOwnFile(root, INSIGHT_RUNS_CACHE, [lead.subarray(0, 4), head, lead.subarray(4), bytes(Float64Array.from(floats)), ...ints.map(bytes)], {
+      durable: false,
+    });
+    removeOwnFile(root, JSON_RUNS_CACHE);
+  } catch {
+    /* a read-only checkout: counted again next time */
+  }
 }

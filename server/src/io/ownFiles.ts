@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { toWorkspacePath } from "../engine/paths";
 import { landingPath, realWorkspacePath } from "./realPath";
-import { APPEND_FLAGS, fileKind, openRegularSync } from "./regularFiles";
+import { APPEND_FLAGS, fileKind, openRegularSync, readRegularBytes } from "./regularFiles";
 import { readOptional } from "./optionalFile";
 
 /**
@@ -123,6 +123,18 @@ export function readOwnFile(root: string, rel: string): string | undefined {
   return readOptional(join(root, rel));
 }
 
+/** A file of ours as bytes (see readOwnFile): undefined when there is none. */
+export function readOwnBytes(root: string, rel: string): Buffer | undefined {
+  checkOwnRead(root, rel);
+  try {
+    return readRegularBytes(join(root, rel));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
 /** Throws UnsafeReadError unless `rel` really lands inside the workspace, through no dangling link or loop. */
 export function checkOwnRead(root: string, rel: string): void {
   const link = unsafeLinkOnTheWay(root, rel);
@@ -185,9 +197,17 @@ export function replaceOwnFile(root: string, rel: string, write: (fd: number) =>
   }
 }
 
-/** Replaces a file of ours with `content` (see replaceOwnFile). */
-export function writeOwnFile(root: string, rel: string, content: string, opts: ReplaceOptions = {}): void {
-  replaceOwnFile(root, rel, (fd) => writeAllSync(fd, Buffer.from(content, "utf8")), opts);
+/** Replaces a file of ours with `content` (see replaceOwnFile); bytes are written as they are. */
+export function writeOwnFile(root: string, rel: string, content: string | readonly Uint8Array[], opts: ReplaceOptions = {}): void {
+  replaceOwnFile(
+    root,
+    rel,
+    (fd) => {
+      if (typeof content === "string") writeAllSync(fd, Buffer.from(content, "utf8"));
+      else for (const part of content) writeAllSync(fd, part);
+    },
+    opts,
+  );
 }
 
 /** Creates a file of ours that must not exist yet; false when something (a file, a link) is already there. */
@@ -221,7 +241,7 @@ export function appendOwnFile(root: string, rel: string, text: string): void {
   }
 }
 
-export function writeAllSync(fd: number, bytes: Buffer): void {
+export function writeAllSync(fd: number, bytes: Uint8Array): void {
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
 }
