@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { gitAt } from "../support/gitRepository";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lineDating } from "../../server/src/io/commitDates";
@@ -192,6 +192,46 @@ describe("untraced lines dated by the commit that brought them onto the branch",
     }
   });
 
+  it("a walk whose patches git reads in ranges side by side dates every line as one walk does", async () => {
+    const files = ["dates/a.ts", "dates/renamed näme.ts", "dates/crlf.txt", "dates/nonl.txt", "dates/gone.ts", "dates/side.ts"];
+    const bin = mkdtempSync(join(tmpdir(), "intent-git-parts-"));
+    const path = process.env["PATH"];
+    const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+    // a git that notes each patch log it is asked for, with its range
+    writeFileSync(
+      join(bin, "git"),
+      `#!/bin/sh
+case "$*" in *" log --first-parent "*" -p "*) echo "$*" >> '${bin}/patch-logs';; esac
+exec '${realGit}' "$@"
+`,
+    );
+    chmodSync(join(bin, "git"), 0o755);
+    process.env["PATH"] = `${bin}:${path}`;
+    const datesAll = async (walk: { parts: number; perPart: number }) => {
+      for (const cache of ["insight-lines.json", "insight-lines-base.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+      rmSync(join(bin, "patch-logs"), { force: true });
+      const dating = await lineDating(ws.root, "worktree", walk);
+      const lines = (f: string) => ws.read(f).split("\n").length - (ws.read(f).endsWith("\n") ? 1 : 0);
+      return {
+        dates: files.map((f) => dating.datesOf(f, [{ start: 1, end: lines(f) }])),
+        logs: readFileSync(join(bin, "patch-logs"), "utf8").trim().split("\n"),
+      };
+    };
+    try {
+      const one = await datesAll({ parts: 1, perPart: 1 });
+      const side = await datesAll({ parts: 3, perPart: 1 });
+      expect(one.logs).toHaveLength(1);
+      // the first-parent history's 4 commits modify or rename 5 files: 3 ranges, the first from the start
+      expect(side.logs).toHaveLength(3);
+      expect(side.logs.map((l) => l.replace(/ --$/, "").split(" ").at(-1)!.includes(".."))).toEqual([false, true, true]);
+      expect(side.dates).toEqual(one.dates);
+      expect(one.dates.every((d) => Array.isArray(d) && d.length > 0)).toBe(true);
+    } finally {
+      process.env["PATH"] = path;
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it("intent check's summary window dates the changed lines by the same rule", () => {
     const c1 = gitAt(ws.root, undefined, "rev-list", "--max-parents=0", "HEAD").trim();
     const r = runCli(
@@ -226,7 +266,7 @@ describe("a history walk stopped by its bound", () => {
       );
       chmodSync(join(bin, "git"), 0o755);
       process.env["PATH"] = `${bin}:${path}`;
-      const stopped = (await lineDating(ws.root, "worktree", 300)).datesOf("dates/a.txt", [{ start: 1, end: 3 }]);
+      const stopped = (await lineDating(ws.root, "worktree", { ms: 300 })).datesOf("dates/a.txt", [{ start: 1, end: 3 }]);
       expect(stopped).toEqual({ undated: expect.stringContaining("git's history is too large to walk in 0.3 s") });
       writeFileSync(join(bin, "gate"), "");
       const dated = (await lineDating(ws.root, "worktree")).datesOf("dates/a.txt", [{ start: 1, end: 3 }]);

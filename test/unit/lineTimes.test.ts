@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRawLog, PatchReader, unquotePath, type CommitHeader } from "../../server/src/engine/gitPatch";
+import { parseRawLog, PatchReader, unquotePath, walkCuts, type CommitHeader, type RawCommit } from "../../server/src/engine/gitPatch";
 import {
   applyHunks,
   applyPatch,
@@ -233,5 +233,32 @@ describe("reading git's patches", () => {
       { sha: "c".repeat(40), time: 200, parents: [A], changes: [] },
     ]);
     expect(parseRawLog(`\u0001${A} 100\0:100644 100644 1 2 X\0path\0`)).toBeUndefined();
+  });
+});
+
+describe("a walk cut into ranges read side by side", () => {
+  /** Commits modifying `n[i]` files each (plus an added file, which has no patch). */
+  const commits = (n: number[]): RawCommit[] =>
+    n.map((m, i) => ({
+      sha: String(i).padStart(40, "0"),
+      time: i,
+      parents: [],
+      changes: [
+        { status: "A" as const, path: `new${i}` },
+        ...Array.from({ length: m }, (_, k) => ({ status: k % 2 ? ("R" as const) : ("M" as const), path: `f${k}` })),
+      ],
+    }));
+
+  it("cuts where the patches of files split evenly, never more ranges than commits or than `perPart` allows", () => {
+    expect(walkCuts(commits([10, 10, 10, 10]), 2, 1)).toEqual([2]);
+    expect(walkCuts(commits([10, 10, 10, 10]), 4, 1)).toEqual([1, 2, 3]);
+    expect(walkCuts(commits([30, 1, 1, 1, 1, 6]), 2, 1)).toEqual([1]);
+    expect(walkCuts(commits([1, 1, 1, 1, 1, 1, 1, 1]), 2, 1)).toEqual([4]);
+    expect(walkCuts(commits([5, 5]), 4, 1)).toEqual([1]);
+    expect(walkCuts(commits([10, 10, 10, 10]), 4, 15)).toEqual([2]);
+    expect(walkCuts(commits([10, 10, 10, 10]), 4, 41)).toEqual([]);
+    expect(walkCuts(commits([10]), 4, 1)).toEqual([]);
+    expect(walkCuts(commits([0, 0, 0]), 2, 1)).toEqual([]);
+    expect(walkCuts([], 2, 1)).toEqual([]);
   });
 });

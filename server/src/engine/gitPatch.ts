@@ -188,3 +188,21 @@ export function parseRawLog(output: string): RawCommit[] | undefined {
   }
   return commits;
 }
+
+/**
+ * Where to cut a walk of `commits` (oldest first) into at most `parts` consecutive ranges of about the same
+ * work, the patches of files its commits modify or rename: the index of each range's first commit after the
+ * first range's. None when the patches are fewer than `perPart` for two ranges.
+ */
+export function walkCuts(commits: readonly RawCommit[], parts: number, perPart: number): number[] {
+  const work = commits.map((c) => c.changes.reduce((n, ch) => n + (ch.status === "M" || ch.status === "R" ? 1 : 0), 0));
+  const total = work.reduce((a, b) => a + b, 0);
+  const ranges = Math.min(parts, Math.floor(total / Math.max(1, perPart)), commits.length);
+  const cuts: number[] = [];
+  let done = 0;
+  for (let i = 0; i + 1 < commits.length && cuts.length < ranges - 1; i++) {
+    done += work[i]!;
+    if (done >= (total * (cuts.length + 1)) / ranges) cuts.push(i + 1);
+  }
+  return cuts;
+}

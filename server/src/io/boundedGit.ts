@@ -55,6 +55,8 @@ export type StreamEnd = { kind: "exited"; code: number } | { kind: "stopped"; wh
 export interface StreamOptions {
   timeoutMs: number;
   maxBytes: number;
+  /** Stops git when aborted (it ends as stopped by the reader). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -72,6 +74,9 @@ export function streamGit(cwd: string, args: readonly string[], opts: StreamOpti
       child.kill("SIGKILL");
     };
     const timer = setTimeout(() => stop("time"), opts.timeoutMs);
+    const abort = () => stop("reader");
+    if (opts.signal?.aborted) abort();
+    opts.signal?.addEventListener("abort", abort, { once: true });
     const decoder = new StringDecoder("utf8");
     let bytes = 0;
     child.stdout.on("data", (chunk: Buffer) => {
@@ -82,11 +87,13 @@ export function streamGit(cwd: string, args: readonly string[], opts: StreamOpti
     });
     child.on("error", (e) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", abort);
       ended ??= { kind: "failed", message: e.message };
       done(ended);
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", abort);
       if (!ended) {
         const rest = decoder.end();
         if (rest) onChunk(rest);
@@ -94,6 +101,54 @@ export function streamGit(cwd: string, args: readonly string[], opts: StreamOpti
       done(ended ?? { kind: "exited", code: code ?? -1 });
     });
   });
+}
+
+/**
+ * Runs several git commands at once and hands their outputs on in order (`onChunk(text, part)`), as
+ * `streamGit` hands one on: the first streams, and each of the others holds its output until those before
+ * it have ended, then streams. One holding more than `heldBytes` (characters) is stopped, and run again once
+ * its turn comes. Each is bounded by `deadline` (epoch ms) and `maxBytes`. Ends at the first command that
+ * does not exit 0 (the others are stopped), or when `onChunk` returns false.
+ */
+export async function streamGitInOrder(
+  cwd: string,
+  commands: readonly (readonly string[])[],
+  opts: { deadline: number; maxBytes: number; heldBytes: number },
+  onChunk: (text: string, part: number) => boolean,
+): Promise<StreamEnd> {
+  const stopAll = new AbortController();
+  const run = (args: readonly string[], hand: (text: string) => boolean) =>
+    streamGit(cwd, args, { timeoutMs: Math.max(1, opts.deadline - Date.now()), maxBytes: opts.maxBytes, signal: stopAll.signal }, hand);
+  const parts = commands.map((args, k) => {
+    const part = { held: [] as string[], heldBytes: 0, live: k === 0, overflow: false, end: undefined as unknown as Promise<StreamEnd> };
+    part.end = run(args, (text) => {
+      if (part.live) return onChunk(text, k);
+      part.heldBytes += text.length;
+      if (part.heldBytes > opts.heldBytes) {
+        part.overflow = true;
+        part.held = [];
+        return false;
+      }
+      part.held.push(text);
+      return true;
+    });
+    return part;
+  });
+  let end: StreamEnd = { kind: "exited", code: 0 };
+  for (const [k, part] of parts.entries()) {
+    if (part.overflow) part.end = run(commands[k]!, (text) => onChunk(text, k));
+    else if (k > 0) {
+      // its turn: what it held, then the rest as it comes (no output arrives between the two)
+      const held = part.held;
+      part.held = [];
+      part.live = true;
+      if (!held.every((text) => onChunk(text, k))) end = { kind: "stopped", why: "reader" };
+    }
+    if (end.kind === "exited") end = await part.end;
+    if (end.kind !== "exited" || end.code !== 0) break;
+  }
+  stopAll.abort();
+  return end;
 }
 
 /** Splits streamed text into lines (without their `\n`), holding a partial line until the rest comes. */

@@ -16,11 +16,12 @@
  * So do lines from before a shallow clone's first commit.
  */
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { CommitDate, UntracedDates } from "../engine/insight";
-import { COMMIT_MARK, parseRawLog, PatchReader, type RawCommit } from "../engine/gitPatch";
+import { COMMIT_MARK, parseRawLog, PatchReader, type RawCommit, walkCuts } from "../engine/gitPatch";
 import { applyPatch, applyRawChanges, BEFORE_SHALLOW, datesOfRanges, NOT_COMMITTED, type FilePatch, type LineRun, type LineState } from "../engine/lineTimes";
-import { boundedGit, boundedGitAsync, lineSplitter, streamGit } from "./boundedGit";
+import { boundedGit, boundedGitAsync, lineSplitter, streamGitInOrder } from "./boundedGit";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { readOwnFile, writeOwnFile } from "./ownFiles";
 
@@ -124,7 +125,28 @@ const undatedAll = (undated: string): LineDating => ({ datesOf: () => ({ undated
 interface Bound {
   ms: number;
   deadline: number;
+  /** Ranges of the history whose patches git reads at once, at most; each has at least `perPart` patches of files. */
+  parts: number;
+  perPart: number;
 }
+
+/** How a walk is bounded and split (`lineDating`). */
+export interface WalkOptions {
+  /** How long it may take in all (default WALK_TIMEOUT_MS). */
+  ms?: number;
+  /**
+   * Git processes reading patches at once (default: the processors, at most 4): git's diffs are most of a
+   * walk's time, so a long history is read in consecutive ranges side by side and applied in order.
+   */
+  parts?: number;
+  /** Files' patches each range has at least (default PATCHES_PER_PART): a short history is one range. */
+  perPart?: number;
+}
+
+/** Patches of files a range of the walk has at least: fewer are not worth another git process. */
+const PATCHES_PER_PART = 2000;
+/** Characters of patches a range held while those before it are read (`streamGitInOrder`), at most, in all. */
+const HELD_CHARS = 256 * 1024 * 1024;
 
 /** What the walk knows at a commit: each file's runs, and the shallow clone's cuts it was walked with. */
 interface Walked {
@@ -140,11 +162,17 @@ interface Walked {
  * `intent check`) or of the index (`"index"`: `intent check --staged`), as one walk of HEAD's history and
  * one diff from HEAD. `walkMs`: how long the walk may take (a test's bound; `WALK_TIMEOUT_MS` otherwise).
  */
-export async function lineDating(root: string, against: "worktree" | "index", walkMs = WALK_TIMEOUT_MS): Promise<LineDating> {
+export async function lineDating(root: string, against: "worktree" | "index", walkOptions: WalkOptions = {}): Promise<LineDating> {
   const head = await headCommitAsync(root);
   if (head === undefined) return undatedAll("git cannot be asked when lines were committed here (no repository, or git did not answer)");
   if (head === null) return { datesOf: (_p, ranges) => ranges.map((r) => ({ start: r.start, end: r.end, ms: null })) };
-  const bound: Bound = { ms: walkMs, deadline: Date.now() + walkMs };
+  const walkMs = walkOptions.ms ?? WALK_TIMEOUT_MS;
+  const bound: Bound = {
+    ms: walkMs,
+    deadline: Date.now() + walkMs,
+    parts: walkOptions.parts ?? Math.min(4, availableParallelism()),
+    perPart: walkOptions.perPart ?? PATCHES_PER_PART,
+  };
   const walked = await linesAtHead(root, head, bound);
   if ("undated" in walked) return undatedAll(walked.undated);
   const now = await sinceHead(root, head, against, bound.deadline, walked.files);
@@ -284,10 +312,13 @@ async function walk(root: string, from: Walked, head: string, bound: Bound): Pro
       else broken = `commit ${header.sha}`;
     },
   );
-  const lines = lineSplitter((l) => reader.push(l));
-  const end = await streamGit(
+  // the patches of each range, in order; each range's output split into lines of its own
+  const ranges = walkRanges(commits, from.commit, bound);
+  let lines = lineSplitter((l) => reader.push(l));
+  let part = 0;
+  const end = await streamGitInOrder(
     root,
-    [
+    ranges.map((r) => [
       ...WALK_OPTIONS,
       "-p",
       "-U0",
@@ -297,11 +328,16 @@ async function walk(root: string, from: Walked, head: string, bound: Bound): Pro
       "--src-prefix=a/",
       "--dst-prefix=b/",
       `--format=${COMMIT_MARK}%H %ct`,
-      range,
+      r,
       "--",
-    ],
-    { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: MAX_PATCH_BYTES },
-    (text) => {
+    ]),
+    { deadline, maxBytes: MAX_PATCH_BYTES, heldBytes: HELD_CHARS / Math.max(1, ranges.length - 1) },
+    (text, k) => {
+      if (k !== part) {
+        lines.end();
+        lines = lineSplitter((l) => reader.push(l));
+        part = k;
+      }
       lines.push(text);
       return broken === undefined;
     },
@@ -323,6 +359,19 @@ async function walk(root: string, from: Walked, head: string, bound: Bound): Pro
   walked.checked = true;
   saveWalked(root, walked);
   return walked;
+}
+
+/**
+ * The ranges of `commits` (oldest first, walked from `from`: "" for the start) whose patches git reads side
+ * by side (`engine/gitPatch.ts` `walkCuts`), as git's revision ranges.
+ */
+function walkRanges(commits: readonly RawCommit[], from: string, bound: Bound): string[] {
+  const starts = [0, ...walkCuts(commits, bound.parts, bound.perPart)];
+  return starts.map((start, k) => {
+    const last = commits[(starts[k + 1] ?? commits.length) - 1]!.sha;
+    const before = start === 0 ? from : commits[start - 1]!.sha;
+    return before ? `${before}..${last}` : last;
+  });
 }
 
 /**
