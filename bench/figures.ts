@@ -903,8 +903,9 @@ function walkState(w: Workload): string {
  * commit, every other file keeps its commit times) vs `intent stats` run again.
  */
 export function report(w: Workload, o: Options): Figure[] {
-  // one round in --quick, as `stats`: each round runs both commands over the whole working tree
-  const reps = o.quick ? 1 : 3;
+  // three rounds, each command in turn, in --quick too: a ratio of single runs moves by a fifth with the
+  // machine's speed (a warm round at 100k records takes under 2 s)
+  const reps = o.quick ? 3 : 5;
   const run = (args: string[]) => {
     const r = cli(w, args);
     if (r.status !== 0) throw new Error(`intent ${args[0]} failed (${r.status}): ${r.stderr}`);
