@@ -13,7 +13,7 @@ import { LspClient, REPO_ROOT } from "../scripts/lspClient";
 import { loadIntents } from "../server/src/engine/intents/load";
 import { ScopeIndex } from "../server/src/engine/scope";
 import { LINE_TIMES_BASE, LINE_TIMES_CACHE } from "../server/src/io/commitDates";
-import { INSIGHT_CACHE, INSIGHT_RUNS_CACHE } from "../server/src/io/insightCache";
+import { INSIGHT_CACHE, INSIGHT_RESULT_CACHE, INSIGHT_RUNS_CACHE } from "../server/src/io/insightCache";
 import { memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
 import { HUGE_DOCS, INDEX_CACHE, intentsYaml, LEDGER, restoreWorkload, type Workload } from "./workload";
 
@@ -870,7 +870,7 @@ export function statsLarge(w: Workload, o: Options): Figure[] {
 }
 
 /** What `intent stats` and `intent report` keep between runs (the walks that date untraced lines included). */
-const INSIGHT_CACHES = [INSIGHT_CACHE, INSIGHT_RUNS_CACHE, LINE_TIMES_CACHE, LINE_TIMES_BASE];
+const INSIGHT_CACHES = [INSIGHT_CACHE, INSIGHT_RUNS_CACHE, INSIGHT_RESULT_CACHE, LINE_TIMES_CACHE, LINE_TIMES_BASE];
 
 /** The walk of git's history `intent report` keeps (io/commitDates.ts): the commit it reached, and whether checked. */
 function keptWalk(w: Workload): { commit?: string; checked?: boolean } {

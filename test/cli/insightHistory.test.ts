@@ -219,7 +219,8 @@ describe("untraced share over time", () => {
 
   it("a warm run asks git nothing again for unchanged files, and a new commit is walked alone to date its lines", () => {
     const { env, log, clear, blamed, walked } = loggingGit(ws);
-    for (const cache of ["insight.json", "insight-runs.bin", "insight-lines.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+    for (const cache of ["insight.json", "insight-runs.bin", "insight-result.json", "insight-lines.json"])
+      rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     const head = gitAt(ws.root, undefined, "rev-parse", "HEAD").trim();
     const cold = statsJson(ws, ["--by", "month"], env);
     // one walk of HEAD's history dates every file's untraced lines: no blame per file
@@ -259,7 +260,7 @@ describe("untraced share over time", () => {
       const kept = JSON.parse(ws.read(`.orchestration/.cache/${cache}`));
       ws.write(`.orchestration/.cache/${cache}`, JSON.stringify({ ...kept, commit: amended }));
     }
-    for (const cache of ["insight.json", "insight-runs.bin"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+    for (const cache of ["insight.json", "insight-runs.bin", "insight-result.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     clear();
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
     expect(walked()).toEqual([head]);
@@ -268,7 +269,7 @@ describe("untraced share over time", () => {
   it("a plain intent stats asks git nothing, and a file it counts again leaves the other files' commit times kept", () => {
     const { env, log, clear, walked } = loggingGit(ws);
     clear();
-    for (const cache of ["insight.json", "insight-runs.bin"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
+    for (const cache of ["insight.json", "insight-runs.bin", "insight-result.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     const plainCold = statsJson(ws, [], env);
     expect(readFileSync(log, "utf8")).not.toMatch(/ log | blame | diff /);
     const dated = statsJson(ws, ["--by", "month"], env);
@@ -318,7 +319,7 @@ describe("untraced share over time", () => {
       expect(untracedIn(after, "2026-01")).toBe(untracedIn(before, "2026-01") - 1);
       expect(untracedIn(after, "2026-04")).toBe(1);
       // what a run that kept nothing counts
-      for (const cache of ["insight.json", "insight-runs.bin", "insight-lines.json", "insight-lines-base.json"]) {
+      for (const cache of ["insight.json", "insight-runs.bin", "insight-result.json", "insight-lines.json", "insight-lines-base.json"]) {
         rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
       }
       expect(statsJson(ws, ["--by", "month"], env)).toEqual(after);

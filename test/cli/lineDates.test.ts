@@ -223,12 +223,49 @@ exec '${realGit}' "$@"
       expect(one.logs).toHaveLength(1);
       // the first-parent history's 4 commits modify or rename 5 files: 3 ranges, the first from the start
       expect(side.logs).toHaveLength(3);
-      expect(side.logs.map((l) => l.replace(/ --$/, "").split(" ").at(-1)!.includes(".."))).toEqual([false, true, true]);
+      // (started at once: in any order)
+      expect(side.logs.map((l) => l.replace(/ --$/, "").split(" ").at(-1)!.includes("..")).sort()).toEqual([false, true, true]);
       expect(side.dates).toEqual(one.dates);
       expect(one.dates.every((d) => Array.isArray(d) && d.length > 0)).toBe(true);
     } finally {
       process.env["PATH"] = path;
       rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  it("a report run again with nothing changed is the kept result, its lines not committed yet of the new run's time", () => {
+    const runs = ws.path(".orchestration/.cache/insight-runs.bin");
+    const page = () => {
+      const before = Date.now();
+      const r = runCli(["report", "--out", "-", "--by", "day", "--path", "dates"], { cwd: ws.root });
+      expect(r.stderr).toBe("");
+      return { data: reportPageData(r.stdout), before, after: Date.now() };
+    };
+    const first = page();
+    // the runs' file garbled: a run that reads it counts again and writes it anew
+    const garbled = Buffer.alloc(readFileSync(runs).length, 7);
+    writeFileSync(runs, garbled);
+    const second = page();
+    expect(readFileSync(runs)).toEqual(garbled);
+    expect(second.data.insight).toEqual(first.data.insight);
+    expect(second.data.rows).toEqual(first.data.rows);
+    // every string the same but the time of the lines not committed yet: this run's
+    const uncommitted = new Set(first.data.rows.filter((r) => r[11] === 1).map((r) => r[10]!));
+    expect(uncommitted.size).toBe(1);
+    const [slot] = uncommitted;
+    expect(second.data.strings.filter((_, i) => i !== slot)).toEqual(first.data.strings.filter((_, i) => i !== slot));
+    const at = Date.parse(second.data.strings[slot!]!);
+    expect(at).toBeGreaterThanOrEqual(second.before);
+    expect(at).toBeLessThanOrEqual(second.after);
+    expect(at).toBeGreaterThan(Date.parse(first.data.strings[slot!]!));
+    // a file changed: counted again, the runs' file read (garbled: counted again) and written anew
+    ws.write("dates/untracked.txt", text(lines("u", 3)));
+    try {
+      const third = page();
+      expect(readFileSync(runs)).not.toEqual(garbled);
+      expect(third.data.insight.lines.total).toBe(first.data.insight.lines.total + 1);
+    } finally {
+      ws.write("dates/untracked.txt", text(lines("u", 2)));
     }
   });
 

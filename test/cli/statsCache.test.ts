@@ -44,11 +44,13 @@ async function blameSum(ws: TempWorkspace, path: string): Promise<Counts> {
 
 const TALLIES = ".orchestration/.cache/insight.json";
 const RUNS = ".orchestration/.cache/insight-runs.bin";
+const RESULT = ".orchestration/.cache/insight-result.json";
 
 /** The numbers as a run with nothing kept gives them. */
 function fresh(ws: TempWorkspace, ...args: string[]) {
   rmSync(ws.path(TALLIES), { force: true });
   rmSync(ws.path(RUNS), { force: true });
+  rmSync(ws.path(RESULT), { force: true });
   return stats(ws, ...args);
 }
 
@@ -135,11 +137,14 @@ describe("intent stats from one run to the next", () => {
     const history = fresh(ws, "--by", "day");
     const kept = readFileSync(ws.path(RUNS));
     expect(kept.length).toBeGreaterThan(64);
-    // cut inside the numbers, cut inside the header, a header whose count does not fit the numbers
+    // cut inside the numbers, cut inside the header, a header whose count does not fit the numbers (each run
+    // without the kept result, which would give the history without reading the runs)
     truncateSync(ws.path(RUNS), kept.length - 5);
+    rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
     expect(readFileSync(ws.path(RUNS))).toEqual(kept);
     truncateSync(ws.path(RUNS), 10);
+    rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
     const header = kept.readUInt32LE(0);
     const text = kept.toString("utf8", 4, 4 + header);
@@ -147,6 +152,7 @@ describe("intent stats from one run to the next", () => {
     const more = text.replace(/"ints":(\d*)(\d)/, (_, head: string, last: string) => `"ints":${head}${(Number(last) + 1) % 10}`);
     expect(more).not.toBe(text);
     writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(more), kept.subarray(4 + header)]));
+    rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
     expect(readFileSync(ws.path(RUNS))).toEqual(kept);
   });

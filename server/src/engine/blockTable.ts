@@ -17,6 +17,11 @@ export interface PackedBlocks {
    * per block: a hundred thousand small arrays cost more to make, keep and write than the numbers in them.
    */
   rows: number[];
+  /**
+   * The string of the lines not committed yet (their time is the run's "now"), when there are any: a string
+   * of its own, so that a result kept from an earlier run can be given again with only this time made new.
+   */
+  now?: number;
 }
 
 /**
@@ -33,6 +38,7 @@ export class BlockTable {
   private readonly ids = new Map<string, number>();
   private readonly rows: number[] = [];
   private readonly times = new Map<number, number>();
+  private nowId: number | undefined;
   /** Where in `rows` the last block starts (-1: none yet). */
   private at = -1;
 
@@ -67,6 +73,12 @@ export class BlockTable {
   /** The number of a file's path: each file is added once, so its path is not looked up. */
   file(path: string): number {
     return this.strings.push(path) - 1;
+  }
+
+  /** The number of the time of lines not committed yet (`PackedBlocks.now`): `iso` the first time. */
+  uncommitted(iso: string): number {
+    this.nowId ??= this.strings.push(iso) - 1;
+    return this.nowId;
   }
 
   /** The number of a commit time, epoch ms (its ISO text in the table). */
@@ -131,7 +143,7 @@ export class BlockTable {
         this.id(r.traceId),
         this.id(r.timestamp),
         r.outOfScope ? 1 : 0,
-        this.id(r.committed),
+        r.uncommitted && r.committed !== undefined ? this.uncommitted(r.committed) : this.id(r.committed),
         r.uncommitted ? 1 : 0,
       );
   }
@@ -142,6 +154,6 @@ export class BlockTable {
   }
 
   packed(): PackedBlocks {
-    return { strings: this.strings, rows: this.rows };
+    return { strings: this.strings, rows: this.rows, ...(this.nowId !== undefined ? { now: this.nowId } : {}) };
   }
 }

@@ -13,7 +13,7 @@ import { Minimatch } from "minimatch";
 import { addCounts, addLines, AUTHORS, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
 import { BlockTable, type PackedBlocks, sameBlock } from "./blockTable";
-import { History } from "./insightHistory";
+import { History, periodOf } from "./insightHistory";
 import { isoMs } from "./isoTime";
 import { splitLines } from "./hashing";
 import { RUN_FIELDS } from "./runRows";
@@ -154,6 +154,15 @@ export class InsightBuilder {
     return when !== undefined && this.history.inWindow(isoMs(when));
   }
 
+  /**
+   * What of "now" (epoch ms) the result depends on besides the lines not committed yet being of it: the
+   * period it falls in and whether it is in the window. A result kept from a run at another "now" with the
+   * same `nowKey` is this run's result, given again at this "now" (`resultAt`).
+   */
+  nowKey(now: number): string {
+    return `${this.opts.by ? periodOf(now, this.opts.by) : ""}:${this.history.inWindow(now)}`;
+  }
+
   /** Why some untraced lines have no time (said once each). */
   undatedBecause(reason: string): void {
     this.history.undatedBecause(reason);
@@ -219,7 +228,7 @@ export class InsightBuilder {
         t.block(rows[i + 6]!),
         t.block(rows[i + 7]!),
         c & 1,
-        when === undefined ? -1 : blocks.time(when, isoOf),
+        when === undefined ? -1 : ms === null ? blocks.uncommitted(isoOf(now)) : blocks.time(when, isoOf),
         ms === null ? 1 : 0,
       );
     };
@@ -644,4 +653,14 @@ export function changedLinesInsight(
       ...left,
     };
   return result;
+}
+
+/**
+ * A result kept from a run with the same inputs (`InsightBuilder.nowKey` the same), given at `now`: the
+ * lines not committed yet are of `now`. Changes `insight` in place.
+ */
+export function resultAt(insight: Insight, now: number): Insight {
+  const b = insight.blocks;
+  if (b?.now !== undefined) b.strings[b.now] = isoOf(now);
+  return insight;
 }

@@ -12,6 +12,7 @@ import { fileHash, splitLines } from "../engine/hashing";
 import {
   datedRuns,
   hasUntraced,
+  resultAt,
   InsightBuilder,
   runsOf,
   tallyOf,
@@ -37,14 +38,19 @@ import {
   type FileStat,
   type InsightRuns,
   type KeptRuns,
+  hasInsightRuns,
   keptHasUntraced,
   keptRunsOf,
   ledgerStamp,
   loadInsightCache,
+  loadInsightResult,
   loadInsightRuns,
   RACY_MS,
+  removeInsightResult,
+  ResultKey,
   sameStat,
   saveInsightCache,
+  saveInsightResult,
   saveInsightRuns,
   statOf,
 } from "./insightCache";
@@ -212,10 +218,9 @@ export async function gatherInsightCached(
   const stamp = ledgerStamp(root, rules.settings.ledgerPath);
   const builder = new InsightBuilder(opts);
   const cache = loadInsightCache(root, stamp);
-  const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
-  // when the working tree's lines entered the code: one walk of git's history, asked once. Without kept
-  // runs every file's untraced lines are to be dated: git walks meanwhile, in the background
-  let asked: Promise<LineDating> | undefined = opts.by && !kept ? lineDating(root, "worktree") : undefined;
+  // when the working tree's lines entered the code: one walk of git's history, asked once. With nothing
+  // kept every file's untraced lines are to be dated: git walks meanwhile, in the background
+  let asked: Promise<LineDating> | undefined = opts.by && !cache ? lineDating(root, "worktree") : undefined;
   const paths = workingTreeFiles(root);
   // a path kept from the last run was chosen under the same exempt rules, if they are the same (the ledger's path is in the stamp)
   const chosen = cache !== undefined && cache.exempt === rules.ignore.key;
@@ -228,8 +233,7 @@ export async function gatherInsightCached(
   for (const path of paths) {
     const known = cache?.files.get(path);
     if (!((known && chosen) || shouldRecord(path, rules)) || !builder.matches(path)) continue;
-    // what was kept of the file holds only with its runs when they are needed
-    const usable = known && (!builder.needsRuns || kept?.runs.get(path)?.key === known.key) ? known : undefined;
+    const usable = known;
     // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
     const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
     const trusted = st?.isFile() === true && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore;
@@ -244,6 +248,16 @@ export async function gatherInsightCached(
     const stat = trusted ? statOf(st!) : undefined;
     counted.push(usable?.key === key ? { path, key, stat, kept: usable } : { path, key, stat, text: bytes.toString("utf8") });
   }
+  // the history and the report's tables: a run again with the same inputs as the last gives its result
+  // (HEAD dates the untraced lines; "now", the lines not committed yet). Else the files' runs are read
+  const head = builder.needsRuns ? headCommit(root) : undefined;
+  const inputs = builder.needsRuns ? resultInputs(stamp, rules, opts, head, builder.nowKey(now), counted) : undefined;
+  // (only beside the tallies and runs it was made with: a run that finds them gone counts and keeps them again)
+  const given = inputs && cache && hasInsightRuns(root) ? loadInsightResult(root, inputs) : undefined;
+  if (given) return { insight: { ...resultAt(given.insight, now), binaryFiles }, unreadable: given.unreadable };
+  const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
+  if (builder.needsRuns) binaryFiles += withRuns(root, counted, kept);
+  asked ??= opts.by && !kept ? lineDating(root, "worktree") : undefined;
   const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept);
   const ledger = missing ? await openLedger() : undefined;
   // the files' runs (with their untraced lines' commit times), for the history and the report's tables, and
@@ -253,10 +267,9 @@ export async function gatherInsightCached(
   const runs: InsightRuns = loaded ?? { runs: new Map(), written: missing ? writtenOf(ledger!) : new Map() };
   const files = new Map<string, CachedFile>();
   let changed = missing || !chosen;
-  // HEAD, asked once and only when a file's untraced lines are to be dated
-  let head: string | null | undefined;
-  let headAsked = false;
   let redated = false;
+  // whether some lines were left undated for a reason git may not give next time: such a result is not kept
+  let undatedFor = false;
   // per HEAD the kept dates were asked at: the paths the commits since changed (io/commitDates.ts), asked once
   const changedAt = new Map<string, Promise<Set<string> | undefined>>();
   const changedSince = (from: string, to: string) => {
@@ -302,10 +315,6 @@ export async function gatherInsightCached(
     }
     // commit times hold for the same bytes (the runs' key) at the same HEAD
     let dates = known.dates;
-    if (!headAsked) {
-      head = headCommit(root);
-      headAsked = true;
-    }
     let partial: UntracedDates | undefined;
     if (head === undefined || dates?.head !== head) {
       // dates asked at an earlier HEAD hold at this one when no commit since changed the file
@@ -319,6 +328,7 @@ export async function gatherInsightCached(
         else {
           dates = undefined;
           partial = told;
+          undatedFor = true;
           builder.undatedBecause((told as { undated: string }).undated);
         }
       }
@@ -345,6 +355,40 @@ export async function gatherInsightCached(
       saveInsightRuns(root, stamp, runs);
     }
     if (changed) saveInsightCache(root, stamp, { files, exempt: rules.ignore.key, unreadable });
+    // a kept result goes with the tallies and runs it was made with: a plain run that changed them drops it
+    if (!inputs) removeInsightResult(root);
   }
-  return { insight: { ...builder.result(), binaryFiles }, unreadable };
+  const result = builder.result();
+  // kept under what it was made of: the files read again since the key was made are counted by their bytes read
+  if (inputs && !undatedFor) saveInsightResult(root, resultInputs(stamp, rules, opts, head, builder.nowKey(now), counted), result, unreadable);
+  return { insight: { ...result, binaryFiles }, unreadable };
+}
+
+/**
+ * The hash of what a history or report's result is made of (io/insightCache.ts `ResultKey`): the ledgers
+ * and this build (`stamp`), the exempt rules, the options, HEAD, what of "now" it depends on, and each file
+ * counted with the key of its bytes.
+ */
+function resultInputs(stamp: string, rules: Rules, opts: InsightOptions, head: string | null | undefined, now: string, counted: readonly Counted[]): string {
+  const { path, since, until, by, blocks } = opts;
+  const key = new ResultKey([stamp, rules.ignore.key, { path, since, until, by, blocks }, head ?? String(head), now]);
+  for (const c of counted) key.file(c.path, c.key);
+  return key.digest();
+}
+
+/**
+ * Files kept without their runs (none kept, or kept for other bytes) are counted again: their text read
+ * (each proven unchanged by its times only). How many of them turned out binary.
+ */
+function withRuns(root: string, counted: Counted[], kept: InsightRuns | undefined): number {
+  let binary = 0;
+  for (let i = 0; i < counted.length; i++) {
+    const c = counted[i]!;
+    if (!c.kept || kept?.runs.get(c.path)?.key === c.key) continue;
+    const bytes = readCounted(root, c.path);
+    if (bytes === "binary") binary++;
+    if (typeof bytes === "string") counted.splice(i--, 1);
+    else counted[i] = { path: c.path, key: bytesKey(bytes), stat: c.stat, text: bytes.toString("utf8") };
+  }
+  return binary;
 }

@@ -14,22 +14,28 @@
  * a file's runs and tally hold only for the same bytes, and its commit times only for the same bytes and
  * HEAD. Which files were counted holds only under the same exempt rules (the files the cache names are not
  * judged again while they are). Anything else is counted again from the ledger, and asked of git again.
+ *
+ * `insight-result.json` holds the last history or report's whole result under the hash of everything it
+ * was made from (`ResultKey`): a run with the same inputs gives it again without reading the runs.
  */
-import { hash, randomUUID } from "node:crypto";
+import { createHash, hash, randomUUID } from "node:crypto";
 import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { AUTHORS } from "../engine/authorship";
-import { type CommitDate, type FileTally, hasUntraced, type Run, type TallyGroup, type Written } from "../engine/insight";
+import { type CommitDate, type FileTally, hasUntraced, type Insight, type Run, type TallyGroup, type Written } from "../engine/insight";
 import { authorCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
 import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
 import { readOwnBytes, readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
+import { pathExists } from "./optionalFile";
 import { openRegularSync } from "./regularFiles";
 
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
 export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.bin`;
+/** The last history or report's result, under the hash of everything it was made from (`saveInsightResult`). */
+export const INSIGHT_RESULT_CACHE = `${CACHE_DIR}/insight-result.json`;
 /** The runs as JSON, which older builds kept: removed when the runs are next saved (it is never read). */
 const JSON_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
 const FORMAT = 4;
@@ -339,6 +345,11 @@ export function loadInsightRuns(root: string, stamp: string): InsightRuns | unde
   return { runs, written, strings: header.strings };
 }
 
+/** Whether a runs' file is there (not whether it holds for the ledgers as they are). */
+export function hasInsightRuns(root: string): boolean {
+  return pathExists(join(root, INSIGHT_RUNS_CACHE));
+}
+
 /** A kept file's runs: those counted by this run, or decoded from its stored row. */
 export function keptRunsOf(detail: InsightRuns, file: KeptRuns): Run[] {
   if (file.runs) return file.runs;
@@ -408,5 +419,52 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
     removeOwnFile(root, JSON_RUNS_CACHE);
   } catch {
     /* a read-only checkout: counted again next time */
+  }
+}
+
+interface StoredResult {
+  format: number;
+  /** The hash of the inputs (`resultKey`), in the place of the ledgers' stamp. */
+  stamp: string;
+  insight: Insight;
+  unreadable: { path: string; lines: UnreadableLine[] }[];
+}
+
+/** The hash of a result's inputs: `parts`, then the files counted, each a path and the key of its bytes. */
+export class ResultKey {
+  private readonly h = createHash("sha1");
+
+  constructor(parts: unknown) {
+    this.h.update(JSON.stringify(parts));
+  }
+
+  file(path: string, key: string): void {
+    this.h.update(`\0${path}\0${key}`);
+  }
+
+  digest(): string {
+    return this.h.digest("base64");
+  }
+}
+
+/** The result a run with the inputs `key` hashes gave, when one was kept. */
+export function loadInsightResult(root: string, key: string): { insight: Insight; unreadable: { path: string; lines: UnreadableLine[] }[] } | undefined {
+  const stored = readStored<StoredResult>(root, INSIGHT_RESULT_CACHE, key);
+  return stored && { insight: stored.insight, unreadable: stored.unreadable };
+}
+
+/** Keeps a result under the hash of its inputs (quietly nothing when the cache folder cannot be used). */
+export function saveInsightResult(root: string, key: string, insight: Insight, unreadable: { path: string; lines: UnreadableLine[] }[]): void {
+  if (!workspaceCacheDir(root, { create: true })) return;
+  const stored: StoredResult = { format: FORMAT, stamp: key, insight, unreadable };
+  writeStored(root, INSIGHT_RESULT_CACHE, stored);
+}
+
+/** Drops the kept result (`saveInsightResult`). */
+export function removeInsightResult(root: string): void {
+  try {
+    removeOwnFile(root, INSIGHT_RESULT_CACHE);
+  } catch {
+    /* a read-only checkout: a result no later run can match is left */
   }
 }
