@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { RACY_MS } from "../../server/src/io/insightCache";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -53,6 +54,20 @@ function fresh(ws: TempWorkspace, ...args: string[]) {
   rmSync(ws.path(RESULT), { force: true });
   return stats(ws, ...args);
 }
+
+/** Waits until a file was last changed longer ago than its times take to prove it unchanged (RACY_MS). */
+async function untilSettled(ws: TempWorkspace, path: string): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    const st = statSync(ws.path(path));
+    if (Math.max(st.mtimeMs, st.ctimeMs) < Date.now() - RACY_MS - 100) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${path} kept changing`);
+}
+
+/** Whether the tallies' file keeps `path` with the times that prove it unchanged (io/insightCache.ts: dev -1 is none). */
+const provenByTimes = (ws: TempWorkspace, path: string) =>
+  (JSON.parse(readFileSync(ws.path(TALLIES), "utf8")).files as (string | number)[][]).find((f) => f[0] === path)![2] !== -1;
 
 const fileLines = (s: { byFile: { path: string; lines: Counts }[] }, path: string) => s.byFile.find((f) => f.path === path)?.lines;
 
@@ -131,6 +146,19 @@ describe("intent stats from one run to the next", () => {
     const untracedToday = (s: typeof history) => periods(s).find((p) => p.period === today)!.inCode.untraced;
     expect(untracedToday(editedHistory)).toBe(untracedToday(history) + 1);
     expect(stats(ws)).toEqual(edited);
+  });
+
+  it("a history run again with nothing changed gives the kept result, and keeps the times that prove a file unchanged", async () => {
+    const path = "src/billing/export.ts";
+    ws.write(path, `${ws.read(path)}// written just now\n`);
+    const history = stats(ws, "--by", "day");
+    // written too shortly before the run for its times to prove it unchanged
+    expect(provenByTimes(ws, path)).toBe(false);
+    await untilSettled(ws, path);
+    // the kept result (its inputs the same); the file read to prove its bytes, and its times kept beside
+    expect(stats(ws, "--by", "day")).toEqual(history);
+    expect(provenByTimes(ws, path)).toBe(true);
+    expect(stats(ws, "--by", "day")).toEqual(history);
   });
 
   it("reads a torn or damaged runs file as none: the history is counted again, the same", () => {

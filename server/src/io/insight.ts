@@ -233,12 +233,11 @@ export async function gatherInsightCached(
   for (const path of paths) {
     const known = cache?.files.get(path);
     if (!((known && chosen) || shouldRecord(path, rules)) || !builder.matches(path)) continue;
-    const usable = known;
     // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
     const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
     const trusted = st?.isFile() === true && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore;
-    if (usable?.stat && trusted && sameStat(usable.stat, st!)) {
-      counted.push({ path, key: usable.key, stat: usable.stat, kept: usable });
+    if (known?.stat && trusted && sameStat(known.stat, st!)) {
+      counted.push({ path, key: known.key, stat: known.stat, kept: known });
       continue;
     }
     const bytes = readCounted(root, path);
@@ -246,7 +245,7 @@ export async function gatherInsightCached(
     if (typeof bytes === "string") continue;
     const key = bytesKey(bytes);
     const stat = trusted ? statOf(st!) : undefined;
-    counted.push(usable?.key === key ? { path, key, stat, kept: usable } : { path, key, stat, text: bytes.toString("utf8") });
+    counted.push(known?.key === key ? { path, key, stat, kept: known } : { path, key, stat, text: bytes.toString("utf8") });
   }
   // the history and the report's tables: a run again with the same inputs as the last gives its result
   // (HEAD dates the untraced lines; "now", the lines not committed yet). Else the files' runs are read
@@ -254,7 +253,15 @@ export async function gatherInsightCached(
   const inputs = builder.needsRuns ? resultInputs(stamp, rules, opts, head, builder.nowKey(now), counted) : undefined;
   // (only beside the tallies and runs it was made with: a run that finds them gone counts and keeps them again)
   const given = inputs && cache && hasInsightRuns(root) ? loadInsightResult(root, inputs) : undefined;
-  if (given) return { insight: { ...resultAt(given.insight, now), binaryFiles }, unreadable: given.unreadable };
+  if (given) {
+    // files proven unchanged by their times since the tallies were kept: proven so next time without a read
+    if (counted.some((c) => c.kept && c.stat !== c.kept.stat)) {
+      const files = new Map(cache!.files);
+      for (const c of counted) if (c.kept && c.stat !== c.kept.stat) files.set(c.path, { ...c.kept, stat: c.stat });
+      saveInsightCache(root, stamp, { ...cache!, files });
+    }
+    return { insight: { ...resultAt(given.insight, now), binaryFiles }, unreadable: given.unreadable };
+  }
   const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
   if (builder.needsRuns) binaryFiles += withRuns(root, counted, kept);
   asked ??= opts.by && !kept ? lineDating(root, "worktree") : undefined;
@@ -388,7 +395,11 @@ function withRuns(root: string, counted: Counted[], kept: InsightRuns | undefine
     const bytes = readCounted(root, c.path);
     if (bytes === "binary") binary++;
     if (typeof bytes === "string") counted.splice(i--, 1);
-    else counted[i] = { path: c.path, key: bytesKey(bytes), stat: c.stat, text: bytes.toString("utf8") };
+    else {
+      // bytes changed since their times were taken: those times prove nothing of them
+      const key = bytesKey(bytes);
+      counted[i] = { path: c.path, key, stat: key === c.key ? c.stat : undefined, text: bytes.toString("utf8") };
+    }
   }
   return binary;
 }
