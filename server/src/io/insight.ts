@@ -265,13 +265,15 @@ export async function gatherInsightCached(
   const kept = builder.needsRuns && cache ? loadInsightRuns(root, stamp) : undefined;
   if (builder.needsRuns) binaryFiles += withRuns(root, counted, kept);
   asked ??= opts.by && !kept ? lineDating(root, "worktree") : undefined;
-  const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept);
+  const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept?.written);
   const ledger = missing ? await openLedger() : undefined;
   // the files' runs (with their untraced lines' commit times), for the history and the report's tables, and
   // to keep when any changed; when none were kept, those of the files counted now (a file without them is
   // counted again when they are needed)
   const loaded = kept ?? (missing && cache ? loadInsightRuns(root, stamp) : undefined);
-  const runs: InsightRuns = loaded ?? { runs: new Map(), written: missing ? writtenOf(ledger!) : new Map() };
+  const runs: InsightRuns = loaded ?? { runs: new Map() };
+  // the history's rows: read from every record, so only when the history is asked for
+  if (opts.by && !runs.written) runs.written = writtenOf(ledger!);
   const files = new Map<string, CachedFile>();
   let changed = missing || !chosen;
   let redated = false;
@@ -349,7 +351,7 @@ export async function gatherInsightCached(
   if (opts.by) {
     // a file counted above is one intent-lsp records (so judged, or kept from a run under the same exempt
     // rules): only the ledger's other paths, files gone from the working tree, are judged here
-    for (const [path, rows] of runs.written) if (files.has(path) || shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
+    for (const [path, rows] of runs.written!) if (files.has(path) || shouldRecord(path, rules)) for (const w of rows) builder.addWrittenLines(path, w);
   }
   const unreadable = cache?.unreadable ?? ledger!.unreadable().map((u) => ({ ...u, lines: [...u.lines] }));
   if (changed || missing || redated) {

@@ -65,8 +65,11 @@ export interface CachedFile {
 export interface InsightRuns {
   /** Per workspace path: the hash of the bytes counted, their runs, and when git committed their untraced lines. */
   runs: Map<string, KeptRuns>;
-  /** Per workspace path: what each of its ledger entries wrote. */
-  written: Map<string, Written[]>;
+  /**
+   * Per workspace path: what each of its ledger entries wrote (the history's rows); absent when no run that
+   * kept these runs needed the history (reading every record back for it is most of a first plain run).
+   */
+  written?: Map<string, Written[]>;
   /** The strings the loaded files' `stored` rows are numbered into. */
   strings?: readonly string[];
 }
@@ -267,8 +270,8 @@ interface RunsHeader {
   strings: string[];
   /** Per file, FILE_FIELDS values: path, key, its runs, HEAD its dates were asked at ("": no commit yet; null: no dates), its dates. */
   files: (string | number | null)[];
-  /** Per path, 2 values: path, the rows of what its entries wrote. */
-  written: (string | number)[];
+  /** Per path, 2 values: path, the rows of what its entries wrote; null: not counted (`InsightRuns.written`). */
+  written: (string | number)[] | null;
   /** The float64s, then the int32s. */
   floats: number;
   ints: number;
@@ -331,18 +334,18 @@ export function loadInsightRuns(root: string, stamp: string): InsightRuns | unde
     }
     runs.set(path, kept);
   }
-  const written = new Map<string, Written[]>();
   const w = header.written;
-  for (let k = 0; k < w.length; k += 2) {
+  const written = w ? new Map<string, Written[]>() : undefined;
+  for (let k = 0; k < (w?.length ?? 0); k += 2) {
     const rows: Written[] = [];
-    for (const end = f + (w[k + 1] as number) * TRIPLE; f < end; f += TRIPLE) {
+    for (const end = f + (w![k + 1] as number) * TRIPLE; f < end; f += TRIPLE) {
       const c = floats[f + 2]!;
       rows.push({ ms: floats[f]!, lines: floats[f + 1]!, author: AUTHORS[c >> 1]!, outOfScope: (c & 1) === 1 });
     }
-    written.set(w[k] as string, rows);
+    written!.set(w![k] as string, rows);
   }
   if (f !== floats.length || i !== ints.length) return undefined;
-  return { runs, written, strings: header.strings };
+  return { runs, ...(written ? { written } : {}), strings: header.strings };
 }
 
 /** Whether a runs' file is there (not whether it holds for the ledgers as they are). */
@@ -392,10 +395,13 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
     files.push(path, f.key, stored.length / RUN_FIELDS, f.dates ? (f.dates.head ?? "") : null, f.dates?.dates.length ?? 0);
     for (const c of f.dates?.dates ?? []) floats.push(c.start, c.end, c.ms ?? -1);
   }
-  const written: (string | number)[] = [];
-  for (const [path, rows] of detail.written) {
-    written.push(path, rows.length);
-    for (const w of rows) floats.push(w.ms, w.lines, authorCode(w.author, w.outOfScope));
+  let written: (string | number)[] | null = null;
+  if (detail.written) {
+    written = [];
+    for (const [path, rows] of detail.written) {
+      written.push(path, rows.length);
+      for (const w of rows) floats.push(w.ms, w.lines, authorCode(w.author, w.outOfScope));
+    }
   }
   const intCount = ints.reduce((n, a) => n + a.length, 0);
   const header: RunsHeader = {
