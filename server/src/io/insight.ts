@@ -89,6 +89,12 @@ export function parseWhen(root: string, given: string, end: boolean): number {
   throw new Error(`"${given}" is neither a date (YYYY-MM-DD or an ISO date-time) nor a git revision in ${root}`);
 }
 
+/** Files `gatherInsightCached` reads or counts between two pauses while git walks the history. */
+const PAUSE_EVERY = 16;
+
+/** A turn of the event loop: what is due meanwhile (git's output) is handled. */
+const pause = () => new Promise<void>((done) => setImmediate(done));
+
 /** Files read between two pauses of `insightSteps`. */
 const FILES_PER_STEP = 64;
 
@@ -118,9 +124,10 @@ export function countedRuns(ledger: WorkspaceLedger, path: string, text: string)
 }
 
 /** What each of the ledgers' entries wrote, per path (the history's input). */
-function writtenOf(ledger: WorkspaceLedger): Map<string, Written[]> {
+async function writtenOf(ledger: WorkspaceLedger, due: () => boolean): Promise<Map<string, Written[]>> {
   const out = new Map<string, Written[]>();
   for (const path of ledger.files()) {
+    if (due()) await pause();
     const rows: Written[] = [];
     for (const e of ledger.entriesFor(path)) {
       const w = writtenBy(e);
@@ -230,7 +237,12 @@ export async function gatherInsightCached(
   let binaryFiles = 0;
   // each file's tally, in the working tree's order; a file to count again holds its text meanwhile
   const counted: Counted[] = [];
+  // while git walks the history, its output is read only when this pauses: every few files it does, so
+  // that git never waits on a full pipe (its diffs are most of the walk's time, on another processor)
+  let steps = 0;
+  const due = () => asked !== undefined && ++steps % PAUSE_EVERY === 0;
   for (const path of paths) {
+    if (due()) await pause();
     const known = cache?.files.get(path);
     if (!((known && chosen) || shouldRecord(path, rules)) || !builder.matches(path)) continue;
     // git lists normalized workspace paths: joined, not resolved (tens of thousands of them)
@@ -273,7 +285,7 @@ export async function gatherInsightCached(
   const loaded = kept ?? (missing && cache ? loadInsightRuns(root, stamp) : undefined);
   const runs: InsightRuns = loaded ?? { runs: new Map() };
   // the history's rows: read from every record, so only when the history is asked for
-  if (opts.by && !runs.written) runs.written = writtenOf(ledger!);
+  if (opts.by && !runs.written) runs.written = await writtenOf(ledger!, due);
   const files = new Map<string, CachedFile>();
   let changed = missing || !chosen;
   let redated = false;
@@ -295,6 +307,7 @@ export async function gatherInsightCached(
   for (const c of counted) {
     let file = c.kept;
     if (!file) {
+      if (due()) await pause();
       const fileRuns = countedRuns(ledger!, c.path, c.text!);
       runs.runs.set(c.path, { key: c.key, runs: fileRuns });
       file = { key: c.key, stat: c.stat, tally: tallyOf(fileRuns) };
