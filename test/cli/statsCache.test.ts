@@ -182,6 +182,12 @@ describe("intent stats from one run to the next", () => {
     writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(more), kept.subarray(4 + header)]));
     rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
+    // a header of another shape (its files' list under another name), the same length
+    const shape = text.replace('"files":[', '"filez":[');
+    expect(shape).not.toBe(text);
+    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(shape), kept.subarray(4 + header)]));
+    rmSync(ws.path(RESULT));
+    expect(stats(ws, "--by", "day")).toEqual(history);
     expect(readFileSync(ws.path(RUNS))).toEqual(kept);
   });
 

@@ -160,7 +160,7 @@ interface Walked {
 /**
  * The dating of the lines of the working tree (`against: "worktree"`: `intent stats`, `intent report`,
  * `intent check`) or of the index (`"index"`: `intent check --staged`), as one walk of HEAD's history and
- * one diff from HEAD. `walkMs`: how long the walk may take (a test's bound; `WALK_TIMEOUT_MS` otherwise).
+ * one diff from HEAD. `walkOptions`: how long the walk may take and how it is split (`WalkOptions`; tests set them).
  */
 export async function lineDating(root: string, against: "worktree" | "index", walkOptions: WalkOptions = {}): Promise<LineDating> {
   const head = await headCommitAsync(root);

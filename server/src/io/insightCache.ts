@@ -317,7 +317,15 @@ function readRunsFile(root: string, stamp: string): { header: RunsHeader; floats
 export function loadInsightRuns(root: string, stamp: string): InsightRuns | undefined {
   const file = readRunsFile(root, stamp);
   if (!file) return undefined;
-  const { header, floats, ints } = file;
+  try {
+    return decodeRuns(file);
+  } catch {
+    // a header of another shape than this build writes: read as none, counted again
+    return undefined;
+  }
+}
+
+function decodeRuns({ header, floats, ints }: { header: RunsHeader; floats: Float64Array; ints: Int32Array }): InsightRuns | undefined {
   const runs = new Map<string, KeptRuns>();
   let f = 0;
   let i = 0;
