@@ -13,7 +13,8 @@ import { LspClient, REPO_ROOT } from "../scripts/lspClient";
 import { loadIntents } from "../server/src/engine/intents/load";
 import { ScopeIndex } from "../server/src/engine/scope";
 import { LINE_TIMES_BASE, LINE_TIMES_CACHE } from "../server/src/io/commitDates";
-import { INSIGHT_CACHE, INSIGHT_RESULT_CACHE, INSIGHT_RUNS_CACHE } from "../server/src/io/insightCache";
+import { INSIGHT_CACHE, INSIGHT_RESULT_CACHE } from "../server/src/io/insightCache";
+import { INSIGHT_RUNS_CACHE } from "../server/src/io/insightRuns";
 import { memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
 import { HUGE_DOCS, INDEX_CACHE, intentsYaml, LEDGER, restoreWorkload, type Workload } from "./workload";
 

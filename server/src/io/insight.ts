@@ -36,24 +36,18 @@ import {
   bytesKey,
   type CachedFile,
   type FileStat,
-  type InsightRuns,
-  type KeptRuns,
-  hasInsightRuns,
-  keptHasUntraced,
-  keptRunsOf,
   ledgerStamp,
   loadInsightCache,
   loadInsightResult,
-  loadInsightRuns,
   RACY_MS,
   removeInsightResult,
   ResultKey,
   sameStat,
   saveInsightCache,
   saveInsightResult,
-  saveInsightRuns,
   statOf,
 } from "./insightCache";
+import { hasInsightRuns, type InsightRuns, type KeptRuns, keptHasUntraced, keptRunsOf, loadInsightRuns, saveInsightRuns } from "./insightRuns";
 import { readRegularBytes } from "./regularFiles";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
