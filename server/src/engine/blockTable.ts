@@ -81,11 +81,11 @@ export class BlockTable {
     return this.nowId;
   }
 
-  /** The number of a commit time, epoch ms (its ISO text in the table). */
-  time(ms: number, iso: (ms: number) => string): number {
+  /** The number of a commit time, epoch ms (its ISO text in the table, made once per time). */
+  time(ms: number): number {
     let i = this.times.get(ms);
     if (i === undefined) {
-      i = this.id(iso(ms));
+      i = this.id(new Date(ms).toISOString());
       this.times.set(ms, i);
     }
     return i;

@@ -228,7 +228,7 @@ export class InsightBuilder {
         t.block(rows[i + 6]!),
         t.block(rows[i + 7]!),
         c & 1,
-        when === undefined ? -1 : ms === null ? blocks.uncommitted(isoOf(now)) : blocks.time(when, isoOf),
+        when === undefined ? -1 : ms === null ? blocks.uncommitted(isoOf(now)) : blocks.time(when),
         ms === null ? 1 : 0,
       );
     };

@@ -74,7 +74,7 @@ const FILE_FIELDS = 5;
 const TRIPLE = 3;
 
 /** `bytes` as numbers of `Type`, copied when the bytes do not start on a multiple of its size. */
-function numbersOf<T extends Int32Array | Float64Array>(
+function typedView<T extends Int32Array | Float64Array>(
   Type: { new (b: ArrayBuffer, at: number, n: number): T; BYTES_PER_ELEMENT: number },
   bytes: Buffer,
   at: number,
@@ -99,7 +99,7 @@ function readRunsFile(root: string, stamp: string): { header: RunsHeader; floats
     if (header.format !== FORMAT || header.stamp !== stamp) return undefined;
     const at = pad8(4 + length);
     if (at + header.floats * 8 + header.ints * 4 !== bytes.length) return undefined;
-    return { header, floats: numbersOf(Float64Array, bytes, at, header.floats), ints: numbersOf(Int32Array, bytes, at + header.floats * 8, header.ints) };
+    return { header, floats: typedView(Float64Array, bytes, at, header.floats), ints: typedView(Int32Array, bytes, at + header.floats * 8, header.ints) };
   } catch {
     return undefined;
   }
