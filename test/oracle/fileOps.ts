@@ -125,8 +125,8 @@ export class FileOpDrawer {
         const length = this.rng.int(2, Math.min(8, Math.floor(source.length / 3)));
         const start = this.rng.int(0, source.length - length);
         const block = source.slice(start, start + length);
-        // the server finds a block of at least two lines, one of them at least 8 characters (docs/LEDGER.md)
-        if (!block.some((l) => l.text.trim().length >= 8)) return undefined;
+        // the server finds a block of at least two lines with git's copy score (docs/LEDGER.md)
+        if (block.map((l) => l.text.replace(/[^A-Za-z0-9]/g, "")).join("").length < 40) return undefined;
         const at = this.rng.int(0, dest.length);
         const insert = block.map((l) => this.line(l.text, l, actor, kind, index, false));
         return base(to, [{ at, remove: 0, insert }], { kind: "block", from, start, length, cut, cutSavedFirst: this.rng.chance(0.5) });

@@ -18,6 +18,7 @@ import { diffTexts } from "../../server/src/engine/lineChange";
 const BLOCK = ["export function urgent(a: Alert): boolean {", "  return a.severity >= 3;", "}"];
 const KEPT = ["export const LIMIT = 42;", "export const FLOOR = 7;"];
 const text = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+const textLinesOf = (t: string) => t.split("\n").slice(0, -1);
 const BEFORE = text(["// alerts", ...BLOCK, ...KEPT]);
 const AFTER_CUT = text(["// alerts", ...KEPT]);
 const NOW = Date.UTC(2026, 10, 22, 10);
@@ -32,11 +33,16 @@ describe("cutOf: the blocks a change removed", () => {
     expect(cutOfBlock()).toEqual({ path: "src/alerts.ts", hash: "sha256:before", blocks: [{ start: 1, lines: BLOCK }], at: NOW });
   });
 
-  it("a removed single line, or lines with nothing distinctive, is no cut", () => {
+  it("a removed single line, or lines with fewer than 40 letters and digits (git's copy score), is no cut", () => {
     const oneLine = text(["// alerts", ...BLOCK.slice(1), ...KEPT]);
     expect(cutOf("a.ts", "h", BEFORE, diffTexts(BEFORE, oneLine), NOW)).toBeUndefined();
     const braces = text(["x", "}", "}", "y"]);
     expect(cutOf("a.ts", "h", braces, diffTexts(braces, text(["x", "y"])), NOW)).toBeUndefined();
+    // 39 letters and digits in two lines: still too little to tell a move from text that happens to match
+    const short = text(["x", "  const severityThreshold = 3;", "  return a.severity >= 3;", "y"]);
+    expect(cutOf("a.ts", "h", short, diffTexts(short, text(["x", "y"])), NOW)).toBeUndefined();
+    const enough = text(["x", "  const severityThreshold = 34;", "  return a.severity >= 3;", "y"]);
+    expect(cutOf("a.ts", "h", enough, diffTexts(enough, text(["x", "y"])), NOW)?.blocks).toEqual([{ start: 1, lines: textLinesOf(enough).slice(1, 3) }]);
   });
 });
 

@@ -7,7 +7,7 @@ import { diffTexts } from "../../server/src/engine/lineChange";
 
 const BLOCK = ["export function urgent(a: Alert): boolean {", "  return a.severity >= 3;", "}"];
 const KEPT = ["export const LIMIT = 42;", "export const FLOOR = 7;"];
-const MINE = ["// urgent alerts, split out", ""];
+const MINE = ["// urgent alerts, split out of alerts.ts by the agent", ""];
 const text = (lines: readonly string[]) => `${lines.join("\n")}\n`;
 const NOW = Date.UTC(2026, 10, 26, 10);
 const pinnedAll = () => true;
@@ -70,7 +70,7 @@ describe("pastedBack: a later cut gives the pasted block its owners", () => {
 
   it("the lines claimed are matched no more; what is left stays a paste while it is a block", () => {
     const [{ movedIn }] = pastedBack([pasted()], [cut()], NOW, pinnedAll);
-    // the agent's own two lines are left: one distinctive line and a blank one, still a block
+    // the agent's own two lines are left: a comment of 40 letters and digits and a blank line, still a block
     expect(pasteLess(pasted(), movedIn)).toEqual({ ...pasted(), blocks: [{ start: 0, lines: MINE }] });
     expect(pasteLess({ ...pasted(), blocks: [{ start: 2, lines: BLOCK }] }, movedIn)).toBeUndefined();
   });

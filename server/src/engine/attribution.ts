@@ -18,7 +18,7 @@ import { lineHash } from "./hashing";
 import { anchorByContent, TextHashes } from "./contentAnchors";
 import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
-import { DISTINCT_LINE, MIN_MOVED_LINES } from "./lineage";
+import { isMovedBlock, lineScore } from "./lineage";
 import { matchRegion, type LineChange, type Segment } from "./lineChange";
 
 /** How a line was matched to its entry. */
@@ -354,8 +354,8 @@ function matchByLineHashes(state: LineState, lines: readonly string[], result: A
  * Lines still without an owner that the last recorded content of a path git names holds keep the owner
  * they had there. From a path this one was renamed from, the lines a diff of the two contents matches (as `git blame
  * -M` follows a rename); from a file this one was split from, as `git blame -C` credits
- * them, only blocks of at least `MIN_MOVED_LINES` lines in a row, equal by line hash, one of them
- * distinctive (not only `}` and blank lines), matched greedily from the top.
+ * them, only blocks of lines in a row, equal by line hash, that `isMovedBlock` takes as moved (at least
+ * two lines, git's copy score), matched greedily from the top.
  */
 function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
   const count = contentLineCount(lines);
@@ -390,12 +390,12 @@ function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: 
       let best: { p: number; length: number } | undefined;
       for (const p of at.get(keys[i]!) ?? []) {
         let n = 0;
-        let distinct = false;
+        let score = 0;
         while (i + n < count && !result[i + n] && p + n < state.hashes.length && state.owners[p + n] && state.hashes[p + n] === keys[i + n]) {
-          if (lines[i + n]!.trim().length >= DISTINCT_LINE) distinct = true;
+          score += lineScore(lines[i + n]!);
           n++;
         }
-        if (n >= MIN_MOVED_LINES && distinct && (!best || n > best.length)) best = { p, length: n };
+        if (isMovedBlock(n, score) && (!best || n > best.length)) best = { p, length: n };
       }
       if (!best) {
         i++;

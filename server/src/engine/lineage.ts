@@ -247,17 +247,36 @@ export interface BlockSource {
   lines: readonly (string | undefined)[];
 }
 
-/** A block shorter than this is not taken as moved (two lines that happen to match prove little). */
+/** A block shorter than this is not taken as moved (one line that happens to match proves little). */
 export const MIN_MOVED_LINES = 2;
-/** At least one line of a moved block has this many non-blank characters (not only `}` and blank lines). */
-export const DISTINCT_LINE = 8;
+/**
+ * A block moved or copied between files holds at least this many letters and digits: git's own copy score
+ * (`git blame -C` scores a block by its alphanumeric characters, 40 by default), so a `}` with a blank line,
+ * or a reST directive with the blank line after it, is new text where it lands.
+ */
+export const MIN_BLOCK_SCORE = 40;
+
+/** A line's letters and digits (ASCII), as git scores a block. */
+export function lineScore(line: string): number {
+  let n = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n++;
+  }
+  return n;
+}
+
+/** Whether lines found in a row in another file are enough to be taken as a block moved from there. */
+export function isMovedBlock(length: number, score: number): boolean {
+  return length >= MIN_MOVED_LINES && score >= MIN_BLOCK_SCORE;
+}
 
 /**
  * The blocks of a save's new lines (`inserted`, 0-based spans of `lines`) found whole in another file's
  * recorded content (`sources`, in order of preference): cut there and pasted here, or copied. As `git blame
  * -C` does, such lines keep the author they had there; the save that pasted them is their provenance.
  * Lines compare as the hashes see them (trailing blanks and line endings aside); a block is at least
- * `MIN_MOVED_LINES` lines with one distinctive line, matched greedily from the top of each span.
+ * `MIN_MOVED_LINES` lines scoring `MIN_BLOCK_SCORE`, matched greedily from the top of each span.
  * `own`: the file's own content before the save. A block found there is moved or copied within the file,
  * and belongs to whoever moved it (as `git blame` without `-M`), even when another file holds it too (the
  * same file still open under the path it was renamed from, a copy made earlier).
@@ -284,12 +303,12 @@ export function findMovedBlocks(lines: readonly string[], inserted: readonly Spa
       for (const { src, at, norm } of index) {
         for (const p of at.get(key) ?? []) {
           let n = 0;
-          let distinct = false;
+          let score = 0;
           while (i + n <= span.end && p + n < norm.length && norm[p + n] === normalizeLine(lines[i + n] ?? "")) {
-            if (norm[p + n]!.trim().length >= DISTINCT_LINE) distinct = true;
+            score += lineScore(norm[p + n]!);
             n++;
           }
-          if (n >= MIN_MOVED_LINES && distinct && (!best || n > best.length)) best = { src, oldStart: p, length: n };
+          if (isMovedBlock(n, score) && (!best || n > best.length)) best = { src, oldStart: p, length: n };
         }
       }
       if (!best) {

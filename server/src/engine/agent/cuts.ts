@@ -12,14 +12,14 @@ import { MAX_LINE } from "../ledger/read";
 import { textLines } from "../lines";
 import { normalizeLine } from "../hashing";
 import { changedSpans, type LineChange, type Span } from "../lineChange";
-import { DISTINCT_LINE, findMovedBlocks, MIN_MOVED_LINES, type BlockSource, type MovedLines } from "../lineage";
+import { findMovedBlocks, isMovedBlock, lineScore, type BlockSource, type MovedLines } from "../lineage";
 
 /** The lines a change removed from one file's content: runs that may be pasted elsewhere as a block. */
 export interface Cut {
   path: string;
   /** The whole-file hash of the content before the cut (the line numbers refer to it). */
   hash: string;
-  /** Removed runs of at least `MIN_MOVED_LINES` lines with a distinctive one; `start` 0-based. */
+  /** Removed runs that could be a moved block (`isMovableRun`); `start` 0-based. */
   blocks: { start: number; lines: string[] }[];
   /** When the cut was recorded (ms since the epoch). */
   at: number;
@@ -55,7 +55,10 @@ export function cutOf(path: string, hash: string, before: string, change: LineCh
 
 /** Whether a run of lines could be a block moved between files (engine/lineage.ts `findMovedBlocks`). */
 export function isMovableRun(run: readonly string[]): boolean {
-  return run.length >= MIN_MOVED_LINES && run.some((l) => l.trim().length >= DISTINCT_LINE);
+  return isMovedBlock(
+    run.length,
+    run.reduce((sum, l) => sum + lineScore(l), 0),
+  );
 }
 
 /** The change that removes every line of `before` (the file was deleted). */

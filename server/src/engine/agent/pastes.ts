@@ -17,7 +17,7 @@ import { CUT_TTL_MS, MAX_CUTS, MAX_CUT_LINES, MAX_MATCH_STARTS, cutSources, isMo
 export interface Paste {
   path: string;
   hash: string;
-  /** Runs of at least `MIN_MOVED_LINES` inserted lines with a distinctive one; `start` 0-based. */
+  /** Runs of inserted lines that could be a moved block (`isMovableRun`); `start` 0-based. */
   blocks: { start: number; lines: string[] }[];
   /** When the write was recorded (ms since the epoch). */
   at: number;
