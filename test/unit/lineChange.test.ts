@@ -44,6 +44,16 @@ describe("line changes", () => {
     expect(c.reformatted).toEqual([]);
   });
 
+  it("of two equally good readings, takes the one that removes first and inserts last, as git's diff does", () => {
+    // two lines that swap places: git keeps the second and calls the first removed and inserted again
+    expect(diffLines(lines("a,b"), lines("b,a")).carried).toEqual([{ oldStart: 1, newStart: 0, length: 1 }]);
+    expect(diffLines(lines("x,a,b,y"), lines("x,b,a,y")).carried).toEqual([
+      { oldStart: 0, newStart: 0, length: 1 },
+      { oldStart: 2, newStart: 1, length: 1 },
+      { oldStart: 3, newStart: 3, length: 1 },
+    ]);
+  });
+
   it("treats a new file as all changed and an empty text as no lines", () => {
     expect(changedSpans(diffTexts(null, "a\nb\n"))).toEqual([{ start: 0, end: 1 }]);
     expect(diffTexts("a\n", "")).toEqual({ oldCount: 1, newCount: 0, carried: [], reformatted: [] });

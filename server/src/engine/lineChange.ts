@@ -120,7 +120,10 @@ function weightedAlign(oldExact: readonly string[], newExact: readonly string[],
     for (let j = 1; j <= m; j++) {
       let best = prev[j]!;
       let dir = UP;
-      if (row[j - 1]! > best) {
+      // on a tie the way back takes the new line as inserted: the old line is then matched further on, so
+      // of two equally long readings the one that removes first and inserts last wins, as git's diff reads
+      // it (old "A, B" to new "B, A" keeps B)
+      if (row[j - 1]! >= best) {
         best = row[j - 1]!;
         dir = LEFT;
       }
