@@ -37,6 +37,9 @@ const HELPER = [
 /** Another block of the person's, left where it is: an agent writing the same text elsewhere wrote it itself. */
 const KELVIN = ["export function kelvin(celsius: number): number {", "  return celsius + 273.15;", "}"];
 const AGENT_HEAD = ["// Dew point helpers, split out of forecast.ts.", ""];
+/** A block of the person's in another file, which no session cuts from. */
+const UNITS = "src/api/units.ts";
+const LITERS = ["export function liters(gallons: number): number {", "  return gallons * 3.785411784;", "}"];
 const AGENT_TAIL = ["", 'export const DEW_UNIT = "°C";'];
 
 type Row = { kind: string; contributor?: string; model?: string; from?: string; movedBy?: { contributor: string; model?: string } };
@@ -183,13 +186,76 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     expect(await blameRows(ws, DEW)).toEqual([byPersonMovedByAgent, byPersonMovedByAgent, byPersonMovedByAgent, byAgent, byAgent, byAgent]);
   });
 
-  it("text that only looks like another file's: a block the session did not remove is the agent's, in the same write as a block it cut", async () => {
+  it("text that only looks like another file's: a block found in a file the session took no cut from is the agent's", async () => {
     await personWritesHelpers();
-    // the agent changes forecast.ts elsewhere too, but leaves KELVIN where it is
+    // the person's other file holds LITERS; the session never removes anything from it
+    ws.write(UNITS, "");
+    await client!.open(UNITS);
+    await client!.insertLines(UNITS, 0, LITERS);
+    await client!.save(UNITS);
+    await client!.waitForPublishOfCurrentVersion(UNITS);
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    await agentWrites(ws, DEW, text([...HELPER, "", ...LITERS]));
+    expect(await blameRows(ws, DEW)).toEqual([...HELPER.map(() => byPersonMovedByAgent), byAgent, ...LITERS.map(() => byAgent)]);
+  });
+
+  it("a block copied from the file the same write took a cut from keeps its owners, as git blame -C credits it: the cut first", async () => {
+    await personWritesHelpers();
+    // the agent changes forecast.ts elsewhere too, and leaves KELVIN where it is
     await agentEdits(ws, FORECAST, text(HELPER), "");
     await agentEdits(ws, FORECAST, "export interface Hour {", "export interface HourlyForecast {");
+    await agentWrites(ws, DEW, text([...AGENT_HEAD, ...HELPER, "", ...KELVIN]));
+    const record = ledgerRecords(ws).at(-1)!;
+    // only the agent's own lines are claimed; the copy is in moved_lines with the cut block, both numbered in
+    // forecast.ts before the cut (as git compares a commit with its parent)
+    expect(record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([
+      [1, 2],
+      [9, 9],
+    ]);
+    expect(record.metadata["dev.intent-lsp"].moved_lines).toEqual([
+      {
+        from: FORECAST,
+        pre_hash: expect.stringMatching(/^sha256:/),
+        carried: [
+          [12, 3, 6],
+          [18, 10, 3],
+        ],
+      },
+    ]);
+    const rows = await blameRows(ws, DEW);
+    expect(rows).toEqual([...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), byAgent, ...KELVIN.map(() => byPersonMovedByAgent)]);
+    await expectHoverAsBlame(DEW, rows);
+    // forecast.ts still holds KELVIN as the person's
+    const kelvinAt = ws.read(FORECAST).split("\n").indexOf(KELVIN[0]!);
+    expect((await blameRows(ws, FORECAST)).slice(kelvinAt, kelvinAt + KELVIN.length)).toEqual(KELVIN.map(() => ({ kind: "traced", contributor: "human" })));
+  });
+
+  it("a block copied from the file a later cut comes from keeps its owners: the paste first, both blocks given back in the cut's record", async () => {
+    await personWritesHelpers();
     await agentWrites(ws, DEW, text([...HELPER, "", ...KELVIN]));
-    expect(await blameRows(ws, DEW)).toEqual([...HELPER.map(() => byPersonMovedByAgent), byAgent, ...KELVIN.map(() => byAgent)]);
+    expect(await blameRows(ws, DEW)).toEqual([...HELPER, "", ...KELVIN].map(() => byAgent));
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    const dew = ledgerRecords(ws).at(-1)!.metadata["dev.intent-lsp"].other_files[0];
+    expect(dew.moved_lines).toEqual([
+      {
+        from: FORECAST,
+        pre_hash: expect.stringMatching(/^sha256:/),
+        carried: [
+          [12, 1, 6],
+          [18, 8, 3],
+        ],
+      },
+    ]);
+    const rows = await blameRows(ws, DEW);
+    expect(rows).toEqual([...HELPER.map(() => byPersonMovedByAgent), byAgent, ...KELVIN.map(() => byPersonMovedByAgent)]);
+    await expectHoverAsBlame(DEW, rows);
+  });
+
+  it("a copy with no cut from its file is the agent's: the paste first, then an edit of the other file that removes nothing", async () => {
+    await personWritesHelpers();
+    await agentWrites(ws, DEW, text(KELVIN));
+    await expectCutRecordsOnly(() => agentEdits(ws, FORECAST, "export interface Hour {", "export interface HourlyForecast {"), [FORECAST]);
+    expect(await blameRows(ws, DEW)).toEqual(KELVIN.map(() => byAgent));
   });
 
   it("another session's paste of the block is its own; the session that cut it keeps its owners", async () => {
@@ -221,6 +287,31 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
     const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
     expect(await blameRows(ws, DEW)).toEqual([{ kind: "traced", contributor: "ai", model: CODEX_MODEL }, ...HELPER.map(() => movedByCodex)]);
+  });
+
+  it("one Codex patch moves a block into a new file and copies another from the same file: both keep the person", async () => {
+    await personWritesHelpers();
+    const added = [...HELPER, "", ...KELVIN];
+    const patch = [
+      "*** Begin Patch",
+      `*** Add File: ${DEW}`,
+      ...added.map((l) => `+${l}`),
+      `*** Update File: ${FORECAST}`,
+      "@@",
+      ...HELPER.map((l) => `-${l}`),
+      "*** End Patch",
+      "",
+    ].join("\n");
+    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-split-2"), { cwd: ws.root });
+    ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
+    ws.write(DEW, text(added));
+    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-2"), { cwd: ws.root });
+    const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
+    expect(await blameRows(ws, DEW)).toEqual([
+      ...HELPER.map(() => movedByCodex),
+      { kind: "traced", contributor: "ai", model: CODEX_MODEL },
+      ...KELVIN.map(() => movedByCodex),
+    ]);
   });
 
   it("one shell command cuts the block from one file into a new one: the block keeps the person, in the command's one record", async () => {

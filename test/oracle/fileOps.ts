@@ -128,13 +128,41 @@ export class FileOpDrawer {
         // the server finds a block of at least two lines with git's copy score (docs/LEDGER.md)
         if (block.map((l) => l.text.replace(/[^A-Za-z0-9]/g, "")).join("").length < 40) return undefined;
         const at = this.rng.int(0, dest.length);
-        const insert = block.map((l) => this.line(l.text, l, actor, kind, index, false));
+        const moved = block.map((l) => this.line(l.text, l, actor, kind, index, false));
+        // half of an agent's moves also copy a block the source keeps (a file split apart keeps its imports in
+        // both halves): it keeps its owners too, as git blame -C credits a copy from a file the commit changed
+        const copy = kind === "agent-cross-file-move" && this.rng.chance(0.5) ? this.copiedAlong(source, dest, start, length) : undefined;
+        const copied = (copy ?? []).map((l) => this.line(l.text, l, actor, kind, index, false));
+        const insert = this.rng.chance(0.5) ? [...copied, ...moved] : [...moved, ...copied];
         return base(to, [{ at, remove: 0, insert }], { kind: "block", from, start, length, cut, cutSavedFirst: this.rng.chance(0.5) });
       }
       case "rebase":
       case "squash-merge":
         return base(paths[0]!, [], { kind: "history", how: kind });
     }
+  }
+
+  /**
+   * A block of `source` outside the cut `[start, start + length)` that the server takes as copied: two to
+   * four lines with git's copy score, found nowhere else in `source` and nowhere in `dest` (so which lines
+   * it came from, and that it is not the destination's own text, is certain). Undefined when none is drawn.
+   */
+  private copiedAlong(source: readonly TruthLine[], dest: readonly TruthLine[], start: number, length: number): TruthLine[] | undefined {
+    const texts = source.map((l) => normalizedText(l.text));
+    const destTexts = dest.map((l) => normalizedText(l.text));
+    const occurs = (hay: readonly string[], needle: readonly string[]) => hay.filter((_, i) => needle.every((t, k) => hay[i + k] === t)).length;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const n = this.rng.int(2, 4);
+      if (source.length < n) return undefined;
+      const s = this.rng.int(0, source.length - n);
+      if (s + n > start && s < start + length) continue;
+      const block = source.slice(s, s + n);
+      const needle = texts.slice(s, s + n);
+      if (block.map((l) => l.text.replace(/[^A-Za-z0-9]/g, "")).join("").length < 40) continue;
+      if (occurs(texts, needle) !== 1 || occurs(destTexts, needle) !== 0) continue;
+      return block;
+    }
+    return undefined;
   }
 
   /** A path in another folder or under another name, not taken. */

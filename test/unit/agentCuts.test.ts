@@ -30,7 +30,13 @@ function cutOfBlock(at = NOW): Cut {
 
 describe("cutOf: the blocks a change removed", () => {
   it("keeps exactly the removed lines, numbered in the content before the change", () => {
-    expect(cutOfBlock()).toEqual({ path: "src/alerts.ts", hash: "sha256:before", blocks: [{ start: 1, lines: BLOCK }], at: NOW });
+    expect(cutOfBlock()).toEqual({
+      path: "src/alerts.ts",
+      hash: "sha256:before",
+      blocks: [{ start: 1, lines: BLOCK }],
+      whole: ["// alerts", ...BLOCK, ...KEPT],
+      at: NOW,
+    });
   });
 
   it("a removed single line, or lines with fewer than 40 letters and digits (git's copy score), is no cut", () => {

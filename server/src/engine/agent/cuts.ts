@@ -21,6 +21,11 @@ export interface Cut {
   hash: string;
   /** Removed runs that could be a moved block (`isMovableRun`); `start` 0-based. */
   blocks: { start: number; lines: string[] }[];
+  /**
+   * The whole content before the cut, for the blocks a paste copied from it (engine/agent/copies.ts); left
+   * out when the session's line budget has no room for it.
+   */
+  whole?: string[];
   /** When the cut was recorded (ms since the epoch). */
   at: number;
 }
@@ -50,7 +55,7 @@ export function cutOf(path: string, hash: string, before: string, change: LineCh
     next = s.oldStart + s.length;
   }
   if (change.oldCount > next) keep(next, change.oldCount);
-  return blocks.length ? { path, hash, blocks, at } : undefined;
+  return blocks.length ? { path, hash, blocks, whole: lines, at } : undefined;
 }
 
 /** Whether a run of lines could be a block moved between files (engine/lineage.ts `findMovedBlocks`). */
@@ -78,8 +83,11 @@ export function keepCuts(cuts: readonly Cut[], added: readonly Cut[], now: numbe
     if (out.some((o) => o.path === c.path && o.hash === c.hash)) continue;
     const n = c.blocks.reduce((sum, b) => sum + b.lines.length, 0);
     if (out.length >= MAX_CUTS || lines + n > MAX_CUT_LINES) continue;
-    out.push(c);
-    lines += n;
+    // the whole content goes with the cut while the budget has room for it (it holds the removed lines too)
+    const whole = c.whole && lines + c.whole.length <= MAX_CUT_LINES ? c.whole : undefined;
+    const { whole: _, ...bare } = c;
+    out.push(whole ? { ...bare, whole } : bare);
+    lines += whole ? whole.length : n;
   }
   return out;
 }
@@ -141,7 +149,9 @@ export function parseCuts(raw: unknown): Cut[] {
     const blocks = c.blocks.filter(
       (b) => b && Number.isInteger(b.start) && b.start >= 0 && Array.isArray(b.lines) && b.start <= MAX_LINE && b.lines.every((l) => typeof l === "string"),
     );
-    if (blocks.length === c.blocks.length) out.push({ path: c.path, hash: c.hash, blocks, at: c.at });
+    if (blocks.length !== c.blocks.length) continue;
+    const whole = Array.isArray(c.whole) && c.whole.length <= MAX_CUT_LINES && c.whole.every((l) => typeof l === "string") ? c.whole : undefined;
+    out.push({ path: c.path, hash: c.hash, blocks, ...(whole ? { whole } : {}), at: c.at });
   }
   return out;
 }

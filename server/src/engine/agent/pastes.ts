@@ -11,6 +11,7 @@
 import { textLines } from "../lines";
 import { changedSpans, type LineChange, type Span } from "../lineChange";
 import { findMovedBlocks, type MovedLines } from "../lineage";
+import { copiedAlong, joinMoved, type WholeSource } from "./copies";
 import { CUT_TTL_MS, MAX_CUTS, MAX_CUT_LINES, MAX_MATCH_STARTS, cutSources, isMovableRun, matchStarts, parseCuts, type Cut } from "./cuts";
 
 /** Lines a session inserted into one file's content (`hash`, after the write) that no cut explained. */
@@ -107,9 +108,17 @@ export interface PastedBack {
 
 /**
  * The lines of the session's earlier pastes into other files that `cuts` removed (each cut's content before
- * it pinned by a record, `pinned`): blocks found whole, as a paste after the cut is matched.
+ * it pinned by a record, `pinned`): blocks found whole, as a paste after the cut is matched. A paste that
+ * takes a block from a cut also takes the blocks it copied from that file's whole content (`wholeOf`,
+ * engine/agent/copies.ts).
  */
-export function pastedBack(pastes: readonly Paste[], cuts: readonly Cut[], now: number, pinned: (path: string, hash: string) => boolean): PastedBack[] {
+export function pastedBack(
+  pastes: readonly Paste[],
+  cuts: readonly Cut[],
+  now: number,
+  pinned: (path: string, hash: string) => boolean,
+  wholeOf?: WholeSource,
+): PastedBack[] {
   const out: PastedBack[] = [];
   for (const paste of pastes) {
     if (now - paste.at < 0 || now - paste.at >= CUT_TTL_MS) continue;
@@ -118,8 +127,8 @@ export function pastedBack(pastes: readonly Paste[], cuts: readonly Cut[], now: 
     const { lines } = spread(paste);
     const spans: Span[] = paste.blocks.map((b) => ({ start: b.start, end: b.start + b.lines.length - 1 }));
     if (matchStarts(lines, spans, sources) > MAX_MATCH_STARTS) continue;
-    const movedIn = findMovedBlocks(lines, spans, sources);
-    if (movedIn.length) out.push({ paste, movedIn });
+    const taken = findMovedBlocks(lines, spans, sources);
+    if (taken.length) out.push({ paste, movedIn: joinMoved(taken, copiedAlong(lines, spans, taken, wholeOf)) });
   }
   return out;
 }

@@ -17,8 +17,8 @@ import { readOptional } from "../optionalFile";
 import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
 import { pairMoves } from "../../engine/lineage";
-import { removedAll, type Cut } from "../../engine/agent/cuts";
-import { callCuts, claimedWrite, ledgerView, sessionPastes } from "./sessionCuts";
+import { removedAll } from "../../engine/agent/cuts";
+import { claimedWrite, ledgerView, sessionPastes, type CallChange } from "./sessionCuts";
 
 const PENDING_DIR = `${SESSIONS_DIR}/pending`;
 /** Stashes older than this belong to calls that never completed (denied by the agent, crashed). */
@@ -173,7 +173,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   // blocks this session cut from other files (earlier, or in this same call) keep their owners here, and a
   // block this write cuts that the session pasted into another file earlier keeps its owners there
   const nowMs = (now ?? new Date()).getTime();
-  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, taken?.callCuts);
+  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, taken?.callChanges);
   const movedIn = pastes && change && after !== null ? pastes.movedInto(path, before, after, change) : [];
   const written = [{ path, before, after, change, movedIn }];
   const claimed = pastes ? pastes.claimedBack(written) : [];
@@ -212,8 +212,8 @@ interface TakenWrite {
   path: string;
   stash: { content: string | null } | undefined;
   movedFrom?: { path: string; before: string };
-  /** Blocks the call's files lost in it: a paste into another of them keeps their owners. */
-  callCuts?: readonly Cut[];
+  /** The call's other changed files: a block one of them lost, pasted into another, keeps its owners. */
+  callChanges?: readonly CallChange[];
 }
 
 /**
@@ -238,7 +238,6 @@ export async function recordAgentWrites(ctx: GateContext, reports: readonly Writ
       ? [{ path: t.path, before: t.stash.content, change: t.after === null ? removedAll(t.stash.content) : diffTexts(t.stash.content, t.after) }]
       : [],
   );
-  const cuts = callCuts(cutFrom, (now ?? new Date()).getTime());
   const out: PostOutcome[] = [];
   for (let i = 0; i < reports.length; i++) {
     const t = taken[i];
@@ -250,7 +249,7 @@ export async function recordAgentWrites(ctx: GateContext, reports: readonly Writ
         reports[i]!,
         toolVersion,
         now,
-        t ? { path: t.path, stash: t.stash, callCuts: cuts, ...(movedFrom ? { movedFrom } : {}) } : undefined,
+        t ? { path: t.path, stash: t.stash, callChanges: cutFrom, ...(movedFrom ? { movedFrom } : {}) } : undefined,
       ),
     );
   }

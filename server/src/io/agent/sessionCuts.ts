@@ -9,13 +9,15 @@
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CUT_TTL_MS, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
+import { copiedAlong, joinMoved, type WholeSource } from "../../engine/agent/copies";
+import { CUT_TTL_MS, MAX_CUT_LINES, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
 import { keepPastes, parsePastes, pastedBack, pasteLess, pasteOf, type Paste } from "../../engine/agent/pastes";
 import { fileHash } from "../../engine/hashing";
 import type { Verdict } from "../../engine/gate";
-import { diffTexts, type LineChange } from "../../engine/lineChange";
+import { changedSpans, diffTexts, type LineChange } from "../../engine/lineChange";
+import { textLines } from "../../engine/lines";
 import type { FileWrite } from "../ledger/recordChange";
-import type { MovedLines } from "../../engine/lineage";
+import type { BlockSource, MovedLines } from "../../engine/lineage";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
 import { realWorkspacePath } from "../realPath";
@@ -115,13 +117,35 @@ export interface LedgerView {
   newest(path: string): string | null | undefined;
 }
 
+/** A file a tool call changed, as its other files may paste from it: its content before the call. */
+export interface CallChange {
+  path: string;
+  before: string;
+  change: LineChange;
+}
+
 /**
- * The session's cuts and pastes as a post hook uses them. `sameCall`: blocks the same tool call removed from
- * its other files (`callCuts`).
+ * The session's cuts and pastes as a post hook uses them. `sameCall`: the same tool call's other files, whose
+ * removed blocks a paste may take (`callCuts`).
  */
-export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, sameCall: readonly Cut[] = []): SessionPastes {
+export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, sameCall: readonly CallChange[] = []): SessionPastes {
   const kept = readSessionBlocks(root, sessionId);
   const pinned = (p: string, h: string) => ledger.pinned(p, h);
+  const callBlocks = callCuts(sameCall, now);
+  const callHashes = sameCall.map((c) => fileHash(c.before));
+  // a file a paste took a cut block from, whole, for the blocks the paste copied from it: its content before
+  // the cut (as git compares a commit with its parent) when this call made it or the session kept it, else
+  // its content now when the newest record pins it
+  const wholeNow: WholeSource = (path, cutHash) => {
+    const call = sameCall.find((c, i) => c.path === path && callHashes[i] === cutHash);
+    if (call) return wholeSource(path, cutHash, call.before);
+    const cut = kept.cuts.find((c) => c.path === path && c.hash === cutHash && c.whole);
+    if (cut?.whole && pinned(path, cutHash)) return { path, hash: cutHash, lines: cut.whole };
+    const content = readSessionPath(root, path);
+    if (content === undefined) return undefined;
+    const hash = fileHash(content);
+    return ledger.newest(path) === hash ? wholeSource(path, hash, content) : undefined;
+  };
   // the blocks these changes removed, from content a record pins (so a reader finds their owners there)
   const cutsOf = (changes: readonly HookChange[]) =>
     callCuts(
@@ -129,14 +153,24 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
       now,
     ).filter((cut) => pinned(cut.path, cut.hash));
   return {
-    movedInto: (path, before, after, change) => pastedFromCuts(path, before, after, change, cutSources([...sameCall, ...kept.cuts], path, now, pinned)),
+    movedInto: (path, before, after, change) => {
+      const taken = pastedFromCuts(path, before, after, change, cutSources([...callBlocks, ...kept.cuts], path, now, pinned));
+      if (!taken.length) return taken;
+      const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
+      return joinMoved(taken, copiedAlong(after === "" ? [] : textLines(after), changedSpans(change), taken, wholeNow, own));
+    },
     claimedBack: (changes) => {
       const written = new Set(changes.map((c) => c.path));
       const candidates = kept.pastes.filter((p) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
       const out: ClaimedPaste[] = [];
       if (!candidates.length) return out;
-      for (const { paste, movedIn } of pastedBack(candidates, cutsOf(changes), now, pinned)) {
-        const content = readPasted(root, paste.path);
+      // the cut file's content before this call, whose record pins it (cutsOf keeps only such cuts)
+      const wholeBefore: WholeSource = (path, cutHash) => {
+        const c = changes.find((x) => x.path === path && typeof x.before === "string" && fileHash(x.before) === cutHash);
+        return c && typeof c.before === "string" ? wholeSource(path, cutHash, c.before) : undefined;
+      };
+      for (const { paste, movedIn } of pastedBack(candidates, cutsOf(changes), now, pinned, wholeBefore)) {
+        const content = readSessionPath(root, paste.path);
         // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
         if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn });
       }
@@ -175,17 +209,24 @@ export function ledgerView(ledger: { hasPostHash(path: string, hash: string): bo
 }
 
 /**
- * A pasted file's content now; undefined when it cannot be read as a regular file, or when the path the
- * session's file names is not where it leads (a link, `..`, outside the workspace): that file is ours, but
- * it is read back from disk, and a path that leaves the workspace is never read.
+ * A file's content now (one the session pasted into, or one a paste copied from); undefined when it cannot
+ * be read as a regular file, or when the path the session's file names is not where it leads (a link, `..`,
+ * outside the workspace): that file is ours, but it is read back from disk, and a path that leaves the
+ * workspace is never read.
  */
-function readPasted(root: string, path: string): string | undefined {
+function readSessionPath(root: string, path: string): string | undefined {
   if (realWorkspacePath(root, path) !== path) return undefined;
   try {
     return readOptional(join(root, path));
   } catch {
     return undefined;
   }
+}
+
+/** A file's whole content as a block source; none past the cuts' line budget (a file that large is not read for copies). */
+function wholeSource(path: string, hash: string, content: string): BlockSource | undefined {
+  const lines = content === "" ? [] : textLines(content);
+  return lines.length <= MAX_CUT_LINES ? { path, hash, lines } : undefined;
 }
 
 /** The blocks each of a tool call's files lost in it, for its other files to paste (no ledger read needed). */

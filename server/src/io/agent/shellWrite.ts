@@ -8,7 +8,7 @@ import { gateShell } from "../../engine/agent/shellPolicy";
 import { pairMoves } from "../../engine/lineage";
 import { removedAll } from "../../engine/agent/cuts";
 import { diffTexts } from "../../engine/lineChange";
-import { callCuts, claimedWrite, ledgerView, sessionPastes, type HookChange } from "./sessionCuts";
+import { claimedWrite, ledgerView, sessionPastes, type HookChange } from "./sessionCuts";
 import { changesSince, gitView, takeShellSnapshot, takeSnapshotBack } from "./shellSnapshot";
 import type { GateContext } from "./writeGate";
 
@@ -74,7 +74,7 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
       : [],
   );
   const changeOf = new Map(lost.map((l) => [l.path, l.change]));
-  const pastes = sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, callCuts(lost, nowMs));
+  const pastes = sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, lost);
   const written: HookChange[] = [];
   for (const c of changed) {
     if (!shouldRecord(c.path, ctx.rules)) continue;

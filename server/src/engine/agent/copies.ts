@@ -1,0 +1,71 @@
+/**
+ * Blocks an agent copied from a file it took a cut block from (docs/LEDGER.md "Renames, moves and copies").
+ * Splitting a file apart moves some blocks and copies others: the imports both halves keep, a signature
+ * that stays in the old file while its body moves. As `git blame -C` credits a block copied from a file the
+ * same commit changed, those lines keep the owners they have there. The session's cut from that file is
+ * what ties the two writes together; text that merely equals another file's, with no cut from it, stays
+ * the writer's.
+ */
+import type { Span } from "../lineChange";
+import { findMovedBlocks, type BlockSource, type MovedLines } from "../lineage";
+import { MAX_MATCH_STARTS, matchStarts } from "./cuts";
+
+/**
+ * The whole content of a file a cut block came from (`path`; `cutHash`: its content before the cut), as a
+ * record of it pins some version of it: undefined when none is at hand.
+ */
+export type WholeSource = (path: string, cutHash: string) => BlockSource | undefined;
+
+/**
+ * The lines of `spans` (0-based spans of `lines`) that no block in `taken` gave owners to, found whole in
+ * the content of a file `taken` took a block from (`wholeOf`). `own`: the written file's content before the
+ * write; a block found there is the writer's own, moved within the file.
+ */
+export function copiedAlong(
+  lines: readonly string[],
+  spans: readonly Span[],
+  taken: readonly MovedLines[],
+  wholeOf: WholeSource | undefined,
+  own?: BlockSource,
+): MovedLines[] {
+  if (!wholeOf || !taken.length) return [];
+  const sources: BlockSource[] = [];
+  for (const m of taken) {
+    if (sources.some((s) => s.path === m.from)) continue;
+    const whole = wholeOf(m.from, m.preHash);
+    if (whole) sources.push(whole);
+  }
+  const rest = spansLess(spans, taken);
+  if (!sources.length || !rest.length || matchStarts(lines, rest, sources) > MAX_MATCH_STARTS) return [];
+  return findMovedBlocks(lines, rest, sources, own);
+}
+
+/** `taken` and `copied` as one list: blocks from the same content of the same file in one entry, in line order. */
+export function joinMoved(taken: readonly MovedLines[], copied: readonly MovedLines[]): MovedLines[] {
+  const out: MovedLines[] = taken.map((m) => ({ ...m, runs: [...m.runs] }));
+  for (const c of copied) {
+    const same = out.find((m) => m.from === c.from && m.preHash === c.preHash);
+    if (same) same.runs = [...same.runs, ...c.runs].sort((a, b) => a.newStart - b.newStart);
+    else out.push({ ...c, runs: [...c.runs] });
+  }
+  return out;
+}
+
+/** `spans` less the new lines `taken` gives owners to. */
+export function spansLess(spans: readonly Span[], taken: readonly MovedLines[]): Span[] {
+  const covered = new Set<number>();
+  for (const m of taken) for (const r of m.runs) for (let k = 0; k < r.length; k++) covered.add(r.newStart + k);
+  const out: Span[] = [];
+  for (const s of spans) {
+    let start = -1;
+    for (let i = s.start; i <= s.end + 1; i++) {
+      const free = i <= s.end && !covered.has(i);
+      if (free && start < 0) start = i;
+      else if (!free && start >= 0) {
+        out.push({ start, end: i - 1 });
+        start = -1;
+      }
+    }
+  }
+  return out;
+}
