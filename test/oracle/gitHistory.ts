@@ -184,8 +184,9 @@ export function groupHistory(
 }
 
 /**
- * The copy score (alphanumeric characters, git blame's -C<n>) of the smallest block intent-lsp takes as moved
- * between files: two lines, one of them with 8 characters besides blanks (engine/lineage.ts).
+ * A copy score (alphanumeric characters, git blame's -C<n>) below git's default of 40, which intent-lsp also
+ * asks of a block moved between files (engine/lineage.ts `MIN_BLOCK_SCORE`): git scores the run of lines it
+ * is blaming, and in a commit that changes much around a moved block that run can score less than the block.
  */
 const MOVED_BLOCK_SCORE = 8;
 
@@ -197,6 +198,8 @@ const MOVED_BLOCK_SCORE = 8;
 export class ShadowTree {
   readonly dir: string;
   private readonly stepOf = new Map<string, number>();
+  private readonly commitOf = new Map<number, string>();
+  private readonly judged = new Map<string, Map<number, number[]>>();
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), "intent-lsp-oracle-shadow-"));
@@ -214,7 +217,9 @@ export class ShadowTree {
     }
     git(this.dir, ["add", "-A"]);
     git(this.dir, ["-c", "user.name=oracle", "-c", "user.email=oracle@intent-lsp.local", "commit", "-q", "--allow-empty", "-m", `step ${step}`]);
-    this.stepOf.set(git(this.dir, ["rev-parse", "HEAD"]).trim(), step);
+    const sha = git(this.dir, ["rev-parse", "HEAD"]).trim();
+    this.stepOf.set(sha, step);
+    this.commitOf.set(step, sha);
   }
 
   /** git's own diff of `path` by the last step (see ShadowRepo.lastHunks); a file the step made is one hunk. */
@@ -240,17 +245,31 @@ export class ShadowTree {
   /**
    * `blame`, and each line's equally valid other owners (steps):
    * - for a single line taken from another file, the step `git blame` without -C gives it: the writer of
-   *   the copy (git finds a copy by its own threshold, 40 characters, where intent-lsp needs a block of two
-   *   lines). A block of two or more lines taken from one file has no such reading: it keeps its owner.
-   * - for a line `git blame -C<n> -C<n>` finds moved from another of the files at the copy score of the
-   *   smallest block intent-lsp takes as moved (`MOVED_BLOCK_SCORE`), the step that wrote it there. git's
-   *   default score misses blocks moved in a commit that changes much around them: Flask's split of
+   *   the copy (git finds a copy of a single line of 40 letters and digits, where intent-lsp needs a block
+   *   of two lines). A block of two or more lines taken from one file has no such reading: it keeps its owner.
+   * - for a line `git blame -C<n> -C<n>` finds moved from another of the files at a lower copy score
+   *   (`MOVED_BLOCK_SCORE`), the step that wrote it there. git's default score misses blocks moved in a
+   *   commit that changes much around them: Flask's split of
    *   `register_error_handler` from app.py into scaffold.py (b146a13f) is the commit's own to
    *   `git blame -C -C`, Armin Ronacher's of 2011 to `git blame -C10 -C10`.
+   * - for a line of a step that `git blame -C -C` (or at that score) found moved or copied from another file
+   *   when blamed at that step, the step that wrote it there: git judges a copy by the score of the run of
+   *   lines it is blaming, so a later edit inside a moved block cuts it into runs too short to be found
+   *   (Flask's `return f` and blank lines between decorators moved into scaffold.py at b146a13f), and the
+   *   same line then reads as the mover's although nothing about its origin changed.
+   * - for a line whose last change `git blame -w` skips as whitespace only, the step `git blame` without -w
+   *   gives it: when lines change places and indentation at once, which of them is the re-indented old line
+   *   and which the new one depends on whether the diff pairs lines by their whitespace-free forms or their
+   *   exact text, and both are git's own readings (Flask's bda295d3 puts a `# namespace package` comment
+   *   under the `if` it stood above and re-indents the `if`: `git blame -w` keeps the `if`, `git blame` and
+   *   intent-lsp, which prefers exact pairs, keep the comment).
    */
   blameWithCopies(path: string, ignoreWhitespace: boolean): { steps: number[]; alternatives: number[][] } {
     const ws = ignoreWhitespace ? ["-w"] : [];
     const plain = this.blameLines(path, ws);
+    const atStep = plain.map((p) => this.judgedAtStep(p.step, p.file, ws).get(p.orig) ?? []);
+    // without -w: the step git credits when whitespace counts (see below)
+    const exact = ignoreWhitespace ? this.blameLines(path, []) : plain;
     const copies = this.blameLines(path, ["-C", "-C", ...ws]);
     const moved = this.blameLines(path, [`-C${MOVED_BLOCK_SCORE}`, `-C${MOVED_BLOCK_SCORE}`, ...ws]);
     const copied = (i: number) => copies[i] !== undefined && copies[i]!.file !== path && copies[i]!.step !== plain[i]!.step;
@@ -264,22 +283,51 @@ export class ShadowTree {
         if (copied(i) && alone(i)) out.push(p.step);
         const m = moved[i];
         if (m && m.file !== path && m.step !== steps[i]) out.push(m.step);
+        for (const s of atStep[i]!) if (s !== steps[i] && !out.includes(s)) out.push(s);
+        const e = exact[i]?.step;
+        if (e !== undefined && e !== p.step && e !== steps[i] && !out.includes(e)) out.push(e);
         return out;
       }),
     };
   }
 
-  private blameLines(path: string, args: string[]): { step: number; file: string }[] {
-    const out = git(this.dir, ["blame", "--line-porcelain", ...args, "HEAD", "--", path]);
-    const lines: { step: number; file: string }[] = [];
+  /**
+   * The lines `step` wrote in `path` (numbered in that step's version) that `git blame -C -C`, or the same at
+   * `MOVED_BLOCK_SCORE`, found moved or copied from another file when blamed at that step: the steps that
+   * wrote them there.
+   */
+  private judgedAtStep(step: number, path: string, ws: string[]): Map<number, number[]> {
+    const key = `${step}\0${path}\0${ws.join(" ")}`;
+    let found = this.judged.get(key);
+    if (found) return found;
+    found = new Map();
+    const rev = this.commitOf.get(step);
+    if (rev !== undefined) {
+      const plain = this.blameLines(path, ws, rev);
+      const copies = [this.blameLines(path, ["-C", "-C", ...ws], rev), this.blameLines(path, [`-C${MOVED_BLOCK_SCORE}`, `-C${MOVED_BLOCK_SCORE}`, ...ws], rev)];
+      plain.forEach((p, i) => {
+        if (p.step !== step) return;
+        const steps = copies.flatMap((c) => (c[i] && c[i]!.file !== path && c[i]!.step !== step ? [c[i]!.step] : []));
+        if (steps.length) found!.set(i + 1, [...new Set(steps)]);
+      });
+    }
+    this.judged.set(key, found);
+    return found;
+  }
+
+  private blameLines(path: string, args: string[], rev = "HEAD"): { step: number; file: string; orig: number }[] {
+    const out = git(this.dir, ["blame", "--line-porcelain", ...args, rev, "--", path]);
+    const lines: { step: number; file: string; orig: number }[] = [];
     let step = -1;
+    let orig = 0;
     for (const line of out.split("\n")) {
-      const m = /^([0-9a-f]{40}) \d+ \d+/.exec(line);
+      const m = /^([0-9a-f]{40}) (\d+) \d+/.exec(line);
       if (m) {
         const s = this.stepOf.get(m[1]!);
         if (s === undefined) throw new Error(`shadow blame names an unknown commit ${m[1]}`);
         step = s;
-      } else if (line.startsWith("filename ")) lines.push({ step, file: line.slice("filename ".length) });
+        orig = Number(m[2]);
+      } else if (line.startsWith("filename ")) lines.push({ step, file: line.slice("filename ".length), orig });
     }
     return lines;
   }

@@ -4,7 +4,7 @@ import { seenLabel, type Seen } from "./answers";
 import { checkClaims, compareLines } from "./compare";
 import { splitRaw } from "./editorDriver";
 import { groupHistory, ShadowTree, type GroupCommit } from "./gitHistory";
-import { AI_MODELS, hashString, textLines, type ReplayConfig } from "./historyReplay";
+import { AI_MODELS, hashString, noteWrong, textLines, type ReplayConfig } from "./historyReplay";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
 import { HUMAN, World, type Contributor } from "./setup";
@@ -210,8 +210,22 @@ class GroupReplay {
       const alternative = alternatives[i]!.map((by) => this.owners[by]!.actor.owner).find((o) => ownerLabel(o) === seenLabel(seen[i]!));
       return alternative ? { ...t, owner: alternative } : t;
     });
-    compareLines(readings, seen, "text").forEach(({ outcome }, i) => {
+    compareLines(readings, seen, "text").forEach(({ outcome, seen: judged }, i) => {
       this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
+      if (outcome !== "correct") {
+        const unique = occurrences.get(normalizedText(texts[i]!)) === 1;
+        noteWrong(this.cfg, surface, {
+          checkpoint: k,
+          path: prefix(p),
+          line: i + 1,
+          outcome,
+          unique,
+          truthStep: steps[i]!,
+          truth: ownerLabel(truth[i]!.owner),
+          seen: seenLabel(judged),
+          text: texts[i]!,
+        });
+      }
     });
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;

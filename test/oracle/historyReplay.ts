@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { appendFileSync, rmSync } from "node:fs";
 import { basename } from "node:path";
 import { seenLabel, type Seen } from "./answers";
 import { splitRaw } from "./editorDriver";
@@ -40,6 +40,26 @@ export interface ReplayConfig {
   reload: "region" | "hunks" | "mixed";
   log?: (line: string) => void;
   trace?: (line: string) => void;
+  /** Appends every line still wrong on the equally valid readings of `intent blame` to this file, as JSON lines. */
+  wrongOut?: string;
+}
+
+/** One line the equally valid readings still count wrong, for `--wrong`. */
+export interface WrongLine {
+  checkpoint: number;
+  path: string;
+  line: number;
+  outcome: string;
+  unique: boolean;
+  truthStep: number;
+  truth: string;
+  seen: string;
+  text: string;
+}
+
+/** Appends `w` to the `--wrong` file when one was asked for (blame only: hover says the same or is counted apart). */
+export function noteWrong(cfg: ReplayConfig, surface: Surface, w: WrongLine): void {
+  if (cfg.wrongOut && surface === "blame") appendFileSync(cfg.wrongOut, `${JSON.stringify(w)}\n`);
 }
 
 export const AI_MODELS: readonly Contributor[] = [SONNET, OPUS, GPT];
@@ -203,6 +223,8 @@ class FileReplay {
 
   private async checkpoint(k: number, text: string): Promise<void> {
     const steps = this.shadow.blame(true);
+    // the step git credits when whitespace counts: an equally valid owner (ShadowTree.blameWithCopies)
+    const exact = this.shadow.blame(false);
     const texts = textLines(text);
     if (!texts.length) return;
     if (steps.length !== texts.length) {
@@ -212,8 +234,8 @@ class FileReplay {
     }
     const hover = this.world.editor.isOpen(this.path) ? await this.world.editor.hoverAll(this.path) : undefined;
     const blamed = await this.world.blame(this.path);
-    if (hover) this.count("hover", k, steps, texts, hover);
-    this.count("blame", k, steps, texts, blamed);
+    if (hover) this.count("hover", k, steps, exact, texts, hover);
+    this.count("blame", k, steps, exact, texts, blamed);
     if (hover) {
       this.report.bothAsked += texts.length;
       hover.forEach((h, i) => {
@@ -222,12 +244,31 @@ class FileReplay {
     }
   }
 
-  private count(surface: Surface, k: number, steps: readonly number[], texts: readonly string[], seen: readonly Seen[]): void {
+  private count(surface: Surface, k: number, steps: readonly number[], exact: readonly number[], texts: readonly string[], seen: readonly Seen[]): void {
     const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
     const occurrences = new Map<string, number>();
     for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
-    compareLines(truth, seen, "text").forEach(({ outcome }, i) => {
+    const readings = truth.map((t, i) => {
+      const e = exact[i];
+      const alternative = e !== undefined && e !== steps[i] ? this.owners[e]!.actor.owner : undefined;
+      return alternative && ownerLabel(alternative) === seenLabel(seen[i]!) ? { ...t, owner: alternative } : t;
+    });
+    compareLines(readings, seen, "text").forEach(({ outcome, seen: judged }, i) => {
       this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
+      if (outcome !== "correct") {
+        const unique = occurrences.get(normalizedText(texts[i]!)) === 1;
+        noteWrong(this.cfg, surface, {
+          checkpoint: k,
+          path: this.path,
+          line: i + 1,
+          outcome,
+          unique,
+          truthStep: steps[i]!,
+          truth: ownerLabel(truth[i]!.owner),
+          seen: seenLabel(judged),
+          text: texts[i]!,
+        });
+      }
     });
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;

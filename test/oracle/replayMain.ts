@@ -32,6 +32,7 @@ Real git history:
   --map author|commit  authors (default; --own: commit) or commits alternately a person and an AI model
   --reload region|hunks|mixed  how the editor reloads after an agent's write (default mixed)
   --checkpoint N     compare every N commits (default 10)
+  --wrong FILE       every line the equally valid readings still count wrong (intent blame), as JSON lines
 
 Both:
   --out FILE         JSON report (default .cache/oracle/<mode>.json)
@@ -53,6 +54,7 @@ async function main(): Promise<number> {
       map: { type: "string" },
       reload: { type: "string" },
       checkpoint: { type: "string" },
+      wrong: { type: "string" },
       out: { type: "string" },
       trace: { type: "boolean" },
       help: { type: "boolean" },
@@ -90,7 +92,9 @@ async function main(): Promise<number> {
       reload,
       log,
       ...(trace ? { trace } : {}),
+      ...(values.wrong ? { wrongOut: resolve(values.wrong) } : {}),
     };
+    if (values.wrong) writeFileSync(resolve(values.wrong), "");
     report = values.together ? await replayGroup({ ...cfg, rev: values.rev ?? "HEAD" }) : await replayHistory(cfg);
   } else {
     const seeds = num(values.seeds, REPLAY_SEEDED.seeds);
