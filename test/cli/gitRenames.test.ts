@@ -87,6 +87,46 @@ describe("renames and splits git knows of and no record pins", () => {
     expect(blameRows(ws, NEW)).toEqual(ALERTS.map((l) => (l === "  severity: number;" ? UNTRACED : sonnetFrom(OLD))));
   });
 
+  it("git mv with edits, then an agent's recorded change of the new path: git's content of the rename is where the record starts, so a line it re-indents keeps its owner, in blame and in the editor", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "alerts");
+    // the person renames and adds a function above, one commit nobody recorded
+    mkdirSync(ws.path("src/api/v2"), { recursive: true });
+    git(ws.root, "mv", OLD, NEW);
+    const NONE_FN = ["export function none(): Alert[] {", "  return [];", "}"];
+    ws.write(NEW, `${[...NONE_FN, ...ALERTS].join("\n")}\n`);
+    git(ws.root, "commit", "-q", "-am", "move alerts to v2, none()");
+    // the agent re-indents isUrgent's body and rewrites describeAlert's, recorded
+    const reindented = "      return alert.severity >= 3;";
+    const rewritten = "  return `[${alert.severity}] ${alert.id}: ${alert.message}`;";
+    const next = [...NONE_FN, ...ALERTS].map((l) =>
+      l === "  return alert.severity >= 3;" ? reindented : l === "  return `${alert.id}: ${alert.message}`;" ? rewritten : l,
+    );
+    claudeWrites(ws, NEW, `${next.join("\n")}\n`);
+    const rows = blameRows(ws, NEW);
+    expect(rows).toEqual([
+      UNTRACED,
+      UNTRACED,
+      UNTRACED,
+      ...ALERTS.map((l) => (l === "  return `${alert.id}: ${alert.message}`;" ? { kind: "traced", model: SONNET } : sonnetFrom(OLD))),
+    ]);
+    // the editor asks git in the background, then says the same: the rename's three new lines are the only finding
+    client = await LspClient.start({ root: ws.root });
+    await client.open(NEW);
+    const diagnostics = await client.waitForDiagnostics(NEW, (d) => d.length === 1 && d[0]!.range.start.line === 0 && d[0]!.range.end.line === 2);
+    expect(diagnostics.map((d) => d.code)).toEqual(["untraced-change"]);
+    for (let line = 0; line < rows.length; line++) {
+      const hover = await client.hoverText(NEW, line);
+      if (rows[line]!.kind === "untraced") expect(hover, `line ${line + 1}`).not.toContain(SONNET);
+      else expect(hover, `line ${line + 1}`).toContain(`ai · ${SONNET}`);
+    }
+  });
+
   it("renamed twice with edits: blame follows both renames", () => {
     agentWroteAlerts();
     renameWithEdit();

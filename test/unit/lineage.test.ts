@@ -130,7 +130,12 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
       },
       { sha: "0", changes: [{ status: "A", path: "src/a.ts" }] },
     ];
-    expect(namedByGit("src/c.ts", commits)).toEqual({ renamed: ["src/b.ts"], split: ["src/a.ts", "src/old.ts"] });
+    // the rename's commit too, for git's version of the renamed content (io/gitSources.ts)
+    expect(namedByGit("src/c.ts", commits)).toEqual({
+      renamed: ["src/b.ts"],
+      split: ["src/a.ts", "src/old.ts"],
+      renames: [{ sha: "3", from: "src/b.ts", path: "src/c.ts" }],
+    });
     expect(namedByGit("src/a.ts", commits)).toEqual({ renamed: [], split: [] });
     expect(namedByGit("elsewhere.ts", commits)).toEqual({ renamed: [], split: [] });
   });

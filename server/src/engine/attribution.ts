@@ -19,7 +19,7 @@ import { anchorByContent, TextHashes } from "./contentAnchors";
 import { entryTime } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
 import { isMovedBlock, lineScore } from "./lineage";
-import { matchRegion, type LineChange, type Segment } from "./lineChange";
+import { matchRegion, mergeSegments, type LineChange, type Segment } from "./lineChange";
 
 /** How a line was matched to its entry. */
 export type AnchorKind =
@@ -89,7 +89,10 @@ export function attributeSettled(
     }
   }
   const settled = result.map((a) => a !== undefined);
-  if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result);
+  // a rename git's version linked into the chain already paired the old path's lines as git does: the lines
+  // it left unpaired were changed by the rename, and are not matched again by content
+  const chainEnd = end ?? graph.newest();
+  if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result, chainEnd ? graph.renamesIn(chainEnd) : new Set());
   // another path's ranges are followed through the chain only, never re-anchored by content here
   anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
   return { attributions: result, settled };
@@ -221,7 +224,43 @@ export class RecordGraph {
       step.entries.push(e);
     }
     // oldest first: by timestamp, then ledger line (a ledger is appended in causal order)
-    return new RecordGraph([...byChange.values()].sort(compareSteps));
+    const steps = [...byChange.values()].sort(compareSteps);
+    const graph = new RecordGraph(steps);
+    const renames = entries.flatMap((e) => (e.renamedFrom ? (graph.renameStep(e) ?? []) : []));
+    return renames.length ? new RecordGraph([...steps, ...renames].sort(compareSteps)) : graph;
+  }
+
+  /**
+   * The step a rename nobody recorded stands for (engine/lineage.ts `renameEntry`): from the old path's newest
+   * recorded content to the content git's rename commit left, its lines paired as git's own diff pairs them
+   * (a Myers diff of the line hashes), so that a record of the new path starting from that content chains
+   * through it. The lines the rename commit changed are paired with nothing: nobody recorded them.
+   */
+  private renameStep(e: TraceEntry): RecordStep | undefined {
+    const from = e.renamedFrom!;
+    let old: RecordStep | undefined;
+    for (let i = this.steps.length - 1; i >= 0 && !old; i--) {
+      const s = this.steps[i]!;
+      if (s.entries[0]!.path === from.path && typeof s.postHash === "string") old = s;
+    }
+    if (!old) return undefined;
+    const state = this.replayTo(old);
+    const oldKeys = state.hashes.map((h, p) => h ?? `\u0000o${p}`);
+    const segments: Segment[] = [];
+    matchRegion(oldKeys, from.lineHashes, 0, oldKeys.length, 0, from.lineHashes.length, segments);
+    const change: LineChange = { oldCount: oldKeys.length, newCount: from.lineHashes.length, carried: mergeSegments(segments), reformatted: [] };
+    // just after the old path's newest record, so that the new path's records (all newer) chain through it
+    return { change, entries: [e], preHash: old.postHash, postHash: e.postHash, time: old.time, line: old.line + 0.5 };
+  }
+
+  /** The paths a rename nobody recorded brought `end`'s content from, along its chain (`renameStep`). */
+  renamesIn(end: RecordStep): Set<string> {
+    const out = new Set<string>();
+    for (const s of this.chainTo(end)) {
+      const from = s.entries[0]!.renamedFrom;
+      if (from) out.add(from.path);
+    }
+    return out;
   }
 
   get size(): number {
@@ -357,13 +396,14 @@ function matchByLineHashes(state: LineState, lines: readonly string[], result: A
  * them, only blocks of lines in a row, equal by line hash, that `isMovedBlock` takes as moved (at least
  * two lines, git's copy score), matched greedily from the top.
  */
-function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: Attributions): void {
+function fillFromGitNamed(graph: RecordGraph, lines: readonly string[], result: Attributions, linked: ReadonlySet<string>): void {
   const count = contentLineCount(lines);
   let open = 0;
   for (let i = 0; i < count; i++) if (!result[i]) open++;
   if (!open) return;
   const keys = lines.slice(0, count).map(lineHash);
   for (const step of graph.newestOfGitNamed().slice(0, MAX_SOURCE_DEPTH)) {
+    if (step.entries[0]!.gitNamed === "renamed" && linked.has(step.entries[0]!.path)) continue;
     const state = graph.replayTo(step);
     if (step.entries[0]!.gitNamed === "renamed") {
       // a path this one was renamed from: the two contents' diff, over the lines still open on both sides

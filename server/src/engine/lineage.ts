@@ -47,6 +47,7 @@ export function sourceEntries(
   records: PathRecords,
   namedSources: readonly string[] = [],
   blockSources: readonly string[] = [],
+  versions: readonly RenamedVersion[] = [],
 ): TraceEntry[] {
   const seen = new Set<string>([path]);
   const out: TraceEntry[] = [];
@@ -75,7 +76,30 @@ export function sourceEntries(
     for (const e of entries) out.push(named ? { ...e, borrowed: true, gitNamed: named } : borrowed(e));
     followFrom(entries, undefined, named);
   }
+  // a rename whose old path's records were read: git's own version of the renamed content, which a record of
+  // the new path may start from (engine/attribution.ts turns it into the rename's line map)
+  for (const v of versions) if (seen.has(v.from) && (v.path === path || seen.has(v.path))) out.push(renameEntry(v));
   return out;
+}
+
+/**
+ * The entry that stands for a rename nobody recorded: git's content after it (`postHash`), no line of it
+ * claimed; `renamedFrom` says which content it came from, as git's diff of the rename commit reads it.
+ */
+function renameEntry(v: RenamedVersion): TraceEntry {
+  return {
+    recordId: `git:${v.sha}`,
+    line: 0,
+    timestamp: "",
+    path: v.path,
+    startLine: 0,
+    endLine: 0,
+    contributor: { type: "unknown" },
+    dialect: "spec",
+    postHash: v.hash,
+    borrowed: true,
+    renamedFrom: { path: v.from, lineHashes: v.lineHashes },
+  };
 }
 
 /** One file a commit changed, as `git log --name-status -M` names it; `from`: a rename's or copy's source. */
@@ -109,12 +133,14 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
     const known = named.renamed.includes(p) || named.split.includes(p);
     if (p !== path && !known && named.renamed.length + named.split.length < MAX_SOURCE_PATHS) list.push(p);
   };
+  const renames: GitRename[] = [];
   let name = path;
   for (const commit of commits) {
     const own = changeOf(commit, name);
     if (!own) continue;
     if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
       add(named.renamed, own.from);
+      renames.push({ sha: commit.sha, from: own.from, path: name });
       name = own.from;
     } else if (own.status === "A") {
       if (commit.changes.length - 1 > MAX_SPLIT_SIBLINGS) break;
@@ -126,7 +152,7 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
       break;
     }
   }
-  return named;
+  return renames.length ? { ...named, renames } : named;
 }
 
 /** The most other files a commit that adds a file may change for them to be named as what it was split from. */
@@ -148,6 +174,26 @@ function changeOf(commit: GitCommit, path: string): GitChange | undefined {
 export interface GitNamed {
   renamed: string[];
   split: string[];
+  /** Each rename git's history shows, newest first: the commit, and the path before and after it. */
+  renames?: GitRename[];
+  /** The content a rename commit gave the renamed path, where git could show it (io/gitSources.ts). */
+  versions?: RenamedVersion[];
+}
+
+/** A commit that renamed (or copied) `from` to `path`. */
+export interface GitRename {
+  sha: string;
+  from: string;
+  path: string;
+}
+
+/** `path`'s content as the commit that renamed it from `from` left it: its hash and its lines' hashes. */
+export interface RenamedVersion {
+  sha: string;
+  from: string;
+  path: string;
+  hash: string;
+  lineHashes: string[];
 }
 
 /** An entry of another path, marked as read for this one (a copy: the index's cached entries stay as they are). */

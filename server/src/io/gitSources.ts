@@ -8,7 +8,9 @@
  * fewer paths (what the records alone chain), never a wrong one. Each question is one or two git calls,
  * each bounded in time.
  */
-import { namedByGit, type GitCommit, type GitNamed } from "../engine/lineage";
+import { fileHash, lineHash } from "../engine/hashing";
+import { namedByGit, type GitCommit, type GitNamed, type GitRename, type RenamedVersion } from "../engine/lineage";
+import { textLines } from "../engine/lines";
 import { boundedGit as askGit, boundedGitAsync } from "./boundedGit";
 import { headRevision, type FileDiff } from "./git";
 
@@ -106,15 +108,41 @@ function sourcesOfPath(path: string, run: (args: readonly string[]) => string | 
     path,
   ];
   const showArgs = (sha: string) => ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, sha];
+  // the content each rename commit left (`git show <sha>:./<path>`, the path relative to the workspace)
+  const blobArgs = (r: GitRename) => ["show", `${r.sha}:./${r.path}`];
+  const renames = (named: GitNamed) => (named.renames ?? []).slice(0, MAX_RENAMED_VERSIONS);
   const log = run(logArgs);
   if (log instanceof Promise) {
     return log.then(async (text) => {
       const first = fromLog(text);
-      return "history" in first ? withAdded(first.history, await run(showArgs(first.addedSha))) : first;
+      const named = "history" in first ? withAdded(first.history, await run(showArgs(first.addedSha))) : first;
+      const texts: (string | undefined)[] = [];
+      for (const r of renames(named)) texts.push(await run(blobArgs(r)));
+      return withVersions(named, texts);
     });
   }
   const first = fromLog(log);
-  return "history" in first ? withAdded(first.history, run(showArgs(first.addedSha)) as string | undefined) : first;
+  const named = "history" in first ? withAdded(first.history, run(showArgs(first.addedSha)) as string | undefined) : first;
+  return withVersions(
+    named,
+    renames(named).map((r) => run(blobArgs(r)) as string | undefined),
+  );
+}
+
+/** The most renames of one path whose content git is asked for (the newest; older ones are followed by content). */
+const MAX_RENAMED_VERSIONS = 4;
+/** A renamed version larger than this is not read: its lines are followed by content, as without git's version. */
+const MAX_VERSION_BYTES = 8 * 1024 * 1024;
+
+/** `named` with the content each of its renames left, as hashes (`texts[i]` for `named.renames[i]`; undefined: git could not show it). */
+function withVersions(named: GitNamed, texts: readonly (string | undefined)[]): GitNamed {
+  const versions: RenamedVersion[] = [];
+  texts.forEach((text, i) => {
+    const r = named.renames![i]!;
+    if (text === undefined || text.length > MAX_VERSION_BYTES) return;
+    versions.push({ ...r, hash: fileHash(text), lineHashes: text === "" ? [] : textLines(text).map(lineHash) });
+  });
+  return versions.length ? { ...named, versions } : named;
 }
 
 /**

@@ -78,6 +78,11 @@ export interface TraceEntry {
    * split. A split-from file is never read as an earlier version of this one.
    */
   gitNamed?: GitNaming;
+  /**
+   * Stands for a rename git shows and nobody recorded (engine/lineage.ts `renameEntry`): the content the
+   * rename commit gave this path, as line hashes, and the path it came from. No record of the ledger.
+   */
+  renamedFrom?: { path: string; lineHashes: readonly string[] };
 }
 
 /** How git names an earlier path of a file's content. */

@@ -209,7 +209,7 @@ export class WorkspaceLedger {
     const current = () => (lines && contentLineCount(lines) > 0 ? (knownHash ?? contentHash(lines)) : undefined);
     const named = typeof namedSources === "function" ? namedSources() : namedSources;
     const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
-    return sourceEntries(path, own, current, records, named.renamed, named.split);
+    return sourceEntries(path, own, current, records, named.renamed, named.split, named.versions);
   }
 
   /** Paths with a record pinning this content, across the ledgers (remembered until the ledgers change). */
