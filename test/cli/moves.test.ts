@@ -255,4 +255,51 @@ describe("a line's author follows its content across paths", () => {
       expect(rows.slice(0, 2)).toEqual([{ kind: "untraced" }, { kind: "untraced" }]);
     });
   }
+
+  for (const order of ["the cut saved first", "the paste saved first"] as const) {
+    it(`the file holds the block twice, written by two agents; a person cuts the second and pastes it into another file (${order}): the pasted lines keep the agent whose block was cut`, async () => {
+      ws = gitWorkspace();
+      ws.select("INT-001");
+      const FORECAST = "src/api/forecast.ts";
+      const WEATHER = "src/api/weather.ts";
+      const OPUS = "anthropic/claude-opus-4-1-20250805";
+      const helper = [
+        "export function dewPoint(celsius: number, humidity: number): number {",
+        "  const g = (17.27 * celsius) / (237.7 + celsius) + Math.log(humidity / 100);",
+        "  return (237.7 * g) / (17.27 - g);",
+        "}",
+      ];
+      const forecast = ws.read(FORECAST);
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      await claudeWritesInProcess(ws, FORECAST, `${forecast}\n${helper.join("\n")}\n`);
+      // another model writes the same block again below it
+      writeTranscript(ws, "claude-opus-4-1-20250805");
+      await claudeWritesInProcess(ws, FORECAST, `${forecast}\n${helper.join("\n")}\n\n${helper.join("\n")}\n`);
+      client = await startInProcess({ root: ws.root });
+      await client.open(FORECAST);
+      await client.open(WEATHER);
+      await ledgerRead(client);
+      await client.waitForPublishOfCurrentVersion(FORECAST);
+      const at = client.text(FORECAST).split("\n").lastIndexOf(helper[0]!);
+      await client.deleteLines(FORECAST, at, helper.length); // the second one, opus's
+      await client.insertLines(WEATHER, 2, helper);
+      if (order === "the cut saved first") {
+        await client.save(FORECAST);
+        await client.save(WEATHER);
+      } else {
+        await client.save(WEATHER);
+        await client.save(FORECAST);
+      }
+      await client.waitForPublishOfCurrentVersion(WEATHER);
+      const rows = await blameRows(ws, WEATHER);
+      expect(rows.slice(2, 2 + helper.length)).toEqual(
+        helper.map(() => ({ kind: "traced", model: OPUS, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })),
+      );
+      for (let k = 0; k < helper.length; k++) expect(await client.hoverText(WEATHER, 2 + k), `line ${3 + k}`).toContain(`ai · ${OPUS}`);
+      // the block left in forecast.ts is still sonnet's
+      const kept = ws.read(FORECAST).split("\n").indexOf(helper[0]!);
+      const left = (await blameRows(ws, FORECAST)).slice(kept, kept + helper.length);
+      expect(left.map((r) => r.model)).toEqual(helper.map(() => "anthropic/claude-sonnet-4-5-20250929"));
+    });
+  }
 });

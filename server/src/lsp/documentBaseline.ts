@@ -13,7 +13,7 @@ export interface BaselineContent {
  */
 export class DocumentBaseline {
   private content: BaselineContent;
-  private prior: { lines: string[]; hash: string } | undefined;
+  private prior: PriorContent | undefined;
 
   constructor(text: string) {
     this.content = { text, lines: splitLines(text), hash: fileHash(text) };
@@ -43,13 +43,25 @@ export class DocumentBaseline {
     this.content = { text, lines, hash };
   }
 
+  /** Which lines of the prior baseline (content `hash`) a save removed: a cut saved before its paste. */
+  priorCut(hash: string, removed: boolean[]): void {
+    if (this.prior?.hash === hash && this.content.hash !== hash) this.prior = { ...this.prior, removed };
+  }
+
   /** Goes back to an earlier content (a tentative reload undone); the prior one stays. */
   restore(content: BaselineContent): void {
     this.content = content;
   }
 
   /** The baseline and the one before it, newest first, as far as known. */
-  recent(): { lines: string[]; hash: string }[] {
+  recent(): PriorContent[] {
     return this.prior ? [this.content, this.prior] : [this.content];
   }
+}
+
+/** A baseline as a block source: its lines and hash, and for the one before the last save, which lines it lost. */
+export interface PriorContent {
+  lines: string[];
+  hash: string;
+  removed?: boolean[];
 }

@@ -66,13 +66,23 @@ export class DocumentLedger {
   /**
    * Recorded contents of this document a block pasted into another file may come from (engine/lineage.ts
    * `findMovedBlocks`): its baseline, and the baseline before its last save (a cut saved before the paste).
+   * The lines a cut removed come first, each as a source of its own: of a block the file holds twice, the
+   * paste takes the one that was cut (`unsavedCut`: the baseline lines the buffer no longer holds).
    */
-  blockSources(): BlockSource[] {
-    const out: BlockSource[] = [];
-    if (!this.ctx || this.path === undefined) return out;
-    for (const b of this.baseline.recent()) {
-      if (this.ctx.ledger.hasPostHash(this.path, b.hash)) out.push({ path: this.path, hash: b.hash, lines: b.lines });
-    }
-    return out;
+  blockSources(unsavedCut?: readonly boolean[]): BlockSource[] {
+    const whole: BlockSource[] = [];
+    const cuts: BlockSource[] = [];
+    if (!this.ctx || this.path === undefined) return whole;
+    const [current, prior] = this.baseline.recent();
+    const pinned = (b: { hash: string }) => this.ctx!.ledger.hasPostHash(this.path!, b.hash);
+    for (const b of [current!, ...(prior ? [prior] : [])]) if (pinned(b)) whole.push({ path: this.path, hash: b.hash, lines: b.lines });
+    if (unsavedCut && pinned(current!)) cuts.push(cutOnly(this.path, current!, unsavedCut));
+    if (prior?.removed && pinned(prior)) cuts.push(cutOnly(this.path, prior, prior.removed));
+    return [...cuts, ...whole];
   }
+}
+
+/** A content with only the lines `removed` marks (the others unknown to the matcher). */
+function cutOnly(path: string, b: { hash: string; lines: readonly string[] }, removed: readonly boolean[]): BlockSource {
+  return { path, hash: b.hash, lines: b.lines.map((l, i) => (removed[i] ? l : undefined)) };
 }

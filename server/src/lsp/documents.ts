@@ -6,6 +6,7 @@ import type { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { BlockSource } from "../engine/lineage";
+import type { LineChange } from "../engine/lineChange";
 import { BufferEdits, type SaveSnapshot } from "./bufferEdits";
 import { DocumentBaseline } from "./documentBaseline";
 import { DocumentDisk } from "./documentDisk";
@@ -116,9 +117,9 @@ export class TrackedDocument {
     return this.ledger.entries();
   }
 
-  /** See `DocumentLedger.blockSources`. */
+  /** See `DocumentLedger.blockSources`: with the baseline lines the buffer no longer holds (an unsaved cut). */
   blockSources(): BlockSource[] {
-    return this.ledger.blockSources();
+    return this.ledger.blockSources(unsavedCut(this.tracking.edits, this.base.lines.length));
   }
 
   /** The record that explains a baseline line (0-based); undefined: none does, or not known yet (see `attributed`). */
@@ -146,9 +147,15 @@ export class TrackedDocument {
     return this.tracking.beginSave(this.base);
   }
 
-  /** See `Provenance.saved`. */
+  /**
+   * See `Provenance.saved`. The lines the save removed from the baseline (a cut) stay known with it while it
+   * is the prior one: a paste elsewhere takes a block the file held twice from the one cut.
+   */
   saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord?: string): void {
+    const before = this.base.hash;
+    const cut = save.before === this.base.text ? removedLines(save.change) : undefined;
     this.provenance.saved(save, step, ownRecord);
+    if (cut) this.base.priorCut(before, cut);
   }
 
   /** See `Provenance.ownRecordLanded`. */
@@ -194,4 +201,19 @@ export function uriToPath(uri: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The old lines a change removed (not carried), one flag per old line. */
+function removedLines(change: LineChange): boolean[] {
+  const removed = new Array<boolean>(change.oldCount).fill(true);
+  for (const s of change.carried) removed.fill(false, s.oldStart, s.oldStart + s.length);
+  return removed;
+}
+
+/** The baseline lines the buffer no longer holds (a cut not saved yet); undefined when it holds them all. */
+function unsavedCut(edits: EditedLines, baselineCount: number): boolean[] | undefined {
+  if (edits.lineCount - edits.editedCount() >= baselineCount) return undefined;
+  const removed = new Array<boolean>(baselineCount).fill(true);
+  for (const o of edits.origins()) if (o !== undefined) removed[o] = false;
+  return removed;
 }
