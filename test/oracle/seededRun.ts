@@ -246,7 +246,8 @@ class SeedRun {
   private async checkpoint(step: number, paths: readonly string[], blame: boolean): Promise<void> {
     for (const path of paths) {
       const lines = this.gen.files.get(path);
-      if (!lines) continue;
+      // an emptied file (its creation reverted) has no line to compare; an editor shows it as one empty line
+      if (!lines?.length) continue;
       const hover = this.world.editor.isOpen(path) ? await this.world.editor.hoverAll(path) : undefined;
       // every step ends with the file saved or reloaded (its buffer is the file on disk): hover = blame is asked every time
       const blamed = blame || hover ? await this.world.blame(path) : undefined;
