@@ -5,8 +5,8 @@
  * lines a path keeps stays there.
  *
  * Git's answer only adds paths to read: when git is missing, slow, or the repository shallow, the answer is
- * fewer paths (what the records alone chain), never a wrong one. Each question is one or two git calls,
- * each bounded in time.
+ * fewer paths (what the records alone chain), never a wrong one. Each question is a few git calls (the log,
+ * the commit that added the path, the content each of the newest renames left), each bounded in time.
  */
 import { fileHash, lineHash } from "../engine/hashing";
 import { namedByGit, type GitCommit, type GitNamed, type GitRename, type RenamedVersion } from "../engine/lineage";
