@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fileHash, lineHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { parseLedgerLines } from "../../server/src/engine/ledger/read";
-import { changedSpans, changeFromEdits, diffLines, diffTexts, isValidChange } from "../../server/src/engine/lineChange";
+import { changedSpans, changeFromEdits, diffLines, diffTexts, isValidChange, removedSpans } from "../../server/src/engine/lineChange";
 
 const lines = (s: string) => s.split(",");
 
@@ -52,6 +52,16 @@ describe("line changes", () => {
       { oldStart: 2, newStart: 1, length: 1 },
       { oldStart: 3, newStart: 3, length: 1 },
     ]);
+  });
+
+  it("names the old lines a change removed or replaced, the mirror of the new lines it changed", () => {
+    const c = diffLines(lines("a,b,c,d,e"), lines("a,x,d"));
+    expect(removedSpans(c)).toEqual([
+      { start: 1, end: 2 },
+      { start: 4, end: 4 },
+    ]);
+    expect(changedSpans(c)).toEqual([{ start: 1, end: 1 }]);
+    expect(removedSpans(diffLines([], lines("a")))).toEqual([]);
   });
 
   it("treats a new file as all changed and an empty text as no lines", () => {

@@ -281,6 +281,18 @@ export function toSpans(lines: readonly number[]): Span[] {
   return out;
 }
 
+/** The old lines a change removed (or replaced): every old line that is not carried. */
+export function removedSpans(change: LineChange): Span[] {
+  const out: Span[] = [];
+  let next = 0;
+  for (const s of change.carried) {
+    if (s.oldStart > next) out.push({ start: next, end: s.oldStart - 1 });
+    next = s.oldStart + s.length;
+  }
+  if (change.oldCount > next) out.push({ start: next, end: change.oldCount - 1 });
+  return out;
+}
+
 /** The new lines the writer changed: every new line that is not carried. */
 export function changedSpans(change: LineChange): Span[] {
   const out: Span[] = [];

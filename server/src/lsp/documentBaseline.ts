@@ -1,4 +1,5 @@
 import { fileHash, splitLines } from "../engine/hashing";
+import type { Span } from "../engine/lineChange";
 
 /** A baseline's content: its text, its lines and its hash. */
 export interface BaselineContent {
@@ -44,7 +45,7 @@ export class DocumentBaseline {
   }
 
   /** Which lines of the prior baseline (content `hash`) a save removed: a cut saved before its paste. */
-  priorCut(hash: string, removed: boolean[]): void {
+  priorCut(hash: string, removed: Span[]): void {
     if (this.prior?.hash === hash && this.content.hash !== hash) this.prior = { ...this.prior, removed };
   }
 
@@ -63,5 +64,5 @@ export class DocumentBaseline {
 export interface PriorContent {
   lines: string[];
   hash: string;
-  removed?: boolean[];
+  removed?: Span[];
 }

@@ -2,6 +2,7 @@ import { SESSION_URN_PREFIX } from "@shared/agentTrace";
 import { attribute, type Attributions, type RecordStep } from "../engine/attribution";
 import type { TraceEntry } from "../engine/ledger/read";
 import { borrowed, type BlockSource, type MovedLines } from "../engine/lineage";
+import type { Span } from "../engine/lineChange";
 import type { DocumentBaseline } from "./documentBaseline";
 import type { WorkspaceContext } from "./workspaceContext";
 
@@ -69,7 +70,7 @@ export class DocumentLedger {
    * The lines a cut removed come first, each as a source of its own: of a block the file holds twice, the
    * paste takes the one that was cut (`unsavedCut`: the baseline lines the buffer no longer holds).
    */
-  blockSources(unsavedCut?: readonly boolean[]): BlockSource[] {
+  blockSources(unsavedCut?: readonly Span[]): BlockSource[] {
     const whole: BlockSource[] = [];
     const cuts: BlockSource[] = [];
     if (!this.ctx || this.path === undefined) return whole;
@@ -82,7 +83,9 @@ export class DocumentLedger {
   }
 }
 
-/** A content with only the lines `removed` marks (the others unknown to the matcher). */
-function cutOnly(path: string, b: { hash: string; lines: readonly string[] }, removed: readonly boolean[]): BlockSource {
-  return { path, hash: b.hash, lines: b.lines.map((l, i) => (removed[i] ? l : undefined)) };
+/** A content with only the `removed` lines (the others unknown to the matcher). */
+function cutOnly(path: string, b: { hash: string; lines: readonly string[] }, removed: readonly Span[]): BlockSource {
+  const lines = new Array<string | undefined>(b.lines.length).fill(undefined);
+  for (const s of removed) for (let i = s.start; i <= s.end && i < b.lines.length; i++) lines[i] = b.lines[i];
+  return { path, hash: b.hash, lines };
 }

@@ -6,7 +6,7 @@ import type { EditedLines } from "../engine/editedLines";
 import type { Verdict } from "../engine/gate";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { BlockSource } from "../engine/lineage";
-import type { LineChange } from "../engine/lineChange";
+import { removedSpans, toSpans, type Span } from "../engine/lineChange";
 import { BufferEdits, type SaveSnapshot } from "./bufferEdits";
 import { DocumentBaseline } from "./documentBaseline";
 import { DocumentDisk } from "./documentDisk";
@@ -153,7 +153,7 @@ export class TrackedDocument {
    */
   saved(save: SaveSnapshot, step: RecordStep | undefined, ownRecord?: string): void {
     const before = this.base.hash;
-    const cut = save.before === this.base.text ? removedLines(save.change) : undefined;
+    const cut = save.before === this.base.text ? removedSpans(save.change) : undefined;
     this.provenance.saved(save, step, ownRecord);
     if (cut) this.base.priorCut(before, cut);
   }
@@ -203,17 +203,10 @@ export function uriToPath(uri: string): string | undefined {
   }
 }
 
-/** The old lines a change removed (not carried), one flag per old line. */
-function removedLines(change: LineChange): boolean[] {
-  const removed = new Array<boolean>(change.oldCount).fill(true);
-  for (const s of change.carried) removed.fill(false, s.oldStart, s.oldStart + s.length);
-  return removed;
-}
-
 /** The baseline lines the buffer no longer holds (a cut not saved yet); undefined when it holds them all. */
-function unsavedCut(edits: EditedLines, baselineCount: number): boolean[] | undefined {
+function unsavedCut(edits: EditedLines, baselineCount: number): Span[] | undefined {
   if (edits.lineCount - edits.editedCount() >= baselineCount) return undefined;
-  const removed = new Array<boolean>(baselineCount).fill(true);
-  for (const o of edits.origins()) if (o !== undefined) removed[o] = false;
-  return removed;
+  const kept = new Array<boolean>(baselineCount).fill(false);
+  for (const o of edits.origins()) if (o !== undefined) kept[o] = true;
+  return toSpans(kept.flatMap((k, i) => (k ? [] : [i])));
 }

@@ -11,7 +11,7 @@
 import { MAX_LINE } from "../ledger/read";
 import { textLines } from "../lines";
 import { normalizeLine } from "../hashing";
-import { changedSpans, type LineChange, type Span } from "../lineChange";
+import { changedSpans, removedSpans, type LineChange, type Span } from "../lineChange";
 import { findMovedBlocks, isMovedBlock, lineScore, type BlockSource, type MovedLines } from "../lineage";
 
 /** The lines a change removed from one file's content: runs that may be pasted elsewhere as a block. */
@@ -45,16 +45,10 @@ export function cutOf(path: string, hash: string, before: string, change: LineCh
   const lines = before === "" ? [] : textLines(before);
   if (lines.length !== change.oldCount) return undefined;
   const blocks: Cut["blocks"] = [];
-  const keep = (start: number, end: number) => {
-    const run = lines.slice(start, end);
+  for (const { start, end } of removedSpans(change)) {
+    const run = lines.slice(start, end + 1);
     if (isMovableRun(run)) blocks.push({ start, lines: run });
-  };
-  let next = 0;
-  for (const s of change.carried) {
-    if (s.oldStart > next) keep(next, s.oldStart);
-    next = s.oldStart + s.length;
   }
-  if (change.oldCount > next) keep(next, change.oldCount);
   return blocks.length ? { path, hash, blocks, whole: lines, at } : undefined;
 }
 
