@@ -86,6 +86,27 @@ async function agentWrites(ws: TempWorkspace, path: string, content: string, ses
   );
 }
 
+/**
+ * One Codex `apply_patch` that adds DEW holding `added` and removes HELPER from FORECAST, through its hooks.
+ * The new file comes first: its record is written before the cut file's, and the call's own cut is its source.
+ */
+async function codexSplits(ws: TempWorkspace, added: readonly string[], callId: string): Promise<void> {
+  const patch = [
+    "*** Begin Patch",
+    `*** Add File: ${DEW}`,
+    ...added.map((l) => `+${l}`),
+    `*** Update File: ${FORECAST}`,
+    "@@",
+    ...HELPER.map((l) => `-${l}`),
+    "*** End Patch",
+    "",
+  ].join("\n");
+  await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, callId), { cwd: ws.root });
+  ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
+  ws.write(DEW, text(added));
+  await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, callId), { cwd: ws.root });
+}
+
 /** Claude Code's Bash command through its hooks (the person allowed it). */
 async function agentRuns(ws: TempWorkspace, command: string): Promise<void> {
   const input = { command };
@@ -270,21 +291,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
   it("one Codex patch removes the block from one file and adds a file holding it: the block keeps the person, the new line is Codex's", async () => {
     await personWritesHelpers();
     const added = ["// moved out of forecast.ts", ...HELPER];
-    const patch = [
-      "*** Begin Patch",
-      // the new file first: its record is written before the cut file's, and the call's own cut is its source
-      `*** Add File: ${DEW}`,
-      ...added.map((l) => `+${l}`),
-      `*** Update File: ${FORECAST}`,
-      "@@",
-      ...HELPER.map((l) => `-${l}`),
-      "*** End Patch",
-      "",
-    ].join("\n");
-    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
-    ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
-    ws.write(DEW, text(added));
-    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-1"), { cwd: ws.root });
+    await codexSplits(ws, added, "call-split-1");
     const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
     expect(await blameRows(ws, DEW)).toEqual([{ kind: "traced", contributor: "ai", model: CODEX_MODEL }, ...HELPER.map(() => movedByCodex)]);
   });
@@ -292,20 +299,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
   it("one Codex patch moves a block into a new file and copies another from the same file: both keep the person", async () => {
     await personWritesHelpers();
     const added = [...HELPER, "", ...KELVIN];
-    const patch = [
-      "*** Begin Patch",
-      `*** Add File: ${DEW}`,
-      ...added.map((l) => `+${l}`),
-      `*** Update File: ${FORECAST}`,
-      "@@",
-      ...HELPER.map((l) => `-${l}`),
-      "*** End Patch",
-      "",
-    ].join("\n");
-    await runHookInProcess("codex", codexPayload(ws, "pre", "apply_patch", { command: patch }, "call-split-2"), { cwd: ws.root });
-    ws.write(FORECAST, ws.read(FORECAST).replace(text(HELPER), ""));
-    ws.write(DEW, text(added));
-    await runHookInProcess("codex", codexPayload(ws, "post", "apply_patch", { command: patch }, "call-split-2"), { cwd: ws.root });
+    await codexSplits(ws, added, "call-split-2");
     const movedByCodex = { ...byPersonMovedByAgent, movedBy: { contributor: "ai", model: CODEX_MODEL } };
     expect(await blameRows(ws, DEW)).toEqual([
       ...HELPER.map(() => movedByCodex),

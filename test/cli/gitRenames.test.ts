@@ -62,10 +62,12 @@ describe("renames and splits git knows of and no record pins", () => {
     ws.dispose();
   });
 
-  function agentWroteAlerts(): void {
+  /** The agent writes alerts.ts, committed; `onBranch`: on a feature branch, so that main is `intent check`'s base. */
+  function agentWroteAlerts(onBranch = false): void {
     ws = gitWorkspace();
     ws.select("INT-001");
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    if (onBranch) git(ws.root, "checkout", "-q", "-b", "feature");
     claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "alerts");
@@ -88,13 +90,7 @@ describe("renames and splits git knows of and no record pins", () => {
   });
 
   it("git mv with edits, then an agent's recorded change of the new path: git's content of the rename is where the record starts, so a line it re-indents keeps its owner, in blame and in the editor", async () => {
-    ws = gitWorkspace();
-    ws.select("INT-001");
-    writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    git(ws.root, "checkout", "-q", "-b", "feature");
-    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "alerts");
+    agentWroteAlerts(true);
     // the person renames and adds a function above, one commit nobody recorded
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
     git(ws.root, "mv", OLD, NEW);
@@ -166,13 +162,7 @@ describe("renames and splits git knows of and no record pins", () => {
   });
 
   it("intent check over a branch that renamed a file with edits: only the edited line is a finding", () => {
-    ws = gitWorkspace();
-    ws.select("INT-001");
-    writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    git(ws.root, "checkout", "-q", "-b", "feature");
-    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "alerts");
+    agentWroteAlerts(true);
     renameWithEdit();
     // the old path never was on main: the branch's diff shows the new path wholly added
     expect(checkFindings(ws, "main").filter((f) => f.path !== ".orchestration/agent_trace.jsonl")).toEqual([
@@ -198,13 +188,7 @@ describe("renames and splits git knows of and no record pins", () => {
   });
 
   it("the editor, opening a file renamed with edits on a branch: its findings and hover say what intent check and intent blame say", async () => {
-    ws = gitWorkspace();
-    ws.select("INT-001");
-    writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    git(ws.root, "checkout", "-q", "-b", "feature");
-    claudeWrites(ws, OLD, `${ALERTS.join("\n")}\n`);
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "alerts");
+    agentWroteAlerts(true);
     renameWithEdit();
     client = await LspClient.start({ root: ws.root });
     await client.open(NEW);

@@ -57,6 +57,23 @@ async function ledgerRead(client: LspClient): Promise<void> {
   await client.executeCommand("intent.blame", { path: "README.md", quiet: true });
 }
 
+/** A person cuts `lines` at line `at` of `from`, pastes them at line `to` of `into`, and saves both in `order`. */
+async function cutAndPaste(
+  client: LspClient,
+  from: string,
+  at: number,
+  into: string,
+  to: number,
+  lines: readonly string[],
+  order: "the cut saved first" | "the paste saved first",
+): Promise<void> {
+  await client.deleteLines(from, at, lines.length);
+  await client.insertLines(into, to, [...lines]);
+  const saves = order === "the cut saved first" ? [from, into] : [into, from];
+  for (const path of saves) await client.save(path);
+  await client.waitForPublishOfCurrentVersion(into);
+}
+
 const bySonnet = (extra: Partial<Row> = {}): Row => ({ kind: "traced", model: SONNET, contributor: "ai", from: OLD, ...extra });
 
 describe("a line's author follows its content across paths", () => {
@@ -232,16 +249,8 @@ describe("a line's author follows its content across paths", () => {
       await ledgerRead(client);
       await client.waitForPublishOfCurrentVersion(FORECAST);
       const at = client.text(FORECAST).split("\n").indexOf(helper[0]!);
-      await client.deleteLines(FORECAST, at, helper.length); // cut
-      await client.insertLines(WEATHER, 2, helper); // paste above `export interface Weather`
-      if (order === "the cut saved first") {
-        await client.save(FORECAST);
-        await client.save(WEATHER);
-      } else {
-        await client.save(WEATHER);
-        await client.save(FORECAST);
-      }
-      await client.waitForPublishOfCurrentVersion(WEATHER);
+      // cut, and paste above `export interface Weather`
+      await cutAndPaste(client, FORECAST, at, WEATHER, 2, helper, order);
       for (let k = 0; k < helper.length; k++) {
         const hover = await client.hoverText(WEATHER, 2 + k);
         expect(hover, `line ${3 + k}`).toContain(`ai · ${SONNET}`);
@@ -281,16 +290,8 @@ describe("a line's author follows its content across paths", () => {
       await ledgerRead(client);
       await client.waitForPublishOfCurrentVersion(FORECAST);
       const at = client.text(FORECAST).split("\n").lastIndexOf(helper[0]!);
-      await client.deleteLines(FORECAST, at, helper.length); // the second one, opus's
-      await client.insertLines(WEATHER, 2, helper);
-      if (order === "the cut saved first") {
-        await client.save(FORECAST);
-        await client.save(WEATHER);
-      } else {
-        await client.save(WEATHER);
-        await client.save(FORECAST);
-      }
-      await client.waitForPublishOfCurrentVersion(WEATHER);
+      // the second one, opus's
+      await cutAndPaste(client, FORECAST, at, WEATHER, 2, helper, order);
       const rows = await blameRows(ws, WEATHER);
       expect(rows.slice(2, 2 + helper.length)).toEqual(
         helper.map(() => ({ kind: "traced", model: OPUS, contributor: "ai", from: FORECAST, movedBy: { contributor: "human" } })),

@@ -4,11 +4,11 @@ import { seenLabel, type Seen } from "./answers";
 import { checkClaims, compareLines } from "./compare";
 import { splitRaw } from "./editorDriver";
 import { groupHistory, ShadowTree, type GroupCommit } from "./gitHistory";
-import { AI_MODELS, hashString, noteWrong, textLines, type ReplayConfig } from "./historyReplay";
+import { AI_MODELS, countReadings, hashString, textLines, type ReplayConfig } from "./historyReplay";
 import { Prng } from "./prng";
 import { Report, type Surface } from "./report";
 import { HUMAN, World, type Contributor } from "./setup";
-import { normalizedText, ownerLabel, type Via } from "./truth";
+import { ownerLabel, type Via } from "./truth";
 
 /**
  * The real-history replay of several files together (`--together`): the commits that changed any of them,
@@ -201,32 +201,10 @@ class GroupReplay {
     texts: readonly string[],
     seen: readonly Seen[],
   ): void {
-    const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
-    const occurrences = new Map<string, number>();
-    for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
     // a copy's writer, or a block's writer in the file git finds it moved from at a lower copy score: an
     // equally valid owner when that is what intent-lsp says (ShadowTree.blameWithCopies)
-    const readings = truth.map((t, i) => {
-      const alternative = alternatives[i]!.map((by) => this.owners[by]!.actor.owner).find((o) => ownerLabel(o) === seenLabel(seen[i]!));
-      return alternative ? { ...t, owner: alternative } : t;
-    });
-    compareLines(readings, seen, "text").forEach(({ outcome, seen: judged }, i) => {
-      this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
-      if (outcome !== "correct") {
-        const unique = occurrences.get(normalizedText(texts[i]!)) === 1;
-        noteWrong(this.cfg, surface, {
-          checkpoint: k,
-          path: prefix(p),
-          line: i + 1,
-          outcome,
-          unique,
-          truthStep: steps[i]!,
-          truth: ownerLabel(truth[i]!.owner),
-          seen: seenLabel(judged),
-          text: texts[i]!,
-        });
-      }
-    });
+    countReadings(this.report, this.cfg, surface, { checkpoint: k, path: prefix(p) }, this.owners, steps, alternatives, texts, seen);
+    const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;
       const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";

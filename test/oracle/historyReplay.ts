@@ -57,9 +57,46 @@ export interface WrongLine {
   text: string;
 }
 
-/** Appends `w` to the `--wrong` file when one was asked for (blame only: hover says the same or is counted apart). */
-export function noteWrong(cfg: ReplayConfig, surface: Surface, w: WrongLine): void {
-  if (cfg.wrongOut && surface === "blame") appendFileSync(cfg.wrongOut, `${JSON.stringify(w)}\n`);
+/**
+ * Counts a checkpoint's lines on the "equally valid readings" table: each line's owner is its truth, or one
+ * of its equally valid other owners (`alternatives`, as steps) when that is what intent-lsp says; lines of
+ * equal text anywhere in the file compare as a multiset. A line still wrong goes to `--wrong` (blame only:
+ * hover says the same, or is counted apart).
+ */
+export function countReadings(
+  report: Report,
+  cfg: ReplayConfig,
+  surface: Surface,
+  at: { checkpoint: number; path: string },
+  owners: readonly Contributor[],
+  steps: readonly number[],
+  alternatives: readonly (readonly number[])[],
+  texts: readonly string[],
+  seen: readonly Seen[],
+): void {
+  const truth = steps.map((s, i) => ({ text: texts[i]!, owner: owners[s]!.actor.owner, contentOnly: true }));
+  const occurrences = new Map<string, number>();
+  for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
+  const readings = truth.map((t, i) => {
+    const alternative = alternatives[i]!.map((by) => owners[by]!.actor.owner).find((o) => ownerLabel(o) === seenLabel(seen[i]!));
+    return alternative ? { ...t, owner: alternative } : t;
+  });
+  compareLines(readings, seen, "text").forEach(({ outcome, seen: judged }, i) => {
+    const unique = occurrences.get(normalizedText(texts[i]!)) === 1;
+    report.countReading(surface, outcome, unique);
+    if (outcome === "correct" || !cfg.wrongOut || surface !== "blame") return;
+    const w: WrongLine = {
+      ...at,
+      line: i + 1,
+      outcome,
+      unique,
+      truthStep: steps[i]!,
+      truth: ownerLabel(truth[i]!.owner),
+      seen: seenLabel(judged),
+      text: texts[i]!,
+    };
+    appendFileSync(cfg.wrongOut, `${JSON.stringify(w)}\n`);
+  });
 }
 
 export const AI_MODELS: readonly Contributor[] = [SONNET, OPUS, GPT];
@@ -245,31 +282,9 @@ class FileReplay {
   }
 
   private count(surface: Surface, k: number, steps: readonly number[], exact: readonly number[], texts: readonly string[], seen: readonly Seen[]): void {
+    const alternatives = steps.map((s, i) => (exact[i] !== undefined && exact[i] !== s ? [exact[i]!] : []));
+    countReadings(this.report, this.cfg, surface, { checkpoint: k, path: this.path }, this.owners, steps, alternatives, texts, seen);
     const truth = steps.map((s, i) => ({ text: texts[i]!, owner: this.owners[s]!.actor.owner, contentOnly: true }));
-    const occurrences = new Map<string, number>();
-    for (const t of texts) occurrences.set(normalizedText(t), (occurrences.get(normalizedText(t)) ?? 0) + 1);
-    const readings = truth.map((t, i) => {
-      const e = exact[i];
-      const alternative = e !== undefined && e !== steps[i] ? this.owners[e]!.actor.owner : undefined;
-      return alternative && ownerLabel(alternative) === seenLabel(seen[i]!) ? { ...t, owner: alternative } : t;
-    });
-    compareLines(readings, seen, "text").forEach(({ outcome, seen: judged }, i) => {
-      this.report.countReading(surface, outcome, occurrences.get(normalizedText(texts[i]!)) === 1);
-      if (outcome !== "correct") {
-        const unique = occurrences.get(normalizedText(texts[i]!)) === 1;
-        noteWrong(this.cfg, surface, {
-          checkpoint: k,
-          path: this.path,
-          line: i + 1,
-          outcome,
-          unique,
-          truthStep: steps[i]!,
-          truth: ownerLabel(truth[i]!.owner),
-          seen: seenLabel(judged),
-          text: texts[i]!,
-        });
-      }
-    });
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;
       const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";
