@@ -89,7 +89,7 @@ describe("renames and splits git knows of and no record pins", () => {
     expect(blameRows(ws, NEW)).toEqual(ALERTS.map((l) => (l === "  severity: number;" ? UNTRACED : sonnetFrom(OLD))));
   });
 
-  it("git mv with edits, then an agent's recorded change of the new path: git's content of the rename is where the record starts, so a line it re-indents keeps its owner, in blame and in the editor", async () => {
+  it("git mv with edits, then an agent's recorded change of the new path: git's content of the rename is where the record starts, so a line it re-indents keeps its owner, in blame, the editor and intent check", async () => {
     agentWroteAlerts(true);
     // the person renames and adds a function above, one commit nobody recorded
     mkdirSync(ws.path("src/api/v2"), { recursive: true });
@@ -116,6 +116,8 @@ describe("renames and splits git knows of and no record pins", () => {
     await client.open(NEW);
     const diagnostics = await client.waitForDiagnostics(NEW, (d) => d.length === 1 && d[0]!.range.start.line === 0 && d[0]!.range.end.line === 2);
     expect(diagnostics.map((d) => d.code)).toEqual(["untraced-change"]);
+    // and intent check over the branch reports the same lines, and nothing on the re-indented one
+    expect(checkFindings(ws, "main").filter((f) => f.path === NEW)).toEqual([{ path: NEW, lines: [1, 3], code: "untraced-change" }]);
     for (let line = 0; line < rows.length; line++) {
       const hover = await client.hoverText(NEW, line);
       if (rows[line]!.kind === "untraced") expect(hover, `line ${line + 1}`).not.toContain(SONNET);

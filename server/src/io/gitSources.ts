@@ -108,8 +108,6 @@ function sourcesOfPath(path: string, run: (args: readonly string[]) => string | 
     path,
   ];
   const showArgs = (sha: string) => ["show", "-M", "--name-status", "-z", "--relative", `--format=${COMMIT_MARK}%H`, sha];
-  // the content each rename commit left (`git show <sha>:./<path>`, the path relative to the workspace)
-  const blobArgs = (r: GitRename) => ["show", `${r.sha}:./${r.path}`];
   const renames = (named: GitNamed) => (named.renames ?? []).slice(0, MAX_RENAMED_VERSIONS);
   const log = run(logArgs);
   if (log instanceof Promise) {
@@ -118,13 +116,14 @@ function sourcesOfPath(path: string, run: (args: readonly string[]) => string | 
       const named = "history" in first ? withAdded(first.history, await run(showArgs(first.addedSha))) : first;
       const texts: (string | undefined)[] = [];
       for (const r of renames(named)) texts.push(await run(blobArgs(r)));
-      return withVersions(named, texts);
+      return withVersions(named, renames(named), texts);
     });
   }
   const first = fromLog(log);
   const named = "history" in first ? withAdded(first.history, run(showArgs(first.addedSha)) as string | undefined) : first;
   return withVersions(
     named,
+    renames(named),
     renames(named).map((r) => run(blobArgs(r)) as string | undefined),
   );
 }
@@ -134,11 +133,16 @@ const MAX_RENAMED_VERSIONS = 4;
 /** A renamed version larger than this is not read: its lines are followed by content, as without git's version. */
 const MAX_VERSION_BYTES = 8 * 1024 * 1024;
 
-/** `named` with the content each of its renames left, as hashes (`texts[i]` for `named.renames[i]`; undefined: git could not show it). */
-function withVersions(named: GitNamed, texts: readonly (string | undefined)[]): GitNamed {
+/** The content a rename commit left (`git show <sha>:./<path>`, the path relative to the workspace). */
+function blobArgs(r: GitRename): string[] {
+  return ["show", `${r.sha}:./${r.path}`];
+}
+
+/** `named` with the content each of `renames` left, as hashes (`texts[i]` for `renames[i]`; undefined: git could not show it). */
+function withVersions(named: GitNamed, renames: readonly GitRename[], texts: readonly (string | undefined)[]): GitNamed {
   const versions: RenamedVersion[] = [];
   texts.forEach((text, i) => {
-    const r = named.renames![i]!;
+    const r = renames[i]!;
     if (text === undefined || text.length > MAX_VERSION_BYTES) return;
     versions.push({ ...r, hash: fileHash(text), lineHashes: text === "" ? [] : textLines(text).map(lineHash) });
   });
@@ -179,7 +183,14 @@ export function gitSourcesOfCheck(root: string, base: string, diffs: readonly Fi
     const known = (p: string) => named.renamed.includes(p) || named.split.includes(p);
     for (const p of committed.renamed) if (!known(p)) named.renamed.push(p);
     for (const p of committed.split) if (!known(p)) named.split.push(p);
-    return named;
+    // the branch's own renames: git's content of each, as blame and the editor read them (one verdict); a
+    // rename only in the working tree has no commit to show
+    const renames = (committed.renames ?? []).slice(0, MAX_RENAMED_VERSIONS);
+    return withVersions(
+      named,
+      renames,
+      renames.map((r) => boundedGit(root, blobArgs(r))),
+    );
   };
 }
 
