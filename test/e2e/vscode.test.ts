@@ -80,8 +80,11 @@ async function openFromExplorer(page: Page, rel: string): Promise<void> {
   }
   const tab = page.locator(".tab", { hasText: path.basename(rel) });
   await tab.and(page.locator(".tab.active")).waitFor({ timeout: DEADLINE });
-  // a click in the Explorer leaves the focus there; the user clicks into the text
-  await page.locator(".editor-instance .monaco-editor .view-lines").click();
+  // a click in the Explorer leaves the focus there; the user clicks the file's tab, which gives its editor the
+  // focus. Not a click into the text: Playwright first scrolls the point it clicks into view, and a scroll of
+  // Monaco's overflow-hidden containers moves the lines where Monaco does not look (the file's top and its
+  // CodeLens are then drawn off screen)
+  await tab.click();
   await page.locator(".editor-instance .monaco-editor.focused").waitFor();
 }
 
