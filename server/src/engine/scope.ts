@@ -255,6 +255,11 @@ function placeFits(place: Place, parts: readonly string[]): boolean {
  */
 function mayPlace(glob: string, path: string): boolean {
   if (glob.startsWith("!")) return false;
+  // `**/name` (a file of that name anywhere), read as written: only a path ending in that name
+  if (glob.startsWith("**/")) {
+    const name = glob.slice(3);
+    if (name !== "" && !name.includes("/") && !MAGIC.test(name) && !REWRITTEN.test(glob)) return path === name || path.endsWith(`/${name}`);
+  }
   // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator: this test only spares reading a place (placeFits still decides), so a change that lets more globs through costs time, not answers; one that lets fewer through is caught
   if (!PLAIN_START.test(glob) || REWRITTEN.test(glob)) return true;
   const n = Math.min(glob.length, path.length);

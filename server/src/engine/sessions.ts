@@ -55,10 +55,15 @@ export function asSession(raw: unknown): SessionRecord | undefined {
 }
 
 /**
- * Session ids come from agents too: a safe, readable file name plus a short hash of the exact id, so ids
- * that differ only in unsafe characters, or an id spelled "workspace", never share a file.
+ * Session ids come from agents too. A plain id (letters, digits, ".", "_", "-"; not led by a dot) is its own
+ * file name, marked `.session.json`. Any other id gets a safe, readable name plus a short hash of the exact
+ * id, so that ids differing only in unsafe characters never share a file. The two forms cannot meet (a
+ * hash is never "session"), and neither is `workspace.json`. A plain id, what every editor and agent
+ * sends, is named without SHA-256: loading Node's crypto module costs an agent's pre-write hook about a
+ * tenth of its time, and that hook hashes nothing else.
  */
 export function sessionFileName(id: string): string {
+  if (PLAIN_SESSION_ID.test(id)) return `${id}.session.json`;
   const readable = id
     .replace(/[^A-Za-z0-9._-]/g, "_")
     .replace(/^\.+/, "_")
@@ -66,6 +71,8 @@ export function sessionFileName(id: string): string {
   const hash = createHash("sha256").update(id).digest("hex").slice(0, 8);
   return `${readable}.${hash}.json`;
 }
+
+const PLAIN_SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
 
 /** The process a session runs in: pid 0 for a door that has no long-lived process (an agent's hook). */
 export interface SessionOrigin {

@@ -74,7 +74,7 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
  * milliseconds to load (child_process brings net and dgram): each is handed over as a stand-in that loads
  * the module at its first use. Each exports a plain object, used through its properties.
  */
-const DEFERRED = new Set(["child_process", "zlib", "fs/promises"]);
+const DEFERRED = new Set(["child_process", "zlib", "fs/promises", "crypto"]);
 
 /** An object that behaves as the one `load` returns, loaded the first time anything about it is asked. */
 function loadedOnUse(load: () => object): object {
