@@ -59,7 +59,7 @@ export type Attributions = (LineAttribution | undefined)[];
  */
 export function attribute(entries: readonly TraceEntry[], lines: readonly string[], knownHash?: string): Attributions {
   // a caller that knows the content's hash spares a whole-file hash (a million-line document's save)
-  return attributeSettled(entries, lines, new TextHashes(lines, knownHash)).attributions;
+  return attributeLines(entries, lines, new TextHashes(lines, knownHash), false).attributions;
 }
 
 /**
@@ -73,6 +73,17 @@ export function attributeSettled(
   lines: readonly string[],
   text: TextHashes = new TextHashes(lines),
 ): { attributions: Attributions; settled: boolean[] } {
+  const r = attributeLines(entries, lines, text, true);
+  return { attributions: r.attributions, settled: r.settled! };
+}
+
+/** `attributeSettled`; which lines are settled only when asked (a flag per line of a million-line file). */
+function attributeLines(
+  entries: readonly TraceEntry[],
+  lines: readonly string[],
+  text: TextHashes,
+  wantSettled: boolean,
+): { attributions: Attributions; settled?: boolean[] } {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
   const count = contentLineCount(lines);
@@ -88,14 +99,14 @@ export function attributeSettled(
       matchByLineHashes(state, lines, result);
     }
   }
-  const settled = result.map((a) => a !== undefined);
+  const settled = wantSettled ? result.map((a) => a !== undefined) : undefined;
   // a rename git's version linked into the chain already paired the old path's lines as git does: the lines
   // it left unpaired were changed by the rename, and are not matched again by content
   const chainEnd = end ?? graph.newest();
   if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result, chainEnd ? graph.renamesIn(chainEnd) : new Set());
   // another path's ranges are followed through the chain only, never re-anchored by content here
   anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
-  return { attributions: result, settled };
+  return { attributions: result, ...(settled ? { settled } : {}) };
 }
 
 /** Lines of text as records count them (`textLines`, and no line at all in an empty text), from `splitLines` output. */
@@ -110,6 +121,11 @@ export function contentLineCount(lines: readonly string[]): number {
 export interface LineState {
   owners: Attributions;
   hashes: (string | undefined)[];
+  /**
+   * Set on the state of a content no record explains: its line count, every owner unknown. Its arrays are
+   * then empty: a million-line file's first record would otherwise copy a million unknowns.
+   */
+  unknownLines?: number;
 }
 
 /** One record's write of one file, with its line map. */
@@ -132,8 +148,10 @@ export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: 
   const { change } = step;
   const owners: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
   const hashes = new Array<string | undefined>(change.newCount).fill(undefined);
+  const beforeCount = before.unknownLines ?? before.owners.length;
   for (const s of change.carried) {
-    if (s.oldStart + s.length > before.owners.length) return undefined;
+    if (s.oldStart + s.length > beforeCount) return undefined;
+    if (before.unknownLines !== undefined) continue; // unknown owners, as the new arrays hold already
     for (let k = 0; k < s.length; k++) {
       owners[s.newStart + k] = before.owners[s.oldStart + k];
       hashes[s.newStart + k] = before.hashes[s.oldStart + k];
@@ -189,7 +207,7 @@ export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: 
 
 /** The state of a content no record explains: `count` lines, owners unknown. */
 function unknownState(count: number): LineState {
-  return { owners: new Array<LineAttribution | undefined>(count).fill(undefined), hashes: new Array<string | undefined>(count).fill(undefined) };
+  return { owners: [], hashes: [], unknownLines: count };
 }
 
 /** The records of one file that have line maps, linked by content hashes. */

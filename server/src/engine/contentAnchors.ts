@@ -17,7 +17,7 @@
  * line shown as an AI's or the reverse.
  */
 import { diffArrays } from "diff";
-import { contentHash, HASH_PREFIX, lineHash, normalizeLine } from "./hashing";
+import { contentHash, HASH_PREFIX, lineHash } from "./hashing";
 import type { AnchorKind, LineAttribution } from "./attribution";
 import { newestFirst } from "./ledger/entryOrder";
 import { splitLineHashes, type TraceEntry } from "./ledger/read";
@@ -185,7 +185,6 @@ function hashCheck(recorded: string | undefined): HashCheck | undefined {
  */
 export class TextHashes {
   readonly length: number;
-  readonly normalized: string[];
   private contentHashValue: string | undefined;
   private hashes: string[] | undefined;
   private positionMap: Map<string, number[]> | undefined;
@@ -195,19 +194,20 @@ export class TextHashes {
     readonly lines: readonly string[],
     knownHash?: string,
   ) {
+    // no normalized copy of the lines: contentHash and lineHash normalize each line they hash, and a copy
+    // of a million-line document's lines is a stall of its own
     this.length = lines.length;
-    this.normalized = lines.map(normalizeLine);
     this.contentHashValue = knownHash;
   }
 
   /** `contentHash` of the lines. */
   fileHash(): string {
-    this.contentHashValue ??= contentHash(this.normalized);
+    this.contentHashValue ??= contentHash(this.lines);
     return this.contentHashValue;
   }
 
   lineHashes(): string[] {
-    this.hashes ??= this.normalized.map(lineHash);
+    this.hashes ??= this.lines.map(lineHash);
     return this.hashes;
   }
 
@@ -229,13 +229,13 @@ export class TextHashes {
 /** The current lines' hashes and lookups, with the scan budget of one call (shared by all its entries). */
 class FileView {
   readonly length: number;
-  private readonly normalized: string[];
+  private readonly lines: readonly string[];
   private readonly windows = new Map<number, string[] | undefined>();
   private windowBudget = WINDOW_SCAN_BUDGET;
 
   constructor(private readonly text: TextHashes) {
     this.length = text.length;
-    this.normalized = text.normalized;
+    this.lines = text.lines;
   }
 
   fileHash(): string {
@@ -243,7 +243,7 @@ class FileView {
   }
 
   rangeHash(start: number, length: number): string {
-    return contentHash(this.normalized.slice(start, start + length));
+    return contentHash(this.lines.slice(start, start + length));
   }
 
   lineHashes(): string[] {
