@@ -55,4 +55,32 @@ describe("TextBuffer", () => {
       expect(buf.offsetAt(range.start)).toBe(ref.offsetAt(range.start));
     }
   });
+
+  it("a snapshot reads back the text as it was taken, joined at once or in slices, whatever is typed after it", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = rng(seed);
+      const pick = () => PIECES[Math.floor(r() * PIECES.length)]!;
+      const text = Array.from({ length: 40 }, pick).join("");
+      for (const sliced of [false, true]) {
+        const buf = new TextBuffer("file:///t", "plaintext", 0, text);
+        buf.replace({ line: 0, character: 0 }, { line: 0, character: 0 }, pick()); // the buffer's text is no longer joined
+        const taken = buf.getText();
+        buf.replace({ line: 0, character: 0 }, { line: 0, character: 0 }, "x"); // drop the joined text again
+        buf.replace({ line: 0, character: 0 }, { line: 0, character: 1 }, ""); // back to `taken`, not joined
+        const snap = buf.snapshot();
+        buf.replace({ line: 1, character: 0 }, { line: 1, character: 0 }, "typed\r\n"); // typing after the save
+        const now = buf.getText();
+        let pauses = 0;
+        if (sliced)
+          await snap.prepare(3, async () => {
+            pauses++;
+          });
+        expect(snap.text, `seed ${seed}`).toBe(taken);
+        expect(snap.length).toBe(taken.length);
+        if (sliced) expect(pauses).toBe(Math.ceil(snap.lines.length / 3));
+        // the snapshot's text is not taken for the buffer's, which moved on
+        expect(buf.getText()).toBe(now);
+      }
+    }
+  });
 });

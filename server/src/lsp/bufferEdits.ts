@@ -2,14 +2,19 @@ import type { Position, TextDocumentContentChangeEvent } from "vscode-languagese
 import { contentLineCount } from "../engine/attribution";
 import { EditedLines, type EditedLinesSnapshot } from "../engine/editedLines";
 import type { LineChange } from "../engine/lineChange";
-import type { TextBuffer } from "./textBuffer";
+import type { SavedText, TextBuffer } from "./textBuffer";
 
 /**
  * A save being handled: the text the editor saved, taken when its didSave arrived (`beginSave`), so that the
  * save's whole-file work can pause for other requests and keystrokes without the text moving under it.
  */
 export interface SaveSnapshot {
+  /** The saved text, joined from `lines` when first asked for (see `prepare`). */
   readonly text: string;
+  /** The saved text's length, known without joining it. */
+  readonly length: number;
+  /** Joins the saved text in slices, pausing between them (a large document's join is a stall of its own). */
+  prepare(sliceLines: number, pause: () => Promise<void>): Promise<void>;
   readonly lines: string[];
   /** The content the save changes: the baseline, or the text of an earlier save still being handled. */
   readonly before: string;
@@ -119,12 +124,21 @@ export class BufferEdits {
     const tracker = prior?.since ?? this.edits;
     const lineAt = (line: number) => this.lineText(line);
     if (tracker !== this.edits) tracker.refine(lineAt);
-    const lines = this.doc.lineList();
+    const saved: SavedText = this.doc.snapshot();
+    const { lines } = saved;
     const change = tracker.lineChange(contentLineCount(prior ? prior.lines : baseline.lines), contentLineCount(lines), lineAt);
+    // the content before: the baseline's text now (a string does not move), or the earlier save's, once joined
+    const baselineText = prior ? undefined : baseline.text;
     const save: SaveSnapshot = {
-      text: this.doc.getText(),
+      get text() {
+        return saved.text;
+      },
+      length: saved.length,
+      prepare: (sliceLines, pause) => saved.prepare(sliceLines, pause),
       lines,
-      before: prior ? prior.text : baseline.text,
+      get before() {
+        return baselineText ?? prior!.text;
+      },
       change,
       tracked: tracker.snapshot(),
       since: new EditedLines(lines),

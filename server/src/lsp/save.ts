@@ -12,7 +12,7 @@ import { shouldRecord } from "../engine/recordPolicy";
 import type { SaveSnapshot } from "./bufferEdits";
 import type { TrackedDocument } from "./documents";
 import type { WorkspaceContext } from "./workspaceContext";
-import { hashYielding, needsSlices, pause } from "./yielding";
+import { hashYielding, JOIN_SLICE_LINES, needsSlices, pause } from "./yielding";
 import { changedSpans } from "../engine/lineChange";
 import { findMovedBlocks, type BlockSource, type MovedLines } from "../engine/lineage";
 
@@ -206,11 +206,14 @@ export class SaveHandler {
   /** Records a save and carries the document's owners over it; the record's id, or null. */
   private async record(doc: TrackedDocument, snapshot: SaveSnapshot): Promise<string | null> {
     let save: PreparedSave | undefined;
-    // a large file: messages that arrived with the didSave first; then the whole-file hashes the record
-    // needs, in slices with pauses between them: other requests and keystrokes are handled meanwhile (the
-    // snapshot does not move), and the hashes are remembered for what follows. A smaller one is prepared
+    // a large file: messages that arrived with the didSave first; then the saved text joined, and the
+    // whole-file hashes the record needs, in slices with pauses between them: other requests and keystrokes
+    // are handled meanwhile (the snapshot does not move), and the hashes are remembered for what follows. A smaller one is prepared
     // before the next message is handled, so that what is asked right after the didSave sees the save.
-    if (needsSlices(snapshot.text, snapshot.before)) await pause();
+    if (needsSlices(snapshot.length + snapshot.before.length)) {
+      await pause();
+      await snapshot.prepare(JOIN_SLICE_LINES, pause);
+    }
     await hashYielding(snapshot.text);
     await hashYielding(snapshot.before);
     try {

@@ -16,6 +16,8 @@ export class TextBuffer {
   private eols: string[];
   private joined: string | undefined;
   private totalLength: number;
+  /** Counts the changes to the text: a text joined from a snapshot is this buffer's only while it is unchanged. */
+  private generation = 0;
 
   constructor(
     readonly uri: string,
@@ -40,11 +42,6 @@ export class TextBuffer {
   /** A line's text without its terminator ("" past the end). */
   lineText(line: number): string {
     return this.lines[line] ?? "";
-  }
-
-  /** A copy of the lines (without terminators), as `splitLines` of the whole text gives them, without splitting it. */
-  lineList(): string[] {
-    return this.lines.slice();
   }
 
   /** The whole text, or the text of a range (clamped). */
@@ -108,6 +105,7 @@ export class TextBuffer {
     this.eols.splice(start.line, count, ...newEols);
     this.totalLength += this.spanLength(start.line, newLines.length) - removedLength;
     this.joined = undefined;
+    this.generation++;
     return { first: start.line, oldLines, newLines };
   }
 
@@ -116,6 +114,21 @@ export class TextBuffer {
     [this.lines, this.eols] = splitWithTerminators(text);
     this.joined = text;
     this.totalLength = text.length;
+    this.generation++;
+  }
+
+  /**
+   * The text as it is now, without joining it here: a save takes it when its didSave arrives, and a
+   * million-line document's join (tens of milliseconds) is then done in slices (`SavedText.prepare`).
+   */
+  snapshot(): SavedText {
+    const generation = this.generation;
+    return new SavedText(this.lines.slice(), this.eols.slice(), this.totalLength, this.joined, (text) => this.adopt(text, generation));
+  }
+
+  /** A snapshot's joined text, kept as this buffer's own when the buffer has not changed since the snapshot. */
+  private adopt(text: string, generation: number): void {
+    if (generation === this.generation) this.joined ??= text;
   }
 
   private spanLength(first: number, count: number): number {
@@ -124,22 +137,62 @@ export class TextBuffer {
     return n;
   }
 
-  /**
-   * One flat string, built by `Array.prototype.join`: concatenating line by line builds a rope of a node per
-   * piece, and at a million lines those nodes (all alive until the rope is flattened) fill the young
-   * generation many times over; its collections then stall the server for longer than the save itself.
-   */
   private join(): string {
-    const { lines, eols } = this;
-    // the last line has no terminator; every other one has one, most often "\n"
-    if (eols.every((eol, i) => eol === "\n" || i === eols.length - 1)) return lines.join("\n");
-    const parts = new Array<string>(2 * lines.length);
-    for (let l = 0; l < lines.length; l++) {
-      parts[2 * l] = lines[l]!;
-      parts[2 * l + 1] = eols[l]!;
-    }
-    return parts.join("");
+    return joinLines(this.lines, this.eols, 0, this.lines.length);
   }
+}
+
+/**
+ * A text taken from the buffer (its lines and terminators), joined into one string when first asked for, or
+ * in slices by `prepare`.
+ */
+export class SavedText {
+  constructor(
+    readonly lines: string[],
+    private eols: readonly string[] | undefined,
+    readonly length: number,
+    private joined: string | undefined,
+    private readonly joinedText: (text: string) => void,
+  ) {}
+
+  get text(): string {
+    if (this.joined === undefined) this.done(joinLines(this.lines, this.eols!, 0, this.lines.length));
+    return this.joined!;
+  }
+
+  /** Joins the text `sliceLines` lines at a time, awaiting `pause` between slices; `text` is then at hand. */
+  async prepare(sliceLines: number, pause: () => Promise<void>): Promise<void> {
+    const pieces: string[] = [];
+    for (let start = 0; start < this.lines.length && this.joined === undefined; start += sliceLines) {
+      pieces.push(joinLines(this.lines, this.eols!, start, Math.min(this.lines.length, start + sliceLines)));
+      await pause();
+    }
+    if (this.joined === undefined) this.done(pieces.join(""));
+  }
+
+  private done(text: string): void {
+    this.joined = text;
+    this.eols = undefined;
+    this.joinedText(text);
+  }
+}
+
+/**
+ * Lines `from` to `to` (exclusive) with their terminators, as one flat string built by
+ * `Array.prototype.join`: concatenating line by line builds a rope of a node per piece, and at a million
+ * lines those nodes (all alive until the rope is flattened) fill the young generation many times over; its
+ * collections then stall the server for longer than the join itself.
+ */
+function joinLines(lines: readonly string[], eols: readonly string[], from: number, to: number): string {
+  let allLf = true;
+  for (let l = from; l < to - 1 && allLf; l++) allLf = eols[l] === "\n";
+  if (allLf) return (from === 0 && to === lines.length ? lines : lines.slice(from, to)).join("\n") + eols[to - 1]!;
+  const parts = new Array<string>(2 * (to - from));
+  for (let l = from; l < to; l++) {
+    parts[2 * (l - from)] = lines[l]!;
+    parts[2 * (l - from) + 1] = eols[l]!;
+  }
+  return parts.join("");
 }
 
 function before(a: Position, b: Position): boolean {

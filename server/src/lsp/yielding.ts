@@ -8,12 +8,15 @@ import { fileHashSteps } from "../engine/hashing";
 /** Characters hashed between two pauses: a few tens of thousands of lines. */
 const HASH_SLICE_CHARS = 1 << 20;
 
+/** Lines joined into one piece of a saved text between two pauses. */
+export const JOIN_SLICE_LINES = 50_000;
+
 /**
- * Whether texts this long need their whole-file work in slices. Smaller ones are done at once, before the
+ * Whether whole-file work on this many characters needs slices. Smaller texts are done at once, before the
  * next message is handled, so a hover or a CodeLens request sent right after a didSave sees the save.
  */
-export function needsSlices(...texts: string[]): boolean {
-  return texts.reduce((n, t) => n + t.length, 0) > HASH_SLICE_CHARS;
+export function needsSlices(chars: number): boolean {
+  return chars > HASH_SLICE_CHARS;
 }
 
 /** `fileHash(text)`, pausing between slices (`setImmediate`) so that queued messages are handled. */
