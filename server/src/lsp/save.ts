@@ -208,8 +208,9 @@ export class SaveHandler {
     let save: PreparedSave | undefined;
     // a large file: messages that arrived with the didSave first; then the saved text joined, and the
     // whole-file hashes the record needs, in slices with pauses between them: other requests and keystrokes
-    // are handled meanwhile (the snapshot does not move), and the hashes are remembered for what follows. A smaller one is prepared
-    // before the next message is handled, so that what is asked right after the didSave sees the save.
+    // are handled meanwhile (the snapshot does not move), and the hashes are remembered for what follows. A
+    // smaller one is prepared before the next message is handled, so that what is asked right after the
+    // didSave sees the save.
     if (needsSlices(snapshot.length + snapshot.before.length)) {
       await pause();
       await snapshot.prepare(JOIN_SLICE_LINES, pause);

@@ -6,8 +6,7 @@
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  *
  * The cache holds the text itself rather than a hash of it: comparing two strings is exact and costs less
- * than hashing one, and a pre-write hook that needs no SHA-256 does not load Node's crypto module (about a
- * tenth of its time).
+ * than hashing one, and a hook that hashes nothing else does not load Node's crypto module (about 4 ms).
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
