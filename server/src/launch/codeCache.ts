@@ -70,9 +70,10 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
 
 /**
  * Node's own modules that the bundle requires when it starts, for code that many runs never reach (a hook
- * call rarely runs git, compresses or reads a file asynchronously), and that cost a short run several
- * milliseconds to load (child_process brings net and dgram): each is handed over as a stand-in that loads
- * the module at its first use. Each exports a plain object, used through its properties.
+ * call rarely runs git, compresses or reads a file asynchronously, and a heartbeat hashes nothing), and that
+ * cost a short run several milliseconds to load (child_process brings net and dgram, crypto the streams):
+ * each is handed over as a stand-in that loads the module at its first use. Each exports a plain object,
+ * used through its properties.
  */
 const DEFERRED = new Set(["child_process", "zlib", "fs/promises", "crypto"]);
 

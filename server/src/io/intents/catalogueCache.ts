@@ -1,8 +1,8 @@
 /**
  * The loaded catalogue (intents and problems) cached in the workspace's cache folder, with the exact text of
- * `active_intents.yaml` it was loaded from and the code that loaded it. Parsing the YAML on every hook call and CLI run would
- * be most of their time on a large catalogue (YAML parsing, validating every glob), while the file changes
- * rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
+ * `active_intents.yaml` it was loaded from and the code that loaded it. Parsing the YAML on every hook call
+ * and CLI run would be most of their time on a large catalogue (YAML parsing, validating every glob), while
+ * the file changes rarely. A cache that does not match (another text, another build of intent-lsp, a torn or
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  *
  * The cache holds the text itself rather than a hash of it: comparing two strings is exact and costs less
