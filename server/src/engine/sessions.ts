@@ -63,7 +63,18 @@ export function asSession(raw: unknown): SessionRecord | undefined {
  * that only keeps its session alive (a prompt submitted, a stop) hashes nothing else.
  */
 export function sessionFileName(id: string): string {
-  if (PLAIN_SESSION_ID.test(id)) return `${id}.session.json`;
+  return PLAIN_SESSION_ID.test(id) ? `${id}.session.json` : hashedSessionFileName(id);
+}
+
+/**
+ * The name an earlier intent-lsp gave every session's file, still read for a plain id whose session began
+ * before an upgrade (its selection is kept), and removed with it.
+ */
+export function legacySessionFileName(id: string): string | undefined {
+  return PLAIN_SESSION_ID.test(id) ? hashedSessionFileName(id) : undefined;
+}
+
+function hashedSessionFileName(id: string): string {
   const readable = id
     .replace(/[^A-Za-z0-9._-]/g, "_")
     .replace(/^\.+/, "_")

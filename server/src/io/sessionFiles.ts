@@ -1,7 +1,15 @@
 /** The session files under `.orchestration/.sessions/`: one per editor server or agent session, and `workspace.json`. */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { asSession, isPrunable, sessionFileName, WORKSPACE_SELECTION, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
+import {
+  asSession,
+  isPrunable,
+  legacySessionFileName,
+  sessionFileName,
+  WORKSPACE_SELECTION,
+  type SessionRecord,
+  type WorkspaceSelection,
+} from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
 import { ensureOwnDir, ownFilePath, readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
 
@@ -35,7 +43,12 @@ export function writeWorkspaceSelection(root: string, intent: string | null, by:
 }
 
 export function readSession(root: string, id: string): SessionRecord | undefined {
-  return asSession(readJson(root, `${SESSIONS_DIR}/${sessionFileName(id)}`));
+  const current = asSession(readJson(root, `${SESSIONS_DIR}/${sessionFileName(id)}`));
+  if (current) return current;
+  // a session that began before an upgrade has its file under the earlier name until it writes the new one
+  const legacy = legacySessionFileName(id);
+  const earlier = legacy === undefined ? undefined : asSession(readJson(root, `${SESSIONS_DIR}/${legacy}`));
+  return earlier?.id === id ? earlier : undefined;
 }
 
 export function writeSession(root: string, record: SessionRecord): void {
@@ -45,6 +58,8 @@ export function writeSession(root: string, record: SessionRecord): void {
 
 export function removeSession(root: string, id: string): void {
   removeOwnFile(root, `${SESSIONS_DIR}/${sessionFileName(id)}`); // false: already gone, or not ours to remove
+  const legacy = legacySessionFileName(id);
+  if (legacy !== undefined) removeOwnFile(root, `${SESSIONS_DIR}/${legacy}`);
 }
 
 export function listSessions(root: string): SessionRecord[] {
@@ -54,10 +69,15 @@ export function listSessions(root: string): SessionRecord[] {
   } catch {
     return [];
   }
-  return names
-    .filter((n) => n.endsWith(".json") && n !== WORKSPACE_SELECTION)
-    .map((n) => asSession(readJson(root, `${SESSIONS_DIR}/${n}`)))
-    .filter((s): s is SessionRecord => !!s);
+  const byId = new Map<string, SessionRecord>();
+  for (const n of names) {
+    if (!n.endsWith(".json") || n === WORKSPACE_SELECTION) continue;
+    const s = asSession(readJson(root, `${SESSIONS_DIR}/${n}`));
+    // one session under two names (its file from before an upgrade, and its own): the one it beat in last
+    const other = s && byId.get(s.id);
+    if (s && !(other && other.heartbeat >= s.heartbeat)) byId.set(s.id, s);
+  }
+  return [...byId.values()];
 }
 
 /** Removes session files whose heartbeat stopped a day ago or more (agents that never sent SessionEnd). */
