@@ -8,6 +8,7 @@ import { fileHash } from "../../server/src/engine/hashing";
 import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/io/ledger/indexFile";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
+import type { FileIndex } from "../../server/src/engine/ledger/fileIndex";
 
 const LEDGER = ".orchestration/agent_trace.jsonl";
 
@@ -41,7 +42,7 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** A fresh process's view: a new WorkspaceLedger, saving after any new byte. */
-async function open(opts: { cache?: boolean } = {}) {
+async function open(opts: { cache?: boolean; saveAfterBytes?: number } = {}) {
   const ledger = new WorkspaceLedger(root, LEDGER, { saveAfterBytes: 1, ...opts });
   const poll = await ledger.poll();
   return { ledger, poll };
@@ -197,6 +198,26 @@ describe("the saved ledger index", () => {
       expect([...partial.pathsPinning(fileHash(content))].sort()).toEqual(expected);
     }
     expect([...scratch.ledger.pathsPinning(fileHash("line 7\nsecond 7\n"))].sort()).toEqual(["src/copy40.ts", "src/copy41.ts", "src/f2.ts"]);
+  });
+
+  it("walks every row of a loaded index, files touched since it was saved included, in the order the files are listed", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 30));
+    await open();
+    // rows added since the save: to a saved file (src/f1.ts) and to a file the saved index does not hold
+    appendFileSync(join(root, LEDGER), `${record(31)}\n${record(32, { path: "src/new.ts" })}\n${record(36)}\n`);
+    const { ledger } = await open({ saveAfterBytes: Number.MAX_SAFE_INTEGER });
+    const files = (ledger.sources[0]!.index as unknown as { fileIndex: FileIndex }).fileIndex;
+    files.readAll();
+    const perFile: number[][] = [];
+    for (const path of files.paths()) {
+      const file = files.file(path);
+      if (file) files.eachRow(file, (offset, time, length, line, post) => perFile.push([offset, time, length, line, post]));
+    }
+    const walked: number[][] = [];
+    files.eachRowOfAll((offset, time, length, line, post) => walked.push([offset, time, length, line, post]));
+    expect(walked).toEqual(perFile);
+    expect(walked.length).toBe(33);
+    expect(files.paths()).toContain("src/new.ts");
   });
 
   it("survives concurrent writers: every index left is whole and describes the ledger", async () => {

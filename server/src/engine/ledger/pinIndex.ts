@@ -25,10 +25,7 @@ export class PinIndex {
       /* damaged saved rows: each file's are read and checked against the ledger as before */
     }
     const pins = new PinIndex();
-    for (const path of files.paths()) {
-      const file = files.file(path);
-      if (file) files.eachRow(file, (offset, _time, length, line, post) => pins.add(post, offset, length, line));
-    }
+    files.eachRowOfAll((offset, _time, length, line, post) => pins.add(post, offset, length, line));
     return pins;
   }
 

@@ -345,6 +345,9 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
       const bytes = Buffer.concat(parts as Buffer[]);
       return columns(bytes, count);
     },
+    base: (i) => bases[i]!,
+    count: (i) => counts[i]!,
+    allRows: () => all,
     readAll: () => {
       if (all) return;
       // every row, checked (before the index is saved again, say)
