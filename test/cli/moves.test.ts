@@ -57,6 +57,15 @@ async function ledgerRead(client: LspClient): Promise<void> {
   await client.executeCommand("intent.blame", { path: "README.md", quiet: true });
 }
 
+/** An editor on the workspace with `paths` open, once the ledger is read and the first one's findings published. */
+async function openAfterLedger(ws: TempWorkspace, ...paths: string[]): Promise<LspClient> {
+  const started = await startInProcess({ root: ws.root });
+  for (const path of paths) await started.open(path);
+  await ledgerRead(started);
+  await started.waitForPublishOfCurrentVersion(paths[0]!);
+  return started;
+}
+
 /** A person cuts `lines` at line `at` of `from`, pastes them at line `to` of `into`, and saves both in `order`. */
 async function cutAndPaste(
   client: LspClient,
@@ -101,10 +110,7 @@ describe("a line's author follows its content across paths", () => {
     git(ws.root, "commit", "-q", "-m", "move alerts");
     expect(await blameRows(ws, NEW)).toEqual(ALERTS.map(() => bySonnet()));
 
-    client = await startInProcess({ root: ws.root });
-    await client.open(NEW);
-    await ledgerRead(client);
-    await client.waitForPublishOfCurrentVersion(NEW);
+    client = await openAfterLedger(ws, NEW);
     for (let line = 0; line < ALERTS.length; line++) {
       const hover = await client.hoverText(NEW, line);
       expect(hover).toContain(`ai · ${SONNET}`);
@@ -183,10 +189,7 @@ describe("a line's author follows its content across paths", () => {
 
   it("the editor's willRenameFiles/didRenameFiles: hover and blame on the new path name the author, the rename as provenance", async () => {
     await agentWroteAlerts();
-    client = await startInProcess({ root: ws.root });
-    await client.open(OLD);
-    await ledgerRead(client);
-    await client.waitForPublishOfCurrentVersion(OLD);
+    client = await openAfterLedger(ws, OLD);
     const ids = await client.renameFile(OLD, NEW);
     expect(ids).toHaveLength(1);
     const record = ledgerRecords(ws).find((r) => r.id === ids[0])!;
@@ -243,11 +246,7 @@ describe("a line's author follows its content across paths", () => {
       await claudeWritesInProcess(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
       const FORECAST = "src/api/forecast.ts";
       const WEATHER = "src/api/weather.ts";
-      client = await startInProcess({ root: ws.root });
-      await client.open(FORECAST);
-      await client.open(WEATHER);
-      await ledgerRead(client);
-      await client.waitForPublishOfCurrentVersion(FORECAST);
+      client = await openAfterLedger(ws, FORECAST, WEATHER);
       const at = client.text(FORECAST).split("\n").indexOf(helper[0]!);
       // cut, and paste above `export interface Weather`
       await cutAndPaste(client, FORECAST, at, WEATHER, 2, helper, order);
@@ -284,11 +283,7 @@ describe("a line's author follows its content across paths", () => {
       // another model writes the same block again below it
       writeTranscript(ws, "claude-opus-4-1-20250805");
       await claudeWritesInProcess(ws, FORECAST, `${forecast}\n${helper.join("\n")}\n\n${helper.join("\n")}\n`);
-      client = await startInProcess({ root: ws.root });
-      await client.open(FORECAST);
-      await client.open(WEATHER);
-      await ledgerRead(client);
-      await client.waitForPublishOfCurrentVersion(FORECAST);
+      client = await openAfterLedger(ws, FORECAST, WEATHER);
       const at = client.text(FORECAST).split("\n").lastIndexOf(helper[0]!);
       // the second one, opus's
       await cutAndPaste(client, FORECAST, at, WEATHER, 2, helper, order);

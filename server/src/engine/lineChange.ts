@@ -283,25 +283,23 @@ export function toSpans(lines: readonly number[]): Span[] {
 
 /** The old lines a change removed (or replaced): every old line that is not carried. */
 export function removedSpans(change: LineChange): Span[] {
-  const out: Span[] = [];
-  let next = 0;
-  for (const s of change.carried) {
-    if (s.oldStart > next) out.push({ start: next, end: s.oldStart - 1 });
-    next = s.oldStart + s.length;
-  }
-  if (change.oldCount > next) out.push({ start: next, end: change.oldCount - 1 });
-  return out;
+  return uncarried(change.carried, (s) => s.oldStart, change.oldCount);
 }
 
 /** The new lines the writer changed: every new line that is not carried. */
 export function changedSpans(change: LineChange): Span[] {
+  return uncarried(change.carried, (s) => s.newStart, change.newCount);
+}
+
+/** The lines of one side (`startOf` reads a segment's start there) between and after the carried segments. */
+function uncarried(carried: readonly Segment[], startOf: (s: Segment) => number, count: number): Span[] {
   const out: Span[] = [];
   let next = 0;
-  for (const s of change.carried) {
-    if (s.newStart > next) out.push({ start: next, end: s.newStart - 1 });
-    next = s.newStart + s.length;
+  for (const s of carried) {
+    if (startOf(s) > next) out.push({ start: next, end: startOf(s) - 1 });
+    next = startOf(s) + s.length;
   }
-  if (change.newCount > next) out.push({ start: next, end: change.newCount - 1 });
+  if (count > next) out.push({ start: next, end: count - 1 });
   return out;
 }
 
