@@ -188,10 +188,7 @@ export interface GitRename {
 }
 
 /** `path`'s content as the commit that renamed it from `from` left it: its hash and its lines' hashes. */
-export interface RenamedVersion {
-  sha: string;
-  from: string;
-  path: string;
+export interface RenamedVersion extends GitRename {
   hash: string;
   lineHashes: string[];
 }

@@ -6,7 +6,7 @@
  * what ties the two writes together; text that merely equals another file's, with no cut from it, stays
  * the writer's.
  */
-import type { Span } from "../lineChange";
+import { toSpans, type Span } from "../lineChange";
 import { findMovedBlocks, type BlockSource, type MovedLines } from "../lineage";
 import { MAX_MATCH_STARTS, matchStarts } from "./cuts";
 
@@ -55,17 +55,7 @@ export function joinMoved(taken: readonly MovedLines[], copied: readonly MovedLi
 export function spansLess(spans: readonly Span[], taken: readonly MovedLines[]): Span[] {
   const covered = new Set<number>();
   for (const m of taken) for (const r of m.runs) for (let k = 0; k < r.length; k++) covered.add(r.newStart + k);
-  const out: Span[] = [];
-  for (const s of spans) {
-    let start = -1;
-    for (let i = s.start; i <= s.end + 1; i++) {
-      const free = i <= s.end && !covered.has(i);
-      if (free && start < 0) start = i;
-      else if (!free && start >= 0) {
-        out.push({ start, end: i - 1 });
-        start = -1;
-      }
-    }
-  }
-  return out;
+  const free: number[] = [];
+  for (const s of spans) for (let i = s.start; i <= s.end; i++) if (!covered.has(i)) free.push(i);
+  return toSpans(free);
 }
