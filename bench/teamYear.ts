@@ -1,10 +1,11 @@
 /**
  * The team-year section of `npm run bench` (docs/LEDGER.md "Segments"): records built by the product's record
- * builder over a 20,000-file workspace (bench/teamYearRecords.ts), sealed by `intent ledger compact`, and
- * measured: bytes a record as JSONL, gzip -9 and in a segment; the working tree's ledger and a fresh clone
- * after `git gc`, both with and without segments; `intent blame` and `intent stats` on the compacted
- * ledger. The team-year's 2.5 M records are not generated here (hours of record building on this machine):
- * their sizes are the measured bytes a record times 2.5 M, and say so.
+ * builder over a 20,000-file workspace (bench/teamYearRecords.ts), sealed by `intent ledger compact` into
+ * `refs/intent/ledger`, and measured: bytes a record as JSONL, gzip -9 and in a segment; the working tree's
+ * ledger (the live file and the manifest) and a fresh clone after `git gc` with the sealed history fetched,
+ * before and after compaction; `intent blame` and `intent stats` on the compacted ledger. The team-year's
+ * 2.5 M records are not generated here (hours of record building on this machine): their sizes are the
+ * measured bytes a record times 2.5 M, and say so.
  */
 import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -18,12 +19,18 @@ import { TEAM_YEAR_FILES, TEAM_YEAR_RECORDS, teamYearLines } from "./teamYearRec
 
 const CLI = join(REPO_ROOT, "dist/cli.js");
 const LEDGER = ".orchestration/agent_trace.jsonl";
-const SEGMENTS = ".orchestration/agent_trace.segments";
+const MANIFEST = ".orchestration/agent_trace.sealed";
+const SEALED_REF = "refs/intent/ledger";
 const WORKING_TREE_TARGET_MB = 50;
 const CLONE_TARGET_MB = 150;
 const HISTORY_COMMITS = 20;
-/** The live file a team keeps with `--keep-days 7`: five working days at 10,000 records a day. */
-const LIVE_RECORDS_YEAR = 50_000;
+/**
+ * The live file at its largest when a team compacts every working day with the default `--keep-days 3`:
+ * four working days at 10,000 records a day, just before a compaction.
+ */
+const LIVE_RECORDS_YEAR = 40_000;
+/** Segments a year of daily compactions writes (a month boundary splits one more each month). */
+const SEGMENTS_YEAR = 250 + 12;
 
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 
@@ -61,20 +68,25 @@ class LedgerRepo {
     }
   }
 
-  /** Commits the workspace's ledger layout (the live file and the segments) as it is now. */
+  /** Commits the workspace's ledger layout (the live file and the manifest) as it is now, and takes its sealed ref. */
   commitLayout(root: string): void {
     writeFileSync(join(this.dir, LEDGER), readFileSync(join(root, LEDGER)));
-    execFileSync("cp", ["-r", join(root, SEGMENTS), join(this.dir, SEGMENTS)]);
+    writeFileSync(join(this.dir, MANIFEST), readFileSync(join(root, MANIFEST)));
+    git(this.dir, "fetch", "-q", root, `${SEALED_REF}:${SEALED_REF}`);
     git(this.dir, "add", "-A");
     git(this.dir, "commit", "-q", "-m", "compacted");
   }
 
-  /** Bytes of a fresh clone: its .git (the packed history) and its working tree's ledger. */
+  /** Bytes of a fresh clone with the sealed history fetched (`intent ledger fetch`): its .git and its working tree's ledger. */
   cloneBytes(): { git: number; tree: number } {
     const clone = `${this.dir}-clone`;
     try {
       git(this.dir, "gc", "-q", "--aggressive");
       git(tmpdir(), "clone", "-q", "--no-local", this.dir, clone);
+      if (git(this.dir, "for-each-ref", SEALED_REF).trim()) {
+        git(clone, "fetch", "-q", "origin", `${SEALED_REF}:${SEALED_REF}`);
+        git(clone, "gc", "-q");
+      }
       const gitBytes = bytesUnder(join(clone, ".git"));
       return { git: gitBytes, tree: bytesUnder(clone) - gitBytes };
     } finally {
@@ -139,7 +151,9 @@ export function teamYear(o: Options): Figure[] {
     if (sealed.status !== 0) throw new Error(`intent ledger compact failed: ${sealed.stderr}`);
     o.log(`    ${sealed.stdout.trim()}`);
     const liveBytes = statSync(join(root, LEDGER)).size;
-    const segmentBytes = bytesUnder(join(root, SEGMENTS));
+    const manifest = readFileSync(join(root, MANIFEST), "utf8").split("\n").slice(1).filter(Boolean);
+    const manifestBytes = statSync(join(root, MANIFEST)).size;
+    const segmentBytes = manifest.reduce((n, entry) => n + Number(git(root, "cat-file", "-s", entry.split(" ")[1]!).trim()), 0);
     const sealedRecords = times.filter((t) => t < cut).length;
     repo.commitLayout(root);
     const newClone = repo.cloneBytes();
@@ -157,7 +171,19 @@ export function teamYear(o: Options): Figure[] {
         `clone of the ledger alone (.git + working tree): JSONL ${mb(oldClone.git)} + ${mb(oldClone.tree)}, then compacted ${mb(newClone.git)} + ${mb(newClone.tree)}; ` +
         `verify: ${verify.stdout.trim().split("\n").pop()}`,
     );
-    const data = { records, files: TEAM_YEAR_FILES, perRecord, jsonlBytes, liveBytes, segmentBytes, oldClone, newClone, cut, historyCommits: HISTORY_COMMITS };
+    const data = {
+      records,
+      files: TEAM_YEAR_FILES,
+      perRecord,
+      jsonlBytes,
+      liveBytes,
+      manifestBytes,
+      segmentBytes,
+      oldClone,
+      newClone,
+      cut,
+      historyCommits: HISTORY_COMMITS,
+    };
     const fig = (id: string, now: string, baseline: string, ratio: string, target: string, met: boolean | null): Figure => ({
       id,
       records,
@@ -168,7 +194,9 @@ export function teamYear(o: Options): Figure[] {
       met,
       data,
     });
-    const treeYear = perRecord.segment * (TEAM_YEAR_RECORDS - LIVE_RECORDS_YEAR) + perRecord.jsonl * LIVE_RECORDS_YEAR;
+    // the working tree holds the live file and the manifest (a line per segment); the segments are in git
+    const manifestLine = manifestBytes / (manifest.length + 1);
+    const treeYear = manifestLine * (SEGMENTS_YEAR + 1) + perRecord.jsonl * LIVE_RECORDS_YEAR;
     // the clone's history holds every record the live file ever held, plus the segments; its working tree is `treeYear`
     const cloneYear = year(newClone.git / records) + treeYear;
     const oldCloneYear = year(oldClone.git / records) + year(perRecord.jsonl);
@@ -182,7 +210,7 @@ export function teamYear(o: Options): Figure[] {
         null,
       ),
       fig(
-        `team-year working-tree ledger (segments + a ${LIVE_RECORDS_YEAR.toLocaleString("en")}-record live file; ${label})`,
+        `team-year working-tree ledger (the manifest + a ${LIVE_RECORDS_YEAR.toLocaleString("en")}-record live file; segments in ${SEALED_REF}; ${label})`,
         mb(treeYear),
         mb(year(perRecord.jsonl)),
         `${(treeYear / year(perRecord.jsonl)).toFixed(3)}×`,
@@ -190,7 +218,7 @@ export function teamYear(o: Options): Figure[] {
         treeYear <= WORKING_TREE_TARGET_MB * 1e6,
       ),
       fig(
-        `team-year clone after git gc, ledger committed in ${HISTORY_COMMITS} steps then compacted (${label})`,
+        `team-year clone after git gc with ${SEALED_REF} fetched, ledger committed in ${HISTORY_COMMITS} steps then compacted (${label})`,
         mb(cloneYear),
         mb(oldCloneYear),
         `${(cloneYear / oldCloneYear).toFixed(3)}×`,

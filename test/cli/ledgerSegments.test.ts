@@ -233,49 +233,206 @@ describe("intent verify across segments", () => {
   });
 });
 
-describe("merging two branches that each appended and compacted", () => {
-  let ws: TempWorkspace;
-  afterEach(() => ws?.dispose());
+describe("in a git repository: segments under refs/intent/ledger, named by the manifest", () => {
+  const dirs: TempWorkspace[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) d.dispose();
+  });
+  const MANIFEST = ".orchestration/agent_trace.sealed";
 
-  it("merges without conflicts; blame names each branch's owners and verify passes", async () => {
-    ws = gitWorkspace();
-    ws.write(".gitattributes", ".orchestration/agent_trace.jsonl merge=union\n");
-    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 6, 9, 1);
+  function repo(): TempWorkspace {
+    const ws = gitWorkspace();
+    ws.write(".gitattributes", ".orchestration/agent_trace.jsonl merge=union\n.orchestration/agent_trace.sealed merge=union\n");
+    dirs.push(ws);
+    return ws;
+  }
+
+  /** A bare repository the clones share, as a team shares a remote. */
+  function remote(): string {
+    const bare = new TempWorkspace({ fromExample: false, withLedger: false });
+    dirs.push(bare);
+    git(bare.root, "init", "-q", "--bare");
+    return bare.root;
+  }
+
+  function clone(url: string): TempWorkspace {
+    const c = new TempWorkspace({ fromExample: false, withLedger: false });
+    dirs.push(c);
+    git(c.root, "clone", "-q", url, ".");
+    return c;
+  }
+
+  function manifestNames(ws: TempWorkspace): string[] {
+    return ws
+      .read(MANIFEST)
+      .split("\n")
+      .filter((l) => l && !l.startsWith("#"))
+      .map((l) => l.split(" ")[0]!);
+  }
+
+  function refSegments(ws: TempWorkspace): string[] {
+    return git(ws.root, "ls-tree", "--name-only", "refs/intent/ledger").split("\n").filter(Boolean).sort();
+  }
+
+  it("the working tree keeps the live file and a manifest; every door reads the sealed records from git", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
+    const original = ws.read(LEDGER);
+    const before = FILES.map((f) => blameTraces(ws.root, f));
+
+    const r = compact(ws, "2026-03-20");
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(
+      /^Sealed \d+ lines into 3 segments in refs\/intent\/ledger \(named in \.orchestration\/agent_trace\.sealed\); \.orchestration\/agent_trace\.jsonl keeps \d+\. Commit \.orchestration\/agent_trace\.sealed and \.orchestration\/agent_trace\.jsonl, and share the segments with `intent ledger push`\.\n$/,
+    );
+    expect(segmentFiles(ws)).toEqual([]);
+    const names = manifestNames(ws);
+    expect(names).toHaveLength(3);
+    expect(refSegments(ws)).toEqual(names.map((n) => `${n}.seg`).sort());
+    // each entry: the segment's SHA-256, git's blob of exactly those bytes, its lines and its first and last time
+    const [entry] = ws.read(MANIFEST).split("\n").slice(1);
+    expect(entry).toMatch(/^[0-9a-f]{64} [0-9a-f]{40} \d+ 2026-01-03T10:00:00\.000Z 2026-01-\d\dT10:0\d:00\.000Z$/);
+
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({
+      status: 0,
+      stdout: `${original.split("\n").filter((l) => l).length} records; no problems.\n`,
+    });
+    expect(runCli(["export"], { cwd: ws.root }).stdout).toBe(original);
+    const editor = await InProcessEditor.start(ws.root);
+    try {
+      await editor.open(FILES[0]!, ws.read(FILES[0]!));
+      await editor.ledgerRead("README.md");
+      expect(await editor.hoverTraces(FILES[0]!)).toEqual(before[0]);
+    } finally {
+      await editor.stop();
+    }
+  });
+
+  it("a clone without the sealed history names what is missing and how to fetch it; fetched, it reads as the original", async () => {
+    const ws = repo();
+    const url = remote();
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
+    const before = blameTraces(ws.root, FILES[0]!);
+    expect(compact(ws, "2026-03-20").status).toBe(0);
     git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "shared history");
+    git(ws.root, "commit", "-q", "-m", "ledger");
+    git(ws.root, "remote", "add", "origin", url);
+    git(ws.root, "push", "-q", "origin", "main");
 
-    git(ws.root, "checkout", "-q", "-b", "a");
-    await history(ws, ["src/api/a.ts"], "2026-03-01T10:00:00Z", 8, 3, 2);
-    expect(compact(ws, "2026-02-10").status).toBe(0);
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "a");
-    const ownersA = blameTraces(ws.root, "src/api/a.ts");
+    const c = clone(url);
+    const missing = runCli(["blame", FILES[0]!], { cwd: c.root });
+    expect(missing.stderr).toMatch(
+      /^intent blame: warning: \.orchestration\/agent_trace\.sealed:2: the ledger's sealed segments cannot be read: 3 segments \(9 lines, 2026-01-03 to 2026-03-1\d\) are not in this clone: fetch the sealed history with `intent ledger fetch` \(git fetch origin refs\/intent\/ledger\)\n$/,
+    );
+    const unverified = runCli(["verify"], { cwd: c.root });
+    expect(unverified.status).toBe(1);
+    for (const line of [2, 3, 4])
+      expect(unverified.stdout).toMatch(
+        new RegExp(
+          `\\.orchestration/agent_trace\\.sealed:${line}: segment: segment [0-9a-f]{12} \\(\\d+ lines, 2026-0\\d-\\d\\d to 2026-0\\d-\\d\\d\\) is not in this clone`,
+        ),
+      );
+    expect(runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
+      status: 0,
+      stdout: "origin has no sealed ledger segments (refs/intent/ledger) yet.\n",
+    });
 
-    git(ws.root, "checkout", "-q", "main");
-    git(ws.root, "checkout", "-q", "-b", "b");
-    await history(ws, ["src/api/b.ts"], "2026-03-02T10:00:00Z", 8, 3, 3);
-    expect(compact(ws, "2026-03-15").status).toBe(0);
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "b");
-    const ownersB = blameTraces(ws.root, "src/api/b.ts");
-    const ownersShared = blameTraces(ws.root, FILES[0]!);
+    expect(runCli(["ledger", "push"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "Pushed refs/intent/ledger to origin.\n" });
+    expect(runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
+      status: 0,
+      stdout: "Fetched origin's sealed ledger segments into refs/intent/ledger.\n",
+    });
+    expect(refSegments(c)).toEqual(refSegments(ws));
+    expect(blameTraces(c.root, FILES[0]!)).toEqual(before);
+    expect(runCli(["blame", FILES[0]!], { cwd: c.root }).stderr).toBe("");
+    expect(runCli(["verify"], { cwd: c.root }).status).toBe(0);
+  });
 
-    git(ws.root, "checkout", "-q", "a");
-    git(ws.root, "merge", "-q", "--no-edit", "b");
-    expect(git(ws.root, "status", "--porcelain")).toBe("");
-    // January's segment is the same file on both branches (same lines, same predecessor: same name); a sealed
+  it("two clones that each appended and compacted on their own branches merge without conflicts, code and sealed history", async () => {
+    const a = repo();
+    const url = remote();
+    await history(a, [FILES[0]!], "2026-01-03T10:00:00Z", 6, 9, 1);
+    git(a.root, "add", "-A");
+    git(a.root, "commit", "-q", "-m", "shared history");
+    git(a.root, "remote", "add", "origin", url);
+    git(a.root, "push", "-q", "origin", "main");
+    const b = clone(url);
+    const ownersShared = blameTraces(a.root, FILES[0]!);
+
+    git(a.root, "checkout", "-q", "-b", "a");
+    await history(a, ["src/api/a.ts"], "2026-03-01T10:00:00Z", 8, 3, 2);
+    expect(compact(a, "2026-02-10").status).toBe(0);
+    git(a.root, "add", "-A");
+    git(a.root, "commit", "-q", "-m", "a");
+    const ownersA = blameTraces(a.root, "src/api/a.ts");
+    expect(runCli(["ledger", "push"], { cwd: a.root }).status).toBe(0);
+
+    git(b.root, "checkout", "-q", "-b", "b");
+    await history(b, ["src/api/b.ts"], "2026-03-02T10:00:00Z", 8, 3, 3);
+    expect(compact(b, "2026-03-15").status).toBe(0);
+    git(b.root, "add", "-A");
+    git(b.root, "commit", "-q", "-m", "b");
+    const ownersB = blameTraces(b.root, "src/api/b.ts");
+    // b's push takes a's segments in first: the remote ends with both clones' segments
+    expect(runCli(["ledger", "push"], { cwd: b.root }).status).toBe(0);
+    git(b.root, "push", "-q", "origin", "b");
+
+    git(a.root, "fetch", "-q", "origin");
+    git(a.root, "merge", "-q", "--no-edit", "origin/b");
+    expect(git(a.root, "status", "--porcelain")).toBe("");
+    expect(runCli(["ledger", "fetch"], { cwd: a.root }).status).toBe(0);
+    // January's segment is the same on both branches (same lines, same predecessor: same name); a sealed
     // part of February, b all of it and its March: the record of February both hold is read once
-    expect(segmentFiles(ws)).toHaveLength(4);
-    expect(blameTraces(ws.root, "src/api/a.ts")).toEqual(ownersA);
-    expect(blameTraces(ws.root, "src/api/b.ts")).toEqual(ownersB);
-    expect(blameTraces(ws.root, FILES[0]!)).toEqual(ownersShared);
-    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
+    expect(manifestNames(a)).toHaveLength(4);
+    expect(refSegments(a)).toEqual(
+      manifestNames(a)
+        .map((n) => `${n}.seg`)
+        .sort(),
+    );
+    expect(blameTraces(a.root, "src/api/a.ts")).toEqual(ownersA);
+    expect(blameTraces(a.root, "src/api/b.ts")).toEqual(ownersB);
+    expect(blameTraces(a.root, FILES[0]!)).toEqual(ownersShared);
+    expect(runCli(["verify"], { cwd: a.root })).toMatchObject({ status: 0 });
     // every record once: 6 shared, 8 of each branch
-    const exported = runCli(["export"], { cwd: ws.root })
+    const exported = runCli(["export"], { cwd: a.root })
       .stdout.split("\n")
       .filter((l) => l);
     expect(exported).toHaveLength(22);
     expect(new Set(exported.map((l) => JSON.parse(l).id)).size).toBe(22);
+  });
+
+  it("a ledger sealed into the segments folder keeps working, and the next compaction moves its segments into git", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
+    const original = ws.read(LEDGER);
+    const before = FILES.map((f) => blameTraces(ws.root, f));
+    expect(runCli(["ledger", "compact", "--before", "2026-03-01", "--store", "folder"], { cwd: ws.root }).status).toBe(0);
+    expect(segmentFiles(ws)).toHaveLength(2);
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+
+    const r = compact(ws, "2026-03-20");
+    expect(r.stdout).toMatch(
+      /^Moved 2 segments from \.orchestration\/agent_trace\.segments\/ into refs\/intent\/ledger \(named in \.orchestration\/agent_trace\.sealed\); sealed \d+ lines into 1 segment in refs/,
+    );
+    expect(segmentFiles(ws)).toEqual([]);
+    expect(manifestNames(ws)).toHaveLength(3);
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    expect(runCli(["verify"], { cwd: ws.root }).status).toBe(0);
+    expect(runCli(["export"], { cwd: ws.root }).stdout).toBe(original);
+  });
+
+  it("a manifest that names a blob of other bytes, or a line that is no entry, is reported by verify", async () => {
+    const ws = repo();
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 8, 9, 1);
+    expect(compact(ws, "2026-02-01").status).toBe(0);
+    const [header, entry] = ws.read(MANIFEST).split("\n");
+    const forged = entry!.replace(/^(\S+) \S+/, `$1 ${git(ws.root, "rev-parse", "HEAD:README.md").trim()}`);
+    ws.write(MANIFEST, `${header}\n${forged}\nnot an entry\n`);
+    const r = runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(".orchestration/agent_trace.sealed:3: segment: not a segment entry");
+    expect(r.stdout).toMatch(/agent_trace\.sealed:2: segment: refs\/intent\/ledger:[0-9a-f]{64}\.seg: /);
   });
 });
 

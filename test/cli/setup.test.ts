@@ -73,7 +73,7 @@ describe("intent init", () => {
     expect(first.stdout).toBe(
       [
         "created .orchestration/active_intents.yaml (a commented example: declare your intents there)",
-        "created .gitattributes: .orchestration/agent_trace.jsonl merge=union",
+        "created .gitattributes: .orchestration/agent_trace.jsonl merge=union, .orchestration/agent_trace.sealed merge=union",
         "updated .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/",
         "created .claude/settings.json: claude-code hooks for PreToolUse, PostToolUse, SessionStart, SessionEnd",
         "created .clinerules/hooks/PreToolUse (cline hook)",
@@ -84,7 +84,7 @@ describe("intent init", () => {
     );
     expect(first.status).toBe(0);
     expect(ws.read(".gitignore")).toBe("node_modules/\n\n# intent-lsp\n.orchestration/.sessions/\n.orchestration/*.lock\n.orchestration/.cache/\n");
-    expect(ws.read(".gitattributes")).toBe("# intent-lsp\n.orchestration/agent_trace.jsonl merge=union\n");
+    expect(ws.read(".gitattributes")).toBe("# intent-lsp\n.orchestration/agent_trace.jsonl merge=union\n.orchestration/agent_trace.sealed merge=union\n");
     expect(ws.read(".clinerules/hooks/PreToolUse")).toBe(
       "#!/usr/bin/env bash\n# intent-lsp: gate and record this agent's tool calls (see the intent-lsp README)\nexec intent hook cline\n",
     );
@@ -322,7 +322,7 @@ describe("intent doctor", () => {
     utimesSync(ws.path(".orchestration/agent_trace.jsonl.lock"), old, old);
     const r = runCli(["doctor"], { cwd: ws.root, env: { PATH: "/usr/bin:/bin" } });
     expect(lineOf(r.stdout, ".gitattributes")).toBe(
-      "problem  .gitattributes: missing .orchestration/agent_trace.jsonl merge=union (so that the ledger merges without conflicts)\n         fix: run `intent init` (it appends the missing lines and changes nothing else)",
+      "problem  .gitattributes: missing .orchestration/agent_trace.jsonl merge=union, .orchestration/agent_trace.sealed merge=union (so that the ledger merges without conflicts)\n         fix: run `intent init` (it appends the missing lines and changes nothing else)",
     );
     expect(lineOf(r.stdout, "cursor hooks")).toBe(
       "problem  cursor hooks: cursor is used here but its hooks do not call `intent hook cursor`\n         fix: run `intent init --agent cursor`",

@@ -11,7 +11,7 @@ const USAGE = `intent init [--agent NAME]... [--root DIR]
 
 Sets the repository up in one step, changing only what is missing:
   - .orchestration/active_intents.yaml with a commented example (only if there is none)
-  - .gitattributes: the ledger merges with merge=union
+  - .gitattributes: the ledger and its sealed manifest merge with merge=union
   - .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/
   - for each agent found in the repository (.claude/, .cursor/, .codex/, …) or named with --agent, its hook
     configuration merged into its existing file: every entry already there is kept

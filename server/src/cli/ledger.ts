@@ -1,44 +1,77 @@
 import { relative, resolve } from "node:path";
-import { compactLedger, exportLines } from "../io/ledger/compact";
-import { segmentsDir } from "../io/ledger/segments";
+import { compactLedger, exportLines, type SegmentStore } from "../io/ledger/compact";
+import { sealedManifestPath, segmentsDir } from "../io/ledger/segments";
+import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRef";
 import { writeLinesAtomic } from "../io/atomicWrite";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
-const DEFAULT_KEEP_DAYS = 30;
+const DEFAULT_KEEP_DAYS = 3;
 
-const LEDGER_USAGE = `intent ledger compact [--before DATE | --keep-days N] [--root DIR]
+const LEDGER_USAGE = `intent ledger compact [--before DATE | --keep-days N] [--store ref|folder] [--root DIR]
+intent ledger fetch [REMOTE] [--root DIR]
+intent ledger push [REMOTE] [--root DIR]
 
-Seals the live ledger's records older than the cut into compressed segments (one per calendar month) in
-<ledger>.segments/, and keeps only the newer ones in the live file, which agents and other Agent Trace tools
-keep appending to. Every command reads the segments before the live file; \`intent verify\` checks both and
+compact: seals the live ledger's records older than the cut into compressed segments (one per calendar
+month) and keeps only the newer ones in the live file, which agents and other Agent Trace tools keep
+appending to. Every command reads the segments before the live file; \`intent verify\` checks both and
 \`intent export\` writes any period back as plain Agent Trace JSONL. Segments decode to exactly the lines that
-were sealed. Commit the segments folder with the live file. Safe to stop at any point and to run again.
+were sealed. Safe to stop at any point and to run again.
+In a git repository the segments are stored in git under ${SEALED_REF}, out of the working tree, and
+<ledger>.sealed names them: commit it with the live file, and share the segments with \`intent ledger push\`.
+Segments an earlier compaction left in <ledger>.segments/ move there too.
 
   --before DATE    seal records older than this date (ISO 8601, e.g. 2026-01-01)
-  --keep-days N    seal records older than N days (default ${DEFAULT_KEEP_DAYS})`;
+  --keep-days N    seal records older than N days (default ${DEFAULT_KEEP_DAYS})
+  --store folder   keep segments as files in <ledger>.segments/ (the only store outside git)
+
+fetch: brings REMOTE's sealed segments (default origin) into this clone's ${SEALED_REF}.
+push: fetch, then pushes ${SEALED_REF} to REMOTE (default origin). Both merge the segments of every clone
+that sealed: no conflict to resolve.`;
 
 export const ledgerCommand: Command = {
   usage: LEDGER_USAGE,
   async run(argv, io) {
-    const { values, positionals } = parse("ledger", argv, { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" } }, { min: 1, max: 1 });
-    if (positionals[0] !== "compact") throw new CliError(`unknown ledger action "${positionals[0]}"; the one action is \`intent ledger compact\``, 2);
+    const { values, positionals } = parse(
+      "ledger",
+      argv,
+      { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" }, store: { type: "string" } },
+      { min: 1, max: 2 },
+    );
+    const [action, remote = "origin"] = positionals as [string, string | undefined];
+    if (action === "fetch" || action === "push") {
+      const ws = openWorkspace(io, values.root);
+      if (action === "fetch") {
+        const found = fetchSealedRef(ws.root, remote);
+        io.out(found ? `Fetched ${remote}'s sealed ledger segments into ${SEALED_REF}.\n` : `${remote} has no sealed ledger segments (${SEALED_REF}) yet.\n`);
+      } else {
+        pushSealedRef(ws.root, remote);
+        io.out(`Pushed ${SEALED_REF} to ${remote}.\n`);
+      }
+      return 0;
+    }
+    if (action !== "compact") throw new CliError(`unknown ledger action "${action}"; the actions are compact, fetch and push`, 2);
+    if (positionals.length > 1) throw new CliError(`\`intent ledger compact\` takes no argument "${positionals[1]}"`, 2);
     if (values.before !== undefined && values["keep-days"] !== undefined) throw new CliError("pass --before or --keep-days, not both", 2);
+    if (values.store !== undefined && values.store !== "ref" && values.store !== "folder")
+      throw new CliError(`--store "${values.store}" is not ref or folder`, 2);
     const before = values.before !== undefined ? dateOption("--before", values.before) : daysAgo(values["keep-days"]);
     const ws = openWorkspace(io, values.root);
     const ledgerPath = ws.rules.settings.ledgerPath;
-    const r = await compactLedger(ws.root, ledgerPath, before);
-    if (!r.sealed && !r.alreadySealed) {
+    const r = await compactLedger(ws.root, ledgerPath, before, values.store as SegmentStore | undefined);
+    if (!r.sealed && !r.alreadySealed && !r.moved) {
       io.out(`Nothing to seal: ${ledgerPath} holds no record older than ${before.toISOString()}.\n`);
       return 0;
     }
+    const where = r.store === "ref" ? `${SEALED_REF} (named in ${sealedManifestPath(ledgerPath)})` : `${segmentsDir(ledgerPath)}/`;
     const parts = [];
+    if (r.moved) parts.push(`moved ${r.moved} segment${r.moved === 1 ? "" : "s"} from ${segmentsDir(ledgerPath)}/ into ${where}`);
     if (r.sealed)
-      parts.push(
-        `sealed ${r.sealed} line${r.sealed === 1 ? "" : "s"} into ${r.segments.length} segment${r.segments.length === 1 ? "" : "s"} in ${segmentsDir(ledgerPath)}/`,
-      );
+      parts.push(`sealed ${r.sealed} line${r.sealed === 1 ? "" : "s"} into ${r.segments.length} segment${r.segments.length === 1 ? "" : "s"} in ${where}`);
     if (r.alreadySealed) parts.push(`removed ${r.alreadySealed} line${r.alreadySealed === 1 ? "" : "s"} a segment already held`);
-    io.out(`${capitalize(parts.join("; "))}; ${ledgerPath} keeps ${r.kept}. Commit both.\n`);
+    const next =
+      r.store === "ref" ? `Commit ${sealedManifestPath(ledgerPath)} and ${ledgerPath}, and share the segments with \`intent ledger push\`.` : "Commit both.";
+    io.out(`${capitalize(parts.join("; "))}; ${ledgerPath} keeps ${r.kept}. ${next}\n`);
     return 0;
   },
 };

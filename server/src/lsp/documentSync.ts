@@ -1,3 +1,4 @@
+import { sealedManifestPath } from "../io/ledger/segments";
 import { join } from "node:path";
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver";
 import { fileHash } from "../engine/hashing";
@@ -129,7 +130,8 @@ export class DocumentSync {
       const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
       if (!ctx || !path) continue;
       if (ctx.ruleFileOf(path) || isOtherSessionFile(ctx, path)) touched.add(ctx);
-      else if (ctx.ledger.sources.some((s) => s.path === path)) void this.ledgers.poll(ctx);
+      // a merge can change the manifest alone (another branch sealed only records both branches hold)
+      else if (ctx.ledger.sources.some((s) => s.path === path) || path === sealedManifestPath(ctx.ledger.ledgerPath)) void this.ledgers.poll(ctx);
       const open = this.documents.at(fsPath!);
       if (open) this.findings(open);
     }

@@ -1,22 +1,44 @@
 /**
  * `intent ledger compact` and `intent export` (docs/LEDGER.md "Segments"): sealing the live ledger's older
- * lines into a segment, and reading any period back as plain Agent Trace JSONL.
+ * lines into segments, and reading any period back as plain Agent Trace JSONL.
  *
- * Sealing runs under the ledger's append lock, in two steps that each leave a readable ledger: the segment
- * is written (a new file, renamed into place), then the live file is replaced without the sealed lines. A
- * crash between them leaves lines in both; readers count them once, and the next compaction removes them
- * from the live file. Running it again with the same cut seals nothing more.
+ * Sealing runs under the ledger's append lock, in steps that each leave a readable ledger. In a git
+ * repository: the segments become blobs under `refs/intent/ledger`, then the manifest names them, then the
+ * live file is replaced without the sealed lines (segments a folder still holds move to the ref on the
+ * way). Elsewhere: each segment is a new file renamed into the segments folder, then the live file is
+ * replaced. A crash between steps leaves lines in a segment and in the live file; readers count them once,
+ * and the next compaction removes them from the live file. Running it again with the same cut seals
+ * nothing more.
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { lineTimestamp } from "../../engine/ledger/segment";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
-import { checkOwnRead, replaceOwnFile, writeAllSync } from "../ownFiles";
+import { formatManifest, type ManifestEntry } from "../../engine/ledger/sealedManifest";
+import { checkOwnRead, removeOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
 import { readRegularBytes } from "../regularFiles";
 import { acquireLedgerLock } from "./append";
-import { encodeSegment, readSegments, sealedLines, writeSegment } from "./segments";
+import { addToSealedRef, inGitWorkTree, writeBlob } from "./sealedRef";
+import {
+  encodeSegment,
+  folderSegmentNames,
+  readManifest,
+  readSegments,
+  SEGMENT_EXTENSION,
+  sealedLines,
+  sealedManifestPath,
+  segmentsDir,
+  writeSegment,
+  type SegmentFile,
+} from "./segments";
+
+/** Where new segments go: git (the ref, named by the manifest) or files in the segments folder. */
+export type SegmentStore = "ref" | "folder";
 
 export interface CompactResult {
+  store: SegmentStore;
+  /** Segments moved from the segments folder into the ref. */
+  moved: number;
   /** The segments written, oldest first: one per calendar month (UTC) of the sealed records. */
   segments: string[];
   /** Lines sealed into it. */
@@ -27,8 +49,11 @@ export interface CompactResult {
   kept: number;
 }
 
-/** Seals the live ledger's leading lines whose records are older than `before` into one new segment. */
-export async function compactLedger(root: string, ledgerPath: string, before: Date): Promise<CompactResult> {
+/**
+ * Seals the live ledger's leading lines whose records are older than `before` into new segments, one per
+ * calendar month. `store` defaults to the ref inside a git work tree, the folder elsewhere.
+ */
+export async function compactLedger(root: string, ledgerPath: string, before: Date, store: SegmentStore = defaultStore(root)): Promise<CompactResult> {
   const file = join(root, ledgerPath);
   checkOwnRead(root, ledgerPath);
   const release = await acquireLedgerLock(file);
@@ -43,15 +68,27 @@ export async function compactLedger(root: string, ledgerPath: string, before: Da
     const cut = sealingCut(fresh, before.getTime());
     const toSeal = fresh.slice(0, cut);
     const kept = fresh.slice(cut);
-    const result: CompactResult = { segments: [], sealed: toSeal.length, alreadySealed: lines.length - fresh.length, kept: kept.length };
-    if (!toSeal.length && !result.alreadySealed) return result;
+    const toMove = store === "ref" ? folderSegments(root, ledgerPath, segments) : [];
+    const result: CompactResult = {
+      store,
+      moved: toMove.length,
+      segments: [],
+      sealed: toSeal.length,
+      alreadySealed: lines.length - fresh.length,
+      kept: kept.length,
+    };
+    if (!toSeal.length && !result.alreadySealed && !toMove.length) return result;
 
     let after = segments.length ? segments[segments.length - 1]!.name : null;
+    const sealedNow: Buffer[] = [];
     for (const group of byMonth(toSeal)) {
       const times = group.map((l) => lineTimestamp(l.toString("utf8"))).filter((t): t is string => t !== undefined);
-      after = writeSegment(root, ledgerPath, encodeSegment(group, after, times[0] ?? null, times[times.length - 1] ?? null));
+      const bytes = encodeSegment(group, after, times[0] ?? null, times[times.length - 1] ?? null);
+      after = store === "ref" ? sha256Hex(bytes) : writeSegment(root, ledgerPath, bytes);
+      sealedNow.push(bytes);
       result.segments.push(after);
     }
+    if (store === "ref") storeInRef(root, ledgerPath, toMove, sealedNow);
     replaceOwnFile(root, ledgerPath, (fd) => {
       const parts: Buffer[] = [];
       for (const l of kept) parts.push(l, NEWLINE);
@@ -62,6 +99,43 @@ export async function compactLedger(root: string, ledgerPath: string, before: Da
   } finally {
     await release();
   }
+}
+
+function defaultStore(root: string): SegmentStore {
+  return inGitWorkTree(root) ? "ref" : "folder";
+}
+
+/** The segments read from the folder that the manifest does not name yet. */
+function folderSegments(root: string, ledgerPath: string, segments: readonly SegmentFile[]): SegmentFile[] {
+  const named = new Set(readManifest(root, ledgerPath).entries.map((e) => e.name));
+  const inFolder = new Set(folderSegmentNames(root, ledgerPath));
+  return segments.filter((s) => inFolder.has(s.name) && !named.has(s.name));
+}
+
+/**
+ * Puts the folder's segments and the new ones under the ref, names them in the manifest (after the ones
+ * it names), then removes the folder's files: each step leaves every segment readable.
+ */
+function storeInRef(root: string, ledgerPath: string, moved: readonly SegmentFile[], sealed: readonly Buffer[]): void {
+  const entries: Omit<ManifestEntry, "line">[] = readManifest(root, ledgerPath).entries;
+  const blobs = new Map<string, string>();
+  const add = (name: string, bytes: Buffer) => {
+    if (entries.some((e) => e.name === name)) return;
+    const nl = bytes.indexOf(0x0a);
+    const header = JSON.parse(bytes.subarray(0, nl).toString("utf8")) as { lines: number; from: string | null; until: string | null };
+    const blob = writeBlob(root, bytes);
+    blobs.set(name, blob);
+    entries.push({ name, blob, lines: header.lines, from: header.from, until: header.until });
+  };
+  for (const s of moved) add(s.name, s.bytes);
+  for (const bytes of sealed) add(sha256Hex(bytes), bytes);
+  addToSealedRef(root, blobs);
+  writeOwnFile(root, sealedManifestPath(ledgerPath), formatManifest(entries));
+  for (const s of moved) removeOwnFile(root, `${segmentsDir(ledgerPath)}/${s.name}${SEGMENT_EXTENSION}`);
+}
+
+function sha256Hex(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

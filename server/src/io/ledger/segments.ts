@@ -1,6 +1,9 @@
 /**
- * Sealed segments on disk (docs/LEDGER.md "Segments"): `<ledger>.segments/<sha256 of the file>.seg` beside
- * the live ledger, each a header line and the brotli-compressed compact lines (engine/ledger/segment.ts).
+ * Sealed segments (docs/LEDGER.md "Segments"), each a header line and the brotli-compressed compact lines
+ * (engine/ledger/segment.ts), named by the SHA-256 of its bytes. A segment is found in one of two places:
+ * a blob of git's that the working tree's manifest (`<ledger>.sealed`) names, kept alive by the ref
+ * `refs/intent/ledger` (io/ledger/sealedRef.ts), or a file `<ledger>.segments/<name>.seg` beside the live
+ * ledger (a workspace outside git, `--store folder`, or a ledger sealed before the ref existed).
  * Readers see every segment's lines, in order, before the live file's: `sealedLines` for streams (verify,
  * export, compact) and `refreshSealedCopy` for the index, which follows a decoded copy in the cache folder
  * like any other ledger file.
@@ -21,9 +24,11 @@ import {
   type SegmentHeader,
 } from "../../engine/ledger/segment";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
+import { describeEntries, parseManifest, type ManifestEntry, type ParsedManifest } from "../../engine/ledger/sealedManifest";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead, readOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
 import { readRegularBytes } from "../regularFiles";
+import { readBlob, SEALED_REF } from "./sealedRef";
 
 export const SEGMENT_EXTENSION = ".seg";
 /** The decoded copy of every segment's lines, which the index follows (rebuilt when the segments change). */
@@ -37,10 +42,22 @@ export function segmentsDir(ledgerPath: string): string {
   return `${ledgerPath.replace(/\.jsonl$/, "")}.segments`;
 }
 
+/** The manifest that names the segments stored in git, relative to the workspace root. */
+export function sealedManifestPath(ledgerPath: string): string {
+  return `${ledgerPath.replace(/\.jsonl$/, "")}.sealed`;
+}
+
+export function readManifest(root: string, ledgerPath: string): ParsedManifest {
+  const text = readOwnFile(root, sealedManifestPath(ledgerPath));
+  return text === undefined ? { entries: [], problems: [] } : parseManifest(text);
+}
+
 export interface SegmentFile {
   name: string;
-  /** Workspace-relative path. */
+  /** Where it was read: the file's workspace-relative path, or `refs/intent/ledger:<name>.seg`. */
   rel: string;
+  /** The workspace file a problem with it is shown on: the segment file, or the manifest that names it. */
+  file: string;
   header: SegmentHeader;
   bytes: Buffer;
   /** Where the compressed body starts in `bytes`. */
@@ -49,10 +66,40 @@ export interface SegmentFile {
 
 export class SegmentReadError extends Error {
   override name = "SegmentReadError";
+  constructor(
+    message: string,
+    /** The workspace file the problem is shown on, and its line there. */
+    readonly file: string,
+    readonly line = 1,
+  ) {
+    super(message);
+  }
 }
 
-/** Names of the segment files present (unordered); empty when there is no segments folder. */
+/** A segment the manifest names whose blob this clone does not have (its ref was never fetched). */
+export class SegmentMissingError extends SegmentReadError {
+  override name = "SegmentMissingError";
+  constructor(
+    readonly entries: readonly ManifestEntry[],
+    file: string,
+  ) {
+    super(
+      `${describeEntries(entries)} ${entries.length === 1 ? "is" : "are"} not in this clone: fetch the sealed history with \`intent ledger fetch\` (git fetch origin ${SEALED_REF})`,
+      file,
+      Math.min(...entries.map((e) => e.line)),
+    );
+  }
+}
+
+/** Names of the sealed segments, in the segments folder or named by the manifest (sorted, each once). */
 export function segmentNames(root: string, ledgerPath: string): string[] {
+  const names = new Set(folderSegmentNames(root, ledgerPath));
+  for (const e of readManifest(root, ledgerPath).entries) names.add(e.name);
+  return [...names].sort();
+}
+
+/** Names of the segment files in the segments folder; empty when there is none. */
+export function folderSegmentNames(root: string, ledgerPath: string): string[] {
   const dir = segmentsDir(ledgerPath);
   let entries: string[];
   try {
@@ -68,20 +115,56 @@ export function segmentNames(root: string, ledgerPath: string): string[] {
     .sort();
 }
 
-/** Reads one segment file and its header; throws SegmentReadError saying what is wrong with it. */
+/**
+ * Reads one segment and its header, from the segments folder or else from git as the manifest names it;
+ * throws SegmentReadError saying what is wrong with it and what to do.
+ */
 export function readSegmentFile(root: string, ledgerPath: string, name: string): SegmentFile {
   const rel = `${segmentsDir(ledgerPath)}/${name}${SEGMENT_EXTENSION}`;
   checkOwnRead(root, rel);
-  const bytes = readRegularBytes(join(root, rel));
-  const nl = bytes.indexOf(0x0a);
-  const header = nl === -1 ? "no header line" : parseSegmentHeader(bytes.subarray(0, nl).toString("utf8"));
-  if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; restore it from git`);
-  return { name, rel, header, bytes, bodyAt: nl + 1 };
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readRegularBytes(join(root, rel));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
+  }
+  if (bytes) return withHeader(name, rel, rel, bytes, "restore it from git");
+  const manifest = sealedManifestPath(ledgerPath);
+  const entry = readManifest(root, ledgerPath).entries.find((e) => e.name === name);
+  if (!entry) throw new SegmentReadError(`${rel}: no such segment`, rel);
+  const blob = readBlob(root, entry.blob);
+  if (!blob) throw new SegmentMissingError([entry], manifest);
+  return withHeader(name, `${SEALED_REF}:${name}${SEGMENT_EXTENSION}`, manifest, blob, "fetch it again with `intent ledger fetch`", entry.line);
 }
 
-/** The segments present, in the order readers read them (engine/ledger/segment.ts `orderSegments`). */
+function withHeader(name: string, rel: string, file: string, bytes: Buffer, remedy: string, line = 1): SegmentFile {
+  const nl = bytes.indexOf(0x0a);
+  const header = nl === -1 ? "no header line" : parseSegmentHeader(bytes.subarray(0, nl).toString("utf8"));
+  if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; ${remedy}`, file, line);
+  return { name, rel, file, header, bytes, bodyAt: nl + 1 };
+}
+
+/**
+ * The segments, in the order readers read them (engine/ledger/segment.ts `orderSegments`). Throws the
+ * first damaged one's error, or one error naming every segment this clone lacks.
+ */
 export function readSegments(root: string, ledgerPath: string): SegmentFile[] {
-  return orderSegments(segmentNames(root, ledgerPath).map((name) => readSegmentFile(root, ledgerPath, name)));
+  const read: SegmentFile[] = [];
+  const missing: SegmentMissingError[] = [];
+  for (const name of segmentNames(root, ledgerPath)) {
+    try {
+      read.push(readSegmentFile(root, ledgerPath, name));
+    } catch (e) {
+      if (!(e instanceof SegmentMissingError)) throw e;
+      missing.push(e);
+    }
+  }
+  if (missing.length)
+    throw new SegmentMissingError(
+      missing.flatMap((m) => m.entries).sort((a, b) => a.line - b.line),
+      missing[0]!.file,
+    );
+  return orderSegments(read);
 }
 
 /** Whether the file's bytes still hash to its name (a changed byte anywhere does not). */
@@ -119,12 +202,12 @@ export function* sealedLines(segments: readonly SegmentFile[]): Generator<Sealed
 /** A segment's lines, decoded to the bytes that were sealed. */
 export function* decodeSegment(segment: SegmentFile): Generator<Buffer> {
   const textEnd = segment.bodyAt + segment.header.text_bytes;
-  if (textEnd > segment.bytes.length) throw new SegmentReadError(`${segment.rel}: shorter than its header says; restore it from git`);
+  if (textEnd > segment.bytes.length) throw new SegmentReadError(`${segment.rel}: shorter than its header says; ${remedyFor(segment)}`, segment.file);
   let body: Buffer;
   try {
     body = brotliDecompressSync(segment.bytes.subarray(segment.bodyAt, textEnd));
   } catch (e) {
-    throw new SegmentReadError(`${segment.rel}: its body does not decompress (${(e as Error).message}); restore it from git`);
+    throw new SegmentReadError(`${segment.rel}: its body does not decompress (${(e as Error).message}); ${remedyFor(segment)}`, segment.file);
   }
   const decoder = new SegmentDecoder(segment.bytes.subarray(textEnd));
   let start = 0;
@@ -136,13 +219,18 @@ export function* decodeSegment(segment: SegmentFile): Generator<Buffer> {
     try {
       yield decoder.decode(body.subarray(start, end).toString("utf8"), `${segment.rel}:${n}`);
     } catch (e) {
-      if (e instanceof SegmentFormatError) throw new SegmentReadError(e.message);
+      if (e instanceof SegmentFormatError) throw new SegmentReadError(e.message, segment.file);
       throw e;
     }
     start = end + 1;
   }
   if (n !== segment.header.lines || !decoder.columnDone)
-    throw new SegmentReadError(`${segment.rel}: holds other lines than its header says (${n} of ${segment.header.lines}); restore it from git`);
+    throw new SegmentReadError(`${segment.rel}: holds other lines than its header says (${n} of ${segment.header.lines}); ${remedyFor(segment)}`, segment.file);
+}
+
+/** What restores a damaged segment: git's copy of the file, or the blob fetched again. */
+export function remedyFor(segment: Pick<SegmentFile, "rel" | "file">): string {
+  return segment.rel === segment.file ? "restore it from git (`git checkout -- <path>`)" : "fetch it again with `intent ledger fetch`";
 }
 
 /** A segment file's bytes for these lines (each without its newline), sealed after `after`. */

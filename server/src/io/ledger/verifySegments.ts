@@ -4,7 +4,18 @@
  * changed byte anywhere is named), its predecessor must be present, and it must decode.
  */
 import { LedgerVerifier, verifyLedgerFile, type VerifyProblem, type VerifyReport } from "./verify";
-import { readSegmentFile, sealedLines, segmentIntact, segmentNames, segmentsDir, type SegmentFile } from "./segments";
+import {
+  readManifest,
+  readSegmentFile,
+  remedyFor,
+  sealedLines,
+  sealedManifestPath,
+  segmentIntact,
+  segmentNames,
+  segmentsDir,
+  SegmentReadError,
+  type SegmentFile,
+} from "./segments";
 import { orderSegments } from "../../engine/ledger/segment";
 
 export interface WorkspaceVerifyReport extends VerifyReport {
@@ -17,11 +28,14 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   const problems: VerifyProblem[] = [];
   const segments: SegmentFile[] = [];
   const names = segmentNames(root, ledgerPath);
+  for (const p of readManifest(root, ledgerPath).problems)
+    problems.push({ path: sealedManifestPath(ledgerPath), line: p.line, kind: "segment", message: p.message });
   for (const name of names) {
     try {
       segments.push(readSegmentFile(root, ledgerPath, name));
     } catch (e) {
-      problems.push({ path: `${segmentsDir(ledgerPath)}/${name}.seg`, line: 1, kind: "segment", message: (e as Error).message });
+      const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: `${segmentsDir(ledgerPath)}/${name}.seg`, line: 1 };
+      problems.push({ ...at, kind: "segment", message: (e as Error).message });
     }
   }
   const present = new Set(names);
@@ -31,8 +45,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
         path: s.rel,
         line: 1,
         kind: "segment",
-        message:
-          "its bytes do not hash to its name: the segment was changed after it was sealed; restore it from git (`git checkout -- <path>`) and verify again",
+        message: `its bytes do not hash to its name: the segment was changed after it was sealed; ${remedyFor(s)} and verify again`,
       });
     if (s.header.after !== null && !present.has(s.header.after))
       problems.push({

@@ -7,7 +7,7 @@ import { LedgerSource } from "./ledgerSource";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { contentHash } from "../../engine/hashing";
 import { contentLineCount } from "../../engine/attribution";
-import { refreshSealedCopy, SEALED_COPY } from "./segments";
+import { refreshSealedCopy, SEALED_COPY, SegmentReadError } from "./segments";
 import { sourceEntries, type GitNamed } from "../../engine/lineage";
 
 /**
@@ -70,7 +70,7 @@ export class WorkspaceLedger {
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
   /** Why the sealed segments cannot be read, when one is damaged (reported with the unreadable lines). */
-  private sealedProblem: { path: string; message: string } | undefined;
+  private sealedProblem: { path: string; line: number; message: string } | undefined;
   /** Whether the decoded copy of the segments can be read (the cache folder is usable). */
   private sealedReadable = false;
 
@@ -135,8 +135,8 @@ export class WorkspaceLedger {
     } catch (e) {
       // the copy stays as it was: the segments it was built from are still the best answer there is
       const message = (e as Error).message;
-      const path = /^([^:]+\.seg):/.exec(message)?.[1] ?? this.ledgerPath;
-      this.sealedProblem = { path, message: `the ledger's sealed segments cannot be read: ${message}` };
+      const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: this.ledgerPath, line: 1 };
+      this.sealedProblem = { ...at, message: `the ledger's sealed segments cannot be read: ${message}` };
     }
   }
 
@@ -250,7 +250,7 @@ export class WorkspaceLedger {
 
   unreadable(): { path: string; lines: readonly UnreadableLine[] }[] {
     const all = this.sources.map((s) => ({ path: s.path, lines: s.index.unreadable }));
-    if (this.sealedProblem) all.push({ path: this.sealedProblem.path, lines: [{ line: 1, message: this.sealedProblem.message }] });
+    if (this.sealedProblem) all.push({ path: this.sealedProblem.path, lines: [{ line: this.sealedProblem.line, message: this.sealedProblem.message }] });
     return all;
   }
 

@@ -3,7 +3,7 @@
  * example intents file, the ledger's merge driver in `.gitattributes`, and what git must not track.
  */
 
-export const GITATTRIBUTES_LINES = [".orchestration/agent_trace.jsonl merge=union"] as const;
+export const GITATTRIBUTES_LINES = [".orchestration/agent_trace.jsonl merge=union", ".orchestration/agent_trace.sealed merge=union"] as const;
 export const GITIGNORE_LINES = [".orchestration/.sessions/", ".orchestration/*.lock", ".orchestration/.cache/"] as const;
 
 /** The lines of `wanted` that `text` lacks (a trailing slash and surrounding blanks do not matter). */

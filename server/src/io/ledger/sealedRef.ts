@@ -1,0 +1,167 @@
+/**
+ * Where sealed segments live in a git repository (docs/LEDGER.md "Segments"): blobs in the tree of the ref
+ * `refs/intent/ledger`, one `<name>.seg` per segment, so that the sealed history is in git once and never
+ * in the working tree. The working tree's manifest (engine/ledger/sealedManifest.ts) names the blobs a
+ * branch reads; the ref only keeps them alive and carries them between clones. Two clones' refs merge as a
+ * union of their trees (names are content hashes, so two entries of one name are one segment), which is
+ * what `intent ledger fetch` and `push` do: no merge a person must resolve.
+ *
+ * Every git call here runs with hooks switched off (`core.hooksPath=/dev/null`): `update-ref` and `push`
+ * would otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does
+ * not run unasked.
+ */
+import type { spawnSync as SpawnSync } from "node:child_process";
+import { SEGMENT_NAME } from "../../engine/ledger/segment";
+import { STABLE_CONFIG } from "../git";
+
+export const SEALED_REF = "refs/intent/ledger";
+/** Where `intent ledger fetch` puts a remote's ref before taking its segments into the local one. */
+export const remoteSealedRef = (remote: string) => `refs/intent/remotes/${remote}/ledger`;
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+const TIMEOUT_MS = 60_000;
+/** git's identity for the ref's bookkeeping commits, whoever sealed: the commits carry no authorship. */
+const COMMIT_ENV = {
+  GIT_AUTHOR_NAME: "intent-lsp",
+  GIT_AUTHOR_EMAIL: "intent-lsp@localhost",
+  GIT_COMMITTER_NAME: "intent-lsp",
+  GIT_COMMITTER_EMAIL: "intent-lsp@localhost",
+};
+const SEGMENT_ENTRY = /^100644 blob ([0-9a-f]{40}|[0-9a-f]{64})\t([0-9a-f]{64})\.seg$/;
+const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export class SealedRefError extends Error {
+  override name = "SealedRefError";
+}
+
+interface Run {
+  status: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+function run(root: string, args: readonly string[], opts: { input?: Buffer; env?: Record<string, string> } = {}): Run {
+  // required here, as io/git.ts does: loading this module must not cost a hook anything
+  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
+  const r = spawnSync("git", [...STABLE_CONFIG, ...NO_HOOKS, ...args], {
+    cwd: root,
+    timeout: TIMEOUT_MS,
+    maxBuffer: 1 << 30,
+    ...(opts.input ? { input: opts.input } : {}),
+    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+  });
+  if (r.error) {
+    const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
+    throw new SealedRefError(`could not run git ${args[0]} in ${root}: ${why}`);
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
+}
+
+function must(root: string, args: readonly string[], opts?: { input?: Buffer; env?: Record<string, string> }): string {
+  const r = run(root, args, opts);
+  if (r.status !== 0) throw new SealedRefError(`git ${args.join(" ")} failed in ${root}: ${r.stderr.trim().split("\n")[0] || `exit code ${r.status}`}`);
+  return r.stdout.toString("utf8").trim();
+}
+
+/** Whether the workspace is inside a git work tree (then segments go to the ref). */
+export function inGitWorkTree(root: string): boolean {
+  try {
+    return run(root, ["rev-parse", "--is-inside-work-tree"]).stdout.toString("utf8").trim() === "true";
+  } catch {
+    return false;
+  }
+}
+
+/** The bytes of a blob, or undefined when this clone does not have it. */
+export function readBlob(root: string, blob: string): Buffer | undefined {
+  const r = run(root, ["cat-file", "blob", blob]);
+  return r.status === 0 ? r.stdout : undefined;
+}
+
+/** Stores the bytes as a blob; its id. */
+export function writeBlob(root: string, bytes: Buffer): string {
+  return must(root, ["hash-object", "-w", "--stdin"], { input: bytes });
+}
+
+function resolveRef(root: string, ref: string): string | undefined {
+  const r = run(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  return r.status === 0 ? r.stdout.toString("utf8").trim() : undefined;
+}
+
+/** The segments a commit of the ref holds: name → blob. Entries that are not segments are ignored. */
+function treeSegments(root: string, commit: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of must(root, ["ls-tree", commit]).split("\n")) {
+    const m = SEGMENT_ENTRY.exec(line);
+    if (m && SEGMENT_NAME.test(m[2]!)) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}
+
+/**
+ * Makes the ref hold these segments as well as its own, in a new commit whose parents are the ref and the
+ * `others` given (other clones' refs); unchanged when it already holds them all. Safe against a concurrent
+ * update: the ref moves only from the value read, and is read again when another writer moved it first.
+ */
+export function addToSealedRef(root: string, segments: ReadonlyMap<string, string>, others: readonly string[] = []): void {
+  for (let attempt = 0; ; attempt++) {
+    const old = resolveRef(root, SEALED_REF);
+    const held = old ? treeSegments(root, old) : new Map<string, string>();
+    const fresh = [...segments].filter(([name]) => !held.has(name));
+    const parents = others.filter((o) => o !== old && !isAncestor(root, o, old));
+    if (!fresh.length && !parents.length) return;
+    let commit: string;
+    if (!fresh.length && parents.length === 1 && (!old || isAncestor(root, old, parents[0]))) {
+      commit = parents[0]!; // the other clone's ref already holds ours: fast-forward
+    } else {
+      const merged = new Map(held);
+      for (const other of parents) for (const [name, blob] of treeSegments(root, other)) if (!merged.has(name)) merged.set(name, blob);
+      for (const [name, blob] of fresh) merged.set(name, blob);
+      const entries = [...merged].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, blob]) => `100644 blob ${blob}\t${name}.seg\n`);
+      const tree = must(root, ["mktree"], { input: Buffer.from(entries.join("")) });
+      const parentArgs = [...(old ? [old] : []), ...parents].flatMap((p) => ["-p", p]);
+      commit = must(root, ["commit-tree", "--no-gpg-sign", tree, ...parentArgs, "-m", "intent-lsp: sealed ledger segments"], { env: COMMIT_ENV });
+    }
+    if (updateRef(root, commit, old)) return;
+    if (attempt >= 5) throw new SealedRefError(`${SEALED_REF} kept moving while intent-lsp updated it; run the command again`);
+  }
+}
+
+function isAncestor(root: string, maybe: string, of: string | undefined): boolean {
+  return !!of && run(root, ["merge-base", "--is-ancestor", maybe, of]).status === 0;
+}
+
+function updateRef(root: string, to: string, from: string | undefined): boolean {
+  return run(root, ["update-ref", "-m", "intent-lsp: seal", SEALED_REF, to, from ?? ""]).status === 0;
+}
+
+export function checkRemoteName(remote: string): void {
+  if (!REMOTE_NAME.test(remote)) throw new SealedRefError(`"${remote}" is not a remote's name (letters, digits, ".", "_", "-"); \`git remote\` lists them`);
+}
+
+/**
+ * Fetches the remote's sealed history and takes its segments into the local ref. False when the remote has
+ * none yet.
+ */
+export function fetchSealedRef(root: string, remote: string): boolean {
+  checkRemoteName(remote);
+  const tracking = remoteSealedRef(remote);
+  const has = run(root, ["ls-remote", "--exit-code", remote, SEALED_REF]);
+  if (has.status === 2) return false;
+  if (has.status !== 0) throw new SealedRefError(`git ls-remote ${remote} failed: ${has.stderr.trim().split("\n")[0] || `exit code ${has.status}`}`);
+  must(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, `+${SEALED_REF}:${tracking}`]);
+  const theirs = resolveRef(root, tracking);
+  if (theirs) addToSealedRef(root, new Map(), [theirs]);
+  return true;
+}
+
+/** Takes the remote's segments in, then pushes the ref; retried when another clone pushed in between. */
+export function pushSealedRef(root: string, remote: string): void {
+  checkRemoteName(remote);
+  for (let attempt = 0; ; attempt++) {
+    fetchSealedRef(root, remote);
+    if (!resolveRef(root, SEALED_REF)) throw new SealedRefError(`nothing to push: this clone has no ${SEALED_REF} (\`intent ledger compact\` makes it)`);
+    const r = run(root, ["push", "--quiet", "--no-verify", remote, `${SEALED_REF}:${SEALED_REF}`]);
+    if (r.status === 0) return;
+    if (attempt >= 2) throw new SealedRefError(`git push ${remote} ${SEALED_REF} failed: ${r.stderr.trim().split("\n")[0] || `exit code ${r.status}`}`);
+  }
+}
