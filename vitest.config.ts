@@ -9,7 +9,9 @@ export default defineConfig({
     pool: "forks",
     // git's identity is the test repository's own (`git config user.name` in a test), never the machine's:
     // a save names the person git knows, and a test must not depend on who runs it
-    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    // The hook service is on, as for a user, so every spawned hook call may be answered by it; it leaves 5 s
+    // after its last call instead of 10 minutes, so that a run does not keep dozens of them waiting.
+    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", INTENT_LSP_HOOK_SERVICE_IDLE_MS: "5000" },
     // Four files at once on two cores: the e2e and CLI tests spend most of their time waiting on the editors,
     // servers and commands they start (a run uses ~1.5 of the two cores with two at once), so two more keep
     // the cores busy; measured on this machine, vitest's wall time 273 s with two, 236 s with four.

@@ -107,7 +107,7 @@ function readSource(bundle: string): string {
 }
 
 /** What the cache's name is made of for this bundle file (see the top of this module); undefined when it cannot be read. */
-function fileIdentity(bundle: string): string | undefined {
+export function fileIdentity(bundle: string): string | undefined {
   try {
     const st = statSync(bundle, { bigint: true });
     const build = typeof __INTENT_CLI_BUNDLE__ === "string" ? __INTENT_CLI_BUNDLE__ : "unbuilt";
@@ -118,7 +118,7 @@ function fileIdentity(bundle: string): string | undefined {
 }
 
 /** A 64-bit FNV-1a hash in hex: the name of a cache among a user's own, where no one chooses the input. */
-function fnv1a64(text: string): string {
+export function fnv1a64(text: string): string {
   // two 32-bit halves of the 64-bit state: h = (h ^ c) * 0x100000001b3 mod 2^64
   let hi = 0xcbf29ce4;
   let lo = 0x84222325;
@@ -136,8 +136,7 @@ function fnv1a64(text: string): string {
 function cacheFileFor(bundle: string, flavor: string, identity: string, env: NodeJS.ProcessEnv): string | undefined {
   if (env["INTENT_LSP_CODE_CACHE"] === "off") return undefined;
   try {
-    const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
-    const dir = join(base, "intent-lsp", "code-cache");
+    const dir = join(userCacheDir(env), "code-cache");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!isPrivateDir(dir)) return undefined;
     const key = fnv1a64(identity);
@@ -147,8 +146,13 @@ function cacheFileFor(bundle: string, flavor: string, identity: string, env: Nod
   }
 }
 
+/** The user's own cache folder for intent-lsp: `$XDG_CACHE_HOME/intent-lsp`, else `~/.cache/intent-lsp`. */
+export function userCacheDir(env: NodeJS.ProcessEnv): string {
+  return join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "intent-lsp");
+}
+
 /** A real folder (not a link) owned by this user that nobody else may write to. */
-function isPrivateDir(dir: string): boolean {
+export function isPrivateDir(dir: string): boolean {
   const st = lstatSync(dir);
   const uid = process.getuid?.();
   return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;

@@ -158,8 +158,8 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   // content come back again is a change, recorded as such. The workspace's saved index: only what was
   // appended since it was saved is read.
   // loaded here, not at the top: the ledger's index and reader are for the post-write hook only
-  const { WorkspaceLedger } = require("../ledger/workspaceLedger") as typeof import("../ledger/workspaceLedger");
-  const ledger = new WorkspaceLedger(ctx.root, ledgerPath, { partial: true });
+  const { hookLedger } = require("../ledger/hookLedgers") as typeof import("../ledger/hookLedgers");
+  const ledger = hookLedger(ctx.root, ledgerPath);
   await ledger.poll();
   if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };
   const before = movedFrom ? movedFrom.before : stash ? stash.content : after === null ? undefined : w.before?.(after);

@@ -53,8 +53,8 @@ export async function recordShellWrites(ctx: GateContext, report: ShellReport, t
   const { changed, unreadable } = changesSince(ctx.root, snapshot);
   // the workspace's saved index: only what was appended since it was saved is read
   // loaded here, not at the top: the pre-write gate, loading this module too, never reads the ledger
-  const { WorkspaceLedger } = require("../ledger/workspaceLedger") as typeof import("../ledger/workspaceLedger");
-  const ledger = new WorkspaceLedger(ctx.root, ctx.rules.settings.ledgerPath, { partial: true });
+  const { hookLedger } = require("../ledger/hookLedgers") as typeof import("../ledger/hookLedgers");
+  const ledger = hookLedger(ctx.root, ctx.rules.settings.ledgerPath);
   await ledger.poll();
   const due: FileWrite[] = [];
   const outOfScope: { path: string; message: string }[] = [];

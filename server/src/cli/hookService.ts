@@ -1,0 +1,83 @@
+/**
+ * The hook service: one long-lived process per user, build and environment that answers agents' hook calls
+ * (docs/ARCHITECTURE.md "Hook service"). An agent runs `intent hook` on every tool call; a fresh process
+ * spends most of its time loading the CLI (its code, Node's crypto and streams, the schema validator) before
+ * it judges anything. The launcher (launch/hookClient.ts) hands the call to this process over a Unix socket
+ * in the user's private cache folder instead, and this process runs the very same command (`main`) with
+ * the caller's arguments, folder, environment and standard input, and returns its standard output, standard
+ * error and exit code. What the command reads and writes is the same files either way; nothing is kept
+ * between calls that the command does not already keep in its own caches, which check the files they
+ * stand for.
+ *
+ * Only `intent hook` is answered. The service leaves when idle, when another service already answers on
+ * its socket, and when anything goes wrong with it: the launcher then answers the call itself.
+ */
+import type { Io } from "./args";
+import { serveSocket } from "../io/hookSocket";
+import type { HookReply, HookRequest } from "../io/hookServiceProtocol";
+import { keepHookLedgers } from "../io/ledger/hookLedgers";
+import { main } from "./main";
+
+/** How long the service waits for a call before it leaves; `INTENT_LSP_HOOK_SERVICE_IDLE_MS` changes it. */
+const IDLE_MS = 10 * 60 * 1000;
+/** A request larger than this (a hook payload is a tool call's input) is refused. */
+export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
+
+/** Runs one call as the command would run in its own process. */
+export async function answerHookRequest(req: HookRequest): Promise<HookReply> {
+  let stdout = "";
+  let stderr = "";
+  if (req.argv[0] !== "hook") return { stdout, stderr: "intent: the hook service answers `intent hook` only (blocking the call)\n", code: 2 };
+  const io: Io = {
+    out: (text) => {
+      stdout += text;
+    },
+    write: async (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+    cwd: req.cwd,
+    env: req.env,
+    readStdin: async () => {
+      if (req.stdin === null) throw new Error("nothing on standard input: an agent pipes its hook event (JSON) into this command");
+      return req.stdin;
+    },
+  };
+  try {
+    const code = await main(req.argv, io);
+    return { stdout, stderr, code };
+  } catch (err) {
+    // what the program prints and exits with when a hook fails outside its own handling
+    return { stdout, stderr: `${stderr}intent: ${(err as Error)?.message ?? String(err)} (blocking the call)\n`, code: 2 };
+  }
+}
+
+/** Parses a request line; undefined when it is not one. */
+export function parseHookRequest(text: string): HookRequest | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const r = v as Partial<HookRequest> | null;
+  const strings = (a: unknown): a is string[] => Array.isArray(a) && a.every((s) => typeof s === "string");
+  if (!r || typeof r !== "object" || !strings(r.argv) || typeof r.cwd !== "string" || !r.env || typeof r.env !== "object") return undefined;
+  if (!Object.values(r.env).every((s) => typeof s === "string") || (r.stdin !== null && typeof r.stdin !== "string")) return undefined;
+  return r as HookRequest;
+}
+
+/** Listens on `socket` until idle (io/hookSocket.ts); leaves at once when another service already answers there. */
+export function serveHooks(socket: string, env: NodeJS.ProcessEnv = process.env): void {
+  keepHookLedgers();
+  const idleMs = Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) > 0 ? Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) : IDLE_MS;
+  serveSocket(socket, idleMs, MAX_REQUEST_BYTES, async (line) => {
+    const req = parseHookRequest(line);
+    const reply: HookReply = req
+      ? await answerHookRequest(req)
+      : { stdout: "", stderr: "intent: a malformed call to the hook service (blocking the call)\n", code: 2 };
+    return JSON.stringify(reply);
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * The hook service's socket (cli/hookService.ts): a Unix socket server that greets each connection, reads one
+ * request line, and writes back one reply line. See docs/ARCHITECTURE.md "The hook service".
+ */
+import { lstatSync, unlinkSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
+import { GREETING } from "./hookServiceProtocol";
+
+/**
+ * Serves `handle` on `socket` until `idleMs` pass without a call; leaves at once when another service
+ * already answers there, and removes a socket file nobody answers on (a service that was killed) first.
+ */
+export function serveSocket(socket: string, idleMs: number, maxRequestBytes: number, handle: (line: string) => Promise<string>): void {
+  const probe = connect(socket);
+  probe.once("connect", () => {
+    probe.destroy();
+    process.exit(0);
+  });
+  probe.once("error", () => {
+    // nobody answers there: a socket file left by a service that died goes; anything else is not ours
+    try {
+      if (lstatSync(socket).isSocket()) unlinkSync(socket);
+    } catch {
+      /* absent */
+    }
+    listen(socket, idleMs, maxRequestBytes, handle);
+  });
+}
+
+/**
+ * Leaving when idle: the socket file goes first (only while it is still this service's: a service that
+ * replaced a stuck one owns the path now), then calls already greeted are finished, and a connection that
+ * arrives meanwhile is dropped ungreeted, so its caller answers itself. The server is never closed: closing
+ * it would remove whatever socket file is at the path by then.
+ */
+function listen(socket: string, idleMs: number, maxRequestBytes: number, handle: (line: string) => Promise<string>): void {
+  let open = 0;
+  let leaving = false;
+  let timer: NodeJS.Timeout | undefined;
+  let ours: { dev: number; ino: number } | undefined;
+  const leave = () => {
+    leaving = true;
+    try {
+      const st = lstatSync(socket);
+      if (ours && st.dev === ours.dev && st.ino === ours.ino) unlinkSync(socket);
+    } catch {
+      /* gone already */
+    }
+    if (open === 0) process.exit(0);
+  };
+  const idle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => (open === 0 ? leave() : idle()), idleMs);
+  };
+  const server = createServer((conn) => {
+    if (leaving) {
+      conn.destroy();
+      return;
+    }
+    open++;
+    idle();
+    conn.once("close", () => {
+      open--;
+      if (leaving && open === 0) process.exit(0);
+    });
+    conn.write(GREETING);
+    receive(conn, maxRequestBytes, async (line) => {
+      conn.end(`${await handle(line)}\n`);
+      idle();
+    });
+  });
+  server.once("error", (e) => {
+    // a socket this folder cannot hold: say so, so that launchers stop starting services for it
+    if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") writeFailedMarker(socket);
+    process.exit(0);
+  });
+  server.listen(socket, () => {
+    const st = lstatSync(socket);
+    ours = { dev: st.dev, ino: st.ino };
+    idle();
+  });
+}
+
+/** Reads one newline-terminated request from the connection and hands it over; a larger one is dropped. */
+function receive(conn: Socket, maxBytes: number, handle: (line: string) => Promise<void>): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  conn.on("data", (chunk: Buffer) => {
+    const nl = chunk.indexOf(0x0a);
+    if (nl === -1) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) conn.destroy();
+      return;
+    }
+    chunks.push(chunk.subarray(0, nl));
+    conn.removeAllListeners("data");
+    void handle(Buffer.concat(chunks).toString("utf8"));
+  });
+  conn.on("error", () => conn.destroy());
+}
+
+/** Marks the socket's folder as one no service can listen in (launch/hookClient.ts reads it). */
+function writeFailedMarker(socket: string): void {
+  try {
+    writeFileSync(`${socket}.failed`, "", { mode: 0o600 });
+  } catch {
+    /* the launcher keeps trying: each try costs a start of a process that leaves */
+  }
+}
