@@ -42,6 +42,10 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
+function gitBytes(cwd: string, ...args: string[]): Buffer {
+  return execFileSync("git", args, { cwd, maxBuffer: 1 << 30 });
+}
+
 function bytesUnder(path: string): number {
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) return 0;
@@ -153,7 +157,13 @@ export function teamYear(o: Options): Figure[] {
     const liveBytes = statSync(join(root, LEDGER)).size;
     const manifest = readFileSync(join(root, MANIFEST), "utf8").split("\n").slice(1).filter(Boolean);
     const manifestBytes = statSync(join(root, MANIFEST)).size;
-    const segmentBytes = manifest.reduce((n, entry) => n + Number(git(root, "cat-file", "-s", entry.split(" ")[1]!).trim()), 0);
+    const blobs = manifest.map((entry) => gitBytes(root, "cat-file", "blob", entry.split(" ")[1]!));
+    const segmentBytes = blobs.reduce((n, b) => n + b.length, 0);
+    // the segment's binary column: the hashes, ids and line hashes, stored as bytes (random: nothing compresses them)
+    const columnBytes = blobs.reduce((n, b) => {
+      const nl = b.indexOf(0x0a);
+      return n + b.length - (nl + 1) - (JSON.parse(b.subarray(0, nl).toString("utf8")) as { text_bytes: number }).text_bytes;
+    }, 0);
     const sealedRecords = times.filter((t) => t < cut).length;
     repo.commitLayout(root);
     const newClone = repo.cloneBytes();
@@ -163,7 +173,7 @@ export function teamYear(o: Options): Figure[] {
     const blameWarm = timeProcess(process.execPath, [CLI, "blame", hot], { cwd: root });
     const statsWarm = timeProcess(process.execPath, [CLI, "stats"], { cwd: root });
 
-    const perRecord = { jsonl: jsonlBytes / records, gzip: gzipBytes / records, segment: segmentBytes / sealedRecords };
+    const perRecord = { jsonl: jsonlBytes / records, gzip: gzipBytes / records, segment: segmentBytes / sealedRecords, random: columnBytes / sealedRecords };
     const year = (b: number) => b * TEAM_YEAR_RECORDS;
     const label = `${TEAM_YEAR_RECORDS.toLocaleString("en")} records = measured bytes/record × count`;
     o.log(
@@ -179,6 +189,7 @@ export function teamYear(o: Options): Figure[] {
       liveBytes,
       manifestBytes,
       segmentBytes,
+      columnBytes,
       oldClone,
       newClone,
       cut,
@@ -224,6 +235,14 @@ export function teamYear(o: Options): Figure[] {
         `${(cloneYear / oldCloneYear).toFixed(3)}×`,
         `≤ ${CLONE_TARGET_MB} MB`,
         cloneYear <= CLONE_TARGET_MB * 1e6,
+      ),
+      fig(
+        `team-year clone floor: the random bytes of every record, once (the segments' hex column; ${label})`,
+        mb(year(perRecord.random)),
+        `${perRecord.random.toFixed(0)} B a record of ${perRecord.segment.toFixed(0)} B sealed`,
+        `${(year(perRecord.random) / (CLONE_TARGET_MB * 1e6)).toFixed(2)}× the clone target`,
+        "measured",
+        null,
       ),
       fig(
         "team-year intent blame, cold after compaction (rebuilds the sealed copy)",

@@ -402,6 +402,29 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect(new Set(exported.map((l) => JSON.parse(l).id)).size).toBe(22);
   });
 
+  it("a torn last line stays in the live file across a compaction; the next record starts a fresh line after it", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 10, 9, 1);
+    const records = liveLines(ws).length;
+    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const torn = '{"version":"0.1.0","id":"torn-by-a-crash';
+    writeFileSync(ws.path(LEDGER), `${ws.read(LEDGER)}${torn}`);
+
+    expect(compact(ws, "2026-03-01").status).toBe(0);
+    expect(ws.read(LEDGER).endsWith(`\n${torn}`)).toBe(true);
+    await history(ws, ["src/api/later.ts"], "2026-06-01T10:00:00Z", 1, 1, 3);
+    const live = ws.read(LEDGER).split("\n");
+    expect(live).toContain(torn);
+    expect(JSON.parse(live[live.indexOf(torn) + 1]!).files[0].path).toBe("src/api/later.ts");
+
+    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    const r = runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe(
+      `.orchestration/agent_trace.jsonl:${live.indexOf(torn) + 1}: torn: incomplete record (a later append continued on a fresh line): a write was interrupted, e.g. a crash mid-append; the bytes stay for inspection, the record they held is lost\n${records + 1} records; 1 problem.\n`,
+    );
+  });
+
   it("a ledger sealed into the segments folder keeps working, and the next compaction moves its segments into git", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);

@@ -128,19 +128,19 @@ export function readSegmentFile(root: string, ledgerPath: string, name: string):
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
   }
-  if (bytes) return withHeader(name, rel, rel, bytes, "restore it from git");
+  if (bytes) return withHeader(name, rel, rel, bytes);
   const manifest = sealedManifestPath(ledgerPath);
   const entry = readManifest(root, ledgerPath).entries.find((e) => e.name === name);
   if (!entry) throw new SegmentReadError(`${rel}: no such segment`, rel);
   const blob = readBlob(root, entry.blob);
   if (!blob) throw new SegmentMissingError([entry], manifest);
-  return withHeader(name, `${SEALED_REF}:${name}${SEGMENT_EXTENSION}`, manifest, blob, "fetch it again with `intent ledger fetch`", entry.line);
+  return withHeader(name, `${SEALED_REF}:${name}${SEGMENT_EXTENSION}`, manifest, blob, entry.line);
 }
 
-function withHeader(name: string, rel: string, file: string, bytes: Buffer, remedy: string, line = 1): SegmentFile {
+function withHeader(name: string, rel: string, file: string, bytes: Buffer, line = 1): SegmentFile {
   const nl = bytes.indexOf(0x0a);
   const header = nl === -1 ? "no header line" : parseSegmentHeader(bytes.subarray(0, nl).toString("utf8"));
-  if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; ${remedy}`, file, line);
+  if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; ${remedyFor({ rel, file })}`, file, line);
   return { name, rel, file, header, bytes, bodyAt: nl + 1 };
 }
 
