@@ -164,6 +164,31 @@ describe("intent hook through the hook service", () => {
     expect(await services(2)).toHaveLength(2);
   });
 
+  it("what a service keeps between calls follows the files: an intent blocked, a ledger emptied", async () => {
+    const ws = workspace();
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
+    await services(1);
+    const ask = () => runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env("require") });
+    expect(ask().stdout).toContain('"permissionDecision":"allow"');
+    const yaml = ".orchestration/active_intents.yaml";
+    ws.write(yaml, ws.read(yaml).replace("name: Build Weather API\n    status: IN_PROGRESS", "name: Build Weather API\n    status: BLOCKED"));
+    const blocked = ask();
+    expect(blocked.stdout).toContain('"permissionDecision":"deny"');
+    expect(blocked.stdout).toContain("BLOCKED");
+
+    // the post hook's record, then the same content again after the ledger was emptied: recorded again,
+    // as a fresh process would, not taken for a duplicate of a record that is gone
+    const post = session(ws)[2]!();
+    const before = recordsOf(ws).length;
+    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(recordsOf(ws)).toHaveLength(before + 1);
+    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(recordsOf(ws)).toHaveLength(before + 1); // the newest record pins this content: a duplicate
+    ws.write(LEDGER, "");
+    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(recordsOf(ws).map((r) => r.files[0].path)).toEqual([API]);
+  });
+
   it("a service that takes a call and stops before answering blocks it, and the call is not run again", async () => {
     const ws = workspace();
     runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });

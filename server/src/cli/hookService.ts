@@ -15,7 +15,7 @@
 import type { Io } from "./args";
 import { serveSocket } from "../io/hookSocket";
 import type { HookReply, HookRequest } from "../io/hookServiceProtocol";
-import { keepHookLedgers } from "../io/ledger/hookLedgers";
+import { serveManyHookCalls } from "../io/hookProcess";
 import { main } from "./main";
 
 /** How long the service waits for a call before it leaves; `INTENT_LSP_HOOK_SERVICE_IDLE_MS` changes it. */
@@ -71,7 +71,7 @@ export function parseHookRequest(text: string): HookRequest | undefined {
 
 /** Listens on `socket` until idle (io/hookSocket.ts); leaves at once when another service already answers there. */
 export function serveHooks(socket: string, env: NodeJS.ProcessEnv = process.env): void {
-  keepHookLedgers();
+  serveManyHookCalls();
   const idleMs = Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) > 0 ? Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) : IDLE_MS;
   serveSocket(socket, idleMs, MAX_REQUEST_BYTES, async (line) => {
     const req = parseHookRequest(line);

@@ -7,10 +7,13 @@
  *
  * The cache holds the text itself rather than a hash of it: comparing two strings is exact and costs less
  * than hashing one, and a hook that hashes nothing else does not load Node's crypto module (about 4 ms).
+ * The hook service keeps each workspace's last catalogue in memory too, under the same exact text, so that
+ * its calls do not read and decode the cache file each time.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
+import { servesManyHookCalls } from "../hookProcess";
 import { writeOwnFile } from "../ownFiles";
 import { readRegularText } from "../regularFiles";
 import { loadIntents } from "../../engine/intents/load";
@@ -53,8 +56,24 @@ interface Cached {
   hasErrors: boolean;
 }
 
+/** The hook service's catalogues by workspace root: the text each was loaded from. At most MAX_KEPT. */
+const kept = new Map<string, { text: string; result: LoadResult }>();
+const MAX_KEPT = 8;
+
 /** Loads `text` (the workspace's `active_intents.yaml` as on disk) through the cache. */
 export function loadIntentsCached(root: string, text: string): LoadResult {
+  const mem = kept.get(root);
+  if (mem && mem.text === text) return mem.result;
+  const result = loadThroughDisk(root, text);
+  if (servesManyHookCalls()) {
+    kept.delete(root);
+    kept.set(root, { text, result });
+    if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
+  }
+  return result;
+}
+
+function loadThroughDisk(root: string, text: string): LoadResult {
   const dir = workspaceCacheDir(root, { create: false });
   if (dir) {
     const hit = readCached(join(dir, CACHE_FILE), text);

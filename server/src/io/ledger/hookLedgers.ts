@@ -4,20 +4,15 @@
  * one kept per workspace between calls, which follows the file as the editor's does (appends read as they
  * come, a replaced or truncated file read again), so a call reads only what was appended since the last one.
  */
+import { servesManyHookCalls } from "../hookProcess";
 import { WorkspaceLedger } from "./workspaceLedger";
 
 /** Workspaces whose ledgers the service keeps at most; the least recently used goes first. */
 const MAX_KEPT = 8;
 const kept = new Map<string, WorkspaceLedger>();
-let keeping = false;
-
-/** Called once by the hook service: from then on, ledgers are kept between calls. */
-export function keepHookLedgers(): void {
-  keeping = true;
-}
 
 export function hookLedger(root: string, ledgerPath: string): WorkspaceLedger {
-  if (!keeping) return new WorkspaceLedger(root, ledgerPath, { partial: true });
+  if (!servesManyHookCalls()) return new WorkspaceLedger(root, ledgerPath, { partial: true });
   const key = `${root}\0${ledgerPath}`;
   let ledger = kept.get(key);
   if (ledger) kept.delete(key);
