@@ -349,6 +349,31 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect(runCli(["verify"], { cwd: c.root }).status).toBe(0);
   });
 
+  it("after `intent init`, a plain `git fetch` brings the sealed history too, also before anyone sealed", async () => {
+    const ws = repo();
+    const url = remote();
+    git(ws.root, "remote", "add", "origin", url);
+    git(ws.root, "push", "-q", "origin", "main");
+    const c = clone(url);
+    const init = runCli(["init"], { cwd: c.root });
+    expect(init.stdout).toContain("configured git: a fetch from origin also brings the sealed ledger (refs/intent/ledger)\n");
+    expect(runCli(["init"], { cwd: c.root }).stdout).not.toContain("configured git");
+    git(c.root, "fetch", "-q", "origin"); // nobody sealed yet: the fetch still succeeds
+
+    await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 12, 9, 1);
+    const before = blameTraces(ws.root, FILES[0]!);
+    expect(compact(ws, "2026-03-01").status).toBe(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "ledger");
+    git(ws.root, "push", "-q", "origin", "main");
+    expect(runCli(["ledger", "push"], { cwd: ws.root }).status).toBe(0);
+
+    git(c.root, "stash", "-q", "--include-untracked");
+    git(c.root, "pull", "-q"); // as a person pulls: the configured refspecs apply
+    expect(blameTraces(c.root, FILES[0]!)).toEqual(before);
+    expect(runCli(["blame", FILES[0]!], { cwd: c.root }).stderr).toBe("");
+  });
+
   it("two clones that each appended and compacted on their own branches merge without conflicts, code and sealed history", async () => {
     const a = repo();
     const url = remote();

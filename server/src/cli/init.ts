@@ -3,6 +3,7 @@ import { appendLines, EXAMPLE_INTENTS, GITATTRIBUTES_LINES, GITIGNORE_LINES, mis
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOwnFile, writeOwnFile } from "../io/ownFiles";
 import { resolveWorkspaceRoot } from "../io/workspaceRoot";
+import { configureSealedFetch, SEALED_REF } from "../io/ledger/sealedRef";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
 const AGENTS = HOOK_SPECS.map((s) => s.agent).join(", ");
@@ -13,6 +14,7 @@ Sets the repository up in one step, changing only what is missing:
   - .orchestration/active_intents.yaml with a commented example (only if there is none)
   - .gitattributes: the ledger and its sealed manifest merge with merge=union
   - .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/
+  - git's fetch from origin also brings the sealed ledger (refs/intent/ledger), when there is an origin
   - for each agent found in the repository (.claude/, .cursor/, .codex/, …) or named with --agent, its hook
     configuration merged into its existing file: every entry already there is kept
 
@@ -66,6 +68,10 @@ export const initCommand: Command = {
         done.push(`${text === undefined ? "created" : "updated"} ${file}: ${missing.join(", ")}`);
       });
     }
+
+    step(() => {
+      if (configureSealedFetch(root) === "added") done.push(`configured git: a fetch from origin also brings the sealed ledger (${SEALED_REF})`);
+    });
 
     const agents = [...new Set<AgentName>([...detectAgents(root), ...(named as AgentName[])])];
     for (const agent of agents) setUpAgent(agent, files, done, problems);

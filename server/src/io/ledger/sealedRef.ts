@@ -134,6 +134,31 @@ function updateRef(root: string, to: string, from: string | undefined): boolean 
   return run(root, ["update-ref", "-m", "intent-lsp: seal", SEALED_REF, to, from ?? ""]).status === 0;
 }
 
+/** What `intent ledger fetch` asks of a remote. */
+const sealedFetchRefspec = (remote: string) => `+${SEALED_REF}:${remoteSealedRef(remote)}`;
+/**
+ * The fetch refspec `intent init` configures, which brings a remote's sealed ledger with every `git fetch`
+ * and `git pull`: a pattern, because git fails a fetch whose configured plain refspec names a ref the remote
+ * does not have yet (a repository where nobody sealed).
+ */
+export const configuredSealedRefspec = (remote: string) => `+refs/intent/*:refs/intent/remotes/${remote}/*`;
+
+/**
+ * Makes `git fetch` from `remote` bring its sealed segments too (readers find a segment's blob whatever ref
+ * holds it), so that a pull never leaves the manifest naming segments this clone lacks. Whether it added
+ * the refspec, found it there, or found no such remote (or no git).
+ */
+export function configureSealedFetch(root: string, remote = "origin"): "added" | "present" | "no-remote" {
+  checkRemoteName(remote);
+  if (!inGitWorkTree(root)) return "no-remote";
+  const r = run(root, ["config", "--get-all", `remote.${remote}.fetch`]);
+  if (r.status !== 0 && run(root, ["config", "--get", `remote.${remote}.url`]).status !== 0) return "no-remote";
+  const refspec = configuredSealedRefspec(remote);
+  if (r.stdout.toString("utf8").split("\n").includes(refspec)) return "present";
+  must(root, ["config", "--add", `remote.${remote}.fetch`, refspec]);
+  return "added";
+}
+
 export function checkRemoteName(remote: string): void {
   if (!REMOTE_NAME.test(remote)) throw new SealedRefError(`"${remote}" is not a remote's name (letters, digits, ".", "_", "-"); \`git remote\` lists them`);
 }
@@ -148,7 +173,7 @@ export function fetchSealedRef(root: string, remote: string): boolean {
   const has = run(root, ["ls-remote", "--exit-code", remote, SEALED_REF]);
   if (has.status === 2) return false;
   if (has.status !== 0) throw new SealedRefError(`git ls-remote ${remote} failed: ${has.stderr.trim().split("\n")[0] || `exit code ${has.status}`}`);
-  must(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, `+${SEALED_REF}:${tracking}`]);
+  must(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, sealedFetchRefspec(remote)]);
   const theirs = resolveRef(root, tracking);
   if (theirs) addToSealedRef(root, new Map(), [theirs]);
   return true;
