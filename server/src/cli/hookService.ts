@@ -3,11 +3,11 @@
  * (docs/ARCHITECTURE.md "Hook service"). An agent runs `intent hook` on every tool call; a fresh process
  * spends most of its time loading the CLI (its code, Node's crypto and streams, the schema validator) before
  * it judges anything. The launcher (launch/hookClient.ts) hands the call to this process over a Unix socket
- * in the user's private cache folder instead, and this process runs the very same command (`main`) with
- * the caller's arguments, folder, environment and standard input, and returns its standard output, standard
- * error and exit code. What the command reads and writes is the same files either way; nothing is kept
- * between calls that the command does not already keep in its own caches, which check the files they
- * stand for.
+ * in a folder private to the user instead, and this process runs the very same command (`main`) with the
+ * caller's arguments, folder, environment and standard input, and returns its standard output, standard
+ * error and exit code. What the command reads and writes is the same files either way. Between calls the
+ * service keeps only what a fresh process would find in its caches on disk, checked against the same files:
+ * each workspace's ledger index (following the ledger) and parsed catalogue (under the intents file's text).
  *
  * Only `intent hook` is answered. The service leaves when idle, when another service already answers on
  * its socket, and when anything goes wrong with it: the launcher then answers the call itself.

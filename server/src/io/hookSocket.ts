@@ -95,7 +95,7 @@ function receive(conn: Socket, maxBytes: number, handle: (line: string) => Promi
     }
     chunks.push(chunk.subarray(0, nl));
     conn.removeAllListeners("data");
-    void handle(Buffer.concat(chunks).toString("utf8"));
+    handle(Buffer.concat(chunks).toString("utf8")).catch(() => conn.destroy());
   });
   conn.on("error", () => conn.destroy());
 }

@@ -71,9 +71,12 @@ export function inGitWorkTree(root: string): boolean {
   }
 }
 
-/** The bytes of a blob, or undefined when this clone does not have it. */
+/**
+ * The bytes of a blob, or undefined when this clone does not have it. Never fetched on demand: in a partial
+ * clone git would go to the network for a missing blob, and a reader (a hook among them) must not wait on it.
+ */
 export function readBlob(root: string, blob: string): Buffer | undefined {
-  const r = run(root, ["cat-file", "blob", blob]);
+  const r = run(root, ["cat-file", "blob", blob], { env: { GIT_NO_LAZY_FETCH: "1" } });
   return r.status === 0 ? r.stdout : undefined;
 }
 
