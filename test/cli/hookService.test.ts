@@ -1,8 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CACHE_DIR } from "../../server/src/io/cacheDir";
+import { decodeIndex, indexFileName } from "../../server/src/io/ledger/indexFile";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import { ensureBuilt } from "../support/builtDist";
 import { CLI_JS, runHook, type CliResult } from "../support/cliRunner";
 import { claudeEdit } from "../support/hookPayloads";
@@ -187,6 +190,27 @@ describe("intent hook through the hook service", () => {
     ws.write(LEDGER, "");
     expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
     expect(recordsOf(ws).map((r) => r.files[0].path)).toEqual([API]);
+  });
+
+  it("the service saves the ledger index it keeps once it is quiet, and the next process resumes from it", async () => {
+    const ws = workspace();
+    const index = ws.path(`${CACHE_DIR}/${indexFileName(LEDGER)}`);
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
+    await services(1);
+    rmSync(index, { force: true });
+    expect(runHook("claude-code", session(ws)[2]!(), { cwd: ws.root, env: env("require") }).status).toBe(0);
+    const size = statSync(ws.path(LEDGER)).size;
+    // saved after the service's quiet time, not during the call
+    for (;;) {
+      const saved = existsSync(index) ? decodeIndex(readFileSync(index)) : undefined;
+      if (saved && !("problem" in saved) && saved.indexed === size) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const warm = new WorkspaceLedger(ws.root, LEDGER);
+    expect((await warm.poll()).bytesResumed).toBe(size);
+    const cold = new WorkspaceLedger(ws.root, LEDGER, { cache: false });
+    await cold.poll();
+    expect(warm.entriesFor(API)).toEqual(cold.entriesFor(API));
   });
 
   it("a service that takes a call and stops before answering blocks it, and the call is not run again", async () => {

@@ -39,9 +39,15 @@ function history(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * Each hook in a process of its own: what these tests look at is the index a hook's own process saves before
+ * it exits (the hook service saves the index it keeps when it is quiet: test/cli/hookService.test.ts).
+ */
+const OWN_PROCESS = { ...process.env, INTENT_LSP_HOOK_SERVICE: "off" };
+
 function hookAsync(ws: TempWorkspace, payload: unknown): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_JS, "hook", "claude-code"], { cwd: ws.root });
+    const child = spawn(process.execPath, [CLI_JS, "hook", "claude-code"], { cwd: ws.root, env: OWN_PROCESS });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -88,9 +94,9 @@ describe("the saved ledger index across processes", () => {
     ws.write("src/api/dup.ts", "one\n");
     ws.write("src/api/dup.ts", "two\n");
     const payload = JSON.stringify(claudeEdit(ws, "PostToolUse", "src/api/dup.ts", "one", "two"));
-    expect(runCli(["hook", "claude-code"], { cwd: ws.root, input: payload }).status).toBe(0);
+    expect(runCli(["hook", "claude-code"], { cwd: ws.root, input: payload, env: OWN_PROCESS }).status).toBe(0);
     expect(decodeIndex(readFileSync(ws.path(`${CACHE_DIR}/${indexFileName(LEDGER)}`)))).not.toHaveProperty("problem");
-    expect(runCli(["hook", "claude-code"], { cwd: ws.root, input: payload }).status).toBe(0);
+    expect(runCli(["hook", "claude-code"], { cwd: ws.root, input: payload, env: OWN_PROCESS }).status).toBe(0);
     expect(ledgerRecords(ws).filter((r) => r.files[0].path === "src/api/dup.ts")).toHaveLength(1);
   });
 

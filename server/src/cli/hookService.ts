@@ -16,10 +16,13 @@ import type { Io } from "./args";
 import { serveSocket } from "../io/hookSocket";
 import type { HookReply, HookRequest } from "../io/hookServiceProtocol";
 import { serveManyHookCalls } from "../io/hookProcess";
+import { saveKeptLedgers } from "../io/ledger/hookLedgers";
 import { main } from "./main";
 
 /** How long the service waits for a call before it leaves; `INTENT_LSP_HOOK_SERVICE_IDLE_MS` changes it. */
 const IDLE_MS = 10 * 60 * 1000;
+/** Quiet time after a call before the kept ledgers' indexes are saved for other processes. */
+const SAVE_AFTER_QUIET_MS = 2_000;
 /** A request larger than this (a hook payload is a tool call's input) is refused. */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
@@ -73,11 +76,14 @@ export function parseHookRequest(text: string): HookRequest | undefined {
 export function serveHooks(socket: string, env: NodeJS.ProcessEnv = process.env): void {
   serveManyHookCalls();
   const idleMs = Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) > 0 ? Number(env["INTENT_LSP_HOOK_SERVICE_IDLE_MS"]) : IDLE_MS;
+  let saving: NodeJS.Timeout | undefined;
   serveSocket(socket, idleMs, MAX_REQUEST_BYTES, async (line) => {
     const req = parseHookRequest(line);
     const reply: HookReply = req
       ? await answerHookRequest(req)
       : { stdout: "", stderr: "intent: a malformed call to the hook service (blocking the call)\n", code: 2 };
+    clearTimeout(saving);
+    saving = setTimeout(() => void saveKeptLedgers(), SAVE_AFTER_QUIET_MS);
     return JSON.stringify(reply);
   });
 }

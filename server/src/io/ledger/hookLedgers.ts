@@ -3,6 +3,8 @@
  * workspace's saved index and reads only what was appended since; in the hook service (cli/hookService.ts),
  * one kept per workspace between calls, which follows the file as the editor's does (appends read as they
  * come, a replaced or truncated file read again), so a call reads only what was appended since the last one.
+ * A kept ledger's index is saved for other processes when the service is quiet (`saveKeptLedgers`), never
+ * during a call: a durable save of a large index would be most of that call's time.
  */
 import { servesManyHookCalls } from "../hookProcess";
 import { WorkspaceLedger } from "./workspaceLedger";
@@ -16,12 +18,32 @@ export function hookLedger(root: string, ledgerPath: string): WorkspaceLedger {
   const key = `${root}\0${ledgerPath}`;
   let ledger = kept.get(key);
   if (ledger) kept.delete(key);
-  else ledger = new WorkspaceLedger(root, ledgerPath, { partial: true });
+  else ledger = new WorkspaceLedger(root, ledgerPath, { partial: true, saveAfterBytes: Number.POSITIVE_INFINITY });
   kept.set(key, ledger);
   if (kept.size > MAX_KEPT) {
     const [oldest, gone] = kept.entries().next().value as [string, WorkspaceLedger];
-    gone.flush();
     kept.delete(oldest);
+    try {
+      gone.flush();
+    } catch {
+      /* as in saveKeptLedgers */
+    }
   }
   return ledger;
+}
+
+/**
+ * Saves the index of every kept ledger that describes more than its saved copy, after reading what was
+ * appended since its last poll (the call's own record among it), so that the next process resumes from
+ * the ledger's end.
+ */
+export async function saveKeptLedgers(): Promise<void> {
+  for (const ledger of kept.values()) {
+    try {
+      await ledger.poll();
+      ledger.flush();
+    } catch {
+      /* a workspace gone or read-only: the next process reads more of the ledger, nothing else */
+    }
+  }
 }
