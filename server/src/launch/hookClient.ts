@@ -6,8 +6,8 @@
  * always did. A service that takes the call and stops before answering blocks the call (exit 2): the call
  * may have been half done, so it is never run a second time.
  *
- * The socket lives in a folder private to the user (`$XDG_RUNTIME_DIR/intent-lsp/`, else the cache
- * folder's `hooks/`, checked as the code cache's folder is), so only this user's processes can reach it: a call through it can do exactly what running
+ * The socket lives in a folder private to the user (`socketDirs`, each checked as the code cache's folder
+ * is), so only this user's processes can reach it: a call through it can do exactly what running
  * `intent hook` can. Its name is a hash of the bundle's identity (a new build gets a new service), Node,
  * the umask and every environment variable that changes what the command or the git it runs does (PATH,
  * HOME, GIT_*, XDG_*, …): a service only ever answers callers whose process would behave as its own.
