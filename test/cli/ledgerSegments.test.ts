@@ -274,6 +274,20 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     return git(ws.root, "ls-tree", "--name-only", "refs/intent/ledger").split("\n").filter(Boolean).sort();
   }
 
+  /**
+   * On a new branch of `ws`: eight edits of `path`, the ledger sealed before `cut` and committed, the sealed
+   * ref pushed to origin. The file's owners.
+   */
+  async function sealOnBranch(ws: TempWorkspace, branch: string, path: string, start: string, seed: number, cut: string): Promise<string[]> {
+    git(ws.root, "checkout", "-q", "-b", branch);
+    await history(ws, [path], start, 8, 3, seed);
+    expect(compact(ws, cut).status).toBe(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", branch);
+    expect(runCli(["ledger", "push"], { cwd: ws.root }).status).toBe(0);
+    return blameTraces(ws.root, path);
+  }
+
   it("the working tree keeps the live file and a manifest; every door reads the sealed records from git", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
@@ -385,22 +399,9 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const b = clone(url);
     const ownersShared = blameTraces(a.root, FILES[0]!);
 
-    git(a.root, "checkout", "-q", "-b", "a");
-    await history(a, ["src/api/a.ts"], "2026-03-01T10:00:00Z", 8, 3, 2);
-    expect(compact(a, "2026-02-10").status).toBe(0);
-    git(a.root, "add", "-A");
-    git(a.root, "commit", "-q", "-m", "a");
-    const ownersA = blameTraces(a.root, "src/api/a.ts");
-    expect(runCli(["ledger", "push"], { cwd: a.root }).status).toBe(0);
-
-    git(b.root, "checkout", "-q", "-b", "b");
-    await history(b, ["src/api/b.ts"], "2026-03-02T10:00:00Z", 8, 3, 3);
-    expect(compact(b, "2026-03-15").status).toBe(0);
-    git(b.root, "add", "-A");
-    git(b.root, "commit", "-q", "-m", "b");
-    const ownersB = blameTraces(b.root, "src/api/b.ts");
+    const ownersA = await sealOnBranch(a, "a", "src/api/a.ts", "2026-03-01T10:00:00Z", 2, "2026-02-10");
     // b's push takes a's segments in first: the remote ends with both clones' segments
-    expect(runCli(["ledger", "push"], { cwd: b.root }).status).toBe(0);
+    const ownersB = await sealOnBranch(b, "b", "src/api/b.ts", "2026-03-02T10:00:00Z", 3, "2026-03-15");
     git(b.root, "push", "-q", "origin", "b");
 
     git(a.root, "fetch", "-q", "origin");

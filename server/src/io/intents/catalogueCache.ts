@@ -13,6 +13,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
+import type { LRUCache } from "lru-cache";
 import { servesManyHookCalls } from "../hookProcess";
 import { writeOwnFile } from "../ownFiles";
 import { readRegularText } from "../regularFiles";
@@ -56,19 +57,21 @@ interface Cached {
   hasErrors: boolean;
 }
 
-/** The hook service's catalogues by workspace root: the text each was loaded from. At most MAX_KEPT. */
-const kept = new Map<string, { text: string; result: LoadResult }>();
-const MAX_KEPT = 8;
+/**
+ * The hook service's catalogues by workspace root, with the text each was loaded from; made in the service
+ * only (a hook's own process loads one catalogue once), the least recently used going first.
+ */
+let kept: LRUCache<string, { text: string; result: LoadResult }> | undefined;
 
 /** Loads `text` (the workspace's `active_intents.yaml` as on disk) through the cache. */
 export function loadIntentsCached(root: string, text: string): LoadResult {
-  const mem = kept.get(root);
+  const mem = kept?.get(root);
   if (mem && mem.text === text) return mem.result;
   const result = loadThroughDisk(root, text);
   if (servesManyHookCalls()) {
-    kept.delete(root);
+    // required here: a hook's own process, on every tool call, does not load it
+    kept ??= new (require("lru-cache") as typeof import("lru-cache")).LRUCache({ max: 8 });
     kept.set(root, { text, result });
-    if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
   }
   return result;
 }

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { lineTimestamp } from "../../engine/ledger/segment";
+import { lineTimestamp, type SegmentHeader } from "../../engine/ledger/segment";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { formatManifest, type ManifestEntry } from "../../engine/ledger/sealedManifest";
 import { checkOwnRead, removeOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
@@ -20,6 +20,7 @@ import { readRegularBytes } from "../regularFiles";
 import { acquireLedgerLock } from "./append";
 import { addToSealedRef, inGitWorkTree, writeBlob } from "./sealedRef";
 import {
+  encodedHeader,
   encodeSegment,
   folderSegmentNames,
   readManifest,
@@ -27,6 +28,7 @@ import {
   SEGMENT_EXTENSION,
   sealedLines,
   sealedManifestPath,
+  segmentName,
   segmentsDir,
   writeSegment,
   type SegmentFile,
@@ -84,7 +86,7 @@ export async function compactLedger(root: string, ledgerPath: string, before: Da
     for (const group of byMonth(toSeal)) {
       const times = group.map((l) => lineTimestamp(l.toString("utf8"))).filter((t): t is string => t !== undefined);
       const bytes = encodeSegment(group, after, times[0] ?? null, times[times.length - 1] ?? null);
-      after = store === "ref" ? sha256Hex(bytes) : writeSegment(root, ledgerPath, bytes);
+      after = store === "ref" ? segmentName(bytes) : writeSegment(root, ledgerPath, bytes);
       sealedNow.push(bytes);
       result.segments.push(after);
     }
@@ -119,23 +121,17 @@ function folderSegments(root: string, ledgerPath: string, segments: readonly Seg
 function storeInRef(root: string, ledgerPath: string, moved: readonly SegmentFile[], sealed: readonly Buffer[]): void {
   const entries: Omit<ManifestEntry, "line">[] = readManifest(root, ledgerPath).entries;
   const blobs = new Map<string, string>();
-  const add = (name: string, bytes: Buffer) => {
+  const add = (name: string, bytes: Buffer, header: SegmentHeader) => {
     if (entries.some((e) => e.name === name)) return;
-    const nl = bytes.indexOf(0x0a);
-    const header = JSON.parse(bytes.subarray(0, nl).toString("utf8")) as { lines: number; from: string | null; until: string | null };
     const blob = writeBlob(root, bytes);
     blobs.set(name, blob);
     entries.push({ name, blob, lines: header.lines, from: header.from, until: header.until });
   };
-  for (const s of moved) add(s.name, s.bytes);
-  for (const bytes of sealed) add(sha256Hex(bytes), bytes);
+  for (const s of moved) add(s.name, s.bytes, s.header);
+  for (const bytes of sealed) add(segmentName(bytes), bytes, encodedHeader(bytes));
   addToSealedRef(root, blobs);
   writeOwnFile(root, sealedManifestPath(ledgerPath), formatManifest(entries));
   for (const s of moved) removeOwnFile(root, `${segmentsDir(ledgerPath)}/${s.name}${SEGMENT_EXTENSION}`);
-}
-
-function sha256Hex(bytes: Buffer): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

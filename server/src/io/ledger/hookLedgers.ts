@@ -6,30 +6,38 @@
  * A kept ledger's index is saved for other processes when the service is quiet (`saveKeptLedgers`), never
  * during a call: a durable save of a large index would be most of that call's time.
  */
+import { LRUCache } from "lru-cache";
 import { servesManyHookCalls } from "../hookProcess";
 import { WorkspaceLedger } from "./workspaceLedger";
 
-/** Workspaces whose ledgers the service keeps at most; the least recently used goes first. */
-const MAX_KEPT = 8;
-const kept = new Map<string, WorkspaceLedger>();
+/**
+ * The service's ledgers by workspace: the least recently used goes first (eight at most), its index saved
+ * on the way out.
+ */
+const kept = new LRUCache<string, WorkspaceLedger>({
+  max: 8,
+  dispose: (ledger, _key, reason) => {
+    if (reason === "evict") saveIndex(ledger);
+  },
+});
 
 export function hookLedger(root: string, ledgerPath: string): WorkspaceLedger {
   if (!servesManyHookCalls()) return new WorkspaceLedger(root, ledgerPath, { partial: true });
   const key = `${root}\0${ledgerPath}`;
   let ledger = kept.get(key);
-  if (ledger) kept.delete(key);
-  else ledger = new WorkspaceLedger(root, ledgerPath, { partial: true, saveAfterBytes: Number.POSITIVE_INFINITY });
-  kept.set(key, ledger);
-  if (kept.size > MAX_KEPT) {
-    const [oldest, gone] = kept.entries().next().value as [string, WorkspaceLedger];
-    kept.delete(oldest);
-    try {
-      gone.flush();
-    } catch {
-      /* as in saveKeptLedgers */
-    }
+  if (!ledger) {
+    ledger = new WorkspaceLedger(root, ledgerPath, { partial: true, saveAfterBytes: Number.POSITIVE_INFINITY });
+    kept.set(key, ledger);
   }
   return ledger;
+}
+
+function saveIndex(ledger: WorkspaceLedger): void {
+  try {
+    ledger.flush();
+  } catch {
+    /* a workspace gone or read-only: the next process reads more of the ledger, nothing else */
+  }
 }
 
 /**
@@ -39,11 +47,7 @@ export function hookLedger(root: string, ledgerPath: string): WorkspaceLedger {
  */
 export async function saveKeptLedgers(): Promise<void> {
   for (const ledger of kept.values()) {
-    try {
-      await ledger.poll();
-      ledger.flush();
-    } catch {
-      /* a workspace gone or read-only: the next process reads more of the ledger, nothing else */
-    }
+    await ledger.poll().catch(() => undefined);
+    saveIndex(ledger);
   }
 }

@@ -169,7 +169,19 @@ export function readSegments(root: string, ledgerPath: string): SegmentFile[] {
 
 /** Whether the file's bytes still hash to its name (a changed byte anywhere does not). */
 export function segmentIntact(segment: SegmentFile): boolean {
-  return createHash("sha256").update(segment.bytes).digest("hex") === segment.name;
+  return segmentName(segment.bytes) === segment.name;
+}
+
+/** A segment's name: the SHA-256 of its bytes, in hex. */
+export function segmentName(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The header of segment bytes this process just encoded (encodeSegment). */
+export function encodedHeader(bytes: Buffer): SegmentHeader {
+  const header = parseSegmentHeader(bytes.subarray(0, bytes.indexOf(0x0a)).toString("utf8"));
+  if (typeof header === "string") throw new Error(`an encoded segment's header: ${header}`);
+  return header;
 }
 
 export interface SealedLine {
@@ -246,7 +258,7 @@ export function encodeSegment(lines: readonly Buffer[], after: string | null, fr
 
 /** Writes a segment through the own-file writer; its name. An identical segment already there is kept. */
 export function writeSegment(root: string, ledgerPath: string, bytes: Buffer): string {
-  const name = createHash("sha256").update(bytes).digest("hex");
+  const name = segmentName(bytes);
   replaceOwnFile(root, `${segmentsDir(ledgerPath)}/${name}${SEGMENT_EXTENSION}`, (fd) => writeAllSync(fd, bytes));
   return name;
 }
