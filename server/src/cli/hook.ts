@@ -1,13 +1,14 @@
 import type { HookEnvironment } from "../io/agent/events";
-import { claudeCodeFailure, claudeCodeHook } from "./hook/claudeCode";
-import { clineFailure, clineHook } from "./hook/cline";
-import { codexFailure, codexHook } from "./hook/codex";
-import { copilotFailure, copilotHook } from "./hook/copilot";
-import { cursorFailure, cursorHook } from "./hook/cursor";
-import { droidFailure, droidHook } from "./hook/droid";
-import { geminiFailure, geminiHook } from "./hook/gemini";
-import { windsurfFailure, windsurfHook } from "./hook/windsurf";
+import { claudeCodeHook } from "./hook/claudeCode";
+import { clineHook } from "./hook/cline";
+import { codexHook } from "./hook/codex";
+import { copilotHook } from "./hook/copilot";
+import { cursorHook } from "./hook/cursor";
+import { droidHook } from "./hook/droid";
+import { geminiHook } from "./hook/gemini";
+import { windsurfHook } from "./hook/windsurf";
 import type { HookAnswer } from "./hook/payload";
+import { failureAnswer } from "./hook/answers";
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
@@ -23,18 +24,15 @@ for commands that look like they write). After a write: one Agent Trace record f
 with the model's id; after a shell command: one record of every file it changed, files outside the intent
 reported back. Any failure denies (fail closed); see the README for each agent's configuration.`;
 
-const AGENTS: Record<
-  string,
-  { handle: (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>; failure: (err: unknown, payload?: unknown) => HookAnswer }
-> = {
-  "claude-code": { handle: claudeCodeHook, failure: claudeCodeFailure },
-  cursor: { handle: cursorHook, failure: cursorFailure },
-  codex: { handle: codexHook, failure: codexFailure },
-  gemini: { handle: geminiHook, failure: geminiFailure },
-  copilot: { handle: copilotHook, failure: copilotFailure },
-  windsurf: { handle: windsurfHook, failure: windsurfFailure },
-  cline: { handle: clineHook, failure: clineFailure },
-  droid: { handle: droidHook, failure: droidFailure },
+const AGENTS: Record<string, (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>> = {
+  "claude-code": claudeCodeHook,
+  cursor: cursorHook,
+  codex: codexHook,
+  gemini: geminiHook,
+  copilot: copilotHook,
+  windsurf: windsurfHook,
+  cline: clineHook,
+  droid: droidHook,
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);
@@ -43,8 +41,9 @@ export const hookCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
     const { values, positionals } = parse("hook", argv, { ...ROOT_OPTION }, { min: 1, max: 1 });
-    const agent = AGENTS[positionals[0]!];
-    if (!agent) throw new CliError(`unknown agent "${positionals[0]}"; use one of ${AGENT_NAMES.join(", ")}`, 2);
+    const agentName = positionals[0]!;
+    const handle = Object.hasOwn(AGENTS, agentName) ? AGENTS[agentName] : undefined;
+    if (!handle) throw new CliError(`unknown agent "${positionals[0]}"; use one of ${AGENT_NAMES.join(", ")}`, 2);
 
     // From here on nothing may escape as a crash: the agent would read a crash as "go ahead".
     let answer: HookAnswer;
@@ -56,9 +55,9 @@ export const hookCommand: Command = {
       } catch (e) {
         throw new Error(`the hook input is not JSON (${(e as Error).message}); is this command configured as a hook?`);
       }
-      answer = await agent.handle(payload, { rootOverride: values.root, env: io.env, cwd: io.cwd, toolVersion: INTENT_LSP_VERSION });
+      answer = await handle(payload, { rootOverride: values.root, env: io.env, cwd: io.cwd, toolVersion: INTENT_LSP_VERSION });
     } catch (err) {
-      answer = agent.failure(err, payload);
+      answer = failureAnswer(agentName, err, payload);
     }
     try {
       await io.write(answer.stdout);

@@ -12,6 +12,7 @@
  * Only `intent hook` is answered. The service leaves when idle, when another service already answers on
  * its socket, and when anything goes wrong with it: the launcher then answers the call itself.
  */
+import { isAbsolute } from "node:path";
 import type { Io } from "./args";
 import { serveSocket } from "../io/hookSocket";
 import type { HookReply, HookRequest } from "../io/hookServiceProtocol";
@@ -68,6 +69,8 @@ export function parseHookRequest(text: string): HookRequest | undefined {
   const r = v as Partial<HookRequest> | null;
   const strings = (a: unknown): a is string[] => Array.isArray(a) && a.every((s) => typeof s === "string");
   if (!r || typeof r !== "object" || !strings(r.argv) || typeof r.cwd !== "string" || !r.env || typeof r.env !== "object") return undefined;
+  // the caller's folder, against which everything relative in the call is read: never this service's own
+  if (!isAbsolute(r.cwd)) return undefined;
   if (!Object.values(r.env).every((s) => typeof s === "string") || (r.stdin !== null && typeof r.stdin !== "string")) return undefined;
   return r as HookRequest;
 }

@@ -6,6 +6,8 @@ import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
+import { failureAnswer } from "./hook/answers";
+import { writeSync } from "node:fs";
 
 interface Entry {
   summary: string;
@@ -118,6 +120,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
 /** Standard input read line by line, once a command asks the person something; closed when the command ends. */
 let answers: { reader: import("node:readline").Interface; lines: AsyncIterator<string> } | undefined;
 
+/** Whether the command wrote its answer: a failure after that must not add a second one. */
+let hookAnswered = false;
+
 function processIo(): Io {
   // whether anything went through process.stdout: the answer then follows it through the same stream
   let stdoutUsed = false;
@@ -134,7 +139,10 @@ function processIo(): Io {
       stdoutUsed = true;
       process.stdout.write(text);
     },
-    write: (text) => writeAllStdout(text, stdoutUsed),
+    write: (text) => {
+      hookAnswered = true;
+      return writeAllStdout(text, stdoutUsed);
+    },
     err: (text) => void process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
@@ -150,10 +158,22 @@ export function runAsProgram(): void {
   // For an agent's hook, exit code 2 blocks the tool call and any other failure lets it through: whatever
   // goes wrong outside the hook's own fail-closed handling (a module that fails to load, a stray exception)
   // must still block.
-  const failureCode = process.argv[2] === "hook" ? 2 : 1;
+  // It answers in the agent's own protocol (cli/hook/answers.ts) unless the hook already answered.
+  const isHook = process.argv[2] === "hook";
   const fail = (err: unknown) => {
-    process.stderr.write(`intent: ${(err as Error)?.message ?? String(err)}${failureCode === 2 ? " (blocking the call)" : ""}\n`);
-    process.exit(failureCode);
+    const message = (err as Error)?.message ?? String(err);
+    if (!isHook) {
+      process.stderr.write(`intent: ${message}\n`);
+      process.exit(1);
+    }
+    const answer = failureAnswer(process.argv[3] ?? "", err);
+    try {
+      if (!hookAnswered) writeSync(1, answer.stdout);
+    } catch {
+      /* stdout is gone: the exit code below still blocks where the agent reads it */
+    }
+    process.stderr.write(`intent: ${message} (blocking the call)\n`);
+    process.exit(hookAnswered ? 2 : answer.exitCode);
   };
   process.on("uncaughtException", fail);
   void main(process.argv.slice(2), processIo()).then((code) => {

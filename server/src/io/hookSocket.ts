@@ -74,11 +74,20 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
     if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") writeFailedMarker(socket);
     process.exit(0);
   });
-  server.listen(socket, () => {
-    const st = lstatSync(socket);
-    ours = { dev: st.dev, ino: st.ino };
-    idle();
-  });
+  // the socket is made private whatever the umask this service inherited: the kernel gives a socket file
+  // the mode the umask leaves, and Node binds while listen() runs
+  const umask = process.umask(0o077);
+  try {
+    server.listen(socket, () => {
+      const st = lstatSync(socket);
+      ours = { dev: st.dev, ino: st.ino };
+      // a socket others could use is never served (launchers refuse to connect to it anyway)
+      if ((st.mode & 0o077) !== 0) return leave();
+      idle();
+    });
+  } finally {
+    process.umask(umask);
+  }
 }
 
 /** Reads one newline-terminated request from the connection and hands it over; a larger one is dropped. */

@@ -9,6 +9,17 @@ import { fstatSync, readSync, writeSync } from "node:fs";
 const STDIN = 0;
 const STDOUT = 1;
 let stdinStream = false;
+/**
+ * Where a launcher that read standard input already (launch/cli.ts, for the hook service) leaves it for the
+ * program it then runs in the same process: a global, since the launcher and the CLI are separate bundles.
+ */
+const HANDED_OVER = Symbol.for("intent-lsp.stdin");
+type WithHandedOver = { [HANDED_OVER]?: string };
+
+/** Leaves `text` as standard input for the program this process runs next (readAllStdin returns it). */
+export function handOverStdin(text: string): void {
+  (globalThis as WithHandedOver)[HANDED_OVER] = text;
+}
 
 /** Whether `process.stdin` was opened here (it then holds the process open until paused). */
 export function stdinStreamOpened(): boolean {
@@ -20,6 +31,7 @@ export function stdinStreamOpened(): boolean {
  * machinery, so it is asked only about a character device (a terminal, or /dev/null).
  */
 export function stdinIsTerminal(): boolean {
+  if (typeof (globalThis as WithHandedOver)[HANDED_OVER] === "string") return false;
   try {
     if (!fstatSync(STDIN).isCharacterDevice()) return false;
   } catch {
@@ -30,6 +42,11 @@ export function stdinIsTerminal(): boolean {
 
 /** All of standard input as UTF-8 text. */
 export async function readAllStdin(): Promise<string> {
+  const handed = (globalThis as WithHandedOver)[HANDED_OVER];
+  if (typeof handed === "string") {
+    delete (globalThis as WithHandedOver)[HANDED_OVER];
+    return handed;
+  }
   const chunks: Buffer[] = [];
   if (!readAvailable(chunks)) {
     stdinStream = true;

@@ -36,7 +36,8 @@ export function resolveWorkspaceRoot(given: string | undefined, start: string, c
     if (!isDirectory(root)) throw new Error(`--root ${given}: no such directory`);
     return { root, via: "given" };
   }
-  return findWorkspaceRoot(start);
+  // against the caller's folder, never this process's own (the hook service runs in another)
+  return findWorkspaceRoot(resolve(cwd, start));
 }
 
 function isDirectory(p: string): boolean {

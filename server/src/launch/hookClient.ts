@@ -14,12 +14,12 @@
  * `INTENT_LSP_HOOK_SERVICE=off` answers every call in its own process; `=require` (for tests) blocks a call
  * no service answers.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { GREETING, SERVE_HOOKS, type HookReply, type HookRequest } from "../io/hookServiceProtocol";
 import { readAllStdin, stdinIsTerminal } from "../io/stdio";
-import { fileIdentity, fnv1a64, isPrivateDir, userCacheDir } from "./codeCache";
+import { fileIdentity, fnv1a64, userCacheDir } from "./codeCache";
 
 /** Variables that change what a hook or the git it runs does; a service serves one set of their values. */
 const FINGERPRINTED =
@@ -28,8 +28,8 @@ const FINGERPRINTED =
 const MAX_SOCKET_PATH = 100;
 /** The longest a call waits for the service's greeting before it answers itself. */
 const GREETING_MS = 2_000;
-/** The longest a call waits for the service's answer, once greeted, before it blocks. */
-const REPLY_MS = 120_000;
+/** The longest a call waits for the service's answer, once greeted, before it denies (see replyDeadline). */
+const REPLY_MS = 20_000;
 /** After a service could not listen in the folder, launchers stop starting one for this long. */
 const FAILED_BACKOFF_MS = 60 * 60 * 1000;
 
@@ -54,12 +54,41 @@ export function serviceSocket(bundle: string, env: NodeJS.ProcessEnv): string | 
     if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) continue;
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (isPrivateDir(dir)) return socket;
+      if (isSocketDir(dir)) return socket;
     } catch {
       /* the next place */
     }
   }
   return undefined;
+}
+
+/**
+ * Whether `dir` may hold this user's sockets: a real folder (not a link), this user's, that nobody else may
+ * enter (whatever the umask it was made under), in a folder nobody else can rename it out of (only its owner
+ * can, or the folder is sticky as /tmp is). A call through a socket there can do whatever `intent hook` can.
+ */
+export function isSocketDir(dir: string): boolean {
+  const uid = process.getuid?.();
+  const ownedBy = (st: { uid: number }) => uid === undefined || st.uid === uid || st.uid === 0;
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return false;
+  const parent = lstatSync(dirname(dir));
+  return parent.isDirectory() && ownedBy(parent) && ((parent.mode & 0o022) === 0 || (parent.mode & 0o1000) !== 0);
+}
+
+/**
+ * Whether a connection to `socket` reaches this user's own service, checked before every connect: its folder
+ * as `isSocketDir` requires, and the socket (if any) a socket of this user's that nobody else can use.
+ */
+export function isPrivateSocket(socket: string): boolean {
+  try {
+    if (!isSocketDir(dirname(socket))) return false;
+    const st = lstatSync(socket);
+    const uid = process.getuid?.();
+    return st.isSocket() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -75,18 +104,30 @@ function socketDirs(env: NodeJS.ProcessEnv): string[] {
   return dirs;
 }
 
-export type CallResult = { kind: "answered"; reply: HookReply } | { kind: "absent" } | { kind: "broken"; why: string };
-
 /**
- * Hands the call to the service: "absent" when nothing listens (standard input is then untouched, for the
- * launcher to answer itself), "broken" when the service took the call and gave no answer.
+ * How a call to the service ended. "absent": nothing greeted, nothing ran, standard input is untouched.
+ * "dropped": the service greeted, then the connection ended without an answer (the service died, or refused
+ * the request): it no longer runs the call, which the launcher answers itself from `input` (each hook is
+ * idempotent: a stash or snapshot taken again, a record the ledger already holds skipped). "silent": no
+ * answer within the deadline from a service that may still be running the call: answered as a failure,
+ * never run a second time. "unreadable": standard input could not be read.
  */
-export function callService(socket: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CallResult> {
+export type CallResult =
+  | { kind: "answered"; reply: HookReply }
+  | { kind: "absent" }
+  | { kind: "dropped"; why: string; input: string | null }
+  | { kind: "silent"; why: string; input: string | null }
+  | { kind: "unreadable"; why: string };
+
+/** Hands the call to the service (see CallResult); `replyMs`: how long an answer may take once greeted. */
+export function callService(socket: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, replyMs = replyDeadline(env)): Promise<CallResult> {
   const { connect } = require("node:net") as typeof import("node:net");
   return new Promise((resolve) => {
+    if (!isPrivateSocket(socket)) return resolve({ kind: "absent" });
     const conn = connect(socket);
     // the call is the service's once it greeted: before that, nothing ran and standard input is untouched
     let greeted = false;
+    let input: Promise<string | null> | undefined;
     let received = Buffer.alloc(0);
     let timer = setTimeout(() => {
       conn.destroy();
@@ -99,17 +140,31 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
       clearTimeout(timer);
       resolve(r);
     };
-    const send = async () => {
-      try {
-        const stdin = stdinIsTerminal() ? null : await readAllStdin();
-        const request: HookRequest = { argv, cwd, env: stringsOnly(env), stdin };
-        conn.write(`${JSON.stringify(request)}\n`);
-      } catch (e) {
-        conn.destroy();
-        done({ kind: "broken", why: `standard input could not be read (${(e as Error).message})` });
-      }
+    // what the caller gets back once the service took the call and did not answer: the input, read in full
+    const unanswered = (kind: "dropped" | "silent", why: string) => {
+      conn.destroy();
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      (input ?? Promise.resolve(null)).then(
+        (text) => resolve({ kind, why, input: text }),
+        (e: Error) => resolve({ kind: "unreadable", why: `standard input could not be read (${e.message})` }),
+      );
     };
-    conn.once("error", (e) => done(greeted ? { kind: "broken", why: e.message } : { kind: "absent" }));
+    const send = () => {
+      input = stdinIsTerminal() ? Promise.resolve(null) : readAllStdin();
+      input.then(
+        (stdin) => {
+          const request: HookRequest = { argv, cwd, env: stringsOnly(env), stdin };
+          conn.write(`${JSON.stringify(request)}\n`);
+        },
+        (e: Error) => {
+          conn.destroy();
+          done({ kind: "unreadable", why: `standard input could not be read (${e.message})` });
+        },
+      );
+    };
+    conn.once("error", (e) => (greeted ? unanswered("dropped", e.message) : done({ kind: "absent" })));
     conn.on("data", (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       if (greeted) return;
@@ -122,18 +177,26 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
       greeted = true;
       received = received.subarray(nl + 1);
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        conn.destroy();
-        done({ kind: "broken", why: `no answer within ${REPLY_MS / 1000} s` });
-      }, REPLY_MS);
-      void send();
+      timer = setTimeout(() => unanswered("silent", `no answer within ${replyMs / 1000} s`), replyMs);
+      send();
     });
     conn.once("end", () => {
       if (!greeted) return done({ kind: "absent" });
       const reply = parseReply(received.toString("utf8"));
-      done(reply ? { kind: "answered", reply } : { kind: "broken", why: "the service stopped before it answered" });
+      if (reply) done({ kind: "answered", reply });
+      else unanswered("dropped", "the service stopped before it answered");
     });
   });
+}
+
+/**
+ * How long a greeted call waits for its answer: well under the 30 s the agents' hook configurations allow,
+ * since an agent that times a hook out runs the call (most of them do). A service that is stopped or stuck
+ * thus costs a denial, never an allow.
+ */
+function replyDeadline(env: NodeJS.ProcessEnv): number {
+  const given = Number(env["INTENT_LSP_HOOK_SERVICE_REPLY_MS"]);
+  return given > 0 ? given : REPLY_MS;
 }
 
 function parseReply(text: string): HookReply | undefined {

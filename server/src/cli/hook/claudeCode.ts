@@ -17,21 +17,24 @@ import {
 import { undoEdits, wroteByEdits, type StringEdit, type WriteReport } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { claudeCodeDecision } from "./answers";
+import { agentFolder } from "./toolEvent";
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const event = str(p["hook_event_name"]);
   const session: HookSession = {
-    cwd: str(p["cwd"]) ?? henv.cwd,
+    cwd: agentFolder(str(p["cwd"]), henv),
     sessionId: agentSessionId("claude", str(p["session_id"]) ?? "unknown"),
     client: "claude-code",
   };
   switch (event) {
     case "PreToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", asObject(p["tool_input"] ?? {}));
-      return decisionAnswer(beforeToolUse(openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined), call, str(p["tool_use_id"])));
+      return claudeCodeDecision(
+        beforeToolUse(openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined), call, str(p["tool_use_id"])),
+      );
     }
     case "PostToolUse":
       return postToolUse(p, henv, session);
@@ -121,22 +124,4 @@ function stringEdits(tool: string, input: Json): StringEdit[] | undefined {
   if (tool === "Edit") return [input as unknown as StringEdit];
   if (tool === "MultiEdit" && Array.isArray(input["edits"])) return input["edits"] as StringEdit[];
   return undefined;
-}
-
-/** The PreToolUse answer for a gate decision; "none" leaves the call to Claude Code's own permission rules. */
-function decisionAnswer(d: GateDecision): HookAnswer {
-  if (d.kind === "none") return jsonAnswer({});
-  const reason = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
-  return jsonAnswer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });
-}
-
-/**
- * What the CLI prints when the hook itself failed. Before a tool call (or when the input could not even be
- * read) that is a denial carrying the error, never a crash; after one, or for other events, a message to
- * the user, since there is nothing left to deny.
- */
-export function claudeCodeFailure(err: unknown, payload?: unknown): HookAnswer {
-  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "PreToolUse") return decisionAnswer(internalErrorDecision(err));
-  return jsonAnswer({ systemMessage: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}` });
 }

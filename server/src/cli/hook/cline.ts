@@ -1,9 +1,9 @@
 import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
-import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { afterTool, anchored, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { clineDecision, withoutAsk } from "./answers";
+import { afterTool, agentFolder, anchored, beforeTool, type ToolEvent } from "./toolEvent";
 
 /**
  * Cline (docs/AGENTS.md): hooks are executables named after the event, fed `hookName`, `taskId`,
@@ -18,10 +18,10 @@ const SHELL_TOOLS = new Set(["execute_command"]);
 export async function clineHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const roots = Array.isArray(p["workspaceRoots"]) ? (p["workspaceRoots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
-  const session: HookSession = { cwd: roots[0] ?? henv.cwd, sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
+  const session: HookSession = { cwd: agentFolder(str(roots[0]), henv), sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
   switch (str(p["hookName"])) {
     case "PreToolUse":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(p, "preToolUse", session.cwd, henv.env))));
+      return clineDecision(withoutAsk(beforeTool(henv, session, toolEvent(p, "preToolUse", session.cwd, henv.env))));
     case "PostToolUse": {
       const said = await afterTool(henv, session, toolEvent(p, "postToolUse", session.cwd, henv.env));
       const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
@@ -39,15 +39,4 @@ function toolEvent(p: Json, key: "preToolUse" | "postToolUse", cwd: string, env:
   const params = ev["parameters"] && typeof ev["parameters"] === "object" ? (ev["parameters"] as Json) : {};
   const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(params["command"]) ?? "" } : anchored(cwd, classifyTool(tool, params));
   return { tool, call, model: { reported: str(p["model"]), env } };
-}
-
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({ cancel: false });
-  return jsonAnswer({ cancel: true, errorMessage: denialText(d) });
-}
-
-export function clineFailure(err: unknown, payload?: unknown): HookAnswer {
-  const hook = payload && typeof payload === "object" ? (payload as Json)["hookName"] : undefined;
-  if (hook === undefined || hook === "PreToolUse") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
-  return { ...jsonAnswer({ cancel: false }), stderr: `intent-lsp's ${String(hook)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

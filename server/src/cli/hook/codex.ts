@@ -1,9 +1,8 @@
 import type { HookEnvironment } from "../../io/agent/events";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
 import { applyPatchFiles } from "../../engine/agent/applyPatch";
-import { internalErrorDecision } from "../../engine/agent/decision";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerClaudeLike, preToolUseDenial, withoutAsk, writeCall, type ToolEvent } from "./toolEvent";
+import { asObject, str, type HookAnswer, type Json } from "./payload";
+import { anchored, answerClaudeLike, writeCall, type ToolEvent } from "./toolEvent";
 
 /**
  * OpenAI Codex CLI (docs/AGENTS.md): Claude-like events and fields, plus `model` in every payload.
@@ -57,9 +56,3 @@ function patchText(v: unknown): string | undefined {
 
 const UNREADABLE_PATCH =
   "This apply_patch input is not a patch Codex can read, so intent-lsp cannot tell which files it writes. Send a patch that starts with `*** Begin Patch`, names each file on an `*** Add File:`, `*** Update File:` or `*** Delete File:` line, and ends with `*** End Patch`.";
-
-export function codexFailure(err: unknown, payload?: unknown): HookAnswer {
-  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "PreToolUse") return preToolUseDenial(withoutAsk(internalErrorDecision(err)));
-  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
-}

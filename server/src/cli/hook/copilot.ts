@@ -1,9 +1,9 @@
 import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
-import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerMoment, denialText, withoutAsk, type Moment, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { copilotDecision, copilotPhase } from "./answers";
+import { agentFolder, anchored, answerMoment, type ToolEvent } from "./toolEvent";
 
 /**
  * GitHub Copilot CLI and coding agent hooks (docs/AGENTS.md): `preToolUse`/`postToolUse` payloads
@@ -15,20 +15,12 @@ import { anchored, answerMoment, denialText, withoutAsk, type Moment, type Plain
 
 const SHELL_TOOLS = new Set(["bash", "powershell", "shell"]);
 
-/** The event: named when the payload names it, else told by its fields (only a post payload has toolResult). */
-function phaseOf(p: Json): Moment {
-  const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
-  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "end" : "other";
-  if (str(p["toolName"]) === undefined) return "other";
-  return "toolResult" in p ? "post" : "pre";
-}
-
 export async function copilotHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
-  return answerMoment(henv, session, phaseOf(p), {
+  const session: HookSession = { cwd: agentFolder(str(p["cwd"]), henv), sessionId: agentSessionId("copilot", str(p["sessionId"]) ?? "cli"), client: "copilot" };
+  return answerMoment(henv, session, copilotPhase(p), {
     event: () => toolEvent(p, session.cwd, henv.env),
-    decision: decisionAnswer,
+    decision: copilotDecision,
     // Copilot's CLI documents no way to reach the model after a tool; the person sees stderr in the log
     afterText: (text) => ({ ...jsonAnswer({ additionalContext: text }), stderr: `${text}\n` }),
   });
@@ -49,15 +41,4 @@ function toolArgs(v: unknown): Json {
     return parsed as Json;
   }
   return v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {};
-}
-
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({});
-  return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: denialText(d) });
-}
-
-export function copilotFailure(err: unknown, payload?: unknown): HookAnswer {
-  const phase = payload && typeof payload === "object" && !Array.isArray(payload) ? phaseOf(payload as Json) : "pre";
-  if (phase === "pre") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
-  return { ...jsonAnswer({}), stderr: `intent-lsp's ${phase} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

@@ -17,14 +17,15 @@ import {
 import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
-import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { cursorPermission } from "./answers";
+import { agentFolder } from "./toolEvent";
 
 export async function cursorHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const roots = Array.isArray(p["workspace_roots"]) ? (p["workspace_roots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
   const session: HookSession = {
-    cwd: roots[0] ?? str(p["cwd"]) ?? henv.cwd,
+    cwd: agentFolder(str(roots[0]) ?? str(p["cwd"]), henv),
     sessionId: agentSessionId("cursor", str(p["conversation_id"]) ?? "unknown"),
     client: "cursor",
   };
@@ -32,10 +33,10 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
     case "preToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
       const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
-      return permission(beforeToolUse(ctx, call));
+      return cursorPermission(beforeToolUse(ctx, call));
     }
     case "beforeShellExecution":
-      return permission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
+      return cursorPermission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
     case "afterFileEdit":
       return afterFileEdit(p, henv, session);
     case "afterShellExecution": {
@@ -77,22 +78,6 @@ async function afterFileEdit(p: Json, henv: HookEnvironment, session: HookSessio
   if (outcome?.kind === "unknown-before")
     answer.stderr = `intent-lsp did not record the edit of ${outcome.path}: which lines it changed cannot be told from this event.\n`;
   return answer;
-}
-
-/** The permission answer for a gate decision; "none" answers nothing, so Cursor applies its own rules. */
-function permission(d: GateDecision): HookAnswer {
-  if (d.kind === "none") return jsonAnswer({});
-  if (d.kind === "allow") return jsonAnswer({ permission: "allow" });
-  const agentMessage = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
-  const userMessage = d.kind === "deny" ? `intent-lsp denied this call (${d.code}): ${d.reason}` : `intent-lsp asks: ${d.reason}`;
-  return jsonAnswer({ permission: d.kind, userMessage, agentMessage, user_message: userMessage, agent_message: agentMessage });
-}
-
-/** A failed hook: a denial where Cursor asks for a permission (or the input was unreadable), else a log line. */
-export function cursorFailure(err: unknown, payload?: unknown): HookAnswer {
-  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "preToolUse" || event === "beforeShellExecution") return permission(internalErrorDecision(err));
-  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }
 
 /** Cursor has sent tool_input both as an object and as a JSON string. */

@@ -1,9 +1,8 @@
 import type { HookEnvironment } from "../../io/agent/events";
 import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
-import { internalErrorDecision } from "../../engine/agent/decision";
-import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerClaudeLike, preToolUseDenial, withoutAsk, type ToolEvent } from "./toolEvent";
+import { asObject, str, type HookAnswer, type Json } from "./payload";
+import { anchored, answerClaudeLike, type ToolEvent } from "./toolEvent";
 
 /**
  * Factory Droid (docs/AGENTS.md): Claude Code's hook shape (`hook_event_name`, `tool_name`,
@@ -34,10 +33,4 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
     model: { reported: str(p["model"]), env, transcriptPath: str(p["transcript_path"]) },
     ...(edit ? { edits: edit, before: (after: string) => undoEdits(after, edit), wrote: wroteByEdits(edit) } : {}),
   };
-}
-
-export function droidFailure(err: unknown, payload?: unknown): HookAnswer {
-  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "PreToolUse") return preToolUseDenial(withoutAsk(internalErrorDecision(err)));
-  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

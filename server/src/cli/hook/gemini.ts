@@ -1,9 +1,9 @@
 import type { HookEnvironment, HookSession } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { classifyTool, type ToolCall } from "../../engine/agent/toolCall";
-import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
-import { anchored, answerMoment, denialText, momentOf, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { geminiDecision } from "./answers";
+import { agentFolder, anchored, answerMoment, momentOf, type ToolEvent } from "./toolEvent";
 
 /**
  * Gemini CLI (docs/AGENTS.md): `BeforeTool`/`AfterTool` with `tool_name`/`tool_input`; writes are
@@ -17,13 +17,13 @@ const SHELL_TOOLS = new Set(["run_shell_command"]);
 export async function geminiHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
   const session: HookSession = {
-    cwd: str(p["cwd"]) ?? henv.cwd,
+    cwd: agentFolder(str(p["cwd"]), henv),
     sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"),
     client: "gemini",
   };
   return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "BeforeTool", "AfterTool", "SessionEnd"), {
     event: () => toolEvent(p, session.cwd, henv.env),
-    decision: decisionAnswer,
+    decision: geminiDecision,
     afterText: (text) => jsonAnswer({ hookSpecificOutput: { hookEventName: "AfterTool", additionalContext: text } }),
   });
 }
@@ -34,16 +34,4 @@ function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
   // Gemini names no model in tool events: INTENT_LSP_MODEL or the contributor.modelId setting does
   return { tool, call, model: { env, defaultProvider: "google" } };
-}
-
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({});
-  const reason = denialText(d);
-  return { stdout: `${JSON.stringify({ decision: "deny", reason })}\n`, stderr: `${reason}\n`, exitCode: 2 };
-}
-
-export function geminiFailure(err: unknown, payload?: unknown): HookAnswer {
-  const event = payload && typeof payload === "object" ? (payload as Json)["hook_event_name"] : undefined;
-  if (event === undefined || event === "BeforeTool") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
-  return { ...jsonAnswer({}), stderr: `intent-lsp's ${String(event)} hook failed: ${err instanceof Error ? err.message : String(err)}\n` };
 }

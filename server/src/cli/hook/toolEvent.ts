@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute } from "node:path";
 import {
   afterShell,
   afterWrite,
@@ -11,6 +11,9 @@ import {
 } from "../../io/agent/events";
 import { agentSessionId } from "../../io/agent/session";
 import { jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+import { preToolUseDenial, withoutAsk, type Moment, type PlainDecision } from "./answers";
+
+export type { Moment, PlainDecision };
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
 import type { ToolCall } from "../../engine/agent/toolCall";
@@ -35,37 +38,6 @@ export interface ToolEvent {
   /** After a write, what the tool wrote when the payload says (see WriteReport.wrote). */
   wrote?: (before: string | null | undefined) => string | undefined;
 }
-
-/** What an agent without an "ask" answer can be told: allow, deny or nothing. */
-export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind: "deny"; code: string; reason: string };
-
-/**
- * For agents whose protocol has no "ask": a change to intent-lsp's own files needs a person, so it is
- * denied (a shell command that changes them too, telling the agent to ask the person to run it); a shell
- * command that looks like it writes runs under the agent's own permission rules, since its writes are
- * recorded and checked against the scope right after it.
- */
-export function withoutAsk(d: GateDecision): PlainDecision {
-  if (d.kind === "ask") {
-    if (d.code === "shell-write") return { kind: "none" };
-    if (d.code === "rule-command")
-      return {
-        kind: "deny",
-        code: d.code,
-        reason: `${d.reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`,
-      };
-    return {
-      kind: "deny",
-      code: d.code,
-      reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.`,
-    };
-  }
-  if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
-  return d.kind === "allow" ? { kind: "allow", reason: d.reason } : { kind: "none" };
-}
-
-/** The text an agent reads for a denial: the code first, so a person scanning a log finds it. */
-export const denialText = (d: { code: string; reason: string }) => `[intent-lsp: ${d.code}] ${d.reason}`;
 
 export function beforeTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): GateDecision {
   const ctx = openAgentWorkspace(henv, session, ev.call.kind === "write" ? ev.call.filePath : undefined);
@@ -117,8 +89,18 @@ export async function afterTool(henv: HookEnvironment, session: HookSession, ev:
 export function absolute(cwd: string, path: string, home?: string): string {
   if (isAbsolute(path)) return path;
   if (/^~[^/]*(\/|$)/.test(path)) return home !== undefined && (path === "~" || path.startsWith("~/")) ? `${home}${path.slice(1)}` : path;
-  const base = isAbsolute(cwd) ? cwd : resolve(cwd);
-  return `${base.endsWith("/") ? base : `${base}/`}${path}`;
+  // never against this process's own folder: in the hook service that is not the agent's
+  if (!isAbsolute(cwd)) throw new Error(`the folder "${cwd}" that "${path}" is relative to is not absolute; the hook cannot tell where the write goes`);
+  return `${cwd.endsWith("/") ? cwd : `${cwd}/`}${path}`;
+}
+
+/**
+ * The folder an agent says it runs in (a payload's `cwd`, a workspace root), absolute: a relative one is
+ * relative to the folder the agent started the hook in (`henv.cwd`), never to the process that answers it
+ * (the hook service runs elsewhere). Joined as text, as `absolute` joins paths.
+ */
+export function agentFolder(given: string | undefined, henv: { cwd: string }): string {
+  return given === undefined ? henv.cwd : absolute(henv.cwd, given);
 }
 
 /** A write call with every path made absolute against `cwd` (see `absolute`). */
@@ -136,9 +118,6 @@ export function anchored(cwd: string, call: ToolCall, home?: string): ToolCall {
     ...(call.otherPaths ? { otherPaths: call.otherPaths.map((p) => absolute(cwd, p, home)) } : {}),
   };
 }
-
-/** The moments of a tool-call protocol, as an adapter recognizes them in its agent's payload. */
-export type Moment = "pre" | "post" | "end" | "other";
 
 /** How one agent's protocol reads a call and writes the answers; the flow around it is `answerMoment`'s. */
 export interface Protocol {
@@ -182,7 +161,7 @@ export function answerClaudeLike(
   henv: HookEnvironment,
   event: (p: Json, cwd: string, env: NodeJS.ProcessEnv) => ToolEvent,
 ): Promise<HookAnswer> {
-  const session: HookSession = { cwd: str(p["cwd"]) ?? henv.cwd, sessionId: agentSessionId(agent, str(p["session_id"]) ?? "unknown"), client: agent };
+  const session: HookSession = { cwd: agentFolder(str(p["cwd"]), henv), sessionId: agentSessionId(agent, str(p["session_id"]) ?? "unknown"), client: agent };
   return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
     event: () => event(p, session.cwd, henv.env),
     decision: preToolUseDenial,
@@ -193,15 +172,4 @@ export function answerClaudeLike(
 /** The moment of an event named by the agent's own event names. */
 export function momentOf(event: string | undefined, pre: string, post: string, end: string): Moment {
   return event === pre ? "pre" : event === post ? "post" : event === end ? "end" : "other";
-}
-
-/** Claude Code's PreToolUse denial, which Codex and Droid read in the same form: the JSON and exit code 2. */
-export function preToolUseDenial(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return jsonAnswer({});
-  const reason = denialText(d);
-  return {
-    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`,
-    stderr: `${reason}\n`,
-    exitCode: 2,
-  };
 }

@@ -1,9 +1,9 @@
 import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../../io/agent/events";
 import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
-import { internalErrorDecision } from "../../engine/agent/decision";
 import { asObject, str, type HookAnswer, type Json } from "./payload";
-import { absolute, afterTool, beforeTool, denialText, withoutAsk, type PlainDecision, type ToolEvent } from "./toolEvent";
+import { windsurfDecision, withoutAsk } from "./answers";
+import { absolute, afterTool, agentFolder, beforeTool, type ToolEvent } from "./toolEvent";
 
 /**
  * Windsurf Cascade hooks (docs/AGENTS.md): the event is `agent_action_name` (`pre_write_code`,
@@ -16,7 +16,7 @@ export async function windsurfHook(payload: unknown, henv: HookEnvironment): Pro
   const p = asObject(payload);
   const info = p["tool_info"] && typeof p["tool_info"] === "object" ? (p["tool_info"] as Json) : {};
   const session: HookSession = {
-    cwd: str(info["cwd"]) ?? henv.cwd,
+    cwd: agentFolder(str(info["cwd"]), henv),
     sessionId: agentSessionId("windsurf", str(p["trajectory_id"]) ?? "unknown"),
     client: "windsurf",
   };
@@ -25,7 +25,7 @@ export async function windsurfHook(payload: unknown, henv: HookEnvironment): Pro
   switch (action) {
     case "pre_write_code":
     case "pre_run_command":
-      return decisionAnswer(withoutAsk(beforeTool(henv, session, toolEvent(action, info, session.cwd, model))));
+      return windsurfDecision(withoutAsk(beforeTool(henv, session, toolEvent(action, info, session.cwd, model))));
     case "post_write_code":
     case "post_run_command": {
       const said = await afterTool(henv, session, toolEvent(action, info, session.cwd, model));
@@ -49,15 +49,4 @@ function toolEvent(action: string, info: Json, cwd: string, model: ToolEvent["mo
     model,
     ...(edits.length ? { before: (after: string) => undoEdits(after, edits), wrote: wroteByEdits(edits) } : {}),
   };
-}
-
-function decisionAnswer(d: PlainDecision): HookAnswer {
-  if (d.kind !== "deny") return { stdout: "", exitCode: 0 };
-  return { stdout: "", stderr: `${denialText(d)}\n`, exitCode: 2 };
-}
-
-export function windsurfFailure(err: unknown, payload?: unknown): HookAnswer {
-  const action = payload && typeof payload === "object" ? (payload as Json)["agent_action_name"] : undefined;
-  if (action === undefined || action === "pre_write_code" || action === "pre_run_command") return decisionAnswer(withoutAsk(internalErrorDecision(err)));
-  return { stdout: "", stderr: `intent-lsp's ${action} hook failed: ${err instanceof Error ? err.message : String(err)}\n`, exitCode: 0 };
 }

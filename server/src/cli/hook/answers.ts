@@ -1,0 +1,170 @@
+/**
+ * Each agent's answers in its own protocol: to a gate decision, and to a hook that failed. Pure, with no
+ * I/O and nothing of the CLI: the launcher (launch/cli.ts) loads it too, so that a hook that cannot run at
+ * all (the service died, the folder is gone, the CLI bundle fails to load) still denies in the agent's own
+ * protocol, not only with an exit code that some agents read as "go ahead".
+ */
+import { internalErrorDecision, type GateDecision } from "../../engine/agent/decision";
+import { jsonAnswer, str, type HookAnswer, type Json } from "./payload";
+
+/** What an agent without an "ask" answer can be told: allow, deny or nothing. */
+export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind: "deny"; code: string; reason: string };
+
+/** The moment of a tool call an event is. */
+export type Moment = "pre" | "post" | "end" | "other";
+
+/**
+ * For agents whose protocol has no "ask": a change to intent-lsp's own files needs a person, so it is
+ * denied (a shell command that changes them too, telling the agent to ask the person to run it); a shell
+ * command that looks like it writes runs under the agent's own permission rules, since its writes are
+ * recorded and checked against the scope right after it.
+ */
+export function withoutAsk(d: GateDecision): PlainDecision {
+  if (d.kind === "ask") {
+    if (d.code === "shell-write") return { kind: "none" };
+    if (d.code === "rule-command")
+      return {
+        kind: "deny",
+        code: d.code,
+        reason: `${d.reason} This agent cannot put the question to the user, so the command is denied: ask the user to run it themselves if it is wanted.`,
+      };
+    return {
+      kind: "deny",
+      code: d.code,
+      reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.`,
+    };
+  }
+  if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
+  return d.kind === "allow" ? { kind: "allow", reason: d.reason } : { kind: "none" };
+}
+
+/** The text an agent reads for a denial: the code first, so a person scanning a log finds it. */
+export const denialText = (d: { code: string; reason: string }) => `[intent-lsp: ${d.code}] ${d.reason}`;
+
+/** Claude Code's PreToolUse answer; "none" leaves the call to Claude Code's own permission rules. */
+export function claudeCodeDecision(d: GateDecision): HookAnswer {
+  if (d.kind === "none") return jsonAnswer({});
+  const reason = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
+  return jsonAnswer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });
+}
+
+/** Claude Code's PreToolUse denial, which Codex and Droid read in the same form: the JSON and exit code 2. */
+export function preToolUseDenial(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  const reason = denialText(d);
+  return {
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`,
+    stderr: `${reason}\n`,
+    exitCode: 2,
+  };
+}
+
+/** Cursor's permission answer; "none" answers nothing, so Cursor applies its own rules. */
+export function cursorPermission(d: GateDecision): HookAnswer {
+  if (d.kind === "none") return jsonAnswer({});
+  if (d.kind === "allow") return jsonAnswer({ permission: "allow" });
+  const agentMessage = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
+  const userMessage = d.kind === "deny" ? `intent-lsp denied this call (${d.code}): ${d.reason}` : `intent-lsp asks: ${d.reason}`;
+  return jsonAnswer({ permission: d.kind, userMessage, agentMessage, user_message: userMessage, agent_message: agentMessage });
+}
+
+export function clineDecision(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({ cancel: false });
+  return jsonAnswer({ cancel: true, errorMessage: denialText(d) });
+}
+
+export function copilotDecision(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: denialText(d) });
+}
+
+export function geminiDecision(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return jsonAnswer({});
+  const reason = denialText(d);
+  return { stdout: `${JSON.stringify({ decision: "deny", reason })}\n`, stderr: `${reason}\n`, exitCode: 2 };
+}
+
+/** Windsurf has no JSON decision: exit code 2 blocks, with the reason on stderr. */
+export function windsurfDecision(d: PlainDecision): HookAnswer {
+  if (d.kind !== "deny") return { stdout: "", exitCode: 0 };
+  return { stdout: "", stderr: `${denialText(d)}\n`, exitCode: 2 };
+}
+
+/** Copilot's moment: named in newer payloads, else told by whether the payload carries the tool's result. */
+export function copilotPhase(p: Json): Moment {
+  const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
+  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "end" : "other";
+  if (str(p["toolName"]) === undefined) return "other";
+  return "toolResult" in p ? "post" : "pre";
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const field = (payload: unknown, key: string): unknown => (payload && typeof payload === "object" ? (payload as Json)[key] : undefined);
+const failedText = (what: unknown, err: unknown) => `intent-lsp's ${String(what)} hook failed: ${message(err)}`;
+const logLine = (what: unknown, err: unknown) => `${failedText(what, err)}\n`;
+
+/**
+ * What a failed hook answers, per agent. Before a tool call (or when the input could not even be read) that
+ * is a denial carrying the error, never a crash; after one, or for other events, a message, since there is
+ * nothing left to deny.
+ */
+const FAILURES: Record<string, (err: unknown, payload?: unknown) => HookAnswer> = {
+  "claude-code": (err, payload) => {
+    const event = field(payload, "hook_event_name");
+    if (event === undefined || event === "PreToolUse") return claudeCodeDecision(internalErrorDecision(err));
+    return jsonAnswer({ systemMessage: failedText(event, err) });
+  },
+  cursor: (err, payload) => {
+    const event = field(payload, "hook_event_name");
+    if (event === undefined || event === "preToolUse" || event === "beforeShellExecution") return cursorPermission(internalErrorDecision(err));
+    return { ...jsonAnswer({}), stderr: logLine(event, err) };
+  },
+  codex: (err, payload) => claudeLikeFailure(err, payload),
+  droid: (err, payload) => claudeLikeFailure(err, payload),
+  gemini: (err, payload) => {
+    const event = field(payload, "hook_event_name");
+    if (event === undefined || event === "BeforeTool") return geminiDecision(withoutAsk(internalErrorDecision(err)));
+    return { ...jsonAnswer({}), stderr: logLine(event, err) };
+  },
+  copilot: (err, payload) => {
+    const phase = payload && typeof payload === "object" && !Array.isArray(payload) ? copilotPhase(payload as Json) : "pre";
+    if (phase === "pre") return copilotDecision(withoutAsk(internalErrorDecision(err)));
+    return { ...jsonAnswer({}), stderr: logLine(phase, err) };
+  },
+  windsurf: (err, payload) => {
+    const action = field(payload, "agent_action_name");
+    if (action === undefined || action === "pre_write_code" || action === "pre_run_command") return windsurfDecision(withoutAsk(internalErrorDecision(err)));
+    return { stdout: "", stderr: logLine(action, err), exitCode: 0 };
+  },
+  cline: (err, payload) => {
+    const hook = field(payload, "hookName");
+    if (hook === undefined || hook === "PreToolUse") return clineDecision(withoutAsk(internalErrorDecision(err)));
+    return { ...jsonAnswer({ cancel: false }), stderr: logLine(hook, err) };
+  },
+};
+
+function claudeLikeFailure(err: unknown, payload?: unknown): HookAnswer {
+  const event = field(payload, "hook_event_name");
+  if (event === undefined || event === "PreToolUse") return preToolUseDenial(withoutAsk(internalErrorDecision(err)));
+  return { ...jsonAnswer({}), stderr: logLine(event, err) };
+}
+
+/** Every agent `intent hook` speaks to, by the name its configuration uses. */
+export const HOOK_AGENTS = Object.keys(FAILURES);
+
+/** The answer of a failed hook in `agent`'s protocol; an unknown agent gets exit code 2, which blocks in most. */
+export function failureAnswer(agent: string, err: unknown, payload?: unknown): HookAnswer {
+  const failure = Object.hasOwn(FAILURES, agent) ? FAILURES[agent] : undefined;
+  return failure ? failure(err, payload) : { stdout: "", stderr: `intent: ${message(err)} (blocking the call)\n`, exitCode: 2 };
+}
+
+/** `failureAnswer` for the hook input as its text: input that is not JSON is answered as unreadable input. */
+export function failureAnswerForInput(agent: string, err: unknown, input: string | undefined): HookAnswer {
+  let payload: unknown;
+  try {
+    payload = input === undefined ? undefined : JSON.parse(input);
+  } catch {
+    payload = undefined;
+  }
+  return failureAnswer(agent, err, payload);
+}
