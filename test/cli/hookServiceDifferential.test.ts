@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../support/builtDist";
+import { runHook, type CliResult } from "../support/cliRunner";
+import { comparableRecords, generateCalls, prepare, removeTwin, twinWorkspace, withoutRoot } from "../support/hookCalls";
+import { HookServiceHarness, spawnHook } from "../support/hookServiceHarness";
+
+/**
+ * The hook service's oracle is the call's own process (docs/ARCHITECTURE.md "Hook service"): a session of
+ * generated calls (all eight agents, pre and post, writes and shell commands, absolute and relative working
+ * folders, odd paths, model variables) is replayed on twin workspaces, one answered by the service through
+ * the real launcher, the other by each call's own process; every answer and both ledgers must be the same.
+ * `npm run soak` replays 10,000 calls.
+ */
+
+beforeAll(ensureBuilt);
+
+const SOAK = !!process.env["INTENT_LSP_SOAK"];
+const COUNT = Number(process.env["INTENT_LSP_HOOK_CALLS"]) || (SOAK ? 10_000 : 120);
+const SEED = Number(process.env["INTENT_LSP_SEED"]) || 20261129;
+
+const h = new HookServiceHarness();
+afterAll(() => h.dispose());
+
+const comparable = (ws: { root: string }, r: CliResult) => ({
+  stdout: withoutRoot(ws as never, r.stdout),
+  stderr: withoutRoot(ws as never, r.stderr),
+  status: r.status,
+});
+
+describe("the hook service answers as each call's own process", () => {
+  it(`${COUNT} generated calls (seed ${SEED}): the same answers and the same ledger`, { timeout: 60_000 + COUNT * 3_000 }, async () => {
+    const served = twinWorkspace();
+    const own = twinWorkspace();
+    const calls = generateCalls(SEED, COUNT);
+    const idle = { INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" };
+    // one service per environment the calls use, started before the calls that must reach it
+    const envs = [...new Map(calls.map((c) => [JSON.stringify(c.env), c.env])).values()];
+    for (const env of envs) runHook("claude-code", {}, { cwd: h.xdg, env: h.env(undefined, { ...env, ...idle }) });
+    await h.services(envs.length);
+
+    const differences: string[] = [];
+    for (const [i, call] of calls.entries()) {
+      prepare(served, call);
+      prepare(own, call);
+      const s = await spawnHook(call.agent.agent, call.payload(served), { cwd: served.root, env: h.env("require", { ...call.env, ...idle }) });
+      const o = runHook(call.agent.agent, call.payload(own), { cwd: own.root, env: h.env("off", { ...call.env, ...idle }) });
+      const a = comparable(served, s);
+      const b = comparable(own, o);
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        differences.push(`call ${i} (${call.label}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
+    }
+    const ledgers = [comparableRecords(served), comparableRecords(own)];
+    console.log(`hook service differential: ${calls.length} calls, ${ledgers[1]!.length} records, ${differences.length} differences`);
+    expect(differences.slice(0, 5)).toEqual([]);
+    expect(ledgers[0]).toEqual(ledgers[1]);
+    expect(ledgers[1]!.length).toBeGreaterThan(0);
+    removeTwin(served);
+    removeTwin(own);
+  });
+});
