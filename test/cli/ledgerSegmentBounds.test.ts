@@ -20,7 +20,7 @@ beforeAll(ensureBuilt);
 const MANIFEST = ".orchestration/agent_trace.sealed";
 const LEDGER = ".orchestration/agent_trace.jsonl";
 const SEALED_COPY = ".orchestration/.cache/sealed.jsonl";
-const REMEDY = `readers skip it; fetch it again with \`intent ledger fetch\`, or remove its line from ${MANIFEST} if no \`intent ledger compact\` wrote it`;
+const REMEDY = `fetch it again with \`intent ledger fetch\`, or remove its line from ${MANIFEST} if no \`intent ledger compact\` wrote it`;
 
 /**
  * Segment bytes whose text is `lines` raw empty lines while the header declares `declared`: Brotli makes
@@ -75,7 +75,7 @@ describe("sealed segments are bounded by what they declare", () => {
     const bytes = forgedSegment(2_000_000, 1_999_999);
     expect(bytes.length).toBeLessThan(200);
     const name = addEntry(bytes, 1_999_999);
-    const finding = `${MANIFEST}:4: a sealed segment is refused: refs/intent/ledger:${name}.seg: its header declares 1999999 lines, more than a segment may hold (1000000); ${REMEDY}`;
+    const finding = `${MANIFEST}:4: a sealed segment is refused, its lines left out: refs/intent/ledger:${name}.seg: its header declares 1999999 lines, more than a segment may hold (1000000); ${REMEDY}`;
 
     expect(runCli(["blame", "src/api/weather.ts"], { cwd: ws.root })).toEqual({
       status: 0,
@@ -125,7 +125,7 @@ describe("sealed segments are bounded by what they declare", () => {
     const blame = runCli(["blame", "src/api/weather.ts"], { cwd: ws.root });
     expect(blame.stderr.split("\n").filter(Boolean)).toHaveLength(3);
     expect(blame.stderr).toContain(
-      `intent blame: warning: ${MANIFEST}:6: a sealed segment is refused: refs/intent/ledger:${miscounted}.seg: the manifest line says 11 lines`,
+      `intent blame: warning: ${MANIFEST}:6: a sealed segment is refused, its lines left out: refs/intent/ledger:${miscounted}.seg: the manifest line says 11 lines`,
     );
   });
 
@@ -133,7 +133,7 @@ describe("sealed segments are bounded by what they declare", () => {
     sealedWorkspace();
     const bytes = forgedSegment(1000, 999);
     const name = addEntry(bytes, 999);
-    const warning = `intent blame: warning: ${MANIFEST}:4: a sealed segment is refused: refs/intent/ledger:${name}.seg: it holds more lines than its header declares (999); ${REMEDY}\n`;
+    const warning = `intent blame: warning: ${MANIFEST}:4: a sealed segment is refused, its lines left out: refs/intent/ledger:${name}.seg: it holds more lines than its header declares (999); ${REMEDY}\n`;
     expect(runCli(["blame", "src/api/weather.ts"], { cwd: ws.root }).stderr).toBe(warning);
     // the blob gone: a call that read the segment again would find it missing
     const id = createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");

@@ -329,7 +329,7 @@ export function remedyFor(segment: Pick<SegmentFile, "rel" | "file">): string {
 /** What to do about a refused segment: restore or fetch it, or drop it when no compaction wrote it. */
 function refusedRemedy(segment: Pick<SegmentFile, "rel" | "file">): string {
   const drop = segment.rel === segment.file ? "remove the file" : `remove its line from ${segment.file}`;
-  return `readers skip it; ${remedyFor(segment)}, or ${drop} if no \`intent ledger compact\` wrote it`;
+  return `${remedyFor(segment)}, or ${drop} if no \`intent ledger compact\` wrote it`;
 }
 
 /** Lines that would make a segment readers refuse (engine/ledger/segmentBounds.ts): seal them in parts. */

@@ -132,7 +132,11 @@ export class WorkspaceLedger {
     try {
       const copy = refreshSealedCopy(this.root, this.ledgerPath);
       this.sealedReadable = copy !== undefined;
-      this.sealedProblems = (copy?.refused ?? []).map((r) => ({ path: r.file, line: r.line, message: `a sealed segment is refused: ${r.message}` }));
+      this.sealedProblems = (copy?.refused ?? []).map((r) => ({
+        path: r.file,
+        line: r.line,
+        message: `a sealed segment is refused, its lines left out: ${r.message}`,
+      }));
     } catch (e) {
       // the copy stays as it was: the segments it was built from are still the best answer there is
       const message = (e as Error).message;
