@@ -103,7 +103,7 @@ describe("sealed segments are bounded by what they declare", () => {
     expect(verify.stdout).toBe(
       `${MANIFEST}:4: segment: refs/intent/ledger:${name}.seg: its header declares 1999999 lines, more than a segment may hold (1000000); ${REMEDY}\n5 records; 1 problem.\n`,
     );
-  });
+  }, 120_000); // eight commands, each a process of its own
 
   it("a header that undercounts or overcounts its lines by one, and a manifest line that disagrees with its header, are refused", () => {
     sealedWorkspace();
