@@ -141,6 +141,23 @@ describe("sealed segments are bounded by what they declare", () => {
     expect(runCli(["blame", "src/api/weather.ts"], { cwd: ws.root }).stderr).toBe(warning);
   });
 
+  it("outside git, a segment file in the segments folder is refused the same way, named by its file", () => {
+    ws = new TempWorkspace();
+    expect(runCli(["ledger", "compact", "--before", "2100-01-01"], { cwd: ws.root }).status).toBe(0);
+    const blame = runCli(["blame", "src/api/weather.ts"], { cwd: ws.root });
+    const bytes = forgedSegment(2_000_000, 1_999_999);
+    const name = createHash("sha256").update(bytes).digest("hex");
+    const file = `.orchestration/agent_trace.segments/${name}.seg`;
+    writeFileSync(ws.path(file), bytes);
+    const finding = `${file}: its header declares 1999999 lines, more than a segment may hold (1000000); restore it from git (\`git checkout -- <path>\`), or remove the file if no \`intent ledger compact\` wrote it`;
+    expect(runCli(["blame", "src/api/weather.ts"], { cwd: ws.root })).toEqual({
+      status: 0,
+      stdout: blame.stdout,
+      stderr: `intent blame: warning: ${file}:1: a sealed segment is refused, its lines left out: ${finding}\n`,
+    });
+    expect(runCli(["verify"], { cwd: ws.root })).toEqual({ status: 1, stdout: `${file}:1: segment: ${finding}\n4 records; 1 problem.\n`, stderr: "" });
+  });
+
   it("verify fails on a manifest line whose blob is another well-formed segment", () => {
     sealedWorkspace();
     const [first, second] = entries();
