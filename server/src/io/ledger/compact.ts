@@ -22,6 +22,7 @@ import { addToSealedRef, inGitWorkTree, writeBlob } from "./sealedRef";
 import {
   encodedHeader,
   encodeSegment,
+  SegmentTooLargeError,
   folderSegmentNames,
   readManifest,
   readSegments,
@@ -84,11 +85,11 @@ export async function compactLedger(root: string, ledgerPath: string, before: Da
     let after = segments.length ? segments[segments.length - 1]!.name : null;
     const sealedNow: Buffer[] = [];
     for (const group of byMonth(toSeal)) {
-      const times = group.map((l) => lineTimestamp(l.toString("utf8"))).filter((t): t is string => t !== undefined);
-      const bytes = encodeSegment(group, after, times[0] ?? null, times[times.length - 1] ?? null);
-      after = store === "ref" ? segmentName(bytes) : writeSegment(root, ledgerPath, bytes);
-      sealedNow.push(bytes);
-      result.segments.push(after);
+      for (const bytes of encodeWithinCaps(group, after)) {
+        after = store === "ref" ? segmentName(bytes) : writeSegment(root, ledgerPath, bytes);
+        sealedNow.push(bytes);
+        result.segments.push(after);
+      }
     }
     if (store === "ref") storeInRef(root, ledgerPath, toMove, sealedNow);
     replaceOwnFile(root, ledgerPath, (fd) => {
@@ -150,6 +151,22 @@ function sealingCut(lines: readonly Buffer[], before: number): number {
     cut = i + 1;
   }
   return cut;
+}
+
+/**
+ * The segments of one month's lines, sealed after `after`: one, or, for a month more than a segment may
+ * hold (engine/ledger/segmentBounds.ts), its halves in order, each sealed after the one before.
+ */
+function encodeWithinCaps(group: readonly Buffer[], after: string | null): Buffer[] {
+  const times = group.map((l) => lineTimestamp(l.toString("utf8"))).filter((t): t is string => t !== undefined);
+  try {
+    return [encodeSegment(group, after, times[0] ?? null, times[times.length - 1] ?? null)];
+  } catch (e) {
+    if (!(e instanceof SegmentTooLargeError) || group.length < 2) throw e;
+  }
+  const half = Math.ceil(group.length / 2);
+  const first = encodeWithinCaps(group.slice(0, half), after);
+  return [...first, ...encodeWithinCaps(group.slice(half), segmentName(first[first.length - 1]!))];
 }
 
 /** Consecutive runs of lines by the calendar month of their records; a line without a time stays with the run it is in. */

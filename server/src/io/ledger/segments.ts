@@ -24,6 +24,15 @@ import {
   type SegmentHeader,
 } from "../../engine/ledger/segment";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
+import {
+  countedLinesProblem,
+  countLinesUpTo,
+  declaredLinesProblem,
+  manifestLinesProblem,
+  SEGMENT_MAX_TEXT_BYTES,
+  textTooLargeProblem,
+} from "../../engine/ledger/segmentBounds";
+import { LRUCache } from "lru-cache";
 import { describeEntries, parseManifest, type ManifestEntry, type ParsedManifest } from "../../engine/ledger/sealedManifest";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead, readOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
@@ -35,7 +44,8 @@ export const SEGMENT_EXTENSION = ".seg";
 export const SEALED_COPY = `${CACHE_DIR}/sealed.jsonl`;
 /** Brotli's quality for the text part: its hex is in the column, so a middle quality is near the best. */
 const COMPRESSION_QUALITY = 7;
-const SEALED_MANIFEST = `${CACHE_DIR}/sealed.manifest`;
+/** What the decoded copy was built from and the segments it leaves out (refreshSealedCopy). */
+const SEALED_NOTE = `${CACHE_DIR}/sealed.note.json`;
 
 /** The folder that holds a ledger's sealed segments, relative to the workspace root. */
 export function segmentsDir(ledgerPath: string): string {
@@ -62,6 +72,10 @@ export interface SegmentFile {
   bytes: Buffer;
   /** Where the compressed body starts in `bytes`. */
   bodyAt: number;
+  /** The line of `file` a problem with it is shown on: the manifest line that names it, or 1. */
+  line: number;
+  /** The manifest entry it was read through, when it was read from git. */
+  entry?: ManifestEntry;
 }
 
 export class SegmentReadError extends Error {
@@ -74,6 +88,14 @@ export class SegmentReadError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A segment refused before any of its lines is decoded (engine/ledger/segmentBounds.ts): it declares more
+ * than a segment may hold, or holds other lines than it declares. Readers skip it and warn.
+ */
+export class SegmentRefusedError extends SegmentReadError {
+  override name = "SegmentRefusedError";
 }
 
 /** A segment the manifest names whose blob this clone does not have (its ref was never fetched). */
@@ -128,20 +150,20 @@ export function readSegmentFile(root: string, ledgerPath: string, name: string):
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "ENOTDIR") throw e;
   }
-  if (bytes) return withHeader(name, rel, rel, bytes);
+  if (bytes) return withHeader(name, rel, rel, bytes, 1);
   const manifest = sealedManifestPath(ledgerPath);
   const entry = readManifest(root, ledgerPath).entries.find((e) => e.name === name);
   if (!entry) throw new SegmentReadError(`${rel}: no such segment`, rel);
   const blob = readBlob(root, entry.blob);
   if (!blob) throw new SegmentMissingError([entry], manifest);
-  return withHeader(name, `${SEALED_REF}:${name}${SEGMENT_EXTENSION}`, manifest, blob, entry.line);
+  return { ...withHeader(name, `${SEALED_REF}:${name}${SEGMENT_EXTENSION}`, manifest, blob, entry.line), entry };
 }
 
-function withHeader(name: string, rel: string, file: string, bytes: Buffer, line = 1): SegmentFile {
+function withHeader(name: string, rel: string, file: string, bytes: Buffer, line: number): SegmentFile {
   const nl = bytes.indexOf(0x0a);
   const header = nl === -1 ? "no header line" : parseSegmentHeader(bytes.subarray(0, nl).toString("utf8"));
   if (typeof header === "string") throw new SegmentReadError(`${rel}: ${header}; ${remedyFor({ rel, file })}`, file, line);
-  return { name, rel, file, header, bytes, bodyAt: nl + 1 };
+  return { name, rel, file, header, bytes, bodyAt: nl + 1, line };
 }
 
 /**
@@ -149,14 +171,26 @@ function withHeader(name: string, rel: string, file: string, bytes: Buffer, line
  * first damaged one's error, or one error naming every segment this clone lacks.
  */
 export function readSegments(root: string, ledgerPath: string): SegmentFile[] {
+  const { segments, damaged } = readSegmentSet(root, ledgerPath);
+  if (damaged.length) throw damaged[0];
+  return segments;
+}
+
+/**
+ * The segments that can be read, in reading order, and the errors of those that cannot (no header, not
+ * in the folder or the manifest). Throws one error naming every segment this clone lacks.
+ */
+export function readSegmentSet(root: string, ledgerPath: string): { segments: SegmentFile[]; damaged: SegmentReadError[] } {
   const read: SegmentFile[] = [];
   const missing: SegmentMissingError[] = [];
+  const damaged: SegmentReadError[] = [];
   for (const name of segmentNames(root, ledgerPath)) {
     try {
       read.push(readSegmentFile(root, ledgerPath, name));
     } catch (e) {
-      if (!(e instanceof SegmentMissingError)) throw e;
-      missing.push(e);
+      if (e instanceof SegmentMissingError) missing.push(e);
+      else if (e instanceof SegmentReadError) damaged.push(e);
+      else throw e;
     }
   }
   if (missing.length)
@@ -164,7 +198,7 @@ export function readSegments(root: string, ledgerPath: string): SegmentFile[] {
       missing.flatMap((m) => m.entries).sort((a, b) => a.line - b.line),
       missing[0]!.file,
     );
-  return orderSegments(read);
+  return { segments: orderSegments(read), damaged };
 }
 
 /** Whether the file's bytes still hash to its name (a changed byte anywhere does not). */
@@ -193,13 +227,22 @@ export interface SealedLine {
 
 /**
  * Every segment's lines in reading order. A record line that an earlier segment already holds (two
- * branches that each sealed the lines they shared) is read once.
+ * branches that each sealed the lines they shared) is read once. A refused segment (SegmentRefusedError)
+ * is handed to `onRefused` and skipped when it is given, and thrown otherwise.
  */
-export function* sealedLines(segments: readonly SegmentFile[]): Generator<SealedLine> {
+export function* sealedLines(segments: readonly SegmentFile[], onRefused?: (e: SegmentRefusedError) => void): Generator<SealedLine> {
   const seen = new Set<string>();
   for (const segment of segments) {
     let n = 0;
-    for (const bytes of decodeSegment(segment)) {
+    let lines: Generator<Buffer>;
+    try {
+      lines = decodeSegment(segment);
+    } catch (e) {
+      if (!(e instanceof SegmentRefusedError) || !onRefused) throw e;
+      onRefused(e);
+      continue;
+    }
+    for (const bytes of lines) {
       n++;
       if (!isBlankBytes(bytes)) {
         const digest = createHash("sha256").update(bytes).digest().toString("latin1");
@@ -211,16 +254,50 @@ export function* sealedLines(segments: readonly SegmentFile[]): Generator<Sealed
   }
 }
 
-/** A segment's lines, decoded to the bytes that were sealed. */
-export function* decodeSegment(segment: SegmentFile): Generator<Buffer> {
+/**
+ * What this process found of each segment it checked, by the SHA-256 of its bytes: the problem that
+ * refuses it, or null when it holds what it declares. A segment is checked once however often it is read.
+ */
+const checked = new LRUCache<string, { problem: string | null }>({ max: 1000 });
+
+/**
+ * A segment's lines, decoded to the bytes that were sealed. Throws SegmentRefusedError, before any line is
+ * decoded, for a segment that declares or holds more than it may (engine/ledger/segmentBounds.ts).
+ */
+export function decodeSegment(segment: SegmentFile): Generator<Buffer> {
   const textEnd = segment.bodyAt + segment.header.text_bytes;
-  if (textEnd > segment.bytes.length) throw new SegmentReadError(`${segment.rel}: shorter than its header says; ${remedyFor(segment)}`, segment.file);
+  const refuse = (problem: string) => new SegmentRefusedError(`${segment.rel}: ${problem}; ${refusedRemedy(segment)}`, segment.file, segment.line);
+  const declared = segment.entry && manifestLinesProblem(segment.entry.lines, segment.header.lines);
+  if (declared) throw refuse(declared);
+  const key = segmentName(segment.bytes);
+  const known = checked.get(key);
+  if (known?.problem) throw refuse(known.problem);
+  const problem = declaredLinesProblem(segment.header.lines);
+  if (problem) {
+    checked.set(key, { problem });
+    throw refuse(problem);
+  }
+  if (textEnd > segment.bytes.length)
+    throw new SegmentReadError(`${segment.rel}: shorter than its header says; ${remedyFor(segment)}`, segment.file, segment.line);
   let body: Buffer;
   try {
-    body = brotliDecompressSync(segment.bytes.subarray(segment.bodyAt, textEnd));
+    body = brotliDecompressSync(segment.bytes.subarray(segment.bodyAt, textEnd), { maxOutputLength: SEGMENT_MAX_TEXT_BYTES });
   } catch (e) {
-    throw new SegmentReadError(`${segment.rel}: its body does not decompress (${(e as Error).message}); ${remedyFor(segment)}`, segment.file);
+    if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+      checked.set(key, { problem: textTooLargeProblem() });
+      throw refuse(textTooLargeProblem());
+    }
+    throw new SegmentReadError(`${segment.rel}: its body does not decompress (${(e as Error).message}); ${remedyFor(segment)}`, segment.file, segment.line);
   }
+  if (!known) {
+    const counted = countedLinesProblem(countLinesUpTo(body, segment.header.lines), segment.header.lines);
+    checked.set(key, { problem: counted ?? null });
+    if (counted) throw refuse(counted);
+  }
+  return decodeLines(segment, body, textEnd);
+}
+
+function* decodeLines(segment: SegmentFile, body: Buffer, textEnd: number): Generator<Buffer> {
   const decoder = new SegmentDecoder(segment.bytes.subarray(textEnd));
   let start = 0;
   let n = 0;
@@ -231,13 +308,17 @@ export function* decodeSegment(segment: SegmentFile): Generator<Buffer> {
     try {
       yield decoder.decode(body.subarray(start, end).toString("utf8"), `${segment.rel}:${n}`);
     } catch (e) {
-      if (e instanceof SegmentFormatError) throw new SegmentReadError(e.message, segment.file);
+      if (e instanceof SegmentFormatError) throw new SegmentReadError(e.message, segment.file, segment.line);
       throw e;
     }
     start = end + 1;
   }
   if (n !== segment.header.lines || !decoder.columnDone)
-    throw new SegmentReadError(`${segment.rel}: holds other lines than its header says (${n} of ${segment.header.lines}); ${remedyFor(segment)}`, segment.file);
+    throw new SegmentReadError(
+      `${segment.rel}: holds other lines than its header says (${n} of ${segment.header.lines}); ${remedyFor(segment)}`,
+      segment.file,
+      segment.line,
+    );
 }
 
 /** What restores a damaged segment: git's copy of the file, or the blob fetched again. */
@@ -245,10 +326,24 @@ export function remedyFor(segment: Pick<SegmentFile, "rel" | "file">): string {
   return segment.rel === segment.file ? "restore it from git (`git checkout -- <path>`)" : "fetch it again with `intent ledger fetch`";
 }
 
+/** What to do about a refused segment: restore or fetch it, or drop it when no compaction wrote it. */
+function refusedRemedy(segment: Pick<SegmentFile, "rel" | "file">): string {
+  const drop = segment.rel === segment.file ? "remove the file" : `remove its line from ${segment.file}`;
+  return `${remedyFor(segment)}, or ${drop} if no \`intent ledger compact\` wrote it`;
+}
+
+/** Lines that would make a segment readers refuse (engine/ledger/segmentBounds.ts): seal them in parts. */
+export class SegmentTooLargeError extends Error {
+  override name = "SegmentTooLargeError";
+}
+
 /** A segment file's bytes for these lines (each without its newline), sealed after `after`. */
 export function encodeSegment(lines: readonly Buffer[], after: string | null, from: string | null, until: string | null): Buffer {
+  if (declaredLinesProblem(lines.length)) throw new SegmentTooLargeError(`${lines.length} lines are more than a segment may hold`);
   const encoder = new SegmentEncoder();
   const body = Buffer.from(`${lines.map((l) => encoder.encode(l)).join("\n")}\n`, "utf8");
+  if (body.length > SEGMENT_MAX_TEXT_BYTES)
+    throw new SegmentTooLargeError(`${lines.length} lines encode to ${body.length} bytes of text, more than a segment may hold`);
   const text = brotliCompressSync(body, {
     params: { [zlib.BROTLI_PARAM_QUALITY]: COMPRESSION_QUALITY, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
   });
@@ -263,26 +358,43 @@ export function writeSegment(root: string, ledgerPath: string, bytes: Buffer): s
   return name;
 }
 
+/** A refused segment, as readers warn of it: the workspace file and line it is shown on, and why. */
+export interface RefusedSegment {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface SealedCopy {
+  /** The copy's workspace-relative path. */
+  path: string;
+  /** The segments the copy leaves out because they were refused. */
+  refused: RefusedSegment[];
+}
+
 /**
- * Brings the decoded copy of the segments up to date with the segments folder: rebuilt (atomically) when
- * the set of segments changed, emptied when there are none. Returns the copy's workspace-relative path, or
- * undefined when the cache folder cannot be used (then segments are not indexed; `intent verify` and
- * `intent export` still read them).
+ * Brings the decoded copy of the segments up to date: rebuilt (atomically) when the segments the folder
+ * and the manifest name changed, emptied when there are none. A refused segment is left out of the copy
+ * and named in the note beside it, so that later calls warn of it without reading it again. Undefined when
+ * the cache folder cannot be used (then segments are not indexed; `intent verify` and `intent export`
+ * still read them). Throws when a segment is missing or damaged past its first line (the copy stays as
+ * it was).
  */
-export function refreshSealedCopy(root: string, ledgerPath: string): string | undefined {
-  const names = segmentNames(root, ledgerPath);
-  const manifest = names.join("\n");
-  const dir = workspaceCacheDir(root, { create: names.length > 0 });
+export function refreshSealedCopy(root: string, ledgerPath: string): SealedCopy | undefined {
+  const sources = sealedSources(root, ledgerPath);
+  const dir = workspaceCacheDir(root, { create: sources.length > 0 });
   if (!dir) return undefined;
-  if ((readOwnFile(root, SEALED_MANIFEST) ?? "") === manifest) return SEALED_COPY;
-  const segments = names.length ? readSegments(root, ledgerPath) : [];
+  const noted = readCopyNote(root);
+  if (noted && noted.sources === sources) return { path: SEALED_COPY, refused: noted.refused };
+  const { segments, damaged } = sources ? readSegmentSet(root, ledgerPath) : { segments: [], damaged: [] };
+  const refused: RefusedSegment[] = damaged.map((e) => ({ file: e.file, line: e.line, message: e.message }));
   replaceOwnFile(
     root,
     SEALED_COPY,
     (fd) => {
       let batch: Buffer[] = [];
       let size = 0;
-      for (const { bytes } of sealedLines(segments)) {
+      for (const { bytes } of sealedLines(segments, (e) => refused.push({ file: e.file, line: e.line, message: e.message }))) {
         batch.push(bytes, NEWLINE);
         size += bytes.length + 1;
         if (size >= 1 << 20) {
@@ -295,8 +407,37 @@ export function refreshSealedCopy(root: string, ledgerPath: string): string | un
     },
     { durable: false },
   );
-  writeOwnFile(root, SEALED_MANIFEST, manifest, { durable: false });
-  return SEALED_COPY;
+  writeOwnFile(root, SEALED_NOTE, JSON.stringify({ sources, refused }), { durable: false });
+  return { path: SEALED_COPY, refused };
+}
+
+/**
+ * What the decoded copy is built from: each folder segment's name, each manifest entry's name, blob and
+ * lines (a manifest line that names another blob or count is another segment to check).
+ */
+function sealedSources(root: string, ledgerPath: string): string {
+  const folder = folderSegmentNames(root, ledgerPath).map((n) => `${n} folder`);
+  const manifest = readManifest(root, ledgerPath).entries.map((e) => `${e.name} ${e.blob} ${e.lines}`);
+  return [...folder, ...manifest].sort().join("\n");
+}
+
+/** The note written with the copy, when it is one this code wrote (anything else rebuilds the copy). */
+function readCopyNote(root: string): { sources: string; refused: RefusedSegment[] } | undefined {
+  try {
+    const note: unknown = JSON.parse(readOwnFile(root, SEALED_NOTE) ?? "");
+    if (typeof note !== "object" || note === null) return undefined;
+    const { sources, refused } = note as Record<string, unknown>;
+    if (typeof sources !== "string" || !Array.isArray(refused) || !refused.every(isRefused)) return undefined;
+    return { sources, refused };
+  } catch {
+    return undefined;
+  }
+}
+
+function isRefused(v: unknown): v is RefusedSegment {
+  if (typeof v !== "object" || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return typeof r["file"] === "string" && Number.isInteger(r["line"]) && typeof r["message"] === "string";
 }
 
 const NEWLINE = Buffer.from("\n");

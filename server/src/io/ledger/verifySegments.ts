@@ -13,7 +13,9 @@ import {
   segmentIntact,
   segmentNames,
   segmentsDir,
+  segmentName,
   SegmentReadError,
+  SegmentRefusedError,
   type SegmentFile,
 } from "./segments";
 import { orderSegments } from "../../engine/ledger/segment";
@@ -40,13 +42,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   }
   const present = new Set(names);
   for (const s of segments) {
-    if (!segmentIntact(s))
-      problems.push({
-        path: s.rel,
-        line: 1,
-        kind: "segment",
-        message: `its bytes do not hash to its name: the segment was changed after it was sealed; ${remedyFor(s)} and verify again`,
-      });
+    if (!segmentIntact(s)) problems.push(notItsName(s));
     if (s.header.after !== null && !present.has(s.header.after))
       problems.push({
         path: s.rel,
@@ -80,7 +76,8 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
         last = line;
       }
     } catch (e) {
-      problems.push({ path: segment.rel, line: last + 1, kind: "unreadable", message: (e as Error).message });
+      if (e instanceof SegmentRefusedError) problems.push({ path: e.file, line: e.line, kind: "segment", message: e.message });
+      else problems.push({ path: segment.rel, line: last + 1, kind: "unreadable", message: (e as Error).message });
     }
     next += segment.header.lines;
   }
@@ -96,4 +93,24 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     }),
   ];
   return { ok: all.every((p) => p.kind === "legacy"), records: report.records, problems: all, segments: segments.length };
+}
+
+/**
+ * A segment whose bytes hash to another name than the one it is read under: for a folder file, changed
+ * after it was sealed; for a manifest line, a blob of other bytes (another segment's, or a forged one).
+ */
+function notItsName(s: SegmentFile): VerifyProblem {
+  if (!s.entry)
+    return {
+      path: s.rel,
+      line: 1,
+      kind: "segment",
+      message: `its bytes do not hash to its name: the segment was changed after it was sealed; ${remedyFor(s)} and verify again`,
+    };
+  return {
+    path: s.file,
+    line: s.line,
+    kind: "segment",
+    message: `${s.rel}: the blob ${s.entry.blob} this line names holds segment ${segmentName(s.bytes)}, not ${s.name}: restore ${s.file} from git, or fetch the segment again with \`intent ledger fetch\`, and verify again`,
+  };
 }

@@ -69,8 +69,8 @@ export class WorkspaceLedger {
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
-  /** Why the sealed segments cannot be read, when one is damaged (reported with the unreadable lines). */
-  private sealedProblem: { path: string; line: number; message: string } | undefined;
+  /** Why sealed segments cannot be read: refused or damaged ones (reported with the unreadable lines). */
+  private sealedProblems: { path: string; line: number; message: string }[] = [];
   /** Whether the decoded copy of the segments can be read (the cache folder is usable). */
   private sealedReadable = false;
 
@@ -130,13 +130,18 @@ export class WorkspaceLedger {
   /** Rebuilds the decoded copy of the sealed segments when they changed (a compaction, a pull, a merge). */
   private refreshSealed(): void {
     try {
-      this.sealedReadable = refreshSealedCopy(this.root, this.ledgerPath) !== undefined;
-      this.sealedProblem = undefined;
+      const copy = refreshSealedCopy(this.root, this.ledgerPath);
+      this.sealedReadable = copy !== undefined;
+      this.sealedProblems = (copy?.refused ?? []).map((r) => ({
+        path: r.file,
+        line: r.line,
+        message: `a sealed segment is refused, its lines left out: ${r.message}`,
+      }));
     } catch (e) {
       // the copy stays as it was: the segments it was built from are still the best answer there is
       const message = (e as Error).message;
       const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: this.ledgerPath, line: 1 };
-      this.sealedProblem = { ...at, message: `the ledger's sealed segments cannot be read: ${message}` };
+      this.sealedProblems = [{ ...at, message: `the ledger's sealed segments cannot be read: ${message}` }];
     }
   }
 
@@ -250,7 +255,7 @@ export class WorkspaceLedger {
 
   unreadable(): { path: string; lines: readonly UnreadableLine[] }[] {
     const all = this.sources.map((s) => ({ path: s.path, lines: s.index.unreadable }));
-    if (this.sealedProblem) all.push({ path: this.sealedProblem.path, lines: [{ line: this.sealedProblem.line, message: this.sealedProblem.message }] });
+    for (const p of this.sealedProblems) all.push({ path: p.path, lines: [{ line: p.line, message: p.message }] });
     return all;
   }
 
