@@ -105,6 +105,27 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
     expect(await client!.hoverText(NOTES, LINE, 1)).toContain("INT-003");
   });
 
+  it("the hover on a line recorded out of scope warns in words, as the check's finding does", async () => {
+    const { recordId } = await autoSavedOutOfScope();
+    const [record] = ledgerRecords(ws);
+    expect(record!.metadata["dev.intent-lsp"].scope).toBe("OUT_OF_SCOPE");
+    expect(await client!.hoverText(NOTES, LINE, 1)).toBe(
+      [
+        "**INT-001 — Build Weather API (IN_PROGRESS)**",
+        "",
+        "⚠ recorded outside INT-001's scope",
+        "",
+        `human · just now (${record!.timestamp})`,
+        "",
+        `trace \`${recordId}\` · intent-lsp`,
+        "",
+        "Constraints:",
+        "- Use TypeScript",
+        "- No new runtime dependencies",
+      ].join("\n"),
+    );
+  });
+
   it("amend the scope of the intent it was recorded under: both clean", async () => {
     const { diags } = await autoSavedOutOfScope();
     await applyFix(diags, (t) => t === `Add ${NOTES} to INT-001's scope`);
