@@ -12,7 +12,15 @@ export default {
   vitest: { configFile: "vitest.mutate.config.ts" },
   checkers: [],
   coverageAnalysis: "perTest",
-  mutate: ["server/src/engine/**/*.ts", "server/src/io/agent/**/*.ts", "server/src/cli/hook/**/*.ts"],
+  // the engine (rules, verdicts, numbers) and the pieces with an in-process unit test: the agent's writes,
+  // the hook adapters, a criterion's runner (test/unit/criteria.test.ts) and the hover (test/unit/hover.test.ts)
+  mutate: [
+    "server/src/engine/**/*.ts",
+    "server/src/io/agent/**/*.ts",
+    "server/src/cli/hook/**/*.ts",
+    "server/src/io/criteria/runCriterion.ts",
+    "server/src/lsp/hover.ts",
+  ],
   // two shared cores: one test process at a time
   concurrency: 1,
   // only mutants whose code or covering tests changed since the last run are tested again

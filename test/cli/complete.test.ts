@@ -21,7 +21,8 @@ const EXAMPLE_CRITERIA = '    acceptance_criteria: ["Unit tests in test/api pass
 function withCriteria(ws: TempWorkspace, block: string): string {
   const text = ws.read(YAML);
   expect(text).toContain(EXAMPLE_CRITERIA);
-  const next = text.replace(EXAMPLE_CRITERIA, block);
+  // a function, so `$$` and `$!` in a command reach the file as written (a replacement string would expand them)
+  const next = text.replace(EXAMPLE_CRITERIA, () => block);
   ws.write(YAML, next);
   git(ws.root, "commit", "-qam", "criteria");
   return next;
@@ -219,6 +220,42 @@ describe("intent complete verifies the acceptance criteria", () => {
     }
     expect(ws.read(YAML)).toBe(before);
     expect(ledgerRecords(ws)).toEqual([]);
+  });
+
+  it("a criterion whose command dies of a signal has no exit code and does not pass: the intent stays IN_PROGRESS", () => {
+    const before = withCriteria(
+      ws,
+      [
+        "    acceptance_criteria:",
+        "      - run: echo compiled",
+        "        name: Build",
+        "      - run: 'echo started; kill -TERM $$'",
+        "        name: Killed",
+        "      - Docs updated",
+        "",
+      ].join("\n"),
+    );
+    const r = runCli(["complete", "INT-001", "--yes"], { cwd: ws.root, env: { SHELL: "/bin/sh" } });
+    expect({ ...r, stdout: steady(r.stdout) }).toEqual({
+      status: 1,
+      stdout: [
+        "Verifying INT-001 (Build Weather API): 2 commands to run, 1 sentence to confirm",
+        "  [1/2] Build (echo compiled) …",
+        "  ✓ Build (exit 0, T)",
+        "  [2/2] Killed (echo started; kill -TERM $$) …",
+        "  ✗ Killed (killed by SIGTERM)",
+        "",
+      ].join("\n"),
+      stderr: [
+        'Output of "Killed" (last lines):',
+        "  | started",
+        'intent complete: INT-001 stays IN_PROGRESS: criterion "Killed" failed (killed by SIGTERM); nothing was changed. Fix it and run `intent complete INT-001` again.',
+        "",
+      ].join("\n"),
+    });
+    expect(ws.read(YAML)).toBe(before);
+    expect(ledgerRecords(ws)).toEqual([]);
+    expect(runCli(["status", "INT-001"], { cwd: ws.root }).stdout).toContain("\nStatus: IN_PROGRESS\n");
   });
 
   it("--skip-verify completes without running anything, says so, and the ledger and status say it was skipped", () => {

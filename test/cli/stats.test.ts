@@ -4,6 +4,7 @@ import { AI_LINES, counts, FILE_LINES, insightWorkspace, MODEL, PERSON, TOTAL } 
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { ledgerRecords } from "../support/ledgerFile";
+import { reportPageData } from "../support/reportPageData";
 
 /** `intent stats` counted against a workspace built as real work builds it (./insightWorkspace.ts). */
 
@@ -48,6 +49,38 @@ describe("intent stats", () => {
       }
       expect(f.lines, f.path).toEqual(sum);
     }
+  });
+
+  it("sums each folder two levels deep: src/api apart from src, in stats --json, its table and the report page", () => {
+    const byFolder = [
+      { path: "src", lines: counts({ total: 39, ai: 3, human: 2, untraced: 34 }) },
+      { path: "src/api", lines: counts({ total: 32, ai: 3, human: 2, untraced: 27 }) },
+      { path: "docs", lines: counts({ total: 12, human: 1, untraced: 11, outOfScope: 1 }) },
+      { path: "src/auth", lines: counts({ total: 4, untraced: 4 }) },
+      { path: "src/billing", lines: counts({ total: 3, untraced: 3 }) },
+      { path: "scratch", lines: counts({ total: 2, untraced: 2 }) },
+    ];
+    expect(JSON.parse(runCli(["stats", "--json"], { cwd: ws.root }).stdout).byFolder).toEqual(byFolder);
+
+    const text = runCli(["stats"], { cwd: ws.root }).stdout;
+    expect(text).toContain(
+      [
+        "",
+        "folder        lines  AI  ai  human  mixed  unknown  out of scope  untraced",
+        "src/             39  8%   3      2      0        0             0        34",
+        "src/api/         32  9%   3      2      0        0             0        27",
+        "docs/            12  0%   0      1      0        0             1        11",
+        "src/auth/         4  0%   0      0      0        0             0         4",
+        "src/billing/      3  0%   0      0      0        0             0         3",
+        "scratch/          2  0%   0      0      0        0             0         2",
+        "",
+      ].join("\n"),
+    );
+
+    const page = runCli(["report", "--out", "-"], { cwd: ws.root }).stdout;
+    expect(reportPageData(page).insight.byFolder).toEqual(byFolder);
+    const rows = [...page.matchAll(/<tr data-filter="folder:([^"]*)"[^>]*><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => m.slice(1));
+    expect(rows).toEqual(byFolder.map((f) => [f.path, `${f.path}/`, String(f.lines.total)]));
   });
 
   it("restricts to --path and prints a readable table that says how much is untraced", () => {

@@ -61,7 +61,10 @@ describe("the editor's report dates untraced lines without holding up other requ
     // git is held at the gate: the server still answers
     const intents = (await client.executeCommand("intent.listIntents", { quiet: true })) as { id: string }[];
     expect(intents.map((i) => i.id)).toContain("INT-001");
-    expect(await client.request("textDocument/hover", { textDocument: { uri: client.uri("README.md") }, position: { line: 0, character: 0 } })).toBeDefined();
+    await client.open(".orchestration/active_intents.yaml");
+    expect(await client.hoverText(".orchestration/active_intents.yaml", 3, 8)).toBe(
+      "**INT-001 — Build Weather API** (IN_PROGRESS)\n\nScope: `src/api/**`, `test/api/**`\n\n0 recorded edits in 0 files",
+    );
     writeFileSync(join(bin, "gate"), "");
     const insight = insightOf((await report).html);
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CodeAction, Diagnostic } from "vscode-languageserver-protocol";
+import type { SavedFindingData } from "../../server/src/lsp/findings";
 import type { LspClient } from "../support/lspClient";
 import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, type TempWorkspace } from "../support/workspace";
@@ -55,7 +56,9 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
     await client.setLine(NOTES, LINE, TEXT);
     const recordId = await client.save(NOTES); // auto-save: written and saved right after the edit
     expect(recordId).toEqual(expect.any(String));
-    const diags = await client.waitForPublishOfCurrentVersion(NOTES);
+    // the save's own publication can come before git has been asked which lines changed: wait for the one
+    // that carries the saved line's finding, explained by the record just written
+    const diags = await client.waitForDiagnostics(NOTES, (d) => d.some((x) => (x.data as SavedFindingData | undefined)?.recordId === recordId));
     const fromCheck = check(ws);
     expect(fromCheck.rows(NOTES)).toEqual([{ code: "out-of-scope", start: LINE + 1, end: LINE + 1, message: expect.stringContaining("INT-001") }]);
     expect(editorRows(diags)).toEqual(fromCheck.rows(NOTES));
@@ -103,6 +106,27 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
 
     expect((await bothClean()).status).toBe(0);
     expect(await client!.hoverText(NOTES, LINE, 1)).toContain("INT-003");
+  });
+
+  it("the hover on a line recorded out of scope warns in words, as the check's finding does", async () => {
+    const { recordId } = await autoSavedOutOfScope();
+    const [record] = ledgerRecords(ws);
+    expect(record!.metadata["dev.intent-lsp"].scope).toBe("OUT_OF_SCOPE");
+    expect(await client!.hoverText(NOTES, LINE, 1)).toBe(
+      [
+        "**INT-001 — Build Weather API (IN_PROGRESS)**",
+        "",
+        "⚠ recorded outside INT-001's scope",
+        "",
+        `human · just now (${record!.timestamp})`,
+        "",
+        `trace \`${recordId}\` · intent-lsp`,
+        "",
+        "Constraints:",
+        "- Use TypeScript",
+        "- No new runtime dependencies",
+      ].join("\n"),
+    );
   });
 
   it("amend the scope of the intent it was recorded under: both clean", async () => {

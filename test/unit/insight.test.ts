@@ -71,6 +71,18 @@ describe("insight", () => {
     expect(pathMatcher("src/**/*.ts")("src/a.md")).toBe(false);
   });
 
+  it("sums each file into its first two levels of folders: src/api/x.ts counts in src and src/api, src/api/v1 is not summed", () => {
+    const b = new InsightBuilder({});
+    b.addFile("src/api/x.ts", [row(1, { author: "ai", intent: "I-1", traceId: "r1" }), row(2, { kind: "untraced", author: "untraced" })]);
+    b.addUntracedFile("src/y.ts", 3);
+    b.addUntracedFile("src/api/v1/z.ts", 4);
+    b.addUntracedFile("top.ts", 5);
+    expect(b.result().byFolder).toEqual([
+      { path: "src", lines: { total: 9, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 8, outOfScope: 0 } },
+      { path: "src/api", lines: { total: 6, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 5, outOfScope: 0 } },
+    ]);
+  });
+
   it("sums rows into runs, breakdowns and folders; durability is the AI's lines still present over those written", () => {
     const b = new InsightBuilder({ by: "month", blocks: true });
     const t = "2026-11-02T10:00:00Z";

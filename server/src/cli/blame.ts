@@ -28,7 +28,7 @@ function blameText(rows: readonly BlameLine[]): string {
   const cells = rows.map((r) =>
     r.kind === "traced"
       ? [
-          intentMark(r.intent, r.outOfScope ? "OUT_OF_SCOPE" : undefined),
+          intentMark(r.intent, r.outOfScope === true),
           `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`,
           (r.timestamp ?? "").slice(0, 16).replace("T", " "),
           `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`,

@@ -6,6 +6,7 @@
  * or `unknown` as that record's Agent Trace contributor type says, `untraced` when no record explains the
  * line. Nothing is inferred: an untraced line is never split between people and AI.
  */
+import type { ScopeVerdict } from "@shared/agentTrace";
 import type { TraceEntry } from "./ledger/read";
 
 export type Author = "ai" | "human" | "mixed" | "unknown" | "untraced";
@@ -19,9 +20,15 @@ export function authorOfEntry(entry: Pick<TraceEntry, "contributor"> | undefined
   return type === "ai" || type === "human" || type === "mixed" ? type : "unknown";
 }
 
-/** A line counts as out of scope when the record that owns it was written outside its intent's scope. */
+/** The verdict a record written outside its intent's scope carries; typed, so a misspelling does not compile. */
+const OUT_OF_SCOPE: ScopeVerdict = "OUT_OF_SCOPE";
+
+/**
+ * A line counts as out of scope when the record that owns it was written outside its intent's scope. The
+ * one test of that verdict: the numbers, blame, the CodeLens, the inlay hints and the hover all ask here.
+ */
 export function isOutOfScopeEntry(entry: Pick<TraceEntry, "scope"> | undefined): boolean {
-  return entry?.scope === "OUT_OF_SCOPE";
+  return entry?.scope === OUT_OF_SCOPE;
 }
 
 /**

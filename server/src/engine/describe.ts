@@ -2,6 +2,7 @@
  * Words for an attribution, shared by hover, CodeLens, inlay hints and `intent blame` so that every surface
  * says the same thing about the same line.
  */
+import { isOutOfScopeEntry } from "./authorship";
 import type { Catalogue } from "./intents/model";
 import type { TraceEntry } from "./ledger/read";
 
@@ -30,13 +31,13 @@ export function relativeTime(timestamp: string, now: number): string {
 }
 
 /** "INT-001 (out of scope)": the intent a record was written under, with the mark every surface shows. */
-export function intentMark(intentId: string | undefined, scope: string | undefined): string {
-  return `${intentId ?? "no intent"}${scope === "OUT_OF_SCOPE" ? " (out of scope)" : ""}`;
+export function intentMark(intentId: string | undefined, outOfScope: boolean): string {
+  return `${intentId ?? "no intent"}${outOfScope ? " (out of scope)" : ""}`;
 }
 
 /** "INT-001 · claude-sonnet-4-5 · 2 h ago": the label of a block's CodeLens. */
 export function blockLabel(entry: TraceEntry, now: number): string {
-  return [intentMark(entry.intentId, entry.scope), who(entry), relativeTime(entry.timestamp, now)].join(" · ");
+  return [intentMark(entry.intentId, isOutOfScopeEntry(entry)), who(entry), relativeTime(entry.timestamp, now)].join(" · ");
 }
 
 /** Longest "who" an inlay hint shows: a hint sits at the end of a code line and must not widen it. */
@@ -48,12 +49,12 @@ const HINT_WHO_MAX = 24;
  */
 export function hintLabel(entry: TraceEntry): string {
   const name = who(entry);
-  return [intentMark(entry.intentId, entry.scope), name.length > HINT_WHO_MAX ? `${name.slice(0, HINT_WHO_MAX - 1)}…` : name].join(" · ");
+  return [intentMark(entry.intentId, isOutOfScopeEntry(entry)), name.length > HINT_WHO_MAX ? `${name.slice(0, HINT_WHO_MAX - 1)}…` : name].join(" · ");
 }
 
 /** The details of a block (an inlay hint's tooltip): the intent, who exactly, when. */
 export function blockDetails(entry: TraceEntry, catalogue: Catalogue, now: number): string {
-  const intent = `${intentTitle(entry.intentId, catalogue)}${entry.scope === "OUT_OF_SCOPE" ? " — recorded out of scope" : ""}`;
+  const intent = `${intentTitle(entry.intentId, catalogue)}${isOutOfScopeEntry(entry) ? " — recorded out of scope" : ""}`;
   return [intent, `${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`, `trace ${entry.recordId}`].join("\n");
 }
 

@@ -82,7 +82,7 @@ function blameAnswer(path: string, rows: readonly BlameAnswerRow[]): string {
     .slice(0, 5)
     .map((row) =>
       row.kind === "traced"
-        ? `L${row.line} ${intentMark(row.intent, row.outOfScope ? "OUT_OF_SCOPE" : undefined)} · ${row.model ?? row.person ?? row.contributor ?? "?"}`
+        ? `L${row.line} ${intentMark(row.intent, row.outOfScope === true)} · ${row.model ?? row.person ?? row.contributor ?? "?"}`
         : `L${row.line} ${row.kind}`,
     );
   return `intent-lsp: ${path}: ${said.join("; ")}${rows.length > 5 ? `; … ${rows.length - 5} more lines` : ""}.`;

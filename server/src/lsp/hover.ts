@@ -1,4 +1,5 @@
 import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
+import { isOutOfScopeEntry } from "../engine/authorship";
 import { contributorText, intentTitle, provenanceText, relativeTime } from "../engine/describe";
 import { inheritedConstraints } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
@@ -35,7 +36,7 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
   } else {
     const { entry, exact, reformattedBy } = owner.attribution;
     lines.push(`**${intentTitle(entry.intentId, ctx.rules.catalogue)}**`);
-    if (entry.scope === "OUT_OF_SCOPE") lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
+    if (isOutOfScopeEntry(entry)) lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
     lines.push("");
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
     const provenance = provenanceText(owner.attribution, doc.path);

@@ -7,9 +7,11 @@ import type { CriterionCheckMetadata, VerificationMetadata } from "@shared/agent
 import { criterionText } from "./load";
 import type { Criterion, Intent } from "./model";
 
-/** How one command ended. `exitCode` null: it was killed (timeout, cancellation) or died of a signal. */
+/** How one command ended. `exitCode` null: it was killed (timeout, cancellation), died of a signal or never started. */
 export interface RunOutcome {
   exitCode: number | null;
+  /** The signal the command died of ("SIGTERM"), when one ended it. */
+  signal: string | null;
   timedOut: boolean;
   cancelled: boolean;
   durationMs: number;
@@ -38,11 +40,13 @@ export function runCheck(c: RunCriterion, o: RunOutcome): CriterionCheckMetadata
   };
 }
 
-/** Why a command did not pass, as a clause: "exit 1", "killed at its 5 s timeout", "cancelled". */
+/** Why a command did not pass, as a clause: "exit 1", "killed at its 5 s timeout", "cancelled", "killed by SIGTERM". */
 export function failureClause(c: RunCriterion, o: RunOutcome): string {
   if (o.timedOut) return `killed at its ${seconds(c.timeoutSeconds)} timeout`;
   if (o.cancelled) return "cancelled";
-  return o.exitCode === null ? "killed by a signal" : `exit ${o.exitCode}`;
+  if (o.signal) return `killed by ${o.signal}`;
+  // no exit code and no signal: the shell never ran (its output's tail says why)
+  return o.exitCode === null ? "its shell could not start" : `exit ${o.exitCode}`;
 }
 
 /** A verification that checked everything: what is recorded with the move to COMPLETE. */

@@ -61,18 +61,26 @@ export function runCriterion(root: string, c: RunCriterion, opts: RunOptions = {
     };
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
-    const finish = (exitCode: number | null, error?: Error) => {
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, error?: Error) => {
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       // the shell has ended; anything it left running in its group ends with it
       killGroup("SIGKILL");
       if (killTimer) clearTimeout(killTimer);
       if (error) kept += `\n${error.message}`;
-      resolve({ exitCode: timedOut || cancelled ? null : exitCode, timedOut, cancelled, durationMs: performance.now() - started, tail: outputTail(kept) });
+      const killed = timedOut || cancelled;
+      resolve({
+        exitCode: killed ? null : exitCode,
+        signal: killed ? null : signal,
+        timedOut,
+        cancelled,
+        durationMs: performance.now() - started,
+        tail: outputTail(kept),
+      });
     };
     // a background process the command left holding its output open must not keep the run waiting
     child.on("exit", () => killGroup("SIGKILL"));
-    child.on("error", (err) => finish(null, err));
-    child.on("close", (code) => finish(code));
+    child.on("error", (err) => finish(null, null, err));
+    child.on("close", (code, signal) => finish(code, signal));
   });
 }
