@@ -219,6 +219,25 @@ let count = 0;
 describe("one verdict: the gate denies exactly what `intent check` calls an error", () => {
   afterAll(() => console.log(`one verdict: ${count} generated cases (seed ${SEED})`));
 
+  it("the seeded cases reach every door, change, owner status, owner count and session selection", () => {
+    const cases = GROUPS.flatMap((g) => g.cases);
+    const kinds = (f: (c: Case) => string[]) => [...new Set(cases.flatMap(f))].sort();
+    expect(kinds((c) => [`${c.door} ${c.change}`])).toEqual([
+      "editor append",
+      "editor remove-line",
+      "shell append",
+      "shell delete",
+      "shell remove-line",
+      "write append",
+      "write remove-line",
+    ]);
+    expect(kinds((c) => c.owners)).toEqual([...STATUSES].sort());
+    expect(kinds((c) => [`${c.owners.length + (c.selOwns ? 1 : 0)} owners${c.ignored ? ", ignored" : ""}`])).toEqual(
+      expect.arrayContaining(["0 owners", "1 owners", "2 owners", "3 owners", "0 owners, ignored", "1 owners, ignored"]),
+    );
+    expect(kinds((c) => [c.pick.kind])).toEqual(["missing", "none", "other", "owner"]);
+  });
+
   it.each(GROUPS.map((g) => [JSON.stringify(g.workspace), g] as const))(
     "generated cases, workspace selection %s: path × owners' statuses × session selection × door (Write tool, shell command, editor save)",
     async (_, group) => {
