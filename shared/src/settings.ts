@@ -43,8 +43,10 @@ export const defaultSettings: Settings = {
   contributor: { type: "human" },
   identity: { recordEmail: "hash" },
   severity: {
+    // the three codes of a write the agent gate denies: errors, so the editor and `intent check` fail what
+    // the gate denies (docs/ARCHITECTURE.md "One verdict")
     "out-of-scope": "error",
-    "no-active-intent": "warning",
+    "no-active-intent": "error",
     "intent-not-in-progress": "error",
     "stale-file": "warning",
     "untraced-change": "information",

@@ -20,9 +20,12 @@ const validateSarif = ajv.compile(sarifSchema);
 
 beforeAll(ensureBuilt);
 
-const OUT_OF_SCOPE =
-  "docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING).";
-const NOT_IN_PROGRESS = "INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change.";
+/** What a recorded finding adds after the verdict: the door (an agent's write, by its model) and the next step. */
+const agentWrite = (model: string) =>
+  `Recorded from an agent's write (anthropic/${model}); the agent gate would deny this write now. ` +
+  "Make it under an in-progress intent that owns the file (re-record the lines, or amend that intent's scope), or revert it.";
+const OUT_OF_SCOPE = `docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). ${agentWrite("claude-sonnet-4-5-20250929")}`;
+const NOT_IN_PROGRESS = `INT-005 (Billing export) is COMPLETE: it is complete, so its work is closed. Select another intent, or create one for this change. ${agentWrite("claude-sonnet-4-5-20250929")}`;
 const UNTRACED = "src/api/forecast.ts changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.";
 
 /** An agent edit through the hooks: PreToolUse (whatever it answers), the write, PostToolUse. */
@@ -398,7 +401,7 @@ describe("intent check: hand edits nobody recorded", () => {
         endLine: 2,
         code: "out-of-scope",
         severity: "error",
-        message: `${path}: 1 line removed after line 1. ${path} is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-005 (COMPLETE).`,
+        message: `${path}: 1 line removed after line 1. ${path} is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-005 (COMPLETE). ${agentWrite("claude-sonnet-4-5")}`,
         recordId: record.id,
         intentId: "INT-001",
       },

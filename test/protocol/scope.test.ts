@@ -137,7 +137,7 @@ describe("active intent resolution", () => {
     await client.setLine("src/api/weather.ts", 0, "// edited");
     const [d] = await client.waitForDiagnostics("src/api/weather.ts", (x) => x.length === 1);
     expect(d.code).toBe("no-active-intent");
-    expect(d.severity).toBe(DiagnosticSeverity.Warning);
+    expect(d.severity).toBe(DiagnosticSeverity.Error);
     expect(d.message).toBe("No intent selected for src/api/weather.ts. Select an intent before editing. Owned by INT-001 (IN_PROGRESS).");
   });
 

@@ -147,7 +147,11 @@ function recordedChangeFinding(path: string, line: number, entry: TraceEntry, ru
   return finding && make(rules, finding);
 }
 
-/** The finding of a line its record explains, when the record's verdict is a problem (`prefix` says what changed). */
+/**
+ * The finding of a line its record explains, when the record's verdict is a problem (`prefix` says what
+ * changed). Every problem verdict is one the agent gate denies, whichever door the change came through, so
+ * the finding names that door and what undoes or accounts for the change (docs/ARCHITECTURE.md "One verdict").
+ */
 function recordedFinding(path: string, line: number, entry: TraceEntry, verdict: Verdict, prefix = ""): Omit<Finding, "severity"> | undefined {
   if (!isProblem(verdict)) return undefined;
   return {
@@ -155,10 +159,26 @@ function recordedFinding(path: string, line: number, entry: TraceEntry, verdict:
     startLine: line,
     endLine: line,
     code: verdict.kind,
-    message: `${prefix}${verdictMessage(path, verdict)}`,
+    message: `${prefix}${verdictMessage(path, verdict)} ${recordedThrough(entry)}`,
     recordId: entry.recordId,
     ...(entry.intentId ? { intentId: entry.intentId } : {}),
   };
+}
+
+/** Which door a recorded change came through, and the next step: the gate would deny this write today. */
+function recordedThrough(entry: TraceEntry): string {
+  const c = entry.contributor;
+  const door =
+    c.type === "ai"
+      ? entry.toolCall
+        ? `an agent's shell command (${entry.toolCall}${c.modelId ? `, ${c.modelId}` : ""}), which the gate cannot stop before it runs`
+        : `an agent's write${c.modelId ? ` (${c.modelId})` : ""}`
+      : c.type === "human"
+        ? `a save in the editor${c.name ? ` by ${c.name}` : ""}`
+        : c.type === "mixed"
+          ? "a change by people and agents together"
+          : "a change by an unknown contributor";
+  return `Recorded from ${door}; the agent gate would deny this write now. Make it under an in-progress intent that owns the file (re-record the lines, or amend that intent's scope), or revert it.`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

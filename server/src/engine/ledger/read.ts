@@ -48,6 +48,8 @@ export interface TraceEntry {
   /** Conversation url. */
   url?: string;
   toolName?: string;
+  /** The agent's tool that ran the change, when the record names one (`tool_call.tool`: a shell command's, `Bash`). */
+  toolCall?: string;
   revision?: string;
   mutationClass?: string;
   preHash?: string | null;
@@ -255,6 +257,7 @@ interface RecordFields {
   timestamp: string;
   intentId: string | undefined;
   toolName: string | undefined;
+  toolCall: string | undefined;
   revision: string | undefined;
   mutationClass: string | undefined;
   preHash: string | null | undefined;
@@ -458,6 +461,7 @@ function recordFields(obj: JsonObject, ours: JsonObject | undefined, dialect: Di
   const revision = vcs ? (str(vcs["revision"]) ?? str(vcs["revision_id"])) : undefined;
   const tool = isObject(obj["tool"]) ? obj["tool"] : undefined;
   const toolName = tool ? str(tool["name"]) : undefined;
+  const toolCall = isObject(ours?.["tool_call"]) ? str(ours["tool_call"]["tool"]) : undefined;
   const intentId = str(ours?.["intent_id"]) ?? str(obj["intent_id"]) ?? intentFromRelated(obj["related"], pool);
   const mutationClass = str(ours?.["mutation_class"]) ?? str(obj["classification"]);
   const scope = str(ours?.["scope"]);
@@ -467,6 +471,7 @@ function recordFields(obj: JsonObject, ours: JsonObject | undefined, dialect: Di
     timestamp: str(obj["timestamp"]) ?? "",
     intentId: intentId === undefined ? undefined : pool.intern(intentId),
     toolName: toolName === undefined ? undefined : pool.intern(toolName),
+    toolCall: toolCall === undefined ? undefined : pool.intern(toolCall),
     revision: revision === undefined ? undefined : pool.intern(revision),
     mutationClass: mutationClass === undefined ? undefined : pool.intern(mutationClass),
     preHash: hashOrNull(ours?.["pre_hash"]),
@@ -502,6 +507,7 @@ function makeEntry(
     intentId,
     url,
     toolName: f.toolName,
+    toolCall: f.toolCall,
     revision: f.revision,
     mutationClass: f.mutationClass,
     preHash: f.preHash,

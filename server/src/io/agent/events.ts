@@ -12,6 +12,7 @@ import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, ty
 import { endAgentSession, touchAgentSession } from "./session";
 import { removeSessionCuts } from "./sessionCuts";
 import type { SessionRecord } from "../../engine/sessions";
+import { isProblem } from "../../engine/gate";
 import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
@@ -157,8 +158,18 @@ function rulesChangedBy(ctx: GateContext | undefined, henv: HookEnvironment, rep
 
 function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {
   const { decision, path, verdict } = gateWrite(ctx, filePath, expectedHash);
-  // the post hook needs the content as it was; only calls that may still run are worth stashing
+  // the post hook needs the content as it was
   if (path !== undefined && (decision.kind === "allow" || decision.kind === "ask")) stashBefore(ctx.root, callId ?? ctx.sessionId, path);
+  else if (path !== undefined && verdict !== undefined && isProblem(verdict)) {
+    // A call denied for its scope may still run (an agent that does not honour a deny, a person who lets it
+    // through): stashed too, its write is recorded with the gate's verdict, and `intent check` fails on it
+    // as the gate did. The deny stands whatever the stash does.
+    try {
+      stashBefore(ctx.root, callId ?? ctx.sessionId, path);
+    } catch {
+      /* unstashed, a write that runs anyway is untraced, which `intent check` reports too */
+    }
+  }
   // editors working under the same intent see this agent as working on it too (claimed-elsewhere); the
   // session file this call wrote already saying so needs no second write
   if (decision.kind === "allow" && verdict?.kind === "allowed" && !worksOnOnly(ctx.session, verdict.intent.id))
