@@ -6,6 +6,7 @@ import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
+import { terminalOutput } from "../engine/terminalText";
 
 interface Entry {
   summary: string;
@@ -86,7 +87,17 @@ Run \`intent <command> --help\` for a command's options.
 `;
 }
 
-export async function main(argv: string[], io: Io): Promise<number> {
+/**
+ * What a command prints for people (`out`, `err`) goes out with its control characters escaped: a name or
+ * a path from a repository or a ledger must not drive the terminal (README "Output"). `write` is the
+ * exact answer a program reads (a hook's JSON, the report page, exported records), passed as it is.
+ */
+function textIo(io: Io): Io {
+  return { ...io, out: (text) => io.out(terminalOutput(text)), err: (text) => io.err(terminalOutput(text)) };
+}
+
+export async function main(argv: string[], rawIo: Io): Promise<number> {
+  const io = textIo(rawIo);
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.out(help());
@@ -152,7 +163,7 @@ export function runAsProgram(): void {
   // must still block.
   const failureCode = process.argv[2] === "hook" ? 2 : 1;
   const fail = (err: unknown) => {
-    process.stderr.write(`intent: ${(err as Error)?.message ?? String(err)}${failureCode === 2 ? " (blocking the call)" : ""}\n`);
+    process.stderr.write(terminalOutput(`intent: ${(err as Error)?.message ?? String(err)}${failureCode === 2 ? " (blocking the call)" : ""}\n`));
     process.exit(failureCode);
   };
   process.on("uncaughtException", fail);
