@@ -162,7 +162,7 @@ describe("Markdown text", () => {
     );
     expect(lines).toContain(
       "| ℹ️ note | ``docs/[Approve](https:/x)/@org/team <img src=x> \\| `b` *e*.md:1`` | untraced-change | " +
-        "docs/\\[Approve\\]\\(https:/x\\)/@\u200dorg/team \\<img src=x\\> \\| \\`b\\` \\*e\\*.md changed here and no ledger record explains it \\(untraced\\): the change was made outside intent-lsp and the agent hooks. |",
+        "docs/\\[Approve\\](https:/x)/@\u200dorg/team \\<img src=x\\> \\| \\`b\\` \\*e\\*.md changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks. |",
     );
     const summary = ws.path(".orchestration/.cache/step-summary.md");
     ws.write(".orchestration/.cache/step-summary.md", "");

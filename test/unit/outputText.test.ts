@@ -31,8 +31,8 @@ describe("terminal text", () => {
 
 describe("Markdown text", () => {
   it("escapes markup so that it renders as the characters it holds", () => {
-    expect(inlineText("![x](https://evil.example/b.png)")).toBe("\\!\\[x\\]\\(https:\u200d//evil.example/b.png\\)");
-    expect(inlineText("[Approve](https://x)")).toBe("\\[Approve\\]\\(https:\u200d//x\\)");
+    expect(inlineText("![x](https://evil.example/b.png)")).toBe("\\!\\[x\\](https:\u200d//evil.example/b.png)");
+    expect(inlineText("[Approve](https://x)")).toBe("\\[Approve\\](https:\u200d//x)");
     expect(inlineText("<img src=x> & &amp; | `a` *b* _c_ ~d~ $e$ # f \\")).toBe(
       "\\<img src=x\\> \\& \\&amp; \\| \\`a\\` \\*b\\* \\_c\\_ \\~d\\~ \\$e\\$ \\# f \\\\",
     );

@@ -18,7 +18,7 @@ export function plainText(s: string): string {
  * links and images, HTML and entities, table columns, math (`$`), headings' `#`. A backslash makes each
  * literal (CommonMark escapes every ASCII punctuation character so).
  */
-const MARKUP = /[\\`*_~[\]()!<>&|$#]/g;
+const MARKUP = /[\\`*_~[\]!<>&|$#]/g;
 const ZERO_WIDTH_JOINER = "\u200d";
 
 /**
