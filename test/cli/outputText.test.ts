@@ -130,6 +130,9 @@ describe("terminal text", () => {
     const missing = run("blame", "src/gone\u001b[2J.ts");
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe(`intent blame: src/gone\\u001b[2J.ts: no such file in ${ws.root}\n`);
+    const broken = run("blame", "src/gone\nsecond.ts");
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toBe('intent blame: "src/gone\\nsecond.ts" is not FILE[:LINE[-LINE]]\n');
     for (const args of [["verify"], ["context", "INT-001"], ["status", "--json"], ["stats", "--json"], ["blame", WEATHER, "--json"]]) run(...args);
     expect(JSON.parse(run("stats", "--json").stdout).byModel[0].model).toBe(MODEL);
     // the records as their writer wrote them: a program reads them, not a terminal

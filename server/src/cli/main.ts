@@ -6,7 +6,7 @@ import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
-import { terminalOutput } from "../engine/terminalText";
+import { oneLine, terminalOutput } from "../engine/terminalText";
 
 interface Entry {
   summary: string;
@@ -121,7 +121,9 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    io.err(`intent ${name}: ${message.split("\n")[0]}\n`);
+    // a CliError is one line but for the values it quotes, whose line breaks it shows; any other error's
+    // first line says what broke
+    io.err(`intent ${name}: ${err instanceof CliError ? oneLine(message) : message.split("\n")[0]}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }
