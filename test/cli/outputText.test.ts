@@ -32,20 +32,22 @@ const WEATHER = "src/api/weather.ts";
 const AI_BEFORE = "  city: string;";
 const AI_AFTER = "  city: string; // the city asked for";
 
-/** Claude Code, as `model`, changes one line of src/api/weather.ts through its hooks. */
-function agentEdits(ws: TempWorkspace, model: string): void {
+/** Claude Code, as `model`, changes one line of src/api/weather.ts through its hooks; the gate's answer. */
+function agentEdits(ws: TempWorkspace, model: string): string {
   writeTranscript(ws, model);
   const pre = runHook("claude-code", claudeEdit(ws, "PreToolUse", WEATHER, AI_BEFORE, AI_AFTER), { cwd: ws.root });
   if (pre.status !== 0) throw new Error(`the agent's write was refused: ${pre.stdout}${pre.stderr}`);
   ws.write(WEATHER, ws.read(WEATHER).replace(AI_BEFORE, AI_AFTER));
   const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", WEATHER, AI_BEFORE, AI_AFTER), { cwd: ws.root });
   if (post.status !== 0) throw new Error(`the agent's write was not recorded: ${post.stdout}${post.stderr}`);
+  return pre.stdout;
 }
 
 const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
 describe("terminal text", () => {
   let ws: TempWorkspace;
+  let gateAnswer: string;
 
   beforeAll(async () => {
     ws = gitWorkspace();
@@ -55,7 +57,7 @@ describe("terminal text", () => {
     );
     git(ws.root, "config", "user.name", PERSON);
     ws.write(".orchestration/.sessions/workspace.json", JSON.stringify({ intent: "INT-001", selectedAt: new Date().toISOString(), by: "Ada\u001b[2J\nBob" }));
-    agentEdits(ws, MODEL);
+    gateAnswer = agentEdits(ws, MODEL);
     // a person's save, through the editor: the record names them as git does
     const client = await LspClient.start({ root: ws.root });
     try {
@@ -98,6 +100,13 @@ describe("terminal text", () => {
       `5  INT-001  ${PERSON_SHOWN}  ${minute(human!.timestamp)}  ${human!.id.slice(0, 8)} │ export const HOURS = 24;\n`,
     );
     expect(run("blame", "src/api/term.ts").stdout).toBe("1  untraced       │ a\\u001b[2Jb\tc\\u009b\n");
+  });
+
+  it("the agent gate's answer names the intent with its control characters escaped, for the agent's terminal", () => {
+    expect(gateAnswer).not.toMatch(RAW);
+    expect(JSON.parse(gateAnswer).hookSpecificOutput.permissionDecisionReason).toBe(
+      `INT-001 (${INTENT_NAME_SHOWN.replace("\\n", "\n")}) owns src/api/weather.ts.`,
+    );
   });
 
   it("stats shows the model and the person escaped in their tables", () => {

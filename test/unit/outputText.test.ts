@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { codeCell, codeSpan, inlineText, plainText } from "../../server/src/engine/markdownText";
-import { oneLine, terminalOutput } from "../../server/src/engine/terminalText";
+import { hookAnswerText, oneLine, terminalOutput } from "../../server/src/engine/terminalText";
 
 /** Text from a repository or a ledger, shown in a terminal or written into Markdown, stays text. */
 
@@ -26,6 +26,19 @@ describe("terminal text", () => {
     const escaped = terminalOutput(JSON.stringify(value, null, 2));
     expect(escaped).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
     expect(JSON.parse(escaped)).toEqual(value);
+  });
+});
+
+describe("a hook's answer", () => {
+  it("escapes the strings an agent shows once it has parsed the JSON, keys and line breaks included", () => {
+    const answer = `${JSON.stringify({ reason: "INT-001 (a\u001b[2J\nb\u202e) owns x", list: [1, "\u009b"], ["k\u0007"]: null })}\n`;
+    const escaped = hookAnswerText(answer);
+    expect(escaped).toBe('{"reason":"INT-001 (a\\\\u001b[2J\\nb\\\\u202e) owns x","list":[1,"\\\\u009b"],"k\\\\u0007":null}\n');
+    expect(JSON.parse(escaped)).toEqual({ reason: "INT-001 (a\\u001b[2J\nb\\u202e) owns x", list: [1, "\\u009b"], "k\\u0007": null });
+  });
+
+  it("escapes an answer that is not JSON as a whole", () => {
+    expect(hookAnswerText("denied: a\u001b[2J\n")).toBe("denied: a\\u001b[2J\n");
   });
 });
 

@@ -90,7 +90,8 @@ Run \`intent <command> --help\` for a command's options.
 /**
  * What a command prints for people (`out`, `err`) goes out with its control characters escaped: a name or a
  * path from a repository or a ledger must not drive the terminal (README "Text from a repository is shown as
- * text"). `write` is the exact answer a program reads (a hook's JSON, the report page, exported records).
+ * text"). `write` is the exact answer a program reads (a hook's JSON, whose strings cli/hook.ts escapes; the
+ * report page; exported records).
  */
 function textIo(io: Io): Io {
   return { ...io, out: (text) => io.out(terminalOutput(text)), err: (text) => io.err(terminalOutput(text)) };

@@ -30,3 +30,27 @@ export function oneLine(s: string): string {
 export function terminalOutput(s: string): string {
   return s.replace(UNSAFE_IN_OUTPUT, visible);
 }
+
+/**
+ * A hook's answer: JSON whose strings (a denial's reason, a briefing) an agent shows in its terminal once
+ * it has parsed them, so each string is escaped as `terminalOutput` escapes a whole output. An answer that
+ * is not JSON is escaped as a whole.
+ */
+export function hookAnswerText(stdout: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    return terminalOutput(stdout);
+  }
+  return `${JSON.stringify(escapeStrings(value))}${stdout.endsWith("\n") ? "\n" : ""}`;
+}
+
+function escapeStrings(value: unknown): unknown {
+  if (typeof value === "string") return terminalOutput(value);
+  if (Array.isArray(value)) return value.map(escapeStrings);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [terminalOutput(k), escapeStrings(v)]));
+  }
+  return value;
+}
