@@ -1,3 +1,4 @@
+import { oneLine } from "../engine/terminalText";
 import { isAbsolute, resolve } from "node:path";
 import { blameNewestFirst, type BlameLine } from "../engine/blame";
 import { intentMark, shortModel } from "../engine/describe";
@@ -25,6 +26,7 @@ function parseTarget(arg: string): { file: string; start?: number; end?: number 
 }
 
 function blameText(rows: readonly BlameLine[]): string {
+  // each cell one line of text, escaped before the columns are measured
   const cells = rows.map((r) =>
     r.kind === "traced"
       ? [
@@ -32,7 +34,7 @@ function blameText(rows: readonly BlameLine[]): string {
           `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`,
           (r.timestamp ?? "").slice(0, 16).replace("T", " "),
           `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`,
-        ]
+        ].map(oneLine)
       : [r.kind, "", "", ""],
   );
   const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));
@@ -50,7 +52,7 @@ const MAX_WARNINGS = 20;
  * ledger with skipped records names them, as the editor's `ledger-unreadable` diagnostics do.
  */
 export function unreadableWarnings(ledgers: readonly { path: string; lines: readonly UnreadableLine[] }[], command = "blame"): string[] {
-  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent ${command}: warning: ${l.path}:${u.line}: ${u.message}\n`));
+  const all = ledgers.flatMap((l) => l.lines.map((u) => `intent ${command}: warning: ${oneLine(l.path)}:${u.line}: ${oneLine(u.message)}\n`));
   if (all.length <= MAX_WARNINGS) return all;
   return [
     ...all.slice(0, MAX_WARNINGS),

@@ -1,4 +1,5 @@
 /** Four faces of `intent check`'s findings: text for people, JSON for scripts, SARIF for code scanning, GitHub annotations. */
+import { oneLine } from "../engine/terminalText";
 import { countedFindings, summarize, type Finding, type FindingCode, type FindingSeverity } from "../engine/check";
 import { INTENT_LSP_VERSION } from "../version";
 
@@ -39,8 +40,8 @@ function where(f: Finding): string {
 }
 
 function textReport(r: CheckReport): string {
-  const lines = r.findings.map((f) => `${where(f)}: ${f.severity} ${f.code}: ${f.message}`);
-  const against = `${r.staged ? "staged changes" : "working tree"} vs ${r.base}`;
+  const lines = r.findings.map((f) => `${oneLine(where(f))}: ${f.severity} ${f.code}: ${oneLine(f.message)}`);
+  const against = `${r.staged ? "staged changes" : "working tree"} vs ${oneLine(r.base)}`;
   lines.push(`${countedFindings(r.findings, plural)} in ${plural(r.checkedLines, "changed line")} of ${plural(r.checkedFiles, "file")} (${against}).`);
   return `${lines.join("\n")}\n`;
 }

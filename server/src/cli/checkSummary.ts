@@ -8,7 +8,7 @@
 import { percent, type LineCounts } from "../engine/authorship";
 import { countedFindings, type Finding } from "../engine/check";
 import type { ChangedInsight, Undated } from "../engine/insight";
-import { codeSpan, plainText } from "../engine/markdownText";
+import { codeCell, codeSpan, inlineText } from "../engine/markdownText";
 
 export interface SummaryInput {
   repoPrefix: string;
@@ -25,21 +25,23 @@ export interface SummaryInput {
 
 const n = (x: number) => x.toLocaleString("en");
 const plural = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? "" : "s"}`;
-/** A table cell: text only, no line break, no column break. */
-const cell = (s: string) => plainText(s).replace(/\|/g, "\\|");
+/** A table cell of text: no line break, no column break, no markup. */
+const cell = inlineText;
+/** A name from the ledger (an intent id, a model id) as a table cell: as code, or the placeholder for none. */
+const nameCell = (name: string | null, none: string) => (name === null ? none : codeCell(name));
 
 const ICON: Record<Finding["severity"], string> = { error: "❌ error", warning: "⚠️ warning", information: "ℹ️ note", hint: "💡 hint" };
 
 /** Rows each table shows; the JSON format has them all. */
 const ROWS = 20;
 
-function countsTable(head: string, rows: { name: string; lines: LineCounts }[]): string {
+function countsTable(head: string, rows: { cell: string; lines: LineCounts }[]): string {
   if (!rows.length) return "";
   const body = rows
     .slice(0, ROWS)
     .map(
       (r) =>
-        `| ${cell(r.name)} | ${n(r.lines.total)} | ${percent(r.lines.ai, r.lines.total)} | ${n(r.lines.ai)} | ${n(r.lines.human)} | ${n(r.lines.mixed + r.lines.unknown)} | ${n(r.lines.outOfScope)} |`,
+        `| ${r.cell} | ${n(r.lines.total)} | ${percent(r.lines.ai, r.lines.total)} | ${n(r.lines.ai)} | ${n(r.lines.human)} | ${n(r.lines.mixed + r.lines.unknown)} | ${n(r.lines.outOfScope)} |`,
     )
     .join("\n");
   const more = rows.length > ROWS ? `\n\n…and ${n(rows.length - ROWS)} more (\`intent check --format json\`, \`intent stats --json\`).` : "";
@@ -96,11 +98,11 @@ export function checkSummaryMarkdown(r: SummaryInput): string {
     : `No changed lines with content${matching} (${against}).\n\n`;
   out += countsTable(
     "intent",
-    r.changed.byIntent.map((i) => ({ name: i.id ?? "(no intent)", lines: i.lines })),
+    r.changed.byIntent.map((i) => ({ cell: nameCell(i.id, "(no intent)"), lines: i.lines })),
   );
   out += countsTable(
     "model",
-    r.changed.byModel.map((m) => ({ name: m.model ?? "(no model id)", lines: m.lines })),
+    r.changed.byModel.map((m) => ({ cell: nameCell(m.model, "(no model id)"), lines: m.lines })),
   );
   out += windowText(r.changed);
   out += periodsTable(r.changed);
@@ -111,7 +113,7 @@ export function checkSummaryMarkdown(r: SummaryInput): string {
       .slice(0, ROWS * 5)
       .map(
         (f) =>
-          `| ${ICON[f.severity]} | ${codeSpan(`${r.repoPrefix}${f.path}:${f.startLine}${f.endLine > f.startLine ? `-${f.endLine}` : ""}`).replace(/\|/g, "\\|")} | ${f.code} | ${cell(f.message)} |`,
+          `| ${ICON[f.severity]} | ${codeCell(`${r.repoPrefix}${f.path}:${f.startLine}${f.endLine > f.startLine ? `-${f.endLine}` : ""}`)} | ${f.code} | ${cell(f.message)} |`,
       )
       .join("\n");
     out += "\n";

@@ -1,3 +1,4 @@
+import { hookAnswerText } from "../engine/terminalText";
 import type { HookEnvironment } from "../io/agent/events";
 import { claudeCodeHook } from "./hook/claudeCode";
 import { clineHook } from "./hook/cline";
@@ -60,7 +61,8 @@ export const hookCommand: Command = {
       answer = failureAnswer(agentName, err, payload);
     }
     try {
-      await io.write(answer.stdout);
+      // the strings of the answer reach the agent's terminal: intent names and paths from the repository in them are escaped
+      await io.write(hookAnswerText(answer.stdout));
       if (answer.stderr) io.err(answer.stderr);
       return answer.exitCode;
     } catch (err) {

@@ -1,3 +1,4 @@
+import { oneLine } from "../engine/terminalText";
 import type { CriterionCheckMetadata, PersonMetadata } from "@shared/agentTrace";
 import { criterionText } from "../engine/intents/load";
 import { duration, seconds } from "../engine/intents/verification";
@@ -58,11 +59,15 @@ export function intentStatusJson(r: IntentStatusReport) {
 
 export function intentStatusText(r: IntentStatusReport): string {
   const { intent } = r;
-  const out = [`${intent.id} — ${intent.name}`, `Status: ${intent.status}`, `Scope: ${intent.ownedScope.join(", ")}`];
+  const out = [`${oneLine(intent.id)} — ${oneLine(intent.name)}`, `Status: ${intent.status}`, `Scope: ${intent.ownedScope.map(oneLine).join(", ")}`];
   out.push("Acceptance criteria:");
   if (!intent.criteria.length) out.push("  (none)");
   for (const c of intent.criteria)
-    out.push(c.kind === "run" ? `  - ${criterionText(c)} (run: ${c.run}; timeout ${seconds(c.timeoutSeconds)})` : `  - ${c.text} (a person confirms)`);
+    out.push(
+      c.kind === "run"
+        ? `  - ${oneLine(criterionText(c))} (run: ${oneLine(c.run)}; timeout ${seconds(c.timeoutSeconds)})`
+        : `  - ${oneLine(c.text)} (a person confirms)`,
+    );
   if (!intent.criteriaValid) out.push("  (some criteria have errors: `intent status` shows where)");
   out.push(r.started ? `Started: ${moveLine(r.started)}` : "Started: no lifecycle record in the ledger");
   if (r.completed) {
@@ -86,7 +91,7 @@ function moveLine(e: LifecycleEvent): string {
   return `${e.at}${e.revision ? ` at commit ${e.revision.slice(0, 12)}` : " (no commit)"}${by(e.person)}`;
 }
 
-const by = (p: PersonMetadata | undefined) => (p?.name ? ` by ${p.name}` : "");
+const by = (p: PersonMetadata | undefined) => (p?.name ? ` by ${oneLine(p.name)}` : "");
 
 function verificationLines(e: LifecycleEvent): string[] {
   const v = e.verification;
@@ -97,6 +102,6 @@ function verificationLines(e: LifecycleEvent): string[] {
 }
 
 function checkLine(c: CriterionCheckMetadata): string {
-  if (c.kind === "run") return `    ✓ ${c.name} — exit ${c.exit_code} in ${duration(c.duration_ms)} (run: ${c.run})`;
-  return `    ✓ ${c.text} — confirmed${c.how === "--yes" ? " by --yes" : c.how === "editor" ? " in the editor" : ""}`;
+  if (c.kind === "run") return `    ✓ ${oneLine(c.name)} — exit ${c.exit_code} in ${duration(c.duration_ms)} (run: ${oneLine(c.run)})`;
+  return `    ✓ ${oneLine(c.text)} — confirmed${c.how === "--yes" ? " by --yes" : c.how === "editor" ? " in the editor" : ""}`;
 }

@@ -94,7 +94,8 @@ export const exportCommand: Command = {
     const ws = openWorkspace(io, values.root);
     const lines = exportLines(ws.root, ws.rules.settings.ledgerPath, { since, until });
     if (values.out === undefined) {
-      for (const line of lines) io.out(`${line.toString("utf8")}\n`);
+      // the records exactly as written, for a program to read: not text for a terminal
+      for (const line of lines) await io.write(`${line.toString("utf8")}\n`);
       return 0;
     }
     const out = resolve(io.cwd, values.out);

@@ -8,6 +8,7 @@ import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
 import { failureAnswer } from "./hook/answers";
 import { writeSync } from "node:fs";
+import { oneLine, terminalOutput } from "../engine/terminalText";
 
 interface Entry {
   summary: string;
@@ -88,7 +89,18 @@ Run \`intent <command> --help\` for a command's options.
 `;
 }
 
-export async function main(argv: string[], io: Io): Promise<number> {
+/**
+ * What a command prints for people (`out`, `err`) goes out with its control characters escaped: a name or a
+ * path from a repository or a ledger must not drive the terminal (README "Text from a repository is shown as
+ * text"). `write` is the exact answer a program reads (a hook's JSON, whose strings cli/hook.ts escapes; the
+ * report page; exported records).
+ */
+function textIo(io: Io): Io {
+  return { ...io, out: (text) => io.out(terminalOutput(text)), err: (text) => io.err(terminalOutput(text)) };
+}
+
+export async function main(argv: string[], rawIo: Io): Promise<number> {
+  const io = textIo(rawIo);
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.out(help());
@@ -112,7 +124,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    io.err(`intent ${name}: ${message.split("\n")[0]}\n`);
+    // a CliError is one line but for the values it quotes, whose line breaks it shows; any other error's
+    // first line says what broke
+    io.err(`intent ${name}: ${err instanceof CliError ? oneLine(message) : message.split("\n")[0]}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }
@@ -163,7 +177,7 @@ export function runAsProgram(): void {
   const fail = (err: unknown) => {
     const message = (err as Error)?.message ?? String(err);
     if (!isHook) {
-      process.stderr.write(`intent: ${message}\n`);
+      process.stderr.write(terminalOutput(`intent: ${message}\n`));
       process.exit(1);
     }
     const answer = failureAnswer(process.argv[3] ?? "", err);
@@ -172,7 +186,7 @@ export function runAsProgram(): void {
     } catch {
       /* stdout is gone: the exit code below still blocks where the agent reads it */
     }
-    process.stderr.write(`intent: ${message} (blocking the call)\n`);
+    process.stderr.write(terminalOutput(`intent: ${message} (blocking the call)\n`));
     process.exit(hookAnswered ? 2 : answer.exitCode);
   };
   process.on("uncaughtException", fail);

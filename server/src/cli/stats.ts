@@ -1,3 +1,4 @@
+import { oneLine } from "../engine/terminalText";
 import { percent, type LineCounts } from "../engine/authorship";
 import { PERIODS, type Insight, type InsightOptions, type Period } from "../engine/insight";
 import { gatherInsightCached, parseWhen, type GatheredInsight } from "../io/insight";
@@ -73,17 +74,17 @@ const TOP = 10;
 
 function section(title: string, rows: { name: string; lines: LineCounts }[], untracedColumn: boolean): string {
   if (!rows.length) return "";
-  const shown = rows.slice(0, TOP).map((r) => [r.name, ...countCells(r.lines), ...(untracedColumn ? [n(r.lines.untraced)] : [])]);
+  const shown = rows.slice(0, TOP).map((r) => [oneLine(r.name), ...countCells(r.lines), ...(untracedColumn ? [n(r.lines.untraced)] : [])]);
   const more = rows.length > TOP ? `\n… and ${rows.length - TOP} more (--json lists all)` : "";
   return `\n${table([title, ...COUNT_HEAD, ...(untracedColumn ? ["untraced"] : [])], shown)}${more}\n`;
 }
 
 export function statsText(s: GatheredInsight, filter: string | undefined): string {
   const t = s.lines;
-  const where = `${n(s.files)} ${s.files === 1 ? "file" : "files"}${filter ? ` matching ${filter}` : ""}`;
+  const where = `${n(s.files)} ${s.files === 1 ? "file" : "files"}${filter ? ` matching ${oneLine(filter)}` : ""}`;
   let out = `AI wrote ${percent(t.ai, t.total)} of ${n(t.total)} lines in ${where}.\n`;
   out += `ai ${n(t.ai)} · human ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · untraced ${n(t.untraced)} (${percent(t.untraced, t.total)}: no record explains them)\n`;
-  out += `Out of scope: ${n(s.outOfScope.lines)} ${s.outOfScope.lines === 1 ? "line" : "lines"}${s.outOfScope.byIntent.length ? ` (${s.outOfScope.byIntent.map((i) => `${i.id ?? "no intent"} ${n(i.lines)}`).join(", ")})` : ""}\n`;
+  out += `Out of scope: ${n(s.outOfScope.lines)} ${s.outOfScope.lines === 1 ? "line" : "lines"}${s.outOfScope.byIntent.length ? ` (${s.outOfScope.byIntent.map((i) => `${oneLine(i.id ?? "no intent")} ${n(i.lines)}`).join(", ")})` : ""}\n`;
   if (s.binaryFiles) out += `${n(s.binaryFiles)} binary ${s.binaryFiles === 1 ? "file" : "files"} not counted (no lines).\n`;
   out += section(
     "intent",
@@ -140,7 +141,7 @@ function historyText(s: Insight): string {
 
 function undatedText(u: { lines: number; reasons: string[] }): string {
   if (!u.lines) return "";
-  return `${n(u.lines)} untraced ${u.lines === 1 ? "line has" : "lines have"} no known commit time and ${u.lines === 1 ? "is" : "are"} in no period: ${u.reasons.join("; ") || "git gave none"}.\n`;
+  return `${n(u.lines)} untraced ${u.lines === 1 ? "line has" : "lines have"} no known commit time and ${u.lines === 1 ? "is" : "are"} in no period: ${oneLine(u.reasons.join("; ")) || "git gave none"}.\n`;
 }
 
 export const statsCommand: Command = {

@@ -1,3 +1,4 @@
+import { oneLine } from "../engine/terminalText";
 import { relativeTime } from "../engine/describe";
 import { ruleFileProblems } from "../engine/ruleFileProblems";
 import type { SessionRecord } from "../engine/sessions";
@@ -47,7 +48,28 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
   };
 }
 
-function statusText(r: StatusReport, now: number): string {
+/** The report's text from outside (ids, names, paths, messages) as one line each. */
+function escaped(r: StatusReport): StatusReport {
+  const list = (xs: string[]) => xs.map(oneLine);
+  return {
+    ...r,
+    root: oneLine(r.root),
+    selection: r.selection && { intent: oneLine(r.selection.intent), by: oneLine(r.selection.by), at: r.selection.at },
+    intents: r.intents.map((i) => ({ ...i, id: oneLine(i.id), name: oneLine(i.name), status: oneLine(i.status), owned_scope: list(i.owned_scope) })),
+    problems: r.problems.map((p) => ({ ...p, file: oneLine(p.file), message: oneLine(p.message) })),
+    sessions: r.sessions.map((s) => ({
+      ...s,
+      id: oneLine(s.id),
+      client: oneLine(s.client),
+      intent: s.intent === null ? null : oneLine(s.intent),
+      working_on: list(s.working_on),
+      unsaved: list(s.unsaved),
+    })),
+  };
+}
+
+function statusText(raw: StatusReport, now: number): string {
+  const r = escaped(raw);
   const out = [`Workspace: ${r.root}`];
   if (r.selection) {
     const intent = r.intents.find((i) => i.id === r.selection!.intent);

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { failureAnswerForInput } from "../cli/hook/answers";
+import { hookAnswerText } from "../engine/terminalText";
 import { isCommandName } from "../cli/commandNames";
 import { handOverStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
 import { runWithCodeCache } from "./codeCache";
@@ -42,7 +43,7 @@ function blockOrFail(message: string): void {
 async function refuse(message: string): Promise<void> {
   const answer = failureAnswerForInput(process.argv[3] ?? "", new Error(message), inputForRefusal());
   try {
-    await writeAllStdout(answer.stdout, false);
+    await writeAllStdout(hookAnswerText(answer.stdout), false);
   } finally {
     // exactly what the hook's own failure answers (cli/hook.ts): the reason is in the answer
     if (answer.stderr) process.stderr.write(answer.stderr);
