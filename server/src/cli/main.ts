@@ -5,9 +5,8 @@
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
-import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";
+import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout, writeStdoutNow } from "../io/stdio";
 import { failureAnswer } from "./hook/answers";
-import { writeSync } from "node:fs";
 import { oneLine, terminalOutput } from "../engine/terminalText";
 
 interface Entry {
@@ -181,11 +180,8 @@ export function runAsProgram(): void {
       process.exit(1);
     }
     const answer = failureAnswer(process.argv[3] ?? "", err);
-    try {
-      if (!hookAnswered) writeSync(1, answer.stdout);
-    } catch {
-      /* stdout is gone: the exit code below still blocks where the agent reads it */
-    }
+    // stdout may be gone: the exit code below still blocks where the agent reads it
+    if (!hookAnswered) writeStdoutNow(answer.stdout);
     process.stderr.write(terminalOutput(`intent: ${message} (blocking the call)\n`));
     process.exit(hookAnswered ? 2 : answer.exitCode);
   };

@@ -92,3 +92,14 @@ export function writeAllStdout(text: string, viaStream: boolean): Promise<void> 
   }
   return new Promise((resolve, reject) => process.stdout.write(rest, (err) => (err ? reject(err) : resolve())));
 }
+
+/** Writes `text` to standard output at once, for a process about to exit; false when it could not. */
+export function writeStdoutNow(text: string): boolean {
+  try {
+    let rest = Buffer.from(text, "utf8");
+    while (rest.length > 0) rest = rest.subarray(writeSync(STDOUT, rest));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -129,20 +129,10 @@ export class WorkspaceLedger {
 
   /** Rebuilds the decoded copy of the sealed segments when they changed (a compaction, a pull, a merge). */
   private refreshSealed(): void {
-    try {
-      const copy = refreshSealedCopy(this.root, this.ledgerPath);
-      this.sealedReadable = copy !== undefined;
-      this.sealedProblems = (copy?.refused ?? []).map((r) => ({
-        path: r.file,
-        line: r.line,
-        message: `a sealed segment is refused, its lines left out: ${r.message}`,
-      }));
-    } catch (e) {
-      // the copy stays as it was: the segments it was built from are still the best answer there is
-      const message = (e as Error).message;
-      const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: this.ledgerPath, line: 1 };
-      this.sealedProblems = [{ ...at, message: `the ledger's sealed segments cannot be read: ${message}` }];
-    }
+    const state = sealedState(this.root, this.ledgerPath);
+    // a damaged store keeps the copy as it was: the segments it was built from are still the best answer there is
+    if (state.readable !== undefined) this.sealedReadable = state.readable;
+    this.sealedProblems = state.problems;
   }
 
   /** Saves each index that describes more of its ledger than its saved copy (a server going away). */
@@ -290,4 +280,24 @@ function withoutResealed(entries: readonly TraceEntry[]): TraceEntry[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The decoded copy of the sealed segments, brought up to date: whether it can be read (undefined when the
+ * store could not be read at all), and the segments left out or unreadable, as findings on their lines.
+ */
+function sealedState(root: string, ledgerPath: string): { readable?: boolean; problems: { path: string; line: number; message: string }[] } {
+  try {
+    const copy = refreshSealedCopy(root, ledgerPath);
+    const problems = (copy?.refused ?? []).map((r) => ({
+      path: r.file,
+      line: r.line,
+      message: `a sealed segment is refused, its lines left out: ${r.message}`,
+    }));
+    return { readable: copy !== undefined, problems };
+  } catch (e) {
+    const message = (e as Error).message;
+    const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: ledgerPath, line: 1 };
+    return { problems: [{ ...at, message: `the ledger's sealed segments cannot be read: ${message}` }] };
+  }
 }
