@@ -6,18 +6,16 @@
  * union of their trees (names are content hashes, so two entries of one name are one segment), which is
  * what `intent ledger fetch` and `push` do: no merge a person must resolve.
  *
- * Every git call here runs with hooks switched off (`core.hooksPath=/dev/null`): `update-ref` and `push`
- * would otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does
- * not run unasked.
+ * Every git call here goes through io/gitRunner.ts, which keeps hooks off: `update-ref` and `push` would
+ * otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does not run
+ * unasked.
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
 import { SEGMENT_NAME } from "../../engine/ledger/segment";
-import { STABLE_CONFIG } from "../git";
+import { gitSync } from "../gitRunner";
 
 export const SEALED_REF = "refs/intent/ledger";
 /** Where `intent ledger fetch` puts a remote's ref before taking its segments into the local one. */
 export const remoteSealedRef = (remote: string) => `refs/intent/remotes/${remote}/ledger`;
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 const TIMEOUT_MS = 60_000;
 /** git's identity for the ref's bookkeeping commits, whoever sealed: the commits carry no authorship. */
 const COMMIT_ENV = {
@@ -40,14 +38,11 @@ interface Run {
 }
 
 function run(root: string, args: readonly string[], opts: { input?: Buffer; env?: Record<string, string> } = {}): Run {
-  // required here, as io/git.ts does: loading this module must not cost a hook anything
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...NO_HOOKS, ...args], {
-    cwd: root,
-    timeout: TIMEOUT_MS,
+  const r = gitSync(root, args, {
+    timeoutMs: TIMEOUT_MS,
     maxBuffer: 1 << 30,
     ...(opts.input ? { input: opts.input } : {}),
-    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
   });
   if (r.error) {
     const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
