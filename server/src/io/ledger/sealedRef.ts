@@ -10,6 +10,7 @@
  * otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does not run
  * unasked.
  */
+import { type SealedFetchPlan, sealedFetchPlan } from "../../engine/ledger/sealedFetch";
 import { SEGMENT_NAME } from "../../engine/ledger/segment";
 import { gitSync } from "../gitRunner";
 
@@ -143,18 +144,24 @@ export const configuredSealedRefspec = (remote: string) => `+refs/intent/*:refs/
 
 /**
  * Makes `git fetch` from `remote` bring its sealed segments too (readers find a segment's blob whatever ref
- * holds it), so that a pull never leaves the manifest naming segments this clone lacks. Whether it added
- * the refspec, found it there, or found no such remote (or no git).
+ * holds it), so that a pull never leaves the manifest naming segments this clone lacks, unless one more
+ * refspec would change what a plain `git fetch` or `git pull` does there (engine/ledger/sealedFetch.ts):
+ * then the remote is left as it is and `intent ledger fetch` brings the segments. What it did, or that
+ * there is no such remote (or no git).
  */
-export function configureSealedFetch(root: string, remote = "origin"): "added" | "present" | "no-remote" {
+export function configureSealedFetch(root: string, remote = "origin"): SealedFetchPlan | { kind: "no-remote" } {
   checkRemoteName(remote);
-  if (!inGitWorkTree(root)) return "no-remote";
+  if (!inGitWorkTree(root)) return { kind: "no-remote" };
   const r = run(root, ["config", "--get-all", `remote.${remote}.fetch`]);
-  if (r.status !== 0 && run(root, ["config", "--get", `remote.${remote}.url`]).status !== 0) return "no-remote";
-  const refspec = configuredSealedRefspec(remote);
-  if (r.stdout.toString("utf8").split("\n").includes(refspec)) return "present";
-  must(root, ["config", "--add", `remote.${remote}.fetch`, refspec]);
-  return "added";
+  if (r.status !== 0 && run(root, ["config", "--get", `remote.${remote}.url`]).status !== 0) return { kind: "no-remote" };
+  const refspecs = r.stdout.toString("utf8").split("\n").filter(Boolean);
+  const mirror =
+    run(root, ["config", "--type=bool", "--get", `remote.${remote}.mirror`])
+      .stdout.toString("utf8")
+      .trim() === "true";
+  const plan = sealedFetchPlan(refspecs, mirror, SEALED_REF, configuredSealedRefspec(remote));
+  if (plan.kind === "add") must(root, ["config", "--add", `remote.${remote}.fetch`, configuredSealedRefspec(remote)]);
+  return plan;
 }
 
 export function checkRemoteName(remote: string): void {
