@@ -228,10 +228,14 @@ describe("git runs nothing the repository or the environment names", () => {
       ["ledger", "fetch"],
       ["export"],
     ];
-    for (const args of commands) await door(`intent ${args.join(" ")}`, () => cli(...args));
+    const status: Record<string, number> = {};
+    for (const args of commands) await door(`intent ${args.join(" ")}`, () => void (status[args.join(" ")] = cli(...args).status));
 
     const expected = Object.fromEntries(Object.keys(ran).map((k) => [k, []]));
     expect(ran).toEqual(expected);
     expect(readFileSync(w.path(API), "utf8")).toContain("// droid");
+    // the doors did their work with the programs turned off: the ledger was sealed, pushed and fetched
+    expect([status["ledger compact --before 2100-01-01"], status["ledger push"], status["ledger fetch"], status["verify"]]).toEqual([0, 0, 0, 0]);
+    expect(git(remote, "for-each-ref", "--format=%(refname)", "refs/intent/")).toBe("refs/intent/ledger\n");
   });
 });
