@@ -43,6 +43,15 @@ describe("gitInvocation", () => {
     expect([env["INTENT_LSP_GIT_EMPTY"], env["INTENT_LSP_GIT_FALSE"]]).toEqual(["", "false"]);
   });
 
+  it("follows includes, `~/` from HOME and relative from the including file, whatever their condition", () => {
+    const root = repoWithConfig('[include]\n\tpath = ~/home.gitconfig\n[includeIf "onbranch:none"]\n\tpath = ../more.gitconfig\n');
+    writeFileSync(join(root, "home.gitconfig"), '[filter "fromhome"]\n\tclean = x\n');
+    writeFileSync(join(root, "more.gitconfig"), '[filter "fromrelative"]\n\tsmudge = y\n');
+    const { argv } = gitInvocation(root, ["status"], { HOME: root });
+    const names = argv.filter((a) => a.endsWith(".required=INTENT_LSP_GIT_FALSE")).map((a) => a.split(".")[1]);
+    expect(names).toEqual(["fromhome", "fromrelative"]);
+  });
+
   it("a local call reaches no transport and no helper; a push keeps the person's transport but not the remote's receive-pack", () => {
     const root = repoWithConfig("");
     process.env["GIT_SSH_COMMAND"] = "ssh -i key";

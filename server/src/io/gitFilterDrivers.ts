@@ -19,6 +19,7 @@ const known = new Map<string, { stamp: string; names: GitConfigNames }>();
 /** Names of the filter drivers any configuration git reads in `cwd` defines (none outside a repository). */
 export function filterDriverNames(cwd: string, env: NodeJS.ProcessEnv): string[] {
   const names = new Set<string>(filterNamesInKeys(envConfigKeys(env)));
+  const home = env["HOME"] || homedir();
   const seen = new Set<string>();
   const visit = (file: string, depth: number) => {
     if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
@@ -26,17 +27,17 @@ export function filterDriverNames(cwd: string, env: NodeJS.ProcessEnv): string[]
     const found = namesOf(file);
     if (!found) return;
     for (const n of found.filters) names.add(n);
-    for (const inc of found.includes) visit(includedPath(file, inc), depth + 1);
+    for (const inc of found.includes) visit(includedPath(file, inc, home), depth + 1);
   };
-  for (const file of configFiles(cwd, env)) visit(file, 0);
+  for (const file of configFiles(cwd, env, home)) visit(file, 0);
   return [...names];
 }
 
 /** The configuration files git reads for a repository at `cwd`, in no particular order. */
-function configFiles(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const home = env["HOME"] || homedir();
+function configFiles(cwd: string, env: NodeJS.ProcessEnv, home: string): string[] {
   const files: string[] = [];
-  if (!env["GIT_CONFIG_NOSYSTEM"]) files.push(env["GIT_CONFIG_SYSTEM"] || "/etc/gitconfig", "/usr/local/etc/gitconfig");
+  // the system file is under git's install prefix: the prefixes git is installed under most often
+  if (!env["GIT_CONFIG_NOSYSTEM"]) files.push(env["GIT_CONFIG_SYSTEM"] || "/etc/gitconfig", "/usr/local/etc/gitconfig", "/opt/homebrew/etc/gitconfig");
   if (env["GIT_CONFIG_GLOBAL"]) files.push(env["GIT_CONFIG_GLOBAL"]);
   else files.push(join(home, ".gitconfig"), join(env["XDG_CONFIG_HOME"] || join(home, ".config"), "git", "config"));
   const gitDir = env["GIT_DIR"] ? resolve(cwd, env["GIT_DIR"]) : findGitDir(cwd);
@@ -48,8 +49,8 @@ function configFiles(cwd: string, env: NodeJS.ProcessEnv): string[] {
 }
 
 /** An include's file: `~/` from home, a relative path from the including file's folder. */
-function includedPath(from: string, written: string): string {
-  if (written.startsWith("~/")) return join(homedir(), written.slice(2));
+function includedPath(from: string, written: string, home: string): string {
+  if (written.startsWith("~/")) return join(home, written.slice(2));
   return isAbsolute(written) ? written : resolve(dirname(from), written);
 }
 
