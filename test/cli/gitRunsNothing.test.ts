@@ -43,6 +43,49 @@ function script(dir: string, sentinels: string, name: string, then = "exit 0"): 
   return path;
 }
 
+/**
+ * A long-running filter (git's process protocol, version 2) that leaves its sentinel and hands content back
+ * unchanged: one that broke the protocol would make git stop, and hide what else it would have run.
+ */
+function processFilter(dir: string, sentinels: string): string {
+  const path = join(dir, "filter-process");
+  const program = `
+const fs = require("node:fs");
+fs.writeFileSync(${JSON.stringify(join(sentinels, "filter-process"))}, "");
+const pkt = (s) => { const b = Buffer.from(s); const n = (b.length + 4).toString(16).padStart(4, "0"); fs.writeSync(1, Buffer.concat([Buffer.from(n), b])); };
+const flush = () => fs.writeSync(1, "0000");
+let buf = Buffer.alloc(0);
+let packets = [];
+let phase = 0;
+let headers = null;
+function onFlush() {
+  if (phase === 0) { pkt("git-filter-server\\n"); pkt("version=2\\n"); flush(); phase = 1; }
+  else if (phase === 1) { pkt("capability=clean\\n"); pkt("capability=smudge\\n"); flush(); phase = 2; }
+  else if (headers === null) { headers = packets; }
+  else {
+    pkt("status=success\\n"); flush();
+    const content = Buffer.concat(packets);
+    for (let at = 0; at < content.length; at += 65000) { const part = content.subarray(at, at + 65000); const n = (part.length + 4).toString(16).padStart(4, "0"); fs.writeSync(1, Buffer.concat([Buffer.from(n), part])); }
+    flush(); flush(); headers = null;
+  }
+  packets = [];
+}
+process.stdin.on("data", (d) => {
+  buf = Buffer.concat([buf, d]);
+  while (buf.length >= 4) {
+    const len = parseInt(buf.subarray(0, 4).toString(), 16);
+    if (len === 0) { buf = buf.subarray(4); onFlush(); continue; }
+    if (buf.length < len) break;
+    packets.push(buf.subarray(4, len));
+    buf = buf.subarray(len);
+  }
+});
+`;
+  writeFileSync(path, `#!${process.execPath}\n${program}`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
 /** Every program git can be told to run, planted in the repository's configuration and the environment. */
 function plant(ws: TempWorkspace, remote: string): Planted {
   const base = mkdtempSync(join(tmpdir(), "intent-lsp-sentinels-"));
@@ -68,7 +111,7 @@ function plant(ws: TempWorkspace, remote: string): Planted {
     ["filter.evil.clean", run("filter-clean", "cat")],
     ["filter.evil.smudge", run("filter-smudge", "cat")],
     ["filter.evil.required", "true"],
-    ["filter.evilproc.process", run("filter-process", "exit 1")],
+    ["filter.evilproc.process", processFilter(bin, sentinels)],
     ["include.path", join(base, "included.gitconfig")],
     ["credential.helper", `!${run("credential-helper")}`],
     ["core.sshCommand", run("ssh-command")],
