@@ -113,6 +113,35 @@ describe("layers", () => {
   });
 });
 
+/** A call that starts git by name: `spawn("git", …)`, `spawnSync`, `execFile`, `exec…`. */
+const STARTS_GIT = /\b(spawn|spawnSync|execFile|execFileSync|exec|execSync)\s*\(\s*["'`]git\b/;
+/** Loading child_process, by import or by require. */
+const LOADS_CHILD_PROCESS = /from\s*["'](node:)?child_process["']|require\(\s*["'](node:)?child_process["']\s*\)/;
+
+/**
+ * The modules that start processes, each for one reason: git (through the runner that turns off every
+ * program git could run for a repository), doctor's probes of hook commands, an intent's criteria in the
+ * user's shell, and the hook service.
+ */
+const PROCESS_STARTERS = ["io/gitRunner.ts", "io/program.ts", "io/criteria/runCriterion.ts", "launch/hookClient.ts"];
+
+describe("git runs only through io/gitRunner.ts (docs/ARCHITECTURE.md)", () => {
+  const files = sourceFiles(SRC).map((f) => ({ name: relative(SRC, f), text: readFileSync(f, "utf8") }));
+
+  it("no module but the runner starts git", () => {
+    expect(files.filter((f) => STARTS_GIT.test(f.text)).map((f) => f.name)).toEqual(["io/gitRunner.ts"]);
+  });
+
+  it("only the modules that start processes for a named reason load child_process", () => {
+    expect(
+      files
+        .filter((f) => LOADS_CHILD_PROCESS.test(f.text))
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual([...PROCESS_STARTERS].sort());
+  });
+});
+
 /** The most lines a class in server/src may span (docs/ARCHITECTURE.md "Invariants": a class owns one concern). */
 const CLASS_LINE_LIMIT = 220;
 

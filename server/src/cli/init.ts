@@ -6,6 +6,13 @@ import { resolveWorkspaceRoot } from "../io/workspaceRoot";
 import { configureSealedFetch, SEALED_REF } from "../io/ledger/sealedRef";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
+/** Why one more fetch refspec would change what a plain `git fetch` or `git pull` from origin does. */
+const LEFT_BECAUSE: Record<"no fetch refspec" | "mirror" | "no stored refspec", string> = {
+  "no fetch refspec": "it has no fetch refspec, so `git pull origin` merges origin's HEAD",
+  mirror: "it is a mirror",
+  "no stored refspec": "its refspecs store no ref, so a fetch follows no tags",
+};
+
 const AGENTS = HOOK_SPECS.map((s) => s.agent).join(", ");
 
 const USAGE = `intent init [--agent NAME]... [--root DIR]
@@ -14,7 +21,8 @@ Sets the repository up in one step, changing only what is missing:
   - .orchestration/active_intents.yaml with a commented example (only if there is none)
   - .gitattributes: the ledger and its sealed manifest merge with merge=union
   - .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/
-  - git's fetch from origin also brings the sealed ledger (refs/intent/ledger), when there is an origin
+  - git's fetch from origin also brings the sealed ledger (refs/intent/ledger), when one more fetch refspec
+    changes nothing else a plain \`git fetch\` or \`git pull\` does (else \`intent ledger fetch\` brings it)
   - for each agent found in the repository (.claude/, .cursor/, .codex/, …) or named with --agent, its hook
     configuration merged into its existing file: every entry already there is kept
 
@@ -36,6 +44,8 @@ export const initCommand: Command = {
     }
 
     const done: string[] = [];
+    /** What init left as it is on purpose, and how to do it by hand: said on every run. */
+    const notes: string[] = [];
     const problems: string[] = [];
     // Each file is read and written only where it really lands inside the workspace (ownFiles): a
     // committed link (`.gitignore` → ~/.bashrc, `.claude` → another folder) is reported and left alone.
@@ -70,7 +80,10 @@ export const initCommand: Command = {
     }
 
     step(() => {
-      if (configureSealedFetch(root) === "added") done.push(`configured git: a fetch from origin also brings the sealed ledger (${SEALED_REF})`);
+      const plan = configureSealedFetch(root);
+      if (plan.kind === "add") done.push(`configured git: a fetch from origin also brings the sealed ledger (${SEALED_REF})`);
+      else if (plan.kind === "leave")
+        notes.push(`left git's fetch from origin as it is (${LEFT_BECAUSE[plan.why]}): \`intent ledger fetch\` brings the sealed ledger (${SEALED_REF})`);
     });
 
     const agents = [...new Set<AgentName>([...detectAgents(root), ...(named as AgentName[])])];
@@ -78,6 +91,7 @@ export const initCommand: Command = {
 
     if (!agents.length) done.push(`no agent found in ${root}; add one with --agent NAME (${AGENTS})`);
     io.out(`${done.length ? done.join("\n") : `Nothing to change: ${root} is set up.`}\n`);
+    for (const n of notes) io.out(`${n}\n`);
     for (const p of problems) io.err(`intent init: ${p}\n`);
     if (!problems.length) io.out("Next: `intent doctor` checks the setup (hooks answering, intents valid, ledger verifying).\n");
     return problems.length ? 1 : 0;

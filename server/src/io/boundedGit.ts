@@ -5,8 +5,7 @@
  * a command line), in the background (`boundedGitAsync`, for the editor), and as a stream of lines
  * (`streamGit`, for output too large to hold).
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
-import { STABLE_CONFIG } from "./git";
+import { gitSpawn, gitSync } from "./gitRunner";
 
 export interface GitAnswer {
   /** Whether git exited 0. */
@@ -26,12 +25,9 @@ const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Runs git blocking; undefined when it could not run, was killed, or took too long. */
 export function boundedGit(cwd: string, args: readonly string[], opts: BoundedOptions): GitAnswer | undefined {
-  // required here, as io/git.ts does: loading this module must not cost a hook anything
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...args], {
-    cwd,
+  const r = gitSync(cwd, args, {
     encoding: "utf8",
-    timeout: opts.timeoutMs,
+    timeoutMs: opts.timeoutMs,
     maxBuffer: opts.maxBytes ?? DEFAULT_MAX_BYTES,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
   });
@@ -64,11 +60,10 @@ export interface StreamOptions {
  * false stops git). Git is stopped when it runs past `timeoutMs` or writes more than `maxBytes`.
  */
 export function streamGit(cwd: string, args: readonly string[], opts: StreamOptions, onChunk: (text: string) => boolean): Promise<StreamEnd> {
-  const { spawn } = require("node:child_process") as typeof import("node:child_process");
   const { StringDecoder } = require("node:string_decoder") as typeof import("node:string_decoder");
   return new Promise((done) => {
     let ended: StreamEnd | undefined;
-    const child = spawn("git", [...STABLE_CONFIG, ...args], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    const child = gitSpawn(cwd, args, { stdio: ["ignore", "pipe", "ignore"] });
     const stop = (why: "time" | "size" | "reader") => {
       ended ??= { kind: "stopped", why };
       child.kill("SIGKILL");
@@ -79,7 +74,7 @@ export function streamGit(cwd: string, args: readonly string[], opts: StreamOpti
     opts.signal?.addEventListener("abort", abort, { once: true });
     const decoder = new StringDecoder("utf8");
     let bytes = 0;
-    child.stdout.on("data", (chunk: Buffer) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
       if (ended) return;
       bytes += chunk.length;
       if (bytes > opts.maxBytes) return stop("size");

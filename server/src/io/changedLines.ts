@@ -3,16 +3,16 @@
  * and the same diff (`parseRawPatch`), asked for one path and without blocking the language server while git
  * runs. The base is chosen again only when HEAD moves.
  */
-import { execFile } from "node:child_process";
 import { textLines } from "../engine/lines";
-import { chooseBase, type FileDiff, GitError, gitTopLevel, headRevision, parseRawPatch, STABLE_CONFIG } from "./git";
+import { chooseBase, type FileDiff, GitError, gitTopLevel, headRevision, parseRawPatch } from "./git";
+import { gitExecFile } from "./gitRunner";
 
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
 const GIT_TIMEOUT_MS = 10_000;
 
 export function gitAsync(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: GIT_TIMEOUT_MS }, (err, stdout, stderr) => {
+    gitExecFile(cwd, args, { maxBuffer: 512 * 1024 * 1024, timeoutMs: GIT_TIMEOUT_MS }, (err, stdout, stderr) => {
       if (err) reject(new GitError(`git ${args[0]} failed in ${cwd}: ${(stderr || err.message).trim().split("\n")[0]}`));
       else resolve(stdout);
     });

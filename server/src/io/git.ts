@@ -4,11 +4,11 @@
  * HEAD's commit, asked on every save, is read from the files (`headRevision`). Output parsing is pure and
  * exported for tests.
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
-import { statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { textLines } from "../engine/lines";
-import { readRegularBytes, readRegularText } from "./regularFiles";
+import { findGitDir, readCommonDir, readText } from "./gitDir";
+import { gitSync } from "./gitRunner";
+import { readRegularBytes } from "./regularFiles";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -17,13 +17,8 @@ export class GitError extends Error {
   override name = "GitError";
 }
 
-/** Options that make git's output the same whatever the user's configuration says. */
-export const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
-
 export function runGit(cwd: string, args: readonly string[]): string {
-  // required here: reading HEAD (every recorded write) needs no process, and loading this module costs a hook
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...args], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  const r = gitSync(cwd, args, { encoding: "utf8" });
   if (r.error) {
     const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
     throw new GitError(`could not run git ${args[0]} in ${cwd}: ${why}`);
@@ -264,29 +259,6 @@ export function headRevision(root: string): string | undefined {
   return undefined;
 }
 
-/** The git dir of the repository `start` is in: the nearest `.git` at or above it, a folder or a `gitdir:` file. */
-function findGitDir(start: string): string | undefined {
-  let dir = resolve(start);
-  for (;;) {
-    const dotGit = join(dir, ".git");
-    const kind = fileKind(dotGit);
-    if (kind === "dir") return dotGit;
-    if (kind === "file") {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "");
-      return m ? resolve(dir, m[1]!) : undefined; // relative to the folder holding the .git file
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-/** A linked worktree's git dir names the main one in `commondir` (relative to itself); else it is its own. */
-function readCommonDir(gitDir: string): string {
-  const common = readText(join(gitDir, "commondir"))?.trim();
-  return common ? resolve(gitDir, common) : gitDir;
-}
-
 /** A ref's value as stored: a loose file first, then `packed-refs` (which never holds HEAD). */
 function readRef(dir: string, ref: string): string | undefined {
   const loose = readText(join(dir, ref))?.trim();
@@ -300,21 +272,4 @@ function readRef(dir: string, ref: string): string | undefined {
     if (space > 0 && line.slice(space + 1).trimEnd() === ref) return line.slice(0, space);
   }
   return undefined;
-}
-
-function fileKind(path: string): "dir" | "file" | undefined {
-  try {
-    const s = statSync(path);
-    return s.isDirectory() ? "dir" : s.isFile() ? "file" : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readRegularText(path);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { gitTopLevel, runGit } from "../git";
+import { gitSync } from "../gitRunner";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
 
@@ -198,8 +198,7 @@ function headBlobs(view: GitView, head: string | undefined, paths: readonly stri
   const out = new Map<string, string | null>();
   if (!paths.length) return out;
   const r = head
-    ? spawnSync("git", ["cat-file", "--batch"], {
-        cwd: view.top,
+    ? gitSync(view.top, ["cat-file", "--batch"], {
         input: `${paths.map((p) => `${head}:${view.prefix}${p}`).join("\n")}\n`,
         maxBuffer: 1024 * 1024 * 1024,
       })

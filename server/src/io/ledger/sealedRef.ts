@@ -6,18 +6,17 @@
  * union of their trees (names are content hashes, so two entries of one name are one segment), which is
  * what `intent ledger fetch` and `push` do: no merge a person must resolve.
  *
- * Every git call here runs with hooks switched off (`core.hooksPath=/dev/null`): `update-ref` and `push`
- * would otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does
- * not run unasked.
+ * Every git call here goes through io/gitRunner.ts, which keeps hooks off: `update-ref` and `push` would
+ * otherwise run the repository's reference-transaction and pre-push hooks, commands intent-lsp does not run
+ * unasked.
  */
-import type { spawnSync as SpawnSync } from "node:child_process";
+import { type SealedFetchPlan, sealedFetchPlan } from "../../engine/ledger/sealedFetch";
 import { SEGMENT_NAME } from "../../engine/ledger/segment";
-import { STABLE_CONFIG } from "../git";
+import { gitSync } from "../gitRunner";
 
 export const SEALED_REF = "refs/intent/ledger";
 /** Where `intent ledger fetch` puts a remote's ref before taking its segments into the local one. */
 export const remoteSealedRef = (remote: string) => `refs/intent/remotes/${remote}/ledger`;
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 const TIMEOUT_MS = 60_000;
 /** git's identity for the ref's bookkeeping commits, whoever sealed: the commits carry no authorship. */
 const COMMIT_ENV = {
@@ -40,14 +39,11 @@ interface Run {
 }
 
 function run(root: string, args: readonly string[], opts: { input?: Buffer; env?: Record<string, string> } = {}): Run {
-  // required here, as io/git.ts does: loading this module must not cost a hook anything
-  const spawnSync = (require("node:child_process") as { spawnSync: typeof SpawnSync }).spawnSync;
-  const r = spawnSync("git", [...STABLE_CONFIG, ...NO_HOOKS, ...args], {
-    cwd: root,
-    timeout: TIMEOUT_MS,
+  const r = gitSync(root, args, {
+    timeoutMs: TIMEOUT_MS,
     maxBuffer: 1 << 30,
     ...(opts.input ? { input: opts.input } : {}),
-    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
   });
   if (r.error) {
     const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
@@ -148,18 +144,24 @@ export const configuredSealedRefspec = (remote: string) => `+refs/intent/*:refs/
 
 /**
  * Makes `git fetch` from `remote` bring its sealed segments too (readers find a segment's blob whatever ref
- * holds it), so that a pull never leaves the manifest naming segments this clone lacks. Whether it added
- * the refspec, found it there, or found no such remote (or no git).
+ * holds it), so that a pull never leaves the manifest naming segments this clone lacks, unless one more
+ * refspec would change what a plain `git fetch` or `git pull` does there (engine/ledger/sealedFetch.ts):
+ * then the remote is left as it is and `intent ledger fetch` brings the segments. What it did, or that
+ * there is no such remote (or no git).
  */
-export function configureSealedFetch(root: string, remote = "origin"): "added" | "present" | "no-remote" {
+export function configureSealedFetch(root: string, remote = "origin"): SealedFetchPlan | { kind: "no-remote" } {
   checkRemoteName(remote);
-  if (!inGitWorkTree(root)) return "no-remote";
+  if (!inGitWorkTree(root)) return { kind: "no-remote" };
   const r = run(root, ["config", "--get-all", `remote.${remote}.fetch`]);
-  if (r.status !== 0 && run(root, ["config", "--get", `remote.${remote}.url`]).status !== 0) return "no-remote";
-  const refspec = configuredSealedRefspec(remote);
-  if (r.stdout.toString("utf8").split("\n").includes(refspec)) return "present";
-  must(root, ["config", "--add", `remote.${remote}.fetch`, refspec]);
-  return "added";
+  if (r.status !== 0 && run(root, ["config", "--get", `remote.${remote}.url`]).status !== 0) return { kind: "no-remote" };
+  const refspecs = r.stdout.toString("utf8").split("\n").filter(Boolean);
+  const mirror =
+    run(root, ["config", "--type=bool", "--get", `remote.${remote}.mirror`])
+      .stdout.toString("utf8")
+      .trim() === "true";
+  const plan = sealedFetchPlan(refspecs, mirror, SEALED_REF, configuredSealedRefspec(remote));
+  if (plan.kind === "add") must(root, ["config", "--add", `remote.${remote}.fetch`, configuredSealedRefspec(remote)]);
+  return plan;
 }
 
 export function checkRemoteName(remote: string): void {

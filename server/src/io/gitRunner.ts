@@ -1,0 +1,146 @@
+/**
+ * The one place intent-lsp starts git. Every call runs with options that make git run nothing a repository,
+ * a user's configuration or the environment supplies: an agent can write `.git/config` as easily as any
+ * file, and the agent hooks run git (`git status` around a shell command) before a person has approved
+ * anything. Turned off on every call:
+ *
+ * - hooks (`core.hooksPath=/dev/null`): `git status` runs post-index-change, `update-ref` reference-transaction;
+ * - fsmonitor (`core.fsmonitor=false`), a command git runs to learn which files changed;
+ * - filter drivers: each `filter.<name>.{clean,smudge,process}` that any configuration git reads defines is
+ *   set empty and `required` false (gitFilterDrivers.ts finds the names without a process); `git status`
+ *   runs a clean filter on every file whose stat changed. A file under such a filter is then compared as
+ *   stored on disk, so it may show as changed when only its filter would make it equal: more to review,
+ *   never less;
+ * - external diff and textconv (`--no-ext-diff`, `--no-textconv` on diff, log and show; GIT_EXTERNAL_DIFF
+ *   removed), pagers (`--no-pager`, GIT_PAGER removed), signature checks (`log.showSignature=false`) and
+ *   signing (`commit.gpgSign=false`), `core.alternateRefsCommand`, submodule recursion, automatic gc and
+ *   maintenance, the `ext::` transport (runs any command), and a remote's own `uploadpack` / `receivepack`
+ *   (git's own `git-upload-pack` / `git-receive-pack` are named instead).
+ *
+ * Calls that stay on this machine (all but fetch, push and ls-remote) also may not reach any transport
+ * (`protocol.allow=never`: a partial clone's lazy fetch fails instead of going to the network), so no
+ * credential helper, ssh command or askpass program runs, and git never prompts. `intent ledger fetch` and
+ * `intent ledger push` are network actions a person asks for by name; they keep the transport the person
+ * configured (credential helpers, `core.sshCommand`, GIT_SSH_COMMAND, askpass) so that their credentials
+ * work as for `git fetch` and `git push`, and everything else above stays off.
+ */
+import type { ChildProcess, ExecFileException, SpawnOptions, SpawnSyncReturns } from "node:child_process";
+import { filterDriverNames } from "./gitFilterDrivers";
+
+/** Options that make git's output the same whatever the user's configuration says. */
+export const STABLE_CONFIG = ["-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false"];
+
+const RUN_NOTHING = [
+  "--no-pager",
+  ...["core.hooksPath=/dev/null", "core.fsmonitor=false", "core.alternateRefsCommand=", "log.showSignature=false", "commit.gpgSign=false"],
+  ...["protocol.ext.allow=never", "submodule.recurse=false", "fetch.recurseSubmodules=false", "push.recurseSubmodules=no"],
+  ...["gc.auto=0", "maintenance.auto=false"],
+].flatMap((s) => (s.startsWith("--") ? [s] : ["-c", s]));
+
+/** Calls that stay on this machine reach no transport at all. */
+const LOCAL_ONLY = ["-c", "protocol.allow=never", "-c", "credential.helper=", "-c", "core.sshCommand=", "-c", "core.askPass="];
+
+const NETWORK = new Set(["fetch", "push", "ls-remote"]);
+
+/** Options inserted right after a subcommand's name. */
+const SUBCOMMAND_OPTIONS: Record<string, readonly string[]> = {
+  diff: ["--no-ext-diff", "--no-textconv"],
+  log: ["--no-ext-diff", "--no-textconv"],
+  show: ["--no-ext-diff", "--no-textconv"],
+  fetch: ["--upload-pack=git-upload-pack"],
+  "ls-remote": ["--upload-pack=git-upload-pack"],
+  push: ["--receive-pack=git-receive-pack"],
+};
+
+/** Environment variables that name a program git would run. */
+const PROGRAM_VARS = ["GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_EDITOR"];
+const TRANSPORT_VARS = ["GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND"];
+
+/** Values `--config-env` reads: a driver's name may hold `=`, which `-c` cannot express. */
+const EMPTY_VAR = "INTENT_LSP_GIT_EMPTY";
+const FALSE_VAR = "INTENT_LSP_GIT_FALSE";
+
+export interface GitInvocation {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** What to start for `git <args>` in `cwd`; `extraEnv` is added to this process's environment. */
+export function gitInvocation(cwd: string, args: readonly string[], extraEnv: Record<string, string> = {}): GitInvocation {
+  const at = subcommandIndex(args);
+  const sub = args[at] ?? "";
+  const network = NETWORK.has(sub);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, [EMPTY_VAR]: "", [FALSE_VAR]: "false" };
+  for (const v of PROGRAM_VARS) delete env[v];
+  if (!network) {
+    for (const v of TRANSPORT_VARS) delete env[v];
+    env["GIT_TERMINAL_PROMPT"] = "0";
+    env["GIT_NO_LAZY_FETCH"] = "1";
+  }
+  const filters = filterDriverNames(cwd, env).flatMap((name) => [
+    ...["clean", "smudge", "process"].map((key) => `--config-env=filter.${name}.${key}=${EMPTY_VAR}`),
+    `--config-env=filter.${name}.required=${FALSE_VAR}`,
+  ]);
+  const argv = [
+    ...STABLE_CONFIG,
+    ...RUN_NOTHING,
+    ...(network ? [] : LOCAL_ONLY),
+    ...filters,
+    ...args.slice(0, at + 1),
+    ...(SUBCOMMAND_OPTIONS[sub] ?? []),
+    ...(sub === "diff" && !args.some((a) => a.startsWith("--ignore-submodules")) ? ["--ignore-submodules=dirty"] : []),
+    ...args.slice(at + 1),
+  ];
+  return { argv, env };
+}
+
+/** Where the subcommand's name is: after any `-c name=value` the caller puts first. */
+function subcommandIndex(args: readonly string[]): number {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith("-")) i += args[i] === "-c" ? 2 : 1;
+  return i;
+}
+
+export interface GitSyncOptions {
+  input?: string | Buffer;
+  timeoutMs?: number;
+  maxBuffer?: number;
+  env?: Record<string, string>;
+}
+
+/** Runs git to its end, blocking; output as text. */
+export function gitSync(cwd: string, args: readonly string[], opts: GitSyncOptions & { encoding: "utf8" }): SpawnSyncReturns<string>;
+/** Runs git to its end, blocking; output as bytes. */
+export function gitSync(cwd: string, args: readonly string[], opts?: GitSyncOptions): SpawnSyncReturns<Buffer>;
+export function gitSync(cwd: string, args: readonly string[], opts: GitSyncOptions & { encoding?: "utf8" } = {}): SpawnSyncReturns<string | Buffer> {
+  // required here: loading this module must not cost a hook that starts no process anything
+  const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
+  const call = gitInvocation(cwd, args, opts.env);
+  return spawnSync("git", call.argv, {
+    cwd,
+    env: call.env,
+    ...(opts.encoding ? { encoding: opts.encoding } : {}),
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+    ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
+    maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024,
+  });
+}
+
+/** Starts git in the background (its output read as it comes). */
+export function gitSpawn(cwd: string, args: readonly string[], opts: { stdio: SpawnOptions["stdio"] }): ChildProcess {
+  const { spawn } = require("node:child_process") as typeof import("node:child_process");
+  const call = gitInvocation(cwd, args);
+  return spawn("git", call.argv, { cwd, env: call.env, stdio: opts.stdio });
+}
+
+/** Runs git in the background and hands its whole output to `done`. */
+export function gitExecFile(
+  cwd: string,
+  args: readonly string[],
+  opts: { timeoutMs: number; maxBuffer: number },
+  done: (err: ExecFileException | null, stdout: string, stderr: string) => void,
+): void {
+  const { execFile } = require("node:child_process") as typeof import("node:child_process");
+  const call = gitInvocation(cwd, args);
+  execFile("git", call.argv, { cwd, env: call.env, encoding: "utf8", maxBuffer: opts.maxBuffer, timeout: opts.timeoutMs }, done);
+}

@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { gitInvocation } from "../../server/src/io/gitRunner";
+
+/** What the runner starts: the options that turn programs off, where git reads them, for each kind of call. */
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A folder with a `.git` holding only a config, enough for the runner to find the repository's configuration. */
+function repoWithConfig(config: string): string {
+  dir = mkdtempSync(join(tmpdir(), "intent-lsp-runner-"));
+  mkdirSync(join(dir, ".git"));
+  writeFileSync(join(dir, ".git", "config"), config);
+  return dir;
+}
+
+describe("gitInvocation", () => {
+  it("puts the subcommand's own switches right after it, past the caller's leading -c settings", () => {
+    const { argv } = gitInvocation(repoWithConfig(""), ["-c", "log.showRoot=true", "log", "-p", "HEAD"]);
+    const at = argv.indexOf("log");
+    expect(argv.slice(at - 2, at + 5)).toEqual(["-c", "log.showRoot=true", "log", "--no-ext-diff", "--no-textconv", "-p", "HEAD"]);
+    expect(argv.slice(0, at)).toContain("core.hooksPath=/dev/null");
+  });
+
+  it("turns off each filter driver the repository's configuration defines, a name with = included", () => {
+    const { argv, env } = gitInvocation(repoWithConfig('[filter "lfs"]\n\tclean = x\n[filter "a=b"]\n\tprocess = y\n'), ["status"]);
+    expect(argv.filter((a) => a.startsWith("--config-env=filter."))).toEqual([
+      "--config-env=filter.lfs.clean=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.lfs.smudge=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.lfs.process=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.lfs.required=INTENT_LSP_GIT_FALSE",
+      "--config-env=filter.a=b.clean=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.a=b.smudge=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.a=b.process=INTENT_LSP_GIT_EMPTY",
+      "--config-env=filter.a=b.required=INTENT_LSP_GIT_FALSE",
+    ]);
+    expect([env["INTENT_LSP_GIT_EMPTY"], env["INTENT_LSP_GIT_FALSE"]]).toEqual(["", "false"]);
+  });
+
+  it("follows includes, `~/` from HOME and relative from the including file, whatever their condition", () => {
+    const root = repoWithConfig('[include]\n\tpath = ~/home.gitconfig\n[includeIf "onbranch:none"]\n\tpath = ../more.gitconfig\n');
+    writeFileSync(join(root, "home.gitconfig"), '[filter "fromhome"]\n\tclean = x\n');
+    writeFileSync(join(root, "more.gitconfig"), '[filter "fromrelative"]\n\tsmudge = y\n');
+    const { argv } = gitInvocation(root, ["status"], { HOME: root });
+    const names = argv.filter((a) => a.endsWith(".required=INTENT_LSP_GIT_FALSE")).map((a) => a.split(".")[1]);
+    expect(names).toEqual(["fromhome", "fromrelative"]);
+  });
+
+  it("a local call reaches no transport and no helper; a push keeps the person's transport but not the remote's receive-pack", () => {
+    const root = repoWithConfig("");
+    process.env["GIT_SSH_COMMAND"] = "ssh -i key";
+    try {
+      const local = gitInvocation(root, ["cat-file", "blob", "abc"]);
+      expect(local.argv).toContain("protocol.allow=never");
+      expect(local.argv).toContain("credential.helper=");
+      expect(local.env["GIT_SSH_COMMAND"]).toBeUndefined();
+      const push = gitInvocation(root, ["push", "origin", "x"]);
+      expect(push.argv).not.toContain("protocol.allow=never");
+      expect(push.argv).toContain("protocol.ext.allow=never");
+      expect(push.argv.slice(push.argv.indexOf("push"))).toEqual(["push", "--receive-pack=git-receive-pack", "origin", "x"]);
+      expect(push.env["GIT_SSH_COMMAND"]).toBe("ssh -i key");
+    } finally {
+      delete process.env["GIT_SSH_COMMAND"];
+    }
+  });
+});
