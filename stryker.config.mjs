@@ -20,6 +20,15 @@ export default {
     "server/src/cli/hook/**/*.ts",
     "server/src/io/criteria/runCriterion.ts",
     "server/src/lsp/hover.ts",
+    // the hook service and what it stands on: test/unit/hookClient.test.ts and test/cli/hookSocket.test.ts (in
+    // process; name them in INTENT_LSP_MUTATE_TESTS), the git runner, the sealed segments and real paths
+    "server/src/launch/hookClient.ts",
+    "server/src/cli/hookService.ts",
+    "server/src/io/hookSocket.ts",
+    "server/src/io/realPath.ts",
+    "server/src/io/gitRunner.ts",
+    "server/src/io/ledger/segments.ts",
+    "server/src/io/ledger/sealedRef.ts",
   ],
   // two shared cores: one test process at a time
   concurrency: 1,
