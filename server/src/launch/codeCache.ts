@@ -25,6 +25,7 @@ import Module from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { fnv1a64 } from "../engine/fnv1a64";
 
 /** The SHA-256 of the CLI bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
 declare const __INTENT_CLI_BUNDLE__: string | undefined;
@@ -115,21 +116,6 @@ export function fileIdentity(bundle: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A 64-bit FNV-1a hash in hex: the name of a cache among a user's own, where no one chooses the input. */
-export function fnv1a64(text: string): string {
-  // two 32-bit halves of the 64-bit state: h = (h ^ c) * 0x100000001b3 mod 2^64
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
-  for (let i = 0; i < text.length; i++) {
-    lo = (lo ^ text.charCodeAt(i)) >>> 0;
-    const loMul = lo * 0x1b3;
-    const carry = Math.floor(loMul / 0x100000000);
-    hi = (Math.imul(hi, 0x1b3) + Math.imul(lo, 0x100) + carry) >>> 0;
-    lo = loMul >>> 0;
-  }
-  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
 }
 
 /** The cache file for this bundle file, Node version and architecture, or undefined when caching is off or unsafe. */
