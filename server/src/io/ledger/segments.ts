@@ -9,7 +9,7 @@
  * like any other ledger file.
  */
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib";
 import {
@@ -26,7 +26,8 @@ import {
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { describeEntries, parseManifest, type ManifestEntry, type ParsedManifest } from "../../engine/ledger/sealedManifest";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
-import { checkOwnRead, readOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
+import { type CacheKind, readCheckedCache, writeCheckedCache } from "../checkedCache";
+import { checkOwnRead, ownFilePath, readOwnFile, replaceOwnFile, writeAllSync } from "../ownFiles";
 import { readRegularBytes } from "../regularFiles";
 import { readBlob, SEALED_REF } from "./sealedRef";
 
@@ -271,32 +272,83 @@ export function writeSegment(root: string, ledgerPath: string, bytes: Buffer): s
  */
 export function refreshSealedCopy(root: string, ledgerPath: string): string | undefined {
   const names = segmentNames(root, ledgerPath);
-  const manifest = names.join("\n");
   const dir = workspaceCacheDir(root, { create: names.length > 0 });
   if (!dir) return undefined;
-  if ((readOwnFile(root, SEALED_MANIFEST) ?? "") === manifest) return SEALED_COPY;
+  const kept = readCopyManifest(root);
+  if (kept && kept.names.join("\n") === names.join("\n") && copyHolds(root, kept)) return SEALED_COPY;
   const segments = names.length ? readSegments(root, ledgerPath) : [];
-  replaceOwnFile(
-    root,
-    SEALED_COPY,
-    (fd) => {
-      let batch: Buffer[] = [];
-      let size = 0;
-      for (const { bytes } of sealedLines(segments)) {
-        batch.push(bytes, NEWLINE);
-        size += bytes.length + 1;
-        if (size >= 1 << 20) {
-          writeAllSync(fd, Buffer.concat(batch));
-          batch = [];
-          size = 0;
-        }
-      }
-      if (batch.length) writeAllSync(fd, Buffer.concat(batch));
-    },
-    { durable: false },
-  );
-  writeOwnFile(root, SEALED_MANIFEST, manifest, { durable: false });
+  const sum = createHash("sha256");
+  replaceOwnFile(root, SEALED_COPY, (fd) => {
+    let batch: Buffer[] = [];
+    let size = 0;
+    const flush = () => {
+      const bytes = Buffer.concat(batch);
+      sum.update(bytes);
+      writeAllSync(fd, bytes);
+      batch = [];
+      size = 0;
+    };
+    for (const { bytes } of sealedLines(segments)) {
+      batch.push(bytes, NEWLINE);
+      size += bytes.length + 1;
+      if (size >= 1 << 20) flush();
+    }
+    flush();
+  });
+  writeCopyManifest(root, { names, sha256: sum.digest("hex"), stat: copyStat(root) });
   return SEALED_COPY;
+}
+
+/**
+ * What the decoded copy was made from and what it holds: the segments' names, the SHA-256 of its bytes, and
+ * its identity, size and times when written. A copy whose `lstat` still says all of them is trusted without
+ * reading it; any other (written to, cut, replaced) is trusted only when its bytes still hash to `sha256`
+ * (and its identity is noted again), else made again from the segments.
+ */
+interface CopyManifest {
+  names: string[];
+  sha256: string;
+  stat: string | undefined;
+}
+
+const COPY_MANIFEST_KIND: CacheKind = { name: "sealed-manifest", format: 2, checksum: "sha256" };
+
+function copyStat(root: string): string | undefined {
+  try {
+    const st = lstatSync(ownFilePath(root, SEALED_COPY));
+    return [st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs].join(":");
+  } catch {
+    return undefined;
+  }
+}
+
+function copyHolds(root: string, kept: CopyManifest): boolean {
+  const stat = copyStat(root);
+  if (stat === undefined) return false;
+  if (stat === kept.stat) return true;
+  let bytes: Buffer;
+  try {
+    bytes = readRegularBytes(ownFilePath(root, SEALED_COPY));
+  } catch {
+    return false;
+  }
+  if (createHash("sha256").update(bytes).digest("hex") !== kept.sha256) return false;
+  writeCopyManifest(root, { ...kept, stat });
+  return true;
+}
+
+function readCopyManifest(root: string): CopyManifest | undefined {
+  try {
+    const m = JSON.parse(readCheckedCache(root, SEALED_MANIFEST, COPY_MANIFEST_KIND)?.toString("utf8") ?? "null") as CopyManifest | null;
+    return m && Array.isArray(m.names) && typeof m.sha256 === "string" ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCopyManifest(root: string, m: CopyManifest): void {
+  // when it cannot be written, the next process makes the copy again
+  writeCheckedCache(root, SEALED_MANIFEST, COPY_MANIFEST_KIND, JSON.stringify(m));
 }
 
 const NEWLINE = Buffer.from("\n");
