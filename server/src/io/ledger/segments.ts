@@ -274,6 +274,8 @@ export function refreshSealedCopy(root: string, ledgerPath: string): string | un
   const names = segmentNames(root, ledgerPath);
   const dir = workspaceCacheDir(root, { create: names.length > 0 });
   if (!dir) return undefined;
+  // nothing sealed and no copy: nothing to read, nor to write
+  if (names.length === 0 && copyStat(root) === undefined) return SEALED_COPY;
   const kept = readCopyManifest(root);
   if (kept && kept.names.join("\n") === names.join("\n") && copyHolds(root, kept)) return SEALED_COPY;
   const segments = names.length ? readSegments(root, ledgerPath) : [];
