@@ -52,9 +52,9 @@ export interface KeptRuns {
 }
 
 /**
- * `insight-runs.bin`'s payload (inside io/checkedCache.ts's envelope): a u32 (little-endian) byte length, then the header (`RunsHeader`, JSON), then, from the
- * next multiple of 8, the dates and the history's rows as float64s (3 each) and the runs as int32s
- * (RUN_FIELDS each), file after file in the header's order. Numbers as typed arrays rather than JSON: a
+ * `insight-runs.bin`'s payload (inside io/checkedCache.ts's envelope): a u32 (little-endian) byte length,
+ * then the header (`RunsHeader`, JSON), then, from the next multiple of 8, the dates and the history's rows
+ * as float64s (3 each) and the runs as int32s (RUN_FIELDS each), file after file in the header's order. Numbers as typed arrays rather than JSON: a
  * workspace has hundreds of thousands of runs, and parsing them as text costs more than the rest of a report.
  */
 interface RunsHeader {
