@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { sealCache } from "../../server/src/io/checkedCache";
 
 /**
  * The ways a cache file is found damaged (a crash after a rename, a full disk, a person, a bad sector), for
@@ -34,4 +35,17 @@ export function damageFile(path: string, damage: (intact: Buffer) => Buffer | un
   const bytes = damage(readFileSync(path));
   if (bytes === undefined) rmSync(path);
   else writeFileSync(path, bytes);
+}
+
+/**
+ * Rewrites what the cache file at `path` holds, sealed again as intent-lsp seals it (io/checkedCache.ts,
+ * under the name, format and checksum its envelope states): a cache that is whole but says something else.
+ */
+export function rewriteCache(path: string, edit: (payload: string) => string): void {
+  const bytes = readFileSync(path);
+  const end = bytes.indexOf(0x0a);
+  const [, name, format, checksum] = bytes.toString("latin1", 0, end).trimEnd().split(" ");
+  const kind = { name: name!, format: Number(format), checksum: checksum as "sha256" | "fnv1a64" };
+  const payload = edit(bytes.subarray(end + 1).toString("utf8"));
+  writeFileSync(path, Buffer.concat(sealCache(kind, [Buffer.from(payload, "utf8")])));
 }
