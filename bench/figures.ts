@@ -887,7 +887,9 @@ const INSIGHT_CACHES = [INSIGHT_CACHE, INSIGHT_RUNS_CACHE, INSIGHT_RESULT_CACHE,
 /** The walk of git's history `intent report` keeps (io/commitDates.ts): the commit it reached, and whether checked. */
 function keptWalk(w: Workload): { commit?: string; checked?: boolean } {
   try {
-    return JSON.parse(readFileSync(join(w.root, LINE_TIMES_CACHE), "utf8"));
+    // the walk's JSON follows the checked envelope's line (io/checkedCache.ts)
+    const text = readFileSync(join(w.root, LINE_TIMES_CACHE), "utf8");
+    return JSON.parse(text.slice(text.indexOf("\n") + 1));
   } catch {
     return {};
   }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
+import { DAMAGES } from "../support/cacheDamage";
 import { CLI_JS, runCli } from "../support/cliRunner";
 
 /** `intent` starts from V8's code cache kept in the user's own cache folder, and never trusts another's. */
@@ -60,6 +61,34 @@ describe("the CLI's code cache", () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(statSync(join(cacheDir(xdg), file!)).size).toBeGreaterThan(1000);
   });
+
+  // V8 checks a code cache's header (its version, flags, source and length), but a release build of Node
+  // checks no checksum of what follows: a flipped bit there crashes the run, so the launcher checks its own
+  /** One bit flipped in the middle byte of the file (a flip there crashes a run that trusts it). */
+  const flipMiddleByte = (b: Buffer) => {
+    const out = Buffer.from(b);
+    out[b.length >> 1] = out[b.length >> 1]! ^ 0x01;
+    return out;
+  };
+
+  it.each([...DAMAGES, { name: "with one bit flipped in its middle byte", damage: flipMiddleByte }])(
+    "a cache file $name: the CLI answers as from an intact cache, and the cache is written again",
+    ({ damage }) => {
+      const xdg = home();
+      const status = () => runCli(["status", "--help"], { cwd: xdg, env: { XDG_CACHE_HOME: xdg } });
+      const intact = status();
+      expect(intact).toMatchObject({ status: 0, stderr: "" });
+      const [name] = readdirSync(cacheDir(xdg));
+      const file = join(cacheDir(xdg), name!);
+      const damaged = damage(readFileSync(file));
+      if (damaged) writeFileSync(file, damaged);
+      else rmSync(file);
+      expect(status()).toEqual(intact);
+      // written again: the next run starts from the new cache, and answers the same
+      expect(readFileSync(file).equals(damaged ?? Buffer.alloc(0))).toBe(false);
+      expect(status()).toEqual(intact);
+    },
+  );
 
   it("never runs a changed bundle from the cache made for it before, even at the same size and modification time", () => {
     // V8 accepts cached data for any source of the same length: a stale cache would run the old code

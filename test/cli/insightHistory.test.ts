@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { rewriteCache } from "../support/cacheDamage";
 import { gitAt } from "../support/gitRepository";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -256,10 +257,8 @@ describe("untraced share over time", () => {
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);
     expect(walked()).toEqual([]);
     // a kept walk that is on no line of HEAD's history: walked anew from the start
-    for (const cache of ["insight-lines.json", "insight-lines-base.json"]) {
-      const kept = JSON.parse(ws.read(`.orchestration/.cache/${cache}`));
-      ws.write(`.orchestration/.cache/${cache}`, JSON.stringify({ ...kept, commit: amended }));
-    }
+    for (const cache of ["insight-lines.json", "insight-lines-base.json"])
+      rewriteCache(ws.path(`.orchestration/.cache/${cache}`), (kept) => JSON.stringify({ ...JSON.parse(kept), commit: amended }));
     for (const cache of ["insight.json", "insight-runs.bin", "insight-result.json"]) rmSync(ws.path(`.orchestration/.cache/${cache}`), { force: true });
     clear();
     expect(statsJson(ws, ["--by", "month"], env)).toEqual(cold);

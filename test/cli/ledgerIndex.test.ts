@@ -11,6 +11,7 @@ import { ensureBuilt } from "../support/builtDist";
 import { CLI_JS, runCli } from "../support/cliRunner";
 import { claudeEdit } from "../support/hookPayloads";
 import { LEDGER, ledgerRecords } from "../support/ledgerFile";
+import { DAMAGES, damageFile } from "../support/cacheDamage";
 
 /** The saved ledger index as the doors share it: written by one process, trusted by the next, never torn. */
 
@@ -111,6 +112,33 @@ describe("the saved ledger index across processes", () => {
     expect(after).toEqual(before);
     expect(JSON.parse(after.stdout).lines[0]).toMatchObject({ kind: "traced", intent: "INT-001" });
     expect(decodeIndex(readFileSync(file))).not.toHaveProperty("problem");
+  });
+
+  /** blame's answer with the saved index intact, then with it damaged; the index's path. */
+  const blameThroughDamage = (damage: (b: Buffer) => Buffer | undefined) => {
+    ws.write("src/api/old3.ts", `export const v383 = 383;\n${"// filler\n".repeat(40)}`);
+    const blame = () => runCli(["blame", "src/api/old3.ts", "--json"], { cwd: ws.root });
+    const intact = blame();
+    expect(intact).toMatchObject({ status: 0, stderr: "" });
+    expect(JSON.parse(intact.stdout).lines[0]).toMatchObject({ kind: "traced", intent: "INT-001" });
+    const file = ws.path(`${CACHE_DIR}/${indexFileName(LEDGER)}`);
+    damageFile(file, damage);
+    return { intact, damaged: blame(), file };
+  };
+  const FLIPPED = DAMAGES.find((d) => d.name.includes("flipped"))!;
+
+  it.each(DAMAGES.filter((d) => d !== FLIPPED))("an index $name: blame answers as with it intact, and the index is written whole again", ({ damage }) => {
+    const { intact, damaged, file } = blameThroughDamage(damage);
+    expect(damaged).toEqual(intact);
+    expect(decodeIndex(readFileSync(file))).not.toHaveProperty("problem");
+  });
+
+  it("an index with one bit flipped in its rows: blame, which reads a file's rows at a time, answers as with it intact", () => {
+    // the rows a query reads are checked against the ledger's own lines (a process that reads them all
+    // checks their checksum: decodeIndex)
+    const { intact, damaged, file } = blameThroughDamage(FLIPPED.damage);
+    expect(decodeIndex(readFileSync(file))).toMatchObject({ problem: "corrupt: its checksum does not match" });
+    expect(damaged).toEqual(intact);
   });
 
   it("the catalogue one door parsed is reused by the others: the CLI, the hooks and the server", async () => {

@@ -14,6 +14,7 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { LEDGER } from "../support/ledgerFile";
+import { DAMAGES, damageFile } from "../support/cacheDamage";
 
 /**
  * The ledger's sealed segments (docs/LEDGER.md "Segments") seen from outside: `intent ledger compact`,
@@ -144,6 +145,20 @@ describe("intent ledger compact: records sealed into segments", () => {
     await history(ws, ["src/api/later.ts"], "2026-06-01T10:00:00Z", 2, 1, 3);
     expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
     expect(blameTraces(ws.root, "src/api/later.ts").every((o) => o !== "untraced")).toBe(true);
+  });
+
+  it.each(DAMAGES)("the decoded copy of the segments $name: blame answers as with it intact, and the copy is made again", async ({ damage }) => {
+    await workspace();
+    expect(compact(ws, "2026-03-20").status).toBe(0);
+    const blame = () => FILES.map((f) => runCli(["blame", f, "--json"], { cwd: ws.root }));
+    const intact = blame();
+    for (const r of intact) expect(r).toMatchObject({ status: 0, stderr: "" });
+    const copy = ws.path(".orchestration/.cache/sealed.jsonl");
+    const kept = readFileSync(copy);
+    expect(kept.length).toBeGreaterThan(0);
+    damageFile(copy, damage);
+    expect(blame()).toEqual(intact);
+    expect(readFileSync(copy)).toEqual(kept);
   });
 
   it("a compaction stopped between writing its segment and cutting the live file loses nothing, and the next one finishes it", async () => {

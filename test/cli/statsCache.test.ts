@@ -65,9 +65,12 @@ async function untilSettled(ws: TempWorkspace, path: string): Promise<void> {
   throw new Error(`${path} kept changing`);
 }
 
+/** What a cache file holds: the bytes after its checked envelope's line (io/checkedCache.ts). */
+const payloadOf = (bytes: Buffer) => bytes.subarray(bytes.indexOf(0x0a) + 1);
+
 /** Whether the tallies' file keeps `path` with the times that prove it unchanged (io/insightCache.ts: dev -1 is none). */
 const provenByTimes = (ws: TempWorkspace, path: string) =>
-  (JSON.parse(readFileSync(ws.path(TALLIES), "utf8")).files as (string | number)[][]).find((f) => f[0] === path)![2] !== -1;
+  (JSON.parse(payloadOf(readFileSync(ws.path(TALLIES))).toString("utf8")).files as (string | number)[][]).find((f) => f[0] === path)![2] !== -1;
 
 const fileLines = (s: { byFile: { path: string; lines: Counts }[] }, path: string) => s.byFile.find((f) => f.path === path)?.lines;
 
@@ -174,18 +177,20 @@ describe("intent stats from one run to the next", () => {
     truncateSync(ws.path(RUNS), 10);
     rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
-    const header = kept.readUInt32LE(0);
-    const text = kept.toString("utf8", 4, 4 + header);
+    // the same damage inside the checked envelope, its line left as it is
+    const at = kept.length - payloadOf(kept).length;
+    const header = kept.readUInt32LE(at);
+    const text = kept.toString("utf8", at + 4, at + 4 + header);
     // the last digit of the count changed: the same length, another count
     const more = text.replace(/"ints":(\d*)(\d)/, (_, head: string, last: string) => `"ints":${head}${(Number(last) + 1) % 10}`);
     expect(more).not.toBe(text);
-    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(more), kept.subarray(4 + header)]));
+    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, at + 4), Buffer.from(more), kept.subarray(at + 4 + header)]));
     rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
     // a header of another shape (its files' list under another name), the same length
     const shape = text.replace('"files":[', '"filez":[');
     expect(shape).not.toBe(text);
-    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, 4), Buffer.from(shape), kept.subarray(4 + header)]));
+    writeFileSync(ws.path(RUNS), Buffer.concat([kept.subarray(0, at + 4), Buffer.from(shape), kept.subarray(at + 4 + header)]));
     rmSync(ws.path(RESULT));
     expect(stats(ws, "--by", "day")).toEqual(history);
     expect(readFileSync(ws.path(RUNS))).toEqual(kept);

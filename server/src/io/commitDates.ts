@@ -23,7 +23,7 @@ import { COMMIT_MARK, parseRawLog, PatchReader, type RawCommit, walkCuts } from 
 import { applyPatch, applyRawChanges, BEFORE_SHALLOW, datesOfRanges, NOT_COMMITTED, type FilePatch, type LineRun, type LineState } from "../engine/lineTimes";
 import { boundedGit, boundedGitAsync, lineSplitter, streamGitInOrder } from "./boundedGit";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
-import { readOwnFile, writeOwnFile } from "./ownFiles";
+import { type CacheKind, readCheckedCache, writeCheckedCache } from "./checkedCache";
 
 /** How long one walk of the history may take, in all; a longer one goes on from there next run. */
 export const WALK_TIMEOUT_MS = 30_000;
@@ -41,7 +41,9 @@ export const LINE_TIMES_CACHE = `${CACHE_DIR}/insight-lines.json`;
  * instead of from the start of the history.
  */
 export const LINE_TIMES_BASE = `${CACHE_DIR}/insight-lines-base.json`;
-const FORMAT = 1;
+const FORMAT = 2;
+/** The kept walks as io/checkedCache.ts checks them (one kind: the walk at HEAD is copied to the base as it is). */
+const WALK_KIND: CacheKind = { name: "insight-lines", format: FORMAT, checksum: "sha256" };
 
 const HEAD_ARGS = ["rev-parse", "--verify", "-q", "HEAD^{commit}"];
 const REPO_ARGS = ["rev-parse", "--git-dir"];
@@ -433,7 +435,7 @@ function loadWalked(root: string, shallow: readonly string[], rel: string): { wa
   let stored: { format: number; commit: string; checked: boolean; shallow: string[]; files: (string | number)[][] };
   let text: string | undefined;
   try {
-    text = readOwnFile(root, rel);
+    text = readCheckedCache(root, rel, WALK_KIND)?.toString("utf8");
     if (text === undefined) return undefined;
     stored = JSON.parse(text);
   } catch {
@@ -471,9 +473,5 @@ function saveWalked(root: string, walked: Walked, rel = LINE_TIMES_CACHE): void 
 /** Writes a kept walk's text (quietly nothing when it cannot be: it is only a cache). */
 function saveText(root: string, rel: string, text: string): void {
   if (!workspaceCacheDir(root, { create: true })) return;
-  try {
-    writeOwnFile(root, rel, text, { durable: false });
-  } catch {
-    /* a read-only checkout: walked again next time */
-  }
+  writeCheckedCache(root, rel, WALK_KIND, text); // false in a read-only checkout: walked again next time
 }

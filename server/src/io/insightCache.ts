@@ -26,13 +26,17 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { segmentNames } from "./ledger/segments";
 import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
-import { readOwnFile, removeOwnFile, writeOwnFile } from "./ownFiles";
+import { type CacheKind, readCheckedCache, writeCheckedCache } from "./checkedCache";
+import { removeOwnFile } from "./ownFiles";
 import { openRegularSync } from "./regularFiles";
 
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
 /** The last history or report's result, under the hash of everything it was made from (`saveInsightResult`). */
 export const INSIGHT_RESULT_CACHE = `${CACHE_DIR}/insight-result.json`;
-const FORMAT = 4;
+const FORMAT = 5;
+/** The two files as io/checkedCache.ts checks them: read by every run, hashed with what crypto does fastest. */
+const TALLIES_KIND: CacheKind = { name: "insight", format: FORMAT, checksum: "sha256" };
+const RESULT_KIND: CacheKind = { name: "insight-result", format: FORMAT, checksum: "sha256" };
 /** Bytes of a ledger's head and of its end that must be unchanged (as the saved ledger index checks). */
 const CHECK_BYTES = 4096;
 
@@ -140,24 +144,21 @@ const NO_RUNS: Run[] = [];
 /** Where a stored file's tally starts: after path, key and the five numbers of its stat (dev -1: none). */
 const TALLY_AT = 7;
 
-function readStored<T extends { format: number; stamp: string }>(root: string, rel: string, stamp: string): T | undefined {
+function readStored<T extends { format: number; stamp: string }>(root: string, rel: string, kind: CacheKind, stamp: string): T | undefined {
   let stored: T;
   try {
-    const text = readOwnFile(root, rel);
-    if (text === undefined) return undefined;
-    stored = JSON.parse(text) as T;
+    const bytes = readCheckedCache(root, rel, kind);
+    if (bytes === undefined) return undefined;
+    stored = JSON.parse(bytes.toString("utf8")) as T;
   } catch {
     return undefined;
   }
-  return stored.format === FORMAT && stored.stamp === stamp ? stored : undefined;
+  return stored?.format === FORMAT && stored.stamp === stamp ? stored : undefined;
 }
 
-function writeStored(root: string, rel: string, stored: object): void {
-  try {
-    writeOwnFile(root, rel, JSON.stringify(stored), { durable: false });
-  } catch {
-    /* a read-only checkout: counted again next time */
-  }
+/** Writes a cache file (quietly nothing when it cannot be: a read-only checkout counts again next time). */
+function writeStored(root: string, rel: string, kind: CacheKind, stored: object): void {
+  writeCheckedCache(root, rel, kind, JSON.stringify(stored));
 }
 
 interface StoredTallies {
@@ -175,7 +176,7 @@ interface StoredTallies {
 
 /** The tallies, when they hold for `stamp`; undefined otherwise (absent, unreadable, or of other ledgers). */
 export function loadInsightCache(root: string, stamp: string): InsightCache | undefined {
-  const stored = readStored<StoredTallies>(root, INSIGHT_CACHE, stamp);
+  const stored = readStored<StoredTallies>(root, INSIGHT_CACHE, TALLIES_KIND, stamp);
   if (!stored) return undefined;
   const s = stored.strings;
   const str = (i: number) => (i === 0 ? undefined : s[i - 1]);
@@ -217,7 +218,7 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
     files.push(row);
   }
   const stored: StoredTallies = { format: FORMAT, stamp, exempt: cache.exempt, strings: t.strings, files, unreadable: cache.unreadable };
-  writeStored(root, INSIGHT_CACHE, stored);
+  writeStored(root, INSIGHT_CACHE, TALLIES_KIND, stored);
 }
 
 interface StoredResult {
@@ -247,7 +248,7 @@ export class ResultKey {
 
 /** The result a run with the inputs `key` hashes gave, when one was kept. */
 export function loadInsightResult(root: string, key: string): { insight: Insight; unreadable: { path: string; lines: UnreadableLine[] }[] } | undefined {
-  const stored = readStored<StoredResult>(root, INSIGHT_RESULT_CACHE, key);
+  const stored = readStored<StoredResult>(root, INSIGHT_RESULT_CACHE, RESULT_KIND, key);
   return stored && { insight: stored.insight, unreadable: stored.unreadable };
 }
 
@@ -255,7 +256,7 @@ export function loadInsightResult(root: string, key: string): { insight: Insight
 export function saveInsightResult(root: string, key: string, insight: Insight, unreadable: { path: string; lines: UnreadableLine[] }[]): void {
   if (!workspaceCacheDir(root, { create: true })) return;
   const stored: StoredResult = { format: FORMAT, stamp: key, insight, unreadable };
-  writeStored(root, INSIGHT_RESULT_CACHE, stored);
+  writeStored(root, INSIGHT_RESULT_CACHE, RESULT_KIND, stored);
 }
 
 /** Drops the kept result (`saveInsightResult`). */

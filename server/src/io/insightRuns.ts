@@ -9,14 +9,15 @@ import { AUTHORS } from "../engine/authorship";
 import { type CommitDate, hasUntraced, type Run, type Written } from "../engine/insight";
 import { authorCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
+import { type CacheKind, readCheckedCache, writeCheckedCache } from "./checkedCache";
 import { pathExists } from "./optionalFile";
-import { readOwnBytes, removeOwnFile, writeOwnFile } from "./ownFiles";
+import { removeOwnFile } from "./ownFiles";
 
 export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.bin`;
 /** The runs as JSON, which older builds kept: removed when the runs are next saved (it is never read). */
 const JSON_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
-/** This build's layout of the file (the stamp ties it to the build as well). */
-const FORMAT = 1;
+/** This build's layout of the file (the stamp ties it to the build as well), checked as io/checkedCache.ts checks every cache. */
+const KIND: CacheKind = { name: "insight-runs", format: 2, checksum: "sha256" };
 
 /** What the history and the report's tables need beyond the tallies (`insight-runs.bin`). */
 export interface InsightRuns {
@@ -51,9 +52,9 @@ export interface KeptRuns {
 }
 
 /**
- * `insight-runs.bin`: a u32 (little-endian) byte length, then the header (`RunsHeader`, JSON), then, from the
- * next multiple of 8, the dates and the history's rows as float64s (3 each) and the runs as int32s
- * (RUN_FIELDS each), file after file in the header's order. Numbers as typed arrays rather than JSON: a
+ * `insight-runs.bin`'s payload (inside io/checkedCache.ts's envelope): a u32 (little-endian) byte length,
+ * then the header (`RunsHeader`, JSON), then, from the next multiple of 8, the dates and the history's rows
+ * as float64s (3 each) and the runs as int32s (RUN_FIELDS each), file after file in the header's order. Numbers as typed arrays rather than JSON: a
  * workspace has hundreds of thousands of runs, and parsing them as text costs more than the rest of a report.
  */
 interface RunsHeader {
@@ -91,12 +92,12 @@ const pad8 = (n: number) => Math.ceil(n / 8) * 8;
 
 function readRunsFile(root: string, stamp: string): { header: RunsHeader; floats: Float64Array; ints: Int32Array } | undefined {
   try {
-    const bytes = readOwnBytes(root, INSIGHT_RUNS_CACHE);
+    const bytes = readCheckedCache(root, INSIGHT_RUNS_CACHE, KIND);
     if (!bytes || bytes.length < 4) return undefined;
     const length = bytes.readUInt32LE(0);
     if (4 + length > bytes.length) return undefined;
     const header = JSON.parse(bytes.toString("utf8", 4, 4 + length)) as RunsHeader;
-    if (header.format !== FORMAT || header.stamp !== stamp) return undefined;
+    if (header.format !== KIND.format || header.stamp !== stamp) return undefined;
     const at = pad8(4 + length);
     if (at + header.floats * 8 + header.ints * 4 !== bytes.length) return undefined;
     return { header, floats: typedView(Float64Array, bytes, at, header.floats), ints: typedView(Int32Array, bytes, at + header.floats * 8, header.ints) };
@@ -205,7 +206,7 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
   }
   const intCount = ints.reduce((n, a) => n + a.length, 0);
   const header: RunsHeader = {
-    format: FORMAT,
+    format: KIND.format,
     stamp,
     strings: asLoaded ? [...detail.strings!] : t.strings,
     files,
@@ -217,13 +218,12 @@ export function saveInsightRuns(root: string, stamp: string, detail: InsightRuns
   const lead = Buffer.alloc(pad8(4 + head.length) - head.length);
   lead.writeUInt32LE(head.length, 0);
   const bytes = (a: Int32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  // the length first, then the header, then its padding to a multiple of 8; a read-only checkout: counted again next time
+  const parts = [lead.subarray(0, 4), head, lead.subarray(4), bytes(Float64Array.from(floats)), ...ints.map(bytes)];
+  if (!writeCheckedCache(root, INSIGHT_RUNS_CACHE, KIND, parts)) return;
   try {
-    // the length first, then the header, then its padding to a multiple of 8
-    writeOwnFile(root, INSIGHT_RUNS_CACHE, [lead.subarray(0, 4), head, lead.subarray(4), bytes(Float64Array.from(floats)), ...ints.map(bytes)], {
-      durable: false,
-    });
     removeOwnFile(root, JSON_RUNS_CACHE);
   } catch {
-    /* a read-only checkout: counted again next time */
+    /* left for a later save to remove: it is never read */
   }
 }

@@ -154,7 +154,10 @@ export function ensureOwnDir(root: string, rel: string): string {
 }
 
 export interface ReplaceOptions {
-  /** false: no fsync, for files rewritten every few seconds (session heartbeats) or rebuilt at will (caches). */
+  /**
+   * false: no fsync, for files rewritten every few seconds (session heartbeats) or dropped at will (a hook's
+   * stashes). Caches are flushed (io/checkedCache.ts): a crash must not leave one zeroed at its length.
+   */
   durable?: boolean;
   /** The new file's mode; default: the replaced file's, or 0o666 less the umask for a new one. */
   mode?: number;

@@ -20,11 +20,13 @@
  * covers a file system whose clock is too coarse to tell two builds apart within the same tick.
  */
 import { isAscii } from "node:buffer";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import Module from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { fnv1a64 } from "../engine/fnv1a64";
+import { wordChecksum } from "../engine/wordChecksum";
 
 /** The SHA-256 of the CLI bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
 declare const __INTENT_CLI_BUNDLE__: string | undefined;
@@ -117,21 +119,6 @@ export function fileIdentity(bundle: string): string | undefined {
   }
 }
 
-/** A 64-bit FNV-1a hash in hex: the name of a cache among a user's own, where no one chooses the input. */
-export function fnv1a64(text: string): string {
-  // two 32-bit halves of the 64-bit state: h = (h ^ c) * 0x100000001b3 mod 2^64
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
-  for (let i = 0; i < text.length; i++) {
-    lo = (lo ^ text.charCodeAt(i)) >>> 0;
-    const loMul = lo * 0x1b3;
-    const carry = Math.floor(loMul / 0x100000000);
-    hi = (Math.imul(hi, 0x1b3) + Math.imul(lo, 0x100) + carry) >>> 0;
-    lo = loMul >>> 0;
-  }
-  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
-}
-
 /** The cache file for this bundle file, Node version and architecture, or undefined when caching is off or unsafe. */
 function cacheFileFor(bundle: string, flavor: string, identity: string, env: NodeJS.ProcessEnv): string | undefined {
   if (env["INTENT_LSP_CODE_CACHE"] === "off") return undefined;
@@ -163,16 +150,44 @@ function readCache(file: string): Buffer | undefined {
     const st = lstatSync(file);
     const uid = process.getuid?.();
     if (!st.isFile() || (uid !== undefined && st.uid !== uid)) return undefined;
-    return readFileSync(file);
+    return openCodeCache(readFileSync(file));
   } catch {
     return undefined;
   }
 }
 
+/**
+ * A code cache file: CACHE_MAGIC, the checksum of V8's data (engine/wordChecksum.ts, 16 hex digits), its
+ * length (u32), then the data, 8-byte aligned. V8 checks the header of its data (version, flags, source,
+ * length) but a release build of Node checks no checksum of the rest: a flipped bit there crashes the run
+ * (or runs other code) on every start until the file is removed, so the launcher checks its own.
+ */
+const CACHE_MAGIC = Buffer.from("ILC1", "latin1");
+const CACHE_HEADER = 24;
+
+/** V8's data in a code cache file, when the file is whole; undefined for anything else. */
+function openCodeCache(bytes: Buffer): Buffer | undefined {
+  if (bytes.length < CACHE_HEADER || !bytes.subarray(0, 4).equals(CACHE_MAGIC)) return undefined;
+  const data = bytes.subarray(CACHE_HEADER);
+  if (bytes.readUInt32LE(20) !== data.length) return undefined;
+  return bytes.toString("latin1", 4, 20) === wordChecksum(data) ? data : undefined;
+}
+
 function writeCache(file: string, data: () => Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, data(), { mode: 0o600 });
+    const bytes = data();
+    const header = Buffer.alloc(CACHE_HEADER);
+    CACHE_MAGIC.copy(header, 0);
+    header.write(wordChecksum(bytes), 4, "latin1");
+    header.writeUInt32LE(bytes.length, 20);
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      for (const part of [header, bytes]) for (let done = 0; done < part.length; ) done += writeSync(fd, part, done);
+      fsyncSync(fd); // flushed before the rename: a crash leaves the old cache or the new one, not zeroes
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file); // concurrent hooks: the last complete cache wins, none is ever half-written
   } catch {
     /* a cache that cannot be written only costs the next run its compile */

@@ -19,7 +19,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { GREETING, SERVE_HOOKS, type HookReply, type HookRequest } from "../io/hookServiceProtocol";
 import { readAllStdin, stdinIsTerminal } from "../io/stdio";
-import { fileIdentity, fnv1a64, userCacheDir } from "./codeCache";
+import { fnv1a64 } from "../engine/fnv1a64";
+import { fileIdentity, userCacheDir } from "./codeCache";
 
 /** Variables that change what a hook or the git it runs does; a service serves one set of their values. */
 const FINGERPRINTED =

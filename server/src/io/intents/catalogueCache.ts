@@ -6,7 +6,9 @@
  * foreign file) is ignored and replaced; without a cache folder the file is simply parsed.
  *
  * The cache holds the text itself rather than a hash of it: comparing two strings is exact and costs less
- * than hashing one, and a hook that hashes nothing else does not load Node's crypto module (about 4 ms).
+ * than hashing one, and a hook that hashes nothing else does not load Node's crypto module (about 4 ms). The
+ * file is checked before it is trusted (io/checkedCache.ts, with FNV-1a for that reason): a flipped byte in a
+ * cached scope would otherwise change what the gate allows.
  * The hook service keeps each workspace's last catalogue in memory too, under the same exact text, so that
  * its calls do not read and decode the cache file each time.
  */
@@ -15,13 +17,14 @@ import { join } from "node:path";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
 import type { LRUCache } from "lru-cache";
 import { servesManyHookCalls } from "../hookProcess";
-import { writeOwnFile } from "../ownFiles";
-import { readRegularText } from "../regularFiles";
+import { type CacheKind, openCache, writeCheckedCache } from "../checkedCache";
+import { readRegularBytes } from "../regularFiles";
 import { loadIntents } from "../../engine/intents/load";
 import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
 
 const CACHE_FILE = "catalogue.json";
-const FORMAT = 2;
+const FORMAT = 3;
+const KIND: CacheKind = { name: "catalogue", format: FORMAT, checksum: "fnv1a64" };
 
 declare const __INTENT_LSP_BUILD__: string;
 
@@ -99,18 +102,17 @@ function loadThroughDisk(root: string, text: string): LoadResult {
 
 function readCached(file: string, text: string): LoadResult | undefined {
   try {
-    const c = JSON.parse(readRegularText(file)) as Cached;
-    if (c.format !== FORMAT || c.code !== CODE_IDENTITY || c.text !== text || !Array.isArray(c.intents) || !Array.isArray(c.problems)) return undefined;
+    const payload = openCache(KIND, readRegularBytes(file));
+    if (!payload) return undefined;
+    const c = JSON.parse(payload.toString("utf8")) as Cached;
+    if (c?.format !== FORMAT || c.code !== CODE_IDENTITY || c.text !== text || !Array.isArray(c.intents) || !Array.isArray(c.problems)) return undefined;
     return { catalogue: makeCatalogue(c.intents), problems: c.problems, hasErrors: c.hasErrors === true };
   } catch {
     return undefined;
   }
 }
 
+/** Writes the cache (when it cannot be written, the next load parses again). */
 function writeCached(root: string, cached: Cached): void {
-  try {
-    writeOwnFile(root, `${CACHE_DIR}/${CACHE_FILE}`, JSON.stringify(cached), { durable: false });
-  } catch {
-    /* no cache this time: the next load parses again */
-  }
+  writeCheckedCache(root, `${CACHE_DIR}/${CACHE_FILE}`, KIND, JSON.stringify(cached));
 }

@@ -456,7 +456,7 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
  */
 export function saveIndex(root: string, state: () => IndexState, at: IndexedLedger): boolean {
   try {
-    replaceOwnFile(root, `${CACHE_DIR}/${indexFileName(at.ledger)}`, (fd) => writeIndex(fd, state(), at), { durable: false });
+    replaceOwnFile(root, `${CACHE_DIR}/${indexFileName(at.ledger)}`, (fd) => writeIndex(fd, state(), at));
     removeStaleTemps(ownFilePath(root, CACHE_DIR, "directory"));
     return true;
   } catch {

@@ -9,7 +9,7 @@
  * like any other ledger file.
  */
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib";
 import {
@@ -35,17 +35,18 @@ import {
 import { LRUCache } from "lru-cache";
 import { describeEntries, parseManifest, type ManifestEntry, type ParsedManifest } from "../../engine/ledger/sealedManifest";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
-import { checkOwnRead, readOwnFile, replaceOwnFile, writeAllSync, writeOwnFile } from "../ownFiles";
+import { type CacheKind, readCheckedCache, writeCheckedCache } from "../checkedCache";
+import { checkOwnRead, ownFilePath, readOwnFile, replaceOwnFile, writeAllSync } from "../ownFiles";
 import { readRegularBytes } from "../regularFiles";
 import { readBlob, SEALED_REF } from "./sealedRef";
 
 export const SEGMENT_EXTENSION = ".seg";
 /** The decoded copy of every segment's lines, which the index follows (rebuilt when the segments change). */
 export const SEALED_COPY = `${CACHE_DIR}/sealed.jsonl`;
+/** What the decoded copy was made from and what it holds (refreshSealedCopy), a checked cache. */
+const SEALED_MANIFEST = `${CACHE_DIR}/sealed.manifest`;
 /** Brotli's quality for the text part: its hex is in the column, so a middle quality is near the best. */
 const COMPRESSION_QUALITY = 7;
-/** What the decoded copy was built from and the segments it leaves out (refreshSealedCopy). */
-const SEALED_NOTE = `${CACHE_DIR}/sealed.note.json`;
 
 /** The folder that holds a ledger's sealed segments, relative to the workspace root. */
 export function segmentsDir(ledgerPath: string): string {
@@ -384,30 +385,31 @@ export function refreshSealedCopy(root: string, ledgerPath: string): SealedCopy 
   const sources = sealedSources(root, ledgerPath);
   const dir = workspaceCacheDir(root, { create: sources.length > 0 });
   if (!dir) return undefined;
-  const noted = readCopyNote(root);
-  if (noted && noted.sources === sources) return { path: SEALED_COPY, refused: noted.refused };
+  // nothing sealed and no copy: nothing to read, nor to write
+  if (sources.length === 0 && copyStat(root) === undefined) return { path: SEALED_COPY, refused: [] };
+  const kept = readCopyManifest(root);
+  if (kept && kept.sources === sources && copyHolds(root, kept)) return { path: SEALED_COPY, refused: kept.refused };
   const { segments, damaged } = sources ? readSegmentSet(root, ledgerPath) : { segments: [], damaged: [] };
   const refused: RefusedSegment[] = damaged.map((e) => ({ file: e.file, line: e.line, message: e.message }));
-  replaceOwnFile(
-    root,
-    SEALED_COPY,
-    (fd) => {
-      let batch: Buffer[] = [];
-      let size = 0;
-      for (const { bytes } of sealedLines(segments, (e) => refused.push({ file: e.file, line: e.line, message: e.message }))) {
-        batch.push(bytes, NEWLINE);
-        size += bytes.length + 1;
-        if (size >= 1 << 20) {
-          writeAllSync(fd, Buffer.concat(batch));
-          batch = [];
-          size = 0;
-        }
-      }
-      if (batch.length) writeAllSync(fd, Buffer.concat(batch));
-    },
-    { durable: false },
-  );
-  writeOwnFile(root, SEALED_NOTE, JSON.stringify({ sources, refused }), { durable: false });
+  const sum = createHash("sha256");
+  replaceOwnFile(root, SEALED_COPY, (fd) => {
+    let batch: Buffer[] = [];
+    let size = 0;
+    const flush = () => {
+      const bytes = Buffer.concat(batch);
+      sum.update(bytes);
+      writeAllSync(fd, bytes);
+      batch = [];
+      size = 0;
+    };
+    for (const { bytes } of sealedLines(segments, (e) => refused.push({ file: e.file, line: e.line, message: e.message }))) {
+      batch.push(bytes, NEWLINE);
+      size += bytes.length + 1;
+      if (size >= 1 << 20) flush();
+    }
+    flush();
+  });
+  writeCopyManifest(root, { sources, refused, sha256: sum.digest("hex"), stat: copyStat(root) });
   return { path: SEALED_COPY, refused };
 }
 
@@ -421,23 +423,64 @@ function sealedSources(root: string, ledgerPath: string): string {
   return [...folder, ...manifest].sort().join("\n");
 }
 
-/** The note written with the copy, when it is one this code wrote (anything else rebuilds the copy). */
-function readCopyNote(root: string): { sources: string; refused: RefusedSegment[] } | undefined {
+function isRefused(v: unknown): v is RefusedSegment {
+  if (typeof v !== "object" || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return typeof r["file"] === "string" && Number.isInteger(r["line"]) && typeof r["message"] === "string";
+}
+
+/**
+ * What the decoded copy was made from and what it holds: its sources (sealedSources), the segments it left
+ * out, the SHA-256 of its bytes, and its identity, size and times when written. A copy whose `lstat` still says all of them is trusted without
+ * reading it; any other (written to, cut, replaced) is trusted only when its bytes still hash to `sha256`
+ * (and its identity is noted again), else made again from the segments.
+ */
+interface CopyManifest {
+  sources: string;
+  /** The segments the copy leaves out, refused when it was made: later calls warn of them without reading them. */
+  refused: RefusedSegment[];
+  sha256: string;
+  stat: string | undefined;
+}
+
+const COPY_MANIFEST_KIND: CacheKind = { name: "sealed-manifest", format: 3, checksum: "sha256" };
+
+function copyStat(root: string): string | undefined {
   try {
-    const note: unknown = JSON.parse(readOwnFile(root, SEALED_NOTE) ?? "");
-    if (typeof note !== "object" || note === null) return undefined;
-    const { sources, refused } = note as Record<string, unknown>;
-    if (typeof sources !== "string" || !Array.isArray(refused) || !refused.every(isRefused)) return undefined;
-    return { sources, refused };
+    const st = lstatSync(ownFilePath(root, SEALED_COPY));
+    return [st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs].join(":");
   } catch {
     return undefined;
   }
 }
 
-function isRefused(v: unknown): v is RefusedSegment {
-  if (typeof v !== "object" || v === null) return false;
-  const r = v as Record<string, unknown>;
-  return typeof r["file"] === "string" && Number.isInteger(r["line"]) && typeof r["message"] === "string";
+function copyHolds(root: string, kept: CopyManifest): boolean {
+  const stat = copyStat(root);
+  if (stat === undefined) return false;
+  if (stat === kept.stat) return true;
+  let bytes: Buffer;
+  try {
+    bytes = readRegularBytes(ownFilePath(root, SEALED_COPY));
+  } catch {
+    return false;
+  }
+  if (createHash("sha256").update(bytes).digest("hex") !== kept.sha256) return false;
+  writeCopyManifest(root, { ...kept, stat });
+  return true;
+}
+
+function readCopyManifest(root: string): CopyManifest | undefined {
+  try {
+    const m = JSON.parse(readCheckedCache(root, SEALED_MANIFEST, COPY_MANIFEST_KIND)?.toString("utf8") ?? "null") as CopyManifest | null;
+    return m && typeof m.sources === "string" && Array.isArray(m.refused) && m.refused.every(isRefused) && typeof m.sha256 === "string" ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCopyManifest(root: string, m: CopyManifest): void {
+  // when it cannot be written, the next process makes the copy again
+  writeCheckedCache(root, SEALED_MANIFEST, COPY_MANIFEST_KIND, JSON.stringify(m));
 }
 
 const NEWLINE = Buffer.from("\n");
