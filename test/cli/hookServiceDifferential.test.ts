@@ -27,34 +27,50 @@ const comparable = (ws: { root: string }, r: CliResult) => ({
   status: r.status,
 });
 
+/** Independent sessions replayed side by side (each on its own twins), so that a soak uses both cores. */
+const SESSIONS = SOAK ? 4 : 1;
+
 describe("the hook service answers as each call's own process", () => {
-  it(`${COUNT} generated calls (seed ${SEED}): the same answers and the same ledger`, { timeout: 60_000 + COUNT * 3_000 }, async () => {
-    const served = twinWorkspace();
-    const own = twinWorkspace();
-    const calls = generateCalls(SEED, COUNT);
+  it(`${COUNT} generated calls (seed ${SEED}): the same answers and the same ledger`, { timeout: 60_000 + (COUNT / SESSIONS) * 3_000 }, async () => {
+    const sessions = Array.from({ length: SESSIONS }, (_, k) => generateCalls(SEED + k, Math.ceil(COUNT / SESSIONS)));
     const idle = { INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" };
     // one service per environment the calls use, started before the calls that must reach it
-    const envs = [...new Map(calls.map((c) => [JSON.stringify(c.env), c.env])).values()];
+    const envs = [...new Map(sessions.flat().map((c) => [JSON.stringify(c.env), c.env])).values()];
     for (const env of envs) runHook("claude-code", {}, { cwd: h.xdg, env: h.env(undefined, { ...env, ...idle }) });
     await h.services(envs.length);
 
-    const differences: string[] = [];
-    for (const [i, call] of calls.entries()) {
-      prepare(served, call);
-      prepare(own, call);
-      const s = await spawnHook(call.agent.agent, call.payload(served), { cwd: served.root, env: h.env("require", { ...call.env, ...idle }) });
-      const o = runHook(call.agent.agent, call.payload(own), { cwd: own.root, env: h.env("off", { ...call.env, ...idle }) });
-      const a = comparable(served, s);
-      const b = comparable(own, o);
-      if (JSON.stringify(a) !== JSON.stringify(b))
-        differences.push(`call ${i} (${call.label}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
-    }
-    const ledgers = [comparableRecords(served), comparableRecords(own)];
-    console.log(`hook service differential: ${calls.length} calls, ${ledgers[1]!.length} records, ${differences.length} differences`);
+    const results = await Promise.all(sessions.map((calls) => replay(calls, idle)));
+    const differences = results.flatMap((r) => r.differences);
+    const records = results.reduce((n, r) => n + r.records, 0);
+    console.log(
+      `hook service differential: ${results.reduce((n, r) => n + r.calls, 0)} calls in ${SESSIONS} sessions, ${records} records, ${differences.length} differences`,
+    );
     expect(differences.slice(0, 5)).toEqual([]);
-    expect(ledgers[0]).toEqual(ledgers[1]);
-    expect(ledgers[1]!.length).toBeGreaterThan(0);
-    removeTwin(served);
-    removeTwin(own);
+    expect(records).toBeGreaterThan(0);
   });
 });
+
+/** One session on its own twins: the calls' answers compared one by one, then the ledgers. */
+async function replay(calls: ReturnType<typeof generateCalls>, idle: NodeJS.ProcessEnv) {
+  const served = twinWorkspace();
+  const own = twinWorkspace();
+  const differences: string[] = [];
+  for (const [i, call] of calls.entries()) {
+    prepare(served, call);
+    prepare(own, call);
+    const [s, o] = await Promise.all([
+      spawnHook(call.agent.agent, call.payload(served), { cwd: served.root, env: h.env("require", { ...call.env, ...idle }) }),
+      spawnHook(call.agent.agent, call.payload(own), { cwd: own.root, env: h.env("off", { ...call.env, ...idle }) }),
+    ]);
+    const a = comparable(served, s);
+    const b = comparable(own, o);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      differences.push(`call ${i} (${call.label}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
+  }
+  const ledgers = [comparableRecords(served), comparableRecords(own)];
+  if (JSON.stringify(ledgers[0]) !== JSON.stringify(ledgers[1]))
+    differences.push(`the ledgers differ: ${ledgers[0]!.length} records served, ${ledgers[1]!.length} own`);
+  removeTwin(served);
+  removeTwin(own);
+  return { calls: calls.length, records: ledgers[1]!.length, differences };
+}
