@@ -2,7 +2,7 @@
  * The hook service's socket (cli/hookService.ts): a Unix socket server that greets each connection, reads one
  * request line, and writes back one reply line. See docs/ARCHITECTURE.md "The hook service".
  */
-import { lstatSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { GREETING } from "./hookServiceProtocol";
 
@@ -75,18 +75,32 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
     process.exit(0);
   });
   // the socket is made private whatever the umask this service inherited: the kernel gives a socket file
-  // the mode the umask leaves, and Node binds while listen() runs
-  const umask = process.umask(0o077);
+  // the mode the umask leaves, and Node binds while listen() runs (a worker thread, as in tests, cannot set
+  // the umask: the socket is then made private before its first connection is taken)
+  let umask: number | undefined;
+  try {
+    umask = process.umask(0o077);
+  } catch {
+    umask = undefined;
+  }
   try {
     server.listen(socket, () => {
-      const st = lstatSync(socket);
+      let st = lstatSync(socket);
       ours = { dev: st.dev, ino: st.ino };
+      if ((st.mode & 0o077) !== 0) {
+        try {
+          chmodSync(socket, 0o600);
+          st = lstatSync(socket);
+        } catch {
+          /* checked below */
+        }
+      }
       // a socket others could use is never served (launchers refuse to connect to it anyway)
       if ((st.mode & 0o077) !== 0) return leave();
       idle();
     });
   } finally {
-    process.umask(umask);
+    if (umask !== undefined) process.umask(umask);
   }
 }
 
