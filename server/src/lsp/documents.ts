@@ -127,6 +127,11 @@ export class TrackedDocument {
     return this.owners.baselineRecord(index);
   }
 
+  /** The content the ledger last recorded for this file, this editor's own save on its way in included. */
+  lastRecordedHash(): string | null | undefined {
+    return this.provenance.ownRecordPending ? this.base.hash : this.ctx && this.path !== undefined ? this.ctx.ledger.lastPostHash(this.path) : undefined;
+  }
+
   /** Whether the baseline's owners are known (false while the ledger is still being read). */
   get attributed(): boolean {
     return this.owners.known !== undefined;

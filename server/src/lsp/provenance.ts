@@ -236,6 +236,11 @@ export class Provenance {
     return next;
   }
 
+  /** Whether the record of the save that made the baseline is still on its way into the ledger's index. */
+  get ownRecordPending(): boolean {
+    return this.ownRecordDue !== undefined;
+  }
+
   /**
    * The record of the save that made the baseline was appended (`written`), or was not needed after all:
    * from the moment the ledger's `entries` hold it, the ledger tells the baseline's owners again (a record
