@@ -54,9 +54,9 @@ export class Provenance {
   /**
    * The id of the record of our save that made the baseline, until the ledger's index holds it: until then
    * the ledger cannot tell the baseline's owners (the record being in the file is not enough; the index must
-   * have read it).
+   * have read it). The document reads it too: the content it names is recorded, on its way in.
    */
-  private ownRecordDue: string | undefined;
+  ownRecordDue: string | undefined;
   /** The ledger changed while `ownRecordDue`: its answer is taken once the record has landed. */
   private ledgerChangedMeanwhile = false;
 
@@ -234,11 +234,6 @@ export class Provenance {
     // a record we cannot apply to what we know (another writer's, from other content): ask the ledger
     if (next === undefined && attributions !== undefined && this.ledger.inWorkspace) next = this.ledger.ownersOf(lines);
     return next;
-  }
-
-  /** Whether the record of the save that made the baseline is still on its way into the ledger's index. */
-  get ownRecordPending(): boolean {
-    return this.ownRecordDue !== undefined;
   }
 
   /**
