@@ -129,7 +129,8 @@ export class TrackedDocument {
 
   /** The content the ledger last recorded for this file, this editor's own save on its way in included. */
   lastRecordedHash(): string | null | undefined {
-    return this.provenance.ownRecordDue !== undefined ? this.base.hash : this.ctx && this.path !== undefined ? this.ctx.ledger.lastPostHash(this.path) : undefined;
+    if (this.provenance.ownRecordDue !== undefined) return this.base.hash;
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.lastPostHash(this.path) : undefined;
   }
 
   /** Whether the baseline's owners are known (false while the ledger is still being read). */
