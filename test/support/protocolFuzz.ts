@@ -23,8 +23,10 @@ import type { ServerUnderTest } from "./inProcessServer";
  *     wholly past the last line, which the fuzz found first.)
  *  5. once every save sent has been handled, each open document whose text is the file on disk shows the
  *     owners `intent blame` gives that file, line for line (`compareOwners`);
- *  6. once the server has caught up, the last publication for every open document carries its current
- *     version (`lastPublicationsCurrent`), a reopened document numbered from 1 again included.
+ *  6. the last publication for every open document carries its current version, a reopened document
+ *     numbered from 1 again included: once the current version is published and nothing has been sent for
+ *     the document since, every publication for it carries that version (checked as each arrives), and the
+ *     last one does once the server has caught up (`lastPublicationsCurrent`).
  */
 
 /** The reference text model: a string and where its lines start (CRLF, LF and a lone CR end a line). */
@@ -192,6 +194,11 @@ export class ProtocolFuzz {
   private readonly published = new Map<string, number>();
   /** The version the last publication for each document carried (null: none, a closed file's). */
   private readonly lastPublication = new Map<string, number | null>();
+  /**
+   * Open documents whose current version has been published with nothing sent for them since: the server
+   * has no newer text, so any later publication for them must carry that version too.
+   */
+  private readonly currentPublished = new Set<string>();
   private publishWaiters: (() => void)[] = [];
 
   /** Oracle 3 for diagnostics: called for every publish, whenever it arrives. */
@@ -200,6 +207,10 @@ export class ProtocolFuzz {
     this.stats.publishes++;
     if (typeof p.version === "number") this.published.set(p.uri, p.version);
     this.lastPublication.set(p.uri, typeof p.version === "number" ? p.version : null);
+    const open = this.docs.get(p.uri);
+    if (open?.open && this.currentPublished.has(p.uri) && p.version !== open.doc.version)
+      this.violate("stale-publication", `${p.uri} was published for version ${p.version ?? "none"} after its current version ${open.doc.version} was`);
+    if (open?.open && p.version === open.doc.version) this.currentPublished.add(p.uri);
     this.wakePublishWaiters();
     let text: string | undefined;
     if (typeof p.version === "number") {
@@ -279,6 +290,9 @@ export class ProtocolFuzz {
         this.wakePublishWaiters();
       });
     }
+    // a document event: what was published for the document before it may no longer be its current version
+    const eventUri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
+    if (typeof eventUri === "string" && method !== "textDocument/didSave") this.currentPublished.delete(eventUri);
     const savedUri = method === "textDocument/didSave" ? (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri : undefined;
     if (typeof savedUri === "string" && this.docs.get(savedUri)?.open) this.savesSent++;
     if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
