@@ -59,6 +59,8 @@ export class LspClient {
   readonly connection: ProtocolConnection;
   private readonly child: ChildProcessWithoutNullStreams | undefined;
   readonly diagnostics = new Map<string, PublishDiagnosticsParams>();
+  /** Every publication, in the order it arrived. */
+  readonly publications: PublishDiagnosticsParams[] = [];
   readonly logs: string[] = [];
   /** Every `intent/saveProcessed` the server sent, in order. */
   readonly savesProcessed: { uri: string; version: number; recordId: string | null }[] = [];
@@ -81,6 +83,7 @@ export class LspClient {
     }
     this.connection.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {
       this.diagnostics.set(p.uri, p);
+      this.publications.push(p);
       this.wake();
     });
     this.connection.onNotification("window/logMessage", (p: { message: string }) => this.logs.push(p.message));

@@ -5,7 +5,7 @@ import { ProtocolFuzz } from "../support/protocolFuzz";
 import { TempWorkspace } from "../support/workspace";
 
 /**
- * The protocol fuzz (see test/support/protocolFuzz.ts for what is sent and the four oracles). `npm test`
+ * The protocol fuzz (see test/support/protocolFuzz.ts for what is sent and the six oracles). `npm test`
  * runs 600 seeded sequences in process and 30 against the spawned dist/server.js; `npm run soak`
  * (INTENT_LSP_SOAK=1) runs 10,000 and 1,000 from the same first seed. A failure names the seed of the sequence that broke an oracle.
  */

@@ -10,6 +10,7 @@ import type { LspClient } from "../support/lspClient";
 import { startInProcess } from "../support/inProcessServer";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -202,5 +203,47 @@ describe("workspace commands answer the person who ran them", () => {
     client.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => shown.push(p));
     await expect(client.executeCommand("intent.selectIntent", { id: "INT-404" })).rejects.toThrow();
     await expect.poll(() => shown).toEqual([{ type: 1, message: expect.stringMatching(/^intent-lsp: intent\.selectIntent failed: .*INT-404/) }]);
+  });
+});
+
+describe("the person of a re-recorded line", () => {
+  let ws: TempWorkspace | undefined;
+  let client: LspClient | undefined;
+  stopAfterEach(() => ({ client, ws }));
+
+  const NOTES = "docs/notes.md"; // owned by INT-003 (in progress); INT-001 is selected
+  const LINE = 10;
+
+  it("stays who wrote it: the quick fix re-records it under its owner, and hover and `intent blame` still name Ada Lovelace", async () => {
+    ws = gitWorkspace(); // committed: only the saved line differs from HEAD
+    for (const [key, value] of [
+      ["user.name", "Ada Lovelace"],
+      ["user.email", "Ada@Example.com"],
+    ])
+      spawnSync("git", ["config", key!, value!], { cwd: ws.root });
+    ws.select("INT-001");
+    client = await startInProcess({ root: ws.root, settings: { contributor: { type: "human" } } });
+    await client.open(NOTES);
+    await client.executeCommand("intent.blame", { path: NOTES, startLine: 0, endLine: 0 }); // the ledger read first
+    await client.setLine(NOTES, LINE, "- Write the onboarding guide this week.");
+    expect(await client.save(NOTES)).not.toBeNull();
+    const diags = await client.waitForDiagnostics(NOTES, (d) => d.some((x) => x.code === "out-of-scope"));
+    expect(await client.hoverText(NOTES, LINE, 1)).toContain("human · Ada Lovelace");
+
+    const actions = await client.codeActions(NOTES, diags[0]!.range, diags);
+    const fix = actions.find((a) => a.title === `Re-record line ${LINE + 1} under INT-003 — Docs refresh`);
+    expect(fix, actions.map((a) => a.title).join(" | ")).toBeDefined();
+    await client.executeCommand(fix!.command!.command, ...(fix!.command!.arguments ?? []));
+    await client.waitForDiagnostics(NOTES, (d) => d.length === 0);
+
+    const [saved, reattribution] = records(ws);
+    expect(reattribution!.metadata["dev.intent-lsp"].reattributes).toEqual([saved!.id]);
+    expect(reattribution!.metadata["dev.intent-lsp"].person).toEqual({
+      name: "Ada Lovelace",
+      email_hash: `sha256:${createHash("sha256").update("ada@example.com").digest("hex")}`,
+    });
+    expect(await client.hoverText(NOTES, LINE, 1)).toContain(`human · Ada Lovelace · just now (${reattribution!.timestamp})`);
+    const json = JSON.parse(runCli(["blame", `${NOTES}:${LINE + 1}`, "--json"], { cwd: ws.root }).stdout);
+    expect(json.lines[0]).toMatchObject({ contributor: "human", person: "Ada Lovelace", intent: "INT-003" });
   });
 });

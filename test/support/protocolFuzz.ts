@@ -9,7 +9,7 @@ import type { ServerUnderTest } from "./inProcessServer";
  * Seeded protocol fuzz: random sequences of what editors send (opens, incremental and full changes with
  * reversed, past-the-end and mid-surrogate ranges, multi-byte and huge text, every kind of line break,
  * saves, closes, hovers, code actions, lenses, hints, commands with wrong argument types, all out of
- * order), checked against five oracles:
+ * order), checked against six oracles:
  *  1. the server keeps running;
  *  2. it answers every request, with a result or an LSP error, before `ANSWER_MS`;
  *  3. every range it publishes (diagnostics for the version they name, or for a closed file its text on
@@ -22,7 +22,11 @@ import type { ServerUnderTest } from "./inProcessServer";
  *     than borrowed: vscode-languageserver-textdocument 1.0.12 corrupts its line table when a range lies
  *     wholly past the last line, which the fuzz found first.)
  *  5. once every save sent has been handled, each open document whose text is the file on disk shows the
- *     owners `intent blame` gives that file, line for line (`compareOwners`).
+ *     owners `intent blame` gives that file, line for line (`compareOwners`);
+ *  6. the last publication for every open document carries its current version, a reopened document
+ *     numbered from 1 again included: once the current version is published and nothing has been sent for
+ *     the document since, every publication for it carries that version (checked as each arrives), and the
+ *     last one does once the server has caught up (`lastPublicationsCurrent`).
  */
 
 /** The reference text model: a string and where its lines start (CRLF, LF and a lone CR end a line). */
@@ -108,7 +112,7 @@ export interface FuzzStats {
 }
 
 export interface Violation {
-  oracle: "exited" | "unanswered" | "unpublished" | "range-outside" | "view-differs" | "owners-differ" | "internal-error";
+  oracle: "exited" | "unanswered" | "unpublished" | "stale-publication" | "range-outside" | "view-differs" | "owners-differ" | "internal-error";
   detail: string;
   /** The sequence's seed: rerun it alone to reproduce. */
   seed: number;
@@ -170,8 +174,11 @@ export class ProtocolFuzz {
   };
   readonly violations: Violation[] = [];
   private readonly docs = new Map<string, ModelDoc>();
-  /** Every version's text of every document, so a publish can be checked against the version it names. */
-  private readonly history = new Map<string, Map<number, string>>();
+  /**
+   * Every version's texts of every document, so a publish can be checked against the version it names: a
+   * reopened document may start again at version 1 (as several editors do), so one version can name several texts.
+   */
+  private readonly history = new Map<string, Map<number, string[]>>();
   private readonly nextVersion = new Map<string, number>();
   private seed = 0;
   private rnd: () => number = Math.random;
@@ -185,6 +192,13 @@ export class ProtocolFuzz {
 
   /** The latest version published for each document, and who waits for one. */
   private readonly published = new Map<string, number>();
+  /** The version the last publication for each document carried (null: none, a closed file's). */
+  private readonly lastPublication = new Map<string, number | null>();
+  /**
+   * Open documents whose current version has been published with nothing sent for them since: the server
+   * has no newer text, so any later publication for them must carry that version too.
+   */
+  private readonly currentPublished = new Set<string>();
   private publishWaiters: (() => void)[] = [];
 
   /** Oracle 3 for diagnostics: called for every publish, whenever it arrives. */
@@ -192,10 +206,19 @@ export class ProtocolFuzz {
     const p = raw as PublishDiagnosticsParams;
     this.stats.publishes++;
     if (typeof p.version === "number") this.published.set(p.uri, p.version);
+    this.lastPublication.set(p.uri, typeof p.version === "number" ? p.version : null);
+    const open = this.docs.get(p.uri);
+    if (open?.open && this.currentPublished.has(p.uri) && p.version !== open.doc.version)
+      this.violate("stale-publication", `${p.uri} was published for version ${p.version ?? "none"} after its current version ${open.doc.version} was`);
+    if (open?.open && p.version === open.doc.version) this.currentPublished.add(p.uri);
     this.wakePublishWaiters();
     let text: string | undefined;
-    if (typeof p.version === "number") text = this.history.get(p.uri)?.get(p.version);
-    else if (p.diagnostics.length) {
+    if (typeof p.version === "number") {
+      const texts = this.history.get(p.uri)?.get(p.version) ?? [];
+      const ranges = (p.diagnostics as Diagnostic[]).map((d) => d.range);
+      // the newest text of that version, unless only an earlier text of the same number holds the ranges
+      text = [...texts].reverse().find((t) => fits(t, ranges)) ?? texts[texts.length - 1];
+    } else if (p.diagnostics.length) {
       // a file the server has as closed is published for its disk text as the server read it; the sequence
       // may have written the file since (a save after a didOpen the server had not handled yet)
       text = this.diskText(p.uri);
@@ -267,6 +290,9 @@ export class ProtocolFuzz {
         this.wakePublishWaiters();
       });
     }
+    // a document event: what was published for the document before it may no longer be its current version
+    const eventUri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
+    if (typeof eventUri === "string" && method !== "textDocument/didSave") this.currentPublished.delete(eventUri);
     const savedUri = method === "textDocument/didSave" ? (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri : undefined;
     if (typeof savedUri === "string" && this.docs.get(savedUri)?.open) this.savesSent++;
     if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
@@ -359,7 +385,7 @@ export class ProtocolFuzz {
   private remember(uri: string, doc: TextModel): void {
     let h = this.history.get(uri);
     if (!h) this.history.set(uri, (h = new Map()));
-    h.set(doc.version, doc.getText());
+    h.set(doc.version, [...(h.get(doc.version) ?? []), doc.getText()]);
   }
 
   // --- operations -------------------------------------------------------------------------------
@@ -367,6 +393,8 @@ export class ProtocolFuzz {
   private async open(rel: string): Promise<void> {
     const uri = this.uri(rel);
     const text = this.chance(0.85) ? (this.diskText(uri) ?? this.text()) : this.text();
+    // a reopened document starts again at version 1 half the time, as several editors number it
+    if (!this.docs.get(uri)?.open && this.chance(0.5)) this.nextVersion.set(uri, 0);
     const version = this.version(uri);
     const doc = new TextModel(uri, version, text);
     this.docs.set(uri, { uri, doc, open: true });
@@ -601,6 +629,34 @@ export class ProtocolFuzz {
     }
   }
 
+  /**
+   * The invariant of publication: once the server has caught up, the last publication for every open
+   * document carries its current version (never one computed for text the document no longer has, such as
+   * the version before a close and a reopen that numbered it again). Checked after the comparisons, whose
+   * requests give a late publication time to arrive.
+   */
+  private async lastPublicationsCurrent(): Promise<void> {
+    const deadline = Date.now() + ANSWER_MS;
+    for (const m of this.docs.values()) {
+      while (m.open && this.lastPublication.get(m.uri) !== m.doc.version) {
+        if (Date.now() > deadline) {
+          this.violate(
+            "stale-publication",
+            `the last publication for ${m.uri} carries version ${this.lastPublication.get(m.uri) ?? "none"}; the document is at version ${m.doc.version}`,
+          );
+          return;
+        }
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, 100);
+          this.publishWaiters.push(() => {
+            clearTimeout(t);
+            r();
+          });
+        });
+      }
+    }
+  }
+
   /** One sequence: a few documents, 5 to 25 operations on them in random order, a comparison, closes. */
   async sequence(seed: number): Promise<void> {
     this.seed = seed;
@@ -642,6 +698,7 @@ export class ProtocolFuzz {
     if (seed % 4 === 0) await this.awaitPublishes();
     await this.compareViews();
     await this.compareOwners();
+    if (seed % 4 === 0) await this.lastPublicationsCurrent();
     for (const uri of [...this.docs.keys()]) await this.close(uri);
     // once this answer is in, every notification before it has been handled and every publish of these versions has arrived
     await this.request("textDocument/hover", { textDocument: { uri: this.uri(FILES[0]!) }, position: { line: 0, character: 0 } });

@@ -231,6 +231,32 @@ export function lineFindings(path: string, changed: readonly number[], recordOf:
   return findings;
 }
 
+/**
+ * A file's finding where there is no git to tell which lines changed (no base to diff with): what is known
+ * is whether the file holds the content the ledger last recorded for it. A file that differs is one finding
+ * over all its lines (`lineCount`, at least line 1), as a change no record explains; a file the ledger never
+ * recorded, or one that holds its last recorded content, has none.
+ */
+export function unrecordedContentFinding(
+  path: string,
+  lineCount: number,
+  hash: string,
+  lastRecorded: string | null | undefined,
+  rules: Rules,
+): Finding | undefined {
+  if (typeof lastRecorded !== "string" || lastRecorded === hash) return undefined;
+  const what = `the file differs from what the ledger last recorded (${shortHash(lastRecorded)}; on disk: ${shortHash(hash)}); without git, which lines changed is not known`;
+  const finding = unrecordedFinding(path, 1, rules, what);
+  if (finding) finding.endLine = Math.max(1, lineCount);
+  return finding;
+}
+
+/** A content hash as a person compares two: its algorithm and first 12 hex digits. */
+function shortHash(hash: string): string {
+  const [algorithm, hex] = hash.includes(":") ? hash.split(":", 2) : ["", hash];
+  return `${algorithm ? `${algorithm}:` : ""}${hex!.slice(0, 12)}`;
+}
+
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
   if (outcome.kind === "untraced") return unrecordedFinding(path, line, rules);
   const finding = recordedFinding(path, line, outcome.entry, outcome.verdict);

@@ -35,6 +35,16 @@ export function personOf(identity: Identity, git: { name?: string; email?: strin
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * The person a re-attribution names for lines a human wrote (docs/LEDGER.md "Re-attribution"): the writer,
+ * whose name the earlier record gives. The records keep no email a reader can carry over, so the person
+ * re-recording gives theirs (as their identity settings keep it) only when they are that writer by name.
+ */
+export function writerPerson(writerName: string | undefined, recorder: PersonMetadata | undefined): PersonMetadata | undefined {
+  if (writerName === undefined) return undefined;
+  return recorder?.name === writerName ? recorder : { name: writerName };
+}
+
 /** A configured value as it can be shown on one line: trimmed, no control characters, bounded. */
 function clean(value: string | undefined): string | undefined {
   const v = value

@@ -6,6 +6,7 @@ import { commandAnswer } from "./commandAnswers";
 import { commandHandlers, normalizeArgs, type CommandHost } from "./commands";
 import { uriToPath } from "./documents";
 import { ledgerCommands } from "./ledgerCommands";
+import { checkCommandArguments } from "./requestParams";
 import type { ServerParts } from "./serverParts";
 
 /** `workspace/executeCommand`: each command to its handler (commands.ts, ledgerCommands.ts), its answer shown. */
@@ -18,6 +19,7 @@ export class CommandRouter {
   async execute({ command, arguments: args }: ExecuteCommandParams): Promise<unknown> {
     const handler = commandHandlers[command] ?? ledgerCommands[command];
     if (!handler) throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}.`);
+    checkCommandArguments(command, args);
     const params = normalizeArgs(args);
     // the person who ran the command sees its answer, whatever the client does with the return value
     const tell = (type: MessageType, message: string) => {

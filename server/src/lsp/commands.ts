@@ -235,6 +235,7 @@ const reRecord: CommandHandler = async (host, args) => {
       rules: ctx.rules,
       entries: ctx.ledger.entriesFor(path),
       contributor: ctx.rules.settings.contributor,
+      person: ctx.person(),
       sessionId: ctx.session.id,
       toolVersion: INTENT_LSP_VERSION,
     });

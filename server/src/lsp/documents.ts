@@ -127,6 +127,12 @@ export class TrackedDocument {
     return this.owners.baselineRecord(index);
   }
 
+  /** The content the ledger last recorded for this file, this editor's own save on its way in included. */
+  lastRecordedHash(): string | null | undefined {
+    if (this.provenance.ownRecordDue !== undefined) return this.base.hash;
+    return this.ctx && this.path !== undefined ? this.ctx.ledger.lastPostHash(this.path) : undefined;
+  }
+
   /** Whether the baseline's owners are known (false while the ledger is still being read). */
   get attributed(): boolean {
     return this.owners.known !== undefined;

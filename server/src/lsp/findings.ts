@@ -6,7 +6,9 @@ import { isLiveSession } from "../io/liveSessions";
 import { makeDiagnostic } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
-import { lineFindings, type Finding } from "../engine/check";
+import { lineFindings, unrecordedContentFinding, type Finding } from "../engine/check";
+import { contentLineCount } from "../engine/attribution";
+import { splitLines } from "../engine/hashing";
 import { changedLinesOf } from "../io/changedLines";
 
 /**
@@ -45,7 +47,8 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
  * record that explains it (`lineFindings`, the check's own function). Runs when the baseline, the ledger or
  * the rules change, never per keystroke; the result stays in baseline line numbers and moves with the edits
  * at publish. Content on disk other than the baseline (a write not reloaded yet) has no saved findings: its
- * lines are not the editor's. Outside a git repository there are none either.
+ * lines are not the editor's. Outside a git repository there is no base to tell changed lines from: the
+ * file is compared with the content the ledger last recorded for it (`unrecordedContentFinding`).
  */
 export async function computeSavedFindings(doc: TrackedDocument): Promise<void> {
   const ctx = doc.ctx!;
@@ -56,14 +59,16 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   let findings: Finding[] = [];
   try {
     if (doc.attributed && doc.diskText === text && !ctx.rules.ignore.ignores(path)) {
-      // outside a git repository there is no base, and no `intent check` to agree with: nothing to add
-      const changed = (await changedLinesOf(ctx.root, path, text)) ?? [];
+      const changed = await changedLinesOf(ctx.root, path, text);
       if (!doc.findings.isDue(hash)) return; // a newer computation started while git ran: it decides
       if (doc.diskHash !== hash) {
         doc.findings.cancel(); // the baseline moved on (a save, a reload): its own computation follows
         return;
       }
-      findings = lineFindings(path, changed, (line) => doc.baselineRecord(line - 1), ctx.rules);
+      // outside a git repository there is no base to tell changed lines from: what the ledger last recorded
+      // against the file is what is known
+      const withoutGit = () => unrecordedContentFinding(path, contentLineCount(splitLines(text)), hash, doc.lastRecordedHash(), ctx.rules);
+      findings = changed ? lineFindings(path, changed, (line) => doc.baselineRecord(line - 1), ctx.rules) : [withoutGit()].filter((f) => f !== undefined);
     }
   } catch {
     findings = []; // git failed: nothing to add to what `intent check` would say about edits

@@ -54,9 +54,9 @@ export class Provenance {
   /**
    * The id of the record of our save that made the baseline, until the ledger's index holds it: until then
    * the ledger cannot tell the baseline's owners (the record being in the file is not enough; the index must
-   * have read it).
+   * have read it). The document reads it too: the content it names is recorded, on its way in.
    */
-  private ownRecordDue: string | undefined;
+  ownRecordDue: string | undefined;
   /** The ledger changed while `ownRecordDue`: its answer is taken once the record has landed. */
   private ledgerChangedMeanwhile = false;
 

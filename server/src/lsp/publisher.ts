@@ -84,6 +84,10 @@ export class DiagnosticsPublisher {
 
   private publish(uri: string): void {
     const doc = this.documents.get(uri);
+    // a closed document's withdrawal was published when it closed, once; work it started before (its
+    // findings) may still ask to publish, and nothing of it is news. The workspace's own files are published
+    // closed as well (see workspaceFiles).
+    if (!doc && !this.ruleFileUris.has(uri) && !this.isIntentsFile(uri)) return;
     const rule = doc?.ctx && doc.path !== undefined ? doc.ctx.ruleFileOf(doc.path) : undefined;
     // A rule file typed ahead of the rules (they are re-read after a pause in typing): its problems' positions
     // are those of an older text. The reload publishes again for the version it read.
@@ -118,6 +122,12 @@ export class DiagnosticsPublisher {
     const ctx = fsPath ? this.workspaces.of(fsPath) : undefined;
     if (!ctx || !fsPath || ctx.relativePath(fsPath) !== INTENTS_FILE || ctx.rules.usingLastGood || ctx.rules.intentsText === undefined) return [];
     return this.intentsExtras(ctx, ctx.rules.intentsText);
+  }
+
+  private isIntentsFile(uri: string): boolean {
+    const fsPath = uriToPath(uri);
+    const ctx = fsPath ? this.workspaces.of(fsPath) : undefined;
+    return !!ctx && ctx.relativePath(fsPath!) === INTENTS_FILE;
   }
 
   private ruleFileDiagnostics(uri: string): Diagnostic[] | "stale" {

@@ -48,6 +48,7 @@ import type { TrackedDocument } from "./documents";
 import { EditorClient } from "./editorClient";
 import { EventQueue } from "./eventQueue";
 import { renameRecords } from "./fileRenames";
+import { checkedParams } from "./requestParams";
 import { hover } from "./hover";
 import { inlayHints } from "./inlayHints";
 import { buildParts, disposeParts, type ServerParts } from "./serverParts";
@@ -97,6 +98,8 @@ export class IntentServer {
     const guard = this.client.guard.bind(this.client);
     const inOrder = this.queue.inOrder.bind(this.queue);
     const afterQueued = this.queue.afterQueued.bind(this.queue);
+    // a request whose params are malformed is answered InvalidParams before it waits or runs (requestParams.ts)
+    const checked = checkedParams;
     return {
       [InitializeRequest.method]: () => c.onInitialize(this.initialize.bind(this)),
       [InitializedNotification.method]: () => c.onInitialized(guard("initialization", this.initialized.bind(this))),
@@ -105,12 +108,13 @@ export class IntentServer {
       [DidChangeTextDocumentNotification.method]: () => c.onDidChangeTextDocument(inOrder(guard("didChange", this.didChange.bind(this)))),
       [DidCloseTextDocumentNotification.method]: () => c.onDidCloseTextDocument(inOrder(guard("didClose", this.didClose.bind(this)))),
       [DidSaveTextDocumentNotification.method]: () => c.onDidSaveTextDocument(inOrder(guard("didSave", this.didSave.bind(this)))),
-      [WillSaveTextDocumentWaitUntilRequest.method]: () => c.onWillSaveTextDocumentWaitUntil(this.willSaveWaitUntil.bind(this)),
-      [HoverRequest.method]: () => c.onHover(afterQueued(this.hover.bind(this))),
-      [CodeLensRequest.method]: () => c.onCodeLens(afterQueued(this.codeLens.bind(this))),
-      [InlayHintRequest.method]: () => c.languages.inlayHint.on(afterQueued(this.inlayHint.bind(this))),
-      [CodeActionRequest.method]: () => c.onCodeAction(afterQueued(this.codeActions.bind(this))),
-      [ExecuteCommandRequest.method]: () => c.onExecuteCommand(afterQueued(this.commands.execute.bind(this.commands))),
+      [WillSaveTextDocumentWaitUntilRequest.method]: () =>
+        c.onWillSaveTextDocumentWaitUntil(checked(WillSaveTextDocumentWaitUntilRequest.method, this.willSaveWaitUntil.bind(this))),
+      [HoverRequest.method]: () => c.onHover(checked(HoverRequest.method, afterQueued(this.hover.bind(this)))),
+      [CodeLensRequest.method]: () => c.onCodeLens(checked(CodeLensRequest.method, afterQueued(this.codeLens.bind(this)))),
+      [InlayHintRequest.method]: () => c.languages.inlayHint.on(checked(InlayHintRequest.method, afterQueued(this.inlayHint.bind(this)))),
+      [CodeActionRequest.method]: () => c.onCodeAction(checked(CodeActionRequest.method, afterQueued(this.codeActions.bind(this)))),
+      [ExecuteCommandRequest.method]: () => c.onExecuteCommand(checked(ExecuteCommandRequest.method, afterQueued(this.commands.execute.bind(this.commands)))),
       // the editor's file operations: a renamed file's lines keep their authors (fileRenames.ts); nothing to edit before
       [WillRenameFilesRequest.method]: () => c.workspace.onWillRenameFiles(() => null),
       [DidRenameFilesNotification.method]: () => c.workspace.onDidRenameFiles(guard("didRenameFiles", this.didRenameFiles.bind(this))),

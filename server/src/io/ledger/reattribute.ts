@@ -4,7 +4,9 @@
  * is. The quick fix for a line recorded out of scope (or under an intent not in progress), and for a change
  * no record explains.
  */
+import type { PersonMetadata } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
+import { writerPerson } from "../../engine/contributor";
 import { attribute, contentLineCount } from "../../engine/attribution";
 import { isProblem, judge, verdictMessage } from "../../engine/gate";
 import { fileHash, splitLines } from "../../engine/hashing";
@@ -31,6 +33,8 @@ export interface ReattributeRequest {
   entries: readonly TraceEntry[];
   /** Who vouches for lines no record explains (the session's contributor). */
   contributor: { type: ContributorType; modelId?: string };
+  /** The person re-recording (their identity settings, else git's): named for lines nobody recorded. */
+  person?: PersonMetadata;
   sessionId: string;
   toolVersion: string;
 }
@@ -70,6 +74,8 @@ export async function reattributeLines(req: ReattributeRequest): Promise<string>
     contributor: previous
       ? { type: previous.contributor.type, ...(previous.contributor.modelId ? { modelId: previous.contributor.modelId } : {}) }
       : req.contributor,
+    // and its person stays the person who wrote them
+    person: previous ? writerPerson(previous.contributor.name, req.person) : req.person,
     sessionId: req.sessionId,
     toolVersion: req.toolVersion,
     intentId: req.intentId,
