@@ -201,7 +201,7 @@ describe("untraced lines dated by the commit that brought them onto the branch",
     writeFileSync(
       join(bin, "git"),
       `#!/bin/sh
-case "$*" in *" log --first-parent "*" -p "*) echo "$*" >> '${bin}/patch-logs';; esac
+case "$*" in *" log "*" --first-parent "*" -p "*) echo "$*" >> '${bin}/patch-logs';; esac
 exec '${realGit}' "$@"
 `,
     );
@@ -299,7 +299,7 @@ describe("a history walk stopped by its bound", () => {
       const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
       writeFileSync(
         join(bin, "git"),
-        `#!/bin/sh\ncase "$*" in *" log --first-parent "*" -p "*) i=0; while [ ! -e '${bin}/gate' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done;; esac\nexec '${realGit}' "$@"\n`,
+        `#!/bin/sh\ncase "$*" in *" log "*" --first-parent "*" -p "*) i=0; while [ ! -e '${bin}/gate' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done;; esac\nexec '${realGit}' "$@"\n`,
       );
       chmodSync(join(bin, "git"), 0o755);
       process.env["PATH"] = `${bin}:${path}`;
