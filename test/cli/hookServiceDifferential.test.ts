@@ -58,18 +58,21 @@ async function replay(calls: ReturnType<typeof generateCalls>, idle: NodeJS.Proc
   for (const [i, call] of calls.entries()) {
     prepare(served, call);
     prepare(own, call);
-    const [s, o] = await Promise.all([
-      spawnHook(call.agent.agent, call.payload(served), { cwd: served.root, env: h.env("require", { ...call.env, ...idle }) }),
-      spawnHook(call.agent.agent, call.payload(own), { cwd: own.root, env: h.env("off", { ...call.env, ...idle }) }),
-    ]);
+    // one after the other, as an agent's calls come: the service's answer, then the own process's
+    const s = await spawnHook(call.agent.agent, call.payload(served), { cwd: served.root, env: h.env("require", { ...call.env, ...idle }) });
+    const o = await spawnHook(call.agent.agent, call.payload(own), { cwd: own.root, env: h.env("off", { ...call.env, ...idle }) });
     const a = comparable(served, s);
     const b = comparable(own, o);
     if (JSON.stringify(a) !== JSON.stringify(b))
       differences.push(`call ${i} (${call.label}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
   }
   const ledgers = [comparableRecords(served), comparableRecords(own)];
-  if (JSON.stringify(ledgers[0]) !== JSON.stringify(ledgers[1]))
-    differences.push(`the ledgers differ: ${ledgers[0]!.length} records served, ${ledgers[1]!.length} own`);
+  if (JSON.stringify(ledgers[0]) !== JSON.stringify(ledgers[1])) {
+    const at = ledgers[0]!.findIndex((r, k) => JSON.stringify(r) !== JSON.stringify(ledgers[1]![k]));
+    differences.push(
+      `the ledgers differ: ${ledgers[0]!.length} records served, ${ledgers[1]!.length} own; record ${at}:\n  service: ${JSON.stringify(ledgers[0]![at])}\n  own:     ${JSON.stringify(ledgers[1]![at])}`,
+    );
+  }
   removeTwin(served);
   removeTwin(own);
   return { calls: calls.length, records: ledgers[1]!.length, differences };

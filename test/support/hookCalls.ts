@@ -58,6 +58,8 @@ export function twinWorkspace(): TempWorkspace {
     execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", ...args], {
       cwd: ws.root,
       stdio: "ignore",
+      // one date, so that twins made in different seconds have one first commit, named alike in their records
+      env: { ...process.env, GIT_AUTHOR_DATE: "2026-11-01T10:00:00Z", GIT_COMMITTER_DATE: "2026-11-01T10:00:00Z" },
     });
   git("init", "-q");
   git("add", "-A");
@@ -143,12 +145,7 @@ function applyEdit(ws: TempWorkspace, edit: { path: string; from: string; to: st
 
 function sh(ws: TempWorkspace, command: string): void {
   try {
-    execFileSync("sh", ["-c", command], {
-      cwd: ws.root,
-      stdio: "ignore",
-      // one date, so that twins' first commits are one commit, named alike in their records
-      env: { ...process.env, GIT_AUTHOR_DATE: "2026-11-01T10:00:00Z", GIT_COMMITTER_DATE: "2026-11-01T10:00:00Z" },
-    });
+    execFileSync("sh", ["-c", command], { cwd: ws.root, stdio: "ignore" });
   } catch {
     /* a command that fails changes what it changed */
   }
