@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { acquireLedgerLock } from "../../server/src/io/ledger/append";
 import { ensureBuilt } from "../support/builtDist";
 import { runHook, type CliResult } from "../support/cliRunner";
 import { ALL_AGENTS, agentNamed, internalError, relativeTo } from "../support/gatedAgents";
@@ -34,6 +36,15 @@ afterEach(async () => {
   await h.dispose();
   ws.dispose();
 });
+
+/** Makes the workspace a git repository with everything committed (a shell command's changes are told by git). */
+function commitAll(root: string): void {
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: root, stdio: "pipe" });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-qm", "start");
+}
 
 /** A live service for the harness's environment, started by one call; its socket. */
 async function liveService(): Promise<string> {
@@ -83,6 +94,41 @@ describe("a service that breaks during a call", () => {
     expect(records()).toHaveLength(1);
     expect(JSON.parse(records()[0]!).files[0].path).toBe("b/work.ts");
     await spawnHook(f.agent, f.write(ws, "post", edit), { cwd: ws.root, env: h.env() });
+    expect(records()).toHaveLength(1);
+  });
+
+  // The service is killed while it waits for the ledger's lock, which the test holds: past reading the call's
+  // stash or snapshot, before appending. No outside sign shows the service reached the lock, so the kill
+  // comes after a wait; the assertions hold wherever the kill lands, only the window they probe needs it.
+  it.each(
+    ALL_AGENTS.flatMap(
+      (f) =>
+        [
+          [f.agent, "a write's stash", "write", f],
+          [f.agent, "a shell command's snapshot", "shell", f],
+        ] as const,
+    ),
+  )("%s: killed after reading %s and before appending: the call's own process records it, once", async (_n, _what, door, f) => {
+    const edit = { path: "b/work.ts", from: "export const work = 1;", to: "export const work = 2;" };
+    const command = `sed -i s/1/2/ ${edit.path}`;
+    ws.select("INT-002");
+    if (door === "shell") commitAll(ws.root);
+    await liveService();
+    const pre = door === "write" ? f.write(ws, "pre", edit) : f.shell(ws, "pre", command);
+    runHook(f.agent, pre, { cwd: ws.root, env: h.env("off") });
+    ws.write(edit.path, `${edit.to}\n`);
+    const release = await acquireLedgerLock(ws.path(LEDGER));
+    const post = door === "write" ? f.write(ws, "post", edit) : f.shell(ws, "post", command);
+    const answered = spawnHook(f.agent, post, { cwd: ws.root, env: h.env() });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(h.signalServices("SIGKILL")).toBe(1);
+    await release();
+    const first = reply(await answered);
+    expect(first.status).toBe(0);
+    expect(first.stdout + first.stderr).not.toContain("did not record");
+    const records = () => readFileSync(ws.path(LEDGER), "utf8").split("\n").filter(Boolean);
+    expect(records().map((r) => JSON.parse(r).files.map((x: { path: string }) => x.path))).toEqual([[edit.path]]);
+    await spawnHook(f.agent, post, { cwd: ws.root, env: h.env() });
     expect(records()).toHaveLength(1);
   });
 

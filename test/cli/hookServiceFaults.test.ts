@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng } from "../oracle/prng";
 import { ensureBuilt } from "../support/builtDist";
@@ -11,7 +10,9 @@ import { HookServiceHarness, spawnHook } from "../support/hookServiceHarness";
  * The hook service killed or stopped at random points of a session of generated calls (docs/ARCHITECTURE.md
  * "Hook service"): every call still ends with the answer its own process gives (on a twin workspace) or with
  * its agent's failure answer (a denial before a tool call), and the ledger holds every write once: no
- * record twice, none lost unless its call was answered as failed. `npm run soak` runs 600 calls.
+ * record twice, none lost unless its call was answered as failed (a stopped service's call, which it may
+ * still run). A service killed after it read a post call's stash or snapshot and before it appended leaves
+ * both on disk, so the call's own process records the write. `npm run soak` runs 600 calls.
  */
 
 beforeAll(ensureBuilt);
@@ -28,40 +29,18 @@ afterAll(() => h.dispose());
 
 type Fault = "none" | "kill" | "stop-continue" | "stop-kill";
 
-/** The pids of the services listening in the harness's folder. */
-function servicePids(): number[] {
-  try {
-    return execFileSync("pgrep", ["-f", `__serve-hooks ${h.xdg}`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-const signal = (pids: number[], sig: NodeJS.Signals) => {
-  for (const pid of pids)
-    try {
-      process.kill(pid, sig);
-    } catch {
-      /* gone already */
-    }
-};
-
 /** Does `fault` to the services `delayMs` after now; resolves once it is done. */
 async function inject(fault: Fault, delayMs: number): Promise<void> {
   if (fault === "none") return;
   await new Promise((r) => setTimeout(r, delayMs));
-  const pids = servicePids();
-  if (fault === "kill") return signal(pids, "SIGKILL");
-  signal(pids, "SIGSTOP");
+  if (fault === "kill") return void h.signalServices("SIGKILL");
+  h.signalServices("SIGSTOP");
   await new Promise((r) => setTimeout(r, REPLY_MS + 100));
-  signal(pids, fault === "stop-kill" ? "SIGKILL" : "SIGCONT");
+  h.signalServices(fault === "stop-kill" ? "SIGKILL" : "SIGCONT");
 }
 
 describe("the hook service killed or stopped at random points", () => {
-  it(`${COUNT} calls (seed ${SEED}): each gets its own process's answer or its protocol's failure answer; no write is recorded twice, and one is missing only where the service broke during its post call`, {
+  it(`${COUNT} calls (seed ${SEED}): each gets its own process's answer or its protocol's failure answer; no write is recorded twice, and one is missing only where its post call was answered as failed`, {
     timeout: 60_000 + COUNT * 8_000,
   }, async () => {
     const rng = new Prng(SEED);
@@ -70,11 +49,14 @@ describe("the hook service killed or stopped at random points", () => {
     const calls = generateCalls(SEED, COUNT).map((c) => ({ ...c, env: {} }));
     const env = h.env(undefined, { INTENT_LSP_HOOK_SERVICE_REPLY_MS: String(REPLY_MS), INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" });
     const faults: Record<Fault, number> = { none: 0, kill: 0, "stop-continue": 0, "stop-kill": 0 };
-    const outcomes = { same: 0, failed: 0, reported: 0 };
+    const outcomes = { same: 0, failed: 0, unsure: 0 };
+    // calls answered with their agent's failure answer
+    const failed = new Set<number>();
     const wrong: string[] = [];
+    // post calls answered as failed, or after their pre call was: the only ones whose write may be missing
     const failedPosts = new Set<number>();
-    // post calls during which the service was killed or stopped: the only ones whose write may be missing
     const brokenPosts = new Set<number>();
+    let missingSoFar = 0;
 
     for (const [i, call] of calls.entries()) {
       prepare(served, call);
@@ -90,13 +72,24 @@ describe("the hook service killed or stopped at random points", () => {
       if (JSON.stringify(a) === JSON.stringify(b)) outcomes.same++;
       else if (isFailureAnswer(call, s!)) {
         outcomes.failed++;
+        failed.add(i);
         if (call.phase === "post") failedPosts.add(i);
-      } else if (brokenPosts.has(i) && `${s!.stdout}${s!.stderr}`.includes("did not record")) {
-        // the service died after it took the call's stash or snapshot: the call's own process says it could not record
-        outcomes.reported++;
+      } else if (call.phase === "post" && (failed.has(i - 1) || fault !== "none") && `${s!.stdout}${s!.stderr}`.includes("did not record")) {
+        // Its pre call was answered as failed (the agent would not have run the tool) and the stopped service
+        // never took the stash or snapshot: its write may be missing. Or the service was killed in the instant
+        // after it appended the record and removed the stash: the record stands (the count of missing
+        // records below holds it to that) and only the message is too cautious.
+        outcomes.unsure++;
+        if (failed.has(i - 1)) failedPosts.add(i);
       } else wrong.push(`call ${i} (${call.label}, ${fault}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
+      if (call.phase !== "post") continue;
+      // a write goes missing only with its own call answered as failed (a stopped service may still append it later)
+      const missingNow = multisetMinus(comparableRecords(own), comparableRecords(served, { skipTorn: true })).length;
+      if (missingNow > missingSoFar && !failedPosts.has(i))
+        wrong.push(`call ${i} (${call.label}, ${fault}): its write is missing from the ledger, and its call was not answered as failed`);
+      missingSoFar = missingNow;
     }
-    signal(servicePids(), "SIGCONT");
+    h.signalServices("SIGCONT");
 
     const mine = comparableRecords(served, { skipTorn: true });
     const oracle = comparableRecords(own);
@@ -108,9 +101,7 @@ describe("the hook service killed or stopped at random points", () => {
     );
     expect(wrong.slice(0, 5)).toEqual([]);
     expect(extra).toEqual([]);
-    // a service killed after it took a call's stash or snapshot and before it appended loses that record
-    // (the call's own process then finds nothing to record): see docs/ARCHITECTURE.md "Hook service"
-    expect(missing.length).toBeLessThanOrEqual(brokenPosts.size);
+    expect(missing.length).toBeLessThanOrEqual(failedPosts.size);
     expect(faults.kill + faults["stop-kill"]).toBeGreaterThan(0);
     removeTwin(served);
     removeTwin(own);

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changesSince, takeShellSnapshot, takeSnapshotBack } from "../../server/src/io/agent/shellSnapshot";
+import { changesSince, readSnapshot, takeShellSnapshot } from "../../server/src/io/agent/shellSnapshot";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runHook } from "../support/cliRunner";
@@ -56,7 +56,7 @@ describe("shell snapshot cost", () => {
     for (let i = 0; i < rounds; i++) {
       status.push(timed(() => spawnSync("git", ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--", "."], { cwd: ws.root })));
       snap.push(timed(() => takeShellSnapshot(ws.root, `bench-${i}`, "true")));
-      const s = takeSnapshotBack(ws.root, `bench-${i}`)!;
+      const s = readSnapshot(ws.root, `bench-${i}`)!;
       diff.push(timed(() => expect(changesSince(ws.root, s).changed).toEqual([])));
     }
 

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -81,9 +81,35 @@ export class HookServiceHarness {
     }
   }
 
+  /** The pids of the real services started for this harness (their command line names its folder). */
+  servicePids(): number[] {
+    try {
+      return execFileSync("pgrep", ["-f", `__serve-hooks ${this.xdg}`], { encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return []; // pgrep exits 1 when nothing matches
+    }
+  }
+
+  /** Sends `signal` to every real service of this harness; how many there were. */
+  signalServices(signal: NodeJS.Signals): number {
+    const pids = this.servicePids();
+    for (const pid of pids)
+      try {
+        process.kill(pid, signal);
+      } catch {
+        /* gone already */
+      }
+    return pids.length;
+  }
+
   async dispose(): Promise<void> {
     for (const f of this.fakes.splice(0)) await new Promise((r) => f.close(r));
-    rmSync(this.xdg, { recursive: true, force: true });
+    // a launcher that answered a call itself starts a service for the next calls, which may be binding now
+    this.signalServices("SIGKILL");
+    rmSync(this.xdg, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }
 

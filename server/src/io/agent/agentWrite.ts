@@ -42,17 +42,20 @@ export function stashBefore(root: string, callKey: string, path: string): void {
   writeOwnFile(root, stashFile(callKey, path), JSON.stringify({ path, content }), { durable: false });
 }
 
-/** The stashed content before the write (null: the file did not exist), or undefined when none was stashed. */
-function takeStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
-  const file = stashFile(callKey, path);
+/**
+ * The stashed content before the write (null: the file did not exist), or undefined when none was stashed.
+ * The stash stays on disk until `dropStash`, after the record is appended: a hook service killed between
+ * the two leaves it for the call's own process, which answers the call again (launch/hookClient.ts) and
+ * records the write once (the ledger's duplicate check skips a record appended already).
+ */
+function readStash(root: string, callKey: string, path: string): { content: string | null } | undefined {
   let text: string | undefined;
   try {
-    text = readOptional(join(root, file));
+    text = readOptional(join(root, stashFile(callKey, path)));
   } catch {
     text = undefined; // not a regular file: no stash of ours
   }
   if (text === undefined) return undefined;
-  removeOwnFile(root, file); // false: another hook took it meanwhile; the content read is still right
   try {
     const parsed = JSON.parse(text) as { path?: unknown; content?: unknown };
     if (parsed.path !== path || (typeof parsed.content !== "string" && parsed.content !== null)) return undefined;
@@ -60,6 +63,11 @@ function takeStash(root: string, callKey: string, path: string): { content: stri
   } catch {
     return undefined;
   }
+}
+
+/** Removes a write's stash once its post hook is done with it (false from removeOwnFile: gone already). */
+function dropStash(root: string, callKey: string, path: string): void {
+  removeOwnFile(root, stashFile(callKey, path));
 }
 
 export function cleanStaleStashes(root: string, now = Date.now()): void {
@@ -139,16 +147,25 @@ export type PostOutcome =
  * One record for an agent's write, unless the path is not recorded (`shouldRecord`, as the editor's saves)
  * or the ledger already pins this exact content for it (the same post hook ran twice, or the editor saved it).
  */
-export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date, taken?: TakenWrite): Promise<PostOutcome> {
+export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now?: Date): Promise<PostOutcome> {
   // the path the write really landed on, as the pre-write gate judged it (symlinks followed)
-  const path = taken ? taken.path : realWorkspacePath(ctx.root, w.filePath);
+  const path = realWorkspacePath(ctx.root, w.filePath);
   if (path === undefined) return { kind: "skipped", why: "outside-workspace" };
-  const stash = taken ? taken.stash : takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
+  const key = w.callId ?? ctx.sessionId;
+  try {
+    return await recordTakenWrite(ctx, w, toolVersion, now, { path, stash: readStash(ctx.root, key, path) });
+  } finally {
+    dropStash(ctx.root, key, path);
+  }
+}
+
+async function recordTakenWrite(ctx: GateContext, w: WriteReport, toolVersion: string, now: Date | undefined, taken: TakenWrite): Promise<PostOutcome> {
+  const { path, stash } = taken;
   if (!shouldRecord(path, ctx.rules)) return { kind: "skipped", why: "not-recorded" };
   const onDisk = readOptional(join(ctx.root, path)) ?? null;
   // a file gone after the call is recorded as removed only when the stash proves it was there (a move's source)
   if (onDisk === null && !(stash && stash.content !== null)) return { kind: "skipped", why: "deleted" };
-  const movedFrom = taken?.movedFrom;
+  const movedFrom = taken.movedFrom;
   // What the tool wrote, when its payload says: the file on disk may hold another writer's change made since
   // (a person's save of the reloaded file), and those lines are not the agent's.
   const toolWrote = movedFrom ? undefined : toolContent(w, stash);
@@ -173,7 +190,7 @@ export async function recordAgentWrite(ctx: GateContext, w: WriteReport, toolVer
   // blocks this session cut from other files (earlier, or in this same call) keep their owners here, and a
   // block this write cuts that the session pasted into another file earlier keeps its owners there
   const nowMs = (now ?? new Date()).getTime();
-  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, taken?.callChanges);
+  const pastes = movedFrom ? undefined : sessionPastes(ctx.root, ctx.sessionId, ledgerView(ledger), nowMs, taken.callChanges);
   const movedIn = pastes && change && after !== null ? pastes.movedInto(path, before, after, change) : [];
   const written = [{ path, before, after, change, movedIn }];
   const claimed = pastes ? pastes.claimedBack(written) : [];
@@ -207,7 +224,7 @@ function toolContent(w: WriteReport, stash: { content: string | null } | undefin
   return w.wrote?.(stash ? stash.content : undefined);
 }
 
-/** A write whose stash its caller took already (a call naming several files), and the file it was moved from. */
+/** A write's real path and its stash, read by its caller, and the file it was moved from (a call naming several files). */
 interface TakenWrite {
   path: string;
   stash: { content: string | null } | undefined;
@@ -226,9 +243,23 @@ export async function recordAgentWrites(ctx: GateContext, reports: readonly Writ
   const taken = reports.map((w) => {
     const path = realWorkspacePath(ctx.root, w.filePath);
     if (path === undefined) return undefined;
-    const stash = takeStash(ctx.root, w.callId ?? ctx.sessionId, path);
-    return { path, stash, after: readOptional(join(ctx.root, path)) ?? null };
+    const key = w.callId ?? ctx.sessionId;
+    return { path, key, stash: readStash(ctx.root, key, path), after: readOptional(join(ctx.root, path)) ?? null };
   });
+  try {
+    return await recordTakenWrites(ctx, reports, toolVersion, now, taken);
+  } finally {
+    for (const t of taken) if (t) dropStash(ctx.root, t.key, t.path);
+  }
+}
+
+async function recordTakenWrites(
+  ctx: GateContext,
+  reports: readonly WriteReport[],
+  toolVersion: string,
+  now: Date | undefined,
+  taken: readonly ({ path: string; stash: { content: string | null } | undefined; after: string | null } | undefined)[],
+): Promise<PostOutcome[]> {
   const created = taken.flatMap((t) => (t && t.stash?.content === null && t.after !== null ? [{ path: t.path, text: t.after }] : []));
   const deleted = taken.flatMap((t) => (t && typeof t.stash?.content === "string" && t.after === null ? [{ path: t.path, text: t.stash.content }] : []));
   const moves = pairMoves(created, deleted);
@@ -244,13 +275,14 @@ export async function recordAgentWrites(ctx: GateContext, reports: readonly Writ
     const from = t ? moves.get(t.path) : undefined;
     const movedFrom = from !== undefined ? { path: from, before: beforeOf.get(from)! } : undefined;
     out.push(
-      await recordAgentWrite(
-        ctx,
-        reports[i]!,
-        toolVersion,
-        now,
-        t ? { path: t.path, stash: t.stash, callChanges: cutFrom, ...(movedFrom ? { movedFrom } : {}) } : undefined,
-      ),
+      t
+        ? await recordTakenWrite(ctx, reports[i]!, toolVersion, now, {
+            path: t.path,
+            stash: t.stash,
+            callChanges: cutFrom,
+            ...(movedFrom ? { movedFrom } : {}),
+          })
+        : { kind: "skipped", why: "outside-workspace" },
     );
   }
   return out;

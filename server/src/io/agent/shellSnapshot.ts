@@ -32,7 +32,7 @@ interface SnapshotEntry {
   content?: string | null;
 }
 
-interface ShellSnapshot {
+export interface ShellSnapshot {
   command: string;
   /** HEAD's commit before the command (undefined: no commit yet): what "clean" meant then. */
   head?: string;
@@ -99,23 +99,30 @@ export function takeShellSnapshot(root: string, callKey: string, command: string
   return true;
 }
 
-/** The snapshot the pre-tool hook kept for this call (removed as it is read), or undefined. */
-export function takeSnapshotBack(root: string, callKey: string): ShellSnapshot | undefined {
-  const file = snapshotFile(callKey);
+/**
+ * The snapshot the pre-tool hook kept for this call, or undefined. It stays on disk until `dropSnapshot`,
+ * after the record is appended: a hook service killed between the two leaves it for the call's own process,
+ * which answers the call again and skips every file whose change the ledger already holds.
+ */
+export function readSnapshot(root: string, callKey: string): ShellSnapshot | undefined {
   let text: string | undefined;
   try {
-    text = readOwnFile(root, file);
+    text = readOwnFile(root, snapshotFile(callKey));
   } catch {
     return undefined; // not where the pre-tool hook could have written it
   }
   if (text === undefined) return undefined;
-  removeOwnFile(root, file); // false: another hook took it meanwhile; the content read is still right
   try {
     const parsed = JSON.parse(text) as ShellSnapshot;
     return parsed && typeof parsed.files === "object" && parsed.files !== null ? parsed : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Removes a call's snapshot once its post hook is done with it (false from removeOwnFile: gone already). */
+export function dropSnapshot(root: string, callKey: string): void {
+  removeOwnFile(root, snapshotFile(callKey));
 }
 
 /** After the command: every file whose content is not what the snapshot says it was. */

@@ -9,7 +9,7 @@ import { pairMoves } from "../../engine/lineage";
 import { removedAll } from "../../engine/agent/cuts";
 import { diffTexts } from "../../engine/lineChange";
 import { claimedWrite, ledgerView, sessionPastes, type HookChange } from "./sessionCuts";
-import { changesSince, gitView, takeShellSnapshot, takeSnapshotBack } from "./shellSnapshot";
+import { changesSince, dropSnapshot, gitView, readSnapshot, takeShellSnapshot, type ShellSnapshot } from "./shellSnapshot";
 import type { GateContext } from "./writeGate";
 
 /**
@@ -48,8 +48,17 @@ export function snapshotBeforeShell(ctx: GateContext, callId: string | undefined
 }
 
 export async function recordShellWrites(ctx: GateContext, report: ShellReport, toolVersion: string, now?: Date): Promise<ShellOutcome> {
-  const snapshot = takeSnapshotBack(ctx.root, report.callId ?? ctx.sessionId);
-  if (!snapshot) return { kind: "no-snapshot", git: gitView(ctx.root) !== undefined };
+  const key = report.callId ?? ctx.sessionId;
+  const snapshot = readSnapshot(ctx.root, key);
+  try {
+    if (!snapshot) return { kind: "no-snapshot", git: gitView(ctx.root) !== undefined };
+    return await recordSince(ctx, report, toolVersion, now, snapshot);
+  } finally {
+    dropSnapshot(ctx.root, key);
+  }
+}
+
+async function recordSince(ctx: GateContext, report: ShellReport, toolVersion: string, now: Date | undefined, snapshot: ShellSnapshot): Promise<ShellOutcome> {
   const { changed, unreadable } = changesSince(ctx.root, snapshot);
   // the workspace's saved index: only what was appended since it was saved is read
   // loaded here, not at the top: the pre-write gate, loading this module too, never reads the ledger
