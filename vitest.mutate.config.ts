@@ -13,6 +13,9 @@ export default defineConfig({
   test: {
     ...base.test,
     include: only ?? ["test/unit/**/*.test.ts", "test/cli/pieces.test.ts"],
+    // the CLI tests that run commands in process run the mutated source, not dist/ (test/support/sourceRequire.ts)
+    setupFiles: [...((base.test?.setupFiles as string[] | undefined) ?? []), "test/support/sourceRequire.ts"],
+    env: { ...base.test?.env, INTENT_LSP_CLI_FROM_SOURCE: "1" },
     // the files above, in the forks pool as configured: not vitest.config.ts's projects, which would pick their own
     projects: undefined,
     exclude: ["test/unit/gatePaths.property.test.ts", "test/unit/vscode-extension.test.ts", "test/unit/layers.test.ts"],

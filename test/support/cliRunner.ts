@@ -52,7 +52,9 @@ let builtMain: Main | undefined;
  * code cache, stdout left clean) stays with runCli. The file must be built (ensureBuilt) before the first call.
  */
 export async function runCliInProcess(args: string[], opts: CliOptions): Promise<CliResult> {
-  builtMain ??= (require(join(REPO_ROOT, "dist/intent-cli-main.js")) as { main: Main }).main;
+  // the source itself under `npm run mutate` (test/support/sourceRequire.ts), so that a mutant in it is seen
+  builtMain ??= (require(join(REPO_ROOT, process.env["INTENT_LSP_CLI_FROM_SOURCE"] ? "server/src/cli/main.ts" : "dist/intent-cli-main.js")) as { main: Main })
+    .main;
   let stdout = "";
   let stderr = "";
   const lines = (opts.input ?? "").split("\n");
