@@ -23,6 +23,15 @@ describe("fast checksums", () => {
     expect(wordChecksum(Buffer.concat([Buffer.alloc(1), bytes]).subarray(1))).toBe(sum);
   });
 
+  it("wordChecksum of a Buffer at an odd offset in Node's shared pool is that of its own bytes", () => {
+    // small Buffers share one pool: the bytes of `odd` sit in it at an offset that is not a multiple of 4
+    const own = Buffer.from(bytes.subarray(100, 164)).reverse();
+    const odd = Buffer.from(`${"z".repeat(5)}${own.toString("latin1")}`, "latin1").subarray(5);
+    expect(odd.buffer.byteLength).toBeGreaterThan(odd.length);
+    expect(odd.byteOffset % 4).not.toBe(0);
+    expect(wordChecksum(odd)).toBe(wordChecksum(new Uint8Array(own)));
+  });
+
   it("fnv1a64 is 64-bit FNV-1a, of a text's code units or of bytes in parts", () => {
     expect(fnv1a64("")).toBe("cbf29ce484222325");
     expect(fnv1a64("a")).toBe("af63dc4c8601ec8c");

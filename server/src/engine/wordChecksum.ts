@@ -7,7 +7,12 @@
  */
 export function wordChecksum(bytes: Uint8Array): string {
   const words = bytes.length >>> 2;
-  const view = bytes.byteOffset % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, words) : new Int32Array(bytes.slice(0, words * 4).buffer, 0, words);
+  // bytes at an offset that is not a multiple of 4 are read from a copy (new Uint8Array copies; a Buffer's
+  // slice would not: it shares the pool its bytes sit in, whose buffer starts elsewhere)
+  const view =
+    bytes.byteOffset % 4 === 0
+      ? new Int32Array(bytes.buffer, bytes.byteOffset, words)
+      : new Int32Array(new Uint8Array(bytes.subarray(0, words * 4)).buffer, 0, words);
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
   for (let i = 0; i < words; i++) {
