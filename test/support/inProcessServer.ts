@@ -17,7 +17,9 @@ let embedded: Embedded | undefined;
 async function serveStreams(input: PassThrough, output: PassThrough): Promise<void> {
   if (!embedded) {
     await ensureBuilt();
-    embedded = require(join(REPO_ROOT, "dist/intent-server-main.js")) as Embedded;
+    // the source itself under `npm run mutate` (test/support/sourceRequire.ts), so that a mutant in it is seen
+    const main = process.env["INTENT_LSP_CLI_FROM_SOURCE"] ? "server/src/lsp/inProcess.ts" : "dist/intent-server-main.js";
+    embedded = require(join(REPO_ROOT, main)) as Embedded;
   }
   await embedded.serveStreams(input, output);
 }
