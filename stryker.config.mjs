@@ -46,6 +46,8 @@ export default {
   reporters: ["clear-text", "progress", "html"],
   htmlReporter: { fileName: "reports/mutation/index.html" },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+  // the first run of every chosen test, with coverage, can take longer than Stryker's 5 minutes when CLI tests are in it
+  dryRunTimeoutMinutes: 30,
   timeoutMS: 20_000,
   timeoutFactor: 2,
   tempDirName: ".stryker-tmp",
