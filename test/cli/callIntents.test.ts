@@ -6,7 +6,10 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCliInProcess, runHook, runHookInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
 import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { claudeWritesInProcess } from "../support/agentWrites";
+import { startInProcess } from "../support/inProcessServer";
 import { LEDGER, ledgerRecords } from "../support/ledgerFile";
+import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 
 /**
@@ -143,6 +146,32 @@ describe("one call changing files of two intents, with none selected", () => {
     const back = records[3]!.metadata["dev.intent-lsp"];
     expect(back.pre_hash).toBe(back.post_hash);
     expect(back.moved_lines).toEqual([{ from: forecast, pre_hash: records[0]!.metadata["dev.intent-lsp"].post_hash, carried: [[expect.any(Number), 2, 5]] }]);
+  });
+
+  it("the editor renames a file from one intent's folder into another's: the move under the new path's intent, the removal under the old one's", async () => {
+    ws = gitWorkspace();
+    writeTranscript(ws, MODEL);
+    const from = "src/api/alerts.ts";
+    const to = "docs/alerts.ts";
+    await claudeWritesInProcess(ws, from, "export interface Alert {\n  id: string;\n}\n");
+    let client: LspClient | undefined;
+    try {
+      client = await startInProcess({ root: ws.root });
+      await client.open(from);
+      await client.executeCommand("intent.blame", { path: "README.md", quiet: true }); // the ledger read to its end
+      const ids = await client.renameFile(from, to);
+      const records = ledgerRecords(ws);
+      expect(records.slice(1).map((r) => r.id)).toEqual(ids);
+      expect(records.map((r) => [r.metadata["dev.intent-lsp"].intent_id, r.files.map((f: any) => f.path)])).toEqual([
+        ["INT-001", [from]],
+        ["INT-003", [to]],
+        ["INT-001", [from]],
+      ]);
+      expect(records[1]!.metadata["dev.intent-lsp"]).toMatchObject({ moved_from: from, pre_hash: records[0]!.metadata["dev.intent-lsp"].post_hash });
+      expect(records[2]!.metadata["dev.intent-lsp"]).toMatchObject({ pre_hash: records[0]!.metadata["dev.intent-lsp"].post_hash, post_hash: null });
+    } finally {
+      await client?.stop();
+    }
   });
 
   it("a Codex apply_patch: each file's record under its own intent", async () => {
