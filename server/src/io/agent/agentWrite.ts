@@ -138,7 +138,7 @@ export interface WriteReport {
 }
 
 export type PostOutcome =
-  /** `id`: the record naming `path` (files the write gave pasted blocks back to may be in further records). */
+  /** `id`: the call's first record, naming `path` when it changed (files it gave pasted blocks back to may be in further records). */
   | { kind: "recorded"; id: string; path: string }
   | { kind: "skipped"; why: "outside-workspace" | "not-recorded" | "deleted" | "duplicate" | "unchanged" }
   /** The write happened but which lines it made cannot be told; nothing recorded rather than a guess. */

@@ -64,7 +64,7 @@ export interface ChangeToRecord extends FileWrite {
 export type RecordOutcome =
   | {
       written: true;
-      /** The records appended, one per intent the change's files were judged under; the first names `path`. */
+      /** The records appended, one per intent the due files were judged under; the first names the first due file (`path` when it is due). */
       records: { id: string; line: string }[];
     }
   | { written: false; reason: "unchanged" | "duplicate" };
