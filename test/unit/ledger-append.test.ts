@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
-import { appendRecord, lastNonBlankLine, LedgerAppendError } from "../../server/src/io/ledger/append";
+import { appendRecord, appendRecords, lastNonBlankLine, LedgerAppendError } from "../../server/src/io/ledger/append";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { verifyLedger } from "../../server/src/io/ledger/verify";
 import type { TraceRecord } from "@shared/agentTrace";
@@ -106,6 +106,36 @@ describe("appendRecord", () => {
     const copy = structuredClone(rec);
     await appendRecord(join(dir, "immutable.jsonl"), rec);
     expect(rec).toEqual(copy);
+  });
+});
+
+describe("appendRecords", () => {
+  it("appends one act's records as consecutive lines, each chained to the one before it, after a torn line", async () => {
+    const file = join(dir, "several.jsonl");
+    await appendRecord(file, record());
+    const torn = JSON.stringify(record()).slice(0, 120);
+    appendFileSync(file, torn);
+    const before = readFileSync(file);
+    const rs = await appendRecords(file, [record(), record(), record()]);
+    const after = readFileSync(file);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.subarray(before.length).toString()).toBe(`\n${rs.map((r) => `${r.line}\n`).join("")}`);
+    expect(rs.map((r) => r.prev)).toEqual([bytesHash(torn), bytesHash(rs[0]!.line), bytesHash(rs[1]!.line)]);
+    expect(rs.map((r) => prevOf(r.line))).toEqual(rs.map((r) => r.prev));
+    expect(rs.map((r) => r.afterTornLine)).toEqual([true, false, false]);
+    // each offset is where its line starts
+    for (const r of rs) expect(after.subarray(r.offset, r.offset + Buffer.byteLength(r.line)).toString()).toBe(r.line);
+    const report = verifyLedger(after);
+    expect(report.records).toBe(4);
+    expect(report.problems.map((p) => [p.line, p.kind])).toEqual([[2, "torn"]]);
+    expect(await appendRecords(file, [])).toEqual([]);
+    expect(readFileSync(file).equals(after)).toBe(true);
+  });
+
+  it("refuses the whole act when one record fails the schema, writing none of them", async () => {
+    const file = join(dir, "several-invalid.jsonl");
+    await expect(appendRecords(file, [record(), { ...record(), id: "nope" }])).rejects.toThrow(/\/id: must match format "uuid"/);
+    expect(existsSync(file) ? readFileSync(file, "utf8") : "").toBe("");
   });
 });
 

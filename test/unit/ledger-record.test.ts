@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TraceRecord } from "@shared/agentTrace";
 import { contentHash, fileHash, lineHash } from "../../server/src/engine/hashing";
-import { buildRecord, changedRanges, RecordInputError, type BuildRecordInput } from "../../server/src/engine/ledger/record";
+import { buildRecord, changedRanges, recordGroups, RecordInputError, type BuildRecordInput } from "../../server/src/engine/ledger/record";
 import { validateRecord } from "../../server/src/io/ledger/schema";
 
 const content = "import x from 'y';\n\nexport function f() {\n  return 1;  \n}\n";
@@ -134,6 +134,33 @@ describe("validateRecord (ajv, draft 2020-12 + formats)", () => {
     const r: Partial<TraceRecord> = buildRecord(base);
     delete r.files;
     expect(validateRecord(r)).toEqual(["/: must have required property 'files'"]);
+  });
+});
+
+describe("recordGroups: a record's files all share its intent", () => {
+  it("one group per intent (none being one), in the order each intent first appears, files in their own order", () => {
+    const files = [
+      { path: "docs/a.md", intent: "INT-003" },
+      { path: "src/a.ts", intent: "INT-001" },
+      { path: "tmp/x", intent: null },
+      { path: "docs/b.md", intent: "INT-003" },
+      { path: "tmp/y", intent: null },
+    ];
+    expect(recordGroups(files, (f) => f.intent).map((g) => [g.intentId, g.files.map((f) => f.path)])).toEqual([
+      ["INT-003", ["docs/a.md", "docs/b.md"]],
+      ["INT-001", ["src/a.ts"]],
+      [null, ["tmp/x", "tmp/y"]],
+    ]);
+    expect(
+      recordGroups(
+        [
+          { path: "src/a.ts", intent: "INT-001" },
+          { path: "src/b.ts", intent: "INT-001" },
+        ],
+        (f) => f.intent,
+      ),
+    ).toHaveLength(1);
+    expect(recordGroups([], () => null)).toEqual([]);
   });
 });
 

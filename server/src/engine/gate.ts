@@ -20,6 +20,15 @@ export type Verdict =
 
 export type ProblemVerdict = Exclude<Verdict, { kind: "exempt" } | { kind: "allowed" }>;
 
+/**
+ * The intent a write judged by `v` is recorded under (a record's `intent_id`): the one it was allowed under
+ * (selected, or the only in-progress owner when none is), or the one it was judged against and found out of
+ * scope or not in progress; null for an exempt path and for a write under no intent.
+ */
+export function verdictIntentId(v: Verdict): string | null {
+  return v.kind === "allowed" || v.kind === "out-of-scope" || v.kind === "intent-not-in-progress" ? v.intent.id : null;
+}
+
 export function judge(path: string, rules: Rules, selection: Selection | undefined): Verdict {
   if (rules.ignore.ignores(path)) return { kind: "exempt" };
   const owners = () => rules.scopes.owners(path);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { FileRename } from "vscode-languageserver";
 import { shouldRecord } from "../engine/recordPolicy";
-import { prepareRecord } from "../io/ledger/recordChange";
+import { prepareRecords } from "../io/ledger/recordChange";
 import { readOptional } from "../io/optionalFile";
 import { uriToPath } from "./documents";
 import type { PreparedSave } from "./save";
@@ -10,7 +10,8 @@ import type { WorkspaceContext } from "./workspaceContext";
 
 /**
  * The editor's file operations (`workspace/didRenameFiles`, sent after the editor renamed files on disk): one
- * record per renamed file, naming the new path as moved from the old one and the old path as deleted, by
+ * record per renamed file, naming the new path as moved from the old one and the old path as deleted (the
+ * removal in a record of its own when the two paths fall under different intents), by
  * whoever works in this editor (docs/LEDGER.md "Renames, moves and copies"). The lines keep their authors:
  * the record carries every line of the content, which is the old path's.
  */
@@ -32,7 +33,7 @@ export function renameRecords(workspaces: Workspaces, files: readonly FileRename
     }
     if (text === undefined) continue;
     const settings = ctx.rules.settings;
-    const record = prepareRecord({
+    const records = prepareRecords({
       root: ctx.root,
       ledgerPath: settings.ledgerPath,
       path: to,
@@ -47,8 +48,11 @@ export function renameRecords(workspaces: Workspaces, files: readonly FileRename
       toolVersion,
       alreadyRecorded: () => false,
     });
-    if ("skip" in record) continue;
-    out.push({ ctx, save: { path: to, text, record, verdict: ctx.judge(to) } });
+    if ("skip" in records) continue;
+    const [record, ...removal] = records;
+    out.push({ ctx, save: { path: to, text, record: record!, verdict: ctx.judge(to) } });
+    // the old path's removal, in a record of its own when another intent owns it (a record's files share its intent)
+    for (const r of removal) out.push({ ctx, save: { path: from, text, record: r } });
   }
   return out;
 }

@@ -83,6 +83,23 @@ export interface BuildRecordInput extends RecordFileInput {
   reattributes?: readonly string[];
 }
 
+/**
+ * The records one act's files are written in (docs/LEDGER.md "One act, several files"): a record's files all
+ * share its intent, so files that fall under several intents (each auto-selected by the only in-progress
+ * intent that owns it, with none selected) are split into one record per intent. Files with the same intent
+ * (or none) share a record; records come in the order their intent first appears, files in their own order.
+ */
+export function recordGroups<T>(files: readonly T[], intentOf: (file: T) => string | null): { intentId: string | null; files: T[] }[] {
+  const groups = new Map<string | null, T[]>();
+  for (const file of files) {
+    const id = intentOf(file);
+    const group = groups.get(id);
+    if (group) group.push(file);
+    else groups.set(id, [file]);
+  }
+  return [...groups].map(([intentId, grouped]) => ({ intentId, files: grouped }));
+}
+
 /** Thrown for input that would produce a record whose line numbers do not describe `content`. */
 export class RecordInputError extends Error {
   override name = "RecordInputError";

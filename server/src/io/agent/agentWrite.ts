@@ -138,6 +138,7 @@ export interface WriteReport {
 }
 
 export type PostOutcome =
+  /** `id`: the call's first record, naming `path` when it changed (files it gave pasted blocks back to may be in further records). */
   | { kind: "recorded"; id: string; path: string }
   | { kind: "skipped"; why: "outside-workspace" | "not-recorded" | "deleted" | "duplicate" | "unchanged" }
   /** The write happened but which lines it made cannot be told; nothing recorded rather than a guess. */
@@ -213,7 +214,7 @@ async function recordTakenWrite(ctx: GateContext, w: WriteReport, toolVersion: s
     now,
   });
   if (outcome.written && pastes) pastes.keep(written, claimed);
-  return outcome.written ? { kind: "recorded", id: outcome.id, path } : { kind: "skipped", why: outcome.reason };
+  return outcome.written ? { kind: "recorded", id: outcome.records[0]!.id, path } : { kind: "skipped", why: outcome.reason };
 }
 
 /**

@@ -130,8 +130,9 @@ function snapshotShell(ctx: GateContext, callId: string | undefined, command: st
 }
 
 /**
- * After a shell command: one record of the files it changed, and whether it changed the rules; what to tell
- * the agent and the user. `session` finds the workspace when the command removed the intents file.
+ * After a shell command: the records of the files it changed (one per intent they fall under), and whether it
+ * changed the rules; what to tell the agent and the user. `session` finds the workspace when the command
+ * removed the intents file.
  */
 export async function afterShell(
   ctx: GateContext | undefined,

@@ -14,9 +14,10 @@ import type { GateContext } from "./writeGate";
 
 /**
  * A shell command's file changes in the ledger (README "Agents"): the pre-tool hook snapshots the working tree
- * (shellSnapshot.ts), the post-tool hook diffs it and appends ONE record naming every file the command
- * changed, by the agent and its model, with the command in `metadata["dev.intent-lsp"].tool_call`. Files
- * outside the session's intent are recorded as such, reported back to the agent and noted as a lesson.
+ * (shellSnapshot.ts), the post-tool hook diffs it and appends one record per intent naming every file the
+ * command changed under it (one record when all fall under one intent), by the agent and its model, with the
+ * command in `metadata["dev.intent-lsp"].tool_call`. Files outside the session's intent are recorded as such,
+ * reported back to the agent and noted as a lesson.
  */
 
 export interface ShellReport {
@@ -33,8 +34,8 @@ export type ShellOutcome =
   | { kind: "no-snapshot"; git: boolean }
   | {
       kind: "diffed";
-      /** The record written, when any file was due. */
-      recordId?: string;
+      /** The records written, one per intent the due files fall under (none when no file was due). */
+      recordIds: string[];
       recorded: string[];
       /** Files the command changed that the session's intent does not cover, with why. */
       outOfScope: { path: string; message: string }[];
@@ -118,11 +119,11 @@ async function recordSince(ctx: GateContext, report: ShellReport, toolVersion: s
   // blocks the session pasted into other files before this command cut them keep their owners there
   const claimed = pastes.claimedBack(written);
   for (const c of claimed) due.push(claimedWrite(c, judge(c.path, ctx.rules, ctx.selection)));
-  // the record's intent is the one its in-scope files count under: those go first
+  // in-scope files first, then by path: the order of the records (one per intent) and of their files
   due.sort((a, b) => rank(a.verdict) - rank(b.verdict) || (a.path < b.path ? -1 : 1));
   const [first, ...others] = due;
   const recordable = unreadable.filter((u) => shouldRecord(u.path, ctx.rules));
-  if (!first) return { kind: "diffed", recorded: [], outOfScope, unreadable: recordable };
+  if (!first) return { kind: "diffed", recordIds: [], recorded: [], outOfScope, unreadable: recordable };
   const { recordChange } = require("../ledger/recordChange") as typeof import("../ledger/recordChange");
   const modelId = resolveModelId({ ...report.model, settings: ctx.rules.settings });
   const outcome = await recordChange({
@@ -140,7 +141,7 @@ async function recordSince(ctx: GateContext, report: ShellReport, toolVersion: s
   if (outcome.written) pastes.keep(written, claimed);
   return {
     kind: "diffed",
-    ...(outcome.written ? { recordId: outcome.id } : {}),
+    recordIds: outcome.written ? outcome.records.map((r) => r.id) : [],
     recorded: outcome.written ? due.map((d) => d.path) : [],
     outOfScope,
     unreadable: recordable,

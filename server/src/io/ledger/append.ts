@@ -3,8 +3,8 @@
  * hooks in other processes, other Agent Trace tools. The rules that keep it readable:
  * - a cross-process lock (proper-lockfile: an atomic `mkdir` of `<ledger>.lock`, refreshed while held, taken
  *   over when not refreshed for `stale` ms, so a killed writer cannot block everyone forever);
- * - the whole line goes out in one `write` on an O_APPEND descriptor, then fsync: even if the lock is lost,
- *   lines never interleave byte-wise;
+ * - the whole line (the lines of one act's records) goes out in one `write` on an O_APPEND descriptor, then
+ *   fsync: even if the lock is lost, lines never interleave byte-wise;
  * - only the tail is read (to chain `prev`), the file is never rewritten or truncated;
  * - a torn last line (crash mid-write) stays where it is; the new record starts on a fresh line.
  */
@@ -53,15 +53,27 @@ export class LedgerAppendError extends Error {
 
 /** Appends one record as one line, chaining `metadata["dev.intent-lsp"].prev` to the current last line. */
 export async function appendRecord(ledgerFile: string, record: TraceRecord, opts: AppendOptions = {}): Promise<AppendResult> {
-  if (opts.validate !== false && record.version === AGENT_TRACE_VERSION) {
-    const errors = validateRecord(record);
-    if (errors.length > 0) {
-      throw new LedgerAppendError(`record ${record.id} for ${ledgerFile} does not match the Agent Trace schema, not written: ${errors.join("; ")}`);
+  return (await appendRecords(ledgerFile, [record], opts))[0]!;
+}
+
+/**
+ * Appends records as consecutive lines under one lock and in one `write`, each chained to the line before it
+ * (one act's records, one per intent: docs/LEDGER.md "One act, several files"). Every record is checked
+ * before the lock is taken: one that fails the schema writes none.
+ */
+export async function appendRecords(ledgerFile: string, records: readonly TraceRecord[], opts: AppendOptions = {}): Promise<AppendResult[]> {
+  if (records.length === 0) return [];
+  for (const record of records) {
+    if (opts.validate !== false && record.version === AGENT_TRACE_VERSION) {
+      const errors = validateRecord(record);
+      if (errors.length > 0) {
+        throw new LedgerAppendError(`record ${record.id} for ${ledgerFile} does not match the Agent Trace schema, not written: ${errors.join("; ")}`);
+      }
     }
   }
   const release = await acquireLedgerLock(ledgerFile, opts);
   try {
-    return await appendLocked(ledgerFile, record);
+    return await appendLocked(ledgerFile, records);
   } finally {
     await release();
   }
@@ -73,13 +85,23 @@ export async function appendRecord(ledgerFile: string, record: TraceRecord, opts
  * the editor's saves and the agent hooks use; `appendRecord` is the step below, for a file already checked.
  */
 export async function appendWorkspaceRecord(root: string, ledgerPath: string, record: TraceRecord, opts: AppendOptions = {}): Promise<AppendResult> {
+  return (await appendWorkspaceRecords(root, ledgerPath, [record], opts))[0]!;
+}
+
+/** `appendRecords` to a workspace's ledger, checked as `appendWorkspaceRecord` checks it. */
+export async function appendWorkspaceRecords(
+  root: string,
+  ledgerPath: string,
+  records: readonly TraceRecord[],
+  opts: AppendOptions = {},
+): Promise<AppendResult[]> {
   let file: string;
   try {
     file = ownFilePath(root, ledgerPath);
   } catch (err) {
-    throw new LedgerAppendError(`record ${record.id} not written: ${(err as Error).message}`);
+    throw new LedgerAppendError(`${records.map((r) => `record ${r.id}`).join(", ")} not written: ${(err as Error).message}`);
   }
-  return appendRecord(file, record, opts);
+  return appendRecords(file, records, opts);
 }
 
 /**
@@ -95,14 +117,24 @@ export async function acquireLedgerLock(ledgerFile: string, opts: LockOptions = 
   }
 }
 
-async function appendLocked(ledgerFile: string, record: TraceRecord): Promise<AppendResult> {
+async function appendLocked(ledgerFile: string, records: readonly TraceRecord[]): Promise<AppendResult[]> {
   const handle = await openRegular(ledgerFile, READ_APPEND_FLAGS);
   try {
     const { size } = await handle.stat();
     const tail = await readTail(handle, size);
-    const json = JSON.stringify(withPrev(record, tail.prev));
     const afterTornLine = size > 0 && !tail.endsWithNewline;
-    const bytes = Buffer.from(afterTornLine ? `\n${json}\n` : `${json}\n`, "utf8");
+    const results: AppendResult[] = [];
+    let prev = tail.prev;
+    let offset = size + (afterTornLine ? 1 : 0);
+    for (const record of records) {
+      const json = JSON.stringify(withPrev(record, prev));
+      results.push({ line: json, prev, offset, afterTornLine: afterTornLine && results.length === 0 });
+      const lineBytes = Buffer.from(json, "utf8");
+      prev = bytesHash(lineBytes);
+      offset += lineBytes.length + 1;
+    }
+    const text = results.map((r) => `${r.line}\n`).join("");
+    const bytes = Buffer.from(afterTornLine ? `\n${text}` : text, "utf8");
     const { bytesWritten } = await handle.write(bytes, 0, bytes.length);
     if (bytesWritten !== bytes.length) {
       throw new LedgerAppendError(
@@ -110,7 +142,7 @@ async function appendLocked(ledgerFile: string, record: TraceRecord): Promise<Ap
       );
     }
     await handle.sync();
-    return { line: json, prev: tail.prev, offset: size + (afterTornLine ? 1 : 0), afterTornLine };
+    return results;
   } finally {
     await handle.close();
   }

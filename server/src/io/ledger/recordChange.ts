@@ -1,15 +1,16 @@
 /**
- * Recording one change of one file in the ledger: the step shared by the editor's save and the agent
- * hooks' PostToolUse, so both write the same record for the same change and skip the same duplicates.
+ * Recording one change in the ledger: the step shared by the editor's save and the agent hooks' PostToolUse,
+ * so both write the same record for the same change and skip the same duplicates. A change of several files
+ * under several intents is one record per intent, appended together.
  */
 import type { MutationClass, PersonMetadata, ScopeVerdict, ToolCallMetadata, TraceRecord } from "@shared/agentTrace";
 import type { ContributorType } from "@shared/settings";
-import type { Verdict } from "../../engine/gate";
+import { verdictIntentId, type Verdict } from "../../engine/gate";
 import { headRevision } from "../git";
 import { fileHash } from "../../engine/hashing";
-import { appendWorkspaceRecord } from "./append";
+import { appendWorkspaceRecords } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
-import { buildRecord, type RecordFileInput } from "../../engine/ledger/record";
+import { buildRecord, recordGroups, type RecordFileInput } from "../../engine/ledger/record";
 import type { MovedLines } from "../../engine/lineage";
 
 /** One file a change wrote. */
@@ -41,7 +42,10 @@ export interface FileWrite {
 export interface ChangeToRecord extends FileWrite {
   root: string;
   ledgerPath: string;
-  /** Further files the same act wrote (a shell command), each recorded in the same record. */
+  /**
+   * Further files the same act wrote (a shell command, the files a cut gives pasted blocks back to): recorded
+   * in the same record as the files judged under the same intent, in a record of their own intent otherwise.
+   */
   otherFiles?: readonly FileWrite[];
   contributor: { type: ContributorType; modelId?: string };
   sessionId: string;
@@ -57,10 +61,20 @@ export interface ChangeToRecord extends FileWrite {
   now?: Date;
 }
 
-export type RecordOutcome = { written: true; id: string; line: string } | { written: false; reason: "unchanged" | "duplicate" };
+export type RecordOutcome =
+  | {
+      written: true;
+      /** The records appended, one per intent the due files were judged under; the first names the first due file (`path` when it is due). */
+      records: { id: string; line: string }[];
+    }
+  | { written: false; reason: "unchanged" | "duplicate" };
 
-/** The record a change would append, or why none is due. Synchronous, so callers can show it at once. */
-export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "unchanged" | "duplicate" } {
+/**
+ * The records a change would append, one per intent its files were judged under (a record's files all share
+ * its intent: engine/ledger/record.ts `recordGroups`), or why none is due. Synchronous, so callers can show
+ * them at once.
+ */
+export function prepareRecords(change: ChangeToRecord): TraceRecord[] | { skip: "unchanged" | "duplicate" } {
   const due: FileWrite[] = [];
   let skip: "unchanged" | "duplicate" = "unchanged";
   for (const file of [change, ...(change.otherFiles ?? [])]) {
@@ -74,22 +88,28 @@ export function prepareRecord(change: ChangeToRecord): TraceRecord | { skip: "un
     }
     due.push(file);
   }
-  const [first, ...others] = due;
-  if (!first) return { skip };
-  const verdict = first.verdict;
-  const intentId = verdict.kind === "allowed" || verdict.kind === "out-of-scope" || verdict.kind === "intent-not-in-progress" ? verdict.intent.id : null;
-  return buildRecord({
-    ...recordFile(first),
-    ...(others.length ? { otherFiles: others.map(recordFile) } : {}),
-    contributor: change.contributor,
-    sessionId: change.sessionId,
-    toolVersion: change.toolVersion,
-    intentId,
-    revision: headRevision(change.root),
-    ...(change.toolCall ? { toolCall: change.toolCall } : {}),
-    ...(change.person ? { person: change.person } : {}),
-    now: change.now,
-  });
+  if (due.length === 0) return { skip };
+  const revision = headRevision(change.root);
+  return recordGroups(due, (f) => verdictIntentId(f.verdict)).map(({ intentId, files: [first, ...others] }) =>
+    buildRecord({
+      ...recordFile(first!),
+      ...(others.length ? { otherFiles: others.map(recordFile) } : {}),
+      contributor: change.contributor,
+      sessionId: change.sessionId,
+      toolVersion: change.toolVersion,
+      intentId,
+      revision,
+      ...(change.toolCall ? { toolCall: change.toolCall } : {}),
+      ...(change.person ? { person: change.person } : {}),
+      now: change.now,
+    }),
+  );
+}
+
+/** The one record a change of one file would append (an editor's save), or why none is due. */
+export function prepareRecord(change: Omit<ChangeToRecord, "otherFiles"> & { otherFiles?: never }): TraceRecord | { skip: "unchanged" | "duplicate" } {
+  const records = prepareRecords(change);
+  return "skip" in records ? records : records[0]!;
 }
 
 function recordFile(file: FileWrite): RecordFileInput {
@@ -107,11 +127,12 @@ function recordFile(file: FileWrite): RecordFileInput {
   };
 }
 
+/** Appends a change's records (`prepareRecords`) together: one lock, one write. */
 export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
-  const record = prepareRecord(change);
-  if ("skip" in record) return { written: false, reason: record.skip };
-  const result = await appendWorkspaceRecord(change.root, change.ledgerPath, record);
-  return { written: true, id: record.id, line: result.line };
+  const records = prepareRecords(change);
+  if ("skip" in records) return { written: false, reason: records.skip };
+  const results = await appendWorkspaceRecords(change.root, change.ledgerPath, records);
+  return { written: true, records: records.map((r, i) => ({ id: r.id, line: results[i]!.line })) };
 }
 
 export function scopeVerdict(v: Verdict): ScopeVerdict {
