@@ -2,11 +2,11 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, u
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLINE, CODEX, COPILOT, DROID, GEMINI, WINDSURF, type AgentFixture } from "../support/agentFixtures";
+import { AGENT_NAMES } from "../../server/src/cli/hook";
 import { ensureBuilt } from "../support/builtDist";
 import { type HookAgent, runCli } from "../support/cliRunner";
+import { ALL_AGENTS } from "../support/gatedAgents";
 import { git, gitWorkspace } from "../support/gitRepository";
-import { claudeEdit, claudePayload, cursorPayload } from "../support/hookPayloads";
 import { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 
@@ -166,38 +166,6 @@ function applyEdit(ws: TempWorkspace, e: { path: string; from: string; to: strin
   ws.write(e.path, ws.read(e.path).replace(e.from, e.to));
 }
 
-interface HookDoor {
-  agent: HookAgent;
-  write?: (ws: TempWorkspace, phase: "pre" | "post", e: { path: string; from: string; to: string }) => unknown;
-  shell: (ws: TempWorkspace, phase: "pre" | "post", command: string) => unknown;
-}
-
-const CLAUDE: HookDoor = {
-  agent: "claude-code",
-  write: (ws, phase, e) => claudeEdit(ws, phase === "pre" ? "PreToolUse" : "PostToolUse", e.path, e.from, e.to),
-  shell: (ws, phase, command) =>
-    claudePayload(ws, phase === "pre" ? "PreToolUse" : "PostToolUse", {
-      tool_name: "Bash",
-      tool_input: { command, description: "list" },
-      tool_use_id: "toolu_ls",
-      ...(phase === "post" ? { tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false } } : {}),
-    }),
-};
-
-const CURSOR: HookDoor = {
-  agent: "cursor",
-  // Cursor reports a file edit afterwards only
-  write: (ws, phase, e) =>
-    phase === "post" ? cursorPayload(ws, "afterFileEdit", { file_path: ws.path(e.path), edits: [{ old_string: e.from, new_string: e.to }] }) : undefined,
-  shell: (ws, phase, command) =>
-    phase === "pre"
-      ? cursorPayload(ws, "beforeShellExecution", { command, cwd: ws.root })
-      : cursorPayload(ws, "afterShellExecution", { command, cwd: ws.root, output: "", duration: 5 }),
-};
-
-const fromFixture = (f: AgentFixture): HookDoor => ({ agent: f.agent, write: f.write, shell: f.shell });
-const HOOK_DOORS: HookDoor[] = [CLAUDE, CURSOR, ...[CODEX, GEMINI, COPILOT, WINDSURF, CLINE, DROID].map(fromFixture)];
-
 describe("git runs nothing the repository or the environment names", () => {
   let ws: TempWorkspace | undefined;
   let planted: Planted | undefined;
@@ -206,6 +174,10 @@ describe("git runs nothing the repository or the environment names", () => {
     ws?.dispose();
     planted?.dispose();
     if (remote) rmSync(remote, { recursive: true, force: true });
+  });
+
+  it("the agents driven are every agent `intent hook` answers", () => {
+    expect(ALL_AGENTS.map((a) => a.agent).sort()).toEqual([...AGENT_NAMES].sort());
   });
 
   it("through every agent's hooks, the editor and every CLI command, no planted program runs", { timeout: 240_000 }, async () => {
@@ -228,12 +200,11 @@ describe("git runs nothing the repository or the environment names", () => {
     const cli = (...args: string[]) => runCli(args, { cwd: w.root, env: p.env });
     const hook = (agent: HookAgent, payload: unknown) => runCli(["hook", agent], { cwd: w.root, env: p.env, input: JSON.stringify(payload) });
 
-    for (const d of HOOK_DOORS) {
+    for (const d of ALL_AGENTS) {
       const e = nextEdit(w, d.agent);
-      const pre = d.write?.(w, "pre", e);
-      if (pre !== undefined) await door(`hook ${d.agent}: before a write`, () => hook(d.agent, pre));
+      await door(`hook ${d.agent}: before a write`, () => hook(d.agent, d.write(w, "pre", e)));
       applyEdit(w, e);
-      await door(`hook ${d.agent}: after a write`, () => hook(d.agent, d.write!(w, "post", e)));
+      await door(`hook ${d.agent}: after a write`, () => hook(d.agent, d.write(w, "post", e)));
       await door(`hook ${d.agent}: before ls`, () => hook(d.agent, d.shell(w, "pre", "ls")));
       await door(`hook ${d.agent}: after ls`, () => hook(d.agent, d.shell(w, "post", "ls")));
     }
@@ -276,7 +247,11 @@ describe("git runs nothing the repository or the environment names", () => {
 
     const expected = Object.fromEntries(Object.keys(ran).map((k) => [k, []]));
     expect(ran).toEqual(expected);
-    expect(readFileSync(w.path(API), "utf8")).toContain("// droid");
+    // every agent's write landed, so each agent's hooks saw a change to record
+    const declaration = readFileSync(w.path(API), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("export interface Weather {"));
+    expect(declaration).toBe(`export interface Weather { ${ALL_AGENTS.map((a) => `// ${a.agent}`).join(" ")}`);
     // the doors did their work with the programs turned off: the ledger was sealed, pushed and fetched
     expect([status["ledger compact --before 2100-01-01"], status["ledger push"], status["ledger fetch"], status["verify"]]).toEqual([0, 0, 0, 0]);
     expect(git(remote, "for-each-ref", "--format=%(refname)", "refs/intent/")).toBe("refs/intent/ledger\n");

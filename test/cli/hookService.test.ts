@@ -37,13 +37,6 @@ function workspace(): TempWorkspace {
   return ws;
 }
 
-const env = (mode?: "off" | "require", extra: NodeJS.ProcessEnv = {}) => h.env(mode, extra);
-const sockets = () => h.sockets();
-const services = (count = 1) => h.services(count);
-/** A stand-in at the service's socket: greets and drops each call, or drops it at once. */
-const fakeService = (socket: string, greet: boolean) => h.fake(socket, greet ? "drop" : "refuse");
-const runHookAsync = (payload: unknown, opts: { cwd: string; env: NodeJS.ProcessEnv }) => spawnHook("claude-code", payload, opts);
-
 /** The calls of one short agent session: allowed and denied writes, and the record of an edit. */
 function session(ws: TempWorkspace) {
   return [
@@ -72,15 +65,15 @@ describe("intent hook through the hook service", () => {
   it("the first call starts the service; the calls it answers are answered exactly as in their own process", async () => {
     const alone = workspace();
     const served = workspace();
-    const expected = session(alone).map((call) => runHook("claude-code", call(), { cwd: alone.root, env: env("off") }));
-    expect(sockets()).toEqual([]);
+    const expected = session(alone).map((call) => runHook("claude-code", call(), { cwd: alone.root, env: h.env("off") }));
+    expect(h.sockets()).toEqual([]);
     expect(expected.map((r) => r.status)).toEqual([0, 0, 0, 0]);
     expect(expected[1]!.stdout).toContain('"permissionDecision":"deny"');
 
     const calls = session(served);
-    const first = runHook("claude-code", calls[0]!(), { cwd: served.root, env: env() });
-    await services(1);
-    const rest = calls.slice(1).map((call) => runHook("claude-code", call(), { cwd: served.root, env: env("require") }));
+    const first = runHook("claude-code", calls[0]!(), { cwd: served.root, env: h.env() });
+    await h.services(1);
+    const rest = calls.slice(1).map((call) => runHook("claude-code", call(), { cwd: served.root, env: h.env("require") }));
     for (const [i, r] of [first, ...rest].entries()) {
       expect({ stdout: normalize(served, r.stdout), stderr: r.stderr, status: r.status }, `call ${i}`).toEqual({
         stdout: normalize(alone, expected[i]!.stdout),
@@ -91,16 +84,16 @@ describe("intent hook through the hook service", () => {
     expect(JSON.parse(normalize(served, JSON.stringify(recordsOf(served))))).toEqual(JSON.parse(normalize(alone, JSON.stringify(recordsOf(alone)))));
 
     // a caller whose git would behave differently gets a service of its own
-    const other = runHook("claude-code", session(served)[0]!(), { cwd: served.root, env: env(undefined, { GIT_CEILING_DIRECTORIES: "/nonexistent" }) });
+    const other = runHook("claude-code", session(served)[0]!(), { cwd: served.root, env: h.env(undefined, { GIT_CEILING_DIRECTORIES: "/nonexistent" }) });
     expect(other.status).toBe(0);
-    expect(await services(2)).toHaveLength(2);
+    expect(await h.services(2)).toHaveLength(2);
   });
 
   it("what a service keeps between calls follows the files: an intent blocked, a ledger emptied", async () => {
     const ws = workspace();
-    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
-    await services(1);
-    const ask = () => runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env("require") });
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env() });
+    await h.services(1);
+    const ask = () => runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env("require") });
     expect(ask().stdout).toContain('"permissionDecision":"allow"');
     const yaml = ".orchestration/active_intents.yaml";
     ws.write(yaml, ws.read(yaml).replace("name: Build Weather API\n    status: IN_PROGRESS", "name: Build Weather API\n    status: BLOCKED"));
@@ -112,22 +105,22 @@ describe("intent hook through the hook service", () => {
     // as a fresh process would, not taken for a duplicate of a record that is gone
     const post = session(ws)[2]!();
     const before = recordsOf(ws).length;
-    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(runHook("claude-code", post, { cwd: ws.root, env: h.env("require") }).status).toBe(0);
     expect(recordsOf(ws)).toHaveLength(before + 1);
-    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(runHook("claude-code", post, { cwd: ws.root, env: h.env("require") }).status).toBe(0);
     expect(recordsOf(ws)).toHaveLength(before + 1); // the newest record pins this content: a duplicate
     ws.write(LEDGER, "");
-    expect(runHook("claude-code", post, { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(runHook("claude-code", post, { cwd: ws.root, env: h.env("require") }).status).toBe(0);
     expect(recordsOf(ws).map((r) => r.files[0].path)).toEqual([API]);
   });
 
   it("the service saves the ledger index it keeps once it is quiet, and the next process resumes from it", async () => {
     const ws = workspace();
     const index = ws.path(`${CACHE_DIR}/${indexFileName(LEDGER)}`);
-    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
-    await services(1);
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env() });
+    await h.services(1);
     rmSync(index, { force: true });
-    expect(runHook("claude-code", session(ws)[2]!(), { cwd: ws.root, env: env("require") }).status).toBe(0);
+    expect(runHook("claude-code", session(ws)[2]!(), { cwd: ws.root, env: h.env("require") }).status).toBe(0);
     const size = statSync(ws.path(LEDGER)).size;
     // saved after the service's quiet time, not during the call
     for (;;) {
@@ -144,27 +137,27 @@ describe("intent hook through the hook service", () => {
 
   it("a service that takes a call and stops before answering: the call's own process answers it, and records it once", async () => {
     const ws = workspace();
-    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
-    const [socket] = await services(1);
-    await fakeService(socket!, true);
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env() });
+    const [socket] = await h.services(1);
+    await h.fake(socket!, "drop");
     const before = recordsOf(ws).length;
 
     const post = session(ws)[2]!();
-    const r = await runHookAsync(post, { cwd: ws.root, env: env() });
+    const r = await spawnHook("claude-code", post, { cwd: ws.root, env: h.env() });
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
     expect(recordsOf(ws)).toHaveLength(before + 1);
     // the call again (an agent that retries it): the ledger already holds its record
-    expect((await runHookAsync(post, { cwd: ws.root, env: env() })).status).toBe(0);
+    expect((await spawnHook("claude-code", post, { cwd: ws.root, env: h.env() })).status).toBe(0);
     expect(recordsOf(ws)).toHaveLength(before + 1);
   });
 
   it("a call that reaches no greeting is answered in its own process", async () => {
     const ws = workspace();
-    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
-    const [socket] = await services(1);
-    await fakeService(socket!, false);
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env() });
+    const [socket] = await h.services(1);
+    await h.fake(socket!, "refuse");
     const before = recordsOf(ws).length;
-    const post = await runHookAsync(session(ws)[2]!(), { cwd: ws.root, env: env() });
+    const post = await spawnHook("claude-code", session(ws)[2]!(), { cwd: ws.root, env: h.env() });
     expect(post.status).toBe(0);
     expect(post.stderr).toBe("");
     expect(recordsOf(ws)).toHaveLength(before + 1);
@@ -172,20 +165,20 @@ describe("intent hook through the hook service", () => {
 
   it("a killed service leaves its socket behind: the next call answers itself, and a new service takes the socket over", async () => {
     const ws = workspace();
-    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env() });
-    const [socket] = await services(1);
+    runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env() });
+    const [socket] = await h.services(1);
     const pid = Number(execFileSync("pgrep", ["-f", socket!], { encoding: "utf8" }).trim());
     process.kill(pid, "SIGKILL");
     while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
-    expect(sockets()).toEqual([socket]);
+    expect(h.sockets()).toEqual([socket]);
     expect(await greets(socket!)).toBe(false);
 
-    expect(runHook("claude-code", session(ws)[3]!(), { cwd: ws.root, env: env("require") }).stdout).toContain(
+    expect(runHook("claude-code", session(ws)[3]!(), { cwd: ws.root, env: h.env("require") }).stdout).toContain(
       '"permissionDecision":"deny","permissionDecisionReason":"[intent-lsp: internal-error] intent-lsp\'s hook failed (INTENT_LSP_HOOK_SERVICE=require, and no hook service is listening)',
     );
-    expect(runHook("claude-code", session(ws)[3]!(), { cwd: ws.root, env: env() }).status).toBe(0);
-    expect(await services(1)).toEqual([socket]);
-    const served = runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: env("require") });
+    expect(runHook("claude-code", session(ws)[3]!(), { cwd: ws.root, env: h.env() }).status).toBe(0);
+    expect(await h.services(1)).toEqual([socket]);
+    const served = runHook("claude-code", session(ws)[0]!(), { cwd: ws.root, env: h.env("require") });
     expect(served.status).toBe(0);
     expect(served.stdout).toContain('"permissionDecision":"allow"');
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { runHook, type CliResult } from "../support/cliRunner";
-import { comparableRecords, generateCalls, prepare, removeTwin, twinWorkspace, withoutRoot } from "../support/hookCalls";
+import { ALL_AGENTS } from "../support/gatedAgents";
+import { comparableRecords, generateCalls, type HookCall, MODELS, PATHS, prepare, removeTwin, SHELL, twinWorkspace, withoutRoot } from "../support/hookCalls";
 import { HookServiceHarness, spawnHook } from "../support/hookServiceHarness";
 
 /**
@@ -9,14 +10,16 @@ import { HookServiceHarness, spawnHook } from "../support/hookServiceHarness";
  * generated calls (all eight agents, pre and post, writes and shell commands, absolute and relative working
  * folders, odd paths, model variables) is replayed on twin workspaces, one answered by the service through
  * the real launcher, the other by each call's own process; every answer and both ledgers must be the same.
- * `npm run soak` replays 10,000 calls.
+ * `npm test` replays a draw of 72 calls that reaches every kind of call; `npm run soak` replays 10,000.
  */
 
 beforeAll(ensureBuilt);
 
 const SOAK = !!process.env["INTENT_LSP_SOAK"];
-const COUNT = Number(process.env["INTENT_LSP_HOOK_CALLS"]) || (SOAK ? 10_000 : 120);
-const SEED = Number(process.env["INTENT_LSP_SEED"]) || 20261129;
+/** `npm test`'s draw: a seed whose first 72 calls reach every kind of call (held by the first test below). */
+const DRAW = { seed: 584, count: 72 };
+const COUNT = Number(process.env["INTENT_LSP_HOOK_CALLS"]) || (SOAK ? 10_000 : DRAW.count);
+const SEED = Number(process.env["INTENT_LSP_SEED"]) || DRAW.seed;
 
 const h = new HookServiceHarness();
 afterAll(() => h.dispose());
@@ -31,6 +34,25 @@ const comparable = (ws: { root: string }, r: CliResult) => ({
 const SESSIONS = SOAK ? 4 : 1;
 
 describe("the hook service answers as each call's own process", () => {
+  it("npm test's draw reaches each agent's write and shell call, before and after, every working folder form, model, command, path and selection", () => {
+    const calls = generateCalls(DRAW.seed, DRAW.count);
+    const kind = (c: HookCall) => (c.label.includes(" shell ") ? "shell" : "write");
+    const drawn = (f: (c: HookCall) => unknown) => [...new Set(calls.map((c) => JSON.stringify(f(c))))].sort();
+    const all = (xs: readonly unknown[]) => [...new Set(xs.map((x) => JSON.stringify(x)))].sort();
+    const writes = calls.filter((c) => kind(c) === "write");
+    const shells = calls.filter((c) => kind(c) === "shell");
+    expect(drawn((c) => `${c.agent.agent} ${kind(c)} ${c.phase}`)).toEqual(
+      all(ALL_AGENTS.flatMap((a) => ["shell", "write"].flatMap((k) => ["pre", "post"].map((p) => `${a.agent} ${k} ${p}`)))),
+    );
+    expect(drawn((c) => `${kind(c)} ${/ cwd=(\w+) /.exec(c.label)?.[1]}`)).toEqual(
+      all(["shell", "write"].flatMap((k) => ["absolute", "dot", "below"].map((f) => `${k} ${f}`))),
+    );
+    expect(drawn((c) => c.env["INTENT_LSP_MODEL"] ?? null)).toEqual(all(MODELS.map((m) => m ?? null)));
+    expect([...new Set(shells.map((c) => JSON.parse(/ shell (".*") cwd=/.exec(c.label)![1]!)))].sort()).toEqual([...SHELL].sort());
+    expect([...new Set(writes.map((c) => /^\S+ write (.*) cwd=/.exec(c.label)![1]))].sort()).toEqual([...PATHS].sort());
+    expect(drawn((c) => c.select)).toEqual(all([undefined, null, "INT-002", "INT-003"]));
+  });
+
   it(`${COUNT} generated calls (seed ${SEED}): the same answers and the same ledger`, { timeout: 60_000 + (COUNT / SESSIONS) * 3_000 }, async () => {
     const sessions = Array.from({ length: SESSIONS }, (_, k) => generateCalls(SEED + k, Math.ceil(COUNT / SESSIONS)));
     const idle = { INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" };

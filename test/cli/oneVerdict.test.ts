@@ -15,6 +15,7 @@ import { TempWorkspace } from "../support/workspace";
  * error exactly when the agent gate denies a write of that path under the same selection, and with the
  * gate's code. Cases are generated from a seeded PRNG (path × owners' statuses × selection × door), grouped
  * into workspaces by their workspace selection so that a workspace's cases share one `intent check`.
+ * `npm run soak` draws twice as many.
  */
 
 beforeAll(ensureBuilt);
@@ -59,7 +60,8 @@ function prng(seed: number): () => number {
 }
 
 const SEED = 20261129;
-const CASES_PER_GROUP = 14;
+/** Seven cases a workspace in `npm test` (the first test below holds them to every kind), fourteen under `npm run soak`. */
+const CASES_PER_GROUP = process.env["INTENT_LSP_SOAK"] ? 14 : 7;
 const id3 = (n: number) => String(n).padStart(3, "0");
 
 function generate(seed: number): Group[] {

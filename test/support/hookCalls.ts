@@ -26,7 +26,7 @@ const FILES: Record<string, string> = {
 };
 
 /** Paths an agent may name: existing and new files of each owner, a link into a COMPLETE intent, `..`, `~`. */
-const PATHS = [
+export const PATHS = [
   ...Object.keys(FILES),
   "b/new.ts",
   "c/new.ts",
@@ -38,7 +38,7 @@ const PATHS = [
   ".orchestration/active_intents.yaml",
 ];
 
-const SHELL = [
+export const SHELL = [
   "ls",
   "git status --short",
   "echo '// more' >> b/work.ts",
@@ -81,7 +81,7 @@ export interface HookCall {
   label: string;
 }
 
-const MODELS = [undefined, "anthropic/claude-opus-4-1", "openai/gpt-5"];
+export const MODELS = [undefined, "anthropic/claude-opus-4-1", "openai/gpt-5"];
 
 /** `count` calls drawn from `seed`: all eight agents, pre and post, writes and shell commands, cwd forms, paths. */
 export function generateCalls(seed: number, count: number): HookCall[] {

@@ -75,67 +75,28 @@ describe("callService: how a call ends", () => {
     expect(await call(await stand(() => {}), "x")).toEqual({ kind: "absent" });
   });
 
-  it("dropped: greeted, then the connection ends or breaks without an answer; the input comes back for the caller to answer", async () => {
-    expect(
-      await call(
-        await stand(
-          greetThen((_r, c) => c.destroy()),
-          "a.sock",
-        ),
-        "in-a",
-      ),
-    ).toEqual({
-      kind: "dropped",
-      why: "the service stopped before it answered",
-      input: "in-a",
-    });
-    expect(
-      await call(
-        await stand(
-          greetThen((_r, c) => c.end('{"stdout": 1}\n')),
-          "b.sock",
-        ),
-        "in-b",
-      ),
-    ).toEqual({
-      kind: "dropped",
-      why: "the service stopped before it answered",
-      input: "in-b",
-    });
-    expect(
-      await call(
-        await stand(
-          greetThen((_r, c) => c.end("not json\n")),
-          "c.sock",
-        ),
-        "in-c",
-      ),
-    ).toMatchObject({ kind: "dropped", input: "in-c" });
-    expect(
-      await call(
-        await stand(
-          greetThen((_r, c) => c.end(`${JSON.stringify({ stdout: "", stderr: "", code: 1.5 })}\n`)),
-          "d.sock",
-        ),
-        "in-d",
-      ),
-    ).toMatchObject({
-      kind: "dropped",
-    });
-  });
-
-  it("dropped: a connection that breaks right after the greeting is never taken for an absent service", async () => {
-    const socket = await stand((conn) => conn.write(GREETING, () => conn.destroy()));
-    expect(await call(socket, "in")).toMatchObject({ kind: "dropped", input: "in" });
-  });
-
-  it("dropped: a connection reset after the greeting (the request left unread) is never taken for an absent service", async () => {
-    const socket = await stand((conn) => {
-      conn.pause();
-      conn.write(GREETING);
-      setTimeout(() => conn.destroy(), 100);
-    });
-    expect(await call(socket, "x".repeat(256 * 1024))).toMatchObject({ kind: "dropped", input: "x".repeat(256 * 1024) });
+  const STOPPED = "the service stopped before it answered";
+  const BIG = "x".repeat(256 * 1024);
+  // a connection broken rather than ended may give the socket's own error as the reason
+  it.each<[string, (conn: Socket) => void, string, unknown]>([
+    ["the connection is destroyed once the request is read", greetThen((_r, c) => c.destroy()), "in-a", STOPPED],
+    ["the reply lacks an answer's fields", greetThen((_r, c) => c.end('{"stdout": 1}\n')), "in-b", STOPPED],
+    ["the reply is not JSON", greetThen((_r, c) => c.end("not json\n")), "in-c", STOPPED],
+    ["the reply's exit code is not an integer", greetThen((_r, c) => c.end(`${JSON.stringify({ stdout: "", stderr: "", code: 1.5 })}\n`)), "in-d", STOPPED],
+    // never taken for an absent service: the greeting was read, so the call was the service's
+    ["the connection breaks right after the greeting", (conn) => conn.write(GREETING, () => conn.destroy()), "in", expect.any(String)],
+    [
+      "the connection is reset after the greeting, the request left unread",
+      (conn) => {
+        conn.pause();
+        conn.write(GREETING);
+        setTimeout(() => conn.destroy(), 100);
+      },
+      BIG,
+      expect.any(String),
+    ],
+  ])("dropped: greeted, then %s; the input comes back for the caller to answer", async (_what, onConnection, input, why) => {
+    expect(await call(await stand(onConnection), input)).toEqual({ kind: "dropped", why, input });
   });
 
   it("silent: greeted and no answer within the deadline", async () => {
