@@ -14,7 +14,7 @@ export const Commands = {
   reRecord: "intent.reRecord",
   /** `{id, uri}`: run an intent's runnable acceptance criteria now (the person clicked "Verify"), with progress. */
   verifyCriteria: "intent.verifyCriteria",
-  /** `{id, uri}`: the lines in an intent's scope that drifted (README "Acceptance criteria", **Drift**). */
+  /** `{id, uri}`: the lines in an intent's scope that drifted (docs/INTENTS.md "Acceptance criteria", **Drift**). */
   listDrift: "intent.listDrift",
   report: "intent.report",
 } as const;

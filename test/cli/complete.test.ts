@@ -7,7 +7,7 @@ import { git, gitWorkspace } from "../support/gitRepository";
 import { ledgerRecords } from "../support/ledgerFile";
 
 /**
- * `intent complete ID` verifies the intent's acceptance criteria before the move (README "Acceptance
+ * `intent complete ID` verifies the intent's acceptance criteria before the move (docs/INTENTS.md "Acceptance
  * criteria"): commands run from the workspace root, sentences are confirmed by the person, and the
  * verification is kept in the ledger's lifecycle record, read back by `intent status ID`.
  */

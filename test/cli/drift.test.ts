@@ -10,7 +10,7 @@ import { git, gitWorkspace } from "../support/gitRepository";
 import { LEDGER } from "../support/ledgerFile";
 
 /**
- * Drift (README "Acceptance criteria"): `intent status ID` says how many lines in an intent's scope changed
+ * Drift (docs/INTENTS.md "Acceptance criteria"): `intent status ID` says how many lines in an intent's scope changed
  * since the commit it started at, and how many of them were not written under it; for a COMPLETE intent,
  * the lines changed after its completion commit.
  */

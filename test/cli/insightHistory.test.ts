@@ -13,7 +13,7 @@ import { reportPageData } from "../support/reportPageData";
 import { agentEditsWeather } from "./insightWorkspace";
 
 /**
- * The lines in the code today per period they were written in, untraced ones included (README "Insight"):
+ * The lines in the code today per period they were written in, untraced ones included (docs/INSIGHT.md):
  * a traced line at its owning record's time, an untraced line at the time of the commit that brought it onto
  * the current branch, an uncommitted one today. The workspace has committed lines nobody recorded at two commit dates, an
  * agent's write through its hook, a person's lines saved through the language server, and untraced lines not

@@ -11,7 +11,7 @@ import { TempWorkspace } from "../support/workspace";
 import { reportPageData } from "../support/reportPageData";
 
 /**
- * When an untraced line was written (README "Insight"): the committer time of the commit that brought it onto
+ * When an untraced line was written (docs/INSIGHT.md): the committer time of the commit that brought it onto
  * the current branch, from one walk of HEAD's first-parent history. A real repository with several commits,
  * a renamed file with a space and a non-ASCII letter in its name, a file deleted and added again, CRLF and
  * no final newline, a binary file, a side branch merged, a change not committed and an untracked file:

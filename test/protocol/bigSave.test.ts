@@ -9,7 +9,7 @@ const BIG = "src/api/big.ts";
 const LINES = 1_000_000;
 
 /**
- * Saving a very large file keeps the server answering (README "The editor is sacred"): the save's
+ * Saving a very large file keeps the server answering (docs/ARCHITECTURE.md: the editor is never blocked): the save's
  * whole-file work yields, so a request sent right after the didSave is answered before the save is
  * processed. The record still describes exactly the saved text, and an edit that arrives while the save
  * is being handled is not part of it: it stays an unsaved edit.

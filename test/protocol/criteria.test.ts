@@ -9,7 +9,7 @@ import { git, gitWorkspace } from "../support/gitRepository";
 import { ledgerRecords } from "../support/ledgerFile";
 
 /**
- * Acceptance criteria and drift in the editor (README "Acceptance criteria"): the drift diagnostic on an
+ * Acceptance criteria and drift in the editor (docs/INTENTS.md "Acceptance criteria"): the drift diagnostic on an
  * intent in active_intents.yaml and its code action; the "Verify" CodeLens, which runs the criteria with
  * `$/progress`, then a failed criterion's diagnostic on its line; "Complete" refused by the same verification.
  */

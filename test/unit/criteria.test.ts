@@ -6,7 +6,7 @@ import { runCriterion } from "../../server/src/io/criteria/runCriterion";
 import { failureClause, passed, runCheck, type RunCriterion } from "../../server/src/engine/intents/verification";
 
 /**
- * How a criterion's command ended, judged (README "Acceptance criteria"): only an exit code of 0 passes.
+ * How a criterion's command ended, judged (docs/INTENTS.md "Acceptance criteria"): only an exit code of 0 passes.
  * A command that dies of a signal has no exit code, and no exit code is never a pass. In process, so
  * mutation testing reaches both the runner and the judgement.
  */

@@ -1,5 +1,5 @@
 /**
- * `intent check`'s pull request summary (README "CI"): the AI share of the changed lines by intent and
+ * `intent check`'s pull request summary (docs/CI.md): the AI share of the changed lines by intent and
  * model, how many are untraced, and the findings, as Markdown. `--format github` appends it to the job's
  * summary (`$GITHUB_STEP_SUMMARY`); `--format markdown` prints it for any other CI. `--since`/`--until`
  * count only the changed lines written in that window, `--by` adds them per period; the findings are

@@ -11,7 +11,7 @@ import { readLedger, type CliWorkspace } from "./workspace";
 
 /**
  * `intent status ID`: one intent, its acceptance criteria, and its lifecycle as the ledger keeps it: the
- * commit it started at, and its completion with what was verified (README "Acceptance criteria").
+ * commit it started at, and its completion with what was verified (docs/INTENTS.md "Acceptance criteria").
  */
 export async function intentStatusReport(ws: CliWorkspace, id: string) {
   const intent = ws.rules.catalogue.byId.get(id);

@@ -12,9 +12,9 @@ import { openWorkspace, type CliWorkspace } from "./workspace";
 
 /**
  * `intent start|complete|block|archive ID`: a lifecycle move written into active_intents.yaml, keeping its
- * comments and layout, refused with the lifecycle's reason when the move is not allowed (README "What it reads
+ * comments and layout, refused with the lifecycle's reason when the move is not allowed (docs/INTENTS.md "What it reads
  * and writes"), and kept in the ledger as a lifecycle record (docs/LEDGER.md). `complete` verifies the
- * intent's acceptance criteria first (README "Acceptance criteria").
+ * intent's acceptance criteria first (docs/INTENTS.md "Acceptance criteria").
  */
 function lifecycleCommand(name: string, to: IntentStatus, summary: string): Command {
   return {

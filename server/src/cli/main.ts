@@ -1,5 +1,5 @@
 /**
- * `intent`: the CLI door to the engine (README "The CLI" and "Agents"). Each subcommand is its own module, loaded only when it
+ * `intent`: the CLI door to the engine (docs/CLI.md and docs/AGENTS.md). Each subcommand is its own module, loaded only when it
  * runs: an agent hook is called on every tool use, and should not pay for loading `check` or `migrate`.
  */
 import { INTENT_LSP_VERSION } from "../version";
@@ -90,7 +90,7 @@ Run \`intent <command> --help\` for a command's options.
 
 /**
  * What a command prints for people (`out`, `err`) goes out with its control characters escaped: a name or a
- * path from a repository or a ledger must not drive the terminal (README "Text from a repository is shown as
+ * path from a repository or a ledger must not drive the terminal (docs/SECURITY.md "Text from a repository is shown as
  * text"). `write` is the exact answer a program reads (a hook's JSON, whose strings cli/hook.ts escapes; the
  * report page; exported records).
  */

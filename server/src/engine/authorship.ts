@@ -1,5 +1,5 @@
 /**
- * Who wrote a line, as the numbers count it (README "Insight"): the one rule behind `intent blame`'s
+ * Who wrote a line, as the numbers count it (docs/INSIGHT.md): the one rule behind `intent blame`'s
  * `author`, `intent stats`, `intent report`, the pull request summary and the CodeLens file summary.
  *
  * A line is counted once, by the record that owns it now (engine/attribution.ts): `ai`, `human`, `mixed`

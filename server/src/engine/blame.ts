@@ -1,5 +1,5 @@
 /**
- * "Who wrote these lines?" as one list of rows (README "Who wrote this line"), for `intent blame` and the editor's
+ * "Who wrote these lines?" as one list of rows (docs/ATTRIBUTION.md), for `intent blame` and the editor's
  * `intent.blame` alike: the same line model, the same fields, the same words.
  *
  * Lines are numbered from 1 and counted by `textLines`: a final line break ends the last line, it does not

@@ -1,5 +1,5 @@
 /**
- * `intent check` (README "The CLI" and "Agents") as a pure function: for every changed line, the record that explains it
+ * `intent check` (docs/CLI.md and docs/AGENTS.md) as a pure function: for every changed line, the record that explains it
  * (attribution over the checked content), then the gate's verdict for that record's intent. The CLI does the
  * git and file I/O and the formatting; the editor's diagnostics ask the same `judge` and print the same
  * `verdictMessage`, so the two never disagree about a file.

@@ -1,5 +1,5 @@
 /**
- * The curated `<intent_context>` an agent (or a person) reads before working on an intent (README "The CLI" and "Agents"): the
+ * The curated `<intent_context>` an agent (or a person) reads before working on an intent (docs/CLI.md and docs/AGENTS.md): the
  * intent itself, excerpts of its specs, the files it concerns and its recent trace, within a byte budget.
  * When over budget, the least useful parts go first: the oldest trace entries, then spec excerpts (the
  * reference stays, so the reader knows where to look), then related files. The intent itself always stays.

@@ -1,5 +1,5 @@
 /**
- * Drift (README "Acceptance criteria", **Drift**): lines in an intent's scope that changed since the commit
+ * Drift (docs/INTENTS.md "Acceptance criteria", **Drift**): lines in an intent's scope that changed since the commit
  * it started at (or, for a COMPLETE intent, the commit it was completed at), and how many of them were not
  * written under it. The lines and their owners are given; finding them is the door's (git, the ledger).
  */

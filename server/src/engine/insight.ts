@@ -1,5 +1,5 @@
 /**
- * The numbers of `intent stats` and `intent report` (README "Insight"), as data in and data out.
+ * The numbers of `intent stats` and `intent report` (docs/INSIGHT.md), as data in and data out.
  *
  * The present: every line of the files as they are now, counted once by who wrote it (engine/authorship.ts),
  * from the rows `intent blame` prints for each file, so every number is a sum of blame rows. The history:

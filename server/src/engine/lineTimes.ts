@@ -2,7 +2,7 @@
  * When each line of a file entered the current branch, followed through git's history as data: the
  * files' lines as runs of one commit time, and the changes of each commit (its -U0 hunks, renames, added and
  * deleted files) applied to them in order. io/commitDates.ts feeds it one walk of `git log --first-parent`;
- * the rule of how a line is dated is here once (README "Insight": "When an untraced line was written").
+ * the rule of how a line is dated is here once (docs/INSIGHT.md: "When an untraced line was written").
  */
 
 /** A line not committed yet (changed since HEAD, or in a file HEAD does not have): of today. */

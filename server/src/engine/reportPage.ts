@@ -1,5 +1,5 @@
 /**
- * `intent report` as one self-contained HTML page (README "Insight"): the numbers of `intent stats` in
+ * `intent report` as one self-contained HTML page (docs/INSIGHT.md): the numbers of `intent stats` in
  * tables that are complete without a script, the runs of lines behind them as data the page's script
  * (clients/report/page.ts, Chart.js bundled in) filters and draws. Nothing is fetched: the page's
  * Content-Security-Policy allows no request at all, so it opens the same offline, attached to a mail or in

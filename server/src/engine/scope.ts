@@ -1,5 +1,5 @@
 /**
- * Scope globs (README "What it reads and writes"): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
+ * Scope globs (docs/INTENTS.md "What it reads and writes"): minimatch globs over workspace-relative POSIX paths; `!glob` excludes.
  * A glob without wildcards also owns everything below it, as a directory name does in CODEOWNERS.
  */
 import { escape as escapeGlob, Minimatch } from "minimatch";

@@ -1,4 +1,4 @@
-/** Where intent-lsp's workspace files live (README "What it reads and writes"), relative to the workspace root. */
+/** Where intent-lsp's workspace files live (docs/INTENTS.md "What it reads and writes"), relative to the workspace root. */
 export const ORCHESTRATION_DIR = ".orchestration";
 export const INTENTS_FILE = ".orchestration/active_intents.yaml";
 export const CONFIG_FILE = ".orchestration/config.jsonc";

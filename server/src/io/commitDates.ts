@@ -1,6 +1,6 @@
 /**
  * When untraced lines entered the code, for the history of `intent stats` / `intent report` and the window
- * of `intent check`'s summary (README "Insight": "When an untraced line was written"). A line is dated at
+ * of `intent check`'s summary (docs/INSIGHT.md: "When an untraced line was written"). A line is dated at
  * the committer time of the commit that brought it onto the current branch: HEAD's first-parent history
  * is walked once, oldest first, and each commit's changes are applied to every file's lines
  * (engine/lineTimes.ts). A line merged from a side branch dates at the merge. A line changed since HEAD

@@ -1,5 +1,5 @@
 /**
- * Gathers `intent stats` / `intent report` (README "Insight"): the working tree's files as they are now
+ * Gathers `intent stats` / `intent report` (docs/INSIGHT.md): the working tree's files as they are now
  * (tracked and untracked, not ignored; exempt paths and intent-lsp's own files left out, as nothing of
  * them is recorded), each blamed as `intent blame` blames it, and the ledger's entries for the history;
  * with a history, the untraced lines dated by the commit that brought them onto the current branch

@@ -13,7 +13,7 @@ interface LedgerView {
 }
 
 /**
- * `.orchestration/intent_map.md` (README "What it reads and writes"): intent → files, projected from the ledger. Deterministic for
+ * `.orchestration/intent_map.md` (docs/INTENTS.md "What it reads and writes"): intent → files, projected from the ledger. Deterministic for
  * the same catalogue and ledger (no "generated at" clock), so regenerating an unchanged map changes nothing.
  */
 function renderIntentMap(catalogue: Catalogue, ledger: LedgerView): string {

@@ -3,7 +3,7 @@ import { AGENT_NOTES_FILE } from "../engine/workspaceFiles";
 import { appendOwnFile, readOwnFile, UnsafeWriteError } from "./ownFiles";
 
 /**
- * "Lessons learned" in `.orchestration/AGENT.md` (README "What it reads and writes"): a short note when work lands out of scope or a
+ * "Lessons learned" in `.orchestration/AGENT.md` (docs/INTENTS.md "What it reads and writes"): a short note when work lands out of scope or a
  * gate denies a write, so the next agent (or person) reads why. At most one note per file, intent and day,
  * found again by an HTML comment that renders invisibly. Appends only; the people's text is never rewritten.
  */

@@ -1,5 +1,5 @@
 /**
- * Writes `intent report`'s page (README "Insight") for the CLI and the editor's `intent.report` alike:
+ * Writes `intent report`'s page (docs/INSIGHT.md) for the CLI and the editor's `intent.report` alike:
  * the numbers gathered as `intent stats` gathers them, the page made by engine/reportPage.ts, the file
  * written through the own-file writer (inside the workspace only).
  */

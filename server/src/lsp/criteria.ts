@@ -1,5 +1,5 @@
 /**
- * Acceptance criteria in the editor (README "Acceptance criteria"): the "Verify" CodeLens and the
+ * Acceptance criteria in the editor (docs/INTENTS.md "Acceptance criteria"): the "Verify" CodeLens and the
  * lifecycle action "Complete" run an intent's commands, only because the person clicked, with
  * `$/progress` and cancellation; the sentences are put to the person. The last result of each intent is
  * kept for the CodeLens title and a diagnostic on a failing criterion's line.

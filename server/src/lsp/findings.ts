@@ -42,7 +42,7 @@ function staleFile(doc: TrackedDocument, diskText: string | undefined): Diagnost
 }
 
 /**
- * Computes what `intent check` reports for the document's saved content (README "The editor shows what
+ * Computes what `intent check` reports for the document's saved content (docs/EDITORS.md "The editor shows what
  * `intent check` will report"): the lines git counts as changed since the check's base, each judged by the
  * record that explains it (`lineFindings`, the check's own function). Runs when the baseline, the ledger or
  * the rules change, never per keystroke; the result stays in baseline line numbers and moves with the edits

@@ -31,7 +31,7 @@ export interface DocumentParts {
 }
 
 /**
- * Who wrote each line of an open document, carried forward (README "Who wrote this line"): the baseline's
+ * Who wrote each line of an open document, carried forward (docs/ATTRIBUTION.md): the baseline's
  * owners move with every edit (`tracking.edits` maps current lines to baseline lines), and a save makes its
  * own record the owner of exactly the lines it changed. Whenever the buffer is the file on disk (unedited, no
  * save of ours still on its way to the ledger), its owners are the ledger's answer for that content

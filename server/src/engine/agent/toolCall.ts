@@ -1,5 +1,5 @@
 /*
- * What an agent's tool call is, for the gate, whatever the agent (README "The CLI" and "Agents"): Claude Code and Cursor name
+ * What an agent's tool call is, for the gate, whatever the agent (docs/CLI.md and docs/AGENTS.md): Claude Code and Cursor name
  * their tools differently, MCP servers add their own, and names change between versions. So the rule is
  * about the call, not a list of one agent's names: a call that names a file is gated as a write unless the
  * tool is known to only read. An unknown writer slipping through would be worse than an unknown reader

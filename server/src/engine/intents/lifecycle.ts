@@ -1,6 +1,6 @@
 import type { IntentStatus } from "./model";
 
-/** README "What it reads and writes": the only moves an intent may make. ARCHIVED is terminal. */
+/** docs/INTENTS.md "What it reads and writes": the only moves an intent may make. ARCHIVED is terminal. */
 const TRANSITIONS: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
   PENDING: ["IN_PROGRESS", "ARCHIVED"],
   IN_PROGRESS: ["COMPLETE", "BLOCKED", "ARCHIVED"],

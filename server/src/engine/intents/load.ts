@@ -1,5 +1,5 @@
 /**
- * Reads `active_intents.yaml` in any dialect we have seen (README "What it reads and writes") and reports every problem at the
+ * Reads `active_intents.yaml` in any dialect we have seen (docs/INTENTS.md "What it reads and writes") and reports every problem at the
  * node that causes it. Never throws: a broken file yields problems and the intents that are still sound.
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLMap } from "yaml";

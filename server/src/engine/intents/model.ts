@@ -1,4 +1,4 @@
-/* The intent catalogue as the engine sees it, whatever dialect the YAML was written in (README "What it reads and writes"). */
+/* The intent catalogue as the engine sees it, whatever dialect the YAML was written in (docs/INTENTS.md "What it reads and writes"). */
 
 export const INTENT_STATUSES = ["PENDING", "IN_PROGRESS", "COMPLETE", "BLOCKED", "ARCHIVED"] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
@@ -18,7 +18,7 @@ export interface RelatedSpec {
 
 /**
  * One item of `acceptance_criteria`: a sentence a person confirms, or a command run from the workspace root
- * that passes when it exits 0 (README "Acceptance criteria").
+ * that passes when it exits 0 (docs/INTENTS.md "Acceptance criteria").
  */
 export type Criterion = { kind: "confirm"; text: string; line: number } | { kind: "run"; run: string; name?: string; timeoutSeconds: number; line: number };
 

@@ -1,5 +1,5 @@
 /**
- * The completion contract (README "Acceptance criteria"): an intent becomes COMPLETE only when every
+ * The completion contract (docs/INTENTS.md "Acceptance criteria"): an intent becomes COMPLETE only when every
  * runnable criterion passed and every sentence was confirmed by a person. This module judges outcomes and
  * words them; running the commands is `io/criteria/runCriterion.ts`, asking the person is the door's.
  */

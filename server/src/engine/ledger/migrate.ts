@@ -1,5 +1,5 @@
 /**
- * `intent migrate` (README "The CLI" and "Agents"): older-dialect records rewritten as Agent Trace records, read with the same
+ * `intent migrate` (docs/CLI.md and docs/AGENTS.md): older-dialect records rewritten as Agent Trace records, read with the same
  * helpers as the lenient reader (read.ts), so a field means the same when migrated as when read. The result
  * is a new ledger with a fresh `prev` chain; the original is never touched.
  */

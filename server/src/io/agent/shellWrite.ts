@@ -13,7 +13,7 @@ import { changesSince, dropSnapshot, gitView, readSnapshot, takeShellSnapshot, t
 import type { GateContext } from "./writeGate";
 
 /**
- * A shell command's file changes in the ledger (README "Agents"): the pre-tool hook snapshots the working tree
+ * A shell command's file changes in the ledger (docs/AGENTS.md): the pre-tool hook snapshots the working tree
  * (shellSnapshot.ts), the post-tool hook diffs it and appends one record per intent naming every file the
  * command changed under it (one record when all fall under one intent), by the agent and its model, with the
  * command in `metadata["dev.intent-lsp"].tool_call`. Files outside the session's intent are recorded as such,

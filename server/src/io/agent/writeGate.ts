@@ -1,5 +1,5 @@
 /**
- * The agent gate, independent of any agent's protocol (README "The CLI" and "Agents"): may this agent session write this file
+ * The agent gate, independent of any agent's protocol (docs/CLI.md and docs/AGENTS.md): may this agent session write this file
  * now? The verdict is `judge`'s and the sentence is `verdictMessage`'s, as in the editor; this module only
  * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
  * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
