@@ -2,7 +2,7 @@ import { relative, resolve } from "node:path";
 import { compactLedger, exportLines, type SegmentStore } from "../io/ledger/compact";
 import { sealedManifestPath, segmentsDir } from "../io/ledger/segments";
 import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRef";
-import { writeLinesAtomic } from "../io/atomicWrite";
+import { writeNamedFile } from "../io/ownFiles";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 import { openWorkspace } from "./workspace";
 
@@ -83,7 +83,7 @@ record exactly as its writer wrote it, oldest first, to standard output or FILE.
 
   --since DATE   records at or after this time (ISO 8601)
   --until DATE   records before this time (ISO 8601)
-  --out FILE     write here instead of standard output (replaced atomically)`;
+  --out FILE     write here instead of standard output (a file in a folder that exists, replaced whole)`;
 
 export const exportCommand: Command = {
   usage: EXPORT_USAGE,
@@ -100,11 +100,30 @@ export const exportCommand: Command = {
     }
     const out = resolve(io.cwd, values.out);
     // the person named the file: written where they said, whole or not at all
-    const count = writeLinesAtomic(out, lines);
+    let count = 0;
+    try {
+      writeNamedFile(
+        out,
+        withNewlines(lines, () => count++),
+      );
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
     io.out(`Wrote ${count} record${count === 1 ? "" : "s"} to ${relative(io.cwd, out) || out}.\n`);
     return 0;
   },
 };
+
+const NEWLINE = new Uint8Array([0x0a]);
+
+/** Each line followed by its newline, `counted` once per line. */
+function* withNewlines(lines: Iterable<Uint8Array>, counted: () => void): Generator<Uint8Array> {
+  for (const line of lines) {
+    counted();
+    yield line;
+    yield NEWLINE;
+  }
+}
 
 function dateOption(name: string, value: string): Date {
   const t = Date.parse(value);

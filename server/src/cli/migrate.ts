@@ -1,7 +1,6 @@
 import { relative, resolve } from "node:path";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
-import { writeFileAtomic } from "../io/atomicWrite";
-import { writeOwnFile } from "../io/ownFiles";
+import { writeNamedFile, writeOwnFile } from "../io/ownFiles";
 import { migrateLedger } from "../engine/ledger/migrate";
 import { validateRecord } from "../io/ledger/schema";
 import { pathExists, readOptional } from "../io/optionalFile";
@@ -18,7 +17,8 @@ with a fresh tamper-evident chain. The original is never touched: review the res
 FILE\`), then replace the ledger with it yourself if you want to.
 
   --from FILE   the ledger to read (default: the workspace's ledger)
-  --out FILE    where to write (default: ${DEFAULT_OUT}); refused if it exists, unless --force`;
+  --out FILE    where to write (default: ${DEFAULT_OUT}), in a folder that exists; refused if it
+                exists, unless --force`;
 
 export const migrateCommand: Command = {
   usage: USAGE,
@@ -37,8 +37,12 @@ export const migrateCommand: Command = {
     const content = result.lines.length ? `${result.lines.join("\n")}\n` : "";
     // the default lands in the workspace: the own-file writer (never through a link out of it); an --out
     // the person named is written where they said
-    if (values.out) writeFileAtomic(out, content);
-    else writeOwnFile(ws.root, DEFAULT_OUT, content);
+    try {
+      if (values.out) writeNamedFile(out, content);
+      else writeOwnFile(ws.root, DEFAULT_OUT, content);
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
     for (const s of result.skipped) io.err(`${show(from)}:${s.line}: skipped: ${s.reason}\n`);
     const c = result.counts;
     io.out(

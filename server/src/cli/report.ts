@@ -1,7 +1,7 @@
-import { isAbsolute, join } from "node:path";
+import { resolve } from "node:path";
 import { percent } from "../engine/authorship";
 import { gatherInsightCached } from "../io/insight";
-import { DEFAULT_REPORT, reportFrom, reportOptions, writeReport } from "../io/report";
+import { DEFAULT_REPORT, reportFrom, reportOptions, writeReportNamed } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, parse, type Command, type Io } from "./args";
@@ -14,7 +14,8 @@ const USAGE = `intent report [--out FILE.html|-] [--path GLOB] [--since WHEN] [-
 One self-contained HTML page (no network: script, styles and charts inline) with \`intent stats\`'s numbers:
 AI share over time, by intent, model, person and folder, out-of-scope and untraced lines, and tables that
 list the lines behind each number (file, range, record). --out defaults to ${DEFAULT_REPORT} (ignored
-by git); a path must be inside the workspace; "-" prints the page. The history is per week unless --by says.`;
+by git); any other path is written where you name it (relative to the current directory), replaced whole;
+"-" prints the page. The history is per week unless --by says.`;
 
 export const reportCommand: Command = {
   usage: USAGE,
@@ -30,15 +31,15 @@ export const reportCommand: Command = {
       await io.write(html);
       return 0;
     }
-    let rel: string;
+    let written: string;
     try {
-      rel = writeReport(ws.root, html, values.out === undefined ? undefined : isAbsolute(values.out) ? values.out : join(io.cwd, values.out));
+      written = writeReportNamed(ws.root, html, values.out === undefined ? undefined : resolve(io.cwd, values.out));
     } catch (e) {
       throw new CliError((e as Error).message);
     }
     const t = insight.lines;
     io.out(
-      `Wrote ${join(ws.root, rel)}: AI wrote ${percent(t.ai, t.total)} of ${t.total.toLocaleString("en")} lines; ${t.untraced.toLocaleString("en")} untraced (${percent(t.untraced, t.total)}).\n`,
+      `Wrote ${written}: AI wrote ${percent(t.ai, t.total)} of ${t.total.toLocaleString("en")} lines; ${t.untraced.toLocaleString("en")} untraced (${percent(t.untraced, t.total)}).\n`,
     );
     return 0;
   },
