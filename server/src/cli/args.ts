@@ -29,10 +29,12 @@ export interface Io {
 
 export interface Command {
   usage: string;
+  /** The options `run` parses (with `parse`): also what shell completion offers after the command. */
+  options: Options;
   run(argv: string[], io: Io): Promise<number>;
 }
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+export type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** `--root` is accepted by every command that works in a workspace. */
 export const ROOT_OPTION = { root: { type: "string" } } as const satisfies Options;

@@ -3,7 +3,7 @@ import { compactLedger, exportLines, type SegmentStore } from "../io/ledger/comp
 import { sealedManifestPath, segmentsDir } from "../io/ledger/segments";
 import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRef";
 import { writeNamedFile } from "../io/ownFiles";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const DEFAULT_KEEP_DAYS = 3;
@@ -29,15 +29,13 @@ fetch: brings REMOTE's sealed segments (default origin) into this clone's ${SEAL
 push: fetch, then pushes ${SEALED_REF} to REMOTE (default origin). Both merge the segments of every clone
 that sealed: no conflict to resolve.`;
 
+const LEDGER_OPTIONS = { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" }, store: { type: "string" } } as const satisfies Options;
+
 export const ledgerCommand: Command = {
   usage: LEDGER_USAGE,
+  options: LEDGER_OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse(
-      "ledger",
-      argv,
-      { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" }, store: { type: "string" } },
-      { min: 1, max: 2 },
-    );
+    const { values, positionals } = parse("ledger", argv, LEDGER_OPTIONS, { min: 1, max: 2 });
     const [action, remote = "origin"] = positionals as [string, string | undefined];
     if (action === "fetch" || action === "push") {
       const ws = openWorkspace(io, values.root);
@@ -85,10 +83,13 @@ record exactly as its writer wrote it, oldest first, to standard output or FILE.
   --until DATE   records before this time (ISO 8601)
   --out FILE     write here instead of standard output (a file in a folder that exists, replaced whole)`;
 
+const EXPORT_OPTIONS = { ...ROOT_OPTION, since: { type: "string" }, until: { type: "string" }, out: { type: "string" } } as const satisfies Options;
+
 export const exportCommand: Command = {
   usage: EXPORT_USAGE,
+  options: EXPORT_OPTIONS,
   async run(argv, io) {
-    const { values } = parse("export", argv, { ...ROOT_OPTION, since: { type: "string" }, until: { type: "string" }, out: { type: "string" } });
+    const { values } = parse("export", argv, EXPORT_OPTIONS);
     const since = values.since !== undefined ? dateOption("--since", values.since) : undefined;
     const until = values.until !== undefined ? dateOption("--until", values.until) : undefined;
     const ws = openWorkspace(io, values.root);

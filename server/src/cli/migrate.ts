@@ -4,7 +4,7 @@ import { writeNamedFile, writeOwnFile } from "../io/ownFiles";
 import { migrateLedger } from "../engine/ledger/migrate";
 import { validateRecord } from "../io/ledger/schema";
 import { pathExists, readOptional } from "../io/optionalFile";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const DEFAULT_OUT = ".orchestration/agent_trace.migrated.jsonl";
@@ -20,10 +20,13 @@ FILE\`), then replace the ledger with it yourself if you want to.
   --out FILE    where to write (default: ${DEFAULT_OUT}), in a folder that exists; refused if it
                 exists, unless --force`;
 
+const OPTIONS = { ...ROOT_OPTION, from: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } } as const satisfies Options;
+
 export const migrateCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parse("migrate", argv, { ...ROOT_OPTION, from: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
+    const { values } = parse("migrate", argv, OPTIONS);
     const ws = openWorkspace(io, values.root);
     const from = values.from ? resolve(io.cwd, values.from) : resolve(ws.root, ws.rules.settings.ledgerPath);
     const out = values.out ? resolve(io.cwd, values.out) : resolve(ws.root, DEFAULT_OUT);

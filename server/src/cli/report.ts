@@ -4,7 +4,7 @@ import { gatherInsightCached } from "../io/insight";
 import { DEFAULT_REPORT, reportFrom, reportOptions, writeReportNamed } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
-import { CliError, parse, type Command, type Io } from "./args";
+import { CliError, parse, type Command, type Options, type Io } from "./args";
 import { unreadableWarnings } from "./blame";
 import { INSIGHT_OPTIONS, insightOptions } from "./stats";
 import { openWorkspace, readLedger } from "./workspace";
@@ -17,10 +17,13 @@ list the lines behind each number (file, range, record). --out defaults to ${DEF
 by git); any other path is written where you name it (relative to the current directory), replaced whole;
 "-" prints the page. The history is per week unless --by says.`;
 
+const OPTIONS = { ...INSIGHT_OPTIONS, out: { type: "string" } } as const satisfies Options;
+
 export const reportCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io: Io) {
-    const { values } = parse("report", argv, { ...INSIGHT_OPTIONS, out: { type: "string" } });
+    const { values } = parse("report", argv, OPTIONS);
     if (!REPORT_SCRIPT) throw new CliError("this build of intent has no report page script; build it with `npm run build`");
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, true);

@@ -2,7 +2,7 @@ import { oneLine } from "../engine/terminalText";
 import { percent, type LineCounts } from "../engine/authorship";
 import { PERIODS, type Insight, type InsightOptions, type Period } from "../engine/insight";
 import { gatherInsightCached, parseWhen, type GatheredInsight } from "../io/insight";
-import { CliError, parse, ROOT_OPTION, type Command, type Io } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options, type Io } from "./args";
 import { unreadableWarnings } from "./blame";
 import { openWorkspace, readLedger } from "./workspace";
 
@@ -144,10 +144,13 @@ function undatedText(u: { lines: number; reasons: string[] }): string {
   return `${n(u.lines)} untraced ${u.lines === 1 ? "line has" : "lines have"} no known commit time and ${u.lines === 1 ? "is" : "are"} in no period: ${oneLine(u.reasons.join("; ")) || "git gave none"}.\n`;
 }
 
+const OPTIONS = { ...INSIGHT_OPTIONS, json: { type: "boolean" } } as const satisfies Options;
+
 export const statsCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io: Io) {
-    const { values } = parse("stats", argv, { ...INSIGHT_OPTIONS, json: { type: "boolean" } });
+    const { values } = parse("stats", argv, OPTIONS);
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, false);
     const { insight: stats, unreadable } = await gatherInsightCached(ws.root, ws.rules, opts, () => readLedger(ws));
