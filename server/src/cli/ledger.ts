@@ -3,7 +3,7 @@ import { compactLedger, exportLines, type SegmentStore } from "../io/ledger/comp
 import { sealedManifestPath, segmentsDir } from "../io/ledger/segments";
 import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRef";
 import { writeNamedFile } from "../io/ownFiles";
-import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
+import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const DEFAULT_KEEP_DAYS = 3;
@@ -56,7 +56,13 @@ export const ledgerCommand: Command = {
     const before = values.before !== undefined ? dateOption("--before", values.before) : daysAgo(values["keep-days"]);
     const ws = openWorkspace(io, values.root);
     const ledgerPath = ws.rules.settings.ledgerPath;
-    const r = await compactLedger(ws.root, ledgerPath, before, values.store as SegmentStore | undefined);
+    const progress = progressOf(io, "compacting the ledger");
+    let r: Awaited<ReturnType<typeof compactLedger>>;
+    try {
+      r = await compactLedger(ws.root, ledgerPath, before, values.store as SegmentStore | undefined, (text) => progress.update(text));
+    } finally {
+      progress.done();
+    }
     if (!r.sealed && !r.alreadySealed && !r.moved) {
       io.out(`Nothing to seal: ${ledgerPath} holds no record older than ${before.toISOString()}.\n`);
       return 0;
@@ -94,21 +100,25 @@ export const exportCommand: Command = {
     const until = values.until !== undefined ? dateOption("--until", values.until) : undefined;
     const ws = openWorkspace(io, values.root);
     const lines = exportLines(ws.root, ws.rules.settings.ledgerPath, { since, until });
-    if (values.out === undefined) {
-      // the records exactly as written, for a program to read: not text for a terminal
-      for (const line of lines) await io.write(`${line.toString("utf8")}\n`);
-      return 0;
-    }
-    const out = resolve(io.cwd, values.out);
-    // the person named the file: written where they said, whole or not at all
     let count = 0;
+    const progress = progressOf(io, "exporting the ledger");
+    const counted = () => progress.update(`exporting the ledger: ${++count} records`);
+    const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
     try {
-      writeNamedFile(
-        out,
-        withNewlines(lines, () => count++),
-      );
+      if (out === undefined) {
+        // the records exactly as written, for a program to read: not text for a terminal
+        for (const line of lines) {
+          counted();
+          await io.write(`${line.toString("utf8")}\n`);
+        }
+        return 0;
+      }
+      // the person named the file: written where they said, whole or not at all
+      writeNamedFile(out, withNewlines(lines, counted));
     } catch (e) {
-      throw new CliError((e as Error).message);
+      throw out === undefined ? e : new CliError((e as Error).message);
+    } finally {
+      progress.done();
     }
     io.out(`Wrote ${count} record${count === 1 ? "" : "s"} to ${relative(io.cwd, out) || out}.\n`);
     return 0;

@@ -171,6 +171,13 @@ function processIo(): Io {
       return writeAllStdout(text, stdoutUsed);
     },
     err: (text) => void process.stderr.write(text),
+    progress: {
+      isTTY: process.stderr.isTTY === true,
+      get columns() {
+        return process.stderr.columns;
+      },
+      write: (text) => void process.stderr.write(text),
+    },
     cwd: process.cwd(),
     env: process.env,
     readStdin: async () => {

@@ -1,13 +1,12 @@
 import { resolve } from "node:path";
 import { percent } from "../engine/authorship";
-import { gatherInsightCached } from "../io/insight";
 import { DEFAULT_REPORT, reportFrom, reportOptions, writeReportNamed } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, parse, type Command, type Options, type Io } from "./args";
 import { unreadableWarnings } from "./blame";
-import { INSIGHT_OPTIONS, insightOptions } from "./stats";
-import { openWorkspace, readLedger } from "./workspace";
+import { gatherShowingProgress, INSIGHT_OPTIONS, insightOptions } from "./stats";
+import { openWorkspace } from "./workspace";
 
 const USAGE = `intent report [--out FILE.html|-] [--path GLOB] [--since WHEN] [--until WHEN] [--by day|week|month] [--root DIR]
 
@@ -27,7 +26,7 @@ export const reportCommand: Command = {
     if (!REPORT_SCRIPT) throw new CliError("this build of intent has no report page script; build it with `npm run build`");
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, true);
-    const gathered = await gatherInsightCached(ws.root, ws.rules, reportOptions(opts), () => readLedger(ws));
+    const gathered = await gatherShowingProgress(io, ws, reportOptions(opts));
     const { html, insight } = reportFrom(ws.root, gathered.insight, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
     for (const warning of unreadableWarnings(gathered.unreadable, "report")) io.err(warning);
     if (values.out === "-") {
