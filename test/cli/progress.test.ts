@@ -17,6 +17,8 @@ import { TempWorkspace } from "../support/workspace";
 beforeAll(ensureBuilt);
 
 const RECORDS = 100_000;
+/** Each test runs commands that take seconds on purpose; on a machine busy with other tests, many more. */
+const SLOW = 180_000;
 const LEDGER = ".orchestration/agent_trace.jsonl";
 const OUTSIDE = mkdtempSync(join(tmpdir(), "intent-progress-"));
 const STDOUT = join(OUTSIDE, "stdout.txt");
@@ -75,33 +77,45 @@ describe("progress of long work", () => {
 
   const cold = () => rmSync(ws.path(".orchestration/.cache"), { recursive: true, force: true });
 
-  it("a cold intent stats shows a line on a terminal, redrawn in place and cleared; its output is untouched", () => {
-    cold();
-    const shown = progressLines(onTerminal("stats --json", ws.root));
-    expect(shown.some((t) => /^reading the ledger: \d+%$/.test(t))).toBe(true);
-    for (const t of shown) expect(t).toMatch(/^(looking at the files.*|reading the ledger: \d+%|counting lines: file \d+ of \d+|dating .*)$/);
-    cold();
-    expect(JSON.parse(readFileSync(STDOUT, "utf8"))).toEqual(JSON.parse(runCli(["stats", "--json"], { cwd: ws.root, env: { CI: "" } }).stdout));
-  });
+  it(
+    "a cold intent stats shows a line on a terminal, redrawn in place and cleared; its output is untouched",
+    () => {
+      cold();
+      const shown = progressLines(onTerminal("stats --json", ws.root));
+      expect(shown.some((t) => /^reading the ledger: \d+%$/.test(t))).toBe(true);
+      for (const t of shown) expect(t).toMatch(/^(looking at the files.*|reading the ledger: \d+%|counting lines: file \d+ of \d+|dating .*)$/);
+      cold();
+      expect(JSON.parse(readFileSync(STDOUT, "utf8"))).toEqual(JSON.parse(runCli(["stats", "--json"], { cwd: ws.root, env: { CI: "" } }).stdout));
+    },
+    SLOW,
+  );
 
-  it("intent export and intent ledger compact show theirs", () => {
-    const exported = progressLines(onTerminal(`export --out "${join(OUTSIDE, "all.jsonl")}"`, ws.root));
-    expect(exported.at(-1)).toMatch(/^exporting the ledger: \d+ records$/);
-    expect(readFileSync(STDOUT, "utf8")).toBe(`Wrote ${RECORDS} records to ${relative(ws.root, join(OUTSIDE, "all.jsonl"))}.\n`);
-    const compacted = progressLines(onTerminal("ledger compact --store folder --before 2026-02-01", ws.root));
-    expect(compacted.length).toBeGreaterThan(0);
-    for (const t of compacted)
-      expect(t).toMatch(/^(compacting the ledger|waiting for the ledger's lock|reading the .*|sealing month \d+ of \d+|writing the live ledger)$/);
-  });
+  it(
+    "intent export and intent ledger compact show theirs",
+    () => {
+      const exported = progressLines(onTerminal(`export --out "${join(OUTSIDE, "all.jsonl")}"`, ws.root));
+      expect(exported.at(-1)).toMatch(/^exporting the ledger: \d+ records$/);
+      expect(readFileSync(STDOUT, "utf8")).toBe(`Wrote ${RECORDS} records to ${relative(ws.root, join(OUTSIDE, "all.jsonl"))}.\n`);
+      const compacted = progressLines(onTerminal("ledger compact --store folder --before 2026-02-01", ws.root));
+      expect(compacted.length).toBeGreaterThan(0);
+      for (const t of compacted)
+        expect(t).toMatch(/^(compacting the ledger|waiting for the ledger's lock|reading the .*|sealing month \d+ of \d+|writing the live ledger)$/);
+    },
+    SLOW,
+  );
 
-  it("shows nothing when standard error is not a terminal, or under CI: the same run that shows it on a terminal", () => {
-    cold();
-    expect(progressLines(onTerminal("stats", ws.root)).length).toBeGreaterThan(0);
-    cold();
-    const piped = runCli(["stats"], { cwd: ws.root, env: { CI: "" } });
-    expect(piped.status).toBe(0);
-    expect(piped.stderr).toBe("");
-    cold();
-    expect(onTerminal("stats", ws.root, terminalEnv({ CI: "true" }))).toBe("");
-  });
+  it(
+    "shows nothing when standard error is not a terminal, or under CI: the same run that shows it on a terminal",
+    () => {
+      cold();
+      expect(progressLines(onTerminal("stats", ws.root)).length).toBeGreaterThan(0);
+      cold();
+      const piped = runCli(["stats"], { cwd: ws.root, env: { CI: "" } });
+      expect(piped.status).toBe(0);
+      expect(piped.stderr).toBe("");
+      cold();
+      expect(onTerminal("stats", ws.root, terminalEnv({ CI: "true" }))).toBe("");
+    },
+    SLOW,
+  );
 });
