@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/lspClient";
@@ -358,6 +359,30 @@ describe("intent blame / context / map / verify / migrate", () => {
       status: 1,
       stderr: "intent migrate: .orchestration/agent_trace.migrated.jsonl already exists; pass --force to replace it, or --out FILE\n",
     });
+  });
+
+  it("migrate --out and export --out write where the person names them, a regular or new file only", async () => {
+    ws.write("legacy.jsonl", `${JSON.stringify({ intent_id: "INT-001", file_path: "src/api/x.ts", timestamp: "2026-01-01T00:00:00Z" })}\n`);
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "intent-out-")));
+    try {
+      mkdirSync(join(outside, "folder"));
+      for (const command of [["migrate", "--from", "legacy.jsonl", "--force"], ["export"]]) {
+        const name = command[0]!;
+        expect(await runCliInProcess([...command, "--out", join(outside, "folder")], { cwd: ws.root })).toMatchObject({
+          status: 1,
+          stderr: `intent ${name}: ${join(outside, "folder")} is a directory, not a regular file; nothing was written. Name a file (new or regular) instead.\n`,
+        });
+        expect(await runCliInProcess([...command, "--out", join(outside, "none", "x.jsonl")], { cwd: ws.root })).toMatchObject({
+          status: 1,
+          stderr: expect.stringContaining(`intent ${name}: the folder ${join(outside, "none")} does not exist`),
+        });
+        expect(await runCliInProcess([...command, "--out", join(outside, `${name}.jsonl`)], { cwd: ws.root })).toMatchObject({ status: 0 });
+        expect(existsSync(join(outside, `${name}.jsonl`))).toBe(true);
+      }
+      expect(readdirSync(outside).sort()).toEqual(["export.jsonl", "folder", "migrate.jsonl"]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
 

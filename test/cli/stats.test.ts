@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
 import { AI_LINES, counts, FILE_LINES, insightWorkspace, MODEL, PERSON, TOTAL } from "./insightWorkspace";
@@ -116,5 +120,66 @@ describe("intent stats", () => {
     expect(after.history.periods[0].durability).toBeCloseTo(2 / 3);
     expect(JSON.parse(runCli(["stats", "--json", "--until", "2000-01-01"], { cwd: ws.root }).stdout).history.periods).toEqual([]);
     expect(runCli(["stats", "--since", "no-such-ref"], { cwd: ws.root })).toMatchObject({ status: 2, stderr: expect.stringContaining("neither a date") });
+  });
+});
+
+describe("intent report --out, a path the person names", () => {
+  let ws: TempWorkspace;
+  let outside: string;
+
+  beforeAll(async () => {
+    ws = await insightWorkspace();
+    outside = realpathSync(mkdtempSync(join(tmpdir(), "intent-report-out-")));
+  }, 60_000);
+
+  afterAll(() => {
+    ws?.dispose();
+    if (outside) rmSync(outside, { recursive: true, force: true });
+  });
+
+  it("writes the page to a path outside the workspace, the same page --out - prints", () => {
+    const file = join(outside, "report.html");
+    const r = runCli(["report", "--out", file], { cwd: ws.root });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout.startsWith(`Wrote ${file}: AI wrote `)).toBe(true);
+    const printed = runCli(["report", "--out", "-"], { cwd: ws.root }).stdout;
+    expect(reportPageData(readFileSync(file, "utf8")).insight).toEqual(reportPageData(printed).insight);
+    // replaced whole: no temporary file left beside it
+    expect(readdirSync(outside)).toEqual(["report.html"]);
+  });
+
+  it("takes a relative path relative to the current directory, outside the workspace and inside it", () => {
+    const r = runCli(["report", "--root", ws.root, "--out", "rel.html"], { cwd: outside });
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(outside, "rel.html"), "utf8")).toMatch(/^<!doctype html>/i);
+    const inside = runCli(["report", "--out", "page.html"], { cwd: join(ws.root, "src") });
+    expect(inside.status).toBe(0);
+    expect(inside.stdout).toContain(`Wrote ${join(ws.root, "src/page.html")}: `);
+    expect(existsSync(join(ws.root, "src/page.html"))).toBe(true);
+    expect(existsSync(join(ws.root, "page.html"))).toBe(false);
+  });
+
+  it("refuses a directory, a FIFO and a folder that does not exist, writing nothing", () => {
+    const dir = join(outside, "folder");
+    mkdirSync(dir);
+    expect(runCli(["report", "--out", dir], { cwd: ws.root })).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `intent report: ${dir} is a directory, not a regular file; nothing was written. Name a file (new or regular) instead.\n`,
+    });
+    expect(readdirSync(dir)).toEqual([]);
+    const fifo = join(outside, "pipe");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(runCli(["report", "--out", fifo], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stderr: `intent report: ${fifo} is a FIFO (named pipe), not a regular file; nothing was written. Name a file (new or regular) instead.\n`,
+    });
+    const missing = join(outside, "no-such-folder", "report.html");
+    expect(runCli(["report", "--out", missing], { cwd: ws.root })).toMatchObject({
+      status: 1,
+      stderr: `intent report: the folder ${join(outside, "no-such-folder")} does not exist; nothing was written to ${missing}. Create the folder first, or name a file in an existing one.\n`,
+    });
+    expect(readdirSync(outside).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { transition } from "../../server/src/engine/intents/writeback";
 import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { noteLesson } from "../../server/src/io/lessons";
-import { ownFilePath, UnsafeWriteError } from "../../server/src/io/ownFiles";
+import { ownFilePath, UnsafeWriteError, writeNamedFile } from "../../server/src/io/ownFiles";
 import { landingPath, realWorkspacePath } from "../../server/src/io/realPath";
 import { newSessionRecord } from "../../server/src/engine/sessions";
 import { readWorkspaceSelection, removeSession, writeSession, writeWorkspaceSelection } from "../../server/src/io/sessionFiles";
@@ -152,5 +152,44 @@ describe("every writer of intent-lsp's own files refuses to write outside the wo
     execFileSync("mkfifo", [join(root, "src/api/pipe.ts")]);
     expect(() => readOptional(join(root, "src/api/pipe.ts"))).toThrow(/is a FIFO \(named pipe\), not a regular file/);
     expect(() => readOptional("/dev/zero")).toThrow(/is a device, not a regular file/);
+  });
+});
+
+describe("writeNamedFile: a file the person named on the command line", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "intent-lsp-named-")));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates a new file or replaces a regular one whole, keeping its mode, and leaves no temporary file", () => {
+    writeNamedFile(join(dir, "new.txt"), "one\n");
+    expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("one\n");
+    chmodSync(join(dir, "new.txt"), 0o640);
+    writeNamedFile(join(dir, "new.txt"), [Buffer.from("two"), Buffer.from("\n")], { durable: false });
+    expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("two\n");
+    expect(statSync(join(dir, "new.txt")).mode & 0o777).toBe(0o640);
+    expect(readdirSync(dir)).toEqual(["new.txt"]);
+  });
+
+  it("writes through a symbolic link to its target and keeps the link", () => {
+    writeFileSync(join(dir, "target.txt"), "old");
+    symlinkSync(join(dir, "target.txt"), join(dir, "link.txt"));
+    writeNamedFile(join(dir, "link.txt"), "new");
+    expect(lstatSync(join(dir, "link.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, "target.txt"), "utf8")).toBe("new");
+  });
+
+  it("refuses a folder, a dangling link, a missing folder and a relative path, writing nothing", () => {
+    mkdirSync(join(dir, "sub"));
+    expect(() => writeNamedFile(join(dir, "sub"), "x")).toThrow(`${join(dir, "sub")} is a directory, not a regular file; nothing was written`);
+    symlinkSync(join(dir, "gone"), join(dir, "dangling"));
+    expect(() => writeNamedFile(join(dir, "dangling"), "x")).toThrow(/dangling symbolic link/);
+    expect(() => writeNamedFile(join(dir, "none", "x.txt"), "x")).toThrow(`the folder ${join(dir, "none")} does not exist`);
+    writeFileSync(join(dir, "file"), "keep");
+    expect(() => writeNamedFile(join(dir, "file", "x.txt"), "x")).toThrow(`${join(dir, "file")} is not a folder`);
+    expect(() => writeNamedFile("relative.txt", "x")).toThrow(/not an absolute path/);
+    expect(readdirSync(dir).sort()).toEqual(["dangling", "file", "sub"]);
+    expect(readdirSync(join(dir, "sub"))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /** Command-line plumbing shared by the subcommands: parsing, errors, output. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ProgramRunner } from "../io/program";
+import { startProgress, type Progress, type ProgressTerminal } from "../io/progress";
 
 /** An error the user can act on; printed as one line, exit code 2 for usage mistakes, 1 otherwise. */
 export class CliError extends Error {
@@ -25,14 +26,23 @@ export interface Io {
   readLine?(): Promise<string | undefined>;
   /** How a program (doctor's hook probe) is run; absent, as a child process (see ProgramRunner). */
   runProgram?: ProgramRunner;
+  /** Standard error as a progress line draws on it (io/progress.ts); absent, no progress is shown. */
+  progress?: ProgressTerminal;
+}
+
+/** The progress line of a command's long work (io/progress.ts): on a terminal only, and not under CI. */
+export function progressOf(io: Io, initial: string): Progress {
+  return startProgress(io.progress, io.env, initial);
 }
 
 export interface Command {
   usage: string;
+  /** The options `run` parses (with `parse`): also what shell completion offers after the command. */
+  options: Options;
   run(argv: string[], io: Io): Promise<number>;
 }
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+export type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** `--root` is accepted by every command that works in a workspace. */
 export const ROOT_OPTION = { root: { type: "string" } } as const satisfies Options;

@@ -8,7 +8,7 @@ import { splitLines } from "../engine/hashing";
 import { gitSourcesOfPath } from "../io/gitSources";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace, readLedger } from "./workspace";
 
 const USAGE = `intent blame FILE[:LINE[-LINE]] [--json] [--root DIR]
@@ -60,10 +60,13 @@ export function unreadableWarnings(ledgers: readonly { path: string; lines: read
   ];
 }
 
+const OPTIONS = { ...ROOT_OPTION, json: { type: "boolean" } } as const satisfies Options;
+
 export const blameCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse("blame", argv, { ...ROOT_OPTION, json: { type: "boolean" } }, { min: 1, max: 1 });
+    const { values, positionals } = parse("blame", argv, OPTIONS, { min: 1, max: 1 });
     const target = parseTarget(positionals[0]!);
     const ws = openWorkspace(io, values.root);
     // the file the path really names (links followed, then `..`), as the editor and the gate see it

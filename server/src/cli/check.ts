@@ -6,7 +6,7 @@ import { gitSourcesOfCheck } from "../io/gitSources";
 import { readOptional } from "../io/optionalFile";
 import { realRootOf } from "../io/realPath";
 import { isSetupFile, setupLines } from "../io/setup/setupLines";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { CHECK_FORMATS, formatReport, type CheckFormat, type CheckReport } from "./checkReport";
 import { checkSummaryMarkdown } from "./checkSummary";
 import { changedLinesInsight, type ChangedText } from "../engine/insight";
@@ -50,19 +50,22 @@ own setup and never a finding; every other line of those files is checked.
 
 Exit code 1 when any finding is an error (severities follow the "severity" setting), 0 otherwise.`;
 
+const OPTIONS = {
+  ...ROOT_OPTION,
+  base: { type: "string" },
+  staged: { type: "boolean" },
+  format: { type: "string" },
+  path: { type: "string" },
+  since: { type: "string" },
+  until: { type: "string" },
+  by: { type: "string" },
+} as const satisfies Options;
+
 export const checkCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parse("check", argv, {
-      ...ROOT_OPTION,
-      base: { type: "string" },
-      staged: { type: "boolean" },
-      format: { type: "string" },
-      path: { type: "string" },
-      since: { type: "string" },
-      until: { type: "string" },
-      by: { type: "string" },
-    });
+    const { values } = parse("check", argv, OPTIONS);
     const format = (values.format ?? "text") as CheckFormat;
     if (!CHECK_FORMATS.includes(format)) throw new CliError(`--format ${values.format} is not one of ${CHECK_FORMATS.join(", ")}`, 2);
     const summaryFilters = (["since", "until", "by"] as const).filter((f) => values[f] !== undefined);

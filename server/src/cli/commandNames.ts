@@ -22,6 +22,7 @@ export const COMMAND_NAMES = [
   "export",
   "map",
   "migrate",
+  "completion",
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

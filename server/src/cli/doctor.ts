@@ -11,8 +11,9 @@ left behind by a writer that was killed. Exit code 1 when there is a problem.`;
 
 export const doctorCommand: Command = {
   usage: USAGE,
+  options: ROOT_OPTION,
   async run(argv, io) {
-    const { values } = parse("doctor", argv, { ...ROOT_OPTION });
+    const { values } = parse("doctor", argv, ROOT_OPTION);
     const ws = openWorkspace(io, values.root);
     const checks = await runDoctor({ root: ws.root, rules: ws.rules, texts: ws.texts, env: io.env, runProgram: io.runProgram });
     const lines: string[] = [];

@@ -40,8 +40,9 @@ export const AGENT_NAMES = Object.keys(AGENTS);
 
 export const hookCommand: Command = {
   usage: USAGE,
+  options: ROOT_OPTION,
   async run(argv, io) {
-    const { values, positionals } = parse("hook", argv, { ...ROOT_OPTION }, { min: 1, max: 1 });
+    const { values, positionals } = parse("hook", argv, ROOT_OPTION, { min: 1, max: 1 });
     const agentName = positionals[0]!;
     const handle = Object.hasOwn(AGENTS, agentName) ? AGENTS[agentName] : undefined;
     if (!handle) throw new CliError(`unknown agent "${positionals[0]}"; use one of ${AGENT_NAMES.join(", ")}`, 2);

@@ -4,7 +4,7 @@ import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { readOwnFile, writeOwnFile } from "../io/ownFiles";
 import { resolveWorkspaceRoot } from "../io/workspaceRoot";
 import { configureSealedFetch, SEALED_REF } from "../io/ledger/sealedRef";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 
 /** Why one more fetch refspec would change what a plain `git fetch` or `git pull` from origin does. */
 const LEFT_BECAUSE: Record<"no fetch refspec" | "mirror" | "no stored refspec", string> = {
@@ -30,10 +30,13 @@ Sets the repository up in one step, changing only what is missing:
 
 Run it again at any time: a second run changes nothing. Then run \`intent doctor\`.`;
 
+const OPTIONS = { ...ROOT_OPTION, agent: { type: "string", multiple: true } } as const satisfies Options;
+
 export const initCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parse("init", argv, { ...ROOT_OPTION, agent: { type: "string", multiple: true } });
+    const { values } = parse("init", argv, OPTIONS);
     const named = values.agent ?? [];
     for (const a of named) if (!hookSpec(a)) throw new CliError(`unknown agent "${a}"; use one of ${AGENTS}`, 2);
     let root: string;

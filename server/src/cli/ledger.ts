@@ -2,8 +2,8 @@ import { relative, resolve } from "node:path";
 import { compactLedger, exportLines, type SegmentStore } from "../io/ledger/compact";
 import { sealedManifestPath, segmentsDir } from "../io/ledger/segments";
 import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRef";
-import { writeLinesAtomic } from "../io/atomicWrite";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { writeNamedFile } from "../io/ownFiles";
+import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const DEFAULT_KEEP_DAYS = 3;
@@ -29,15 +29,13 @@ fetch: brings REMOTE's sealed segments (default origin) into this clone's ${SEAL
 push: fetch, then pushes ${SEALED_REF} to REMOTE (default origin). Both merge the segments of every clone
 that sealed: no conflict to resolve.`;
 
+const LEDGER_OPTIONS = { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" }, store: { type: "string" } } as const satisfies Options;
+
 export const ledgerCommand: Command = {
   usage: LEDGER_USAGE,
+  options: LEDGER_OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse(
-      "ledger",
-      argv,
-      { ...ROOT_OPTION, before: { type: "string" }, "keep-days": { type: "string" }, store: { type: "string" } },
-      { min: 1, max: 2 },
-    );
+    const { values, positionals } = parse("ledger", argv, LEDGER_OPTIONS, { min: 1, max: 2 });
     const [action, remote = "origin"] = positionals as [string, string | undefined];
     if (action === "fetch" || action === "push") {
       const ws = openWorkspace(io, values.root);
@@ -58,7 +56,13 @@ export const ledgerCommand: Command = {
     const before = values.before !== undefined ? dateOption("--before", values.before) : daysAgo(values["keep-days"]);
     const ws = openWorkspace(io, values.root);
     const ledgerPath = ws.rules.settings.ledgerPath;
-    const r = await compactLedger(ws.root, ledgerPath, before, values.store as SegmentStore | undefined);
+    const progress = progressOf(io, "compacting the ledger");
+    let r: Awaited<ReturnType<typeof compactLedger>>;
+    try {
+      r = await compactLedger(ws.root, ledgerPath, before, values.store as SegmentStore | undefined, (text) => progress.update(text));
+    } finally {
+      progress.done();
+    }
     if (!r.sealed && !r.alreadySealed && !r.moved) {
       io.out(`Nothing to seal: ${ledgerPath} holds no record older than ${before.toISOString()}.\n`);
       return 0;
@@ -83,28 +87,54 @@ record exactly as its writer wrote it, oldest first, to standard output or FILE.
 
   --since DATE   records at or after this time (ISO 8601)
   --until DATE   records before this time (ISO 8601)
-  --out FILE     write here instead of standard output (replaced atomically)`;
+  --out FILE     write here instead of standard output (a file in a folder that exists, replaced whole)`;
+
+const EXPORT_OPTIONS = { ...ROOT_OPTION, since: { type: "string" }, until: { type: "string" }, out: { type: "string" } } as const satisfies Options;
 
 export const exportCommand: Command = {
   usage: EXPORT_USAGE,
+  options: EXPORT_OPTIONS,
   async run(argv, io) {
-    const { values } = parse("export", argv, { ...ROOT_OPTION, since: { type: "string" }, until: { type: "string" }, out: { type: "string" } });
+    const { values } = parse("export", argv, EXPORT_OPTIONS);
     const since = values.since !== undefined ? dateOption("--since", values.since) : undefined;
     const until = values.until !== undefined ? dateOption("--until", values.until) : undefined;
     const ws = openWorkspace(io, values.root);
     const lines = exportLines(ws.root, ws.rules.settings.ledgerPath, { since, until });
-    if (values.out === undefined) {
-      // the records exactly as written, for a program to read: not text for a terminal
-      for (const line of lines) await io.write(`${line.toString("utf8")}\n`);
-      return 0;
+    let count = 0;
+    const progress = progressOf(io, "exporting the ledger");
+    const counted = () => progress.update(`exporting the ledger: ${++count} records`);
+    const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
+    try {
+      if (out === undefined) {
+        // the records exactly as written, for a program to read: not text for a terminal
+        for (const line of lines) {
+          counted();
+          await io.write(`${line.toString("utf8")}\n`);
+        }
+        return 0;
+      }
+      // the person named the file: written where they said, whole or not at all
+      writeNamedFile(out, withNewlines(lines, counted));
+    } catch (e) {
+      throw out === undefined ? e : new CliError((e as Error).message);
+    } finally {
+      progress.done();
     }
-    const out = resolve(io.cwd, values.out);
-    // the person named the file: written where they said, whole or not at all
-    const count = writeLinesAtomic(out, lines);
     io.out(`Wrote ${count} record${count === 1 ? "" : "s"} to ${relative(io.cwd, out) || out}.\n`);
     return 0;
   },
 };
+
+const NEWLINE = new Uint8Array([0x0a]);
+
+/** Each line followed by its newline, `counted` once per line. */
+function* withNewlines(lines: Iterable<Uint8Array>, counted: () => void): Generator<Uint8Array> {
+  for (const line of lines) {
+    counted();
+    yield line;
+    yield NEWLINE;
+  }
+}
 
 function dateOption(name: string, value: string): Date {
   const t = Date.parse(value);

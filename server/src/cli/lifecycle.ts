@@ -7,7 +7,7 @@ import { duration, failureClause, invalidCriteriaReason, passed, runCheck, runna
 import { runCriterion } from "../io/criteria/runCriterion";
 import { gitIdentity } from "../io/git";
 import { moveIntent } from "../io/intents/move";
-import { CliError, parse, ROOT_OPTION, type Command, type Io } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options, type Io } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
 
 /**
@@ -19,8 +19,9 @@ import { openWorkspace, type CliWorkspace } from "./workspace";
 function lifecycleCommand(name: string, to: IntentStatus, summary: string): Command {
   return {
     usage: `intent ${name} ID [--root DIR]\n\n${summary[0]!.toUpperCase()}${summary.slice(1)}: sets its status to ${to} in .orchestration/active_intents.yaml\n(comments and formatting are kept; updated_at is bumped) and records the move in the ledger. Refused, with the reason, when the lifecycle does not allow it.`,
+    options: ROOT_OPTION,
     async run(argv, io) {
-      const { values, positionals } = parse(name, argv, { ...ROOT_OPTION }, { min: 1, max: 1 });
+      const { values, positionals } = parse(name, argv, ROOT_OPTION, { min: 1, max: 1 });
       const { ws, intent } = movable(io, values.root, positionals[0]!, to);
       await move(io, ws, intent, to);
       return 0;
@@ -72,15 +73,13 @@ verification recorded in the ledger (the criteria, exit codes, durations, who co
   --yes           confirm the sentences without asking (for scripts); the commands still run
   --skip-verify   complete without verifying; the ledger records that verification was skipped`;
 
+const COMPLETE_OPTIONS = { ...ROOT_OPTION, yes: { type: "boolean" }, "skip-verify": { type: "boolean" } } as const satisfies Options;
+
 export const completeCommand: Command = {
   usage: COMPLETE_USAGE,
+  options: COMPLETE_OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse(
-      "complete",
-      argv,
-      { ...ROOT_OPTION, yes: { type: "boolean" }, "skip-verify": { type: "boolean" } },
-      { min: 1, max: 1 },
-    );
+    const { values, positionals } = parse("complete", argv, COMPLETE_OPTIONS, { min: 1, max: 1 });
     const { ws, intent } = movable(io, values.root, positionals[0]!, "COMPLETE");
     if (values["skip-verify"]) {
       io.out(`Verification of ${intent.id}'s acceptance criteria skipped (--skip-verify); the ledger records that it was skipped.\n`);

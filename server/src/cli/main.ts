@@ -8,6 +8,7 @@ import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout, writeStdoutNow } from "../io/stdio";
 import { failureAnswer } from "./hook/answers";
 import { oneLine, terminalOutput } from "../engine/terminalText";
+import type { CompletedCommand } from "../engine/shellCompletion";
 
 interface Entry {
   summary: string;
@@ -71,7 +72,20 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     summary: "convert an older-dialect ledger into Agent Trace records, in a new file",
     load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand,
   },
+  completion: {
+    summary: "print a shell completion script for intent (bash, zsh or fish)",
+    load: () => (require("./completion") as typeof import("./completion")).completionCommand(completedCommands),
+  },
 };
+
+/** Every command as shell completion offers it: its name, its summary and the long options it parses. */
+function completedCommands(): CompletedCommand[] {
+  return COMMAND_NAMES.map((name) => ({
+    name,
+    summary: COMMANDS[name].summary,
+    options: Object.entries(COMMANDS[name].load().options).map(([option, spec]) => ({ name: option, takesValue: spec.type === "string" })),
+  }));
+}
 
 function help(): string {
   const width = Math.max(...COMMAND_NAMES.map((name) => name.length));
@@ -157,6 +171,13 @@ function processIo(): Io {
       return writeAllStdout(text, stdoutUsed);
     },
     err: (text) => void process.stderr.write(text),
+    progress: {
+      isTTY: process.stderr.isTTY === true,
+      get columns() {
+        return process.stderr.columns;
+      },
+      write: (text) => void process.stderr.write(text),
+    },
     cwd: process.cwd(),
     env: process.env,
     readStdin: async () => {

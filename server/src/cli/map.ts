@@ -10,8 +10,9 @@ unchanged ledger leaves the file untouched.`;
 
 export const mapCommand: Command = {
   usage: USAGE,
+  options: ROOT_OPTION,
   async run(argv, io) {
-    const { values } = parse("map", argv, { ...ROOT_OPTION });
+    const { values } = parse("map", argv, ROOT_OPTION);
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     const ledger = await readLedger(ws);
     const { path, changed } = regenerateIntentMap(ws.root, ws.rules.catalogue, ledger);

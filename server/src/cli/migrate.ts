@@ -1,11 +1,10 @@
 import { relative, resolve } from "node:path";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
-import { writeFileAtomic } from "../io/atomicWrite";
-import { writeOwnFile } from "../io/ownFiles";
+import { writeNamedFile, writeOwnFile } from "../io/ownFiles";
 import { migrateLedger } from "../engine/ledger/migrate";
 import { validateRecord } from "../io/ledger/schema";
 import { pathExists, readOptional } from "../io/optionalFile";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const DEFAULT_OUT = ".orchestration/agent_trace.migrated.jsonl";
@@ -18,12 +17,16 @@ with a fresh tamper-evident chain. The original is never touched: review the res
 FILE\`), then replace the ledger with it yourself if you want to.
 
   --from FILE   the ledger to read (default: the workspace's ledger)
-  --out FILE    where to write (default: ${DEFAULT_OUT}); refused if it exists, unless --force`;
+  --out FILE    where to write (default: ${DEFAULT_OUT}), in a folder that exists; refused if it
+                exists, unless --force`;
+
+const OPTIONS = { ...ROOT_OPTION, from: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } } as const satisfies Options;
 
 export const migrateCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parse("migrate", argv, { ...ROOT_OPTION, from: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
+    const { values } = parse("migrate", argv, OPTIONS);
     const ws = openWorkspace(io, values.root);
     const from = values.from ? resolve(io.cwd, values.from) : resolve(ws.root, ws.rules.settings.ledgerPath);
     const out = values.out ? resolve(io.cwd, values.out) : resolve(ws.root, DEFAULT_OUT);
@@ -37,8 +40,12 @@ export const migrateCommand: Command = {
     const content = result.lines.length ? `${result.lines.join("\n")}\n` : "";
     // the default lands in the workspace: the own-file writer (never through a link out of it); an --out
     // the person named is written where they said
-    if (values.out) writeFileAtomic(out, content);
-    else writeOwnFile(ws.root, DEFAULT_OUT, content);
+    try {
+      if (values.out) writeNamedFile(out, content);
+      else writeOwnFile(ws.root, DEFAULT_OUT, content);
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
     for (const s of result.skipped) io.err(`${show(from)}:${s.line}: skipped: ${s.reason}\n`);
     const c = result.counts;
     io.out(

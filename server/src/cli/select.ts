@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { personOf } from "../engine/contributor";
 import { gitIdentity } from "../io/git";
 import { selectIntent } from "../io/selection";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { cliRefusal } from "./lifecycle";
 import { openWorkspace } from "./workspace";
 
@@ -16,15 +16,13 @@ as selecting in the editor, followed by every editor and agent that has no selec
   --start     start a PENDING or BLOCKED intent (move it to IN_PROGRESS) and select it
   --clear     clear the selection (a session then follows the workspace again)`;
 
+const OPTIONS = { ...ROOT_OPTION, session: { type: "string" }, clear: { type: "boolean" }, start: { type: "boolean" } } as const satisfies Options;
+
 export const selectCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse(
-      "select",
-      argv,
-      { ...ROOT_OPTION, session: { type: "string" }, clear: { type: "boolean" }, start: { type: "boolean" } },
-      { min: 0, max: 1 },
-    );
+    const { values, positionals } = parse("select", argv, OPTIONS, { min: 0, max: 1 });
     const id = positionals[0];
     if (!id && !values.clear) throw new CliError("name the intent to select (e.g. `intent select INT-001`) or pass --clear", 2);
     if (id && values.clear) throw new CliError("give an intent id or --clear, not both", 2);

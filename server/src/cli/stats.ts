@@ -1,10 +1,10 @@
 import { oneLine } from "../engine/terminalText";
 import { percent, type LineCounts } from "../engine/authorship";
 import { PERIODS, type Insight, type InsightOptions, type Period } from "../engine/insight";
-import { gatherInsightCached, parseWhen, type GatheredInsight } from "../io/insight";
-import { CliError, parse, ROOT_OPTION, type Command, type Io } from "./args";
+import { gatherInsightCached, parseWhen, type CachedInsight, type GatheredInsight } from "../io/insight";
+import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options, type Io } from "./args";
 import { unreadableWarnings } from "./blame";
-import { openWorkspace, readLedger } from "./workspace";
+import { openWorkspace, readLedger, type CliWorkspace } from "./workspace";
 
 const USAGE = `intent stats [--json] [--path GLOB] [--since WHEN] [--until WHEN] [--by day|week|month] [--root DIR]
 
@@ -144,13 +144,32 @@ function undatedText(u: { lines: number; reasons: string[] }): string {
   return `${n(u.lines)} untraced ${u.lines === 1 ? "line has" : "lines have"} no known commit time and ${u.lines === 1 ? "is" : "are"} in no period: ${oneLine(u.reasons.join("; ")) || "git gave none"}.\n`;
 }
 
+/** `intent stats` and `intent report`'s numbers, the work's progress shown on a terminal meanwhile (io/progress.ts). */
+export async function gatherShowingProgress(io: Io, ws: CliWorkspace, opts: InsightOptions): Promise<CachedInsight> {
+  const progress = progressOf(io, "looking at the files");
+  try {
+    return await gatherInsightCached(
+      ws.root,
+      ws.rules,
+      opts,
+      () => readLedger(ws, { progress }),
+      (text) => progress.update(text),
+    );
+  } finally {
+    progress.done();
+  }
+}
+
+const OPTIONS = { ...INSIGHT_OPTIONS, json: { type: "boolean" } } as const satisfies Options;
+
 export const statsCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io: Io) {
-    const { values } = parse("stats", argv, { ...INSIGHT_OPTIONS, json: { type: "boolean" } });
+    const { values } = parse("stats", argv, OPTIONS);
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, false);
-    const { insight: stats, unreadable } = await gatherInsightCached(ws.root, ws.rules, opts, () => readLedger(ws));
+    const { insight: stats, unreadable } = await gatherShowingProgress(io, ws, opts);
     io.out(values.json ? `${JSON.stringify(stats, null, 2)}\n` : statsText(stats, values.path));
     for (const warning of unreadableWarnings(unreadable, "stats")) io.err(warning);
     return 0;

@@ -5,7 +5,7 @@ import type { SessionRecord } from "../engine/sessions";
 import { isLiveSession } from "../io/liveSessions";
 import { listSessions, readWorkspaceSelection } from "../io/sessionFiles";
 import { intentStatusJson, intentStatusReport, intentStatusText } from "./intentStatus";
-import { parse, ROOT_OPTION, type Command } from "./args";
+import { parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
 
 const USAGE = `intent status [ID] [--json] [--root DIR]
@@ -106,10 +106,13 @@ function statusText(raw: StatusReport, now: number): string {
   return `${out.join("\n")}\n`;
 }
 
+const OPTIONS = { ...ROOT_OPTION, json: { type: "boolean" } } as const satisfies Options;
+
 export const statusCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values, positionals } = parse("status", argv, { ...ROOT_OPTION, json: { type: "boolean" } }, { min: 0, max: 1 });
+    const { values, positionals } = parse("status", argv, OPTIONS, { min: 0, max: 1 });
     const ws = openWorkspace(io, values.root, { requireIntents: true });
     if (positionals[0] !== undefined) {
       const one = await intentStatusReport(ws, positionals[0]);

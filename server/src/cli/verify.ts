@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { verifyLedgerFile } from "../io/ledger/verify";
 import { verifyWorkspaceLedger } from "../io/ledger/verifySegments";
-import { CliError, parse, ROOT_OPTION, type Command } from "./args";
+import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 
 const USAGE = `intent verify [--ledger FILE] [--json] [--root DIR]
@@ -14,10 +14,13 @@ is any problem other than legacy records.
 
   --ledger FILE   verify this file instead of the workspace's ledger (e.g. the output of \`intent migrate\`)`;
 
+const OPTIONS = { ...ROOT_OPTION, ledger: { type: "string" }, json: { type: "boolean" } } as const satisfies Options;
+
 export const verifyCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   async run(argv, io) {
-    const { values } = parse("verify", argv, { ...ROOT_OPTION, ledger: { type: "string" }, json: { type: "boolean" } });
+    const { values } = parse("verify", argv, OPTIONS);
     const ws = openWorkspace(io, values.root);
     const display = values.ledger ?? ws.rules.settings.ledgerPath;
     const file = values.ledger ? resolve(io.cwd, values.ledger) : resolve(ws.root, ws.rules.settings.ledgerPath);

@@ -5,6 +5,7 @@ import { INTENTS_FILE, type RuleFileTexts } from "../engine/workspaceFiles";
 import { readRuleFiles } from "../io/ruleFiles";
 import { resolveWorkspaceRoot, type WorkspaceRoot } from "../io/workspaceRoot";
 import { CliError, type Io } from "./args";
+import type { Progress } from "../io/progress";
 
 /** The workspace a command works in, and its rules as the editor would see them with nothing open. */
 export interface CliWorkspace extends WorkspaceRoot {
@@ -35,10 +36,11 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
 
 /**
  * Every ledger of the workspace, read to the end. `partial`: for a command that asks about a few files,
- * read only those files' part of the saved index.
+ * read only those files' part of the saved index. `progress` shows how much of the ledgers was read.
  */
-export async function readLedger(ws: CliWorkspace, opts: { partial?: boolean } = {}): Promise<WorkspaceLedger> {
-  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, opts);
-  await ledger.poll();
+export async function readLedger(ws: CliWorkspace, opts: { partial?: boolean; progress?: Progress } = {}): Promise<WorkspaceLedger> {
+  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, { partial: opts.partial });
+  const progress = opts.progress;
+  await ledger.poll(progress && ((read, total) => progress.update(`reading the ledger: ${total ? Math.floor((100 * read) / total) : 100}%`)));
   return ledger;
 }

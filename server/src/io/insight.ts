@@ -208,13 +208,14 @@ interface Counted {
  * `gatherInsight` for a command line: what the previous run learnt (io/insightCache.ts) is used for every
  * file whose bytes and ledgers are unchanged, and the ledgers (`openLedger`) are read only when something
  * must be counted again. A plain run reads only the files' tallies; the history and the report's tables
- * also their runs. The numbers are the same as `gatherInsight`'s.
+ * also their runs. The numbers are the same as `gatherInsight`'s. `progress` is told what the work is doing.
  */
 export async function gatherInsightCached(
   root: string,
   rules: Rules,
   opts: InsightOptions,
   openLedger: () => Promise<WorkspaceLedger>,
+  progress: (text: string) => void = () => {},
 ): Promise<CachedInsight> {
   const stamp = ledgerStamp(root, rules.settings.ledgerPath);
   const builder = new InsightBuilder(opts);
@@ -235,7 +236,9 @@ export async function gatherInsightCached(
   // that git never waits on a full pipe (its diffs are most of the walk's time, on another processor)
   let steps = 0;
   const due = () => asked !== undefined && ++steps % PAUSE_EVERY === 0;
-  for (const path of paths) {
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i]!;
+    progress(`looking at the files: ${i + 1} of ${paths.length}`);
     if (due()) await pause();
     const known = cache?.files.get(path);
     if (!((known && chosen) || shouldRecord(path, rules)) || !builder.matches(path)) continue;
@@ -272,6 +275,7 @@ export async function gatherInsightCached(
   if (builder.needsRuns) binaryFiles += withRuns(root, counted, kept);
   asked ??= opts.by && !kept ? lineDating(root, "worktree") : undefined;
   const missing = !cache || counted.some((c) => c.kept === undefined) || (opts.by !== undefined && !kept?.written);
+  if (missing) progress("reading the ledger");
   const ledger = missing ? await openLedger() : undefined;
   // the files' runs (with their untraced lines' commit times), for the history and the report's tables, and
   // to keep when any changed; when none were kept, those of the files counted now (a file without them is
@@ -298,9 +302,11 @@ export async function gatherInsightCached(
   // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
   // which goes on meanwhile (the runs of every file are made first)
   const toAdd: { path: string; known: KeptRuns; tally: FileTally; dated: boolean }[] = [];
-  for (const c of counted) {
+  for (let i = 0; i < counted.length; i++) {
+    const c = counted[i]!;
     let file = c.kept;
     if (!file) {
+      progress(`counting lines: file ${i + 1} of ${counted.length}`);
       if (due()) await pause();
       const fileRuns = countedRuns(ledger!, c.path, c.text!);
       runs.runs.set(c.path, { key: c.key, runs: fileRuns });
@@ -337,6 +343,7 @@ export async function gatherInsightCached(
       const since = head && dates?.head ? await changedSince(dates.head, head) : undefined;
       if (since && !since.has(path)) dates = { head: head!, dates: dates!.dates };
       else {
+        progress("dating untraced lines by git's history");
         asked ??= lineDating(root, "worktree");
         const told = (await asked).datesOf(path, untracedRanges(keptRunsOf(runs, known)));
         // dates with a reason for some lines are not kept: the reason must be told again next run

@@ -15,7 +15,7 @@ import {
   writeSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { toWorkspacePath } from "../engine/paths";
 import { landingPath, realWorkspacePath } from "./realPath";
 import { APPEND_FLAGS, fileKind, openRegularSync, readRegularBytes } from "./regularFiles";
@@ -266,6 +266,71 @@ export function removeOwnFile(root: string, rel: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Writes a file the person named on the command line (`intent report --out`, `intent export --out`,
+ * `intent migrate --out`): a path typed by the person is theirs to choose, inside the workspace or not, while
+ * the paths that come from a repository or an agent go through `ownFilePath`. The file is replaced whole or
+ * not at all: the content goes to a temporary file in the same folder (created exclusively), then is renamed
+ * over it. A symbolic link is written through to its target. Only a regular file is replaced, or a new one
+ * created; a folder, a FIFO or a device is refused, and so is a folder that does not exist.
+ */
+export function writeNamedFile(path: string, content: string | Iterable<Uint8Array>, opts: ReplaceOptions = {}): void {
+  if (!isAbsolute(path)) throw new Error(`${path} is not an absolute path; resolve it against the current directory first`);
+  const file = namedFileTarget(path);
+  let mode = opts.mode;
+  if (mode === undefined) {
+    try {
+      mode = lstatSync(file).mode & 0o7777;
+    } catch {
+      /* a new file */
+    }
+  }
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode ?? 0o666);
+  try {
+    try {
+      if (typeof content === "string") writeAllSync(fd, Buffer.from(content, "utf8"));
+      else for (const part of content) writeAllSync(fd, part);
+      if (mode !== undefined) fchmodSync(fd, mode);
+      if (opts.durable ?? true) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already renamed or gone */
+    }
+    throw e;
+  }
+}
+
+/** Where a write to the person's `path` lands (its link followed), checked: a regular file or none, in a folder that exists. */
+function namedFileTarget(path: string): string {
+  let st: Stats | undefined;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new Error(`${path} is a symbolic link in a loop of links; nothing was written. Name another file.`);
+    if (code === "ENOTDIR") throw new Error(`${dirname(path)} is not a folder; nothing was written to ${path}. Name a file in an existing folder.`);
+    if (code !== "ENOENT") throw e;
+  }
+  if (st) {
+    if (!st.isFile()) throw new Error(`${path} is ${fileKind(st)}, not a regular file; nothing was written. Name a file (new or regular) instead.`);
+    return realpathSync(path);
+  }
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new Error(`${path} is a dangling symbolic link (→ ${readlinkSync(path)}); nothing was written. Remove the link or name another file.`);
+  const dir = dirname(path);
+  const dirSt = statSync(dir, { throwIfNoEntry: false });
+  if (!dirSt) throw new Error(`the folder ${dir} does not exist; nothing was written to ${path}. Create the folder first, or name a file in an existing one.`);
+  if (!dirSt.isDirectory()) throw new Error(`${dir} is not a folder; nothing was written to ${path}. Name a file in an existing folder.`);
+  return join(realpathSync(dir), basename(path));
 }
 
 function relDir(rel: string): string {

@@ -1,15 +1,17 @@
 /**
  * Writes `intent report`'s page (docs/INSIGHT.md) for the CLI and the editor's `intent.report` alike:
  * the numbers gathered as `intent stats` gathers them, the page made by engine/reportPage.ts, the file
- * written through the own-file writer (inside the workspace only).
+ * written through the own-file writer (inside the workspace), or, for a path the person named on the command
+ * line outside the workspace, where they named it.
  */
-import { basename } from "node:path";
+import { basename, join } from "node:path";
+import { toWorkspacePath } from "../engine/paths";
 import type { InsightOptions } from "../engine/insight";
 import { reportHtml } from "../engine/reportPage";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import type { GatheredInsight } from "./insight";
-import { writeOwnFile } from "./ownFiles";
-import { realWorkspacePath } from "./realPath";
+import { writeNamedFile, writeOwnFile } from "./ownFiles";
+import { realRootOf, realWorkspacePath } from "./realPath";
 
 /** Where the report goes when no `--out` is given: the cache folder, which git ignores. */
 export const DEFAULT_REPORT = `${CACHE_DIR}/report.html`;
@@ -48,7 +50,8 @@ export function reportFrom(root: string, insight: GatheredInsight, opts: Insight
 
 /**
  * Writes the page to `out` (absolute, or relative to the workspace; default DEFAULT_REPORT) and returns
- * its workspace path. A path outside the workspace is refused: intent-lsp writes only inside it.
+ * its workspace path. A path outside the workspace is refused: the editor's `out` comes from the editor or an
+ * agent, and such a path is written only inside the workspace.
  */
 export function writeReport(root: string, html: string, out: string | undefined): string {
   const rel = out === undefined ? DEFAULT_REPORT : realWorkspacePath(root, out);
@@ -57,4 +60,16 @@ export function writeReport(root: string, html: string, out: string | undefined)
   if (rel === DEFAULT_REPORT) workspaceCacheDir(root, { create: true });
   writeOwnFile(root, rel, html, { durable: false });
   return rel;
+}
+
+/**
+ * Writes the page to `out`, an absolute path the person typed (`intent report --out`), and returns the
+ * absolute path written. A path inside the workspace goes through the own-file writer as `writeReport` writes
+ * it (a link the repository holds never leads the write out of it); a path outside is the person's to choose.
+ */
+export function writeReportNamed(root: string, html: string, out: string | undefined): string {
+  if (out === undefined || toWorkspacePath(root, out) !== undefined || toWorkspacePath(realRootOf(root), out) !== undefined)
+    return join(root, writeReport(root, html, out));
+  writeNamedFile(out, html, { durable: false });
+  return out;
 }

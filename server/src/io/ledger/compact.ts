@@ -52,22 +52,41 @@ export interface CompactResult {
   kept: number;
 }
 
+/** How many lines go by between two words to `progress` in the loops over every line. */
+const PROGRESS_EVERY = 4096;
+
 /**
  * Seals the live ledger's leading lines whose records are older than `before` into new segments, one per
- * calendar month. `store` defaults to the ref inside a git work tree, the folder elsewhere.
+ * calendar month. `store` defaults to the ref inside a git work tree, the folder elsewhere. `progress` is told
+ * what the work is doing.
  */
-export async function compactLedger(root: string, ledgerPath: string, before: Date, store: SegmentStore = defaultStore(root)): Promise<CompactResult> {
+export async function compactLedger(
+  root: string,
+  ledgerPath: string,
+  before: Date,
+  store: SegmentStore = defaultStore(root),
+  progress: (text: string) => void = () => {},
+): Promise<CompactResult> {
   const file = join(root, ledgerPath);
   checkOwnRead(root, ledgerPath);
+  progress("waiting for the ledger's lock");
   const release = await acquireLedgerLock(file);
   try {
+    progress("reading the ledger and its segments");
     const live = readRegularBytes(file);
     const segments = readSegments(root, ledgerPath);
     const sealed = new Set<string>();
-    for (const { bytes } of sealedLines(segments)) if (!isBlankBytes(bytes)) sealed.add(digest(bytes));
+    let done = 0;
+    for (const { bytes } of sealedLines(segments)) {
+      if (++done % PROGRESS_EVERY === 0) progress(`reading the sealed segments: ${done} lines`);
+      if (!isBlankBytes(bytes)) sealed.add(digest(bytes));
+    }
 
     const { lines, tail } = splitLines(live);
-    const fresh = lines.filter((l) => isBlankBytes(l) || !sealed.has(digest(l)));
+    const fresh = lines.filter((l, i) => {
+      if ((i + 1) % PROGRESS_EVERY === 0) progress(`reading the live ledger: ${i + 1} of ${lines.length} lines`);
+      return isBlankBytes(l) || !sealed.has(digest(l));
+    });
     const cut = sealingCut(fresh, before.getTime());
     const toSeal = fresh.slice(0, cut);
     const kept = fresh.slice(cut);
@@ -84,14 +103,20 @@ export async function compactLedger(root: string, ledgerPath: string, before: Da
 
     let after = segments.length ? segments[segments.length - 1]!.name : null;
     const sealedNow: Buffer[] = [];
-    for (const group of byMonth(toSeal)) {
+    const months = byMonth(toSeal);
+    for (const [i, group] of months.entries()) {
+      progress(`sealing month ${i + 1} of ${months.length}`);
       for (const bytes of encodeWithinCaps(group, after)) {
         after = store === "ref" ? segmentName(bytes) : writeSegment(root, ledgerPath, bytes);
         sealedNow.push(bytes);
         result.segments.push(after);
       }
     }
-    if (store === "ref") storeInRef(root, ledgerPath, toMove, sealedNow);
+    if (store === "ref") {
+      progress("storing the segments in git");
+      storeInRef(root, ledgerPath, toMove, sealedNow);
+    }
+    progress("writing the live ledger");
     replaceOwnFile(root, ledgerPath, (fd) => {
       const parts: Buffer[] = [];
       for (const l of kept) parts.push(l, NEWLINE);
