@@ -69,4 +69,31 @@ describe("gitInvocation", () => {
       delete process.env["GIT_SSH_COMMAND"];
     }
   });
+
+  it("a diff reads submodules' commits, not their working trees, unless the caller says otherwise", () => {
+    const root = repoWithConfig("");
+    const after = (args: string[]) => {
+      const { argv } = gitInvocation(root, args);
+      return argv.slice(argv.indexOf(args[0]!));
+    };
+    expect(after(["diff", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "HEAD"]);
+    expect(after(["diff", "--ignore-submodules=all", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "HEAD"]);
+    expect(after(["status", "--porcelain"])).toEqual(["status", "--porcelain"]);
+  });
+
+  it("a local call never prompts and never fetches a missing object; a network call keeps the person's prompt", () => {
+    const root = repoWithConfig("");
+    const local = gitInvocation(root, ["cat-file", "--batch"]);
+    expect([local.env["GIT_TERMINAL_PROMPT"], local.env["GIT_NO_LAZY_FETCH"]]).toEqual(["0", "1"]);
+    const fetch = gitInvocation(root, ["fetch", "origin"], { GIT_TERMINAL_PROMPT: "1" });
+    expect(fetch.env["GIT_TERMINAL_PROMPT"]).toBe("1");
+    expect(fetch.argv.slice(fetch.argv.indexOf("fetch"))).toEqual(["fetch", "--upload-pack=git-upload-pack", "origin"]);
+    expect(fetch.argv).not.toContain("credential.helper=");
+  });
+
+  it("refuses an option before the subcommand other than -c: its value could stand where the subcommand is looked for", () => {
+    const root = repoWithConfig("");
+    expect(() => gitInvocation(root, ["-C", "elsewhere", "diff"])).toThrow("only -c settings may come before the subcommand");
+    expect(() => gitInvocation(root, ["--git-dir", "x", "log"])).toThrow("only -c settings may come before the subcommand");
+  });
 });

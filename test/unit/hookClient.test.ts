@@ -2,6 +2,8 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+// the CLI loads its commands with Node's require, which this lets read the TypeScript source
+import "../support/sourceRequire";
 import { parseHookRequest } from "../../server/src/cli/hookService";
 import { handOverStdin } from "../../server/src/io/stdio";
 import { callService, isPrivateSocket, isSocketDir, serviceMode, serviceSocket } from "../../server/src/launch/hookClient";
@@ -82,6 +84,8 @@ describe("callService: how a call ends", () => {
     ["the connection is destroyed once the request is read", greetThen((_r, c) => c.destroy()), "in-a", STOPPED],
     ["the reply lacks an answer's fields", greetThen((_r, c) => c.end('{"stdout": 1}\n')), "in-b", STOPPED],
     ["the reply is not JSON", greetThen((_r, c) => c.end("not json\n")), "in-c", STOPPED],
+    ["the reply's output is not text", greetThen((_r, c) => c.end(`${JSON.stringify({ stdout: 1, stderr: "", code: 0 })}\n`)), "in-e", STOPPED],
+    ["the reply's error output is not text", greetThen((_r, c) => c.end(`${JSON.stringify({ stdout: "", stderr: null, code: 0 })}\n`)), "in-f", STOPPED],
     ["the reply's exit code is not an integer", greetThen((_r, c) => c.end(`${JSON.stringify({ stdout: "", stderr: "", code: 1.5 })}\n`)), "in-d", STOPPED],
     // never taken for an absent service: the greeting was read, so the call was the service's
     ["the connection breaks right after the greeting", (conn) => conn.write(GREETING, () => conn.destroy()), "in", expect.any(String)],
@@ -229,5 +233,45 @@ describe("parseHookRequest: what the service takes as a call", () => {
   it("refuses text that is not JSON, or not an object", () => {
     expect(parseHookRequest("{")).toBeUndefined();
     expect(parseHookRequest("null")).toBeUndefined();
+  });
+});
+
+describe("answerHookRequest: the service runs the call as its own process would", () => {
+  // loaded by Node's require, as the commands it runs are: one copy of each module (an error's class included)
+  const { answerHookRequest } = require("../../server/src/cli/hookService.ts") as typeof import("../../server/src/cli/hookService");
+  const request = (argv: string[], stdin: string | null) => ({ argv, cwd: dir, env: { PATH: process.env["PATH"] ?? "" }, stdin });
+  it("answers `intent hook` only, blocking anything else", async () => {
+    expect(await answerHookRequest(request(["status"], "{}"))).toEqual({
+      stdout: "",
+      stderr: "intent: the hook service answers `intent hook` only (blocking the call)\n",
+      code: 2,
+    });
+  });
+  it("gives the command's own output, error output and exit code: a call naming no agent is a usage error", async () => {
+    const r = await answerHookRequest(request(["hook"], "{}"));
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^intent hook: /);
+    expect(r.code).toBe(2);
+  });
+  it("a hook with nothing on standard input is told so, and denied in its agent's protocol", async () => {
+    const r = await answerHookRequest(request(["hook", "claude-code"], null));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: "deny" });
+    expect(r.stdout).toContain("nothing on standard input: an agent pipes its hook event (JSON) into this command");
+  });
+  it("a read of a file outside any workspace is answered in the agent's protocol, on standard output", async () => {
+    const event = {
+      session_id: "s",
+      transcript_path: "",
+      cwd: dir,
+      hook_event_name: "PreToolUse",
+      tool_name: "Read",
+      tool_input: { file_path: join(dir, "x") },
+    };
+    const r = await answerHookRequest(request(["hook", "claude-code"], JSON.stringify(event)));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.endsWith("\n")).toBe(true);
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
   });
 });

@@ -94,10 +94,17 @@ export function gitInvocation(cwd: string, args: readonly string[], extraEnv: Re
   return { argv, env };
 }
 
-/** Where the subcommand's name is: after any `-c name=value` the caller puts first. */
+/**
+ * Where the subcommand's name is: after any `-c name=value` the caller puts first. Any other option there
+ * (`-C dir`, `--git-dir x`) could hide the subcommand behind its value, and with it the switches that keep
+ * git from running programs: refused.
+ */
 function subcommandIndex(args: readonly string[]): number {
   let i = 0;
-  while (i < args.length && args[i]!.startsWith("-")) i += args[i] === "-c" ? 2 : 1;
+  while (i < args.length && args[i]!.startsWith("-")) {
+    if (args[i] !== "-c") throw new Error(`git ${args.join(" ")}: only -c settings may come before the subcommand (the git runner adds its own options)`);
+    i += 2;
+  }
   return i;
 }
 
