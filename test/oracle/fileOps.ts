@@ -213,9 +213,10 @@ export class FileOpDrawer {
     const at = kind === "agent-merge" ? dest.length : 0;
     const insert = [...own, ...moved];
     const cutAfter = applySplices(source, [{ at: start, remove: length, insert: [] }]);
-    const destAfter = applySplices(dest, [{ at, remove: 0, insert }]);
+    // the lines a diff of the destination must read as inserted: the pasted ones with the agent's own
+    const written = applySplices(dest, [{ at, remove: 0, insert: insert.map((l) => ({ ...l, touch: index })) }]);
     // the agent's writes reach intent-lsp as content: only changes a line diff reads as drawn
-    if (!diffReadsAsTruth(source, cutAfter, index) || (dest.length && !diffReadsAsTruth(dest, destAfter, index))) return undefined;
+    if (!diffReadsAsTruth(source, cutAfter, index) || (dest.length && !diffReadsAsTruth(dest, written, index))) return undefined;
     if (own.length && [...source, ...dest].some((l) => normalizedText(l.text) === normalizedText(own[0]!.text))) return undefined;
     const commit: RefactorCommit = this.rng.pick(["none", "together", "apart"] as const);
     return base(to, [{ at, remove: 0, insert }], {
