@@ -132,6 +132,7 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     expect(ws.read(ENGINE)).toBe(text([...HEADER, ...CLASS, "", ...TOKENIZE, "", ...RUN]));
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "engine");
+    git(ws.root, "checkout", "-q", "-b", "split");
     writeTranscript(ws, SONNET);
   }
 
@@ -211,6 +212,21 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await expectAfterCommit();
   });
 
+  it("a person's unrecorded change to the new module committed with the split: the records still name the moved lines' owners", async () => {
+    await engineOfTwoOwners();
+    await writeModule();
+    await cutEngine();
+    // a plain editor that records nothing: the committed content is pinned by no record
+    ws.write(PARSER, ws.read(PARSER).replace("export const GRAMMAR_VERSION = 2;", "export const GRAMMAR_VERSION = 2; // v2 grammar"));
+    commitSplit();
+    const expected = [...SPLIT_ROWS.slice(0, -1), { kind: "untraced" }];
+    expect(await blameRows(ws, PARSER)).toEqual(expected);
+    // an agent's later edit starts from the committed content
+    await agentEdits(ws, PARSER, "  done(): boolean {", "  finished(): boolean {", "sonnet-session-2");
+    expected[CLASS.indexOf("  done(): boolean {") + 1] = sonnet;
+    expect(await blameRows(ws, PARSER)).toEqual(expected);
+  });
+
   it("an agent's ordinary edits of the committed module keep the moved lines' owners", async () => {
     await engineOfTwoOwners();
     await writeModule();
@@ -222,5 +238,11 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     const expected = [...SPLIT_ROWS];
     expected[2] = sonnet;
     expect(rows).toEqual(expected);
+    // intent check over the branch finds nothing in the new module: every moved line is owned and traced
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "edits");
+    const check = await runCliInProcess(["check", "--base", "main", "--format", "json"], { cwd: ws.root });
+    expect(check.stderr).toBe("");
+    expect(JSON.parse(check.stdout).findings.filter((f: { path: string }) => f.path === PARSER)).toEqual([]);
   });
 });

@@ -106,7 +106,7 @@ async function agentRefactor(
   const agent = contributorOf(step.actor).agent!;
   const source = linesOf(op.from)!;
   const dest = linesOf(step.path) ?? [];
-  const cutText = fileText(applySplices(source, [{ at: op.start, remove: op.length, insert: [] }]));
+  const cutText = fileText(applySplices(source, [{ at: op.start, remove: op.length, insert: op.left }]));
   const pasteText = fileText(applySplices(dest, step.splices));
   const reload = async (path: string) => {
     if (editor.isOpen(path)) await editor.reload(path, "region");

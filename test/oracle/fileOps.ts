@@ -62,6 +62,8 @@ export type FileOp =
       cutFirst: boolean;
       tool: RefactorTool;
       commit: RefactorCommit;
+      /** The agent's own lines left in the cut's place (a merged module's re-export), usually none. */
+      left: TruthLine[];
     }
   /** git rewrites the branch: the side branch rebased onto main, or squash-merged into it. */
   | { kind: "history"; how: "rebase" | "squash-merge" };
@@ -212,7 +214,22 @@ export class FileOpDrawer {
         : [];
     const at = kind === "agent-merge" ? dest.length : 0;
     const insert = [...own, ...moved];
-    const cutAfter = applySplices(source, [{ at: start, remove: length, insert: [] }]);
+    // a merged module is left re-exporting the one it was folded into (an empty file is no module)
+    const left: TruthLine[] =
+      kind === "agent-merge"
+        ? [
+            {
+              id: nextId(),
+              text: `export * from "./${basename(to).replace(/\.ts$/, "")}";`,
+              eol: block[0]!.eol,
+              owner: actor.owner,
+              kind,
+              via: "agent-closed",
+              touch: index,
+            },
+          ]
+        : [];
+    const cutAfter = applySplices(source, [{ at: start, remove: length, insert: left }]);
     // the lines a diff of the destination must read as inserted: the pasted ones with the agent's own
     const written = applySplices(dest, [{ at, remove: 0, insert: insert.map((l) => ({ ...l, touch: index })) }]);
     // the agent's writes reach intent-lsp as content: only changes a line diff reads as drawn
@@ -228,6 +245,7 @@ export class FileOpDrawer {
       cutFirst: this.rng.chance(0.5),
       tool,
       commit,
+      left,
     });
   }
 
@@ -299,7 +317,7 @@ export function applyFileOp(step: Step, files: Map<string, TruthLine[]>, paths: 
       return;
     }
     case "refactor": {
-      files.set(op.from, apply(files.get(op.from)!, [{ at: op.start, remove: op.length, insert: [] }]));
+      files.set(op.from, apply(files.get(op.from)!, [{ at: op.start, remove: op.length, insert: op.left }]));
       files.set(step.path, apply(files.get(step.path) ?? [], step.splices));
       if (!paths.includes(step.path)) paths.push(step.path);
       return;
