@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { renameSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -102,6 +104,15 @@ async function agentWrites(ws: TempWorkspace, path: string, content: string, ses
   await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", call), { cwd: ws.root });
   ws.write(path, content);
   await runHookInProcess("claude-code", claudePayload(ws, "PostToolUse", { ...call, tool_response: { type: "create" } }), { cwd: ws.root });
+}
+
+/** Claude Code's Bash command through its hooks (the person allowed it). */
+async function agentRuns(ws: TempWorkspace, command: string): Promise<void> {
+  const call = { tool_name: "Bash", tool_input: { command }, tool_use_id: "toolu_sh_split", session_id: "sonnet-session-1" };
+  await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", call), { cwd: ws.root });
+  const sh = spawnSync("bash", ["-c", command], { cwd: ws.root, encoding: "utf8" });
+  if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
+  await runHookInProcess("claude-code", claudePayload(ws, "PostToolUse", { ...call, tool_response: { stdout: "", stderr: "" } }), { cwd: ws.root });
 }
 
 describe("an agent's split of a file into modules keeps every moved line's owner, committed or not", () => {
@@ -225,6 +236,24 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await agentEdits(ws, PARSER, "  done(): boolean {", "  finished(): boolean {", "sonnet-session-2");
     expected[CLASS.indexOf("  done(): boolean {") + 1] = sonnet;
     expect(await blameRows(ws, PARSER)).toEqual(expected);
+  });
+
+  it("a module one shell command split off, then moved by a tool that records nothing: the person's edit there chains to the command's record", async () => {
+    await engineOfTwoOwners();
+    // one command writes both files; its record names engine.ts first and the new module second
+    await agentRuns(ws, `sed -n '1,25p' ${ENGINE} > ${PARSER} && sed -i '2,26d' ${ENGINE}`);
+    expect(ws.read(PARSER)).toBe(text([...HEADER, ...MOVED]));
+    const split = [person, ...CLASS.map(() => person), person, ...TOKENIZE.map(() => opus)];
+    expect(await blameRows(ws, PARSER)).toEqual(split);
+    // a file manager's rename (no record), then the person's edit there in the editor
+    const GRAMMAR = "src/api/grammar.ts";
+    renameSync(ws.path(PARSER), ws.path(GRAMMAR));
+    await client!.open(GRAMMAR);
+    await client!.setLine(GRAMMAR, 2, "  private pos = 1;");
+    await client!.save(GRAMMAR);
+    await client!.waitForPublishOfCurrentVersion(GRAMMAR);
+    const rows = await blameRows(ws, GRAMMAR);
+    expect(rows).toEqual([...split.slice(0, 2), { kind: "traced", contributor: "human" }, ...split.slice(3)]);
   });
 
   it("an agent's ordinary edits of the committed module keep the moved lines' owners", async () => {

@@ -155,7 +155,7 @@ class SeedRun {
     }
     const before = this.gen.files.get(step.op?.kind === "rename" ? step.op.from : step.path);
     this.cfg.trace?.(
-      `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`,
+      `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}${step.op?.kind === "refactor" ? ` from ${step.op.from} [${this.refactors.get(step.index)?.refactor}, ${step.op.tool}]` : ""}`,
     );
     this.gen.commit(step, this.paths);
     this.checkRecords(step, before ?? []);
