@@ -45,6 +45,7 @@ export function drawArrival(rng: Prng, step: Step, open: boolean): ArrivalOrder 
 export function drawFileOpArrival(rng: Prng, step: Step): ArrivalOrder {
   const op = step.op!;
   if (op.kind === "block") return op.cut ? (op.cutSavedFirst ? "cut-saved-first" : "paste-saved-first") : "plain";
+  if (op.kind === "refactor") return op.tool === "shell" ? "plain" : op.cutFirst ? "cut-saved-first" : "paste-saved-first";
   if (!rng.chance(0.5)) return "plain";
   if (op.kind === "rename" && op.how !== "git" && op.how !== "editor" && rng.chance(0.3)) return "open-before-record";
   return rng.chance(0.5) ? "watcher-move-record" : "move-record-watcher";

@@ -11,6 +11,8 @@ export interface SeededSize {
   blameEvery: number;
   /** A file-level step (rename, move, copy, rebase, squash merge) every this many steps, kinds in turn. */
   fileOpEvery: number;
+  /** An agent's refactor across files (split, extraction, merge) every this many steps, kinds in turn; 0: none. */
+  refactorEvery: number;
 }
 
 export const NPM_TEST: SeededSize = {
@@ -25,6 +27,7 @@ export const NPM_TEST: SeededSize = {
   blameEvery: 10,
   // every kind of file-level step in each seed: steps 6, 11, …, 41
   fileOpEvery: 5,
+  refactorEvery: 0,
 };
 
 export const REPLAY_SEEDED: SeededSize = {
@@ -38,9 +41,17 @@ export const REPLAY_SEEDED: SeededSize = {
   maxLines: 1000,
   blameEvery: 10,
   fileOpEvery: 10,
+  refactorEvery: 10,
 };
 
-export function seededConfig(size: SeededSize, seed: number, steps = size.steps, log?: (s: string) => void, trace?: (s: string) => void): SeedConfig {
+export function seededConfig(
+  size: SeededSize,
+  seed: number,
+  steps = size.steps,
+  log?: (s: string) => void,
+  trace?: (s: string) => void,
+  refactorEvery = size.refactorEvery,
+): SeedConfig {
   return {
     seed,
     steps,
@@ -49,6 +60,7 @@ export function seededConfig(size: SeededSize, seed: number, steps = size.steps,
     maxLines: size.maxLines,
     blameEvery: size.blameEvery,
     fileOpEvery: size.fileOpEvery,
+    refactorEvery,
     ...(log ? { log } : {}),
     ...(trace ? { trace } : {}),
   };

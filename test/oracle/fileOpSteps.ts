@@ -38,6 +38,8 @@ export async function carryOutFileOp(
       if (op.cut && !op.cutSavedFirst) await editor.save(op.from);
       return;
     }
+    case "refactor":
+      return agentRefactor(world, step, op, linesOf);
     case "history": {
       const teammate = CONTRIBUTORS.find((c) => c.agent && c.actor.name === "opus")!;
       await world.commitAll("work");
@@ -83,6 +85,61 @@ async function agentBlockMove(
     await paste();
     await cut();
   }
+  if (!editor.isOpen(step.path)) await editor.open(step.path);
+  await editor.barrier();
+}
+
+/**
+ * An agent's refactor (fileOps.ts `REFACTOR_KINDS`): the cut from one file and the paste into another (a new
+ * module, or the file a merge folds it into) as two tool calls of one session in the drawn order, or as one
+ * shell command writing both; then the person's commit of the result, in one commit, in two (the pasted file
+ * first), or none. Open files are reloaded after each write; the destination ends open, so that its hover is
+ * compared with `intent blame`.
+ */
+async function agentRefactor(
+  world: World,
+  step: Step,
+  op: Extract<FileOp, { kind: "refactor" }>,
+  linesOf: (path: string) => readonly TruthLine[] | undefined,
+): Promise<void> {
+  const { editor, agents } = world;
+  const agent = contributorOf(step.actor).agent!;
+  const source = linesOf(op.from)!;
+  const dest = linesOf(step.path) ?? [];
+  const cutText = fileText(applySplices(source, [{ at: op.start, remove: op.length, insert: op.left }]));
+  const pasteText = fileText(applySplices(dest, step.splices));
+  const reload = async (path: string) => {
+    if (editor.isOpen(path)) await editor.reload(path, "region");
+  };
+  if (op.tool === "shell") {
+    // `cat >>` of the moved lines, or the new module written whole, and the old file rewritten without them
+    const put = (text: string) => `printf '%s' '${Buffer.from(text).toString("base64")}' | base64 -d`;
+    const moved = fileText(step.splices[0]!.insert);
+    const paste = op.newFile ? `mkdir -p ${dirname(step.path)} && ${put(pasteText)} > ${step.path}` : `${put(moved)} >> ${step.path}`;
+    const cut = `${put(cutText)} > ${op.from}`;
+    await agents.shell(agent, op.cutFirst ? `${cut} && ${paste}` : `${paste} && ${cut}`);
+    await reload(op.from);
+    await reload(step.path);
+  } else {
+    const write = async (path: string, before: string, after: string, created: boolean) => {
+      await agents.write(agent, path, before, after, { preferEdit: op.tool === "edit", created });
+      await reload(path);
+    };
+    const cut = () => write(op.from, fileText(source), cutText, false);
+    const paste = () => write(step.path, fileText(dest), pasteText, op.newFile);
+    if (op.cutFirst) {
+      await cut();
+      await paste();
+    } else {
+      await paste();
+      await cut();
+    }
+  }
+  if (op.commit === "apart") {
+    await world.git("add", "--", step.path);
+    await world.git("commit", "-q", "-m", `add ${step.path}`);
+  }
+  if (op.commit !== "none") await world.commitAll(`refactor ${op.from}`);
   if (!editor.isOpen(step.path)) await editor.open(step.path);
   await editor.barrier();
 }

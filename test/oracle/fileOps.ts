@@ -25,7 +25,21 @@ export const FILE_OP_KINDS = [
   "rebase",
   "squash-merge",
 ] as const satisfies readonly EditKind[];
-export type FileOpKind = (typeof FILE_OP_KINDS)[number];
+/**
+ * An agent's refactors across files, drawn at a cadence of their own (`SeedConfig.refactorEvery`): most of a
+ * file split into a new module (git's copy detection then names the old file for it once committed), a
+ * function-sized block extracted into a new file (too small for git to name), a whole file merged into
+ * another. Each in either order (the new content first or the cut first) or one shell command, with Edit or
+ * Write, then committed by the person in one commit, in two, or not at all.
+ */
+export const REFACTOR_KINDS = ["agent-split", "agent-extract", "agent-merge"] as const satisfies readonly EditKind[];
+export type RefactorKind = (typeof REFACTOR_KINDS)[number];
+export type FileOpKind = (typeof FILE_OP_KINDS)[number] | RefactorKind;
+
+/** How an agent's refactor writes its files: Edit or Write tool calls (the pasted new file is always a Write), or one shell command. */
+export type RefactorTool = "edit" | "write" | "shell";
+/** The person's commit after an agent's refactor: none, both files in one commit, or the pasted file first and the rest after. */
+export type RefactorCommit = "none" | "together" | "apart";
 
 /** How a file reaches its new path. */
 export type RenameHow = "git" | "editor" | "shell-mv" | "shell-git-mv" | "mcp" | "codex";
@@ -35,6 +49,22 @@ export type FileOp =
   | { kind: "rename"; from: string; how: RenameHow }
   /** Lines [start, start+length) of `from` pasted into the step's path (the step's splice); `cut` removes them from `from`. */
   | { kind: "block"; from: string; start: number; length: number; cut: boolean; cutSavedFirst: boolean }
+  /**
+   * An agent's refactor: lines [start, start+length) of `from` cut, the step's splice pasting them (with the
+   * agent's own lines) into the step's path, a new file when `newFile`.
+   */
+  | {
+      kind: "refactor";
+      from: string;
+      start: number;
+      length: number;
+      newFile: boolean;
+      cutFirst: boolean;
+      tool: RefactorTool;
+      commit: RefactorCommit;
+      /** The agent's own lines left in the cut's place (a merged module's re-export), usually none. */
+      left: TruthLine[];
+    }
   /** git rewrites the branch: the side branch rebased onto main, or squash-merged into it. */
   | { kind: "history"; how: "rebase" | "squash-merge" };
 
@@ -139,7 +169,84 @@ export class FileOpDrawer {
       case "rebase":
       case "squash-merge":
         return base(paths[0]!, [], { kind: "history", how: kind });
+      case "agent-split":
+      case "agent-extract":
+      case "agent-merge":
+        return this.refactor(kind, index, actor, paths, base);
     }
+  }
+
+  /** An agent's refactor (`REFACTOR_KINDS`), or undefined when the files do not allow one a line diff reads as drawn. */
+  private refactor(
+    kind: RefactorKind,
+    index: number,
+    actor: Actor,
+    paths: readonly string[],
+    base: (path: string, splices: Splice[], op: FileOp) => Step,
+  ): Step | undefined {
+    const from = this.rng.pick(paths);
+    const source = this.files.get(from)!;
+    let start: number;
+    let length: number;
+    let to: string;
+    if (kind === "agent-merge") {
+      if (paths.length < 2 || !source.length) return undefined;
+      to = this.rng.pick(paths.filter((p) => p !== from));
+      start = 0;
+      length = source.length;
+    } else {
+      const n = source.length;
+      if (n < (kind === "agent-split" ? 16 : 8)) return undefined;
+      // a split takes most of the file (git then reports the new module as a copy of it); an extraction a function
+      length = kind === "agent-split" ? this.rng.int(Math.ceil(n * 0.6), n - 2) : this.rng.int(3, Math.min(10, Math.floor(n / 3)));
+      start = this.rng.int(0, n - length);
+      to = this.newPath(from, paths);
+    }
+    const block = source.slice(start, start + length);
+    if (block.map((l) => l.text.replace(/[^A-Za-z0-9]/g, "")).join("").length < 40) return undefined;
+    const dest = this.files.get(to) ?? [];
+    const moved = block.map((l) => this.line(l.text, l, actor, kind, index, false));
+    // a shell command appends (cat >>) or writes the new file whole; the tools may add the agent's own lines
+    const tool: RefactorTool = this.rng.pick(["edit", "write", "shell"] as const);
+    const own: TruthLine[] =
+      tool !== "shell" && this.rng.chance(0.5)
+        ? [{ id: nextId(), text: this.writer.comment(""), eol: block[0]!.eol, owner: actor.owner, kind, via: "agent-closed", touch: index }]
+        : [];
+    const at = kind === "agent-merge" ? dest.length : 0;
+    const insert = [...own, ...moved];
+    // a merged module is left re-exporting the one it was folded into (an empty file is no module)
+    const left: TruthLine[] =
+      kind === "agent-merge"
+        ? [
+            {
+              id: nextId(),
+              text: `export * from "./${basename(to).replace(/\.ts$/, "")}";`,
+              eol: block[0]!.eol,
+              owner: actor.owner,
+              kind,
+              via: "agent-closed",
+              touch: index,
+            },
+          ]
+        : [];
+    const cutAfter = applySplices(source, [{ at: start, remove: length, insert: left }]);
+    // the lines a diff of the destination must read as inserted: the pasted ones with the agent's own
+    const written = applySplices(dest, [{ at, remove: 0, insert: insert.map((l) => ({ ...l, touch: index })) }]);
+    // the agent's writes reach intent-lsp as content: only changes a line diff reads as drawn
+    if (!diffReadsAsTruth(source, cutAfter, index) || (dest.length && !diffReadsAsTruth(dest, written, index))) return undefined;
+    if (own.length && [...source, ...dest].some((l) => normalizedText(l.text) === normalizedText(own[0]!.text))) return undefined;
+    const commit: RefactorCommit = this.rng.pick(["none", "together", "apart"] as const);
+    return base(to, [{ at, remove: 0, insert }], {
+      kind: "refactor",
+      from,
+      start,
+      length,
+      newFile: !this.files.has(to),
+      cutFirst: this.rng.chance(0.5),
+      tool,
+      commit,
+      left,
+    });
   }
 
   /**
@@ -207,6 +314,12 @@ export function applyFileOp(step: Step, files: Map<string, TruthLine[]>, paths: 
     case "block": {
       if (op.cut) files.set(op.from, apply(files.get(op.from)!, [{ at: op.start, remove: op.length, insert: [] }]));
       files.set(step.path, apply(files.get(step.path)!, step.splices));
+      return;
+    }
+    case "refactor": {
+      files.set(op.from, apply(files.get(op.from)!, [{ at: op.start, remove: op.length, insert: op.left }]));
+      files.set(step.path, apply(files.get(step.path) ?? [], step.splices));
+      if (!paths.includes(step.path)) paths.push(step.path);
       return;
     }
     case "history":

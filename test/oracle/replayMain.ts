@@ -21,6 +21,8 @@ Seeded edit streams (default):
   --first-seed N     first seed (default 1)
   --steps N          steps per seed (default ${REPLAY_SEEDED.steps})
   --jobs N           seeds run at once (default 2)
+  --refactor-every N an agent's refactor across files (split, extraction, merge) every N steps; 0: none
+                     (default ${REPLAY_SEEDED.refactorEvery})
 
 Real git history:
   --repo PATH        a local git clone; with --file (repeatable), the paths to replay
@@ -45,6 +47,7 @@ async function main(): Promise<number> {
       "first-seed": { type: "string" },
       steps: { type: "string" },
       jobs: { type: "string" },
+      "refactor-every": { type: "string" },
       repo: { type: "string" },
       file: { type: "string", multiple: true },
       own: { type: "boolean" },
@@ -110,15 +113,15 @@ async function main(): Promise<number> {
     await Promise.all(
       Array.from({ length: jobs }, async () => {
         for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
-          results.set(seed, await runSeed(seededConfig(REPLAY_SEEDED, seed, steps, log, trace)));
+          results.set(seed, await runSeed(seededConfig(REPLAY_SEEDED, seed, steps, log, trace, num(values["refactor-every"], REPLAY_SEEDED.refactorEvery))));
           log(`seed ${seed} done (${results.size}/${seeds})`);
         }
       }),
     );
     for (const seed of [...results.keys()].sort((a, b) => a - b)) report.merge(results.get(seed)!);
   }
-  const dimensions = mode === "seeded" ? ["kind", "via", "order"] : ["via", "age", "file"];
-  const recordDimensions = mode === "seeded" ? ["kind", "via", "order"] : ["via", "file"];
+  const dimensions = mode === "seeded" ? ["kind", "via", "order", "refactor", "refactor-tool"] : ["via", "age", "file"];
+  const recordDimensions = mode === "seeded" ? ["kind", "via", "order", "refactor"] : ["via", "file"];
   console.log(report.render(`${title} (${((Date.now() - started) / 1000).toFixed(0)} s)`, dimensions, recordDimensions));
   const out = resolve(values.out ?? `${REPO_ROOT}/.cache/oracle/${mode}.json`);
   mkdirSync(dirname(out), { recursive: true });

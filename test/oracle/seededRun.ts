@@ -2,7 +2,7 @@ import { seenLabel, type Seen } from "./answers";
 import { drawArrival, drawFileOpArrival, type ArrivalOrder } from "./arrivalOrders";
 import { checkClaims, compareLines } from "./compare";
 import { EditStreamGenerator, type Step } from "./generator";
-import { FILE_OP_KINDS, type FileOpKind } from "./fileOps";
+import { FILE_OP_KINDS, REFACTOR_KINDS, type FileOp, type FileOpKind } from "./fileOps";
 import { carryOutFileOp } from "./fileOpSteps";
 import { readFileSync } from "node:fs";
 import { Prng } from "./prng";
@@ -27,6 +27,8 @@ export interface SeedConfig {
   kindWeights?: Partial<Record<EditKind, number>>;
   /** A file-level step (fileOps.ts) every N steps; 0: none. Default 10. */
   fileOpEvery?: number;
+  /** An agent's refactor across files (fileOps.ts `REFACTOR_KINDS`) every N steps; 0 (default): none. */
+  refactorEvery?: number;
   log?: (line: string) => void;
   /** Every step, record and disagreement, for debugging the harness or the server. */
   trace?: (line: string) => void;
@@ -58,6 +60,9 @@ class SeedRun {
   /** The files' current paths, each at its config's place (its weight): a rename replaces the old path. */
   private readonly paths: string[];
   private fileOpsDone = 0;
+  private refactorsDone = 0;
+  /** Each refactor step's row (by index): what it did, in which order, and how it was committed. */
+  private readonly refactors = new Map<number, { refactor: string; "refactor-tool": string }>();
 
   constructor(
     private readonly cfg: SeedConfig,
@@ -89,11 +94,13 @@ class SeedRun {
     for (let k = 0; k < this.cfg.steps; k++) {
       const step =
         this.fileOpDue(k, index) ??
+        this.refactorDue(k, index) ??
         this.gen.next(
           index,
           paths,
           (p) => this.world.editor.isOpen(p),
-          this.cfg.files.map((f) => f.weight),
+          // a file a refactor made is edited as often as the least edited configured file
+          paths.map((_, i) => this.cfg.files[i]?.weight ?? Math.min(...this.cfg.files.map((f) => f.weight))),
         );
       index++;
       await this.execute(step);
@@ -126,6 +133,18 @@ class SeedRun {
     return this.gen.fileOp(kind, index, actor, this.paths, this.fileOpRng);
   }
 
+  /** Every `refactorEvery` steps (from the 3rd), an agent's refactor, its kind in turn; undefined otherwise or when none fits now. */
+  private refactorDue(k: number, index: number): Step | undefined {
+    const every = this.cfg.refactorEvery ?? 0;
+    if (!every || k % every !== Math.min(2, every - 1)) return undefined;
+    const kind = REFACTOR_KINDS[(this.cfg.seed + this.refactorsDone++) % REFACTOR_KINDS.length]!;
+    const who = CONTRIBUTORS.filter((c) => (this.weights[c.actor.name] ?? 0) > 0 && c.agent);
+    if (!who.length) return undefined;
+    const step = this.gen.fileOp(kind, index, this.fileOpRng.pick(who).actor, this.paths, this.fileOpRng);
+    if (step?.op?.kind === "refactor") this.refactors.set(step.index, refactorRows(step.kind, step.op));
+    return step;
+  }
+
   private async execute(step: Step): Promise<void> {
     try {
       await this.carryOut(step);
@@ -136,13 +155,14 @@ class SeedRun {
     }
     const before = this.gen.files.get(step.op?.kind === "rename" ? step.op.from : step.path);
     this.cfg.trace?.(
-      `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}`,
+      `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}${step.op?.kind === "refactor" ? ` from ${step.op.from} [${this.refactors.get(step.index)?.refactor}, ${step.op.tool}]` : ""}`,
     );
     this.gen.commit(step, this.paths);
     this.checkRecords(step, before ?? []);
     const blameDue = step.index % this.cfg.blameEvery === 0;
     // a cut, a paste and git changed more than the step's own file
-    const touched = step.op?.kind === "block" ? [step.path, step.op.from] : step.op?.kind === "history" ? this.paths : [step.path];
+    const touched =
+      step.op?.kind === "block" || step.op?.kind === "refactor" ? [step.path, step.op.from] : step.op?.kind === "history" ? this.paths : [step.path];
     await this.checkpoint(step.index, blameDue ? this.paths : touched, blameDue);
   }
 
@@ -151,7 +171,7 @@ class SeedRun {
       const order = drawFileOpArrival(this.arrivalRng, step);
       this.orders.set(step.index, order);
       const files = this.gen.files;
-      return carryOutFileOp(this.world, step, order, this.paths, files.get(step.op.kind === "rename" ? step.op.from : step.path)!, (p) => files.get(p)!);
+      return carryOutFileOp(this.world, step, order, this.paths, files.get(step.op.kind === "rename" ? step.op.from : step.path) ?? [], (p) => files.get(p)!);
     }
     const { editor, agents, ws } = this.world;
     const existed = this.gen.files.has(step.path);
@@ -212,7 +232,7 @@ class SeedRun {
     const lines = this.gen.files.get(step.path)!;
     const texts = lines.map((l) => l.text);
     const changed = new Set(lines.flatMap((l, i) => (l.touch === step.index ? [i + 1] : [])));
-    const rows = { kind: step.kind, via: step.via, order: this.orders.get(step.index) ?? "plain" };
+    const rows = { kind: step.kind, via: step.via, order: this.orders.get(step.index) ?? "plain", ...this.refactors.get(step.index) };
     const records = this.world.ledger.readNew();
     for (const [i, r] of records.entries()) {
       this.cfg.trace?.(
@@ -284,7 +304,8 @@ class SeedRun {
     );
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
-      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(l.rowStep ?? l.touch) ?? "plain" });
+      const at = l.rowStep ?? l.touch;
+      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(at) ?? "plain", ...this.refactors.get(at) });
       if (outcome !== "correct") {
         this.report.example({
           run: this.name,
@@ -302,6 +323,14 @@ class SeedRun {
       }
     });
   }
+}
+
+/** A refactor's rows: what and in which order, committed how; and what and with which tool. */
+function refactorRows(kind: string, op: Extract<FileOp, { kind: "refactor" }>): { refactor: string; "refactor-tool": string } {
+  const what = kind.replace(/^agent-/, "");
+  const order = op.tool === "shell" ? "one shell call" : op.cutFirst ? "cut first" : "paste first";
+  const commit = op.commit === "none" ? "not committed" : op.commit === "together" ? "one commit" : "two commits";
+  return { refactor: `${what} · ${order} · ${commit}`, "refactor-tool": `${what} · ${op.tool}` };
 }
 
 function expectText(actual: string, expected: string, what: string): void {

@@ -40,6 +40,13 @@ export type EditKind =
   | "cross-file-move"
   | "cross-file-copy"
   | "agent-cross-file-move"
+  /**
+   * an agent's refactor across files (fileOps.ts `REFACTOR_KINDS`): most of a file split into a new module,
+   * a function extracted into a new file, a file merged into another; the moved lines keep their owners
+   */
+  | "agent-split"
+  | "agent-extract"
+  | "agent-merge"
   /** the files and the ledger rewritten by git: every line keeps its owner */
   | "rebase"
   | "squash-merge";

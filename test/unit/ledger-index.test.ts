@@ -92,6 +92,19 @@ describe("LedgerIndex", () => {
     expect(index.pathsPinning(fileHash("shared"))).toEqual([]);
   });
 
+  it("finds a path one act wrote second (a shell command's other file), by the post hash its details in other_files pin", () => {
+    const first = JSON.parse(ours({ path: "a.ts", content: "first", at: "2026-03-01T10:00:00Z" }));
+    const second = JSON.parse(ours({ path: "b.ts", content: "second", at: "2026-03-01T10:00:00Z" }));
+    const { pre_hash, post_hash, line_count, carried } = second.metadata["dev.intent-lsp"];
+    first.files.push(second.files[0]);
+    first.metadata["dev.intent-lsp"].other_files = [{ pre_hash, post_hash, line_count, carried }];
+    const index = new LedgerIndex();
+    index.ingest(`${JSON.stringify(first)}\n`, 1);
+    expect(index.pathsPinning(fileHash("second"))).toEqual(["b.ts"]);
+    expect(index.pathsPinning(fileHash("first"))).toEqual(["a.ts"]);
+    expect(index.hasPostHash("b.ts", fileHash("second"))).toBe(true);
+  });
+
   it("tracks post hashes of our records: newest by timestamp wins, deletion is null", () => {
     const index = new LedgerIndex();
     const lines = [

@@ -179,7 +179,8 @@ export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: 
       }
       for (let k = 0; k < r.length && r.newStart + k < change.newCount; k++) {
         const owner = source.owners[r.oldStart + k];
-        owners[r.newStart + k] = owner && { ...owner, movedBy: recordEntry };
+        // git's rename is no recorded move: nobody is named as having moved the lines
+        owners[r.newStart + k] = owner && (recordEntry.renamedFrom ? owner : { ...owner, movedBy: recordEntry });
         hashes[r.newStart + k] = source.hashes[r.oldStart + k];
       }
     }
@@ -249,26 +250,51 @@ export class RecordGraph {
   }
 
   /**
-   * The step a rename nobody recorded stands for (engine/lineage.ts `renameEntry`): from the old path's newest
-   * recorded content to the content git's rename commit left, its lines paired as git's own diff pairs them
-   * (a Myers diff of the line hashes), so that a record of the new path starting from that content chains
-   * through it. The lines the rename commit changed are paired with nothing: nobody recorded them.
+   * The step a rename nobody recorded stands for (engine/lineage.ts `renameEntry`): to the content git's rename
+   * commit left, its lines paired as git's own diff pairs them (a Myers diff of the line hashes), so that a
+   * record of the new path starting from that content chains through it. Records first (docs/LEDGER.md "What
+   * decides a line's owner"): when the new path has records of its own from before that commit (an agent's
+   * split, committed with a change no record saw), the step starts from its newest recorded content, and only
+   * the lines a diff with it leaves unpaired are paired with the old path's content, as lines moved in from
+   * there. The lines neither pairs were changed by the commit: nobody recorded them.
    */
   private renameStep(e: TraceEntry): RecordStep | undefined {
     const from = e.renamedFrom!;
-    let old: RecordStep | undefined;
-    for (let i = this.steps.length - 1; i >= 0 && !old; i--) {
-      const s = this.steps[i]!;
-      if (s.entries[0]!.path === from.path && typeof s.postHash === "string") old = s;
-    }
+    const old = this.newestOf((s) => s.entries[0]!.path === from.path);
     if (!old) return undefined;
-    const state = this.replayTo(old);
-    const oldKeys = state.hashes.map((h, p) => h ?? `\u0000o${p}`);
-    const segments: Segment[] = [];
-    matchRegion(oldKeys, from.lineHashes, 0, oldKeys.length, 0, from.lineHashes.length, segments);
-    const change: LineChange = { oldCount: oldKeys.length, newCount: from.lineHashes.length, carried: mergeSegments(segments), reformatted: [] };
-    // just after the old path's newest record, so that the new path's records (all newer) chain through it
-    return { change, entries: [e], preHash: old.postHash, postHash: e.postHash, time: old.time, line: old.line + 0.5 };
+    const oldState = this.replayTo(old);
+    const own = this.ownBeforeRename(e);
+    if (!own) {
+      const change = pairedChange(oldState, from.lineHashes, []);
+      // just after the old path's newest record, so that the new path's records (all newer) chain through it
+      return { change, entries: [e], preHash: old.postHash, postHash: e.postHash, time: old.time, line: old.line + 0.5 };
+    }
+    const change = pairedChange(this.replayTo(own), from.lineHashes, []);
+    const paired = change.carried.map((c) => ({ start: c.newStart, end: c.newStart + c.length - 1 }));
+    const runs = pairedChange(oldState, from.lineHashes, paired).carried;
+    const entry: TraceEntry = runs.length ? { ...e, movedIn: [{ from: from.path, preHash: old.postHash as string, runs }] } : e;
+    const last = compareSteps(own, old) >= 0 ? own : old;
+    return { change, entries: [entry], preHash: own.postHash, postHash: e.postHash, time: last.time, line: last.line + 0.5 };
+  }
+
+  /** The newest step with a content hash that `which` takes. */
+  private newestOf(which: (s: RecordStep) => boolean): RecordStep | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const s = this.steps[i]!;
+      if (typeof s.postHash === "string" && which(s)) return s;
+    }
+    return undefined;
+  }
+
+  /**
+   * The newest record of the renamed path itself from before git's rename (`e`): older than every record of
+   * it that starts from the content the rename left. Undefined when the path has none.
+   */
+  private ownBeforeRename(e: TraceEntry): RecordStep | undefined {
+    const mine = (s: RecordStep) => s.entries[0]!.path === e.path && !s.entries[0]!.renamedFrom;
+    let after: RecordStep | undefined;
+    for (const s of this.steps) if (mine(s) && s.preHash === e.postHash && (!after || compareSteps(s, after) < 0)) after = s;
+    return this.newestOf((s) => mine(s) && s.postHash !== e.postHash && (!after || compareSteps(s, after) < 0));
   }
 
   /** The paths a rename nobody recorded brought `end`'s content from, along its chain (`renameStep`). */
@@ -381,6 +407,21 @@ export class RecordGraph {
     }
     return memo;
   }
+}
+
+/**
+ * The line map from `state`'s content to a content of `lineHashes`, as a Myers diff of the line hashes pairs
+ * them; the new lines in `taken` (0-based spans) are left out of the pairing. A line whose hash or owner is
+ * not known pairs with nothing.
+ */
+function pairedChange(state: LineState, lineHashes: readonly string[], taken: readonly { start: number; end: number }[]): LineChange {
+  const count = state.unknownLines ?? state.hashes.length;
+  const oldKeys = Array.from({ length: count }, (_, p) => state.hashes[p] ?? `\u0000o${p}`);
+  const newKeys = [...lineHashes];
+  for (const t of taken) for (let i = t.start; i <= t.end; i++) newKeys[i] = `\u0000n${i}`;
+  const segments: Segment[] = [];
+  matchRegion(oldKeys, newKeys, 0, oldKeys.length, 0, newKeys.length, segments);
+  return { oldCount: count, newCount: lineHashes.length, carried: mergeSegments(segments), reformatted: [] };
 }
 
 /** How many files deep lines moved between files are followed (a block moved on and on). */

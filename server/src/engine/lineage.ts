@@ -77,8 +77,16 @@ export function sourceEntries(
     followFrom(entries, undefined, named);
   }
   // a rename whose old path's records were read: git's own version of the renamed content, which a record of
-  // the new path may start from (engine/attribution.ts turns it into the rename's line map)
-  for (const v of versions) if (seen.has(v.from) && (v.path === path || seen.has(v.path))) out.push(renameEntry(v));
+  // the new path may start from (engine/attribution.ts turns it into the rename's line map). Only for content
+  // no record pins: where one does, its line map and moved lines say where every line came from, and git's
+  // guess at the same content (a copy scored by similarity) must not replace them
+  const recorded = new Set<string>();
+  for (const e of own) if (typeof e.postHash === "string") recorded.add(e.postHash);
+  for (const e of out) if (typeof e.postHash === "string") recorded.add(e.postHash);
+  for (const v of versions) {
+    if (recorded.has(v.hash)) continue;
+    if (seen.has(v.from) && (v.path === path || seen.has(v.path))) out.push(renameEntry(v));
+  }
   return out;
 }
 

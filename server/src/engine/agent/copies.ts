@@ -6,8 +6,9 @@
  * what ties the two writes together; text that merely equals another file's, with no cut from it, stays
  * the writer's.
  */
-import { toSpans, type Span } from "../lineChange";
-import { findMovedBlocks, type BlockSource, type MovedLines } from "../lineage";
+import { normalizeLine } from "../hashing";
+import { mergeSegments, toSpans, type Span } from "../lineChange";
+import { findMovedBlocks, lineScore, type BlockSource, type MovedLines } from "../lineage";
 import { MAX_MATCH_STARTS, matchStarts } from "./cuts";
 
 /**
@@ -35,9 +36,45 @@ export function copiedAlong(
     const whole = wholeOf(m.from, m.preHash);
     if (whole) sources.push(whole);
   }
-  const rest = spansLess(spans, taken);
-  if (!sources.length || !rest.length || matchStarts(lines, rest, sources) > MAX_MATCH_STARTS) return [];
-  return findMovedBlocks(lines, rest, sources, own);
+  const along = carriedAlong(lines, spans, taken, sources);
+  const rest = spansLess(spans, [...taken, ...along]);
+  if (!sources.length || !rest.length || matchStarts(lines, rest, sources) > MAX_MATCH_STARTS) return along;
+  return joinMoved(along, findMovedBlocks(lines, rest, sources, own));
+}
+
+/**
+ * Lines right above or below a taken block that continue it in the content the block is numbered in (a
+ * `// @ts-check` or a decorator above a moved class, copied with it): one block with it, as `git blame -C`
+ * reads the run they make together, however short the line is on its own. Lines without a letter or digit
+ * (a blank line, a lone brace) end the run: they are as likely the writer's own layout.
+ */
+function carriedAlong(lines: readonly string[], spans: readonly Span[], taken: readonly MovedLines[], sources: readonly BlockSource[]): MovedLines[] {
+  const free = new Set<number>();
+  for (const s of spans) for (let i = s.start; i <= s.end; i++) free.add(i);
+  for (const m of taken) for (const r of m.runs) for (let k = 0; k < r.length; k++) free.delete(r.newStart + k);
+  const out: MovedLines[] = [];
+  for (const m of taken) {
+    const src = sources.find((s) => s.path === m.from && s.hash === m.preHash);
+    if (!src) continue;
+    const runs: MovedLines["runs"] = [];
+    const continues = (i: number, p: number) => {
+      const old = src.lines[p];
+      const line = lines[i];
+      return free.has(i) && old !== undefined && line !== undefined && normalizeLine(old) === normalizeLine(line) && lineScore(line) > 0;
+    };
+    for (const r of m.runs) {
+      for (let i = r.newStart - 1, p = r.oldStart - 1; p >= 0 && continues(i, p); i--, p--) {
+        runs.push({ oldStart: p, newStart: i, length: 1 });
+        free.delete(i);
+      }
+      for (let i = r.newStart + r.length, p = r.oldStart + r.length; continues(i, p); i++, p++) {
+        runs.push({ oldStart: p, newStart: i, length: 1 });
+        free.delete(i);
+      }
+    }
+    if (runs.length) out.push({ from: m.from, preHash: m.preHash, runs: mergeSegments(runs.sort((a, b) => a.newStart - b.newStart)) });
+  }
+  return out;
 }
 
 /** `taken` and `copied` as one list: blocks from the same content of the same file in one entry, in line order. */
@@ -45,7 +82,7 @@ export function joinMoved(taken: readonly MovedLines[], copied: readonly MovedLi
   const out: MovedLines[] = taken.map((m) => ({ ...m, runs: [...m.runs] }));
   for (const c of copied) {
     const same = out.find((m) => m.from === c.from && m.preHash === c.preHash);
-    if (same) same.runs = [...same.runs, ...c.runs].sort((a, b) => a.newStart - b.newStart);
+    if (same) same.runs = mergeSegments([...same.runs, ...c.runs].sort((a, b) => a.newStart - b.newStart));
     else out.push({ ...c, runs: [...c.runs] });
   }
   return out;

@@ -48,13 +48,16 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   // a record claiming more lines than a record may is reported by the full reader
   if (ours && claimsTooMuch(ours, files)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);
+  const others = ours && Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
     if (!isObject(file)) continue;
     const path = pool.path(file["path"] ?? file["relative_path"]);
     if (path === undefined) continue;
-    // our metadata describes the record's one file (files[0])
-    const post = fi === 0 ? postHash : undefined;
+    // our metadata describes files[0] at its top level and files[1..] in `other_files`, as the full reader
+    // reads them: a file one act wrote second (a shell command's, a cut's pasted file) pins its content too
+    const other = fi === 0 ? undefined : others[fi - 1];
+    const post = fi === 0 ? postHash : isObject(other) ? hashOrNull(other["post_hash"]) : undefined;
     let ranges = 0;
     for (const conv of Array.isArray(file["conversations"]) ? file["conversations"] : []) {
       if (!isObject(conv) || !Array.isArray(conv["ranges"])) continue;

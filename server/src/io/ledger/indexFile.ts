@@ -30,7 +30,7 @@ import type { IntentState } from "../../engine/ledger/intentIndex";
 import type { IndexState } from "../../engine/ledger/ledgerIndex";
 import type { RowColumns } from "../../engine/ledger/recordRows";
 
-export const INDEX_FORMAT_VERSION = 5;
+export const INDEX_FORMAT_VERSION = 6;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");
 const META_SUM_AT = 32;
 const ROWS_SUM_AT = 64;
