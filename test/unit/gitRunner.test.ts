@@ -72,13 +72,13 @@ describe("gitInvocation", () => {
 
   it("a diff reads submodules' commits, not their working trees, unless the caller says otherwise", () => {
     const root = repoWithConfig("");
-    const after = (args: string[]) => {
+    const fromSubcommand = (args: string[]) => {
       const { argv } = gitInvocation(root, args);
       return argv.slice(argv.indexOf(args[0]!));
     };
-    expect(after(["diff", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "HEAD"]);
-    expect(after(["diff", "--ignore-submodules=all", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "HEAD"]);
-    expect(after(["status", "--porcelain"])).toEqual(["status", "--porcelain"]);
+    expect(fromSubcommand(["diff", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "HEAD"]);
+    expect(fromSubcommand(["diff", "--ignore-submodules=all", "HEAD"])).toEqual(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "HEAD"]);
+    expect(fromSubcommand(["status", "--porcelain"])).toEqual(["status", "--porcelain"]);
   });
 
   it("a local call never prompts and never fetches a missing object; a network call keeps the person's prompt", () => {
