@@ -133,7 +133,9 @@ export function changesSince(root: string, snapshot: ShellSnapshot): ShellChange
   // a command that committed (or checked out) moved HEAD: files it committed are clean again, so also
   // look at what changed between the two commits
   const moved = snapshot.head && head !== snapshot.head ? committedPaths(root, view, snapshot.head, head) : [];
-  const candidates = [...new Set([...Object.keys(snapshot.files), ...now, ...moved])].sort();
+  // intent-lsp's own session files (this call's snapshot among them, kept until the record is appended) are
+  // nobody's change
+  const candidates = [...new Set([...Object.keys(snapshot.files), ...now, ...moved])].filter((p) => !p.startsWith(`${SESSIONS_DIR}/`)).sort();
   const out: ShellChanges = { changed: [], unreadable: [] };
   const cleanBefore: string[] = [];
   const after = new Map<string, ReturnType<typeof readRegular>>();
