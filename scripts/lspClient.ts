@@ -202,7 +202,7 @@ export class LspClient {
     writeFileSync(join(this.options.root, relPath), this.text(relPath));
     const seen = this.savesProcessed.length;
     await this.connection.sendNotification("textDocument/didSave", { textDocument: { uri } });
-    const done = await this.waitFor(() => this.savesProcessed.slice(seen).find((s) => s.uri === uri), `the save of ${relPath} to be processed`);
+    const done = await this.waitFor(() => this.savesProcessed.slice(seen).find((s) => s.uri === uri), `the save of ${relPath} to be processed`, 30_000);
     return done.recordId;
   }
 

@@ -338,7 +338,8 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     }
   });
 
-  it("a clone without the sealed history names what is missing and how to fetch it; fetched, it reads as the original", async () => {
+  // a clone, a fetch and sixteen commits: over the default 30 s when the CI's four test files at once load the cores
+  it("a clone without the sealed history names what is missing and how to fetch it; fetched, it reads as the original", { timeout: 120_000 }, async () => {
     const ws = repo();
     const url = remote();
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
