@@ -171,6 +171,11 @@ export interface ReplaceOptions {
 export function replaceOwnFile(root: string, rel: string, write: (fd: number) => void, opts: ReplaceOptions = {}): void {
   const file = ownFilePath(root, rel);
   ensureOwnDir(root, relDir(rel));
+  replaceWhole(file, write, opts);
+}
+
+/** `file` replaced by what `write` puts in a fresh temporary file beside it, renamed over it (see replaceOwnFile). */
+function replaceWhole(file: string, write: (fd: number) => void, opts: ReplaceOptions): void {
   let mode = opts.mode;
   if (mode === undefined) {
     try {
@@ -278,35 +283,14 @@ export function removeOwnFile(root: string, rel: string): boolean {
  */
 export function writeNamedFile(path: string, content: string | Iterable<Uint8Array>, opts: ReplaceOptions = {}): void {
   if (!isAbsolute(path)) throw new Error(`${path} is not an absolute path; resolve it against the current directory first`);
-  const file = namedFileTarget(path);
-  let mode = opts.mode;
-  if (mode === undefined) {
-    try {
-      mode = lstatSync(file).mode & 0o7777;
-    } catch {
-      /* a new file */
-    }
-  }
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode ?? 0o666);
-  try {
-    try {
+  replaceWhole(
+    namedFileTarget(path),
+    (fd) => {
       if (typeof content === "string") writeAllSync(fd, Buffer.from(content, "utf8"));
       else for (const part of content) writeAllSync(fd, part);
-      if (mode !== undefined) fchmodSync(fd, mode);
-      if (opts.durable ?? true) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already renamed or gone */
-    }
-    throw e;
-  }
+    },
+    opts,
+  );
 }
 
 /** Where a write to the person's `path` lands (its link followed), checked: a regular file or none, in a folder that exists. */
