@@ -8,10 +8,10 @@ import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
 import { encodeSegment, writeSegment } from "../../server/src/io/ledger/segments";
 import { validateRecord } from "../../server/src/io/ledger/schema";
 import { SegmentDecoder } from "../../server/src/engine/ledger/segment";
-import { blameTraces, InProcessEditor } from "../support/inProcessEditor";
+import { blameTracesInProcess as blameTraces, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli } from "../support/cliRunner";
+import { runCliInProcess as runCli } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { LEDGER } from "../support/ledgerFile";
 import { DAMAGES, damageFile } from "../support/cacheDamage";
@@ -85,6 +85,12 @@ function liveLines(ws: TempWorkspace): string[] {
 
 const FILES = ["src/api/weather.ts", "src/api/alerts.ts"];
 
+async function blameAll(root: string): Promise<string[][]> {
+  const owners = [];
+  for (const f of FILES) owners.push(await blameTraces(root, f));
+  return owners;
+}
+
 describe("intent ledger compact: records sealed into segments", () => {
   let ws: TempWorkspace;
   afterEach(() => ws?.dispose());
@@ -98,10 +104,10 @@ describe("intent ledger compact: records sealed into segments", () => {
 
   it("a file whose records span segments and the live file: blame and hover name the same owners as before", async () => {
     await workspace();
-    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const before = await blameAll(ws.root);
     const records = liveLines(ws).length;
 
-    const r = compact(ws, "2026-03-20");
+    const r = await compact(ws, "2026-03-20");
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
@@ -113,7 +119,7 @@ describe("intent ledger compact: records sealed into segments", () => {
     expect(live.length).toBeLessThan(records);
     for (const l of live) expect(Date.parse(JSON.parse(l).timestamp)).toBeGreaterThanOrEqual(Date.parse("2026-03-20"));
 
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
     const editor = await InProcessEditor.start(ws.root);
     try {
       for (const [i, f] of FILES.entries()) {
@@ -130,10 +136,10 @@ describe("intent ledger compact: records sealed into segments", () => {
 
   it("running it again with the same cut changes nothing; agents keep appending to the live file", async () => {
     await workspace();
-    expect(compact(ws, "2026-03-20").status).toBe(0);
+    expect((await compact(ws, "2026-03-20")).status).toBe(0);
     const segments = segmentFiles(ws);
     const live = ws.read(LEDGER);
-    const again = compact(ws, "2026-03-20");
+    const again = await compact(ws, "2026-03-20");
     expect(again).toMatchObject({
       status: 0,
       stdout: "Nothing to seal: .orchestration/agent_trace.jsonl holds no record older than 2026-03-20T00:00:00.000Z.\n",
@@ -143,27 +149,31 @@ describe("intent ledger compact: records sealed into segments", () => {
 
     // a new record appended to the live file after compaction chains onto it and is read with the sealed ones
     await history(ws, ["src/api/later.ts"], "2026-06-01T10:00:00Z", 2, 1, 3);
-    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
-    expect(blameTraces(ws.root, "src/api/later.ts").every((o) => o !== "untraced")).toBe(true);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
+    expect((await blameTraces(ws.root, "src/api/later.ts")).every((o) => o !== "untraced")).toBe(true);
   });
 
   it.each(DAMAGES)("the decoded copy of the segments $name: blame answers as with it intact, and the copy is made again", async ({ damage }) => {
     await workspace();
-    expect(compact(ws, "2026-03-20").status).toBe(0);
-    const blame = () => FILES.map((f) => runCli(["blame", f, "--json"], { cwd: ws.root }));
-    const intact = blame();
+    expect((await compact(ws, "2026-03-20")).status).toBe(0);
+    const blame = async () => {
+      const out = [];
+      for (const f of FILES) out.push(await runCli(["blame", f, "--json"], { cwd: ws.root }));
+      return out;
+    };
+    const intact = await blame();
     for (const r of intact) expect(r).toMatchObject({ status: 0, stderr: "" });
     const copy = ws.path(".orchestration/.cache/sealed.jsonl");
     const kept = readFileSync(copy);
     expect(kept.length).toBeGreaterThan(0);
     damageFile(copy, damage);
-    expect(blame()).toEqual(intact);
+    expect(await blame()).toEqual(intact);
     expect(readFileSync(copy)).toEqual(kept);
   });
 
   it("a compaction stopped between writing its segment and cutting the live file loses nothing, and the next one finishes it", async () => {
     await workspace();
-    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const before = await blameAll(ws.root);
     const original = ws.read(LEDGER);
     // the segment a compaction at 2026-03-20 writes, then the crash: the live file is untouched
     const all = liveLines(ws);
@@ -183,18 +193,18 @@ describe("intent ledger compact: records sealed into segments", () => {
     );
     expect(ws.read(LEDGER)).toBe(original);
 
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
-    const verify = runCli(["verify"], { cwd: ws.root });
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
+    const verify = await runCli(["verify"], { cwd: ws.root });
     expect(verify.stdout).toBe(`${original.split("\n").filter((l) => l).length} records; no problems.\n`);
 
-    const r = compact(ws, "2026-03-20");
+    const r = await compact(ws, "2026-03-20");
     expect(r).toMatchObject({
       status: 0,
       stdout: `Removed ${sealed.length} lines a segment already held; .orchestration/agent_trace.jsonl keeps ${liveLines(ws).length}. Commit both.\n`,
     });
     expect(segmentFiles(ws)).toHaveLength(1);
     expect(`${sealed.join("\n")}\n${ws.read(LEDGER)}`).toBe(original);
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
   });
 });
 
@@ -206,16 +216,16 @@ describe("intent verify across segments", () => {
     ws = new TempWorkspace({ withLedger: false });
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
     const records = liveLines(ws).length;
-    expect(compact(ws, "2026-03-20").status).toBe(0);
-    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: `${records} records; no problems.\n` });
-    expect(runCli(["doctor"], { cwd: ws.root }).stdout).toContain(`ok       ledger: .orchestration/agent_trace.jsonl: ${records} records verify\n`);
+    expect((await compact(ws, "2026-03-20")).status).toBe(0);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: `${records} records; no problems.\n` });
+    expect((await runCli(["doctor"], { cwd: ws.root })).stdout).toContain(`ok       ledger: .orchestration/agent_trace.jsonl: ${records} records verify\n`);
 
     const [first] = segmentFiles(ws);
     const file = ws.path(`${SEGMENTS}/${first}`);
     const bytes = readFileSync(file);
     bytes[bytes.length - 5]! ^= 0x01;
     writeFileSync(file, bytes);
-    const r = runCli(["verify"], { cwd: ws.root });
+    const r = await runCli(["verify"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`${SEGMENTS}/${first}:1: segment: its bytes do not hash to its name: the segment was changed after it was sealed`);
   });
@@ -223,7 +233,7 @@ describe("intent verify across segments", () => {
   it("a record edited inside a segment and the segment re-sealed under its new name breaks the chain at that record", async () => {
     ws = new TempWorkspace({ withLedger: false });
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 8, 9, 1);
-    expect(compact(ws, "2026-02-01").status).toBe(0);
+    expect((await compact(ws, "2026-02-01")).status).toBe(0);
     const [name] = segmentFiles(ws);
     const rel = `${SEGMENTS}/${name}`;
     const sealed = decodeAll(ws.path(rel));
@@ -242,7 +252,7 @@ describe("intent verify across segments", () => {
         null,
       ),
     );
-    const r = runCli(["verify"], { cwd: ws.root });
+    const r = await runCli(["verify"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`${SEGMENTS}/${newName}.seg:1: chain: does not match the hash ${SEGMENTS}/${newName}.seg:2 recorded for the line before it`);
   });
@@ -296,10 +306,10 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
   async function sealOnBranch(ws: TempWorkspace, branch: string, path: string, start: string, seed: number, cut: string): Promise<string[]> {
     git(ws.root, "checkout", "-q", "-b", branch);
     await history(ws, [path], start, 8, 3, seed);
-    expect(compact(ws, cut).status).toBe(0);
+    expect((await compact(ws, cut)).status).toBe(0);
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", branch);
-    expect(runCli(["ledger", "push"], { cwd: ws.root }).status).toBe(0);
+    expect((await runCli(["ledger", "push"], { cwd: ws.root })).status).toBe(0);
     return blameTraces(ws.root, path);
   }
 
@@ -307,9 +317,9 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
     const original = ws.read(LEDGER);
-    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const before = await blameAll(ws.root);
 
-    const r = compact(ws, "2026-03-20");
+    const r = await compact(ws, "2026-03-20");
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(
       /^Sealed \d+ lines into 3 segments in refs\/intent\/ledger \(named in \.orchestration\/agent_trace\.sealed\); \.orchestration\/agent_trace\.jsonl keeps \d+\. Commit \.orchestration\/agent_trace\.sealed and \.orchestration\/agent_trace\.jsonl, and share the segments with `intent ledger push`\.\n$/,
@@ -322,12 +332,12 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const [entry] = ws.read(MANIFEST).split("\n").slice(1);
     expect(entry).toMatch(/^[0-9a-f]{64} [0-9a-f]{40} \d+ 2026-01-03T10:00:00\.000Z 2026-01-\d\dT10:0\d:00\.000Z$/);
 
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
-    expect(runCli(["verify"], { cwd: ws.root })).toMatchObject({
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({
       status: 0,
       stdout: `${original.split("\n").filter((l) => l).length} records; no problems.\n`,
     });
-    expect(runCli(["export"], { cwd: ws.root }).stdout).toBe(original);
+    expect((await runCli(["export"], { cwd: ws.root })).stdout).toBe(original);
     const editor = await InProcessEditor.start(ws.root);
     try {
       await editor.open(FILES[0]!, ws.read(FILES[0]!));
@@ -343,19 +353,19 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const ws = repo();
     const url = remote();
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
-    const before = blameTraces(ws.root, FILES[0]!);
-    expect(compact(ws, "2026-03-20").status).toBe(0);
+    const before = await blameTraces(ws.root, FILES[0]!);
+    expect((await compact(ws, "2026-03-20")).status).toBe(0);
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "ledger");
     git(ws.root, "remote", "add", "origin", url);
     git(ws.root, "push", "-q", "origin", "main");
 
     const c = clone(url);
-    const missing = runCli(["blame", FILES[0]!], { cwd: c.root });
+    const missing = await runCli(["blame", FILES[0]!], { cwd: c.root });
     expect(missing.stderr).toMatch(
       /^intent blame: warning: \.orchestration\/agent_trace\.sealed:2: the ledger's sealed segments cannot be read: 3 segments \(9 lines, 2026-01-03 to 2026-03-1\d\) are not in this clone: fetch the sealed history with `intent ledger fetch` \(git fetch origin refs\/intent\/ledger\)\n$/,
     );
-    const unverified = runCli(["verify"], { cwd: c.root });
+    const unverified = await runCli(["verify"], { cwd: c.root });
     expect(unverified.status).toBe(1);
     for (const line of [2, 3, 4])
       expect(unverified.stdout).toMatch(
@@ -363,20 +373,20 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
           `\\.orchestration/agent_trace\\.sealed:${line}: segment: segment [0-9a-f]{12} \\(\\d+ lines, 2026-0\\d-\\d\\d to 2026-0\\d-\\d\\d\\) is not in this clone`,
         ),
       );
-    expect(runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
+    expect(await runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
       status: 0,
       stdout: "origin has no sealed ledger segments (refs/intent/ledger) yet.\n",
     });
 
-    expect(runCli(["ledger", "push"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "Pushed refs/intent/ledger to origin.\n" });
-    expect(runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
+    expect(await runCli(["ledger", "push"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "Pushed refs/intent/ledger to origin.\n" });
+    expect(await runCli(["ledger", "fetch"], { cwd: c.root })).toMatchObject({
       status: 0,
       stdout: "Fetched origin's sealed ledger segments into refs/intent/ledger.\n",
     });
     expect(refSegments(c)).toEqual(refSegments(ws));
-    expect(blameTraces(c.root, FILES[0]!)).toEqual(before);
-    expect(runCli(["blame", FILES[0]!], { cwd: c.root }).stderr).toBe("");
-    expect(runCli(["verify"], { cwd: c.root }).status).toBe(0);
+    expect(await blameTraces(c.root, FILES[0]!)).toEqual(before);
+    expect((await runCli(["blame", FILES[0]!], { cwd: c.root })).stderr).toBe("");
+    expect((await runCli(["verify"], { cwd: c.root })).status).toBe(0);
   });
 
   it("after `intent init`, a plain `git fetch` brings the sealed history too, also before anyone sealed", async () => {
@@ -385,23 +395,23 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     git(ws.root, "remote", "add", "origin", url);
     git(ws.root, "push", "-q", "origin", "main");
     const c = clone(url);
-    const init = runCli(["init"], { cwd: c.root });
+    const init = await runCli(["init"], { cwd: c.root });
     expect(init.stdout).toContain("configured git: a fetch from origin also brings the sealed ledger (refs/intent/ledger)\n");
-    expect(runCli(["init"], { cwd: c.root }).stdout).not.toContain("configured git");
+    expect((await runCli(["init"], { cwd: c.root })).stdout).not.toContain("configured git");
     git(c.root, "fetch", "-q", "origin"); // nobody sealed yet: the fetch still succeeds
 
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 12, 9, 1);
-    const before = blameTraces(ws.root, FILES[0]!);
-    expect(compact(ws, "2026-03-01").status).toBe(0);
+    const before = await blameTraces(ws.root, FILES[0]!);
+    expect((await compact(ws, "2026-03-01")).status).toBe(0);
     git(ws.root, "add", "-A");
     git(ws.root, "commit", "-q", "-m", "ledger");
     git(ws.root, "push", "-q", "origin", "main");
-    expect(runCli(["ledger", "push"], { cwd: ws.root }).status).toBe(0);
+    expect((await runCli(["ledger", "push"], { cwd: ws.root })).status).toBe(0);
 
     git(c.root, "stash", "-q", "--include-untracked");
     git(c.root, "pull", "-q"); // as a person pulls: the configured refspecs apply
-    expect(blameTraces(c.root, FILES[0]!)).toEqual(before);
-    expect(runCli(["blame", FILES[0]!], { cwd: c.root }).stderr).toBe("");
+    expect(await blameTraces(c.root, FILES[0]!)).toEqual(before);
+    expect((await runCli(["blame", FILES[0]!], { cwd: c.root })).stderr).toBe("");
   });
 
   it("two clones that each appended and compacted on their own branches merge without conflicts, code and sealed history", async () => {
@@ -413,7 +423,7 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     git(a.root, "remote", "add", "origin", url);
     git(a.root, "push", "-q", "origin", "main");
     const b = clone(url);
-    const ownersShared = blameTraces(a.root, FILES[0]!);
+    const ownersShared = await blameTraces(a.root, FILES[0]!);
 
     const ownersA = await sealOnBranch(a, "a", "src/api/a.ts", "2026-03-01T10:00:00Z", 2, "2026-02-10");
     // b's push takes a's segments in first: the remote ends with both clones' segments
@@ -423,7 +433,7 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     git(a.root, "fetch", "-q", "origin");
     git(a.root, "merge", "-q", "--no-edit", "origin/b");
     expect(git(a.root, "status", "--porcelain")).toBe("");
-    expect(runCli(["ledger", "fetch"], { cwd: a.root }).status).toBe(0);
+    expect((await runCli(["ledger", "fetch"], { cwd: a.root })).status).toBe(0);
     // January's segment is the same on both branches (same lines, same predecessor: same name); a sealed
     // part of February, b all of it and its March: the record of February both hold is read once
     expect(manifestNames(a)).toHaveLength(4);
@@ -432,14 +442,12 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
         .map((n) => `${n}.seg`)
         .sort(),
     );
-    expect(blameTraces(a.root, "src/api/a.ts")).toEqual(ownersA);
-    expect(blameTraces(a.root, "src/api/b.ts")).toEqual(ownersB);
-    expect(blameTraces(a.root, FILES[0]!)).toEqual(ownersShared);
-    expect(runCli(["verify"], { cwd: a.root })).toMatchObject({ status: 0 });
+    expect(await blameTraces(a.root, "src/api/a.ts")).toEqual(ownersA);
+    expect(await blameTraces(a.root, "src/api/b.ts")).toEqual(ownersB);
+    expect(await blameTraces(a.root, FILES[0]!)).toEqual(ownersShared);
+    expect(await runCli(["verify"], { cwd: a.root })).toMatchObject({ status: 0 });
     // every record once: 6 shared, 8 of each branch
-    const exported = runCli(["export"], { cwd: a.root })
-      .stdout.split("\n")
-      .filter((l) => l);
+    const exported = (await runCli(["export"], { cwd: a.root })).stdout.split("\n").filter((l) => l);
     expect(exported).toHaveLength(22);
     expect(new Set(exported.map((l) => JSON.parse(l).id)).size).toBe(22);
   });
@@ -448,19 +456,19 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 10, 9, 1);
     const records = liveLines(ws).length;
-    const before = FILES.map((f) => blameTraces(ws.root, f));
+    const before = await blameAll(ws.root);
     const torn = '{"version":"0.1.0","id":"torn-by-a-crash';
     writeFileSync(ws.path(LEDGER), `${ws.read(LEDGER)}${torn}`);
 
-    expect(compact(ws, "2026-03-01").status).toBe(0);
+    expect((await compact(ws, "2026-03-01")).status).toBe(0);
     expect(ws.read(LEDGER).endsWith(`\n${torn}`)).toBe(true);
     await history(ws, ["src/api/later.ts"], "2026-06-01T10:00:00Z", 1, 1, 3);
     const live = ws.read(LEDGER).split("\n");
     expect(live).toContain(torn);
     expect(JSON.parse(live[live.indexOf(torn) + 1]!).files[0].path).toBe("src/api/later.ts");
 
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
-    const r = runCli(["verify"], { cwd: ws.root });
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
+    const r = await runCli(["verify"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe(
       `.orchestration/agent_trace.jsonl:${live.indexOf(torn) + 1}: torn: incomplete record (a later append continued on a fresh line): a write was interrupted, e.g. a crash mid-append; the bytes stay for inspection, the record they held is lost\n${records + 1} records; 1 problem.\n`,
@@ -471,30 +479,30 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);
     const original = ws.read(LEDGER);
-    const before = FILES.map((f) => blameTraces(ws.root, f));
-    expect(runCli(["ledger", "compact", "--before", "2026-03-01", "--store", "folder"], { cwd: ws.root }).status).toBe(0);
+    const before = await blameAll(ws.root);
+    expect((await runCli(["ledger", "compact", "--before", "2026-03-01", "--store", "folder"], { cwd: ws.root })).status).toBe(0);
     expect(segmentFiles(ws)).toHaveLength(2);
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
 
-    const r = compact(ws, "2026-03-20");
+    const r = await compact(ws, "2026-03-20");
     expect(r.stdout).toMatch(
       /^Moved 2 segments from \.orchestration\/agent_trace\.segments\/ into refs\/intent\/ledger \(named in \.orchestration\/agent_trace\.sealed\); sealed \d+ lines into 1 segment in refs/,
     );
     expect(segmentFiles(ws)).toEqual([]);
     expect(manifestNames(ws)).toHaveLength(3);
-    for (const [i, f] of FILES.entries()) expect(blameTraces(ws.root, f), f).toEqual(before[i]);
-    expect(runCli(["verify"], { cwd: ws.root }).status).toBe(0);
-    expect(runCli(["export"], { cwd: ws.root }).stdout).toBe(original);
+    for (const [i, f] of FILES.entries()) expect(await blameTraces(ws.root, f), f).toEqual(before[i]);
+    expect((await runCli(["verify"], { cwd: ws.root })).status).toBe(0);
+    expect((await runCli(["export"], { cwd: ws.root })).stdout).toBe(original);
   });
 
   it("a manifest that names a blob of other bytes, or a line that is no entry, is reported by verify", async () => {
     const ws = repo();
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 8, 9, 1);
-    expect(compact(ws, "2026-02-01").status).toBe(0);
+    expect((await compact(ws, "2026-02-01")).status).toBe(0);
     const [header, entry] = ws.read(MANIFEST).split("\n");
     const forged = entry!.replace(/^(\S+) \S+/, `$1 ${git(ws.root, "rev-parse", "HEAD:README.md").trim()}`);
     ws.write(MANIFEST, `${header}\n${forged}\nnot an entry\n`);
-    const r = runCli(["verify"], { cwd: ws.root });
+    const r = await runCli(["verify"], { cwd: ws.root });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(".orchestration/agent_trace.sealed:3: segment: not a segment entry");
     expect(r.stdout).toMatch(/agent_trace\.sealed:2: segment: refs\/intent\/ledger:[0-9a-f]{64}\.seg: /);
@@ -513,10 +521,10 @@ describe("intent export", () => {
     ws = new TempWorkspace({ withLedger: false });
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);
     const original = ws.read(LEDGER);
-    const before = blameTraces(ws.root, FILES[0]!);
-    expect(compact(ws, "2026-03-20").status).toBe(0);
+    const before = await blameTraces(ws.root, FILES[0]!);
+    expect((await compact(ws, "2026-03-20")).status).toBe(0);
 
-    const all = runCli(["export", "--out", "all.jsonl"], { cwd: ws.root });
+    const all = await runCli(["export", "--out", "all.jsonl"], { cwd: ws.root });
     expect(all).toMatchObject({ status: 0, stdout: "Wrote 16 records to all.jsonl.\n" });
     expect(ws.read("all.jsonl")).toBe(original);
     for (const l of ws
@@ -525,7 +533,7 @@ describe("intent export", () => {
       .filter((x) => x))
       expect(validateRecord(JSON.parse(l))).toEqual([]);
 
-    const february = runCli(["export", "--since", "2026-02-01", "--until", "2026-03-01"], { cwd: ws.root });
+    const february = await runCli(["export", "--since", "2026-02-01", "--until", "2026-03-01"], { cwd: ws.root });
     const expected = original.split("\n").filter((l) => l && JSON.parse(l).timestamp >= "2026-02-01" && JSON.parse(l).timestamp < "2026-03-01");
     expect(expected.length).toBeGreaterThan(0);
     expect(february).toMatchObject({ status: 0, stdout: `${expected.join("\n")}\n` });
@@ -533,7 +541,7 @@ describe("intent export", () => {
     copy = new TempWorkspace({ withLedger: false });
     copy.write(FILES[0]!, ws.read(FILES[0]!));
     copy.write(LEDGER, ws.read("all.jsonl"));
-    expect(blameTraces(copy.root, FILES[0]!)).toEqual(before);
+    expect(await blameTraces(copy.root, FILES[0]!)).toEqual(before);
   });
 });
 
