@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { gitInvocation } from "../../server/src/io/gitRunner";
+import { execFileSync } from "node:child_process";
+import { gitExecFile, gitInvocation, gitSpawn, gitSync } from "../../server/src/io/gitRunner";
 
 /** What the runner starts: the options that turn programs off, where git reads them, for each kind of call. */
 
@@ -95,5 +96,70 @@ describe("gitInvocation", () => {
     const root = repoWithConfig("");
     expect(() => gitInvocation(root, ["-C", "elsewhere", "diff"])).toThrow("only -c settings may come before the subcommand");
     expect(() => gitInvocation(root, ["--git-dir", "x", "log"])).toThrow("only -c settings may come before the subcommand");
+  });
+});
+
+/** Whether everything before the subcommand is a setting: `-c name=value` pairs, `--config-env=` switches and `--no-pager`. */
+function onlySettingsBefore(argv: readonly string[], sub: string): boolean {
+  const at = argv.indexOf(sub);
+  for (let i = 0; i < at; i++) {
+    if (argv[i] === "-c" && argv[i + 1]?.includes("=")) i++;
+    else if (argv[i] !== "--no-pager" && !argv[i]!.startsWith("--config-env=")) return false;
+  }
+  return true;
+}
+
+describe("what the runner starts", () => {
+  it.each([["status"], ["fetch", "origin"], ["push", "origin", "x"], ["-c", "a.b=c", "log"]])("only settings before the subcommand: git %s", (...args) => {
+    const sub = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c")!;
+    expect(onlySettingsBefore(gitInvocation(repoWithConfig('[filter "f"]\n\tclean = x\n'), args).argv, sub)).toBe(true);
+  });
+
+  it("leading -c settings and no subcommand: passed on as given (git then prints its usage)", () => {
+    const { argv } = gitInvocation(repoWithConfig(""), ["-c", "a.b=c"]);
+    expect(argv.slice(-2)).toEqual(["-c", "a.b=c"]);
+  });
+});
+
+describe("running git", () => {
+  /** A real repository: what git answers depends on the folder it runs in. */
+  function repository(): string {
+    dir = mkdtempSync(join(tmpdir(), "intent-lsp-runner-"));
+    execFileSync("git", ["init", "-q"], { cwd: dir, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } });
+    return dir;
+  }
+  const EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+  const X_BLOB = "c1b0730e0133447badcfd47fd144e254807b06e1";
+
+  it("gitSync: in the folder given, as text or bytes, with the input given", () => {
+    const root = repository();
+    expect(gitSync(root, ["rev-parse", "--show-toplevel"], { encoding: "utf8" }).stdout).toBe(`${root}\n`);
+    expect(gitSync(root, ["rev-parse", "--show-toplevel"]).stdout).toEqual(Buffer.from(`${root}\n`));
+    expect(gitSync(root, ["hash-object", "--stdin"], { encoding: "utf8", input: "x" }).stdout).toBe(`${X_BLOB}\n`);
+    expect(gitSync(root, ["hash-object", "--stdin"], { encoding: "utf8" }).stdout).toBe(`${EMPTY_BLOB}\n`);
+  });
+
+  it("gitSync: a call past its time is stopped, and output past the buffer is an error", () => {
+    const root = repository();
+    expect(gitSync(root, ["rev-parse", "--show-toplevel"], { timeoutMs: 1 }).error).toMatchObject({ code: "ETIMEDOUT" });
+    expect(gitSync(root, ["rev-parse", "--show-toplevel"], { maxBuffer: 3 }).error).toMatchObject({ code: "ENOBUFS" });
+    expect(gitSync(root, ["rev-parse", "--show-toplevel"], { timeoutMs: 60_000 }).error).toBeUndefined();
+  });
+
+  it("gitExecFile: the whole output as text, in the folder given", async () => {
+    const root = repository();
+    const out = await new Promise<[unknown, string]>((resolve) =>
+      gitExecFile(root, ["rev-parse", "--show-toplevel"], { timeoutMs: 60_000, maxBuffer: 1024 }, (err, stdout) => resolve([err, stdout])),
+    );
+    expect(out).toEqual([null, `${root}\n`]);
+  });
+
+  it("gitSpawn: output as it comes, from the folder given", async () => {
+    const root = repository();
+    const child = gitSpawn(root, ["rev-parse", "--show-toplevel"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    await new Promise((r) => child.on("close", r));
+    expect(out).toBe(`${root}\n`);
   });
 });
