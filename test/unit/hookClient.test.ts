@@ -1,4 +1,5 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -6,7 +7,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import "../support/sourceRequire";
 import { parseHookRequest } from "../../server/src/cli/hookService";
 import { handOverStdin } from "../../server/src/io/stdio";
-import { callService, isPrivateSocket, isSocketDir, serviceMode, serviceSocket } from "../../server/src/launch/hookClient";
+import {
+  backingOff,
+  callService,
+  isPrivateSocket,
+  isSocketDir,
+  replyDeadline,
+  serviceMode,
+  serviceSocket,
+  startService,
+} from "../../server/src/launch/hookClient";
 
 /**
  * The launcher's side of the hook service, in process (launch/hookClient.ts): which service a caller may
@@ -103,6 +113,34 @@ describe("callService: how a call ends", () => {
     expect(await call(await stand(onConnection), input)).toEqual({ kind: "dropped", why, input });
   });
 
+  it("answered: a greeting that arrives in pieces is still the service's", async () => {
+    const socket = await stand((conn) => {
+      conn.write(GREETING.slice(0, 7), () => setTimeout(() => conn.write(GREETING.slice(7)), 20));
+      conn.on("data", () => conn.end(`${JSON.stringify({ stdout: "", stderr: "", code: 0 })}\n`));
+    });
+    expect(await call(socket, "x")).toEqual({ kind: "answered", reply: { stdout: "", stderr: "", code: 0 } });
+  });
+
+  const EIO = () => Promise.reject(new Error("EIO: i/o error, read"));
+  const UNREADABLE = { kind: "unreadable", why: "standard input could not be read (EIO: i/o error, read)" };
+  it("unreadable: the call's input cannot be read once the service took the call, and nothing is sent", async () => {
+    let sent = "";
+    const socket = await stand((conn) => {
+      conn.write(GREETING);
+      conn.on("data", (d) => {
+        sent += d;
+      });
+    });
+    expect(await callService(socket, ["hook", "cursor"], {}, "/w", 5_000, EIO)).toEqual(UNREADABLE);
+    expect(sent).toBe("");
+  });
+
+  it("unreadable: the service dropped the call while its input was being read, and the read then failed", async () => {
+    const socket = await stand((conn) => conn.write(GREETING, () => conn.end()));
+    const late = () => new Promise<string>((_resolve, reject) => setTimeout(() => reject(new Error("EIO: i/o error, read")), 200));
+    expect(await callService(socket, ["hook", "cursor"], {}, "/w", 5_000, late)).toEqual(UNREADABLE);
+  });
+
   it("silent: greeted and no answer within the deadline", async () => {
     expect(await call(await stand(greetThen(() => {})), "in", 200)).toEqual({ kind: "silent", why: "no answer within 0.2 s", input: "in" });
   });
@@ -153,6 +191,50 @@ describe("which folders and sockets a caller trusts", () => {
     expect(isPrivateSocket(socket)).toBe(false);
   });
 
+  // as user 4242, through the checks' `uid`: a folder's owner is told apart from root's, which a test run as root cannot do otherwise
+  it.runIf(process.getuid?.() === 0)("as another user: its own folder, in a parent of its own or root's; never in another user's", () => {
+    const me = 4242;
+    const parent = join(dir, "parent");
+    const mine = join(parent, "mine");
+    mkdirSync(mine, { recursive: true, mode: 0o700 });
+    chmodSync(parent, 0o755);
+    chownSync(mine, me, me);
+    expect(isSocketDir(mine, me)).toBe(true); // the parent is root's
+    chownSync(parent, me, me);
+    expect(isSocketDir(mine, me)).toBe(true); // the parent is this user's
+    chownSync(parent, 5151, 5151);
+    expect(isSocketDir(mine, me)).toBe(false); // another user could rename the folder out of it
+    chmodSync(parent, 0o1777);
+    expect(isSocketDir(mine, me)).toBe(false); // sticky, but still another user's
+    chownSync(parent, 0, 0);
+    chownSync(mine, 0, 0);
+    expect(isSocketDir(mine, me)).toBe(false); // root's folder is not this user's
+  });
+
+  it.runIf(process.getuid?.() === 0)("with no user ids (as on Windows): any owner, the modes still checked", async () => {
+    const theirs = join(dir, "theirs");
+    mkdirSync(theirs, { mode: 0o700 });
+    chownSync(theirs, 5151, 5151);
+    chownSync(dir, 5151, 5151);
+    chmodSync(dir, 0o755);
+    expect(isSocketDir(theirs, null)).toBe(true);
+    chmodSync(theirs, 0o750);
+    expect(isSocketDir(theirs, null)).toBe(false);
+    chownSync(dir, 0, 0);
+    chmodSync(dir, 0o700);
+    const socket = await stand(() => {});
+    chownSync(socket, 5151, 5151);
+    expect(isPrivateSocket(socket, null)).toBe(true);
+    expect(isPrivateSocket(socket)).toBe(false);
+  });
+
+  it("a folder reached through a linked parent is not trusted: the link could be pointed elsewhere", () => {
+    mkdirSync(join(dir, "real", "inner"), { recursive: true, mode: 0o700 });
+    symlinkSync(join(dir, "real"), join(dir, "linked"));
+    expect(isSocketDir(join(dir, "real", "inner"))).toBe(true);
+    expect(isSocketDir(join(dir, "linked", "inner"))).toBe(false);
+  });
+
   it("a socket: only a socket file, private, in a trusted folder", async () => {
     const socket = await stand(() => {});
     expect(isPrivateSocket(socket)).toBe(true);
@@ -200,6 +282,29 @@ describe("serviceSocket: one service per build and environment", () => {
     expect(at({})).toMatch(new RegExp(`^${dir}/intent-lsp/hooks/`));
   });
 
+  it("the order variables come in changes nothing; where one's value ends and the next begins does", () => {
+    expect(at({ PATH: "/bin", HOME: "/h", LANG: "C" })).toBe(at({ LANG: "C", HOME: "/h", PATH: "/bin" }));
+    expect(at({ GIT_A: "1", GIT_B: "2" })).not.toBe(at({ GIT_A: "1GIT_B=2" }));
+  });
+
+  // a socket's path is `<folder>/intent-lsp/<16 hex>.sock`: 33 bytes after the folder
+  const folderOf = (length: number) => {
+    const f = join(dir, "x".repeat(length - dir.length - 1));
+    mkdirSync(f, { mode: 0o755 });
+    return f;
+  };
+  it("a socket path of 100 bytes is taken; one longer goes to the next place, and past the others to a folder of this user's in /tmp", () => {
+    const exact = serviceSocket(bundle, { XDG_RUNTIME_DIR: folderOf(67), XDG_CACHE_HOME: dir });
+    expect(exact).toHaveLength(100);
+    expect(exact!.startsWith(join(dir, "x"))).toBe(true);
+    const over = serviceSocket(bundle, { XDG_RUNTIME_DIR: folderOf(68), XDG_CACHE_HOME: dir });
+    expect(over).toMatch(new RegExp(`^${dir}/intent-lsp/hooks/[0-9a-f]{16}\\.sock$`));
+    const long = folderOf(90);
+    expect(serviceSocket(bundle, { XDG_RUNTIME_DIR: long, XDG_CACHE_HOME: long })).toMatch(
+      new RegExp(`^/tmp/intent-lsp-${process.getuid!()}/[0-9a-f]{16}\\.sock$`),
+    );
+  });
+
   it("no socket for a bundle that is not there", () => {
     expect(serviceSocket(join(dir, "missing.js"), { XDG_RUNTIME_DIR: dir })).toBeUndefined();
   });
@@ -227,6 +332,10 @@ describe("parseHookRequest: what the service takes as a call", () => {
     ["an argument that is not text", { ...valid, argv: ["hook", 2] }],
     ["input that is neither text nor null", { ...valid, stdin: 3 }],
     ["no environment", { ...valid, env: null }],
+    ["an environment given as text", { ...valid, env: "A=b" }],
+    ["an environment with one variable that is not text among others that are", { ...valid, env: { A: "b", B: 2 } }],
+    ["a folder that is not text", { ...valid, cwd: 5 }],
+    ["no folder", { ...valid, cwd: undefined }],
   ])("refuses %s", (_what, request) => {
     expect(parseHookRequest(JSON.stringify(request))).toBeUndefined();
   });
@@ -269,9 +378,57 @@ describe("answerHookRequest: the service runs the call as its own process would"
       tool_input: { file_path: join(dir, "x") },
     };
     const r = await answerHookRequest(request(["hook", "claude-code"], JSON.stringify(event)));
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe("");
-    expect(r.stdout.endsWith("\n")).toBe(true);
-    expect(() => JSON.parse(r.stdout)).not.toThrow();
+    expect(r).toEqual({ stdout: "{}\n", stderr: "", code: 0 });
+  });
+  it("what the command prints through either of its outputs is the answer's", async () => {
+    const r = await answerHookRequest(request(["hook", "--help"], null));
+    expect(r.stdout).toMatch(/^Usage: intent hook /);
+    expect(r).toMatchObject({ stderr: "", code: 0 });
+  });
+});
+
+describe("starting a service", () => {
+  it("the reply's deadline: INTENT_LSP_HOOK_SERVICE_REPLY_MS when a positive number, else 20 s", () => {
+    const at = (v: string | undefined) => replyDeadline(v === undefined ? {} : { INTENT_LSP_HOOK_SERVICE_REPLY_MS: v });
+    expect([at("250"), at(undefined), at("0"), at("-3"), at("soon")]).toEqual([250, 20_000, 20_000, 20_000, 20_000]);
+  });
+
+  it("launchers hold back for an hour after a service could not listen on the socket", () => {
+    const socket = join(dir, "s.sock");
+    const now = Date.now();
+    expect(backingOff(socket, now)).toBe(false);
+    writeFileSync(`${socket}.failed`, "");
+    expect(backingOff(socket, now)).toBe(true);
+    const hourAgo = (now - 60 * 60 * 1000 - 1000) / 1000;
+    utimesSync(`${socket}.failed`, hourAgo, hourAgo);
+    expect(backingOff(socket, now)).toBe(false);
+    expect(backingOff(socket, now - 2000)).toBe(true);
+  });
+
+  /** A launcher that notes how it was started: its arguments, folder, an environment variable, and whether it leads its own process group. */
+  function noting(name: string): { launcher: string; note: string } {
+    const note = join(dir, `${name}.json`);
+    const launcher = join(dir, `${name}.js`);
+    writeFileSync(
+      launcher,
+      `const stat = require("node:fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+require("node:fs").writeFileSync(${JSON.stringify(note)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), mark: process.env.MARK, leads: stat[2] === String(process.pid) }));
+`,
+    );
+    return { launcher, note };
+  }
+
+  it("starts the service detached, in the user's home, with the caller's environment; not while backing off", async () => {
+    const held = noting("held");
+    const heldSocket = join(dir, "held.sock");
+    writeFileSync(`${heldSocket}.failed`, "");
+    startService(heldSocket, held.launcher, { ...process.env, MARK: "held" });
+    const started = noting("started");
+    const socket = join(dir, "s.sock");
+    startService(socket, started.launcher, { ...process.env, MARK: "caller" });
+    while (!existsSync(started.note)) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.parse(readFileSync(started.note, "utf8"))).toEqual({ argv: ["__serve-hooks", socket], cwd: homedir(), mark: "caller", leads: true });
+    // started first, the held launcher would have written its note before the other's
+    expect(existsSync(held.note)).toBe(false);
   });
 });

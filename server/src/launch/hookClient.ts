@@ -67,12 +67,12 @@ export function serviceSocket(bundle: string, env: NodeJS.ProcessEnv): string | 
  * Whether `dir` may hold this user's sockets: a real folder (not a link), this user's, that nobody else may
  * enter (whatever the umask it was made under), in a folder nobody else can rename it out of (only its owner
  * can, or the folder is sticky as /tmp is). A call through a socket there can do whatever `intent hook` can.
+ * `uid`: the user (this process's; null where the system has no user ids, as on Windows).
  */
-export function isSocketDir(dir: string): boolean {
-  const uid = process.getuid?.();
-  const ownedBy = (st: { uid: number }) => uid === undefined || st.uid === uid || st.uid === 0;
+export function isSocketDir(dir: string, uid: number | null = thisUser()): boolean {
+  const ownedBy = (st: { uid: number }) => uid === null || st.uid === uid || st.uid === 0;
   const st = lstatSync(dir);
-  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return false;
+  if (!st.isDirectory() || (uid !== null && st.uid !== uid) || (st.mode & 0o077) !== 0) return false;
   const parent = lstatSync(dirname(dir));
   return parent.isDirectory() && ownedBy(parent) && ((parent.mode & 0o022) === 0 || (parent.mode & 0o1000) !== 0);
 }
@@ -80,16 +80,22 @@ export function isSocketDir(dir: string): boolean {
 /**
  * Whether a connection to `socket` reaches this user's own service, checked before every connect: its folder
  * as `isSocketDir` requires, and the socket (if any) a socket of this user's that nobody else can use.
+ * `uid`: the user (this process's; null where the system has no user ids, as on Windows).
  */
-export function isPrivateSocket(socket: string): boolean {
+export function isPrivateSocket(socket: string, uid: number | null = thisUser()): boolean {
   try {
-    if (!isSocketDir(dirname(socket))) return false;
+    if (!isSocketDir(dirname(socket), uid)) return false;
     const st = lstatSync(socket);
-    const uid = process.getuid?.();
-    return st.isSocket() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+    return st.isSocket() && (uid === null || st.uid === uid) && (st.mode & 0o077) === 0;
   } catch {
     return false;
   }
+}
+
+/** This process's user id; null where the system has none (Windows). */
+function thisUser(): number | null {
+  // Stryker disable next-line ConditionalExpression: every system the tests run on has user ids; the test is for those without
+  return typeof process.getuid === "function" ? process.getuid() : null;
 }
 
 /**
@@ -100,8 +106,9 @@ export function isPrivateSocket(socket: string): boolean {
 function socketDirs(env: NodeJS.ProcessEnv): string[] {
   const dirs = env["XDG_RUNTIME_DIR"] ? [join(env["XDG_RUNTIME_DIR"], "intent-lsp")] : [];
   dirs.push(join(userCacheDir(env), "hooks"));
-  const uid = process.getuid?.();
-  if (uid !== undefined) dirs.push(join("/tmp", `intent-lsp-${uid}`));
+  const uid = thisUser();
+  // Stryker disable next-line ConditionalExpression: every system the tests run on has user ids (see thisUser)
+  if (uid !== null) dirs.push(join("/tmp", `intent-lsp-${uid}`));
   return dirs;
 }
 
@@ -120,8 +127,21 @@ export type CallResult =
   | { kind: "silent"; why: string; input: string | null }
   | { kind: "unreadable"; why: string };
 
-/** Hands the call to the service (see CallResult); `replyMs`: how long an answer may take once greeted. */
-export function callService(socket: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, replyMs = replyDeadline(env)): Promise<CallResult> {
+/** This process's standard input, as a call hands it over: null from a terminal, where an agent pipes nothing. */
+const standardInput = (): Promise<string | null> => (stdinIsTerminal() ? Promise.resolve(null) : readAllStdin());
+
+/**
+ * Hands the call to the service (see CallResult); `replyMs`: how long an answer may take once greeted;
+ * `readInput`: the call's standard input, read only once the service took the call.
+ */
+export function callService(
+  socket: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  replyMs = replyDeadline(env),
+  readInput = standardInput,
+): Promise<CallResult> {
   const { connect } = require("node:net") as typeof import("node:net");
   return new Promise((resolve) => {
     if (!isPrivateSocket(socket)) return resolve({ kind: "absent" });
@@ -135,6 +155,8 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
       done({ kind: "absent" });
     }, GREETING_MS);
     let settled = false;
+    // Stryker disable ConditionalExpression,BooleanLiteral: a promise keeps its first settlement, and each path
+    // has ended the connection before it settles, so a second settlement changes nothing; the flag only saves work
     const done = (r: CallResult) => {
       if (settled) return;
       settled = true;
@@ -146,6 +168,7 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
       conn.destroy();
       if (settled) return;
       settled = true;
+      // Stryker restore ConditionalExpression,BooleanLiteral
       clearTimeout(timer);
       (input ?? Promise.resolve(null)).then(
         (text) => resolve({ kind, why, input: text }),
@@ -153,7 +176,7 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
       );
     };
     const send = () => {
-      input = stdinIsTerminal() ? Promise.resolve(null) : readAllStdin();
+      input = readInput();
       input.then(
         (stdin) => {
           const request: HookRequest = { argv, cwd, env: stringsOnly(env), stdin };
@@ -195,7 +218,7 @@ export function callService(socket: string, argv: string[], env: NodeJS.ProcessE
  * since an agent that times a hook out runs the call (most of them do). A service that is stopped or stuck
  * thus costs a denial, never an allow.
  */
-function replyDeadline(env: NodeJS.ProcessEnv): number {
+export function replyDeadline(env: NodeJS.ProcessEnv): number {
   const given = Number(env["INTENT_LSP_HOOK_SERVICE_REPLY_MS"]);
   return given > 0 ? given : REPLY_MS;
 }
@@ -204,6 +227,7 @@ function parseReply(text: string): HookReply | undefined {
   try {
     const r = JSON.parse(text) as HookReply;
     return typeof r.stdout === "string" && typeof r.stderr === "string" && Number.isInteger(r.code) ? r : undefined;
+    // Stryker disable next-line BlockStatement: the function returns undefined after an empty block too
   } catch {
     return undefined;
   }
@@ -211,22 +235,28 @@ function parseReply(text: string): HookReply | undefined {
 
 function stringsOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
+  // Stryker disable next-line ConditionalExpression: a variable without a value is dropped by JSON.stringify when the request is sent, kept or not
   for (const [k, v] of Object.entries(env)) if (typeof v === "string") out[k] = v;
   return out;
 }
 
 /** Starts a service on `socket` for the next calls, detached from this one; it leaves by itself when idle. */
 export function startService(socket: string, launcher: string, env: NodeJS.ProcessEnv): void {
-  try {
-    if (Date.now() - statSync(`${socket}.failed`).mtimeMs < FAILED_BACKOFF_MS) return;
-  } catch {
-    /* no marker: no failure seen */
-  }
+  if (backingOff(socket, Date.now())) return;
   try {
     const { spawn } = require("node:child_process") as typeof import("node:child_process");
     // away from the caller's folder, which the service must not keep busy
     spawn(process.execPath, [launcher, SERVE_HOOKS, socket], { detached: true, stdio: "ignore", cwd: homedir(), env }).unref();
   } catch {
     /* the next call tries again; this one is answered in its own process anyway */
+  }
+}
+
+/** Whether launchers hold back from starting a service on `socket` at `now`: one failed to listen there lately. */
+export function backingOff(socket: string, now: number): boolean {
+  try {
+    return now - statSync(`${socket}.failed`).mtimeMs < FAILED_BACKOFF_MS;
+  } catch {
+    return false; // no marker: no failure seen
   }
 }
