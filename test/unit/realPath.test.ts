@@ -122,7 +122,7 @@ describe("writeLanding: each rule of the kernel's resolution", () => {
     expect(landing(`src/${"a".repeat(255)}`)).toEqual(file(join(root, `src/${"a".repeat(255)}`)));
     expect(landing(`src/${"a".repeat(256)}`)).toEqual(failure(`a name in ${root}/src/${"a".repeat(256)} is longer than 255 bytes`));
     let spelling = `${root}/new`;
-    while (spelling.length < 4095 - 201) spelling += `/${"b".repeat(200)}`;
+    while (spelling.length < 4095 - 202) spelling += `/${"b".repeat(200)}`; // leaves 1 to 201 bytes for the last name
     spelling += `/${"c".repeat(4095 - spelling.length - 1)}`;
     expect(Buffer.byteLength(spelling)).toBe(4095);
     expect(writeLanding(spelling)).toEqual(file(spelling));
