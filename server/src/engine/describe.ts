@@ -72,12 +72,13 @@ export function contributorText(entry: TraceEntry): string {
 
 /**
  * Where a line came from when its owner wrote it in another path (engine/lineage.ts): "moved by <who> from
- * `old`" when the move was recorded as it happened, else "from `old`". Undefined for a line written here.
+ * `old`" when the move was recorded as it happened, else "from `old`", the path set in `code` (backquotes in
+ * markdown). Undefined for a line written here.
  */
-export function provenanceText(attribution: { entry: TraceEntry; movedBy?: TraceEntry }, path: string): string | undefined {
+export function provenanceText(attribution: { entry: TraceEntry; movedBy?: TraceEntry }, path: string, code: (text: string) => string): string | undefined {
   const { entry, movedBy } = attribution;
   if (entry.path === path) return undefined;
   return movedBy
-    ? `moved by ${contributorText(movedBy)} from \`${entry.path}\` (${movedBy.timestamp})`
-    : `from \`${entry.path}\` (renamed, moved or copied here)`;
+    ? `moved by ${contributorText(movedBy)} from ${code(entry.path)} (${movedBy.timestamp})`
+    : `from ${code(entry.path)} (renamed, moved or copied here)`;
 }

@@ -8,17 +8,23 @@ import type { TrackedDocument } from "./documents";
 
 /** docs/ARCHITECTURE.md "Hover → answer": who wrote this line, under which intent; or, in active_intents.yaml, an intent's footprint. */
 export function hover(doc: TrackedDocument, position: Position, now: number, markdown = true): Hover | null {
-  const h = markdownHover(doc, position, now);
-  if (!h || markdown) return h;
-  // clients that asked for plaintext (eglot) get the same words without the markup
-  const value = (h.contents as { value: string }).value.replace(/\*\*/g, "").replace(/`/g, "");
-  return { ...h, contents: { kind: MarkupKind.PlainText, value } };
+  return hoverAt(doc, position, now, markdown ? MARKDOWN : PLAIN);
 }
 
-function markdownHover(doc: TrackedDocument, position: Position, now: number): Hover | null {
+/** The markup the words are set in: clients that asked for plaintext (eglot) get the same words without it. */
+interface Markup {
+  kind: MarkupKind;
+  strong(text: string): string;
+  code(text: string): string;
+}
+const MARKDOWN: Markup = { kind: MarkupKind.Markdown, strong: (t) => `**${t}**`, code: (t) => `\`${t}\`` };
+// the words themselves (a glob's `**`, a name's backquote) are kept: only the markup around them goes
+const PLAIN: Markup = { kind: MarkupKind.PlainText, strong: (t) => t, code: (t) => t };
+
+function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Markup): Hover | null {
   const ctx = doc.ctx;
   if (!ctx || doc.path === undefined || position.line >= doc.doc.lineCount) return null;
-  if (doc.path === INTENTS_FILE) return intentHover(doc, position, now);
+  if (doc.path === INTENTS_FILE) return intentHover(doc, position, now, m);
 
   const owner = doc.owner(position.line);
   // a file the ledger has never recorded (nor this server's save of it, which the ledger may not have
@@ -28,18 +34,18 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
   if (owner.kind === "edited") {
     const v = doc.verdict();
     const under = v?.kind === "allowed" ? ` under ${intentTitle(v.intent.id, ctx.rules.catalogue)}${v.auto ? " (auto-selected)" : ""}` : "";
-    lines.push(`**Edited, not saved yet.** It will be recorded${under} when you save.`);
+    lines.push(`${m.strong("Edited, not saved yet.")} It will be recorded${under} when you save.`);
   } else if (owner.kind === "untraced") {
-    lines.push("**Untraced:** no ledger record covers this line.");
+    lines.push(`${m.strong("Untraced:")} no ledger record covers this line.`);
   } else if (owner.kind === "indexing") {
-    lines.push("**Indexing the ledger…** Who wrote this line is shown as soon as the trace ledger has been read.");
+    lines.push(`${m.strong("Indexing the ledger…")} Who wrote this line is shown as soon as the trace ledger has been read.`);
   } else {
     const { entry, exact, reformattedBy } = owner.attribution;
-    lines.push(`**${intentTitle(entry.intentId, ctx.rules.catalogue)}**`);
+    lines.push(m.strong(intentTitle(entry.intentId, ctx.rules.catalogue)));
     if (isOutOfScopeEntry(entry)) lines.push("", `⚠ recorded outside ${entry.intentId ?? "its intent"}'s scope`);
     lines.push("");
     lines.push(`${contributorText(entry)} · ${relativeTime(entry.timestamp, now)} (${entry.timestamp})`);
-    const provenance = provenanceText(owner.attribution, doc.path);
+    const provenance = provenanceText(owner.attribution, doc.path, m.code);
     if (provenance) lines.push("", provenance);
     if (reformattedBy)
       lines.push(
@@ -48,32 +54,32 @@ function markdownHover(doc: TrackedDocument, position: Position, now: number): H
       );
     lines.push("");
     lines.push(
-      `trace \`${entry.recordId}\`${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
+      `trace ${m.code(entry.recordId)}${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
     );
     const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;
     const constraints = intent ? inheritedConstraints(intent, ctx.rules.catalogue.byId) : [];
     if (constraints.length) lines.push("", "Constraints:", ...constraints.map((c) => `- ${c}`));
   }
-  return { contents: { kind: MarkupKind.Markdown, value: lines.join("\n") }, range: lineRange(doc, position.line) };
+  return { contents: { kind: m.kind, value: lines.join("\n") }, range: lineRange(doc, position.line) };
 }
 
-function intentHover(doc: TrackedDocument, position: Position, now: number): Hover | null {
+function intentHover(doc: TrackedDocument, position: Position, now: number, m: Markup): Hover | null {
   const ctx = doc.ctx!;
   const offset = doc.doc.offsetAt(position);
   const intent = ctx.rules.catalogue.intents.find((i) => i.span.start <= offset && offset <= i.span.end);
   if (!intent) return null;
-  return { contents: { kind: MarkupKind.Markdown, value: intentFootprint(intent, doc, now).join("\n") } };
+  return { contents: { kind: m.kind, value: intentFootprint(intent, doc, now, m).join("\n") } };
 }
 
-function intentFootprint(intent: Intent, doc: TrackedDocument, now: number): string[] {
+function intentFootprint(intent: Intent, doc: TrackedDocument, now: number, m: Markup): string[] {
   const ledger = doc.ctx!.ledger;
   const files = ledger.filesFor(intent.id).sort();
   const last = ledger.lastChange(intent.id);
-  const out = [`**${intent.id} — ${intent.name}** (${intent.status})`, "", `Scope: ${intent.ownedScope.map((g) => `\`${g}\``).join(", ")}`, ""];
+  const out = [`${m.strong(`${intent.id} — ${intent.name}`)} (${intent.status})`, "", `Scope: ${intent.ownedScope.map(m.code).join(", ")}`, ""];
   out.push(
-    `${ledger.editCount(intent.id)} recorded edits in ${files.length} files${last ? ` · last change ${relativeTime(last.timestamp, now)} by ${contributorText(last)} in \`${last.path}\`` : ""}`,
+    `${ledger.editCount(intent.id)} recorded edits in ${files.length} files${last ? ` · last change ${relativeTime(last.timestamp, now)} by ${contributorText(last)} in ${m.code(last.path)}` : ""}`,
   );
-  if (files.length) out.push("", ...files.slice(0, 20).map((f) => `- \`${f}\``), ...(files.length > 20 ? [`- … and ${files.length - 20} more`] : []));
+  if (files.length) out.push("", ...files.slice(0, 20).map((f) => `- ${m.code(f)}`), ...(files.length > 20 ? [`- … and ${files.length - 20} more`] : []));
   return out;
 }
 

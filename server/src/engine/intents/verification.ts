@@ -72,8 +72,10 @@ export function outputTail(text: string, lines = 20): string {
 /** A duration as people read it: "850 ms", "12 s", "3 min 5 s". */
 export function seconds(s: number): string {
   if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  const rest = Math.round(s - m * 60);
+  // whole seconds before minutes, so 119.7 s reads "2 min", never "1 min 60 s"
+  const whole = Math.round(s);
+  const m = Math.floor(whole / 60);
+  const rest = whole - m * 60;
   return rest ? `${m} min ${rest} s` : `${m} min`;
 }
 
