@@ -1,4 +1,17 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -81,6 +94,11 @@ describe("callService: how a call ends", () => {
     expect(await call(await stand((c) => c.destroy(), "a.sock"), "x")).toEqual({ kind: "absent" });
     expect(await call(await stand((c) => c.end("something else\n"), "b.sock"), "x")).toEqual({ kind: "absent" });
     expect(await call(await stand((c) => c.end(), "c.sock"), "x")).toEqual({ kind: "absent" });
+    // a socket file left by a service that is gone: the connection is refused
+    const left = join(dir, "left.sock");
+    linkSync(await stand(() => {}, "d.sock"), left);
+    for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+    expect(await call(left, "x")).toEqual({ kind: "absent" });
   });
 
   it("absent: a service that never greets is given up after the greeting's wait", async () => {
@@ -131,7 +149,8 @@ describe("callService: how a call ends", () => {
         sent += d;
       });
     });
-    expect(await callService(socket, ["hook", "cursor"], {}, "/w", 5_000, EIO)).toEqual(UNREADABLE);
+    // told at once: the reply's deadline is longer than the test may take
+    expect(await callService(socket, ["hook", "cursor"], {}, "/w", 600_000, EIO)).toEqual(UNREADABLE);
     expect(sent).toBe("");
   });
 
@@ -305,6 +324,10 @@ describe("serviceSocket: one service per build and environment", () => {
     );
   });
 
+  it("with no runtime folder, the user's cache folder", () => {
+    expect(serviceSocket(bundle, { XDG_CACHE_HOME: dir })).toMatch(new RegExp(`^${dir}/intent-lsp/hooks/[0-9a-f]{16}\\.sock$`));
+  });
+
   it("no socket for a bundle that is not there", () => {
     expect(serviceSocket(join(dir, "missing.js"), { XDG_RUNTIME_DIR: dir })).toBeUndefined();
   });
@@ -380,6 +403,20 @@ describe("answerHookRequest: the service runs the call as its own process would"
     const r = await answerHookRequest(request(["hook", "claude-code"], JSON.stringify(event)));
     expect(r).toEqual({ stdout: "{}\n", stderr: "", code: 0 });
   });
+  it("a program that fails outside its own handling: what it printed, then the failure, blocking the call", async () => {
+    const failing = (thrown: unknown) => async (_argv: string[], io: { out(t: string): void; err(t: string): void }) => {
+      io.out("partial");
+      io.err("note\n");
+      throw thrown;
+    };
+    expect(await answerHookRequest(request(["hook", "cursor"], "{}"), failing(new Error("module not found")))).toEqual({
+      stdout: "partial",
+      stderr: "note\nintent: module not found (blocking the call)\n",
+      code: 2,
+    });
+    expect((await answerHookRequest(request(["hook", "cursor"], "{}"), failing(null))).stderr).toBe("note\nintent: null (blocking the call)\n");
+    expect((await answerHookRequest(request(["hook", "cursor"], "{}"), failing("text"))).stderr).toBe("note\nintent: text (blocking the call)\n");
+  });
   it("what the command prints through either of its outputs is the answer's", async () => {
     const r = await answerHookRequest(request(["hook", "--help"], null));
     expect(r.stdout).toMatch(/^Usage: intent hook /);
@@ -403,6 +440,9 @@ describe("starting a service", () => {
     utimesSync(`${socket}.failed`, hourAgo, hourAgo);
     expect(backingOff(socket, now)).toBe(false);
     expect(backingOff(socket, now - 2000)).toBe(true);
+    const at = statSync(`${socket}.failed`).mtimeMs;
+    expect(backingOff(socket, at + 60 * 60 * 1000 - 1)).toBe(true);
+    expect(backingOff(socket, at + 60 * 60 * 1000)).toBe(false);
   });
 
   /** A launcher that notes how it was started: its arguments, folder, an environment variable, and whether it leads its own process group. */
@@ -412,23 +452,30 @@ describe("starting a service", () => {
     writeFileSync(
       launcher,
       `const stat = require("node:fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
-require("node:fs").writeFileSync(${JSON.stringify(note)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), mark: process.env.MARK, leads: stat[2] === String(process.pid) }));
+const quiet = require("node:fs").fstatSync(1).isCharacterDevice();
+require("node:fs").writeFileSync(${JSON.stringify(note)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), mark: process.env.MARK, leads: stat[2] === String(process.pid), quiet }));
 `,
     );
     return { launcher, note };
   }
 
-  it("starts the service detached, in the user's home, with the caller's environment; not while backing off", async () => {
-    const held = noting("held");
-    const heldSocket = join(dir, "held.sock");
-    writeFileSync(`${heldSocket}.failed`, "");
-    startService(heldSocket, held.launcher, { ...process.env, MARK: "held" });
+  it("starts the service detached, in the user's home, with the caller's environment, its output going nowhere", async () => {
     const started = noting("started");
     const socket = join(dir, "s.sock");
-    startService(socket, started.launcher, { ...process.env, MARK: "caller" });
+    expect(startService(socket, started.launcher, { ...process.env, MARK: "caller" })).toBe(true);
     while (!existsSync(started.note)) await new Promise((r) => setTimeout(r, 20));
-    expect(JSON.parse(readFileSync(started.note, "utf8"))).toEqual({ argv: ["__serve-hooks", socket], cwd: homedir(), mark: "caller", leads: true });
-    // started first, the held launcher would have written its note before the other's
-    expect(existsSync(held.note)).toBe(false);
+    expect(JSON.parse(readFileSync(started.note, "utf8"))).toEqual({
+      argv: ["__serve-hooks", socket],
+      cwd: homedir(),
+      mark: "caller",
+      leads: true,
+      quiet: true,
+    });
+  });
+
+  it("starts none while backing off", () => {
+    const socket = join(dir, "held.sock");
+    writeFileSync(`${socket}.failed`, "");
+    expect(startService(socket, noting("held").launcher, process.env)).toBe(false);
   });
 });

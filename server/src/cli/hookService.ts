@@ -27,8 +27,8 @@ const SAVE_AFTER_QUIET_MS = 2_000;
 /** A request larger than this (a hook payload is a tool call's input) is refused. */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
-/** Runs one call as the command would run in its own process. */
-export async function answerHookRequest(req: HookRequest): Promise<HookReply> {
+/** Runs one call as the command would run in its own process; `run`: the program (main, or a stand-in in tests). */
+export async function answerHookRequest(req: HookRequest, run: typeof main = main): Promise<HookReply> {
   let stdout = "";
   let stderr = "";
   if (req.argv[0] !== "hook") return { stdout, stderr: "intent: the hook service answers `intent hook` only (blocking the call)\n", code: 2 };
@@ -50,14 +50,13 @@ export async function answerHookRequest(req: HookRequest): Promise<HookReply> {
     },
   };
   try {
-    const code = await main(req.argv, io);
+    const code = await run(req.argv, io);
     return { stdout, stderr, code };
-    // Stryker disable all: main answers every command's failure itself and throws only when a command's module cannot be loaded (a broken install), which a test cannot bring about in the process that loads the module; test/cli/hookServiceFailClosed.test.ts covers a service that fails
   } catch (err) {
-    // what the program prints and exits with when a hook fails outside its own handling
+    // what the program prints and exits with when a hook fails outside its own handling (main answers every
+    // command's failure itself; a command whose module cannot be loaded, a broken install, throws)
     return { stdout, stderr: `${stderr}intent: ${(err as Error)?.message ?? String(err)} (blocking the call)\n`, code: 2 };
   }
-  // Stryker restore all
 }
 
 /** Parses a request line; undefined when it is not one. */
@@ -65,8 +64,7 @@ export function parseHookRequest(text: string): HookRequest | undefined {
   let v: unknown;
   try {
     v = JSON.parse(text);
-    // Stryker disable next-line BlockStatement: v stays undefined after an empty block, which the checks below refuse
-  } catch {
+  } catch (/* Stryker disable next-line BlockStatement: v stays undefined after an empty block, which the checks below refuse */ _) {
     return undefined;
   }
   const r = v as Partial<HookRequest> | null;

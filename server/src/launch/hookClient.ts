@@ -227,8 +227,7 @@ function parseReply(text: string): HookReply | undefined {
   try {
     const r = JSON.parse(text) as HookReply;
     return typeof r.stdout === "string" && typeof r.stderr === "string" && Number.isInteger(r.code) ? r : undefined;
-    // Stryker disable next-line BlockStatement: the function returns undefined after an empty block too
-  } catch {
+  } catch (/* Stryker disable next-line BlockStatement: the function returns undefined after an empty block too */ _) {
     return undefined;
   }
 }
@@ -240,15 +239,19 @@ function stringsOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-/** Starts a service on `socket` for the next calls, detached from this one; it leaves by itself when idle. */
-export function startService(socket: string, launcher: string, env: NodeJS.ProcessEnv): void {
-  if (backingOff(socket, Date.now())) return;
+/**
+ * Starts a service on `socket` for the next calls, detached from this one; it leaves by itself when idle.
+ * Whether one was started.
+ */
+export function startService(socket: string, launcher: string, env: NodeJS.ProcessEnv): boolean {
+  if (backingOff(socket, Date.now())) return false;
   try {
     const { spawn } = require("node:child_process") as typeof import("node:child_process");
     // away from the caller's folder, which the service must not keep busy
     spawn(process.execPath, [launcher, SERVE_HOOKS, socket], { detached: true, stdio: "ignore", cwd: homedir(), env }).unref();
+    return true;
   } catch {
-    /* the next call tries again; this one is answered in its own process anyway */
+    return false; // the next call tries again; this one is answered in its own process anyway
   }
 }
 
