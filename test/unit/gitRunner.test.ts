@@ -94,7 +94,9 @@ describe("gitInvocation", () => {
 
   it("refuses an option before the subcommand other than -c: its value could stand where the subcommand is looked for", () => {
     const root = repoWithConfig("");
-    expect(() => gitInvocation(root, ["-C", "elsewhere", "diff"])).toThrow("only -c settings may come before the subcommand");
+    expect(() => gitInvocation(root, ["-C", "elsewhere", "diff"])).toThrow(
+      new Error("git -C elsewhere diff: only -c settings may come before the subcommand (the git runner adds its own options)"),
+    );
     expect(() => gitInvocation(root, ["--git-dir", "x", "log"])).toThrow("only -c settings may come before the subcommand");
   });
 });
@@ -144,6 +146,15 @@ describe("running git", () => {
     expect(gitSync(root, ["rev-parse", "--show-toplevel"], { timeoutMs: 1 }).error).toMatchObject({ code: "ETIMEDOUT" });
     expect(gitSync(root, ["rev-parse", "--show-toplevel"], { maxBuffer: 3 }).error).toMatchObject({ code: "ENOBUFS" });
     expect(gitSync(root, ["rev-parse", "--show-toplevel"], { timeoutMs: 60_000 }).error).toBeUndefined();
+  });
+
+  it("gitSync: output of any size a blob can have by default (a 1 MiB file here)", () => {
+    const root = repository();
+    const big = "x".repeat(1024 * 1024);
+    const blob = gitSync(root, ["hash-object", "-w", "--stdin"], { encoding: "utf8", input: big }).stdout.trim();
+    const r = gitSync(root, ["cat-file", "blob", blob], { encoding: "utf8" });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe(big);
   });
 
   it("gitExecFile: the whole output as text, in the folder given", async () => {

@@ -128,7 +128,9 @@ export function gitSync(cwd: string, args: readonly string[], opts: GitSyncOptio
     cwd,
     env: call.env,
     ...(opts.encoding ? { encoding: opts.encoding } : {}),
+    // Stryker disable next-line ConditionalExpression: spawnSync takes an input or a timeout given as undefined as none given
     ...(opts.input !== undefined ? { input: opts.input } : {}),
+    // Stryker disable next-line ConditionalExpression: as above
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024,
   });
