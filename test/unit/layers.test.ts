@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(__dirname, "../../server/src");
 
 /** Modules that reach the disk, processes or locks: none of them may be imported by a rule. */
-const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process)$|^proper-lockfile$|^write-file-atomic$/;
+const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process)$|^proper-lockfile$/;
 const PROTOCOL_MODULES = /^vscode-languageserver|^vscode-jsonrpc|^vscode-uri/;
 
 function sourceFiles(dir: string): string[] {
