@@ -66,8 +66,8 @@ interface CheckedFile {
   changed: readonly number[];
 }
 
-/** What a changed line is, before it becomes a finding (or nothing). */
-type Outcome = { kind: "untraced" } | { kind: "traced"; entry: TraceEntry; verdict: Verdict };
+/** What a changed line is, before it becomes a finding (or nothing): the record that explains it and its verdict; undefined: untraced. */
+type Outcome = { entry: TraceEntry; verdict: Verdict } | undefined;
 
 /**
  * A file's ledger entries newest first, in batches: checking a file stops reading its history once every
@@ -95,6 +95,7 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     result.checkedLines += file.changed.length + removed.reduce((n, r) => n + r.count, 0);
     const lines = splitLines(content);
     const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path, lines)) : [];
+    // Stryker disable next-line ConditionalExpression: cost only; with no removals removalFindings returns no finding, having searched the file's records for its writer
     if (removed.length) findings.push(...removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path, lines)));
     result.findings.push(...findings.sort((a, b) => a.startLine - b.startLine));
   }
@@ -142,6 +143,7 @@ function newestEntry(batches: Iterable<readonly TraceEntry[]>, match: (e: TraceE
 
 /** A recorded change with no line of its own, judged by its record's intent as `findingFor` judges a line. */
 function recordedChangeFinding(path: string, line: number, entry: TraceEntry, rules: Rules, what: string): Finding | undefined {
+  // Stryker disable next-line StringLiteral: judge reads a selection's intentId, never its source
   const verdict = judge(path, rules, entry.intentId ? { intentId: entry.intentId, source: "session" } : undefined);
   const finding = recordedFinding(path, line, entry, verdict, `${path}: ${what}. `);
   return finding && make(rules, finding);
@@ -185,7 +187,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly TraceEntry[]>): Finding[] {
   const attributions = attributeChanged(file.lines, file.changed, batches);
-  return lineFindings(file.path, file.changed, (line) => (line <= file.lines.length ? attributions[line - 1]?.entry : undefined), rules);
+  // attribution keeps one slot per line of the content: a changed line past its end has no record
+  return lineFindings(file.path, file.changed, (line) => attributions[line - 1]?.entry, rules);
 }
 
 /**
@@ -194,33 +197,37 @@ function checkFile(file: CheckedFile, rules: Rules, batches: Iterable<readonly T
  * two report the same lines with the same words. Adjacent lines with the same finding form one range.
  */
 export function lineFindings(path: string, changed: readonly number[], recordOf: (line: number) => TraceEntry | undefined, rules: Rules): Finding[] {
-  const verdicts = new Map<string, Verdict>();
+  // one verdict per intent, and one (the key undefined) for the records without an intent
+  const verdicts = new Map<string | undefined, Verdict>();
   const verdictFor = (intentId: string | undefined): Verdict => {
-    const key = intentId ?? "";
-    let v = verdicts.get(key);
+    let v = verdicts.get(intentId);
+    // Stryker disable next-line ConditionalExpression: cost only; judging the same intent again gives the same verdict
     if (!v) {
       // The record's intent is the selection its lines were written under; a record without one is judged
       // as the editor judges an edit with nothing selected (auto-selection).
+      // Stryker disable next-line StringLiteral: judge reads a selection's intentId, never its source
       const selection: Selection | undefined = intentId ? { intentId, source: "session" } : undefined;
       v = judge(path, rules, selection);
-      verdicts.set(key, v);
+      verdicts.set(intentId, v);
     }
     return v;
   };
 
   const findings: Finding[] = [];
   let open: { finding: Finding; key: string } | undefined;
+  // Stryker disable next-line UnaryOperator: `last` is read only while a range is open, and a range opens only after `last` is set
   let last = -1;
   for (const line of [...changed].sort((a, b) => a - b)) {
     const entry = recordOf(line);
-    const outcome: Outcome = entry ? { kind: "traced", entry, verdict: verdictFor(entry.intentId) } : { kind: "untraced" };
+    const outcome: Outcome = entry ? { entry, verdict: verdictFor(entry.intentId) } : undefined;
     const finding = findingFor(path, line, outcome, rules);
     if (!finding) {
       open = undefined;
       last = line;
       continue;
     }
-    const key = `${finding.code}\u0000${finding.recordId ?? ""}\u0000${finding.message}`;
+    // an untraced finding has no record id ("undefined" here) and a code no recorded finding has
+    const key = `${finding.code}\u0000${finding.recordId}\u0000${finding.message}`;
     if (open && open.key === key && line === last + 1) open.finding.endLine = line;
     else {
       open = { finding, key };
@@ -258,7 +265,7 @@ function shortHash(hash: string): string {
 }
 
 function findingFor(path: string, line: number, outcome: Outcome, rules: Rules): Finding | undefined {
-  if (outcome.kind === "untraced") return unrecordedFinding(path, line, rules);
+  if (!outcome) return unrecordedFinding(path, line, rules);
   const finding = recordedFinding(path, line, outcome.entry, outcome.verdict);
   return finding && make(rules, finding);
 }
