@@ -20,6 +20,7 @@ export const TESTS = {
   "server/src/engine/intents/verification.ts": ["test/unit/verification.test.ts", "test/unit/criteria.test.ts"],
   "server/src/io/criteria/runCriterion.ts": ["test/unit/criteria.test.ts"],
   "server/src/lsp/hover.ts": ["test/unit/hover.test.ts"],
+  "server/src/engine/check.ts": ["test/unit/check.test.ts", "test/unit/check-batches.test.ts"],
 };
 
 const files = process.argv.slice(2);
