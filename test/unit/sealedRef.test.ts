@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -80,6 +80,35 @@ function withFakeGit<T>(script: string | undefined, fn: () => T): T {
   process.env["PATH"] = bin;
   try {
     return fn();
+  } finally {
+    process.env["PATH"] = path;
+  }
+}
+
+const REAL_GIT = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+
+/**
+ * Runs `fn` with a `git` on PATH that notes each `update-ref` and `push` it is asked for in a log (one line
+ * each) and runs the real git; `before` (shell) runs ahead of the first `update-ref`, as another writer would.
+ */
+function withCountingGit<T>(fn: (calls: () => string[]) => T, before = ""): T {
+  const bin = dir();
+  const log = join(bin, "log");
+  const once = join(bin, "once");
+  writeFileSync(
+    join(bin, "git"),
+    `#!/bin/sh
+for a in "$@"; do case "$a" in update-ref|push) echo "$a" >> '${log}';; esac; done
+case " $* " in *" update-ref "*) if [ ! -e '${once}' ]; then touch '${once}'; ${before || ":"}; fi;; esac
+exec '${REAL_GIT}' "$@"
+`,
+  );
+  chmodSync(join(bin, "git"), 0o755);
+  writeFileSync(log, "");
+  const path = process.env["PATH"];
+  process.env["PATH"] = `${bin}:${path}`;
+  try {
+    return fn(() => readFileSync(log, "utf8").split("\n").filter(Boolean));
   } finally {
     process.env["PATH"] = path;
   }
@@ -206,6 +235,11 @@ describe("the ref that holds them", () => {
     const merge = head(root);
     expect(parents(root, merge)).toEqual([ours, theirs]);
     expect(held(root)).toEqual(asTree(new Map([...blobs(root, [A]), ...blobs(root, [B], "ours"), [C, fresh.get(C)!], [NAMES[3]!, fresh.get(NAMES[3]!)!]])));
+    // a diverged ref merged with nothing fresh to add: a merge commit, not a fast-forward that would lose ours
+    git(root, "update-ref", SEALED_REF, ours);
+    addToSealedRef(root, new Map(), [theirs]);
+    expect(parents(root, head(root))).toEqual([ours, theirs]);
+    expect(held(root)).toEqual(asTree(new Map([...blobs(root, [A]), ...blobs(root, [B], "ours"), [C, theirBlobs.get(C)!]])));
     // a ref with no commit of its own merges the others it is given, when no one holds the rest
     git(root, "update-ref", "-d", SEALED_REF);
     addToSealedRef(root, new Map(), [ours, theirs]);
@@ -237,10 +271,31 @@ describe("the ref that holds them", () => {
     const before = head(root);
     mkdirSync(join(root, ".git/refs/intent"), { recursive: true });
     writeFileSync(join(root, ".git/refs/intent/ledger.lock"), "");
-    expect(() => addToSealedRef(root, blobs(root, [B]))).toThrow(
-      new SealedRefError(`${SEALED_REF} kept moving while intent-lsp updated it; run the command again`),
-    );
+    withCountingGit((calls) => {
+      expect(() => addToSealedRef(root, blobs(root, [B]))).toThrow(
+        new SealedRefError(`${SEALED_REF} kept moving while intent-lsp updated it; run the command again`),
+      );
+      expect(calls()).toEqual(new Array(6).fill("update-ref"));
+    });
     expect(head(root)).toBe(before);
+  });
+
+  it("reads the ref again when another writer moved it first, and keeps what that writer added", () => {
+    const root = repo();
+    const base = blobs(root, [A]);
+    addToSealedRef(root, base);
+    const old = head(root);
+    const theirs = blobs(root, [B], "theirs");
+    addToSealedRef(root, theirs);
+    const moved = head(root);
+    git(root, "update-ref", SEALED_REF, old);
+    const ours = blobs(root, [C]);
+    withCountingGit((calls) => {
+      addToSealedRef(root, ours);
+      expect(calls()).toEqual(["update-ref", "update-ref"]);
+    }, `'${REAL_GIT}' update-ref ${SEALED_REF} ${moved}`);
+    expect(parents(root, head(root))).toEqual([moved]);
+    expect(held(root)).toEqual(asTree(new Map([...base, ...theirs, ...ours])));
   });
 
   it("stores segments in a repository of SHA-256 objects", () => {
@@ -311,10 +366,20 @@ describe("a remote's sealed history", () => {
     pushSealedRef(other, "origin");
     expect(held(remote)).toEqual(asTree(new Map([...ours, ...theirs])));
 
+    // the remote's ref replaced by one that does not descend from what was fetched: fetched all the same
+    const replaced = repo();
+    const rewritten = blobs(replaced, [NAMES[3]!], "rewritten");
+    addToSealedRef(replaced, rewritten);
+    git(replaced, "push", "-q", "--force", remote, `${SEALED_REF}:${SEALED_REF}`);
+    expect(fetchSealedRef(other, "origin")).toBe(true);
+    expect(head(other, remoteSealedRef("origin"))).toBe(head(replaced));
+    expect(held(other)).toEqual(asTree(new Map([...ours, ...theirs, ...rewritten])));
+    pushSealedRef(other, "origin");
+
     // the first clone, behind the remote, takes the other's segments before its push
     addToSealedRef(local, blobs(local, [C]));
     pushSealedRef(local, "origin");
-    expect(held(remote)).toEqual(asTree(new Map([...ours, ...theirs, ...blobs(local, [C])])));
+    expect(held(remote)).toEqual(asTree(new Map([...ours, ...theirs, ...rewritten, ...blobs(local, [C])])));
   });
 
   it("says why a push failed after trying again", () => {
@@ -324,6 +389,10 @@ describe("a remote's sealed history", () => {
     addToSealedRef(local, blobs(local, [B]));
     mkdirSync(join(remote, "refs/intent"), { recursive: true });
     writeFileSync(join(remote, "refs/intent/ledger.lock"), "");
+    withCountingGit((calls) => {
+      expect(() => pushSealedRef(local, "origin")).toThrow(/^git push origin refs\/intent\/ledger failed: /);
+      expect(calls()).toEqual(["push", "push", "push"]);
+    });
     expect(() => pushSealedRef(local, "origin")).toThrow(
       /^git push origin refs\/intent\/ledger failed: remote: error: cannot lock ref 'refs\/intent\/ledger': [^\n]*$/,
     );
