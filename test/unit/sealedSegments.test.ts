@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { brotliCompressSync, constants as zlib } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatManifest } from "../../server/src/engine/ledger/sealedManifest";
 import { SEGMENT_MAX_LINES } from "../../server/src/engine/ledger/segmentBounds";
@@ -26,6 +27,7 @@ import {
   segmentNames,
   SegmentReadError,
   SegmentRefusedError,
+  SegmentTooLargeError,
   sealedLines,
   sealedManifestPath,
   segmentsDir,
@@ -453,6 +455,14 @@ describe("what a segment may expand to", () => {
     expect(remedyFor({ rel: "refs/intent/ledger:x.seg", file: MANIFEST })).toBe(FETCH_REMEDY);
   });
 
+  it("seals no text longer than a segment may hold, however long a string may be", () => {
+    // each byte is written as the six characters \u0001: 540 MB of text from 0.9 MB of line
+    const line = Buffer.alloc(900_000, 1);
+    expect(() => encodeSegment(new Array(100).fill(line), null, null, null)).toThrow(
+      new SegmentTooLargeError("100 lines encode to 540000900 bytes of text, more than a segment may hold"),
+    );
+  }, 60_000);
+
   it("encodes no segment readers would refuse", () => {
     expect(() => encodeSegment(new Array(SEGMENT_MAX_LINES + 1).fill(Buffer.alloc(0)), null, null, null)).toThrow(
       `${SEGMENT_MAX_LINES + 1} lines are more than a segment may hold`,
@@ -461,6 +471,16 @@ describe("what a segment may expand to", () => {
 });
 
 describe("writing a segment", () => {
+  it("compresses the text as docs/LEDGER.md says (Brotli quality 7, 16 MB window), so that any clone seals the same lines to the same name", () => {
+    const ls = [hexLine(1), '{"path":"src/a.ts","n":1}', '{"path":"src/a.ts","n":2}', "", "torn"];
+    const bytes = encodeSegment(lines(...ls), null, null, null);
+    const s = inMemory(bytes);
+    const textPart = bytes.subarray(s.bodyAt, s.bodyAt + s.header.text_bytes);
+    const plain = brotliDecompressSync(textPart);
+    expect(textPart).toEqual(brotliCompressSync(plain, { params: { [zlib.BROTLI_PARAM_QUALITY]: 7, [zlib.BROTLI_PARAM_LGWIN]: 24 } }));
+    expect(plain.toString().split("\n")).toHaveLength(ls.length + 1);
+  });
+
   it("writes it under its name in the folder, and keeps an identical one", () => {
     const root = workspace();
     const bytes = encodeSegment(lines('{"n":1}'), null, null, null);
@@ -557,6 +577,16 @@ describe("the decoded copy the index follows", () => {
     rmSync(join(root, SEALED_COPY));
     refreshSealedCopy(root, LEDGER);
     expect(copyText(root)).toBe('{"n":1}\n');
+  });
+
+  it("never trusts a copy it cannot read: a FIFO where it was is neither read nor written", () => {
+    const root = workspace();
+    folderSegment(root, ['{"n":1}']);
+    refreshSealedCopy(root, LEDGER);
+    rmSync(join(root, SEALED_COPY));
+    execFileSync("mkfifo", [join(root, SEALED_COPY)]);
+    expect(() => refreshSealedCopy(root, LEDGER)).toThrow(`${SEALED_COPY} is a FIFO (named pipe), where intent-lsp expects a regular file`);
+    expect(lstatSync(join(root, SEALED_COPY)).isFIFO()).toBe(true);
   });
 
   it("trusts a copy whose bytes still hash to what was written, and notes its identity again", () => {

@@ -342,9 +342,11 @@ export class SegmentTooLargeError extends Error {
 export function encodeSegment(lines: readonly Buffer[], after: string | null, from: string | null, until: string | null): Buffer {
   if (declaredLinesProblem(lines.length)) throw new SegmentTooLargeError(`${lines.length} lines are more than a segment may hold`);
   const encoder = new SegmentEncoder();
-  const body = Buffer.from(`${lines.map((l) => encoder.encode(l)).join("\n")}\n`, "utf8");
-  if (body.length > SEGMENT_MAX_TEXT_BYTES)
-    throw new SegmentTooLargeError(`${lines.length} lines encode to ${body.length} bytes of text, more than a segment may hold`);
+  // line by line, measured before they are joined: text near the cap is longer than a string may be
+  const parts = lines.map((l) => Buffer.from(`${encoder.encode(l)}\n`, "utf8"));
+  const size = parts.reduce((n, p) => n + p.length, 0);
+  if (size > SEGMENT_MAX_TEXT_BYTES) throw new SegmentTooLargeError(`${lines.length} lines encode to ${size} bytes of text, more than a segment may hold`);
+  const body = Buffer.concat(parts, size);
   const text = brotliCompressSync(body, {
     params: { [zlib.BROTLI_PARAM_QUALITY]: COMPRESSION_QUALITY, [zlib.BROTLI_PARAM_LGWIN]: 24, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
   });
