@@ -11,7 +11,6 @@
  * unasked.
  */
 import { type SealedFetchPlan, sealedFetchPlan } from "../../engine/ledger/sealedFetch";
-import { SEGMENT_NAME } from "../../engine/ledger/segment";
 import { gitSync } from "../gitRunner";
 
 export const SEALED_REF = "refs/intent/ledger";
@@ -72,6 +71,7 @@ export function inGitWorkTree(root: string): boolean {
  * clone git would go to the network for a missing blob, and a reader (a hook among them) must not wait on it.
  */
 export function readBlob(root: string, blob: string): Buffer | undefined {
+  // Stryker disable next-line ObjectLiteral,StringLiteral: equivalent: the git runner sets GIT_NO_LAZY_FETCH=1 and protocol.allow=never on every call that stays on this machine, this one among them; named here for the reader
   const r = run(root, ["cat-file", "blob", blob], { env: { GIT_NO_LAZY_FETCH: "1" } });
   return r.status === 0 ? r.stdout : undefined;
 }
@@ -86,12 +86,12 @@ function resolveRef(root: string, ref: string): string | undefined {
   return r.status === 0 ? r.stdout.toString("utf8").trim() : undefined;
 }
 
-/** The segments a commit of the ref holds: name → blob. Entries that are not segments are ignored. */
+/** The segments a commit of the ref holds: name → blob. Entries that are not segments (SEGMENT_ENTRY) are ignored. */
 function treeSegments(root: string, commit: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of must(root, ["ls-tree", commit]).split("\n")) {
     const m = SEGMENT_ENTRY.exec(line);
-    if (m && SEGMENT_NAME.test(m[2]!)) out.set(m[2]!, m[1]!);
+    if (m) out.set(m[2]!, m[1]!);
   }
   return out;
 }
@@ -115,7 +115,8 @@ export function addToSealedRef(root: string, segments: ReadonlyMap<string, strin
       const merged = new Map(held);
       for (const other of parents) for (const [name, blob] of treeSegments(root, other)) if (!merged.has(name)) merged.set(name, blob);
       for (const [name, blob] of fresh) merged.set(name, blob);
-      const entries = [...merged].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, blob]) => `100644 blob ${blob}\t${name}.seg\n`);
+      // in any order: mktree sorts the entries it is given
+      const entries = [...merged].map(([name, blob]) => `100644 blob ${blob}\t${name}.seg\n`);
       const tree = must(root, ["mktree"], { input: Buffer.from(entries.join("")) });
       const parentArgs = [...(old ? [old] : []), ...parents].flatMap((p) => ["-p", p]);
       commit = must(root, ["commit-tree", "--no-gpg-sign", tree, ...parentArgs, "-m", "intent-lsp: sealed ledger segments"], { env: COMMIT_ENV });
