@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from "node:zlib";
@@ -140,12 +140,12 @@ describe("where a ledger's segments are", () => {
     writeFileSync(join(root, FOLDER, `${"A".repeat(64)}.seg`), "x");
     writeFileSync(join(root, FOLDER, `${"a".repeat(63)}.seg`), "x");
     writeFileSync(join(root, FOLDER, `${"c".repeat(64)}.segx`), "x");
-    const c = folderSegment(root, ['{"n":3}']);
-    const sorted = [a, b, c].sort();
-    // written again middle, first, last: neither the order written nor its reverse is the sorted one
+    const more = [3, 4, 5, 6, 7, 8].map((n) => folderSegment(root, [`{"n":${n}}`]));
+    const sorted = [a, b, ...more].sort();
+    // written again out of order: neither the order written nor its reverse (nor, but by a 1 in 40,320 chance, a folder's hash order) is the sorted one
     const bytes = sorted.map((n) => readFileSync(join(root, FOLDER, `${n}.seg`)));
     for (const n of sorted) rmSync(join(root, FOLDER, `${n}.seg`));
-    for (const i of [1, 0, 2]) writeFileSync(join(root, FOLDER, `${sorted[i]}.seg`), bytes[i]!);
+    for (const i of [3, 0, 6, 1, 7, 2, 5, 4]) writeFileSync(join(root, FOLDER, `${sorted[i]}.seg`), bytes[i]!);
     expect(folderSegmentNames(root, LEDGER)).toEqual(sorted);
     writeManifest(root, [
       { name: "f".repeat(64), blob: "1".repeat(40), lines: 1 },
@@ -153,7 +153,7 @@ describe("where a ledger's segments are", () => {
       { name: "0".repeat(64), blob: "1".repeat(40), lines: 1 },
     ]);
     expect(segmentNames(root, LEDGER)).toEqual(["0".repeat(64), ...sorted, "f".repeat(64)]);
-    expect(segmentNames(root, LEDGER)).toHaveLength(5);
+    expect(segmentNames(root, LEDGER)).toHaveLength(10);
   });
 
   it("takes a file where the folder should be as no folder, and refuses a folder that leads outside the workspace", () => {
@@ -612,6 +612,18 @@ describe("the decoded copy the index follows", () => {
     execFileSync("mkfifo", [join(root, SEALED_COPY)]);
     expect(() => refreshSealedCopy(root, LEDGER)).toThrow(`${SEALED_COPY} is a FIFO (named pipe), where intent-lsp expects a regular file`);
     expect(lstatSync(join(root, SEALED_COPY)).isFIFO()).toBe(true);
+  });
+
+  it.skipIf(process.getuid?.() === 0)("never trusts a copy it cannot read: one this user may not read is made again", () => {
+    const root = workspace();
+    folderSegment(root, ['{"n":1}']);
+    refreshSealedCopy(root, LEDGER);
+    writeFileSync(join(root, SEALED_COPY), '{"n":2}\n');
+    chmodSync(join(root, SEALED_COPY), 0);
+    expect(refreshSealedCopy(root, LEDGER)).toEqual({ path: SEALED_COPY, refused: [] });
+    // made again with the mode of the file it replaces
+    chmodSync(join(root, SEALED_COPY), 0o600);
+    expect(copyText(root)).toBe('{"n":1}\n');
   });
 
   it("trusts a copy whose bytes still hash to what was written, and notes its identity again", () => {
