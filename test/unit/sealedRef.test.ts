@@ -326,7 +326,7 @@ describe("a remote's sealed history", () => {
 
   it.each([[""], ["-origin"], [".x"], ["a".repeat(101)], ["a b"], ["x;rm"], [";x"], ["x/y"], ["x:"], ["ünï"]])("refuses %j as a remote's name", (name) => {
     const msg = `"${name}" is not a remote's name (letters, digits, ".", "_", "-"); \`git remote\` lists them`;
-    expect(() => checkRemoteName(name)).toThrow(new SealedRefError(msg));
+    expect(() => checkRemoteName(name)).toThrow(expect.objectContaining({ name: "SealedRefError", message: msg }));
     expect(() => fetchSealedRef(dir(), name)).toThrow(msg);
     expect(() => pushSealedRef(dir(), name)).toThrow(msg);
     expect(() => configureSealedFetch(dir(), name)).toThrow(msg);
@@ -343,6 +343,9 @@ describe("a remote's sealed history", () => {
     expect(() => fetchSealedRef(local, "nowhere")).toThrow(/^git ls-remote nowhere failed: fatal: 'nowhere' does not appear to be a git repository$/);
     expect(() => withFakeGit("#!/bin/sh\nexit 5\n", () => fetchSealedRef(local, "origin"))).toThrow(
       new SealedRefError("git ls-remote origin failed: exit code 5"),
+    );
+    expect(() => withFakeGit("#!/bin/sh\nprintf '\\n  fatal: gone\\nmore\\n' >&2\nexit 128\n", () => fetchSealedRef(local, "origin"))).toThrow(
+      new SealedRefError("git ls-remote origin failed: fatal: gone"),
     );
   });
 
@@ -396,6 +399,46 @@ describe("a remote's sealed history", () => {
     expect(() => pushSealedRef(local, "origin")).toThrow(
       /^git push origin refs\/intent\/ledger failed: remote: error: cannot lock ref 'refs\/intent\/ledger': [^\n]*$/,
     );
+  });
+
+  it.each([
+    ["\n  rejected: no\nmore", "rejected: no"],
+    ["", "exit code 1"],
+  ])("says what git said when a push fails: %j", (stderr, said) => {
+    const { local } = pair();
+    addToSealedRef(local, blobs(local, [A]));
+    const bin = dir();
+    writeFileSync(
+      join(bin, "git"),
+      `#!/bin/sh\ncase " $* " in *" push "*) printf '${stderr.replace(/\n/g, "\\n")}' >&2; exit 1;; esac\nexec '${REAL_GIT}' "$@"\n`,
+    );
+    chmodSync(join(bin, "git"), 0o755);
+    const path = process.env["PATH"];
+    process.env["PATH"] = `${bin}:${path}`;
+    try {
+      expect(() => pushSealedRef(local, "origin")).toThrow(new SealedRefError(`git push origin ${SEALED_REF} failed: ${said}`));
+    } finally {
+      process.env["PATH"] = path;
+    }
+  });
+
+  it("is no remote outside a git work tree, whatever the user's configuration names", () => {
+    const home = dir();
+    writeFileSync(join(home, "gitconfig"), `[remote "origin"]\n\turl = ${home}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+    const before = process.env["GIT_CONFIG_GLOBAL"];
+    process.env["GIT_CONFIG_GLOBAL"] = join(home, "gitconfig");
+    try {
+      expect(configureSealedFetch(dir(), "origin")).toEqual({ kind: "no-remote" });
+    } finally {
+      if (before === undefined) delete process.env["GIT_CONFIG_GLOBAL"];
+      else process.env["GIT_CONFIG_GLOBAL"] = before;
+    }
+  });
+
+  it("configures a remote that has fetch refspecs but no url", () => {
+    const { local } = pair();
+    git(local, "config", "--unset", "remote.origin.url");
+    expect(configureSealedFetch(local, "origin")).toEqual({ kind: "add" });
   });
 
   it("configures the fetch refspec on a remote that fetches branches, once", () => {
