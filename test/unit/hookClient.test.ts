@@ -473,6 +473,11 @@ require("node:fs").writeFileSync(${JSON.stringify(note)}, JSON.stringify({ argv:
     });
   });
 
+  it("a service that cannot be started is no failure of the call: the call is answered in its own process", () => {
+    // a variable with a NUL byte cannot be handed to a process: spawn throws before anything starts
+    expect(startService(join(dir, "s.sock"), noting("never").launcher, { PATH: process.env["PATH"], BROKEN: "a\u0000b" })).toBe(false);
+  });
+
   it("starts none while backing off", () => {
     const socket = join(dir, "held.sock");
     writeFileSync(`${socket}.failed`, "");
