@@ -21,8 +21,8 @@ export const TESTS = {
   "server/src/io/criteria/runCriterion.ts": ["test/unit/criteria.test.ts"],
   "server/src/lsp/hover.ts": ["test/unit/hover.test.ts"],
   "server/src/engine/check.ts": ["test/unit/check.test.ts", "test/unit/check-batches.test.ts"],
-  "server/src/io/ledger/segments.ts": ["test/unit/sealedSegments.test.ts", "test/unit/segment.test.ts", "test/unit/segmentBounds.test.ts"],
-  "server/src/io/ledger/sealedRef.ts": ["test/unit/sealedRef.test.ts"],
+  "server/src/io/ledger/segments.ts": ["test/cli/sealedSegments.test.ts", "test/unit/segment.test.ts", "test/unit/segmentBounds.test.ts"],
+  "server/src/io/ledger/sealedRef.ts": ["test/cli/sealedRef.test.ts"],
 };
 
 const files = process.argv.slice(2);

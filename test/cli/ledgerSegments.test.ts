@@ -258,7 +258,8 @@ describe("intent verify across segments", () => {
   });
 });
 
-describe("in a git repository: segments under refs/intent/ledger, named by the manifest", () => {
+// clones, fetches and commits: over the default 30 s when the CI's four test files at once load the cores
+describe("in a git repository: segments under refs/intent/ledger, named by the manifest", { timeout: 120_000 }, () => {
   const dirs: TempWorkspace[] = [];
   afterEach(() => {
     for (const d of dirs.splice(0)) d.dispose();
@@ -348,8 +349,7 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     }
   });
 
-  // a clone, a fetch and sixteen commits: over the default 30 s when the CI's four test files at once load the cores
-  it("a clone without the sealed history names what is missing and how to fetch it; fetched, it reads as the original", { timeout: 120_000 }, async () => {
+  it("a clone without the sealed history names what is missing and how to fetch it; fetched, it reads as the original", async () => {
     const ws = repo();
     const url = remote();
     await history(ws, [FILES[0]!], "2026-01-03T10:00:00Z", 16, 9, 1);

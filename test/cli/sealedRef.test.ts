@@ -127,13 +127,13 @@ describe("the blobs segments are stored in", () => {
   it("says where git failed and what it said", () => {
     const root = dir();
     expect(() => writeBlob(root, Buffer.from("x"))).toThrow(`git hash-object -w --stdin failed in ${root}: fatal: not a git repository (or any `);
-    expect(() => withFakeGit("#!/bin/sh\nexit 3\n", () => writeBlob(root, Buffer.from("x")))).toThrow(
+    expect(() => withFakeGit("#!/bin/sh\nwhile read -r _; do :; done\nexit 3\n", () => writeBlob(root, Buffer.from("x")))).toThrow(
       new SealedRefError(`git hash-object -w --stdin failed in ${root}: exit code 3`),
     );
-    expect(() => withFakeGit("#!/bin/sh\nprintf '  first\\nsecond\\n' >&2\nexit 1\n", () => writeBlob(root, Buffer.from("x")))).toThrow(
-      new SealedRefError(`git hash-object -w --stdin failed in ${root}: first`),
-    );
-    expect(withFakeGit("#!/bin/sh\nprintf '  id\\n\\n'\n", () => writeBlob(root, Buffer.from("x")))).toBe("id");
+    expect(() =>
+      withFakeGit("#!/bin/sh\nwhile read -r _; do :; done\nprintf '  first\\nsecond\\n' >&2\nexit 1\n", () => writeBlob(root, Buffer.from("x"))),
+    ).toThrow(new SealedRefError(`git hash-object -w --stdin failed in ${root}: first`));
+    expect(withFakeGit("#!/bin/sh\nwhile read -r _; do :; done\nprintf '  id\\n\\n'\n", () => writeBlob(root, Buffer.from("x")))).toBe("id");
   });
 
   it("says when git cannot be run at all", () => {
@@ -162,7 +162,8 @@ describe("the blobs segments are stored in", () => {
   });
 });
 
-describe("the ref that holds them", () => {
+// git started dozens of times per test: well over the default 30 s on a loaded two-core machine
+describe("the ref that holds them", { timeout: 120_000 }, () => {
   it("is made with the first segments, one entry each in name order, by a commit of intent-lsp's", () => {
     const root = repo();
     git(root, "config", "core.logAllRefUpdates", "always");
@@ -311,7 +312,7 @@ describe("the ref that holds them", () => {
   });
 });
 
-describe("a remote's sealed history", () => {
+describe("a remote's sealed history", { timeout: 120_000 }, () => {
   /** A clone with a bare remote named origin. */
   function pair(): { local: string; remote: string } {
     const remote = repo("--bare");
