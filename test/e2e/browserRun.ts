@@ -113,7 +113,8 @@ export class BrowserRun {
     const page = await (await this.chromium()).newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${run.url}/?folder=${encodeURIComponent(folder)}`);
+    // bounded by the caller's deadline, not Playwright's 30 s; the workbench's own element is the fact waited for
+    await page.goto(`${run.url}/?folder=${encodeURIComponent(folder)}`, { timeout: deadline, waitUntil: "domcontentloaded" });
     await page.locator(".monaco-workbench").waitFor({ timeout: deadline });
     const outputLog = () =>
       findFiles(userDataDir, "intent-lsp.log")
