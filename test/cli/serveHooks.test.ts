@@ -1,9 +1,10 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import "../support/sourceRequire";
-import { claudeEdit } from "../support/hookPayloads";
+import { serviceScene } from "../support/serviceScene";
+import { claudeEdit, outsideRead } from "../support/hookPayloads";
 import { TempWorkspace } from "../support/workspace";
 import { LEDGER } from "../support/ledgerFile";
 
@@ -19,22 +20,11 @@ import { LEDGER } from "../support/ledgerFile";
 const { serveHooks, answerHookRequest } = require("../../server/src/cli/hookService.ts") as typeof import("../../server/src/cli/hookService");
 const { callService } = require("../../server/src/launch/hookClient.ts") as typeof import("../../server/src/launch/hookClient");
 
+const scene = serviceScene("/tmp/isv-");
 const GREETING = "intent-hook-service 1\n";
-let dir: string;
-let exits: number[];
 const workspaces: TempWorkspace[] = [];
-beforeEach(() => {
-  dir = mkdtempSync("/tmp/isv-");
-  chmodSync(dir, 0o700);
-  exits = [];
-  vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
-    exits.push(code ?? 0);
-  }) as never);
-});
 afterEach(() => {
-  vi.restoreAllMocks();
   for (const ws of workspaces.splice(0)) ws.dispose();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const until = async (fact: () => boolean) => {
@@ -43,34 +33,22 @@ const until = async (fact: () => boolean) => {
 
 /** A service on a socket of the test's folder, listening once the call returns. */
 async function service(idle: string | undefined): Promise<string> {
-  const socket = join(dir, "s.sock");
+  const socket = join(scene.dir, "s.sock");
   serveHooks(socket, idle === undefined ? {} : { INTENT_LSP_HOOK_SERVICE_IDLE_MS: idle });
   await until(() => existsSync(socket));
   return socket;
 }
 
-/** A Read of a file outside any workspace: answered with no decision, which the agent takes as allowed. */
-function outsideRead(): string {
-  return JSON.stringify({
-    session_id: "s",
-    transcript_path: "",
-    cwd: dir,
-    hook_event_name: "PreToolUse",
-    tool_name: "Read",
-    tool_input: { file_path: join(dir, "x") },
-  });
-}
-
 const env = { PATH: process.env["PATH"] ?? "" };
-const call = (socket: string, argv: string[], input: string, cwd = dir) => callService(socket, argv, env, cwd, 20_000, async () => input);
+const call = (socket: string, argv: string[], input: string, cwd = scene.dir) => callService(socket, argv, env, cwd, 20_000, async () => input);
 
 describe("serveHooks: the service's loop, in process", () => {
   it("answers a call through its socket as the command answers it in this process", async () => {
     const socket = await service("60000");
-    const mine = await answerHookRequest({ argv: ["hook", "claude-code"], cwd: dir, env, stdin: outsideRead() });
+    const mine = await answerHookRequest({ argv: ["hook", "claude-code"], cwd: scene.dir, env, stdin: outsideRead(scene.dir) });
     expect(mine).toEqual({ stdout: "{}\n", stderr: "", code: 0 });
-    expect(await call(socket, ["hook", "claude-code"], outsideRead())).toEqual({ kind: "answered", reply: mine });
-    expect(exits).toEqual([]);
+    expect(await call(socket, ["hook", "claude-code"], outsideRead(scene.dir))).toEqual({ kind: "answered", reply: mine });
+    expect(scene.exits).toEqual([]);
   });
 
   it("refuses a line that is not a call, in words, blocking it", async () => {
@@ -89,9 +67,9 @@ describe("serveHooks: the service's loop, in process", () => {
 
   it("leaves once idle for INTENT_LSP_HOOK_SERVICE_IDLE_MS after its last call, taking its socket with it", async () => {
     const socket = await service("100");
-    expect(await call(socket, ["hook", "claude-code"], outsideRead())).toMatchObject({ kind: "answered" });
-    await until(() => exits.length > 0);
-    expect(exits).toEqual([0]);
+    expect(await call(socket, ["hook", "claude-code"], outsideRead(scene.dir))).toMatchObject({ kind: "answered" });
+    await until(() => scene.exits.length > 0);
+    expect(scene.exits).toEqual([0]);
     expect(existsSync(socket)).toBe(false);
   });
 
@@ -103,8 +81,8 @@ describe("serveHooks: the service's loop, in process", () => {
     ["negative", "-5"],
   ])("an idle time %s is the default wait: call after call is answered", async (_what, idle) => {
     const socket = await service(idle);
-    for (let i = 0; i < 3; i++) expect(await call(socket, ["hook", "claude-code"], outsideRead())).toMatchObject({ kind: "answered" });
-    expect(exits).toEqual([]);
+    for (let i = 0; i < 3; i++) expect(await call(socket, ["hook", "claude-code"], outsideRead(scene.dir))).toMatchObject({ kind: "answered" });
+    expect(scene.exits).toEqual([]);
   });
 
   it("saves the index of each ledger it keeps once calls stop, for the next process to resume from", async () => {

@@ -65,3 +65,18 @@ export function writeTranscript(ws: TempWorkspace, model: string): void {
 export function claudeAnswer(decision: "allow" | "deny" | "ask", reason: string) {
   return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } };
 }
+
+/**
+ * Claude Code's PreToolUse of a Read of `<dir>/x`, `dir` being outside any workspace: answered with no decision
+ * (`{}`), which the agent takes as allowed. The plainest call a hook can get.
+ */
+export function outsideRead(dir: string): string {
+  return JSON.stringify({
+    session_id: "s",
+    transcript_path: "",
+    cwd: dir,
+    hook_event_name: "PreToolUse",
+    tool_name: "Read",
+    tool_input: { file_path: `${dir}/x` },
+  });
+}

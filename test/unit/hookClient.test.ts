@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 // the CLI loads its commands with Node's require, which this lets read the TypeScript source
 import "../support/sourceRequire";
+import { outsideRead } from "../support/hookPayloads";
 import { parseHookRequest } from "../../server/src/cli/hookService";
 import { handOverStdin } from "../../server/src/io/stdio";
 import {
@@ -392,15 +393,7 @@ describe("answerHookRequest: the service runs the call as its own process would"
     expect(r.stdout).toContain("nothing on standard input: an agent pipes its hook event (JSON) into this command");
   });
   it("a read of a file outside any workspace is answered in the agent's protocol, on standard output", async () => {
-    const event = {
-      session_id: "s",
-      transcript_path: "",
-      cwd: dir,
-      hook_event_name: "PreToolUse",
-      tool_name: "Read",
-      tool_input: { file_path: join(dir, "x") },
-    };
-    const r = await answerHookRequest(request(["hook", "claude-code"], JSON.stringify(event)));
+    const r = await answerHookRequest(request(["hook", "claude-code"], outsideRead(dir)));
     expect(r).toEqual({ stdout: "{}\n", stderr: "", code: 0 });
   });
   it("a program that fails outside its own handling: what it printed, then the failure, blocking the call", async () => {
