@@ -33,9 +33,19 @@ Chart.register(
   Tooltip,
 );
 
-type Author = "ai" | "human" | "mixed" | "unknown" | "untraced";
-const AUTHORS: Author[] = ["ai", "human", "mixed", "unknown", "untraced"];
-const LABEL: Record<Author, string> = { ai: "AI", human: "people", mixed: "mixed", unknown: "unknown", untraced: "untraced" };
+type Author = "ai" | "human" | "mixed" | "unknown" | "untraced" | "beforeAdoption";
+/** In the order of the server's authors (engine/authorship.ts AUTHORS): a block's author is its index here. */
+const AUTHORS: Author[] = ["ai", "human", "mixed", "unknown", "untraced", "beforeAdoption"];
+const LABEL: Record<Author, string> = {
+  ai: "AI",
+  human: "people",
+  mixed: "mixed",
+  unknown: "unknown",
+  untraced: "untraced",
+  beforeAdoption: "before adoption",
+};
+/** The authors no record names: a run of theirs is of its commit time. */
+const UNEXPLAINED = new Set([AUTHORS.indexOf("untraced"), AUTHORS.indexOf("beforeAdoption")]);
 interface Counts extends Record<Author, number> {
   total: number;
   outOfScope?: number;
@@ -80,6 +90,7 @@ function colors(): Record<Author | "out" | "fg" | "muted" | "line", string> {
     mixed: v("mixed"),
     unknown: v("unknown"),
     untraced: v("untraced"),
+    beforeAdoption: v("before-adoption"),
     out: v("out"),
     fg: v("fg"),
     muted: v("muted"),
@@ -260,6 +271,10 @@ function drawInCode(c: ReturnType<typeof colors>): void {
             "untraced",
             p.map((r) => r.inCode.untraced),
           ),
+          bar(
+            "beforeAdoption",
+            p.map((r) => r.inCode.beforeAdoption ?? 0),
+          ),
           {
             type: "line",
             label: "untraced share (%)",
@@ -342,7 +357,7 @@ function filterFor(spec: string): (r: number[]) => boolean {
       // a traced run at its record's time, an untraced one at its commit time: the numbers of its row
       const by = data.insight.history?.by ?? "week";
       return (r) => {
-        const when = r[3] === 4 ? r[10]! : r[8]!;
+        const when = UNEXPLAINED.has(r[3]!) ? r[10]! : r[8]!;
         return when >= 0 && periodOf(str(when)!, by) === value;
       };
     }

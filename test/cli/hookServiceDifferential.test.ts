@@ -30,8 +30,13 @@ const comparable = (ws: { root: string }, r: CliResult) => ({
   status: r.status,
 });
 
-/** Independent sessions replayed side by side (each on its own twins), so that a soak uses both cores. */
-const SESSIONS = SOAK ? 4 : 1;
+/**
+ * Independent sessions replayed side by side (each on its own twins), so that a soak uses both cores; session
+ * k draws its calls from seed SEED + k. The soak's 10,000 calls are seeds 584 to 587, 2,500 calls each: on
+ * two cores that is hours, so it may be run in shards (INTENT_LSP_SEED=586 INTENT_LSP_HOOK_SESSIONS=2
+ * INTENT_LSP_HOOK_CALLS=5000 replays seeds 586 and 587), the same calls as in one run.
+ */
+const SESSIONS = Number(process.env["INTENT_LSP_HOOK_SESSIONS"]) || (SOAK ? 4 : 1);
 
 describe("the hook service answers as each call's own process", () => {
   it("npm test's draw reaches each agent's write and shell call, before and after, every working folder form, model, command, path and selection", () => {

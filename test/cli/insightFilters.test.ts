@@ -60,7 +60,7 @@ describe("the insight filters", () => {
     // the lines in the code today per period, untraced ones by their commit time: the same in both
     expect(reportJson(ws, ["--by", "day"]).history.periods[0].inCode).toEqual(statsJson(ws, ["--by", "day"]).history.periods[0].inCode);
     expect(reportJson(ws, ["--by", "day"]).history.periods[0].inCode.untraced).toBe(TOTAL - 6);
-  });
+  }, 120_000); // six report and stats runs, each its own process: minutes on a loaded runner
 
   it("--since and --until take a git revision: its commit's time", () => {
     // the records were all written after the workspace's one commit
@@ -74,7 +74,7 @@ describe("the insight filters", () => {
         surviving: { ai: 3, human: 3, mixed: 0, unknown: 0 },
         durability: 1,
         // the untraced lines were committed at HEAD, or are uncommitted: today
-        inCode: { ai: 3, human: 3, mixed: 0, unknown: 0, untraced: TOTAL - 6, total: TOTAL, untracedShare: (TOTAL - 6) / TOTAL },
+        inCode: { ai: 3, human: 3, mixed: 0, unknown: 0, untraced: TOTAL - 6, beforeAdoption: 0, total: TOTAL, untracedShare: (TOTAL - 6) / TOTAL },
       },
     ]);
     const commitTime = runCli(["stats", "--json", "--by", "day", "--until", "HEAD"], { cwd: ws.root });
@@ -87,7 +87,7 @@ describe("the insight filters", () => {
         writtenOutOfScope: 0,
         surviving: { ai: 0, human: 0, mixed: 0, unknown: 0 },
         durability: null,
-        inCode: { ai: 0, human: 0, mixed: 0, unknown: 0, untraced: atHead, total: atHead, untracedShare: 1 },
+        inCode: { ai: 0, human: 0, mixed: 0, unknown: 0, untraced: atHead, beforeAdoption: 0, total: atHead, untracedShare: 1 },
       },
     ]);
     expect(JSON.parse(commitTime.stdout).history.until).toBe(new Date(sinceHead.history.since).toISOString());
@@ -105,7 +105,7 @@ describe("the insight filters", () => {
         writtenOutOfScope: 1,
         surviving: { ai: 0, human: 1, mixed: 0, unknown: 0 },
         durability: null,
-        inCode: { ai: 0, human: 1, mixed: 0, unknown: 0, untraced: 11, total: 12, untracedShare: 11 / 12 },
+        inCode: { ai: 0, human: 1, mixed: 0, unknown: 0, untraced: 11, beforeAdoption: 0, total: 12, untracedShare: 11 / 12 },
       },
     ]);
     const md = runCli(["check", "--format", "markdown", "--base", "HEAD", "--path", "src/api"], { cwd: ws.root });

@@ -114,7 +114,7 @@ function report(ws: TempWorkspace, args: string[]) {
 }
 
 const inCode = (c: { ai?: number; human?: number; untraced?: number }) => {
-  const full = { ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, ...c };
+  const full = { ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, beforeAdoption: 0, ...c };
   const total = full.ai + full.human + full.untraced;
   return { ...full, total, untracedShare: total ? full.untraced / total : null };
 };

@@ -28,13 +28,14 @@ export const FILE_LINES: Record<string, number> = {
 };
 export const TOTAL = Object.values(FILE_LINES).reduce((a, b) => a + b, 0);
 
-export const counts = (c: Partial<Record<"total" | "ai" | "human" | "mixed" | "unknown" | "untraced" | "outOfScope", number>>) => ({
+export const counts = (c: Partial<Record<"total" | "ai" | "human" | "mixed" | "unknown" | "untraced" | "beforeAdoption" | "outOfScope", number>>) => ({
   total: 0,
   ai: 0,
   human: 0,
   mixed: 0,
   unknown: 0,
   untraced: 0,
+  beforeAdoption: 0,
   outOfScope: 0,
   ...c,
 });

@@ -109,7 +109,7 @@ describe("intent stats", () => {
         surviving: { ai: 3, human: 3, mixed: 0, unknown: 0 },
         durability: 1,
         // the untraced lines were committed (or are still uncommitted) today
-        inCode: { ai: 3, human: 3, mixed: 0, unknown: 0, untraced: TOTAL - 6, total: TOTAL, untracedShare: (TOTAL - 6) / TOTAL },
+        inCode: { ai: 3, human: 3, mixed: 0, unknown: 0, untraced: TOTAL - 6, beforeAdoption: 0, total: TOTAL, untracedShare: (TOTAL - 6) / TOTAL },
       },
     ]);
     // the AI's lines rewritten by hand: still written in that period, no longer in the code

@@ -78,8 +78,8 @@ describe("insight", () => {
     b.addUntracedFile("src/api/v1/z.ts", 4);
     b.addUntracedFile("top.ts", 5);
     expect(b.result().byFolder).toEqual([
-      { path: "src", lines: { total: 9, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 8, outOfScope: 0 } },
-      { path: "src/api", lines: { total: 6, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 5, outOfScope: 0 } },
+      { path: "src", lines: { total: 9, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 8, beforeAdoption: 0, outOfScope: 0 } },
+      { path: "src/api", lines: { total: 6, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 5, beforeAdoption: 0, outOfScope: 0 } },
     ]);
   });
 
@@ -106,7 +106,7 @@ describe("insight", () => {
     b.addWritten(written);
     b.addWritten({ ...written, preHash: "sha256:a", postHash: "sha256:a" }); // a re-attribution writes nothing
     const s = b.result();
-    expect(s.lines).toEqual({ total: 9, ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 6, outOfScope: 1 });
+    expect(s.lines).toEqual({ total: 9, ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 6, beforeAdoption: 0, outOfScope: 1 });
     expect(s.byIntent.map((i) => [i.id, i.lines.total])).toEqual([
       ["I-1", 2],
       ["I-2", 1],
@@ -129,7 +129,7 @@ describe("insight", () => {
         surviving: { ai: 2, human: 1, mixed: 0, unknown: 0 },
         durability: 0.5,
         // untraced lines no commit time was given for are in no period: undated
-        inCode: { ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 0, total: 3, untracedShare: 0 },
+        inCode: { ai: 2, human: 1, mixed: 0, unknown: 0, untraced: 0, beforeAdoption: 0, total: 3, untracedShare: 0 },
       },
     ]);
     expect(s.history!.undated).toEqual({ lines: 6, reasons: [] });

@@ -82,6 +82,13 @@ export function intentTreeLabel(i: IntentRow): { label: string; description: str
 
 /** One blame row as a quick-pick item: `L10  INT-001 · ai · anthropic/claude-sonnet-4-5`. */
 export function blameItem(row: BlameRow): { label: string; description: string; detail?: string } {
+  if (row.kind === "beforeAdoption") {
+    // as `intent blame` says it: the line predates the ledger, its author is git's
+    return {
+      label: `L${row.line}  before adoption`,
+      description: row.git ? `${row.git.name} (git) · ${row.git.date.slice(0, 10)}` : "as it was when intent-lsp was taken up",
+    };
+  }
   if (row.kind !== "traced") {
     const what = { edited: "edited, not saved yet", untraced: "untraced: no ledger record covers it", indexing: "indexing the ledger…" }[row.kind] ?? row.kind;
     return { label: `L${row.line}`, description: what };

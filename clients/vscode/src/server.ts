@@ -26,6 +26,8 @@ export interface BlameRow {
   outOfScope?: boolean;
   timestamp?: string;
   traceId?: string;
+  /** Who git says wrote a line kept from before the adoption point (kind "beforeAdoption"). */
+  git?: { name: string; date: string; commit: string };
 }
 
 export interface ServerCommands {

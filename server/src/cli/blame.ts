@@ -1,10 +1,11 @@
 import { oneLine } from "../engine/terminalText";
 import { isAbsolute, resolve } from "node:path";
 import { blameNewestFirst, type BlameLine } from "../engine/blame";
-import { intentMark, shortModel } from "../engine/describe";
+import { gitAuthorLabel, intentMark, shortModel } from "../engine/describe";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
 import { splitLines } from "../engine/hashing";
+import { adoptedLinesSync, adoptionOf } from "../io/adoption";
 import { gitSourcesOfPath } from "../io/gitSources";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
@@ -14,7 +15,9 @@ import { openWorkspace, readLedger } from "./workspace";
 const USAGE = `intent blame FILE[:LINE[-LINE]] [--json] [--root DIR]
 
 Who wrote each line, under which intent: the ledger's records re-anchored on the file's current content
-(moved code keeps its attribution; changed lines lose it and show as untraced).`;
+(moved code keeps its attribution; changed lines lose it and show as untraced). A line no record explains
+that is as it was at the adoption point \`intent init\` recorded shows as "before adoption", with the author
+git names for it there.`;
 
 function parseTarget(arg: string): { file: string; start?: number; end?: number } {
   const m = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(arg);
@@ -35,7 +38,11 @@ function blameText(rows: readonly BlameLine[]): string {
           (r.timestamp ?? "").slice(0, 16).replace("T", " "),
           `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`,
         ].map(oneLine)
-      : [r.kind, "", "", ""],
+      : r.kind === "beforeAdoption"
+        ? ["before adoption", r.git ? gitAuthorLabel(r.git) : "", (r.git?.date ?? "").slice(0, 16).replace("T", " "), (r.git?.commit ?? "").slice(0, 8)].map(
+            oneLine,
+          )
+        : [r.kind, "", "", ""],
   );
   const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));
   const numberWidth = String(rows[rows.length - 1]?.line ?? 1).length;
@@ -77,11 +84,13 @@ export const blameCommand: Command = {
     const count = textLines(text).length;
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
     const ledger = await readLedger(ws, { partial: true });
+    const adoption = adoptionOf(ws.root);
     const rows = blameNewestFirst(
       ledger.attributionBatches(path, splitLines(text), () => gitSourcesOfPath(ws.root, path)),
       text,
       { start: target.start, end: target.end },
       path,
+      adoption && adoptedLinesSync(ws.root, adoption, path, text),
     );
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);

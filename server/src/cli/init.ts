@@ -1,6 +1,9 @@
 import { detectAgents, hookCommand, hookScript, hookSpec, HOOK_SPECS, mergeHookConfig, type AgentName } from "../io/setup/agentHooks";
 import { appendLines, EXAMPLE_INTENTS, GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "../io/setup/repoFiles";
-import { INTENTS_FILE } from "../engine/workspaceFiles";
+import { defaultSettings } from "@shared/settings";
+import { adoptionText } from "../engine/adoption";
+import { ADOPTION_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
+import { adoptionPoint } from "../io/adoption";
 import { readOwnFile, writeOwnFile } from "../io/ownFiles";
 import { resolveWorkspaceRoot } from "../io/workspaceRoot";
 import { configureSealedFetch, SEALED_REF } from "../io/ledger/sealedRef";
@@ -21,6 +24,9 @@ Sets the repository up in one step, changing only what is missing:
   - .orchestration/active_intents.yaml with a commented example (only if there is none)
   - .gitattributes: the ledger and its sealed manifest merge with merge=union
   - .gitignore: .orchestration/.sessions/, .orchestration/*.lock, .orchestration/.cache/
+  - .orchestration/adoption.json: the adoption point, the commit whose code predates the ledger (HEAD; or,
+    when the ledger is already committed, the commit before the one that added it). Lines no record explains
+    that are as they were there count as "before adoption" in blame, hover, stats and the report
   - git's fetch from origin also brings the sealed ledger (refs/intent/ledger), when one more fetch refspec
     changes nothing else a plain \`git fetch\` or \`git pull\` does (else \`intent ledger fetch\` brings it)
   - for each agent found in the repository (.claude/, .cursor/, .codex/, …) or named with --agent, its hook
@@ -81,6 +87,16 @@ export const initCommand: Command = {
         done.push(`${text === undefined ? "created" : "updated"} ${file}: ${missing.join(", ")}`);
       });
     }
+
+    step(() => {
+      if (files.read(ADOPTION_FILE) !== undefined) return;
+      const point = adoptionPoint(root, defaultSettings.ledgerPath);
+      if (!point) return;
+      files.write(ADOPTION_FILE, adoptionText({ commit: point.commit, date: new Date().toISOString() }));
+      done.push(
+        `recorded the adoption point in ${ADOPTION_FILE}: commit ${point.commit.slice(0, 12)} (${point.why}); lines no record explains that are as they were there count as "before adoption", not untraced`,
+      );
+    });
 
     step(() => {
       const plan = configureSealedFetch(root);

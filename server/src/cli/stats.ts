@@ -10,7 +10,8 @@ const USAGE = `intent stats [--json] [--path GLOB] [--since WHEN] [--until WHEN]
 
 How much of the code AI wrote, under which intent, by which model and person: every line of the working
 tree's files (tracked and untracked, not ignored; exempt paths left out) counted once by who wrote it, as
-\`intent blame\` shows it. Lines no record explains are counted as untraced, never guessed.
+\`intent blame\` shows it. Lines no record explains are counted as untraced, never guessed; with an adoption
+point (\`intent init\` records it), those still as they were there count apart, as "before adoption".
 
   --path GLOB    only these files ("src", "src/**/*.ts", "*.md")
   --since WHEN   history from WHEN (YYYY-MM-DD, an ISO time, or a git revision: its commit date)
@@ -83,7 +84,11 @@ export function statsText(s: GatheredInsight, filter: string | undefined): strin
   const t = s.lines;
   const where = `${n(s.files)} ${s.files === 1 ? "file" : "files"}${filter ? ` matching ${oneLine(filter)}` : ""}`;
   let out = `AI wrote ${percent(t.ai, t.total)} of ${n(t.total)} lines in ${where}.\n`;
-  out += `ai ${n(t.ai)} · human ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · untraced ${n(t.untraced)} (${percent(t.untraced, t.total)}: no record explains them)\n`;
+  out += `ai ${n(t.ai)} · human ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · ${
+    t.beforeAdoption
+      ? `before adoption ${n(t.beforeAdoption)} (${percent(t.beforeAdoption, t.total)}: as they were when intent-lsp was taken up; \`intent blame\` shows git's authors) · untraced ${n(t.untraced)} (${percent(t.untraced, t.total)}: changed since, no record explains them)`
+      : `untraced ${n(t.untraced)} (${percent(t.untraced, t.total)}: no record explains them)`
+  }\n`;
   out += `Out of scope: ${n(s.outOfScope.lines)} ${s.outOfScope.lines === 1 ? "line" : "lines"}${s.outOfScope.byIntent.length ? ` (${s.outOfScope.byIntent.map((i) => `${oneLine(i.id ?? "no intent")} ${n(i.lines)}`).join(", ")})` : ""}\n`;
   if (s.binaryFiles) out += `${n(s.binaryFiles)} binary ${s.binaryFiles === 1 ? "file" : "files"} not counted (no lines).\n`;
   out += section(

@@ -3,15 +3,23 @@
  * `author`, `intent stats`, `intent report`, the pull request summary and the CodeLens file summary.
  *
  * A line is counted once, by the record that owns it now (engine/attribution.ts): `ai`, `human`, `mixed`
- * or `unknown` as that record's Agent Trace contributor type says, `untraced` when no record explains the
- * line. Nothing is inferred: an untraced line is never split between people and AI.
+ * or `unknown` as that record's Agent Trace contributor type says; a line no record explains is
+ * `beforeAdoption` when it is still as it was when the repository took up intent-lsp (engine/adoption.ts),
+ * else `untraced`. Nothing is inferred: an unexplained line is never split between people and AI.
  */
 import type { ScopeVerdict } from "@shared/agentTrace";
 import type { TraceEntry } from "./ledger/read";
 
-export type Author = "ai" | "human" | "mixed" | "unknown" | "untraced";
+export type Author = "ai" | "human" | "mixed" | "unknown" | "untraced" | "beforeAdoption";
 
-export const AUTHORS: readonly Author[] = ["ai", "human", "mixed", "unknown", "untraced"];
+/** An author a record names: the lines a record wrote, as the history counts them by record time. */
+export type RecordedAuthor = Exclude<Author, "untraced" | "beforeAdoption">;
+
+/** Whether no record explains a line of this author (it is dated by git's commit time, not a record's). */
+export const isUnexplained = (author: Author): author is "untraced" | "beforeAdoption" => author === "untraced" || author === "beforeAdoption";
+
+/** In the order of the codes the caches store (an author's index): a new author goes last. */
+export const AUTHORS: readonly Author[] = ["ai", "human", "mixed", "unknown", "untraced", "beforeAdoption"];
 
 /** The author of a line whose owning record is `entry` (none: untraced). */
 export function authorOfEntry(entry: Pick<TraceEntry, "contributor"> | undefined): Author {
@@ -42,11 +50,13 @@ export interface LineCounts {
   mixed: number;
   unknown: number;
   untraced: number;
+  /** Lines no record explains that are as they were at the adoption point (engine/adoption.ts). */
+  beforeAdoption: number;
   outOfScope: number;
 }
 
 export function emptyCounts(): LineCounts {
-  return { total: 0, ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, outOfScope: 0 };
+  return { total: 0, ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, beforeAdoption: 0, outOfScope: 0 };
 }
 
 export function addLines(counts: LineCounts, author: Author, outOfScope: boolean, n = 1): void {
@@ -63,6 +73,7 @@ export function addCounts(into: LineCounts, from: LineCounts): void {
   into.mixed += from.mixed;
   into.unknown += from.unknown;
   into.untraced += from.untraced;
+  into.beforeAdoption += from.beforeAdoption;
   into.outOfScope += from.outOfScope;
 }
 

@@ -5,6 +5,7 @@
  * Lines are numbered from 1 and counted by `textLines`: a final line break ends the last line, it does not
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
+import type { AdoptedLine, GitAuthor } from "./adoption";
 import { attribute, attributeSettled, type LineAttribution } from "./attribution";
 import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
@@ -13,10 +14,22 @@ import type { TraceEntry } from "./ledger/read";
 import { textLines } from "./lines";
 
 /**
- * Who wrote a line: a ledger entry, an unsaved edit in an open editor, nobody on record, or not known yet
- * (the editor is still reading the ledger: never a false "untraced").
+ * Who wrote a line: a ledger entry, an unsaved edit in an open editor, nobody on record (a line kept from
+ * before the adoption point, or an untraced one), or not known yet (the editor is still reading the ledger:
+ * never a false "untraced").
  */
-export type LineOwner = { kind: "traced"; attribution: LineAttribution } | { kind: "edited" } | { kind: "untraced" } | { kind: "indexing" };
+export type LineOwner =
+  | { kind: "traced"; attribution: LineAttribution }
+  | { kind: "edited" }
+  | { kind: "beforeAdoption"; adopted: AdoptedLine }
+  | { kind: "untraced" }
+  | { kind: "indexing" };
+
+/**
+ * Each line's lines kept since the adoption point (engine/adoption.ts `keptSinceAdoption`, by 0-based index),
+ * when there is one: a line no record explains is "before adoption" there, else untraced.
+ */
+export type Adopted = readonly (AdoptedLine | undefined)[] | undefined;
 
 /** One row of blame: `intent blame --json` prints these, `intent.blame` returns them. */
 export interface BlameLine {
@@ -38,6 +51,8 @@ export interface BlameLine {
   exact?: boolean;
   /** The path the line was written in, when it came here by a rename, move or copy (engine/lineage.ts). */
   from?: string;
+  /** Who git says wrote a line kept from before the adoption point, at the adoption commit (engine/adoption.ts). */
+  git?: GitAuthor;
   /** Who moved it here, when the move was recorded as it happened (`moved_from`). */
   movedBy?: { contributor: string; model?: string; person?: string; timestamp: string; traceId: string };
   text: string;
@@ -51,9 +66,9 @@ export interface BlameRange {
 
 /** Blame for content read from disk: the ledger's entries for the file re-anchored on `text`. */
 /** `path`: the file's path, so that a line written in another path (a rename, move or copy) says where (`from`). */
-export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}, path?: string): BlameLine[] {
+export function blame(entries: readonly TraceEntry[], text: string, range: BlameRange = {}, path?: string, adopted?: Adopted): BlameLine[] {
   const attributions = entries.length ? attribute(entries, splitLines(text)) : [];
-  return blameByOwner(text, ownerFrom(attributions), range, path);
+  return blameByOwner(text, ownerFrom(attributions, adopted), range, path);
 }
 
 /**
@@ -80,14 +95,20 @@ export function attributeChanged(
 }
 
 /** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
-export function blameNewestFirst(batches: Iterable<readonly TraceEntry[]>, text: string, range: BlameRange = {}, path?: string): BlameLine[] {
+export function blameNewestFirst(
+  batches: Iterable<readonly TraceEntry[]>,
+  text: string,
+  range: BlameRange = {},
+  path?: string,
+  adopted?: Adopted,
+): BlameLine[] {
   // one split serves attribution (every piece) and the rows (the `textLines` count of them)
   const split = splitLines(text);
   const count = split.length > 1 && split[split.length - 1] === "" ? split.length - 1 : split.length;
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
   const attributions = attributeChanged(split, wanted, batches);
-  return rows(split, count, ownerFrom(attributions), range, path);
+  return rows(split, count, ownerFrom(attributions, adopted), range, path);
 }
 
 /** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
@@ -107,6 +128,8 @@ function rows(lines: readonly string[], count: number, ownerOf: (index: number) 
 
 function blameLine(line: number, owner: LineOwner, text: string, path: string | undefined): BlameLine {
   if (owner.kind === "untraced") return { line, kind: owner.kind, author: "untraced", text };
+  if (owner.kind === "beforeAdoption")
+    return { line, kind: owner.kind, author: "beforeAdoption", ...(owner.adopted.author ? { git: owner.adopted.author } : {}), text };
   if (owner.kind !== "traced") return { line, kind: owner.kind, text };
   const { entry, exact, movedBy } = owner.attribution;
   const from = path !== undefined && entry.path !== path ? entry.path : undefined;
@@ -138,10 +161,13 @@ function blameLine(line: number, owner: LineOwner, text: string, path: string | 
   };
 }
 
-/** Each line's owner from its attribution; a line with none is untraced. */
-function ownerFrom(attributions: readonly (LineAttribution | undefined)[]): (i: number) => LineOwner {
-  return (i) => {
-    const attribution = attributions[i];
-    return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
-  };
+/** Each line's owner from its attribution; a line with none is before adoption when kept since then, else untraced. */
+function ownerFrom(attributions: readonly (LineAttribution | undefined)[], adopted: Adopted): (i: number) => LineOwner {
+  return (i) => unexplainedOr(attributions[i], adopted?.[i]);
+}
+
+/** The one rule of a line's owner: its record; without one, before adoption when kept since then; else untraced. */
+export function unexplainedOr(attribution: LineAttribution | undefined, adopted: AdoptedLine | undefined): LineOwner {
+  if (attribution) return { kind: "traced", attribution };
+  return adopted ? { kind: "beforeAdoption", adopted } : { kind: "untraced" };
 }

@@ -2,6 +2,7 @@
  * Words for an attribution, shared by hover, CodeLens, inlay hints and `intent blame` so that every surface
  * says the same thing about the same line.
  */
+import type { AdoptedLine, GitAuthor } from "./adoption";
 import { isOutOfScopeEntry } from "./authorship";
 import type { Catalogue } from "./intents/model";
 import type { TraceEntry } from "./ledger/read";
@@ -81,4 +82,21 @@ export function provenanceText(attribution: { entry: TraceEntry; movedBy?: Trace
   return movedBy
     ? `moved by ${contributorText(movedBy)} from ${code(entry.path)} (${movedBy.timestamp})`
     : `from ${code(entry.path)} (renamed, moved or copied here)`;
+}
+
+/**
+ * A line kept from before the adoption point (engine/adoption.ts), in words: what it is, and who git says
+ * wrote it ("Ada Lovelace (git) · 2024-05-01"), marked as git's: the ledger did not see it written.
+ */
+export function beforeAdoptionWords(adopted: AdoptedLine, now: number): { what: string; who: string | undefined } {
+  const a = adopted.author;
+  return {
+    what: "no ledger record covers this line; it is as it was when the repository took up intent-lsp.",
+    who: a ? `${gitAuthorLabel(a)} · ${relativeTime(a.date, now)} (commit ${a.commit.slice(0, 12)})` : undefined,
+  };
+}
+
+/** "Ada Lovelace (git)": an author git names, marked as git's, on one line. */
+export function gitAuthorLabel(author: GitAuthor): string {
+  return `${author.name.replace(/[\u0000-\u001f\u007f]+/g, " ")} (git)`;
 }

@@ -10,7 +10,18 @@
  * included (`inCode`); a line whose time git cannot tell is counted as undated, never put in a period.
  */
 import { Minimatch } from "minimatch";
-import { addCounts, addLines, AUTHORS, authorOfEntry, emptyCounts, isOutOfScopeEntry, type Author, type LineCounts } from "./authorship";
+import {
+  addCounts,
+  addLines,
+  AUTHORS,
+  authorOfEntry,
+  emptyCounts,
+  isOutOfScopeEntry,
+  type Author,
+  type LineCounts,
+  type RecordedAuthor,
+  isUnexplained,
+} from "./authorship";
 import { attributeChanged, blameByOwner, type BlameLine } from "./blame";
 import { BlockTable, type PackedBlocks, sameBlock } from "./blockTable";
 import { History, periodOf } from "./insightHistory";
@@ -76,11 +87,11 @@ export interface Keyed<K extends string> {
 export interface HistoryRow {
   period: string;
   /** Lines written in the period, by the records' contributor type (re-attributions are not writing). */
-  written: Record<Exclude<Author, "untraced">, number>;
+  written: Record<RecordedAuthor, number>;
   /** Of those, written out of their intent's scope. */
   writtenOutOfScope: number;
   /** Lines in the code today whose owning record was written in the period, by author. */
-  surviving: Record<Exclude<Author, "untraced">, number>;
+  surviving: Record<RecordedAuthor, number>;
   /** surviving.ai / written.ai, null when the AI wrote nothing in the period. */
   durability: number | null;
   /**
@@ -150,7 +161,7 @@ export class InsightBuilder {
 
   /** Whether a run of lines was written in the window (records' time; untraced lines' commit time). */
   runInWindow(r: Run): boolean {
-    const when = r.author === "untraced" ? r.committed : r.timestamp;
+    const when = isUnexplained(r.author) ? r.committed : r.timestamp;
     return when !== undefined && this.history.inWindow(isoMs(when));
   }
 
@@ -190,7 +201,7 @@ export class InsightBuilder {
     this.addTally(path, tally ?? tallyOf(runs));
     if (this.opts.by)
       for (const r of runs) {
-        const when = r.author === "untraced" ? r.committed : r.timestamp;
+        const when = isUnexplained(r.author) ? r.committed : r.timestamp;
         this.history.inCode(r.author, r.end - r.start + 1, when === undefined ? undefined : isoMs(when));
       }
     this.allBlocks?.addRuns(path, runs);
@@ -216,7 +227,7 @@ export class InsightBuilder {
       const c = rows[i + 2]!;
       const author = AUTHORS[c >> 1]!;
       const when = ms === null ? now : ms;
-      if (this.opts.by) this.history.inCode(author, e - s + 1, author !== "untraced" ? t.time(rows[i + 7]!) : when);
+      if (this.opts.by) this.history.inCode(author, e - s + 1, !isUnexplained(author) ? t.time(rows[i + 7]!) : when);
       blocks?.add(
         file,
         s,
@@ -233,7 +244,7 @@ export class InsightBuilder {
       );
     };
     for (; i < rows.length; i += RUN_FIELDS) {
-      if (AUTHORS[rows[i + 2]! >> 1] !== "untraced" || !sorted) piece(rows[i]!, rows[i + 1]!, undefined);
+      if (!isUnexplained(AUTHORS[rows[i + 2]! >> 1]!) || !sorted) piece(rows[i]!, rows[i + 1]!, undefined);
       else from = splitByDates(rows[i]!, rows[i + 1]!, sorted, from, piece);
     }
   }
@@ -263,7 +274,7 @@ export class InsightBuilder {
     for (const g of tally.groups) {
       const { author, outOfScope: out, lines: n } = g;
       addLines(counts, author, out, n);
-      if (author === "untraced") continue;
+      if (isUnexplained(author)) continue;
       bump(this.intents, g.intent ?? null, author, out, n);
       if (g.model !== undefined || author === "ai" || author === "mixed") bump(this.models, g.model ?? null, author, out, n);
       if (g.person !== undefined || author === "human" || author === "mixed") bump(this.persons, g.person ?? null, author, out, n);
@@ -368,8 +379,8 @@ export interface FileTally {
   outOfScope: Run[];
 }
 
-/** Whether some of a file's lines are untraced (the lines a history dates by git's commit times). */
-export const hasUntraced = (runs: readonly Run[]) => runs.some((r) => r.author === "untraced");
+/** Whether some of a file's lines no record explains (the lines a history dates by git's commit times). */
+export const hasUntraced = (runs: readonly Run[]) => runs.some((r) => isUnexplained(r.author));
 
 /** A file's blocks: its runs joined where consecutive lines are one record's (what a number links to). */
 export function blocksOf(runs: readonly Run[]): Run[] {
@@ -454,11 +465,11 @@ export function runsOf(rows: readonly BlameLine[]): Run[] {
   return runs;
 }
 
-/** The ranges of a file's untraced lines: what git is asked to date. */
+/** The ranges of a file's lines no record explains (untraced or before adoption): what git is asked to date. */
 export function untracedRanges(runs: readonly Run[]): { start: number; end: number }[] {
   const out: { start: number; end: number }[] = [];
   for (const r of runs) {
-    if (r.author !== "untraced") continue;
+    if (!isUnexplained(r.author)) continue;
     const last = out.at(-1);
     if (last && last.end === r.start - 1) last.end = r.end;
     else out.push({ start: r.start, end: r.end });
@@ -492,7 +503,15 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
     const committed = ms === undefined ? undefined : isoOf(ms ?? now);
     const uncommitted = ms === null ? true : undefined;
     const last = out.at(-1);
-    if (last && last.author === "untraced" && last.end === start - 1 && last.committed === committed && last.uncommitted === uncommitted) last.end = end;
+    if (
+      last &&
+      last.author === run.author &&
+      isUnexplained(last.author) &&
+      last.end === start - 1 &&
+      last.committed === committed &&
+      last.uncommitted === uncommitted
+    )
+      last.end = end;
     // one shape for every piece (absent fields undefined, which no output writes): a report makes one per commit time of each file
     else
       out.push({
@@ -511,7 +530,7 @@ export function datedRuns(runs: readonly Run[], dates: UntracedDates, now: numbe
   };
   let from = 0;
   for (const run of runs) {
-    if (run.author !== "untraced") out.push(run);
+    if (!isUnexplained(run.author)) out.push(run);
     else from = splitByDates(run.start, run.end, sorted, from, (start, end, ms) => push(run, start, end, ms));
   }
   return out;

@@ -3,13 +3,13 @@
  * from the ledger's entries, and the lines in the code today per period (a traced line at its record's
  * time, an untraced one at its commit time), with the untraced lines git gives no time counted apart.
  */
-import type { Author } from "./authorship";
+import { isUnexplained, type Author, type RecordedAuthor } from "./authorship";
 import type { HistoryRow, InCode, Insight, InsightOptions, Period, Undated, Written } from "./insight";
 
 const DAY_MS = 86_400_000;
 
-const zeroWritten = () => ({ ai: 0, human: 0, mixed: 0, unknown: 0 });
-const zeroInCode = (): InCode => ({ ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, total: 0, untracedShare: null });
+const zeroWritten = (): Record<RecordedAuthor, number> => ({ ai: 0, human: 0, mixed: 0, unknown: 0 });
+const zeroInCode = (): InCode => ({ ai: 0, human: 0, mixed: 0, unknown: 0, untraced: 0, beforeAdoption: 0, total: 0, untracedShare: null });
 
 /** The period a time falls in, in UTC: `2026-11-26`, the Monday of its week, or `2026-11`. */
 export function periodOf(ms: number, by: Period): string {
@@ -41,19 +41,19 @@ export class History {
   }
 
   /**
-   * Lines in the code today of `author`, at time `ms` (a traced line: its record's; an untraced one: its
-   * commit's): a traced line with no time is in no period, an untraced one is undated.
+   * Lines in the code today of `author`, at time `ms` (a traced line: its record's; a line no record explains:
+   * its commit's): a traced line with no time is in no period, an unexplained one is undated.
    */
   inCode(author: Author, n: number, ms: number | undefined): void {
     const by = this.opts.by;
     if (!by) return;
-    if (author !== "untraced") {
+    if (!isUnexplained(author)) {
       if (ms === undefined || !this.inWindow(ms)) return;
       const row = this.periodAt(ms, by);
       row.surviving[author] += n;
       row.inCode[author] += n;
     } else if (ms === undefined) this.undated.lines += n;
-    else if (this.inWindow(ms)) this.periodAt(ms, by).inCode.untraced += n;
+    else if (this.inWindow(ms)) this.periodAt(ms, by).inCode[author] += n;
   }
 
   /** Lines a record wrote (`writtenBy` its entry), in their period. */
@@ -61,7 +61,7 @@ export class History {
     const by = this.opts.by;
     if (!by || !this.inWindow(w.ms)) return;
     const row = this.periodAt(w.ms, by);
-    if (w.author !== "untraced") row.written[w.author] += w.lines;
+    if (!isUnexplained(w.author)) row.written[w.author] += w.lines;
     if (w.outOfScope) row.writtenOutOfScope += w.lines;
   }
 
@@ -73,7 +73,7 @@ export class History {
     for (const p of periods) {
       p.durability = p.written.ai ? p.surviving.ai / p.written.ai : null;
       const c = p.inCode;
-      c.total = c.ai + c.human + c.mixed + c.unknown + c.untraced;
+      c.total = c.ai + c.human + c.mixed + c.unknown + c.untraced + c.beforeAdoption;
       c.untracedShare = c.total ? c.untraced / c.total : null;
     }
     return {

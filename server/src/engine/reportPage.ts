@@ -23,7 +23,14 @@ const SCRIPT_UNSAFE: Record<string, string> = { "<": "\\u003c", "\u2028": "\\u20
 /** JSON inside a <script> element: nothing in it may close the element or start a comment (one pass over megabytes). */
 const scriptJson = (v: unknown) => JSON.stringify(v).replace(/[<\u2028\u2029]/g, (c) => SCRIPT_UNSAFE[c]!);
 
-const LABEL: Record<Author, string> = { ai: "AI", human: "people", mixed: "mixed", unknown: "unknown", untraced: "untraced" };
+const LABEL: Record<Author, string> = {
+  ai: "AI",
+  human: "people",
+  mixed: "mixed",
+  unknown: "unknown",
+  untraced: "untraced",
+  beforeAdoption: "before adoption",
+};
 
 /** The rows each breakdown table shows; the lines table below lists every run. */
 const TABLE_ROWS = 25;
@@ -45,10 +52,10 @@ function breakdown(title: string, id: string, rows: { label: string; filter: str
 }
 
 const CSS = `
-:root{color-scheme:light dark;--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--out:#dc2626;--accent:#4f46e5}
-@media (prefers-color-scheme:dark){:root{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--out:#f87171;--accent:#818cf8}}
-body.vscode-light{--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--out:#dc2626;--accent:#4f46e5}
-body.vscode-dark,body.vscode-high-contrast{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--out:#f87171;--accent:#818cf8}
+:root{color-scheme:light dark;--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--before-adoption:#e6e1d3;--out:#dc2626;--accent:#4f46e5}
+@media (prefers-color-scheme:dark){:root{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--before-adoption:#5c5646;--out:#f87171;--accent:#818cf8}}
+body.vscode-light{--bg:#fbfbfd;--fg:#1d1d27;--muted:#5d6072;--card:#fff;--line:#e3e4ea;--ai:#7c3aed;--human:#0f9488;--mixed:#d97706;--unknown:#64748b;--untraced:#c9cdd8;--before-adoption:#e6e1d3;--out:#dc2626;--accent:#4f46e5}
+body.vscode-dark,body.vscode-high-contrast{--bg:#15161c;--fg:#e7e8ee;--muted:#a0a3b5;--card:#1e1f27;--line:#30323d;--ai:#a78bfa;--human:#2dd4bf;--mixed:#fbbf24;--unknown:#94a3b8;--untraced:#4a4f60;--before-adoption:#5c5646;--out:#f87171;--accent:#818cf8}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 main{max-width:1180px;margin:0 auto;padding:28px 24px 64px}
@@ -57,7 +64,7 @@ h1{font-size:22px;margin:0 0 2px}h2{font-size:16px;margin:0 0 12px}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(160px,1fr));gap:12px;margin-bottom:20px}
 .card,section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}
 .card b{display:block;font-size:24px;font-variant-numeric:tabular-nums}.card span{color:var(--muted);font-size:12px}
-.card.ai b{color:var(--ai)}.card.human b{color:var(--human)}.card.untraced b{color:var(--muted)}.card.out b{color:var(--out)}
+.card.ai b{color:var(--ai)}.card.human b{color:var(--human)}.card.untraced b{color:var(--muted)}.card.beforeAdoption b{color:var(--muted)}.card.out b{color:var(--out)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:16px;margin-bottom:16px}
 section{margin-bottom:16px;overflow-x:auto}
 .chart{position:relative;height:240px;margin-bottom:12px}
@@ -70,30 +77,32 @@ th{color:var(--muted);font-weight:600;font-size:12px;white-space:normal;vertical
 th,td{padding:4px 6px}
 #lines-table th,#lines-table td{text-align:left}#lines-table td:nth-child(2),#lines-table td:nth-child(3),#lines-table th:nth-child(2),#lines-table th:nth-child(3){text-align:right}
 tr[data-filter]{cursor:pointer}tr[data-filter]:hover,tr[data-filter]:focus,tr.active{background:color-mix(in srgb,var(--accent) 12%,transparent);outline:none}
-i.ai{background:var(--ai)}i.human{background:var(--human)}i.mixed{background:var(--mixed)}i.unknown{background:var(--unknown)}i.untraced{background:var(--untraced)}
+i.ai{background:var(--ai)}i.human{background:var(--human)}i.mixed{background:var(--mixed)}i.unknown{background:var(--unknown)}i.untraced{background:var(--untraced)}i.beforeAdoption{background:var(--before-adoption)}
 .legend{display:flex;gap:14px;flex-wrap:wrap;color:var(--muted);font-size:12px;margin:-6px 0 16px}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .note,.none{color:var(--muted);font-size:12px}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .controls{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin-bottom:10px}
 input,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:4px 8px}
 button{cursor:pointer}
-td.author-ai{color:var(--ai)}td.author-human{color:var(--human)}td.author-mixed{color:var(--mixed)}td.author-untraced{color:var(--muted)}
+td.author-ai{color:var(--ai)}td.author-human{color:var(--human)}td.author-mixed{color:var(--mixed)}td.author-untraced{color:var(--muted)}td.author-beforeAdoption{color:var(--muted)}
 td.out{color:var(--out)}
 `;
 
 /** The lines in the code today by the period they were written in, untraced ones by their commit time. */
 function inCodeSection(by: string, periods: readonly HistoryRow[], undated: Undated): string {
+  // lines from before the adoption point have a column of their own where there are any (the columns add up to "lines today")
+  const adopted = periods.some((p) => p.inCode.beforeAdoption > 0);
   const rows = periods
     .map(
       (p) =>
-        `<tr data-filter="inCode:${esc(p.period)}" tabindex="0" title="Show these lines"><td>${esc(p.period)}</td><td>${n(p.inCode.total)}</td><td>${n(p.inCode.ai)}</td><td>${n(p.inCode.human)}</td><td>${n(p.inCode.mixed + p.inCode.unknown)}</td><td>${n(p.inCode.untraced)}</td><td>${p.inCode.untracedShare === null ? "–" : percent(p.inCode.untraced, p.inCode.total)}</td></tr>`,
+        `<tr data-filter="inCode:${esc(p.period)}" tabindex="0" title="Show these lines"><td>${esc(p.period)}</td><td>${n(p.inCode.total)}</td><td>${n(p.inCode.ai)}</td><td>${n(p.inCode.human)}</td><td>${n(p.inCode.mixed + p.inCode.unknown)}</td>${adopted ? `<td>${n(p.inCode.beforeAdoption)}</td>` : ""}<td>${n(p.inCode.untraced)}</td><td>${p.inCode.untracedShare === null ? "–" : percent(p.inCode.untraced, p.inCode.total)}</td></tr>`,
     )
     .join("");
   const note = undated.lines
     ? `<p class="note">${n(undated.lines)} untraced ${undated.lines === 1 ? "line has" : "lines have"} no known commit time and ${undated.lines === 1 ? "is" : "are"} in no period: ${esc(undated.reasons.join("; ") || "git gave none")}.</p>`
     : "";
   return `<section><h2>Lines in the code today by the ${esc(by)} they were written, and the untraced share</h2><div class="chart"><canvas id="chart-untraced" role="img" aria-label="untraced share over time"></canvas></div>
-<table class="counts"><tr><th>${esc(by)}</th><th>lines today</th><th>AI</th><th>people</th><th>mixed/unknown</th><th>untraced</th><th>untraced share</th></tr>${rows}</table>
+<table class="counts"><tr><th>${esc(by)}</th><th>lines today</th><th>AI</th><th>people</th><th>mixed/unknown</th>${adopted ? "<th>before adoption</th>" : ""}<th>untraced</th><th>untraced share</th></tr>${rows}</table>
 <p class="note">A traced line is of its record's time; an untraced line has no record, so it is of the time of the commit that brought it onto the current branch (a line merged from another branch: the merge's; a line not committed yet: today).</p>${note}</section>`;
 }
 
@@ -104,7 +113,10 @@ export function reportHtml(insight: Insight, meta: ReportMeta, script: string): 
     ["ai", percent(t.ai, t.total), `written by AI (${n(t.ai)} lines)`],
     ["human", percent(t.human, t.total), `written by people (${n(t.human)} lines)`],
     ["mixed", n(t.mixed + t.unknown), "mixed or unknown contributor"],
-    ["untraced", percent(t.untraced, t.total), `untraced (${n(t.untraced)} lines no record explains)`],
+    ["untraced", percent(t.untraced, t.total), `untraced (${n(t.untraced)} lines no record explains${t.beforeAdoption ? ", changed since adoption" : ""})`],
+    ...(t.beforeAdoption
+      ? [["beforeAdoption", percent(t.beforeAdoption, t.total), `before adoption (${n(t.beforeAdoption)} lines as they were when intent-lsp was taken up)`]]
+      : []),
     ["out", n(insight.outOfScope.lines), "lines written out of their intent's scope"],
     ["total", n(t.total), `lines in ${n(insight.files)} files`],
   ]

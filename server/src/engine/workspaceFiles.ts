@@ -7,6 +7,8 @@ export const ORCHESTRATION_IGNORE_FILE = ".orchestration/.intentignore";
 export const SESSIONS_DIR = ".orchestration/.sessions";
 export const AGENT_NOTES_FILE = ".orchestration/AGENT.md";
 export const INTENT_MAP_FILE = ".orchestration/intent_map.md";
+/** The adoption point `intent init` records: the commit whose code predates the ledger (engine/adoption.ts). */
+export const ADOPTION_FILE = ".orchestration/adoption.json";
 
 /** The files that shape the rules; a change to any of them means reloading. */
 export const RULE_FILES = [INTENTS_FILE, CONFIG_FILE, ROOT_IGNORE_FILE, ORCHESTRATION_IGNORE_FILE] as const;

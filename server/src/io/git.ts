@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { textLines } from "../engine/lines";
 import { findGitDir, readCommonDir, readText } from "./gitDir";
-import { gitSync } from "./gitRunner";
+import { gitSpawn, gitSync } from "./gitRunner";
 import { readRegularBytes } from "./regularFiles";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
@@ -272,4 +272,72 @@ function readRef(dir: string, ref: string): string | undefined {
     if (space > 0 && line.slice(space + 1).trimEnd() === ref) return line.slice(0, space);
   }
   return undefined;
+}
+
+/**
+ * Objects by name (`<rev>:./<path>`, each without a line break) read with one `git cat-file --batch`: each
+ * blob's bytes, or undefined where git has none of that name or it is not a blob. Undefined when git did not
+ * answer, or its answer did not line up with the names asked (never a blob given to the wrong name).
+ */
+export function catFileBatch(cwd: string, names: readonly string[], timeoutMs: number): (Buffer | undefined)[] | undefined {
+  if (!names.length) return [];
+  const r = gitSync(cwd, ["cat-file", "--batch"], { input: batchInput(names), timeoutMs, maxBuffer: BATCH_MAX_BYTES });
+  return r.error || r.status !== 0 ? undefined : readBatch(r.stdout, names);
+}
+
+/** `catFileBatch` in the background (the editor never waits for a process): git's output gathered as bytes. */
+export function catFileBatchAsync(cwd: string, names: readonly string[], timeoutMs: number): Promise<(Buffer | undefined)[] | undefined> {
+  if (!names.length) return Promise.resolve([]);
+  return new Promise((resolve) => {
+    const child = gitSpawn(cwd, ["cat-file", "--batch"], { stdio: ["pipe", "pipe", "ignore"] });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const end = (answer: (Buffer | undefined)[] | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (answer === undefined) child.kill("SIGKILL");
+      resolve(answer);
+    };
+    const timer = setTimeout(() => end(undefined), timeoutMs);
+    child.on("error", () => end(undefined));
+    child.stdin!.on("error", () => end(undefined));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BATCH_MAX_BYTES) end(undefined);
+      else chunks.push(chunk);
+    });
+    child.on("close", (code) => end(code === 0 ? readBatch(Buffer.concat(chunks), names) : undefined));
+    child.stdin!.end(batchInput(names));
+  });
+}
+
+/** The most bytes of objects one batch reads. */
+const BATCH_MAX_BYTES = 2 * 1024 * 1024 * 1024 - 1;
+
+const batchInput = (names: readonly string[]) => `${names.join("\n")}\n`;
+
+/** `git cat-file --batch`'s output read against the names asked, in order (see catFileBatch). */
+function readBatch(buf: Buffer, names: readonly string[]): (Buffer | undefined)[] | undefined {
+  const out: (Buffer | undefined)[] = [];
+  let at = 0;
+  for (const name of names) {
+    const eol = buf.indexOf(0x0a, at);
+    if (eol === -1) return undefined;
+    const header = buf.subarray(at, eol).toString("utf8");
+    at = eol + 1;
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      // "<name> missing" (or "ambiguous"): nothing of that name
+      if (!header.startsWith(name)) return undefined;
+      out.push(undefined);
+      continue;
+    }
+    const size = Number(m[2]);
+    if (at + size + 1 > buf.length) return undefined;
+    out.push(m[1] === "blob" ? buf.subarray(at, at + size) : undefined);
+    at += size + 1;
+  }
+  return out;
 }

@@ -7,6 +7,7 @@
  */
 import { lstatSync } from "node:fs";
 import { resolve } from "node:path";
+import { unexplainedRuns } from "../engine/adoption";
 import { blameNewestFirst } from "../engine/blame";
 import { fileHash, splitLines } from "../engine/hashing";
 import {
@@ -29,6 +30,7 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { countTextLines } from "../engine/lines";
 import { shouldRecord } from "../engine/recordPolicy";
 import type { Rules } from "../engine/rules";
+import { AdoptionTexts, adoptionOf } from "./adoption";
 import { headCommit, lineDating, type LineDating, pathsChangedSince } from "./commitDates";
 import { GitError, runGit } from "./git";
 import type { WorkspaceLedger } from "./ledger/workspaceLedger";
@@ -108,13 +110,17 @@ function readCounted(root: string, path: string): Buffer | "gone" | "binary" {
 
 /**
  * A file's runs of lines as `intent blame` blames it: its own records and those of the paths its content
- * came from (engine/lineage.ts). A file that no record names and whose content no record pins is all
- * untraced: its lines are counted without being made.
+ * came from (engine/lineage.ts), and the lines no record explains split by the adoption point (`adoption`:
+ * the files at its commit; engine/adoption.ts). A file that no record names and whose content no record pins
+ * has no traced line: its lines are counted without being made.
  */
-export function countedRuns(ledger: WorkspaceLedger, path: string, text: string): Run[] {
-  if (!ledger.hasFile(path) && (text === "" || ledger.pathsPinning(fileHash(text)).length === 0))
-    return [{ start: 1, end: countTextLines(text), author: "untraced" }];
-  return runsOf(blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text));
+export function countedRuns(ledger: WorkspaceLedger, path: string, text: string, adoption?: AdoptionTexts): Run[] {
+  const adopted = adoption?.keptOf(path, text);
+  if (!ledger.hasFile(path) && (text === "" || ledger.pathsPinning(fileHash(text)).length === 0)) {
+    const count = countTextLines(text);
+    return adopted?.length ? unexplainedRuns(1, count, adopted) : [{ start: 1, end: count, author: "untraced" }];
+  }
+  return runsOf(blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text, {}, undefined, adopted));
 }
 
 /** What each of the ledgers' entries wrote, per path (the history's input). */
@@ -132,8 +138,25 @@ async function writtenOf(ledger: WorkspaceLedger, due: () => boolean): Promise<M
   return out;
 }
 
-export function gatherInsight(root: string, rules: Rules, ledger: WorkspaceLedger, opts: InsightOptions, dating?: LineDating): GatheredInsight {
-  const steps = insightSteps(root, rules, ledger, opts, dating);
+/** `insightSteps` at once; the files at the adoption point are read here when `then` is not given. */
+export function gatherInsight(
+  root: string,
+  rules: Rules,
+  ledger: WorkspaceLedger,
+  opts: InsightOptions,
+  dating?: LineDating,
+  then?: AdoptionTexts,
+): GatheredInsight {
+  const adoption = then ? undefined : adoptionOf(root);
+  const matches = new InsightBuilder(opts).matches;
+  const read =
+    adoption &&
+    AdoptionTexts.read(
+      root,
+      adoption,
+      workingTreeFiles(root).filter((p) => shouldRecord(p, rules) && matches(p)),
+    );
+  const steps = insightSteps(root, rules, ledger, opts, dating, then ?? read);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -157,7 +180,8 @@ function datedBy(builder: InsightBuilder, dating: LineDating | undefined, path: 
 /**
  * `gatherInsight` in steps: the language server pauses between them, so a report asked for in the editor
  * never holds up typing or other requests. With a history, untraced lines are dated by `dating` (asked of
- * git in the background before the steps start: io/commitDates.ts `lineDating`).
+ * git in the background before the steps start: io/commitDates.ts `lineDating`); with an adoption point,
+ * `then` holds the files as they were there (`adoptionTextsFor`, also asked before).
  */
 export function* insightSteps(
   root: string,
@@ -165,18 +189,19 @@ export function* insightSteps(
   ledger: WorkspaceLedger,
   opts: InsightOptions,
   dating?: LineDating,
+  then?: AdoptionTexts,
 ): Generator<void, GatheredInsight> {
   const builder = new InsightBuilder(opts);
   const now = opts.now ?? Date.now();
   let binaryFiles = 0;
   let read = 0;
-  for (const path of workingTreeFiles(root)) {
+  const paths = workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && builder.matches(path));
+  for (const path of paths) {
     if (++read % FILES_PER_STEP === 0) yield;
-    if (!shouldRecord(path, rules) || !builder.matches(path)) continue;
     const bytes = readCounted(root, path);
     if (bytes === "binary") binaryFiles++;
     if (typeof bytes === "string") continue;
-    const runs = countedRuns(ledger, path, bytes.toString("utf8"));
+    const runs = countedRuns(ledger, path, bytes.toString("utf8"), then);
     builder.addRuns(path, opts.by && hasUntraced(runs) ? datedBy(builder, dating, path, runs, now) : runs);
   }
   if (opts.by) {
@@ -187,6 +212,18 @@ export function* insightSteps(
     }
   }
   return { ...builder.result(), binaryFiles };
+}
+
+/** The files `insightSteps` counts, as they were at the adoption point (in the background); undefined without one. */
+export async function adoptionTextsFor(root: string, rules: Rules, opts: InsightOptions): Promise<AdoptionTexts | undefined> {
+  const adoption = adoptionOf(root);
+  if (!adoption) return undefined;
+  const matches = new InsightBuilder(opts).matches;
+  return AdoptionTexts.readAsync(
+    root,
+    adoption,
+    workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && matches(path)),
+  );
 }
 
 /** What the CLI gathers: the numbers, and the ledgers' unreadable lines (warned about). */
@@ -302,13 +339,17 @@ export async function gatherInsightCached(
   // each file's runs in the working tree's order; those whose untraced lines git is to date wait for its walk,
   // which goes on meanwhile (the runs of every file are made first)
   const toAdd: { path: string; known: KeptRuns; tally: FileTally; dated: boolean }[] = [];
+  // the files counted again, as they were at the adoption point: read at once, when there is one
+  const adoption = adoptionOf(root);
+  const recount = counted.filter((c) => !c.kept).map((c) => c.path);
+  const then = adoption && recount.length ? AdoptionTexts.read(root, adoption, recount) : undefined;
   for (let i = 0; i < counted.length; i++) {
     const c = counted[i]!;
     let file = c.kept;
     if (!file) {
       progress(`counting lines: file ${i + 1} of ${counted.length}`);
       if (due()) await pause();
-      const fileRuns = countedRuns(ledger!, c.path, c.text!);
+      const fileRuns = countedRuns(ledger!, c.path, c.text!, then);
       runs.runs.set(c.path, { key: c.key, runs: fileRuns });
       file = { key: c.key, stat: c.stat, tally: tallyOf(fileRuns) };
     } else if (c.stat !== file.stat) {

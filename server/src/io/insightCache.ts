@@ -24,6 +24,7 @@ import type { FileTally, Insight, Run, TallyGroup } from "../engine/insight";
 import { authorCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
+import { adoptionOf } from "./adoption";
 import { segmentNames } from "./ledger/segments";
 import { REFERENCE_LEDGER } from "./ledger/workspaceLedger";
 import { type CacheKind, readCheckedCache, writeCheckedCache } from "./checkedCache";
@@ -93,6 +94,8 @@ export function ledgerStamp(root: string, ledgerPath: string): string {
     ledgerPath,
     ledgers: [ledgerPath, REFERENCE_LEDGER].map((p) => fileStamp(join(root, p))),
     segments: segmentStamp(root, ledgerPath),
+    // lines kept since the adoption point count apart from the untraced (engine/adoption.ts)
+    adoption: adoptionOf(root)?.commit ?? null,
   });
 }
 

@@ -8,6 +8,7 @@ import type { TraceEntry } from "../engine/ledger/read";
 import type { BlockSource } from "../engine/lineage";
 import { removedSpans, toSpans, type Span } from "../engine/lineChange";
 import { BufferEdits, type SaveSnapshot } from "./bufferEdits";
+import { DocumentAdoption } from "./documentAdoption";
 import { DocumentBaseline } from "./documentBaseline";
 import { DocumentDisk } from "./documentDisk";
 import { DocumentFindings } from "./documentFindings";
@@ -32,6 +33,7 @@ export class TrackedDocument {
   private readonly owners = new LineOwners();
   private readonly ledger: DocumentLedger;
   private readonly provenance: Provenance;
+  private readonly adoption: DocumentAdoption;
   private verdictCache: { generation: number; verdict: Verdict } | undefined;
   readonly findings = new DocumentFindings();
 
@@ -55,6 +57,7 @@ export class TrackedDocument {
     const parts = { buffer: doc, baseline: this.base, tracking: this.tracking, disk: this.disk, owners: this.owners, findings: this.findings };
     this.ledger = new DocumentLedger(ctx, path, this.base);
     this.provenance = new Provenance(parts, this.ledger);
+    this.adoption = new DocumentAdoption(ctx, path);
   }
 
   /** The text at open, last save or reload, which the edits and the owners refer to. */
@@ -169,10 +172,22 @@ export class TrackedDocument {
     this.provenance.ownRecordLanded(entries, written);
   }
 
-  /** Who wrote a current line: a ledger entry, an unsaved edit here, nobody on record, or not known yet. */
+  /**
+   * Who wrote a current line: a ledger entry, an unsaved edit here, nobody on record (kept from before the
+   * adoption point, or untraced), or not known yet.
+   */
   owner(line: number): LineOwner {
     this.refine();
-    return this.owners.owner(this.tracking.edits.origin(line));
+    const origin = this.tracking.edits.origin(line);
+    const owner = this.owners.owner(origin);
+    if (owner.kind !== "untraced" || origin === undefined) return owner;
+    const adopted = this.adoption.lineAt(this.base.text, this.base.hash, origin);
+    return adopted === "asking" ? { kind: "indexing" } : adopted ? { kind: "beforeAdoption", adopted } : owner;
+  }
+
+  /** Whether the lines kept from before the adoption point are known (there is one, and git told them). */
+  get adoptionKnown(): boolean {
+    return this.adoption.known;
   }
 
   /** Runs of current lines written by the same record, for CodeLens and inlay hints (kept per version). */

@@ -1,6 +1,7 @@
 import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
 import { isOutOfScopeEntry } from "../engine/authorship";
-import { contributorText, intentTitle, provenanceText, relativeTime } from "../engine/describe";
+import type { AdoptedLine } from "../engine/adoption";
+import { beforeAdoptionWords, contributorText, intentTitle, provenanceText, relativeTime } from "../engine/describe";
 import { inheritedConstraints } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
@@ -16,10 +17,18 @@ interface Markup {
   kind: MarkupKind;
   strong(text: string): string;
   code(text: string): string;
+  /** Text from the repository's history (a git author's name) shown as it is, never read as markup. */
+  escape(text: string): string;
 }
-const MARKDOWN: Markup = { kind: MarkupKind.Markdown, strong: (t) => `**${t}**`, code: (t) => `\`${t}\`` };
+const MARKDOWN: Markup = {
+  kind: MarkupKind.Markdown,
+  strong: (t) => `**${t}**`,
+  code: (t) => `\`${t}\``,
+  // what starts markup (emphasis, code, links, images, HTML, headings, tables): a name cannot become a link
+  escape: (t) => t.replace(/[\\`*_[\]<>#|~!]/g, (c) => `\\${c}`),
+};
 // the words themselves (a glob's `**`, a name's backquote) are kept: only the markup around them goes
-const PLAIN: Markup = { kind: MarkupKind.PlainText, strong: (t) => t, code: (t) => t };
+const PLAIN: Markup = { kind: MarkupKind.PlainText, strong: (t) => t, code: (t) => t, escape: (t) => t };
 
 function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Markup): Hover | null {
   const ctx = doc.ctx;
@@ -28,8 +37,9 @@ function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Marku
 
   const owner = doc.owner(position.line);
   // a file the ledger has never recorded (nor this server's save of it, which the ledger may not have
-  // been read back for yet): nothing to say, and the language's own hover stands alone
-  if (owner.kind === "untraced" && !ctx.ledger.hasFile(doc.path) && !doc.attributedBlocks().length) return null;
+  // been read back for yet), in a repository with no adoption point: nothing to say, and the language's own
+  // hover stands alone. With one, an untraced line is one changed since adoption: worth saying
+  if (owner.kind === "untraced" && !ctx.ledger.hasFile(doc.path) && !doc.attributedBlocks().length && !doc.adoptionKnown) return null;
   const lines: string[] = [];
   if (owner.kind === "edited") {
     const v = doc.verdict();
@@ -37,6 +47,8 @@ function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Marku
     lines.push(`${m.strong("Edited, not saved yet.")} It will be recorded${under} when you save.`);
   } else if (owner.kind === "untraced") {
     lines.push(`${m.strong("Untraced:")} no ledger record covers this line.`);
+  } else if (owner.kind === "beforeAdoption") {
+    lines.push(beforeAdoptionText(owner.adopted, now, m));
   } else if (owner.kind === "indexing") {
     lines.push(`${m.strong("Indexing the ledger…")} Who wrote this line is shown as soon as the trace ledger has been read.`);
   } else {
@@ -61,6 +73,11 @@ function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Marku
     if (constraints.length) lines.push("", "Constraints:", ...constraints.map((c) => `- ${c}`));
   }
   return { contents: { kind: m.kind, value: lines.join("\n") }, range: lineRange(doc, position.line) };
+}
+
+function beforeAdoptionText(adopted: AdoptedLine, now: number, m: Markup): string {
+  const { what, who } = beforeAdoptionWords(adopted, now);
+  return `${m.strong("Before adoption:")} ${what}${who ? `\n\n${m.escape(who)}` : ""}`;
 }
 
 function intentHover(doc: TrackedDocument, position: Position, now: number, m: Markup): Hover | null {

@@ -10,7 +10,7 @@ import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
 import { GitError } from "../io/git";
 import { lineDating } from "../io/commitDates";
-import { insightSteps } from "../io/insight";
+import { adoptionTextsFor, insightSteps } from "../io/insight";
 import { reportFrom, reportOptions, writeReport } from "../io/report";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
@@ -93,7 +93,8 @@ const report: CommandHandler = async (host, args): Promise<ReportResult> => {
   const opts = { ...(typeof args.path === "string" && args.path ? { path: args.path } : {}) };
   const options = reportOptions(opts);
   const dating = options.by ? await lineDating(ctx.root, "worktree") : undefined;
-  const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, options, dating);
+  const then = await adoptionTextsFor(ctx.root, ctx.rules, options);
+  const steps = insightSteps(ctx.root, ctx.rules, ctx.ledger, options, dating, then);
   let r: ReturnType<typeof steps.next>;
   try {
     r = steps.next();
