@@ -23,6 +23,13 @@ export const TESTS = {
   "server/src/engine/check.ts": ["test/unit/check.test.ts", "test/unit/check-batches.test.ts"],
   "server/src/io/ledger/segments.ts": ["test/cli/sealedSegments.test.ts", "test/unit/segment.test.ts", "test/unit/segmentBounds.test.ts"],
   "server/src/io/ledger/sealedRef.ts": ["test/cli/sealedRef.test.ts"],
+  "server/src/engine/lineage.ts": [
+    "test/unit/lineage.test.ts",
+    "test/unit/agentCopies.test.ts",
+    "test/unit/agentCuts.test.ts",
+    "test/unit/agentPastes.test.ts",
+    "test/unit/attribution.test.ts",
+  ],
 };
 
 const files = process.argv.slice(2);
