@@ -1,7 +1,8 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
+import { runCliInProcess } from "../support/cliRunner";
 import { bombRecords } from "../support/ledgerBombs";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
@@ -120,6 +121,33 @@ describe("the ledger as other processes write it", () => {
     expect(kinds[0]).toBe("begin");
     expect((progress[0] as any).title).toBe("intent-lsp: indexing the trace ledger");
     expect(kinds.at(-1)).toBe("end");
+  });
+
+  it("a compacted ledger's first read reports progress too: the sealed history it decodes, not only the small live file", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const lines: string[] = [];
+    for (let size = 0, i = 0; size < 1.5 * 1024 * 1024; i++) {
+      const line = JSON.stringify(agentRecord(`src/f${i}.ts`, `export const v${i} = ${i};\n`, [1, 1]));
+      lines.push(line);
+      size += line.length + 1;
+    }
+    ws.write(LEDGER, `${lines.join("\n")}\n`);
+    const compacted = await runCliInProcess(["ledger", "compact", "--before", "2999-01-01", "--store", "folder"], { cwd: ws.root });
+    expect(compacted.stderr).toBe("");
+    expect(compacted.status).toBe(0);
+    expect(statSync(ws.path(LEDGER)).size).toBeLessThan(1024 * 1024);
+    const progress: unknown[] = [];
+    client = await LspClient.start({ root: ws.root, onProgress: (p) => progress.push(p) });
+    await expect.poll(() => progress.some((p: any) => p.kind === "end"), { timeout: 20_000 }).toBe(true);
+    expect((progress[0] as any).title).toBe("intent-lsp: indexing the trace ledger");
+    const reports = progress.filter((p: any) => p.kind === "report").map((p: any) => p.percentage as number);
+    expect(reports.length).toBeGreaterThan(0);
+    expect(reports.at(-1)).toBe(100);
+    // and the sealed records are read: the last one's file is attributed
+    const last = `src/f${lines.length - 1}.ts`;
+    ws.write(last, `export const v${lines.length - 1} = ${lines.length - 1};\n`);
+    await client.open(last);
+    expect(await client.hoverText(last, 0)).toContain("anthropic/claude-sonnet-4-5");
   });
 
   it("verifyLedger, blame and regenerateMap answer from the ledger", async () => {

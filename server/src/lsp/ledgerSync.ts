@@ -1,4 +1,3 @@
-import { sizeOrZero } from "../io/optionalFile";
 import type { Connection } from "vscode-languageserver";
 import type { LedgerPoll } from "../io/ledger/workspaceLedger";
 import type { WorkspaceContext } from "./workspaceContext";
@@ -27,7 +26,9 @@ export class LedgerSync {
   async poll(ctx: WorkspaceContext, first = false): Promise<void> {
     let progress: Awaited<ReturnType<Connection["window"]["createWorkDoneProgress"]>> | undefined;
     try {
-      const size = first ? ledgerSize(ctx) : 0;
+      // every ledger the first read takes in: after `intent ledger compact` most of the history is in the
+      // decoded copy of the sealed segments, not the live file
+      const size = first ? ctx.ledger.ledgerBytes() : 0;
       if (first && this.progressSupported() && size > PROGRESS_THRESHOLD_BYTES) {
         progress = await this.connection.window.createWorkDoneProgress();
         progress.begin("intent-lsp: indexing the trace ledger", 0, `${(size / 1048576).toFixed(1)} MiB`, false);
@@ -58,8 +59,4 @@ export class LedgerSync {
   dispose(): void {
     clearInterval(this.timer);
   }
-}
-
-function ledgerSize(ctx: WorkspaceContext): number {
-  return sizeOrZero(ctx.ledger.file);
 }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead } from "../ownFiles";
+import { sizeOrZero } from "../optionalFile";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import type { ProgressCallback } from "./follow";
 import { LedgerSource } from "./ledgerSource";
@@ -104,6 +105,20 @@ export class WorkspaceLedger {
     return next;
   }
 
+  /**
+   * The bytes of every ledger a poll reads (the live file, the reference ledger and the decoded copy of the
+   * sealed segments, made first as a poll makes it): what a first read reports its progress against.
+   */
+  ledgerBytes(): number {
+    this.refreshSealed();
+    return this.readStates().reduce((n, s) => n + sizeOrZero(join(this.root, s.path)), 0);
+  }
+
+  /** The ledgers a poll reads: the decoded copy only when the sealed store could be read. */
+  private readStates(): LedgerSource[] {
+    return this.states.filter((s) => s.path !== SEALED_COPY || this.sealedReadable);
+  }
+
   private async pollOnce(onProgress?: ProgressCallback): Promise<LedgerPoll> {
     this.refreshSealed();
     this.touched = new Set();
@@ -111,11 +126,15 @@ export class WorkspaceLedger {
     let lines = 0;
     let bytesRead = 0;
     let bytesResumed = 0;
-    for (const s of this.states) {
-      if (s.path === SEALED_COPY && !this.sealedReadable) continue;
+    const states = this.readStates();
+    // progress over all of them at once: each file's bytes after those of the files before it
+    const sizes = onProgress ? states.map((s) => sizeOrZero(join(this.root, s.path))) : [];
+    const all = sizes.reduce((a, b) => a + b, 0);
+    for (const [i, s] of states.entries()) {
       bytesResumed += await s.loadSavedOnce();
       checkOwnRead(this.root, s.path); // a ledger linked out of the workspace is never read into answers
-      const r = await s.follower.poll(onProgress);
+      const before = sizes.slice(0, i).reduce((a, b) => a + b, 0);
+      const r = await s.follower.poll(onProgress && ((read, total) => onProgress(Math.min(all, before + (sizes[i]! - total) + read), all)));
       lines += r.lines;
       bytesRead += r.bytesRead;
       if (s.unsavedBytes >= this.saveAfterBytes) s.save();
