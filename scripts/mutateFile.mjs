@@ -23,7 +23,7 @@ export const TESTS = {
   "server/src/engine/check.ts": ["test/unit/check.test.ts", "test/unit/check-batches.test.ts"],
   "server/src/io/ledger/segments.ts": ["test/cli/sealedSegments.test.ts", "test/unit/segment.test.ts", "test/unit/segmentBounds.test.ts"],
   "server/src/io/ledger/sealedRef.ts": ["test/cli/sealedRef.test.ts"],
-  "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts"],
+  "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts", "test/unit/insightFigures.test.ts"],
 };
 
 const files = process.argv.slice(2);
