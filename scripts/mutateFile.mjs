@@ -30,6 +30,7 @@ export const TESTS = {
     "test/unit/agentPastes.test.ts",
     "test/unit/attribution.test.ts",
   ],
+  "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts", "test/unit/insightFigures.test.ts"],
 };
 
 const files = process.argv.slice(2);

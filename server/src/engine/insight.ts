@@ -199,6 +199,7 @@ export class InsightBuilder {
    */
   addRuns(path: string, runs: readonly Run[], tally?: FileTally): void {
     this.addTally(path, tally ?? tallyOf(runs));
+    // Stryker disable next-line ConditionalExpression: without a period History.inCode counts nothing; this test spares the loop
     if (this.opts.by)
       for (const r of runs) {
         const when = isUnexplained(r.author) ? r.committed : r.timestamp;
@@ -215,8 +216,10 @@ export class InsightBuilder {
   addRunRows(path: string, rows: ArrayLike<number>, strings: readonly string[], dates: UntracedDates | undefined, now: number, tally: FileTally): void {
     this.addTally(path, tally);
     const blocks = this.allBlocks;
+    // Stryker disable next-line ConditionalExpression: without a period and blocks the pieces below count nothing (History.inCode, blocks?.add); this spares making them
     if (!this.opts.by && !blocks) return;
     const t = this.numbersOf(strings);
+    // Stryker disable next-line UnaryOperator: without blocks no piece reads the file's number (blocks?.add is not called)
     const file = blocks ? blocks.file(path) : -1;
     const sorted = sortedDates(dates);
     let from = 0;
@@ -227,6 +230,7 @@ export class InsightBuilder {
       const c = rows[i + 2]!;
       const author = AUTHORS[c >> 1]!;
       const when = ms === null ? now : ms;
+      // Stryker disable next-line ConditionalExpression: without a period History.inCode counts nothing; this test spares reading the record's time
       if (this.opts.by) this.history.inCode(author, e - s + 1, !isUnexplained(author) ? t.time(rows[i + 7]!) : when);
       blocks?.add(
         file,
@@ -251,13 +255,17 @@ export class InsightBuilder {
 
   /** What `addRunRows` needs of a table of strings, made once per table: their numbers among the blocks', and times. */
   private numbersOf(strings: readonly string[]): { block: (i: number) => number; time: (i: number) => number | undefined } {
+    // Stryker disable next-line ConditionalExpression: a cache; a table numbered again adds its strings to the blocks' strings again, which costs memory, and the blocks read the same strings
     if (this.rowStrings?.strings === strings) return this.rowStrings;
+    // Stryker disable next-line ArrowFunction,UnaryOperator: without blocks no block number is read (blocks?.add is not called)
     const block = this.allBlocks ? this.allBlocks.numbering(strings) : () => -1;
     // filled as asked (the table may grow meanwhile)
+    // Stryker disable next-line ArrayDeclaration: index 0 is never read (time(0) is undefined) and every other index is written before it is read
     const times: number[] = [];
     const time = (i: number) => {
       if (i === 0) return undefined;
       let ms = times[i];
+      // Stryker disable next-line ConditionalExpression: a cache; a time read again is the same time
       if (ms === undefined) times[i] = ms = isoMs(strings[i - 1]!);
       return ms;
     };
@@ -408,6 +416,7 @@ export function tallyOf(runs: readonly Run[]): FileTally {
     const n = r.end - r.start + 1;
     const key = byKey ? JSON.stringify([r.author, out, r.intent, r.model, r.person]) : undefined;
     let g: TallyGroup | undefined;
+    // Stryker disable next-line ConditionalExpression: a fast path; looking through the groups finds the group the key finds
     if (byKey) g = byKey.get(key!);
     else g = groups.find((g) => g.author === r.author && g.outOfScope === out && g.intent === r.intent && g.model === r.model && g.person === r.person);
     if (g) g.lines += n;
@@ -421,10 +430,12 @@ export function tallyOf(runs: readonly Run[]): FileTally {
         lines: n,
       };
       groups.push(g);
+      // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator: `key` is defined exactly when `byKey` is, and a new group left out of `byKey` is put in by the map made again; when to look up by key is a cost bound (lookup by key and looking through the groups find the same group, at any number of groups)
       if (byKey && key !== undefined) byKey.set(key, g);
       else if (groups.length > MANY_GROUPS) byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person]), g]));
     }
   }
+  // Stryker restore ConditionalExpression,LogicalOperator,EqualityOperator
   return { groups, outOfScope: blocksOf(runs).filter((b) => b.outOfScope) };
 }
 
@@ -483,7 +494,9 @@ const MAX_ISO_TIMES = 100_000;
 
 function isoOf(ms: number): string {
   let iso = isoTimes.get(ms);
+  // Stryker disable next-line ConditionalExpression: a cache; a time made into ISO again is the same text
   if (iso === undefined) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a memory bound; the cache made again gives the same texts
     if (isoTimes.size >= MAX_ISO_TIMES) isoTimes.clear();
     iso = new Date(ms).toISOString();
     isoTimes.set(ms, iso);
@@ -555,6 +568,7 @@ function splitByDates(
   piece: (start: number, end: number, ms: number | null | undefined) => void,
 ): number {
   let i = from;
+  // Stryker disable next-line ConditionalExpression: a fast path; the loop below passes over dates that end before the lines too (`d.end < at`)
   while (i < sorted.length && sorted[i]!.end < start) i++;
   let at = start;
   for (let j = i; j < sorted.length && sorted[j]!.start <= end && at <= end; j++) {
@@ -626,7 +640,9 @@ export function changedLinesInsight(
   const now = opts.now ?? 0;
   const builder = new InsightBuilder({
     ...(opts.path ? { path: opts.path } : {}),
+    // Stryker disable next-line ConditionalExpression: History reads a `since` set to undefined as an absent one
     ...(opts.since !== undefined ? { since: opts.since } : {}),
+    // Stryker disable next-line ConditionalExpression: History reads an `until` set to undefined as an absent one
     ...(opts.until !== undefined ? { until: opts.until } : {}),
     ...(opts.by ? { by: opts.by } : {}),
   });
@@ -637,7 +653,9 @@ export function changedLinesInsight(
     const attributions = attributeChanged(lines, f.changed, entryBatches(f.path, lines));
     const rows = blameByOwner(f.text, (i) => {
       const attribution = attributions[i];
-      return attribution ? { kind: "traced", attribution } : { kind: "untraced" };
+      if (attribution) return { kind: "traced", attribution };
+      // Stryker disable next-line ObjectLiteral,StringLiteral: a row of an owner of no or another kind has no author, and runsOf counts a row with no author as untraced
+      return { kind: "untraced" };
     });
     const wanted = new Set(f.changed);
     let runs = runsOf(rows.filter((r) => wanted.has(r.line)));
