@@ -68,6 +68,9 @@ describe("before adoption", () => {
     // a second run keeps it
     const again = await runCliInProcess(["init"], { cwd: ws.root });
     expect(again.stdout).not.toContain("adoption point");
+    expect((await runCliInProcess(["doctor"], { cwd: ws.root })).stdout).toMatch(
+      new RegExp(`^ok {7}adoption point: commit ${head.slice(0, 12)}, recorded \\d{4}-\\d\\d-\\d\\d$`, "m"),
+    );
 
     // 2. after adoption: an agent changes a line of weather.ts (recorded); a person changes a line of the notes (no record)
     ws.select("INT-001");
@@ -112,6 +115,18 @@ describe("before adoption", () => {
     expect(byInit).toBeGreaterThan(0);
     expect(changed).toBe(2 + byInit);
     expect(s.lines).toEqual({ total: kept + changed, ai: 1, human: 0, mixed: 0, unknown: 0, untraced: 1 + byInit, beforeAdoption: kept, outOfScope: 0 });
+
+    // one verdict: each file's counts are the sum of its `intent blame` rows
+    for (const f of files) {
+      const rows = JSON.parse((await runCliInProcess(["blame", f.path, "--json"], { cwd: ws.root })).stdout).lines as { author: string }[];
+      const byAuthor: Record<string, number> = {};
+      for (const r of rows) byAuthor[r.author] = (byAuthor[r.author] ?? 0) + 1;
+      expect({ ai: f.lines.ai, untraced: f.lines.untraced, beforeAdoption: f.lines.beforeAdoption }, f.path).toEqual({
+        ai: byAuthor["ai"] ?? 0,
+        untraced: byAuthor["untraced"] ?? 0,
+        beforeAdoption: byAuthor["beforeAdoption"] ?? 0,
+      });
+    }
 
     // the text says both, untraced meaning "changed since"
     const text = (await runCliInProcess(["stats"], { cwd: ws.root })).stdout;
@@ -192,6 +207,12 @@ describe("before adoption", () => {
     const s = JSON.parse((await runCliInProcess(["stats", "--json"], { cwd: ws.root })).stdout);
     expect(s.lines.beforeAdoption).toBe(0);
     expect(s.lines.untraced).toBe(s.lines.total);
+    // intent doctor says so, with the fix
+    const doctor = (await runCliInProcess(["doctor"], { cwd: ws.root })).stdout;
+    expect(doctor).toMatch(
+      /^warning {2}adoption point: \.orchestration\/adoption\.json: it is not JSON .+: no line counts as before adoption, every line no record explains is untraced$/m,
+    );
+    expect(doctor).toContain("fix: remove .orchestration/adoption.json and run `intent init` to record it again");
   });
 });
 

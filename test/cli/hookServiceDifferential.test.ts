@@ -60,7 +60,9 @@ describe("the hook service answers as each call's own process", () => {
 
   it(`${COUNT} generated calls (seed ${SEED}): the same answers and the same ledger`, { timeout: 60_000 + (COUNT / SESSIONS) * 3_000 }, async () => {
     const sessions = Array.from({ length: SESSIONS }, (_, k) => generateCalls(SEED + k, Math.ceil(COUNT / SESSIONS)));
-    const idle = { INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" };
+    // the services stay for the whole replay (they are killed at its end): calls are refused where none answers
+    // ("require"), and an environment a session's draw uses seldom may go minutes without a call in a soak
+    const idle = { INTENT_LSP_HOOK_SERVICE_IDLE_MS: String(24 * 3_600_000) };
     // one service per environment the calls use, started before the calls that must reach it
     const envs = [...new Map(sessions.flat().map((c) => [JSON.stringify(c.env), c.env])).values()];
     for (const env of envs) runHook("claude-code", {}, { cwd: h.xdg, env: h.env(undefined, { ...env, ...idle }) });

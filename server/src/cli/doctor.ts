@@ -6,6 +6,7 @@ const USAGE = `intent doctor [--root DIR]
 
 Checks the setup and prints each check as ok, warning or problem, with the fix for each warning and problem:
 the intents file and config.jsonc valid (a warning when no intent is declared), the ledger verifying, .gitattributes and .gitignore entries,
+the adoption point \`intent init\` recorded (a warning when it cannot be read),
 intent-lsp on PATH, every configured agent hook answering a harmless read-only call, and lock directories
 left behind by a writer that was killed. Exit code 1 when there is a problem.`;
 

@@ -6,7 +6,8 @@ import { verifyWorkspaceLedger } from "../ledger/verifySegments";
 import type { Rules } from "../../engine/rules";
 import { ruleFileProblems } from "../../engine/ruleFileProblems";
 import { removeSession } from "../sessionFiles";
-import { INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } from "../../engine/workspaceFiles";
+import { ADOPTION_FILE, INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } from "../../engine/workspaceFiles";
+import { readAdoption } from "../adoption";
 import { checkOwnRead, readOwnFile } from "../ownFiles";
 import { callsHook, configuredCommands, detectAgents, hookScript, HOOK_SPECS, PROBE_SESSION, type AgentName, type HookSpec } from "./agentHooks";
 import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
@@ -54,7 +55,25 @@ export async function runDoctor(input: DoctorInput): Promise<Check[]> {
     onPathCheck("intent-lsp", input.env, "editors start `intent-lsp --stdio`"),
     ...(await hookChecks(input)),
     staleLockCheck(input.root, input.rules.settings.ledgerPath, input.now ?? Date.now()),
+    ...adoptionChecks(input.root),
   ];
+}
+
+/** The adoption point, when one is recorded (docs/ATTRIBUTION.md "Before adoption"): said when it cannot be used. */
+function adoptionChecks(root: string): Check[] {
+  const a = readAdoption(root);
+  if (a === undefined) return [];
+  if ("problem" in a)
+    return [
+      {
+        name: "adoption point",
+        ok: true,
+        warning: true,
+        detail: `${a.problem}: no line counts as before adoption, every line no record explains is untraced`,
+        fix: `remove ${ADOPTION_FILE} and run \`intent init\` to record it again`,
+      },
+    ];
+  return [{ name: "adoption point", ok: true, detail: `commit ${a.commit.slice(0, 12)}, recorded ${a.date.slice(0, 10)}` }];
 }
 
 function intentsFileCheck({ rules, texts }: DoctorInput): Check {
