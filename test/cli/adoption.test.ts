@@ -133,6 +133,13 @@ describe("before adoption", () => {
     expect(text).toContain(`before adoption ${kept.toLocaleString("en")} (`);
     expect(text).toContain(`untraced ${1 + byInit} (`);
     expect(text).toContain("changed since, no record explains them");
+    // the folder table's columns add up to its lines: before adoption has its own
+    const src = text.split("\n").find((l) => l.startsWith("src/ "))!;
+    const folderHead = text.split("\n").find((l) => l.startsWith("folder "))!;
+    expect(folderHead).toMatch(/unknown {2}out of scope {2}before adoption {2}untraced$/);
+    const cells = src.split(/\s{2,}/);
+    const srcLines = files.filter((f) => f.path.startsWith("src/")).reduce((a, f) => a + f.lines.beforeAdoption, 0);
+    expect(cells.slice(-2)).toEqual([String(srcLines), "0"]);
 
     // 4. the report shows both
     const out = ws.path("report.html");
@@ -140,6 +147,7 @@ describe("before adoption", () => {
     const html = readFileSync(out, "utf8");
     expect(html).toContain(`before adoption (${kept.toLocaleString("en")} lines as they were when intent-lsp was taken up)`);
     expect(html).toContain(`untraced (${1 + byInit} lines no record explains, changed since adoption)`);
+    expect(html).toContain("<th>unknown</th><th>before adoption</th><th>untraced</th><th>out of scope</th>");
 
     // 5. blame: git's authors on the lines kept, marked as git's; the person's new line untraced; the agent's traced
     const blame = JSON.parse((await runCliInProcess(["blame", NOTES, "--json"], { cwd: ws.root })).stdout).lines as {

@@ -75,9 +75,13 @@ const TOP = 10;
 
 function section(title: string, rows: { name: string; lines: LineCounts }[], untracedColumn: boolean): string {
   if (!rows.length) return "";
-  const shown = rows.slice(0, TOP).map((r) => [oneLine(r.name), ...countCells(r.lines), ...(untracedColumn ? [n(r.lines.untraced)] : [])]);
+  // lines from before the adoption point get a column where there are any: the columns add up to "lines"
+  const adopted = untracedColumn && rows.some((r) => r.lines.beforeAdoption > 0);
+  const shown = rows
+    .slice(0, TOP)
+    .map((r) => [oneLine(r.name), ...countCells(r.lines), ...(adopted ? [n(r.lines.beforeAdoption)] : []), ...(untracedColumn ? [n(r.lines.untraced)] : [])]);
   const more = rows.length > TOP ? `\n… and ${rows.length - TOP} more (--json lists all)` : "";
-  return `\n${table([title, ...COUNT_HEAD, ...(untracedColumn ? ["untraced"] : [])], shown)}${more}\n`;
+  return `\n${table([title, ...COUNT_HEAD, ...(adopted ? ["before adoption"] : []), ...(untracedColumn ? ["untraced"] : [])], shown)}${more}\n`;
 }
 
 export function statsText(s: GatheredInsight, filter: string | undefined): string {

@@ -38,12 +38,14 @@ const TABLE_ROWS = 25;
 function breakdown(title: string, id: string, rows: { label: string; filter: string; lines: LineCounts }[], withUntraced: boolean): string {
   if (!rows.length) return `<section><h2>${esc(title)}</h2><p class="none">No traced lines.</p></section>`;
   // the first column is named for what each row is (intent, model, person, folder), as the chart's id says
-  const head = `<tr><th>${esc(id)}</th><th>lines</th><th>AI share</th><th>AI</th><th>people</th><th>mixed</th><th>unknown</th>${withUntraced ? "<th>untraced</th>" : ""}<th>out of scope</th></tr>`;
+  // lines from before the adoption point get a column where there are any: the columns add up to "lines"
+  const adopted = withUntraced && rows.some((r) => r.lines.beforeAdoption > 0);
+  const head = `<tr><th>${esc(id)}</th><th>lines</th><th>AI share</th><th>AI</th><th>people</th><th>mixed</th><th>unknown</th>${adopted ? "<th>before adoption</th>" : ""}${withUntraced ? "<th>untraced</th>" : ""}<th>out of scope</th></tr>`;
   const body = rows
     .slice(0, TABLE_ROWS)
     .map(
       (r) =>
-        `<tr data-filter="${esc(r.filter)}" tabindex="0" title="Show these lines"><td>${esc(r.label)}</td><td>${n(r.lines.total)}</td><td>${percent(r.lines.ai, r.lines.total)}</td><td>${n(r.lines.ai)}</td><td>${n(r.lines.human)}</td><td>${n(r.lines.mixed)}</td><td>${n(r.lines.unknown)}</td>${withUntraced ? `<td>${n(r.lines.untraced)}</td>` : ""}<td>${n(r.lines.outOfScope)}</td></tr>`,
+        `<tr data-filter="${esc(r.filter)}" tabindex="0" title="Show these lines"><td>${esc(r.label)}</td><td>${n(r.lines.total)}</td><td>${percent(r.lines.ai, r.lines.total)}</td><td>${n(r.lines.ai)}</td><td>${n(r.lines.human)}</td><td>${n(r.lines.mixed)}</td><td>${n(r.lines.unknown)}</td>${adopted ? `<td>${n(r.lines.beforeAdoption)}</td>` : ""}${withUntraced ? `<td>${n(r.lines.untraced)}</td>` : ""}<td>${n(r.lines.outOfScope)}</td></tr>`,
     )
     .join("");
   const more =
