@@ -4,6 +4,7 @@
  */
 import type { Intent, IntentStatus } from "./intents/model";
 import type { Rules } from "./rules";
+import { oneLine } from "./terminalText";
 
 export interface Selection {
   intentId: string;
@@ -57,8 +58,16 @@ const STATUS_ADVICE: Record<Exclude<IntentStatus, "IN_PROGRESS">, string> = {
   ARCHIVED: "it is archived. Select another intent, or create one for this change",
 };
 
-/** The sentence users and agents read; one text for the editor, the hooks and CI. */
+/**
+ * The sentence users and agents read; one text for the editor, the hooks and CI. One line, whatever the
+ * intents file or the path holds: a name with a line break or a bidi override must not make an agent or a
+ * terminal read a second sentence the rules never said (engine/terminalText.ts).
+ */
 export function verdictMessage(path: string, v: ProblemVerdict): string {
+  return oneLine(verdictSentence(path, v));
+}
+
+function verdictSentence(path: string, v: ProblemVerdict): string {
   switch (v.kind) {
     case "out-of-scope":
       return `${path} is outside the scope of ${v.intent.id} (${v.intent.name}): ${v.intent.ownedScope.join(", ")}.${ownerHint(v.owners)}`;
