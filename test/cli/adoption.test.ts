@@ -207,6 +207,10 @@ describe("before adoption", () => {
     }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.kind === "beforeAdoption" && r.git?.name === "Ada Lovelace")).toBe(true);
+    // the editor follows the rename as blame does
+    client = await startInProcess({ root: ws.root });
+    await client.open("src/billing/exporter.ts");
+    expect(await hoverOnceKnown(client, "src/billing/exporter.ts", 0)).toContain("Ada Lovelace (git) · 2024-05-01");
   });
 
   it("an adoption file that is not one counts no line as before adoption: every unexplained line stays untraced", async () => {

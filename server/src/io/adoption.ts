@@ -6,7 +6,7 @@
 import { type Adoption, type AdoptedLine, type GitAuthor, keptSinceAdoption, parseAdoption, parseBlamePorcelain } from "../engine/adoption";
 import { ADOPTION_FILE } from "../engine/workspaceFiles";
 import { boundedGit, boundedGitAsync, type GitAnswer } from "./boundedGit";
-import { catFileBatch, catFileBatchAsync } from "./git";
+import { catFileBatch, catFileBatchAsync, headRevision } from "./git";
 import { readOwnFile } from "./ownFiles";
 
 /** How long one git question about the adoption commit may take. */
@@ -86,9 +86,31 @@ export function adoptionSourceSync(root: string, adoption: Adoption, path: strin
   return sourceOf(blob, blob?.ok ? boundedGit(root, blameArgs(adoption.commit, then), { timeoutMs: GIT_MS }) : undefined);
 }
 
+/**
+ * The renames since the adoption commit, asked once per workspace, adoption commit and HEAD (each document the
+ * editor opens needs them, and the whole tree's rename detection is the dearest of the three questions). A
+ * few kept: a HEAD that moves asks again.
+ */
+const renamesAsked = new Map<string, Promise<Map<string, string> | undefined>>();
+const RENAMES_KEPT = 8;
+
+function renamesSince(root: string, commit: string): Promise<Map<string, string> | undefined> {
+  const head = headRevision(root);
+  const key = `${root}\0${commit}\0${head}`;
+  let asked = renamesAsked.get(key);
+  if (!asked || head === undefined) {
+    asked = boundedGitAsync(root, renameArgs(commit), { timeoutMs: GIT_MS }).then(renamesOf);
+    // an answer git could not give is asked again next time
+    void asked.then((r) => r === undefined && renamesAsked.delete(key));
+    if (renamesAsked.size >= RENAMES_KEPT) renamesAsked.clear();
+    renamesAsked.set(key, asked);
+  }
+  return asked;
+}
+
 /** `adoptionSourceSync` in the background, for the editor (it never waits for a process). */
 export async function adoptionSource(root: string, adoption: Adoption, path: string): Promise<AdoptionSource | null | undefined> {
-  const renames = renamesOf(await boundedGitAsync(root, renameArgs(adoption.commit), { timeoutMs: GIT_MS }));
+  const renames = await renamesSince(root, adoption.commit);
   if (!renames) return undefined;
   const then = renames.get(path) ?? path;
   const blob = await boundedGitAsync(root, blobArgs(adoption.commit, then), { timeoutMs: GIT_MS });
