@@ -177,6 +177,12 @@ describe("before adoption", () => {
     expect(first).toContain("Grace Hopper (git) · 2025-03-02 (commit ");
     expect(await client.hoverText(NOTES, 1)).toContain("Ada Lovelace (git) · 2024-05-01");
     expect(await client.hoverText(NOTES, 2)).toContain("**Untraced:** no ledger record covers this line.");
+    // the editor's blame command says what `intent blame` says, for an open file and a closed one
+    for (const path of [NOTES, "README.md"]) {
+      const cli = JSON.parse((await runCliInProcess(["blame", path, "--json"], { cwd: ws.root })).stdout).lines;
+      const editor = (await client.executeCommand("intent.blame", { path })) as { lines: unknown[] };
+      expect(editor.lines, path).toEqual(cli);
+    }
   });
 
   it("a repository whose ledger is already committed: the adoption point is the commit before the one that added it", async () => {

@@ -6,6 +6,7 @@ import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/bla
 import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
 import { verifyWorkspaceLedger } from "../io/ledger/verifySegments";
+import { adoptionOf, adoptionSource, keptFrom } from "../io/adoption";
 import { readOptional } from "../io/optionalFile";
 import { splitLines } from "../engine/hashing";
 import { GitError } from "../io/git";
@@ -52,7 +53,13 @@ const blame: CommandHandler = async (host, args) => {
   const text = readOptional(join(ctx.root, path));
   if (text === undefined) throw invalid(`${path} does not exist in the workspace.`);
   await readLedger(host, ctx);
-  return { path, lines: blameFile(ctx.ledger.attributionEntries(path, splitLines(text)), text, range, path) };
+  // the lines kept from before the adoption point, as `intent blame` says them (git asked in the background)
+  const adoption = adoptionOf(ctx.root);
+  const source = adoption ? await adoptionSource(ctx.root, adoption, path) : undefined;
+  return {
+    path,
+    lines: blameFile(ctx.ledger.attributionEntries(path, splitLines(text)), text, range, path, source === undefined ? undefined : keptFrom(source, text)),
+  };
 };
 
 const regenerateMap: CommandHandler = async (host, args) => {
