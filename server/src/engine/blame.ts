@@ -167,7 +167,7 @@ function ownerFrom(attributions: readonly (LineAttribution | undefined)[], adopt
 }
 
 /** The one rule of a line's owner: its record; without one, before adoption when kept since then; else untraced. */
-export function unexplainedOr(attribution: LineAttribution | undefined, adopted: AdoptedLine | undefined): LineOwner {
+function unexplainedOr(attribution: LineAttribution | undefined, adopted: AdoptedLine | undefined): LineOwner {
   if (attribution) return { kind: "traced", attribution };
   return adopted ? { kind: "beforeAdoption", adopted } : { kind: "untraced" };
 }
