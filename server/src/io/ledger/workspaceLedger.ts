@@ -93,10 +93,6 @@ export class WorkspaceLedger {
     this.sources = this.states;
   }
 
-  get file(): string {
-    return join(this.root, this.ledgerPath);
-  }
-
   /** Reads what was appended to each ledger since the last poll (everything, or since the saved index, the first time). */
   poll(onProgress?: ProgressCallback): Promise<LedgerPoll> {
     // Watcher bursts and the timer may poll at once; one at a time keeps `touched` per poll.
@@ -105,10 +101,7 @@ export class WorkspaceLedger {
     return next;
   }
 
-  /**
-   * The bytes of every ledger a poll reads (the live file, the reference ledger and the decoded copy of the
-   * sealed segments, made first as a poll makes it): what a first read reports its progress against.
-   */
+  /** The bytes of every ledger a poll reads (the decoded copy of the sealed segments made first, as a poll does). */
   ledgerBytes(): number {
     this.refreshSealed();
     return this.readStates().reduce((n, s) => n + sizeOrZero(join(this.root, s.path)), 0);
@@ -127,14 +120,16 @@ export class WorkspaceLedger {
     let bytesRead = 0;
     let bytesResumed = 0;
     const states = this.readStates();
-    // progress over all of them at once: each file's bytes after those of the files before it
-    const sizes = onProgress ? states.map((s) => sizeOrZero(join(this.root, s.path))) : [];
-    const all = sizes.reduce((a, b) => a + b, 0);
+    const progressOf =
+      onProgress &&
+      overAll(
+        states.map((s) => sizeOrZero(join(this.root, s.path))),
+        onProgress,
+      );
     for (const [i, s] of states.entries()) {
       bytesResumed += await s.loadSavedOnce();
       checkOwnRead(this.root, s.path); // a ledger linked out of the workspace is never read into answers
-      const before = sizes.slice(0, i).reduce((a, b) => a + b, 0);
-      const r = await s.follower.poll(onProgress && ((read, total) => onProgress(Math.min(all, before + (sizes[i]! - total) + read), all)));
+      const r = await s.follower.poll(progressOf?.(i));
       lines += r.lines;
       bytesRead += r.bytesRead;
       if (s.unsavedBytes >= this.saveAfterBytes) s.save();
@@ -319,4 +314,16 @@ function sealedState(root: string, ledgerPath: string): { readable?: boolean; pr
     const at = e instanceof SegmentReadError ? { path: e.file, line: e.line } : { path: ledgerPath, line: 1 };
     return { problems: [{ ...at, message: `the ledger's sealed segments cannot be read: ${message}` }] };
   }
+}
+
+/**
+ * Progress over several files read one after the other, from each file's own (`read` of its `total` left to read
+ * this time): each file's bytes after those of the files before it, of all their `sizes`.
+ */
+function overAll(sizes: readonly number[], onProgress: ProgressCallback): (file: number) => ProgressCallback {
+  const all = sizes.reduce((a, b) => a + b, 0);
+  return (file) => {
+    const before = sizes.slice(0, file).reduce((a, b) => a + b, 0);
+    return (read, total) => onProgress(Math.min(all, before + (sizes[file]! - total) + read), all);
+  };
 }
