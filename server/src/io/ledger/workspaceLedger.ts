@@ -120,12 +120,8 @@ export class WorkspaceLedger {
     let bytesRead = 0;
     let bytesResumed = 0;
     const states = this.readStates();
-    const progressOf =
-      onProgress &&
-      overAll(
-        states.map((s) => sizeOrZero(join(this.root, s.path))),
-        onProgress,
-      );
+    const sizes = states.map((s) => sizeOrZero(join(this.root, s.path)));
+    const progressOf = onProgress && overAll(sizes, onProgress);
     for (const [i, s] of states.entries()) {
       bytesResumed += await s.loadSavedOnce();
       checkOwnRead(this.root, s.path); // a ledger linked out of the workspace is never read into answers
