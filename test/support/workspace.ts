@@ -35,8 +35,10 @@ export class TempWorkspace {
   }
 
   dispose(): void {
-    // a server that was just told to exit may still be removing its session file: retry a folder that filled again
-    rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    // a server that was just told to exit may still be removing its session file, and a hook service saves the
+    // ledger's index into .orchestration/.cache 2 s after its last call: retry a folder that filled again, for
+    // longer than that (the retries wait 0.1 s, 0.2 s, … 1 s: 5.5 s in all)
+    rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
