@@ -15,6 +15,7 @@ import {
   hasUntraced,
   resultAt,
   InsightBuilder,
+  pathMatcher,
   runsOf,
   tallyOf,
   untracedRanges,
@@ -148,14 +149,7 @@ export function gatherInsight(
   then?: AdoptionTexts,
 ): GatheredInsight {
   const adoption = then ? undefined : adoptionOf(root);
-  const matches = new InsightBuilder(opts).matches;
-  const read =
-    adoption &&
-    AdoptionTexts.read(
-      root,
-      adoption,
-      workingTreeFiles(root).filter((p) => shouldRecord(p, rules) && matches(p)),
-    );
+  const read = adoption && AdoptionTexts.read(root, adoption, countedPaths(root, rules, opts));
   const steps = insightSteps(root, rules, ledger, opts, dating, then ?? read);
   for (;;) {
     const r = steps.next();
@@ -195,7 +189,7 @@ export function* insightSteps(
   const now = opts.now ?? Date.now();
   let binaryFiles = 0;
   let read = 0;
-  const paths = workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && builder.matches(path));
+  const paths = countedPaths(root, rules, opts);
   for (const path of paths) {
     if (++read % FILES_PER_STEP === 0) yield;
     const bytes = readCounted(root, path);
@@ -218,12 +212,13 @@ export function* insightSteps(
 export async function adoptionTextsFor(root: string, rules: Rules, opts: InsightOptions): Promise<AdoptionTexts | undefined> {
   const adoption = adoptionOf(root);
   if (!adoption) return undefined;
-  const matches = new InsightBuilder(opts).matches;
-  return AdoptionTexts.readAsync(
-    root,
-    adoption,
-    workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && matches(path)),
-  );
+  return AdoptionTexts.readAsync(root, adoption, countedPaths(root, rules, opts));
+}
+
+/** The working tree's files the numbers count: those intent-lsp records (not exempt), under `--path`. */
+function countedPaths(root: string, rules: Rules, opts: InsightOptions): string[] {
+  const matches = pathMatcher(opts.path);
+  return workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && matches(path));
 }
 
 /** What the CLI gathers: the numbers, and the ledgers' unreadable lines (warned about). */
