@@ -22,6 +22,8 @@ export type ToolUsed = "Edit" | "Write";
 
 export class AgentDriver {
   private calls = 0;
+  /** Each restarted agent's current session (`restart`); the others are in `agent.sessionId`. */
+  private readonly restarted = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -31,6 +33,26 @@ export class AgentDriver {
 
   transcript(agent: AgentIdentity): string {
     return join(this.transcriptDir, `${agent.name}.jsonl`);
+  }
+
+  /** The agent's current session id. */
+  session(agent: AgentIdentity): string {
+    return this.restarted.get(agent.name) ?? agent.sessionId;
+  }
+
+  /**
+   * The agent's session restarted, as Claude Code's `/clear` or a new `claude` in the same folder does: the
+   * old session's SessionEnd hook runs when `ended`, the new session gets a new id, and the person selects
+   * the same intent for it.
+   */
+  async restart(agent: AgentIdentity, intentId: string, ended: boolean): Promise<void> {
+    const old = this.session(agent);
+    if (ended) {
+      await this.hook(agent, { session_id: old, transcript_path: this.transcript(agent), cwd: this.root, hook_event_name: "SessionEnd", reason: "clear" });
+    }
+    const next = `${agent.sessionId.slice(0, -12)}${String(++this.calls).padStart(12, "0")}`;
+    this.restarted.set(agent.name, next);
+    await this.setup(agent, intentId);
   }
 
   /** Writes the agent's transcript and selects its intent for its session, as a user would in a terminal. */
@@ -47,7 +69,7 @@ export class AgentDriver {
       },
     ];
     writeFileSync(this.transcript(agent), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-    const r = await intent(["select", intentId, "--session", `claude-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    const r = await intent(["select", intentId, "--session", `claude-${this.session(agent)}`], { cwd: this.root, env: this.env(agent) });
     if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
   }
 
@@ -71,7 +93,7 @@ export class AgentDriver {
     const tool: ToolUsed = edit ? "Edit" : "Write";
     const toolUseId = `toolu_oracle_${++this.calls}`;
     const base = {
-      session_id: agent.sessionId,
+      session_id: this.session(agent),
       transcript_path: this.transcript(agent),
       cwd: this.root,
       permission_mode: "acceptEdits",
@@ -101,7 +123,7 @@ export class AgentDriver {
   async shell(agent: AgentIdentity, command: string, afterRun?: () => Promise<void>): Promise<void> {
     const toolUseId = `toolu_oracle_${++this.calls}`;
     const base = {
-      session_id: agent.sessionId,
+      session_id: this.session(agent),
       transcript_path: this.transcript(agent),
       cwd: this.root,
       permission_mode: "default",
@@ -124,7 +146,7 @@ export class AgentDriver {
 
   /** Selects the intent for a Codex session (Codex names its model in every payload). */
   async setupCodex(agent: AgentIdentity, intentId: string): Promise<void> {
-    const r = await intent(["select", intentId, "--session", `codex-${agent.sessionId}`], { cwd: this.root, env: this.env(agent) });
+    const r = await intent(["select", intentId, "--session", `codex-${this.session(agent)}`], { cwd: this.root, env: this.env(agent) });
     if (r.status !== 0) throw new Error(`intent select ${intentId} for ${agent.name} failed (${r.status}): ${r.stderr}`);
   }
 
@@ -144,7 +166,7 @@ export class AgentDriver {
     const patch = `*** Begin Patch\n*** Update File: ${from}\n*** Move to: ${to}\n${hunk}*** End Patch\n`;
     const id = `call_oracle_${++this.calls}`;
     const payload = (phase: "PreToolUse" | "PostToolUse") => ({
-      session_id: agent.sessionId,
+      session_id: this.session(agent),
       turn_id: `turn-${this.calls}`,
       transcript_path: null,
       cwd: this.root,
@@ -171,7 +193,7 @@ export class AgentDriver {
   async moveFile(agent: AgentIdentity, from: string, to: string, afterMove?: () => Promise<void>): Promise<void> {
     const toolUseId = `toolu_oracle_${++this.calls}`;
     const base = {
-      session_id: agent.sessionId,
+      session_id: this.session(agent),
       transcript_path: this.transcript(agent),
       cwd: this.root,
       permission_mode: "acceptEdits",

@@ -91,7 +91,8 @@ async function agentBlockMove(
 
 /**
  * An agent's refactor (fileOps.ts `REFACTOR_KINDS`): the cut from one file and the paste into another (a new
- * module, or the file a merge folds it into) as two tool calls of one session in the drawn order, or as one
+ * module, or the file a merge folds it into) as two tool calls in the drawn order, of one session or of two
+ * (the agent restarted between them), or as one
  * shell command writing both; then the person's commit of the result, in one commit, in two (the pasted file
  * first), or none. Open files are reloaded after each write; the destination ends open, so that its hover is
  * compared with `intent blame`.
@@ -127,11 +128,15 @@ async function agentRefactor(
     };
     const cut = () => write(op.from, fileText(source), cutText, false);
     const paste = () => write(step.path, fileText(dest), pasteText, op.newFile);
+    // the second call in a new session of the same agent (its first session ended or not)
+    const between = () => (op.sessions === "one" ? undefined : agents.restart(agent, step.actor.owner.intentId, op.sessions === "two-ended"));
     if (op.cutFirst) {
       await cut();
+      await between();
       await paste();
     } else {
       await paste();
+      await between();
       await cut();
     }
   }

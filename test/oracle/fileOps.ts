@@ -30,7 +30,7 @@ export const FILE_OP_KINDS = [
  * file split into a new module (git's copy detection then names the old file for it once committed), a
  * function-sized block extracted into a new file (too small for git to name), a whole file merged into
  * another. Each in either order (the new content first or the cut first) or one shell command, with Edit or
- * Write, then committed by the person in one commit, in two, or not at all.
+ * Write, its two calls in one session or in two, then committed by the person in one commit, in two, or not at all.
  */
 export const REFACTOR_KINDS = ["agent-split", "agent-extract", "agent-merge"] as const satisfies readonly EditKind[];
 export type RefactorKind = (typeof REFACTOR_KINDS)[number];
@@ -40,6 +40,11 @@ export type FileOpKind = (typeof FILE_OP_KINDS)[number] | RefactorKind;
 export type RefactorTool = "edit" | "write" | "shell";
 /** The person's commit after an agent's refactor: none, both files in one commit, or the pasted file first and the rest after. */
 export type RefactorCommit = "none" | "together" | "apart";
+/**
+ * The sessions a refactor's two tool calls run in: one; two (the agent's session restarted between them, as
+ * `/clear` does, the first one never ended); or two with the first ended (its SessionEnd hook ran).
+ */
+export type RefactorSessions = "one" | "two" | "two-ended";
 
 /** How a file reaches its new path. */
 export type RenameHow = "git" | "editor" | "shell-mv" | "shell-git-mv" | "mcp" | "codex";
@@ -62,6 +67,7 @@ export type FileOp =
       cutFirst: boolean;
       tool: RefactorTool;
       commit: RefactorCommit;
+      sessions: RefactorSessions;
       /** The agent's own lines left in the cut's place (a merged module's re-export), usually none. */
       left: TruthLine[];
     }
@@ -236,6 +242,8 @@ export class FileOpDrawer {
     if (!diffReadsAsTruth(source, cutAfter, index) || (dest.length && !diffReadsAsTruth(dest, written, index))) return undefined;
     if (own.length && [...source, ...dest].some((l) => normalizedText(l.text) === normalizedText(own[0]!.text))) return undefined;
     const commit: RefactorCommit = this.rng.pick(["none", "together", "apart"] as const);
+    // a shell command is one call, so one session
+    const sessions: RefactorSessions = tool === "shell" ? "one" : this.rng.pick(["one", "two", "two-ended"] as const);
     return base(to, [{ at, remove: 0, insert }], {
       kind: "refactor",
       from,
@@ -245,6 +253,7 @@ export class FileOpDrawer {
       cutFirst: this.rng.chance(0.5),
       tool,
       commit,
+      sessions,
       left,
     });
   }

@@ -18,7 +18,15 @@ import { ownerLabel, type Via } from "./truth";
  * both files through its hook. The truth is `git blame -w -C -C` of a shadow repository holding exactly the
  * replayed states: moved and copied lines keep the step that wrote them, as `git blame -C` credits them.
  */
-export async function replayGroup(cfg: ReplayConfig & { rev: string }): Promise<Report> {
+export interface GroupConfig extends ReplayConfig {
+  rev: string;
+  /** A commit that adds a file and changes another of the group (a split) is replayed as an agent's. */
+  splitByAgent?: boolean;
+  /** The order of a split's writes: the new files first, the changed ones first, or drawn. */
+  splitOrder?: "paste-first" | "cut-first" | "random";
+}
+
+export async function replayGroup(cfg: GroupConfig): Promise<Report> {
   const history = groupHistory(cfg.repo, cfg.files, cfg.rev, cfg.maxCommits);
   const world = await World.create();
   const shadow = new ShadowTree();
@@ -42,7 +50,7 @@ class GroupReplay {
   private aiTurn = 0;
 
   constructor(
-    private readonly cfg: ReplayConfig,
+    private readonly cfg: GroupConfig,
     private readonly world: World,
     private readonly shadow: ShadowTree,
   ) {
@@ -54,9 +62,11 @@ class GroupReplay {
     const steps: GroupCommit[] = [{ commit: "start", author: history.startAuthor, changes: new Map(history.start) }, ...history.commits];
     for (let k = 0; k < steps.length; k++) {
       const c = steps[k]!;
-      const who = this.contributorFor(c.author, k);
+      const split = k > 0 && this.isSplit(c.changes);
+      const who = split && this.cfg.splitByAgent ? this.splitter() : this.contributorFor(c.author, k);
       this.shadow.commit(k, new Map([...c.changes].map(([p, t]) => [prefix(p), t])));
-      const via = await this.apply(who, c.changes);
+      const via = await this.apply(who, c.changes, split ? this.cfg.splitOrder : undefined);
+      if (split) this.report.notes.push(`${c.commit.slice(0, 8)} splits ${[...c.changes.keys()].join(", ")}: replayed as ${who.actor.name}'s`);
       this.owners.push(who);
       this.vias.push(via);
       this.checkRecords(k, who, c.changes);
@@ -84,13 +94,31 @@ class GroupReplay {
     return c;
   }
 
-  /** Every file the commit changed, in a random order (the cut or the paste first), by one contributor. */
-  private async apply(who: Contributor, changes: ReadonlyMap<string, string | null>): Promise<Via> {
+  /** A commit that adds a file of the group and changes or deletes another: lines split off, or extracted. */
+  private isSplit(changes: ReadonlyMap<string, string | null>): boolean {
+    const paths = [...changes.keys()];
+    return paths.some((p) => !this.state.has(p) && changes.get(p) !== null) && paths.some((p) => this.state.has(p));
+  }
+
+  /** The agent that makes a split (`--split-by agent`): the AI models in turn. */
+  private splitter(): Contributor {
+    return AI_MODELS[this.aiTurn++ % AI_MODELS.length]!;
+  }
+
+  /**
+   * Every file the commit changed, in a random order (the cut or the paste first), by one contributor; a
+   * split's in `splitOrder` when given: the new files first (`paste-first`) or the files it cut from first.
+   */
+  private async apply(who: Contributor, changes: ReadonlyMap<string, string | null>, splitOrder?: GroupConfig["splitOrder"]): Promise<Via> {
     const { editor, ws } = this.world;
     const order = [...changes.keys()].sort();
     for (let i = order.length - 1; i > 0; i--) {
       const j = this.rng.int(0, i);
       [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    if (splitOrder === "paste-first" || splitOrder === "cut-first") {
+      const made = (p: string) => (this.state.has(p) ? 1 : 0);
+      order.sort((a, b) => (splitOrder === "paste-first" ? made(a) - made(b) : made(b) - made(a)));
     }
     let via: Via = who.actor.door === "editor" ? "editor" : "agent-closed";
     for (const p of order) {

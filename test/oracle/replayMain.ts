@@ -30,6 +30,10 @@ Real git history:
   --together         replay the --file paths together in one workspace, commit by commit
                      (merges left out), so that lines moved or split between them are compared with git blame -C
   --rev REV          with --together: the revision the paths are named at and the history ends at (HEAD)
+  --split-by agent   with --together: a commit that adds a file and changes another of the group (a split, an
+                     extraction) is replayed as an agent's, whoever made it (default: as --map says)
+  --split-order paste-first|cut-first|random  the order of such an agent's writes: the new files first, or
+                     the files it cut from first (default random)
   --max-commits N    the newest N commits of each file (with --together: of the group) (default 300)
   --map author|commit  authors (default; --own: commit) or commits alternately a person and an AI model
   --reload region|hunks|mixed  how the editor reloads after an agent's write (default mixed)
@@ -53,6 +57,8 @@ async function main(): Promise<number> {
       own: { type: "boolean" },
       together: { type: "boolean" },
       rev: { type: "string" },
+      "split-by": { type: "string" },
+      "split-order": { type: "string" },
       "max-commits": { type: "string" },
       map: { type: "string" },
       reload: { type: "string" },
@@ -81,9 +87,17 @@ async function main(): Promise<number> {
     if (!files.length) throw new Error("name the files to replay with --file PATH (paths at HEAD, relative to --repo)");
     const map = (values.map ?? (values.own ? "commit" : "author")) as "author" | "commit";
     const reload = (values.reload ?? "mixed") as "region" | "hunks" | "mixed";
-    if (!["author", "commit"].includes(map) || !["region", "hunks", "mixed"].includes(reload)) throw new Error(USAGE);
+    const splitOrder = (values["split-order"] ?? "random") as "paste-first" | "cut-first" | "random";
+    if (
+      !["author", "commit"].includes(map) ||
+      !["region", "hunks", "mixed"].includes(reload) ||
+      ![undefined, "agent"].includes(values["split-by"]) ||
+      !["paste-first", "cut-first", "random"].includes(splitOrder)
+    )
+      throw new Error(USAGE);
     mode = `history-${reload}`;
-    title = `Real history replay: ${repo} (${files.join(", ")}), authors mapped by ${map}, editor reloads: ${reload}`;
+    const splits = values["split-by"] ? `, splits by an agent (${splitOrder})` : "";
+    title = `Real history replay: ${repo} (${files.join(", ")}), authors mapped by ${map}, editor reloads: ${reload}${splits}`;
     log(title);
     const cfg = {
       repo,
@@ -98,7 +112,9 @@ async function main(): Promise<number> {
       ...(values.wrong ? { wrongOut: resolve(values.wrong) } : {}),
     };
     if (values.wrong) writeFileSync(resolve(values.wrong), "");
-    report = values.together ? await replayGroup({ ...cfg, rev: values.rev ?? "HEAD" }) : await replayHistory(cfg);
+    report = values.together
+      ? await replayGroup({ ...cfg, rev: values.rev ?? "HEAD", ...(values["split-by"] ? { splitByAgent: true } : {}), splitOrder })
+      : await replayHistory(cfg);
   } else {
     const seeds = num(values.seeds, REPLAY_SEEDED.seeds);
     const first = num(values["first-seed"], 1);

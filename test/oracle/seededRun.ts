@@ -330,7 +330,8 @@ function refactorRows(kind: string, op: Extract<FileOp, { kind: "refactor" }>): 
   const what = kind.replace(/^agent-/, "");
   const order = op.tool === "shell" ? "one shell call" : op.cutFirst ? "cut first" : "paste first";
   const commit = op.commit === "none" ? "not committed" : op.commit === "together" ? "one commit" : "two commits";
-  return { refactor: `${what} · ${order} · ${commit}`, "refactor-tool": `${what} · ${op.tool}` };
+  const sessions = op.sessions === "one" ? "" : op.sessions === "two" ? " · two sessions" : " · two sessions, first ended";
+  return { refactor: `${what} · ${order} · ${commit}`, "refactor-tool": `${what} · ${op.tool}${sessions}` };
 }
 
 function expectText(actual: string, expected: string, what: string): void {

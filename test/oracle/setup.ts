@@ -159,6 +159,11 @@ export class World {
 
   async dispose(): Promise<void> {
     await this.editor.stop().catch(() => undefined);
+    // a workspace to look into after a run (its path printed): INTENT_ORACLE_KEEP=1
+    if (process.env["INTENT_ORACLE_KEEP"]) {
+      console.error(`oracle: workspace kept at ${this.ws.root}`);
+      return;
+    }
     if (this.teammate) rmSync(this.teammate.root, { recursive: true, force: true });
     this.ws.dispose();
     rmSync(this.transcripts, { recursive: true, force: true });
