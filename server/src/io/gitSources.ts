@@ -200,35 +200,72 @@ const MAX_REMEMBERED = 2000;
 /**
  * `gitSourcesOfPath` for the editor, which never waits for a process: `names` answers from what git said
  * for this path at the current HEAD, or nothing yet, and asks git in the background; `onLearnt` hears of a
- * path whose answer names some path, so that its document can be attributed again.
+ * path whose answer names some path, so that its document can be attributed again. An answer cut short
+ * (a git call too slow, or git not run) is not remembered: git is asked again 5 s later, in the background
+ * up to three times, then whenever the path is read again, so a busy moment never leaves a path short of
+ * what git knows until HEAD moves.
  */
 export class GitSourcesCache {
   private readonly known = new Map<string, GitNamed>();
   private readonly asking = new Set<string>();
+  /** Paths git could not answer for (too slow, could not run): how many times, and when to ask again. */
+  private readonly unanswered = new Map<string, { tries: number; at: number }>();
   private head: string | undefined;
   onLearnt: (path: string) => void = () => undefined;
 
-  constructor(private readonly root: string) {}
+  private readonly now: () => number;
+  private readonly git: typeof boundedGitAsync;
+  private readonly retryMs: number;
+
+  /** `opts`: the clock, the git runner and the retry delay, for a test to set. */
+  constructor(
+    private readonly root: string,
+    opts: { now?: () => number; git?: typeof boundedGitAsync; retryMs?: number } = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.git = opts.git ?? boundedGitAsync;
+    this.retryMs = opts.retryMs ?? RETRY_UNANSWERED_MS;
+  }
 
   names(path: string): GitNamed {
     const head = headRevision(this.root);
     if (head !== this.head) {
       this.head = head;
       this.known.clear();
+      this.unanswered.clear();
     }
     if (head === undefined) return NONE;
     const answer = this.known.get(path);
     if (answer) return answer;
-    if (!this.asking.has(path)) void this.ask(path, head);
+    if (!this.asking.has(path) && this.now() >= (this.unanswered.get(path)?.at ?? 0)) void this.ask(path, head);
     return NONE;
   }
 
   private async ask(path: string, head: string): Promise<void> {
     this.asking.add(path);
     try {
-      const run = (args: readonly string[]) => asyncGit(this.root, args);
+      // a call git could not answer leaves the answer short: it is not remembered, and asked again later
+      let short = false;
+      const run = async (args: readonly string[]) => {
+        const r = await this.git(this.root, args, BOUNDS);
+        if (r === undefined) short = true;
+        return r?.ok ? r.out : undefined;
+      };
       const named = await sourcesOfPath(path, run);
       if (this.head !== head) return;
+      if (short) {
+        const tries = (this.unanswered.get(path)?.tries ?? 0) + 1;
+        if (this.unanswered.size >= MAX_REMEMBERED) this.unanswered.delete(this.unanswered.keys().next().value!);
+        this.unanswered.set(path, { tries, at: this.now() + this.retryMs });
+        // asked again without waiting for a hover: the document's attribution shows what git adds once it answers
+        if (tries < MAX_BACKGROUND_TRIES) {
+          setTimeout(() => {
+            if (this.head === head && !this.known.has(path) && !this.asking.has(path)) void this.ask(path, head);
+          }, this.retryMs).unref();
+        }
+        return;
+      }
+      this.unanswered.delete(path);
       if (this.known.size >= MAX_REMEMBERED) this.known.delete(this.known.keys().next().value!);
       this.known.set(path, named);
       if (named.renamed.length || named.split.length) this.onLearnt(path);
@@ -238,10 +275,9 @@ export class GitSourcesCache {
   }
 }
 
-const NONE: GitNamed = { renamed: [], split: [] };
+/** How long after git could not answer for a path it is asked again (a busy machine, a huge history). */
+export const RETRY_UNANSWERED_MS = 5000;
+/** How many times in a row git is asked for a path in the background; after that, only when the path is read again. */
+const MAX_BACKGROUND_TRIES = 3;
 
-/** `boundedGit` without blocking: undefined when git cannot answer in time. */
-async function asyncGit(cwd: string, args: readonly string[]): Promise<string | undefined> {
-  const r = await boundedGitAsync(cwd, args, BOUNDS);
-  return r?.ok ? r.out : undefined;
-}
+const NONE: GitNamed = { renamed: [], split: [] };

@@ -1,0 +1,66 @@
+import { afterEach, expect, it } from "vitest";
+import { boundedGitAsync } from "../../server/src/io/boundedGit";
+import { GitSourcesCache } from "../../server/src/io/gitSources";
+import { git, gitWorkspace } from "../support/gitRepository";
+import type { TempWorkspace } from "../support/workspace";
+
+/**
+ * The editor's cache of what git names for a path (io/gitSources.ts `GitSourcesCache`): an answer a git
+ * call could not give (too slow on a busy machine, git not run) is not remembered until HEAD moves; git is
+ * asked again, and the path's document hears of it (`onLearnt`) once git names its sources.
+ */
+
+let ws: TempWorkspace;
+afterEach(() => ws.dispose());
+
+const ENGINE = Array.from({ length: 12 }, (_, i) => `export function step${i}(value: number): number { return value * ${i + 2}; }`);
+
+/** A repository where src/parser.ts was split from src/engine.ts in one commit. */
+function splitRepository(): void {
+  ws = gitWorkspace();
+  ws.write("src/engine.ts", `${ENGINE.join("\n")}\n`);
+  git(ws.root, "add", "-A");
+  git(ws.root, "commit", "-q", "-m", "engine");
+  ws.write("src/parser.ts", `${ENGINE.slice(0, 8).join("\n")}\n`);
+  ws.write("src/engine.ts", `${ENGINE.slice(8).join("\n")}\n`);
+  git(ws.root, "add", "-A");
+  git(ws.root, "commit", "-q", "-m", "split the parser out");
+}
+
+/** A git runner whose first `failures` calls get no answer (as a call stopped at its time bound does). */
+function flakyGit(failures: number): { run: typeof boundedGitAsync; calls: () => number } {
+  let calls = 0;
+  return {
+    run: (cwd, args, opts) => (++calls <= failures ? Promise.resolve(undefined) : boundedGitAsync(cwd, args, opts)),
+    calls: () => calls,
+  };
+}
+
+it("a git call that could not answer is asked again, and the path's document hears what git names", async () => {
+  splitRepository();
+  const flaky = flakyGit(1);
+  const cache = new GitSourcesCache(ws.root, { git: flaky.run, retryMs: 20 });
+  const learnt = new Promise<string>((resolve) => {
+    cache.onLearnt = resolve;
+  });
+  expect(cache.names("src/parser.ts")).toEqual({ renamed: [], split: [] });
+  expect(await learnt).toBe("src/parser.ts");
+  const named = cache.names("src/parser.ts");
+  expect([...named.renamed, ...named.split]).toContain("src/engine.ts");
+  expect(flaky.calls()).toBeGreaterThan(1);
+});
+
+it("an answer git gave in full is remembered: the path is not asked again while HEAD stays", async () => {
+  splitRepository();
+  const counted = flakyGit(0);
+  const cache = new GitSourcesCache(ws.root, { git: counted.run, retryMs: 20 });
+  const learnt = new Promise<string>((resolve) => {
+    cache.onLearnt = resolve;
+  });
+  cache.names("src/parser.ts");
+  await learnt;
+  const calls = counted.calls();
+  const named = cache.names("src/parser.ts");
+  expect([...named.renamed, ...named.split]).toContain("src/engine.ts");
+  expect(counted.calls()).toBe(calls);
+});
