@@ -148,9 +148,12 @@ describe("an agent's split of a file into modules keeps every moved line's owner
   }
 
   /** The splitting agent's Write of the new module. */
-  const writeModule = () => agentWrites(ws, PARSER, text([...HEADER, ...MOVED, ...OWN_TAIL]), "sonnet-session-1");
+  const writeModule = (session = "sonnet-session-1") => agentWrites(ws, PARSER, text([...HEADER, ...MOVED, ...OWN_TAIL]), session);
   /** The splitting agent's cut of the class and tokenize from engine.ts, an import in their place. */
-  const cutEngine = () => agentEdits(ws, ENGINE, text(MOVED), `${IMPORT}\n`, "sonnet-session-1");
+  const cutEngine = (session = "sonnet-session-1") => agentEdits(ws, ENGINE, text(MOVED), `${IMPORT}\n`, session);
+  /** Claude Code's SessionEnd hook (`/clear`, or the agent quit). */
+  const endSession = (session: string) =>
+    runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { session_id: session, reason: "clear" }), { cwd: ws.root });
 
   /** The person commits the split as it is on disk. */
   function commitSplit(): void {
@@ -219,6 +222,25 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await client!.waitForPublishOfCurrentVersion(PARSER);
     await expectHoverAsBlame(PARSER, SPLIT_ROWS);
     await client!.close(PARSER);
+    commitSplit();
+    await expectAfterCommit();
+  });
+
+  it("the cut in one session, the new module in the next (the first one ended): right before the commit and after it", async () => {
+    await engineOfTwoOwners();
+    await cutEngine("sonnet-session-1");
+    await endSession("sonnet-session-1");
+    await writeModule("sonnet-session-2");
+    expect(await blameRows(ws, PARSER)).toEqual(SPLIT_ROWS);
+    commitSplit();
+    await expectAfterCommit();
+  });
+
+  it("the new module written in one session, the cut in the next: right before the commit and after it", async () => {
+    await engineOfTwoOwners();
+    await writeModule("sonnet-session-1");
+    await cutEngine("sonnet-session-2");
+    expect(await blameRows(ws, PARSER)).toEqual(SPLIT_ROWS);
     commitSplit();
     await expectAfterCommit();
   });

@@ -2,9 +2,10 @@
  * Where an agent session's cuts wait for their paste (engine/agent/cuts.ts), and its pastes for their cut
  * (engine/agent/pastes.ts): one small JSON file per session under `.orchestration/.sessions/cuts/`, ignored
  * by git with the rest of the sessions folder. Written by a post hook whose change removed or inserted a
- * block; read by every post hook of the session; removed when the session ends. Two hooks of one session
- * writing at the same moment may lose a cut or a paste: the moved block is then recorded as the agent's own
- * lines, as without this file, never as someone else's.
+ * block; read by every post hook of the workspace while fresh (a refactor may span two sessions: the agent
+ * restarted between the cut and the paste); removed an hour after its last write. Two hooks writing one file
+ * at the same moment may lose a cut or a paste: the moved block is then recorded as the agent's own lines, as
+ * without this file, never as someone else's.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
@@ -38,8 +39,12 @@ export interface SessionBlocks {
 
 /** The session's kept cuts and pastes; none when the file is absent or unreadable. */
 export function readSessionBlocks(root: string, sessionId: string): SessionBlocks {
+  return readBlocksFile(root, cutsFile(sessionId));
+}
+
+function readBlocksFile(root: string, file: string): SessionBlocks {
   try {
-    const text = readOwnFile(root, cutsFile(sessionId));
+    const text = readOwnFile(root, file);
     if (text === undefined) return { cuts: [], pastes: [] };
     const raw = JSON.parse(text) as unknown;
     // a bare list is the cuts alone, as a session's hooks of an earlier version kept them
@@ -51,19 +56,57 @@ export function readSessionBlocks(root: string, sessionId: string): SessionBlock
   }
 }
 
-function writeSessionBlocks(root: string, sessionId: string, blocks: SessionBlocks): void {
+function writeBlocksFile(root: string, file: string, blocks: SessionBlocks): void {
   try {
     ensureSessionsDir(root); // ignored by git, so a shell command's snapshot never sees the blocks either
     ensureOwnDir(root, CUTS_DIR);
-    writeOwnFile(root, cutsFile(sessionId), JSON.stringify(blocks), { durable: false });
+    writeOwnFile(root, file, JSON.stringify(blocks), { durable: false });
   } catch {
     /* a cut or paste not kept only means a later move is recorded as the agent's own lines */
   }
 }
 
-/** At a session's end: its cuts, and those of sessions that ended without saying so (older than the TTL). */
-export function removeSessionCuts(root: string, sessionId: string, now = Date.now()): void {
-  removeOwnFile(root, cutsFile(sessionId)); // false: none kept, or not ours to remove
+/**
+ * The most other sessions whose blocks a post hook reads, the most recently written first: the sessions of
+ * one workspace within an hour are few, and each file is bounded (`MAX_CUTS`, `MAX_CUT_LINES`).
+ */
+export const MAX_OTHER_SESSIONS = 8;
+
+/** Another session's kept blocks, and the file they are kept in (`.orchestration/.sessions/cuts/…`). */
+interface OtherSession {
+  file: string;
+  blocks: SessionBlocks;
+}
+
+/** The fresh blocks files of sessions other than `sessionId`, the most recently written first. */
+function otherSessions(root: string, sessionId: string, now: number): OtherSession[] {
+  const own = cutsFile(sessionId);
+  let names: string[];
+  try {
+    names = readdirSync(join(root, CUTS_DIR));
+  } catch {
+    return [];
+  }
+  const fresh: { file: string; at: number }[] = [];
+  for (const n of names) {
+    const file = `${CUTS_DIR}/${n}`;
+    if (file === own || !/^[0-9a-f]{32}\.json$/.test(n)) continue;
+    try {
+      const at = statSync(join(root, file)).mtimeMs;
+      if (now - at < CUT_TTL_MS) fresh.push({ file, at });
+    } catch {
+      /* gone already */
+    }
+  }
+  fresh.sort((a, b) => b.at - a.at);
+  return fresh.slice(0, MAX_OTHER_SESSIONS).map(({ file }) => ({ file, blocks: readBlocksFile(root, file) }));
+}
+
+/**
+ * At a session's end: the blocks files of every session last written more than an hour ago. The session's
+ * own file stays while it is fresh: an agent restarted after its cut pastes the block in a new session.
+ */
+export function removeSessionCuts(root: string, _sessionId: string, now = Date.now()): void {
   let names: string[];
   try {
     names = readdirSync(join(root, CUTS_DIR));
@@ -94,6 +137,8 @@ export interface ClaimedPaste {
   path: string;
   content: string;
   movedIn: MovedLines[];
+  /** The blocks file of the other session that made the paste; absent: this session's own. */
+  session?: string;
 }
 
 /** One post hook's view of its session's cuts and pastes. */
@@ -101,8 +146,9 @@ export interface SessionPastes {
   /** Lines of a write (`after`, changed from `before` by `change`) pasted from blocks cut elsewhere. */
   movedInto(path: string, before: string | null, after: string, change: LineChange): MovedLines[];
   /**
-   * The session's earlier pastes into other files that these changes' cuts claim: each such file still
-   * holds exactly the content the paste left, and no other record of it came since.
+   * The earlier pastes into other files (this session's, then other fresh sessions') that these changes'
+   * cuts claim: each such file still holds exactly the content the paste left, and no other record of it
+   * came since.
    */
   claimedBack(changes: readonly HookChange[]): ClaimedPaste[];
   /** Keeps the blocks these changes removed and inserted for later writes; `claimed` are matched no more. */
@@ -125,11 +171,24 @@ export interface CallChange {
 }
 
 /**
- * The session's cuts and pastes as a post hook uses them. `sameCall`: the same tool call's other files, whose
- * removed blocks a paste may take (`callCuts`).
+ * The session's cuts and pastes as a post hook uses them, with those other fresh sessions of the workspace
+ * kept (a refactor the agent restarted in the middle of: the cut in one session, the paste in the next).
+ * `sameCall`: the same tool call's other files, whose removed blocks a paste may take (`callCuts`).
  */
 export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, sameCall: readonly CallChange[] = []): SessionPastes {
-  const kept = readSessionBlocks(root, sessionId);
+  const own = readSessionBlocks(root, sessionId);
+  const others = otherSessions(root, sessionId, now);
+  // this session's cuts first, then the other sessions' newest within the same bounds as one session's
+  const otherCuts = keepCuts(
+    others.flatMap((o) => o.blocks.cuts).sort((a, b) => b.at - a.at),
+    [],
+    now,
+  );
+  const kept: SessionBlocks = { cuts: [...own.cuts, ...otherCuts], pastes: own.pastes };
+  const pasteCandidates = [
+    ...own.pastes.map((paste) => ({ paste, session: undefined as string | undefined })),
+    ...others.flatMap((o) => o.blocks.pastes.map((paste) => ({ paste, session: o.file as string | undefined }))),
+  ];
   const pinned = (p: string, h: string) => ledger.pinned(p, h);
   const callBlocks = callCuts(sameCall, now);
   const callHashes = sameCall.map((c) => fileHash(c.before));
@@ -161,7 +220,7 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
     },
     claimedBack: (changes) => {
       const written = new Set(changes.map((c) => c.path));
-      const candidates = kept.pastes.filter((p) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
+      const candidates = pasteCandidates.filter(({ paste: p }) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
       const out: ClaimedPaste[] = [];
       if (!candidates.length) return out;
       // the cut file's content before this call, whose record pins it (cutsOf keeps only such cuts)
@@ -169,10 +228,20 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
         const c = changes.find((x) => x.path === path && typeof x.before === "string" && fileHash(x.before) === cutHash);
         return c && typeof c.before === "string" ? wholeSource(path, cutHash, c.before) : undefined;
       };
-      for (const { paste, movedIn } of pastedBack(candidates, cutsOf(changes), now, pinned, wholeBefore)) {
+      const cuts = cutsOf(changes);
+      for (const { paste, movedIn } of pastedBack(
+        candidates.map((c) => c.paste),
+        cuts,
+        now,
+        pinned,
+        wholeBefore,
+      )) {
+        // one claim per file: a path two sessions pasted into holds one content, and the newest record pins it
+        if (out.some((o) => o.path === paste.path)) continue;
         const content = readSessionPath(root, paste.path);
+        const session = candidates.find((c) => c.paste === paste)!.session;
         // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
-        if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn });
+        if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn, ...(session ? { session } : {}) });
       }
       return out;
     },
@@ -184,15 +253,31 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
         return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, c.movedIn, earlier, now) ?? [];
       });
       const written = changes.map((c) => c.path);
-      const stale = kept.pastes.some((p) => written.includes(p.path));
-      if (!cuts.length && !pastes.length && !claimed.length && !stale) return;
-      const rest = kept.pastes.flatMap((p) => {
-        const c = claimed.find((x) => x.path === p.path);
-        return c ? (pasteLess(p, c.movedIn) ?? []) : [p];
-      });
-      writeSessionBlocks(root, sessionId, { cuts: keepCuts(kept.cuts, cuts, now), pastes: keepPastes(rest, pastes, now, written) });
+      const mine = claimed.filter((c) => !c.session);
+      const stale = own.pastes.some((p) => written.includes(p.path));
+      if (cuts.length || pastes.length || mine.length || stale) {
+        const rest = lessClaimed(own.pastes, mine);
+        writeBlocksFile(root, cutsFile(sessionId), { cuts: keepCuts(own.cuts, cuts, now), pastes: keepPastes(rest, pastes, now, written) });
+      }
+      // another session's paste claimed here is given back once: that session's file keeps the rest
+      for (const file of new Set(claimed.flatMap((c) => (c.session ? [c.session] : [])))) {
+        const theirs = readBlocksFile(root, file);
+        const rest = lessClaimed(
+          theirs.pastes,
+          claimed.filter((c) => c.session === file),
+        );
+        writeBlocksFile(root, file, { cuts: theirs.cuts, pastes: rest });
+      }
     },
   };
+}
+
+/** `pastes` without the lines `claimed` gave back (a paste is claimed once). */
+function lessClaimed(pastes: readonly Paste[], claimed: readonly ClaimedPaste[]): Paste[] {
+  return pastes.flatMap((p) => {
+    const c = claimed.find((x) => x.path === p.path);
+    return c ? (pasteLess(p, c.movedIn) ?? []) : [p];
+  });
 }
 
 /**
