@@ -174,31 +174,22 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     }
   }
 
-  /**
-   * Waits until the editor has heard git's answer for `path` (it asks in the background): the hover of `line`,
-   * which only git's copy explains, names its owner.
-   */
-  async function hoverHeardGit(path: string, line: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (/Untraced/.test(await client!.hoverText(path, line))) {
-      if (Date.now() > deadline) throw new Error(`the editor never heard git's answer for ${path}: line ${line + 1} stays untraced`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
   /** After the commit, with a teammate's unrecorded copy of a line of engine.ts appended to the new module. */
   async function expectAfterCommit(): Promise<void> {
     const rows = await blameRows(ws, PARSER);
     expect(rows).toEqual(SPLIT_ROWS);
     // git names engine.ts for the new module: the copy detection fires
     expect(git(ws.root, "log", "--follow", "-M", "--name-status", "--format=", "--", PARSER)).toMatch(new RegExp(`^[RC]\\d+\\s+${ENGINE}\\s+${PARSER}`, "m"));
-    // the teammate's line is explained by git alone: the editor's answer shows git has been heard
+    // the teammate's line is explained by git alone: the first hover already waits for git's answer
     ws.write(PARSER, `${ws.read(PARSER)}${RUN[2]}\n`);
     git(ws.root, "commit", "-q", "-am", "a teammate's line");
     const withLine = await blameRows(ws, PARSER);
     expect(withLine).toEqual([...SPLIT_ROWS, { kind: "traced", contributor: "human", from: ENGINE }]);
     await client!.open(PARSER);
-    await hoverHeardGit(PARSER, withLine.length - 1);
+    // asked first: the line only git's answer explains, right after the file is opened
+    const teammates = await client!.hoverText(PARSER, withLine.length - 1);
+    expect(teammates).not.toMatch(/Untraced/);
+    expect(teammates).toMatch(/human|Test/);
     await expectHoverAsBlame(PARSER, [...SPLIT_ROWS, { kind: "traced", contributor: "human", from: ENGINE }]);
   }
 

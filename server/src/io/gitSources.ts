@@ -207,7 +207,8 @@ const MAX_REMEMBERED = 2000;
  */
 export class GitSourcesCache {
   private readonly known = new Map<string, GitNamed>();
-  private readonly asking = new Set<string>();
+  /** The questions under way, by path: each settles when git has answered (or could not). */
+  private readonly asking = new Map<string, Promise<void>>();
   /** Paths git could not answer for (too slow, could not run): how many times, and when to ask again. */
   private readonly unanswered = new Map<string, { tries: number; at: number }>();
   private head: string | undefined;
@@ -237,41 +238,63 @@ export class GitSourcesCache {
     if (head === undefined) return NONE;
     const answer = this.known.get(path);
     if (answer) return answer;
-    if (!this.asking.has(path) && this.now() >= (this.unanswered.get(path)?.at ?? 0)) void this.ask(path, head);
+    if (!this.asking.has(path) && this.now() >= (this.unanswered.get(path)?.at ?? 0)) this.ask(path, head);
     return NONE;
   }
 
-  private async ask(path: string, head: string): Promise<void> {
-    this.asking.add(path);
-    try {
-      // a call git could not answer leaves the answer short: it is not remembered, and asked again later
-      let short = false;
-      const run = async (args: readonly string[]) => {
-        const r = await this.git(this.root, args, BOUNDS);
-        if (r === undefined) short = true;
-        return r?.ok ? r.out : undefined;
-      };
-      const named = await sourcesOfPath(path, run);
-      if (this.head !== head) return;
-      if (short) {
-        const tries = (this.unanswered.get(path)?.tries ?? 0) + 1;
-        if (this.unanswered.size >= MAX_REMEMBERED) this.unanswered.delete(this.unanswered.keys().next().value!);
-        this.unanswered.set(path, { tries, at: this.now() + this.retryMs });
-        // asked again without waiting for a hover: the document's attribution shows what git adds once it answers
-        if (tries < MAX_BACKGROUND_TRIES) {
-          setTimeout(() => {
-            if (this.head === head && !this.known.has(path) && !this.asking.has(path)) void this.ask(path, head);
-          }, this.retryMs).unref();
-        }
-        return;
+  /**
+   * Settles once git has answered for `path` at the current HEAD (asked now if it is due), or after
+   * `timeoutMs`: a request that shows a line's owner waits for what `intent blame` would read, so that the
+   * hover says what blame says right after HEAD moved.
+   */
+  async settled(path: string, timeoutMs: number): Promise<void> {
+    this.names(path);
+    const pending = this.asking.get(path);
+    if (!pending) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      pending,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private ask(path: string, head: string): void {
+    // a question that throws gets no answer, as git that could not run: nothing is remembered
+    const asked = this.answer(path, head)
+      .catch(() => undefined)
+      .finally(() => this.asking.delete(path));
+    this.asking.set(path, asked);
+  }
+
+  private async answer(path: string, head: string): Promise<void> {
+    // a call git could not answer leaves the answer short: it is not remembered, and asked again later
+    let short = false;
+    const run = async (args: readonly string[]) => {
+      const r = await this.git(this.root, args, BOUNDS);
+      if (r === undefined) short = true;
+      return r?.ok ? r.out : undefined;
+    };
+    const named = await sourcesOfPath(path, run);
+    if (this.head !== head) return;
+    if (short) {
+      const tries = (this.unanswered.get(path)?.tries ?? 0) + 1;
+      if (this.unanswered.size >= MAX_REMEMBERED) this.unanswered.delete(this.unanswered.keys().next().value!);
+      this.unanswered.set(path, { tries, at: this.now() + this.retryMs });
+      // asked again without waiting for a hover: the document's attribution shows what git adds once it answers
+      if (tries < MAX_BACKGROUND_TRIES) {
+        setTimeout(() => {
+          if (this.head === head && !this.known.has(path) && !this.asking.has(path)) this.ask(path, head);
+        }, this.retryMs).unref();
       }
-      this.unanswered.delete(path);
-      if (this.known.size >= MAX_REMEMBERED) this.known.delete(this.known.keys().next().value!);
-      this.known.set(path, named);
-      if (named.renamed.length || named.split.length) this.onLearnt(path);
-    } finally {
-      this.asking.delete(path);
+      return;
     }
+    this.unanswered.delete(path);
+    if (this.known.size >= MAX_REMEMBERED) this.known.delete(this.known.keys().next().value!);
+    this.known.set(path, named);
+    if (named.renamed.length || named.split.length) this.onLearnt(path);
   }
 }
 

@@ -50,6 +50,7 @@ import { EventQueue } from "./eventQueue";
 import { renameRecords } from "./fileRenames";
 import { checkedParams } from "./requestParams";
 import { hover } from "./hover";
+import { GIT_SOURCES_TIMEOUT_MS } from "../io/gitSources";
 import { inlayHints } from "./inlayHints";
 import { buildParts, disposeParts, type ServerParts } from "./serverParts";
 import { TextBuffer } from "./textBuffer";
@@ -156,15 +157,27 @@ export class IntentServer {
     return doc ? fn(doc) : absent;
   }
 
-  private hover({ textDocument, position }: HoverParams) {
+  /**
+   * Git's answer for the document's path at the current HEAD, when it is being asked (io/gitSources.ts
+   * `settled`, bounded by one git call's time): what a line's owner shows waits for what `intent blame` reads.
+   */
+  private async gitSettled(textDocument: TextDocumentIdentifier): Promise<void> {
+    const doc = this.parts.documents.get(textDocument.uri);
+    if (doc?.ctx && doc.path) await doc.ctx.gitSources.settled(doc.path, GIT_SOURCES_TIMEOUT_MS);
+  }
+
+  private async hover({ textDocument, position }: HoverParams) {
+    await this.gitSettled(textDocument);
     return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.client.caps()?.markdownHover ?? true));
   }
 
-  private codeLens({ textDocument }: CodeLensParams) {
+  private async codeLens({ textDocument }: CodeLensParams) {
+    await this.gitSettled(textDocument);
     return this.withDocument(textDocument, [], (doc) => codeLenses(doc, Date.now(), (ctx, intent) => this.parts.criteria.lens(ctx, intent, Date.now())));
   }
 
-  private inlayHint({ textDocument, range }: InlayHintParams) {
+  private async inlayHint({ textDocument, range }: InlayHintParams) {
+    await this.gitSettled(textDocument);
     return this.withDocument(textDocument, [], (doc) => inlayHints(doc, range, Date.now()));
   }
 
