@@ -422,15 +422,15 @@ export function blameRenamed(w: Workload, o: Options): Figure {
   return renamedVsHome("blame renamed", w, moved, atHome);
 }
 
-/** A renamed file's `intent blame` times against the same file's at home: target ≤ 1.5×. */
-function renamedVsHome(id: string, w: Workload, moved: number[], atHome: number[], extra: Record<string, unknown> = {}): Figure {
+/** A renamed (or split) file's `intent blame` times against the same file's at home: target ≤ 1.5×. */
+function renamedVsHome(id: string, w: Workload, moved: number[], atHome: number[], extra: Record<string, unknown> = {}, home = "never renamed"): Figure {
   const a = summarize(moved);
   const b = summarize(atHome);
   return {
     id,
     records: w.records,
     now: ms(a.p50),
-    baseline: `never renamed ${ms(b.p50)}`,
+    baseline: `${home} ${ms(b.p50)}`,
     ratio: x(a.p50 / b.p50),
     target: "≤ 1.5×",
     met: a.p50 / b.p50 <= 1.5,
@@ -474,6 +474,87 @@ export function blameGitRenamed(w: Workload, o: Options): Figure {
     git("commit", "-q", "-m", "bench: rename the hot file back");
   }
   return renamedVsHome("blame git-renamed", w, moved, atHome, { tracedAnswers: traced, answers: moved.length });
+}
+
+/**
+ * `intent blame FILE:L` of a module an agent split off a file through its hooks vs the same file's before the
+ * split: an Edit of the file recorded (so that a record pins the content the cut starts from), the cut of
+ * its second half, a Write of the new module holding it, committed. Blame then follows the paste's
+ * `moved_lines` to the file's records (engine/lineage.ts), with git's copy detection naming the file too.
+ * The figure is the cost of a split file over one never split; `movedAnswers` counts the answers that name
+ * the file the lines came from. The split is committed, measured, and the workspace reset.
+ */
+export function blameSplit(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 3 : 5;
+  const rand = seeded(w.records + 4);
+  const file = w.hookFile;
+  const module = file.replace(/([^/]+)$/, "split-$1");
+  const text = readFileSync(join(w.root, file), "utf8");
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const half = Math.floor(lines.length / 2);
+  const moved = `${lines.slice(half).join("\n")}\n`;
+  const atHome: number[] = [];
+  const split: number[] = [];
+  let movedAnswers = 0;
+  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: w.root, encoding: "utf8" }).trim();
+  const hook = (payload: object) => {
+    const r = cli(
+      w,
+      ["hook", "claude-code"],
+      JSON.stringify({
+        session_id: `${SESSION}-split`,
+        transcript_path: join(w.root, ".orchestration/no-transcript.jsonl"),
+        cwd: w.root,
+        permission_mode: "default",
+        ...payload,
+      }),
+    );
+    if (r.status !== 0 || r.stdout.includes('"deny"')) throw new Error(`the split's hook call failed (${r.status}): ${r.stdout} ${r.stderr}`);
+  };
+  const edit = (path: string, oldString: string, newString: string, id: string) => {
+    const input = { file_path: join(w.root, path), old_string: oldString, new_string: newString, replace_all: false };
+    hook({ hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: input, tool_use_id: id });
+    const now = readFileSync(join(w.root, path), "utf8");
+    writeFileSync(join(w.root, path), now.replace(oldString, newString));
+    hook({
+      hook_event_name: "PostToolUse",
+      tool_name: "Edit",
+      tool_input: input,
+      tool_use_id: id,
+      tool_response: { filePath: input.file_path, success: true },
+    });
+  };
+  const picks = Array.from({ length: reps }, () => Math.floor(rand() * (lines.length - half)));
+  try {
+    for (const k of picks) {
+      const b = cli(w, ["blame", `${file}:${half + k + 1}`]);
+      if (b.status !== 0) throw new Error(`intent blame failed (${b.status}): ${b.stderr}`);
+      atHome.push(b.ms);
+    }
+    edit(file, lines[0]!, `${lines[0]} // split next`, "toolu_bench_split_touch");
+    edit(file, moved, "", "toolu_bench_split_cut");
+    const input = { file_path: join(w.root, module), content: moved };
+    hook({ hook_event_name: "PreToolUse", tool_name: "Write", tool_input: input, tool_use_id: "toolu_bench_split_paste" });
+    writeFileSync(join(w.root, module), moved);
+    hook({ hook_event_name: "PostToolUse", tool_name: "Write", tool_input: input, tool_use_id: "toolu_bench_split_paste", tool_response: { type: "create" } });
+    execFileSync("git", ["add", "-A"], { cwd: w.root });
+    execFileSync(
+      "git",
+      ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "bench: split"],
+      { cwd: w.root },
+    );
+    for (const k of picks) {
+      const a = timeProcess(NODE, [CLI, "blame", "--json", `${module}:${k + 1}`], { cwd: w.root, keepStdout: true });
+      if (a.status !== 0) throw new Error(`intent blame failed (${a.status}): ${a.stderr}`);
+      if ((JSON.parse(a.stdout) as { lines: { from?: string }[] }).lines.some((l) => l.from === file)) movedAnswers++;
+      split.push(a.ms);
+    }
+  } finally {
+    execFileSync("git", ["reset", "-q", "--hard", head], { cwd: w.root });
+    restoreWorkload(w);
+  }
+  return renamedVsHome("blame split", w, split, atHome, { movedAnswers, answers: split.length }, "never split");
 }
 
 const SESSION = "bench-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30";

@@ -20,6 +20,7 @@ import {
   blame,
   blameGitRenamed,
   blameRenamed,
+  blameSplit,
   check,
   emptyMemory,
   globs,
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     if (records === args.sizes[0]) await run("save", () => saveStall(o));
     await run("check", () => check(w, o));
     await run("blame", () => blame(w, o));
-    await run("renamed", () => [blameRenamed(w, o), blameGitRenamed(w, o)]);
+    await run("renamed", () => [blameRenamed(w, o), blameGitRenamed(w, o), blameSplit(w, o)]);
     await run("hooks", () => hooks(w, o));
     await run("appends", () => appends(w, o));
     // matching does not depend on the ledger: measured once
