@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -190,10 +190,16 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     const expected = [...AGENT_HEAD.map(() => byAgent), ...HELPER.map(() => byPersonMovedByAgent), ...AGENT_TAIL.map(() => byAgent)];
     expect(rows).toEqual(expected);
     await expectHoverAsBlame(DEW, rows);
-    // the session's cuts are its own state: out of git's view, and gone when the session ends
-    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toHaveLength(1);
+    // the session's cuts are out of git's view; they outlive the session for their hour (an agent restarted
+    // between its cut and its paste), and a later session's end removes them once older than that
+    const cuts = readdirSync(ws.path(".orchestration/.sessions/cuts"));
+    expect(cuts).toHaveLength(1);
     expect(git(ws.root, "status", "--porcelain", "--", ".orchestration/.sessions")).toBe("");
     await runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
+    expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toEqual(cuts);
+    const hourAgo = new Date(Date.now() - 61 * 60 * 1000);
+    utimesSync(ws.path(`.orchestration/.sessions/cuts/${cuts[0]}`), hourAgo, hourAgo);
+    await runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { session_id: "a-later-session", reason: "exit" }), { cwd: ws.root });
     expect(readdirSync(ws.path(".orchestration/.sessions/cuts"))).toEqual([]);
   });
 
@@ -279,11 +285,11 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     expect(await blameRows(ws, DEW)).toEqual(KELVIN.map(() => byAgent));
   });
 
-  it("another session's paste of the block is its own; the session that cut it keeps its owners", async () => {
+  it("another session's paste of the block keeps its owners (the agent restarted after its cut), and so does the cutting session's", async () => {
     await personWritesHelpers();
     await agentEdits(ws, FORECAST, text(HELPER), "");
     await agentWrites(ws, "src/api/other.ts", text(HELPER), "another-session-1");
-    expect(await blameRows(ws, "src/api/other.ts")).toEqual(HELPER.map(() => byAgent));
+    expect(await blameRows(ws, "src/api/other.ts")).toEqual(HELPER.map(() => byPersonMovedByAgent));
     await agentWrites(ws, DEW, text(HELPER));
     expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
   });
@@ -384,11 +390,14 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     }
   });
 
-  it("another session's cut of a block this session pasted claims nothing", async () => {
+  it("another session's cut of a block this session pasted gives it back to its owners, once", async () => {
     await personWritesHelpers();
     await agentWrites(ws, DEW, text(HELPER));
     await agentEdits(ws, FORECAST, text(HELPER), "", "another-session-2");
-    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byAgent));
+    expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+    // the paste's session keeps nothing of it to be claimed again
+    const kept = readdirSync(ws.path(".orchestration/.sessions/cuts")).map((f) => JSON.parse(ws.read(`.orchestration/.sessions/cuts/${f}`)));
+    expect(kept.flatMap((k: { pastes?: { path: string }[] }) => k.pastes ?? []).filter((p) => p.path === DEW)).toEqual([]);
   });
 
   it("the paste comes first, the cut by a later shell command: the block keeps the person", async () => {
