@@ -478,18 +478,18 @@ export function blameGitRenamed(w: Workload, o: Options): Figure {
 
 /**
  * `intent blame FILE:L` of a module an agent split off a file through its hooks vs the same file's before the
- * split: an Edit of the file recorded (so that a record pins the content the cut starts from), the cut of
- * its second half, a Write of the new module holding it, committed. Blame then follows the paste's
- * `moved_lines` to the file's records (engine/lineage.ts), with git's copy detection naming the file too.
- * The figure is the cost of a split file over one never split; `movedAnswers` counts the answers that name
- * the file the lines came from. The split is committed, measured, and the workspace reset.
+ * split. The generated records pin no real content, so the file is one the agent wrote (a Write of a new file
+ * with the hook file's content, committed): its records explain every line, as a recorded file's do. Then the
+ * cut of its second half and a Write of the new module holding it, committed: blame follows the paste's
+ * `moved_lines` to the file's records (engine/lineage.ts). `movedAnswers` counts the answers that name the
+ * file the lines came from. Measured, then the workspace is reset.
  */
 export function blameSplit(w: Workload, o: Options): Figure {
   const reps = o.quick ? 3 : 5;
   const rand = seeded(w.records + 4);
-  const file = w.hookFile;
-  const module = file.replace(/([^/]+)$/, "split-$1");
-  const text = readFileSync(join(w.root, file), "utf8");
+  const file = w.hookFile.replace(/([^/]+)$/, "whole-$1");
+  const module = w.hookFile.replace(/([^/]+)$/, "split-$1");
+  const text = readFileSync(join(w.root, w.hookFile), "utf8");
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const half = Math.floor(lines.length / 2);
@@ -498,52 +498,48 @@ export function blameSplit(w: Workload, o: Options): Figure {
   const split: number[] = [];
   let movedAnswers = 0;
   const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: w.root, encoding: "utf8" }).trim();
-  const hook = (payload: object) => {
-    const r = cli(
-      w,
-      ["hook", "claude-code"],
-      JSON.stringify({
-        session_id: `${SESSION}-split`,
-        transcript_path: join(w.root, ".orchestration/no-transcript.jsonl"),
-        cwd: w.root,
-        permission_mode: "default",
-        ...payload,
-      }),
-    );
-    if (r.status !== 0 || r.stdout.includes('"deny"')) throw new Error(`the split's hook call failed (${r.status}): ${r.stdout} ${r.stderr}`);
-  };
-  const edit = (path: string, oldString: string, newString: string, id: string) => {
-    const input = { file_path: join(w.root, path), old_string: oldString, new_string: newString, replace_all: false };
-    hook({ hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: input, tool_use_id: id });
-    const now = readFileSync(join(w.root, path), "utf8");
-    writeFileSync(join(w.root, path), now.replace(oldString, newString));
-    hook({
-      hook_event_name: "PostToolUse",
-      tool_name: "Edit",
+  const call = (event: string, tool: string, input: object, id: string, response?: object) => {
+    const payload = {
+      session_id: `${SESSION}-split`,
+      transcript_path: join(w.root, ".orchestration/no-transcript.jsonl"),
+      cwd: w.root,
+      permission_mode: "default",
+      hook_event_name: event,
+      tool_name: tool,
       tool_input: input,
       tool_use_id: id,
-      tool_response: { filePath: input.file_path, success: true },
+      ...(response ? { tool_response: response } : {}),
+    };
+    const r = cli(w, ["hook", "claude-code"], JSON.stringify(payload));
+    if (r.status !== 0 || r.stdout.includes('"deny"')) throw new Error(`the split's ${event} ${tool} failed (${r.status}): ${r.stdout} ${r.stderr}`);
+  };
+  const write = (path: string, content: string, id: string) => {
+    const input = { file_path: join(w.root, path), content };
+    call("PreToolUse", "Write", input, id);
+    writeFileSync(join(w.root, path), content);
+    call("PostToolUse", "Write", input, id, { type: "create" });
+  };
+  const commit = (message: string, ...paths: string[]) => {
+    execFileSync("git", ["add", "--", ...paths], { cwd: w.root });
+    execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", "commit", "-q", "-m", message], {
+      cwd: w.root,
     });
   };
   const picks = Array.from({ length: reps }, () => Math.floor(rand() * (lines.length - half)));
   try {
+    write(file, text, "toolu_bench_split_whole");
+    commit("bench: a file the agent wrote", file);
     for (const k of picks) {
       const b = cli(w, ["blame", `${file}:${half + k + 1}`]);
       if (b.status !== 0) throw new Error(`intent blame failed (${b.status}): ${b.stderr}`);
       atHome.push(b.ms);
     }
-    edit(file, lines[0]!, `${lines[0]} // split next`, "toolu_bench_split_touch");
-    edit(file, moved, "", "toolu_bench_split_cut");
-    const input = { file_path: join(w.root, module), content: moved };
-    hook({ hook_event_name: "PreToolUse", tool_name: "Write", tool_input: input, tool_use_id: "toolu_bench_split_paste" });
-    writeFileSync(join(w.root, module), moved);
-    hook({ hook_event_name: "PostToolUse", tool_name: "Write", tool_input: input, tool_use_id: "toolu_bench_split_paste", tool_response: { type: "create" } });
-    execFileSync("git", ["add", "-A"], { cwd: w.root });
-    execFileSync(
-      "git",
-      ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "bench: split"],
-      { cwd: w.root },
-    );
+    const cut = { file_path: join(w.root, file), old_string: moved, new_string: "", replace_all: false };
+    call("PreToolUse", "Edit", cut, "toolu_bench_split_cut");
+    writeFileSync(join(w.root, file), text.replace(moved, ""));
+    call("PostToolUse", "Edit", cut, "toolu_bench_split_cut", { filePath: cut.file_path, success: true });
+    write(module, moved, "toolu_bench_split_paste");
+    commit("bench: split", file, module);
     for (const k of picks) {
       const a = timeProcess(NODE, [CLI, "blame", "--json", `${module}:${k + 1}`], { cwd: w.root, keepStdout: true });
       if (a.status !== 0) throw new Error(`intent blame failed (${a.status}): ${a.stderr}`);

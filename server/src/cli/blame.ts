@@ -7,6 +7,7 @@ import { textLines } from "../engine/lines";
 import { splitLines } from "../engine/hashing";
 import { adoptedLinesSync, adoptionOf } from "../io/adoption";
 import { gitSourcesOfPath } from "../io/gitSources";
+import type { NamedSources } from "../io/ledger/workspaceLedger";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
@@ -69,6 +70,9 @@ export function unreadableWarnings(ledgers: readonly { path: string; lines: read
 
 const OPTIONS = { ...ROOT_OPTION, json: { type: "boolean" } } as const satisfies Options;
 
+/** No path named by git: the records' own chain alone. */
+const NO_GIT_NAMES: NamedSources = { renamed: [], split: [] };
+
 export const blameCommand: Command = {
   usage: USAGE,
   options: OPTIONS,
@@ -85,13 +89,15 @@ export const blameCommand: Command = {
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
     const ledger = await readLedger(ws, { partial: true });
     const adoption = adoptionOf(ws.root);
-    const rows = blameNewestFirst(
-      ledger.attributionBatches(path, splitLines(text), () => gitSourcesOfPath(ws.root, path)),
-      text,
-      { start: target.start, end: target.end },
-      path,
-      adoption && adoptedLinesSync(ws.root, adoption, path, text),
-    );
+    const adopted = adoption && adoptedLinesSync(ws.root, adoption, path, text);
+    const lines = splitLines(text);
+    const blameWith = (named: NamedSources) =>
+      blameNewestFirst(ledger.attributionBatches(path, lines, named), text, { start: target.start, end: target.end }, path, adopted);
+    // git's renames and splits add owners only to content no record explains (docs/LEDGER.md "What decides a
+    // line's owner"): git is asked only when the records leave an asked line unexplained, so a file the
+    // records explain (a module an agent split off, its lines in the paste's moved_lines) costs no git call
+    let rows = blameWith(NO_GIT_NAMES);
+    if (rows.some((r) => r.kind === "untraced" || r.kind === "beforeAdoption")) rows = blameWith(() => gitSourcesOfPath(ws.root, path));
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;

@@ -185,6 +185,11 @@ export class TrackedDocument {
     return adopted === "asking" ? { kind: "indexing" } : adopted ? { kind: "beforeAdoption", adopted } : owner;
   }
 
+  /** Whether some line no record explains (git's renames and splits may: io/gitSources.ts `settled`). */
+  get recordsLeaveLines(): boolean {
+    return this.owners.anyUnexplained(this.base.lines.length);
+  }
+
   /** Whether the lines kept from before the adoption point are known (there is one, and git told them). */
   get adoptionKnown(): boolean {
     return this.adoption.known;

@@ -23,6 +23,14 @@ export class LineOwners {
     return this.attributions;
   }
 
+  /** Whether some of the `count` baseline lines is explained by no record (false while not known). */
+  anyUnexplained(count: number): boolean {
+    const a = this.attributions;
+    if (!a) return false;
+    for (let i = 0; i < count; i++) if (!a[i]) return true;
+    return false;
+  }
+
   set(attributions: Attributions | undefined): void {
     this.attributions = attributions;
     this.blocksCache = undefined;

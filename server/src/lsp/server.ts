@@ -55,6 +55,9 @@ import { inlayHints } from "./inlayHints";
 import { buildParts, disposeParts, type ServerParts } from "./serverParts";
 import { TextBuffer } from "./textBuffer";
 
+/** A line's owner kinds that git's sources may still explain. */
+const UNEXPLAINED = new Set(["untraced", "beforeAdoption"]);
+
 /** How long document events wait for the client's settings before going on without them. */
 const SETTINGS_WAIT_MS = 3000;
 
@@ -159,15 +162,19 @@ export class IntentServer {
 
   /**
    * Git's answer for the document's path at the current HEAD, when it is being asked (io/gitSources.ts
-   * `settled`, bounded by one git call's time): what a line's owner shows waits for what `intent blame` reads.
+   * `settled`, bounded by one git call's time): what a line's owner shows waits for what `intent blame`
+   * reads. Only where the records leave some line (`line`, or any) unexplained: git adds owners to no other
+   * line (docs/LEDGER.md "What decides a line's owner").
    */
-  private async gitSettled(textDocument: TextDocumentIdentifier): Promise<void> {
+  private async gitSettled(textDocument: TextDocumentIdentifier, line?: number): Promise<void> {
     const doc = this.parts.documents.get(textDocument.uri);
-    if (doc?.ctx && doc.path) await doc.ctx.gitSources.settled(doc.path, GIT_SOURCES_TIMEOUT_MS);
+    if (!doc?.ctx || !doc.path) return;
+    if (line === undefined ? !doc.recordsLeaveLines : line >= doc.doc.lineCount || !UNEXPLAINED.has(doc.owner(line).kind)) return;
+    await doc.ctx.gitSources.settled(doc.path, GIT_SOURCES_TIMEOUT_MS);
   }
 
   private async hover({ textDocument, position }: HoverParams) {
-    await this.gitSettled(textDocument);
+    await this.gitSettled(textDocument, position.line);
     return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.client.caps()?.markdownHover ?? true));
   }
 
