@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -155,6 +155,19 @@ describe("an agent's split of a file into modules keeps every moved line's owner
   const endSession = (session: string) =>
     runHookInProcess("claude-code", claudePayload(ws, "SessionEnd", { session_id: session, reason: "clear" }), { cwd: ws.root });
 
+  /** What `fn` returns, and whether a git call it made asked `git log --follow` (git's own trace, GIT_TRACE). */
+  async function gitCalls<T>(fn: () => Promise<T>): Promise<{ value: T; follows: boolean }> {
+    const trace = ws.path(".orchestration/git-trace.log");
+    rmSync(trace, { force: true });
+    process.env["GIT_TRACE"] = trace;
+    try {
+      const value = await fn();
+      return { value, follows: existsSync(trace) && readFileSync(trace, "utf8").includes("--follow") };
+    } finally {
+      delete process.env["GIT_TRACE"];
+    }
+  }
+
   /** The person commits the split as it is on disk. */
   function commitSplit(): void {
     git(ws.root, "add", "-A");
@@ -200,6 +213,13 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     const rows = await blameRows(ws, PARSER);
     expect(rows).toEqual(SPLIT_ROWS);
     commitSplit();
+    // the records explain every line of the committed module: blame asks git nothing of its history
+    expect(await gitCalls(() => blameRows(ws, PARSER))).toEqual({ value: SPLIT_ROWS, follows: false });
+    // a line only git explains (a teammate's, committed): then it does
+    ws.write(PARSER, `${ws.read(PARSER)}${RUN[2]}\n`);
+    git(ws.root, "commit", "-q", "-am", "a teammate's line");
+    expect((await gitCalls(() => blameRows(ws, PARSER))).follows).toBe(true);
+    git(ws.root, "reset", "-q", "--hard", "HEAD~1");
     await expectAfterCommit();
   });
 
