@@ -418,6 +418,15 @@ describe("dating untraced lines by their commit", () => {
     ["a date over the run's end after another date", [U(1, 4)], [at(1, 4, JAN), at(2, 6, OCT)], [[1, 4, "untraced", JAN, undefined]]],
     ["a date after the run's end dates nothing", [U(1, 2)], [at(3, 4, JAN)], [[1, 2, "untraced", undefined, undefined]]],
     [
+      "untraced lines next to lines kept from before adoption, committed at the same time, stay two runs",
+      [U(1, 2), { start: 3, end: 4, author: "beforeAdoption" }],
+      [at(1, 4, JAN)],
+      [
+        [1, 2, "untraced", JAN, undefined],
+        [3, 4, "beforeAdoption", JAN, undefined],
+      ],
+    ],
+    [
       "overlapping dates: a line is dated once, by the first",
       [U(1, 4)],
       [at(1, 3, JAN), at(2, 4, OCT)],
