@@ -91,7 +91,10 @@ class SeedRun {
       const creator = CONTRIBUTORS.find((c) => c.actor.name === name)!;
       await this.execute(this.gen.creation(index++, f.path, f.lines, creator.actor));
     }
+    // a run stopped after a step (its workspace kept with INTENT_ORACLE_KEEP), to look at what that step left
+    const stopAt = Number(process.env["INTENT_ORACLE_STOP_AFTER"] ?? Number.POSITIVE_INFINITY);
     for (let k = 0; k < this.cfg.steps; k++) {
+      if (index > stopAt) break;
       const step =
         this.fileOpDue(k, index) ??
         this.refactorDue(k, index) ??

@@ -3,6 +3,7 @@ import {
   CUT_TTL_MS,
   cutOf,
   cutSources,
+  cutLess,
   keepCuts,
   MAX_CUT_LINES,
   MAX_CUTS,
@@ -57,6 +58,20 @@ describe("pastedFromCuts: a write's lines pasted from a session's cuts", () => {
     const after = text(["// mine", ...BLOCK]);
     const sources = cutSources([cutOfBlock()], "src/urgent.ts", NOW, pinnedAll);
     expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources)).toEqual([
+      { from: "src/alerts.ts", preHash: "sha256:before", runs: [{ oldStart: 1, newStart: 1, length: 3 }] },
+    ]);
+  });
+
+  it("a block the cut file holds again now is not taken from the old cut; one it holds only part of still is", () => {
+    const after = text(["// mine", ...BLOCK]);
+    const sources = cutSources([cutOfBlock()], "src/urgent.ts", NOW, pinnedAll);
+    // the block came back to alerts.ts since the cut (pasted back, reverted): the write copies it from there, or
+    // moves it ahead of that file's own next cut, which gives it back then
+    const back = { path: "src/alerts.ts", hash: "sha256:now", lines: textLinesOf(BEFORE) };
+    expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources, [back])).toEqual([]);
+    // alerts.ts holds the first two lines of the block again, not the whole run: the cut's block is taken
+    const part = { path: "src/alerts.ts", hash: "sha256:now", lines: [...BLOCK.slice(0, 2), "};", ...KEPT] };
+    expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources, [part])).toEqual([
       { from: "src/alerts.ts", preHash: "sha256:before", runs: [{ oldStart: 1, newStart: 1, length: 3 }] },
     ]);
   });
@@ -119,5 +134,34 @@ describe("keepCuts: a session's cuts stay bounded", () => {
     expect(parseCuts(JSON.parse(JSON.stringify([good])))).toEqual([good]);
     expect(parseCuts([{ ...good, blocks: [{ start: -1, lines: ["a", "b"] }] }, { ...good, hash: 3 }, null, "x"])).toEqual([]);
     expect(parseCuts({ not: "a list" })).toEqual([]);
+  });
+});
+
+describe("cutLess: a cut that gave its paste back is matched no more", () => {
+  const claimedFrom = (cut: Cut, oldStart: number, length: number, path = cut.path, preHash = cut.hash) => ({
+    from: path,
+    preHash,
+    runs: [{ oldStart, newStart: 0, length }],
+  });
+
+  it("the claimed lines leave the cut; nothing movable left, no cut", () => {
+    const cut = cutOfBlock();
+    expect(cutLess(cut, [claimedFrom(cut, 1, BLOCK.length)])).toBeUndefined();
+  });
+
+  it("lines of another file or another content claimed leave the cut as it is", () => {
+    const cut = cutOfBlock();
+    expect(cutLess(cut, [claimedFrom(cut, 1, BLOCK.length, "src/other.ts")])).toBe(cut);
+    expect(cutLess(cut, [claimedFrom(cut, 1, BLOCK.length, cut.path, "sha256:other")])).toBe(cut);
+    expect(cutLess(cut, [])).toBe(cut);
+  });
+
+  it("what is left keeps its place, in runs a paste may still take", () => {
+    const long = ["export function first(a: number): number {", "  return a * 2;", "}", "export function second(b: number): number {", "  return b * 3;", "}"];
+    const cut: Cut = { path: "src/a.ts", hash: "sha256:a", blocks: [{ start: 4, lines: long }], at: NOW };
+    // the first function given back: the second stays, at line 7 of the content before the cut
+    expect(cutLess(cut, [claimedFrom(cut, 4, 3)])).toEqual({ ...cut, blocks: [{ start: 7, lines: long.slice(3) }] });
+    // a line in the middle given back: the run above is still a block, the two lines below are too short to be one
+    expect(cutLess(cut, [claimedFrom(cut, 7, 1)])?.blocks).toEqual([{ start: 4, lines: long.slice(0, 3) }]);
   });
 });

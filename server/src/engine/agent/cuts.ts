@@ -60,6 +60,36 @@ export function isMovableRun(run: readonly string[]): boolean {
   );
 }
 
+/**
+ * `cut` without the lines a paste it gave back took (`claimed`: moved lines naming its path and content): a
+ * cut that claimed its paste has found it, and its block is matched no more (a later write that holds the
+ * same text, the file having moved on, is not taken from this old content). What is left is kept in movable
+ * runs; undefined when none is.
+ */
+export function cutLess(cut: Cut, claimed: readonly MovedLines[]): Cut | undefined {
+  const taken = new Set<number>();
+  for (const m of claimed) {
+    if (m.from !== cut.path || m.preHash !== cut.hash) continue;
+    for (const r of m.runs) for (let k = 0; k < r.length; k++) taken.add(r.oldStart + k);
+  }
+  if (!taken.size) return cut;
+  const blocks: Cut["blocks"] = [];
+  for (const b of cut.blocks) {
+    let run: string[] = [];
+    let start = b.start;
+    for (let k = 0; k <= b.lines.length; k++) {
+      if (k < b.lines.length && !taken.has(b.start + k)) {
+        if (!run.length) start = b.start + k;
+        run.push(b.lines[k]!);
+        continue;
+      }
+      if (isMovableRun(run)) blocks.push({ start, lines: run });
+      run = [];
+    }
+  }
+  return blocks.length ? { ...cut, blocks } : undefined;
+}
+
 /** The change that removes every line of `before` (the file was deleted). */
 export function removedAll(before: string): LineChange {
   return { oldCount: before === "" ? 0 : textLines(before).length, newCount: 0, carried: [], reformatted: [] };
@@ -106,15 +136,34 @@ export function cutSources(cuts: readonly Cut[], path: string, now: number, pinn
 /**
  * The lines a write of a file (`after`, its line change from `before`; null: the file is new) took from
  * blocks cut elsewhere (`sources`, from `cutSources`). A block the file itself held before is the writer's
- * own, moved within the file.
+ * own, moved within the file. A block a cut file still holds whole now (`held`: the cut files' current
+ * contents, each pinned by its newest record) is not taken from an older cut of it: the text came back there
+ * since, and the write copies it, or moves it ahead of that file's own cut, which gives it back then
+ * (engine/agent/pastes.ts).
  */
-export function pastedFromCuts(path: string, before: string | null, after: string, change: LineChange, sources: readonly BlockSource[]): MovedLines[] {
+export function pastedFromCuts(
+  path: string,
+  before: string | null,
+  after: string,
+  change: LineChange,
+  sources: readonly BlockSource[],
+  held: readonly BlockSource[] = [],
+): MovedLines[] {
   if (!sources.length) return [];
   const lines = after === "" ? [] : textLines(after);
   const inserted = changedSpans(change);
   if (matchStarts(lines, inserted, sources) > MAX_MATCH_STARTS) return [];
   const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
-  return findMovedBlocks(lines, inserted, sources, own);
+  const taken = findMovedBlocks(lines, inserted, sources, own);
+  if (!taken.length || !held.length || matchStarts(lines, inserted, held) > MAX_MATCH_STARTS) return taken;
+  const stillThere = new Set<number>();
+  for (const m of findMovedBlocks(lines, inserted, held, own)) for (const r of m.runs) for (let k = 0; k < r.length; k++) stillThere.add(r.newStart + k);
+  const out: MovedLines[] = [];
+  for (const m of taken) {
+    const runs = m.runs.filter((r) => !Array.from({ length: r.length }, (_, k) => r.newStart + k).every((n) => stillThere.has(n)));
+    if (runs.length) out.push({ ...m, runs });
+  }
+  return out;
 }
 
 /**

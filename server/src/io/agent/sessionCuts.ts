@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { copiedAlong, joinMoved, type WholeSource } from "../../engine/agent/copies";
-import { CUT_TTL_MS, MAX_CUT_LINES, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
+import { CUT_TTL_MS, MAX_CUT_LINES, cutLess, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
 import { keepPastes, parsePastes, pastedBack, pasteLess, pasteOf, type Paste } from "../../engine/agent/pastes";
 import { fileHash } from "../../engine/hashing";
 import type { Verdict } from "../../engine/gate";
@@ -205,6 +205,20 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
     const hash = fileHash(content);
     return ledger.newest(path) === hash ? wholeSource(path, hash, content) : undefined;
   };
+  // the cut files as they are now, where the newest record pins that content: a block one still holds is
+  // not taken from an older cut of it (pastedFromCuts)
+  const heldNow = (sources: readonly BlockSource[]): BlockSource[] => {
+    const out: BlockSource[] = [];
+    for (const p of new Set(sources.map((s) => s.path))) {
+      const content = readSessionPath(root, p);
+      if (content === undefined) continue;
+      const hash = fileHash(content);
+      if (ledger.newest(p) !== hash) continue;
+      const source = wholeSource(p, hash, content);
+      if (source) out.push(source);
+    }
+    return out;
+  };
   // the blocks these changes removed, from content a record pins (so a reader finds their owners there)
   const cutsOf = (changes: readonly HookChange[]) =>
     callCuts(
@@ -213,7 +227,8 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
     ).filter((cut) => pinned(cut.path, cut.hash));
   return {
     movedInto: (path, before, after, change) => {
-      const taken = pastedFromCuts(path, before, after, change, cutSources([...callBlocks, ...kept.cuts], path, now, pinned));
+      const sources = cutSources([...callBlocks, ...kept.cuts], path, now, pinned);
+      const taken = pastedFromCuts(path, before, after, change, sources, heldNow(sources));
       if (!taken.length) return taken;
       const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
       return joinMoved(taken, copiedAlong(after === "" ? [] : textLines(after), changedSpans(change), taken, wholeNow, own));
@@ -246,7 +261,10 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
       return out;
     },
     keep: (changes, claimed) => {
-      const cuts = cutsOf(changes);
+      // a cut that gave a paste back has found its paste: those lines are offered no more. A cut a paste took
+      // stays offered: the same block pasted again elsewhere is a copy of moved lines, which keep their owners
+      const given = claimed.flatMap((c) => c.movedIn);
+      const cuts = cutsOf(changes).flatMap((c) => cutLess(c, given) ?? []);
       const pastes = changes.flatMap((c) => {
         if (c.after === null || !c.change) return [];
         const earlier = kept.pastes.find((p) => p.path === c.path && c.before !== null && p.hash === fileHash(c.before));
@@ -260,13 +278,11 @@ export function sessionPastes(root: string, sessionId: string, ledger: LedgerVie
         writeBlocksFile(root, cutsFile(sessionId), { cuts: keepCuts(own.cuts, cuts, now), pastes: keepPastes(rest, pastes, now, written) });
       }
       // another session's paste claimed here is given back once: that session's file keeps the rest
-      for (const file of new Set(claimed.flatMap((c) => (c.session ? [c.session] : [])))) {
-        const theirs = readBlocksFile(root, file);
-        const rest = lessClaimed(
-          theirs.pastes,
-          claimed.filter((c) => c.session === file),
-        );
-        writeBlocksFile(root, file, { cuts: theirs.cuts, pastes: rest });
+      for (const o of others) {
+        const theirClaims = claimed.filter((c) => c.session === o.file);
+        if (!theirClaims.length) continue;
+        const theirs = readBlocksFile(root, o.file);
+        writeBlocksFile(root, o.file, { cuts: theirs.cuts, pastes: lessClaimed(theirs.pastes, theirClaims) });
       }
     },
   };
