@@ -244,21 +244,20 @@ export class GitSourcesCache {
 
   /**
    * Settles once git has answered for `path` at the current HEAD (asked now if it is due), or after
-   * `timeoutMs`: a request that shows a line's owner waits for what `intent blame` would read, so that the
+   * `timeoutMs`; undefined when no question is under way (nothing to wait for): a request that shows a line's owner waits for what `intent blame` would read, so that the
    * hover says what blame says right after HEAD moved.
    */
-  async settled(path: string, timeoutMs: number): Promise<void> {
+  settled(path: string, timeoutMs: number): Promise<void> | undefined {
     this.names(path);
     const pending = this.asking.get(path);
-    if (!pending) return;
+    if (!pending) return undefined;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
+    return Promise.race([
       pending,
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, timeoutMs);
       }),
-    ]);
-    clearTimeout(timer);
+    ]).finally(() => clearTimeout(timer));
   }
 
   private ask(path: string, head: string): void {

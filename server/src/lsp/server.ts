@@ -164,28 +164,36 @@ export class IntentServer {
    * Git's answer for the document's path at the current HEAD, when it is being asked (io/gitSources.ts
    * `settled`, bounded by one git call's time): what a line's owner shows waits for what `intent blame`
    * reads. Only where the records leave some line (`line`, or any) unexplained: git adds owners to no other
-   * line (docs/LEDGER.md "What decides a line's owner").
+   * line (docs/LEDGER.md "What decides a line's owner"). Undefined when there is nothing to wait for, so
+   * that the request is answered at once.
    */
-  private async gitSettled(textDocument: TextDocumentIdentifier, line?: number): Promise<void> {
+  private gitSettled(textDocument: TextDocumentIdentifier, line?: number): Promise<void> | undefined {
     const doc = this.parts.documents.get(textDocument.uri);
-    if (!doc?.ctx || !doc.path) return;
-    if (line === undefined ? !doc.recordsLeaveLines : line >= doc.doc.lineCount || !UNEXPLAINED.has(doc.owner(line).kind)) return;
-    await doc.ctx.gitSources.settled(doc.path, GIT_SOURCES_TIMEOUT_MS);
+    if (!doc?.ctx || !doc.path) return undefined;
+    if (line === undefined ? !doc.recordsLeaveLines : line >= doc.doc.lineCount || !UNEXPLAINED.has(doc.owner(line).kind)) return undefined;
+    return doc.ctx.gitSources.settled(doc.path, GIT_SOURCES_TIMEOUT_MS);
   }
 
-  private async hover({ textDocument, position }: HoverParams) {
-    await this.gitSettled(textDocument, position.line);
-    return this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.client.caps()?.markdownHover ?? true));
+  /** `answer()` once git's pending answer for the document is in (`gitSettled`), or at once. */
+  private afterGit<R>(textDocument: TextDocumentIdentifier, line: number | undefined, answer: () => R): R | Promise<R> {
+    const waiting = this.gitSettled(textDocument, line);
+    return waiting ? waiting.then(answer) : answer();
   }
 
-  private async codeLens({ textDocument }: CodeLensParams) {
-    await this.gitSettled(textDocument);
-    return this.withDocument(textDocument, [], (doc) => codeLenses(doc, Date.now(), (ctx, intent) => this.parts.criteria.lens(ctx, intent, Date.now())));
+  private hover({ textDocument, position }: HoverParams) {
+    return this.afterGit(textDocument, position.line, () =>
+      this.withDocument(textDocument, null, (doc) => hover(doc, position, Date.now(), this.client.caps()?.markdownHover ?? true)),
+    );
   }
 
-  private async inlayHint({ textDocument, range }: InlayHintParams) {
-    await this.gitSettled(textDocument);
-    return this.withDocument(textDocument, [], (doc) => inlayHints(doc, range, Date.now()));
+  private codeLens({ textDocument }: CodeLensParams) {
+    return this.afterGit(textDocument, undefined, () =>
+      this.withDocument(textDocument, [], (doc) => codeLenses(doc, Date.now(), (ctx, intent) => this.parts.criteria.lens(ctx, intent, Date.now()))),
+    );
+  }
+
+  private inlayHint({ textDocument, range }: InlayHintParams) {
+    return this.afterGit(textDocument, undefined, () => this.withDocument(textDocument, [], (doc) => inlayHints(doc, range, Date.now())));
   }
 
   private codeActions({ textDocument, range, context }: CodeActionParams): CodeAction[] {
