@@ -237,20 +237,17 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await expectAfterCommit();
   });
 
-  it("the cut in one session, the new module in the next (the first one ended): right before the commit and after it", async () => {
+  it.each([
+    [
+      "the cut in one session, the new module in the next (the first one ended)",
+      () => cutEngine("sonnet-session-1").then(() => endSession("sonnet-session-1")),
+      () => writeModule("sonnet-session-2"),
+    ],
+    ["the new module written in one session, the cut in the next", () => writeModule("sonnet-session-1"), () => cutEngine("sonnet-session-2")],
+  ] as [string, () => Promise<unknown>, () => Promise<unknown>][])("%s: right before the commit and after it", async (_, first, second) => {
     await engineOfTwoOwners();
-    await cutEngine("sonnet-session-1");
-    await endSession("sonnet-session-1");
-    await writeModule("sonnet-session-2");
-    expect(await blameRows(ws, PARSER)).toEqual(SPLIT_ROWS);
-    commitSplit();
-    await expectAfterCommit();
-  });
-
-  it("the new module written in one session, the cut in the next: right before the commit and after it", async () => {
-    await engineOfTwoOwners();
-    await writeModule("sonnet-session-1");
-    await cutEngine("sonnet-session-2");
+    await first();
+    await second();
     expect(await blameRows(ws, PARSER)).toEqual(SPLIT_ROWS);
     commitSplit();
     await expectAfterCommit();

@@ -27,6 +27,15 @@ function splitRepository(): void {
   git(ws.root, "commit", "-q", "-m", "split the parser out");
 }
 
+/** A cache over the split repository with `git` as its runner, and the first path it hears git name. */
+function cacheWith(git: typeof boundedGitAsync): { cache: GitSourcesCache; learnt: Promise<string> } {
+  const cache = new GitSourcesCache(ws.root, { git, retryMs: 20 });
+  const learnt = new Promise<string>((resolve) => {
+    cache.onLearnt = resolve;
+  });
+  return { cache, learnt };
+}
+
 /** A git runner whose first `failures` calls get no answer (as a call stopped at its time bound does). */
 function flakyGit(failures: number): { run: typeof boundedGitAsync; calls: () => number } {
   let calls = 0;
@@ -39,10 +48,7 @@ function flakyGit(failures: number): { run: typeof boundedGitAsync; calls: () =>
 it("a git call that could not answer is asked again, and the path's document hears what git names", async () => {
   splitRepository();
   const flaky = flakyGit(1);
-  const cache = new GitSourcesCache(ws.root, { git: flaky.run, retryMs: 20 });
-  const learnt = new Promise<string>((resolve) => {
-    cache.onLearnt = resolve;
-  });
+  const { cache, learnt } = cacheWith(flaky.run);
   expect(cache.names("src/parser.ts")).toEqual({ renamed: [], split: [] });
   expect(await learnt).toBe("src/parser.ts");
   const named = cache.names("src/parser.ts");
@@ -53,10 +59,7 @@ it("a git call that could not answer is asked again, and the path's document hea
 it("an answer git gave in full is remembered: the path is not asked again while HEAD stays", async () => {
   splitRepository();
   const counted = flakyGit(0);
-  const cache = new GitSourcesCache(ws.root, { git: counted.run, retryMs: 20 });
-  const learnt = new Promise<string>((resolve) => {
-    cache.onLearnt = resolve;
-  });
+  const { cache, learnt } = cacheWith(counted.run);
   cache.names("src/parser.ts");
   await learnt;
   const calls = counted.calls();
