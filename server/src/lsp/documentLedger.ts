@@ -28,6 +28,17 @@ export class DocumentLedger {
     return !!this.ctx && this.path !== undefined && this.ctx.ledger.lastPostHash(this.path) === hash;
   }
 
+  /** The records the ledger holds of this file itself (not of the files its content came from), by id. */
+  recordIds(): ReadonlySet<string> {
+    if (!this.ctx || this.path === undefined) return new Set();
+    return new Set(this.ctx.ledger.entriesFor(this.path).map(entryKey));
+  }
+
+  /** A record of this file itself, not of one of the files its content came from. */
+  isOfThisFile(entry: TraceEntry): boolean {
+    return entry.path === this.path;
+  }
+
   /** Written by this server (its saves are already carried forward). */
   isOurs(entry: TraceEntry): boolean {
     return !!this.ctx && entry.url === SESSION_URN_PREFIX + encodeURIComponent(this.ctx.session.id);
@@ -81,6 +92,11 @@ export class DocumentLedger {
     if (prior?.removed && pinned(prior)) cuts.push(cutOnly(this.path, prior, prior.removed));
     return [...cuts, ...whole];
   }
+}
+
+/** What tells one record from another: its id, or its place for a record that has none. */
+export function entryKey(e: TraceEntry): string {
+  return e.recordId || `line ${e.line}`;
 }
 
 /** A content with only the `removed` lines (the others unknown to the matcher). */

@@ -6,7 +6,8 @@ import type { BufferEdits, SaveSnapshot } from "./bufferEdits";
 import type { BaselineContent, DocumentBaseline } from "./documentBaseline";
 import type { DocumentDisk } from "./documentDisk";
 import type { DocumentFindings } from "./documentFindings";
-import type { DocumentLedger } from "./documentLedger";
+import { entryKey, type DocumentLedger } from "./documentLedger";
+import { TentativeReload } from "./tentativeReload";
 import type { LineOwners } from "./lineOwners";
 import type { TextBuffer } from "./textBuffer";
 
@@ -19,6 +20,14 @@ type Awaiting =
   | { kind: "index"; from: readonly string[]; steps: RecordStep[] }
   /** the editor reloaded content no record pins yet (an agent's hook is about to record it) */
   | { kind: "record"; prior: Attributions | undefined; priorHash: string };
+
+/** An open document's state before a tentative reload, to go back to when it was our own save. */
+interface ReloadState {
+  baseline: BaselineContent;
+  attributions: Attributions | undefined;
+  awaiting: Awaiting | undefined;
+  edits: EditedLinesSnapshot;
+}
 
 /** The parts of an open document its provenance reads and moves. */
 export interface DocumentParts {
@@ -43,14 +52,8 @@ export class Provenance {
   private awaiting: Awaiting | undefined;
   /** Records of this file already accounted for, so that only news from other writers is looked at. */
   private readonly knownRecords = new Set<string>();
-  /**
-   * A reload that may have been this editor's own save: the save wrote the file before we processed the
-   * change that produced it, which looks exactly like a reload. Its didSave, arriving next, tells; until
-   * then the state before it is kept to go back to.
-   */
-  private tentative:
-    | { baseline: BaselineContent; attributions: Attributions | undefined; awaiting: Awaiting | undefined; edits: EditedLinesSnapshot }
-    | undefined;
+  /** A reload that may have been this editor's own save (see `detectReload`), with the state to go back to. */
+  private readonly tentative: TentativeReload<ReloadState>;
   /**
    * The id of the record of our save that made the baseline, until the ledger's index holds it: until then
    * the ledger cannot tell the baseline's owners (the record being in the file is not enough; the index must
@@ -65,11 +68,12 @@ export class Provenance {
     private readonly ledger: DocumentLedger,
   ) {
     this.awaiting = { kind: "index", from: parts.baseline.lines, steps: [] };
+    this.tentative = new TentativeReload(ledger);
   }
 
   /** Typing on: whatever a tentative reload was, the buffer now builds on it. */
   typing(): void {
-    this.tentative = undefined;
+    this.tentative.drop();
   }
 
   /**
@@ -85,13 +89,8 @@ export class Provenance {
     const disk = onDisk.text;
     if (!onDisk.external || disk === undefined) return false;
     if (buffer.length !== disk.length || buffer.getText() !== disk) return false;
-    const before = {
-      baseline: baseline.snapshot(),
-      attributions: owners.known,
-      awaiting: this.awaiting,
-      edits: tracking.edits.snapshot(),
-    };
-    if (!this.reloaded(disk)) this.tentative = before;
+    const before = { baseline: baseline.snapshot(), attributions: owners.known, awaiting: this.awaiting, edits: tracking.edits.snapshot() };
+    if (!this.reloaded(disk)) this.tentative.hold(before);
     return true;
   }
 
@@ -100,8 +99,7 @@ export class Provenance {
    * content, still explained by no record, was this editor's own save. Its edits are edits again.
    */
   beforeSave(): void {
-    const t = this.tentative;
-    this.tentative = undefined;
+    const t = this.tentative.take();
     const { buffer, baseline, owners, tracking } = this.parts;
     if (!t || this.ledger.isNewestRecorded(baseline.hash) || fileHash(buffer.getText()) !== baseline.hash) return;
     baseline.restore(t.baseline);
@@ -150,7 +148,7 @@ export class Provenance {
     let others = false;
     for (const e of entries) {
       if (e.recordId === this.ownRecordDue) this.ownRecordDue = undefined;
-      const key = e.recordId || `line ${e.line}`;
+      const key = entryKey(e);
       if (this.knownRecords.has(key)) continue;
       this.knownRecords.add(key);
       if (this.ledger.isOurs(e)) continue;
@@ -163,7 +161,9 @@ export class Provenance {
       owners.set(attribute(entries, baseline.lines, baseline.hash));
       tracking.edits.reset(baseline.lines);
       const recorded = this.ledger.isNewestRecorded(baseline.hash) || others;
-      if (recorded) this.tentative = undefined; // another writer's record for this file: the content was a reload
+      if (this.ledger.isNewestRecorded(baseline.hash))
+        this.tentative.drop(); // a record pins the content: it was a reload
+      else this.tentative.ledgerBrought(entries);
       if (recorded || this.awaiting?.kind === "index") this.awaiting = undefined;
       return;
     }
@@ -180,7 +180,7 @@ export class Provenance {
     if (!this.ledger.isNewestRecorded(baseline.hash)) return;
     owners.set(carryThroughRecords(entries, w.prior, w.priorHash, baseline.hash) ?? attribute(entries, baseline.lines, baseline.hash));
     this.awaiting = undefined;
-    this.tentative = undefined; // another writer's record for this content: it was a reload
+    this.tentative.drop(); // another writer's record for this content: it was a reload
   }
 
   /**
