@@ -3,6 +3,10 @@
  * its own mistakes. Comparison, the record check, the fairness rule, the edits the editor sends, the Edit
  * payloads and the generator's truth.
  */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { editFor } from "./agentDriver";
@@ -11,6 +15,7 @@ import { checkClaims, compareLines } from "./compare";
 import { joinLines, reloadChanges, spliceBatches, splitRaw } from "./editorDriver";
 import { diffReadsAsTruth } from "./fairness";
 import { FILE_OP_KINDS } from "./fileOps";
+import { BlobOwners, blobId, parseLinePorcelain } from "./gitReading";
 import { EditStreamGenerator, type Actor } from "./generator";
 import { Prng } from "./prng";
 import { applySplices, fileText, sameButWhitespace, sameOwner, type Owner, type TruthLine } from "./truth";
@@ -286,5 +291,53 @@ describe("file-level steps' truth", () => {
       }
     }
     expect([...seen].sort()).toEqual([...FILE_OP_KINDS].sort());
+  });
+});
+
+describe("git's reading of moved lines", () => {
+  it("follows a block git blame -C -C traces to the file it came from, to the owners that content had", () => {
+    const dir = mkdtempSync(join(tmpdir(), "intent-lsp-test-gitreading-"));
+    try {
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: dir, encoding: "utf8" });
+      git("init", "-q");
+      const a = [
+        line("export function parseConfiguration(input: string): Configuration {", SONNET),
+        line("  const entries = input.split(separatorForConfiguration);", SONNET),
+        line("  return entries.map((entry) => normaliseConfigurationEntry(entry));", HUMAN),
+        line("}", HUMAN),
+        line("export const DEFAULT_CONFIGURATION_TIMEOUT_IN_MILLISECONDS = 3000;", OPUS),
+      ];
+      const owners = new BlobOwners();
+      writeFileSync(join(dir, "a.ts"), fileText(a));
+      git("add", "-A");
+      git("commit", "-q", "-m", "a");
+      expect(owners.remember(a)).toBe(git("hash-object", "a.ts").trim());
+      // the function moved to b.ts in one commit: git names a.ts for its lines
+      writeFileSync(join(dir, "a.ts"), fileText(a.slice(4)));
+      writeFileSync(join(dir, "b.ts"), fileText(a.slice(0, 4)));
+      git("add", "-A");
+      git("commit", "-q", "-m", "split");
+      const origins = parseLinePorcelain(git("blame", "-w", "-C", "-C", "--line-porcelain", "HEAD", "--", "b.ts"));
+      expect(origins.map((o) => [o.line, o.path, o.origLine])).toEqual([
+        [1, "a.ts", 1],
+        [2, "a.ts", 2],
+        [3, "a.ts", 3],
+        [4, "a.ts", 4],
+      ]);
+      const blob = git("rev-parse", `${origins[0]!.commit}:a.ts`).trim();
+      expect(origins.map((o) => owners.ownerAt(blob, o.origLine))).toEqual([SONNET, SONNET, HUMAN, HUMAN]);
+      expect(owners.ownerAt(blobId("never held\n"), 1)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("does not take an owner from content the workspace held twice with different owners at that line", () => {
+    const owners = new BlobOwners();
+    const blob = owners.remember([line("const a = 1;", HUMAN), line("const b = 2;", HUMAN)]);
+    // the same text later, its second line reverted by an agent: which moment git's commit is of is unknown
+    expect(owners.remember([line("const a = 1;", HUMAN), line("const b = 2;", SONNET)])).toBe(blob);
+    expect([owners.ownerAt(blob, 1), owners.ownerAt(blob, 2)]).toEqual([HUMAN, null]);
   });
 });

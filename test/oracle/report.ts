@@ -1,4 +1,5 @@
 import type { ClaimCheck, Outcome } from "./compare";
+import { emptyGitTally, type GitTally } from "./gitReading";
 
 /**
  * Counting and printing: outcomes per surface (hover, blame) and per row (kind of change, path it came by),
@@ -32,7 +33,7 @@ export interface Example {
   path: string;
   /** 1-based. */
   line: number;
-  surface: Surface | "record";
+  surface: Surface | "record" | "git";
   outcome: string;
   truth: string;
   seen: string;
@@ -60,6 +61,16 @@ export class Report {
    * `${surface}|unique` or `${surface}|repeated`: whether the line's text occurs once in the file or more.
    */
   readonly readings = new Map<string, Tally>();
+  /** Moved lines judged against git's reading after each commit (gitReading.ts), by row (what moved them). */
+  readonly gitReading = new Map<string, GitTally>();
+
+  countGitReading(row: string, add: (t: GitTally) => void): void {
+    for (const r of [row, "all"]) {
+      const t = this.gitReading.get(r) ?? emptyGitTally();
+      add(t);
+      this.gitReading.set(r, t);
+    }
+  }
 
   countLine(surface: Surface, outcome: Outcome, rows: Record<string, string>): void {
     for (const [dimension, row] of [["all", "all"], ...Object.entries(rows)] as [string, string][]) {
@@ -141,6 +152,17 @@ export class Report {
       for (const f of Object.keys(t) as (keyof RecordTally)[]) mine[f] += t[f];
       this.records.set(k, mine);
     }
+    for (const [k, t] of other.gitReading) {
+      const mine = this.gitReading.get(k) ?? emptyGitTally();
+      mine.detected += t.detected;
+      mine.truthAgrees += t.truthAgrees;
+      mine.hoverAsked += t.hoverAsked;
+      mine.hoverAgrees += t.hoverAgrees;
+      mine.notDetected += t.notDetected;
+      mine.skipped += t.skipped;
+      for (const o of OUTCOMES) mine.outcomes[o] += t.outcomes[o];
+      this.gitReading.set(k, mine);
+    }
     this.disagreements += other.disagreements;
     this.bothAsked += other.bothAsked;
     for (const e of other.examples) this.example(e);
@@ -203,6 +225,25 @@ export class Report {
     return out.join("\n");
   }
 
+  /** Moved lines against git's reading (`git blame -w -C -C` after each commit), per row. */
+  gitReadingTable(): string {
+    const out = [
+      "| moved lines against git's reading (`git blame -w -C -C` after each commit) | blamed by git to another file | intent blame = git | wrong | human↔AI swaps | untraced | other | hover = git | truth = git | not detected by git | origin not held |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ];
+    const rows = [...this.gitReading.keys()].filter((k) => k !== "all").sort();
+    for (const r of [...rows, "all"]) {
+      const t = this.gitReading.get(r)!;
+      const o = t.outcomes;
+      const judged = OUTCOMES.reduce((s, x) => s + o[x], 0);
+      const pct = (x: number) => (judged ? `${((100 * x) / judged).toFixed(2)}%` : "–");
+      out.push(
+        `| ${r === "all" ? "**all**" : r} | ${t.detected} | ${pct(o.correct)} | ${o.wrong} | ${o.swap} | ${o.untraced} | ${o.edited + o.other} | ${t.hoverAgrees} of ${t.hoverAsked} | ${pct(t.truthAgrees)} | ${t.notDetected} | ${t.skipped} |`,
+      );
+    }
+    return out.join("\n");
+  }
+
   recordTable(dimension: string): string {
     const out = [
       `| ${dimension} | records | over-claiming records | over-claimed lines | wrong contributor | changes with no record |`,
@@ -227,6 +268,7 @@ export class Report {
       for (const d of dimensions) parts.push("", this.table(surface, d));
     }
     for (const surface of ["hover", "blame"] as const) if (this.readings.size) parts.push("", this.readingsTable(surface));
+    if (this.gitReading.size) parts.push("", this.gitReadingTable());
     for (const d of recordDimensions) parts.push("", this.recordTable(d));
     parts.push("", `hover and \`intent blame\` disagreed on ${this.disagreements} of ${this.bothAsked} lines asked of both at the same moment.`);
     if (this.notes.length) parts.push("", ...this.notes.map((n) => `- ${n}`));
@@ -256,6 +298,7 @@ export class Report {
       examples: this.examples,
       notes: this.notes,
       readings: Object.fromEntries(this.readings),
+      gitReading: Object.fromEntries(this.gitReading),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { seenLabel, type Seen } from "./answers";
 import { drawArrival, drawFileOpArrival, type ArrivalOrder } from "./arrivalOrders";
-import { checkClaims, compareLines } from "./compare";
+import { checkClaims, classify, compareLines } from "./compare";
+import { BlobOwners, parseLinePorcelain } from "./gitReading";
 import { EditStreamGenerator, type Step } from "./generator";
 import { FILE_OP_KINDS, REFACTOR_KINDS, type FileOp, type FileOpKind } from "./fileOps";
 import { carryOutFileOp } from "./fileOpSteps";
@@ -63,6 +64,10 @@ class SeedRun {
   private refactorsDone = 0;
   /** Each refactor step's row (by index): what it did, in which order, and how it was committed. */
   private readonly refactors = new Map<number, { refactor: string; "refactor-tool": string }>();
+  /** Every content the files had at a step's end, with its owners: what git's reading of a moved line is looked up in. */
+  private readonly blobs = new BlobOwners();
+  /** HEAD after the last step: a step that moved it made a commit, after which moved lines are checked against git. */
+  private head = "";
 
   constructor(
     private readonly cfg: SeedConfig,
@@ -161,12 +166,99 @@ class SeedRun {
       `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}${step.op?.kind === "refactor" ? ` from ${step.op.from} [${this.refactors.get(step.index)?.refactor}, ${step.op.tool}]` : ""}`,
     );
     this.gen.commit(step, this.paths);
+    for (const p of this.paths) {
+      const lines = this.gen.files.get(p);
+      if (lines) this.blobs.remember(lines);
+    }
     this.checkRecords(step, before ?? []);
     const blameDue = step.index % this.cfg.blameEvery === 0;
     // a cut, a paste and git changed more than the step's own file
     const touched =
       step.op?.kind === "block" || step.op?.kind === "refactor" ? [step.path, step.op.from] : step.op?.kind === "history" ? this.paths : [step.path];
-    await this.checkpoint(step.index, blameDue ? this.paths : touched, blameDue);
+    const answers = await this.checkpoint(step.index, blameDue ? this.paths : touched, blameDue);
+    const head = (await this.world.git("rev-parse", "HEAD")).trim();
+    if (head !== this.head) await this.checkGitReading(step.index, head, answers);
+    this.head = head;
+  }
+
+  /**
+   * After a commit: every moved line (its row a move across files) whose text is unique in its file, and which
+   * `git blame -w -C -C` traces to another file, judged against the owner that origin line had (gitReading.ts).
+   * Only files whose content is HEAD's, so that git's lines are the workspace's.
+   */
+  private async checkGitReading(step: number, head: string, answers: ReadonlyMap<string, { blamed?: Seen[]; hover?: Seen[] }>): Promise<void> {
+    for (const path of this.paths) {
+      const lines = this.gen.files.get(path);
+      if (!lines?.length) continue;
+      const moved = lines.flatMap((l, i) => (MOVED_KINDS.has(l.kind) ? [i] : []));
+      if (!moved.length) continue;
+      const atHead = (await this.world.git("rev-parse", "--verify", "--quiet", `${head}:${path}`).catch(() => "")).trim();
+      if (atHead !== this.blobs.remember(lines)) continue;
+      const origins = parseLinePorcelain(await this.world.git("blame", "-w", "-C", "-C", "--line-porcelain", head, "--", path));
+      const blobOf = await this.blobsOf(origins.filter((o) => o.path !== path).map((o) => `${o.commit}:${o.path}`));
+      const seen = answers.get(path)?.blamed ?? (await this.world.blame(path));
+      const hover = answers.get(path)?.hover;
+      const counts = new Map<string, number>();
+      for (const l of lines) counts.set(normalizedText(l.text), (counts.get(normalizedText(l.text)) ?? 0) + 1);
+      for (const i of moved) {
+        const l = lines[i]!;
+        const at = l.rowStep ?? l.touch;
+        const row = this.refactors.get(at)?.refactor ?? l.kind;
+        const origin = origins[i];
+        if (!origin || origin.path === path || counts.get(normalizedText(l.text))! > 1) {
+          this.report.countGitReading(row, (t) => t.notDetected++);
+          continue;
+        }
+        const owner = this.blobs.ownerAt(blobOf.get(`${origin.commit}:${origin.path}`) ?? "", origin.origLine);
+        if (!owner) {
+          this.report.countGitReading(row, (t) => {
+            t.detected++;
+            t.skipped++;
+          });
+          continue;
+        }
+        const outcome = classify(owner, seen[i]!);
+        const hoverOutcome = hover && classify(owner, hover[i]!);
+        this.report.countGitReading(row, (t) => {
+          t.detected++;
+          t.outcomes[outcome]++;
+          if (hoverOutcome) t.hoverAsked++;
+          if (hoverOutcome === "correct") t.hoverAgrees++;
+          if (ownerLabel(owner) === ownerLabel(l.owner)) t.truthAgrees++;
+        });
+        if (outcome !== "correct" || ownerLabel(owner) !== ownerLabel(l.owner)) {
+          this.report.example({
+            run: this.name,
+            step,
+            path,
+            line: i + 1,
+            surface: "git",
+            outcome: outcome === "correct" ? "truth ≠ git" : outcome,
+            truth: `git ${origin.path}:${origin.origLine}@${origin.commit.slice(0, 7)}: ${ownerLabel(owner)}; truth ${ownerLabel(l.owner)}`,
+            seen: seenLabel(seen[i]!),
+            kind: l.kind,
+            via: l.via,
+            text: l.text,
+          });
+        }
+      }
+    }
+  }
+
+  /** The blob each `commit:path` names, asked of git in one call. */
+  private async blobsOf(specs: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(specs)];
+    const out = new Map<string, string>();
+    if (!unique.length) return out;
+    const answer = await this.world.gitWithInput(`${unique.join("\n")}\n`, "cat-file", "--batch-check=%(objectname) %(objecttype)");
+    answer
+      .trim()
+      .split("\n")
+      .forEach((line, k) => {
+        const [id, type] = line.split(" ");
+        if (type === "blob") out.set(unique[k]!, id!);
+      });
+    return out;
   }
 
   private async carryOut(step: Step): Promise<void> {
@@ -261,12 +353,18 @@ class SeedRun {
         });
       }
     }
+    // a change of the step's file with no record of that file (another file's record of the same step does not count)
     const visible = (ls: readonly TruthLine[]) => ls.map((l) => normalizedText(l.text)).join("\n");
-    if (!records.length && visible(before) !== visible(lines)) this.report.countRecord(rows, { missing: 1 });
+    const ofPath = records.some((r) => r.claims.some((c) => c.path === step.path) || r.movedIn.some((m) => m.path === step.path));
+    if (!ofPath && visible(before) !== visible(lines)) this.report.countRecord(rows, { missing: 1 });
   }
 
-  /** Hover on each of `paths` open in the editor; with `blame`, `intent blame --json` on each as well. */
-  private async checkpoint(step: number, paths: readonly string[], blame: boolean): Promise<void> {
+  /**
+   * Hover on each of `paths` open in the editor; with `blame`, `intent blame --json` on each as well. Returns
+   * the blame answers it asked for.
+   */
+  private async checkpoint(step: number, paths: readonly string[], blame: boolean): Promise<Map<string, { blamed?: Seen[]; hover?: Seen[] }>> {
+    const answers = new Map<string, { blamed?: Seen[]; hover?: Seen[] }>();
     for (const path of paths) {
       const lines = this.gen.files.get(path);
       // an emptied file (its creation reverted) has no line to compare; an editor shows it as one empty line
@@ -276,6 +374,7 @@ class SeedRun {
       const blamed = blame || hover ? await this.world.blame(path) : undefined;
       if (hover) this.count("hover", step, path, lines, hover);
       if (blamed) this.count("blame", step, path, lines, blamed);
+      answers.set(path, { ...(blamed ? { blamed } : {}), ...(hover ? { hover } : {}) });
       if (hover && blamed) {
         this.report.bothAsked += lines.length;
         hover.forEach((h, i) => {
@@ -298,6 +397,7 @@ class SeedRun {
         });
       }
     }
+    return answers;
   }
 
   private count(surface: Surface, step: number, path: string, lines: readonly TruthLine[], seen: readonly Seen[]): void {
@@ -327,6 +427,9 @@ class SeedRun {
     });
   }
 }
+
+/** Rows of lines moved across files: what git's copy detection can trace to the file they came from. */
+const MOVED_KINDS: ReadonlySet<EditKind> = new Set(["cross-file-move", "agent-cross-file-move", "agent-split", "agent-extract", "agent-merge"]);
 
 /** A refactor's rows: what and in which order, committed how; and what and with which tool. */
 function refactorRows(kind: string, op: Extract<FileOp, { kind: "refactor" }>): { refactor: string; "refactor-tool": string } {

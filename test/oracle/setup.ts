@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCliInProcess } from "../support/cliRunner";
@@ -107,6 +107,11 @@ export class World {
     return git(this.ws.root, ...args);
   }
 
+  /** git with `input` on its standard input (`cat-file --batch-check`). */
+  async gitWithInput(input: string, ...args: string[]): Promise<string> {
+    return gitIn(this.ws.root, input, args);
+  }
+
   /** Commits everything on the world's branch (a person's "commit all"), if anything changed. */
   async commitAll(message: string): Promise<void> {
     await this.git("add", "-A");
@@ -161,6 +166,8 @@ export class World {
     await this.editor.stop().catch(() => undefined);
     // a workspace to look into after a run (its path printed): INTENT_ORACLE_KEEP=1
     if (process.env["INTENT_ORACLE_KEEP"]) {
+      // what the server logged, to read beside the workspace
+      writeFileSync(join(this.ws.root, "server.log"), this.editor.client.logs.join("\n"));
       console.error(`oracle: workspace kept at ${this.ws.root}`);
       return;
     }
@@ -181,7 +188,11 @@ const GIT_ENV = {
 };
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  const r = await run("git", ["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", ...args], { cwd, env: GIT_ENV });
+  return gitIn(cwd, "", args);
+}
+
+async function gitIn(cwd: string, input: string, args: readonly string[]): Promise<string> {
+  const r = await run("git", ["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", ...args], { cwd, env: GIT_ENV, input });
   if (r.status !== 0) throw new Error(`oracle: git ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
