@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runHook } from "../support/cliRunner";
 import { claudePayload } from "../support/hookPayloads";
@@ -120,6 +120,47 @@ describe("hover = blame on open documents, whatever order the events arrive in",
     expect(blameOwners(ws.root, PATH)).toEqual(owners);
     expect(await editor.hoverOwners(PATH)).toEqual(owners);
   });
+
+  // `git rebase main` writes the ledger anew for each commit it replays (main's records, then the branch's up to
+  // that commit), before the source files: a file may take the inode of the one before, so the server reads the
+  // branch's records as appended to main's while the open file still holds main's content. They are records the
+  // document knew before the rewrite.
+  it.each(["the file first", "the ledger first"])(
+    "a rebase read mid-rewrite (main's ledger, %s, then the branch's records appended while the file is main's) leaves every owner as it was",
+    async (first) => {
+      await setUp(["e1", "e2", "e3", "e4"]);
+      const mainLedger = ws.read(LEDGER);
+      const mainText = ws.read(PATH);
+      const write = agentWrites(text(["e1", "E2", "e3", "e4"]));
+      await editor.change(PATH, [{ range: lineRange(1, 2), text: "E2" }]);
+      write.record();
+      await editor.setLine(PATH, 3, "e4 edited");
+      expect(await editor.save(PATH)).not.toBeNull();
+      await editor.ledgerRead(OTHER);
+      const owners = ["human", SONNET, "human", "human"];
+      expect(await editor.hoverOwners(PATH)).toEqual(owners);
+      const branchLedger = ws.read(LEDGER);
+      const branchText = ws.read(PATH);
+
+      // the checkout of main: a new ledger file, and the file as main has it, in either order
+      const mainFile = () => ws.write(PATH, mainText);
+      if (first === "the file first") mainFile();
+      writeFileSync(ws.path(`${LEDGER}.new`), mainLedger);
+      renameSync(ws.path(`${LEDGER}.new`), ws.path(LEDGER));
+      await editor.ledgerRead(OTHER);
+      if (first === "the ledger first") mainFile();
+      // the cherry-pick: the branch's records after main's, read as an append, the file still main's
+      appendFileSync(ws.path(LEDGER), branchLedger.slice(mainLedger.length));
+      await editor.ledgerRead(OTHER);
+      // then the file as the branch has it: the buffer's content again
+      ws.write(PATH, branchText);
+      await editor.watched(PATH);
+      await editor.ledgerRead(OTHER);
+
+      expect(blameOwners(ws.root, PATH)).toEqual(owners);
+      expect(await editor.hoverOwners(PATH)).toEqual(owners);
+    },
+  );
 });
 
 describe("a save handled while the server's first read of the ledger is under way", () => {

@@ -208,6 +208,31 @@ describe("LedgerFollower", () => {
     expect(index.recordCount).toBe(0);
   });
 
+  it("starts over after a record could not be read back, though the file then reads as appended (git writing it anew)", async () => {
+    const file = join(dir, "rebase.jsonl");
+    let follower: LedgerFollower | undefined;
+    const index = new LedgerIndex(
+      new FileRecordLines(
+        file,
+        () => follower?.fileIdentity,
+        () => follower?.notAsIndexed(),
+      ),
+    );
+    follower = new LedgerFollower(file, index);
+    const main = `${[1, 2].map(line).join("\n")}\n`;
+    writeFileSync(file, main);
+    expect(await follower.poll()).toMatchObject({ reset: false, lines: 2 });
+
+    // git rebase writes the ledger anew for the next commit: a new file that took the old one's inode, not yet
+    // written, when a query reads a record back
+    truncateSync(file, 0);
+    expect(index.entriesFor("f1.ts")).toEqual([]);
+    // then written: the same records first, one more after them
+    writeFileSync(file, `${main}${line(4)}\n`);
+    expect(await follower.poll()).toMatchObject({ reset: true, lines: 3 });
+    expect(index.entriesFor("f1.ts").map((e) => e.line)).toEqual([1, 3]);
+  });
+
   it("reads a large file in chunks, reporting progress and yielding to the event loop", async () => {
     const file = join(dir, "big.jsonl");
     const text = `${Array.from({ length: 3000 }, (_, i) => line(i)).join("\n")}\n`;

@@ -50,8 +50,8 @@ export interface DocumentParts {
  */
 export class Provenance {
   private awaiting: Awaiting | undefined;
-  /** Records of this file already accounted for, so that only news from other writers is looked at. */
-  private readonly knownRecords = new Set<string>();
+  /** Records of this file already accounted for, so that only news is looked at. */
+  private readonly knownRecords = new KnownRecords();
   /** A reload that may have been this editor's own save (see `detectReload`), with the state to go back to. */
   private readonly tentative: TentativeReload<ReloadState>;
   /**
@@ -139,19 +139,19 @@ export class Provenance {
    * The ledger has more to say (read for the first time, or new records for this file): owners not known
    * yet are taken from it. Owners already carried forward are kept, since the ledger says the same about
    * them, unless `rederive` (the ledger was replaced underneath us, or another writer's record now explains
-   * the content we just saved).
+   * the content we just saved), or a record it held before it was replaced comes back (`KnownRecords`).
    */
   ledgerChanged(entries: readonly TraceEntry[], rederive = false): void {
     const { baseline, owners, tracking } = this.parts;
     // another writer's new record for exactly our baseline content: the ledger knows more than we carried
     let news = false;
     let others = false;
+    if (rederive) this.knownRecords.readAnew(entries);
     for (const e of entries) {
       if (e.recordId === this.ownRecordDue) this.ownRecordDue = undefined;
-      const key = entryKey(e);
-      if (this.knownRecords.has(key)) continue;
-      this.knownRecords.add(key);
-      if (this.ledger.isOurs(e)) continue;
+      const seen = this.knownRecords.take(e);
+      if (seen === "back") news = true;
+      if (seen !== "new" || this.ledger.isOurs(e)) continue;
       others = true;
       if (e.postHash === baseline.hash) news = true;
     }
@@ -257,6 +257,37 @@ export class Provenance {
     this.parts.baseline.replace(text, lines, hash);
     this.parts.owners.set(attributions);
     this.parts.tracking.rebase(lines, since);
+  }
+}
+
+/**
+ * The records of a file a document has accounted for, each by its id (a record without one, by its ledger
+ * line). A ledger rewritten underneath us is read mid-rewrite: `git rebase` writes it anew for each commit it
+ * replays (main's records, then the branch's up to that commit), each file may take the inode of the one
+ * before, so the next one reads as appended, and the open file on disk may hold an older commit's content
+ * then. A record the ledger held before it was read anew, and that the new read did not hold, is news when
+ * it comes back, whoever wrote it: the owners were taken without it.
+ */
+class KnownRecords {
+  private readonly known = new Set<string>();
+  private readonly beforeReread = new Set<string>();
+
+  /** The ledger was read anew and holds `entries`: the known records it left out wait to come back. */
+  readAnew(entries: readonly TraceEntry[]): void {
+    const read = new Set(entries.map(entryKey));
+    for (const key of this.known) {
+      if (read.has(key)) continue;
+      this.known.delete(key);
+      this.beforeReread.add(key);
+    }
+  }
+
+  /** Accounts for `e`: known already, new, or back after the ledger was read anew without it. */
+  take(e: TraceEntry): "known" | "new" | "back" {
+    const key = entryKey(e);
+    if (this.known.has(key)) return "known";
+    this.known.add(key);
+    return this.beforeReread.delete(key) ? "back" : "new";
   }
 }
 

@@ -15,6 +15,8 @@ export class FileRecordLines implements RecordLines {
     readonly file: string,
     /** The identity of the file the index describes; lines are read only from that file. */
     private readonly identity: () => FileIdentity | undefined,
+    /** Some line could not be read as it was indexed: the file is no longer the one the index describes. */
+    private readonly notAsIndexed: () => void = () => undefined,
   ) {}
 
   read(refs: readonly LineRef[]): (Buffer | undefined)[] {
@@ -55,6 +57,8 @@ export class FileRecordLines implements RecordLines {
         }
         k = last + 1;
       }
+      // the same file (identity) holds other bytes where the index points: it was written anew underneath
+      if (out.includes(undefined)) this.notAsIndexed();
     } finally {
       closeSync(fd);
     }

@@ -6,7 +6,8 @@
  * - remembers the byte offset read to; `poll()` reads only what lies beyond it;
  * - a partial last line (a writer mid-append, or a torn line) is not consumed until its newline arrives;
  * - a file that shrank, was replaced (other inode), or whose bytes before the offset changed (git checkout,
- *   a union merge that inserted lines) is read again from the start after `sink.reset()`;
+ *   a union merge that inserted lines) is read again from the start after `sink.reset()`; so is one where a
+ *   line the sink was fed no longer reads back as it was (`notAsIndexed`);
  * - large reads go in chunks with a yield between them, so the server keeps answering while a big ledger
  *   loads, and progress can be reported.
  */
@@ -62,6 +63,8 @@ export class LedgerFollower {
   private fingerprint: Buffer = Buffer.alloc(0);
   private running: Promise<PollResult> | undefined;
   private readonly chunkBytes: number;
+  /** A line the index points at could not be read back as it was indexed (`notAsIndexed`). */
+  private notAsIndexedSeen = false;
 
   constructor(
     readonly file: string,
@@ -99,6 +102,15 @@ export class LedgerFollower {
   }
 
   /**
+   * A line fed to the sink could not be read back as it was fed: the file is no longer what was indexed, even
+   * if it has the same identity and the same bytes before the offset (git writes a new file, which may take the
+   * old one's inode, and writes it again for each commit a rebase replays). The next poll starts from the top.
+   */
+  notAsIndexed(): void {
+    this.notAsIndexedSeen = true;
+  }
+
+  /**
    * Reads whatever was appended since the last poll. Concurrent calls (file-watcher bursts) are serialized;
    * each one still sees the bytes present when it starts.
    */
@@ -128,8 +140,9 @@ export class LedgerFollower {
     if (!st.isFile()) throw new NotRegularFileError(this.file, fileKind(st)); // a FIFO would block the read forever
     const identity = { dev: st.dev, ino: st.ino };
     const replaced = this.identity !== undefined && (this.identity.dev !== identity.dev || this.identity.ino !== identity.ino);
-    const reset = replaced || this.vanished || st.size < this.consumed || !(await this.fingerprintStillMatches());
+    const reset = replaced || this.vanished || st.size < this.consumed || !(await this.fingerprintStillMatches()) || this.notAsIndexedSeen;
     this.vanished = false;
+    this.notAsIndexedSeen = false;
     if (reset) this.restart(identity);
     this.identity = identity;
     if (st.size === this.consumed) return { reset, missing: false, bytesRead: 0, lines: 0 };

@@ -37,7 +37,13 @@ export class LedgerSource {
     private readonly opts: LedgerSourceOptions,
   ) {
     const file = join(root, path);
-    this.index = new LedgerIndex(new FileRecordLines(file, () => this.follower?.fileIdentity));
+    this.index = new LedgerIndex(
+      new FileRecordLines(
+        file,
+        () => this.follower?.fileIdentity,
+        () => this.follower?.notAsIndexed(),
+      ),
+    );
     this.follower = new LedgerFollower(file, {
       ingestBytes: (chunk: Buffer, offset: number, first: number) => {
         if (offset < CHECK_BYTES) this.head = Buffer.concat([this.head, chunk.subarray(0, CHECK_BYTES - offset)]);
