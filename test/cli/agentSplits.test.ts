@@ -168,6 +168,14 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     }
   }
 
+  /** `intent check` on the branch (against its merge base with main), as CI runs it. */
+  async function check(): Promise<{ status: number; checkedFiles: number; checkedLines: number; findings: string[] }> {
+    const r = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
+    const report = JSON.parse(r.stdout) as { checkedFiles: number; checkedLines: number; findings: { path: string; startLine: number; code: string }[] };
+    const findings = report.findings.map((f) => `${f.path}:${f.startLine} ${f.code}`);
+    return { status: r.status, checkedFiles: report.checkedFiles, checkedLines: report.checkedLines, findings };
+  }
+
   /** The person commits the split as it is on disk. */
   function commitSplit(): void {
     git(ws.root, "add", "-A");
@@ -215,10 +223,14 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     commitSplit();
     // the records explain every line of the committed module: blame asks git nothing of its history
     expect(await gitCalls(() => blameRows(ws, PARSER))).toEqual({ value: SPLIT_ROWS, follows: false });
+    // CI on the branch: every moved line is explained by the session's records, none is an unowned change
+    expect(await check()).toEqual({ status: 0, checkedFiles: 2, checkedLines: 28, findings: [] });
     // a line only git explains (a teammate's, committed): then it does
     ws.write(PARSER, `${ws.read(PARSER)}${RUN[2]}\n`);
     git(ws.root, "commit", "-q", "-am", "a teammate's line");
     expect((await gitCalls(() => blameRows(ws, PARSER))).follows).toBe(true);
+    // the check is not blind: a line committed with no record is told, the moved ones still are not
+    expect(await check()).toEqual({ status: 0, checkedFiles: 2, checkedLines: 29, findings: [`${PARSER}:28 untraced-change`] });
     git(ws.root, "reset", "-q", "--hard", "HEAD~1");
     await expectAfterCommit();
   });
@@ -234,6 +246,7 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await expectHoverAsBlame(PARSER, SPLIT_ROWS);
     await client!.close(PARSER);
     commitSplit();
+    expect(await check()).toEqual({ status: 0, checkedFiles: 2, checkedLines: 28, findings: [] });
     await expectAfterCommit();
   });
 
@@ -250,6 +263,7 @@ describe("an agent's split of a file into modules keeps every moved line's owner
     await second();
     expect(await blameRows(ws, PARSER)).toEqual(SPLIT_ROWS);
     commitSplit();
+    expect(await check()).toEqual({ status: 0, checkedFiles: 2, checkedLines: 28, findings: [] });
     await expectAfterCommit();
   });
 
