@@ -21,17 +21,26 @@ export function blobId(text: string): string {
 export class BlobOwners {
   /** blob → owner per line; null where two moments held the same content with different owners at that line. */
   private readonly owners = new Map<string, (Owner | null)[]>();
+  /** blob → the lines (0-based) whose text, spaces aside (git blame -w), occurs more than once in it. */
+  private readonly repeated = new Map<string, ReadonlySet<number>>();
 
   remember(lines: readonly TruthLine[]): string {
     const blob = blobId(fileText(lines));
     const now = lines.map((l) => l.owner);
     const seen = this.owners.get(blob);
-    if (!seen) this.owners.set(blob, now);
-    else
+    if (!seen) {
+      this.owners.set(blob, now);
+      this.repeated.set(blob, repeatedLines(lines.map((l) => l.text)));
+    } else
       seen.forEach((o, i) => {
         if (o && !sameOwnerExactly(o, now[i]!)) seen[i] = null;
       });
     return blob;
+  }
+
+  /** Whether line `line` (1-based) of that content has a twin in it, spaces aside: git may have taken either. */
+  repeatedAt(blob: string, line: number): boolean {
+    return this.repeated.get(blob)?.has(line - 1) ?? false;
   }
 
   /** The owner of line `line` (1-based) of that content; null when two moments disagree, undefined when never held. */
@@ -39,6 +48,14 @@ export class BlobOwners {
     const owners = this.owners.get(blob);
     return owners ? owners[line - 1] : undefined;
   }
+}
+
+/** The lines (0-based) whose text, every space removed, occurs more than once among `texts`. */
+export function repeatedLines(texts: readonly string[]): ReadonlySet<number> {
+  const count = new Map<string, number>();
+  const keys = texts.map((t) => t.replace(/\s+/g, ""));
+  for (const k of keys) count.set(k, (count.get(k) ?? 0) + 1);
+  return new Set(keys.flatMap((k, i) => (count.get(k)! > 1 ? [i] : [])));
 }
 
 function sameOwnerExactly(a: Owner, b: Owner): boolean {
@@ -79,7 +96,7 @@ export type GitJudgement = { outcome: Outcome } | { skipped: "never-held" | "two
 
 /** The tally of one row of the git-reading table. */
 export interface GitTally {
-  /** Moved lines whose text is unique in their file, blamed by git to another path. */
+  /** Moved lines whose text (spaces aside) is unique in their file and in the one git names, blamed by git to another path. */
   detected: number;
   /** Of those, judged against git's reading by outcome (intent blame). */
   outcomes: Record<Outcome, number>;
@@ -88,7 +105,7 @@ export interface GitTally {
   hoverAgrees: number;
   /** Of those, where the generator's truth equals git's reading. */
   truthAgrees: number;
-  /** Moved lines git blames to their own path (its copy detection did not fire), or whose text repeats in the file. */
+  /** Moved lines git blames to their own path (its copy detection did not fire), or whose text repeats in either file. */
   notDetected: number;
   /** Detected lines whose origin content the workspace never held at a step's end, or held with two owners. */
   skipped: number;

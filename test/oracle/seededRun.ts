@@ -1,7 +1,7 @@
 import { seenLabel, type Seen } from "./answers";
 import { drawArrival, drawFileOpArrival, type ArrivalOrder } from "./arrivalOrders";
 import { checkClaims, classify, compareLines } from "./compare";
-import { BlobOwners, parseLinePorcelain } from "./gitReading";
+import { BlobOwners, parseLinePorcelain, repeatedLines } from "./gitReading";
 import { EditStreamGenerator, type Step } from "./generator";
 import { FILE_OP_KINDS, REFACTOR_KINDS, type FileOp, type FileOpKind } from "./fileOps";
 import { carryOutFileOp } from "./fileOpSteps";
@@ -198,18 +198,18 @@ class SeedRun {
       const blobOf = await this.blobsOf(origins.filter((o) => o.path !== path).map((o) => `${o.commit}:${o.path}`));
       const seen = answers.get(path)?.blamed ?? (await this.world.blame(path));
       const hover = answers.get(path)?.hover;
-      const counts = new Map<string, number>();
-      for (const l of lines) counts.set(normalizedText(l.text), (counts.get(normalizedText(l.text)) ?? 0) + 1);
+      const twins = repeatedLines(lines.map((l) => l.text));
       for (const i of moved) {
         const l = lines[i]!;
         const at = l.rowStep ?? l.touch;
         const row = this.refactors.get(at)?.refactor ?? l.kind;
         const origin = origins[i];
-        if (!origin || origin.path === path || counts.get(normalizedText(l.text))! > 1) {
+        const blob = origin ? (blobOf.get(`${origin.commit}:${origin.path}`) ?? "") : "";
+        if (!origin || origin.path === path || twins.has(i) || this.blobs.repeatedAt(blob, origin.origLine)) {
           this.report.countGitReading(row, (t) => t.notDetected++);
           continue;
         }
-        const owner = this.blobs.ownerAt(blobOf.get(`${origin.commit}:${origin.path}`) ?? "", origin.origLine);
+        const owner = this.blobs.ownerAt(blob, origin.origLine);
         if (!owner) {
           this.report.countGitReading(row, (t) => {
             t.detected++;
