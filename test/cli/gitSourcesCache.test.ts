@@ -67,3 +67,34 @@ it("an answer git gave in full is remembered: the path is not asked again while 
   expect([...named.renamed, ...named.split]).toContain("src/engine.ts");
   expect(counted.calls()).toBe(calls);
 });
+
+it("HEAD moving while git is asked at the earlier HEAD: the path is asked again at the new one, and a wait for it ends with its answer", async () => {
+  ws = gitWorkspace();
+  ws.write("src/engine.ts", `${ENGINE.join("\n")}\n`);
+  git(ws.root, "add", "-A");
+  git(ws.root, "commit", "-q", "-m", "engine");
+  // git's calls wait while `held`: the question asked at the first HEAD is still under way when HEAD moves
+  let held = true;
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const { cache, learnt } = cacheWith(async (cwd, args, opts) => {
+    if (held) await gate;
+    return boundedGitAsync(cwd, args, opts);
+  });
+  try {
+    expect(cache.names("src/parser.ts")).toEqual({ renamed: [], split: [] });
+    ws.write("src/parser.ts", `${ENGINE.slice(0, 8).join("\n")}\n`);
+    ws.write("src/engine.ts", `${ENGINE.slice(8).join("\n")}\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "split the parser out");
+    held = false;
+    await cache.settled("src/parser.ts", 20_000);
+    const named = cache.names("src/parser.ts");
+    expect([...named.renamed, ...named.split]).toContain("src/engine.ts");
+    expect(await learnt).toBe("src/parser.ts");
+  } finally {
+    release();
+  }
+});

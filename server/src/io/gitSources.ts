@@ -207,8 +207,11 @@ const MAX_REMEMBERED = 2000;
  */
 export class GitSourcesCache {
   private readonly known = new Map<string, GitNamed>();
-  /** The questions under way, by path: each settles when git has answered (or could not). */
-  private readonly asking = new Map<string, Promise<void>>();
+  /**
+   * The questions under way, by path, with the HEAD each was asked at: each settles when git has answered (or
+   * could not). A question of an earlier HEAD does not stand for the current one (its answer is dropped).
+   */
+  private readonly asking = new Map<string, { head: string; done: Promise<void> }>();
   /** Paths git could not answer for (too slow, could not run): how many times, and when to ask again. */
   private readonly unanswered = new Map<string, { tries: number; at: number }>();
   private head: string | undefined;
@@ -238,7 +241,8 @@ export class GitSourcesCache {
     if (head === undefined) return NONE;
     const answer = this.known.get(path);
     if (answer) return answer;
-    if (!this.asking.has(path) && this.now() >= (this.unanswered.get(path)?.at ?? 0)) this.ask(path, head);
+    // HEAD moved while git was asked at the earlier one (a rebase moves it many times): asked again now
+    if (this.asking.get(path)?.head !== head && this.now() >= (this.unanswered.get(path)?.at ?? 0)) this.ask(path, head);
     return NONE;
   }
 
@@ -249,7 +253,7 @@ export class GitSourcesCache {
    */
   settled(path: string, timeoutMs: number): Promise<void> | undefined {
     this.names(path);
-    const pending = this.asking.get(path);
+    const pending = this.asking.get(path)?.done;
     if (!pending) return undefined;
     let timer: NodeJS.Timeout | undefined;
     return Promise.race([
@@ -262,10 +266,12 @@ export class GitSourcesCache {
 
   private ask(path: string, head: string): void {
     // a question that throws gets no answer, as git that could not run: nothing is remembered
-    const asked = this.answer(path, head)
+    const done = this.answer(path, head)
       .catch(() => undefined)
-      .finally(() => this.asking.delete(path));
-    this.asking.set(path, asked);
+      .finally(() => {
+        if (this.asking.get(path)?.head === head) this.asking.delete(path);
+      });
+    this.asking.set(path, { head, done });
   }
 
   private async answer(path: string, head: string): Promise<void> {
