@@ -176,116 +176,143 @@ export interface CallChange {
  * `sameCall`: the same tool call's other files, whose removed blocks a paste may take (`callCuts`).
  */
 export function sessionPastes(root: string, sessionId: string, ledger: LedgerView, now: number, sameCall: readonly CallChange[] = []): SessionPastes {
-  const own = readSessionBlocks(root, sessionId);
-  const others = otherSessions(root, sessionId, now);
-  // this session's cuts first, then the other sessions' newest within the same bounds as one session's
-  const otherCuts = keepCuts(
-    others.flatMap((o) => o.blocks.cuts).sort((a, b) => b.at - a.at),
-    [],
-    now,
-  );
-  const kept: SessionBlocks = { cuts: [...own.cuts, ...otherCuts], pastes: own.pastes };
-  const pasteCandidates = [
-    ...own.pastes.map((paste) => ({ paste, session: undefined as string | undefined })),
-    ...others.flatMap((o) => o.blocks.pastes.map((paste) => ({ paste, session: o.file as string | undefined }))),
-  ];
-  const pinned = (p: string, h: string) => ledger.pinned(p, h);
-  const callBlocks = callCuts(sameCall, now);
-  const callHashes = sameCall.map((c) => fileHash(c.before));
-  // a file a paste took a cut block from, whole, for the blocks the paste copied from it: its content before
-  // the cut (as git compares a commit with its parent) when this call made it or the session kept it, else
-  // its content now when the newest record pins it
-  const wholeNow: WholeSource = (path, cutHash) => {
-    const call = sameCall.find((c, i) => c.path === path && callHashes[i] === cutHash);
-    if (call) return wholeSource(path, cutHash, call.before);
-    const cut = kept.cuts.find((c) => c.path === path && c.hash === cutHash && c.whole);
-    if (cut?.whole && pinned(path, cutHash)) return { path, hash: cutHash, lines: cut.whole };
-    const content = readSessionPath(root, path);
-    if (content === undefined) return undefined;
-    const hash = fileHash(content);
-    return ledger.newest(path) === hash ? wholeSource(path, hash, content) : undefined;
-  };
-  // the cut files as they are now, where the newest record pins that content: a block one still holds is
-  // not taken from an older cut of it (pastedFromCuts)
-  const heldNow = (sources: readonly BlockSource[]): BlockSource[] => {
-    const out: BlockSource[] = [];
-    for (const p of new Set(sources.map((s) => s.path))) {
-      const content = readSessionPath(root, p);
-      if (content === undefined) continue;
-      const hash = fileHash(content);
-      if (ledger.newest(p) !== hash) continue;
-      const source = wholeSource(p, hash, content);
-      if (source) out.push(source);
+  return new PostHookBlocks(root, sessionId, ledger, now, sameCall);
+}
+
+/** One post hook's reading of the sessions' blocks files, and of the files they name (each read once). */
+class PostHookBlocks implements SessionPastes {
+  private readonly own: SessionBlocks;
+  private readonly others: OtherSession[];
+  /** This session's cuts first, then the other sessions' newest within the same bounds as one session's. */
+  private readonly kept: SessionBlocks;
+  private readonly pasteCandidates: { paste: Paste; session: string | undefined }[];
+  private readonly callBlocks: Cut[];
+  private readonly callHashes: string[];
+  /** Workspace files read in this hook, by path: the tool wrote them before the hook ran, and nothing here does. */
+  private readonly contents = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly root: string,
+    private readonly sessionId: string,
+    private readonly ledger: LedgerView,
+    private readonly now: number,
+    private readonly sameCall: readonly CallChange[],
+  ) {
+    this.own = readSessionBlocks(root, sessionId);
+    this.others = otherSessions(root, sessionId, now);
+    const otherCuts = keepCuts(
+      this.others.flatMap((o) => o.blocks.cuts).sort((x, y) => y.at - x.at),
+      [],
+      now,
+    );
+    this.kept = { cuts: [...this.own.cuts, ...otherCuts], pastes: this.own.pastes };
+    this.pasteCandidates = [
+      ...this.own.pastes.map((paste) => ({ paste, session: undefined })),
+      ...this.others.flatMap((o) => o.blocks.pastes.map((paste) => ({ paste, session: o.file }))),
+    ];
+    this.callBlocks = callCuts(sameCall, now);
+    this.callHashes = sameCall.map((c) => fileHash(c.before));
+  }
+
+  movedInto(path: string, before: string | null, after: string, change: LineChange): MovedLines[] {
+    const sources = cutSources([...this.callBlocks, ...this.kept.cuts], path, this.now, this.pinned);
+    const taken = pastedFromCuts(path, before, after, change, sources, this.heldNow(sources));
+    if (!taken.length) return taken;
+    const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
+    return joinMoved(taken, copiedAlong(after === "" ? [] : textLines(after), changedSpans(change), taken, this.wholeNow, own));
+  }
+
+  claimedBack(changes: readonly HookChange[]): ClaimedPaste[] {
+    const written = new Set(changes.map((c) => c.path));
+    const candidates = this.pasteCandidates.filter(({ paste: p }) => !written.has(p.path) && this.ledger.newest(p.path) === p.hash);
+    const out: ClaimedPaste[] = [];
+    if (!candidates.length) return out;
+    // the cut file's content before this call, whose record pins it (cutsOf keeps only such cuts)
+    const wholeBefore: WholeSource = (path, cutHash) => {
+      const c = changes.find((x) => x.path === path && typeof x.before === "string" && fileHash(x.before) === cutHash);
+      return c && typeof c.before === "string" ? wholeSource(path, cutHash, c.before) : undefined;
+    };
+    const pastes = candidates.map((c) => c.paste);
+    for (const { paste, movedIn } of pastedBack(pastes, this.cutsOf(changes), this.now, this.pinned, wholeBefore)) {
+      // one claim per file: a path two sessions pasted into holds one content, and the newest record pins it
+      if (out.some((o) => o.path === paste.path)) continue;
+      const content = this.contentOf(paste.path);
+      const session = candidates.find((c) => c.paste === paste)!.session;
+      // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
+      if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn, ...(session ? { session } : {}) });
     }
     return out;
-  };
-  // the blocks these changes removed, from content a record pins (so a reader finds their owners there)
-  const cutsOf = (changes: readonly HookChange[]) =>
-    callCuts(
-      changes.flatMap((c) => (typeof c.before === "string" ? [{ path: c.path, before: c.before, change: c.change ?? removedAll(c.before) }] : [])),
-      now,
-    ).filter((cut) => pinned(cut.path, cut.hash));
-  return {
-    movedInto: (path, before, after, change) => {
-      const sources = cutSources([...callBlocks, ...kept.cuts], path, now, pinned);
-      const taken = pastedFromCuts(path, before, after, change, sources, heldNow(sources));
-      if (!taken.length) return taken;
-      const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
-      return joinMoved(taken, copiedAlong(after === "" ? [] : textLines(after), changedSpans(change), taken, wholeNow, own));
-    },
-    claimedBack: (changes) => {
-      const written = new Set(changes.map((c) => c.path));
-      const candidates = pasteCandidates.filter(({ paste: p }) => !written.has(p.path) && ledger.newest(p.path) === p.hash);
-      const out: ClaimedPaste[] = [];
-      if (!candidates.length) return out;
-      // the cut file's content before this call, whose record pins it (cutsOf keeps only such cuts)
-      const wholeBefore: WholeSource = (path, cutHash) => {
-        const c = changes.find((x) => x.path === path && typeof x.before === "string" && fileHash(x.before) === cutHash);
-        return c && typeof c.before === "string" ? wholeSource(path, cutHash, c.before) : undefined;
-      };
-      const cuts = cutsOf(changes);
-      for (const { paste, movedIn } of pastedBack(
-        candidates.map((c) => c.paste),
-        cuts,
-        now,
-        pinned,
-        wholeBefore,
-      )) {
-        // one claim per file: a path two sessions pasted into holds one content, and the newest record pins it
-        if (out.some((o) => o.path === paste.path)) continue;
-        const content = readSessionPath(root, paste.path);
-        const session = candidates.find((c) => c.paste === paste)!.session;
-        // the file changed since the paste (a person's unrecorded save, a tool outside the hooks): not matched
-        if (content !== undefined && fileHash(content) === paste.hash) out.push({ path: paste.path, content, movedIn, ...(session ? { session } : {}) });
-      }
-      return out;
-    },
-    keep: (changes, claimed) => {
-      // a cut that gave a paste back has found its paste: those lines are offered no more. A cut a paste took
-      // stays offered: the same block pasted again elsewhere is a copy of moved lines, which keep their owners
-      const given = claimed.flatMap((c) => c.movedIn);
-      const cuts = cutsOf(changes).flatMap((c) => cutLess(c, given) ?? []);
-      const pastes = changes.flatMap((c) => {
-        if (c.after === null || !c.change) return [];
-        const earlier = kept.pastes.find((p) => p.path === c.path && c.before !== null && p.hash === fileHash(c.before));
-        return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, c.movedIn, earlier, now) ?? [];
+  }
+
+  keep(changes: readonly HookChange[], claimed: readonly ClaimedPaste[]): void {
+    // a cut that gave a paste back has found its paste: those lines are offered no more. A cut a paste took
+    // stays offered: the same block pasted again elsewhere is a copy of moved lines, which keep their owners
+    const given = claimed.flatMap((c) => c.movedIn);
+    const cuts = this.cutsOf(changes).flatMap((c) => cutLess(c, given) ?? []);
+    const pastes = changes.flatMap((c) => {
+      if (c.after === null || !c.change) return [];
+      const earlier = this.kept.pastes.find((p) => p.path === c.path && c.before !== null && p.hash === fileHash(c.before));
+      return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, c.movedIn, earlier, this.now) ?? [];
+    });
+    const written = changes.map((c) => c.path);
+    const mine = claimed.filter((c) => !c.session);
+    const stale = this.own.pastes.some((p) => written.includes(p.path));
+    if (cuts.length || pastes.length || mine.length || stale) {
+      const rest = lessClaimed(this.own.pastes, mine);
+      writeBlocksFile(this.root, cutsFile(this.sessionId), {
+        cuts: keepCuts(this.own.cuts, cuts, this.now),
+        pastes: keepPastes(rest, pastes, this.now, written),
       });
-      const written = changes.map((c) => c.path);
-      const mine = claimed.filter((c) => !c.session);
-      const stale = own.pastes.some((p) => written.includes(p.path));
-      if (cuts.length || pastes.length || mine.length || stale) {
-        const rest = lessClaimed(own.pastes, mine);
-        writeBlocksFile(root, cutsFile(sessionId), { cuts: keepCuts(own.cuts, cuts, now), pastes: keepPastes(rest, pastes, now, written) });
-      }
-      // another session's paste claimed here is given back once: that session's file keeps the rest
-      for (const o of others) {
-        const theirClaims = claimed.filter((c) => c.session === o.file);
-        if (!theirClaims.length) continue;
-        const theirs = readBlocksFile(root, o.file);
-        writeBlocksFile(root, o.file, { cuts: theirs.cuts, pastes: lessClaimed(theirs.pastes, theirClaims) });
-      }
-    },
+    }
+    // another session's paste claimed here is given back once: that session's file keeps the rest
+    for (const o of this.others) {
+      const theirClaims = claimed.filter((c) => c.session === o.file);
+      if (!theirClaims.length) continue;
+      const theirs = readBlocksFile(this.root, o.file);
+      writeBlocksFile(this.root, o.file, { cuts: theirs.cuts, pastes: lessClaimed(theirs.pastes, theirClaims) });
+    }
+  }
+
+  private readonly pinned = (p: string, h: string): boolean => this.ledger.pinned(p, h);
+
+  /**
+   * A file a paste took a cut block from, whole, for the blocks the paste copied from it: its content before
+   * the cut (as git compares a commit with its parent) when this call made it or the session kept it, else
+   * its content now when the newest record pins it.
+   */
+  private readonly wholeNow: WholeSource = (path, cutHash) => {
+    const call = this.sameCall.find((c, i) => c.path === path && this.callHashes[i] === cutHash);
+    if (call) return wholeSource(path, cutHash, call.before);
+    const cut = this.kept.cuts.find((c) => c.path === path && c.hash === cutHash && c.whole);
+    if (cut?.whole && this.pinned(path, cutHash)) return { path, hash: cutHash, lines: cut.whole };
+    return this.pinnedNow(path);
   };
+
+  /** The cut files as they are now, where the newest record pins that content: a block one still holds is not taken from an older cut of it. */
+  private heldNow(sources: readonly BlockSource[]): BlockSource[] {
+    return [...new Set(sources.map((s) => s.path))].flatMap((p) => this.pinnedNow(p) ?? []);
+  }
+
+  /** `path` whole as it is now, when the newest record of it pins that content. */
+  private pinnedNow(path: string): BlockSource | undefined {
+    const content = this.contentOf(path);
+    if (content === undefined) return undefined;
+    const hash = fileHash(content);
+    return this.ledger.newest(path) === hash ? wholeSource(path, hash, content) : undefined;
+  }
+
+  /** The blocks these changes removed, from content a record pins (so a reader finds their owners there). */
+  private cutsOf(changes: readonly HookChange[]): Cut[] {
+    const removed = changes.flatMap((c) =>
+      typeof c.before === "string" ? [{ path: c.path, before: c.before, change: c.change ?? removedAll(c.before) }] : [],
+    );
+    return callCuts(removed, this.now).filter((cut) => this.pinned(cut.path, cut.hash));
+  }
+
+  private contentOf(path: string): string | undefined {
+    if (!this.contents.has(path)) this.contents.set(path, readSessionPath(this.root, path));
+    return this.contents.get(path);
+  }
 }
 
 /** `pastes` without the lines `claimed` gave back (a paste is claimed once). */
