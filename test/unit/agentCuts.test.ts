@@ -5,6 +5,7 @@ import {
   cutSources,
   cutLess,
   keepCuts,
+  leftBehind,
   MAX_CUT_LINES,
   MAX_CUTS,
   MAX_MATCH_STARTS,
@@ -74,6 +75,26 @@ describe("pastedFromCuts: a write's lines pasted from a session's cuts", () => {
     expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources, [part])).toEqual([
       { from: "src/alerts.ts", preHash: "sha256:before", runs: [{ oldStart: 1, newStart: 1, length: 3 }] },
     ]);
+  });
+
+  it("a copy of the pasted run that its file held elsewhere already when it was cut is no sign the block came back", () => {
+    // alerts.ts held a copy of the block's first two lines below it before the cut, and still does
+    const before = text(["// alerts", ...BLOCK, ...KEPT, ...BLOCK.slice(0, 2)]);
+    const left = text(["// alerts", ...KEPT, ...BLOCK.slice(0, 2)]);
+    const cut = cutOf("src/alerts.ts", "sha256:before", before, diffTexts(before, left), NOW)!;
+    const after = text(["// mine", ...BLOCK.slice(0, 2), "  // the rest is new"]);
+    const sources = cutSources([cut], "src/urgent.ts", NOW, pinnedAll);
+    const now = { path: "src/alerts.ts", hash: "sha256:left", lines: textLinesOf(left) };
+    const kept = [leftBehind(cut)!];
+    expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources, [now], kept)).toEqual([
+      { from: "src/alerts.ts", preHash: "sha256:before", runs: [{ oldStart: 1, newStart: 1, length: 2 }] },
+    ]);
+    // without what the cut left behind, the copy reads as the block come back: the paste would be the writer's
+    expect(pastedFromCuts("src/urgent.ts", null, after, diffTexts(null, after), sources, [now])).toEqual([]);
+    // the whole block back in its place is still held, the cut's kept copy of two of its lines aside
+    const whole = text(["// mine", ...BLOCK]);
+    const back = { path: "src/alerts.ts", hash: "sha256:back", lines: textLinesOf(before) };
+    expect(pastedFromCuts("src/urgent.ts", null, whole, diffTexts(null, whole), sources, [back], kept)).toEqual([]);
   });
 
   it("lines the cut left in place are not offered, though the content before it held them", () => {

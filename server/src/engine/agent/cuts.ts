@@ -139,7 +139,8 @@ export function cutSources(cuts: readonly Cut[], path: string, now: number, pinn
  * own, moved within the file. A block a cut file still holds whole now (`held`: the cut files' current
  * contents, each pinned by its newest record) is not taken from an older cut of it: the text came back there
  * since, and the write copies it, or moves it ahead of that file's own cut, which gives it back then
- * (engine/agent/pastes.ts).
+ * (engine/agent/pastes.ts). A run the cut file held elsewhere already when it was cut (`keptBy`: what each
+ * cut left behind, `leftBehind`) says nothing of a block that came back: it is taken from the cut.
  */
 export function pastedFromCuts(
   path: string,
@@ -148,6 +149,7 @@ export function pastedFromCuts(
   change: LineChange,
   sources: readonly BlockSource[],
   held: readonly BlockSource[] = [],
+  keptBy: readonly BlockSource[] = [],
 ): MovedLines[] {
   if (!sources.length) return [];
   const lines = after === "" ? [] : textLines(after);
@@ -156,14 +158,35 @@ export function pastedFromCuts(
   const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
   const taken = findMovedBlocks(lines, inserted, sources, own);
   if (!taken.length || !held.length || matchStarts(lines, inserted, held) > MAX_MATCH_STARTS) return taken;
-  const stillThere = new Set<number>();
-  for (const m of findMovedBlocks(lines, inserted, held, own)) for (const r of m.runs) for (let k = 0; k < r.length; k++) stillThere.add(r.newStart + k);
+  const stillThere = coveredBy(lines, inserted, held, own);
   const out: MovedLines[] = [];
   for (const m of taken) {
-    const runs = m.runs.filter((r) => !Array.from({ length: r.length }, (_, k) => r.newStart + k).every((n) => stillThere.has(n)));
+    // what the very cut this block is taken from left behind (not another cut of the file, which may have
+    // left the block there after it came back)
+    const left = keptBy.filter((k) => k.path === m.from && k.hash === m.preHash);
+    const keptCopy = left.length && matchStarts(lines, inserted, left) <= MAX_MATCH_STARTS ? coveredBy(lines, inserted, left, own) : new Set<number>();
+    const runs = m.runs.filter((r) => {
+      const at = Array.from({ length: r.length }, (_, k) => r.newStart + k);
+      return !at.every((n) => stillThere.has(n)) || at.every((n) => keptCopy.has(n));
+    });
     if (runs.length) out.push({ ...m, runs });
   }
   return out;
+}
+
+/** The written lines (0-based) that blocks of `sources` explain. */
+function coveredBy(lines: readonly string[], inserted: readonly Span[], sources: readonly BlockSource[], own: BlockSource | undefined): Set<number> {
+  const out = new Set<number>();
+  for (const m of findMovedBlocks(lines, inserted, sources, own)) for (const r of m.runs) for (let k = 0; k < r.length; k++) out.add(r.newStart + k);
+  return out;
+}
+
+/** What a cut left in its file (the content before it without the removed lines), when the cut knows that content. */
+export function leftBehind(cut: Cut): BlockSource | undefined {
+  if (!cut.whole) return undefined;
+  const lines: (string | undefined)[] = [...cut.whole];
+  for (const b of cut.blocks) for (let k = 0; k < b.lines.length; k++) lines[b.start + k] = undefined;
+  return { path: cut.path, hash: cut.hash, lines };
 }
 
 /**

@@ -11,7 +11,19 @@ import { createHash } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { copiedAlong, joinMoved, type WholeSource } from "../../engine/agent/copies";
-import { CUT_TTL_MS, MAX_CUT_LINES, cutLess, cutOf, cutSources, keepCuts, parseCuts, pastedFromCuts, removedAll, type Cut } from "../../engine/agent/cuts";
+import {
+  CUT_TTL_MS,
+  MAX_CUT_LINES,
+  cutLess,
+  cutOf,
+  cutSources,
+  keepCuts,
+  leftBehind,
+  parseCuts,
+  pastedFromCuts,
+  removedAll,
+  type Cut,
+} from "../../engine/agent/cuts";
 import { keepPastes, parsePastes, pastedBack, pasteLess, pasteOf, type Paste } from "../../engine/agent/pastes";
 import { fileHash } from "../../engine/hashing";
 import type { Verdict } from "../../engine/gate";
@@ -216,7 +228,9 @@ class PostHookBlocks implements SessionPastes {
 
   movedInto(path: string, before: string | null, after: string, change: LineChange): MovedLines[] {
     const sources = cutSources([...this.callBlocks, ...this.kept.cuts], path, this.now, this.pinned);
-    const taken = pastedFromCuts(path, before, after, change, sources, this.heldNow(sources));
+    const paths = new Set(sources.map((s) => s.path));
+    const keptBy = [...this.callBlocks, ...this.kept.cuts].flatMap((c) => (paths.has(c.path) ? (leftBehind(c) ?? []) : []));
+    const taken = pastedFromCuts(path, before, after, change, sources, this.heldNow(sources), keptBy);
     if (!taken.length) return taken;
     const own = before === null || before === "" ? undefined : { path, hash: "", lines: textLines(before) };
     return joinMoved(taken, copiedAlong(after === "" ? [] : textLines(after), changedSpans(change), taken, this.wholeNow, own));
