@@ -1,43 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
-
-/**
- * The files that take longest here (measured in a fresh clone's CI run: 40 s to 210 s each), started first:
- * a fresh clone has no timings for vitest to order by, and its order by file size started some of them last,
- * leaving the run's last minute to one or two files on four workers. The rest keep vitest's own order.
- */
-const SLOWEST = [
-  "test/cli/repositoryInput.test.ts",
-  "test/e2e/vscode.test.ts",
-  "test/cli/hookServiceFailClosed.test.ts",
-  "test/cli/ledgerSegments.test.ts",
-  "test/cli/agentMoves.test.ts",
-  "test/cli/hookServiceDifferential.test.ts",
-  "test/cli/hookServiceFaults.test.ts",
-  "test/cli/corpus.test.ts",
-  "test/cli/cacheDamage.test.ts",
-  "test/oracle/oracle.test.ts",
-  "test/protocol/fuzz.test.ts",
-  "test/cli/sealedSegments.test.ts",
-  "test/cli/check.test.ts",
-  "test/cli/sealedRef.test.ts",
-  "test/e2e/helix.test.ts",
-];
-
-class SlowestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const rank = (f: TestSpecification) => {
-      const k = SLOWEST.findIndex((s) => f.moduleId.endsWith(s));
-      return k < 0 ? SLOWEST.length : k;
-    };
-    return sorted
-      .map((f, i) => ({ f, i }))
-      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
-      .map(({ f }) => f);
-  }
-}
 
 export default defineConfig({
   resolve: { alias: { "@shared": fileURLToPath(new URL("./shared/src", import.meta.url)) } },
@@ -54,7 +16,6 @@ export default defineConfig({
     // servers and commands they start (a run uses ~1.5 of the two cores with two at once), so two more keep
     // the cores busy; measured on this machine, vitest's wall time 273 s with two, 236 s with four.
     poolOptions: { forks: { maxForks: 4, minForks: 1 }, threads: { maxThreads: 1, minThreads: 1, isolate: false } },
-    sequence: { sequencer: SlowestFirst },
     setupFiles: ["test/support/yieldBetweenTests.ts"],
     // scratch folders on a memory file system when the machine has one (see the file)
     globalSetup: ["test/support/memoryTmpdir.ts", "test/support/nodeStartup.ts"],
