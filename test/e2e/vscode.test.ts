@@ -102,6 +102,19 @@ async function goToLineOf(page: Page, line: number): Promise<void> {
   await quickInput.waitFor({ state: "hidden" });
 }
 
+/**
+ * The cursor at the end of `line` (1-based) of the active editor, which holds `text`, and the editor focused:
+ * by its tab and Go to Line, not a click into the text, since a lens the server draws late moves the lines
+ * under a click on its way. The status bar's cursor position is the fact waited for.
+ */
+async function cursorAtEnd(page: Page, line: number, text: string): Promise<void> {
+  await page.locator(".tab.active").click();
+  await page.locator(".editor-instance .monaco-editor.focused").waitFor();
+  await goToLineOf(page, line);
+  await page.keyboard.press("End");
+  await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: `Ln ${line}, Col ${text.length + 1}` }).waitFor();
+}
+
 it(
   "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record",
   async () => {
@@ -154,13 +167,8 @@ it(
     // 4. Ctrl+. on the line offers the server's quick fixes; "Select INT-003 — Docs refresh" clears the error
     //    everywhere and the status bar names INT-003, now selected.
     await step("quick-fix", async () => {
-      // back in the editor (Problems has the focus), at the end of the edited line. The tab and Go to Line,
-      // not a click into the text: a lens the server draws late moves the lines under a click on its way
-      await page.locator(".tab.active", { hasText: "notes.md" }).click();
-      await page.locator(".editor-instance .monaco-editor.focused").waitFor();
-      await goToLine(4);
-      await page.keyboard.press("End");
-      await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: `Ln 4, Col ${EDITED_LINE.length + 1}` }).waitFor();
+      // back in the editor (Problems has the focus), at the end of the edited line
+      await cursorAtEnd(page, 4, EDITED_LINE);
       await page.keyboard.press("Control+Period");
       const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Select INT-003 — Docs refresh" });
       await fix.waitFor({ timeout: DEADLINE }).catch(async (e: Error) => {
@@ -265,7 +273,6 @@ it(
     // VS Code in the browser saves a second after typing stops; many desktop users turn the same on
     const autoSave = { "files.autoSave": "afterDelay", "files.autoSaveDelay": 1000 };
     const { page, shots, outputLog, describe, step } = await run.vscode(ws, path.join(ARTIFACTS, "auto-save"), STARTUP_DEADLINE, autoSave);
-    const editedLine = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
     const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "docs/notes.md is outside the scope of INT-001" });
     const recordsBefore = ledgerLines(ws).length;
 
@@ -306,8 +313,8 @@ it(
       expect(checkFindings(ws, NOTES)).toEqual(["4-4 out-of-scope"]);
       // the line's text, then the inlay hint drawn after it ("INT-001 (out of scope)")
       await expect
-        .poll(async () => (await squiggleLines(page)).map((l) => (l.startsWith(editedLine) ? editedLine : l)), { timeout: DEADLINE })
-        .toEqual([editedLine]);
+        .poll(async () => (await squiggleLines(page)).map((l) => (l.startsWith(EDITED_LINE) ? EDITED_LINE : l)), { timeout: DEADLINE })
+        .toEqual([EDITED_LINE]);
       await page.keyboard.press("Control+Shift+M");
       await problem.waitFor({ timeout: DEADLINE });
       expect(await problem.textContent()).toMatch(/\[Ln 4, Col 1\]/);
@@ -317,8 +324,7 @@ it(
     //    applying it appends one record and leaves the earlier ones as they were; the squiggle goes away.
     await step("re-record-fix", async () => {
       const before = readFileSync(path.join(ws, LEDGER), "utf8");
-      await page.locator(".editor-instance .view-line", { hasText: EDIT.trim() }).click();
-      await page.keyboard.press("End");
+      await cursorAtEnd(page, 4, EDITED_LINE);
       await page.keyboard.press("Control+Period");
       await page
         .locator(".action-widget .monaco-list-row.focused", { hasText: "Re-record line 4 under INT-003 — Docs refresh" })
