@@ -18,7 +18,7 @@ const cut = (at = NOW) => cutOf("src/alerts.ts", "sha256:alerts", ALERTS_BEFORE,
 /** The agent writes src/urgent.ts (new) holding its own two lines and the block. */
 function pasted(at = NOW): Paste {
   const after = text([...MINE, ...BLOCK]);
-  return pasteOf("src/urgent.ts", "sha256:urgent", null, after, diffTexts(null, after), [], undefined, at)!;
+  return pasteOf("src/urgent.ts", "sha256:urgent", null, after, diffTexts(null, after), undefined, at)!;
 }
 
 describe("pasteOf: the lines a write inserted that a later cut may claim", () => {
@@ -26,22 +26,20 @@ describe("pasteOf: the lines a write inserted that a later cut may claim", () =>
     expect(pasted()).toEqual({ path: "src/urgent.ts", hash: "sha256:urgent", blocks: [{ start: 0, lines: [...MINE, ...BLOCK] }], at: NOW });
   });
 
-  it("leaves out a block the file held before (moved within it), and lines already taken from a cut", () => {
+  it("leaves out a block the file held before (moved within it); inserted lines are kept, whatever explained them", () => {
     const before = text([...BLOCK, "// a", "// b", "// c", "// d"]);
     const after = text(["// a", "// b", "// c", "// d", ...BLOCK]);
-    expect(pasteOf("src/u.ts", "h2", before, after, diffTexts(before, after), [], undefined, NOW)).toBeUndefined();
+    expect(pasteOf("src/u.ts", "h2", before, after, diffTexts(before, after), undefined, NOW)).toBeUndefined();
+    // lines a cut explained at the write stay claimable by a later cut, which names where they live now
     const fresh = text(BLOCK);
-    const movedIn = [{ from: "src/x.ts", preHash: "h", runs: [{ oldStart: 4, newStart: 0, length: 3 }] }];
-    expect(pasteOf("src/u.ts", "h3", null, fresh, diffTexts(null, fresh), movedIn, undefined, NOW)).toBeUndefined();
-    // the same lines with no cut behind them and no earlier place in the file: a paste
-    expect(pasteOf("src/u.ts", "h3", null, fresh, diffTexts(null, fresh), [], undefined, NOW)?.blocks).toEqual([{ start: 0, lines: BLOCK }]);
+    expect(pasteOf("src/u.ts", "h3", null, fresh, diffTexts(null, fresh), undefined, NOW)?.blocks).toEqual([{ start: 0, lines: BLOCK }]);
   });
 
   it("carries an earlier paste into the same content to where the write left its lines", () => {
     const first = pasted();
     const before = text([...MINE, ...BLOCK]);
     const after = text(["import { Alert } from './alert';", "", ...MINE, ...BLOCK]);
-    const next = pasteOf("src/urgent.ts", "sha256:urgent2", before, after, diffTexts(before, after), [], first, NOW + 1)!;
+    const next = pasteOf("src/urgent.ts", "sha256:urgent2", before, after, diffTexts(before, after), first, NOW + 1)!;
     // the two new lines (one distinctive) join the carried ones in one run
     expect(next.blocks).toEqual([{ start: 0, lines: ["import { Alert } from './alert';", "", ...MINE, ...BLOCK] }]);
     expect(next.hash).toBe("sha256:urgent2");

@@ -26,9 +26,11 @@ export interface Paste {
 
 /**
  * The lines a write left in a file (`after`, content hash `hash`; `change` from `before`) that a later cut
- * may claim: the lines it inserted, less those it took from cuts (`movedIn`) and blocks the file held before
- * (moved within the file: the writer's own), plus the lines of the session's earlier paste into this same
- * content before the write (`earlier`, whose `hash` is then `before`'s), carried to where they are now.
+ * may claim: the lines it inserted, less blocks the file held before (moved within the file: the writer's
+ * own), plus the lines of the session's earlier paste into this same content before the write (`earlier`,
+ * whose `hash` is then `before`'s), carried to where they are now. Lines the write took from a cut stay
+ * claimable: a block cut again later, from where it lives now, names its latest content (an agent merging a
+ * file that took the block from an older cut, changed there since), and its record gives them back from it.
  */
 export function pasteOf(
   path: string,
@@ -36,7 +38,6 @@ export function pasteOf(
   before: string | null,
   after: string,
   change: LineChange,
-  movedIn: readonly MovedLines[],
   earlier: Paste | undefined,
   at: number,
 ): Paste | undefined {
@@ -50,7 +51,6 @@ export function pasteOf(
     const own = { path, hash: "", lines: textLines(before) };
     if (matchStarts(lines, inserted, [own]) <= MAX_MATCH_STARTS) unmark(pasted, findMovedBlocks(lines, inserted, [own]));
   }
-  unmark(pasted, movedIn);
   if (earlier) {
     const at = new Map<number, boolean>();
     for (const b of earlier.blocks) for (let k = 0; k < b.lines.length; k++) at.set(b.start + k, true);

@@ -266,7 +266,7 @@ class PostHookBlocks implements SessionPastes {
     const pastes = changes.flatMap((c) => {
       if (c.after === null || !c.change) return [];
       const earlier = this.kept.pastes.find((p) => p.path === c.path && c.before !== null && p.hash === fileHash(c.before));
-      return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, c.movedIn, earlier, this.now) ?? [];
+      return pasteOf(c.path, fileHash(c.after), c.before, c.after, c.change, earlier, this.now) ?? [];
     });
     const written = changes.map((c) => c.path);
     const mine = claimed.filter((c) => !c.session);
