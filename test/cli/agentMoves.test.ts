@@ -166,7 +166,7 @@ describe("an agent's cut from one file and paste into another keeps the block's 
       const row = rows[k]!;
       if (row.contributor === "human") {
         expect(hover, `line ${k + 1}`).toMatch(/human|Test/);
-        expect(hover, `line ${k + 1}`).toContain(`moved by ai · ${SONNET} from \`${FORECAST}\``);
+        expect(hover, `line ${k + 1}`).toContain(`moved by ai · ${SONNET} from \`${row.from ?? FORECAST}\``);
       } else if (row.contributor === "ai") {
         expect(hover, `line ${k + 1}`).toContain(`ai · ${SONNET}`);
         expect(hover, `line ${k + 1}`).not.toContain("moved by");
@@ -292,6 +292,41 @@ describe("an agent's cut from one file and paste into another keeps the block's 
     expect(await blameRows(ws, "src/api/other.ts")).toEqual(HELPER.map(() => byPersonMovedByAgent));
     await agentWrites(ws, DEW, text(HELPER));
     expect(await blameRows(ws, DEW)).toEqual(HELPER.map(() => byPersonMovedByAgent));
+  });
+
+  /**
+   * The agent moves HELPER to dew.ts (the cut first), the person changes its last line but one there (a line
+   * too short to be a block of its own), then the agent folds dew.ts into units.ts, the paste first, and
+   * removes dew.ts. The forecast.ts cut still offers the block's other lines as they were, but dew.ts is
+   * where they live now: its cut gives every line back from there, the person's line with them.
+   */
+  async function mergeMovedBlock(head: readonly string[]): Promise<Row[]> {
+    await personWritesHelpers();
+    await agentEdits(ws, FORECAST, text(HELPER), "");
+    await agentWrites(ws, DEW, text(HELPER));
+    await client!.open(DEW);
+    await client!.setLine(DEW, 4, ROUNDED);
+    await client!.save(DEW);
+    await client!.waitForPublishOfCurrentVersion(DEW);
+    await agentWrites(ws, UNITS, text([...head, ...ROUNDED_HELPER]));
+    await agentRuns(ws, `rm ${DEW}`);
+    // the block's lines came from forecast.ts, through dew.ts; the person's line from dew.ts
+    const rows = [...head.map(() => byAgent), ...ROUNDED_HELPER.map((l) => (l === ROUNDED ? fromDew : byPersonMovedByAgent))];
+    expect(await blameRows(ws, UNITS)).toEqual(rows);
+    return rows;
+  }
+  const ROUNDED = "  return Math.round(((b * g) / (a - g)) * 10) / 10;";
+  const ROUNDED_HELPER = [...HELPER.slice(0, 4), ROUNDED, HELPER[5]!];
+  const fromDew: Row = { kind: "traced", contributor: "human", from: DEW, movedBy: { contributor: "ai", model: SONNET } };
+
+  it("a moved block merged on, the paste first, from the file it moved to and was changed in since: the later cut gives every line back from there", async () => {
+    const rows = await mergeMovedBlock(AGENT_HEAD);
+    await expectHoverAsBlame(UNITS, rows);
+  });
+
+  it("the same merge into a new file of exactly the moved file's content: the lines come from that file's records, not from the new file's own", async () => {
+    const rows = await mergeMovedBlock([]);
+    await expectHoverAsBlame(UNITS, rows);
   });
 
   it("one Codex patch removes the block from one file and adds a file holding it: the block keeps the person, the new line is Codex's", async () => {

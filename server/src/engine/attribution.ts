@@ -144,7 +144,7 @@ export interface RecordStep {
  * notes who reformatted it), the record's ranges are its own. Undefined when the map does not fit the state
  * (the record was written against different content: the chain is broken here).
  */
-export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: string) => LineState | undefined): LineState | undefined {
+export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: string, path: string) => LineState | undefined): LineState | undefined {
   const { change } = step;
   const owners: Attributions = new Array<LineAttribution | undefined>(change.newCount).fill(undefined);
   const hashes = new Array<string | undefined>(change.newCount).fill(undefined);
@@ -168,7 +168,7 @@ export function applyStep(before: LineState, step: RecordStep, stateOf?: (hash: 
   }
   // lines cut or copied from another file keep the owner they had there; this record moved them
   for (const m of recordEntry.movedIn ?? []) {
-    const source = stateOf?.(m.preHash);
+    const source = stateOf?.(m.preHash, m.from);
     for (const r of m.runs) {
       if (!source) {
         // the other file's records are not at hand (a reader that has read only this path's so far): the
@@ -311,16 +311,22 @@ export class RecordGraph {
     return this.steps.length;
   }
 
-  /** The newest record whose content after the write has this hash. */
-  newestPinning(hash: string, before?: RecordStep): RecordStep | undefined {
+  /**
+   * The newest record whose content after the write has this hash; of `path`, when one of that path does
+   * (two files may hold the same content with different owners: lines moved from one are taken from its own
+   * records), else of any path.
+   */
+  newestPinning(hash: string, before?: RecordStep, path?: string): RecordStep | undefined {
     const list = this.byPostHash.get(hash);
     if (!list) return undefined;
+    let other: RecordStep | undefined;
     for (let i = list.length - 1; i >= 0; i--) {
       const s = list[i]!;
       if (before && compareSteps(s, before) >= 0) continue;
-      return s;
+      if (path === undefined || s.entries[0]!.path === path) return s;
+      other ??= s;
     }
-    return undefined;
+    return other;
   }
 
   /** Whether any record is of a path git names (engine/lineage.ts). */
@@ -368,8 +374,8 @@ export class RecordGraph {
 
   /** `applyStep`, taking lines a record moved in from other files from those files' records in this graph. */
   apply(state: LineState, step: RecordStep): LineState | undefined {
-    return applyStep(state, step, (hash) => {
-      const source = this.newestPinning(hash, step);
+    return applyStep(state, step, (hash, path) => {
+      const source = this.newestPinning(hash, step, path);
       return source && this.replayTo(source, 1);
     });
   }
@@ -387,9 +393,9 @@ export class RecordGraph {
     let state = from > 0 ? memo.get(chain[from - 1]!)! : first.preHash === null ? unknownState(0) : unknownState(first.change.oldCount);
     for (const step of chain.slice(from)) {
       // another file's content a record took lines from, replayed in turn (never through this very chain)
-      const stateOf = (hash: string): LineState | undefined => {
+      const stateOf = (hash: string, path: string): LineState | undefined => {
         if (depth >= MAX_SOURCE_DEPTH) return undefined;
-        const source = this.newestPinning(hash, step);
+        const source = this.newestPinning(hash, step, path);
         return source && this.replayTo(source, depth + 1);
       };
       // a map that does not fit: what came before it is unknown, as at an unrecorded change
