@@ -62,6 +62,8 @@ export class LspClient {
   /** Every publication, in the order it arrived. */
   readonly publications: PublishDiagnosticsParams[] = [];
   readonly logs: string[] = [];
+  /** Every `window/showMessage` (its type: 1 error, 2 warning, 3 info, 4 log), in order. */
+  readonly shown: { type: number; message: string }[] = [];
   /** Every `intent/saveProcessed` the server sent, in order. */
   readonly savesProcessed: { uri: string; version: number; recordId: string | null }[] = [];
   /** Every `intent/renamesProcessed` the server sent, in order. */
@@ -95,7 +97,11 @@ export class LspClient {
       this.renamesProcessed.push(p);
       this.wake();
     });
-    this.connection.onNotification("window/showMessage", (p: { message: string }) => this.logs.push(p.message));
+    this.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => {
+      this.logs.push(p.message);
+      this.shown.push({ type: p.type, message: p.message });
+      this.wake();
+    });
     this.connection.onRequest("window/showMessageRequest", (p: { message: string }) => {
       this.logs.push(p.message);
       return null;

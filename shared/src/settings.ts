@@ -25,6 +25,11 @@ export interface Settings {
   codeLens: { enabled: boolean };
   /** Ledger location, workspace-relative. */
   ledgerPath: string;
+  /**
+   * An agent session denied `denials` times within `windowSeconds` is told to stop and ask the person
+   * (engine/agent/circuitBreaker.ts); `denials: 0` turns it off.
+   */
+  circuitBreaker: { denials: number; windowSeconds: number };
 }
 
 /** How a person's email is kept in the ledger: as written, only its hash, or not at all. */
@@ -61,6 +66,7 @@ export const defaultSettings: Settings = {
   inlayHints: { enabled: true },
   codeLens: { enabled: true },
   ledgerPath: ".orchestration/agent_trace.jsonl",
+  circuitBreaker: { denials: 5, windowSeconds: 60 },
 };
 
 export const SETTINGS_SECTION = "intentLsp";
@@ -75,7 +81,10 @@ export const CONTRIBUTOR_TYPES: readonly ContributorType[] = ["human", "ai", "mi
  * what a list or map holds, for messages ("a list of gitignore patterns").
  */
 export interface SettingSchema {
-  type: "boolean" | "string" | "array" | "object";
+  type: "boolean" | "string" | "integer" | "array" | "object";
+  /** For an integer: the least and the greatest value allowed. */
+  minimum?: number;
+  maximum?: number;
   description?: string;
   title?: string;
   enum?: readonly string[];
@@ -150,6 +159,16 @@ export const settingsSchema = {
       required: ["enabled"],
       additionalProperties: false,
       properties: { enabled: { type: "boolean", description: "Show a CodeLens with the intent, edit count and files above each file." } },
+    },
+    circuitBreaker: {
+      type: "object",
+      required: ["denials", "windowSeconds"],
+      additionalProperties: false,
+      description: "An agent session denied this many times within the window is told to stop and ask the person; the next allowed call resets it.",
+      properties: {
+        denials: { type: "integer", minimum: 0, maximum: 1000, description: "Denials within the window that stop the session (0: never)." },
+        windowSeconds: { type: "integer", minimum: 1, maximum: 86400, description: "The window, in seconds." },
+      },
     },
   },
 } as const satisfies SettingSchema;

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Selection } from "./gate";
+import { MAX_DENIAL_TIMES } from "./agent/circuitBreaker";
 
 export interface SessionRecord {
   id: string;
@@ -21,6 +22,8 @@ export interface SessionRecord {
    * agent's latest allowed write counted under. What "holds the same intent" means for claimed-elsewhere.
    */
   workingOn?: string[];
+  /** An agent session's recent denials by the gate, ms since the epoch (engine/agent/circuitBreaker.ts). */
+  denials?: number[];
 }
 
 export interface WorkspaceSelection {
@@ -35,6 +38,11 @@ const SESSION_TTL_MS = 120_000;
 /** A session file this stale is removed by whoever notices (an agent that never sent SessionEnd). */
 const SESSION_PRUNE_MS = 24 * 60 * 60 * 1000;
 export const HEARTBEAT_MS = 30_000;
+
+/** A list of times (ms since the epoch), at most the breaker's bound of them; anything else is no list of times. */
+function times(v: unknown): number[] | undefined {
+  return Array.isArray(v) && v.length <= MAX_DENIAL_TIMES && v.every((x) => Number.isSafeInteger(x)) ? (v as number[]) : undefined;
+}
 
 /** A session file as written by any version of any door; anything else is not a session. */
 export function asSession(raw: unknown): SessionRecord | undefined {
@@ -51,6 +59,7 @@ export function asSession(raw: unknown): SessionRecord | undefined {
     ...(typeof r.intent === "string" || r.intent === null ? { intent: r.intent } : {}),
     ...(strings(r.dirtyFiles) ? { dirtyFiles: strings(r.dirtyFiles) } : {}),
     ...(strings(r.workingOn) ? { workingOn: strings(r.workingOn) } : {}),
+    ...(times(r.denials) ? { denials: times(r.denials) } : {}),
   };
 }
 

@@ -121,6 +121,12 @@ function conforms(schema: SettingSchema, v: unknown): boolean {
       if (typeof v !== "string") return false;
       if (schema.enum && !schema.enum.includes(v)) return false;
       return schema.format !== "workspace-relative-path" || isSafeRelative(v);
+    case "integer":
+      return (
+        Number.isSafeInteger(v) &&
+        (schema.minimum === undefined || (v as number) >= schema.minimum) &&
+        (schema.maximum === undefined || (v as number) <= schema.maximum)
+      );
     case "array":
       return Array.isArray(v) && (!schema.items || v.every((x) => conforms(schema.items!, x)));
     case "object": {
@@ -148,6 +154,8 @@ function expected(schema: SettingSchema, top: boolean): string {
       if (schema.enum) return top ? `one of ${schema.enum.join(", ")}` : schema.enum.map((e) => `"${e}"`).join(" | ");
       if (schema.format === "workspace-relative-path") return "a workspace-relative path";
       return "string";
+    case "integer":
+      return top ? `a whole number from ${schema.minimum ?? "any"} to ${schema.maximum ?? "any"}` : `${schema.minimum ?? ""}..${schema.maximum ?? ""}`;
     case "array":
       return `a list of ${schema.items?.title ?? "values"}`;
     case "object": {

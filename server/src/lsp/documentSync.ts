@@ -141,6 +141,7 @@ export class DocumentSync {
   /** The rules or the selection changed: everything of the workspace is judged again. */
   refresh(ctx: WorkspaceContext): void {
     ctx.reload();
+    this.sessions.sessionsRead(ctx);
     this.publisher.workspaceFiles(ctx);
     for (const doc of this.documents.inWorkspace(ctx)) this.findings(doc);
     for (const doc of this.documents.all()) if (doc.ctx === ctx) this.publisher.schedule(doc.uri);

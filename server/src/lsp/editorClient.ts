@@ -43,6 +43,12 @@ export class EditorClient {
     if (this.capabilities?.inlayHintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
   }
 
+  /** A warning the user should see (`window/showMessage`), logged too. */
+  warn(message: string): void {
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message });
+    this.connection.console.warn(message);
+  }
+
   /**
    * An error the user must see. `window/showMessage` (a notification) rather than the request form: every
    * client shows it, and nothing waits for an answer.

@@ -51,7 +51,7 @@ export function buildParts(client: EditorClient): ServerParts {
     },
     (message) => connection.console.warn(message),
   );
-  const sessions = new SessionSync(workspaces, documents, guard);
+  const sessions = new SessionSync(workspaces, documents, guard, (message) => client.warn(message));
   events.workspaceAdded.on((ctx) => sessions.announce(ctx));
   const criteria = new CriteriaRunner(connection, (ctx) => {
     client.refreshLenses();

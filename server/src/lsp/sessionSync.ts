@@ -1,4 +1,5 @@
 import { HEARTBEAT_MS } from "../engine/sessions";
+import { tripped } from "../engine/agent/circuitBreaker";
 import type { OpenDocuments } from "./openDocuments";
 import type { WorkspaceContext } from "./workspaceContext";
 import type { Workspaces } from "./workspaces";
@@ -11,12 +12,35 @@ import type { Workspaces } from "./workspaces";
 export class SessionSync {
   private due = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Agent sessions the circuit breaker stopped that the person has been told of, by workspace and session id. */
+  private readonly toldStops = new WeakMap<WorkspaceContext, Set<string>>();
 
   constructor(
     private readonly workspaces: Workspaces,
     private readonly documents: OpenDocuments,
     private readonly guard: (what: string, fn: () => void) => () => void,
+    /** Shows the person a warning (`window/showMessage`). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
+
+  /**
+   * The sessions were read again: an agent session the circuit breaker stopped (engine/agent/circuitBreaker.ts)
+   * is shown to the person once per stop, as the agent was told to ask them.
+   */
+  sessionsRead(ctx: WorkspaceContext, now = Date.now()): void {
+    const told = this.toldStops.get(ctx) ?? new Set<string>();
+    this.toldStops.set(ctx, told);
+    const settings = ctx.rules.settings.circuitBreaker;
+    const stopped = ctx.sessions.filter((s) => s.denials && tripped(s.denials, now, settings));
+    for (const id of told) if (!stopped.some((s) => s.id === id)) told.delete(id);
+    for (const s of stopped) {
+      if (told.has(s.id)) continue;
+      told.add(s.id);
+      this.warn(
+        `intent-lsp stopped ${s.client} session ${s.id}: the gate denied it ${settings.denials} times within ${settings.windowSeconds} s, and it was told to ask you how to go on (select an intent for it, or widen a scope). Its next allowed call resumes it.`,
+      );
+    }
+  }
 
   /** Announces every session now and keeps them alive. */
   start(): void {

@@ -8,7 +8,7 @@ import { internalErrorDecision, type GateDecision } from "../../engine/agent/dec
 import { jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 
 /** What an agent without an "ask" answer can be told: allow, deny or nothing. */
-export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind: "deny"; code: string; reason: string };
+export type PlainDecision = { kind: "allow" | "none"; reason?: string } | { kind: "deny"; code: string; reason: string; stop?: string };
 
 /** The moment of a tool call an event is. */
 export type Moment = "pre" | "post" | "end" | "other";
@@ -34,18 +34,22 @@ export function withoutAsk(d: GateDecision): PlainDecision {
       reason: `${d.reason} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.`,
     };
   }
-  if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason };
+  if (d.kind === "deny") return { kind: "deny", code: d.code, reason: d.reason, ...(d.stop ? { stop: d.stop } : {}) };
   return d.kind === "allow" ? { kind: "allow", reason: d.reason } : { kind: "none" };
 }
 
 /** The text an agent reads for a denial: the code first, so a person scanning a log finds it. */
 export const denialText = (d: { code: string; reason: string }) => `[intent-lsp: ${d.code}] ${d.reason}`;
 
-/** Claude Code's PreToolUse answer; "none" leaves the call to Claude Code's own permission rules. */
+/**
+ * Claude Code's PreToolUse answer; "none" leaves the call to Claude Code's own permission rules. A denial
+ * that trips the circuit breaker also stops Claude (`continue: false`), with `stopReason` shown to the user.
+ */
 export function claudeCodeDecision(d: GateDecision): HookAnswer {
   if (d.kind === "none") return jsonAnswer({});
   const reason = d.kind === "deny" ? `[intent-lsp: ${d.code}] ${d.reason}` : d.reason;
-  return jsonAnswer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });
+  const stop = d.kind === "deny" && d.stop ? { continue: false, stopReason: d.stop } : {};
+  return jsonAnswer({ ...stop, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: d.kind, permissionDecisionReason: reason } });
 }
 
 /** Claude Code's PreToolUse denial, which Codex and Droid read in the same form: the JSON and exit code 2. */
@@ -78,10 +82,16 @@ export function copilotDecision(d: PlainDecision): HookAnswer {
   return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: denialText(d) });
 }
 
+/**
+ * Gemini CLI's BeforeTool denial, given both ways it honours (the JSON, and exit code 2 with the reason on
+ * stderr). A denial that trips the circuit breaker also stops the agent loop (`continue: false`); read as
+ * stderr alone, the reason says to stop.
+ */
 export function geminiDecision(d: PlainDecision): HookAnswer {
   if (d.kind !== "deny") return jsonAnswer({});
   const reason = denialText(d);
-  return { stdout: `${JSON.stringify({ decision: "deny", reason })}\n`, stderr: `${reason}\n`, exitCode: 2 };
+  const stop = d.stop ? { continue: false, stopReason: d.stop } : {};
+  return { stdout: `${JSON.stringify({ decision: "deny", reason, ...stop })}\n`, stderr: `${reason}\n`, exitCode: 2 };
 }
 
 /** Windsurf has no JSON decision: exit code 2 blocks, with the reason on stderr. */

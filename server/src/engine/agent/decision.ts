@@ -14,7 +14,8 @@ export type DenyCode =
 
 export type GateDecision =
   | { kind: "allow"; code: "in-scope" | "exempt"; reason: string }
-  | { kind: "deny"; code: DenyCode; reason: string }
+  /** `stop`: the session was denied again and again; it is to stop and ask the person (engine/agent/circuitBreaker.ts). */
+  | { kind: "deny"; code: DenyCode; reason: string; stop?: string }
   /** `rule-file`: a write to intent-lsp's own files; `rule-command`: a shell command that changes them; `shell-write`: a shell command that may write. */
   | { kind: "ask"; code: "rule-file" | "rule-command" | "shell-write"; reason: string }
   /** No opinion: leave the call to the agent's own permission rules. */

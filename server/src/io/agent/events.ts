@@ -9,7 +9,9 @@ import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
-import { endAgentSession, touchAgentSession } from "./session";
+import { endAgentSession, keepDenials, touchAgentSession } from "./session";
+import { readSession } from "../sessionFiles";
+import { denialsAfter, tripped, withStop } from "../../engine/agent/circuitBreaker";
 import { removeSessionCuts } from "./sessionCuts";
 import type { SessionRecord } from "../../engine/sessions";
 import { isProblem } from "../../engine/gate";
@@ -54,7 +56,7 @@ export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePa
   const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
   const session = touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
-  return loadGateContext(ws.root, s.sessionId, session);
+  return { ...loadGateContext(ws.root, s.sessionId, session), ...(henv.now ? { now: henv.now.getTime() } : {}) };
 }
 
 /**
@@ -71,9 +73,37 @@ function hasIntentsFile(root: string): boolean {
   }
 }
 
-/** `callId`: the agent's id for this tool call, when it has one; it pairs the stash with the post hook. */
+/**
+ * The gate's decision on a tool call, through the circuit breaker. `callId`: the agent's id for this tool
+ * call, when it has one; it pairs the stash with the post hook.
+ */
 export function beforeToolUse(ctx: GateContext | undefined, call: ToolCall, callId?: string): GateDecision {
   if (!ctx) return { kind: "none", code: "no-intents-file" };
+  return throughBreaker(ctx, gateCall(ctx, call, callId));
+}
+
+/**
+ * `d` as the circuit breaker leaves it (engine/agent/circuitBreaker.ts), the session's denials kept in its
+ * file. A file that cannot be written costs the breaker its memory, never the decision: what is denied stays
+ * denied.
+ */
+function throughBreaker(ctx: GateContext, d: GateDecision): GateDecision {
+  const settings = ctx.rules.settings.circuitBreaker;
+  const now = ctx.now ?? Date.now();
+  const session = ctx.session ?? readSession(ctx.root, ctx.sessionId);
+  const times = denialsAfter(session?.denials ?? [], d, now, settings);
+  if (times === undefined) return d;
+  if (session) {
+    try {
+      keepDenials(ctx.root, session, times);
+    } catch {
+      /* the decision stands; the breaker forgets this call */
+    }
+  }
+  return d.kind === "deny" && tripped(times, now, settings) ? withStop(d, times.length, settings) : d;
+}
+
+function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecision {
   switch (call.kind) {
     case "write": {
       // a move or a multi-file edit is allowed only if every file it names is

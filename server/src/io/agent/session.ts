@@ -93,3 +93,12 @@ function isFresh(existing: SessionRecord, client: string, now: Date): boolean {
 export function endAgentSession(root: string, id: string): void {
   removeSession(root, id);
 }
+
+/**
+ * Keeps an agent session's recent denials in its file (engine/agent/circuitBreaker.ts), or clears them
+ * (`times` empty): the file as it is now (this call may have written it since it was read), else `session`.
+ */
+export function keepDenials(root: string, session: SessionRecord, times: readonly number[]): void {
+  const { denials: _, ...rest } = readSession(root, session.id) ?? session;
+  writeSession(root, times.length ? { ...rest, denials: [...times] } : rest);
+}

@@ -33,6 +33,8 @@ export interface GateContext {
   selection: Selection | undefined;
   /** The session's file as this call wrote it, when it did (its heartbeat): read again, it says the same. */
   session?: SessionRecord;
+  /** The hook's clock (ms since the epoch), when the caller sets one; else the system's. */
+  now?: number;
 }
 
 export function loadGateContext(root: string, sessionId: string, session?: SessionRecord): GateContext {
