@@ -35,9 +35,18 @@ describe("settings schema", () => {
   });
 
   it("a whole number is kept within its bounds; a fraction, a string or a number out of bounds is refused", () => {
-    expect(sanitize({ circuitBreaker: { denials: 0, windowSeconds: 86400 } })).toEqual({ values: { circuitBreaker: { denials: 0, windowSeconds: 86400 } }, issues: [] });
+    expect(sanitize({ circuitBreaker: { denials: 0, windowSeconds: 86400 } })).toEqual({
+      values: { circuitBreaker: { denials: 0, windowSeconds: 86400 } },
+      issues: [],
+    });
     const must = '"circuitBreaker" must be { "denials": 0..1000, "windowSeconds": 1..86400 }.';
-    for (const bad of [{ denials: 2.5, windowSeconds: 60 }, { denials: "5", windowSeconds: 60 }, { denials: 5, windowSeconds: 0 }, { denials: 1001, windowSeconds: 60 }, { denials: 5 }])
+    for (const bad of [
+      { denials: 2.5, windowSeconds: 60 },
+      { denials: "5", windowSeconds: 60 },
+      { denials: 5, windowSeconds: 0 },
+      { denials: 1001, windowSeconds: 60 },
+      { denials: 5 },
+    ])
       expect(sanitize({ circuitBreaker: bad }), JSON.stringify(bad)).toEqual({ values: {}, issues: [must] });
   });
 
