@@ -23,7 +23,8 @@ intent owns the file and is IN_PROGRESS, otherwise deny with the reason and the 
 command: a snapshot of git's view of the working tree (and, where the agent can ask, a question to the user
 for commands that look like they write). After a write: one Agent Trace record for the lines it produced,
 with the model's id; after a shell command: one record of every file it changed, files outside the intent
-reported back. Any failure denies (fail closed); see the README for each agent's configuration.`;
+reported back. Any failure denies (fail closed); see the README for each agent's configuration. A session
+denied 5 times within a minute is told to stop and ask the user (\`circuitBreaker\` in config.jsonc).`;
 
 const AGENTS: Record<string, (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>> = {
   "claude-code": claudeCodeHook,
