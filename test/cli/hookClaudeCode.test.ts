@@ -232,6 +232,72 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   });
 });
 
+/**
+ * Other agents read Claude Code's hook files and run `intent hook claude-code` with payloads of their own:
+ * VS Code's agent hooks (its Local harness) name the event `hookEventName` and the session `sessionId`, and use
+ * their own tool names (`create_file` with `filePath`, `editFiles` with `files`, `runTerminalCommand`). A call
+ * the hook cannot place must be gated as a call about to run, never answered as "some other event" (which
+ * the agent reads as allowed).
+ */
+describe("intent hook claude-code: payloads of agents that run Claude Code's hooks", () => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+
+  const vscode = (tool_name: string, tool_input: Record<string, unknown>) => ({
+    timestamp: "2026-11-29T10:00:00.000Z",
+    hookEventName: "PreToolUse",
+    sessionId: "vscode-session-1",
+    transcript_path: ws.path(".vscode-transcript.json"),
+    cwd: ws.root,
+    tool_name,
+    tool_input,
+    tool_use_id: "tool-123",
+  });
+  const answer = async (payload: Record<string, unknown>) => (await runHookInProcess("claude-code", payload, { cwd: ws.root })).json;
+  const outOfScope = (session: string) =>
+    claudeAnswer(
+      "deny",
+      "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+        `Next: ask the user to run \`intent select INT-003 --session ${session}\` if this change belongs to INT-003; or ask the user to start INT-004 (\`intent start INT-004\`); or ask the user to widen INT-001's scope to include docs/notes.md.`,
+    );
+
+  it("VS Code's spelling of the event and the session: its writes are gated as Claude Code's", async () => {
+    expect(await answer(vscode("create_file", { filePath: ws.path(NOTES), content: "x\n" }))).toEqual(outOfScope("claude-vscode-session-1"));
+    expect(await answer(vscode("editFiles", { files: [ws.path(API), ws.path(NOTES)] }))).toEqual(outOfScope("claude-vscode-session-1"));
+    expect(await answer(vscode("replace_string_in_file", { filePath: ws.path(API), oldString: "a", newString: "b" }))).toMatchObject(
+      claudeAnswer("allow", expect.any(String)),
+    );
+  });
+
+  it("VS Code's terminal tool is a shell command: one that writes is put to the user", async () => {
+    expect(await answer(vscode("runTerminalCommand", { command: "echo hi > docs/notes.md" }))).toEqual(
+      claudeAnswer(
+        "ask",
+        "This command redirects output into a file; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
+      ),
+    );
+  });
+
+  it("Claude Code's own PowerShell tool is a shell command too", async () => {
+    const payload = claudePayload(ws, "PreToolUse", { tool_name: "PowerShell", tool_input: { command: "rm -r dist" }, tool_use_id: "toolu_ps_1" });
+    expect(await answer(payload)).toEqual(
+      claudeAnswer(
+        "ask",
+        "This command deletes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
+      ),
+    );
+  });
+
+  it("a tool call that names no event is judged as one about to run", async () => {
+    const { hook_event_name: _, ...noEvent } = claudeEdit(ws, "PreToolUse", NOTES, "a", "b");
+    expect(await answer(noEvent)).toEqual(outOfScope(CLAUDE_SESSION));
+  });
+});
+
 describe("intent hook claude-code: sessions", () => {
   let ws: TempWorkspace;
   beforeEach(() => {

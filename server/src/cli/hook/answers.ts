@@ -120,7 +120,7 @@ const logLine = (what: unknown, err: unknown) => `${failedText(what, err)}\n`;
  */
 const FAILURES: Record<string, (err: unknown, payload?: unknown) => HookAnswer> = {
   "claude-code": (err, payload) => {
-    const event = field(payload, "hook_event_name");
+    const event = field(payload, "hook_event_name") ?? field(payload, "hookEventName");
     if (event === undefined || event === "PreToolUse") return claudeCodeDecision(internalErrorDecision(err));
     return jsonAnswer({ systemMessage: failedText(event, err) });
   },

@@ -23,10 +23,10 @@ import { agentFolder } from "./toolEvent";
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
-  const event = str(p["hook_event_name"]);
+  const event = claudeEvent(p);
   const session: HookSession = {
     cwd: agentFolder(str(p["cwd"]), henv),
-    sessionId: agentSessionId("claude", str(p["session_id"]) ?? "unknown"),
+    sessionId: agentSessionId("claude", str(p["session_id"]) ?? str(p["sessionId"]) ?? "unknown"),
     client: "claude-code",
   };
   switch (event) {
@@ -51,6 +51,19 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
       openAgentWorkspace(henv, session);
       return jsonAnswer({});
   }
+}
+
+/**
+ * The event a payload in Claude Code's shape is. Other agents read Claude Code's hook files and run this
+ * hook with their own spelling (VS Code's agent hooks: `hookEventName`, `sessionId`); a payload that names a
+ * tool but no event is a tool call all the same: before it, unless it carries the tool's result. What a gate
+ * cannot place is judged as a call about to run, never let through as "some other event".
+ */
+function claudeEvent(p: Json): string | undefined {
+  const named = str(p["hook_event_name"]) ?? str(p["hookEventName"]);
+  if (named !== undefined) return named;
+  if (str(p["tool_name"]) === undefined) return undefined;
+  return "tool_response" in p ? "PostToolUse" : "PreToolUse";
 }
 
 async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {

@@ -48,7 +48,18 @@ const READERS = new Set([
 /** Tools known to write files; any other tool naming a file is gated too, these are also denied without one. */
 const WRITERS = new Set(["write", "edit", "multi_edit", "notebook_edit", "write_file", "edit_file", "create_file", "delete_file", "search_replace"]);
 
-const SHELLS = new Set(["bash", "shell", "terminal", "run_terminal_cmd", "run_command"]);
+/** Shell tools by normalized name: Claude Code's `Bash` and `PowerShell`, Cursor's, VS Code's terminal tools. */
+const SHELLS = new Set([
+  "bash",
+  "power_shell",
+  "powershell",
+  "shell",
+  "terminal",
+  "run_terminal_cmd",
+  "run_terminal_command",
+  "run_in_terminal",
+  "run_command",
+]);
 
 /**
  * Where tools put the files they act on, by key with `_`/`-` removed and lower-cased: Claude Code
