@@ -19,7 +19,8 @@ export async function clineHook(payload: unknown, henv: HookEnvironment): Promis
   const p = asObject(payload);
   const roots = Array.isArray(p["workspaceRoots"]) ? (p["workspaceRoots"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
   const session: HookSession = { cwd: agentFolder(str(roots[0]), henv), sessionId: agentSessionId("cline", str(p["taskId"]) ?? "unknown"), client: "cline" };
-  switch (str(p["hookName"])) {
+  // a payload that names no hook but carries a tool call is judged by the call it carries: before it unless it is the call's result
+  switch (str(p["hookName"]) ?? (p["preToolUse"] ? "PreToolUse" : p["postToolUse"] ? "PostToolUse" : undefined)) {
     case "PreToolUse":
       return clineDecision(withoutAsk(beforeTool(henv, session, toolEvent(p, "preToolUse", session.cwd, henv.env))));
     case "PostToolUse": {

@@ -29,7 +29,8 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
     sessionId: agentSessionId("cursor", str(p["conversation_id"]) ?? "unknown"),
     client: "cursor",
   };
-  switch (str(p["hook_event_name"])) {
+  // a payload that names a tool but no event is judged as the call about to run, never as another event
+  switch (str(p["hook_event_name"]) ?? (str(p["tool_name"]) !== undefined ? "preToolUse" : undefined)) {
     case "preToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
       const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);

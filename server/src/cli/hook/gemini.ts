@@ -21,7 +21,7 @@ export async function geminiHook(payload: unknown, henv: HookEnvironment): Promi
     sessionId: agentSessionId("gemini", str(p["session_id"]) ?? "unknown"),
     client: "gemini",
   };
-  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "BeforeTool", "AfterTool", "SessionEnd"), {
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "BeforeTool", "AfterTool", "SessionEnd", p), {
     event: () => toolEvent(p, session.cwd, henv.env),
     decision: geminiDecision,
     afterText: (text) => jsonAnswer({ hookSpecificOutput: { hookEventName: "AfterTool", additionalContext: text } }),

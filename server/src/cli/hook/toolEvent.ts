@@ -162,14 +162,20 @@ export function answerClaudeLike(
   event: (p: Json, cwd: string, env: NodeJS.ProcessEnv) => ToolEvent,
 ): Promise<HookAnswer> {
   const session: HookSession = { cwd: agentFolder(str(p["cwd"]), henv), sessionId: agentSessionId(agent, str(p["session_id"]) ?? "unknown"), client: agent };
-  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd"), {
+  return answerMoment(henv, session, momentOf(str(p["hook_event_name"]), "PreToolUse", "PostToolUse", "SessionEnd", p), {
     event: () => event(p, session.cwd, henv.env),
     decision: preToolUseDenial,
     afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
   });
 }
 
-/** The moment of an event named by the agent's own event names. */
-export function momentOf(event: string | undefined, pre: string, post: string, end: string): Moment {
+/**
+ * The moment an event named `event` is, by the agent's names for before a tool, after it and the session's
+ * end. A payload `p` that names no event but a tool (`tool_name`) is a tool call all the same: after it when
+ * it carries the tool's result (`tool_response`), else before it; what a gate cannot place is judged as a
+ * call about to run, never answered as another event (which the agent reads as allowed).
+ */
+export function momentOf(event: string | undefined, pre: string, post: string, end: string, p?: Json): Moment {
+  if (event === undefined && p && str(p["tool_name"]) !== undefined) return "tool_response" in p ? "post" : "pre";
   return event === pre ? "pre" : event === post ? "post" : event === end ? "end" : "other";
 }

@@ -21,7 +21,10 @@ export async function windsurfHook(payload: unknown, henv: HookEnvironment): Pro
     client: "windsurf",
   };
   const model = { reported: str(p["model_name"]), env: henv.env };
-  const action = str(p["agent_action_name"]);
+  // a payload that names no action but a file or a command is judged as the write or command about to run
+  const action =
+    str(p["agent_action_name"]) ??
+    (str(info["file_path"]) !== undefined ? "pre_write_code" : str(info["command_line"]) !== undefined ? "pre_run_command" : undefined);
   switch (action) {
     case "pre_write_code":
     case "pre_run_command":
