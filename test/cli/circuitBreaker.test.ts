@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sessionFileName } from "../../server/src/engine/sessions";
 import { ensureBuilt } from "../support/builtDist";
-import { runCliInProcess } from "../support/cliRunner";
+import { hookReplyInProcess, runCliInProcess } from "../support/cliRunner";
 import { ALL_AGENTS, CLAUDE_CODE, type GatedAgent } from "../support/gatedAgents";
 import type { HookReply } from "../support/agentFixtures";
 import { claudePayload } from "../support/hookPayloads";
@@ -23,10 +23,7 @@ const NOTES = "docs/notes.md";
 const stopText = (count: number, windowSeconds = 60) =>
   `intent-lsp denied ${count} calls of this session within ${windowSeconds} s: stop, and ask the user how to go on (which intent to select, or whether its scope should grow) before trying again.`;
 
-async function hook(f: GatedAgent, ws: TempWorkspace, payload: unknown): Promise<HookReply> {
-  const r = await runCliInProcess(["hook", f.agent], { cwd: ws.root, input: JSON.stringify(payload) });
-  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
-}
+const hook = (f: GatedAgent, ws: TempWorkspace, payload: unknown): Promise<HookReply> => hookReplyInProcess(f.agent, payload, { cwd: ws.root });
 
 const denied = (f: GatedAgent, ws: TempWorkspace) => hook(f, ws, f.write(ws, "pre", { path: NOTES, from: "a", to: "b" }));
 const allowed = (f: GatedAgent, ws: TempWorkspace) => hook(f, ws, f.write(ws, "pre", { path: API, from: "a", to: "b" }));

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
-import { runCliInProcess } from "../support/cliRunner";
+import { hookReplyInProcess } from "../support/cliRunner";
 import { ALL_AGENTS, type GatedAgent } from "../support/gatedAgents";
 import type { HookReply } from "../support/agentFixtures";
 import { TempWorkspace } from "../support/workspace";
@@ -17,10 +17,7 @@ beforeAll(ensureBuilt);
 /** The field each agent names its event in (Copilot's two spellings). */
 const EVENT_KEYS = ["hook_event_name", "hookEventName", "agent_action_name", "hookName"];
 
-async function hook(f: GatedAgent, ws: TempWorkspace, payload: unknown): Promise<HookReply> {
-  const r = await runCliInProcess(["hook", f.agent], { cwd: ws.root, input: JSON.stringify(payload) });
-  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
-}
+const hook = (f: GatedAgent, ws: TempWorkspace, payload: unknown): Promise<HookReply> => hookReplyInProcess(f.agent, payload, { cwd: ws.root });
 
 /** The payload without its event's name (Copilot's older payloads name none: its hook tells the moment by the tool's result). */
 function withoutEvent(payload: unknown): Record<string, unknown> {

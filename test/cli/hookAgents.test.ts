@@ -5,7 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { CLINE, CODEX, COPILOT, DROID, GEMINI, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runCliInProcess } from "../support/cliRunner";
+import { hookReplyInProcess, runCli, runCliInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
 import { ledgerRecords } from "../support/ledgerFile";
 
@@ -31,11 +31,8 @@ function spawnedHook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?:
   return reply(runCli(["hook", f.agent], { cwd: ws.root, input: typeof payload === "string" ? payload : JSON.stringify(payload), ...(env ? { env } : {}) }));
 }
 
-async function hook(f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): Promise<HookReply> {
-  return reply(
-    await runCliInProcess(["hook", f.agent], { cwd: ws.root, input: typeof payload === "string" ? payload : JSON.stringify(payload), ...(env ? { env } : {}) }),
-  );
-}
+const hook = (f: AgentFixture, ws: TempWorkspace, payload: unknown, env?: NodeJS.ProcessEnv): Promise<HookReply> =>
+  hookReplyInProcess(f.agent, payload, { cwd: ws.root, ...(env ? { env } : {}) });
 
 const reply = (r: HookReply): HookReply => ({ stdout: r.stdout, stderr: r.stderr, status: r.status });
 

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { NEW_AGENTS, type HookReply } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { runHookInProcess, type HookAgent } from "../support/cliRunner";
+import { hookReplyInProcess, type HookAgent } from "../support/cliRunner";
 import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
@@ -79,10 +79,7 @@ const PROTOCOLS: Protocol[] = [
 ];
 
 /** The hook in this process (runHookInProcess): what it decides is the subject; hookAgents.test.ts spawns each agent's. */
-async function hook(p: Protocol, ws: TempWorkspace, payload: unknown): Promise<HookReply> {
-  const { stdout, stderr, status } = await runHookInProcess(p.agent, payload, { cwd: ws.root });
-  return { stdout, stderr, status };
-}
+const hook = (p: Protocol, ws: TempWorkspace, payload: unknown): Promise<HookReply> => hookReplyInProcess(p.agent, payload, { cwd: ws.root });
 
 const CLI_REASON = (sub: string) =>
   `This command runs \`intent ${sub}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent). They decide which intent may write where, so changing them is the user's decision, not an agent's; intent-lsp puts it to the user.`;

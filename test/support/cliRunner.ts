@@ -104,6 +104,16 @@ export async function runHookInProcess(
   return withJson(await runCliInProcess(["hook", agent], { ...opts, input: typeof payload === "string" ? payload : JSON.stringify(payload) }));
 }
 
+/** What an agent reads from `runHookInProcess`: standard output, standard error and the exit code, and nothing else. */
+export async function hookReplyInProcess(
+  agent: HookAgent,
+  payload: unknown,
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ stdout: string; stderr: string; status: number }> {
+  const { stdout, stderr, status } = await runHookInProcess(agent, payload, opts);
+  return { stdout, stderr, status };
+}
+
 function withJson(r: CliResult): CliResult & { json: unknown } {
   let json: unknown;
   try {
