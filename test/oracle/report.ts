@@ -154,13 +154,9 @@ export class Report {
     }
     for (const [k, t] of other.gitReading) {
       const mine = this.gitReading.get(k) ?? emptyGitTally();
-      mine.detected += t.detected;
-      mine.truthAgrees += t.truthAgrees;
-      mine.hoverAsked += t.hoverAsked;
-      mine.hoverAgrees += t.hoverAgrees;
-      mine.notDetected += t.notDetected;
-      mine.skipped += t.skipped;
-      for (const o of OUTCOMES) mine.outcomes[o] += t.outcomes[o];
+      const { outcomes, ...counts } = t;
+      for (const f of Object.keys(counts) as (keyof typeof counts)[]) mine[f] += counts[f];
+      for (const o of OUTCOMES) mine.outcomes[o] += outcomes[o];
       this.gitReading.set(k, mine);
     }
     this.disagreements += other.disagreements;

@@ -166,9 +166,11 @@ class SeedRun {
       `step ${step.index}: ${step.actor.name} ${step.kind} via ${step.via} on ${step.path}: ${step.splices.map((s) => `@${s.at + 1} -${s.remove} +${s.insert.length}`).join(" ")}${step.editor.typing.length ? ` typed+undone ${step.editor.typing.length}` : ""}${step.op?.kind === "refactor" ? ` from ${step.op.from} [${this.refactors.get(step.index)?.refactor}, ${step.op.tool}]` : ""}`,
     );
     this.gen.commit(step, this.paths);
+    // each file's content at the step's end, by blob id (with its owners kept for git's reading)
+    const blobAt = new Map<string, string>();
     for (const p of this.paths) {
       const lines = this.gen.files.get(p);
-      if (lines) this.blobs.remember(lines);
+      if (lines) blobAt.set(p, this.blobs.remember(lines));
     }
     this.checkRecords(step, before ?? []);
     const blameDue = step.index % this.cfg.blameEvery === 0;
@@ -177,23 +179,29 @@ class SeedRun {
       step.op?.kind === "block" || step.op?.kind === "refactor" ? [step.path, step.op.from] : step.op?.kind === "history" ? this.paths : [step.path];
     const answers = await this.checkpoint(step.index, blameDue ? this.paths : touched, blameDue);
     const head = (await this.world.git("rev-parse", "HEAD")).trim();
-    if (head !== this.head) await this.checkGitReading(step.index, head, answers);
+    if (head !== this.head) await this.checkGitReading(step.index, head, answers, blobAt);
     this.head = head;
   }
 
   /**
-   * After a commit: every moved line (its row a move across files) whose text is unique in its file, and which
-   * `git blame -w -C -C` traces to another file, judged against the owner that origin line had (gitReading.ts).
-   * Only files whose content is HEAD's, so that git's lines are the workspace's.
+   * After a commit: every moved line (its row a move across files) whose text is unique in its file and in the
+   * origin file git names, and which `git blame -w -C -C` traces to another file, judged against the owner
+   * that origin line had (gitReading.ts). Only files whose content (`blobAt`, the step's end) is HEAD's, so
+   * that git's lines are the workspace's.
    */
-  private async checkGitReading(step: number, head: string, answers: ReadonlyMap<string, { blamed?: Seen[]; hover?: Seen[] }>): Promise<void> {
+  private async checkGitReading(
+    step: number,
+    head: string,
+    answers: ReadonlyMap<string, { blamed?: Seen[]; hover?: Seen[] }>,
+    blobAt: ReadonlyMap<string, string>,
+  ): Promise<void> {
     for (const path of this.paths) {
       const lines = this.gen.files.get(path);
       if (!lines?.length) continue;
       const moved = lines.flatMap((l, i) => (MOVED_KINDS.has(l.kind) ? [i] : []));
       if (!moved.length) continue;
       const atHead = (await this.world.git("rev-parse", "--verify", "--quiet", `${head}:${path}`).catch(() => "")).trim();
-      if (atHead !== this.blobs.remember(lines)) continue;
+      if (atHead !== blobAt.get(path)) continue;
       const origins = parseLinePorcelain(await this.world.git("blame", "-w", "-C", "-C", "--line-porcelain", head, "--", path));
       const blobOf = await this.blobsOf(origins.filter((o) => o.path !== path).map((o) => `${o.commit}:${o.path}`));
       const seen = answers.get(path)?.blamed ?? (await this.world.blame(path));
@@ -361,7 +369,7 @@ class SeedRun {
 
   /**
    * Hover on each of `paths` open in the editor; with `blame`, `intent blame --json` on each as well. Returns
-   * the blame answers it asked for.
+   * the answers it asked for, hover's and blame's, by path.
    */
   private async checkpoint(step: number, paths: readonly string[], blame: boolean): Promise<Map<string, { blamed?: Seen[]; hover?: Seen[] }>> {
     const answers = new Map<string, { blamed?: Seen[]; hover?: Seen[] }>();
