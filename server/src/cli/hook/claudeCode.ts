@@ -19,7 +19,7 @@ import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import { claudeCodeDecision } from "./answers";
-import { agentFolder } from "./toolEvent";
+import { agentFolder, unnamedMoment } from "./toolEvent";
 
 export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -55,15 +55,14 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
 
 /**
  * The event a payload in Claude Code's shape is. Other agents read Claude Code's hook files and run this
- * hook with their own spelling (VS Code's agent hooks: `hookEventName`, `sessionId`); a payload that names a
- * tool but no event is a tool call all the same: before it, unless it carries the tool's result. What a gate
- * cannot place is judged as a call about to run, never let through as "some other event".
+ * hook with their own spelling (VS Code's agent hooks: `hookEventName`, `sessionId`); one that names no event
+ * is placed by what it carries (`unnamedMoment`).
  */
 function claudeEvent(p: Json): string | undefined {
   const named = str(p["hook_event_name"]) ?? str(p["hookEventName"]);
   if (named !== undefined) return named;
-  if (str(p["tool_name"]) === undefined) return undefined;
-  return "tool_response" in p ? "PostToolUse" : "PreToolUse";
+  const moment = unnamedMoment(p);
+  return moment === "pre" ? "PreToolUse" : moment === "post" ? "PostToolUse" : undefined;
 }
 
 async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {

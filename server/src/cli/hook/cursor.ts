@@ -19,7 +19,7 @@ import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import { cursorPermission } from "./answers";
-import { agentFolder } from "./toolEvent";
+import { agentFolder, unnamedMoment } from "./toolEvent";
 
 export async function cursorHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -29,8 +29,8 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
     sessionId: agentSessionId("cursor", str(p["conversation_id"]) ?? "unknown"),
     client: "cursor",
   };
-  // a payload that names a tool but no event is judged as the call about to run, never as another event
-  switch (str(p["hook_event_name"]) ?? (str(p["tool_name"]) !== undefined ? "preToolUse" : undefined)) {
+  // a payload that names a tool but no event is judged as the call about to run (unnamedMoment)
+  switch (str(p["hook_event_name"]) ?? (unnamedMoment(p) === "pre" ? "preToolUse" : undefined)) {
     case "preToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
       const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);

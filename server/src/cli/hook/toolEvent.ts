@@ -171,11 +171,20 @@ export function answerClaudeLike(
 
 /**
  * The moment an event named `event` is, by the agent's names for before a tool, after it and the session's
- * end. A payload `p` that names no event but a tool (`tool_name`) is a tool call all the same: after it when
- * it carries the tool's result (`tool_response`), else before it; what a gate cannot place is judged as a
- * call about to run, never answered as another event (which the agent reads as allowed).
+ * end; with no event named, the moment the payload `p` carries (`unnamedMoment`).
  */
 export function momentOf(event: string | undefined, pre: string, post: string, end: string, p?: Json): Moment {
-  if (event === undefined && p && str(p["tool_name"]) !== undefined) return "tool_response" in p ? "post" : "pre";
+  if (event === undefined) return (p && unnamedMoment(p)) ?? "other";
   return event === pre ? "pre" : event === post ? "post" : event === end ? "end" : "other";
+}
+
+/**
+ * The moment of a payload that names no event but a tool (`tool_name`, as Claude Code's shape has it): a tool
+ * call all the same, after it when it carries the tool's result (`tool_response`), else before it. What a gate
+ * cannot place is judged as a call about to run, never answered as another event (which the agent reads as
+ * allowed). Undefined when it names no tool.
+ */
+export function unnamedMoment(p: Json): "pre" | "post" | undefined {
+  if (str(p["tool_name"]) === undefined) return undefined;
+  return "tool_response" in p ? "post" : "pre";
 }
