@@ -263,6 +263,48 @@ describe("agent specifics", () => {
     expect(JSON.parse(bad.stdout).permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
   });
 
+  it("copilot: VS Code's agent hooks and Copilot's PascalCase form (which run .github/hooks) are gated, denied both ways they read", async () => {
+    ws.select("INT-001");
+    // VS Code turns `preToolUse` in .github/hooks/*.json into `PreToolUse` and sends its own payload
+    const vscode = (tool_name: string, tool_input: Record<string, unknown>) => ({
+      timestamp: "2026-11-29T10:00:00.000Z",
+      hookEventName: "PreToolUse",
+      sessionId: "vscode-session-1",
+      transcript_path: ws.path(".vscode-transcript.json"),
+      cwd: ws.root,
+      tool_name,
+      tool_input,
+      tool_use_id: "tool-123",
+    });
+    const text =
+      "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
+      "Next: ask the user to run `intent select INT-003 --session copilot-vscode-session-1` if this change belongs to INT-003; or ask the user to start INT-004 (`intent start INT-004`); or ask the user to widen INT-001's scope to include docs/notes.md.";
+    const pascalDeny = (t: string) => ({
+      stdout: `${JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: t, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: t } })}\n`,
+      stderr: `${t}\n`,
+      status: 2,
+    });
+    expect(await hook(COPILOT, ws, vscode("create_file", { filePath: ws.path(NOTES), content: "x\n" }))).toEqual(pascalDeny(text));
+    expect(await hook(COPILOT, ws, vscode("editFiles", { files: [ws.path(API), ws.path(NOTES)] }))).toEqual(pascalDeny(text));
+    const { hookEventName: _, ...unnamed } = vscode("create_file", { filePath: ws.path(NOTES), content: "x\n" });
+    expect(await hook(COPILOT, ws, unnamed)).toEqual(pascalDeny(text));
+    expect(await hook(COPILOT, ws, vscode("replace_string_in_file", { filePath: ws.path(API), oldString: "a", newString: "b" }))).toEqual(COPILOT.allow);
+    // Copilot CLI's PascalCase form: Claude's tool names and snake_case fields
+    const pascal = {
+      hook_event_name: "PreToolUse",
+      session_id: "vscode-session-1",
+      timestamp: "2026-11-29T10:00:00.000Z",
+      cwd: ws.root,
+      tool_name: "Write",
+      tool_input: { path: ws.path(NOTES), file_text: "x" },
+    };
+    expect(await hook(COPILOT, ws, pascal)).toEqual(pascalDeny(text));
+    // a hook that fails on such a payload denies in the same form
+    const failed = await hook(COPILOT, ws, { ...pascal, tool_input: "{oops" });
+    expect(failed.status).toBe(2);
+    expect(JSON.parse(failed.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
+  });
+
   it("windsurf: without a pre-write stash the edits are undone to find the changed line", async () => {
     ws.select("INT-001");
     ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));

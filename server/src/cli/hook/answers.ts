@@ -77,9 +77,18 @@ export function clineDecision(d: PlainDecision): HookAnswer {
   return jsonAnswer({ cancel: true, errorMessage: denialText(d) });
 }
 
-export function copilotDecision(d: PlainDecision): HookAnswer {
+/**
+ * Copilot's denial. The camelCase payloads (`toolName`) read `permissionDecision` on stdout. The PascalCase
+ * ones, which VS Code's agent hooks send for the same `.github/hooks` files and Copilot CLI sends when the
+ * file names its events so, read Claude Code's `hookSpecificOutput` (VS Code) or the top-level field (Copilot
+ * CLI); both block on exit code 2 with the reason on stderr, so such a denial is given every way at once.
+ */
+export function copilotDecision(d: PlainDecision, form: CopilotForm = "camel"): HookAnswer {
   if (d.kind !== "deny") return jsonAnswer({});
-  return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: denialText(d) });
+  const reason = denialText(d);
+  const plain = { permissionDecision: "deny", permissionDecisionReason: reason };
+  if (form === "camel") return jsonAnswer(plain);
+  return { stdout: `${JSON.stringify({ ...plain, hookSpecificOutput: { hookEventName: "PreToolUse", ...plain } })}\n`, stderr: `${reason}\n`, exitCode: 2 };
 }
 
 /**
@@ -100,12 +109,27 @@ export function windsurfDecision(d: PlainDecision): HookAnswer {
   return { stdout: "", stderr: `${denialText(d)}\n`, exitCode: 2 };
 }
 
-/** Copilot's moment: named in newer payloads, else told by whether the payload carries the tool's result. */
+/** Which of Copilot's two payload forms `p` is: camelCase (`toolName`, `toolArgs`) or PascalCase (`tool_name`, `tool_input`). */
+export type CopilotForm = "camel" | "pascal";
+
+export function copilotForm(p: Json): CopilotForm {
+  const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
+  if (named !== undefined) return /^[A-Z]/.test(named) ? "pascal" : "camel";
+  return str(p["toolName"]) === undefined && str(p["tool_name"]) !== undefined ? "pascal" : "camel";
+}
+
+/**
+ * Copilot's moment, in either form and either spelling of the event's field; with no event named, told by
+ * whether the payload names a tool and carries its result. A tool call it cannot place is a call about to run.
+ */
 export function copilotPhase(p: Json): Moment {
   const named = str(p["hookEventName"]) ?? str(p["hook_event_name"]);
-  if (named) return named === "preToolUse" ? "pre" : named === "postToolUse" ? "post" : named === "sessionEnd" ? "end" : "other";
-  if (str(p["toolName"]) === undefined) return "other";
-  return "toolResult" in p ? "post" : "pre";
+  if (named) {
+    const event = named.charAt(0).toLowerCase() + named.slice(1);
+    return event === "preToolUse" ? "pre" : event === "postToolUse" ? "post" : event === "sessionEnd" ? "end" : "other";
+  }
+  if (str(p["toolName"]) === undefined && str(p["tool_name"]) === undefined) return "other";
+  return "toolResult" in p || "tool_result" in p || "tool_response" in p ? "post" : "pre";
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -137,8 +161,9 @@ const FAILURES: Record<string, (err: unknown, payload?: unknown) => HookAnswer> 
     return { ...jsonAnswer({}), stderr: logLine(event, err) };
   },
   copilot: (err, payload) => {
-    const phase = payload && typeof payload === "object" && !Array.isArray(payload) ? copilotPhase(payload as Json) : "pre";
-    if (phase === "pre") return copilotDecision(withoutAsk(internalErrorDecision(err)));
+    const p = payload && typeof payload === "object" && !Array.isArray(payload) ? (payload as Json) : undefined;
+    const phase = p ? copilotPhase(p) : "pre";
+    if (phase === "pre") return copilotDecision(withoutAsk(internalErrorDecision(err)), p ? copilotForm(p) : "camel");
     return { ...jsonAnswer({}), stderr: logLine(phase, err) };
   },
   windsurf: (err, payload) => {
