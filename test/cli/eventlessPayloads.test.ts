@@ -14,8 +14,8 @@ import { TempWorkspace } from "../support/workspace";
 
 beforeAll(ensureBuilt);
 
-/** The field each agent names its event in (Copilot's two spellings). */
-const EVENT_KEYS = ["hook_event_name", "hookEventName", "agent_action_name", "hookName"];
+/** The field each agent names its event in (Copilot's two spellings, Goose's `event`). */
+const EVENT_KEYS = ["hook_event_name", "hookEventName", "agent_action_name", "hookName", "event"];
 
 const hook = (f: GatedAgent, ws: TempWorkspace, payload: unknown): Promise<HookReply> => hookReplyInProcess(f.agent, payload, { cwd: ws.root });
 
@@ -38,6 +38,8 @@ describe.each(ALL_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: a w
     const out = f.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" });
     const denied = await hook(f, ws, out);
     expect(denied.stdout + denied.stderr).toContain("[intent-lsp: out-of-scope]");
+    // no field left that could still name the event (a new agent's field this test does not know)
+    expect(Object.keys(withoutEvent(out)).filter((k) => /event|hook|action/i.test(k))).toEqual([]);
     expect(await hook(f, ws, withoutEvent(out))).toEqual(denied);
     const inScope = f.write(ws, "pre", { path: "src/api/weather.ts", from: "a", to: "b" });
     expect(await hook(f, ws, withoutEvent(inScope))).toEqual(await hook(f, ws, inScope));

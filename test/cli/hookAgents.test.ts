@@ -114,12 +114,13 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     );
   });
 
-  it("denies a change to intent-lsp's own rules: the agent cannot ask the user", async () => {
+  it("puts a change to intent-lsp's own rules to the user, or denies it where the agent cannot ask", async () => {
     ws.select("INT-001");
+    const why = ".orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval.";
     expect(await pre(f, ws, ".orchestration/active_intents.yaml")).toEqual(
-      f.deny(
-        "[intent-lsp: rule-file] .orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval. This agent cannot put the question to the user, so the call is denied: ask the user to make this change.",
-      ),
+      f.ask
+        ? f.ask(why)
+        : f.deny(`[intent-lsp: rule-file] ${why} This agent cannot put the question to the user, so the call is denied: ask the user to make this change.`),
     );
   });
 
@@ -144,9 +145,16 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
     expect(await hook(f, ws, f.otherEvent(ws))).toEqual(f.allow);
   });
 
-  it("lets shell commands run (the agent's own rules decide) and has no opinion without an intents file", async () => {
+  it("puts a shell command that deletes to the user, or leaves it to the agent's own rules; has no opinion without an intents file", async () => {
     ws.select("INT-001");
-    expect(await hook(f, ws, f.shell(ws, "pre", "rm -rf dist"))).toEqual(f.allow);
+    expect(await hook(f, ws, f.shell(ws, "pre", "rm -rf dist"))).toEqual(
+      f.ask
+        ? f.ask(
+            "This command deletes files; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
+          )
+        : f.allow,
+    );
+    expect(await hook(f, ws, f.shell(ws, "pre", "ls src"))).toEqual(f.allow);
     const bare = new TempWorkspace({ fromExample: false });
     try {
       bare.write("src/a.ts", "x\n");
@@ -184,7 +192,14 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: aft
     ws = gitWorkspace();
     ws.select("INT-001");
     const command = "echo '// v3' >> src/api/weather.ts && echo '- Ship it.' >> docs/notes.md";
-    expect(await hook(f, ws, f.shell(ws, "pre", command), env(f))).toEqual(f.allow);
+    // an agent that can ask puts the command to the user first (who lets it run here)
+    expect(await hook(f, ws, f.shell(ws, "pre", command), env(f))).toEqual(
+      f.ask
+        ? f.ask(
+            "This command redirects output into a file; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.",
+          )
+        : f.allow,
+    );
     const sh = spawnSync("bash", ["-c", command], { cwd: ws.root });
     expect(sh.status).toBe(0);
     const post = await hook(f, ws, f.shell(ws, "post", command), env(f));
@@ -203,6 +218,31 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: aft
     expect(ws.read(".orchestration/AGENT.md")).toContain("`docs/notes.md` (INT-001): a shell command");
     // CI sees the recorded out-of-scope line
     expect((await runCliInProcess(["check"], { cwd: ws.root })).status).toBe(1);
+  });
+});
+
+const MULTI = NEW_AGENTS.filter((f) => f.multiWrite);
+
+describe.each(MULTI.map((f) => [f.agent, f] as const))("intent hook %s: a tool that writes several files", (_name, f) => {
+  let ws: TempWorkspace;
+  beforeEach(() => {
+    ws = new TempWorkspace();
+    ws.write(".orchestration/agent_trace.jsonl", "");
+    ws.select("INT-001");
+  });
+  afterEach(() => ws.dispose());
+  const FORECAST = "src/api/forecast.ts";
+
+  it("is denied when one of its files is out of scope, allowed when all are in, and each file is recorded", async () => {
+    const { write, records } = f.multiWrite!;
+    const denied = await hook(f, ws, write(ws, "pre", [API, NOTES]));
+    expect(denied.status === 2 || denied.stdout.includes('"deny"')).toBe(true);
+    expect(`${denied.stdout}${denied.stderr}`).toContain("[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001");
+    expect(await hook(f, ws, write(ws, "pre", [API, FORECAST]))).toEqual(f.allow);
+    ws.write(API, ws.read(API).replace(API_EDIT.from, API_EDIT.to));
+    ws.write(FORECAST, `${ws.read(FORECAST)}// more\n`);
+    expect(await hook(f, ws, write(ws, "post", [API, FORECAST]), f.reportsModel ? {} : { INTENT_LSP_MODEL: MODEL_ENV })).toEqual(f.quietPost);
+    if (records) expect(ledgerRecords(ws).flatMap((r) => r.files.map((x: any) => x.path))).toEqual([API, FORECAST]);
   });
 });
 

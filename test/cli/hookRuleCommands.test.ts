@@ -7,7 +7,7 @@ import { claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * An agent rewriting the rules through its shell (`intent start`, a redirect into active_intents.yaml, …)
- * is put to the user in every agent protocol: "ask" where the protocol has it (Claude Code, Cursor), a deny
+ * is put to the user in every agent protocol: "ask" where the protocol has it (Claude Code, Cursor, Qwen Code), a deny
  * telling the agent to ask the user to run it where it has not. Read-only commands stay the agent's own
  * business, and a post hook after a command that changed the rules says so. Every answer asserted whole.
  */
@@ -71,7 +71,7 @@ const PROTOCOLS: Protocol[] = [
       agent: f.agent,
       pre: (ws, command) => f.shell(ws, "pre", command),
       post: (ws, command) => f.shell(ws, "post", command),
-      asks: (reason) => f.deny(withoutAsk(reason)),
+      asks: (reason) => (f.ask ? f.ask(reason) : f.deny(withoutAsk(reason))),
       quiet: f.allow,
       report: (text) => f.reportPost(text),
     }),

@@ -7,17 +7,17 @@ import { HookServiceHarness, spawnHook } from "../support/hookServiceHarness";
 
 /**
  * The hook service's oracle is the call's own process (docs/ARCHITECTURE.md "Hook service"): a session of
- * generated calls (all eight agents, pre and post, writes and shell commands, absolute and relative working
+ * generated calls (every agent, pre and post, writes and shell commands, absolute and relative working
  * folders, odd paths, model variables) is replayed on twin workspaces, one answered by the service through
  * the real launcher, the other by each call's own process; every answer and both ledgers must be the same.
- * `npm test` replays a draw of 72 calls that reaches every kind of call; `npm run soak` replays 10,000.
+ * `npm test` replays a draw of 112 calls that reaches every kind of call; `npm run soak` replays 10,000.
  */
 
 beforeAll(ensureBuilt);
 
 const SOAK = !!process.env["INTENT_LSP_SOAK"];
-/** `npm test`'s draw: a seed whose first 72 calls reach every kind of call (held by the first test below). */
-const DRAW = { seed: 584, count: 72 };
+/** `npm test`'s draw: a seed whose first 112 calls reach every kind of call (held by the first test below). */
+const DRAW = { seed: 2153, count: 112 };
 const COUNT = Number(process.env["INTENT_LSP_HOOK_CALLS"]) || (SOAK ? 10_000 : DRAW.count);
 const SEED = Number(process.env["INTENT_LSP_SEED"]) || DRAW.seed;
 
@@ -32,9 +32,9 @@ const comparable = (ws: { root: string }, r: CliResult) => ({
 
 /**
  * Independent sessions replayed side by side (each on its own twins), so that a soak uses both cores; session
- * k draws its calls from seed SEED + k. The soak's 10,000 calls are seeds 584 to 587, 2,500 calls each: on
- * two cores that is hours, so it may be run in shards (INTENT_LSP_SEED=586 INTENT_LSP_HOOK_SESSIONS=2
- * INTENT_LSP_HOOK_CALLS=5000 replays seeds 586 and 587), the same calls as in one run.
+ * k draws its calls from seed SEED + k. The soak's 10,000 calls are seeds 2153 to 2156, 2,500 calls each: on
+ * two cores that is hours, so it may be run in shards (INTENT_LSP_SEED=2155 INTENT_LSP_HOOK_SESSIONS=2
+ * INTENT_LSP_HOOK_CALLS=5000 replays seeds 2155 and 2156), the same calls as in one run.
  */
 const SESSIONS = Number(process.env["INTENT_LSP_HOOK_SESSIONS"]) || (SOAK ? 4 : 1);
 

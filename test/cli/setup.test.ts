@@ -173,7 +173,7 @@ describe("intent init", () => {
   });
 
   it("sets up every agent, and doctor finds each hook answering", () => {
-    const agents = ["claude-code", "cursor", "codex", "gemini", "copilot", "windsurf", "cline", "droid"];
+    const agents = ["claude-code", "cursor", "codex", "gemini", "copilot", "windsurf", "cline", "droid", "qwen", "kiro", "goose", "auggie", "opencode", "amp"];
     const r = runCli(["init", ...agents.flatMap((a) => ["--agent", a])], { cwd: ws.root });
     expect(r.status).toBe(0);
     for (const f of [
@@ -183,9 +183,25 @@ describe("intent init", () => {
       ".github/hooks/intent-lsp.json",
       ".windsurf/hooks.json",
       ".factory/hooks.json",
+      ".qwen/settings.json",
+      ".kiro/agents/intent-lsp.json",
+      ".agents/plugins/intent-lsp/hooks/hooks.json",
+      ".augment/settings.json",
     ]) {
       expect(r.stdout).toContain(`created ${f}:`);
     }
+    expect(r.stdout).toContain("created .opencode/plugins/intent-lsp.js (opencode plugin running `intent hook opencode`)");
+    expect(r.stdout).toContain("created .amp/plugins/intent-lsp.ts (amp plugin running `intent hook amp`)");
+    expect(r.stdout).toContain("created .kiro/settings/cli.json (kiro setup)");
+    expect(JSON.parse(ws.read(".kiro/settings/cli.json"))).toEqual({ "chat.defaultAgent": "intent-lsp" });
+    expect(JSON.parse(ws.read(".kiro/agents/intent-lsp.json"))).toMatchObject({
+      name: "intent-lsp",
+      tools: ["*"],
+      hooks: { preToolUse: [{ command: "intent hook kiro", timeout_ms: 30000 }], postToolUse: [{ command: "intent hook kiro", timeout_ms: 30000 }] },
+    });
+    expect(JSON.parse(ws.read(".agents/plugins/intent-lsp/hooks/hooks.json")).hooks.PreToolUse).toEqual([
+      { matcher: "^developer__(write|edit|shell)$", hooks: [{ type: "command", command: "intent hook goose", timeout: 30, on_failure: "block" }] },
+    ]);
     expect(JSON.parse(ws.read(".cursor/hooks.json"))).toMatchObject({
       version: 1,
       hooks: { preToolUse: [{ command: "intent hook cursor", failClosed: true }] },
@@ -194,7 +210,7 @@ describe("intent init", () => {
 
     const doctor = runCli(["doctor"], { cwd: ws.root, env: shimBin(ws) });
     const hookLines = doctor.stdout.split("\n").filter((l) => / hook: /.test(l));
-    expect(hookLines).toHaveLength(9); // Cline: two scripts
+    expect(hookLines).toHaveLength(15); // Cline: two scripts
     for (const l of hookLines) expect(l).toMatch(/^ok {7}[a-z-]+ hook: .* answers$/);
     // a fresh init declares no intent yet (its example is commented out): a warning, not a problem
     expect(doctor.stdout).toContain(
@@ -228,7 +244,8 @@ describe("intent init", () => {
   it("refuses an unknown agent", () => {
     expect(runCli(["init", "--agent", "vim"], { cwd: ws.root })).toMatchObject({
       status: 2,
-      stderr: 'intent init: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid\n',
+      stderr:
+        'intent init: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid, qwen, kiro, goose, auggie, opencode, amp\n',
     });
   });
 });

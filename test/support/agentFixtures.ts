@@ -1,7 +1,7 @@
 import type { HookAgent } from "./cliRunner";
 import type { TempWorkspace } from "./workspace";
 
-/** Codex, Gemini, Copilot, Windsurf, Cline and Droid: one fixture each, shared by their tests. */
+/** Every agent but Claude Code and Cursor (test/support/gatedAgents.ts): one fixture each, shared by their tests. */
 
 /** What a hook printed and returned: exactly what the agent reads. */
 export interface HookReply {
@@ -34,6 +34,13 @@ export interface AgentFixture {
   otherEvent(ws: TempWorkspace): unknown;
   /** The exact reply for a denial whose text is `[intent-lsp: code] reason`. */
   deny(text: string): HookReply;
+  /** The exact reply for a question put to the user, for an agent that has one ("ask"). */
+  ask?(reason: string): HookReply;
+  /**
+   * A call of the agent's tool that writes several files at once, where it has one (a patch, a removal of
+   * files): `records` when its post payload says enough for the recorder to record every file.
+   */
+  multiWrite?: { write(ws: TempWorkspace, phase: "pre" | "post", paths: readonly string[]): unknown; records: boolean };
   /** The exact reply for an allowed call (or one the gate has no opinion on). */
   allow: HookReply;
   /** The exact reply after a tool call with nothing to report. */
@@ -88,6 +95,13 @@ export const CODEX: AgentFixture = {
       { turn: "turn-1", response: `Success. Updated the following files:\nM ${e.path}` },
     ),
   shell: (ws, phase, command) => codexPayload(ws, phase, "Bash", { command }, "call-shell-1", { turn: "turn-2" }),
+  multiWrite: {
+    write: (ws, phase, paths) =>
+      codexPayload(ws, phase, "apply_patch", { command: patchOf(paths) }, "call-patch-2", {
+        response: `Success. Updated the following files:\n${paths.map((p) => `M ${p}`).join("\n")}`,
+      }),
+    records: true,
+  },
   otherEvent: (ws) => ({ session_id: "019a-codex-session", cwd: ws.root, hook_event_name: "UserPromptSubmit", model: "gpt-5-codex", prompt: "hi" }),
   deny: claudeShapedDeny,
   allow: { stdout: "{}\n", stderr: "", status: 0 },
@@ -150,6 +164,21 @@ export const COPILOT: AgentFixture = {
     ...(phase === "post" ? { toolResult: { resultType: "success", textResultForLlm: "" } } : {}),
   }),
   otherEvent: (ws) => ({ timestamp: 1704614600000, cwd: ws.root, prompt: "hi" }),
+  // VS Code's agent hooks run .github/hooks too: its editFiles names every file it edits
+  multiWrite: {
+    write: (ws, phase, paths) => ({
+      timestamp: "2026-11-29T10:00:00.000Z",
+      hookEventName: phase === "pre" ? "PreToolUse" : "PostToolUse",
+      sessionId: "vscode-session-1",
+      transcript_path: "",
+      cwd: ws.root,
+      tool_name: "editFiles",
+      tool_input: { files: paths.map((p) => abs(ws, p)) },
+      tool_use_id: "tool-edit-files-1",
+      ...(phase === "post" ? { tool_response: "Edited 2 files" } : {}),
+    }),
+    records: true,
+  },
   deny: (text) => ({ stdout: json({ permissionDecision: "deny", permissionDecisionReason: text }), stderr: "", status: 0 }),
   allow: { stdout: "{}\n", stderr: "", status: 0 },
   quietPost: { stdout: "{}\n", stderr: "", status: 0 },
@@ -261,4 +290,214 @@ export const DROID: AgentFixture = {
   reportPost: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: "", status: 0 }),
 };
 
-export const NEW_AGENTS: readonly AgentFixture[] = [CODEX, GEMINI, COPILOT, WINDSURF, CLINE, DROID];
+const exit2 = (text: string): HookReply => ({ stdout: "", stderr: `${text}\n`, status: 2 });
+const silent: HookReply = { stdout: "", stderr: "", status: 0 };
+const emptyJson: HookReply = { stdout: "{}\n", stderr: "", status: 0 };
+/** Codex's patch envelope updating each file (the line `a` becomes `b`). */
+const patchOf = (paths: readonly string[]) => `*** Begin Patch\n${paths.map((p) => `*** Update File: ${p}\n@@\n-a\n+b\n`).join("")}*** End Patch\n`;
+
+/** Qwen Code: Claude Code's shape with Qwen's tools; it asks the user where Claude Code would. */
+export const QWEN: AgentFixture = {
+  agent: "qwen",
+  session: "qwen-5e0c8a3f-qwen",
+  write: (ws, phase, e) => ({
+    session_id: "5e0c8a3f-qwen",
+    transcript_path: "/home/user/.qwen/projects/repo/chats/5e0c8a3f.jsonl",
+    cwd: ws.root,
+    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    timestamp: "2026-11-29T10:00:00.000Z",
+    permission_mode: "default",
+    tool_name: "edit",
+    tool_use_id: "toolu_1764410400000_ab12cd",
+    tool_input: { file_path: abs(ws, e.path), old_string: e.from, new_string: e.to, replace_all: false },
+    ...(phase === "post" ? { tool_response: { llmContent: `Successfully modified file: ${abs(ws, e.path)} (1 replacements).`, returnDisplay: "" } } : {}),
+  }),
+  shell: (ws, phase, command) => ({
+    session_id: "5e0c8a3f-qwen",
+    transcript_path: "/home/user/.qwen/projects/repo/chats/5e0c8a3f.jsonl",
+    cwd: ws.root,
+    hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    timestamp: "2026-11-29T10:00:01.000Z",
+    permission_mode: "default",
+    tool_name: "run_shell_command",
+    tool_use_id: "toolu_1764410401000_ef34gh",
+    tool_input: { command, description: "run it", is_background: false },
+    ...(phase === "post" ? { tool_response: { llmContent: "Command: …\nExit Code: 0", returnDisplay: "" } } : {}),
+  }),
+  otherEvent: (ws) => ({
+    session_id: "5e0c8a3f-qwen",
+    transcript_path: "",
+    cwd: ws.root,
+    hook_event_name: "UserPromptSubmit",
+    timestamp: "2026-11-29T10:00:00.000Z",
+    prompt: "hi",
+  }),
+  deny: claudeShapedDeny,
+  ask: (reason) => ({
+    stdout: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: reason } }),
+    stderr: "",
+    status: 0,
+  }),
+  allow: emptyJson,
+  quietPost: emptyJson,
+  reportPost: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: "", status: 0 }),
+};
+
+/** Kiro CLI's default engine: `write` with camelCase input and `shell`, a session id, no call or model id. */
+export const KIRO: AgentFixture = {
+  agent: "kiro",
+  session: "kiro-3b9d2f10-kiro",
+  write: (ws, phase, e) => ({
+    hook_event_name: phase === "pre" ? "preToolUse" : "postToolUse",
+    cwd: ws.root,
+    session_id: "3b9d2f10-kiro",
+    tool_name: "write",
+    tool_input: { command: "strReplace", path: abs(ws, e.path), oldStr: e.from, newStr: e.to },
+    ...(phase === "post" ? { tool_response: { success: true, result: ["Replaced 1 occurrence"] } } : {}),
+  }),
+  shell: (ws, phase, command) => ({
+    hook_event_name: phase === "pre" ? "preToolUse" : "postToolUse",
+    cwd: ws.root,
+    session_id: "3b9d2f10-kiro",
+    tool_name: "shell",
+    tool_input: { command },
+    ...(phase === "post" ? { tool_response: { success: true, result: [""] } } : {}),
+  }),
+  otherEvent: (ws) => ({ hook_event_name: "userPromptSubmit", cwd: ws.root, session_id: "3b9d2f10-kiro", prompt: "hi" }),
+  deny: exit2,
+  allow: silent,
+  quietPost: silent,
+  reportPost: (text) => ({ stdout: `${text}\n`, stderr: "", status: 0 }),
+};
+
+/** Goose's plugin hooks: `event`, `working_dir`, the developer extension's tools; paths relative to the working folder. */
+export const GOOSE: AgentFixture = {
+  agent: "goose",
+  session: "goose-20261129_7",
+  write: (ws, phase, e) => ({
+    event: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    session_id: "20261129_7",
+    matcher_context: "developer__edit",
+    tool_call_id: "call_goose_1",
+    tool_name: "developer__edit",
+    tool_input: { path: e.path, before: e.from, after: e.to },
+    working_dir: ws.root,
+  }),
+  shell: (ws, phase, command) => ({
+    event: phase === "pre" ? "PreToolUse" : "PostToolUse",
+    session_id: "20261129_7",
+    matcher_context: "developer__shell",
+    tool_call_id: "call_goose_2",
+    tool_name: "developer__shell",
+    tool_input: { command },
+    working_dir: ws.root,
+  }),
+  otherEvent: (ws) => ({ event: "UserPromptSubmit", session_id: "20261129_7", matcher_context: "", message: "hi", working_dir: ws.root }),
+  deny: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: `${text}\n`, status: 2 }),
+  allow: silent,
+  quietPost: silent,
+  reportPost: (text) => ({ stdout: "", stderr: `${text}\n`, status: 0 }),
+};
+
+const auggieCall = (ws: TempWorkspace, phase: "pre" | "post", tool_name: string, tool_input: Record<string, unknown>) => ({
+  hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+  conversation_id: "conv-aug-1",
+  workspace_roots: [ws.root],
+  tool_name,
+  tool_input,
+  tool_error: null,
+  is_mcp_tool: false,
+  ...(phase === "post" ? { tool_output: "ok", file_changes: [] } : {}),
+});
+
+/** Auggie: `workspace_roots` and `conversation_id`, paths relative to the workspace root, numbered replacements. */
+export const AUGGIE: AgentFixture = {
+  agent: "auggie",
+  session: "auggie-conv-aug-1",
+  write: (ws, phase, e) =>
+    auggieCall(ws, phase, "str-replace-editor", {
+      command: "str_replace",
+      path: e.path,
+      instruction_reminder: "ALWAYS BREAK DOWN EDITS INTO SMALLER CHUNKS OF AT MOST 150 LINES EACH.",
+      old_str_1: e.from,
+      new_str_1: e.to,
+      old_str_start_line_number_1: 1,
+      old_str_end_line_number_1: 1,
+    }),
+  shell: (ws, phase, command) => auggieCall(ws, phase, "launch-process", { command, wait: true, max_wait_seconds: 60, cwd: "." }),
+  otherEvent: (ws) => ({ hook_event_name: "SessionStart", conversation_id: "conv-aug-1", workspace_roots: [ws.root] }),
+  multiWrite: { write: (ws, phase, paths) => auggieCall(ws, phase, "apply_patch", { input: patchOf(paths) }), records: true },
+  deny: claudeShapedDeny,
+  allow: emptyJson,
+  quietPost: emptyJson,
+  reportPost: (text) => ({ stdout: json({ decision: "block", reason: text }), stderr: "", status: 0 }),
+};
+
+/** What intent-lsp's OpenCode and Amp plugins send (io/setup/agentPlugins.ts), with each agent's tools. */
+const pluginCall = (
+  ws: TempWorkspace,
+  phase: "pre" | "post",
+  call: { session: string; id: string; tool: string; input: Record<string, unknown>; model?: string },
+) => ({
+  hook_event_name: phase === "pre" ? "PreToolUse" : "PostToolUse",
+  session_id: call.session,
+  tool_use_id: call.id,
+  cwd: ws.root,
+  tool_name: call.tool,
+  tool_input: call.input,
+  ...(call.model ? { model: call.model } : {}),
+  ...(phase === "post" ? { tool_response: "Edit applied successfully." } : {}),
+});
+
+export const OPENCODE: AgentFixture = {
+  agent: "opencode",
+  session: "opencode-ses_01JX8Q",
+  reportsModel: "anthropic/claude-sonnet-4-5",
+  write: (ws, phase, e) =>
+    pluginCall(ws, phase, {
+      session: "ses_01JX8Q",
+      id: "call_oc_1",
+      tool: "edit",
+      input: { filePath: abs(ws, e.path), oldString: e.from, newString: e.to },
+      model: "anthropic/claude-sonnet-4-5",
+    }),
+  shell: (ws, phase, command) =>
+    pluginCall(ws, phase, {
+      session: "ses_01JX8Q",
+      id: "call_oc_2",
+      tool: "bash",
+      input: { command, description: "run it" },
+      model: "anthropic/claude-sonnet-4-5",
+    }),
+  otherEvent: (ws) => ({ hook_event_name: "SessionStart", session_id: "ses_01JX8Q", cwd: ws.root }),
+  multiWrite: {
+    write: (ws, phase, paths) =>
+      pluginCall(ws, phase, {
+        session: "ses_01JX8Q",
+        id: "call_oc_3",
+        tool: "apply_patch",
+        input: { patchText: patchOf(paths) },
+        model: "anthropic/claude-sonnet-4-5",
+      }),
+    records: true,
+  },
+  deny: exit2,
+  allow: silent,
+  quietPost: silent,
+  reportPost: (text) => ({ stdout: `${text}\n`, stderr: "", status: 0 }),
+};
+
+export const AMP: AgentFixture = {
+  agent: "amp",
+  session: "amp-T-7c1e9b2a",
+  write: (ws, phase, e) =>
+    pluginCall(ws, phase, { session: "T-7c1e9b2a", id: "toolu_amp_1", tool: "edit_file", input: { path: abs(ws, e.path), old_str: e.from, new_str: e.to } }),
+  shell: (ws, phase, command) => pluginCall(ws, phase, { session: "T-7c1e9b2a", id: "toolu_amp_2", tool: "Bash", input: { cmd: command } }),
+  otherEvent: (ws) => ({ hook_event_name: "SessionStart", session_id: "T-7c1e9b2a", cwd: ws.root }),
+  deny: exit2,
+  allow: silent,
+  quietPost: silent,
+  reportPost: (text) => ({ stdout: `${text}\n`, stderr: "", status: 0 }),
+};
+
+export const NEW_AGENTS: readonly AgentFixture[] = [CODEX, GEMINI, COPILOT, WINDSURF, CLINE, DROID, QWEN, KIRO, GOOSE, AUGGIE, OPENCODE, AMP];

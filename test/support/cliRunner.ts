@@ -88,7 +88,21 @@ const intentInProcess: ProgramRunner = async (file, args, options) => {
 };
 
 /** The agents whose hook calls `intent hook <agent>` answers. */
-export type HookAgent = "claude-code" | "cursor" | "codex" | "gemini" | "copilot" | "windsurf" | "cline" | "droid";
+export type HookAgent =
+  | "claude-code"
+  | "cursor"
+  | "codex"
+  | "gemini"
+  | "copilot"
+  | "windsurf"
+  | "cline"
+  | "droid"
+  | "qwen"
+  | "kiro"
+  | "goose"
+  | "auggie"
+  | "opencode"
+  | "amp";
 
 /** Runs a hook with a JSON payload, as the agent does. */
 export function runHook(agent: HookAgent, payload: unknown, opts: { cwd: string; env?: NodeJS.ProcessEnv }): CliResult & { json: unknown } {

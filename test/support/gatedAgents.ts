@@ -35,7 +35,7 @@ export const CURSOR: GatedAgent = {
   },
 };
 
-/** All eight agents `intent hook` speaks to. */
+/** Every agent `intent hook` speaks to. */
 export const ALL_AGENTS: readonly GatedAgent[] = [CLAUDE_CODE, CURSOR, ...NEW_AGENTS];
 
 export const agentNamed = (name: HookAgent): GatedAgent => ALL_AGENTS.find((a) => a.agent === name)!;

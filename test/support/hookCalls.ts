@@ -83,7 +83,7 @@ export interface HookCall {
 
 export const MODELS = [undefined, "anthropic/claude-opus-4-1", "openai/gpt-5"];
 
-/** `count` calls drawn from `seed`: all eight agents, pre and post, writes and shell commands, cwd forms, paths. */
+/** `count` calls drawn from `seed`: every agent, pre and post, writes and shell commands, cwd forms, paths. */
 export function generateCalls(seed: number, count: number): HookCall[] {
   const rng = new Prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[rng.int(0, xs.length - 1)]!;

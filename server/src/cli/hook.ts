@@ -8,17 +8,24 @@ import { cursorHook } from "./hook/cursor";
 import { droidHook } from "./hook/droid";
 import { geminiHook } from "./hook/gemini";
 import { windsurfHook } from "./hook/windsurf";
+import { qwenHook } from "./hook/qwen";
+import { kiroHook } from "./hook/kiro";
+import { gooseHook } from "./hook/goose";
+import { auggieHook } from "./hook/auggie";
+import { ampHook, opencodeHook } from "./hook/plugin";
 import type { HookAnswer } from "./hook/payload";
-import { failureAnswer } from "./hook/answers";
+import { failureAnswer } from "./hook/failures";
 import { INTENT_LSP_VERSION } from "../version";
 import { CliError, parse, ROOT_OPTION, type Command } from "./args";
 
 const USAGE = `intent hook AGENT [--root DIR]
 
-AGENT: claude-code, cursor, codex, gemini, copilot, windsurf, cline or droid
+AGENT: claude-code, cursor, codex, gemini, copilot (also VS Code's agent hooks), windsurf, cline, droid,
+       qwen, kiro, goose, auggie, opencode or amp
 
 Reads one hook event (JSON) on standard input and answers in that agent's protocol (stdout, stderr and the
-exit code). Before a write (PreToolUse, preToolUse, BeforeTool, pre_write_code, …): allow when the session's
+exit code). \`intent init --agent AGENT\` writes each agent's configuration (OpenCode's and Amp's: a plugin that
+runs this command). Before a write (PreToolUse, preToolUse, BeforeTool, pre_write_code, …): allow when the session's
 intent owns the file and is IN_PROGRESS, otherwise deny with the reason and the next step. Before a shell
 command: a snapshot of git's view of the working tree (and, where the agent can ask, a question to the user
 for commands that look like they write). After a write: one Agent Trace record for the lines it produced,
@@ -35,6 +42,12 @@ const AGENTS: Record<string, (payload: unknown, henv: HookEnvironment) => Promis
   windsurf: windsurfHook,
   cline: clineHook,
   droid: droidHook,
+  qwen: qwenHook,
+  kiro: kiroHook,
+  goose: gooseHook,
+  auggie: auggieHook,
+  opencode: opencodeHook,
+  amp: ampHook,
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);

@@ -147,6 +147,23 @@ function setUpAgentFiles(agent: AgentName, files: Files, done: string[], problem
     }
     return;
   }
+  if (spec.kind === "plugin") {
+    const existing = files.read(spec.file);
+    if (existing === undefined) {
+      files.write(spec.file, spec.text);
+      done.push(`created ${spec.file} (${agent} plugin running \`${hookCommand(agent)}\`)`);
+    } else if (existing !== spec.text) {
+      problems.push(
+        `${spec.file} exists and is not the plugin this version of intent-lsp writes; it was left as it is. Remove it and run \`intent init --agent ${agent}\` again to write the current one`,
+      );
+    }
+    return;
+  }
+  for (const [file, text] of Object.entries(spec.companions ?? {})) {
+    if (files.read(file) !== undefined) continue;
+    files.write(file, text);
+    done.push(`created ${file} (${agent} setup)`);
+  }
   const existing = files.read(spec.file);
   const merged = mergeHookConfig(spec, existing);
   if (!merged.ok) {

@@ -6,7 +6,7 @@ import { INTENT_LSP_VERSION } from "../version";
 import { CliError, wantsHelp, type Command, type Io } from "./args";
 import { COMMAND_NAMES, isCommandName, type CommandName } from "./commandNames";
 import { readAllStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout, writeStdoutNow } from "../io/stdio";
-import { failureAnswer } from "./hook/answers";
+import { failureAnswer } from "./hook/failures";
 import { oneLine, terminalOutput } from "../engine/terminalText";
 import type { CompletedCommand } from "../engine/shellCompletion";
 
@@ -39,7 +39,7 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     load: () => (require("./report") as typeof import("./report")).reportCommand,
   },
   hook: {
-    summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid)",
+    summary: "answer an agent's hook call (claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid, qwen, kiro, goose, auggie, opencode, amp)",
     load: () => (require("./hook") as typeof import("./hook")).hookCommand,
   },
   select: {

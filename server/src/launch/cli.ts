@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { failureAnswerForInput } from "../cli/hook/answers";
+import { failureAnswerForInput } from "../cli/hook/failures";
 import { hookAnswerText } from "../engine/terminalText";
 import { isCommandName } from "../cli/commandNames";
 import { handOverStdin, stdinIsTerminal, stdinStreamOpened, writeAllStdout } from "../io/stdio";

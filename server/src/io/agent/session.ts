@@ -39,6 +39,12 @@ const CLIENT_OF_PREFIX = {
   windsurf: "windsurf",
   cline: "cline",
   droid: "droid",
+  qwen: "qwen",
+  kiro: "kiro",
+  goose: "goose",
+  auggie: "auggie",
+  opencode: "opencode",
+  amp: "amp",
 } as const;
 
 export function agentSessionId(agent: AgentPrefix, id: string): string {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import type { AgentPrefix } from "../agent/session";
+import { pluginSource } from "./agentPlugins";
 
 /**
  * Each agent's hook configuration as intent-lsp installs it (the README's setup sections; each
@@ -10,7 +11,21 @@ import type { AgentPrefix } from "../agent/session";
  * never added twice. `intent doctor` reads the same specs back to find and run the configured commands.
  */
 
-export type AgentName = "claude-code" | "cursor" | "codex" | "gemini" | "copilot" | "windsurf" | "cline" | "droid";
+export type AgentName =
+  | "claude-code"
+  | "cursor"
+  | "codex"
+  | "gemini"
+  | "copilot"
+  | "windsurf"
+  | "cline"
+  | "droid"
+  | "qwen"
+  | "kiro"
+  | "goose"
+  | "auggie"
+  | "opencode"
+  | "amp";
 
 interface JsonHookSpec {
   agent: AgentName;
@@ -20,6 +35,16 @@ interface JsonHookSpec {
   top?: Record<string, unknown>;
   /** Event name → the entry intent-lsp appends to that event's array. */
   events: Record<string, unknown>;
+  /** Files the agent needs beside the configuration (Goose's plugin manifest): written whole when absent, never changed. */
+  companions?: Record<string, string>;
+}
+
+interface PluginHookSpec {
+  agent: AgentName;
+  kind: "plugin";
+  /** A module the agent loads (OpenCode's and Amp's plugins), which runs the hook: intent-lsp's own file, whole. */
+  file: string;
+  text: string;
 }
 
 interface ScriptHookSpec {
@@ -29,7 +54,7 @@ interface ScriptHookSpec {
   files: string[];
 }
 
-export type HookSpec = (JsonHookSpec | ScriptHookSpec) & {
+export type HookSpec = (JsonHookSpec | ScriptHookSpec | PluginHookSpec) & {
   /** Folders whose presence says the project uses this agent. */
   detect: string[];
   /** The session id prefix of the agent's hook (for cleaning up after a probe). */
@@ -66,6 +91,19 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
  */
 const CLAUDE_MATCHER =
   "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*";
+
+/** Auggie's write tools and its shell. */
+const AUGGIE_MATCHER = "^(str-replace-editor|save-file|remove-files|apply_patch|launch-process)$";
+
+/** What the OpenCode and Amp plugins send for a read: the probe doctor gives `intent hook opencode|amp`. */
+const pluginProbe = (root: string) => ({
+  hook_event_name: "PreToolUse",
+  session_id: PROBE_SESSION,
+  tool_use_id: "intent-doctor",
+  cwd: root,
+  tool_name: "read",
+  tool_input: { filePath: join(root, "README.md") },
+});
 
 export const HOOK_SPECS: readonly HookSpec[] = [
   {
@@ -220,6 +258,108 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       PostToolUse: claudeShaped("droid", "Create|Edit|Execute"),
     },
     probe: claudeShapedProbe,
+  },
+  {
+    agent: "qwen",
+    kind: "json",
+    file: ".qwen/settings.json",
+    detect: [".qwen", "QWEN.md"],
+    sessionPrefix: "qwen",
+    events: {
+      PreToolUse: claudeShaped("qwen", "^(write_file|edit|run_shell_command)$", { timeout: 30000 }),
+      PostToolUse: claudeShaped("qwen", "^(write_file|edit|run_shell_command)$", { timeout: 30000 }),
+    },
+    probe: (root) => ({ ...claudeShapedProbe(root), timestamp: new Date().toISOString(), tool_name: "read_file", tool_use_id: "intent-doctor" }),
+  },
+  {
+    agent: "kiro",
+    kind: "json",
+    file: ".kiro/agents/intent-lsp.json",
+    // the agent Kiro runs unless told otherwise, for this workspace
+    companions: { ".kiro/settings/cli.json": `${JSON.stringify({ "chat.defaultAgent": "intent-lsp" }, null, 2)}\n` },
+    detect: [".kiro"],
+    sessionPrefix: "kiro",
+    top: {
+      name: "intent-lsp",
+      description: "Kiro's tools, the project's MCP servers and steering files, with intent-lsp's hooks: writes gated by the active intent and recorded",
+      tools: ["*"],
+      includeMcpJson: true,
+      resources: ["file://AGENTS.md", "file://README.md", "file://.kiro/steering/**/*.md"],
+    },
+    // no matcher: every tool, so the gate also sees the tools whose names differ between Kiro's engines
+    events: {
+      preToolUse: { command: hookCommand("kiro"), timeout_ms: 30000 },
+      postToolUse: { command: hookCommand("kiro"), timeout_ms: 30000 },
+    },
+    probe: (root) => ({
+      hook_event_name: "preToolUse",
+      cwd: root,
+      session_id: PROBE_SESSION,
+      tool_name: "fs_read",
+      tool_input: { operations: [{ mode: "Line", path: join(root, "README.md") }] },
+    }),
+  },
+  {
+    agent: "goose",
+    kind: "json",
+    file: ".agents/plugins/intent-lsp/hooks/hooks.json",
+    companions: {
+      ".agents/plugins/intent-lsp/plugin.json": `${JSON.stringify({ name: "intent-lsp", version: "1.0.0", description: "Gates and records the agent's writes by the active intent (intent-lsp)" }, null, 2)}\n`,
+    },
+    detect: [".goosehints", ".goose"],
+    sessionPrefix: "goose",
+    events: {
+      PreToolUse: {
+        matcher: "^developer__(write|edit|shell)$",
+        hooks: [{ type: "command", command: hookCommand("goose"), timeout: 30, on_failure: "block" }],
+      },
+      PostToolUse: { matcher: "^developer__(write|edit|shell)$", hooks: [{ type: "command", command: hookCommand("goose"), timeout: 30 }] },
+    },
+    probe: (root) => ({
+      event: "PreToolUse",
+      session_id: PROBE_SESSION,
+      matcher_context: "developer__read",
+      tool_call_id: "intent-doctor",
+      tool_name: "developer__read",
+      tool_input: { path: "README.md" },
+      working_dir: root,
+    }),
+  },
+  {
+    agent: "auggie",
+    kind: "json",
+    file: ".augment/settings.json",
+    detect: [".augment", ".augment-guidelines"],
+    sessionPrefix: "auggie",
+    events: {
+      PreToolUse: claudeShaped("auggie", AUGGIE_MATCHER, { timeout: 30000 }),
+      PostToolUse: claudeShaped("auggie", AUGGIE_MATCHER, { timeout: 30000 }),
+    },
+    probe: (root) => ({
+      hook_event_name: "PreToolUse",
+      conversation_id: PROBE_SESSION,
+      workspace_roots: [root],
+      tool_name: "view",
+      tool_input: { path: "README.md", type: "file" },
+    }),
+  },
+  {
+    agent: "opencode",
+    kind: "plugin",
+    file: ".opencode/plugins/intent-lsp.js",
+    text: pluginSource("opencode"),
+    detect: [".opencode", "opencode.json", "opencode.jsonc"],
+    sessionPrefix: "opencode",
+    probe: pluginProbe,
+  },
+  {
+    agent: "amp",
+    kind: "plugin",
+    file: ".amp/plugins/intent-lsp.ts",
+    text: pluginSource("amp"),
+    detect: [".amp"],
+    sessionPrefix: "amp",
+    probe: pluginProbe,
   },
 ];
 

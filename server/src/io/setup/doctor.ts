@@ -235,6 +235,11 @@ function installedCommands(root: string, spec: HookSpec): { installed: Installed
       return undefined;
     }
   };
+  if (spec.kind === "plugin") {
+    const text = read(spec.file);
+    if (text !== undefined) installed.push({ file: spec.file, command: text });
+    return { installed, unread };
+  }
   if (spec.kind === "scripts") {
     for (const file of spec.files) {
       const text = read(file);
@@ -265,27 +270,27 @@ function jsonFilesIn(root: string, dir: string): string[] {
 
 /**
  * The arguments of a configured hook command when it is exactly what `intent init` writes (`intent hook
- * AGENT`, or a Cline script that is `hookScript(AGENT)` byte for byte); undefined for anything else. The
+ * AGENT`, or a file init writes whole, a Cline script or a plugin, byte for byte as `whole`); undefined for anything else. The
  * command is split into words without a shell: no quoting, variables, separators or redirections survive.
  */
-export function recognisedHookArgs(command: string, agent: AgentName, script: boolean): string[] | undefined {
-  if (script) return command === hookScript(agent) ? ["hook", agent] : undefined;
+export function recognisedHookArgs(command: string, agent: AgentName, whole: false | string): string[] | undefined {
+  if (whole !== false) return command === whole ? ["hook", agent] : undefined;
   const words = command.trim().split(/[ \t]+/);
   return words.length === 3 && words[0] === "intent" && words[1] === "hook" && words[2] === agent ? ["hook", agent] : undefined;
 }
 
 async function probeHook(input: DoctorInput, spec: HookSpec, file: string, command: string): Promise<Check> {
   const name = `${spec.agent} hook`;
-  const script = spec.kind === "scripts";
+  const script = spec.kind === "scripts" || spec.kind === "plugin";
   const shown = script ? file : `\`${command}\` (${file})`;
-  const args = recognisedHookArgs(command, spec.agent, script);
+  const args = recognisedHookArgs(command, spec.agent, spec.kind === "scripts" ? hookScript(spec.agent) : spec.kind === "plugin" ? spec.text : false);
   if (!args) {
     return {
       name,
       ok: false,
       detail: `${shown}: not an intent-lsp hook command; not run (doctor runs only the exact \`intent hook ${spec.agent}\` that \`intent init\` writes)`,
       fix: script
-        ? `check ${file} yourself, or remove it and run \`intent init --agent ${spec.agent}\` to write the standard script`
+        ? `check ${file} yourself, or remove it and run \`intent init --agent ${spec.agent}\` to write the standard ${spec.kind === "plugin" ? "plugin" : "script"}`
         : `check that command yourself, or replace it with exactly \`intent hook ${spec.agent}\` in ${file}`,
     };
   }

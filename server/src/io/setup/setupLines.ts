@@ -12,7 +12,11 @@ import { hookScript, HOOK_SPECS, mergeHookConfig } from "./agentHooks";
 import { appendLines, GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
 
 /** Every workspace file `intent init` may write besides the (exempt) `.orchestration/` files. */
-const SETUP_FILES: ReadonlySet<string> = new Set([".gitattributes", ".gitignore", ...HOOK_SPECS.flatMap((s) => (s.kind === "scripts" ? s.files : [s.file]))]);
+const SETUP_FILES: ReadonlySet<string> = new Set([
+  ".gitattributes",
+  ".gitignore",
+  ...HOOK_SPECS.flatMap((s) => (s.kind === "scripts" ? s.files : s.kind === "json" ? [s.file, ...Object.keys(s.companions ?? {})] : [s.file])),
+]);
 
 export function isSetupFile(path: string): boolean {
   return SETUP_FILES.has(path);
@@ -25,6 +29,10 @@ export function initOutput(path: string, existing: string | undefined): string |
   for (const spec of HOOK_SPECS) {
     if (spec.kind === "scripts") {
       if (spec.files.includes(path)) return existing ?? hookScript(spec.agent);
+    } else if (spec.kind === "plugin") {
+      if (spec.file === path) return existing ?? spec.text;
+    } else if (spec.companions && Object.hasOwn(spec.companions, path)) {
+      return existing ?? spec.companions[path];
     } else if (spec.file === path) {
       const merged = mergeHookConfig(spec, existing);
       return merged.ok ? merged.text : existing;
