@@ -413,7 +413,8 @@ describe("intent: help, version, usage errors", () => {
     });
     expect(runCli(["hook", "vim"], { cwd: REPO_ROOT })).toMatchObject({
       status: 2,
-      stderr: 'intent hook: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid\n',
+      stderr:
+        'intent hook: unknown agent "vim"; use one of claude-code, cursor, codex, gemini, copilot, windsurf, cline, droid, qwen, kiro, goose, auggie, opencode, amp\n',
     });
   });
 });

@@ -35,7 +35,7 @@ function blameText(rows: readonly BlameLine[]): string {
     r.kind === "traced"
       ? [
           intentMark(r.intent, r.outOfScope === true),
-          `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`,
+          `${shortModel(r.model) ?? r.person ?? r.contributor ?? ""}${r.source !== undefined ? ` (${r.source})` : ""}${r.from !== undefined ? ` (${r.movedBy ? `moved by ${shortModel(r.movedBy.model) ?? r.movedBy.person ?? r.movedBy.contributor} ` : ""}from ${r.from})` : ""}`,
           (r.timestamp ?? "").slice(0, 16).replace("T", " "),
           `${(r.traceId ?? "").slice(0, 8)}${r.exact ? "" : "?"}`,
         ].map(oneLine)

@@ -20,6 +20,7 @@ export const COMMAND_NAMES = [
   "verify",
   "ledger",
   "export",
+  "import",
   "map",
   "migrate",
   "completion",

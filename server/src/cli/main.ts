@@ -68,6 +68,10 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     load: () => (require("./ledger") as typeof import("./ledger")).exportCommand,
   },
   map: { summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
+  import: {
+    summary: "turn git-ai's authorship notes (refs/notes/ai) into ledger records (intent import git-ai)",
+    load: () => (require("./import") as typeof import("./import")).importCommand,
+  },
   migrate: {
     summary: "convert an older-dialect ledger into Agent Trace records, in a new file",
     load: () => (require("./migrate") as typeof import("./migrate")).migrateCommand,

@@ -11,6 +11,7 @@ import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
+import { sourceText } from "./describe";
 import { textLines } from "./lines";
 
 /**
@@ -53,6 +54,8 @@ export interface BlameLine {
   from?: string;
   /** Who git says wrote a line kept from before the adoption point, at the adoption commit (engine/adoption.ts). */
   git?: GitAuthor;
+  /** The tool that wrote the line's record when it is not intent-lsp: another Agent Trace writer, or git-ai's notes (`intent import git-ai`). */
+  source?: string;
   /** Who moved it here, when the move was recorded as it happened (`moved_from`). */
   movedBy?: { contributor: string; model?: string; person?: string; timestamp: string; traceId: string };
   text: string;
@@ -141,6 +144,7 @@ function blameLine(line: number, owner: LineOwner, text: string, path: string | 
     contributor: entry.contributor.type,
     ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
     ...(entry.contributor.name ? { person: entry.contributor.name } : {}),
+    ...(sourceText(entry) ? { source: sourceText(entry) } : {}),
     ...(isOutOfScopeEntry(entry) ? { outOfScope: true } : {}),
     timestamp: entry.timestamp,
     traceId: entry.recordId,

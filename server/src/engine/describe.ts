@@ -72,6 +72,16 @@ export function contributorText(entry: TraceEntry): string {
 }
 
 /**
+ * The tool that wrote a record, when it is not intent-lsp itself: another Agent Trace writer, or git-ai's
+ * notes turned into records by `intent import git-ai` ("git-ai note of a1b2c3d4", the commit it is attached to).
+ */
+export function sourceText(entry: Pick<TraceEntry, "toolName" | "revision">): string | undefined {
+  const tool = entry.toolName;
+  if (tool === undefined || tool === "intent-lsp") return undefined;
+  return tool === "git-ai" && entry.revision ? `git-ai note of ${entry.revision.slice(0, 8)}` : tool;
+}
+
+/**
  * Where a line came from when its owner wrote it in another path (engine/lineage.ts): "moved by <who> from
  * `old`" when the move was recorded as it happened, else "from `old`", the path set in `code` (backquotes in
  * markdown). Undefined for a line written here.

@@ -1,7 +1,7 @@
 import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
 import { isOutOfScopeEntry } from "../engine/authorship";
 import type { AdoptedLine } from "../engine/adoption";
-import { beforeAdoptionWords, contributorText, intentTitle, provenanceText, relativeTime } from "../engine/describe";
+import { beforeAdoptionWords, contributorText, intentTitle, provenanceText, relativeTime, sourceText } from "../engine/describe";
 import { inheritedConstraints } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
@@ -66,7 +66,7 @@ function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Marku
       );
     lines.push("");
     lines.push(
-      `trace ${m.code(entry.recordId)}${entry.toolName ? ` · ${entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
+      `trace ${m.code(entry.recordId)}${entry.toolName ? ` · ${sourceText(entry) ?? entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
     );
     const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;
     const constraints = intent ? inheritedConstraints(intent, ctx.rules.catalogue.byId) : [];

@@ -54,7 +54,7 @@ export function gateShell(command: string): GateDecision {
 /** Our CLI's subcommands that only read (`doctor` only without `--fix`); every other one, or none we know, may change the rules. */
 const READ_ONLY_SUBCOMMANDS = new Set(["status", "check", "blame", "context", "verify", "doctor", "help", "--help", "-h", "--version", "-v"]);
 /** Our CLI's subcommands that write: what `node …/cli.js X` must be to count as our CLI (cli.js is a common name). */
-const WRITING_SUBCOMMANDS = new Set(["init", "select", "start", "complete", "block", "archive", "amend", "hook", "map", "migrate"]);
+const WRITING_SUBCOMMANDS = new Set(["init", "select", "start", "complete", "block", "archive", "amend", "hook", "map", "migrate", "import"]);
 /** How the CLI is reached: `intent`, its launcher `dist/cli.js`, the bundle `intent-cli.js`, by any path. */
 const CLI_NAME = /^(intent|intent-cli\.[cm]?js)$/;
 const LAUNCHER_NAME = /^cli\.[cm]?js$/;
