@@ -5,6 +5,12 @@ import { fetchSealedRef, pushSealedRef, SEALED_REF } from "../io/ledger/sealedRe
 import { writeNamedFile } from "../io/ownFiles";
 import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
+import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
+import { bytesHash } from "../engine/hashing";
+import { migrateLine, UnmigratableRecord } from "../engine/ledger/migrate";
+import { detectDialect } from "../engine/ledger/read";
+import { validateRecord } from "../io/ledger/schema";
+import type { Io } from "./args";
 
 const DEFAULT_KEEP_DAYS = 3;
 
@@ -82,8 +88,11 @@ export const ledgerCommand: Command = {
 
 const EXPORT_USAGE = `intent export [--since DATE] [--until DATE] [--out FILE] [--root DIR]
 
-Writes the ledger's records of a period — sealed segments and the live file — as plain Agent Trace JSONL, each
-record exactly as its writer wrote it, oldest first, to standard output or FILE.
+Writes the ledger's records of a period — sealed segments and the live file — as plain Agent Trace JSONL,
+oldest first, to standard output or FILE: every line a record that validates against the Agent Trace
+${AGENT_TRACE_VERSION} schema ("version": "${AGENT_TRACE_VERSION}"). Records in that form are written exactly as their writer
+wrote them; records of other dialects (the reference implementation's "1.0", older and flat records) are
+converted as \`intent migrate\` converts them, and a line that cannot be a record is left out; stderr says which.
 
   --since DATE   records at or after this time (ISO 8601)
   --until DATE   records before this time (ISO 8601)
@@ -99,7 +108,8 @@ export const exportCommand: Command = {
     const since = values.since !== undefined ? dateOption("--since", values.since) : undefined;
     const until = values.until !== undefined ? dateOption("--until", values.until) : undefined;
     const ws = openWorkspace(io, values.root);
-    const lines = exportLines(ws.root, ws.rules.settings.ledgerPath, { since, until });
+    const conversion = new SpecConversion();
+    const lines = conversion.of(exportLines(ws.root, ws.rules.settings.ledgerPath, { since, until }));
     let count = 0;
     const progress = progressOf(io, "exporting the ledger");
     const counted = () => progress.update(`exporting the ledger: ${++count} records`);
@@ -111,6 +121,7 @@ export const exportCommand: Command = {
           counted();
           await io.write(`${line.toString("utf8")}\n`);
         }
+        conversion.report(io);
         return 0;
       }
       // the person named the file: written where they said, whole or not at all
@@ -120,9 +131,67 @@ export const exportCommand: Command = {
     } finally {
       progress.done();
     }
+    conversion.report(io);
     io.out(`Wrote ${count} record${count === 1 ? "" : "s"} to ${relative(io.cwd, out) || out}.\n`);
     return 0;
   },
+};
+
+/** Our own records start so: the appender validated each before writing it (io/ledger/append.ts). */
+const OWN_RECORD_START = Buffer.from(`{"version":"${AGENT_TRACE_VERSION}","id":"`);
+const OWN_TOOL = Buffer.from('"tool":{"name":"intent-lsp"');
+
+/**
+ * Export's lines as spec records: our own as written, other writers' that validate as written, the rest
+ * converted as `intent migrate` converts them (a fresh `prev` to the line before in the export) or left out.
+ */
+class SpecConversion {
+  private readonly converted = new Map<string, number>();
+  private readonly leftOut: string[] = [];
+  private previous: Buffer | undefined;
+  private ordinal = 0;
+
+  *of(lines: Iterable<Buffer>): Generator<Buffer> {
+    for (const bytes of lines) {
+      this.ordinal++;
+      const line = this.specLine(bytes);
+      if (line === undefined) continue;
+      this.previous = line;
+      yield line;
+    }
+  }
+
+  private specLine(bytes: Buffer): Buffer | undefined {
+    if (bytes.subarray(0, OWN_RECORD_START.length).equals(OWN_RECORD_START) && bytes.includes(OWN_TOOL)) return bytes;
+    const raw = bytes.toString("utf8");
+    try {
+      const obj: unknown = JSON.parse(raw);
+      if (detectDialect(obj) === "spec" && validateRecord(obj).length === 0) return bytes;
+      const { line, dialect } = migrateLine(raw, this.ordinal, this.previous ? bytesHash(this.previous) : null, validateRecord);
+      const errors = dialect === "spec" ? validateRecord(JSON.parse(line)) : [];
+      if (errors.length) throw new UnmigratableRecord(`does not match the Agent Trace schema: ${errors.slice(0, 3).join("; ")}`);
+      this.converted.set(dialect, (this.converted.get(dialect) ?? 0) + 1);
+      return Buffer.from(line);
+    } catch (e) {
+      this.leftOut.push(`record ${this.ordinal} of the period: ${e instanceof UnmigratableRecord ? e.message : (e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  report(io: Io): void {
+    if (this.converted.size) {
+      const by = [...this.converted].map(([d, n]) => `${n} ${DIALECT_NAMES[d] ?? d}`).join(", ");
+      io.err(`intent export: converted to Agent Trace ${AGENT_TRACE_VERSION} as \`intent migrate\` does: ${by}\n`);
+    }
+    for (const l of this.leftOut.slice(0, 20)) io.err(`intent export: left out ${l}\n`);
+    if (this.leftOut.length > 20) io.err(`intent export: left out ${this.leftOut.length - 20} more; \`intent verify\` lists every line\n`);
+  }
+}
+
+const DIALECT_NAMES: Record<string, string> = {
+  reference: "of the reference implementation (version 1.0)",
+  older: "of the older dialect (relative_path)",
+  flat: "flat (file_path)",
 };
 
 const NEWLINE = new Uint8Array([0x0a]);

@@ -29,7 +29,7 @@ interface MigrationResult {
 }
 
 /** A record that cannot be expressed as it stands; only its own line is skipped. */
-class UnmigratableRecord extends Error {}
+export class UnmigratableRecord extends Error {}
 
 /** Schema violations of a record ("<json pointer>: <problem>"); empty when it is valid. */
 export type RecordValidator = (record: unknown) => string[];
@@ -54,7 +54,12 @@ export function migrateLedger(text: string, validate: RecordValidator): Migratio
   return result;
 }
 
-function migrateLine(raw: string, lineNo: number, prev: string | null, validate: RecordValidator): { line: string; dialect: Dialect } {
+/**
+ * One ledger line as a spec record (what `intent migrate` makes of it): spec records as they are (ours with
+ * `prev` re-pointed to `prev`), other dialects converted; throws `UnmigratableRecord` with the reason when it
+ * cannot be one. `intent export` converts the other dialects' lines it hands out with it.
+ */
+export function migrateLine(raw: string, lineNo: number, prev: string | null, validate: RecordValidator): { line: string; dialect: Dialect } {
   let obj: unknown;
   try {
     obj = JSON.parse(raw);
