@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { CLINE, CODEX, COPILOT, DROID, GEMINI, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
+import { AUGGIE, CLINE, CODEX, COPILOT, DROID, GEMINI, GOOSE, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
 import { hookReplyInProcess, runCli, runCliInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
@@ -343,6 +343,16 @@ describe("agent specifics", () => {
     const failed = await hook(COPILOT, ws, { ...pascal, tool_input: "{oops" });
     expect(failed.status).toBe(2);
     expect(JSON.parse(failed.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/^\[intent-lsp: internal-error\] intent-lsp's hook failed \(.*JSON/);
+  });
+
+  it("goose, auggie: paths are relative to the folder the payload names, not to where the hook process runs", async () => {
+    ws.select("INT-001");
+    for (const f of [GOOSE, AUGGIE]) {
+      // started in src/api, as an agent may start its hooks anywhere: "docs/notes.md" is still the workspace's
+      const r = await hookReplyInProcess(f.agent, f.write(ws, "pre", { path: NOTES, from: "a", to: "b" }), { cwd: ws.path("src/api") });
+      expect(`${r.stdout}${r.stderr}`, f.agent).toContain("[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001");
+      expect(await hookReplyInProcess(f.agent, f.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }), { cwd: ws.path("src/api") })).toEqual(f.allow);
+    }
   });
 
   it("windsurf: without a pre-write stash the edits are undone to find the changed line", async () => {
