@@ -3,7 +3,20 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
-import { AUGGIE, CLINE, CODEX, COPILOT, DROID, GEMINI, GOOSE, NEW_AGENTS, WINDSURF, type AgentFixture, type HookReply, type PlannedEdit } from "../support/agentFixtures";
+import {
+  AUGGIE,
+  CLINE,
+  CODEX,
+  COPILOT,
+  DROID,
+  GEMINI,
+  GOOSE,
+  NEW_AGENTS,
+  WINDSURF,
+  type AgentFixture,
+  type HookReply,
+  type PlannedEdit,
+} from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
 import { hookReplyInProcess, runCli, runCliInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
@@ -351,7 +364,9 @@ describe("agent specifics", () => {
       // started in src/api, as an agent may start its hooks anywhere: "docs/notes.md" is still the workspace's
       const r = await hookReplyInProcess(f.agent, f.write(ws, "pre", { path: NOTES, from: "a", to: "b" }), { cwd: ws.path("src/api") });
       expect(`${r.stdout}${r.stderr}`, f.agent).toContain("[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001");
-      expect(await hookReplyInProcess(f.agent, f.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }), { cwd: ws.path("src/api") })).toEqual(f.allow);
+      expect(await hookReplyInProcess(f.agent, f.write(ws, "pre", { path: "src/api/forecast.ts", from: "a", to: "b" }), { cwd: ws.path("src/api") })).toEqual(
+        f.allow,
+      );
     }
   });
 

@@ -186,6 +186,15 @@ describe("intent import git-ai", () => {
     }
   });
 
+  it("doctor says when the notes' lines are not in the ledger, and is quiet about it once they are", () => {
+    const line = (out: string) => out.split("\n").find((l) => l.includes("git-ai notes"));
+    expect(line(runCli(["doctor"], { cwd: ws.root }).stdout)).toBe(
+      "warning  git-ai notes: 3 records (7 lines) from the 2 notes in refs/notes/ai are not in the ledger: hover and blame show those lines as untraced",
+    );
+    expect(runCli(["import", "git-ai"], { cwd: ws.root }).status).toBe(0);
+    expect(line(runCli(["doctor"], { cwd: ws.root }).stdout)).toBe("ok       git-ai notes: the 2 notes in refs/notes/ai are in the ledger");
+  });
+
   it("--dry-run writes nothing; a note it cannot read is named and the rest imported", () => {
     const head = git(ws.root, "rev-parse", "HEAD~1").trim();
     git(ws.root, "notes", "--ref=ai", "add", "-f", "-m", "src/api/units.ts\n  s_x::t_y 1-2\n{not json", head);

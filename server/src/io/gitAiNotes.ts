@@ -4,9 +4,12 @@
  * Read with git's plumbing through the runner (io/gitRunner.ts), which lets git run no hook or configured
  * program: `git notes list`, one `git cat-file --batch` for the notes and one for the files, one `git log`.
  */
+import type { Identity } from "@shared/settings";
+import type { TraceRecord } from "@shared/agentTrace";
 import { parseGitAiNote, type GitAiNote } from "../engine/ledger/gitAiNote";
-import type { NoteAtCommit } from "../engine/ledger/gitAiRecords";
+import { gitAiRecords, type NoteAtCommit } from "../engine/ledger/gitAiRecords";
 import { catFileBatch, runGit } from "./git";
+import { exportLines } from "./ledger/compact";
 
 export const GIT_AI_REF = "refs/notes/ai";
 
@@ -88,4 +91,51 @@ function commitTimes(root: string, commits: readonly string[]): Map<string, stri
     }
   }
   return out;
+}
+
+/** What `intent import git-ai` would do in a workspace: every record the notes give, and those not yet in the ledger. */
+export interface GitAiImportPlan {
+  noteCount: number;
+  /** Every record the notes give, oldest first. */
+  records: TraceRecord[];
+  /** Those whose id the ledger does not hold yet. */
+  fresh: TraceRecord[];
+  unreadable: GitAiNotes["unreadable"];
+  /** Parts of notes that give no record, with why. */
+  skipped: string[];
+}
+
+/**
+ * The plan for the workspace at `root` (its ledger at `ledgerPath`). The notes name files from the
+ * repository's top; the ledger from the workspace's, so files outside the workspace are left out.
+ */
+export function gitAiImportPlan(root: string, ledgerPath: string, identity: Pick<Identity, "recordEmail">): GitAiImportPlan {
+  const prefix = runGit(root, ["rev-parse", "--show-prefix"]).trim();
+  const { notes, unreadable } = readGitAiNotes(root);
+  const records: TraceRecord[] = [];
+  const skipped: string[] = [];
+  for (const n of notes) {
+    const files = n.note.files.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
+    const made = gitAiRecords({ ...n, note: { ...n.note, files }, content: (path) => n.content(prefix + path) }, identity);
+    records.push(...made.records);
+    skipped.push(...made.skipped);
+  }
+  records.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const present = recordIds(root, ledgerPath);
+  return { noteCount: notes.length + unreadable.length, records, fresh: records.filter((r) => !present.has(r.id)), unreadable, skipped };
+}
+
+/** The ids of the records the ledger holds, sealed or live. */
+function recordIds(root: string, ledgerPath: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of exportLines(root, ledgerPath)) {
+    const m = /"id"\s*:\s*"([^"]{1,200})"/.exec(line.toString("utf8"));
+    if (m) ids.add(m[1]!);
+  }
+  return ids;
+}
+
+/** The lines a set of imported records claims. */
+export function claimedLines(records: readonly TraceRecord[]): number {
+  return records.reduce((n, r) => n + r.files[0]!.conversations[0]!.ranges.reduce((k, x) => k + x.end_line - x.start_line + 1, 0), 0);
 }

@@ -9,6 +9,7 @@ import { removeSession } from "../sessionFiles";
 import { ADOPTION_FILE, INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } from "../../engine/workspaceFiles";
 import { readAdoption } from "../adoption";
 import { checkOwnRead, readOwnFile } from "../ownFiles";
+import { claimedLines, GIT_AI_REF, gitAiImportPlan } from "../gitAiNotes";
 import { callsHook, configuredCommands, detectAgents, hookScript, HOOK_SPECS, PROBE_SESSION, type AgentName, type HookSpec } from "./agentHooks";
 import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
 
@@ -56,6 +57,33 @@ export async function runDoctor(input: DoctorInput): Promise<Check[]> {
     ...(await hookChecks(input)),
     staleLockCheck(input.root, input.rules.settings.ledgerPath, input.now ?? Date.now()),
     ...adoptionChecks(input.root),
+    ...gitAiChecks(input),
+  ];
+}
+
+/**
+ * A repository with git-ai's notes whose lines are not in the ledger yet: said, since hover and blame show
+ * those lines as untraced until `intent import git-ai` brings them in. Nothing when there are no notes.
+ */
+function gitAiChecks(input: DoctorInput): Check[] {
+  const name = "git-ai notes";
+  let plan: ReturnType<typeof gitAiImportPlan>;
+  try {
+    plan = gitAiImportPlan(input.root, input.rules.settings.ledgerPath, input.rules.settings.identity);
+  } catch {
+    return []; // not a git repository, or git cannot say: no notes to speak of
+  }
+  if (!plan.noteCount) return [];
+  const unreadable = plan.unreadable.length ? `; ${plan.unreadable.length} cannot be read (\`intent import git-ai\` names them)` : "";
+  if (!plan.fresh.length) return [{ name, ok: true, detail: `the ${plan.noteCount} notes in ${GIT_AI_REF} are in the ledger${unreadable}` }];
+  return [
+    {
+      name,
+      ok: true,
+      warning: true,
+      detail: `${plan.fresh.length} records (${claimedLines(plan.fresh)} lines) from the ${plan.noteCount} notes in ${GIT_AI_REF} are not in the ledger: hover and blame show those lines as untraced${unreadable}`,
+      fix: "run `intent import git-ai`",
+    },
   ];
 }
 
