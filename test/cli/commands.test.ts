@@ -181,6 +181,7 @@ describe("intent blame / context / map / verify / migrate", () => {
           timestamp: record!.timestamp,
           traceId: record!.id,
           exact: true,
+          confidence: "exact",
           text: "export interface Weather { // v2",
         },
       ],

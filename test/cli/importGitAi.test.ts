@@ -40,6 +40,7 @@ const blameRows = (ws: TempWorkspace, path: string) =>
     model?: string;
     person?: string;
     source?: string;
+    confidence?: string;
     kind: string;
   }[];
 
@@ -136,6 +137,21 @@ describe("intent import git-ai", () => {
       "docs/unit table.md git-ai refs/notes/ai cursor abcd1234abcd1234",
       "src/api/units.ts git-ai refs/notes/ai - h_31dce776f88375",
       "src/api/units.ts git-ai refs/notes/ai claude s_c9883b05a2487d::t_9f8e7d6c5b4a32",
+    ]);
+
+    // how sure: the table's lines are where the note put them, in the content it hashed (exact); units.ts's moved
+    // down under a line added by hand, found again by their content (inferred); the rest untraced
+    expect(table.filter((x) => x.contributor === "ai").map((x) => x.confidence)).toEqual(["exact", "exact"]);
+    expect(units.map((x) => x.confidence)).toEqual([
+      "untraced",
+      "untraced",
+      "untraced",
+      "inferred",
+      "inferred",
+      "inferred",
+      "untraced",
+      "inferred",
+      "inferred",
     ]);
 
     // blame and hover name where the owner comes from: the git-ai note of the commit that introduced the line

@@ -4,7 +4,8 @@
  */
 
 export type Seen =
-  | { kind: "traced"; type: string; modelId?: string; intentId?: string; traceId?: string }
+  /** `confidence`: how sure blame says it is (engine/confidence.ts); hover's answers do not carry it */
+  | { kind: "traced"; type: string; modelId?: string; intentId?: string; traceId?: string; confidence?: string }
   /** "Edited, not saved yet" */
   | { kind: "edited" }
   | { kind: "untraced" }
@@ -40,6 +41,7 @@ export interface BlameRow {
   contributor?: string;
   model?: string;
   traceId?: string;
+  confidence?: string;
 }
 
 export function parseBlameRow(row: BlameRow | undefined): Seen {
@@ -53,6 +55,7 @@ export function parseBlameRow(row: BlameRow | undefined): Seen {
     ...(row.model ? { modelId: row.model } : {}),
     ...(row.intent ? { intentId: row.intent } : {}),
     ...(row.traceId ? { traceId: row.traceId } : {}),
+    ...(row.confidence ? { confidence: row.confidence } : {}),
   };
 }
 

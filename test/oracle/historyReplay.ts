@@ -288,7 +288,12 @@ class FileReplay {
     compareLines(truth, seen).forEach(({ outcome, seen: judged }, i) => {
       const via = this.vias[steps[i]!]!;
       const age = steps[i] === 0 ? "from the first version" : steps[i]! > k - this.cfg.checkpointEvery ? "written since the last checkpoint" : "older";
-      this.report.countLine(surface, outcome, { via, file: basename(this.file), age });
+      this.report.countLine(surface, outcome, {
+        via,
+        file: basename(this.file),
+        age,
+        ...(surface === "blame" ? { confidence: judged.kind === "traced" ? (judged.confidence ?? "none") : judged.kind } : {}),
+      });
       if (outcome !== "correct") {
         this.report.example({
           run: basename(this.file),

@@ -136,7 +136,7 @@ async function main(): Promise<number> {
     );
     for (const seed of [...results.keys()].sort((a, b) => a - b)) report.merge(results.get(seed)!);
   }
-  const dimensions = mode === "seeded" ? ["kind", "via", "order", "refactor", "refactor-tool"] : ["via", "age", "file"];
+  const dimensions = mode === "seeded" ? ["kind", "via", "order", "refactor", "refactor-tool", "confidence"] : ["via", "age", "file", "confidence"];
   const recordDimensions = mode === "seeded" ? ["kind", "via", "order", "refactor"] : ["via", "file"];
   console.log(report.render(`${title} (${((Date.now() - started) / 1000).toFixed(0)} s)`, dimensions, recordDimensions));
   const out = resolve(values.out ?? `${REPO_ROOT}/.cache/oracle/${mode}.json`);

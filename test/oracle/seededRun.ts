@@ -416,7 +416,13 @@ class SeedRun {
     outcomes.forEach(({ outcome, seen: judged }, i) => {
       const l = lines[i]!;
       const at = l.rowStep ?? l.touch;
-      this.report.countLine(surface, outcome, { kind: l.kind, via: l.via, order: this.orders.get(at) ?? "plain", ...this.refactors.get(at) });
+      this.report.countLine(surface, outcome, {
+        kind: l.kind,
+        via: l.via,
+        order: this.orders.get(at) ?? "plain",
+        ...this.refactors.get(at),
+        ...(surface === "blame" ? { confidence: confidenceLabel(judged) } : {}),
+      });
       if (outcome !== "correct") {
         this.report.example({
           run: this.name,
@@ -455,4 +461,9 @@ function expectText(actual: string, expected: string, what: string): void {
   throw new Error(
     `oracle harness: ${what} differs from the truth at offset ${i}: ${JSON.stringify(actual.slice(i, i + 40))} vs ${JSON.stringify(expected.slice(i, i + 40))}`,
   );
+}
+
+/** The confidence blame gave the line an outcome was judged by ("untraced" for an untraced answer). */
+function confidenceLabel(seen: Seen): string {
+  return seen.kind === "traced" ? (seen.confidence ?? "none") : seen.kind;
 }

@@ -64,7 +64,7 @@ describe("the lines kept since the adoption point", () => {
     const rows = blame([], "a\nX\n", {}, "f.ts", keptSinceAdoption("a\nb\n", "a\nX\n", [ADA, ADA]));
     expect(rows).toEqual([
       { line: 1, kind: "beforeAdoption", author: "beforeAdoption", git: ADA, text: "a" },
-      { line: 2, kind: "untraced", author: "untraced", text: "X" },
+      { line: 2, kind: "untraced", author: "untraced", confidence: "untraced", text: "X" },
     ]);
     expect(runsOf(rows).map((r) => [r.start, r.end, r.author])).toEqual([
       [1, 1, "beforeAdoption"],

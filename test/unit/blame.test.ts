@@ -23,7 +23,7 @@ describe("blame", () => {
     const text = "a\nb\nc\n";
     const entries = entriesFor(text, [2, 2]);
     expect(blame(entries, text)).toEqual([
-      { line: 1, kind: "untraced", author: "untraced", text: "a" },
+      { line: 1, kind: "untraced", author: "untraced", confidence: "untraced", text: "a" },
       {
         line: 2,
         kind: "traced",
@@ -34,12 +34,13 @@ describe("blame", () => {
         timestamp: WHEN,
         traceId: RECORD_ID,
         exact: true,
+        confidence: "exact",
         text: "b",
       },
-      { line: 3, kind: "untraced", author: "untraced", text: "c" },
+      { line: 3, kind: "untraced", author: "untraced", confidence: "untraced", text: "c" },
     ]);
     expect(blame([], "a\nb").map((r) => r.line)).toEqual([1, 2]);
-    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", author: "untraced", text: "" }]); // an empty file is one empty line
+    expect(blame([], "")).toEqual([{ line: 1, kind: "untraced", author: "untraced", confidence: "untraced", text: "" }]); // an empty file is one empty line
   });
 
   it("splits CRLF as the hashes do: no \\r in the text, attribution kept", () => {
@@ -63,7 +64,7 @@ describe("blame", () => {
     const rows = blameByOwner("x\ny\n", (i) => (i === 0 ? { kind: "edited" } : { kind: "untraced" }));
     expect(rows).toEqual([
       { line: 1, kind: "edited", text: "x" },
-      { line: 2, kind: "untraced", author: "untraced", text: "y" },
+      { line: 2, kind: "untraced", author: "untraced", confidence: "untraced", text: "y" },
     ]);
   });
 });

@@ -63,7 +63,7 @@ const words = (doc: TrackedDocument, markdown = true) => (hover(doc, at(1), NOW,
 
 describe("the hover on a saved line", () => {
   it("a line recorded outside its intent's scope says so, under the intent's title", () => {
-    const doc = documentOf({ kind: "traced", attribution: { entry: entry({ scope: "OUT_OF_SCOPE" }), exact: true } });
+    const doc = documentOf({ kind: "traced", attribution: { entry: entry({ scope: "OUT_OF_SCOPE" }), exact: true, anchor: "range" } });
     expect(hover(doc, at(1), NOW)).toEqual({
       contents: {
         kind: "markdown",
@@ -74,7 +74,7 @@ describe("the hover on a saved line", () => {
           "",
           "human · just now (2026-11-29T11:59:50Z)",
           "",
-          "trace `rec-1` · intent-lsp",
+          "trace `rec-1` · intent-lsp · exact",
           "",
           "Constraints:",
           "- Use TypeScript",
@@ -88,7 +88,7 @@ describe("the hover on a saved line", () => {
   it("a line recorded in scope carries no warning; a plaintext client gets the words without markup", () => {
     const doc = documentOf({
       kind: "traced",
-      attribution: { entry: entry({ intentId: "INT-003", contributor: { type: "ai", modelId: "m/x" } }), exact: false },
+      attribution: { entry: entry({ intentId: "INT-003", contributor: { type: "ai", modelId: "m/x" } }), exact: false, anchor: "position" },
     });
     expect(words(doc, false)).toBe(
       [
@@ -96,7 +96,7 @@ describe("the hover on a saved line", () => {
         "",
         "ai · m/x · just now (2026-11-29T11:59:50Z)",
         "",
-        "trace rec-1 · intent-lsp · position as recorded (the record has no content hash to verify)",
+        "trace rec-1 · intent-lsp · inferred: position as recorded (the record has no content hash to verify)",
       ].join("\n"),
     );
   });
@@ -110,7 +110,7 @@ describe("the hover on a saved line", () => {
 
 const traced = (e: Partial<TraceEntry>, more: Record<string, unknown> = {}) => ({
   kind: "traced",
-  attribution: { entry: entry(e), exact: true, ...more } as Record<string, unknown>,
+  attribution: { entry: entry(e), exact: true, anchor: "range", ...more } as Record<string, unknown>,
 });
 const intent = (id: string) => catalogue.byId.get(id)!;
 
@@ -143,13 +143,13 @@ describe("the hover on a line", () => {
 
   it("a record under no intent, outside scope: the warning names no intent, and no constraints follow", () => {
     expect(words(documentOf(traced({ intentId: undefined, scope: "OUT_OF_SCOPE", toolName: undefined })))).toBe(
-      ["**no intent**", "", "⚠ recorded outside its intent's scope", "", "human · just now (2026-11-29T11:59:50Z)", "", "trace `rec-1`"].join("\n"),
+      ["**no intent**", "", "⚠ recorded outside its intent's scope", "", "human · just now (2026-11-29T11:59:50Z)", "", "trace `rec-1` · exact"].join("\n"),
     );
   });
 
   it("a record under an intent no longer declared says so, with no constraints", () => {
     expect(words(documentOf(traced({ intentId: "INT-099", timestamp: "2026-11-29T09:00:00Z" })))).toBe(
-      ["**INT-099 (not in active_intents.yaml)**", "", "human · 3 h ago (2026-11-29T09:00:00Z)", "", "trace `rec-1` · intent-lsp"].join("\n"),
+      ["**INT-099 (not in active_intents.yaml)**", "", "human · 3 h ago (2026-11-29T09:00:00Z)", "", "trace `rec-1` · intent-lsp · exact"].join("\n"),
     );
   });
 
@@ -169,7 +169,7 @@ describe("the hover on a line", () => {
       "",
       "reformatted by ai · m/fmt · 10 min ago (whitespace only; the line is still ai · m/x's)",
       "",
-      "trace `rec-1` · intent-lsp",
+      "trace `rec-1` · intent-lsp · moved",
     ];
     expect(words(documentOf(owner))).toBe([`**${lines[0]}**`, ...lines.slice(1)].join("\n"));
     expect(words(documentOf(owner), false)).toBe(lines.map((l) => l.replace(/`/g, "")).join("\n"));

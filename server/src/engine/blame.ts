@@ -12,6 +12,8 @@ import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
 import type { TraceEntry } from "./ledger/read";
 import { sourceText } from "./describe";
+import { confidenceOf, type Confidence } from "./confidence";
+import { fileHash } from "./hashing";
 import { textLines } from "./lines";
 
 /**
@@ -54,6 +56,8 @@ export interface BlameLine {
   from?: string;
   /** Who git says wrote a line kept from before the adoption point, at the adoption commit (engine/adoption.ts). */
   git?: GitAuthor;
+  /** How sure the owner is (engine/confidence.ts): for traced and untraced lines. */
+  confidence?: Confidence;
   /** The tool that wrote the line's record when it is not intent-lsp: another Agent Trace writer, or git-ai's notes (`intent import git-ai`). */
   source?: string;
   /** Who moved it here, when the move was recorded as it happened (`moved_from`). */
@@ -111,26 +115,43 @@ export function blameNewestFirst(
   const wanted: number[] = [];
   for (let n = Math.max(1, range.start ?? 1); n <= Math.min(count, range.end ?? count); n++) wanted.push(n);
   const attributions = attributeChanged(split, wanted, batches);
-  return rows(split, count, ownerFrom(attributions, adopted), range, path);
+  return rows(split, count, ownerFrom(attributions, adopted), range, path, pinnedBy(text));
 }
 
-/** Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen). */
-export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}, path?: string): BlameLine[] {
+/**
+ * Blame where the caller knows each line's owner (an open document, whose edits are tracked as they happen).
+ * `pinned`: the hash of the content the owners were computed on, when it is not `text`'s (an open
+ * document's last loaded or saved content, while it has unsaved edits).
+ */
+export function blameByOwner(text: string, ownerOf: (index: number) => LineOwner, range: BlameRange = {}, path?: string, pinned?: string): BlameLine[] {
   const lines = textLines(text);
-  return rows(lines, lines.length, ownerOf, range, path);
+  return rows(lines, lines.length, ownerOf, range, path, pinned !== undefined ? () => pinned : pinnedBy(text));
+}
+
+/** The hash of `text`, made once and only when a row needs it. */
+function pinnedBy(text: string): () => string {
+  let hash: string | undefined;
+  return () => (hash ??= fileHash(text));
 }
 
 /** The rows of the first `count` of `lines` (the text's `textLines`), within `range`. */
-function rows(lines: readonly string[], count: number, ownerOf: (index: number) => LineOwner, range: BlameRange, path: string | undefined): BlameLine[] {
+function rows(
+  lines: readonly string[],
+  count: number,
+  ownerOf: (index: number) => LineOwner,
+  range: BlameRange,
+  path: string | undefined,
+  pinned: () => string,
+): BlameLine[] {
   const start = Math.max(1, range.start ?? 1);
   const end = Math.min(count, range.end ?? count);
   const out: BlameLine[] = [];
-  for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!, path));
+  for (let n = start; n <= end; n++) out.push(blameLine(n, ownerOf(n - 1), lines[n - 1]!, path, pinned));
   return out;
 }
 
-function blameLine(line: number, owner: LineOwner, text: string, path: string | undefined): BlameLine {
-  if (owner.kind === "untraced") return { line, kind: owner.kind, author: "untraced", text };
+function blameLine(line: number, owner: LineOwner, text: string, path: string | undefined, pinned: () => string): BlameLine {
+  if (owner.kind === "untraced") return { line, kind: owner.kind, author: "untraced", confidence: "untraced", text };
   if (owner.kind === "beforeAdoption")
     return { line, kind: owner.kind, author: "beforeAdoption", ...(owner.adopted.author ? { git: owner.adopted.author } : {}), text };
   if (owner.kind !== "traced") return { line, kind: owner.kind, text };
@@ -149,6 +170,7 @@ function blameLine(line: number, owner: LineOwner, text: string, path: string | 
     timestamp: entry.timestamp,
     traceId: entry.recordId,
     exact,
+    confidence: confidenceOf(owner.attribution, path, owner.attribution.anchor === "carried" ? pinned() : undefined),
     ...(from !== undefined ? { from } : {}),
     ...(from !== undefined && movedBy
       ? {

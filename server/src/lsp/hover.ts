@@ -1,6 +1,7 @@
 import { MarkupKind, type Hover, type Position } from "vscode-languageserver";
 import { isOutOfScopeEntry } from "../engine/authorship";
 import type { AdoptedLine } from "../engine/adoption";
+import { confidenceOf } from "../engine/confidence";
 import { beforeAdoptionWords, contributorText, intentTitle, provenanceText, relativeTime, sourceText } from "../engine/describe";
 import { inheritedConstraints } from "../engine/intents/load";
 import type { Intent } from "../engine/intents/model";
@@ -66,7 +67,7 @@ function hoverAt(doc: TrackedDocument, position: Position, now: number, m: Marku
       );
     lines.push("");
     lines.push(
-      `trace ${m.code(entry.recordId)}${entry.toolName ? ` · ${sourceText(entry) ?? entry.toolName}` : ""}${exact ? "" : " · position as recorded (the record has no content hash to verify)"}`,
+      `trace ${m.code(entry.recordId)}${entry.toolName ? ` · ${sourceText(entry) ?? entry.toolName}` : ""} · ${confidenceOf(owner.attribution, doc.path, doc.diskHash)}${exact ? "" : ": position as recorded (the record has no content hash to verify)"}`,
     );
     const intent = entry.intentId ? ctx.rules.catalogue.byId.get(entry.intentId) : undefined;
     const constraints = intent ? inheritedConstraints(intent, ctx.rules.catalogue.byId) : [];

@@ -49,7 +49,7 @@ const blame: CommandHandler = async (host, args) => {
     ...(typeof args.startLine === "number" ? { start: args.startLine + 1 } : {}),
     ...(typeof args.endLine === "number" ? { end: args.endLine + 1 } : {}),
   };
-  if (doc) return { path, lines: blameByOwner(doc.doc.getText(), (line) => doc.owner(line), range, path) };
+  if (doc) return { path, lines: blameByOwner(doc.doc.getText(), (line) => doc.owner(line), range, path, doc.diskHash) };
   const text = readOptional(join(ctx.root, path));
   if (text === undefined) throw invalid(`${path} does not exist in the workspace.`);
   await readLedger(host, ctx);
