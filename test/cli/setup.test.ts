@@ -197,7 +197,16 @@ describe("intent init", () => {
     expect(JSON.parse(ws.read(".kiro/agents/intent-lsp.json"))).toMatchObject({
       name: "intent-lsp",
       tools: ["*"],
-      hooks: { preToolUse: [{ command: "intent hook kiro", timeout_ms: 30000 }], postToolUse: [{ command: "intent hook kiro", timeout_ms: 30000 }] },
+      hooks: {
+        preToolUse: [
+          { matcher: "fs_write", command: "intent hook kiro", timeout_ms: 30000 },
+          { matcher: "execute_bash", command: "intent hook kiro", timeout_ms: 30000 },
+        ],
+        postToolUse: [
+          { matcher: "fs_write", command: "intent hook kiro", timeout_ms: 30000 },
+          { matcher: "execute_bash", command: "intent hook kiro", timeout_ms: 30000 },
+        ],
+      },
     });
     expect(JSON.parse(ws.read(".agents/plugins/intent-lsp/hooks/hooks.json")).hooks.PreToolUse).toEqual([
       { matcher: "^developer__(write|edit|shell)$", hooks: [{ type: "command", command: "intent hook goose", timeout: 30, on_failure: "block" }] },

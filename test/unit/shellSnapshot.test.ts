@@ -32,6 +32,22 @@ describe("agent hook configuration merge", () => {
     expect(callsHook("intent hook cursor", "codex")).toBe(false);
   });
 
+  it("adds every entry of an event that takes several (Kiro: one matcher per tool) after the user's own, keeping theirs", () => {
+    const kiro = HOOK_SPECS.find((s) => s.agent === "kiro")! as Parameters<typeof mergeHookConfig>[0];
+    const text = '{\n  "name": "mine",\n  "hooks": {\n    "preToolUse": [\n      { "matcher": "fs_write", "command": "./lint.sh" }\n    ]\n  }\n}\n';
+    const merged = mergeHookConfig(kiro, text);
+    if (!merged.ok) throw new Error(merged.problem);
+    const value = JSON.parse(merged.text);
+    expect(value.name).toBe("mine");
+    expect(value.hooks.preToolUse.map((e: { matcher: string; command: string }) => `${e.matcher} ${e.command}`)).toEqual([
+      "fs_write ./lint.sh",
+      "fs_write intent hook kiro",
+      "execute_bash intent hook kiro",
+    ]);
+    expect(value.hooks.postToolUse.map((e: { matcher: string }) => e.matcher)).toEqual(["fs_write", "execute_bash"]);
+    expect(mergeHookConfig(kiro, merged.text)).toEqual({ ok: true, text: merged.text, added: [] });
+  });
+
   it("refuses what it cannot merge into, saying where", () => {
     expect(mergeHookConfig(codex, "[1]")).toEqual({ ok: false, problem: ".codex/hooks.json is not valid JSON: the top level is not an object" });
     expect(mergeHookConfig(codex, '{"hooks": []}')).toEqual({ ok: false, problem: '.codex/hooks.json: "hooks" is not an object' });

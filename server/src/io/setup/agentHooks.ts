@@ -33,7 +33,7 @@ interface JsonHookSpec {
   file: string;
   /** Top-level keys the file needs (Cursor's and Copilot's `version`), set only when absent. */
   top?: Record<string, unknown>;
-  /** Event name → the entry intent-lsp appends to that event's array. */
+  /** Event name → the entry intent-lsp appends to that event's array (or the entries, as an array). */
   events: Record<string, unknown>;
   /** Files the agent needs beside the configuration (Goose's plugin manifest): written whole when absent, never changed. */
   companions?: Record<string, string>;
@@ -286,10 +286,16 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       includeMcpJson: true,
       resources: ["file://AGENTS.md", "file://README.md", "file://.kiro/steering/**/*.md"],
     },
-    // no matcher: every tool, so the gate also sees the tools whose names differ between Kiro's engines
+    // a matcher names one tool (or its alias in the other engine: `fs_write` matches `write`, `execute_bash` `shell`)
     events: {
-      preToolUse: { command: hookCommand("kiro"), timeout_ms: 30000 },
-      postToolUse: { command: hookCommand("kiro"), timeout_ms: 30000 },
+      preToolUse: [
+        { matcher: "fs_write", command: hookCommand("kiro"), timeout_ms: 30000 },
+        { matcher: "execute_bash", command: hookCommand("kiro"), timeout_ms: 30000 },
+      ],
+      postToolUse: [
+        { matcher: "fs_write", command: hookCommand("kiro"), timeout_ms: 30000 },
+        { matcher: "execute_bash", command: hookCommand("kiro"), timeout_ms: 30000 },
+      ],
     },
     probe: (root) => ({
       hook_event_name: "preToolUse",
@@ -388,7 +394,7 @@ export type MergeResult =
  */
 export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined, file = spec.file): MergeResult {
   if (existing === undefined || existing.trim() === "") {
-    const value = { ...(spec.top ?? {}), hooks: Object.fromEntries(Object.entries(spec.events).map(([e, entry]) => [e, [entry]])) };
+    const value = { ...(spec.top ?? {}), hooks: Object.fromEntries(Object.entries(spec.events).map(([e, entry]) => [e, entriesOf(entry)])) };
     return { ok: true, text: `${JSON.stringify(value, null, 2)}\n`, added: Object.keys(spec.events) };
   }
   const errors: ParseError[] = [];
@@ -414,13 +420,16 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
     if (Array.isArray(list) && list.some((e) => callsHook(JSON.stringify(e), spec.agent))) continue;
     const root = parsed();
     const hooksNode = findNodeAtLocation(root, ["hooks"]);
-    if (!hooksNode) text = insertProperty(text, root, "hooks", { [event]: [entry] }, unit);
-    else if (!Array.isArray(list)) text = insertProperty(text, hooksNode, event, [entry], unit);
-    else text = appendToArray(text, findNodeAtLocation(root, ["hooks", event])!, entry, unit);
+    if (!hooksNode) text = insertProperty(text, root, "hooks", { [event]: entriesOf(entry) }, unit);
+    else if (!Array.isArray(list)) text = insertProperty(text, hooksNode, event, entriesOf(entry), unit);
+    else for (const one of entriesOf(entry)) text = appendToArray(text, findNodeAtLocation(parsed(), ["hooks", event])!, one, unit);
     added.push(event);
   }
   return { ok: true, text, added };
 }
+
+/** An event's entries: one, or several where the agent's matcher takes one tool name per entry (Kiro). */
+const entriesOf = (entry: unknown): unknown[] => (Array.isArray(entry) ? entry : [entry]);
 
 /** Whether a command (or any text holding one) runs intent-lsp's hook for `agent`, by whatever path. */
 export function callsHook(text: string, agent: AgentName): boolean {
