@@ -24,14 +24,15 @@ AGENT: claude-code, cursor, codex, gemini, copilot (also VS Code's agent hooks),
        qwen, kiro, goose, auggie, opencode or amp
 
 Reads one hook event (JSON) on standard input and answers in that agent's protocol (stdout, stderr and the
-exit code). \`intent init --agent AGENT\` writes each agent's configuration (OpenCode's and Amp's: a plugin that
-runs this command). Before a write (PreToolUse, preToolUse, BeforeTool, pre_write_code, …): allow when the session's
-intent owns the file and is IN_PROGRESS, otherwise deny with the reason and the next step. Before a shell
-command: a snapshot of git's view of the working tree (and, where the agent can ask, a question to the user
-for commands that look like they write). After a write: one Agent Trace record for the lines it produced,
-with the model's id; after a shell command: one record of every file it changed, files outside the intent
-reported back. Any failure denies (fail closed); see the README for each agent's configuration. A session
-denied 5 times within a minute is told to stop and ask the user (\`circuitBreaker\` in config.jsonc).`;
+exit code); \`intent init --agent AGENT\` writes each agent's configuration (for OpenCode and Amp, a plugin
+that runs this command). Before a write (PreToolUse, preToolUse, BeforeTool, pre_write_code, …): allow when
+the session's intent owns the file and is IN_PROGRESS, otherwise deny with the reason and the next step.
+Before a shell command: a snapshot of git's view of the working tree (and, where the agent can ask, a
+question to the user for commands that look like they write). After a write: one Agent Trace record for the
+lines it produced, with the model's id; after a shell command: one record of every file it changed, files
+outside the intent reported back. Any failure denies (fail closed); see the README for each agent's
+configuration. A session denied 5 times within a minute is told to stop and ask the user
+(\`circuitBreaker\` in config.jsonc).`;
 
 const AGENTS: Record<string, (payload: unknown, henv: HookEnvironment) => Promise<HookAnswer>> = {
   "claude-code": claudeCodeHook,

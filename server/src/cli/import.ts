@@ -6,12 +6,12 @@ import { openWorkspace } from "./workspace";
 const USAGE = `intent import git-ai [--dry-run] [--root DIR]
 
 Turns git-ai's authorship notes (${GIT_AI_REF}, the Git AI Standard v3) into Agent Trace records appended to
-the ledger, so the lines they attribute show in hover, \`intent blame\` and \`intent stats\` with their agent and
-model, named as coming from git-ai. One record per note, file and session: the lines the note lists, as
-they are in the commit it is attached to, found again by content wherever they are now. The same notes
-always give the same records (ids and times come from the notes and their commits), and a record already in
-the ledger is never written again: run it again after a fetch to bring in new notes only. Lines a note does
-not list are not recorded (git-ai does not know who wrote them).
+the ledger, so the lines they attribute count in hover, \`intent blame\` and \`intent stats\` with their agent
+and model; hover and blame name the note they come from. One record per note, file and session: the lines
+it lists, as they are in the commit it is attached to, found again by content wherever they are now. The
+same notes always give the same records (ids and times come from the notes and their commits), and a record
+already in the ledger is never written again: run it again after a fetch to bring in new notes only. Lines
+a note does not list are not recorded (git-ai does not know who wrote them).
 
   --dry-run   say what would be imported, write nothing`;
 
