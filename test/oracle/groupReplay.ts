@@ -242,6 +242,14 @@ class GroupReplay {
         age,
         ...(surface === "blame" ? { confidence: judged.kind === "traced" ? (judged.confidence ?? "none") : judged.kind } : {}),
       });
+      // an `exact` answer that is not the truth, line by line: named, with whether its text repeats in the file
+      // (then another of the identical lines may be the one the truth means: an equally valid reading)
+      if (surface === "blame" && outcome !== "correct" && judged.kind === "traced" && judged.confidence === "exact") {
+        const copies = texts.filter((t) => t === texts[i]).length;
+        this.report.notes.push(
+          `exact but not the truth line by line: ${basename(p)}:${i + 1} at ${k} (${copies > 1 ? `text repeated ${copies}×` : "text unique"}) \`${texts[i]!.slice(0, 60)}\``,
+        );
+      }
       if (outcome !== "correct") {
         this.report.example({
           run: basename(p),
