@@ -86,6 +86,14 @@ describe("the OpenCode plugin", () => {
     expect(record!.files[0].conversations[0].url).toBe("urn:intent-lsp:session:opencode-ses_1");
   });
 
+  it("records a write whose after-hook gets no arguments (older OpenCode builds), from the arguments its before-hook saw", async () => {
+    const edit = { filePath: ws.path(API), oldString: "export interface Weather {", newString: "export interface Weather { // v2" };
+    await hooks["tool.execute.before"]!({ tool: "edit", sessionID: "ses_2", callID: "call_9" }, { args: edit });
+    ws.write(API, ws.read(API).replace(edit.oldString, edit.newString));
+    await hooks["tool.execute.after"]!({ tool: "edit", sessionID: "ses_2", callID: "call_9" }, { title: "edit", output: "ok", metadata: {} });
+    expect(ledgerRecords(ws).map((r) => r.files[0].path)).toEqual([API]);
+  });
+
   it("gates an apply_patch by every file it names", async () => {
     const patch = (paths: string[]) => ({
       args: { patchText: `*** Begin Patch\n${paths.map((p) => `*** Update File: ${p}\n@@\n-a\n+b\n`).join("")}*** End Patch\n` },

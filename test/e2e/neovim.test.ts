@@ -226,7 +226,7 @@ describe.each(editors as EditorName[])("%s", (editor) => {
       const hover = linesOf(r, "HOVER");
       expect(hover[0], seen).toBe("**INT-001 — Build Weather API (IN_PROGRESS)**");
       expect(hover, seen).toContain(`human · just now (${record.timestamp})`);
-      expect(hover, seen).toContain(`trace \`${record.id}\` · intent-lsp`);
+      expect(hover, seen).toContain(`trace \`${record.id}\` · intent-lsp · exact`);
       expect(hover, seen).toEqual(expect.arrayContaining(["- Use TypeScript", "- No network calls in unit tests"]));
       expect(linesOf(r, "HOVER_OTHER"), seen).toEqual(["**Untraced:** no ledger record covers this line."]);
 

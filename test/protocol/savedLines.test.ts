@@ -120,7 +120,7 @@ describe("saved lines: the editor shows what `intent check` reports", () => {
         "",
         `human · just now (${record!.timestamp})`,
         "",
-        `trace \`${recordId}\` · intent-lsp`,
+        `trace \`${recordId}\` · intent-lsp · exact`,
         "",
         "Constraints:",
         "- Use TypeScript",

@@ -70,12 +70,15 @@ function modelId(model) {
 
 export const IntentLsp = async ({ directory }) => {
   const models = new Map();
+  // each call's arguments as the hook before it saw them: older OpenCode builds pass none to tool.execute.after
+  const argsOf = new Map();
   return {
     "chat.message": async (input) => {
       const id = modelId(input?.model);
       if (id && input.sessionID) models.set(input.sessionID, id);
     },
     "tool.execute.before": async (input, output) => {
+      argsOf.set(input.callID, output?.args ?? {});
       const r = await runHook({
         hook_event_name: "PreToolUse",
         session_id: input.sessionID,
@@ -88,13 +91,15 @@ export const IntentLsp = async ({ directory }) => {
       if (r.status !== 0) throw new Error(refusal(r));
     },
     "tool.execute.after": async (input, output) => {
+      const args = input.args ?? argsOf.get(input.callID) ?? {};
+      argsOf.delete(input.callID);
       const r = await runHook({
         hook_event_name: "PostToolUse",
         session_id: input.sessionID,
         tool_use_id: input.callID,
         cwd: directory,
         tool_name: input.tool,
-        tool_input: input.args ?? {},
+        tool_input: args,
         tool_response: typeof output?.output === "string" ? output.output : "",
         model: models.get(input.sessionID),
       });
