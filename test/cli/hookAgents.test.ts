@@ -20,6 +20,7 @@ import {
 import { ensureBuilt } from "../support/builtDist";
 import { hookReplyInProcess, runCli, runCliInProcess } from "../support/cliRunner";
 import { gitWorkspace } from "../support/gitRepository";
+import { vscodePayload } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
 /**
@@ -319,16 +320,7 @@ describe("agent specifics", () => {
   it("copilot: VS Code's agent hooks and Copilot's PascalCase form (which run .github/hooks) are gated, denied both ways they read", async () => {
     ws.select("INT-001");
     // VS Code turns `preToolUse` in .github/hooks/*.json into `PreToolUse` and sends its own payload
-    const vscode = (tool_name: string, tool_input: Record<string, unknown>) => ({
-      timestamp: "2026-11-29T10:00:00.000Z",
-      hookEventName: "PreToolUse",
-      sessionId: "vscode-session-1",
-      transcript_path: ws.path(".vscode-transcript.json"),
-      cwd: ws.root,
-      tool_name,
-      tool_input,
-      tool_use_id: "tool-123",
-    });
+    const vscode = (tool_name: string, tool_input: Record<string, unknown>) => vscodePayload(ws, tool_name, tool_input);
     const text =
       "[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001 (Build Weather API): src/api/**, test/api/**. Owned by INT-003 (IN_PROGRESS), INT-004 (PENDING). " +
       "Next: ask the user to run `intent select INT-003 --session copilot-vscode-session-1` if this change belongs to INT-003; or ask the user to start INT-004 (`intent start INT-004`); or ask the user to widen INT-001's scope to include docs/notes.md.";

@@ -9,7 +9,7 @@ import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCliInProcess, runHook, runHookInProcess } from "../support/cliRunner";
-import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
+import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, vscodePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
 
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, "shared/schema/trace-record.schema.json"), "utf8"));
@@ -247,16 +247,7 @@ describe("intent hook claude-code: payloads of agents that run Claude Code's hoo
   });
   afterEach(() => ws.dispose());
 
-  const vscode = (tool_name: string, tool_input: Record<string, unknown>) => ({
-    timestamp: "2026-11-29T10:00:00.000Z",
-    hookEventName: "PreToolUse",
-    sessionId: "vscode-session-1",
-    transcript_path: ws.path(".vscode-transcript.json"),
-    cwd: ws.root,
-    tool_name,
-    tool_input,
-    tool_use_id: "tool-123",
-  });
+  const vscode = (tool_name: string, tool_input: Record<string, unknown>) => vscodePayload(ws, tool_name, tool_input);
   const answer = async (payload: Record<string, unknown>) => (await runHookInProcess("claude-code", payload, { cwd: ws.root })).json;
   const outOfScope = (session: string) =>
     claudeAnswer(

@@ -1,4 +1,5 @@
 import type { HookAgent } from "./cliRunner";
+import { vscodePayload } from "./hookPayloads";
 import type { TempWorkspace } from "./workspace";
 
 /** Every agent but Claude Code and Cursor (test/support/gatedAgents.ts): one fixture each, shared by their tests. */
@@ -167,14 +168,7 @@ export const COPILOT: AgentFixture = {
   // VS Code's agent hooks run .github/hooks too: its editFiles names every file it edits
   multiWrite: {
     write: (ws, phase, paths) => ({
-      timestamp: "2026-11-29T10:00:00.000Z",
-      hookEventName: phase === "pre" ? "PreToolUse" : "PostToolUse",
-      sessionId: "vscode-session-1",
-      transcript_path: "",
-      cwd: ws.root,
-      tool_name: "editFiles",
-      tool_input: { files: paths.map((p) => abs(ws, p)) },
-      tool_use_id: "tool-edit-files-1",
+      ...vscodePayload(ws, "editFiles", { files: paths.map((p) => abs(ws, p)) }, phase === "pre" ? "PreToolUse" : "PostToolUse"),
       ...(phase === "post" ? { tool_response: "Edited 2 files" } : {}),
     }),
     records: true,

@@ -1,3 +1,4 @@
+import type { AgentName } from "../../server/src/io/setup/agentHooks";
 import { spawnSync } from "node:child_process";
 import { basename, join } from "node:path";
 import type { Io } from "../../server/src/cli/args";
@@ -87,22 +88,8 @@ const intentInProcess: ProgramRunner = async (file, args, options) => {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 
-/** The agents whose hook calls `intent hook <agent>` answers. */
-export type HookAgent =
-  | "claude-code"
-  | "cursor"
-  | "codex"
-  | "gemini"
-  | "copilot"
-  | "windsurf"
-  | "cline"
-  | "droid"
-  | "qwen"
-  | "kiro"
-  | "goose"
-  | "auggie"
-  | "opencode"
-  | "amp";
+/** The agents whose hook calls `intent hook <agent>` answers (the setup's own list). */
+export type HookAgent = AgentName;
 
 /** Runs a hook with a JSON payload, as the agent does. */
 export function runHook(agent: HookAgent, payload: unknown, opts: { cwd: string; env?: NodeJS.ProcessEnv }): CliResult & { json: unknown } {

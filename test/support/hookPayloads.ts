@@ -80,3 +80,20 @@ export function outsideRead(dir: string): string {
     tool_input: { file_path: `${dir}/x` },
   });
 }
+
+/**
+ * A tool call as VS Code's agent hooks send it (their Local harness): `hookEventName` and `sessionId` in place
+ * of Claude Code's spelling, VS Code's own tool names. They run both Claude Code's and Copilot's hook files.
+ */
+export function vscodePayload(ws: TempWorkspace, tool_name: string, tool_input: Record<string, unknown>, event = "PreToolUse"): Record<string, unknown> {
+  return {
+    timestamp: "2026-11-29T10:00:00.000Z",
+    hookEventName: event,
+    sessionId: "vscode-session-1",
+    transcript_path: ws.path(".vscode-transcript.json"),
+    cwd: ws.root,
+    tool_name,
+    tool_input,
+    tool_use_id: "tool-123",
+  };
+}

@@ -101,8 +101,8 @@ export function geminiDecision(d: PlainDecision): HookAnswer {
   return { stdout: `${JSON.stringify({ decision: "deny", reason, ...stop })}\n`, stderr: `${reason}\n`, exitCode: 2 };
 }
 
-/** Windsurf has no JSON decision: exit code 2 blocks, with the reason on stderr. */
-export function windsurfDecision(d: PlainDecision): HookAnswer {
+/** Exit code 2 with the reason on stderr and nothing on stdout: Windsurf's only denial (it has no JSON decision), Kiro's, and the plugins' contract. */
+export function exit2Decision(d: PlainDecision): HookAnswer {
   if (d.kind !== "deny") return { stdout: "", exitCode: 0 };
   return { stdout: "", stderr: `${denialText(d)}\n`, exitCode: 2 };
 }

@@ -14,7 +14,7 @@ import {
   cursorPermission,
   geminiDecision,
   preToolUseDenial,
-  windsurfDecision,
+  exit2Decision,
   withoutAsk,
 } from "./answers";
 import { FLAT_PROTOCOLS, flatMoment, type FlatProtocol } from "./protocols";
@@ -57,7 +57,7 @@ const FAILURES: Record<string, (err: unknown, payload?: unknown) => HookAnswer> 
   },
   windsurf: (err, payload) => {
     const action = field(payload, "agent_action_name");
-    if (action === undefined || action === "pre_write_code" || action === "pre_run_command") return windsurfDecision(withoutAsk(internalErrorDecision(err)));
+    if (action === undefined || action === "pre_write_code" || action === "pre_run_command") return exit2Decision(withoutAsk(internalErrorDecision(err)));
     return { stdout: "", stderr: logLine(action, err), exitCode: 0 };
   },
   cline: (err, payload) => {

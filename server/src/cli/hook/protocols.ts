@@ -4,7 +4,7 @@
  * that matter, and how a decision and a report are said. Pure, like answers.ts, which loads it: a hook that
  * cannot run still denies in the agent's own protocol. What each relies on, with sources: docs/AGENTS.md.
  */
-import { claudeCodeDecision, denialText, withoutAsk, type Moment } from "./answers";
+import { claudeCodeDecision, denialText, exit2Decision, preToolUseDenial, withoutAsk, type Moment } from "./answers";
 import { jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import type { GateDecision } from "../../engine/agent/decision";
 
@@ -34,22 +34,13 @@ export function flatMoment(proto: FlatProtocol, p: Json): Moment {
   return named === proto.pre ? "pre" : named === proto.post ? "post" : named === proto.end ? "end" : "other";
 }
 
-const EXIT_2 = (reason: string, stdout = ""): HookAnswer => ({ stdout, stderr: `${reason}\n`, exitCode: 2 });
 const NOTHING: HookAnswer = { stdout: "", exitCode: 0 };
 
-/** Claude Code's PreToolUse denial JSON on stdout and exit code 2 with the reason on stderr. */
-function claudeJsonAndExit2(reason: string): HookAnswer {
-  return EXIT_2(
-    reason,
-    `${JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } })}\n`,
-  );
-}
-
 /** Exit code 2 with the reason on stderr, nothing on stdout: the one denial Kiro documents, and the plugins' contract. */
-function exit2Only(d: GateDecision): HookAnswer {
-  const plain = withoutAsk(d);
-  return plain.kind === "deny" ? EXIT_2(denialText(plain)) : NOTHING;
-}
+const exit2Only = (d: GateDecision): HookAnswer => exit2Decision(withoutAsk(d));
+
+/** Claude Code's PreToolUse JSON and exit code 2 with the reason on stderr; nothing but a denial is said. */
+const claudeShapedDenial = (d: GateDecision): HookAnswer => preToolUseDenial(withoutAsk(d));
 
 /**
  * Qwen Code: Claude Code's shape, "ask" included (a confirmation in its terminal; a denial where it cannot
@@ -61,11 +52,7 @@ export const QWEN: FlatProtocol = {
   pre: "PreToolUse",
   post: "PostToolUse",
   end: "SessionEnd",
-  decide: (d) => {
-    if (d.kind === "deny") return claudeJsonAndExit2(denialText(d));
-    if (d.kind === "ask") return claudeCodeDecision(d);
-    return jsonAnswer({});
-  },
+  decide: (d) => (d.kind === "ask" ? claudeCodeDecision(d) : claudeShapedDenial(d)),
   afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
   quiet: jsonAnswer({}),
 };
@@ -94,7 +81,9 @@ export const GOOSE: FlatProtocol = {
   end: "SessionEnd",
   decide: (d) => {
     const plain = withoutAsk(d);
-    return plain.kind === "deny" ? EXIT_2(denialText(plain), `${JSON.stringify({ decision: "block", reason: denialText(plain) })}\n`) : NOTHING;
+    if (plain.kind !== "deny") return NOTHING;
+    const reason = denialText(plain);
+    return { stdout: `${JSON.stringify({ decision: "block", reason })}\n`, stderr: `${reason}\n`, exitCode: 2 };
   },
   afterText: (text) => ({ stdout: "", stderr: `${text}\n`, exitCode: 0 }),
   quiet: NOTHING,
@@ -110,10 +99,7 @@ export const AUGGIE: FlatProtocol = {
   pre: "PreToolUse",
   post: "PostToolUse",
   end: "SessionEnd",
-  decide: (d) => {
-    const plain = withoutAsk(d);
-    return plain.kind === "deny" ? claudeJsonAndExit2(denialText(plain)) : jsonAnswer({});
-  },
+  decide: claudeShapedDenial,
   afterText: (text) => jsonAnswer({ decision: "block", reason: text }),
   quiet: jsonAnswer({}),
 };

@@ -2,7 +2,7 @@ import { openAgentWorkspace, type HookEnvironment, type HookSession } from "../.
 import { undoEdits, wroteByEdits, type StringEdit } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
 import { asObject, str, type HookAnswer, type Json } from "./payload";
-import { windsurfDecision, withoutAsk } from "./answers";
+import { exit2Decision, withoutAsk } from "./answers";
 import { absolute, afterTool, agentFolder, beforeTool, type ToolEvent } from "./toolEvent";
 
 /**
@@ -28,7 +28,7 @@ export async function windsurfHook(payload: unknown, henv: HookEnvironment): Pro
   switch (action) {
     case "pre_write_code":
     case "pre_run_command":
-      return windsurfDecision(withoutAsk(beforeTool(henv, session, toolEvent(action, info, session.cwd, model))));
+      return exit2Decision(withoutAsk(beforeTool(henv, session, toolEvent(action, info, session.cwd, model))));
     case "post_write_code":
     case "post_run_command": {
       const said = await afterTool(henv, session, toolEvent(action, info, session.cwd, model));
