@@ -119,6 +119,12 @@ export interface IntentLspMetadata {
    * neither in `ranges` nor in the top-level `carried`.
    */
   moved_lines?: MovedLinesMetadata[];
+  /**
+   * Ranges the person did not type, though their editor reported them as the person's (docs/LEDGER.md
+   * "Lines the editor cannot credit"): `[start_line, end_line, why]`, 1-based, each one of `ranges` whose
+   * `contributor` is `unknown`. `why` is one of intent-lsp's fixed sentences.
+   */
+  untyped?: [number, number, string][];
   /** The same details for `files[1..]`, when one act wrote several files (a shell command). */
   other_files?: OtherFileMetadata[];
   /** The agent tool call that made the change, when it was not a plain file write (a shell command). */
@@ -183,6 +189,7 @@ export interface OtherFileMetadata {
   moved_from?: string;
   on_disk_hash?: string;
   moved_lines?: MovedLinesMetadata[];
+  untyped?: [number, number, string][];
 }
 
 export interface MovedLinesMetadata {

@@ -22,3 +22,19 @@ export interface RenamesProcessedParams {
   /** The ids of the records appended, one per renamed file that is recorded. */
   recordIds: string[];
 }
+
+/**
+ * Sent by a client just before the `textDocument/didChange` that makes `version` of `uri`, when that change
+ * is not the person's typing though the editor reports it as theirs (docs/AGENTS.md "Edits inside the
+ * editor"): the lines it produces are recorded with an `unknown` contributor and the reason's sentence.
+ */
+export const CHANGE_ORIGIN = "intent/changeOrigin";
+
+/** Why a change is not the person's typing; the sentence each stands for is the server's (server/src/engine/untypedLines.ts). */
+export type UntypedReason = "not-focused" | "inserted-at-once";
+
+export interface ChangeOriginParams {
+  uri: string;
+  version: number;
+  reason: UntypedReason;
+}

@@ -58,6 +58,29 @@ export function installVsixOnce(codeServer: string): Promise<{ extensionsDir: st
   return shared;
 }
 
+let agent: Promise<void> | undefined;
+
+/**
+ * The stand-in AI extension (test/e2e/vscode-agent/: an inline completion and a background edit, through VS
+ * Code's public API only), packaged and installed beside the .vsix once per test process.
+ */
+export function installAgentExtensionOnce(codeServer: string): Promise<void> {
+  if (!agent) {
+    agent = installVsixOnce(codeServer).then(async ({ extensionsDir }) => {
+      const tmp = path.dirname(extensionsDir);
+      const vsix = path.join(tmp, "e2e-agent.vsix");
+      execFileSync(
+        process.execPath,
+        [path.join(repoRoot, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--out", vsix],
+        { cwd: path.join(repoRoot, "test", "e2e", "vscode-agent"), stdio: "pipe" },
+      );
+      await codeServerCli(codeServer, tmp, ["--install-extension", vsix, "--extensions-dir", extensionsDir, "--user-data-dir", path.join(tmp, "user-data")]);
+    });
+    agent.catch(() => (agent = undefined));
+  }
+  return agent;
+}
+
 /** INTENT_LSP_SERVER_JS: replace (or, for a path that does not exist, remove) the installed extension's server. */
 function swapServer(extensionsDir: string): void {
   const swap = process.env.INTENT_LSP_SERVER_JS;

@@ -16,7 +16,9 @@ import { ensureBuilt } from "../support/builtDist";
 import type { TempWorkspace } from "../support/workspace";
 import { artifactsDir, BrowserRun, type Page } from "./browserRun";
 import { copyExampleWorkspace, LEDGER } from "./editorRun";
-import { repoRoot, waitFor } from "./editors";
+import { ensureEditor, repoRoot, waitFor } from "./editors";
+import { installAgentExtensionOnce } from "./codeServer";
+import { UNTYPED_REASONS } from "../../server/src/engine/untypedLines";
 
 const INSTALL_MS = 600_000;
 const DEADLINE = 30_000;
@@ -28,6 +30,17 @@ const ARTIFACTS = artifactsDir("vscode");
 const NOTES = "docs/notes.md";
 const EDIT = " (edited in VS Code)";
 const EDITED_LINE = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
+const API = "src/api/weather.ts";
+// what the stand-in AI extension (test/e2e/vscode-agent/) completes
+const TRIGGER_LINE = "Caching: complete me >>";
+const INSERTED_AT_ONCE = UNTYPED_REASONS["inserted-at-once"];
+const NOT_FOCUSED = UNTYPED_REASONS["not-focused"];
+
+/** The ids of the records the extension logged for the saves of `file`, in order. */
+function savesOf(log: string, file: string): string[] {
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return [...log.matchAll(new RegExp(`save processed: ${escaped} \\(version \\d+\\) → ledger record (\\S+)`, "g"))].map((m) => m[1]!);
+}
 
 const run = new BrowserRun("vscode");
 
@@ -116,9 +129,10 @@ async function cursorAtEnd(page: Page, line: number, text: string): Promise<void
 }
 
 it(
-  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record",
+  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record; an AI extension's accepted completion and background edit are recorded as unknown, not as the person's",
   async () => {
     const ws = copyExampleWorkspace(run.start());
+    await installAgentExtensionOnce(await ensureEditor("code-server"));
     const { page, installed, shots, outputLog, describe, step } = await run.vscode(ws, ARTIFACTS, STARTUP_DEADLINE);
     expect(installed).toMatch(/Extension 'intent-lsp\.vsix' was successfully installed/);
     const statusItem = page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: /INT-\d+ · |No intent · / });
@@ -238,6 +252,65 @@ it(
       const line = await lineWithHints(page, EDIT.trim());
       expect(line.trim().endsWith(EDIT.trim())).toBe(true); // the line's own text, nothing drawn after it
       expect(line).not.toContain("INT-003");
+    });
+
+    // 8. An AI extension's inline completion, accepted with Tab, reaches the server as an ordinary change: the
+    //    line the person typed is theirs, the two lines the completion inserted are recorded as unknown, with
+    //    the reason, and the hover says so (test/e2e/vscode-agent/ is the stand-in extension).
+    await step("inline-completion-unknown", async () => {
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type(TRIGGER_LINE);
+      // the word suggestions markdown offers close; then Alt+\ asks for inline suggestions, as a user can
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Alt+Backslash");
+      await page.locator(".editor-instance .ghost-text-decoration, .editor-instance .ghost-text").first().waitFor({ timeout: DEADLINE });
+      await shots.take(page, "inline-completion-shown");
+      await page.keyboard.press("Tab");
+      await page.locator(".editor-instance .view-line", { hasText: "Forecasts are cached for a minute." }).waitFor({ timeout: DEADLINE });
+      const saves = savesOf(outputLog(), NOTES).length;
+      await page.keyboard.press("Control+S");
+      const recordId = await waitFor("the save of the accepted completion to be processed", () => savesOf(outputLog(), NOTES)[saves], DEADLINE, describe);
+      const record = ledgerLines(ws)
+        .map((l) => JSON.parse(l))
+        .find((r) => r.id === recordId);
+      const { ranges } = record.files[0].conversations[0];
+      expect(record.files[0].conversations[0].contributor).toEqual({ type: "human" });
+      expect(
+        ranges.map((r: { start_line: number; end_line: number; contributor?: { type: string } }) => [r.start_line, r.end_line, r.contributor?.type ?? "human"]),
+      ).toEqual([
+        [13, 13, "human"],
+        [14, 15, "unknown"],
+      ]);
+      expect(record.metadata["dev.intent-lsp"].untyped).toEqual([[14, 15, INSERTED_AT_ONCE]]);
+      await page.locator(".editor-instance .view-line span", { hasText: "Cached forecasts are served" }).first().hover();
+      const hover = page.locator(".monaco-hover", { hasText: "unknown · inserted at once" });
+      await hover.waitFor({ state: "visible", timeout: DEADLINE });
+      expect(await hover.textContent()).not.toContain("human");
+    });
+
+    // 9. The extension edits a file in the background (weather.ts is open in another tab, not the one with the
+    //    focus) and saves it: its lines are recorded as unknown, changed without the focus; `intent blame` agrees.
+    await step("background-edit-unknown", async () => {
+      await page.keyboard.press("Escape");
+      const saves = savesOf(outputLog(), API).length;
+      await page.keyboard.press("F1");
+      await quickInput.locator("input").waitFor({ state: "visible" });
+      await page.keyboard.type("E2E Agent: Write Into the Weather API");
+      await quickInput.locator(".monaco-list-row", { hasText: "E2E Agent: Write Into the Weather API" }).first().click();
+      const recordId = await waitFor("the agent's save of weather.ts to be processed", () => savesOf(outputLog(), API)[saves], DEADLINE, describe);
+      const record = ledgerLines(ws)
+        .map((l) => JSON.parse(l))
+        .find((r) => r.id === recordId);
+      expect(
+        record.files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number; contributor?: { type: string } }) => [
+          r.start_line,
+          r.end_line,
+          r.contributor?.type,
+        ]),
+      ).toEqual([[3, 4, "unknown"]]);
+      expect(record.metadata["dev.intent-lsp"].untyped).toEqual([[3, 4, NOT_FOCUSED]]);
+      const blame = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "blame", `${API}:3`, "--json"], { cwd: ws, encoding: "utf8" });
+      expect(JSON.parse(blame.stdout).lines[0]).toMatchObject({ contributor: "unknown", why: NOT_FOCUSED });
     });
     run.passed();
   },

@@ -3,7 +3,8 @@
 // lives in the server; this file only launches, presents and runs commands.
 import * as vscode from "vscode";
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications";
+import { CHANGE_ORIGIN, SAVE_PROCESSED, type SaveProcessedParams } from "@shared/notifications";
+import { ChangeWatch } from "./changeWatch";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { explicitSettings } from "./configuration";
 import { IntentTree, type IntentNode } from "./intentTree";
@@ -17,6 +18,8 @@ let client: LanguageClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("intent-lsp");
   const serverModule = context.asAbsolutePath("dist/server.js");
+  // announces changes the person did not type, just before the change itself goes (changeOrigin.ts)
+  const changes = new ChangeWatch((params) => void client?.sendNotification(CHANGE_ORIGIN, params).catch(() => undefined));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ["--nolazy", "--inspect=6010"] } },
@@ -26,6 +29,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
     middleware: {
+      didChange: (event, next) => {
+        if (client) changes.before(event, client.code2ProtocolConverter.asUri(event.document.uri));
+        return next(event);
+      },
       // who wrote a block is said once: by the CodeLens above it while CodeLens shows, else by the inlay hint
       provideInlayHints: (document, range, token, next) => (blockHintsShown(document) ? next(document, range, token) : []),
       workspace: {
@@ -53,6 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     output,
+    changes,
     status,
     tree,
     treeView,

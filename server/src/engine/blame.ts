@@ -46,6 +46,8 @@ export interface BlameLine {
   model?: string;
   /** The person's name a human contributor's record carries. */
   person?: string;
+  /** Why an `unknown` contributor's line is not the person's who saved it (docs/LEDGER.md "Lines the editor cannot credit"). */
+  why?: string;
   /** The record was written outside its intent's scope (shown as "(out of scope)", as in the editor). */
   outOfScope?: boolean;
   timestamp?: string;
@@ -165,6 +167,7 @@ function blameLine(line: number, owner: LineOwner, text: string, path: string | 
     contributor: entry.contributor.type,
     ...(entry.contributor.modelId ? { model: entry.contributor.modelId } : {}),
     ...(entry.contributor.name ? { person: entry.contributor.name } : {}),
+    ...(entry.contributor.why ? { why: entry.contributor.why } : {}),
     ...(sourceText(entry) ? { source: sourceText(entry) } : {}),
     ...(isOutOfScopeEntry(entry) ? { outOfScope: true } : {}),
     timestamp: entry.timestamp,

@@ -65,10 +65,13 @@ export function intentTitle(intentId: string | undefined, catalogue: Catalogue):
   return intent ? `${intent.id} — ${intent.name} (${intent.status})` : `${intentId} (not in active_intents.yaml)`;
 }
 
-/** "ai · anthropic/claude-sonnet-4-5", "human · Ada Lovelace", or the bare type when the record names no one. */
+/**
+ * "ai · anthropic/claude-sonnet-4-5", "human · Ada Lovelace", "unknown · <why the editor could not credit it>",
+ * or the bare type when the record names no one.
+ */
 export function contributorText(entry: TraceEntry): string {
   const c = entry.contributor;
-  return c.modelId ? `${c.type} · ${c.modelId}` : c.name ? `${c.type} · ${c.name}` : c.type;
+  return c.modelId ? `${c.type} · ${c.modelId}` : c.name ? `${c.type} · ${c.name}` : c.why ? `${c.type} · ${c.why}` : c.type;
 }
 
 /**

@@ -3,6 +3,7 @@ import { contentLineCount } from "../engine/attribution";
 import { EditedLines, type EditedLinesSnapshot } from "../engine/editedLines";
 import type { LineChange } from "../engine/lineChange";
 import type { SavedText, TextBuffer } from "./textBuffer";
+import { UntypedLines, type UntypedReason, type UntypedSpan } from "../engine/untypedLines";
 
 /**
  * A save being handled: the text the editor saved, taken when its didSave arrived (`beginSave`), so that the
@@ -24,6 +25,8 @@ export interface SaveSnapshot {
   readonly tracked: EditedLinesSnapshot;
   /** The edits made since the snapshot, fed as they arrive; undefined once a reload replaced the baseline. */
   since: EditedLines | undefined;
+  /** Lines of the saved text the person did not type (engine/untypedLines.ts), as the client reported them. */
+  readonly untyped: readonly UntypedSpan[];
 }
 
 /**
@@ -32,6 +35,10 @@ export interface SaveSnapshot {
  */
 export class BufferEdits {
   readonly edits: EditedLines;
+  /** Lines changed since the last save that the client says the person did not type. */
+  readonly untyped = new UntypedLines();
+  /** The client's word that the change to `version` is not the person's typing (`intent/changeOrigin`). */
+  private announced: { version: number; why: UntypedReason } | undefined;
   /** Saves taken (`beginSave`) and not yet made the baseline (`settle`), oldest first. */
   private pendingSaves: SaveSnapshot[] = [];
 
@@ -54,15 +61,23 @@ export class BufferEdits {
     return this.doc.lineText(line);
   }
 
+  /** The change that makes the buffer `version` is not the person's typing (the client says so before sending it). */
+  announceUntyped(version: number, why: UntypedReason): void {
+    this.announced = { version, why };
+  }
+
   /** Applies one notification's changes in order, feeding each into the edit tracker. */
   apply(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+    // an announcement holds for the change it names only: one that never came is forgotten with the next
+    const untyped = this.announced?.version === version ? this.announced.why : undefined;
+    this.announced = undefined;
     for (const change of changes) {
-      if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version);
-      else this.applyFullChange(change.text, version);
+      if ("range" in change) this.applyRangeChange(change.range.start, change.range.end, change.text, version, untyped);
+      else this.applyFullChange(change.text, version, untyped);
     }
   }
 
-  private applyRangeChange(start: Position, end: Position, text: string, version: number): void {
+  private applyRangeChange(start: Position, end: Position, text: string, version: number, untyped: UntypedReason | undefined): void {
     // Clamped as clients expect (Neovim sends ranges past the end when deleting the last lines), and a
     // reversed range applied start-to-end, as `TextDocument` does: the tracker must see the edit the text got.
     const from = this.doc.clamp(start);
@@ -71,10 +86,10 @@ export class BufferEdits {
     this.doc.version = version;
     // a change starting at column 0 pushes the old line's text down: of two equal lines the old one is the later
     const atLineStart = (before(from, to) ? from : to).character === 0;
-    this.replaceLines(first, oldLines, newLines, atLineStart);
+    this.replaceLines(first, oldLines, newLines, atLineStart, untyped);
   }
 
-  private applyFullChange(text: string, version: number): void {
+  private applyFullChange(text: string, version: number, untyped: UntypedReason | undefined): void {
     // Full-text sync: all we know is the new text; lines equal at both ends are untouched
     const oldLines: string[] = [];
     for (let l = 0; l < this.doc.lineCount; l++) oldLines.push(this.doc.lineText(l));
@@ -82,7 +97,7 @@ export class BufferEdits {
     this.doc.version = version;
     const newLines: string[] = [];
     for (let l = 0; l < this.doc.lineCount; l++) newLines.push(this.doc.lineText(l));
-    this.replaceLines(0, oldLines, newLines);
+    this.replaceLines(0, oldLines, newLines, false, untyped);
   }
 
   /**
@@ -90,7 +105,7 @@ export class BufferEdits {
    * (the line an insertion at column 0 pushes down, the lines around a multi-line replacement) keep what
    * they were; only the rest is an edit. Compares the two lists, never reads the document back.
    */
-  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[], tailFirst = false): void {
+  private replaceLines(first: number, oldLines: readonly string[], newLines: readonly string[], tailFirst: boolean, untyped?: UntypedReason): void {
     const max = Math.min(oldLines.length, newLines.length);
     const sameAtHead = (k: number) => newLines[k] === oldLines[k];
     const sameAtTail = (k: number) => newLines[newLines.length - 1 - k] === oldLines[oldLines.length - 1 - k];
@@ -106,6 +121,7 @@ export class BufferEdits {
     }
     const lineAt = (line: number) => this.lineText(line);
     this.edits.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
+    this.untyped.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, untyped);
     // a save being handled becomes the baseline later: what is typed meanwhile is an edit after it
     for (const save of this.pendingSaves) save.since!.replace(first + head, first + oldLines.length - 1 - tail, newLines.length - head - tail, lineAt);
   }
@@ -142,6 +158,8 @@ export class BufferEdits {
       change,
       tracked: tracker.snapshot(),
       since: new EditedLines(lines),
+      // the lines changed from here on are the next save's
+      untyped: this.untyped.take(),
     };
     this.pendingSaves.push(save);
     return save;
@@ -164,7 +182,10 @@ export class BufferEdits {
   /** A new baseline of `lines`; `since`: the edits made after it was taken (a save's), which stay edits. */
   rebase(lines: string[], since?: EditedLines): void {
     if (since) this.edits.restore(since.snapshot());
-    else this.edits.reset(lines);
+    else {
+      this.edits.reset(lines);
+      this.untyped.clear();
+    }
   }
 }
 

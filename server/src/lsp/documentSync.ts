@@ -1,3 +1,5 @@
+import { CHANGE_ORIGIN, type ChangeOriginParams } from "@shared/notifications";
+import { isUntypedReason, UNTYPED_REASONS } from "../engine/untypedLines";
 import { sealedManifestPath } from "../io/ledger/segments";
 import { join } from "node:path";
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver";
@@ -73,6 +75,17 @@ export class DocumentSync {
       this.refreshLenses();
     }
     this.publisher.schedule(uri);
+  }
+
+  /**
+   * `intent/changeOrigin`: the change that follows is not the person's typing (engine/untypedLines.ts).
+   * Malformed, it is refused with the reason (logged) and the change stays the person's, as without it.
+   */
+  announce(params: unknown): void {
+    const p = params as Partial<ChangeOriginParams> | null;
+    if (typeof p?.uri !== "string" || !Number.isInteger(p.version) || !isUntypedReason(p.reason))
+      throw new Error(`${CHANGE_ORIGIN} needs a uri, an integer version and a reason of ${Object.keys(UNTYPED_REASONS).join(" or ")}; ignored`);
+    this.documents.get(p.uri)?.announceUntyped(p.version!, p.reason);
   }
 
   close(uri: string): void {

@@ -7,6 +7,7 @@ import type { Verdict } from "../engine/gate";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { BlockSource } from "../engine/lineage";
 import { removedSpans, toSpans, type Span } from "../engine/lineChange";
+import type { UntypedReason } from "../engine/untypedLines";
 import { BufferEdits, type SaveSnapshot } from "./bufferEdits";
 import { DocumentAdoption } from "./documentAdoption";
 import { DocumentBaseline } from "./documentBaseline";
@@ -93,6 +94,11 @@ export class TrackedDocument {
     this.provenance.typing();
     this.tracking.apply(changes, version);
     return this.provenance.detectReload();
+  }
+
+  /** The change to `version`, which follows, is not the person's typing (engine/untypedLines.ts). */
+  announceUntyped(version: number, why: UntypedReason): void {
+    this.tracking.announceUntyped(version, why);
   }
 
   /** Re-reads the file's stat (and its text if that changed); cheap enough for every change notification. */

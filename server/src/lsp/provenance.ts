@@ -8,6 +8,7 @@ import type { DocumentDisk } from "./documentDisk";
 import type { DocumentFindings } from "./documentFindings";
 import { entryKey, type DocumentLedger } from "./documentLedger";
 import { TentativeReload } from "./tentativeReload";
+import type { UntypedSpan } from "../engine/untypedLines";
 import type { LineOwners } from "./lineOwners";
 import type { TextBuffer } from "./textBuffer";
 
@@ -27,6 +28,8 @@ interface ReloadState {
   attributions: Attributions | undefined;
   awaiting: Awaiting | undefined;
   edits: EditedLinesSnapshot;
+  /** The lines the client said the person did not type (engine/untypedLines.ts). */
+  untyped: readonly UntypedSpan[];
 }
 
 /** The parts of an open document its provenance reads and moves. */
@@ -89,7 +92,13 @@ export class Provenance {
     const disk = onDisk.text;
     if (!onDisk.external || disk === undefined) return false;
     if (buffer.length !== disk.length || buffer.getText() !== disk) return false;
-    const before = { baseline: baseline.snapshot(), attributions: owners.known, awaiting: this.awaiting, edits: tracking.edits.snapshot() };
+    const before = {
+      baseline: baseline.snapshot(),
+      attributions: owners.known,
+      awaiting: this.awaiting,
+      edits: tracking.edits.snapshot(),
+      untyped: tracking.untyped.all,
+    };
     if (!this.reloaded(disk)) this.tentative.hold(before);
     return true;
   }
@@ -106,6 +115,7 @@ export class Provenance {
     owners.set(t.attributions);
     this.awaiting = t.awaiting;
     tracking.edits.restore(t.edits);
+    tracking.untyped.restore(t.untyped);
   }
 
   /**

@@ -49,6 +49,7 @@ export function prepareSave(doc: TrackedDocument, snapshot: SaveSnapshot, toolVe
     before: snapshot.before,
     change: snapshot.change,
     ...movedInto(path, snapshot, sources),
+    ...(snapshot.untyped.length ? { untyped: snapshot.untyped } : {}),
     verdict,
     contributor: settings.contributor,
     ...(settings.contributor.type === "ai" ? {} : { person: ctx.person() }),

@@ -36,7 +36,7 @@ import {
   type TextDocumentIdentifier,
   type WillSaveTextDocumentParams,
 } from "vscode-languageserver";
-import { RENAMES_PROCESSED } from "@shared/notifications";
+import { CHANGE_ORIGIN, RENAMES_PROCESSED } from "@shared/notifications";
 import { SETTINGS_SECTION } from "@shared/settings";
 import { INTENTS_FILE } from "../engine/workspaceFiles";
 import { INTENT_LSP_VERSION } from "../version";
@@ -110,6 +110,8 @@ export class IntentServer {
       [ShutdownRequest.method]: () => c.onShutdown(this.shutdown.bind(this)),
       [DidOpenTextDocumentNotification.method]: () => c.onDidOpenTextDocument(inOrder(guard("didOpen", this.didOpen.bind(this)))),
       [DidChangeTextDocumentNotification.method]: () => c.onDidChangeTextDocument(inOrder(guard("didChange", this.didChange.bind(this)))),
+      // in order with didChange: it names the change that follows it
+      [CHANGE_ORIGIN]: () => c.onNotification(CHANGE_ORIGIN, inOrder(guard(CHANGE_ORIGIN, (params: unknown) => this.parts.sync.announce(params)))),
       [DidCloseTextDocumentNotification.method]: () => c.onDidCloseTextDocument(inOrder(guard("didClose", this.didClose.bind(this)))),
       [DidSaveTextDocumentNotification.method]: () => c.onDidSaveTextDocument(inOrder(guard("didSave", this.didSave.bind(this)))),
       [WillSaveTextDocumentWaitUntilRequest.method]: () =>

@@ -11,6 +11,7 @@ import { isValidChange, type LineChange, type Segment, type Span } from "../line
 import { isBlankLine } from "./blankLine";
 import { INTENT_ID_PATTERN } from "../intents/model";
 import type { MovedLines } from "../lineage";
+import { UNTYPED_REASONS } from "../untypedLines";
 
 /** Which writer's shape a record has; decides how fields are read and how `verify` treats it. */
 export type Dialect = "spec" | "older" | "flat" | "reference";
@@ -20,6 +21,8 @@ export interface EntryContributor {
   readonly modelId?: string;
   /** The person's name a human contributor's record carries (our metadata's `person.name`). */
   readonly name?: string;
+  /** Why an `unknown` contributor's lines are not the person's who saved them (our metadata's `untyped`). */
+  readonly why?: string;
 }
 
 /**
@@ -153,11 +156,16 @@ export class StringPool {
     return s;
   }
 
-  contributor(type: ContributorType, modelId: string | undefined, name?: string): EntryContributor {
-    const key = modelId === undefined && name === undefined ? type : `${type}\u0000${modelId ?? ""}\u0000${name ?? ""}`;
+  contributor(type: ContributorType, modelId: string | undefined, name?: string, why?: string): EntryContributor {
+    const key = modelId === undefined && name === undefined && why === undefined ? type : `${type}\u0000${modelId ?? ""}\u0000${name ?? ""}\u0000${why ?? ""}`;
     let c = this.contributors.get(key);
     if (!c) {
-      c = Object.freeze({ type, ...(modelId === undefined ? {} : { modelId }), ...(name === undefined ? {} : { name }) });
+      c = Object.freeze({
+        type,
+        ...(modelId === undefined ? {} : { modelId }),
+        ...(name === undefined ? {} : { name }),
+        ...(why === undefined ? {} : { why }),
+      });
       this.contributors.set(key, c);
     }
     return c;
@@ -286,6 +294,7 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
           ? { ...first, preHash: hashOrNull(details["pre_hash"]), postHash: hashOrNull(details["post_hash"]), scope: str(details["scope"]) ?? first.scope }
           : { ...first, preHash: undefined, postHash: undefined };
     const lineHashes = details && Array.isArray(details["line_hashes"]) ? details["line_hashes"] : undefined;
+    const untyped = details ? untypedOf(details["untyped"]) : undefined;
     const rawPath = file["path"] ?? file["relative_path"];
     const path = pool.path(rawPath);
     if (path === undefined) {
@@ -334,7 +343,8 @@ function flattenNested(obj: JsonObject, dialect: Dialect, lineNumber: number, po
         }
         ranged = true;
         const r = range as JsonObject;
-        const contributor = r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person) : convContributor;
+        const contributor =
+          r["contributor"] !== undefined ? contributorOf(r["contributor"], pool, person, untyped?.get(`${span[0]}-${span[1]}`)) : convContributor;
         const hashes = ci === 0 && lineHashes ? packLineHashes(lineHashes[ri], span[1] - span[0] + 1) : undefined;
         const contentHash = typeof r["content_hash"] === "string" ? r["content_hash"] : undefined;
         out.entries.push(
@@ -560,13 +570,37 @@ function rangeSpan(range: unknown): [number, number] | undefined {
   return start >= 1 && end >= start && end <= MAX_LINE ? [start, end] : undefined;
 }
 
-/** `person` names the human of a record (our metadata): it goes with human contributors only, never an AI. */
-function contributorOf(raw: unknown, pool: StringPool, person?: string): EntryContributor {
+/**
+ * `person` names the human of a record (our metadata): it goes with human contributors only, never an AI.
+ * `why` says why an `unknown` range is not the person's (our metadata's `untyped`).
+ */
+function contributorOf(raw: unknown, pool: StringPool, person?: string, why?: string): EntryContributor {
   if (!isObject(raw)) return pool.contributor("unknown", undefined);
   const model = contributorModel(raw);
   const type = contributorType(raw);
-  return pool.contributor(type, model === undefined ? undefined : pool.intern(model), type === "human" ? person : undefined);
+  return pool.contributor(
+    type,
+    model === undefined ? undefined : pool.intern(model),
+    type === "human" ? person : undefined,
+    type === "unknown" ? why : undefined,
+  );
 }
+
+/**
+ * Our metadata's `untyped` (`[start_line, end_line, why]`), by "start-end": only intent-lsp's own sentences
+ * are kept, so that what a hover or blame repeats is never text a record brought in.
+ */
+function untypedOf(raw: unknown): Map<string, string> | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out = new Map<string, string>();
+  for (const u of raw) {
+    if (!Array.isArray(u) || u.length !== 3 || typeof u[2] !== "string" || !UNTYPED_SENTENCES.has(u[2])) continue;
+    out.set(`${u[0]}-${u[1]}`, u[2]);
+  }
+  return out;
+}
+
+const UNTYPED_SENTENCES: ReadonlySet<string> = new Set(Object.values(UNTYPED_REASONS));
 
 /** Our metadata's `person.name`, as one line of at most 200 characters; undefined when absent or empty. */
 function personName(ours: JsonObject | undefined, pool: StringPool): string | undefined {

@@ -26,6 +26,7 @@ import {
 import { contentHash, fileHash, lineHash, normalizeLines } from "../hashing";
 import { changedSpans, isValidChange, type LineChange, type Span } from "../lineChange";
 import type { MovedLines } from "../lineage";
+import { splitByUntyped, UNTYPED_REASONS, type UntypedSpan } from "../untypedLines";
 
 export interface LineSpan {
   /** 1-based, inclusive. */
@@ -59,6 +60,8 @@ export interface RecordFileInput {
   onDiskHash?: string;
   /** Lines of `change`'s new ones taken from other files' content (engine/lineage.ts `findMovedBlocks`): not claimed. */
   movedIn?: readonly MovedLines[];
+  /** Lines of `content` (0-based) the person did not type (engine/untypedLines.ts): claimed with an `unknown` contributor. */
+  untyped?: readonly UntypedSpan[];
 }
 
 export interface BuildRecordInput extends RecordFileInput {
@@ -155,13 +158,29 @@ export function buildRecord(input: BuildRecordInput): TraceRecord {
 /** Our per-file metadata: hashes that pin the content, and the line map when the change is known. */
 type FileDetails = Pick<
   IntentLspMetadata,
-  "pre_hash" | "post_hash" | "line_hashes" | "line_count" | "carried" | "reformatted" | "reformatted_hashes" | "moved_from" | "moved_lines" | "on_disk_hash"
+  | "pre_hash"
+  | "post_hash"
+  | "line_hashes"
+  | "line_count"
+  | "carried"
+  | "reformatted"
+  | "reformatted_hashes"
+  | "moved_from"
+  | "moved_lines"
+  | "on_disk_hash"
+  | "untyped"
 >;
 
 function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetails } {
   // raw or normalized lines alike: contentHash and lineHash normalize each line they hash
   const lines = file.content === null ? [] : (file.lines ?? normalizeLines(file.content));
-  const spans = file.change ? claimedSpans(file.change, file.movedIn).map((s) => ({ start_line: s.start + 1, end_line: s.end + 1 })) : (file.ranges ?? []);
+  const spans: readonly (LineSpan & { why?: string })[] = file.change
+    ? splitByUntyped(claimedSpans(file.change, file.movedIn), file.untyped ?? []).map((s) => ({
+        start_line: s.start + 1,
+        end_line: s.end + 1,
+        ...(s.why ? { why: UNTYPED_REASONS[s.why] } : {}),
+      }))
+    : (file.ranges ?? []);
   checkRanges(file, spans, lines.length);
   if (file.change) checkChange(file, file.change, lines.length);
 
@@ -169,7 +188,10 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
     start_line: r.start_line,
     end_line: r.end_line,
     content_hash: contentHash(lines.slice(r.start_line - 1, r.end_line)),
+    // the conversation's contributor says who made the change; these lines it cannot vouch for
+    ...(r.why ? { contributor: { type: "unknown" as const } } : {}),
   }));
+  const untyped = spans.filter((r) => r.why).map((r) => [r.start_line, r.end_line, r.why!] as [number, number, string]);
   const details: FileDetails = {
     pre_hash: file.preHash,
     post_hash: file.content === null ? null : fileHash(file.content),
@@ -186,6 +208,7 @@ function buildFile(file: RecordFileInput): { ranges: Range[]; details: FileDetai
   }
   if (file.movedFrom !== undefined) details.moved_from = file.movedFrom;
   if (file.onDiskHash !== undefined) details.on_disk_hash = file.onDiskHash;
+  if (untyped.length) details.untyped = untyped;
   if (file.change && file.movedIn?.length) {
     details.moved_lines = file.movedIn.map((m) => ({
       from: m.from,

@@ -12,6 +12,7 @@ import { appendWorkspaceRecords } from "./append";
 import { diffTexts, type LineChange } from "../../engine/lineChange";
 import { buildRecord, recordGroups, type RecordFileInput } from "../../engine/ledger/record";
 import type { MovedLines } from "../../engine/lineage";
+import type { UntypedSpan } from "../../engine/untypedLines";
 
 /** One file a change wrote. */
 export interface FileWrite {
@@ -37,6 +38,8 @@ export interface FileWrite {
   movedIn?: readonly MovedLines[];
   /** The hash of the file on disk when another writer changed it after the agent's tool wrote `content`. */
   onDiskHash?: string;
+  /** Lines of `content` the person did not type, though the editor reported them (engine/untypedLines.ts). */
+  untyped?: readonly UntypedSpan[];
 }
 
 export interface ChangeToRecord extends FileWrite {
@@ -124,6 +127,7 @@ function recordFile(file: FileWrite): RecordFileInput {
     ...(file.movedFrom !== undefined ? { movedFrom: file.movedFrom } : {}),
     ...(file.onDiskHash !== undefined ? { onDiskHash: file.onDiskHash } : {}),
     ...(file.movedIn?.length && file.change ? { movedIn: file.movedIn } : {}),
+    ...(file.untyped?.length && file.change ? { untyped: file.untyped } : {}),
   };
 }
 
