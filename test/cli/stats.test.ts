@@ -90,9 +90,25 @@ describe("intent stats", () => {
   it("restricts to --path and prints a readable table that says how much is untraced", () => {
     const s = JSON.parse(runCli(["stats", "--json", "--path", "src/api"], { cwd: ws.root }).stdout);
     expect(s.lines).toEqual(counts({ total: 32, ai: 3, human: 2, untraced: 27 }));
+    // how sure: every attributed line once, by the confidence `intent blame --json` gives it
+    const blamed = ["src/api/weather.ts", "src/api/forecast.ts"].flatMap(
+      (f) => JSON.parse(runCli(["blame", f, "--json"], { cwd: ws.root }).stdout).lines as { contributor?: string; confidence?: string }[],
+    );
+    const level = (who: string, c: string) => blamed.filter((l) => l.contributor === who && l.confidence === c).length;
+    expect(s.confidence.ai).toEqual({
+      exact: level("ai", "exact"),
+      replayed: level("ai", "replayed"),
+      moved: level("ai", "moved"),
+      inferred: level("ai", "inferred"),
+    });
+    expect(s.confidence.ai.exact + s.confidence.ai.replayed + s.confidence.ai.moved + s.confidence.ai.inferred).toBe(3);
+    expect(s.confidence.human.exact + s.confidence.human.replayed + s.confidence.human.moved + s.confidence.human.inferred).toBe(2);
     const text = runCli(["stats", "--path", "src/api"], { cwd: ws.root });
     expect(text.status).toBe(0);
-    expect(text.stdout).toContain("AI wrote 9% of 32 lines in 2 files matching src/api.\n");
+    expect(text.stdout).toContain("AI wrote 9% of 32 lines in 2 files matching src/api: 9% exact.\n");
+    const page = runCli(["report", "--out", "-", "--path", "src/api"], { cwd: ws.root }).stdout;
+    expect(page).toContain('<p class="sub sure">AI wrote 9%: 9% exact · how sure');
+    expect(reportPageData(page).insight.confidence).toEqual(s.confidence);
     expect(text.stdout).toContain("ai 3 · human 2 · mixed 0 · unknown 0 · untraced 27 (84%: no record explains them)\n");
     expect(text.stdout).toMatch(/^INT-001 +5 +60% +3 +2 +0 +0 +0$/m);
     expect(text.stdout).toMatch(/^anthropic\/claude-sonnet-4-5-20250929 +3 +100% +3 +0 +0 +0 +0$/m);

@@ -25,7 +25,8 @@ import {
 } from "../../server/src/engine/insight";
 import type { TraceEntry } from "../../server/src/engine/ledger/read";
 import { BLOCK_FIELDS } from "../../server/src/engine/blockTable";
-import { pushRun, StringTable } from "../../server/src/engine/runRows";
+import { pushRun, readRun, RUN_FIELDS, StringTable } from "../../server/src/engine/runRows";
+import { surenessText } from "../../server/src/engine/confidence";
 
 const NOV = "2026-11-02T10:00:00.000Z";
 const OCT = "2026-10-05T10:00:00.000Z";
@@ -127,7 +128,46 @@ describe("the present's numbers", () => {
       ],
     });
     // without a period or blocks the result has no such fields (the JSON output has none)
-    expect(Object.keys(s)).toEqual(["files", "lines", "byIntent", "byModel", "byPerson", "byFolder", "byFile", "outOfScope"]);
+    expect(Object.keys(s)).toEqual(["files", "lines", "confidence", "byIntent", "byModel", "byPerson", "byFolder", "byFile", "outOfScope"]);
+  });
+
+  it("counts each author's lines by how sure their owner is, every attributed line once, with the words stats and the report say", () => {
+    const b = new InsightBuilder();
+    b.addFile("a.ts", [
+      row(1, { author: "ai", traceId: "r1", model: "m/x", confidence: "exact" }),
+      row(2, { author: "ai", traceId: "r1", model: "m/x", confidence: "exact" }),
+      row(3, { author: "ai", traceId: "r1", model: "m/x", confidence: "replayed" }),
+      row(4, { author: "ai", traceId: "r2", model: "m/x", confidence: "inferred" }),
+      row(5, { author: "human", traceId: "r3", person: "Ada", confidence: "moved" }),
+      row(6, { author: "unknown", traceId: "r4", confidence: "exact" }),
+      row(7, { author: "untraced", confidence: "untraced" }),
+    ]);
+    // the same runs, through the numbers the caches keep, count the same
+    const t = new StringTable();
+    const stored: (string | number)[] = [];
+    for (const r of runsOf([row(1, { author: "ai", traceId: "r1", confidence: "replayed" }), row(2, { author: "untraced" })])) pushRun(stored, r, t);
+    b.addRunRows(
+      "b.ts",
+      stored as number[],
+      t.strings,
+      [],
+      NOW,
+      tallyOf(runsOf([row(1, { author: "ai", traceId: "r1", confidence: "replayed" }), row(2, { author: "untraced" })])),
+    );
+    const str = (i: number) => (i === 0 ? undefined : t.strings[i - 1]);
+    expect([readRun(stored as number[], 0, str).confidence, readRun(stored as number[], RUN_FIELDS, str).confidence]).toEqual(["replayed", undefined]);
+    const s = b.result();
+    expect(s.confidence).toEqual({
+      ai: { exact: 2, replayed: 2, moved: 0, inferred: 1 },
+      human: { exact: 0, replayed: 0, moved: 1, inferred: 0 },
+      mixed: { exact: 0, replayed: 0, moved: 0, inferred: 0 },
+      unknown: { exact: 1, replayed: 0, moved: 0, inferred: 0 },
+    });
+    // a run ends where the confidence changes, though the record is the same
+    expect(
+      runsOf([row(1, { author: "ai", traceId: "r1", confidence: "exact" }), row(2, { author: "ai", traceId: "r1", confidence: "replayed" })]),
+    ).toHaveLength(2);
+    expect(surenessText(s.confidence.ai, s.lines.total)).toBe("22% exact, 22% replayed, 11% inferred");
   });
 
   it("sorts equal totals by name, and out-of-scope lines by intent, most lines first", () => {

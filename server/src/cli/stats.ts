@@ -1,5 +1,6 @@
 import { oneLine } from "../engine/terminalText";
 import { percent, type LineCounts } from "../engine/authorship";
+import { surenessText } from "../engine/confidence";
 import { PERIODS, type Insight, type InsightOptions, type Period } from "../engine/insight";
 import { gatherInsightCached, parseWhen, type CachedInsight, type GatheredInsight } from "../io/insight";
 import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options, type Io } from "./args";
@@ -87,7 +88,7 @@ function section(title: string, rows: { name: string; lines: LineCounts }[], unt
 export function statsText(s: GatheredInsight, filter: string | undefined): string {
   const t = s.lines;
   const where = `${n(s.files)} ${s.files === 1 ? "file" : "files"}${filter ? ` matching ${oneLine(filter)}` : ""}`;
-  let out = `AI wrote ${percent(t.ai, t.total)} of ${n(t.total)} lines in ${where}.\n`;
+  let out = `AI wrote ${percent(t.ai, t.total)} of ${n(t.total)} lines in ${where}${t.ai ? `: ${surenessText(s.confidence.ai, t.total)}` : ""}.\n`;
   out += `ai ${n(t.ai)} · human ${n(t.human)} · mixed ${n(t.mixed)} · unknown ${n(t.unknown)} · ${
     t.beforeAdoption
       ? `before adoption ${n(t.beforeAdoption)} (${percent(t.beforeAdoption, t.total)}: as they were when intent-lsp was taken up; \`intent blame\` shows git's authors) · untraced ${n(t.untraced)} (${percent(t.untraced, t.total)}: changed since, no record explains them)`

@@ -12,10 +12,26 @@
  * - `untraced`: no record explains the line.
  */
 import type { LineAttribution } from "./attribution";
+import { percent } from "./authorship";
 
 export type Confidence = "exact" | "replayed" | "moved" | "inferred" | "untraced";
 
 export const CONFIDENCES: readonly Confidence[] = ["exact", "replayed", "moved", "inferred", "untraced"];
+
+/** The confidence levels of an attributed line (every one but `untraced`). */
+export type TracedConfidence = Exclude<Confidence, "untraced">;
+export const TRACED_CONFIDENCES: readonly TracedConfidence[] = ["exact", "replayed", "moved", "inferred"];
+
+/**
+ * "30% exact, 4% inferred": how sure the owners of an author's lines are, as shares of all `total` lines (so
+ * they add up to the author's share, give or take rounding); empty when the author has none. `intent stats`
+ * and the report say it after the author's share.
+ */
+export function surenessText(levels: Readonly<Record<TracedConfidence, number>>, total: number): string {
+  return TRACED_CONFIDENCES.filter((c) => levels[c] > 0)
+    .map((c) => `${percent(levels[c], total)} ${c}`)
+    .join(", ");
+}
 
 /**
  * The confidence of a traced line of `path` whose owner is `a`; `pinned`: the hash of the content the

@@ -29,6 +29,10 @@ import { isoMs } from "./isoTime";
 import { splitLines } from "./hashing";
 import { RUN_FIELDS } from "./runRows";
 import type { TraceEntry } from "./ledger/read";
+import type { Confidence, TracedConfidence } from "./confidence";
+
+/** Attributed lines by author and by how sure their owner is: every traced line once. */
+export type ConfidenceCounts = Record<RecordedAuthor, Record<TracedConfidence, number>>;
 
 export type Period = "day" | "week" | "month";
 export const PERIODS: readonly Period[] = ["day", "week", "month"];
@@ -72,6 +76,8 @@ export interface Block {
   traceId?: string;
   timestamp?: string;
   outOfScope?: boolean;
+  /** How sure the owner is (engine/confidence.ts); absent for lines no record owns. */
+  confidence?: Confidence;
   /** An untraced run's commit time (ISO; uncommitted lines: today), when git knows it. */
   committed?: string;
   /** An untraced run not committed yet (its `committed` is today). */
@@ -116,6 +122,8 @@ export interface Undated {
 export interface Insight {
   files: number;
   lines: LineCounts;
+  /** The attributed lines of `lines` by how sure their owner is (docs/LEDGER.md "How sure: confidence"). */
+  confidence: ConfidenceCounts;
   byIntent: { id: string | null; lines: LineCounts }[];
   byModel: { model: string | null; lines: LineCounts }[];
   byPerson: { person: string | null; lines: LineCounts }[];
@@ -146,6 +154,7 @@ export class InsightBuilder {
   private readonly models = new Map<string | null, LineCounts>();
   private readonly persons = new Map<string | null, LineCounts>();
   private readonly folders = new Map<string, LineCounts>();
+  private readonly confidence = emptyConfidence();
   private readonly files: { path: string; lines: LineCounts }[] = [];
   private readonly outBlocks: Block[] = [];
   private readonly allBlocks: BlockTable | undefined;
@@ -283,6 +292,8 @@ export class InsightBuilder {
       const { author, outOfScope: out, lines: n } = g;
       addLines(counts, author, out, n);
       if (isUnexplained(author)) continue;
+      // a group read from an older cache has no confidence: the cache's format says it cannot be one
+      if (g.confidence !== undefined && g.confidence !== "untraced") this.confidence[author][g.confidence] += n;
       bump(this.intents, g.intent ?? null, author, out, n);
       if (g.model !== undefined || author === "ai" || author === "mixed") bump(this.models, g.model ?? null, author, out, n);
       if (g.person !== undefined || author === "human" || author === "mixed") bump(this.persons, g.person ?? null, author, out, n);
@@ -333,6 +344,7 @@ export class InsightBuilder {
     const insight: Insight = {
       files: this.files.length,
       lines: this.total,
+      confidence: this.confidence,
       byIntent: sorted(this.intents).map(([id, lines]) => ({ id, lines })),
       byModel: sorted(this.models).map(([model, lines]) => ({ model, lines })),
       byPerson: sorted(this.persons).map(([person, lines]) => ({ person, lines })),
@@ -373,6 +385,8 @@ export interface TallyGroup {
   intent?: string;
   model?: string;
   person?: string;
+  /** How sure the owner is; absent for lines no record owns. */
+  confidence?: Confidence;
   lines: number;
 }
 
@@ -414,11 +428,20 @@ export function tallyOf(runs: readonly Run[]): FileTally {
   for (const r of runs) {
     const out = r.outOfScope === true;
     const n = r.end - r.start + 1;
-    const key = byKey ? JSON.stringify([r.author, out, r.intent, r.model, r.person]) : undefined;
+    const key = byKey ? JSON.stringify([r.author, out, r.intent, r.model, r.person, r.confidence]) : undefined;
     let g: TallyGroup | undefined;
     // Stryker disable next-line ConditionalExpression: a fast path; looking through the groups finds the group the key finds
     if (byKey) g = byKey.get(key!);
-    else g = groups.find((g) => g.author === r.author && g.outOfScope === out && g.intent === r.intent && g.model === r.model && g.person === r.person);
+    else
+      g = groups.find(
+        (g) =>
+          g.author === r.author &&
+          g.outOfScope === out &&
+          g.intent === r.intent &&
+          g.model === r.model &&
+          g.person === r.person &&
+          g.confidence === r.confidence,
+      );
     if (g) g.lines += n;
     else {
       g = {
@@ -427,16 +450,24 @@ export function tallyOf(runs: readonly Run[]): FileTally {
         ...(r.intent !== undefined ? { intent: r.intent } : {}),
         ...(r.model !== undefined ? { model: r.model } : {}),
         ...(r.person !== undefined ? { person: r.person } : {}),
+        ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
         lines: n,
       };
       groups.push(g);
       // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator: `key` is defined exactly when `byKey` is, and a new group left out of `byKey` is put in by the map made again; when to look up by key is a cost bound (lookup by key and looking through the groups find the same group, at any number of groups)
       if (byKey && key !== undefined) byKey.set(key, g);
-      else if (groups.length > MANY_GROUPS) byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person]), g]));
+      else if (groups.length > MANY_GROUPS)
+        byKey = new Map(groups.map((g) => [JSON.stringify([g.author, g.outOfScope, g.intent, g.model, g.person, g.confidence]), g]));
     }
   }
   // Stryker restore ConditionalExpression,LogicalOperator,EqualityOperator
   return { groups, outOfScope: blocksOf(runs).filter((b) => b.outOfScope) };
+}
+
+/** No attributed line yet, at any level. */
+export function emptyConfidence(): ConfidenceCounts {
+  const levels = () => ({ exact: 0, replayed: 0, moved: 0, inferred: 0 });
+  return { ai: levels(), human: levels(), mixed: levels(), unknown: levels() };
 }
 
 /** The runs of a file's blame rows (every line, in order). */
@@ -446,6 +477,7 @@ export function runsOf(rows: readonly BlameLine[]): Run[] {
   for (const r of rows) {
     const author = r.author ?? "untraced";
     const out = r.outOfScope === true;
+    const confidence = r.kind === "traced" ? r.confidence : undefined;
     if (
       run &&
       run.end === r.line - 1 &&
@@ -455,6 +487,7 @@ export function runsOf(rows: readonly BlameLine[]): Run[] {
       run.model === r.model &&
       run.person === r.person &&
       run.timestamp === r.timestamp &&
+      run.confidence === confidence &&
       (run.outOfScope === true) === out
     ) {
       run.end = r.line;
@@ -470,6 +503,7 @@ export function runsOf(rows: readonly BlameLine[]): Run[] {
       ...(r.traceId !== undefined ? { traceId: r.traceId } : {}),
       ...(r.timestamp !== undefined ? { timestamp: r.timestamp } : {}),
       ...(out ? { outOfScope: true } : {}),
+      ...(confidence !== undefined ? { confidence } : {}),
     };
     runs.push(run);
   }

@@ -7,6 +7,7 @@
  */
 import { AUTHORS, percent, type Author, type LineCounts } from "./authorship";
 import type { HistoryRow, Insight, Undated } from "./insight";
+import { surenessText } from "./confidence";
 
 export interface ReportMeta {
   /** The workspace's folder name (never its absolute path: the page is meant to be shared). */
@@ -157,6 +158,7 @@ ${inCodeSection(history.by, history.periods, history.undated)}`
 <body><main>
 <h1>How much of ${esc(meta.workspace)} AI wrote</h1>
 <p class="sub">${n(t.total)} lines in ${n(insight.files)} files${filter}, as they are now · every line counted once by the record that owns it, as <code>intent blame</code> shows it · ${esc(meta.generatedAt.slice(0, 16).replace("T", " "))} UTC · intent-lsp ${esc(meta.version)}${meta.binaryFiles ? ` · ${n(meta.binaryFiles)} binary files not counted` : ""}</p>
+${t.ai ? `<p class="sub sure">AI wrote ${percent(t.ai, t.total)}: ${esc(surenessText(insight.confidence.ai, t.total))} · how sure each line's owner is, as <code>intent blame</code> says it (exact: the record's own hash matches the line)</p>` : ""}
 <div class="cards">${cards}</div>
 ${legend}
 ${historySection}

@@ -21,7 +21,7 @@ import { closeSync, fstatSync, readFileSync, readSync, type Stats } from "node:f
 import { join } from "node:path";
 import { AUTHORS } from "../engine/authorship";
 import type { FileTally, Insight, Run, TallyGroup } from "../engine/insight";
-import { authorCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
+import { authorCode, confidenceCode, confidenceOfCode, pushRun, readRun, RUN_FIELDS, StringTable } from "../engine/runRows";
 import type { UnreadableLine } from "../engine/ledger/read";
 import { CACHE_DIR, workspaceCacheDir } from "./cacheDir";
 import { adoptionOf } from "./adoption";
@@ -34,7 +34,7 @@ import { openRegularSync } from "./regularFiles";
 export const INSIGHT_CACHE = `${CACHE_DIR}/insight.json`;
 /** The last history or report's result, under the hash of everything it was made from (`saveInsightResult`). */
 export const INSIGHT_RESULT_CACHE = `${CACHE_DIR}/insight-result.json`;
-const FORMAT = 5;
+const FORMAT = 6;
 /** The two files as io/checkedCache.ts checks them: read by every run, hashed with what crypto does fastest. */
 const TALLIES_KIND: CacheKind = { name: "insight", format: FORMAT, checksum: "sha256" };
 const RESULT_KIND: CacheKind = { name: "insight-result", format: FORMAT, checksum: "sha256" };
@@ -141,8 +141,8 @@ function fileStamp(file: string): unknown {
   }
 }
 
-/** A tally's group as GROUP_FIELDS numbers: author × 2 + out of scope, intent, model, person, lines. */
-const GROUP_FIELDS = 5;
+/** A tally's group as GROUP_FIELDS numbers: author × 2 + out of scope, intent, model, person, lines, confidence. */
+const GROUP_FIELDS = 6;
 const NO_RUNS: Run[] = [];
 /** Where a stored file's tally starts: after path, key and the five numbers of its stat (dev -1: none). */
 const TALLY_AT = 7;
@@ -198,6 +198,7 @@ export function loadInsightCache(root: string, stamp: string): InsightCache | un
         model: str(n[i + 2]!),
         person: str(n[i + 3]!),
         lines: n[i + 4]!,
+        confidence: confidenceOfCode(n[i + 5]!),
       });
     }
     // most files have no out-of-scope lines: they share one empty list (a tally is never changed)
@@ -216,7 +217,8 @@ export function saveInsightCache(root: string, stamp: string, cache: InsightCach
   const files: (string | number)[][] = [];
   for (const [path, f] of cache.files) {
     const row: (string | number)[] = [path, f.key, ...(f.stat ?? [-1, 0, 0, 0, 0]), f.tally.groups.length];
-    for (const g of f.tally.groups) row.push(authorCode(g.author, g.outOfScope), t.id(g.intent), t.id(g.model), t.id(g.person), g.lines);
+    for (const g of f.tally.groups)
+      row.push(authorCode(g.author, g.outOfScope), t.id(g.intent), t.id(g.model), t.id(g.person), g.lines, confidenceCode(g.confidence));
     for (const b of f.tally.outOfScope) pushRun(row, b, t);
     files.push(row);
   }

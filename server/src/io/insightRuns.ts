@@ -17,7 +17,7 @@ export const INSIGHT_RUNS_CACHE = `${CACHE_DIR}/insight-runs.bin`;
 /** The runs as JSON, which older builds kept: removed when the runs are next saved (it is never read). */
 const JSON_RUNS_CACHE = `${CACHE_DIR}/insight-runs.json`;
 /** This build's layout of the file (the stamp ties it to the build as well), checked as io/checkedCache.ts checks every cache. */
-const KIND: CacheKind = { name: "insight-runs", format: 2, checksum: "sha256" };
+const KIND: CacheKind = { name: "insight-runs", format: 3, checksum: "sha256" };
 
 /** What the history and the report's tables need beyond the tallies (`insight-runs.bin`). */
 export interface InsightRuns {
