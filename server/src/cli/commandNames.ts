@@ -7,6 +7,7 @@ export const COMMAND_NAMES = [
   "doctor",
   "check",
   "blame",
+  "revert",
   "stats",
   "report",
   "hook",

@@ -30,6 +30,10 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     load: () => (require("./check") as typeof import("./check")).checkCommand,
   },
   blame: { summary: "show who wrote each line, under which intent", load: () => (require("./blame") as typeof import("./blame")).blameCommand },
+  revert: {
+    summary: "take back what one intent, model or session wrote: a patch, or --apply",
+    load: () => (require("./revert") as typeof import("./revert")).revertCommand,
+  },
   stats: {
     summary: "how much of the code AI wrote: by intent, model, person and folder; history",
     load: () => (require("./stats") as typeof import("./stats")).statsCommand,

@@ -1,0 +1,280 @@
+import { spawnSync } from "node:child_process";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../support/builtDist";
+import { runCli, runCliInProcess, runHookInProcess } from "../support/cliRunner";
+import { codexPayload } from "../support/agentFixtures";
+import { claudeWritesInProcess } from "../support/agentWrites";
+import { git, gitWorkspace } from "../support/gitRepository";
+import { claudePayload, writeTranscript } from "../support/hookPayloads";
+import { InProcessEditor } from "../support/inProcessEditor";
+import type { TempWorkspace } from "../support/workspace";
+
+/**
+ * `intent revert` (docs/CLI.md): what one model, intent or session wrote is taken back from workspaces built
+ * by real hook calls and editor saves, and nothing else is touched. The hooks, the editor and the commands
+ * run in this process (what they decide is the subject); the patch is checked with `git apply`.
+ */
+
+beforeAll(ensureBuilt);
+
+const SONNET = "anthropic/claude-sonnet-4-5-20250929";
+const WEATHER = "src/api/weather.ts";
+const ORIGINAL = [
+  'import { fetchForecast } from "./forecast";',
+  "",
+  "export interface Weather {",
+  "  city: string;",
+  "  celsius: number;",
+  "  summary: string;",
+  "}",
+  "",
+  "/** Current weather for a city, from the forecast service. */",
+  "export async function currentWeather(city: string): Promise<Weather> {",
+  "  const forecast = await fetchForecast(city);",
+  "  const now = forecast.hours[0];",
+  "  return {",
+  "    city,",
+  "    celsius: Math.round(now.temperature),",
+  "    summary: now.summary,",
+  "  };",
+  "}",
+];
+const text = (lines: readonly string[]) => lines.map((l) => `${l}\n`).join("");
+
+let calls = 0;
+
+/** Claude Code edits `path` (PreToolUse, the edit on disk, PostToolUse), as the agent does. */
+async function claudeEdits(ws: TempWorkspace, path: string, from: string, to: string): Promise<void> {
+  const id = `toolu_revert_${++calls}`;
+  const input = { file_path: ws.path(path), old_string: from, new_string: to, replace_all: false };
+  const pre = await runHookInProcess("claude-code", claudePayload(ws, "PreToolUse", { tool_name: "Edit", tool_input: input, tool_use_id: id }), {
+    cwd: ws.root,
+  });
+  expect(pre.stdout).not.toContain('"deny"');
+  const before = ws.read(path);
+  expect(before).toContain(from);
+  ws.write(path, before.replace(from, to));
+  const post = { tool_name: "Edit", tool_input: input, tool_use_id: id, tool_response: { filePath: ws.path(path), success: true } };
+  await runHookInProcess("claude-code", claudePayload(ws, "PostToolUse", post), { cwd: ws.root });
+}
+
+/** Codex runs `command` in its shell, between its hooks. */
+async function codexShell(ws: TempWorkspace, command: string): Promise<void> {
+  await runHookInProcess("codex", codexPayload(ws, "pre", "Bash", { command }, `call-sh-${++calls}`), { cwd: ws.root });
+  const sh = spawnSync("bash", ["-c", command], { cwd: ws.root, encoding: "utf8" });
+  if (sh.status !== 0) throw new Error(`the test's command failed: ${sh.stderr}`);
+  await runHookInProcess("codex", codexPayload(ws, "post", "Bash", { command }, `call-sh-${calls}`), { cwd: ws.root });
+}
+
+/** A person edits line `line` (1-based) of `path` in the editor and saves it: the save's record is theirs. */
+async function personEdits(ws: TempWorkspace, path: string, line: number, to: string): Promise<void> {
+  const editor = await InProcessEditor.start(ws.root);
+  try {
+    await editor.open(path, ws.read(path));
+    await editor.ledgerRead("README.md");
+    await editor.setLine(path, line - 1, to);
+    expect(await editor.save(path)).not.toBeNull();
+  } finally {
+    await editor.stop();
+  }
+}
+
+type BlameRow = { line: number; kind: string; model?: string; contributor?: string; person?: string; text: string };
+
+async function blame(ws: TempWorkspace, path: string): Promise<BlameRow[]> {
+  const r = await runCliInProcess(["blame", path, "--json"], { cwd: ws.root });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).lines;
+}
+
+const ownerOf = (r: BlameRow) => (r.kind === "traced" ? (r.model ?? r.person ?? r.contributor!) : r.kind);
+
+async function revert(ws: TempWorkspace, ...args: string[]) {
+  const r = await runCliInProcess(["revert", ...args], { cwd: ws.root });
+  return { ...r, json: args.includes("--json") && r.status === 0 ? JSON.parse(r.stdout) : undefined };
+}
+
+const B_LINES = [
+  "    celsius: Math.round(now.temperature * 10) / 10,",
+  "    summary: now.summary.trim(),",
+  "    fahrenheit: Math.round(now.temperature * 1.8 + 32),",
+];
+const PERSON_LINE = "    summary: now.summary.trim() || 'unknown',";
+const ALERTS = ["export interface Alert {", "  id: string;", "  severity: number;", "}"];
+const UNITS = ["export type Unit = 'metric' | 'imperial';", "export const DEFAULT_UNIT: Unit = 'metric';"];
+
+/**
+ * Claude (Sonnet) adds two fields (a pure insertion), rewrites the comment (one line for one), rewrites the
+ * return's two fields as three lines, and creates two files; everything is committed; a person renames one
+ * file with `git mv`, Codex moves the other with `mv` in its shell, and a person edits the middle one of
+ * Claude's three return lines in the editor.
+ */
+async function mixedWorkspace(): Promise<TempWorkspace> {
+  const ws = gitWorkspace();
+  git(ws.root, "config", "user.name", "Ada");
+  ws.select("INT-001");
+  writeTranscript(ws, "claude-sonnet-4-5-20250929");
+  await claudeEdits(ws, WEATHER, "  summary: string;\n", "  summary: string;\n  fahrenheit: number;\n  windKph: number;\n");
+  await claudeEdits(ws, WEATHER, "from the forecast service. */", "from the forecast service, cached for a minute. */");
+  await claudeEdits(ws, WEATHER, "    celsius: Math.round(now.temperature),\n    summary: now.summary,\n", text(B_LINES));
+  await claudeWritesInProcess(ws, "src/api/alerts.ts", text(ALERTS));
+  await claudeWritesInProcess(ws, "src/api/units.ts", text(UNITS));
+  git(ws.root, "add", "-A");
+  git(ws.root, "commit", "-q", "-m", "weather fields, alerts, units");
+  git(ws.root, "mv", "src/api/alerts.ts", "src/api/alerts-v2.ts");
+  git(ws.root, "commit", "-q", "-m", "rename alerts");
+  await codexShell(ws, "mkdir -p src/api/v2 && mv src/api/units.ts src/api/v2/units.ts");
+  await personEdits(ws, WEATHER, 18, PERSON_LINE);
+  return ws;
+}
+
+/** The weather file as Claude and the person left it. */
+const AFTER_BOTH = [
+  ...ORIGINAL.slice(0, 6),
+  "  fahrenheit: number;",
+  "  windKph: number;",
+  ...ORIGINAL.slice(6, 8),
+  "/** Current weather for a city, from the forecast service, cached for a minute. */",
+  ...ORIGINAL.slice(9, 14),
+  B_LINES[0]!,
+  PERSON_LINE,
+  B_LINES[2]!,
+  ...ORIGINAL.slice(16),
+];
+
+/** Without Claude's work: its lines out, the comment it replaced back; the person's line stays, and the two lines Claude's rewrite replaced cannot come back around it. */
+const WITHOUT_CLAUDE = [...ORIGINAL.slice(0, 14), PERSON_LINE, ...ORIGINAL.slice(16)];
+
+describe("intent revert", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.dispose());
+
+  it("--dry-run lists exactly the lines it takes out and every line of the model's it leaves alone, with the reason", async () => {
+    ws = await mixedWorkspace();
+    expect(ws.read(WEATHER)).toBe(text(AFTER_BOTH));
+    const r = await revert(ws, "--model", SONNET, "--json");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json.reverted).toEqual([{ path: WEATHER, lines: [7, 8, 11, 17, 19] }]);
+    expect(r.json.leftAlone.map((l: { path: string; line: number; reason: string; why: string }) => [l.path, l.line, l.reason, l.why])).toEqual([
+      ...ALERTS.map((_, i) => ["src/api/alerts-v2.ts", i + 1, "moved", "renamed or copied here from src/api/alerts.ts, as git shows it (not recorded)"]),
+      ...UNITS.map((_, i) => ["src/api/v2/units.ts", i + 1, "moved", "moved here from src/api/units.ts"]),
+      [WEATHER, 18, "edited", "since edited by Ada (human)"],
+    ]);
+    expect(r.json.notes.map((n: { path: string; line: number }) => [n.path, n.line])).toEqual([
+      [WEATHER, 17],
+      [WEATHER, 19],
+    ]);
+    expect(r.json.applied).toBe(false);
+    // a dry run writes nothing
+    expect(ws.read(WEATHER)).toBe(text(AFTER_BOTH));
+  });
+
+  it("the dry run's text output is a patch git applies, giving the file without the model's work", async () => {
+    ws = await mixedWorkspace();
+    const r = await revert(ws, "--model", "claude-sonnet-4-5-20250929");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${WEATHER}: reverts line(s) 7-8, 11, 17, 19\n`);
+    expect(r.stdout).toContain(`${WEATHER}:18: left alone (edited): since edited by Ada (human) │ ${PERSON_LINE}\n`);
+    expect(r.stdout).toContain("src/api/v2/units.ts:1: left alone (moved): moved here from src/api/units.ts │ ");
+    const apply = spawnSync("git", ["apply", "-"], { cwd: ws.root, input: r.stdout, encoding: "utf8" });
+    expect(apply.status, apply.stderr).toBe(0);
+    expect(ws.read(WEATHER)).toBe(text(WITHOUT_CLAUDE));
+  });
+
+  it("--apply writes the file without the model's work; blame names the model on no line there, and every other line keeps its owner", async () => {
+    ws = await mixedWorkspace();
+    const before = await blame(ws, WEATHER);
+    const r = await revert(ws, "--model", SONNET, "--apply");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`wrote ${WEATHER}\n`);
+    expect(ws.read(WEATHER)).toBe(text(WITHOUT_CLAUDE));
+    const after = await blame(ws, WEATHER);
+    expect(after.filter((row) => row.model === SONNET)).toEqual([]);
+    // the lines kept, in order, with the owners they had; the restored comment is nobody's on record now
+    const kept = before.filter((row) => ![7, 8, 11, 17, 19].includes(row.line));
+    const restoredAt = 9;
+    expect(after.filter((row) => row.line !== restoredAt).map((row) => [row.text, ownerOf(row)])).toEqual(kept.map((row) => [row.text, ownerOf(row)]));
+    expect(ownerOf(after.find((row) => row.line === restoredAt)!)).not.toBe(SONNET);
+    expect(ownerOf(after.find((row) => row.text === PERSON_LINE)!)).toBe("Ada");
+    // the moved and renamed files are left as they are
+    expect(ws.read("src/api/alerts-v2.ts")).toBe(text(ALERTS));
+    expect(ws.read("src/api/v2/units.ts")).toBe(text(UNITS));
+    // nothing of the model's is left to revert
+    const again = await revert(ws, "--model", SONNET, "--json");
+    expect(again.json.reverted).toEqual([]);
+    expect(again.json.patch).toBe("");
+  });
+
+  it("a file the agent created and then edited is taken back whole: its own earlier lines are not put back", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    await claudeWritesInProcess(ws, "src/api/dew.ts", text(["export const DEW = 1;", "export const FROST = 0;"]));
+    await claudeEdits(ws, "src/api/dew.ts", "export const DEW = 1;", "export const DEW = 2;");
+    const r = await revert(ws, "--intent", "INT-001", "--apply", "--json");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json.reverted).toEqual([{ path: "src/api/dew.ts", lines: [1, 2] }]);
+    expect(r.json.notes).toEqual([]);
+    expect(ws.read("src/api/dew.ts")).toBe("");
+  });
+
+  it("a line the agent rewrote twice is taken out, and the note says the line its first rewrite replaced is not put back", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    await claudeEdits(ws, WEATHER, "  celsius: number;\n", "  celsius: number; // rounded\n");
+    await claudeEdits(ws, WEATHER, "  celsius: number; // rounded\n", "  celsius: number; // rounded to a degree\n");
+    const r = await revert(ws, "--model", SONNET, "--json");
+    expect(r.json.reverted).toEqual([{ path: WEATHER, lines: [5] }]);
+    expect(r.json.notes).toHaveLength(1);
+    expect(r.json.notes[0].line).toBe(5);
+    expect(r.json.notes[0].note).toMatch(
+      /^the lines record \w{8} replaced here were the same contributor's own \(record \w{8}\); what that earlier change replaced is not put back$/,
+    );
+    expect(r.json.patch).toContain("\n-  celsius: number; // rounded to a degree\n");
+  });
+
+  it("--session and --since choose records: a session's id or url, and only records from that time on", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    await claudeEdits(ws, WEATHER, "  summary: string;\n", "  summary: string;\n  fahrenheit: number;\n");
+    const bySession = await revert(ws, "--session", "claude-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30", "--json");
+    expect(bySession.json.reverted).toEqual([{ path: WEATHER, lines: [7] }]);
+    const byUrl = await revert(ws, "--session", "urn:intent-lsp:session:claude-7f3a2c1e-0b5d-4c7e-9a41-2f6d8e9b1c30", "--json");
+    expect(byUrl.json.reverted).toEqual([{ path: WEATHER, lines: [7] }]);
+    const later = await revert(ws, "--model", SONNET, "--since", "2999-01-01");
+    expect([later.status, later.stderr]).toEqual([
+      1,
+      `intent revert: no record of model ${SONNET} since 2999-01-01 in the ledger of ${ws.root}; \`intent stats\` lists the intents, models and people on record\n`,
+    ]);
+  });
+
+  it("usage mistakes exit 2 with what to do; a contributor with no record exits 1", async () => {
+    ws = gitWorkspace();
+    expect(await revert(ws)).toMatchObject({
+      status: 2,
+      stderr: "intent revert: name whose work to take back: --intent ID, --model MODEL or --session SESSION (see `intent revert --help`)\n",
+    });
+    expect(await revert(ws, "--intent", "INT-001", "--model", "x")).toMatchObject({
+      status: 2,
+      stderr: "intent revert: --intent and --model both given; name one contributor per revert (see `intent revert --help`)\n",
+    });
+    expect(await revert(ws, "--intent", "INT-001", "--apply", "--dry-run")).toMatchObject({
+      status: 2,
+      stderr: "intent revert: --dry-run and --apply both given; pick one (--dry-run is the default)\n",
+    });
+    expect(await revert(ws, "--intent", "INT-001", "--since", "yesterday")).toMatchObject({
+      status: 2,
+      stderr: 'intent revert: --since "yesterday" is not a date or time; give an ISO date like 2026-01-31 or 2026-01-31T14:00Z\n',
+    });
+    expect(await revert(ws, "--intent", "INT-009")).toMatchObject({ status: 1 });
+  });
+
+  it("is a command of the CLI: listed in intent --help, and its process answers as the in-process run does", async () => {
+    ws = gitWorkspace();
+    const help = runCli(["--help"], { cwd: ws.root });
+    expect(help.stdout).toMatch(/\n {2}revert +take back what one intent, model or session wrote/);
+    expect(runCli(["revert", "--intent", "INT-009"], { cwd: ws.root }).status).toBe(1);
+  });
+});
