@@ -17,6 +17,8 @@ export const Commands = {
   /** `{id, uri}`: the lines in an intent's scope that drifted (docs/INTENTS.md "Acceptance criteria", **Drift**). */
   listDrift: "intent.listDrift",
   report: "intent.report",
+  /** `{uri?, intent, apply?}`: `intent revert --intent ID [--apply] --json` (docs/CLI.md "intent revert"). */
+  revert: "intent.revert",
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -48,4 +50,21 @@ export interface ReportResult {
   file: string;
   lines: { total: number; ai: number; human: number; mixed: number; unknown: number; untraced: number; outOfScope: number };
   html?: string;
+}
+
+/**
+ * `intent.revert` `{uri?, intent, apply?}`: what `intent revert --intent ID --json` prints (`apply: true`:
+ * `--apply`). Lines are 1-based, those of the files as they are now.
+ */
+export interface RevertResult {
+  /** The lines taken out, per file. */
+  reverted: { path: string; lines: number[] }[];
+  /** The intent's lines that stay, and why: since edited by someone else, moved here, or found by content only. */
+  leftAlone: { path: string; line: number; reason: "edited" | "moved" | "ambiguous"; why: string; text: string }[];
+  /** What could not be put back, and why. */
+  notes: { path: string; line: number; note: string }[];
+  /** The unified diff of the change, as `git apply` takes it ("" when nothing changes). */
+  patch: string;
+  /** True when the files were written. */
+  applied: boolean;
 }

@@ -1,14 +1,17 @@
 // The VS Code extension's data-only parts: contributed settings made from shared/src/settings.ts (so they
 // cannot drift from what the server reads), the settings it sends, and what the status bar and pickers show.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contributedConfiguration, explicitSettings, type Inspected } from "../../clients/vscode/src/configuration";
-import { blockHintsWanted, intentContextValue, intentPicks, statusText } from "../../clients/vscode/src/presentation";
+import { blockHintsWanted, intentContextValue, intentPicks, revertCounts, revertPreview, statusText } from "../../clients/vscode/src/presentation";
 import type { IntentRow } from "../../clients/vscode/src/server";
 import { mergeSettings } from "../../server/src/engine/settings";
 import { selectMove } from "../../server/src/engine/intents/lifecycle";
 import type { IntentStatus } from "../../server/src/engine/intents/model";
 import { editorSettings } from "../../server/src/lsp/settings";
 import { defaultSettings } from "@shared/settings";
+import type { RevertResult } from "@shared/commands";
 import { DiagnosticCodes } from "@shared/diagnosticCodes";
 
 /** Nests `{"severity.out-of-scope": "error"}` as the server reads it. */
@@ -139,5 +142,64 @@ describe("one label per block", () => {
     expect(blockHintsWanted(true, true)).toBe(false);
     expect(blockHintsWanted(false, true)).toBe(true);
     expect(blockHintsWanted(true, false)).toBe(true);
+  });
+});
+
+describe("Intent: Revert an Intent's Work…", () => {
+  type Manifest = {
+    contributes: {
+      commands: { command: string; title: string; category?: string }[];
+      menus: Record<string, { command: string; when?: string; group?: string }[]>;
+    };
+  };
+  const manifest = JSON.parse(readFileSync(join(__dirname, "../../clients/vscode/package.json"), "utf8")) as Manifest;
+
+  it("the manifest contributes the command to the palette and to an intent's context menu in the Intents view", () => {
+    expect(manifest.contributes.commands).toContainEqual(
+      expect.objectContaining({ command: "intentLsp.revertIntent", title: "Revert an Intent's Work\u2026", category: "Intent" }),
+    );
+    const onItem = manifest.contributes.menus["view/item/context"]!.filter((m) => m.command === "intentLsp.revertIntent");
+    expect(onItem).toHaveLength(1);
+    expect(onItem[0]!.when).toBe("view == intentLsp.intents && viewItem =~ /^intent\\b/");
+    // on every intent item (whatever moves it allows), in the context menu and not among the inline buttons
+    expect(
+      /^intent\b/.test(
+        intentContextValue({ id: "INT-5", name: "x", status: "COMPLETE", owned_scope: [], selected: false, files: [], transitions: [], selectAs: null }),
+      ),
+    ).toBe(true);
+    expect(onItem[0]!.group).not.toMatch(/^inline/);
+    // no commandPalette entry hides it: from the palette it asks which intent
+    expect(manifest.contributes.menus["commandPalette"]!.filter((m) => m.command === "intentLsp.revertIntent")).toEqual([]);
+  });
+
+  const result: RevertResult = {
+    reverted: [{ path: "src/api/weather.ts", lines: [7, 8, 11] }],
+    leftAlone: [
+      { path: "src/api/weather.ts", line: 18, reason: "edited", why: "since edited by Ada (human)", text: "x" },
+      { path: "src/api/v2/units.ts", line: 1, reason: "moved", why: "moved here from\nsrc/api/units.ts", text: "y" },
+    ],
+    notes: [{ path: "src/api/weather.ts", line: 11, note: "what it replaced is not put back" }],
+    patch: "diff --git a/src/api/weather.ts b/src/api/weather.ts\n",
+    applied: false,
+  };
+
+  it("the confirmation counts the lines to take back and those left alone", () => {
+    expect(revertCounts(result)).toBe("3 lines to take back, 2 left alone");
+    expect(revertCounts({ ...result, reverted: [{ path: "a", lines: [1] }], applied: true })).toBe("1 line taken back, 2 left alone");
+  });
+
+  it("the preview says every line taken back, left alone and noted as comments above the patch, one line each", () => {
+    expect(revertPreview("INT-001", result)).toBe(
+      [
+        "# Revert of INT-001's work: 3 lines to take back, 2 left alone",
+        "# src/api/weather.ts: takes back line(s) 7, 8, 11",
+        "# src/api/weather.ts:18: left alone (edited): since edited by Ada (human)",
+        "# src/api/v2/units.ts:1: left alone (moved): moved here from src/api/units.ts",
+        "# src/api/weather.ts:11: note: what it replaced is not put back",
+        "",
+        "diff --git a/src/api/weather.ts b/src/api/weather.ts",
+        "",
+      ].join("\n"),
+    );
   });
 });

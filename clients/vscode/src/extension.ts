@@ -9,6 +9,7 @@ import { SETTINGS_SECTION } from "@shared/settings";
 import { explicitSettings } from "./configuration";
 import { IntentTree, type IntentNode } from "./intentTree";
 import { blameItem, blockHintsWanted, intentPicks, MOVES, type Move } from "./presentation";
+import { REVERT_COMMAND, RevertPreviews, revertIntent } from "./revertIntent";
 import { errorText, serverCommands, type ServerCommands } from "./server";
 import type { ReportResult } from "@shared/commands";
 import { IntentStatusBar, SELECT_COMMAND } from "./statusBar";
@@ -172,8 +173,15 @@ function registerCommands(
     }),
   );
 
+  const previews = new RevertPreviews();
+
   return [
     ...moves,
+    previews,
+    command(REVERT_COMMAND, async (server, arg) => {
+      const id = intentOf(arg) ?? (await pickIntent(server, "Revert the work of which intent?", () => true));
+      if (id) await revertIntent(server, previews, id, currentUri());
+    }),
     command(SELECT_COMMAND, async (server, arg) => {
       const uri = currentUri();
       const fromTree = intentOf(arg);

@@ -1,6 +1,6 @@
 // What the extension shows, made from the server's answers: plain data in, plain data out (no vscode
 // import), so it is unit-tested without an editor.
-import type { ActiveIntentResult } from "@shared/commands";
+import type { ActiveIntentResult, RevertResult } from "@shared/commands";
 import type { BlameRow, IntentRow } from "./server";
 
 /**
@@ -108,4 +108,24 @@ export function blameItem(row: BlameRow): { label: string; description: string; 
  */
 export function blockHintsWanted(editorCodeLens: boolean, intentCodeLens: boolean): boolean {
   return !(editorCodeLens && intentCodeLens);
+}
+
+/** "5 lines to take back, 2 left alone" ("taken back" once written): what a revert of an intent's work does. */
+export function revertCounts(r: RevertResult): string {
+  const taken = r.reverted.reduce((n, f) => n + f.lines.length, 0);
+  return `${taken} line${taken === 1 ? "" : "s"} ${r.applied ? "taken back" : "to take back"}, ${r.leftAlone.length} left alone`;
+}
+
+/**
+ * The preview of a revert: the lines taken out per file, every line left alone with the reason and every
+ * note, as `#` comments above the patch (`git apply` skips what comes before the first `diff --git`).
+ */
+export function revertPreview(id: string, r: RevertResult): string {
+  // a path or a name from the repository never breaks a comment line
+  const flat = (s: string) => s.replace(/[\r\n]+/g, " ");
+  const head = [`# Revert of ${flat(id)}'s work: ${revertCounts(r)}`];
+  for (const f of r.reverted) head.push(`# ${flat(f.path)}: takes back line(s) ${f.lines.join(", ")}`);
+  for (const l of r.leftAlone) head.push(`# ${flat(l.path)}:${l.line}: left alone (${l.reason}): ${flat(l.why)}`);
+  for (const n of r.notes) head.push(`# ${flat(n.path)}:${n.line}: note: ${flat(n.note)}`);
+  return `${head.join("\n")}\n\n${r.patch}`;
 }

@@ -1,7 +1,7 @@
 // Talking to the server: the commands it offers, with their answers typed, and errors turned into what a
 // user can read.
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
-import { Commands, type ActiveIntentResult, type ReportResult } from "@shared/commands";
+import { Commands, type ActiveIntentResult, type ReportResult, type RevertResult } from "@shared/commands";
 
 /** One row of `intent.listIntents`. */
 export interface IntentRow {
@@ -41,6 +41,8 @@ export interface ServerCommands {
   verifyLedger(uri?: string): Promise<{ path: string; ok: boolean; records: number; problems: { line: number; kind: string; message: string }[] }>;
   regenerateMap(uri?: string): Promise<{ path: string; changed: boolean; intents: number }>;
   report(uri?: string): Promise<ReportResult>;
+  /** `intent revert --intent ID --json`; with `apply`, `--apply`. */
+  revert(intent: string, apply: boolean, uri?: string): Promise<RevertResult>;
 }
 
 export function serverCommands(client: LanguageClient): ServerCommands {
@@ -59,6 +61,7 @@ export function serverCommands(client: LanguageClient): ServerCommands {
     verifyLedger: (uri) => run(Commands.verifyLedger, at(uri)),
     regenerateMap: (uri) => run(Commands.regenerateMap, at(uri)),
     report: (uri) => run(Commands.report, { ...at(uri), html: true }),
+    revert: (intent, apply, uri) => run(Commands.revert, { ...at(uri), intent, ...(apply ? { apply: true } : {}) }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { oneLine } from "../engine/terminalText";
-import { planFileRevert, revertFile, selects, unifiedDiff, wantedContents, type FilePlan, type FileRevert, type RevertSelector } from "../engine/revert";
-import { contentsByHash, fileRevertInput, revertCandidates, writeReverted } from "../io/revert";
+import type { FilePlan, FileRevert, RevertSelector } from "../engine/revert";
+import { applyRevert, planRevert, revertResult } from "../io/revertPlan";
 import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { unreadableWarnings } from "./blame";
 import { openWorkspace, readLedger } from "./workspace";
@@ -90,33 +90,17 @@ export const revertCommand: Command = {
     const ws = openWorkspace(io, values.root);
     const ledger = await readLedger(ws);
     for (const warning of unreadableWarnings(ledger.unreadable(), "revert")) io.err(warning);
-    const selected = (e: Parameters<typeof selects>[1]) => selects(selector, e);
-    const { matched, paths } = revertCandidates(ws.root, ledger, selected);
-    if (!matched) {
+    const plan = planRevert(ws.root, ledger, selector);
+    if (!plan.matched) {
       const [key, value] = Object.entries(selector).find(([k]) => k !== "since")!;
       throw new CliError(
         `no record of ${key} ${value}${selector.since !== undefined ? ` since ${values.since}` : ""} in the ledger of ${ws.root}; \`intent stats\` lists the intents, models and people on record`,
       );
     }
-    const inputs = paths.flatMap((p) => fileRevertInput(ws.root, ledger, p) ?? []);
-    const plans = inputs.map((input) => planFileRevert(input, selector));
-    const contents = contentsByHash(ws.root, wantedContents(plans));
-    const reverts = plans.map((plan, i) => revertFile(plan, inputs[i]!.text, contents));
-    const patch = reverts.map(unifiedDiff).join("");
-    const shown = plans
-      .map((p, i) => ({ plan: p, revert: reverts[i]! }))
-      .filter(({ plan, revert }) => plan.reverted.length || plan.leftAlone.length || revert.notes.length);
-    const changed = reverts.filter((r) => r.after !== r.before);
-    if (values.apply) for (const r of changed) writeReverted(ws.root, r.path, r.after);
+    const { files: shown, changed, patch } = plan;
+    if (values.apply) applyRevert(ws.root, plan);
     if (values.json) {
-      const json = {
-        reverted: shown.filter(({ plan }) => plan.reverted.length).map(({ plan }) => ({ path: plan.path, lines: plan.reverted })),
-        leftAlone: shown.flatMap(({ plan }) => plan.leftAlone.map((l) => ({ path: plan.path, ...l }))),
-        notes: shown.flatMap(({ revert }) => revert.notes.map((n) => ({ path: revert.path, ...n }))),
-        patch,
-        applied: values.apply === true,
-      };
-      await io.write(`${JSON.stringify(json, null, 2)}\n`);
+      await io.write(`${JSON.stringify(revertResult(plan, values.apply === true), null, 2)}\n`);
       return 0;
     }
     io.out(

@@ -1,4 +1,4 @@
-import type { ActiveIntentResult } from "@shared/commands";
+import type { ActiveIntentResult, RevertResult } from "@shared/commands";
 import { Commands } from "@shared/commands";
 import { intentMark } from "../engine/describe";
 import { percent } from "../engine/authorship";
@@ -48,6 +48,8 @@ export function commandAnswer(command: string, result: unknown): string {
       const l = r.lines as { total: number; ai: number; untraced: number };
       return `intent-lsp: wrote the report to ${String(r.file)}: AI wrote ${percent(l.ai, l.total)} of ${l.total} lines; ${l.untraced} untraced (${percent(l.untraced, l.total)}).`;
     }
+    case Commands.revert:
+      return revertAnswer(result as RevertResult);
     default:
       return `intent-lsp: ${command} done.`;
   }
@@ -86,6 +88,15 @@ function blameAnswer(path: string, rows: readonly BlameAnswerRow[]): string {
         : `L${row.line} ${row.kind}`,
     );
   return `intent-lsp: ${path}: ${said.join("; ")}${rows.length > 5 ? `; … ${rows.length - 5} more lines` : ""}.`;
+}
+
+function revertAnswer(r: RevertResult): string {
+  const lines = r.reverted.reduce((n, f) => n + f.lines.length, 0);
+  const files = r.reverted.length;
+  const alone = r.leftAlone.length ? `; ${r.leftAlone.length} line(s) of it left alone (since edited, moved, or found by content only)` : "";
+  if (!r.patch) return `intent-lsp: nothing to revert: no line of it survives as it was written${alone}.`;
+  if (r.applied) return `intent-lsp: reverted ${lines} line(s) in ${files} file(s)${alone}; your next save records the change as yours.`;
+  return `intent-lsp: ${lines} line(s) to take back in ${files} file(s)${alone}; run it again with "apply": true to write them.`;
 }
 
 function verifyAnswer(r: Record<string, unknown>): string {

@@ -47,6 +47,8 @@ export class CommandRouter {
       const doc = this.parts.documents.at(join(ctx.root, INTENTS_FILE));
       return !!doc && doc.doc.getText() !== readOptional(join(ctx.root, INTENTS_FILE));
     },
+    hasUnsavedEdits: (ctx, path) =>
+      [...this.parts.documents.inWorkspace(ctx)].some((d) => d.path === path && d.doc.getText() !== readOptional(join(ctx.root, path))),
     refresh: (ctx) => this.parts.sync.refresh(ctx),
     pollLedger: (ctx) => this.parts.ledgers.poll(ctx),
     document: (uri) => this.parts.documents.get(uri),

@@ -27,6 +27,8 @@ export interface CommandHost {
   context(args: Record<string, unknown>): WorkspaceContext;
   /** True when the rule file is open in the editor with text that differs from the disk. */
   hasUnsavedIntents(ctx: WorkspaceContext): boolean;
+  /** True when the workspace's file at `path` (workspace-relative) is open with text that differs from the disk. */
+  hasUnsavedEdits(ctx: WorkspaceContext, path: string): boolean;
   /** Re-read the rule files and selection and re-publish every diagnostic. */
   refresh(ctx: WorkspaceContext): void;
   /** The open document at `uri`, if any. */

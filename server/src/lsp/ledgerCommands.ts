@@ -1,7 +1,7 @@
-/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext, report. */
+/** Commands over the ledger (docs/ARCHITECTURE.md "The language server's surface"): blame, regenerateMap, verifyLedger, showContext, report, revert. */
 import { isAbsolute, join } from "node:path";
 import { ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
-import { Commands, type ReportResult } from "@shared/commands";
+import { Commands, type ReportResult, type RevertResult } from "@shared/commands";
 import { blame as blameFile, blameByOwner, type BlameRange } from "../engine/blame";
 import { gatherIntentContext } from "../io/contextSources";
 import { regenerateIntentMap } from "../io/intentMap";
@@ -13,6 +13,7 @@ import { GitError } from "../io/git";
 import { lineDating } from "../io/commitDates";
 import { adoptionTextsFor, insightSteps } from "../io/insight";
 import { reportFrom, reportOptions, writeReport } from "../io/report";
+import { applyRevert, planRevert, revertResult } from "../io/revertPlan";
 import { REPORT_SCRIPT } from "../reportScript";
 import { INTENT_LSP_VERSION } from "../version";
 import { pause } from "./yielding";
@@ -125,10 +126,41 @@ const report: CommandHandler = async (host, args): Promise<ReportResult> => {
   return { path: rel, file: join(ctx.root, rel), lines: insight.lines, ...(args.html === true ? { html } : {}) };
 };
 
+/**
+ * `intent revert --intent ID --json`, or with `apply: true` `--apply`: the same plan (io/revertPlan.ts), made
+ * from the files on disk. A file open with unsaved edits is not written, and then no file is: the plan does
+ * not see the buffer, and writing the file would take the person's edits from under them.
+ */
+const revert: CommandHandler = async (host, args): Promise<RevertResult> => {
+  const ctx = host.context(args);
+  // a bare intent id typed by hand arrives as `id` (normalizeArgs)
+  const id = (typeof args.intent === "string" ? args.intent : typeof args.id === "string" ? args.id : "").trim();
+  if (!id) throw invalid(`Missing argument "intent" (for example {"intent":"INT-001"}): the intent whose work to take back.`);
+  await readLedger(host, ctx);
+  const plan = planRevert(ctx.root, ctx.ledger, { intent: id });
+  if (!plan.matched)
+    throw new ResponseError(
+      LSPErrorCodes.RequestFailed,
+      `No record of intent ${id} in the ledger of ${ctx.root}, so none of its work can be taken back; \`intent stats\` lists the intents on record.`,
+    );
+  const apply = args.apply === true;
+  if (apply) {
+    const unsaved = plan.changed.map((r) => r.path).filter((path) => host.hasUnsavedEdits(ctx, path));
+    if (unsaved.length)
+      throw new ResponseError(
+        LSPErrorCodes.RequestFailed,
+        `${unsaved.join(", ")} ${unsaved.length > 1 ? "have" : "has"} unsaved changes in the editor, which the revert would overwrite; nothing was written. Save or undo them, then revert ${id} again.`,
+      );
+    applyRevert(ctx.root, plan);
+  }
+  return revertResult(plan, apply);
+};
+
 export const ledgerCommands: Partial<Record<string, CommandHandler>> = {
   [Commands.showContext]: showContext,
   [Commands.blame]: blame,
   [Commands.regenerateMap]: regenerateMap,
   [Commands.verifyLedger]: verifyLedgerCommand,
   [Commands.report]: report,
+  [Commands.revert]: revert,
 };

@@ -87,6 +87,7 @@ const ARGUMENT_TYPES: Record<string, [expected: string, test: (v: unknown) => bo
   path: ['a workspace-relative path such as "src/api/weather.ts"', (v) => typeof v === "string"],
   id: ['an intent id such as "INT-001"', (v) => typeof v === "string"],
   intentId: ['an intent id such as "INT-001"', (v) => typeof v === "string"],
+  intent: ['an intent id such as "INT-001"', (v) => typeof v === "string"],
   to: ['a status such as "COMPLETE"', (v) => typeof v === "string"],
   glob: ['a glob such as "docs/**"', (v) => typeof v === "string"],
   hash: ["a content hash", (v) => typeof v === "string"],
@@ -97,6 +98,7 @@ const ARGUMENT_TYPES: Record<string, [expected: string, test: (v: unknown) => bo
   start: ["true or false", (v) => typeof v === "boolean"],
   quiet: ["true or false", (v) => typeof v === "boolean"],
   html: ["true or false", (v) => typeof v === "boolean"],
+  apply: ["true or false", (v) => typeof v === "boolean"],
 };
 
 /**
