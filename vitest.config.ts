@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // SQL files are text to the code that runs them, as the build's loader makes them (scripts/build.mjs)
+  plugins: [{ name: "sql-text", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) }],
   resolve: { alias: { "@shared": fileURLToPath(new URL("./shared/src", import.meta.url)) } },
   test: {
     testTimeout: 30_000,

@@ -38,6 +38,7 @@ import {
   type Options,
 } from "./figures";
 import { teamYear } from "./teamYear";
+import { exportFigure, orgFigures } from "./org";
 import { ensureWorkload } from "./workload";
 
 const SIZES: Record<string, number> = { "10k": 10_000, "100k": 100_000, "1m": 1_000_000 };
@@ -63,6 +64,8 @@ const FIGURES = [
   "report",
   "stats-1m",
   "team-year",
+  "export",
+  "org",
 ] as const;
 
 function parse() {
@@ -80,6 +83,8 @@ function parse() {
   for (const f of only) if (!(FIGURES as readonly string[]).includes(f)) throw new Error(`--only: "${f}" is not one of ${FIGURES.join(", ")}`);
   // the 1M-record, 10,000-file workspace takes minutes to generate and to read once: --quick measures it only when asked by name
   if (quick && !values.only) only.splice(only.indexOf("stats-1m"), 1);
+  // the organisation's tables (10 M runs, 50 M records) take minutes to generate: --quick measures them only when asked by name
+  if (quick && !values.only) only.splice(only.indexOf("org"), 1);
   const server = values.server === undefined ? undefined : resolve(values.server);
   if (server !== undefined && !existsSync(server))
     throw new Error(`--server: ${server} does not exist; build that commit first (npm run build in its checkout)`);
@@ -102,7 +107,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const figures: Figure[] = [];
   const workloads = [];
-  const sizeFree = new Set<string>(["team-year", "stats-1m"]);
+  const sizeFree = new Set<string>(["team-year", "stats-1m", "org"]);
   for (const records of [...args.only].every((f) => sizeFree.has(f)) ? [] : args.sizes) {
     const w = await ensureWorkload(REPO_ROOT, records, log);
     workloads.push(w);
@@ -133,6 +138,7 @@ async function main(): Promise<void> {
     if (records === args.sizes[0]) await run("globs", () => globs(o));
     await run("stats", () => stats(w, o));
     await run("report", async () => [...reportFigures(w, o), await reportOpen(w, o)]);
+    await run("export", () => exportFigure(w, o));
   }
   if (args.only.has("stats-1m")) {
     const w = await ensureWorkload(REPO_ROOT, STATS_LARGE.records, log, STATS_LARGE.files);
@@ -140,6 +146,12 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     figures.push(...statsLarge(w, o));
     log(`  stats-1m done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  if (args.only.has("org")) {
+    log(`\norg (${args.quick ? "quick: 100 repositories, 5 M records" : "1,000 repositories × 10,000 runs, 50 M records"}, generated as Parquet)`);
+    const t0 = Date.now();
+    figures.push(...orgFigures(o));
+    log(`  org done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   if (args.only.has("team-year")) {
     log(`\nteam-year (${args.quick ? "quick: 20,000 records" : "200,000 records"}; the 2.5 M-record figures are the measured rate × 2.5 M)`);

@@ -38,6 +38,10 @@ const common = {
     __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])),
   },
   banner: { js: "#!/usr/bin/env node" },
+  // DuckDB is a native module, loaded by the org and Parquet commands only (io/duckdb.ts), from node_modules
+  external: ["@duckdb/node-api"],
+  // the SQL the org views run ships as files that run on any engine (docs/sql/); the CLI embeds the same text
+  loader: { ".sql": "text" },
 };
 
 // The Agent Trace schema's validator as code (ajv's standalone output), bundled beside the tools: compiling

@@ -57,6 +57,9 @@ interface Data {
     byModel: { model: string | null; lines: Counts }[];
     byPerson: { person: string | null; lines: Counts }[];
     byFolder: { path: string; lines: Counts }[];
+    /** `intent org report`: the repositories, and the teams when a mapping names them. */
+    byRepo?: { repo: string; lines: Counts }[];
+    byTeam?: { team: string; lines: Counts }[];
     history?: {
       by: string;
       periods: {
@@ -151,6 +154,22 @@ function draw(): void {
     AUTHORS,
     c,
   );
+  if (ins.byRepo)
+    stacked(
+      "chart-repo",
+      ins.byRepo.slice(0, TOP).map((r) => r.repo),
+      ins.byRepo.slice(0, TOP).map((r) => r.lines),
+      AUTHORS,
+      c,
+    );
+  if (ins.byTeam)
+    stacked(
+      "chart-team",
+      ins.byTeam.slice(0, TOP).map((r) => r.team),
+      ins.byTeam.slice(0, TOP).map((r) => r.lines),
+      AUTHORS,
+      c,
+    );
   const model = document.getElementById("chart-model") as HTMLCanvasElement | null;
   if (model) {
     const palette = [c.ai, c.human, c.mixed, c.unknown, c.out, c.muted];

@@ -8,6 +8,7 @@ import { artifactsDir, BrowserRun, Screenshots } from "./browserRun";
 import { insightWorkspace, TOTAL } from "../cli/insightWorkspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
+import { gitWorkspace } from "../support/gitRepository";
 import type { TempWorkspace } from "../support/workspace";
 
 let ws: TempWorkspace | undefined;
@@ -89,6 +90,43 @@ it("the report opens offline in Chromium: no script error, no request, charts dr
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
     await context.close();
+  }
+  run.passed();
+}, 300_000);
+
+it("the organisation's report (`intent org report`) opens offline in Chromium: a chart per repository among the others, no script error", async () => {
+  run.start();
+  ws = await insightWorkspace();
+  const other = gitWorkspace();
+  try {
+    const out = ws.path("exports");
+    for (const [repo, root] of [
+      ["acme/weather", ws.root],
+      ["acme/empty", other.root],
+    ])
+      expect(runCli(["export", "--format", "parquet", "--out", out, "--repo", repo], { cwd: root }).status).toBe(0);
+    const r = runCli(["org", "report", "--from", out, "--out", "org.html"], { cwd: ws.root });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/^Wrote .*org\.html: 2 repositories, AI wrote \d+% of [\d,]+ lines\.\n$/);
+    const browser = await run.chromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("request", (q) => requests.push(q.url()));
+    const url = pathToFileURL(ws.path("org.html")).href;
+    await page.goto(url);
+    await page.locator("body[data-ready=true]").waitFor();
+    const ink = (await page.evaluate(CANVAS_INK)) as Record<string, { ink: number }>;
+    expect(Object.keys(ink).sort()).toEqual(["chart-folder", "chart-intent", "chart-model", "chart-person", "chart-repo"]);
+    for (const [id, c] of Object.entries(ink)) expect(c.ink, id).toBeGreaterThan(500);
+    expect(await page.locator("h1").textContent()).toBe("How much of 2 repositories in exports AI wrote");
+    await page.screenshot({ path: new Screenshots(artifactsDir("report")).path("org-report.png"), fullPage: true });
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+  } finally {
+    other.dispose();
   }
   run.passed();
 }, 300_000);

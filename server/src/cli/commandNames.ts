@@ -21,6 +21,7 @@ export const COMMAND_NAMES = [
   "verify",
   "ledger",
   "export",
+  "org",
   "import",
   "map",
   "migrate",

@@ -87,6 +87,7 @@ export const ledgerCommand: Command = {
 };
 
 const EXPORT_USAGE = `intent export [--since DATE] [--until DATE] [--out FILE] [--root DIR]
+intent export --format parquet --out DIR [--repo NAME] [--no-names] [--root DIR]
 
 Writes the ledger's records of a period — sealed segments and the live file — as plain Agent Trace JSONL,
 oldest first, to standard output or FILE: every line a record that validates against the Agent Trace
@@ -96,15 +97,36 @@ converted as \`intent migrate\` converts them, and a line that cannot be a recor
 
   --since DATE   records at or after this time (ISO 8601)
   --until DATE   records before this time (ISO 8601)
-  --out FILE     write here instead of standard output (a file in a folder that exists, replaced whole)`;
+  --out FILE     write here instead of standard output (a file in a folder that exists, replaced whole)
 
-const EXPORT_OPTIONS = { ...ROOT_OPTION, since: { type: "string" }, until: { type: "string" }, out: { type: "string" } } as const satisfies Options;
+--format parquet writes the workspace's facts as Hive-partitioned Parquet for SQL engines (docs/EXPORT.md):
+DIR/<table>/repo=<NAME>/… for the tables lines (the code as it is, a row per run of lines with one owner),
+records (every record, a row per file), lifecycle (every intent move) and repos. Run again, it writes only
+what changed since (a watermark in DIR/_state/). \`intent org stats --from DIR\` reads them.
+
+  --repo NAME    the repository's name in the tables (default: the origin's owner/name, else the folder's)
+  --no-names     leave people's names out (the identity settings already decide what the ledger keeps)`;
+
+const EXPORT_OPTIONS = {
+  ...ROOT_OPTION,
+  since: { type: "string" },
+  until: { type: "string" },
+  out: { type: "string" },
+  format: { type: "string" },
+  repo: { type: "string" },
+  "no-names": { type: "boolean" },
+} as const satisfies Options;
 
 export const exportCommand: Command = {
   usage: EXPORT_USAGE,
   options: EXPORT_OPTIONS,
   async run(argv, io) {
     const { values } = parse("export", argv, EXPORT_OPTIONS);
+    if (values.format !== undefined && values.format !== "jsonl") {
+      if (values.format !== "parquet") throw new CliError(`--format ${values.format}: give jsonl (Agent Trace records, the default) or parquet`, 2);
+      return (require("./exportParquet") as typeof import("./exportParquet")).parquetExport(values, io);
+    }
+    if (values.repo !== undefined || values["no-names"]) throw new CliError("--repo and --no-names go with --format parquet", 2);
     const since = values.since !== undefined ? dateOption("--since", values.since) : undefined;
     const until = values.until !== undefined ? dateOption("--until", values.until) : undefined;
     const ws = openWorkspace(io, values.root);

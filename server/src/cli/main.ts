@@ -68,8 +68,12 @@ const COMMANDS: { readonly [name in CommandName]: Entry } = {
     load: () => (require("./ledger") as typeof import("./ledger")).ledgerCommand,
   },
   export: {
-    summary: "write the ledger's records of a period, sealed or live, as plain Agent Trace JSONL",
+    summary: "write the ledger's records as plain Agent Trace JSONL, or the workspace's facts as Parquet (--format parquet)",
     load: () => (require("./ledger") as typeof import("./ledger")).exportCommand,
+  },
+  org: {
+    summary: "an organisation's numbers from many repositories' Parquet exports (DuckDB; the SQL runs on Spark too)",
+    load: () => (require("./org") as typeof import("./org")).orgCommand,
   },
   map: { summary: "rebuild .orchestration/intent_map.md from the ledger", load: () => (require("./map") as typeof import("./map")).mapCommand },
   import: {

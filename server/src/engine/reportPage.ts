@@ -109,7 +109,13 @@ function inCodeSection(by: string, periods: readonly HistoryRow[], undated: Unda
 <p class="note">A traced line is of its record's time; an untraced line has no record, so it is of the time of the commit that brought it onto the current branch (a line merged from another branch: the merge's; a line not committed yet: today).</p>${note}</section>`;
 }
 
-export function reportHtml(insight: Insight, meta: ReportMeta, script: string): string {
+/** An organisation's numbers (`intent org report`): one workspace's, with a repository dimension. */
+export interface OrgDimensions {
+  byRepo?: { repo: string; lines: LineCounts }[];
+  byTeam?: { team: string; lines: LineCounts }[];
+}
+
+export function reportHtml(insight: Insight & OrgDimensions, meta: ReportMeta, script: string): string {
   const t = insight.lines;
   const filter = meta.path ? ` matching <code>${esc(meta.path)}</code>` : "";
   const cards = [
@@ -136,7 +142,9 @@ export function reportHtml(insight: Insight, meta: ReportMeta, script: string): 
         )
         .join("")}</table></section>
 ${inCodeSection(history.by, history.periods, history.undated)}`
-    : `<section><h2>History</h2><p class="none">No records in the ledger${history?.since || history?.until ? " for this window" : ""}.</p></section>`;
+    : insight.byRepo
+      ? `<section><h2>History</h2><p class="none">This page counts the code as it is in each repository. The history of what was written when is in the exported <code>records</code> table (docs/sql/), and on each repository's own <code>intent report</code>.</p></section>`
+      : `<section><h2>History</h2><p class="none">No records in the ledger${history?.since || history?.until ? " for this window" : ""}.</p></section>`;
   const out = insight.outOfScope;
   const outSection = `<section><h2>Out of scope</h2>${
     out.lines
@@ -163,6 +171,26 @@ ${t.ai ? `<p class="sub sure">AI wrote ${percent(t.ai, t.total)}: ${esc(sureness
 ${legend}
 ${historySection}
 <div class="grid">
+${
+  insight.byRepo
+    ? breakdown(
+        "By repository",
+        "repo",
+        insight.byRepo.map((r) => ({ label: r.repo, filter: `folder:${r.repo}`, lines: r.lines })),
+        true,
+      )
+    : ""
+}
+${
+  insight.byTeam
+    ? breakdown(
+        "By team",
+        "team",
+        insight.byTeam.map((r) => ({ label: r.team, filter: `team:${r.team}`, lines: r.lines })),
+        true,
+      )
+    : ""
+}
 ${breakdown(
   "By intent",
   "intent",
@@ -189,7 +217,8 @@ ${breakdown(
 )}
 </div>
 ${outSection}
-<section id="lines"><h2>The lines behind the numbers</h2>
+${insight.byRepo ? `<section><h2>The lines behind the numbers</h2><p class="none">Each repository's <code>intent report</code> lists them, and the exported <code>lines</code> table holds every run.</p></section>` : ""}
+<section id="lines"${insight.byRepo ? " hidden" : ""}><h2>The lines behind the numbers</h2>
 <div class="controls"><input id="q" type="search" placeholder="filter: path, intent, model, person, record" size="40"><span id="filter-label" class="note"></span><button id="clear" type="button">show all</button></div>
 <p id="lines-summary" class="note"></p>
 <table id="lines-table"><thead><tr><th>file</th><th>lines</th><th>count</th><th>written by</th><th>intent</th><th>model / person</th><th>record</th><th>when</th></tr></thead><tbody></tbody></table>

@@ -189,14 +189,10 @@ export function* insightSteps(
   const now = opts.now ?? Date.now();
   let binaryFiles = 0;
   let read = 0;
-  const paths = countedPaths(root, rules, opts);
-  for (const path of paths) {
+  for (const file of countedFiles(root, rules, ledger, opts, then)) {
     if (++read % FILES_PER_STEP === 0) yield;
-    const bytes = readCounted(root, path);
-    if (bytes === "binary") binaryFiles++;
-    if (typeof bytes === "string") continue;
-    const runs = countedRuns(ledger, path, bytes.toString("utf8"), then);
-    builder.addRuns(path, opts.by && hasUntraced(runs) ? datedBy(builder, dating, path, runs, now) : runs);
+    if ("binary" in file) binaryFiles++;
+    else builder.addRuns(file.path, opts.by && hasUntraced(file.runs) ? datedBy(builder, dating, file.path, file.runs, now) : file.runs);
   }
   if (opts.by) {
     for (const path of ledger.files()) {
@@ -208,6 +204,33 @@ export function* insightSteps(
   return { ...builder.result(), binaryFiles };
 }
 
+/**
+ * The working tree's counted files (`countedPaths`) one by one, each as its runs of lines as `intent blame`
+ * blames it (`countedRuns`), or as a binary file (no lines): what `insightSteps` counts and
+ * `intent export --format parquet` writes, so both read the files the same way.
+ */
+export function* countedFiles(
+  root: string,
+  rules: Rules,
+  ledger: WorkspaceLedger,
+  opts: InsightOptions,
+  then?: AdoptionTexts,
+): Generator<{ path: string; runs: Run[] } | { path: string; binary: true }> {
+  for (const path of countedPaths(root, rules, opts)) {
+    const bytes = readCounted(root, path);
+    if (bytes === "binary") yield { path, binary: true };
+    if (typeof bytes === "string") continue;
+    yield { path, runs: countedRuns(ledger, path, bytes.toString("utf8"), then) };
+  }
+}
+
+/** A file's runs with its untraced lines dated by git (`dating`), as the history dates them; undated: as they are. */
+export function datedFileRuns(dating: LineDating, path: string, runs: readonly Run[], now: number): readonly Run[] {
+  if (!hasUntraced(runs)) return runs;
+  const dates = dating.datesOf(path, untracedRanges(runs));
+  return datedRuns(runs, dates, now);
+}
+
 /** The files `insightSteps` counts, as they were at the adoption point (in the background); undefined without one. */
 export async function adoptionTextsFor(root: string, rules: Rules, opts: InsightOptions): Promise<AdoptionTexts | undefined> {
   const adoption = adoptionOf(root);
@@ -216,7 +239,7 @@ export async function adoptionTextsFor(root: string, rules: Rules, opts: Insight
 }
 
 /** The working tree's files the numbers count: those intent-lsp records (not exempt), under `--path`. */
-function countedPaths(root: string, rules: Rules, opts: InsightOptions): string[] {
+export function countedPaths(root: string, rules: Rules, opts: InsightOptions): string[] {
   const matches = pathMatcher(opts.path);
   return workingTreeFiles(root).filter((path) => shouldRecord(path, rules) && matches(path));
 }
