@@ -9,7 +9,8 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOrgSql } from "../../server/src/io/org";
 import { ensureBuilt } from "../support/builtDist";
-import { runCli, runHook } from "../support/cliRunner";
+import { spawn } from "node:child_process";
+import { CLI_JS, runCli, runHook } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import type { TempWorkspace } from "../support/workspace";
 import { agentEditsWeather, insightWorkspace, PERSON } from "./insightWorkspace";
@@ -180,3 +181,40 @@ function agentEditsWeatherAgain(ws: TempWorkspace): void {
   const post = runHook("claude-code", claudeEdit(ws, "PostToolUse", file, before, after), { cwd: ws.root });
   if (post.status !== 0) throw new Error(post.stderr);
 }
+
+describe("the export's folder", () => {
+  it("inside the repository ignores itself: `intent stats` does not count it, and a second export finds nothing new", () => {
+    const ws = gitWorkspace();
+    try {
+      const before = statsOf(ws);
+      cli(ws, ["export", "--format", "parquet", "--out", "intent-export", "--repo", "inside"]);
+      expect(readFileSync(ws.path("intent-export/.gitignore"), "utf8")).toContain("\n*\n");
+      expect(statsOf(ws)).toEqual(before);
+      expect(cli(ws, ["export", "--format", "parquet", "--out", "intent-export", "--repo", "inside"])).toContain("lines unchanged, repos unchanged");
+    } finally {
+      ws.dispose();
+    }
+  });
+
+  it("two exports of one repository at once both finish: every record is written once, and a third finds nothing new", async () => {
+    const ws = gitWorkspace();
+    const dir = mkdtempSync(join(tmpdir(), "intent-org-race-"));
+    try {
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      agentEditsWeather(ws);
+      const exportOnce = () =>
+        new Promise<number | null>((done) => {
+          const child = spawn(process.execPath, [CLI_JS, "export", "--format", "parquet", "--out", dir, "--repo", "race"], { cwd: ws.root, stdio: "ignore" });
+          child.on("exit", (code) => done(code));
+        });
+      expect(await Promise.all([exportOnce(), exportOnce()])).toEqual([0, 0]);
+      const rows = await runOrgSql(dir, "SELECT record_id FROM records");
+      expect(rows).toHaveLength(1);
+      expect(cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "race"])).toContain("records nothing new");
+    } finally {
+      ws.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { COLUMNS, EXPORT_SCHEMA_VERSION, lifecycleRow, lineRows, recordRows, type Row, type TableName } from "../../engine/export/exportTables";
 import { lifecycleEvents } from "../../engine/ledger/lifecycle";
 import { parseLedgerLines } from "../../engine/ledger/read";
@@ -16,13 +16,14 @@ import type { Rules } from "../../engine/rules";
 import { AdoptionTexts, adoptionOf } from "../adoption";
 import { lineDating } from "../commitDates";
 import { Duck } from "../duckdb";
-import { GitError, headRevision, runGit } from "../git";
 import { repoNameFromUrl } from "../../engine/export/repoName";
-import { basename } from "node:path";
+import { GitError, headRevision, runGit } from "../git";
 import { countedFiles, countedPaths, datedFileRuns } from "../insight";
 import { exportLines } from "../ledger/compact";
 import type { WorkspaceLedger } from "../ledger/workspaceLedger";
+import { acquireLock } from "../fileLock";
 import { writeNamedFile } from "../ownFiles";
+import { toWorkspacePath } from "../../engine/paths";
 
 export interface ParquetExportOptions {
   /** The folder the person named (absolute); the tables go under it. */
@@ -103,7 +104,25 @@ function dropParts(out: string, table: TableName, repo: string): void {
   for (const name of readdirSync(dir)) if (/^part-\d+\.parquet$/.test(name)) rmSync(join(dir, name));
 }
 
+/**
+ * Exports the workspace under `opts.out`. Two exports of one repository into one folder at once (two CI jobs)
+ * take turns: the repository's watermark is locked for the whole export, so each part is written once and the
+ * watermark always describes the parts on disk. A folder inside the workspace ignores itself for git (a
+ * `.gitignore` of `*` in it), so the export is never counted among the files it exports.
+ */
 export async function exportParquet(root: string, rules: Rules, ledger: WorkspaceLedger, opts: ParquetExportOptions): Promise<ParquetExportResult> {
+  mkdirSync(join(opts.out, "_state"), { recursive: true });
+  if (toWorkspacePath(root, opts.out) !== undefined && !existsSync(join(opts.out, ".gitignore")))
+    writeNamedFile(join(opts.out, ".gitignore"), "# intent export --format parquet: its tables are not part of the repository\n*\n", { durable: false });
+  const release = await acquireLock(statePath(opts.out, opts.repo), { stale: 60_000, retries: { retries: 600, minTimeout: 100, maxTimeout: 1000 } });
+  try {
+    return await exportLocked(root, rules, ledger, opts);
+  } finally {
+    await release();
+  }
+}
+
+async function exportLocked(root: string, rules: Rules, ledger: WorkspaceLedger, opts: ParquetExportOptions): Promise<ParquetExportResult> {
   const { out, repo, names } = opts;
   const now = opts.now ?? new Date();
   const head = headRevision(root) ?? null;
@@ -192,7 +211,6 @@ export async function exportParquet(root: string, rules: Rules, ledger: Workspac
     };
     // an export that found nothing new leaves every file as it was, the watermark too
     if (JSON.stringify(after) !== JSON.stringify(before)) {
-      mkdirSync(join(out, "_state"), { recursive: true });
       writeNamedFile(statePath(out, repo), `${JSON.stringify(after)}\n`, { durable: false });
     }
     return { repo, tables, restarted };
