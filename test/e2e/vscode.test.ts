@@ -129,7 +129,7 @@ async function cursorAtEnd(page: Page, line: number, text: string): Promise<void
 }
 
 it(
-  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record; an AI extension's accepted completion and background edit are recorded as unknown, not as the person's",
+  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record; an AI extension's accepted completion and background edit are recorded as unknown, not as the person's; Revert an Intent's Work takes INT-001's lines back",
   async () => {
     const ws = copyExampleWorkspace(run.start());
     await installAgentExtensionOnce(await ensureEditor("code-server"));
@@ -311,6 +311,33 @@ it(
       expect(record.metadata["dev.intent-lsp"].untyped).toEqual([[3, 4, NOT_FOCUSED]]);
       const blame = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "blame", `${API}:3`, "--json"], { cwd: ws, encoding: "utf8" });
       expect(JSON.parse(blame.stdout).lines[0]).toMatchObject({ contributor: "unknown", why: NOT_FOCUSED });
+    });
+
+    // 10. "Intent: Revert an Intent's Work…" from the palette: INT-001 picked, its patch shown read-only, the
+    //     modal confirmed; the files on disk lose exactly INT-001's lines, and `intent blame` names it on none.
+    await step("revert-intent", async () => {
+      const planned = JSON.parse(
+        spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "revert", "--intent", "INT-001", "--json"], { cwd: ws, encoding: "utf8" }).stdout,
+      );
+      // the example's records carry no line maps: forecast.ts's lines are proven theirs, weather.ts's (saved
+      // since by the person) only found by content, and left alone
+      expect(planned.reverted.map((f: { path: string }) => f.path)).toEqual(["src/api/forecast.ts"]);
+      await page.keyboard.press("F1");
+      await quickInput.locator("input").waitFor({ state: "visible" });
+      await page.keyboard.type("Intent: Revert an Intent's Work");
+      await quickInput.locator(".monaco-list-row", { hasText: "Intent: Revert an Intent's Work" }).first().click();
+      await quickInput.locator(".monaco-list-row", { hasText: "INT-001 — Build Weather API" }).first().click();
+      const dialog = page.locator(".monaco-dialog-box", { hasText: "Revert INT-001's work?" });
+      await dialog.waitFor({ timeout: DEADLINE });
+      await page.locator(".tab", { hasText: "INT-001.diff" }).waitFor();
+      await shots.take(page, "revert-confirm");
+      await dialog.locator(".monaco-button", { hasText: /^Revert$/ }).click();
+      await page.locator(".notification-toast", { hasText: "reverted INT-001's work" }).waitFor({ timeout: DEADLINE });
+      // the files as the CLI's plan said: its patch, applied by git to the files before, gives the files now
+      expect(readFileSync(path.join(ws, "src/api/forecast.ts"), "utf8")).toBe("");
+      const blamed = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "blame", API, "--json"], { cwd: ws, encoding: "utf8" });
+      const left = planned.leftAlone.filter((l: { path: string }) => l.path === API).map((l: { line: number }) => l.line);
+      expect(JSON.parse(blamed.stdout).lines.filter((l: { intent?: string }) => l.intent === "INT-001").map((l: { line: number }) => l.line)).toEqual(left);
     });
     run.passed();
   },
