@@ -218,3 +218,32 @@ describe("the export's folder", () => {
     }
   });
 });
+
+describe("a ledger that is not the one last exported", () => {
+  it("is exported again from its start, its old parts removed; a line with no time is left out, as `intent export` leaves it", async () => {
+    const ws = gitWorkspace();
+    const dir = mkdtempSync(join(tmpdir(), "intent-org-rewritten-"));
+    try {
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      agentEditsWeather(ws);
+      agentEditsWeatherAgain(ws);
+      const exportIt = () => cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "rewritten"]);
+      exportIt();
+      expect(readdirSync(join(dir, "records/repo=rewritten"))).toEqual(["part-000001.parquet"]);
+      // history rewritten: the first record dropped, and a line whose time is not a time added
+      const ledger = ws.path(".orchestration/agent_trace.jsonl");
+      const records = readFileSync(ledger, "utf8").trim().split("\n");
+      const copy = (id: string, timestamp?: string) => JSON.stringify({ ...JSON.parse(records[1]!), id, ...(timestamp ? { timestamp } : {}) });
+      // as many lines as were exported, the second another: only the watermark's hash tells
+      writeFileSync(ledger, `${[records[1], copy("another"), copy("odd-time", "the day after tomorrow"), copy("third")].join("\n")}\n`);
+      expect(exportIt()).toContain("(the ledger is not the one last exported: written again from its start)");
+      expect(readdirSync(join(dir, "records/repo=rewritten"))).toEqual(["part-000001.parquet"]);
+      const rows = await runOrgSql(dir, "SELECT record_id, timestamp FROM records ORDER BY ledger_line");
+      expect(rows.map((r) => r["record_id"])).toEqual([JSON.parse(records[1]!).id, "another", "third"]);
+    } finally {
+      ws.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

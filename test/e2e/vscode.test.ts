@@ -337,7 +337,11 @@ it(
       expect(readFileSync(path.join(ws, "src/api/forecast.ts"), "utf8")).toBe("");
       const blamed = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "blame", API, "--json"], { cwd: ws, encoding: "utf8" });
       const left = planned.leftAlone.filter((l: { path: string }) => l.path === API).map((l: { line: number }) => l.line);
-      expect(JSON.parse(blamed.stdout).lines.filter((l: { intent?: string }) => l.intent === "INT-001").map((l: { line: number }) => l.line)).toEqual(left);
+      expect(
+        JSON.parse(blamed.stdout)
+          .lines.filter((l: { intent?: string }) => l.intent === "INT-001")
+          .map((l: { line: number }) => l.line),
+      ).toEqual(left);
     });
     run.passed();
   },

@@ -115,8 +115,8 @@ describe("edits the person did not type", () => {
     ws = repo();
     client = await startInProcess({ root: ws.root });
     await client.open(API, "typescript");
-    // names a version that never comes: the next change is the person's
-    await announce(client, API, client.version(API) + 5, "inserted-at-once");
+    // names the change after next: the next change comes first, and the announcement is gone with it
+    await announce(client, API, client.version(API) + 2, "inserted-at-once");
     await client.setLine(API, 11, TYPED);
     // a reason that is not one of ours, and no uri at all: ignored
     await announce(client, API, client.version(API) + 1, "a model wrote this");

