@@ -8,7 +8,8 @@ import { attribute, type Attributions } from "../engine/attribution";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { FileRevertInput } from "../engine/revert";
-import { catFileBatch, runGit } from "./git";
+import { boundedGit } from "./boundedGit";
+import { catFileBatch } from "./git";
 import { gitSourcesOfPath } from "./gitSources";
 import type { NamedSources, WorkspaceLedger } from "./ledger/workspaceLedger";
 import { readOptional } from "./optionalFile";
@@ -21,13 +22,16 @@ const NO_GIT_NAMES: NamedSources = { renamed: [], split: [] };
 const MAX_VERSIONS = 400;
 const CAT_FILE_TIMEOUT_MS = 10_000;
 
-/** git's answer, or undefined where there is no repository or git fails: fewer contents, never an error. */
+/** How long one of git's answers may take: they only add knowledge (renames, earlier contents), and the editor's command waits for them. */
+const GIT_TIMEOUT_MS = 10_000;
+
+/**
+ * git's answer, bounded in time and size, or undefined where there is no repository, git fails or takes too
+ * long: fewer paths and contents to look in, so fewer lines reverted, never a line reverted wrongly.
+ */
 function gitOr(root: string, args: readonly string[]): string | undefined {
-  try {
-    return runGit(root, args);
-  } catch {
-    return undefined;
-  }
+  const answer = boundedGit(root, args, { timeoutMs: GIT_TIMEOUT_MS, maxBytes: 256 * 1024 * 1024 });
+  return answer?.ok ? answer.out : undefined;
 }
 
 /**
