@@ -16,9 +16,9 @@ export async function parquetExport(
   const repo = values.repo?.trim() || defaultRepoName(ws.root);
   const progress = progressOf(io, "exporting to Parquet");
   try {
-    const ledger = await readLedger(ws);
     progress.update(`exporting ${repo} to Parquet`);
-    const result = await exportParquet(ws.root, ws.rules, ledger, { out, repo, names: !values["no-names"] });
+    // the ledger's index is read only when the code's lines must be counted again
+    const result = await exportParquet(ws.root, ws.rules, () => readLedger(ws), { out, repo, names: !values["no-names"] });
     progress.done();
     const where = relative(io.cwd, out) || out;
     const said = result.tables.map(

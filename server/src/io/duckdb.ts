@@ -77,7 +77,7 @@ export class Duck {
    * Writes `rows` with `columns` as the Parquet file `target` (zstd), through the scratch folder; the bytes
    * it wrote. `target` is a file the person's `--out` named a folder for.
    */
-  async writeParquet(target: string, columns: readonly Column[], rows: Iterable<Row>): Promise<number> {
+  async writeParquet(target: string, columns: readonly Column[], rows: Iterable<Row>): Promise<{ rows: number; bytes: number }> {
     const json = join(this.scratch, "rows.jsonl");
     const parquet = join(this.scratch, "out.parquet");
     // written in batches: a million records must not become one string
@@ -109,7 +109,7 @@ export class Duck {
     writeNamedFile(target, [bytes], { durable: false });
     rmSync(parquet, { force: true });
     rmSync(json, { force: true });
-    return bytes.length;
+    return { rows: count, bytes: bytes.length };
   }
 
   close(): void {

@@ -6,8 +6,8 @@
  * was exported and what the lines were; a second export appends only the new records and moves, and rewrites
  * the lines only when they changed — a nightly job stays cheap.
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { COLUMNS, EXPORT_SCHEMA_VERSION, lifecycleRow, lineRows, recordRows, type Row, type TableName } from "../../engine/export/exportTables";
 import { lifecycleEvents } from "../../engine/ledger/lifecycle";
@@ -19,6 +19,7 @@ import { Duck } from "../duckdb";
 import { repoNameFromUrl } from "../../engine/export/repoName";
 import { GitError, headRevision, runGit } from "../git";
 import { countedFiles, countedPaths, datedFileRuns } from "../insight";
+import { ledgerStamp } from "../insightCache";
 import { exportLines } from "../ledger/compact";
 import type { WorkspaceLedger } from "../ledger/workspaceLedger";
 import { acquireLock } from "../fileLock";
@@ -57,11 +58,26 @@ interface Watermark {
   ledger: { lines: number; last: string | null };
   /** The SHA-256 of the last `lines` rows written. */
   lines: string | null;
+  /** How many `lines` rows, files and binary files were written last. */
+  lineRows: number;
+  files: number;
+  binaryFiles: number;
+  /** The SHA-256 of what the lines were made from (HEAD, the ledgers, the working tree, the rules): equal, nothing is counted again. */
+  stamp: string | null;
   /** Parts of `records` and `lifecycle` written so far. */
   parts: number;
 }
 
-const EMPTY: Watermark = { schema_version: EXPORT_SCHEMA_VERSION, ledger: { lines: 0, last: null }, lines: null, parts: 0 };
+const EMPTY: Watermark = {
+  schema_version: EXPORT_SCHEMA_VERSION,
+  ledger: { lines: 0, last: null },
+  lines: null,
+  lineRows: 0,
+  files: 0,
+  binaryFiles: 0,
+  stamp: null,
+  parts: 0,
+};
 
 /** The name a repository exports under by default: its origin's `owner/name`, else its folder's name. */
 export function defaultRepoName(root: string): string {
@@ -89,7 +105,7 @@ function readWatermark(out: string, repo: string): Watermark {
   try {
     const w = JSON.parse(readFileSync(file, "utf8")) as Watermark;
     // an export of another schema is written again whole: its columns are not these
-    return w.schema_version === EXPORT_SCHEMA_VERSION && typeof w.ledger?.lines === "number" ? w : EMPTY;
+    return w.schema_version === EXPORT_SCHEMA_VERSION && typeof w.ledger?.lines === "number" ? { ...EMPTY, ...w } : EMPTY;
   } catch {
     return EMPTY;
   }
@@ -110,19 +126,24 @@ function dropParts(out: string, table: TableName, repo: string): void {
  * watermark always describes the parts on disk. A folder inside the workspace ignores itself for git (a
  * `.gitignore` of `*` in it), so the export is never counted among the files it exports.
  */
-export async function exportParquet(root: string, rules: Rules, ledger: WorkspaceLedger, opts: ParquetExportOptions): Promise<ParquetExportResult> {
+export async function exportParquet(
+  root: string,
+  rules: Rules,
+  openLedger: () => Promise<WorkspaceLedger>,
+  opts: ParquetExportOptions,
+): Promise<ParquetExportResult> {
   mkdirSync(join(opts.out, "_state"), { recursive: true });
   if (toWorkspacePath(root, opts.out) !== undefined && !existsSync(join(opts.out, ".gitignore")))
     writeNamedFile(join(opts.out, ".gitignore"), "# intent export --format parquet: its tables are not part of the repository\n*\n", { durable: false });
   const release = await acquireLock(statePath(opts.out, opts.repo), { stale: 60_000, retries: { retries: 600, minTimeout: 100, maxTimeout: 1000 } });
   try {
-    return await exportLocked(root, rules, ledger, opts);
+    return await exportLocked(root, rules, openLedger, opts);
   } finally {
     await release();
   }
 }
 
-async function exportLocked(root: string, rules: Rules, ledger: WorkspaceLedger, opts: ParquetExportOptions): Promise<ParquetExportResult> {
+async function exportLocked(root: string, rules: Rules, openLedger: () => Promise<WorkspaceLedger>, opts: ParquetExportOptions): Promise<ParquetExportResult> {
   const { out, repo, names } = opts;
   const now = opts.now ?? new Date();
   const head = headRevision(root) ?? null;
@@ -134,58 +155,44 @@ async function exportLocked(root: string, rules: Rules, ledger: WorkspaceLedger,
     const known = before.ledger.lines;
     let count = 0;
     let at: string | null = null;
-    for (const line of exportLines(root, rules.settings.ledgerPath)) if (++count === known) at = sha256(line);
+    let lastLine: Buffer | undefined;
+    for (const line of exportLines(root, rules.settings.ledgerPath)) {
+      if (++count === known) at = sha256(line);
+      lastLine = line;
+    }
+    const last = lastLine === undefined ? null : sha256(lastLine);
     const restarted = known > 0 && (count < known || at !== before.ledger.last);
     const from = restarted ? 0 : known;
-    const records: Row[] = [];
-    const moves: Row[] = [];
-    let last: string | null = null;
-    let i = 0;
-    for (const line of exportLines(root, rules.settings.ledgerPath)) {
-      if (++i === count) last = sha256(line);
-      if (i <= from) continue;
-      const text = line.toString("utf8");
-      for (const r of recordRows(parseLedgerLines(text, i).entries, i, names)) records.push(r);
-      if (text.includes('"lifecycle"')) for (const e of lifecycleEvents([text])) moves.push(lifecycleRow(e, names));
-    }
     if (restarted) for (const t of ["records", "lifecycle"] as const) dropParts(out, t, repo);
     const part = restarted ? 1 : before.parts + 1;
     const partName = `part-${String(part).padStart(6, "0")}.parquet`;
-    for (const [table, rows] of [
-      ["records", records],
-      ["lifecycle", moves],
-    ] as const) {
-      if (!rows.length) {
-        tables.push({ table, rows: 0, bytes: 0 });
-        continue;
+    // the new records streamed into their file (a million rows are never held), the moves gathered on the way
+    const moves: Row[] = [];
+    function* newRecords(): Generator<Row> {
+      let i = 0;
+      for (const line of exportLines(root, rules.settings.ledgerPath)) {
+        if (++i <= from) continue;
+        const text = line.toString("utf8");
+        yield* recordRows(parseLedgerLines(text, i).entries, i, names);
+        if (text.includes('"lifecycle"')) for (const e of lifecycleEvents([text])) moves.push(lifecycleRow(e, names));
       }
-      const file = join(partitionDir(out, table, repo), partName);
-      mkdirSync(partitionDir(out, table, repo), { recursive: true });
-      tables.push({ table, rows: rows.length, bytes: await duck.writeParquet(file, COLUMNS[table], rows), file });
     }
+    const records = count > from ? await writePart(duck, out, "records", repo, partName, newRecords()) : undefined;
+    tables.push(records ?? { table: "records", rows: 0, bytes: 0 });
+    const lifecycle = moves.length ? await writePart(duck, out, "lifecycle", repo, partName, moves) : undefined;
+    tables.push(lifecycle ?? { table: "lifecycle", rows: 0, bytes: 0 });
 
-    // the code as it is: every counted file's runs, untraced ones dated by git
-    const adoption = adoptionOf(root);
-    const paths: string[] = [];
-    const fileRuns: { path: string; runs: ReturnType<typeof datedFileRuns> }[] = [];
-    let binaryFiles = 0;
-    const then = adoption ? AdoptionTexts.read(root, adoption, countedPaths(root, rules, {})) : undefined;
-    const dating = await lineDating(root, "worktree");
-    for (const f of countedFiles(root, rules, ledger, {}, then)) {
-      if ("binary" in f) {
-        binaryFiles++;
-        continue;
-      }
-      paths.push(f.path);
-      fileRuns.push({ path: f.path, runs: datedFileRuns(dating, f.path, f.runs, now.getTime()) });
-    }
-    const lines = fileRuns.flatMap((f) => lineRows(f.path, f.runs, head, names));
-    const linesDigest = sha256(JSON.stringify(lines));
-    if (linesDigest === before.lines && !restarted) tables.push({ table: "lines", rows: lines.length, bytes: 0 });
+    // the code as it is, unless nothing it is made from changed since the last export (HEAD, the ledgers, the
+    // working tree's changes, the exempt rules): then its rows are the ones written, and no file is read again
+    const stamp = sha256(JSON.stringify([head, ledgerStamp(root, rules.settings.ledgerPath), workingTreeStamp(root), rules.ignore.key, names]));
+    let lines: { rows: number; digest: string; files: number; binaryFiles: number } | undefined;
+    if (stamp === before.stamp && !restarted && before.lines !== null) tables.push({ table: "lines", rows: before.lineRows, bytes: 0 });
     else {
-      const file = join(partitionDir(out, "lines", repo), "part-000001.parquet");
-      mkdirSync(partitionDir(out, "lines", repo), { recursive: true });
-      tables.push({ table: "lines", rows: lines.length, bytes: await duck.writeParquet(file, COLUMNS.lines, lines), file });
+      const rows = await codeRows(root, rules, await openLedger(), head, names, now);
+      const digest = sha256(JSON.stringify(rows.rows));
+      lines = { rows: rows.rows.length, digest, files: rows.files, binaryFiles: rows.binaryFiles };
+      if (digest === before.lines && !restarted) tables.push({ table: "lines", rows: rows.rows.length, bytes: 0 });
+      else tables.push(await writePart(duck, out, "lines", repo, "part-000001.parquet", rows.rows));
     }
 
     // what this export was: written when anything else was, so an export that found nothing new writes nothing
@@ -193,28 +200,81 @@ async function exportLocked(root: string, rules: Rules, ledger: WorkspaceLedger,
       const repoRow: Row = {
         head,
         exported_at: now.toISOString(),
-        files: paths.length,
-        binary_files: binaryFiles,
+        files: lines?.files ?? before.files,
+        binary_files: lines?.binaryFiles ?? before.binaryFiles,
         records: count,
         schema_version: EXPORT_SCHEMA_VERSION,
       };
-      const repoFile = join(partitionDir(out, "repos", repo), "part-000001.parquet");
-      mkdirSync(partitionDir(out, "repos", repo), { recursive: true });
-      tables.push({ table: "repos", rows: 1, bytes: await duck.writeParquet(repoFile, COLUMNS.repos, [repoRow]), file: repoFile });
+      tables.push(await writePart(duck, out, "repos", repo, "part-000001.parquet", [repoRow]));
     } else tables.push({ table: "repos", rows: 1, bytes: 0 });
 
     const after: Watermark = {
       schema_version: EXPORT_SCHEMA_VERSION,
       ledger: { lines: count, last },
-      lines: linesDigest,
-      parts: records.length || moves.length ? part : restarted ? 0 : before.parts,
+      lines: lines?.digest ?? before.lines,
+      lineRows: lines?.rows ?? before.lineRows,
+      files: lines?.files ?? before.files,
+      binaryFiles: lines?.binaryFiles ?? before.binaryFiles,
+      stamp,
+      parts: records || lifecycle ? part : restarted ? 0 : before.parts,
     };
     // an export that found nothing new leaves every file as it was, the watermark too
-    if (JSON.stringify(after) !== JSON.stringify(before)) {
-      writeNamedFile(statePath(out, repo), `${JSON.stringify(after)}\n`, { durable: false });
-    }
+    if (JSON.stringify(after) !== JSON.stringify(before)) writeNamedFile(statePath(out, repo), `${JSON.stringify(after)}\n`, { durable: false });
     return { repo, tables, restarted };
   } finally {
     duck.close();
   }
+}
+
+/** Writes `rows` as the part `name` of `table` for `repo`. */
+async function writePart(duck: Duck, out: string, table: TableName, repo: string, name: string, rows: Iterable<Row>): Promise<TableWrite> {
+  const file = join(partitionDir(out, table, repo), name);
+  mkdirSync(partitionDir(out, table, repo), { recursive: true });
+  const written = await duck.writeParquet(file, COLUMNS[table], rows);
+  return { table, rows: written.rows, bytes: written.bytes, file };
+}
+
+/** The code as it is: every counted file's runs as `lines` rows, untraced ones dated by git. */
+async function codeRows(
+  root: string,
+  rules: Rules,
+  ledger: WorkspaceLedger,
+  head: string | null,
+  names: boolean,
+  now: Date,
+): Promise<{ rows: Row[]; files: number; binaryFiles: number }> {
+  const adoption = adoptionOf(root);
+  const then = adoption ? AdoptionTexts.read(root, adoption, countedPaths(root, rules, {})) : undefined;
+  const dating = await lineDating(root, "worktree");
+  const rows: Row[] = [];
+  let files = 0;
+  let binaryFiles = 0;
+  for (const f of countedFiles(root, rules, ledger, {}, then)) {
+    if ("binary" in f) {
+      binaryFiles++;
+      continue;
+    }
+    files++;
+    for (const r of lineRows(f.path, datedFileRuns(dating, f.path, f.runs, now.getTime()), head, names)) rows.push(r);
+  }
+  return { rows, files, binaryFiles };
+}
+
+/**
+ * What the working tree holds besides HEAD, cheaply: git's list of changed and untracked files with each one's
+ * size and time. Equal stamps (with HEAD and the ledgers') mean the files are as they were.
+ */
+function workingTreeStamp(root: string): unknown {
+  let status: string;
+  try {
+    status = runGit(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]);
+  } catch (e) {
+    if (e instanceof GitError) return { noGit: randomUUID() }; // not a repository: never the same
+    throw e;
+  }
+  const entries = status.split("\0").filter(Boolean);
+  return entries.map((e) => {
+    const st = lstatSync(join(root, e.slice(3)), { throwIfNoEntry: false });
+    return [e, st?.size ?? -1, st?.mtimeMs ?? -1];
+  });
 }
