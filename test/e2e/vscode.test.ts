@@ -258,12 +258,24 @@ it(
     //    line the person typed is theirs, the two lines the completion inserted are recorded as unknown, with
     //    the reason, and the hover says so (test/e2e/vscode-agent/ is the stand-in extension).
     await step("inline-completion-unknown", async () => {
+      // the stand-in extension is active: its completion provider is registered
+      await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "E2E agent ready" }).waitFor({ timeout: DEADLINE });
       await page.keyboard.press("Control+End");
       await page.keyboard.type(TRIGGER_LINE);
-      // the word suggestions markdown offers close; then Alt+\ asks for inline suggestions, as a user can
+      // the word suggestions markdown offers close; then Alt+\ asks for inline suggestions, as a user can, again
+      // until they show (a request made while the editor is still busy with the typing can come back empty)
+      const ghost = page.locator(".editor-instance .ghost-text-decoration, .editor-instance .ghost-text").first();
       await page.keyboard.press("Escape");
-      await page.keyboard.press("Alt+Backslash");
-      await page.locator(".editor-instance .ghost-text-decoration, .editor-instance .ghost-text").first().waitFor({ timeout: DEADLINE });
+      await expect
+        .poll(
+          async () => {
+            if (await ghost.isVisible()) return true;
+            await page.keyboard.press("Alt+Backslash");
+            return ghost.isVisible();
+          },
+          { timeout: DEADLINE, interval: 500 },
+        )
+        .toBe(true);
       await shots.take(page, "inline-completion-shown");
       await page.keyboard.press("Tab");
       await page.locator(".editor-instance .view-line", { hasText: "Forecasts are cached for a minute." }).waitFor({ timeout: DEADLINE });

@@ -9,7 +9,12 @@ const WEATHER = "src/api/weather.ts";
 const AGENT_LINES = "// Retries: three attempts, one second apart.\n// Timeouts: five seconds per attempt.\n";
 
 function activate(context) {
+  // the test waits for this before it types: the completion provider below is registered by then
+  const ready = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left);
+  ready.text = "E2E agent ready";
+  ready.show();
   context.subscriptions.push(
+    ready,
     vscode.languages.registerInlineCompletionItemProvider(
       { scheme: "file" },
       {
