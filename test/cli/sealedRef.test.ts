@@ -136,6 +136,11 @@ describe("the blobs segments are stored in", () => {
     expect(withFakeGit("#!/bin/sh\nwhile read -r _; do :; done\nprintf '  id\\n\\n'\n", () => writeBlob(root, Buffer.from("x")))).toBe("id");
   });
 
+  it("says what git said when it exits before reading what it was given (the EPIPE it leaves is no failure to run)", () => {
+    // 32 MiB: git stops reading at once outside a repository, so writing the rest always fails with EPIPE
+    expect(() => writeBlob(dir(), Buffer.alloc(32 * 1024 * 1024, 120))).toThrow(/git hash-object -w --stdin failed in .*: fatal: not a git repository/);
+  });
+
   it("says when git cannot be run at all", () => {
     const root = repo();
     expect(() => withFakeGit(undefined, () => writeBlob(root, Buffer.from("x")))).toThrow(

@@ -44,7 +44,10 @@ function run(root: string, args: readonly string[], opts: { input?: Buffer; env?
     ...(opts.input ? { input: opts.input } : {}),
     ...(opts.env ? { env: opts.env } : {}),
   });
-  if (r.error) {
+  // git that exits before reading all of its input (a folder that is not a repository) leaves an EPIPE, yet
+  // it ran and answered: its exit code and message say what happened
+  const answered = r.error && (r.error as NodeJS.ErrnoException).code === "EPIPE" && r.status !== null;
+  if (r.error && !answered) {
     const why = (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "git is not installed or not on PATH" : r.error.message;
     throw new SealedRefError(`could not run git ${args[0]} in ${root}: ${why}`);
   }
