@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { LspClient } from "../support/lspClient";
@@ -138,6 +139,30 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
         "intent-lsp did not record this command's file changes: no snapshot was taken before it. Configure the pre-tool hook for shell commands too (see the README).",
     });
     expect(ledgerRecords(ws)).toHaveLength(1);
+  });
+
+  it("when git cannot give a file's content at HEAD, the command's change to it is reported, never recorded as the whole file", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, MODEL);
+    // a git whose `cat-file` fails (a damaged object store, say); every other command is the real git's
+    const realGit = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+    const bin = ws.path(".fake-bin");
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, "git"),
+      `#!/bin/sh\nfor a in "$@"; do if [ "$a" = cat-file ]; then echo "fatal: object store damaged" >&2; exit 128; fi; done\nexec ${realGit} "$@"\n`,
+    );
+    chmodSync(join(bin, "git"), 0o755);
+    const env = { PATH: `${bin}:${process.env["PATH"]}`, INTENT_LSP_HOOK_SERVICE: "off" };
+    const command = "echo '// appended by the agent' >> src/api/forecast.ts";
+    runHook("claude-code", bashPayload(ws, "PreToolUse", command), { cwd: ws.root, env });
+    spawnSync("bash", ["-c", command], { cwd: ws.root });
+    const post = runHook("claude-code", bashPayload(ws, "PostToolUse", command), { cwd: ws.root, env });
+    expect(post.status).toBe(0);
+    expect(ledgerRecords(ws)).toEqual([]);
+    expect(JSON.stringify(post.json)).toContain("src/api/forecast.ts");
+    expect(JSON.stringify(post.json)).toContain("git did not give its content at HEAD (fatal: object store damaged)");
   });
 
   it("a command that writes nothing leaves the ledger alone; a file the Write hook already recorded is not recorded again", () => {

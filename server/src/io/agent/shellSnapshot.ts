@@ -147,11 +147,13 @@ export function changesSince(root: string, snapshot: ShellSnapshot): ShellChange
     after.set(path, read);
     if (!was) cleanBefore.push(path);
   }
-  const headContents = headBlobs(view, snapshot.head, cleanBefore);
+  const atHead = headBlobs(view, snapshot.head, cleanBefore);
   for (const [path, read] of after) {
     const was = snapshot.files[path];
-    const before = was ? was.content : headContents.get(path);
+    const before = was ? was.content : atHead.contents.get(path);
     if (read.print !== null && read.text === undefined) out.unreadable.push({ path, why: read.why ?? "it cannot be read as text" });
+    else if (before === undefined && !was && atHead.failed)
+      out.unreadable.push({ path, why: `git did not give its content at HEAD (${atHead.failed}), so what the command changed in it is not known` });
     else if (before === undefined) out.unreadable.push({ path, why: "its content before the command was too large or binary to keep" });
     else out.changed.push({ path, before, after: read.print === null ? null : read.text! });
   }
@@ -202,19 +204,27 @@ export function parsePorcelainV2(raw: string): string[] {
   return paths;
 }
 
-/** HEAD's content of each path (absent from the map: not in HEAD, i.e. the file did not exist). */
-function headBlobs(view: GitView, head: string | undefined, paths: readonly string[]): Map<string, string | null> {
+/**
+ * HEAD's content of each path: null when HEAD does not have it (the command created the file), absent when
+ * it is not text. `failed`: git did not answer, and no path's content is known — never taken for "new", which
+ * would credit the whole file to the command.
+ */
+function headBlobs(view: GitView, head: string | undefined, paths: readonly string[]): { contents: Map<string, string | null>; failed?: string } {
   const out = new Map<string, string | null>();
-  if (!paths.length) return out;
-  const r = head
-    ? gitSync(view.top, ["cat-file", "--batch"], {
-        input: `${paths.map((p) => `${head}:${view.prefix}${p}`).join("\n")}\n`,
-        maxBuffer: 1024 * 1024 * 1024,
-      })
-    : undefined;
-  if (r?.status !== 0 || !r.stdout) {
+  if (!paths.length) return { contents: out };
+  if (!head) {
     for (const p of paths) out.set(p, null); // no HEAD yet: every file was new
-    return out;
+    return { contents: out };
+  }
+  const r = gitSync(view.top, ["cat-file", "--batch"], {
+    input: `${paths.map((p) => `${head}:${view.prefix}${p}`).join("\n")}\n`,
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  if (r.status !== 0 || !r.stdout) {
+    const said = r.stderr?.toString().trim().split("\n")[0];
+    // git that exits before reading the names leaves an EPIPE, yet its message says why
+    const answered = r.error && (r.error as NodeJS.ErrnoException).code === "EPIPE" && r.status !== null;
+    return { contents: out, failed: r.error && !answered ? r.error.message : said || `git cat-file exited ${r.status}` };
   }
   const buf = r.stdout as Buffer;
   let at = 0;
@@ -233,7 +243,7 @@ function headBlobs(view: GitView, head: string | undefined, paths: readonly stri
     at += size + 1;
     if (m[1] === "blob" && !bytes.includes(0)) out.set(path, bytes.toString("utf8"));
   }
-  return out;
+  return { contents: out };
 }
 
 interface Read {
