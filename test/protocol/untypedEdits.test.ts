@@ -4,6 +4,7 @@
 // `intent stats` counts them as unknown. A client that announces nothing (every other editor) changes nothing.
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CodeLens } from "vscode-languageserver-protocol";
 import { CHANGE_ORIGIN } from "@shared/notifications";
 import { UNTYPED_REASONS } from "../../server/src/engine/untypedLines";
 import type { LspClient } from "../support/lspClient";
@@ -92,6 +93,14 @@ describe("edits the person did not type", () => {
     ]);
     const stats = JSON.parse(runCli(["stats", "--json"], { cwd: ws.root }).stdout);
     expect(stats.byFile.find((f: { path: string }) => f.path === API).lines).toMatchObject({ human: 1, unknown: 4 });
+    // the CodeLens says the same: a lens per writer, not one for the record, and the file's counts
+    const lenses = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } });
+    expect(lenses.map((l) => [l.range.start.line, l.command!.title.replace(/ · last .*$/, "")])).toEqual([
+      [0, "5/21 lines traced · AI 0 (0%) · human 1 · unknown 4 · untraced 16 · 1 record · INT-001"],
+      [2, "INT-001 · unknown · just now"],
+      [11, "INT-001 · Ada Lovelace · just now"],
+      [14, "INT-001 · unknown · just now"],
+    ]);
   });
 
   it("a line the person then edits stays unknown; a line they type inside the block is theirs", async () => {
@@ -108,6 +117,13 @@ describe("edits the person did not type", () => {
       [15, 16, "unknown"],
       [17, 17, "human"],
       [18, 18, "unknown"],
+    ]);
+    // one record, three writers side by side: a lens for each, never the record's first writer for all
+    const lenses = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(API) } });
+    expect(lenses.slice(1).map((l) => [l.range.start.line, l.command!.title])).toEqual([
+      [14, "INT-001 · unknown · just now"],
+      [16, "INT-001 · Ada Lovelace · just now"],
+      [17, "INT-001 · unknown · just now"],
     ]);
   });
 

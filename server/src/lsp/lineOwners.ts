@@ -1,7 +1,7 @@
 import type { Attributions, LineAttribution } from "../engine/attribution";
 import type { LineOwner } from "../engine/blame";
 import type { EditedLines } from "../engine/editedLines";
-import type { TraceEntry } from "../engine/ledger/read";
+import type { EntryContributor, TraceEntry } from "../engine/ledger/read";
 
 export interface AttributedBlock {
   start: number;
@@ -73,9 +73,17 @@ export class LineOwners {
       const attribution = origin === undefined ? undefined : attributions[origin];
       if (!attribution) return;
       const last = out[out.length - 1];
-      if (last && last.end === line - 1 && last.attribution.entry.recordId === attribution.entry.recordId) last.end = line;
+      // one record's lines make one block, unless the record names different writers for them (lines the
+      // editor could not credit sit beside the person's own in one save's record)
+      const same =
+        last && last.attribution.entry.recordId === attribution.entry.recordId && sameWriter(last.attribution.entry.contributor, attribution.entry.contributor);
+      if (last && last.end === line - 1 && same) last.end = line;
       else out.push({ start: line, end: line, attribution });
     });
     return out;
   }
+}
+
+function sameWriter(a: EntryContributor, b: EntryContributor): boolean {
+  return a === b || (a.type === b.type && a.modelId === b.modelId && a.name === b.name && a.why === b.why);
 }
