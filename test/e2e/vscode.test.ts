@@ -31,8 +31,8 @@ const NOTES = "docs/notes.md";
 const EDIT = " (edited in VS Code)";
 const EDITED_LINE = `- The forecast service is rate limited to 60 requests a minute.${EDIT}`;
 const API = "src/api/weather.ts";
-// what the stand-in AI extension (test/e2e/vscode-agent/) completes
-const TRIGGER_LINE = "Caching: complete me >>";
+// what the person types before the stand-in AI extension (test/e2e/vscode-agent/) inserts its lines
+const TYPED_LINE = "Caching:";
 const INSERTED_AT_ONCE = UNTYPED_REASONS["inserted-at-once"];
 const NOT_FOCUSED = UNTYPED_REASONS["not-focused"];
 
@@ -129,7 +129,7 @@ async function cursorAtEnd(page: Page, line: number, text: string): Promise<void
 }
 
 it(
-  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record; an AI extension's accepted completion and background edit are recorded as unknown, not as the person's; Revert an Intent's Work takes INT-001's lines back",
+  "VS Code: the .vsix installs; select an intent from the status bar, an out-of-scope edit is flagged on its line, the quick fix clears it, a hover names intent and model, a save appends one record; an AI extension's text inserted at the cursor and its background edit are recorded as unknown, not as the person's; Revert an Intent's Work takes INT-001's lines back",
   async () => {
     const ws = copyExampleWorkspace(run.start());
     await installAgentExtensionOnce(await ensureEditor("code-server"));
@@ -254,34 +254,26 @@ it(
       expect(line).not.toContain("INT-003");
     });
 
-    // 8. An AI extension's inline completion, accepted with Tab, reaches the server as an ordinary change: the
-    //    line the person typed is theirs, the two lines the completion inserted are recorded as unknown, with
-    //    the reason, and the hover says so (test/e2e/vscode-agent/ is the stand-in extension).
-    await step("inline-completion-unknown", async () => {
-      // the stand-in extension is active: its completion provider is registered
+    // 8. An AI extension inserts its answer at the cursor (as Copilot Chat's "Insert at Cursor" does, through
+    //    VS Code's API): it reaches the server as an ordinary change. The line the person typed is theirs, the
+    //    two lines the extension inserted are recorded as unknown, with the reason, and the hover says so
+    //    (test/e2e/vscode-agent/ is the stand-in extension).
+    await step("inserted-text-unknown", async () => {
+      // the stand-in extension is active: its commands are registered
       await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: "E2E agent ready" }).waitFor({ timeout: DEADLINE });
       await page.keyboard.press("Control+End");
-      await page.keyboard.type(TRIGGER_LINE);
-      // the word suggestions markdown offers close; then Alt+\ asks for inline suggestions, as a user can, again
-      // until they show (a request made while the editor is still busy with the typing can come back empty)
-      const ghost = page.locator(".editor-instance .ghost-text-decoration, .editor-instance .ghost-text").first();
-      await page.keyboard.press("Escape");
-      await expect
-        .poll(
-          async () => {
-            if (await ghost.isVisible()) return true;
-            await page.keyboard.press("Alt+Backslash");
-            return ghost.isVisible();
-          },
-          { timeout: DEADLINE, interval: 500 },
-        )
-        .toBe(true);
-      await shots.take(page, "inline-completion-shown");
-      await page.keyboard.press("Tab");
+      await page.keyboard.type(TYPED_LINE);
+      await page.keyboard.press("Escape"); // the word suggestions markdown offers
+      await page.keyboard.press("F1");
+      await quickInput.locator("input").waitFor({ state: "visible" });
+      await page.keyboard.type("E2E Agent: Insert at Cursor");
+      await quickInput.locator(".monaco-list-row", { hasText: "E2E Agent: Insert at Cursor" }).first().click();
       await page.locator(".editor-instance .view-line", { hasText: "Forecasts are cached for a minute." }).waitFor({ timeout: DEADLINE });
+      await page.locator(".tab", { hasText: "notes.md" }).click();
+      await page.locator(".editor-instance .monaco-editor.focused").waitFor();
       const saves = savesOf(outputLog(), NOTES).length;
       await page.keyboard.press("Control+S");
-      const recordId = await waitFor("the save of the accepted completion to be processed", () => savesOf(outputLog(), NOTES)[saves], DEADLINE, describe);
+      const recordId = await waitFor("the save of the inserted lines to be processed", () => savesOf(outputLog(), NOTES)[saves], DEADLINE, describe);
       const record = ledgerLines(ws)
         .map((l) => JSON.parse(l))
         .find((r) => r.id === recordId);
