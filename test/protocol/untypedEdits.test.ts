@@ -36,6 +36,11 @@ function repo(): TempWorkspace {
   return ws;
 }
 
+/** A record's first file's ranges as [start, end, who]: the range's own contributor, else the conversation's (`fallback`). */
+function rangesOf(record: Record<string, any>, fallback = "human"): [number, number, string][] {
+  return record.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line, r.contributor?.type ?? fallback]);
+}
+
 /** The announcement a client sends just before the change that makes `version`. */
 function announce(client: LspClient, path: string, version: number, reason: string): Promise<void> {
   return client.connection.sendNotification(CHANGE_ORIGIN, { uri: client.uri(path), version, reason });
@@ -65,7 +70,7 @@ describe("edits the person did not type", () => {
     const [record] = records(ws);
     const conversation = record!.files[0].conversations[0];
     expect(conversation.contributor).toEqual({ type: "human" });
-    expect(conversation.ranges.map((r: any) => [r.start_line, r.end_line, r.contributor?.type ?? "conversation's"])).toEqual([
+    expect(rangesOf(record!, "conversation's")).toEqual([
       [3, 3, "unknown"],
       [12, 12, "conversation's"],
       [15, 17, "unknown"],
@@ -112,8 +117,7 @@ describe("edits the person did not type", () => {
     await client.setLine(API, 15, "  const cached = cache.get(city.toLowerCase());"); // edits an inserted line
     await client.insertLines(API, 16, ["  // typed between the inserted lines"]);
     await client.save(API);
-    const ranges = records(ws)[0]!.files[0].conversations[0].ranges;
-    expect(ranges.map((r: any) => [r.start_line, r.end_line, r.contributor?.type ?? "human"])).toEqual([
+    expect(rangesOf(records(ws)[0]!)).toEqual([
       [15, 16, "unknown"],
       [17, 17, "human"],
       [18, 18, "unknown"],
@@ -140,7 +144,7 @@ describe("edits the person did not type", () => {
     await client.setLine(API, 12, "  // typed too");
     await client.save(API);
     const [record] = records(ws);
-    expect(record!.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line, r.contributor?.type ?? "human"])).toEqual([[12, 13, "human"]]);
+    expect(rangesOf(record!)).toEqual([[12, 13, "human"]]);
     expect(record!.metadata["dev.intent-lsp"].untyped).toBeUndefined();
     expect(await client.hoverText(API, 12, 1)).toContain("human · Ada Lovelace");
   });
@@ -155,7 +159,7 @@ describe("edits the person did not type", () => {
     await client.setLine(API, 2, "// typed after the save");
     await client.save(API);
     const second = records(ws)[1]!;
-    expect(second.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line, r.contributor?.type ?? "human"])).toEqual([[3, 3, "human"]]);
+    expect(rangesOf(second)).toEqual([[3, 3, "human"]]);
     // the first save's lines keep their unknown owner
     expect(await client.hoverText(API, 14, 1)).toContain("unknown · ");
   });

@@ -40,6 +40,8 @@ export class UntypedLines {
    * Work in proportion to the number of spans, not of lines: this runs on every keystroke.
    */
   replace(start: number, end: number, newCount: number, why?: UntypedReason): void {
+    // the keystroke path of almost every buffer: nothing untyped, nothing to move
+    if (why === undefined && this.spans.length === 0) return;
     const delta = newCount - (end - start + 1);
     const out: UntypedSpan[] = [];
     // new lines that replace untyped ones stay untyped, for the same reason, unless the change says otherwise
