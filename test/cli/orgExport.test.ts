@@ -247,3 +247,31 @@ describe("a ledger that is not the one last exported", () => {
     }
   });
 });
+
+describe("the export's shortcut when nothing changed", () => {
+  it("is taken only when the lines would come out the same: a file changed in the working tree alone is counted again, and equals a full export", async () => {
+    const ws = gitWorkspace();
+    const kept = mkdtempSync(join(tmpdir(), "intent-org-kept-"));
+    const fresh = mkdtempSync(join(tmpdir(), "intent-org-fresh-"));
+    try {
+      ws.select("INT-001");
+      writeTranscript(ws, "claude-sonnet-4-5-20250929");
+      agentEditsWeather(ws);
+      const exportTo = (dir: string) => cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "r"]);
+      exportTo(kept);
+      // a person's change nobody records: the ledger and HEAD are as they were, the working tree is not
+      ws.write("src/api/forecast.ts", `${ws.read("src/api/forecast.ts")}// typed in a terminal\n`);
+      expect(exportTo(kept)).toMatch(/lines \d+ rows/);
+      exportTo(fresh);
+      const lines = async (dir: string) => runOrgSql(dir, "SELECT * FROM lines ORDER BY path, start_line");
+      // the plain path (an export with nothing kept) and the kept one agree, and both are `intent stats`'s
+      expect(await lines(kept)).toEqual(await lines(fresh));
+      const { byRepo: _b, repos: _r, ...numbers } = JSON.parse(cli(ws, ["org", "stats", "--from", kept, "--json"]));
+      expect(numbers).toEqual(statsOf(ws));
+    } finally {
+      ws.dispose();
+      rmSync(kept, { recursive: true, force: true });
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
