@@ -338,17 +338,16 @@ export class InsightBuilder {
   }
 
   result(): Insight {
-    const sorted = <K>(m: Map<K, LineCounts>) => [...m].sort((a, b) => b[1].total - a[1].total || String(a[0]).localeCompare(String(b[0])));
     const outByIntent = new Map<string | null, number>();
     for (const b of this.outBlocks) outByIntent.set(b.intent ?? null, (outByIntent.get(b.intent ?? null) ?? 0) + b.end - b.start + 1);
     const insight: Insight = {
       files: this.files.length,
       lines: this.total,
       confidence: this.confidence,
-      byIntent: sorted(this.intents).map(([id, lines]) => ({ id, lines })),
-      byModel: sorted(this.models).map(([model, lines]) => ({ model, lines })),
-      byPerson: sorted(this.persons).map(([person, lines]) => ({ person, lines })),
-      byFolder: sorted(this.folders).map(([path, lines]) => ({ path, lines })),
+      byIntent: byLines(this.intents).map(([id, lines]) => ({ id, lines })),
+      byModel: byLines(this.models).map(([model, lines]) => ({ model, lines })),
+      byPerson: byLines(this.persons).map(([person, lines]) => ({ person, lines })),
+      byFolder: byLines(this.folders).map(([path, lines]) => ({ path, lines })),
       byFile: [...this.files].sort((a, b) => b.lines.total - a.lines.total || a.path.localeCompare(b.path)),
       outOfScope: {
         lines: this.total.outOfScope,
@@ -361,6 +360,11 @@ export class InsightBuilder {
     if (this.allBlocks) insight.blocks = this.allBlocks.packed();
     return insight;
   }
+}
+
+/** A breakdown's rows, most lines first, then by name: the order every breakdown (and an organisation's repositories) lists. */
+export function byLines<K>(m: Map<K, LineCounts>): [K, LineCounts][] {
+  return [...m].sort((a, b) => b[1].total - a[1].total || String(a[0]).localeCompare(String(b[0])));
 }
 
 function bump(map: Map<string | null, LineCounts>, key: string | null, author: Author, out: boolean, n: number): void {

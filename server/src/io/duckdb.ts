@@ -9,6 +9,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Column, Row } from "../engine/export/exportTables";
+import { isoMs } from "../engine/isoTime";
 import { writeNamedFile } from "./ownFiles";
 
 type DuckDb = typeof import("@duckdb/node-api");
@@ -24,9 +25,10 @@ function loadDuckDb(): DuckDb {
   }
 }
 
+/** A record's time as every engine reads it (read as intent-lsp reads record times: engine/isoTime.ts), else null. */
 function isoOrNull(v: unknown): string | null {
   if (typeof v !== "string") return null;
-  const ms = Date.parse(v);
+  const ms = isoMs(v);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 

@@ -7,7 +7,7 @@
  */
 import { addLines, emptyCounts, type LineCounts } from "../authorship";
 import type { Confidence } from "../confidence";
-import { blocksOf, InsightBuilder, type Insight, type Run, type TallyGroup } from "../insight";
+import { blocksOf, byLines, InsightBuilder, type Insight, type Run, type TallyGroup } from "../insight";
 import type { OrgDimensions } from "../reportPage";
 import { authorOfKind } from "./exportTables";
 
@@ -134,9 +134,7 @@ function countIn(map: Map<string, LineCounts>, key: string, g: TallyGroup): void
 }
 
 function sortedCounts<K extends string>(m: Map<string, LineCounts>, key: K): ({ [P in K]: string } & { lines: LineCounts })[] {
-  return [...m]
-    .sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))
-    .map(([k, lines]) => ({ [key]: k, lines }) as { [P in K]: string } & { lines: LineCounts });
+  return byLines(m).map(([k, lines]) => ({ [key]: k, lines }) as { [P in K]: string } & { lines: LineCounts });
 }
 
 /** The out-of-scope runs of each file, by "repo\0path". */
