@@ -9,6 +9,8 @@ import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/s
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import type { FileIndex } from "../../server/src/engine/ledger/fileIndex";
+import { PinIndex } from "../../server/src/engine/ledger/pinIndex";
+import { postKey } from "../../server/src/engine/ledger/recordRows";
 
 const LEDGER = ".orchestration/agent_trace.jsonl";
 
@@ -218,6 +220,42 @@ describe("the saved ledger index", () => {
     expect(walked).toEqual(perFile);
     expect(walked.length).toBe(33);
     expect(files.paths()).toContain("src/new.ts");
+  });
+
+  it("answers which records may pin a content by scanning the post column, exactly as the pin index does", async () => {
+    // contents shared by many paths, rows in the saved index, rows added since to saved files and to new ones
+    const rec = (i: number) => record(i, { path: i % 7 === 0 ? `src/copy${i % 3}.ts` : `src/f${i % 5}.ts`, content: `v${i % 4}\nx\n` });
+    // a record whose two entries for one file pin different contents: its row's key is "mixed"
+    const mixed = (i: number) => {
+      const r = JSON.parse(record(i, { content: "v1\nx\n" }));
+      r.files.push(r.files[0]);
+      r.metadata["dev.intent-lsp"].other_files = [{ post_hash: fileHash("v2\nx\n") }];
+      return JSON.stringify(r);
+    };
+    writeFileSync(join(root, LEDGER), [...Array.from({ length: 40 }, (_, i) => rec(i)), mixed(60)].map((l) => `${l}\n`).join(""));
+    await open();
+    appendFileSync(
+      join(root, LEDGER),
+      [...[40, 41, 42, 49, 56].map(rec), record(43, { path: "src/new.ts", content: "v1\nx\n" }), mixed(62)].map((l) => `${l}\n`).join(""),
+    );
+    const contents = ["v0\nx\n", "v1\nx\n", "v2\nx\n", "v3\nx\n", "nobody\n"];
+    for (const opts of [{ saveAfterBytes: Number.MAX_SAFE_INTEGER }, { cache: false }]) {
+      const { ledger } = await open(opts);
+      const files = (ledger.sources[0]!.index as unknown as { fileIndex: FileIndex }).fileIndex;
+      files.readAll();
+      const pins = PinIndex.of(files);
+      for (const content of contents) {
+        const key = postKey(fileHash(content));
+        expect(files.rowsPosting(key)).toEqual(pins.refs(key));
+      }
+      // ten saved records of v1, two added, one new file, two mixed; and the mixed ones for any content
+      expect(files.rowsPosting(postKey(fileHash("v1\nx\n"))).length).toBe(15);
+      expect(files.rowsPosting(postKey(fileHash("nobody\n"))).length).toBe(2);
+      // the answer a process gets before and after it makes the pin index (after PIN_SCANS questions)
+      const before = contents.map((c) => ledger.pathsPinning(fileHash(c)));
+      for (let k = 0; k < 10; k++) ledger.pathsPinning(fileHash(`other ${k}`));
+      expect(contents.map((c) => ledger.pathsPinning(fileHash(c)))).toEqual(before);
+    }
   });
 
   it("survives concurrent writers: every index left is whole and describes the ledger", async () => {

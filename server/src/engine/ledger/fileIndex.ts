@@ -1,4 +1,4 @@
-import { MIXED_POST, NONE, RecordRows, type Row, type RowColumns } from "./recordRows";
+import { MIXED_POST, NO_POST, NONE, RecordRows, type RecordRef, type Row, type RowColumns } from "./recordRows";
 
 export interface FileState {
   path: string;
@@ -133,6 +133,77 @@ export class FileIndex {
     }
   }
 
+  /**
+   * The rows whose post key is `key`, then those whose entries disagree (`MIXED_POST`), each record line once
+   * and each list in `eachRowOfAll` order: exactly what `PinIndex.of(this).refs(key)` answers, by one pass
+   * over the post column instead of a map of every row (a CLI call asks for one or two contents, and building
+   * the map cost it more than the rest of its ledger reading). Call `readAll` first, as `PinIndex.of` does.
+   */
+  rowsPosting(key: number): RecordRef[] {
+    const wanted = (post: number) => (post === key && key !== NO_POST) || post === MIXED_POST;
+    // [file order, row] for each wanted row: a saved file's place is its index, a file known only here
+    // comes after every saved one
+    const found: { order: number; post: number; ref: RecordRef }[] = [];
+    const fromFile = (file: FileState, order: number) =>
+      this.eachRow(file, (offset, _time, length, line, post) => {
+        if (wanted(post)) found.push({ order, post, ref: { offset, length, line } });
+      });
+    const saved = this.saved;
+    const all = saved?.allRows();
+    if (saved && all) {
+      const known = new Set<number>();
+      let extra = saved.paths.length;
+      for (const [path, file] of this.byPath) {
+        const i = this.savedIndex(path);
+        if (i === undefined) fromFile(file, extra++);
+        else {
+          known.add(i);
+          fromFile(file, i);
+        }
+      }
+      const post = all.post;
+      let file = 0;
+      for (let r = 0; r < post.length; r++) {
+        if (!wanted(post[r]!)) continue;
+        while (saved.base(file) + saved.count(file) <= r) file++;
+        if (!known.has(file)) found.push({ order: file, post: post[r]!, ref: { offset: all.offset[r]!, length: all.length[r]!, line: all.line[r]! } });
+      }
+    } else {
+      const paths = this.paths();
+      for (let i = 0; i < paths.length; i++) {
+        const file = this.file(paths[i]!);
+        if (file) fromFile(file, i);
+      }
+    }
+    // stable: a file's rows stay in ledger order
+    found.sort((a, b) => a.order - b.order);
+    const out: RecordRef[] = [];
+    const seen = new Set<number>();
+    for (const mixed of [false, true])
+      for (const f of found) {
+        if ((f.post === MIXED_POST) !== mixed || seen.has(f.ref.line)) continue;
+        seen.add(f.ref.line);
+        out.push(f.ref);
+      }
+    return out;
+  }
+
+  /** Where `path` is among the saved files, without making its state. */
+  private savedIndex(path: string): number | undefined {
+    const paths = this.saved?.paths;
+    if (!paths) return undefined;
+    let lo = 0;
+    let hi = paths.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const p = paths[mid]!;
+      if (p === path) return mid;
+      if (p < path) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
   paths(): string[] {
     if (!this.saved) return [...this.byPath.keys()];
     return [...new Set([...this.saved.paths, ...this.byPath.keys()])];
@@ -142,20 +213,10 @@ export class FileIndex {
   file(path: string): FileState | undefined {
     const known = this.byPath.get(path);
     if (known || !this.saved) return known;
-    const paths = this.saved.paths;
-    let lo = 0;
-    let hi = paths.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const p = paths[mid]!;
-      if (p === path) {
-        const state = this.saved.state(mid);
-        this.byPath.set(path, state);
-        return state;
-      }
-      if (p < path) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
+    const i = this.savedIndex(path);
+    if (i === undefined) return undefined;
+    const state = this.saved.state(i);
+    this.byPath.set(path, state);
+    return state;
   }
 }

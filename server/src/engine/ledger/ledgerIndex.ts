@@ -48,6 +48,8 @@ export interface IndexState {
 }
 
 const NEWLINE = 0x0a;
+/** Contents asked about by scanning before the pin index is made: a scan costs about a fortieth of making it. */
+const PIN_SCANS = 8;
 
 export class LedgerIndex {
   private readonly pool = new StringPool();
@@ -58,6 +60,8 @@ export class LedgerIndex {
   private lastLine = 0;
   /** Records by the post hash they pin (`pathsPinning`), made when first asked for and kept up as lines come. */
   private pins: PinIndex | undefined;
+  /** Questions answered by scanning, before the pin index is made. */
+  private pinScans = 0;
   private readonly reader: RecordReader;
 
   /** `lines`: where records are read back from; by default the index keeps what it is fed in memory. */
@@ -150,6 +154,7 @@ export class LedgerIndex {
     this.lastLine = 0;
     this.reader.clear();
     this.pins = undefined;
+    this.pinScans = 0;
     this.lines.clear?.();
   }
 
@@ -199,11 +204,26 @@ export class LedgerIndex {
    * the rows, so callers ask once per content, not per line.
    */
   pathsPinning(hash: string): string[] {
-    const refs = this.preparePins().refs(postKey(hash));
+    const refs = this.pinned(postKey(hash));
     if (refs.length === 0) return [];
     const out = new Set<string>();
     for (const e of this.reader.readBack(refs, (e) => e.postHash === hash)) out.add(e.path);
     return [...out];
+  }
+
+  /**
+   * The records that may pin `key`: from the pin index once it is made; before, a scan of the post column for
+   * each of the first few questions (a CLI call asks one or two, and the scan costs a fraction of making the
+   * index), then the index, for a caller that asks of many contents (`intent stats` over untraced files).
+   */
+  private pinned(key: number): RecordRef[] {
+    if (this.pins || ++this.pinScans > PIN_SCANS) return this.preparePins().refs(key);
+    try {
+      this.fileIndex.readAll();
+    } catch {
+      /* damaged saved rows: each file's are read and checked against the ledger, as PinIndex.of does */
+    }
+    return this.fileIndex.rowsPosting(key);
   }
 
   /**
