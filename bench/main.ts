@@ -22,6 +22,7 @@ import {
   blameRenamed,
   blameSplit,
   check,
+  checkCatalogue,
   emptyMemory,
   globs,
   hooks,
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     if (records === args.sizes[0]) await run("keystroke", async () => [await keystroke(w, "20k", o), await keystroke(w, "200k", o)]);
     // a save's stall does not depend on the ledger either
     if (records === args.sizes[0]) await run("save", () => saveStall(o));
-    await run("check", () => check(w, o));
+    await run("check", () => [check(w, o), checkCatalogue(w, o)]);
     await run("blame", () => blame(w, o));
     await run("renamed", () => [blameRenamed(w, o), blameGitRenamed(w, o), blameSplit(w, o)]);
     await run("hooks", () => hooks(w, o));

@@ -1,7 +1,9 @@
-import { appendFileSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { fileHash } from "../../server/src/engine/hashing";
+import { CACHE_DIR } from "../../server/src/io/cacheDir";
+import { decodeIndex, indexFileName } from "../../server/src/io/ledger/indexFile";
 import { runCliInProcess } from "../support/cliRunner";
 import { bombRecords } from "../support/ledgerBombs";
 import { LspClient } from "../support/lspClient";
@@ -121,6 +123,14 @@ describe("the ledger as other processes write it", () => {
     expect(kinds[0]).toBe("begin");
     expect((progress[0] as any).title).toBe("intent-lsp: indexing the trace ledger");
     expect(kinds.at(-1)).toBe("end");
+    // the index of the whole ledger is saved after the end is reported, for the next process to resume from
+    const saved = () => {
+      const file = ws!.path(`${CACHE_DIR}/${indexFileName(LEDGER)}`);
+      if (!existsSync(file)) return undefined;
+      const d = decodeIndex(readFileSync(file));
+      return "problem" in d ? d.problem : d.indexed;
+    };
+    await expect.poll(saved, { timeout: 15_000 }).toBe(statSync(ws.path(LEDGER)).size);
   });
 
   it("a compacted ledger's first read reports progress too: the sealed history it decodes, not only the small live file", async () => {

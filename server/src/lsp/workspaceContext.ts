@@ -66,7 +66,7 @@ export class WorkspaceContext {
 
   /** The workspace's ledger, asking git (in the background) for the renames and splits no record names. */
   private newLedger(): WorkspaceLedger {
-    const ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath);
+    const ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath, { settleAfter: true });
     ledger.gitNames = (path) => this.gitSources.names(path);
     return ledger;
   }

@@ -10,7 +10,7 @@
 import { isoTime } from "./entryOrder";
 import { FileIndex, type FileState, type SavedFiles } from "./fileIndex";
 import { IntentIndex, type IntentState } from "./intentIndex";
-import { PinIndex } from "./pinIndex";
+import { ContentPins, type PinIndex } from "./pinIndex";
 import { StringPool, type TraceEntry, type UnreadableLine } from "./read";
 import { MemoryRecordLines, type RecordLines } from "./recordLines";
 import { RecordReader } from "./recordReader";
@@ -48,8 +48,6 @@ export interface IndexState {
 }
 
 const NEWLINE = 0x0a;
-/** Contents asked about by scanning before the pin index is made: a scan costs about a fortieth of making it. */
-const PIN_SCANS = 8;
 
 export class LedgerIndex {
   private readonly pool = new StringPool();
@@ -59,9 +57,7 @@ export class LedgerIndex {
   private records = 0;
   private lastLine = 0;
   /** Records by the post hash they pin (`pathsPinning`), made when first asked for and kept up as lines come. */
-  private pins: PinIndex | undefined;
-  /** Questions answered by scanning, before the pin index is made. */
-  private pinScans = 0;
+  private readonly pins = new ContentPins(this.fileIndex);
   private readonly reader: RecordReader;
 
   /** `lines`: where records are read back from; by default the index keeps what it is fed in memory. */
@@ -136,7 +132,7 @@ export class LedgerIndex {
     for (let i = 0; i < n; i++) {
       const path = paths[i]!;
       const key = postKey(posts[i]);
-      this.pins?.add(key, offset, end - start, line);
+      this.pins.add(key, offset, end - start, line);
       result.paths.add(path);
       this.fileIndex.add(path, offset, end - start, line, key, time, posts[i]);
       const intentId = intents[i];
@@ -153,8 +149,7 @@ export class LedgerIndex {
     this.records = 0;
     this.lastLine = 0;
     this.reader.clear();
-    this.pins = undefined;
-    this.pinScans = 0;
+    this.pins.reset();
     this.lines.clear?.();
   }
 
@@ -204,7 +199,7 @@ export class LedgerIndex {
    * the rows, so callers ask once per content, not per line.
    */
   pathsPinning(hash: string): string[] {
-    const refs = this.pinned(postKey(hash));
+    const refs = this.pins.refs(postKey(hash));
     if (refs.length === 0) return [];
     const out = new Set<string>();
     for (const e of this.reader.readBack(refs, (e) => e.postHash === hash)) out.add(e.path);
@@ -212,27 +207,11 @@ export class LedgerIndex {
   }
 
   /**
-   * The records that may pin `key`: from the pin index once it is made; before, a scan of the post column for
-   * each of the first few questions (a CLI call asks one or two, and the scan costs a fraction of making the
-   * index), then the index, for a caller that asks of many contents (`intent stats` over untraced files).
-   */
-  private pinned(key: number): RecordRef[] {
-    if (this.pins || ++this.pinScans > PIN_SCANS) return this.preparePins().refs(key);
-    try {
-      this.fileIndex.readAll();
-    } catch {
-      /* damaged saved rows: each file's are read and checked against the ledger, as PinIndex.of does */
-    }
-    return this.fileIndex.rowsPosting(key);
-  }
-
-  /**
    * Makes the pin index with one pass over every row (`ingestLine` keeps it up from then on). A reader that
    * holds the whole ledger calls this while it reads, so the pass is never paid by a query that waits.
    */
   preparePins(): PinIndex {
-    this.pins ??= PinIndex.of(this.fileIndex);
-    return this.pins;
+    return this.pins.prepare();
   }
 
   files(): string[] {

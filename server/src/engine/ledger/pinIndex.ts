@@ -1,6 +1,47 @@
 import type { FileIndex } from "./fileIndex";
 import { MIXED_POST, NO_POST, NONE, type RecordRef } from "./recordRows";
 
+/** Contents asked about by scanning before the pin index is made: a scan costs about a fortieth of making it. */
+const PIN_SCANS = 8;
+
+/**
+ * Which records of a ledger index may pin a content: from the pin index once it is made; before, a scan of
+ * the post column for each of the first few questions (a CLI call asks one or two, and the scan costs a
+ * fraction of making the index), then the index, for a caller that asks of many contents (`intent stats`
+ * over untraced files). A reader that holds the whole ledger makes the index while it reads (`prepare`).
+ */
+export class ContentPins {
+  private index: PinIndex | undefined;
+  private scans = 0;
+
+  constructor(private readonly files: FileIndex) {}
+
+  refs(key: number): RecordRef[] {
+    if (this.index || ++this.scans > PIN_SCANS) return this.prepare().refs(key);
+    try {
+      this.files.readAll();
+    } catch {
+      /* damaged saved rows: each file's are read and checked against the ledger, as PinIndex.of does */
+    }
+    return this.files.rowsPosting(key);
+  }
+
+  prepare(): PinIndex {
+    this.index ??= PinIndex.of(this.files);
+    return this.index;
+  }
+
+  /** A record line's entry, once the index is made (`FileIndex.add` keeps the rows a scan reads). */
+  add(key: number, offset: number, length: number, line: number): void {
+    this.index?.add(key, offset, length, line);
+  }
+
+  reset(): void {
+    this.index = undefined;
+    this.scans = 0;
+  }
+}
+
 /**
  * Record lines by post-hash key, as chained columns: a lookup reads the few records with the key (and those
  * whose entries stated different hashes for one file, `MIXED_POST`), so asking about content no record pins

@@ -81,6 +81,15 @@ export class LedgerSource {
     return loaded.at.indexed;
   }
 
+  /**
+   * Saves the index when `saveAfterBytes` were indexed since it was saved, and makes its pin index (`pins`:
+   * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks.
+   */
+  settle(saveAfterBytes: number, pins: boolean): void {
+    if (this.unsavedBytes >= saveAfterBytes) this.save();
+    if (pins) this.index.preparePins();
+  }
+
   save(): void {
     const dir = this.opts.cacheDir(true);
     if (!dir) return;

@@ -46,6 +46,12 @@ export interface WorkspaceLedgerOptions {
    * it, checked, for processes that ask about many files.
    */
   partial?: boolean;
+  /**
+   * Save the indexes and make the pin index after the poll that read the ledger has answered, in a task of
+   * their own (the editor's server): a first read of a large ledger then reports its end when its answers
+   * are ready, not after writing the copy the next process reads. Default false: before the poll answers.
+   */
+  settleAfter?: boolean;
 }
 
 /**
@@ -65,8 +71,8 @@ export class WorkspaceLedger {
   private running: Promise<unknown> = Promise.resolve();
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
-  private readonly saveAfterBytes: number;
-  private readonly partial: boolean;
+  /** Saves a ledger's index when enough was indexed since, and makes its pin index (a reader of the whole ledger). */
+  private readonly settle: (s: LedgerSource) => void;
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
@@ -78,10 +84,10 @@ export class WorkspaceLedger {
   constructor(
     readonly root: string,
     readonly ledgerPath: string,
-    opts: WorkspaceLedgerOptions = {},
+    private readonly opts: WorkspaceLedgerOptions = {},
   ) {
-    this.saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
-    this.partial = opts.partial ?? false;
+    const saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
+    this.settle = (s) => s.settle(saveAfterBytes, !opts.partial);
     // the live ledger stays first: `lastPostHash` and the editor's file events look for it there
     const cacheDir = (create: boolean) => ((opts.cache ?? true) ? workspaceCacheDir(root, { create }) : undefined);
     const onPaths = (paths: Iterable<string>) => {
@@ -128,10 +134,9 @@ export class WorkspaceLedger {
       const r = await s.follower.poll(progressOf?.(i));
       lines += r.lines;
       bytesRead += r.bytesRead;
-      if (s.unsavedBytes >= this.saveAfterBytes) s.save();
+      if (!this.opts.settleAfter) this.settle(s);
     }
-    // the pass that indexes records by the content they pin runs here, not in the first hover that asks
-    if (!this.partial) for (const s of this.states) s.index.preparePins();
+    if (this.opts.settleAfter) this.running = afterAnswer(this.running, () => states.forEach(this.settle));
     this.indexed = true;
     const changed = this.wasReset || lines > 0 || bytesResumed > 0;
     return { paths: this.touched, reset: this.wasReset, changed, bytesRead, bytesResumed };
@@ -322,4 +327,15 @@ function overAll(sizes: readonly number[], onProgress: ProgressCallback): (file:
     const before = sizes.slice(0, file).reduce((a, b) => a + b, 0);
     return (read, total) => onProgress(Math.min(all, before + (sizes[file]! - total) + read), all);
   };
+}
+
+/**
+ * Runs `work` after the caller of the poll `running` ends with has taken its answer (a turn of the event
+ * loop), before the next poll reads; a failure leaves the index to be saved by a later poll, which still runs.
+ */
+function afterAnswer(running: Promise<unknown>, work: () => void): Promise<unknown> {
+  return running
+    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    .then(work)
+    .catch(() => undefined);
 }
