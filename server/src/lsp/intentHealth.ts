@@ -8,7 +8,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import { driftBase, driftMessage, type Drift } from "../engine/drift";
 import { criterionText } from "../engine/intents/load";
 import { measureDrift } from "../io/drift";
-import { LifecycleLog } from "../io/intents/move";
+import { LifecycleLog } from "../io/intents/lifecycleLog";
 import type { CriteriaRunner } from "./criteria";
 import { makeDiagnostic } from "./diagnostics";
 import type { WorkspaceContext } from "./workspaceContext";

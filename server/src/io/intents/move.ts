@@ -10,9 +10,7 @@ import { transition } from "../../engine/intents/writeback";
 import { INTENT_LSP_VERSION } from "../../version";
 import { headRevision } from "../git";
 import { appendWorkspaceRecord } from "../ledger/append";
-import { closeSync, fstatSync, readSync } from "node:fs";
-import { ownFilePath, readOwnFile } from "../ownFiles";
-import { openRegularSync } from "../regularFiles";
+import { readOwnFile } from "../ownFiles";
 import { modifyIntentsFile } from "./store";
 
 export interface MoveRequest {
@@ -65,54 +63,4 @@ export async function moveIntent(req: MoveRequest): Promise<MoveResult> {
 export function readLifecycleEvents(root: string, ledgerPath: string): LifecycleEvent[] {
   const text = readOwnFile(root, ledgerPath) ?? "";
   return lifecycleEvents(text.split("\n"));
-}
-
-/**
- * The lifecycle moves of a ledger followed as it grows (the editor asks after every append): only the bytes
- * appended since the last read are read and parsed; a ledger that shrank or was replaced is read again whole.
- */
-export class LifecycleLog {
-  private offset = 0;
-  private head = "";
-  private events: LifecycleEvent[] = [];
-
-  constructor(
-    private readonly root: string,
-    private readonly ledgerPath: () => string,
-  ) {}
-
-  read(): LifecycleEvent[] {
-    let fd: number | undefined;
-    try {
-      fd = openRegularSync(ownFilePath(this.root, this.ledgerPath()));
-      const size = fstatSync(fd).size;
-      const head = readAt(fd, 0, Math.min(size, 256));
-      if (size < this.offset || !head.startsWith(this.head)) this.reset();
-      // up to the last complete line: a line being appended is read when it is whole
-      const text = readAt(fd, this.offset, size - this.offset);
-      const end = text.lastIndexOf("\n") + 1;
-      if (end > 0) {
-        this.events.push(...lifecycleEvents(text.slice(0, end).split("\n")));
-        this.offset += Buffer.byteLength(text.slice(0, end));
-      }
-      this.head = head;
-    } catch {
-      this.reset(); // no ledger (yet), or one that cannot be read safely: no moves to report
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-    return this.events;
-  }
-
-  private reset(): void {
-    this.offset = 0;
-    this.head = "";
-    this.events = [];
-  }
-}
-
-function readAt(fd: number, position: number, length: number): string {
-  const buf = Buffer.alloc(length);
-  const n = length ? readSync(fd, buf, 0, length, position) : 0;
-  return buf.subarray(0, n).toString("utf8");
 }

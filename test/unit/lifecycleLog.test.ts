@@ -1,0 +1,79 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { buildLifecycleRecord } from "../../server/src/engine/ledger/lifecycle";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { LifecycleLog } from "../../server/src/io/intents/lifecycleLog";
+import { readLifecycleEvents } from "../../server/src/io/intents/move";
+
+/**
+ * The followed log (bytes searched for the lifecycle mark, read in chunks, only what was appended) against
+ * the plain reading: the whole ledger decoded and every line parsed (`readLifecycleEvents`).
+ */
+
+const LEDGER = ".orchestration/agent_trace.jsonl";
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "intent-lsp-lifecycle-"));
+  mkdirSync(join(root, ".orchestration"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const move = (i: number, name = `Person ${i}`) =>
+  JSON.stringify(
+    buildLifecycleRecord({
+      intentId: `INT-00${i % 3}`,
+      from: "PENDING",
+      to: i % 2 ? "IN_PROGRESS" : "COMPLETE",
+      person: { name },
+      toolVersion: "0.1.0",
+      now: new Date(Date.UTC(2026, 0, 1, 0, i)),
+      id: `00000000-0000-4000-a000-${String(i).padStart(12, "0")}`,
+    }),
+  );
+const edit = (i: number) =>
+  JSON.stringify(
+    buildRecord({
+      path: `src/f${i}.ts`,
+      content: `line ${i}\n`,
+      ranges: [{ start_line: 1, end_line: 1 }],
+      contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+      sessionId: "s",
+      toolVersion: "0.1.0",
+      mutationClass: "INTENT_EVOLUTION",
+      preHash: null,
+      scope: "PASS",
+      intentId: "INT-001",
+      now: new Date(Date.UTC(2026, 0, 1, 1, i)),
+      id: `00000000-0000-4000-b000-${String(i).padStart(12, "0")}`,
+    }),
+  );
+
+it("reads every move the plain reading finds, whatever the chunk size, as the ledger grows and is replaced", () => {
+  const path = join(root, LEDGER);
+  const logs = [64, 700, 1 << 20].map((chunk) => new LifecycleLog(root, () => LEDGER, chunk));
+  const same = () => {
+    const plain = readLifecycleEvents(root, LEDGER);
+    for (const log of logs) expect(log.read()).toEqual(plain);
+    return plain;
+  };
+  expect(same()).toEqual([]); // no ledger yet
+  // moves among edits, a name with characters of several bytes, a line that is not JSON but holds the mark,
+  // bytes that are not UTF-8 on a line of their own, and a mark split by no line end
+  writeFileSync(path, `${[edit(1), move(1), edit(2), move(2, "Zoë Ångström 🚀"), '{"lifecycle" not json', edit(3)].join("\n")}\n`);
+  appendFileSync(path, Buffer.from([0xe2, 0x82, 0x0a, 0xff, 0x0a]));
+  expect(same().map((e) => e.person?.name)).toEqual(["Person 1", "Zoë Ångström 🚀"]);
+  // a move being appended is read once its line is whole
+  const half = move(3).slice(0, 40);
+  appendFileSync(path, half);
+  expect(same().length).toBe(2);
+  appendFileSync(path, `${move(3).slice(40)}\n${edit(4)}\n${move(4)}\n`);
+  expect(same().length).toBe(4);
+  // a ledger replaced by a shorter one, then by one of the same length with another head
+  writeFileSync(path, `${move(5)}\n`);
+  expect(same().map((e) => e.at)).toEqual(["2026-01-01T00:05:00.000Z"]);
+  writeFileSync(path, `${move(7)}\n`);
+  expect(readFileSync(path).length).toBe(move(5).length + 1);
+  expect(same().map((e) => e.at)).toEqual(["2026-01-01T00:07:00.000Z"]);
+});
