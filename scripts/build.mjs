@@ -78,28 +78,30 @@ const withReport = {
 // fresh process on every tool call, and compiling the bundle was a fifth of its time. The launcher carries
 // the bundle's SHA-256, part of its cache's name (server/src/launch/codeCache.ts), so it need not hash the
 // bundle on every start.
-async function cliAndLauncher() {
-  await build({ ...withReport, entryPoints: ["server/src/cli/bin.ts"], outfile: "dist/intent-cli.js" });
-  const bundle = readFileSync("dist/intent-cli.js");
+// `intent-lsp` (dist/server.js) is the same kind of launcher for the server bundle: an editor starts a server
+// for every window, and compiling the bundle was a fifth of a restart on a small ledger.
+async function bundleAndLauncher(entry, bundleFile, launcher, launcherFile) {
+  await build({ ...withReport, entryPoints: [entry], outfile: bundleFile });
+  const bundle = readFileSync(bundleFile);
   // Latin-1 is the launcher's fast read of an ASCII bundle; esbuild escapes every string, but not comments
   const stray = bundle.findIndex((b) => b > 0x7f);
   if (stray !== -1) {
     const line = bundle.subarray(0, stray).toString("latin1").split("\n").length;
-    console.warn(`dist/intent-cli.js:${line} holds a non-ASCII character (in a comment?): the launcher reads the bundle as UTF-8, which is slower`);
+    console.warn(`${bundleFile}:${line} holds a non-ASCII character (in a comment?): the launcher reads the bundle as UTF-8, which is slower`);
   }
   const bundleHash = createHash("sha256").update(bundle).digest("hex");
   await build({
     ...common,
-    define: { ...common.define, __INTENT_CLI_BUNDLE__: JSON.stringify(bundleHash) },
-    entryPoints: ["server/src/launch/cli.ts"],
-    outfile: "dist/cli.js",
+    define: { ...common.define, __INTENT_BUNDLE_SHA256__: JSON.stringify(bundleHash) },
+    entryPoints: [launcher],
+    outfile: launcherFile,
     sourcemap: false,
   });
 }
 
 await Promise.all([
-  build({ ...withReport, entryPoints: ["server/src/main.ts"], outfile: "dist/server.js" }),
-  cliAndLauncher(),
+  bundleAndLauncher("server/src/main.ts", "dist/intent-server.js", "server/src/launch/server.ts", "dist/server.js"),
+  bundleAndLauncher("server/src/cli/bin.ts", "dist/intent-cli.js", "server/src/launch/cli.ts", "dist/cli.js"),
   // the CLI's main() as a module, not shipped: the tests that run a command in process where the spawned
   // binary is not their subject (test/support/cliRunner.ts)
   build({ ...withReport, entryPoints: ["server/src/cli/main.ts"], outfile: "dist/intent-cli-main.js", banner: {} }),

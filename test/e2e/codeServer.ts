@@ -88,8 +88,14 @@ function swapServer(extensionsDir: string): void {
   const installed = readdirSync(extensionsDir).find((d) => d.startsWith("intent-lsp.intent-lsp-"));
   if (!installed) throw new Error(`no intent-lsp extension in ${extensionsDir}`);
   const target = path.join(extensionsDir, installed, "dist", "server.js");
-  if (existsSync(swap)) copyFileSync(swap, target);
-  else rmSync(target);
+  if (!existsSync(swap)) {
+    rmSync(target);
+    return;
+  }
+  copyFileSync(swap, target);
+  // a build whose server.js is a launcher runs the bundle beside it
+  const bundle = path.join(path.dirname(swap), "intent-server.js");
+  if (existsSync(bundle)) copyFileSync(bundle, path.join(path.dirname(target), "intent-server.js"));
 }
 
 /** User settings for a clean workbench that opens the folder straight away and shows nothing else. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { diffArrays } from "diff";
 import type { Hover, TextDocumentContentChangeEvent } from "vscode-languageserver-protocol";
@@ -45,8 +45,13 @@ export class EditorDriver {
   private readonly renamed: { files: { oldUri: string; newUri: string }[] }[] = [];
   private readonly settings: { contributor: { type: string; modelId?: string } } = { contributor: { type: "human" } };
   private configAnswers = 0;
-  /** Builds that send `intent/saveProcessed` announce each handled save; others are waited for through the ledger. */
-  readonly announcesSaves = readFileSync(SERVER_JS, "utf8").includes(SAVE_PROCESSED);
+  /**
+   * Builds that send `intent/saveProcessed` announce each handled save; others are waited for through the
+   * ledger. A build whose dist/server.js is a launcher holds the server in dist/intent-server.js beside it.
+   */
+  readonly announcesSaves = [SERVER_JS, join(dirname(SERVER_JS), "intent-server.js")].some(
+    (file) => existsSync(file) && readFileSync(file, "utf8").includes(SAVE_PROCESSED),
+  );
 
   private constructor(
     readonly client: LspClient,

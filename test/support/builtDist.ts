@@ -20,7 +20,7 @@ function newestSource(dir: string): number {
 export async function ensureBuilt(): Promise<void> {
   const stale = () => {
     const built = Math.min(
-      ...["dist/cli.js", "dist/intent-cli.js", "dist/intent-cli-main.js", "dist/intent-server-main.js", "dist/server.js"].map((f) =>
+      ...["dist/cli.js", "dist/intent-cli.js", "dist/intent-cli-main.js", "dist/intent-server-main.js", "dist/intent-server.js", "dist/server.js"].map((f) =>
         existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0,
       ),
     );

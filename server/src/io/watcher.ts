@@ -16,7 +16,7 @@ const REARM_MS = 1000;
  * watched). A handful of inotify watches; events a client also sends are simply seen twice.
  */
 export class FileWatcher {
-  /** Watched directory → how many reasons there are to watch it, and its watcher (absent while it does not exist). */
+  /** Watched directory: how many reasons there are to watch it, and its watcher (absent while it does not exist). */
   private readonly dirs = new Map<string, { refs: number; watcher: FSWatcher | undefined }>();
   private readonly changed = new Set<string>();
   private timer: NodeJS.Timeout | undefined;

@@ -28,8 +28,8 @@ import { Script } from "node:vm";
 import { fnv1a64 } from "../engine/fnv1a64";
 import { wordChecksum } from "../engine/wordChecksum";
 
-/** The SHA-256 of the CLI bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
-declare const __INTENT_CLI_BUNDLE__: string | undefined;
+/** The SHA-256 of the bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
+declare const __INTENT_BUNDLE_SHA256__: string | undefined;
 
 type ModuleInternals = Module & { filename: string; paths: string[]; loaded: boolean };
 type ModuleStatics = typeof Module & { wrap(source: string): string; _nodeModulePaths(dir: string): string[] };
@@ -112,7 +112,7 @@ function readSource(bundle: string): string {
 export function fileIdentity(bundle: string): string | undefined {
   try {
     const st = statSync(bundle, { bigint: true });
-    const build = typeof __INTENT_CLI_BUNDLE__ === "string" ? __INTENT_CLI_BUNDLE__ : "unbuilt";
+    const build = typeof __INTENT_BUNDLE_SHA256__ === "string" ? __INTENT_BUNDLE_SHA256__ : "unbuilt";
     return [build, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch].join(":");
   } catch {
     return undefined;

@@ -21,14 +21,14 @@ export class PartEvent<A extends unknown[]> {
  * emitted before every part is built, because the connection listens only after that.
  */
 export class PartEvents {
-  /** Files changed on disk, as absolute paths (FileWatcher → DocumentSync). */
+  /** Files changed on disk, as absolute paths (FileWatcher to DocumentSync). */
   readonly filesChanged = new PartEvent<[paths: string[]]>();
-  /** A workspace folder was added (Workspaces → SessionSync). */
+  /** A workspace folder was added (Workspaces to SessionSync). */
   readonly workspaceAdded = new PartEvent<[ctx: WorkspaceContext]>();
-  /** The ledger, or git's history, says something new of these paths (LedgerSync, git → DocumentSync). */
+  /** The ledger, or git's history, says something new of these paths (LedgerSync, git to DocumentSync). */
   readonly ledgerChanged = new PartEvent<[ctx: WorkspaceContext, paths: ReadonlySet<string>, reset: boolean, first: boolean]>();
-  /** The intents file's own diagnostics changed (CriteriaRunner, IntentHealth → DiagnosticsPublisher). */
+  /** The intents file's own diagnostics changed (CriteriaRunner, IntentHealth to DiagnosticsPublisher). */
   readonly intentsFileChanged = new PartEvent<[ctx: WorkspaceContext]>();
-  /** A rule file changed on disk since the rules were read (DiagnosticsPublisher → DocumentSync). */
+  /** A rule file changed on disk since the rules were read (DiagnosticsPublisher to DocumentSync). */
   readonly rulesStale = new PartEvent<[ctx: WorkspaceContext]>();
 }

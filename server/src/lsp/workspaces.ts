@@ -62,8 +62,8 @@ export class Workspaces {
   }
 
   /**
-   * The workspace of a file being opened: its folder's, or — for a file outside every folder, or an editor
-   * that sent none — the intents workspace above it, adopted as a folder of its own.
+   * The workspace of a file being opened: its folder's, or (for a file outside every folder, or an editor
+   * that sent none) the intents workspace above it, adopted as a folder of its own.
    */
   forFile(fsPath: string): WorkspaceContext | undefined {
     const ctx = this.of(fsPath);
