@@ -45,7 +45,7 @@ export function rewriteCache(path: string, edit: (payload: string) => string): v
   const bytes = readFileSync(path);
   const end = bytes.indexOf(0x0a);
   const [, name, format, checksum] = bytes.toString("latin1", 0, end).trimEnd().split(" ");
-  const kind = { name: name!, format: Number(format), checksum: checksum as "sha256" | "fnv1a64" };
+  const kind = { name: name!, format: Number(format), checksum: checksum as "sha256" | "words" };
   const payload = edit(bytes.subarray(end + 1).toString("utf8"));
   writeFileSync(path, Buffer.concat(sealCache(kind, [Buffer.from(payload, "utf8")])));
 }

@@ -8,11 +8,12 @@
  *
  * Layout: one line of ASCII, `intent-lsp-cache NAME FORMAT CHECKSUM LENGTH DIGEST`, padded with spaces to a
  * multiple of 8 bytes (so that typed arrays in the payload stay aligned), then exactly LENGTH bytes of
- * payload. CHECKSUM is `sha256` (node:crypto) or `fnv1a64` (engine/fnv1a64.ts: for a small file read on
- * the hook's path, which does not load crypto).
+ * payload. CHECKSUM is `sha256` (node:crypto) or `words` (engine/wordChecksum.ts, four bytes at a time: for
+ * a file read on every hook's and CLI call's path, which does not load crypto, and which a catalogue of a
+ * thousand intents makes half a megabyte).
  */
 import { createHash } from "node:crypto";
-import { fnv1a64Bytes } from "../engine/fnv1a64";
+import { wordChecksum } from "../engine/wordChecksum";
 import { readOwnBytes, writeOwnFile } from "./ownFiles";
 
 const MAGIC = "intent-lsp-cache";
@@ -23,11 +24,11 @@ const MAX_HEADER = 256;
 export interface CacheKind {
   name: string;
   format: number;
-  checksum: "sha256" | "fnv1a64";
+  checksum: "sha256" | "words";
 }
 
 function digest(kind: CacheKind, parts: readonly Uint8Array[]): string {
-  if (kind.checksum === "fnv1a64") return fnv1a64Bytes(parts);
+  if (kind.checksum === "words") return wordChecksum(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   const h = createHash("sha256");
   for (const p of parts) h.update(p);
   return h.digest("hex");
@@ -64,7 +65,7 @@ export function isWholeCache(bytes: Buffer, name: string): boolean {
     .trimEnd()
     .split(" ");
   const checksum = fields[3];
-  if (checksum !== "sha256" && checksum !== "fnv1a64") return false;
+  if (checksum !== "sha256" && checksum !== "words") return false;
   return openCache({ name, format: Number(fields[2]), checksum }, bytes) !== undefined;
 }
 

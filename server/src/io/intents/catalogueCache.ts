@@ -23,8 +23,8 @@ import { loadIntents } from "../../engine/intents/load";
 import { makeCatalogue, type Intent, type LoadResult, type Problem } from "../../engine/intents/model";
 
 const CACHE_FILE = "catalogue.json";
-const FORMAT = 3;
-const KIND: CacheKind = { name: "catalogue", format: FORMAT, checksum: "fnv1a64" };
+const FORMAT = 4;
+const KIND: CacheKind = { name: "catalogue", format: FORMAT, checksum: "words" };
 
 declare const __INTENT_LSP_BUILD__: string;
 
