@@ -8,7 +8,7 @@ import { runCliInProcess } from "../support/cliRunner";
 import { bombRecords } from "../support/ledgerBombs";
 import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
-import { gitWorkspace } from "../support/gitRepository";
+import { git, gitWorkspace } from "../support/gitRepository";
 
 const API = "src/api/weather.ts";
 const LEDGER = ".orchestration/agent_trace.jsonl";
@@ -109,6 +109,22 @@ describe("the ledger as other processes write it", () => {
       `${API} changed here and no ledger record explains it (untraced): the change was made outside intent-lsp and the agent hooks.`,
     );
     expect(fileHash(ws.read(API))).not.toBe(fileHash(recorded));
+  });
+
+  it("on a feature branch, the lines its commits changed since main are judged as intent check judges them (the merge-base, not HEAD)", async () => {
+    ws = gitWorkspace();
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    ws.write(API, ws.read(API).replace("celsius: Math.round(now.temperature),", "celsius: now.temperature,"));
+    git(ws.root, "commit", "-q", "-am", "an unrecorded change, committed on the branch");
+    const check = await runCliInProcess(["check", "--format", "json"], { cwd: ws.root });
+    const fromCheck = (JSON.parse(check.stdout) as { findings: { path: string; startLine: number; code: string }[] }).findings
+      .filter((f) => f.path === API)
+      .map((f) => [f.code, f.startLine - 1]);
+    expect(fromCheck).toEqual([["untraced-change", 14]]);
+    client = await LspClient.start({ root: ws.root });
+    await client.open(API);
+    const diags = await client.waitForDiagnostics(API, (d) => d.length > 0);
+    expect(diags.map((d) => [d.code, d.range.start.line])).toEqual(fromCheck);
   });
 
   it("a large ledger is indexed with work-done progress", async () => {

@@ -4,7 +4,7 @@
  * runs. The base is chosen again only when HEAD moves.
  */
 import { textLines } from "../engine/lines";
-import { chooseBase, type FileDiff, GitError, gitTopLevel, headRevision, parseRawPatch } from "./git";
+import { chooseBaseAsync, type FileDiff, GitError, headRevision, parseRawPatch } from "./git";
 import { gitExecFile } from "./gitRunner";
 
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
@@ -31,14 +31,16 @@ export async function diffSince(root: string, base: string, paths: readonly stri
 /** The base `intent check` compares with, per workspace root, kept while HEAD stays where it was. */
 const bases = new Map<string, { head: string | undefined; rev: string | undefined }>();
 
-function baseOf(root: string): string | undefined {
+/** Asked one workspace at a time (`changedLinesOf`'s queue), so the base is chosen once per HEAD. */
+async function baseOf(root: string): Promise<string | undefined> {
   const head = headRevision(root);
   const known = bases.get(root);
   if (known && known.head === head) return known.rev;
+  const ask = (args: readonly string[]) => gitAsync(root, args).catch(() => undefined);
   let rev: string | undefined;
   try {
     // not a git repository (or git is missing): `intent check` cannot run here either
-    rev = known || gitTopLevel(root) ? chooseBase(root, undefined).rev : undefined;
+    rev = known || (await ask(["rev-parse", "--show-toplevel"]))?.trim() ? (await chooseBaseAsync(root, ask)).rev : undefined;
   } catch {
     rev = undefined;
   }
@@ -65,7 +67,7 @@ export function changedLinesOf(root: string, path: string, text: string): Promis
 const queues = new Map<string, Promise<unknown>>();
 
 async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
-  const base = baseOf(root);
+  const base = await baseOf(root);
   if (!base) return undefined;
   const diff = await diffSince(root, base, [path]);
   const file = diff.find((d) => d.path === path);

@@ -59,11 +59,6 @@ export function gitIdentity(root: string): { name?: string; email?: string } {
   return found;
 }
 
-/** The commit a ref names, or undefined when it does not exist. */
-function resolveCommit(root: string, ref: string): string | undefined {
-  return tryGit(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])?.trim() || undefined;
-}
-
 interface Base {
   /** What the user reads: the ref as given, or how the default was chosen. */
   label: string;
@@ -71,26 +66,54 @@ interface Base {
   rev: string;
 }
 
+/** A git question of the base rule (its arguments); the answer is git's output, undefined when git failed. */
+type GitQuestion = readonly string[];
+type BaseSteps = Generator<GitQuestion, Base, string | undefined>;
+
+/** The commit a ref names, or undefined when it does not exist. */
+function* commitOf(ref: string): Generator<GitQuestion, string | undefined, string | undefined> {
+  return (yield ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])?.trim() || undefined;
+}
+
 /**
  * `--base REF` when given; else, for staged changes, HEAD (a pre-commit check judges what this commit adds,
  * not the branch); else the merge-base of HEAD with the first of origin/HEAD, main, master that exists
- * (what a pull request would show); else HEAD (local, uncommitted work); else the empty tree.
+ * (what a pull request would show); else HEAD (local, uncommitted work); else the empty tree. Written once
+ * as the questions it asks git, so that `intent check` (`chooseBase`) and the editor (`chooseBaseAsync`,
+ * which never blocks the server while git runs) choose by the same rule.
  */
-export function chooseBase(root: string, given: string | undefined, opts: { staged?: boolean } = {}): Base {
+function* baseRule(root: string, given: string | undefined, staged: boolean): BaseSteps {
   if (given) {
-    const rev = resolveCommit(root, given);
+    const rev = yield* commitOf(given);
     if (!rev) throw new GitError(`--base ${given} is not a commit in ${root}; fetch it first (e.g. \`git fetch origin ${given}\`) or pass another ref`);
     return { label: given, rev };
   }
-  const head = resolveCommit(root, "HEAD");
+  const head = yield* commitOf("HEAD");
   if (!head) return { label: "the empty tree (no commits yet)", rev: EMPTY_TREE };
-  if (opts.staged) return { label: "HEAD", rev: head };
+  if (staged) return { label: "HEAD", rev: head };
   for (const candidate of ["origin/HEAD", "main", "master"]) {
-    if (!resolveCommit(root, candidate)) continue;
-    const mb = tryGit(root, ["merge-base", "HEAD", candidate])?.trim();
+    if (!(yield* commitOf(candidate))) continue;
+    const mb = (yield ["merge-base", "HEAD", candidate])?.trim();
     if (mb) return { label: `merge-base of HEAD and ${candidate} (${mb.slice(0, 12)})`, rev: mb };
   }
   return { label: "HEAD", rev: head };
+}
+
+export function chooseBase(root: string, given: string | undefined, opts: { staged?: boolean } = {}): Base {
+  const rule = baseRule(root, given, opts.staged ?? false);
+  for (let step = rule.next(); ; ) {
+    if (step.done) return step.value;
+    step = rule.next(tryGit(root, step.value));
+  }
+}
+
+/** `chooseBase` with git asked through `ask` (undefined when git failed): the editor's, without blocking. */
+export async function chooseBaseAsync(root: string, ask: (args: readonly string[]) => Promise<string | undefined>): Promise<Base> {
+  const rule = baseRule(root, undefined, false);
+  for (let step = rule.next(); ; ) {
+    if (step.done) return step.value;
+    step = rule.next(await ask(step.value));
+  }
 }
 
 export interface FileDiff {
