@@ -369,9 +369,11 @@ export class LspClient {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       // the server may still be writing its files as it goes (its session file, caches): a caller removes
-      // the workspace next, so stop returns once the process is gone
+      // the workspace next, so stop returns once the process is gone. It is given a moment to leave on its
+      // own after "exit", as editors give it (it writes its code cache as it leaves), then ended
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill();
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 1_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill();
       const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
       await exited;
       clearTimeout(timer);

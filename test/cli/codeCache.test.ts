@@ -6,6 +6,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../support/builtDist";
 import { DAMAGES } from "../support/cacheDamage";
 import { CLI_JS, runCli } from "../support/cliRunner";
+import { LspClient } from "../support/lspClient";
+import { TempWorkspace } from "../support/workspace";
 
 /** `intent` starts from V8's code cache kept in the user's own cache folder, and never trusts another's. */
 describe("the CLI's code cache", () => {
@@ -153,5 +155,42 @@ describe("the CLI's code cache", () => {
     const xdg = home();
     expect(version(xdg, { INTENT_LSP_CODE_CACHE: "off" }).status).toBe(0);
     expect(() => readdirSync(cacheDir(xdg))).toThrow();
+  });
+});
+
+/** `intent-lsp` (dist/server.js) is the same launcher for the server bundle. */
+describe("the server's code cache", () => {
+  beforeAll(ensureBuilt, 120_000);
+  let xdg: string | undefined;
+  let ws: TempWorkspace | undefined;
+  afterEach(() => {
+    if (xdg) rmSync(xdg, { recursive: true, force: true });
+    ws?.dispose();
+    xdg = ws = undefined;
+  });
+
+  it("is written when the server leaves on the editor's exit, then started from: the next server answers the same and leaves it as it was", async () => {
+    xdg = mkdtempSync(join(tmpdir(), "intent-lsp-xdg-"));
+    ws = new TempWorkspace();
+    const session = async () => {
+      const client = await LspClient.start({ root: ws!.root, env: { XDG_CACHE_HOME: xdg } });
+      await client.open("src/api/weather.ts");
+      const hover = await client.hoverText("src/api/weather.ts", 9);
+      const exited = new Promise<number | null>((resolve) => client.process!.once("exit", resolve));
+      await client.stop();
+      return { hover, code: await exited };
+    };
+    const first = await session();
+    expect(first.code).toBe(0); // it left on "exit", not killed
+    const dir = join(xdg, "intent-lsp", "code-cache");
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^intent-server-[0-9a-f]{16}-server\.bin$/);
+    const written = statSync(join(dir, files[0]!)).mtimeMs;
+    const second = await session();
+    expect(second).toEqual(first);
+    expect(readdirSync(dir)).toEqual(files);
+    // a cache V8 accepted is not written again
+    expect(statSync(join(dir, files[0]!)).mtimeMs).toBe(written);
   });
 });

@@ -39,7 +39,7 @@ type ModuleStatics = typeof Module & { wrap(source: string): string; _nodeModule
  * `flavor` names the kind of run (the subcommand): V8 compiles functions lazily, so each kind keeps its own
  * cache holding the functions it needs, written by its first run.
  */
-export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.ProcessEnv = process.env): void {
+export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.ProcessEnv = process.env, opts: { writeAfterMs?: number } = {}): void {
   // the file's identity first: a change after this only ever makes a cache under a name no later run uses
   const identity = fileIdentity(bundle);
   const source = readSource(bundle).replace(/^#!/, "//");
@@ -47,8 +47,16 @@ export function runWithCodeCache(bundle: string, flavor: string, env: NodeJS.Pro
   const cachedData = cacheFile ? readCache(cacheFile) : undefined;
   const script = new Script((Module as ModuleStatics).wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
-    // at exit the cache holds every function this run compiled, not only the top level
-    process.once("exit", () => writeCache(cacheFile, () => script.createCachedData()));
+    // at exit the cache holds every function this run compiled, not only the top level; a long-lived
+    // process (the server) also writes it once `writeAfterMs` after its start, in case it never exits on its own
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCache(cacheFile, () => script.createCachedData());
+    };
+    process.once("exit", write);
+    if (opts.writeAfterMs !== undefined) setTimeout(write, opts.writeAfterMs).unref();
   }
   const mod = new Module(bundle) as ModuleInternals;
   mod.filename = bundle;

@@ -7,4 +7,6 @@
 import { join } from "node:path";
 import { runWithCodeCache } from "./codeCache";
 
-runWithCodeCache(join(__dirname, "intent-server.js"), "server");
+// written once the first start of a build has run for a while (an editor that kills its server leaves no
+// exit to write it at): by then it holds what a start compiles
+runWithCodeCache(join(__dirname, "intent-server.js"), "server", process.env, { writeAfterMs: 10_000 });
