@@ -79,7 +79,7 @@ const withReport = {
 // the bundle's SHA-256, part of its cache's name (server/src/launch/codeCache.ts), so it need not hash the
 // bundle on every start.
 // `intent-lsp` (dist/server.js) is the same kind of launcher for the server bundle: an editor starts a server
-// for every window, and compiling the bundle was a fifth of a restart on a small ledger.
+// for every window, and compiling the bundle costs a fifth of a restart on a small ledger.
 async function bundleAndLauncher(entry, bundleFile, launcher, launcherFile) {
   await build({ ...withReport, entryPoints: [entry], outfile: bundleFile });
   const bundle = readFileSync(bundleFile);
