@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CACHE_DIR, workspaceCacheDir } from "../../server/src/io/cacheDir";
 import { fileHash } from "../../server/src/engine/hashing";
 import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/io/ledger/indexFile";
-import { buildRecord } from "../../server/src/engine/ledger/record";
+import { agentRecordLine } from "../support/recordLines";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import type { FileIndex } from "../../server/src/engine/ledger/fileIndex";
 import { PinIndex } from "../../server/src/engine/ledger/pinIndex";
@@ -15,23 +15,12 @@ import { postKey } from "../../server/src/engine/ledger/recordRows";
 const LEDGER = ".orchestration/agent_trace.jsonl";
 
 function record(i: number, opts: { path?: string; intent?: string | null; content?: string } = {}): string {
-  const content = opts.content ?? `line ${i}\nsecond ${i}\n`;
-  return JSON.stringify(
-    buildRecord({
-      path: opts.path ?? `src/f${i % 5}.ts`,
-      content,
-      ranges: [{ start_line: 1, end_line: 2 }],
-      contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
-      sessionId: "s",
-      toolVersion: "0.1.0",
-      mutationClass: "INTENT_EVOLUTION",
-      preHash: null,
-      scope: "PASS",
-      intentId: opts.intent === undefined ? `INT-00${1 + (i % 3)}` : opts.intent,
-      now: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
-      id: `00000000-0000-4000-a000-${String(i).padStart(12, "0")}`,
-    }),
-  );
+  return agentRecordLine(opts.path ?? `src/f${i % 5}.ts`, opts.content ?? `line ${i}\nsecond ${i}\n`, {
+    ranges: [{ start_line: 1, end_line: 2 }],
+    intentId: opts.intent === undefined ? `INT-00${1 + (i % 3)}` : opts.intent,
+    now: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
+    id: `00000000-0000-4000-a000-${String(i).padStart(12, "0")}`,
+  });
 }
 
 const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${record(from + k)}\n`).join("");

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { buildLifecycleRecord } from "../../server/src/engine/ledger/lifecycle";
-import { buildRecord } from "../../server/src/engine/ledger/record";
 import { LifecycleLog } from "../../server/src/io/intents/lifecycleLog";
 import { readLifecycleEvents } from "../../server/src/io/intents/move";
+import { agentRecordLine } from "../support/recordLines";
 
 /**
  * The followed log (bytes searched for the lifecycle mark, read in chunks, only what was appended) against
@@ -33,22 +33,10 @@ const move = (i: number, name = `Person ${i}`) =>
     }),
   );
 const edit = (i: number) =>
-  JSON.stringify(
-    buildRecord({
-      path: `src/f${i}.ts`,
-      content: `line ${i}\n`,
-      ranges: [{ start_line: 1, end_line: 1 }],
-      contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
-      sessionId: "s",
-      toolVersion: "0.1.0",
-      mutationClass: "INTENT_EVOLUTION",
-      preHash: null,
-      scope: "PASS",
-      intentId: "INT-001",
-      now: new Date(Date.UTC(2026, 0, 1, 1, i)),
-      id: `00000000-0000-4000-b000-${String(i).padStart(12, "0")}`,
-    }),
-  );
+  agentRecordLine(`src/f${i}.ts`, `line ${i}\n`, {
+    now: new Date(Date.UTC(2026, 0, 1, 1, i)),
+    id: `00000000-0000-4000-b000-${String(i).padStart(12, "0")}`,
+  });
 
 it("reads every move the plain reading finds, whatever the chunk size, as the ledger grows and is replaced", () => {
   const path = join(root, LEDGER);
