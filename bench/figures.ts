@@ -335,16 +335,18 @@ function cli(w: Workload, args: string[], input?: string) {
   return timeProcess(NODE, [CLI, ...args], { cwd: w.root, ...(input === undefined ? {} : { input }), keepStdout: input !== undefined });
 }
 
-/** `intent check` over 10k changed files vs `git diff -U0` of the same base. */
-export function check(w: Workload, o: Options): Figure {
-  const reps = o.quick ? 2 : w.records >= 1_000_000 ? 3 : 5;
+/**
+ * `intent check --base BASE` against `git diff -U0 BASE`, interleaved `reps` times: the figure `id`, with
+ * `data` beside the timings.
+ */
+function checkAgainstDiff(w: Workload, o: Options, id: string, base: string, reps: number, data: Record<string, unknown>): Figure {
   const ours: number[] = [];
   const git: number[] = [];
   for (let i = 0; i < reps; i++) {
-    const g = timeProcess("git", ["diff", "-U0", w.baseCommit], { cwd: w.root });
+    const g = timeProcess("git", ["diff", "-U0", base], { cwd: w.root });
     if (g.status !== 0) throw new Error(`git diff failed: ${g.stderr}`);
     git.push(g.ms);
-    const c = cli(w, ["check", "--base", w.baseCommit, "--format", "json"]);
+    const c = cli(w, ["check", "--base", base, "--format", "json"]);
     if (c.status !== 0 && c.status !== 1) throw new Error(`intent check failed (${c.status}): ${c.stderr}`);
     ours.push(c.ms);
     o.log(`    intent check ${ms(c.ms)}, git diff -U0 ${ms(g.ms)}`);
@@ -352,15 +354,21 @@ export function check(w: Workload, o: Options): Figure {
   const a = summarize(ours);
   const b = summarize(git);
   return {
-    id: "check",
+    id,
     records: w.records,
     now: ms(a.p50),
     baseline: `git diff -U0 ${ms(b.p50)}`,
     ratio: x(a.p50 / b.p50),
     target: "≤ 3×",
     met: a.p50 / b.p50 <= 3,
-    data: { changedFiles: w.changedFiles, check: a, gitDiff: b },
+    data: { ...data, check: a, gitDiff: b },
   };
+}
+
+/** `intent check` over 10k changed files vs `git diff -U0` of the same base. */
+export function check(w: Workload, o: Options): Figure {
+  const reps = o.quick ? 2 : w.records >= 1_000_000 ? 3 : 5;
+  return checkAgainstDiff(w, o, "check", w.baseCommit, reps, { changedFiles: w.changedFiles });
 }
 
 /** The catalogue and change set of `checkCatalogue`. */
@@ -372,41 +380,20 @@ export const CHECK_CATALOGUE = { intents: 1_000, changedFiles: 2_000 } as const;
  * spread over every module), the catalogue written over the workspace's, both put back after.
  */
 export function checkCatalogue(w: Workload, o: Options): Figure {
-  const reps = o.quick ? 2 : 5;
   const files = execFileSync("git", ["ls-files", "src"], { cwd: w.root, encoding: "utf8", maxBuffer: 1 << 28 })
     .split("\n")
     .filter((f) => f.endsWith(".ts"));
   const step = Math.max(1, Math.floor(files.length / CHECK_CATALOGUE.changedFiles));
   const edited = files.filter((_, i) => i % step === 0).slice(0, CHECK_CATALOGUE.changedFiles);
-  const ours: number[] = [];
-  const git: number[] = [];
   try {
     writeFileSync(join(w.root, INTENTS), intentsYaml(CHECK_CATALOGUE.intents));
     for (const f of edited) writeFileSync(join(w.root, f), `// changed by the pull request\n${readFileSync(join(w.root, f), "utf8")}`);
-    for (let i = 0; i < reps; i++) {
-      const g = timeProcess("git", ["diff", "-U0", "HEAD"], { cwd: w.root });
-      if (g.status !== 0) throw new Error(`git diff failed: ${g.stderr}`);
-      git.push(g.ms);
-      const c = cli(w, ["check", "--base", "HEAD", "--format", "json"]);
-      if (c.status !== 0 && c.status !== 1) throw new Error(`intent check failed (${c.status}): ${c.stderr}`);
-      ours.push(c.ms);
-      o.log(`    intent check ${ms(c.ms)}, git diff -U0 ${ms(g.ms)}`);
-    }
+    // the intents file is changed too
+    const data = { intents: CHECK_CATALOGUE.intents, changedFiles: edited.length + 1 };
+    return checkAgainstDiff(w, o, `check-${CHECK_CATALOGUE.intents}-intents`, "HEAD", o.quick ? 2 : 5, data);
   } finally {
     restoreWorkload(w);
   }
-  const a = summarize(ours);
-  const b = summarize(git);
-  return {
-    id: `check-${CHECK_CATALOGUE.intents}-intents`,
-    records: w.records,
-    now: ms(a.p50),
-    baseline: `git diff -U0 ${ms(b.p50)}`,
-    ratio: x(a.p50 / b.p50),
-    target: "≤ 3×",
-    met: a.p50 / b.p50 <= 3,
-    data: { intents: CHECK_CATALOGUE.intents, changedFiles: edited.length + 1, check: a, gitDiff: b },
-  };
 }
 
 /** `intent blame FILE:L` vs `git blame -L L,L FILE`. */
