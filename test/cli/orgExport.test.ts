@@ -182,6 +182,24 @@ function agentEditsWeatherAgain(ws: TempWorkspace): void {
   if (post.status !== 0) throw new Error(post.stderr);
 }
 
+/**
+ * A git workspace where an agent (Claude Sonnet, through its hooks, under INT-001) edited weather.ts once, and
+ * a fresh folder for each name in `folders`; all of them removed once `body` is done.
+ */
+async function withAgentEdit(folders: string[], body: (ws: TempWorkspace, dirs: string[]) => Promise<void>): Promise<void> {
+  const ws = gitWorkspace();
+  const dirs = folders.map((name) => mkdtempSync(join(tmpdir(), `intent-org-${name}-`)));
+  try {
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    agentEditsWeather(ws);
+    await body(ws, dirs);
+  } finally {
+    ws.dispose();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
 describe("the export's folder", () => {
   it("inside the repository ignores itself: `intent stats` does not count it, and a second export finds nothing new", () => {
     const ws = gitWorkspace();
@@ -197,12 +215,7 @@ describe("the export's folder", () => {
   });
 
   it("two exports of one repository at once both finish: every record is written once, and a third finds nothing new", async () => {
-    const ws = gitWorkspace();
-    const dir = mkdtempSync(join(tmpdir(), "intent-org-race-"));
-    try {
-      ws.select("INT-001");
-      writeTranscript(ws, "claude-sonnet-4-5-20250929");
-      agentEditsWeather(ws);
+    await withAgentEdit(["race"], async (ws, [dir]) => {
       const exportOnce = () =>
         new Promise<number | null>((done) => {
           const child = spawn(process.execPath, [CLI_JS, "export", "--format", "parquet", "--out", dir, "--repo", "race"], { cwd: ws.root, stdio: "ignore" });
@@ -212,21 +225,13 @@ describe("the export's folder", () => {
       const rows = await runOrgSql(dir, "SELECT record_id FROM records");
       expect(rows).toHaveLength(1);
       expect(cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "race"])).toContain("records nothing new");
-    } finally {
-      ws.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe("a ledger that is not the one last exported", () => {
   it("is exported again from its start, its old parts removed; a line with no time is left out, as `intent export` leaves it", async () => {
-    const ws = gitWorkspace();
-    const dir = mkdtempSync(join(tmpdir(), "intent-org-rewritten-"));
-    try {
-      ws.select("INT-001");
-      writeTranscript(ws, "claude-sonnet-4-5-20250929");
-      agentEditsWeather(ws);
+    await withAgentEdit(["rewritten"], async (ws, [dir]) => {
       agentEditsWeatherAgain(ws);
       const exportIt = () => cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "rewritten"]);
       exportIt();
@@ -241,22 +246,13 @@ describe("a ledger that is not the one last exported", () => {
       expect(readdirSync(join(dir, "records/repo=rewritten"))).toEqual(["part-000001.parquet"]);
       const rows = await runOrgSql(dir, "SELECT record_id, timestamp FROM records ORDER BY ledger_line");
       expect(rows.map((r) => r["record_id"])).toEqual([JSON.parse(records[1]!).id, "another", "third"]);
-    } finally {
-      ws.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe("the export's shortcut when nothing changed", () => {
   it("is taken only when the lines would come out the same: a file changed in the working tree alone is counted again, and equals a full export", async () => {
-    const ws = gitWorkspace();
-    const kept = mkdtempSync(join(tmpdir(), "intent-org-kept-"));
-    const fresh = mkdtempSync(join(tmpdir(), "intent-org-fresh-"));
-    try {
-      ws.select("INT-001");
-      writeTranscript(ws, "claude-sonnet-4-5-20250929");
-      agentEditsWeather(ws);
+    await withAgentEdit(["kept", "fresh"], async (ws, [kept, fresh]) => {
       const exportTo = (dir: string) => cli(ws, ["export", "--format", "parquet", "--out", dir, "--repo", "r"]);
       exportTo(kept);
       // a person's change nobody records: the ledger and HEAD are as they were, the working tree is not
@@ -268,10 +264,6 @@ describe("the export's shortcut when nothing changed", () => {
       expect(await lines(kept)).toEqual(await lines(fresh));
       const { byRepo: _b, repos: _r, ...numbers } = JSON.parse(cli(ws, ["org", "stats", "--from", kept, "--json"]));
       expect(numbers).toEqual(statsOf(ws));
-    } finally {
-      ws.dispose();
-      rmSync(kept, { recursive: true, force: true });
-      rmSync(fresh, { recursive: true, force: true });
-    }
+    });
   });
 });
