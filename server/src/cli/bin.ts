@@ -3,7 +3,14 @@
  * started by a hook's launcher, the hook service (cli/hookService.ts, loaded only then).
  */
 import { SERVE_HOOKS } from "../io/hookServiceProtocol";
+import { countedRuns } from "../io/insight";
+import { offerRunsWorkers, RUNS_WORKER, serveRunsWorker } from "../io/runsWorkers";
 import { runAsProgram } from "./main";
 
 if (process.argv[2] === SERVE_HOOKS && process.argv[3]) (require("./hookService") as typeof import("./hookService")).serveHooks(process.argv[3]);
-else runAsProgram();
+else if (process.argv[2] === RUNS_WORKER) void serveRunsWorker(countedRuns);
+else {
+  // this bundle can count `intent stats`'s files in worker threads of its own
+  offerRunsWorkers(__filename);
+  runAsProgram();
+}

@@ -26,7 +26,7 @@ export const reportCommand: Command = {
     if (!REPORT_SCRIPT) throw new CliError("this build of intent has no report page script; build it with `npm run build`");
     const ws = openWorkspace(io, values.root);
     const opts = insightOptions(ws.root, values, true);
-    const gathered = await gatherShowingProgress(io, ws, reportOptions(opts));
+    const gathered = await gatherShowingProgress(io, ws, reportOptions(opts), "report");
     const { html, insight } = reportFrom(ws.root, gathered.insight, opts, { version: INTENT_LSP_VERSION, script: REPORT_SCRIPT });
     for (const warning of unreadableWarnings(gathered.unreadable, "report")) io.err(warning);
     if (values.out === "-") {

@@ -162,6 +162,16 @@ export class AdoptionTexts {
     return new AdoptionTexts(new Map(asked.map((p, i) => [p, blobs[i] === undefined ? null : blobs[i]!.toString("utf8")])));
   }
 
+  /** What was read of `path` (null: no such file at the adoption commit; undefined: not read), to hand to another thread. */
+  textOf(path: string): string | null | undefined {
+    return this.then.get(path);
+  }
+
+  /** Texts another thread read (`textOf`). */
+  static fromTexts(texts: Iterable<[string, string | null]>): AdoptionTexts {
+    return new AdoptionTexts(new Map(texts));
+  }
+
   /** `keptSinceAdoption` of a file now (`text`), without authors; undefined when it was not read. */
   keptOf(path: string, text: string): (AdoptedLine | undefined)[] | undefined {
     const then = this.then.get(path);

@@ -52,6 +52,7 @@ import {
 } from "./insightCache";
 import { hasInsightRuns, type InsightRuns, type KeptRuns, keptHasUntraced, keptRunsOf, loadInsightRuns, saveInsightRuns } from "./insightRuns";
 import { readRegularBytes } from "./regularFiles";
+import { countRunsInWorkers, ledgerPosition, type RunsJob, THREADS_VARIABLE, threadsFor } from "./runsWorkers";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
 const BINARY_SNIFF = 8000;
@@ -271,6 +272,7 @@ export async function gatherInsightCached(
   opts: InsightOptions,
   openLedger: () => Promise<WorkspaceLedger>,
   progress: (text: string) => void = () => {},
+  warn: (text: string) => void = () => {},
 ): Promise<CachedInsight> {
   const stamp = ledgerStamp(root, rules.settings.ledgerPath);
   const builder = new InsightBuilder(opts);
@@ -361,13 +363,16 @@ export async function gatherInsightCached(
   const adoption = adoptionOf(root);
   const recount = counted.filter((c) => !c.kept).map((c) => c.path);
   const then = adoption && recount.length ? AdoptionTexts.read(root, adoption, recount) : undefined;
+  // the files to count, in worker threads when there are many (io/runsWorkers.ts); any a worker left
+  // uncounted are counted below, in this thread
+  const precounted = ledger && recount.length ? await countInWorkers(root, rules, ledger, counted, then, progress, warn) : undefined;
   for (let i = 0; i < counted.length; i++) {
     const c = counted[i]!;
     let file = c.kept;
     if (!file) {
       progress(`counting lines: file ${i + 1} of ${counted.length}`);
       if (due()) await pause();
-      const fileRuns = countedRuns(ledger!, c.path, c.text!, then);
+      const fileRuns = precounted?.get(c.path) ?? countedRuns(ledger!, c.path, c.text!, then);
       runs.runs.set(c.path, { key: c.key, runs: fileRuns });
       file = { key: c.key, stat: c.stat, tally: tallyOf(fileRuns) };
     } else if (c.stat !== file.stat) {
@@ -444,6 +449,35 @@ export async function gatherInsightCached(
   // kept under what it was made of: the files read again since the key was made are counted by their bytes read
   if (inputs && !undatedFor) saveInsightResult(root, resultInputs(stamp, rules, opts, head, builder.nowKey(now), counted), result, unreadable);
   return { insight: { ...result, binaryFiles }, unreadable };
+}
+
+/** The runs of the files `counted` holds the text of, counted by worker threads; empty when one thread does the work. */
+async function countInWorkers(
+  root: string,
+  rules: Rules,
+  ledger: WorkspaceLedger,
+  counted: readonly Counted[],
+  then: AdoptionTexts | undefined,
+  progress: (text: string) => void,
+  warn: (text: string) => void,
+): Promise<Map<string, Run[]> | undefined> {
+  const jobs: RunsJob[] = [];
+  for (const c of counted) {
+    if (c.kept) continue;
+    const old = then?.textOf(c.path);
+    jobs.push(old === undefined ? { path: c.path, text: c.text! } : { path: c.path, text: c.text!, atAdoption: old });
+  }
+  const threads = threadsFor(process.env, jobs.length, ledger.recordCount);
+  if (threads.count < 2) return undefined;
+  const setup = { root, ledgerPath: rules.settings.ledgerPath, position: ledgerPosition(ledger), adoption: then !== undefined };
+  const count = threads.count;
+  const { runs, handedBack } = await countRunsInWorkers(setup, jobs, count, (done) =>
+    progress(`counting lines: file ${done} of ${jobs.length} (${count} threads)`),
+  );
+  // asked for by a person: why the count was not what was asked for (the numbers are the same either way)
+  if (handedBack && threads.asked)
+    warn(`${THREADS_VARIABLE}=${count}: ${handedBack}; ${jobs.length - runs.size} of ${jobs.length} files counted in one thread`);
+  return runs;
 }
 
 /**

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Run } from "../../server/src/engine/insight";
+import { countRunsInWorkers, type RunsJob, threadsFor } from "../../server/src/io/runsWorkers";
+
+/**
+ * The pool that counts `intent stats`'s files in worker threads (io/runsWorkers.ts), driven with small
+ * worker scripts that speak its protocol and fail in each way a worker can: whatever happens, it settles,
+ * and it hands back exactly the files no worker counted. (test/cli/statsThreads.test.ts holds the real
+ * workers' numbers to the one-thread numbers.)
+ */
+
+const dir = mkdtempSync(join(tmpdir(), "runs-workers-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A worker script: `onChunk` is the body of a function of (chunk, post, threadId). */
+function script(name: string, onChunk: string, start = 'post({ kind: "ready" });'): string {
+  const file = join(dir, `${name}.js`);
+  writeFileSync(
+    file,
+    `const { parentPort, threadId, workerData } = require("node:worker_threads");
+if (process.argv[2] !== "__count-runs") throw new Error("started without the worker's argument");
+const post = (m) => parentPort.postMessage(m);
+parentPort.on("message", (chunk) => { ${onChunk} });
+${start}
+`,
+  );
+  return file;
+}
+
+/** Answers each file with one run whose intent names the thread that counted it. */
+const COUNT = `post({ kind: "runs", runs: chunk.map((j) => [j.path, [{ start: 1, end: j.text.length, author: "ai", intent: String(threadId) }]]) });`;
+
+const jobs = (n: number): RunsJob[] => Array.from({ length: n }, (_, i) => ({ path: `f${i}.ts`, text: "x".repeat(i + 1) }));
+const SETUP = { root: dir, ledgerPath: "ledger.jsonl", position: "[]", adoption: false };
+
+describe("countRunsInWorkers", () => {
+  it("counts every file once, across as many workers as asked, and tells the progress", async () => {
+    const told: number[] = [];
+    // no worker answers before every worker holds a chunk: the fastest cannot take all the work
+    const holding = new Int32Array(new SharedArrayBuffer(4));
+    const fair = script(
+      "count-fair",
+      `if (!globalThis.held) { globalThis.held = true; Atomics.add(workerData.holding, 0, 1); Atomics.notify(workerData.holding, 0); }
+      for (let n; (n = Atomics.load(workerData.holding, 0)) < 3; ) Atomics.wait(workerData.holding, 0, n, 10_000);
+      ${COUNT}`,
+    );
+    const { runs, handedBack } = await countRunsInWorkers({ ...SETUP, holding } as typeof SETUP, jobs(100), 3, (n) => told.push(n), fair);
+    expect(handedBack).toBeUndefined();
+    expect([...runs.keys()].sort()).toEqual(
+      jobs(100)
+        .map((j) => j.path)
+        .sort(),
+    );
+    for (const [path, r] of runs) expect(r).toEqual([{ start: 1, end: Number(path.slice(1, -3)) + 1, author: "ai", intent: expect.any(String) }]);
+    expect(new Set([...runs.values()].map((r: Run[]) => r[0]!.intent)).size).toBe(3);
+    expect(told.at(-1)).toBe(100);
+  });
+
+  it("starts no worker for one chunk's work, and none without a worker script", async () => {
+    expect(await countRunsInWorkers(SETUP, jobs(10), 4, () => {}, script("count-small", COUNT))).toEqual({ runs: new Map() });
+    const none = await countRunsInWorkers(SETUP, jobs(100), 4, () => {}, undefined);
+    expect(none.runs.size).toBe(0);
+    expect(none.handedBack).toBe("this program cannot start worker threads (only the intent command can)");
+  });
+
+  it("hands back the chunk of a worker that fails, counting the rest in the others", async () => {
+    const failing = script("fail-f20", `if (chunk.some((j) => j.path === "f20.ts")) post({ kind: "failed", message: "f20 is cursed" }); else { ${COUNT} }`);
+    const { runs, handedBack } = await countRunsInWorkers(SETUP, jobs(100), 2, () => {}, failing);
+    expect(handedBack).toBe("a worker thread failed: f20 is cursed");
+    // the chunk with f20 (16 files: f16 to f31) is left to the caller; the other worker counted on
+    const missing = jobs(100)
+      .map((j) => j.path)
+      .filter((p) => !runs.has(p));
+    expect(missing).toEqual(Array.from({ length: 16 }, (_, i) => `f${16 + i}.ts`));
+  });
+
+  it("settles when a worker throws, exits mid-chunk, cannot load, or finds another ledger", async () => {
+    const cases: [string, string, string][] = [
+      [script("throws", `throw new Error("boom in the worker")`), "", "a worker thread failed: boom in the worker"],
+      [script("exits", "process.exit(7)"), "", "a worker thread ended (exit code 7)"],
+      [join(dir, "no-such-script.js"), "", "a worker thread failed: "],
+      [script("other", COUNT, 'post({ kind: "other-ledger", position: "[1]" });'), "", "the ledger changed while the files were counted"],
+    ];
+    for (const [file, , why] of cases) {
+      const { runs, handedBack } = await countRunsInWorkers(SETUP, jobs(40), 2, () => {}, file);
+      expect(runs.size, file).toBe(0);
+      expect(handedBack, file).toContain(why);
+    }
+  });
+});
+
+describe("threadsFor", () => {
+  it("takes INTENT_LSP_THREADS as given, and refuses what is not a number of threads", () => {
+    expect(threadsFor({ INTENT_LSP_THREADS: "3" }, 1, 1)).toEqual({ count: 3, asked: true });
+    expect(threadsFor({ INTENT_LSP_THREADS: "1" }, 10_000, 10_000_000)).toEqual({ count: 1, asked: true });
+    for (const bad of ["0", "65", "two", "2.5", "-1", " 2"])
+      expect(() => threadsFor({ INTENT_LSP_THREADS: bad }, 1, 1)).toThrow(`INTENT_LSP_THREADS=${JSON.stringify(bad)}: use a whole number from 1 to 64`);
+  });
+
+  it("uses one thread for small work, and the processors for large work", () => {
+    expect(threadsFor({}, 10, 1_000_000)).toEqual({ count: 1, asked: false });
+    expect(threadsFor({}, 10_000, 1_000)).toEqual({ count: 1, asked: false });
+    const large = threadsFor({}, 10_000, 1_000_000);
+    expect(large.asked).toBe(false);
+    expect(large.count).toBeGreaterThanOrEqual(1);
+    expect(large.count).toBeLessThanOrEqual(8);
+  });
+});
