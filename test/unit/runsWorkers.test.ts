@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Run } from "../../server/src/engine/insight";
-import { countRunsInWorkers, type RunsJob, threadsFor } from "../../server/src/io/runsWorkers";
+import { doInWorkers, threadsFor, type WorkerJob } from "../../server/src/io/runsWorkers";
 
 /**
  * The pool that counts `intent stats`'s files in worker threads (io/runsWorkers.ts), driven with small
@@ -30,14 +30,18 @@ ${start}
   return file;
 }
 
-/** Answers each file with one run whose intent names the thread that counted it. */
-const COUNT = `post({ kind: "runs", runs: chunk.map((j) => [j.path, [{ start: 1, end: j.text.length, author: "ai", intent: String(threadId) }]]) });`;
+/** Answers each file to count with one run whose intent names the thread that counted it, each written path with one row. */
+const COUNT = `post({
+  kind: "done",
+  runs: chunk.filter((j) => j.text !== undefined).map((j) => [j.path, [{ start: 1, end: j.text.length, author: "ai", intent: String(threadId) }]]),
+  written: chunk.filter((j) => j.written).map((j) => [j.path, [{ ms: j.path.length, author: "human", lines: 1, outOfScope: false }]]),
+});`;
 
-const jobs = (n: number): RunsJob[] => Array.from({ length: n }, (_, i) => ({ path: `f${i}.ts`, text: "x".repeat(i + 1) }));
+const jobs = (n: number): WorkerJob[] => Array.from({ length: n }, (_, i) => ({ path: `f${i}.ts`, text: "x".repeat(i + 1) }));
 const SETUP = { root: dir, ledgerPath: "ledger.jsonl", position: "[]", adoption: false };
 
-describe("countRunsInWorkers", () => {
-  it("counts every file once, across as many workers as asked, and tells the progress", async () => {
+describe("doInWorkers", () => {
+  it("does every job once, across as many workers as asked, and tells the progress", async () => {
     const told: number[] = [];
     // no worker answers before every worker holds a chunk: the fastest cannot take all the work
     const holding = new Int32Array(new SharedArrayBuffer(4));
@@ -47,8 +51,16 @@ describe("countRunsInWorkers", () => {
       for (let n; (n = Atomics.load(workerData.holding, 0)) < 3; ) Atomics.wait(workerData.holding, 0, n, 10_000);
       ${COUNT}`,
     );
-    const { runs, handedBack } = await countRunsInWorkers({ ...SETUP, holding } as typeof SETUP, jobs(100), 3, (n) => told.push(n), fair);
-    expect(handedBack).toBeUndefined();
+    // paths only read for the history (gone from the working tree), and five files both counted and read
+    const written: WorkerJob[] = Array.from({ length: 20 }, (_, i) => ({ path: `gone/w${i}.ts`, written: true }));
+    const both = jobs(100).map((j, i) => (i < 5 ? { ...j, written: true as const } : j));
+    const done = await doInWorkers({ ...SETUP, holding } as typeof SETUP, [...both, ...written], 3, (n) => told.push(n), fair);
+    const { runs, written: rows } = done;
+    expect(done.handedBack).toBeUndefined();
+    expect(done.finished).toBe(120);
+    // (in the order the workers answered: the caller takes them in its own)
+    const row = (path: string) => [path, [{ ms: path.length, author: "human", lines: 1, outOfScope: false }]];
+    expect(new Map([...rows])).toEqual(new Map([...both.slice(0, 5), ...written].map((w) => row(w.path) as [string, unknown])));
     expect([...runs.keys()].sort()).toEqual(
       jobs(100)
         .map((j) => j.path)
@@ -56,19 +68,19 @@ describe("countRunsInWorkers", () => {
     );
     for (const [path, r] of runs) expect(r).toEqual([{ start: 1, end: Number(path.slice(1, -3)) + 1, author: "ai", intent: expect.any(String) }]);
     expect(new Set([...runs.values()].map((r: Run[]) => r[0]!.intent)).size).toBe(3);
-    expect(told.at(-1)).toBe(100);
+    expect(told.at(-1)).toBe(120);
   });
 
   it("starts no worker for one chunk's work, and none without a worker script", async () => {
-    expect(await countRunsInWorkers(SETUP, jobs(10), 4, () => {}, script("count-small", COUNT))).toEqual({ runs: new Map() });
-    const none = await countRunsInWorkers(SETUP, jobs(100), 4, () => {}, undefined);
+    expect(await doInWorkers(SETUP, jobs(10), 4, () => {}, script("count-small", COUNT))).toEqual({ runs: new Map(), written: new Map(), finished: 0 });
+    const none = await doInWorkers(SETUP, jobs(100), 4, () => {}, undefined);
     expect(none.runs.size).toBe(0);
     expect(none.handedBack).toBe("this program cannot start worker threads (only the intent command can)");
   });
 
   it("hands back the chunk of a worker that fails, counting the rest in the others", async () => {
     const failing = script("fail-f20", `if (chunk.some((j) => j.path === "f20.ts")) post({ kind: "failed", message: "f20 is cursed" }); else { ${COUNT} }`);
-    const { runs, handedBack } = await countRunsInWorkers(SETUP, jobs(100), 2, () => {}, failing);
+    const { runs, handedBack } = await doInWorkers(SETUP, jobs(100), 2, () => {}, failing);
     expect(handedBack).toBe("a worker thread failed: f20 is cursed");
     // the chunk with f20 (16 files: f16 to f31) is left to the caller; the other worker counted on
     const missing = jobs(100)
@@ -85,7 +97,7 @@ describe("countRunsInWorkers", () => {
       [script("other", COUNT, 'post({ kind: "other-ledger", position: "[1]" });'), "", "the ledger changed while the files were counted"],
     ];
     for (const [file, , why] of cases) {
-      const { runs, handedBack } = await countRunsInWorkers(SETUP, jobs(40), 2, () => {}, file);
+      const { runs, handedBack } = await doInWorkers(SETUP, jobs(40), 2, () => {}, file);
       expect(runs.size, file).toBe(0);
       expect(handedBack, file).toContain(why);
     }

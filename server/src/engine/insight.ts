@@ -641,6 +641,16 @@ export function writtenBy(entry: TraceEntry): Written | undefined {
   return { ms, author: authorOfEntry(entry), lines: entry.endLine - entry.startLine + 1, outOfScope: isOutOfScopeEntry(entry) };
 }
 
+/** What a path's entries wrote (the history's rows for that path), in ledger order. */
+export function writtenRows(entries: readonly TraceEntry[]): Written[] {
+  const rows: Written[] = [];
+  for (const e of entries) {
+    const w = writtenBy(e);
+    if (w) rows.push(w);
+  }
+  return rows;
+}
+
 /** A changed file of a check: its checked text and the 1-based lines that changed since the base. */
 export interface ChangedText {
   path: string;

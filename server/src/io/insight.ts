@@ -19,7 +19,7 @@ import {
   runsOf,
   tallyOf,
   untracedRanges,
-  writtenBy,
+  writtenRows,
   type Insight,
   type InsightOptions,
   type FileTally,
@@ -52,7 +52,7 @@ import {
 } from "./insightCache";
 import { hasInsightRuns, type InsightRuns, type KeptRuns, keptHasUntraced, keptRunsOf, loadInsightRuns, saveInsightRuns } from "./insightRuns";
 import { readRegularBytes } from "./regularFiles";
-import { countRunsInWorkers, ledgerPosition, type RunsJob, THREADS_VARIABLE, threadsFor } from "./runsWorkers";
+import { doInWorkers, ledgerPosition, THREADS_VARIABLE, threadsFor, type WorkerJob, type WorkersDone } from "./runsWorkers";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
 const BINARY_SNIFF = 8000;
@@ -125,15 +125,22 @@ export function countedRuns(ledger: WorkspaceLedger, path: string, text: string,
   return runsOf(blameNewestFirst(ledger.attributionBatches(path, splitLines(text)), text, {}, undefined, adopted));
 }
 
-/** What each of the ledgers' entries wrote, per path (the history's input). */
-async function writtenOf(ledger: WorkspaceLedger, due: () => boolean): Promise<Map<string, Written[]>> {
+/**
+ * What each of the ledgers' entries wrote, per path of `paths` (the ledger's), in their order: the history's
+ * input. The rows of a path `given` holds (made by a worker thread) are taken as they are.
+ */
+async function writtenOf(
+  ledger: WorkspaceLedger,
+  paths: readonly string[],
+  given: ReadonlyMap<string, Written[]> | undefined,
+  due: () => boolean,
+): Promise<Map<string, Written[]>> {
   const out = new Map<string, Written[]>();
-  for (const path of ledger.files()) {
-    if (due()) await pause();
-    const rows: Written[] = [];
-    for (const e of ledger.entriesFor(path)) {
-      const w = writtenBy(e);
-      if (w) rows.push(w);
+  for (const path of paths) {
+    let rows = given?.get(path);
+    if (!rows) {
+      if (due()) await pause();
+      rows = writtenRows(ledger.entriesFor(path));
     }
     if (rows.length) out.set(path, rows);
   }
@@ -339,8 +346,6 @@ export async function gatherInsightCached(
   // counted again when they are needed)
   const loaded = kept ?? (missing && cache ? loadInsightRuns(root, stamp) : undefined);
   const runs: InsightRuns = loaded ?? { runs: new Map() };
-  // the history's rows: read from every record, so only when the history is asked for
-  if (opts.by && !runs.written) runs.written = await writtenOf(ledger!, due);
   const files = new Map<string, CachedFile>();
   let changed = missing || !chosen;
   let redated = false;
@@ -363,16 +368,20 @@ export async function gatherInsightCached(
   const adoption = adoptionOf(root);
   const recount = counted.filter((c) => !c.kept).map((c) => c.path);
   const then = adoption && recount.length ? AdoptionTexts.read(root, adoption, recount) : undefined;
-  // the files to count, in worker threads when there are many (io/runsWorkers.ts); any a worker left
-  // uncounted are counted below, in this thread
-  const precounted = ledger && recount.length ? await countInWorkers(root, rules, ledger, counted, then, progress, warn) : undefined;
+  // the history's rows: read from every record, so only when the history is asked for
+  const writtenPaths = opts.by && !runs.written ? ledger!.files() : [];
+  // the files to count and the history's rows, in worker threads when there are many (io/runsWorkers.ts);
+  // whatever a worker left undone is done here, in this thread
+  const inWorkers =
+    ledger && (recount.length || writtenPaths.length) ? await inWorkerThreads(root, rules, ledger, counted, writtenPaths, then, progress, warn) : undefined;
+  if (opts.by && !runs.written) runs.written = await writtenOf(ledger!, writtenPaths, inWorkers?.written, due);
   for (let i = 0; i < counted.length; i++) {
     const c = counted[i]!;
     let file = c.kept;
     if (!file) {
       progress(`counting lines: file ${i + 1} of ${counted.length}`);
       if (due()) await pause();
-      const fileRuns = precounted?.get(c.path) ?? countedRuns(ledger!, c.path, c.text!, then);
+      const fileRuns = inWorkers?.runs.get(c.path) ?? countedRuns(ledger!, c.path, c.text!, then);
       runs.runs.set(c.path, { key: c.key, runs: fileRuns });
       file = { key: c.key, stat: c.stat, tally: tallyOf(fileRuns) };
     } else if (c.stat !== file.stat) {
@@ -451,33 +460,38 @@ export async function gatherInsightCached(
   return { insight: { ...result, binaryFiles }, unreadable };
 }
 
-/** The runs of the files `counted` holds the text of, counted by worker threads; empty when one thread does the work. */
-async function countInWorkers(
+/**
+ * The runs of the files `counted` holds the text of, and the history's rows of `writtenPaths`, made by worker
+ * threads; undefined when this thread is to do the work.
+ */
+async function inWorkerThreads(
   root: string,
   rules: Rules,
   ledger: WorkspaceLedger,
   counted: readonly Counted[],
+  writtenPaths: readonly string[],
   then: AdoptionTexts | undefined,
   progress: (text: string) => void,
   warn: (text: string) => void,
-): Promise<Map<string, Run[]> | undefined> {
-  const jobs: RunsJob[] = [];
+): Promise<WorkersDone | undefined> {
+  // one job per path: a file counted and read for the history is read once, by one worker
+  const byPath = new Map<string, WorkerJob>();
   for (const c of counted) {
     if (c.kept) continue;
     const old = then?.textOf(c.path);
-    jobs.push(old === undefined ? { path: c.path, text: c.text! } : { path: c.path, text: c.text!, atAdoption: old });
+    byPath.set(c.path, old === undefined ? { path: c.path, text: c.text! } : { path: c.path, text: c.text!, atAdoption: old });
   }
+  for (const path of writtenPaths) byPath.set(path, { ...byPath.get(path), path, written: true });
+  const jobs = [...byPath.values()];
   const threads = threadsFor(process.env, jobs.length, ledger.recordCount);
   if (threads.count < 2) return undefined;
   const setup = { root, ledgerPath: rules.settings.ledgerPath, position: ledgerPosition(ledger), adoption: then !== undefined };
   const count = threads.count;
-  const { runs, handedBack } = await countRunsInWorkers(setup, jobs, count, (done) =>
-    progress(`counting lines: file ${done} of ${jobs.length} (${count} threads)`),
-  );
-  // asked for by a person: why the count was not what was asked for (the numbers are the same either way)
-  if (handedBack && threads.asked)
-    warn(`${THREADS_VARIABLE}=${count}: ${handedBack}; ${jobs.length - runs.size} of ${jobs.length} files counted in one thread`);
-  return runs;
+  const done = await doInWorkers(setup, jobs, count, (n) => progress(`reading the ledger's records: ${n} of ${jobs.length} files (${count} threads)`));
+  // asked for by a person: why the work was not done as asked (the numbers are the same either way)
+  if (done.handedBack && threads.asked)
+    warn(`${THREADS_VARIABLE}=${count}: ${done.handedBack}; ${jobs.length - done.finished} of ${jobs.length} files done in one thread`);
+  return done;
 }
 
 /**

@@ -1,16 +1,16 @@
 /**
  * `intent stats` and `intent report` count each working-tree file by attributing it from the ledger
- * (io/insight.ts `countedRuns`). With nothing kept from an earlier run that is most of their time on a large
- * ledger, and no file's count depends on another's: so the files are counted in worker threads, one per
- * processor. Each worker opens the workspace's ledger itself (from the index the main thread has just saved),
- * checks that it indexed exactly the bytes of exactly the files the main thread did, and counts the files it
- * is handed with the same `countedRuns`. A worker that cannot start, finds another ledger or fails hands its
- * files back uncounted, and the main thread counts them itself: the result is always the one-thread result
- * (test/cli/statsThreads.test.ts holds the two equal).
+ * (io/insight.ts `countedRuns`), and a history reads what every record wrote. With nothing kept from an
+ * earlier run that is most of their time on a large ledger, and no file's part depends on another's: so the
+ * work is done in worker threads, one per processor. Each worker opens the workspace's ledger itself (from the
+ * index the main thread has just saved), checks that it indexed exactly the bytes of exactly the files the
+ * main thread did, and does each file it is handed with the same functions. A worker that cannot start,
+ * finds another ledger or fails hands its files back undone, and the main thread does them itself: the
+ * result is always the one-thread result (test/cli/statsThreads.test.ts holds the two equal).
  */
 import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
-import type { Run } from "../engine/insight";
+import { type Run, type Written, writtenRows } from "../engine/insight";
 import { AdoptionTexts } from "./adoption";
 import { WorkspaceLedger } from "./ledger/workspaceLedger";
 
@@ -27,12 +27,17 @@ const DEFAULT_MAX_THREADS = 8;
 /** Files handed to a worker at a time: small enough that the last ones do not wait on one busy worker. */
 const CHUNK_FILES = 16;
 
-/** A file to count: its text now and, when the adoption point's texts were read, its text then. */
-export interface RunsJob {
+/**
+ * One path's work: its runs when `text` is given (a file to count: its text now and, when the adoption
+ * point's texts were read, its text then), its history rows when `written` is set, or both, done by one worker
+ * (which then reads the path's records once).
+ */
+export interface WorkerJob {
   path: string;
-  text: string;
+  text?: string;
   /** Its text at the adoption commit (null: no such file then); absent when it was not read. */
   atAdoption?: string | null;
+  written?: true;
 }
 
 /** What a worker is started with. */
@@ -45,11 +50,13 @@ interface WorkerSetup {
   adoption: boolean;
 }
 
-type FromWorker =
-  | { kind: "ready" }
-  | { kind: "other-ledger"; position: string }
-  | { kind: "runs"; runs: [string, Run[]][] }
-  | { kind: "failed"; message: string };
+/** What a worker did of a chunk: the runs of its files to count, the rows of its written paths. */
+interface ChunkDone {
+  runs: [string, Run[]][];
+  written: [string, Written[]][];
+}
+
+type FromWorker = { kind: "ready" } | { kind: "other-ledger"; position: string } | ({ kind: "done" } & ChunkDone) | { kind: "failed"; message: string };
 
 let workerScript: string | undefined;
 
@@ -97,43 +104,50 @@ export function threadsFor(env: NodeJS.ProcessEnv, files: number, records: numbe
   return { count: Math.min(availableParallelism(), DEFAULT_MAX_THREADS), asked: false };
 }
 
-/** What the workers counted, and why some files were handed back when any were. */
-export interface WorkersCount {
+/** What the workers did, and why some jobs were handed back when any were. */
+export interface WorkersDone {
+  /** The runs of each file counted. */
   runs: Map<string, Run[]>;
-  /** Why files were left to the caller (the first reason); undefined when the workers counted them all. */
+  /** The history's rows of each written path done. */
+  written: Map<string, Written[]>;
+  /** How many jobs were done. */
+  finished: number;
+  /** Why jobs were left to the caller (the first reason); undefined when the workers did them all. */
   handedBack?: string;
 }
 
 /**
- * Counts `jobs` in up to `threads` workers (never rejects). A file missing from `runs` was not counted (no
- * worker script, a worker that failed or found another ledger): the caller counts it itself. `counted` is
- * told how many files are done so far.
+ * Does `jobs` in up to `threads` workers (never rejects). A job missing from the answer was not done (no
+ * worker script, a worker that failed or found another ledger): the caller does it itself. `progress` is told
+ * how many jobs are done so far.
  */
-export async function countRunsInWorkers(
+export async function doInWorkers(
   setup: WorkerSetup,
-  jobs: readonly RunsJob[],
+  jobs: readonly WorkerJob[],
   threads: number,
-  counted: (done: number) => void = () => {},
+  progress: (done: number) => void = () => {},
   script: string | undefined = workerScript,
-): Promise<WorkersCount> {
-  const runs = new Map<string, Run[]>();
+): Promise<WorkersDone> {
+  const done: WorkersDone = { runs: new Map(), written: new Map(), finished: 0 };
   const n = Math.min(threads, Math.ceil(jobs.length / CHUNK_FILES));
-  if (n < 2) return { runs };
-  if (!script) return { runs, handedBack: "this program cannot start worker threads (only the intent command can)" };
+  if (n < 2) return done;
+  if (!script) return { ...done, handedBack: "this program cannot start worker threads (only the intent command can)" };
   let next = 0;
-  const take = (): RunsJob[] | undefined => {
+  const take = (): WorkerJob[] | undefined => {
     if (next >= jobs.length) return undefined;
     const chunk = jobs.slice(next, next + CHUNK_FILES);
     next += chunk.length;
     return chunk;
   };
-  const gave = (answer: [string, Run[]][]) => {
-    for (const [path, r] of answer) runs.set(path, r);
-    counted(runs.size);
+  const gave = (chunk: readonly WorkerJob[], answer: ChunkDone) => {
+    for (const [path, r] of answer.runs) done.runs.set(path, r);
+    for (const [path, w] of answer.written) done.written.set(path, w);
+    done.finished += chunk.length;
+    progress(done.finished);
   };
   const problems = await Promise.all(Array.from({ length: n }, () => runWorker(script, setup, take, gave)));
-  const handedBack = runs.size < jobs.length ? (problems.find((p) => p !== undefined) ?? "a worker ended early") : undefined;
-  return handedBack === undefined ? { runs } : { runs, handedBack };
+  if (done.finished < jobs.length) done.handedBack = problems.find((p) => p !== undefined) ?? "a worker ended early";
+  return done;
 }
 
 /**
@@ -143,8 +157,8 @@ export async function countRunsInWorkers(
 function runWorker(
   script: string,
   setup: WorkerSetup,
-  take: () => RunsJob[] | undefined,
-  gave: (runs: [string, Run[]][]) => void,
+  take: () => WorkerJob[] | undefined,
+  gave: (chunk: readonly WorkerJob[], done: ChunkDone) => void,
 ): Promise<string | undefined> {
   return new Promise((settle) => {
     let worker: Worker;
@@ -162,15 +176,17 @@ function runWorker(
       void worker.terminate().catch(() => undefined);
       settle(problem);
     };
+    // the chunk it is doing: a failure leaves it undone
+    let chunk: WorkerJob[] | undefined;
     const feed = () => {
-      const chunk = take();
+      chunk = take();
       if (chunk) worker.postMessage(chunk);
       else finish();
     };
     worker.on("message", (m: FromWorker) => {
       if (m.kind === "ready") feed();
-      else if (m.kind === "runs") {
-        gave(m.runs);
+      else if (m.kind === "done") {
+        if (chunk) gave(chunk, m);
         feed();
       } else if (m.kind === "other-ledger") finish("the ledger changed while the files were counted");
       else finish(`a worker thread failed: ${m.message}`);
@@ -182,7 +198,7 @@ function runWorker(
 
 /**
  * The worker's side (cli/bin.ts starts it): opens the ledger, answers "other-ledger" when it is not the main
- * thread's, else counts each chunk it is sent with `count` until it is ended.
+ * thread's, else does each chunk it is sent (runs with `count`, history rows with `writtenRows`) until it is ended.
  */
 export async function serveRunsWorker(count: (ledger: WorkspaceLedger, path: string, text: string, adoption?: AdoptionTexts) => Run[]): Promise<void> {
   const { parentPort, workerData } = workerThreads();
@@ -202,12 +218,18 @@ export async function serveRunsWorker(count: (ledger: WorkspaceLedger, path: str
       post({ kind: "other-ledger", position });
       return;
     }
-    port.on("message", (chunk: RunsJob[]) => {
+    port.on("message", (chunk: WorkerJob[]) => {
       try {
         const adoption = setup.adoption
           ? AdoptionTexts.fromTexts(chunk.flatMap((j) => (j.atAdoption === undefined ? [] : [[j.path, j.atAdoption] as [string, string | null]])))
           : undefined;
-        post({ kind: "runs", runs: chunk.map((j) => [j.path, count(ledger, j.path, j.text, adoption)]) });
+        const done: ChunkDone = { runs: [], written: [] };
+        for (const j of chunk) {
+          // the rows first: the records they parse are those the count reads again (kept parsed by the ledger)
+          if (j.written) done.written.push([j.path, writtenRows(ledger.entriesFor(j.path))]);
+          if (j.text !== undefined) done.runs.push([j.path, count(ledger, j.path, j.text, adoption)]);
+        }
+        post({ kind: "done", ...done });
       } catch (e) {
         post({ kind: "failed", message: (e as Error)?.message ?? String(e) });
       }
