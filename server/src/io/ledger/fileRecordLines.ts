@@ -1,5 +1,5 @@
 /** Record lines read back from the ledger file itself, for the index's on-demand queries. */
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync, type Stats, statSync } from "node:fs";
 import { openRegularSync } from "../regularFiles";
 import type { FileIdentity, LineRef, RecordLines } from "../../engine/ledger/recordLines";
 
@@ -9,8 +9,24 @@ const COALESCE_GAP = 16 * 1024;
 const MAX_READ = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-/** Lines read back from the ledger file, checked against the identity of the file that was indexed. */
+/** A query reads a file's records in several batches: the descriptor is kept this long after the last read. */
+const KEEP_OPEN_MS = 1000;
+
+interface OpenLedger {
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Lines read back from the ledger file, checked against the identity of the file that was indexed. The file
+ * is looked up by its path at every read (one `stat`): its descriptor is reused while the path still names
+ * the same file, and closed once reads stop.
+ */
 export class FileRecordLines implements RecordLines {
+  private kept: OpenLedger | undefined;
+  private closer: NodeJS.Timeout | undefined;
+
   constructor(
     readonly file: string,
     /** The identity of the file the index describes; lines are read only from that file. */
@@ -22,16 +38,11 @@ export class FileRecordLines implements RecordLines {
   read(refs: readonly LineRef[]): (Buffer | undefined)[] {
     const out = new Array<Buffer | undefined>(refs.length).fill(undefined);
     if (refs.length === 0) return out;
-    let fd: number;
+    const ledger = this.descriptor();
+    if (!ledger) return out;
+    const expected = this.identity();
+    if (expected && (expected.dev !== ledger.dev || expected.ino !== ledger.ino)) return out;
     try {
-      fd = openRegularSync(this.file); // a FIFO swapped in for the ledger must not block the server
-    } catch {
-      return out;
-    }
-    try {
-      const st = fstatSync(fd);
-      const expected = this.identity();
-      if (expected && (expected.dev !== st.dev || expected.ino !== st.ino)) return out;
       const order = refs.map((_, i) => i).sort((a, b) => refs[a]!.offset - refs[b]!.offset);
       for (let k = 0; k < order.length; ) {
         // one read for a run of nearby lines; each line is checked to end where the index says it does
@@ -43,12 +54,12 @@ export class FileRecordLines implements RecordLines {
           end(refs[order[last + 1]!]!) - first.offset <= MAX_READ
         )
           last++;
-        // from the byte before the first line (its newline) to the newline after the last
+        // from the byte before the first line (its newline) to the newline after the last; past the end of
+        // the file, fewer bytes come back and the lines they lack are not read
         const from = Math.max(0, first.offset - 1);
         const to = end(refs[order[last]!]!) + 1;
-        if (to > st.size) break;
         const buf = Buffer.allocUnsafe(to - from);
-        const got = readSync(fd, buf, 0, buf.length, from);
+        const got = readSync(ledger.fd, buf, 0, buf.length, from);
         for (let j = k; j <= last; j++) {
           const ref = refs[order[j]!]!;
           const at = ref.offset - from;
@@ -57,12 +68,51 @@ export class FileRecordLines implements RecordLines {
         }
         k = last + 1;
       }
-      // the same file (identity) holds other bytes where the index points: it was written anew underneath
-      if (out.includes(undefined)) this.notAsIndexed();
-    } finally {
-      closeSync(fd);
+    } catch (e) {
+      this.close();
+      throw e;
     }
+    // the same file (identity) holds other bytes where the index points: it was written anew underneath
+    if (out.includes(undefined)) this.notAsIndexed();
     return out;
+  }
+
+  /** The open ledger the path names now: the kept one while it is the same file, else opened anew; undefined when it cannot be. */
+  private descriptor(): OpenLedger | undefined {
+    let st: Stats;
+    try {
+      st = statSync(this.file);
+    } catch {
+      this.close();
+      return undefined;
+    }
+    // a kept descriptor holds its file: no other file can have its device and inode meanwhile
+    if (!this.kept || this.kept.dev !== st.dev || this.kept.ino !== st.ino) {
+      this.close();
+      try {
+        const fd = openRegularSync(this.file); // a FIFO swapped in for the ledger must not block the server
+        const opened = fstatSync(fd);
+        this.kept = { fd, dev: opened.dev, ino: opened.ino };
+      } catch {
+        return undefined;
+      }
+    }
+    clearTimeout(this.closer);
+    this.closer = setTimeout(() => this.close(), KEEP_OPEN_MS);
+    this.closer.unref?.();
+    return this.kept;
+  }
+
+  private close(): void {
+    clearTimeout(this.closer);
+    if (!this.kept) return;
+    const { fd } = this.kept;
+    this.kept = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed: nothing is kept either way
+    }
   }
 }
 
