@@ -4,13 +4,14 @@
  */
 import { SERVE_HOOKS } from "../io/hookServiceProtocol";
 import { countedRuns } from "../io/insight";
-import { offerRunsWorkers, RUNS_WORKER, serveRunsWorker } from "../io/runsWorkers";
+import { RUNS_WORKER, serveRunsWorker } from "../io/runsWorkers";
+import { offerWorkers } from "../io/workerThreads";
 import { runAsProgram } from "./main";
 
 if (process.argv[2] === SERVE_HOOKS && process.argv[3]) (require("./hookService") as typeof import("./hookService")).serveHooks(process.argv[3]);
 else if (process.argv[2] === RUNS_WORKER) void serveRunsWorker(countedRuns);
 else {
-  // this bundle can count `intent stats`'s files in worker threads of its own
-  offerRunsWorkers(__filename);
+  // this bundle is the script of its own worker threads (the arguments above)
+  offerWorkers(__filename);
   runAsProgram();
 }

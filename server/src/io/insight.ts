@@ -52,7 +52,8 @@ import {
 } from "./insightCache";
 import { hasInsightRuns, type InsightRuns, type KeptRuns, keptHasUntraced, keptRunsOf, loadInsightRuns, saveInsightRuns } from "./insightRuns";
 import { readRegularBytes } from "./regularFiles";
-import { doInWorkers, ledgerPosition, THREADS_VARIABLE, threadsFor, type WorkerJob, type WorkersDone } from "./runsWorkers";
+import { doInWorkers, ledgerPosition, threadsFor, type WorkerJob, type WorkersDone } from "./runsWorkers";
+import { THREADS_VARIABLE } from "./workerThreads";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
 const BINARY_SNIFF = 8000;

@@ -8,22 +8,18 @@
  * finds another ledger or fails hands its files back undone, and the main thread does them itself: the
  * result is always the one-thread result (test/cli/statsThreads.test.ts holds the two equal).
  */
-import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { type Run, type Written, writtenRows } from "../engine/insight";
 import { AdoptionTexts } from "./adoption";
 import { WorkspaceLedger } from "./ledger/workspaceLedger";
+import { type Threads, threadsFor as threadsOf, workerScript, workerThreads } from "./workerThreads";
 
 /** The argument that starts the CLI bundle as a runs worker (cli/bin.ts); refused outside a worker thread. */
 export const RUNS_WORKER = "__count-runs";
 
-/** `INTENT_LSP_THREADS`: how many threads count files (1: the main thread alone). */
-export const THREADS_VARIABLE = "INTENT_LSP_THREADS";
-const MAX_THREADS = 64;
 /** Without `INTENT_LSP_THREADS`, workers only for work worth their start (a bundle compiled, an index loaded). */
 const MIN_FILES = 64;
 const MIN_RECORDS = 20_000;
-const DEFAULT_MAX_THREADS = 8;
 /** Files handed to a worker at a time: small enough that the last ones do not wait on one busy worker. */
 const CHUNK_FILES = 16;
 
@@ -58,16 +54,6 @@ interface ChunkDone {
 
 type FromWorker = { kind: "ready" } | { kind: "other-ledger"; position: string } | ({ kind: "done" } & ChunkDone) | { kind: "failed"; message: string };
 
-let workerScript: string | undefined;
-
-/** Loaded only by a run that starts workers, or is one: every hook call loads this module's callers. */
-const workerThreads = () => require("node:worker_threads") as typeof import("node:worker_threads");
-
-/** Names the script that starts as a runs worker (the CLI bundle, cli/bin.ts): without one, files are counted in this thread. */
-export function offerRunsWorkers(script: string): void {
-  workerScript = script;
-}
-
 /**
  * What every ledger's index covers: each file's identity and the bytes and lines read from it. Two
  * processes with the same position indexed the same bytes (a ledger is only appended to; a file rewritten
@@ -82,26 +68,12 @@ export function ledgerPosition(ledger: WorkspaceLedger): string {
   );
 }
 
-/** How many threads are to count files, and whether a person asked for that many (`INTENT_LSP_THREADS`). */
-export interface Threads {
-  count: number;
-  asked: boolean;
-}
-
 /**
- * How many threads count `files` files of a ledger of `records` records: `INTENT_LSP_THREADS` when set,
- * else one per processor (at most 8) when the work is large enough to pay for starting them, else 1.
+ * How many threads count `files` files of a ledger of `records` records: `INTENT_LSP_THREADS` when set, else
+ * one per processor when the work is large enough to pay for starting them (io/workerThreads.ts).
  */
 export function threadsFor(env: NodeJS.ProcessEnv, files: number, records: number): Threads {
-  const given = env[THREADS_VARIABLE];
-  if (given !== undefined && given !== "") {
-    const n = /^\d+$/.test(given) ? Number(given) : Number.NaN;
-    if (!(n >= 1 && n <= MAX_THREADS))
-      throw new Error(`${THREADS_VARIABLE}=${JSON.stringify(given)}: use a whole number from 1 to ${MAX_THREADS} (1 counts in one thread)`);
-    return { count: n, asked: true };
-  }
-  if (files < MIN_FILES || records < MIN_RECORDS) return { count: 1, asked: false };
-  return { count: Math.min(availableParallelism(), DEFAULT_MAX_THREADS), asked: false };
+  return threadsOf(env, files >= MIN_FILES && records >= MIN_RECORDS);
 }
 
 /** What the workers did, and why some jobs were handed back when any were. */
@@ -126,7 +98,7 @@ export async function doInWorkers(
   jobs: readonly WorkerJob[],
   threads: number,
   progress: (done: number) => void = () => {},
-  script: string | undefined = workerScript,
+  script: string | undefined = workerScript(),
 ): Promise<WorkersDone> {
   const done: WorkersDone = { runs: new Map(), written: new Map(), finished: 0 };
   const n = Math.min(threads, Math.ceil(jobs.length / CHUNK_FILES));
