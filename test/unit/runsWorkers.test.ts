@@ -112,6 +112,16 @@ describe("threadsFor", () => {
       expect(() => threadsFor({ INTENT_LSP_THREADS: bad }, 1, 1)).toThrow(`INTENT_LSP_THREADS=${JSON.stringify(bad)}: use a whole number from 1 to 64`);
   });
 
+  it("starts no more workers than half the free memory holds (each opens the ledger's index)", () => {
+    // 1M records: about 200 MB a worker
+    expect(threadsFor({}, 10_000, 1_000_000, 100e9).count).toBeGreaterThanOrEqual(1);
+    expect(threadsFor({}, 10_000, 1_000_000, 100e9).count).toBe(threadsFor({}, 10_000, 1_000_000, 1e12).count);
+    expect(threadsFor({}, 10_000, 1_000_000, 400e6)).toEqual({ count: 1, asked: false });
+    expect(threadsFor({}, 10_000, 1_000_000, 100e6)).toEqual({ count: 1, asked: false });
+    // asked for by a person: as many as asked
+    expect(threadsFor({ INTENT_LSP_THREADS: "4" }, 10_000, 1_000_000, 100e6)).toEqual({ count: 4, asked: true });
+  });
+
   it("uses one thread for small work, and the processors for large work", () => {
     expect(threadsFor({}, 10, 1_000_000)).toEqual({ count: 1, asked: false });
     expect(threadsFor({}, 10_000, 1_000)).toEqual({ count: 1, asked: false });
