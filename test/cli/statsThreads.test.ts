@@ -132,9 +132,14 @@ describe("intent stats in worker threads", () => {
     const one = run(["stats", "--json"], "1");
     expect(one.stderr).toBe("");
     expect(one.status).toBe(0);
-    const stats = JSON.parse(one.stdout) as { lines: Record<string, number> };
-    // the comparison means something only if the workspace has every kind of line
+    const stats = JSON.parse(one.stdout) as { lines: Record<string, number>; byFile: { path: string; lines: Record<string, number> }[] };
+    // the comparison means something only if the workspace has every kind of line, and lines that only the
+    // paths a content came from explain (a git rename, a copy no record names)
     for (const kind of ["ai", "human", "untraced", "beforeAdoption", "outOfScope"]) expect(stats.lines[kind], kind).toBeGreaterThan(0);
+    for (const path of ["src/api/gen/renamed.ts", "src/api/gen/copy.ts"]) {
+      const file = stats.byFile.find((f) => f.path === path)!.lines;
+      expect(file["ai"]! + file["human"]!, path).toBeGreaterThan(0);
+    }
     for (const threads of ["2", "3"]) {
       const many = run(["stats", "--json"], threads);
       expect({ status: many.status, stderr: many.stderr }).toEqual({ status: 0, stderr: "" });
