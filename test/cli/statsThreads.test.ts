@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -169,6 +169,22 @@ describe("intent stats in worker threads", () => {
     const many = page("3");
     const at = [...one].findIndex((ch, i) => ch !== many[i]);
     expect(many.length === one.length && at === -1 ? "same" : many.slice(Math.max(0, at - 200), at + 200)).toBe("same");
+  }, 120_000);
+
+  it("counts in one thread, saying why, where the ledger's index cannot be saved for the workers", () => {
+    const one = run(["stats", "--json"], "1");
+    // a file where the cache folder goes: nothing can be kept, so a worker would read the whole ledger again
+    const dir = mkdtempSync(join(tmpdir(), "intent-threads-"));
+    copies.push(dir);
+    cpSync(ws.root, dir, { recursive: true });
+    rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
+    writeFileSync(join(dir, ".orchestration/.cache"), "");
+    const many = runCli(["stats", "--json"], { cwd: dir, env: { INTENT_LSP_THREADS: "3", CI: "1" } });
+    expect(many.status).toBe(0);
+    expect(many.stderr).toBe(
+      "intent stats: warning: INTENT_LSP_THREADS=3: the ledger's index could not be saved for the workers to open (is .orchestration/.cache a folder intent-lsp can write?); counted in one thread\n",
+    );
+    expect(many.stdout).toBe(one.stdout);
   }, 120_000);
 
   it("refuses an INTENT_LSP_THREADS that is not a number of threads, saying what it takes", () => {

@@ -52,7 +52,7 @@ import {
 } from "./insightCache";
 import { hasInsightRuns, type InsightRuns, type KeptRuns, keptHasUntraced, keptRunsOf, loadInsightRuns, saveInsightRuns } from "./insightRuns";
 import { readRegularBytes } from "./regularFiles";
-import { doInWorkers, ledgerPosition, threadsFor, type WorkerJob, type WorkersDone } from "./runsWorkers";
+import { doInWorkers, indexSaved, ledgerPosition, threadsFor, type WorkerJob, type WorkersDone } from "./runsWorkers";
 import { THREADS_VARIABLE } from "./workerThreads";
 
 /** Bytes looked at for a NUL: git's own test for a binary file. */
@@ -486,6 +486,14 @@ async function inWorkerThreads(
   const jobs = [...byPath.values()];
   const threads = threadsFor(process.env, jobs.length, ledger.recordCount);
   if (threads.count < 2) return undefined;
+  if (!indexSaved(ledger)) {
+    // each worker would read the whole ledger again: the work stays here
+    if (threads.asked)
+      warn(
+        `${THREADS_VARIABLE}=${threads.count}: the ledger's index could not be saved for the workers to open (is .orchestration/.cache a folder intent-lsp can write?); counted in one thread`,
+      );
+    return undefined;
+  }
   const setup = { root, ledgerPath: rules.settings.ledgerPath, position: ledgerPosition(ledger), adoption: then !== undefined };
   const count = threads.count;
   const done = await doInWorkers(setup, jobs, count, (n) => progress(`reading the ledger's records: ${n} of ${jobs.length} files (${count} threads)`));

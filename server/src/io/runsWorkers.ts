@@ -12,7 +12,7 @@ import { freemem } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { type Run, type Written, writtenRows } from "../engine/insight";
 import { AdoptionTexts } from "./adoption";
-import { WorkspaceLedger } from "./ledger/workspaceLedger";
+import { SAVE_AFTER_BYTES, WorkspaceLedger } from "./ledger/workspaceLedger";
 import { type Threads, threadsFor as threadsOf, workerScript, workerThreads } from "./workerThreads";
 
 /** The argument that starts the CLI bundle as a runs worker (cli/bin.ts); refused outside a worker thread. */
@@ -67,6 +67,14 @@ export function ledgerPosition(ledger: WorkspaceLedger): string {
       return [s.path, s.follower.offset, s.follower.nextLine, id ? [id.dev, id.ino] : null];
     }),
   );
+}
+
+/**
+ * Whether the index of every ledger is saved about as far as it was read (`SAVE_AFTER_BYTES`): what a worker
+ * opens. Without it (a cache folder that cannot be written) each worker would read the whole ledger again.
+ */
+export function indexSaved(ledger: WorkspaceLedger): boolean {
+  return ledger.sources.every((s) => s.unsavedBytes < SAVE_AFTER_BYTES);
 }
 
 /**
