@@ -187,6 +187,20 @@ describe("intent stats in worker threads", () => {
     expect(many.stdout).toBe(one.stdout);
   }, 120_000);
 
+  it("exports the one-thread lines to Parquet: a second export of another copy, in three threads, finds them unchanged", () => {
+    const out = mkdtempSync(join(tmpdir(), "intent-threads-export-"));
+    copies.push(out);
+    const exportWith = (threads: string) => run(["export", "--format", "parquet", "--out", out, "--repo", "acme/team"], threads);
+    const first = exportWith("1");
+    expect({ status: first.status, stderr: first.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(first.stdout).toMatch(/lines \d+ rows/);
+    // another copy: its ledger and working tree are other files, so the lines are counted again; they are the
+    // same rows (the export compares a digest of them) only if the threads count exactly as one thread does
+    const again = exportWith("3");
+    expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(again.stdout).toContain("lines unchanged");
+  }, 120_000);
+
   it("refuses an INTENT_LSP_THREADS that is not a number of threads, saying what it takes", () => {
     const r = run(["stats"], "many");
     expect(r.status).toBe(1);

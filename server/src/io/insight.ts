@@ -215,8 +215,7 @@ export function* insightSteps(
 
 /**
  * The working tree's counted files (`countedPaths`) one by one, each as its runs of lines as `intent blame`
- * blames it (`countedRuns`), or as a binary file (no lines): what `insightSteps` counts and
- * `intent export --format parquet` writes, so both read the files the same way.
+ * blames it (`countedRuns`), or as a binary file (no lines): what `insightSteps` counts.
  */
 export function* countedFiles(
   root: string,
@@ -225,11 +224,20 @@ export function* countedFiles(
   opts: InsightOptions,
   then?: AdoptionTexts,
 ): Generator<{ path: string; runs: Run[] } | { path: string; binary: true }> {
+  for (const f of countedTexts(root, rules, opts)) yield "binary" in f ? f : { path: f.path, runs: countedRuns(ledger, f.path, f.text, then) };
+}
+
+/**
+ * The working tree's counted files (`countedPaths`) one by one, each as its text, or as a binary file (no
+ * lines): what `countedFiles` and `intent export --format parquet` count, so both
+ * read the files the same way.
+ */
+export function* countedTexts(root: string, rules: Rules, opts: InsightOptions): Generator<{ path: string; text: string } | { path: string; binary: true }> {
   for (const path of countedPaths(root, rules, opts)) {
     const bytes = readCounted(root, path);
     if (bytes === "binary") yield { path, binary: true };
     if (typeof bytes === "string") continue;
-    yield { path, runs: countedRuns(ledger, path, bytes.toString("utf8"), then) };
+    yield { path, text: bytes.toString("utf8") };
   }
 }
 
@@ -373,8 +381,11 @@ export async function gatherInsightCached(
   const writtenPaths = opts.by && !runs.written ? ledger!.files() : [];
   // the files to count and the history's rows, in worker threads when there are many (io/runsWorkers.ts);
   // whatever a worker left undone is done here, in this thread
+  const toCount = counted.flatMap((c) => (c.kept ? [] : [{ path: c.path, text: c.text! }]));
   const inWorkers =
-    ledger && (recount.length || writtenPaths.length) ? await inWorkerThreads(root, rules, ledger, counted, writtenPaths, then, progress, warn) : undefined;
+    ledger && (toCount.length || writtenPaths.length)
+      ? await runsInWorkerThreads(root, rules.settings.ledgerPath, ledger, toCount, writtenPaths, then, progress, warn)
+      : undefined;
   if (opts.by && !runs.written) runs.written = await writtenOf(ledger!, writtenPaths, inWorkers?.written, due);
   for (let i = 0; i < counted.length; i++) {
     const c = counted[i]!;
@@ -462,14 +473,15 @@ export async function gatherInsightCached(
 }
 
 /**
- * The runs of the files `counted` holds the text of, and the history's rows of `writtenPaths`, made by worker
- * threads; undefined when this thread is to do the work.
+ * The runs of the files `toCount`, and the history's rows of `writtenPaths`, made by worker threads
+ * (io/runsWorkers.ts); undefined when this thread is to do the work. Whatever the answer lacks, the caller
+ * does itself (`countedRuns`, `writtenRows`).
  */
-async function inWorkerThreads(
+export async function runsInWorkerThreads(
   root: string,
-  rules: Rules,
+  ledgerPath: string,
   ledger: WorkspaceLedger,
-  counted: readonly Counted[],
+  toCount: readonly { path: string; text: string }[],
   writtenPaths: readonly string[],
   then: AdoptionTexts | undefined,
   progress: (text: string) => void,
@@ -477,10 +489,9 @@ async function inWorkerThreads(
 ): Promise<WorkersDone | undefined> {
   // one job per path: a file counted and read for the history is read once, by one worker
   const byPath = new Map<string, WorkerJob>();
-  for (const c of counted) {
-    if (c.kept) continue;
+  for (const c of toCount) {
     const old = then?.textOf(c.path);
-    byPath.set(c.path, old === undefined ? { path: c.path, text: c.text! } : { path: c.path, text: c.text!, atAdoption: old });
+    byPath.set(c.path, old === undefined ? { path: c.path, text: c.text } : { path: c.path, text: c.text, atAdoption: old });
   }
   for (const path of writtenPaths) byPath.set(path, { ...byPath.get(path), path, written: true });
   const jobs = [...byPath.values()];
@@ -494,7 +505,7 @@ async function inWorkerThreads(
       );
     return undefined;
   }
-  const setup = { root, ledgerPath: rules.settings.ledgerPath, position: ledgerPosition(ledger), adoption: then !== undefined };
+  const setup = { root, ledgerPath, position: ledgerPosition(ledger), adoption: then !== undefined };
   const count = threads.count;
   const done = await doInWorkers(setup, jobs, count, (n) => progress(`reading the ledger's records: ${n} of ${jobs.length} files (${count} threads)`));
   // asked for by a person: why the work was not done as asked (the numbers are the same either way)

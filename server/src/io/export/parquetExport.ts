@@ -18,7 +18,7 @@ import { lineDating } from "../commitDates";
 import { Duck } from "../duckdb";
 import { repoNameFromUrl } from "../../engine/export/repoName";
 import { GitError, headRevision, runGit } from "../git";
-import { countedFiles, countedPaths, datedFileRuns } from "../insight";
+import { countedPaths, countedRuns, countedTexts, datedFileRuns, runsInWorkerThreads } from "../insight";
 import { ledgerStamp } from "../insightCache";
 import { exportLines } from "../ledger/compact";
 import type { WorkspaceLedger } from "../ledger/workspaceLedger";
@@ -34,6 +34,8 @@ export interface ParquetExportOptions {
   /** People's names in the tables (false: `--no-names`). */
   names: boolean;
   now?: Date;
+  /** Told what did not go as a person asked (the files counted in fewer threads than `INTENT_LSP_THREADS`). */
+  warn?: (text: string) => void;
 }
 
 export interface TableWrite {
@@ -188,7 +190,7 @@ async function exportLocked(root: string, rules: Rules, openLedger: () => Promis
     let lines: { rows: number; digest: string; files: number; binaryFiles: number } | undefined;
     if (stamp === before.stamp && !restarted && before.lines !== null) tables.push({ table: "lines", rows: before.lineRows, bytes: 0 });
     else {
-      const rows = await codeRows(root, rules, await openLedger(), head, names, now);
+      const rows = await codeRows(root, rules, await openLedger(), head, names, now, opts.warn ?? (() => {}));
       const digest = sha256(JSON.stringify(rows.rows));
       lines = { rows: rows.rows.length, digest, files: rows.files, binaryFiles: rows.binaryFiles };
       if (digest === before.lines && !restarted) tables.push({ table: "lines", rows: rows.rows.length, bytes: 0 });
@@ -234,7 +236,11 @@ async function writePart(duck: Duck, out: string, table: TableName, repo: string
   return { table, rows: written.rows, bytes: written.bytes, file };
 }
 
-/** The code as it is: every counted file's runs as `lines` rows, untraced ones dated by git. */
+/**
+ * The code as it is: every counted file's runs as `lines` rows, untraced ones dated by git. The files are
+ * counted as `intent stats` counts them: in worker threads when there are many (io/runsWorkers.ts), the rest
+ * here.
+ */
 async function codeRows(
   root: string,
   rules: Rules,
@@ -242,22 +248,20 @@ async function codeRows(
   head: string | null,
   names: boolean,
   now: Date,
+  warn: (text: string) => void,
 ): Promise<{ rows: Row[]; files: number; binaryFiles: number }> {
   const adoption = adoptionOf(root);
   const then = adoption ? AdoptionTexts.read(root, adoption, countedPaths(root, rules, {})) : undefined;
   const dating = await lineDating(root, "worktree");
+  const texts = [...countedTexts(root, rules, {})];
+  const toCount = texts.flatMap((f) => ("binary" in f ? [] : [f]));
+  const inWorkers = await runsInWorkerThreads(root, rules.settings.ledgerPath, ledger, toCount, [], then, () => {}, warn);
   const rows: Row[] = [];
-  let files = 0;
-  let binaryFiles = 0;
-  for (const f of countedFiles(root, rules, ledger, {}, then)) {
-    if ("binary" in f) {
-      binaryFiles++;
-      continue;
-    }
-    files++;
-    for (const r of lineRows(f.path, datedFileRuns(dating, f.path, f.runs, now.getTime()), head, names)) rows.push(r);
+  for (const f of toCount) {
+    const runs = inWorkers?.runs.get(f.path) ?? countedRuns(ledger, f.path, f.text, then);
+    for (const r of lineRows(f.path, datedFileRuns(dating, f.path, runs, now.getTime()), head, names)) rows.push(r);
   }
-  return { rows, files, binaryFiles };
+  return { rows, files: toCount.length, binaryFiles: texts.length - toCount.length };
 }
 
 /**
