@@ -193,4 +193,37 @@ describe("the server's code cache", () => {
     // a cache V8 accepted is not written again
     expect(statSync(join(dir, files[0]!)).mtimeMs).toBe(written);
   });
+
+  it("is written while the server runs, so an editor that kills it leaves one the next server starts from", async () => {
+    xdg = mkdtempSync(join(tmpdir(), "intent-lsp-xdg-"));
+    ws = new TempWorkspace();
+    const dir = join(xdg, "intent-lsp", "code-cache");
+    const cacheFiles = () => {
+      try {
+        return readdirSync(dir).filter((f) => f.endsWith(".bin"));
+      } catch {
+        return [];
+      }
+    };
+    const client = await LspClient.start({ root: ws.root, env: { XDG_CACHE_HOME: xdg } });
+    await client.open("src/api/weather.ts");
+    const hover = await client.hoverText("src/api/weather.ts", 9);
+    // the fact waited for: the cache file, written once the server has run for a while (10 s after its start)
+    const deadline = Date.now() + 60_000;
+    while (cacheFiles().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(cacheFiles()).toHaveLength(1);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => client.process.once("exit", (_code, signal) => resolve(signal)));
+    client.process.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    client.connection.dispose();
+    const [file] = cacheFiles();
+    const written = statSync(join(dir, file!)).mtimeMs;
+    // the next server starts from it: it answers the same, and a cache V8 accepted is not written again
+    const next = await LspClient.start({ root: ws.root, env: { XDG_CACHE_HOME: xdg } });
+    await next.open("src/api/weather.ts");
+    expect(await next.hoverText("src/api/weather.ts", 9)).toBe(hover);
+    await next.stop();
+    expect(cacheFiles()).toEqual([file]);
+    expect(statSync(join(dir, file!)).mtimeMs).toBe(written);
+  }, 90_000);
 });
