@@ -160,8 +160,12 @@ describe("intent stats in worker threads", () => {
     const page = (threads: string) => {
       const r = run(["report", "--out", "-"], threads);
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
-      // the page says when it was made, and names the workspace's folder (each run's copy has its own)
-      return r.stdout.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>").replace(/intent-threads-\w+/g, "<folder>");
+      // the page says when it was made (in its data and in words, to the minute), and names the workspace's
+      // folder (each run's copy has its own)
+      return r.stdout
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+        .replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, "<time> UTC")
+        .replace(/intent-threads-\w+/g, "<folder>");
     };
     const one = page("1");
     expect(one).toContain('"beforeAdoption":');
