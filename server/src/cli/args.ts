@@ -30,9 +30,22 @@ export interface Io {
   progress?: ProgressTerminal;
 }
 
-/** The progress line of a command's long work (io/progress.ts): on a terminal only, and not under CI. */
-export function progressOf(io: Io, initial: string): Progress {
-  return startProgress(io.progress, io.env, initial);
+/**
+ * The progress line of a command's long work (io/progress.ts): on a terminal only, and not under CI. What the
+ * work warns of meanwhile is said on standard error once the line is gone: a line written under it would be
+ * drawn over.
+ */
+export function progressOf(io: Io, initial: string): Progress & { warn(text: string): void } {
+  const line = startProgress(io.progress, io.env, initial);
+  const held: string[] = [];
+  return {
+    update: (text) => line.update(text),
+    warn: (text) => held.push(text),
+    done: () => {
+      line.done();
+      for (const text of held.splice(0)) io.err(text);
+    },
+  };
 }
 
 export interface Command {

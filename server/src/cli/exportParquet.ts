@@ -19,11 +19,9 @@ export async function parquetExport(
   try {
     progress.update(`exporting ${repo} to Parquet`);
     // the ledger's index is read only when the code's lines must be counted again
-    // said once the progress line is gone: a line written under it would be drawn over
-    const warnings: string[] = [];
-    const result = await exportParquet(ws.root, ws.rules, () => readLedger(ws), { out, repo, names: !values["no-names"], warn: (w) => warnings.push(w) });
+    const warn = (text: string) => progress.warn(`intent export: warning: ${oneLine(text)}\n`);
+    const result = await exportParquet(ws.root, ws.rules, () => readLedger(ws), { out, repo, names: !values["no-names"], warn });
     progress.done();
-    for (const w of warnings) io.err(`intent export: warning: ${oneLine(w)}\n`);
     const where = relative(io.cwd, out) || out;
     const said = result.tables.map(
       (t) => `${t.table} ${t.file ? `${t.rows} row${t.rows === 1 ? "" : "s"} (${t.bytes} bytes)` : t.rows ? "unchanged" : "nothing new"}`,

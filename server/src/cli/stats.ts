@@ -157,8 +157,6 @@ function undatedText(u: { lines: number; reasons: string[] }): string {
 /** `intent stats` and `intent report`'s numbers, the work's progress shown on a terminal meanwhile (io/progress.ts). */
 export async function gatherShowingProgress(io: Io, ws: CliWorkspace, opts: InsightOptions, command = "stats"): Promise<CachedInsight> {
   const progress = progressOf(io, "looking at the files");
-  // said once the progress line is gone: a line written under it would be drawn over
-  const warnings: string[] = [];
   try {
     return await gatherInsightCached(
       ws.root,
@@ -166,11 +164,10 @@ export async function gatherShowingProgress(io: Io, ws: CliWorkspace, opts: Insi
       opts,
       () => readLedger(ws, { progress }),
       (text) => progress.update(text),
-      (text) => warnings.push(text),
+      (text) => progress.warn(`intent ${command}: warning: ${oneLine(text)}\n`),
     );
   } finally {
     progress.done();
-    for (const w of warnings) io.err(`intent ${command}: warning: ${oneLine(w)}\n`);
   }
 }
 
