@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { buildRecord } from "../../server/src/engine/ledger/record";
+import { agentRecordLine } from "../support/recordLines";
 import { REPO_ROOT } from "../support/lspClient";
 import { ensureBuilt } from "../support/builtDist";
 import schema from "../../shared/schema/trace-record.schema.json";
@@ -19,18 +19,7 @@ describe("the record validator the build generates", () => {
     const ajv = new Ajv2020(ajvOptions);
     addFormats(ajv);
     const runtime = ajv.compile(schema as object);
-    const good = buildRecord({
-      path: "src/a.ts",
-      content: "a\n",
-      ranges: [{ start_line: 1, end_line: 1 }],
-      contributor: { type: "ai", modelId: "m" },
-      sessionId: "s",
-      toolVersion: "0.1.0",
-      mutationClass: "INTENT_EVOLUTION",
-      preHash: null,
-      scope: "PASS",
-      intentId: "INT-001",
-    }) as unknown as Record<string, any>;
+    const good = JSON.parse(agentRecordLine("src/a.ts", "a\n", { contributor: { type: "ai", modelId: "m" } })) as Record<string, any>;
     const bad = [
       { ...good, id: "not-a-uuid" },
       { ...good, timestamp: "yesterday" },
