@@ -1,4 +1,8 @@
+import { appendFileSync } from "node:fs";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildRecord } from "../../server/src/engine/ledger/record";
+import { fileHash } from "../../server/src/engine/hashing";
+import { diffTexts } from "../../server/src/engine/lineChange";
 import { DiagnosticSeverity } from "vscode-languageserver-protocol";
 import type { LspClient } from "../support/lspClient";
 import { startInProcess } from "../support/inProcessServer";
@@ -6,7 +10,8 @@ import { stopAfterEach, type TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
-import { ledgerRecords } from "../support/ledgerFile";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
+import { agentRecordLine } from "../support/recordLines";
 
 /**
  * Acceptance criteria and drift in the editor (docs/INTENTS.md "Acceptance criteria"): the drift diagnostic on an
@@ -59,7 +64,40 @@ describe("drift in active_intents.yaml", () => {
     const result = (await client.executeCommand("intent.listDrift", ...list!.command!.arguments!)) as { runs: { text: string }[] };
     expect(result.runs.map((r) => r.text)).toEqual([`${FILE}:${lines + 1}-${lines + 2} with no record`]);
   });
+
+  it("is measured once the ledger is read: a line recorded under the intent at the ledger's end never counts as drift", async () => {
+    const before = ws.read(FILE);
+    const after = `${before}export const recorded = 1;\n`;
+    ws.write(FILE, `${after}export const drifted = 2;\n`);
+    // thousands of records of other files first, so that the first read is still going when the intents file
+    // is first published; the record of the line under INT-001 is the ledger's last
+    const filler = agentRecordLine("src/other/filler.ts", "export {};\n");
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) lines.push(filler.replaceAll("src/other/filler.ts", `src/other/f${i % 500}.ts`));
+    lines.push(JSON.stringify(buildRecord({ ...RECORDED, path: FILE, content: after, change: diffTexts(before, after), preHash: fileHash(before) })));
+    appendFileSync(ws.path(LEDGER), `${lines.join("\n")}\n`);
+    const progress: unknown[] = [];
+    client = await startInProcess({ root: ws.root, onProgress: (v) => progress.push(v) });
+    await client.open(YAML, "yaml");
+    const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "intent-drift"));
+    expect(progress).toContainEqual({ kind: "end" });
+    const message = `2 lines in src/api/**, test/api/** changed since INT-001 started (commit ${started.slice(0, 12)}), 1 of them not under INT-001.`;
+    expect(diags.filter((d) => d.code === "intent-drift").map((d) => d.message)).toEqual([message]);
+    // every publish of the intents file: none ever counted the recorded line as not under its intent
+    const drifts = client.publications.filter((p) => p.uri === client.uri(YAML)).flatMap((p) => p.diagnostics.filter((d) => d.code === "intent-drift"));
+    expect(new Set(drifts.map((d) => d.message))).toEqual(new Set([message]));
+  });
 });
+
+/** An agent's edit under INT-001, as a hook records it. */
+const RECORDED = {
+  mutationClass: "INTENT_EVOLUTION",
+  scope: "PASS",
+  contributor: { type: "ai", modelId: "anthropic/claude-sonnet-4-5" },
+  sessionId: "s",
+  toolVersion: "0",
+  intentId: "INT-001",
+} as const;
 
 describe("the Verify CodeLens and Complete in the editor", () => {
   let ws: TempWorkspace;

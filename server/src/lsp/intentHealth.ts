@@ -34,9 +34,15 @@ export class IntentHealth {
     return this.states.get(ctx)?.drifts.get(id);
   }
 
-  /** Measures drift once for a workspace whose intents file is shown for the first time. */
+  /**
+   * Measures drift once for a workspace whose intents file is shown for the first time. Until the ledger's
+   * first read is complete, drift would count lines whose records are not indexed yet as not under their
+   * intent: the workspace is only noted, and `update` (the end of that read) measures it.
+   */
   ensure(ctx: WorkspaceContext): void {
-    if (!this.states.has(ctx)) this.measureNow(ctx);
+    if (this.states.has(ctx)) return;
+    if (ctx.ledger.indexed) this.measureNow(ctx);
+    else this.states.set(ctx, this.stateOf(ctx));
   }
 
   /**
@@ -50,7 +56,7 @@ export class IntentHealth {
   private measureNow(ctx: WorkspaceContext): void {
     let state = this.states.get(ctx);
     if (!state) {
-      state = { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false };
+      state = this.stateOf(ctx);
       this.states.set(ctx, state);
     }
     if (state.running) {
@@ -72,6 +78,10 @@ export class IntentHealth {
           this.measureNow(ctx);
         }
       });
+  }
+
+  private stateOf(ctx: WorkspaceContext): State {
+    return { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false };
   }
 
   private async measure(ctx: WorkspaceContext, log: LifecycleLog): Promise<Map<string, Drift>> {

@@ -39,6 +39,10 @@ export class LedgerSync {
         if (progress && percent !== lastPercent) progress.report(percent, `${(read / 1048576).toFixed(1)} of ${(total / 1048576).toFixed(1)} MiB`);
         lastPercent = percent;
       });
+      // the ledger is indexed: what follows (documents attributed again, drift) is not indexing. It runs in
+      // this same turn, so any request the client sends on seeing the end is answered after it
+      progress?.done();
+      progress = undefined;
       if (result.changed || first) this.changed(ctx, result, first);
     } catch (err) {
       this.connection.console.error(`intent-lsp: reading the ledger failed: ${(err as Error).message}`);
