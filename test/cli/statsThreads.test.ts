@@ -119,6 +119,18 @@ function run(args: string[], threads: string) {
   return runCli(args, { cwd: dir, env: { INTENT_LSP_THREADS: threads, CI: "1" } });
 }
 
+/**
+ * `runs()` made within one UTC day: stats and the report place their newest period by today's date, so two
+ * runs that straddle midnight (or a Monday's) are compared again, both made anew.
+ */
+function sameDay<T>(runs: () => T): T {
+  for (;;) {
+    const day = new Date().toISOString().slice(0, 10);
+    const made = runs();
+    if (new Date().toISOString().slice(0, 10) === day) return made;
+  }
+}
+
 beforeAll(() => {
   ws = teamRepository();
 }, 120_000);
@@ -129,10 +141,10 @@ afterAll(() => {
 
 describe("intent stats in worker threads", () => {
   it("gives exactly the one-thread numbers, and they cover every kind of line", () => {
-    const one = run(["stats", "--json"], "1");
-    expect(one.stderr).toBe("");
-    expect(one.status).toBe(0);
-    const stats = JSON.parse(one.stdout) as { lines: Record<string, number>; byFile: { path: string; lines: Record<string, number> }[] };
+    const [one, ...many] = sameDay(() => ["1", "2", "3"].map((threads) => run(["stats", "--json"], threads)));
+    expect(one!.stderr).toBe("");
+    expect(one!.status).toBe(0);
+    const stats = JSON.parse(one!.stdout) as { lines: Record<string, number>; byFile: { path: string; lines: Record<string, number> }[] };
     // the comparison means something only if the workspace has every kind of line, and lines that only the
     // paths a content came from explain (a git rename, a copy no record names)
     for (const kind of ["ai", "human", "untraced", "beforeAdoption", "outOfScope"]) expect(stats.lines[kind], kind).toBeGreaterThan(0);
@@ -140,16 +152,14 @@ describe("intent stats in worker threads", () => {
       const file = stats.byFile.find((f) => f.path === path)!.lines;
       expect(file["ai"]! + file["human"]!, path).toBeGreaterThan(0);
     }
-    for (const threads of ["2", "3"]) {
-      const many = run(["stats", "--json"], threads);
-      expect({ status: many.status, stderr: many.stderr }).toEqual({ status: 0, stderr: "" });
-      expect(many.stdout).toBe(one.stdout);
+    for (const m of many) {
+      expect({ status: m.status, stderr: m.stderr }).toEqual({ status: 0, stderr: "" });
+      expect(m.stdout).toBe(one!.stdout);
     }
   }, 120_000);
 
   it("gives the one-thread history, its untraced lines dated by git", () => {
-    const one = run(["stats", "--json", "--by", "week"], "1");
-    const many = run(["stats", "--json", "--by", "week"], "3");
+    const [one, many] = sameDay(() => [run(["stats", "--json", "--by", "week"], "1"), run(["stats", "--json", "--by", "week"], "3")] as const);
     expect(one.status).toBe(0);
     expect({ status: many.status, stderr: many.stderr }).toEqual({ status: 0, stderr: "" });
     expect(JSON.parse(one.stdout).history.periods.length).toBeGreaterThan(3);
@@ -167,23 +177,23 @@ describe("intent stats in worker threads", () => {
         .replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, "<time> UTC")
         .replace(/intent-threads-\w+/g, "<folder>");
     };
-    const one = page("1");
+    const [one, many] = sameDay(() => [page("1"), page("3")] as const);
     expect(one).toContain('"beforeAdoption":');
     // compared whole, but shown only where they part: the page is megabytes of script
-    const many = page("3");
     const at = [...one].findIndex((ch, i) => ch !== many[i]);
     expect(many.length === one.length && at === -1 ? "same" : many.slice(Math.max(0, at - 200), at + 200)).toBe("same");
   }, 120_000);
 
   it("counts in one thread, saying why, where the ledger's index cannot be saved for the workers", () => {
-    const one = run(["stats", "--json"], "1");
     // a file where the cache folder goes: nothing can be kept, so a worker would read the whole ledger again
     const dir = mkdtempSync(join(tmpdir(), "intent-threads-"));
     copies.push(dir);
     cpSync(ws.root, dir, { recursive: true });
     rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
     writeFileSync(join(dir, ".orchestration/.cache"), "");
-    const many = runCli(["stats", "--json"], { cwd: dir, env: { INTENT_LSP_THREADS: "3", CI: "1" } });
+    const [one, many] = sameDay(
+      () => [run(["stats", "--json"], "1"), runCli(["stats", "--json"], { cwd: dir, env: { INTENT_LSP_THREADS: "3", CI: "1" } })] as const,
+    );
     expect(many.status).toBe(0);
     expect(many.stderr).toBe(
       "intent stats: warning: INTENT_LSP_THREADS=3: the ledger's index could not be saved for the workers to open (is .orchestration/.cache a folder intent-lsp can write?); counted in one thread\n",
