@@ -38,8 +38,10 @@ const common = {
     __INTENT_LSP_BUILD__: JSON.stringify(sourceHash(["server/src", "shared/src", "shared/schema"])),
   },
   banner: { js: "#!/usr/bin/env node" },
-  // DuckDB is a native module, loaded by the org and Parquet commands only (io/duckdb.ts), from node_modules
-  external: ["@duckdb/node-api"],
+  // DuckDB is a native module, loaded by the org and Parquet commands only (io/duckdb.ts), from node_modules.
+  // ajv's compiler is what runs from source only (io/ledger/schema.ts compile()): every bundle carries the
+  // validator generated below, so bundling the compiler would add 290 KB that every start reads and no run uses
+  external: ["@duckdb/node-api", "ajv/dist/2020"],
   // the SQL the org views run ships as files that run on any engine (docs/sql/); the CLI embeds the same text
   loader: { ".sql": "text" },
 };
