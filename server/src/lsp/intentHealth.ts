@@ -88,7 +88,7 @@ export class IntentHealth {
     const out = new Map<string, Drift>();
     const intents = ctx.rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS" || i.status === "BLOCKED" || i.status === "COMPLETE");
     if (!intents.length) return out;
-    const events = log.read();
+    const events = await log.read();
     for (const intent of intents) {
       if (!driftBase(intent, events)) continue;
       const drift = await measureDrift(ctx.root, ctx.rules, intent, events, (p) => ctx.ledger.entryBatches(p));

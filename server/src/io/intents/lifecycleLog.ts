@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, readSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { lifecycleEvents, type LifecycleEvent } from "../../engine/ledger/lifecycle";
 import { ownFilePath } from "../ownFiles";
-import { openRegularSync } from "../regularFiles";
+import { openRegular } from "../regularFiles";
 
 /** What marks a lifecycle record's line (`lifecycleEvents` reads no line without it). */
 const MARK = Buffer.from('"lifecycle"', "latin1");
@@ -17,11 +17,15 @@ const HEAD_BYTES = 256;
  * parsed (a search of the bytes: a large ledger's first read is not spent decoding records that are not
  * moves); a ledger that shrank or was replaced is read again whole. The answer is `lifecycleEvents` of every
  * line, which `readLifecycleEvents` gives by reading the ledger whole.
+ *
+ * The reads are asynchronous, a chunk at a time: the editor's first read of a ledger of a gigabyte searches
+ * it for about a second and a half, which must not hold up typing. One read runs at a time.
  */
 export class LifecycleLog {
   private offset = 0;
   private head: Buffer = Buffer.alloc(0);
   private events: LifecycleEvent[] = [];
+  private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly root: string,
@@ -29,22 +33,29 @@ export class LifecycleLog {
     private readonly chunkBytes = CHUNK_BYTES,
   ) {}
 
-  read(): LifecycleEvent[] {
-    let fd: number | undefined;
+  /** Every move on record, read on from where the last read ended once any read under way is done. */
+  read(): Promise<LifecycleEvent[]> {
+    const next = this.running.then(() => this.readOn());
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  private async readOn(): Promise<LifecycleEvent[]> {
+    let handle: FileHandle | undefined;
     try {
-      fd = openRegularSync(ownFilePath(this.root, this.ledgerPath()));
-      const size = fstatSync(fd).size;
-      const head = readAt(fd, 0, Math.min(size, HEAD_BYTES));
+      handle = await openRegular(ownFilePath(this.root, this.ledgerPath()));
+      const size = (await handle.stat()).size;
+      const head = await readAt(handle, 0, Math.min(size, HEAD_BYTES));
       if (size < this.offset || !head.subarray(0, this.head.length).equals(this.head)) this.reset();
       // up to the last complete line: a line being appended is read when it is whole
       while (this.offset < size) {
-        const chunk = readAt(fd, this.offset, Math.min(this.chunkBytes, size - this.offset));
+        const chunk = await readAt(handle, this.offset, Math.min(this.chunkBytes, size - this.offset));
         if (chunk.length === 0) break; // shorter than it was a moment ago: the next read starts over
         let end = chunk.lastIndexOf(NEWLINE) + 1;
         // a line longer than a chunk: read on until its end
-        if (end === 0 && chunk.length < size - this.offset) end = lineEnd(fd, this.offset + chunk.length, size) - this.offset;
+        if (end === 0 && chunk.length < size - this.offset) end = (await lineEnd(handle, this.offset + chunk.length, size)) - this.offset;
         if (end <= 0) break;
-        const whole = end <= chunk.length ? chunk : readAt(fd, this.offset, end);
+        const whole = end <= chunk.length ? chunk : await readAt(handle, this.offset, end);
         this.events.push(...lifecycleEvents(markedLines(whole, end)));
         this.offset += end;
       }
@@ -52,9 +63,10 @@ export class LifecycleLog {
     } catch {
       this.reset(); // no ledger (yet), or one that cannot be read safely: no moves to report
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      await handle?.close();
     }
-    return this.events;
+    // a copy: a caller holds its answer across later reads, which add to (or start over) the log's own list
+    return [...this.events];
   }
 
   private reset(): void {
@@ -76,9 +88,9 @@ function* markedLines(bytes: Buffer, end: number): Generator<string> {
 }
 
 /** The position just after the newline that ends the line going on at `from`, or 0 when none does yet. */
-function lineEnd(fd: number, from: number, size: number): number {
+async function lineEnd(handle: FileHandle, from: number, size: number): Promise<number> {
   for (let at = from; at < size; ) {
-    const chunk = readAt(fd, at, Math.min(CHUNK_BYTES, size - at));
+    const chunk = await readAt(handle, at, Math.min(CHUNK_BYTES, size - at));
     if (chunk.length === 0) return 0;
     const nl = chunk.indexOf(NEWLINE);
     if (nl !== -1) return at + nl + 1;
@@ -87,8 +99,8 @@ function lineEnd(fd: number, from: number, size: number): number {
   return 0;
 }
 
-function readAt(fd: number, position: number, length: number): Buffer {
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
-  const n = length ? readSync(fd, buf, 0, length, position) : 0;
-  return buf.subarray(0, n);
+  const { bytesRead } = length ? await handle.read(buf, 0, length, position) : { bytesRead: 0 };
+  return buf.subarray(0, bytesRead);
 }
