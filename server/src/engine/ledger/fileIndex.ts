@@ -204,6 +204,11 @@ export class FileIndex {
     return undefined;
   }
 
+  /** How many rows there are at most: the saved ones (once read) and those added since. */
+  rowCount(): number {
+    return this.rows.size + (this.saved?.allRows()?.post.length ?? 0);
+  }
+
   paths(): string[] {
     if (!this.saved) return [...this.byPath.keys()];
     return [...new Set([...this.saved.paths, ...this.byPath.keys()])];

@@ -45,16 +45,29 @@ export class ContentPins {
 /**
  * Record lines by post-hash key, as chained columns: a lookup reads the few records with the key (and those
  * whose entries stated different hashes for one file, `MIXED_POST`), so asking about content no record pins
- * costs one map lookup whatever the ledger's size. A record is listed once per key.
+ * costs one probe whatever the ledger's size. A record is listed once per key.
+ *
+ * The keys are an open-addressing table in typed arrays, not a `Map`: nearly every record pins a content of
+ * its own, so a ledger of a million records has about a million keys, and a `Map` of them took the editor's
+ * main thread 0.6 s to make after its first read.
  */
 export class PinIndex {
-  private readonly head = new Map<number, number>();
-  private readonly tail = new Map<number, number>();
+  private readonly keys: KeyTable;
   private size = 0;
-  private offset = new Float64Array(256);
-  private length = new Uint32Array(256);
-  private line = new Uint32Array(256);
-  private next = new Uint32Array(256);
+  private offset: Float64Array;
+  private length: Uint32Array;
+  private line: Uint32Array;
+  private next: Uint32Array;
+
+  /** `expected`: about how many rows will be added; the columns and the key table start that large. */
+  constructor(expected = 0) {
+    const n = Math.max(256, expected);
+    this.keys = new KeyTable(expected);
+    this.offset = new Float64Array(n);
+    this.length = new Uint32Array(n);
+    this.line = new Uint32Array(n);
+    this.next = new Uint32Array(n);
+  }
 
   /** The pin index of every row of `files`, made with one pass over them. */
   static of(files: FileIndex): PinIndex {
@@ -65,34 +78,34 @@ export class PinIndex {
     } catch {
       /* damaged saved rows: each file's are read and checked against the ledger as before */
     }
-    const pins = new PinIndex();
+    const pins = new PinIndex(files.rowCount());
     files.eachRowOfAll((offset, _time, length, line, post) => pins.add(post, offset, length, line));
     return pins;
   }
 
   add(post: number, offset: number, length: number, line: number): void {
     if (post === NO_POST) return;
-    // as a signed 32-bit integer the key is a small integer to V8: no heap number per map entry
-    const key = post | 0;
-    const last = this.tail.get(key);
-    if (last !== undefined && this.line[last] === line) return;
+    const slot = this.keys.slotOf(post, true);
+    const last = this.keys.tail(slot);
+    if (last !== NONE && this.line[last] === line) return;
     if (this.size === this.offset.length) this.grow();
     const i = this.size++;
     this.offset[i] = offset;
     this.length[i] = length;
     this.line[i] = line;
     this.next[i] = NONE;
-    if (last === undefined) this.head.set(key, i);
+    if (last === NONE) this.keys.setHead(slot, i);
     else this.next[last] = i;
-    this.tail.set(key, i);
+    this.keys.setTail(slot, i);
   }
 
   /** The records listed under `key` and under `MIXED_POST`, each line once. */
   refs(key: number): RecordRef[] {
     const out: RecordRef[] = [];
     const seen = new Set<number>();
-    for (const k of [key | 0, MIXED_POST]) {
-      for (let i = this.head.get(k) ?? NONE; i !== NONE; i = this.next[i]!) {
+    for (const k of [key, MIXED_POST]) {
+      const slot = this.keys.slotOf(k, false);
+      for (let i = slot === NONE ? NONE : this.keys.head(slot); i !== NONE; i = this.next[i]!) {
         const line = this.line[i]!;
         if (seen.has(line)) continue;
         seen.add(line);
@@ -113,5 +126,77 @@ export class PinIndex {
     this.length = grown(this.length, (n) => new Uint32Array(n));
     this.line = grown(this.line, (n) => new Uint32Array(n));
     this.next = grown(this.next, (n) => new Uint32Array(n));
+  }
+}
+
+/**
+ * 32-bit keys to the first and last row of their chain: linear probing in a power-of-two table kept at most
+ * half full, each slot's key, head and tail side by side (one cache line a probe). A slot whose head is NONE
+ * is empty: a key is only ever added with its first row.
+ */
+class KeyTable {
+  private bits: number;
+  private used = 0;
+  private slots: Uint32Array;
+
+  /** `expected`: about how many keys will be added (none need be): the table is made that large at once. */
+  constructor(expected = 0) {
+    this.bits = Math.max(10, Math.ceil(Math.log2(Math.max(1, expected) * 2)));
+    this.slots = KeyTable.empty(this.bits);
+  }
+
+  private static empty(bits: number): Uint32Array {
+    const slots = new Uint32Array(3 << bits);
+    for (let s = 1; s < slots.length; s += 3) slots[s] = slots[s + 1] = NONE;
+    return slots;
+  }
+
+  head(slot: number): number {
+    return this.slots[slot * 3 + 1]!;
+  }
+
+  tail(slot: number): number {
+    return this.slots[slot * 3 + 2]!;
+  }
+
+  setHead(slot: number, row: number): void {
+    this.slots[slot * 3 + 1] = row;
+  }
+
+  setTail(slot: number, row: number): void {
+    this.slots[slot * 3 + 2] = row;
+  }
+
+  /** The slot of `key`: made (its chain empty) when `make` and absent, else NONE when absent. */
+  slotOf(key: number, make: boolean): number {
+    const mask = (1 << this.bits) - 1;
+    const k = key >>> 0;
+    for (let slot = Math.imul(k, 0x9e3779b1) >>> (32 - this.bits); ; slot = (slot + 1) & mask) {
+      const at = slot * 3;
+      if (this.slots[at + 1] === NONE) {
+        if (!make) return NONE;
+        if ((this.used + 1) * 2 > mask + 1) {
+          this.rehash();
+          return this.slotOf(k, true);
+        }
+        this.used++;
+        this.slots[at] = k;
+        return slot;
+      }
+      if (this.slots[at] === k) return slot;
+    }
+  }
+
+  private rehash(): void {
+    const old = this.slots;
+    this.bits++;
+    this.slots = KeyTable.empty(this.bits);
+    this.used = 0;
+    for (let at = 0; at < old.length; at += 3) {
+      if (old[at + 1] === NONE) continue;
+      const slot = this.slotOf(old[at]!, true);
+      this.setHead(slot, old[at + 1]!);
+      this.setTail(slot, old[at + 2]!);
+    }
   }
 }

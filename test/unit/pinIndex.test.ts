@@ -1,0 +1,64 @@
+import { expect, it } from "vitest";
+import { PinIndex } from "../../server/src/engine/ledger/pinIndex";
+import { MIXED_POST, NO_POST, type RecordRef } from "../../server/src/engine/ledger/recordRows";
+import { prng } from "../support/protocolFuzz";
+
+/**
+ * The pin index's key table (open addressing in typed arrays) against the plainest reading of what it
+ * answers: every row added, kept in a list, and for a key the rows listed under it then those under
+ * MIXED_POST, in the order added, each record line once, a row skipped when the key's last row is of the
+ * same line.
+ */
+function plainPins() {
+  const chains = new Map<number, RecordRef[]>();
+  return {
+    add(post: number, offset: number, length: number, line: number) {
+      if (post === NO_POST) return;
+      const chain = chains.get(post) ?? [];
+      if (chain.at(-1)?.line === line) return;
+      chain.push({ offset, length, line });
+      chains.set(post, chain);
+    },
+    refs(key: number): RecordRef[] {
+      const seen = new Set<number>();
+      return [...(chains.get(key) ?? []), ...(key === MIXED_POST ? [] : (chains.get(MIXED_POST) ?? []))].filter((r) => !seen.has(r.line) && seen.add(r.line));
+    },
+    keys: () => [...chains.keys()],
+  };
+}
+
+it("answers as the plain reading over tens of thousands of keys, keys that share their low or high bits, and every edge key", () => {
+  const rand = prng(20261130);
+  for (const expected of [0, 50, 40_000]) {
+    const pins = new PinIndex(expected);
+    const plain = plainPins();
+    const keyPool = [
+      NO_POST,
+      MIXED_POST,
+      2,
+      0xffffffff,
+      0x80000000,
+      0x7fffffff,
+      // the same low bits and the same high bits: the table's slot comes from the high bits of a product
+      ...Array.from({ length: 64 }, (_, i) => (i << 24) >>> 0),
+      ...Array.from({ length: 64 }, (_, i) => i + 1000),
+    ];
+    let line = 0;
+    for (let r = 0; r < 60_000; r++) {
+      // a record names one file or several, with one post or several
+      if (rand() < 0.8) line++;
+      const roll = rand();
+      const post = roll < 0.3 ? keyPool[Math.floor(rand() * keyPool.length)]! : roll < 0.3003 ? MIXED_POST : Math.floor(rand() * 2 ** 32);
+      const ref = { offset: line * 100, length: 99, line };
+      pins.add(post, ref.offset, ref.length, ref.line);
+      plain.add(post, ref.offset, ref.length, ref.line);
+    }
+    const asked = [...keyPool, ...plain.keys().filter((_, i) => i % 7 === 0), ...Array.from({ length: 2000 }, () => Math.floor(rand() * 2 ** 32))];
+    expect(plain.keys().length).toBeGreaterThan(30_000);
+    const answers = (of: { refs(key: number): RecordRef[] }) => asked.map((key) => `${key}: ${JSON.stringify(of.refs(key))}`);
+    const got = answers(pins);
+    const want = answers(plain);
+    const first = got.findIndex((g, i) => g !== want[i]);
+    expect(first === -1 ? "same" : `expected ${expected}: ${got[first]} instead of ${want[first]}`).toBe("same");
+  }
+});
