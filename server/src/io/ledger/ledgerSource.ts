@@ -86,8 +86,12 @@ export class LedgerSource {
    * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks.
    */
   settle(saveAfterBytes: number, pins: boolean): void {
-    if (this.unsavedBytes >= saveAfterBytes) this.save();
-    if (pins) this.index.preparePins();
+    for (const step of this.settleSteps(saveAfterBytes, pins)) step();
+  }
+
+  /** `settle`'s two passes, for a caller that runs each in a turn of its own (the editor answers in between). */
+  settleSteps(saveAfterBytes: number, pins: boolean): (() => void)[] {
+    return [() => this.unsavedBytes >= saveAfterBytes && this.save(), ...(pins ? [() => this.index.preparePins()] : [])];
   }
 
   save(): void {

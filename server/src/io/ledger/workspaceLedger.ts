@@ -72,7 +72,7 @@ export class WorkspaceLedger {
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
   /** Saves a ledger's index when enough was indexed since, and makes its pin index (a reader of the whole ledger). */
-  private readonly settle: (s: LedgerSource) => void;
+  private readonly settle: (s: LedgerSource) => (() => void)[];
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
@@ -87,7 +87,7 @@ export class WorkspaceLedger {
     private readonly opts: WorkspaceLedgerOptions = {},
   ) {
     const saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
-    this.settle = (s) => s.settle(saveAfterBytes, !opts.partial);
+    this.settle = (s) => s.settleSteps(saveAfterBytes, !opts.partial);
     // the live ledger stays first: `lastPostHash` and the editor's file events look for it there
     const cacheDir = (create: boolean) => ((opts.cache ?? true) ? workspaceCacheDir(root, { create }) : undefined);
     const onPaths = (paths: Iterable<string>) => {
@@ -134,9 +134,9 @@ export class WorkspaceLedger {
       const r = await s.follower.poll(progressOf?.(i));
       lines += r.lines;
       bytesRead += r.bytesRead;
-      if (!this.opts.settleAfter) this.settle(s);
+      if (!this.opts.settleAfter) for (const step of this.settle(s)) step();
     }
-    if (this.opts.settleAfter) this.running = afterAnswer(this.running, () => states.forEach(this.settle));
+    if (this.opts.settleAfter) this.running = afterAnswer(this.running, states.flatMap(this.settle));
     this.indexed = true;
     const changed = this.wasReset || lines > 0 || bytesResumed > 0;
     return { paths: this.touched, reset: this.wasReset, changed, bytesRead, bytesResumed };
@@ -330,12 +330,18 @@ function overAll(sizes: readonly number[], onProgress: ProgressCallback): (file:
 }
 
 /**
- * Runs `work` after the caller of the poll `running` ends with has taken its answer (a turn of the event
- * loop), before the next poll reads; a failure leaves the index to be saved by a later poll, which still runs.
+ * Runs each step in a turn of the event loop of its own, after the caller of the poll `running` ends with has
+ * taken its answer, before the next poll reads: a million records' save and pin index are each a fraction
+ * of a second the editor answers between. A failure leaves the index to be saved by a later poll.
  */
-function afterAnswer(running: Promise<unknown>, work: () => void): Promise<unknown> {
-  return running
-    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    .then(work)
-    .catch(() => undefined);
+function afterAnswer(running: Promise<unknown>, steps: (() => void)[]): Promise<unknown> {
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return steps.reduce(
+    (after, step) =>
+      after
+        .then(nextTurn)
+        .then(step)
+        .catch(() => undefined),
+    running,
+  );
 }
