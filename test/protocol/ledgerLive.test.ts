@@ -149,6 +149,20 @@ describe("the ledger as other processes write it", () => {
     await expect.poll(saved, { timeout: 15_000 }).toBe(statSync(ws.path(LEDGER)).size);
   });
 
+  it("a hover sent on seeing the end of indexing answers from the whole ledger, the open file's last record included", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const line = JSON.stringify(agentRecord("src/other.ts", "x\n", [1, 1]));
+    const count = Math.ceil((1.5 * 1024 * 1024) / line.length);
+    // the record of the open file's lines is the ledger's last line
+    ws.write(LEDGER, `${`${line}\n`.repeat(count)}${JSON.stringify(agentRecord(API, ws.read(API), [3, 7]))}\n`);
+    let ended: () => void = () => {};
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    client = await LspClient.start({ root: ws.root, onProgress: (p) => (p as { kind?: string }).kind === "end" && ended() });
+    await client.open(API);
+    await end;
+    expect(await client.hoverText(API, 2)).toContain("ai · anthropic/claude-sonnet-4-5");
+  });
+
   it("a compacted ledger's first read reports progress too: the sealed history it decodes, not only the small live file", async () => {
     ws = new TempWorkspace({ withLedger: false });
     const lines: string[] = [];

@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
-import { PinIndex } from "../../server/src/engine/ledger/pinIndex";
+import { FileIndex } from "../../server/src/engine/ledger/fileIndex";
+import { ContentPins, PinIndex } from "../../server/src/engine/ledger/pinIndex";
 import { MIXED_POST, NO_POST, type RecordRef } from "../../server/src/engine/ledger/recordRows";
 import { prng } from "../support/protocolFuzz";
 
@@ -61,4 +62,33 @@ it("answers as the plain reading over tens of thousands of keys, keys that share
     const first = got.findIndex((g, i) => g !== want[i]);
     expect(first === -1 ? "same" : `expected ${expected}: ${got[first]} instead of ${want[first]}`).toBe("same");
   }
+});
+
+it("made a slice at a time, answers as made at once; while being made, as before; a row added meanwhile is not lost", () => {
+  const rand = prng(7);
+  const files = new FileIndex();
+  const shared = Array.from({ length: 50 }, () => Math.floor(rand() * 2 ** 32));
+  let line = 0;
+  const addRow = (pins?: ContentPins) => {
+    line++;
+    const post = rand() < 0.2 ? shared[Math.floor(rand() * shared.length)]! : Math.floor(rand() * 2 ** 32);
+    files.add(`src/f${Math.floor(rand() * 3000)}.ts`, line * 10, 9, line, post, line, "sha256:x");
+    pins?.add(post, line * 10, 9, line);
+    return post;
+  };
+  for (let i = 0; i < 250_000; i++) addRow();
+  const asked = [...shared, MIXED_POST, 12345];
+  const pins = new ContentPins(files);
+  expect(pins.prepareStep()).toBe(true);
+  // half made: answered by a scan of the rows, as before the index was begun
+  const whole = PinIndex.of(files);
+  for (const key of asked.slice(0, 4)) expect(pins.refs(key)).toEqual(whole.refs(key));
+  // a record read meanwhile: the index is made again from the start, with it
+  const late = addRow(pins);
+  let steps = 1;
+  while (pins.prepareStep()) steps++;
+  expect(steps).toBeGreaterThan(2);
+  const after = PinIndex.of(files);
+  for (const key of [...asked, late]) expect(pins.refs(key), `key ${key}`).toEqual(after.refs(key));
+  expect(pins.refs(late).some((r) => r.line === line)).toBe(true);
 });

@@ -39,10 +39,14 @@ export class LedgerSync {
         if (progress && percent !== lastPercent) progress.report(percent, `${(read / 1048576).toFixed(1)} of ${(total / 1048576).toFixed(1)} MiB`);
         lastPercent = percent;
       });
-      // the ledger is indexed: what follows (documents attributed again, drift) is not indexing. It runs in
-      // this same turn, so any request the client sends on seeing the end is answered after it
-      progress?.done();
-      progress = undefined;
+      // the ledger is indexed: what follows (documents attributed again, drift) is not indexing. The end goes
+      // out first (the writer sends it once this turn's work is done); the rest runs in the next turn, long
+      // before any request the client sends on seeing the end can arrive, so that request is answered after it
+      if (progress) {
+        progress.done();
+        progress = undefined;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       if (result.changed || first) this.changed(ctx, result, first);
     } catch (err) {
       this.connection.console.error(`intent-lsp: reading the ledger failed: ${(err as Error).message}`);

@@ -34,6 +34,9 @@ export interface SavedFiles {
   readAll(): void;
 }
 
+/** Called with each row's columns (a million rows make no object per row). */
+export type RowVisitor = (offset: number, time: number, length: number, line: number, post: number) => void;
+
 /**
  * The ledger index's files: each file's rows (its saved ones, then those added since) and the newest record's
  * post hash. A loaded index's files stay in the saved columns until a query asks for one.
@@ -96,7 +99,7 @@ export class FileIndex {
     return out;
   }
 
-  eachRow(file: FileState, row: (offset: number, time: number, length: number, line: number, post: number) => void): void {
+  eachRow(file: FileState, row: RowVisitor): void {
     if (file.savedCount > 0) {
       const saved = this.saved?.rows(file.savedBase, file.savedCount);
       if (saved) for (let i = 0; i < file.savedCount; i++) row(saved.offset[i]!, saved.time[i]!, saved.length[i]!, saved.line[i]!, saved.post[i]!);
@@ -110,27 +113,31 @@ export class FileIndex {
    * of each file gives, without making a state for each saved file (a pass over all the rows, at start,
    * over a hundred thousand of them).
    */
-  eachRowOfAll(row: (offset: number, time: number, length: number, line: number, post: number) => void): void {
+  eachRowOfAll(row: RowVisitor): void {
+    for (const pass of this.rowPasses()) pass(row);
+  }
+
+  /** `eachRowOfAll` as one pass a file, in its order, for a caller that takes them a few at a time. */
+  rowPasses(): ((row: RowVisitor) => void)[] {
     const saved = this.saved;
     const all = saved?.allRows();
     if (saved && all) {
-      for (let i = 0; i < saved.paths.length; i++) {
-        const known = this.byPath.get(saved.paths[i]!);
-        if (known) {
-          this.eachRow(known, row);
-          continue;
-        }
+      const passes = saved.paths.map((path, i) => {
+        const known = this.byPath.get(path);
+        if (known) return (row: RowVisitor) => this.eachRow(known, row);
         const end = saved.base(i) + saved.count(i);
-        for (let r = saved.base(i); r < end; r++) row(all.offset[r]!, all.time[r]!, all.length[r]!, all.line[r]!, all.post[r]!);
-      }
+        return (row: RowVisitor) => {
+          for (let r = saved.base(i); r < end; r++) row(all.offset[r]!, all.time[r]!, all.length[r]!, all.line[r]!, all.post[r]!);
+        };
+      });
       const inSaved = new Set(saved.paths);
-      for (const [path, file] of this.byPath) if (!inSaved.has(path)) this.eachRow(file, row);
-      return;
+      for (const [path, file] of this.byPath) if (!inSaved.has(path)) passes.push((row) => this.eachRow(file, row));
+      return passes;
     }
-    for (const path of this.paths()) {
+    return this.paths().map((path) => (row: RowVisitor) => {
       const file = this.file(path);
       if (file) this.eachRow(file, row);
-    }
+    });
   }
 
   /**

@@ -10,7 +10,7 @@
 import { isoTime } from "./entryOrder";
 import { FileIndex, type FileState, type SavedFiles } from "./fileIndex";
 import { IntentIndex, type IntentState } from "./intentIndex";
-import { ContentPins, type PinIndex } from "./pinIndex";
+import { ContentPins } from "./pinIndex";
 import { StringPool, type TraceEntry, type UnreadableLine } from "./read";
 import { MemoryRecordLines, type RecordLines } from "./recordLines";
 import { RecordReader } from "./recordReader";
@@ -207,11 +207,12 @@ export class LedgerIndex {
   }
 
   /**
-   * Makes the pin index with one pass over every row (`ingestLine` keeps it up from then on). A reader that
-   * holds the whole ledger calls this while it reads, so the pass is never paid by a query that waits.
+   * Makes the pin index a slice of the rows at a time (`ingestLine` keeps it up from then on); true while
+   * there is more to make. A reader that holds the whole ledger makes it after it reads, so the pass is never
+   * paid by a query that waits, and the editor answers between slices.
    */
-  preparePins(): PinIndex {
-    return this.pins.prepare();
+  preparePinsStep(): boolean {
+    return this.pins.prepareStep();
   }
 
   files(): string[] {

@@ -3,6 +3,8 @@ import { MIXED_POST, NO_POST, NONE, type RecordRef } from "./recordRows";
 
 /** Contents asked about by scanning before the pin index is made: a scan costs about a fortieth of making it. */
 const PIN_SCANS = 8;
+/** Rows a step of `PinIndex.inSteps` adds: some tens of milliseconds. */
+const ROWS_PER_STEP = 25_000;
 
 /**
  * Which records of a ledger index may pin a content: from the pin index once it is made; before, a scan of
@@ -13,6 +15,9 @@ const PIN_SCANS = 8;
 export class ContentPins {
   private index: PinIndex | undefined;
   private scans = 0;
+
+  /** The index being made a step at a time (`prepareStep`); never used before it is whole. */
+  private making: Generator<void, PinIndex> | undefined;
 
   constructor(private readonly files: FileIndex) {}
 
@@ -27,17 +32,36 @@ export class ContentPins {
   }
 
   prepare(): PinIndex {
+    this.making = undefined;
     this.index ??= PinIndex.of(this.files);
     return this.index;
+  }
+
+  /**
+   * Makes the index a slice of the rows at a time, for a reader that answers in between (the editor, after
+   * its first read of a million records): true while there is more to make. Until it is whole, questions
+   * are answered as before it was begun.
+   */
+  prepareStep(): boolean {
+    if (this.index) return false;
+    this.making ??= PinIndex.inSteps(this.files);
+    const step = this.making.next();
+    if (!step.done) return true;
+    this.index = step.value;
+    this.making = undefined;
+    return false;
   }
 
   /** A record line's entry, once the index is made (`FileIndex.add` keeps the rows a scan reads). */
   add(key: number, offset: number, length: number, line: number): void {
     this.index?.add(key, offset, length, line);
+    // an index half made would miss this row or list it twice: made again from the start
+    this.making = undefined;
   }
 
   reset(): void {
     this.index = undefined;
+    this.making = undefined;
     this.scans = 0;
   }
 }
@@ -71,6 +95,12 @@ export class PinIndex {
 
   /** The pin index of every row of `files`, made with one pass over them. */
   static of(files: FileIndex): PinIndex {
+    const steps = PinIndex.inSteps(files, Number.POSITIVE_INFINITY);
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+  }
+
+  /** `of`, pausing after each file that brings the rows since the last pause to `rowsPerStep`. */
+  static *inSteps(files: FileIndex, rowsPerStep = ROWS_PER_STEP): Generator<void, PinIndex> {
     // every file's rows are read: one read of the saved columns, not five per file (a CLI call on a
     // 40,000-file ledger spent most of its time in those reads)
     try {
@@ -79,7 +109,17 @@ export class PinIndex {
       /* damaged saved rows: each file's are read and checked against the ledger as before */
     }
     const pins = new PinIndex(files.rowCount());
-    files.eachRowOfAll((offset, _time, length, line, post) => pins.add(post, offset, length, line));
+    let rows = 0;
+    const add = (offset: number, _time: number, length: number, line: number, post: number) => {
+      pins.add(post, offset, length, line);
+      rows++;
+    };
+    for (const pass of files.rowPasses()) {
+      pass(add);
+      if (rows < rowsPerStep) continue;
+      rows = 0;
+      yield;
+    }
     return pins;
   }
 

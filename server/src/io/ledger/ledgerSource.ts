@@ -20,6 +20,9 @@ export interface LedgerSourceOptions {
  * last bytes indexed tie a saved index to the file it describes (io/ledger/indexFile.ts), so the next
  * process resumes where this one stopped instead of reading the whole file again.
  */
+/** A part of settling an index: true when it has more to do, in a later turn. */
+export type SettleStep = () => boolean;
+
 export class LedgerSource {
   readonly index: LedgerIndex;
   readonly follower: LedgerFollower;
@@ -86,12 +89,19 @@ export class LedgerSource {
    * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks.
    */
   settle(saveAfterBytes: number, pins: boolean): void {
-    for (const step of this.settleSteps(saveAfterBytes, pins)) step();
+    for (const step of this.settleSteps(saveAfterBytes, pins)) while (step());
   }
 
-  /** `settle`'s two passes, for a caller that runs each in a turn of its own (the editor answers in between). */
-  settleSteps(saveAfterBytes: number, pins: boolean): (() => void)[] {
-    return [() => this.unsavedBytes >= saveAfterBytes && this.save(), ...(pins ? [() => this.index.preparePins()] : [])];
+  /**
+   * `settle` as steps for a caller that runs each in turns of its own, so that the editor answers in
+   * between: the save, then the pin index a slice at a time. A step is run again while it returns true.
+   */
+  settleSteps(saveAfterBytes: number, pins: boolean): SettleStep[] {
+    const save = () => {
+      if (this.unsavedBytes >= saveAfterBytes) this.save();
+      return false;
+    };
+    return pins ? [save, () => this.index.preparePinsStep()] : [save];
   }
 
   save(): void {

@@ -4,7 +4,7 @@ import { checkOwnRead } from "../ownFiles";
 import { sizeOrZero } from "../optionalFile";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
 import type { ProgressCallback } from "./follow";
-import { LedgerSource } from "./ledgerSource";
+import { LedgerSource, type SettleStep } from "./ledgerSource";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { contentHash } from "../../engine/hashing";
 import { contentLineCount } from "../../engine/attribution";
@@ -72,7 +72,7 @@ export class WorkspaceLedger {
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
   /** Saves a ledger's index when enough was indexed since, and makes its pin index (a reader of the whole ledger). */
-  private readonly settle: (s: LedgerSource) => (() => void)[];
+  private readonly settle: (s: LedgerSource) => SettleStep[];
   /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
   private readonly pinning = new Map<string, readonly string[]>();
   private pinningStamp = -1;
@@ -134,7 +134,7 @@ export class WorkspaceLedger {
       const r = await s.follower.poll(progressOf?.(i));
       lines += r.lines;
       bytesRead += r.bytesRead;
-      if (!this.opts.settleAfter) for (const step of this.settle(s)) step();
+      if (!this.opts.settleAfter) for (const step of this.settle(s)) while (step());
     }
     if (this.opts.settleAfter) this.running = afterAnswer(this.running, states.flatMap(this.settle));
     this.indexed = true;
@@ -330,18 +330,16 @@ function overAll(sizes: readonly number[], onProgress: ProgressCallback): (file:
 }
 
 /**
- * Runs each step in a turn of the event loop of its own, after the caller of the poll `running` ends with has
- * taken its answer, before the next poll reads: a million records' save and pin index are each a fraction
- * of a second the editor answers between. A failure leaves the index to be saved by a later poll.
+ * Runs each step, as often as it asks, in turns of the event loop of their own, after the caller of the poll
+ * `running` ends with has taken its answer, before the next poll reads: a million records' save and pin
+ * index are fractions of a second the editor answers between. A failure leaves the index to be saved by a
+ * later poll.
  */
-function afterAnswer(running: Promise<unknown>, steps: (() => void)[]): Promise<unknown> {
+function afterAnswer(running: Promise<unknown>, steps: SettleStep[]): Promise<unknown> {
   const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  return steps.reduce(
-    (after, step) =>
-      after
-        .then(nextTurn)
-        .then(step)
-        .catch(() => undefined),
-    running,
-  );
+  const repeat = async (step: SettleStep) => {
+    do await nextTurn();
+    while (step());
+  };
+  return steps.reduce((after, step) => after.then(() => repeat(step)).catch(() => undefined), running);
 }
