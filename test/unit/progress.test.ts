@@ -53,6 +53,17 @@ describe("startProgress", () => {
     expect(t.sent.at(-1)).toBe("\r\x1b[K");
   });
 
+  it("cuts a line exactly as wide as the terminal (one column stays spare) and keeps a line of file names on one line", () => {
+    const t = terminal(true, 12);
+    const p = startProgress(t, {}, "twelve chars", clock);
+    vi.advanceTimersByTime(PROGRESS_DELAY_MS);
+    now += PROGRESS_DELAY_MS;
+    p.update("eleven char");
+    now += 1_000;
+    p.update("a\nb\r\nc");
+    expect(t.sent).toEqual(["\r\x1b[Ktwelve cha…", "\r\x1b[Keleven char", "\r\x1b[Ka b c"]);
+  });
+
   it("cuts a line longer than the terminal, which would wrap and not redraw in place", () => {
     const t = terminal(true, 12);
     const p = startProgress(t, {}, "a line much longer than twelve", clock);

@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Run } from "../../server/src/engine/insight";
-import { doInWorkers, threadsFor, type WorkerJob } from "../../server/src/io/runsWorkers";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
+import { doInWorkers, ledgerPosition, threadsFor, type WorkerJob } from "../../server/src/io/runsWorkers";
+import { threadsFor as threadsOf } from "../../server/src/io/workerThreads";
+import { agentRecordLine } from "../support/recordLines";
 
 /**
  * The pool that counts `intent stats`'s files in worker threads (io/runsWorkers.ts), driven with small
@@ -122,6 +125,14 @@ describe("threadsFor", () => {
     expect(threadsFor({ INTENT_LSP_THREADS: "4" }, 10_000, 1_000_000, 100e6)).toEqual({ count: 4, asked: true });
   });
 
+  it("reads INTENT_LSP_THREADS from 1 to 64, and an empty one as unset; by default at most 8, one per processor", () => {
+    expect(threadsOf({ INTENT_LSP_THREADS: "64" }, true, 2)).toEqual({ count: 64, asked: true });
+    expect(threadsOf({ INTENT_LSP_THREADS: "" }, true, 4)).toEqual({ count: 4, asked: false });
+    expect(threadsOf({ INTENT_LSP_THREADS: "" }, false, 4)).toEqual({ count: 1, asked: false });
+    expect(threadsOf({}, true, 64)).toEqual({ count: 8, asked: false });
+    expect(threadsOf({}, true, 3)).toEqual({ count: 3, asked: false });
+  });
+
   it("uses one thread for small work, and the processors for large work", () => {
     expect(threadsFor({}, 10, 1_000_000)).toEqual({ count: 1, asked: false });
     expect(threadsFor({}, 10_000, 1_000)).toEqual({ count: 1, asked: false });
@@ -129,5 +140,28 @@ describe("threadsFor", () => {
     expect(large.asked).toBe(false);
     expect(large.count).toBeGreaterThanOrEqual(1);
     expect(large.count).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("ledgerPosition", () => {
+  it("tells a ledger replaced by a copy of itself from the one that was indexed: same bytes, another file", async () => {
+    const root = mkdtempSync(join(dir, "ws-"));
+    mkdirSync(join(root, ".orchestration"));
+    const ledger = join(root, ".orchestration/agent_trace.jsonl");
+    writeFileSync(ledger, `${agentRecordLine("src/a.ts", "a\n")}\n${agentRecordLine("src/b.ts", "b\n")}\n`);
+    const position = async () => {
+      const l = new WorkspaceLedger(root, ".orchestration/agent_trace.jsonl", { cache: false });
+      await l.poll();
+      return ledgerPosition(l);
+    };
+    const before = await position();
+    expect(await position()).toBe(before);
+    copyFileSync(ledger, `${ledger}.copy`);
+    renameSync(`${ledger}.copy`, ledger);
+    const after = await position();
+    expect(after).not.toBe(before);
+    // only the file's identity differs: the same path, bytes and lines
+    const strip = (p: string) => (JSON.parse(p) as unknown[][]).map((s) => s.slice(0, 3));
+    expect(strip(after)).toEqual(strip(before));
   });
 });

@@ -34,10 +34,10 @@ export interface Threads {
 }
 
 /**
- * `INTENT_LSP_THREADS` when set (a whole number from 1 to 64, else an error saying so); else, for work
- * `large` enough to pay for starting workers, one per processor (at most 8); else 1.
+ * `INTENT_LSP_THREADS` when set (a whole number from 1 to 64, else an error saying so; set empty, as unset);
+ * else, for work `large` enough to pay for starting workers, one per processor (at most 8); else 1.
  */
-export function threadsFor(env: NodeJS.ProcessEnv, large: boolean): Threads {
+export function threadsFor(env: NodeJS.ProcessEnv, large: boolean, processors: number = availableParallelism()): Threads {
   const given = env[THREADS_VARIABLE];
   if (given !== undefined && given !== "") {
     const n = /^\d+$/.test(given) ? Number(given) : Number.NaN;
@@ -45,5 +45,5 @@ export function threadsFor(env: NodeJS.ProcessEnv, large: boolean): Threads {
       throw new Error(`${THREADS_VARIABLE}=${JSON.stringify(given)}: use a whole number from 1 to ${MAX_THREADS} (1 counts in one thread)`);
     return { count: n, asked: true };
   }
-  return { count: large ? Math.min(availableParallelism(), DEFAULT_MAX_THREADS) : 1, asked: false };
+  return { count: large ? Math.min(processors, DEFAULT_MAX_THREADS) : 1, asked: false };
 }
