@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CACHE_DIR, workspaceCacheDir } from "../../server/src/io/cacheDir";
 import { fileHash } from "../../server/src/engine/hashing";
-import { decodeIndex, indexFileName, INDEX_FORMAT_VERSION } from "../../server/src/io/ledger/indexFile";
+import { CHECK_BYTES, decodeIndex, indexFileName, INDEX_FORMAT_VERSION, saveIndexInSteps } from "../../server/src/io/ledger/indexFile";
 import { agentRecordLine } from "../support/recordLines";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import type { FileIndex } from "../../server/src/engine/ledger/fileIndex";
@@ -57,6 +57,28 @@ async function answers(ledger: WorkspaceLedger) {
 const indexFile = () => join(root, CACHE_DIR, indexFileName(LEDGER));
 
 describe("the saved ledger index", () => {
+  it("saved a few rows at a time, is the very file saved at once, and the file is replaced only at the end", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 40));
+    const { ledger } = await open();
+    const whole = readFileSync(indexFile());
+    const source = ledger.sources[0]!;
+    // the ledger's first and last bytes indexed, as the source keeps them
+    const text = readFileSync(join(root, LEDGER));
+    const indexed = source.follower.offset;
+    const head = text.subarray(0, Math.min(indexed, CHECK_BYTES));
+    const tail = text.subarray(Math.max(0, indexed - CHECK_BYTES), indexed);
+    const at = { ledger: LEDGER, indexed, nextLine: source.follower.nextLine, head, tail };
+    rmSync(indexFile());
+    const steps = saveIndexInSteps(root, () => source.index.state(), at, 1);
+    let pauses = 0;
+    for (let step = steps.next(); !step.done; step = steps.next()) {
+      pauses++;
+      expect(existsSync(indexFile())).toBe(false);
+    }
+    expect(pauses).toBe(5); // one a file
+    expect(readFileSync(indexFile()).equals(whole)).toBe(true);
+  });
+
   it("is written to .orchestration/.cache/, which ignores itself in git", async () => {
     writeFileSync(join(root, LEDGER), lines(0, 20));
     await open();

@@ -12,7 +12,7 @@ import { transition } from "../../server/src/engine/intents/writeback";
 import { appendWorkspaceRecord } from "../../server/src/io/ledger/append";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { noteLesson } from "../../server/src/io/lessons";
-import { ownFilePath, UnsafeWriteError, writeNamedFile } from "../../server/src/io/ownFiles";
+import { ownFilePath, replaceOwnFileInSteps, UnsafeWriteError, writeNamedFile } from "../../server/src/io/ownFiles";
 import { landingPath, realWorkspacePath } from "../../server/src/io/realPath";
 import { newSessionRecord } from "../../server/src/engine/sessions";
 import { readWorkspaceSelection, removeSession, writeSession, writeWorkspaceSelection } from "../../server/src/io/sessionFiles";
@@ -54,6 +54,52 @@ beforeEach(() => {
   writeFileSync(join(root, ".orchestration/active_intents.yaml"), INTENTS);
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe("replaceOwnFileInSteps", () => {
+  const FILE = ".orchestration/.cache/steps.bin";
+  const written = (parts: string[], failAt?: number) =>
+    function* (fd: number): Generator<void> {
+      for (const [i, part] of parts.entries()) {
+        if (i === failAt) throw new Error("the disk is full");
+        writeFileSync(fd, part);
+        yield;
+      }
+    };
+  const files = () => readdirSync(join(root, ".orchestration/.cache")).sort();
+
+  it("replaces the file only after the last step, and leaves no temporary file", () => {
+    mkdirSync(join(root, ".orchestration/.cache"));
+    writeFileSync(join(root, FILE), "old");
+    const steps = replaceOwnFileInSteps(root, FILE, written(["one ", "two ", "three"]));
+    expect(steps.next().done).toBe(false);
+    expect(steps.next().done).toBe(false);
+    // half written: readers still see the old file whole
+    expect(readFileSync(join(root, FILE), "utf8")).toBe("old");
+    for (let step = steps.next(); !step.done; step = steps.next());
+    expect(readFileSync(join(root, FILE), "utf8")).toBe("one two three");
+    expect(files()).toEqual(["steps.bin"]);
+  });
+
+  it("leaves the file as it was, and no temporary file, when a step fails or the steps are given up", () => {
+    mkdirSync(join(root, ".orchestration/.cache"));
+    writeFileSync(join(root, FILE), "old");
+    const failing = replaceOwnFileInSteps(root, FILE, written(["one ", "two "], 1));
+    failing.next();
+    expect(() => failing.next()).toThrow("the disk is full");
+    const givenUp = replaceOwnFileInSteps(root, FILE, written(["one ", "two "]));
+    givenUp.next();
+    expect(files().length).toBe(2); // the file and the half-written temporary one
+    givenUp.return(undefined);
+    expect(readFileSync(join(root, FILE), "utf8")).toBe("old");
+    expect(files()).toEqual(["steps.bin"]);
+  });
+
+  it("is refused where the file would land outside the workspace, writing nothing", () => {
+    symlinkSync(outside, join(root, ".orchestration/.cache"));
+    expect(() => replaceOwnFileInSteps(root, FILE, written(["x"])).next()).toThrow(UnsafeWriteError);
+    expect(readdirSync(outside)).toEqual(["sentinel.txt"]);
+  });
+});
 
 describe("where a write really lands", () => {
   it("follows dangling links to where the write would create the file", () => {

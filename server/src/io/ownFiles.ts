@@ -174,8 +174,46 @@ export function replaceOwnFile(root: string, rel: string, write: (fd: number) =>
   replaceWhole(file, write, opts);
 }
 
+/**
+ * `replaceOwnFile` for a writer that writes in steps (a generator), for a caller that runs each step in a
+ * turn of its own: the temporary file is renamed over the file after the last step; when a step throws, or
+ * the steps are given up (`return()`), it is removed and the file is left as it was.
+ */
+export function* replaceOwnFileInSteps(root: string, rel: string, write: (fd: number) => Generator<void>, opts: ReplaceOptions = {}): Generator<void> {
+  const file = ownFilePath(root, rel);
+  ensureOwnDir(root, relDir(rel));
+  const r = openReplacement(file, opts);
+  let replaced = false;
+  try {
+    yield* write(r.fd);
+    finishReplacement(r, file, opts);
+    replaced = true;
+  } finally {
+    if (!replaced) abandonReplacement(r);
+  }
+}
+
 /** `file` replaced by what `write` puts in a fresh temporary file beside it, renamed over it (see replaceOwnFile). */
 function replaceWhole(file: string, write: (fd: number) => void, opts: ReplaceOptions): void {
+  const r = openReplacement(file, opts);
+  try {
+    write(r.fd);
+    finishReplacement(r, file, opts);
+  } catch (e) {
+    abandonReplacement(r);
+    throw e;
+  }
+}
+
+interface Replacement {
+  fd: number;
+  tmp: string;
+  mode: number | undefined;
+  closed: boolean;
+}
+
+/** A fresh temporary file beside `file`, created exclusively (a link planted under its name is never followed). */
+function openReplacement(file: string, opts: ReplaceOptions): Replacement {
   let mode = opts.mode;
   if (mode === undefined) {
     try {
@@ -186,22 +224,33 @@ function replaceWhole(file: string, write: (fd: number) => void, opts: ReplaceOp
   }
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode ?? 0o666);
+  return { fd, tmp, mode, closed: false };
+}
+
+function finishReplacement(r: Replacement, file: string, opts: ReplaceOptions): void {
   try {
+    if (r.mode !== undefined) fchmodSync(r.fd, r.mode); // exactly this mode, whatever the umask
+    if (opts.durable ?? true) fsyncSync(r.fd);
+  } finally {
+    r.closed = true;
+    closeSync(r.fd);
+  }
+  renameSync(r.tmp, file);
+}
+
+function abandonReplacement(r: Replacement): void {
+  if (!r.closed) {
+    r.closed = true;
     try {
-      write(fd);
-      if (mode !== undefined) fchmodSync(fd, mode); // exactly this mode, whatever the umask
-      if (opts.durable ?? true) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
+      closeSync(r.fd);
     } catch {
-      /* already renamed or gone */
+      /* closed already */
     }
-    throw e;
+  }
+  try {
+    unlinkSync(r.tmp);
+  } catch {
+    /* already renamed or gone */
   }
 }
 

@@ -23,7 +23,7 @@ import { closeSync, fstatSync, readdirSync, readSync, statSync, unlinkSync, writ
 import { join } from "node:path";
 import { openRegular, openRegularSync } from "../regularFiles";
 import { CACHE_DIR } from "../cacheDir";
-import { ownFilePath, replaceOwnFile } from "../ownFiles";
+import { ownFilePath, replaceOwnFileInSteps } from "../ownFiles";
 import type { UnreadableLine } from "../../engine/ledger/read";
 import type { FileState, SavedFiles } from "../../engine/ledger/fileIndex";
 import type { IntentState } from "../../engine/ledger/intentIndex";
@@ -99,6 +99,9 @@ function sections(jsonLength: number, rows: number, files: number, pathBytes: nu
   return { filesAt, pathsAt, rowsAt, end: rowsAt + rows * ROW_BYTES };
 }
 
+/** Rows a step of `writeIndexInSteps` writes: some tens of milliseconds. */
+const ROWS_PER_STEP = 50_000;
+
 /** Where column `k` (0 offset, 1 time, 2 length, 3 line, 4 post) of row `i` is, for `n` rows from `rowsAt`. */
 function columnAt(rowsAt: number, n: number, k: number, i: number): number {
   const starts = [0, 8 * n, 16 * n, 20 * n, 24 * n];
@@ -107,6 +110,11 @@ function columnAt(rowsAt: number, n: number, k: number, i: number): number {
 
 /** Writes the index to `fd`: the meta sections built in memory, the rows streamed column by column. */
 export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): void {
+  for (const _ of writeIndexInSteps(fd, state, at, Number.POSITIVE_INFINITY));
+}
+
+/** `writeIndex`, pausing after each file that brings the rows written since the last pause to `rowsPerStep`. */
+export function* writeIndexInSteps(fd: number, state: IndexState, at: IndexedLedger, rowsPerStep = ROWS_PER_STEP): Generator<void> {
   // sorted, so that a reader finds a file by binary search without building a map of all of them
   const files = [...state.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const fileIndex = new Map(files.map((f, i) => [f.path, i]));
@@ -202,11 +210,16 @@ export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): vo
     used++;
     rows++;
   };
+  let sincePause = 0;
   for (const file of files) {
     rows = 0;
     state.eachRow!(file, row);
     // a file whose saved rows could not be read back: not saved half-described
     if (rows !== file.count) throw new Error(`${file.path}: ${rows} rows, not ${file.count}`);
+    sincePause += rows;
+    if (sincePause < rowsPerStep) continue;
+    sincePause = 0;
+    yield;
   }
   flush();
   if (columns[4]!.position !== where.end) throw new Error(`wrote up to ${columns[4]!.position}, not ${where.end}`);
@@ -462,8 +475,18 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
  * cache folder where it really lands); false when it could not be written.
  */
 export function saveIndex(root: string, state: () => IndexState, at: IndexedLedger): boolean {
+  const steps = saveIndexInSteps(root, state, at, Number.POSITIVE_INFINITY);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `saveIndex` a slice of the rows at a time, for a caller that runs each step in a turn of its own (the
+ * editor, on a ledger of a million records: the save is half a second). The index must not change between
+ * steps. Returns whether the index was saved.
+ */
+export function* saveIndexInSteps(root: string, state: () => IndexState, at: IndexedLedger, rowsPerStep = ROWS_PER_STEP): Generator<void, boolean> {
   try {
-    replaceOwnFile(root, `${CACHE_DIR}/${indexFileName(at.ledger)}`, (fd) => writeIndex(fd, state(), at));
+    yield* replaceOwnFileInSteps(root, `${CACHE_DIR}/${indexFileName(at.ledger)}`, (fd) => writeIndexInSteps(fd, state(), at, rowsPerStep));
     removeStaleTemps(ownFilePath(root, CACHE_DIR, "directory"));
     return true;
   } catch {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { LedgerIndex } from "../../engine/ledger/ledgerIndex";
 import { FileRecordLines } from "./fileRecordLines";
 import { LedgerFollower } from "./follow";
-import { CHECK_BYTES, loadIndex, saveIndex } from "./indexFile";
+import { CHECK_BYTES, loadIndex, saveIndexInSteps } from "./indexFile";
 
 export interface LedgerSourceOptions {
   /** The workspace's cache folder, created when asked (undefined: no saved index is read or written). */
@@ -15,13 +15,14 @@ export interface LedgerSourceOptions {
   onReset: () => void;
 }
 
+/** A part of settling an index: true when it has more to do, in a later turn. */
+export type SettleStep = () => boolean;
+
 /**
  * One ledger file followed as it grows, with its index and the saved copy of that index: the first and
  * last bytes indexed tie a saved index to the file it describes (io/ledger/indexFile.ts), so the next
  * process resumes where this one stopped instead of reading the whole file again.
  */
-/** A part of settling an index: true when it has more to do, in a later turn. */
-export type SettleStep = () => boolean;
 
 export class LedgerSource {
   readonly index: LedgerIndex;
@@ -97,18 +98,27 @@ export class LedgerSource {
    * between: the save, then the pin index a slice at a time. A step is run again while it returns true.
    */
   settleSteps(saveAfterBytes: number, pins: boolean): SettleStep[] {
+    let saving: Generator<void> | undefined;
     const save = () => {
-      if (this.unsavedBytes >= saveAfterBytes) this.save();
+      if (!saving && this.unsavedBytes < saveAfterBytes) return false;
+      saving ??= this.saveInSteps();
+      if (!saving.next().done) return true;
+      saving = undefined;
       return false;
     };
     return pins ? [save, () => this.index.preparePinsStep()] : [save];
   }
 
   save(): void {
+    for (const _ of this.saveInSteps(Number.POSITIVE_INFINITY));
+  }
+
+  /** `save` a slice of the rows at a time (indexFile.ts saveIndexInSteps); the index must not change meanwhile. */
+  private *saveInSteps(rowsPerStep?: number): Generator<void> {
     const dir = this.opts.cacheDir(true);
     if (!dir) return;
     const at = { ledger: this.path, indexed: this.follower.offset, nextLine: this.follower.nextLine, head: this.head, tail: this.tail };
-    if (saveIndex(this.root, () => this.index.state(), at)) this.saved = at.indexed;
+    if (yield* saveIndexInSteps(this.root, () => this.index.state(), at, rowsPerStep)) this.saved = at.indexed;
   }
 }
 
