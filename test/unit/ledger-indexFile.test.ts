@@ -1,4 +1,16 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -159,6 +171,9 @@ describe("the saved ledger index", () => {
       ["one byte flipped", Buffer.from(good.map((b, i) => (i === good.length - 3 ? b ^ 0xff : b)))],
       ["empty", Buffer.alloc(0)],
       ["not an index", Buffer.from("{}\n")],
+      // inside the sections before the rows: a file's path, an intent's id in the header
+      ["a path changed", Buffer.from(good.toString("latin1").replace("src/f1.ts", "src/g1.ts"), "latin1")],
+      ["an intent changed", Buffer.from(good.toString("latin1").replace('"INT-002"', '"INT-009"'), "latin1")],
     ];
     for (const [what, bytes] of damaged) {
       writeFileSync(indexFile(), bytes);
@@ -167,6 +182,58 @@ describe("the saved ledger index", () => {
       expect(poll.bytesResumed, what).toBe(0);
       expect(await answers(ledger), what).toEqual(truth);
     }
+  });
+
+  it("keeps across a restart what the newest record says of a file (deleted) and of an intent with no readable time", async () => {
+    const deleted = agentRecordLine("src/f1.ts", null as unknown as string, { ranges: [], intentId: "INT-002", id: "00000000-0000-4000-a000-000000000990" });
+    const untimed = record(41, { intent: "INT-004" }).replace(/"timestamp":"[^"]+"/, '"timestamp":"not a time"');
+    expect(untimed).toContain('"timestamp":"not a time"');
+    writeFileSync(join(root, LEDGER), `${lines(0, 40)}${deleted}\n${untimed}\n`);
+    const truth = await answers((await open({ cache: false })).ledger);
+    expect((await open({ cache: false })).ledger.lastPostHash("src/f1.ts")).toBeNull();
+    await open();
+    const { ledger, poll } = await open();
+    expect(poll.bytesResumed).toBeGreaterThan(0);
+    expect(ledger.lastPostHash("src/f1.ts")).toBeNull();
+    expect(await answers(ledger)).toEqual(truth);
+    // another record of that intent with no readable time, read on from the saved index
+    appendFileSync(join(root, LEDGER), `${record(42, { intent: "INT-004" }).replace(/"timestamp":"[^"]+"/, '"timestamp":"nor this"')}\n`);
+    const again = await answers((await open({ cache: false })).ledger);
+    const resumed = await open();
+    expect(resumed.poll.bytesResumed).toBeGreaterThan(0);
+    expect(await answers(resumed.ledger)).toEqual(again);
+  });
+
+  it("a process that saw its ledger replaced saves an index of the new one, which the next process resumes from", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 30));
+    const { ledger } = await open();
+    writeFileSync(join(root, `${LEDGER}.new`), lines(100, 110));
+    renameSync(join(root, `${LEDGER}.new`), join(root, LEDGER));
+    expect((await ledger.poll()).reset).toBe(true);
+    const truth = await answers((await open({ cache: false })).ledger);
+    const next = await open();
+    expect(next.poll.bytesResumed).toBe(readFileSync(join(root, LEDGER)).length);
+    expect(await answers(next.ledger)).toEqual(truth);
+  });
+
+  it("a partly read index whose rows were damaged is read whole only checked: its pins come from the ledger", async () => {
+    const copied = (i: number) => `${record(i, { path: `src/copy${i}.ts`, content: "line 7\nsecond 7\n" })}\n`;
+    writeFileSync(join(root, LEDGER), lines(0, 40) + copied(40) + copied(41));
+    const truth = (await open({ cache: false })).ledger.pathsPinning(fileHash("line 7\nsecond 7\n"));
+    expect([...truth].sort()).toEqual(["src/copy40.ts", "src/copy41.ts", "src/f2.ts"]);
+    await open();
+    // every post key in the rows' last column damaged; the rest of the file as it was
+    const bytes = readFileSync(indexFile());
+    const n = bytes.readDoubleLE(16);
+    for (let i = bytes.length - 4 * n; i < bytes.length; i++) bytes[i] ^= 0x5a;
+    writeFileSync(indexFile(), bytes);
+    const partial = new WorkspaceLedger(root, LEDGER, { partial: true });
+    await partial.poll();
+    expect([...partial.pathsPinning(fileHash("line 7\nsecond 7\n"))].sort()).toEqual([...truth].sort());
+    // the damaged copy is gone: the next process reads the ledger whole, and saves a sound one
+    expect(existsSync(indexFile())).toBe(false);
+    expect((await open()).poll.bytesResumed).toBe(0);
+    expect("problem" in decodeIndex(readFileSync(indexFile()))).toBe(false);
   });
 
   it("refuses an index whose file table does not add up to its rows, even with a valid checksum", async () => {

@@ -42,6 +42,8 @@ export type RowVisitor = (offset: number, time: number, length: number, line: nu
  * post hash. A loaded index's files stay in the saved columns until a query asks for one.
  */
 export class FileIndex {
+  /** Whether the saved rows were found damaged (their checksum): no answer may rest on their columns. */
+  rowsDamaged = false;
   private rows = new RecordRows();
   /** Files made or asked for since the index was built or loaded; the others are still in `saved`. */
   private readonly byPath = new Map<string, FileState>();
@@ -74,8 +76,12 @@ export class FileIndex {
     }
   }
 
+  /** `onDamaged`: called once when the saved rows are found damaged. */
+  constructor(private readonly onDamaged: () => void = () => undefined) {}
+
   /** Forgets every file. */
   reset(): void {
+    this.rowsDamaged = false;
     this.rows = new RecordRows();
     this.byPath.clear();
     this.saved = undefined;
@@ -89,7 +95,29 @@ export class FileIndex {
 
   /** Reads and checks all saved rows at once (throws when they are damaged). */
   readAll(): void {
-    this.saved?.readAll();
+    if (this.rowsDamaged) throw new Error("the saved index's rows do not match their checksum");
+    try {
+      this.saved?.readAll();
+    } catch (e) {
+      if (!this.rowsDamaged) this.onDamaged();
+      this.rowsDamaged = true;
+      throw e;
+    }
+  }
+
+  /**
+   * Every record line the rows name, each once, in `eachRowOfAll` order: what may pin any content when the
+   * rows' post keys cannot be trusted (each is read back and checked against the ledger).
+   */
+  allRefs(): RecordRef[] {
+    const seen = new Set<number>();
+    const out: RecordRef[] = [];
+    this.eachRowOfAll((offset, _time, length, line) => {
+      if (seen.has(line)) return;
+      seen.add(line);
+      out.push({ offset, length, line });
+    });
+    return out;
   }
 
   /** A file's rows in ledger order: its saved ones, then those added since. */

@@ -51,7 +51,7 @@ const NEWLINE = 0x0a;
 
 export class LedgerIndex {
   private readonly pool = new StringPool();
-  private readonly fileIndex = new FileIndex();
+  private readonly fileIndex = new FileIndex(() => this.lines.savedRowsDamaged?.());
   private readonly intentIndex = new IntentIndex();
   private unreadableLines: UnreadableLine[] = [];
   private records = 0;

@@ -22,19 +22,30 @@ export class ContentPins {
   constructor(private readonly files: FileIndex) {}
 
   refs(key: number): RecordRef[] {
-    if (this.index || ++this.scans > PIN_SCANS) return this.prepare().refs(key);
+    if (!this.index && ++this.scans > PIN_SCANS) this.prepare();
+    if (this.index) return this.index.refs(key);
     try {
       this.files.readAll();
     } catch {
-      /* damaged saved rows: each file's are read and checked against the ledger, as PinIndex.of does */
+      // damaged saved rows: their post keys cannot be trusted, so every record is read back and checked
+      return this.files.allRefs();
     }
     return this.files.rowsPosting(key);
   }
 
-  prepare(): PinIndex {
+  /** Makes the index, unless the saved rows it would be made of are damaged. */
+  prepare(): void {
     this.making = undefined;
-    this.index ??= PinIndex.of(this.files);
-    return this.index;
+    if (!this.index && !this.damaged()) this.index = PinIndex.of(this.files);
+  }
+
+  private damaged(): boolean {
+    try {
+      this.files.readAll();
+    } catch {
+      /* rowsDamaged says it */
+    }
+    return this.files.rowsDamaged;
   }
 
   /**
@@ -43,7 +54,7 @@ export class ContentPins {
    * are answered as before it was begun.
    */
   prepareStep(): boolean {
-    if (this.index) return false;
+    if (this.index || (!this.making && this.damaged())) return false;
     this.making ??= PinIndex.inSteps(this.files);
     const step = this.making.next();
     if (!step.done) return true;

@@ -19,6 +19,11 @@ export interface RecordLines {
   read(refs: readonly LineRef[]): (Buffer | undefined)[];
   /** Keeps the bytes of a chunk that starts at `offset`, for sources that hold the ledger in memory. */
   keep?(offset: number, bytes: Buffer): void;
+  /**
+   * The saved index's rows were found not to match their checksum: the source drops that copy (no process
+   * builds on it again) and indexes the ledger anew.
+   */
+  savedRowsDamaged?(): void;
   clear?(): void;
 }
 

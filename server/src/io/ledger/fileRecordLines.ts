@@ -33,7 +33,13 @@ export class FileRecordLines implements RecordLines {
     private readonly identity: () => FileIdentity | undefined,
     /** Some line could not be read as it was indexed: the file is no longer the one the index describes. */
     private readonly notAsIndexed: () => void = () => undefined,
+    /** The saved index the rows came from is damaged (RecordLines.savedRowsDamaged). */
+    private readonly damagedSave: () => void = () => undefined,
   ) {}
+
+  savedRowsDamaged(): void {
+    this.damagedSave();
+  }
 
   read(refs: readonly LineRef[]): (Buffer | undefined)[] {
     const out = new Array<Buffer | undefined>(refs.length).fill(undefined);

@@ -2,7 +2,9 @@ import { join } from "node:path";
 import { LedgerIndex } from "../../engine/ledger/ledgerIndex";
 import { FileRecordLines } from "./fileRecordLines";
 import { LedgerFollower } from "./follow";
-import { CHECK_BYTES, loadIndex, saveIndexInSteps } from "./indexFile";
+import { CACHE_DIR } from "../cacheDir";
+import { removeOwnFile } from "../ownFiles";
+import { CHECK_BYTES, indexFileName, loadIndex, saveIndexInSteps } from "./indexFile";
 
 export interface LedgerSourceOptions {
   /** The workspace's cache folder, created when asked (undefined: no saved index is read or written). */
@@ -46,6 +48,7 @@ export class LedgerSource {
         file,
         () => this.follower?.fileIdentity,
         () => this.follower?.notAsIndexed(),
+        () => this.dropSaved(),
       ),
     );
     this.follower = new LedgerFollower(file, {
@@ -107,6 +110,20 @@ export class LedgerSource {
       return false;
     };
     return pins ? [save, () => this.index.preparePinsStep()] : [save];
+  }
+
+  /**
+   * The saved index is damaged: removed, so that no process builds on it again (the next reads the ledger
+   * whole and saves it anew), and this one indexes the ledger anew at its next read.
+   */
+  private dropSaved(): void {
+    this.follower.notAsIndexed();
+    this.saved = 0;
+    try {
+      removeOwnFile(this.root, `${CACHE_DIR}/${indexFileName(this.path)}`);
+    } catch {
+      /* not ours to remove, or gone: the next process finds its checksum wrong as this one did */
+    }
   }
 
   save(): void {
