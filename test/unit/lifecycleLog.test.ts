@@ -87,3 +87,23 @@ it("reads a chunk at a time without holding the event loop, and reads that overl
   expect(got.length).toBeGreaterThanOrEqual(10);
   expect(await second).toEqual(plain);
 });
+
+it("forgets moves cut from the ledger's end or lost with the ledger, and never changes an answer given", async () => {
+  const path = join(root, LEDGER);
+  const log = new LifecycleLog(root, () => LEDGER, 700);
+  writeFileSync(path, `${[edit(1), move(1), edit(2), move(2)].join("\n")}\n`);
+  const both = await log.read();
+  expect(both.length).toBe(2);
+  appendFileSync(path, `${move(5)}\n`);
+  expect((await log.read()).length).toBe(3);
+  expect(both.length).toBe(2); // an answer given stays as it was
+  // cut back to its first moves (a rollback of the last appends): the same head, fewer bytes
+  writeFileSync(path, `${[edit(1), move(1)].join("\n")}\n`);
+  expect(await log.read()).toEqual(readLifecycleEvents(root, LEDGER));
+  expect((await log.read()).length).toBe(1);
+  appendFileSync(path, `${move(3)}\n`);
+  expect((await log.read()).length).toBe(2);
+  expect(both.map((e) => e.at)).toEqual(["2026-01-01T00:01:00.000Z", "2026-01-01T00:02:00.000Z"]);
+  rmSync(path);
+  expect(await log.read()).toEqual([]);
+});
