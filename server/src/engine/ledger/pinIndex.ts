@@ -117,7 +117,7 @@ export class PinIndex {
     try {
       files.readAll();
     } catch {
-      /* damaged saved rows: each file's are read and checked against the ledger as before */
+      /* damaged saved rows: ContentPins makes no index of them; a caller that does gets each file's rows as read */
     }
     const pins = new PinIndex(files.rowCount());
     let rows = 0;

@@ -25,7 +25,6 @@ export type SettleStep = () => boolean;
  * last bytes indexed tie a saved index to the file it describes (io/ledger/indexFile.ts), so the next
  * process resumes where this one stopped instead of reading the whole file again.
  */
-
 export class LedgerSource {
   readonly index: LedgerIndex;
   readonly follower: LedgerFollower;
