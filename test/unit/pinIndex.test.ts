@@ -80,7 +80,7 @@ it("made a slice at a time, answers as made at once; while being made, as before
   const asked = [...shared, MIXED_POST, 12345];
   const pins = new ContentPins(files);
   expect(pins.prepareStep()).toBe(true);
-  // half made: answered by a scan of the rows, as before the index was begun
+  // half made: answered by a scan of the rows, as when no index is begun
   const whole = PinIndex.of(files);
   for (const key of asked.slice(0, 4)) expect(pins.refs(key)).toEqual(whole.refs(key));
   // a record read meanwhile: the index is made again from the start, with it
