@@ -236,6 +236,24 @@ describe("the saved ledger index", () => {
     expect("problem" in decodeIndex(readFileSync(indexFile()))).toBe(false);
   });
 
+  it("a partly read index cut short underneath its reader gives no answer from what is missing: it is dropped", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 40));
+    const truth = await answers((await open({ cache: false })).ledger);
+    await open();
+    const partial = new WorkspaceLedger(root, LEDGER, { partial: true });
+    expect((await partial.poll()).bytesResumed).toBeGreaterThan(0);
+    // the rows' columns cut away in place (the reader holds the file open)
+    const n = readFileSync(indexFile()).readDoubleLE(16);
+    truncateSync(indexFile(), readFileSync(indexFile()).length - 28 * n);
+    expect(() => partial.entriesFor("src/f1.ts")).toThrow(
+      "the saved ledger index could not be read back for src/f1.ts; it is dropped, and the ledger is read anew on the next run",
+    );
+    expect(existsSync(indexFile())).toBe(false);
+    const next = await open();
+    expect(next.poll.bytesResumed).toBe(0);
+    expect(await answers(next.ledger)).toEqual(truth);
+  });
+
   it("refuses an index whose file table does not add up to its rows, even with a valid checksum", async () => {
     writeFileSync(join(root, LEDGER), lines(0, 10));
     await open();

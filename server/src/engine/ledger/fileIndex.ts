@@ -99,26 +99,16 @@ export class FileIndex {
     try {
       this.saved?.readAll();
     } catch (e) {
-      if (!this.rowsDamaged) this.onDamaged();
-      this.rowsDamaged = true;
+      this.damaged();
       throw e;
     }
   }
 
-  /**
-   * Every record line the rows name, each once, in `eachRowOfAll` order: what may pin any content when the
-   * rows' post keys cannot be trusted (each is read back and checked against the ledger).
-   */
-  allRefs(): RecordRef[] {
-    const seen = new Set<number>();
-    const out: RecordRef[] = [];
-    this.eachRowOfAll((offset, _time, length, line) => {
-      if (seen.has(line)) return;
-      seen.add(line);
-      out.push({ offset, length, line });
-    });
-    return out;
+  private damaged(): void {
+    if (!this.rowsDamaged) this.onDamaged();
+    this.rowsDamaged = true;
   }
+
 
   /** A file's rows in ledger order: its saved ones, then those added since. */
   fileRows(file: FileState): Row[] {
@@ -130,7 +120,12 @@ export class FileIndex {
   eachRow(file: FileState, row: RowVisitor): void {
     if (file.savedCount > 0) {
       const saved = this.saved?.rows(file.savedBase, file.savedCount);
-      if (saved) for (let i = 0; i < file.savedCount; i++) row(saved.offset[i]!, saved.time[i]!, saved.length[i]!, saved.line[i]!, saved.post[i]!);
+      // rows that cannot be read back (the saved copy changed underneath): no answer without them
+      if (!saved) {
+        this.damaged();
+        throw new Error(`the saved ledger index could not be read back for ${file.path}; it is dropped, and the ledger is read anew on the next run`);
+      }
+      for (let i = 0; i < file.savedCount; i++) row(saved.offset[i]!, saved.time[i]!, saved.length[i]!, saved.line[i]!, saved.post[i]!);
     }
     const rows = this.rows;
     for (let r = file.first; r !== NONE; r = rows.next[r]!) row(rows.offset[r]!, rows.time[r]!, rows.length[r]!, rows.line[r]!, rows.post[r]!);

@@ -28,7 +28,7 @@ export class ContentPins {
       this.files.readAll();
     } catch {
       // damaged saved rows: their post keys cannot be trusted, so every record is read back and checked
-      return this.files.allRefs();
+      return everyRecord(this.files);
     }
     return this.files.rowsPosting(key);
   }
@@ -75,6 +75,18 @@ export class ContentPins {
     this.making = undefined;
     this.scans = 0;
   }
+}
+
+/** Every record line the rows name, each once, in `eachRowOfAll` order. */
+function everyRecord(files: FileIndex): RecordRef[] {
+  const seen = new Set<number>();
+  const out: RecordRef[] = [];
+  files.eachRowOfAll((offset, _time, length, line) => {
+    if (seen.has(line)) return;
+    seen.add(line);
+    out.push({ offset, length, line });
+  });
+  return out;
 }
 
 /**
