@@ -109,7 +109,6 @@ export class FileIndex {
     this.rowsDamaged = true;
   }
 
-
   /** A file's rows in ledger order: its saved ones, then those added since. */
   fileRows(file: FileState): Row[] {
     const out: Row[] = [];
