@@ -108,12 +108,10 @@ function columnAt(rowsAt: number, n: number, k: number, i: number): number {
   return rowsAt + starts[k]! + i * (k < 2 ? 8 : 4);
 }
 
-/** Writes the index to `fd`: the meta sections built in memory, the rows streamed column by column. */
-export function writeIndex(fd: number, state: IndexState, at: IndexedLedger): void {
-  for (const _ of writeIndexInSteps(fd, state, at, Number.POSITIVE_INFINITY));
-}
-
-/** `writeIndex`, pausing after each file that brings the rows written since the last pause to `rowsPerStep`. */
+/**
+ * Writes the index to `fd`: the meta sections built in memory, the rows streamed column by column, pausing
+ * after each file that brings the rows written since the last pause to `rowsPerStep`.
+ */
 export function* writeIndexInSteps(fd: number, state: IndexState, at: IndexedLedger, rowsPerStep = ROWS_PER_STEP): Generator<void> {
   // sorted, so that a reader finds a file by binary search without building a map of all of them
   const files = [...state.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -472,17 +470,9 @@ export async function loadIndex(cacheDir: string, ledger: string, ledgerFile: st
 
 /**
  * Saves the index through the own-file writer (a fresh temporary file, then rename, in the workspace's
- * cache folder where it really lands); false when it could not be written.
- */
-export function saveIndex(root: string, state: () => IndexState, at: IndexedLedger): boolean {
-  const steps = saveIndexInSteps(root, state, at, Number.POSITIVE_INFINITY);
-  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
-}
-
-/**
- * `saveIndex` a slice of the rows at a time, for a caller that runs each step in a turn of its own (the
- * editor, on a ledger of a million records: the save is half a second). The index must not change between
- * steps. Returns whether the index was saved.
+ * cache folder where it really lands), a slice of the rows at a time for a caller that runs each step in a
+ * turn of its own (the editor, on a ledger of a million records: the save is half a second). The index must
+ * not change between steps. Returns whether the index was saved.
  */
 export function* saveIndexInSteps(root: string, state: () => IndexState, at: IndexedLedger, rowsPerStep = ROWS_PER_STEP): Generator<void, boolean> {
   try {

@@ -89,15 +89,9 @@ export class LedgerSource {
 
   /**
    * Saves the index when `saveAfterBytes` were indexed since it was saved, and makes its pin index (`pins`:
-   * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks.
-   */
-  settle(saveAfterBytes: number, pins: boolean): void {
-    for (const step of this.settleSteps(saveAfterBytes, pins)) while (step());
-  }
-
-  /**
-   * `settle` as steps for a caller that runs each in turns of its own, so that the editor answers in
-   * between: the save, then the pin index a slice at a time. A step is run again while it returns true.
+   * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks. As
+   * steps, for a caller that runs each in turns of its own so that the editor answers in between: the save,
+   * then the pin index, a slice at a time. A step is run again while it returns true.
    */
   settleSteps(saveAfterBytes: number, pins: boolean): SettleStep[] {
     let saving: Generator<void> | undefined;
