@@ -66,6 +66,11 @@ export class TrackedDocument {
     return this.base.text;
   }
 
+  /** The baseline's lines (`splitLines`), split once when it was set. */
+  get baselineLines(): readonly string[] {
+    return this.base.lines;
+  }
+
   /** Hash of the file as the editor last loaded, saved or reloaded it. */
   get diskHash(): string {
     return this.base.hash;

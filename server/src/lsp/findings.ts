@@ -8,7 +8,6 @@ import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
 import { lineFindings, unrecordedContentFinding, type Finding } from "../engine/check";
 import { contentLineCount } from "../engine/attribution";
-import { splitLines } from "../engine/hashing";
 import { changedLinesOf } from "../io/changedLines";
 
 /**
@@ -55,6 +54,9 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   const path = doc.path!;
   const hash = doc.diskHash;
   const text = doc.baseline;
+  // split once, when the baseline was set: splitting a million-line file again here would hold requests
+  // for a third of a second
+  const lines = doc.baselineLines;
   doc.findings.begin(hash);
   let findings: Finding[] = [];
   try {
@@ -67,7 +69,7 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
       }
       // outside a git repository there is no base to tell changed lines from: what the ledger last recorded
       // against the file is what is known
-      const withoutGit = () => unrecordedContentFinding(path, contentLineCount(splitLines(text)), hash, doc.lastRecordedHash(), ctx.rules);
+      const withoutGit = () => unrecordedContentFinding(path, contentLineCount(lines), hash, doc.lastRecordedHash(), ctx.rules);
       findings = changed ? lineFindings(path, changed, (line) => doc.baselineRecord(line - 1), ctx.rules) : [withoutGit()].filter((f) => f !== undefined);
     }
   } catch {
