@@ -879,6 +879,56 @@ export function globs(o: Options): Figure {
 // --- a save of a huge file ------------------------------------------------------------------------------
 
 /**
+ * The longest the server leaves a request waiting while it takes the open of a 1,000,000-line file: hovers on
+ * a small file are sent one after another from the didOpen until the big file's first diagnostics arrive, and
+ * the slowest answer is the stall. Part of it is the protocol's own: the 25 MB message is decoded (JSON) in the
+ * same turn. Baseline: the slowest of as many hovers afterwards. Measured only.
+ */
+export async function openStall(o: Options): Promise<Figure> {
+  const lines = 1_000_000;
+  const root = mkdtempSync(join(tmpdir(), "intent-lsp-bench-open-"));
+  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
+  writeFileSync(join(root, LEDGER), "");
+  const big = "src/api/huge-open.ts";
+  const body: string[] = [];
+  for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
+  writeFileSync(join(root, big), `${body.join("\n")}\n`);
+  const client = await LspClient.start({ root, ...(o.serverJs ? { serverJs: o.serverJs } : {}) });
+  const hoverMs = async () => {
+    const t0 = nowMs();
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });
+    return nowMs() - t0;
+  };
+  try {
+    await client.open("src/api/weather.ts", "typescript");
+    await hoverMs();
+    const uri = await client.open(big, "typescript");
+    let worst = 0;
+    let count = 0;
+    while (!client.diagnostics.has(uri)) {
+      worst = Math.max(worst, await hoverMs());
+      count++;
+    }
+    let idle = 0;
+    for (let k = 0; k < Math.max(count, 20); k++) idle = Math.max(idle, await hoverMs());
+    o.log(`    open of ${lines.toLocaleString("en")} lines: longest hover wait ${ms(worst)} (${count} hovers); idle ${ms(idle)}`);
+    return {
+      id: "open-1m-stall",
+      records: 0,
+      now: `max ${ms(worst)}`,
+      baseline: `idle max ${ms(idle)}`,
+      ratio: x(worst / idle),
+      target: "–",
+      met: null,
+      data: { lines, stall: worst, hovers: count, idle },
+    };
+  } finally {
+    await client.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
  * The longest the server leaves a request waiting while it handles the save of a 1,000,000-line file: hovers
  * on a small file are sent one after another from the didSave until `intent/saveProcessed`, and the slowest
  * answer is the stall. Baseline: the slowest of as many hovers with no save running. Measured outside git

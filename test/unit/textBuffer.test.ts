@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TextDocument } from "vscode-languageserver-textdocument";
+import { splitLines } from "../../server/src/engine/hashing";
 import { TextBuffer } from "../../server/src/lsp/textBuffer";
 
 /** The line buffer must read back exactly what `TextDocument` (the reference model) holds after the same edits. */
@@ -40,6 +41,27 @@ describe("TextBuffer", () => {
         }
       }
     }
+  });
+
+  it("its lines are the text's splitLines, with or without a CR, and a copy of them stays as taken while the buffer is edited", () => {
+    const LF_ONLY = PIECES.filter((p) => !p.includes("\r"));
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = rng(seed);
+      const pieces = seed % 2 ? LF_ONLY : PIECES;
+      const text = Array.from({ length: 1 + Math.floor(r() * 30) }, () => pieces[Math.floor(r() * pieces.length)]!).join("");
+      const buf = new TextBuffer("file:///t", "plaintext", 0, text);
+      const lines = buf.copyLines();
+      expect(lines, JSON.stringify(text)).toEqual(splitLines(text));
+      expect(buf.getText()).toBe(text);
+      expect(buf.getText({ start: { line: 0, character: 0 }, end: { line: lines.length, character: 0 } })).toBe(text);
+      buf.replace(buf.clamp({ line: 0, character: 0 }), buf.clamp({ line: buf.lineCount, character: 0 }), "changed\n");
+      expect(buf.getText()).toBe("changed\n");
+      expect(lines).toEqual(splitLines(text));
+    }
+    // the terminators read back: a text without a CR ends each line but the last with LF
+    const buf = new TextBuffer("file:///t", "plaintext", 0, "a\n\nb\n");
+    expect([buf.lineCount, buf.lineText(0), buf.lineText(1), buf.lineText(2), buf.lineText(3)]).toEqual([4, "a", "", "b", ""]);
+    expect(buf.getText({ start: { line: 1, character: 0 }, end: { line: 3, character: 0 } })).toBe("\nb\n");
   });
 
   it("reads ranges and offsets as TextDocument does", () => {

@@ -16,8 +16,9 @@ export class DocumentBaseline {
   private content: BaselineContent;
   private prior: PriorContent | undefined;
 
-  constructor(text: string) {
-    this.content = { text, lines: splitLines(text), hash: fileHash(text) };
+  /** `lines`: `splitLines(text)` when the caller has them already (the buffer's, at open). */
+  constructor(text: string, lines: string[] = splitLines(text)) {
+    this.content = { text, lines, hash: fileHash(text) };
   }
 
   get text(): string {

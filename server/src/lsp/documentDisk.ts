@@ -10,13 +10,17 @@ export class DocumentDisk {
   private disk: DiskState | undefined;
   private diskIsExternal = false;
 
-  /** `fsPath`: the file on disk, or undefined for an untitled or non-file document (never looked at). */
+  /**
+   * `fsPath`: the file on disk, or undefined for an untitled or non-file document (never looked at).
+   * `looked`: the file as the caller read it a moment ago (the open's own look), so it is not read twice.
+   */
   constructor(
     readonly fsPath: string | undefined,
     private readonly buffer: TextBuffer,
     private readonly baseline: DocumentBaseline,
+    looked?: DiskState,
   ) {
-    if (fsPath) this.took(readDiskState(fsPath, undefined));
+    if (fsPath) this.took(looked ?? readDiskState(fsPath, undefined));
   }
 
   /** The text on disk, as last looked at (undefined: missing or unreadable). */

@@ -1,12 +1,11 @@
 import { CHANGE_ORIGIN, type ChangeOriginParams } from "@shared/notifications";
 import { isUntypedReason, UNTYPED_REASONS } from "../engine/untypedLines";
 import { sealedManifestPath } from "../io/ledger/segments";
-import { join } from "node:path";
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver";
 import { fileHash } from "../engine/hashing";
 import { sessionFileName } from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
-import { readOptional } from "../io/optionalFile";
+import { readDiskState, type DiskState } from "../io/diskState";
 import { TrackedDocument, uriToPath } from "./documents";
 import { computeSavedFindings, fileFindings } from "./findings";
 import type { LedgerSync } from "./ledgerSync";
@@ -47,7 +46,9 @@ export class DocumentSync {
     const ctx = known ?? (fsPath ? this.workspaces.forFile(fsPath) : undefined);
     if (ctx && !known) void this.ledgers.poll(ctx, true); // a workspace adopted for this file
     const path = ctx && fsPath ? ctx.relativePath(fsPath) : undefined;
-    const doc = new TrackedDocument(text, path, ctx, ctx && path !== undefined ? unrecordedBaseline(ctx, path, text.getText()) : undefined);
+    // the file is read once here, for the baseline and for the document's view of its disk
+    const disk = fsPath ? readDiskState(fsPath, undefined) : undefined;
+    const doc = new TrackedDocument(text, path, ctx, ctx && path !== undefined && disk ? unrecordedBaseline(ctx, path, text.getText(), disk) : undefined, disk);
     this.documents.add(doc);
     if (ctx && path && ctx.ruleFileOf(path)) this.ruleFileEdited(doc);
     if (ctx && path) {
@@ -199,13 +200,9 @@ function isOtherSessionFile(ctx: WorkspaceContext, path: string): boolean {
  * buffer itself is the baseline: a disk that differs for other reasons may be the editor's own write racing
  * the open notification, and its lines must not be taken for edits.
  */
-function unrecordedBaseline(ctx: WorkspaceContext, path: string, opened: string): string | undefined {
-  let disk: string | undefined;
-  try {
-    disk = readOptional(join(ctx.root, path));
-  } catch {
-    return undefined; // a directory, no permission: no file to compare with
-  }
+function unrecordedBaseline(ctx: WorkspaceContext, path: string, opened: string, onDisk: DiskState): string | undefined {
+  // undefined: missing, a directory, unreadable: no file to compare with
+  const disk = onDisk.text;
   if (disk === undefined || disk === opened) return undefined;
   return ctx.ledger.lastPostHash(path) === fileHash(disk) ? disk : undefined;
 }

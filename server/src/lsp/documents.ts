@@ -8,6 +8,7 @@ import type { TraceEntry } from "../engine/ledger/read";
 import type { BlockSource } from "../engine/lineage";
 import { removedSpans, toSpans, type Span } from "../engine/lineChange";
 import type { UntypedReason } from "../engine/untypedLines";
+import type { DiskState } from "../io/diskState";
 import { BufferEdits, type SaveSnapshot } from "./bufferEdits";
 import { DocumentAdoption } from "./documentAdoption";
 import { DocumentBaseline } from "./documentBaseline";
@@ -50,11 +51,15 @@ export class TrackedDocument {
     readonly path: string | undefined,
     readonly ctx: WorkspaceContext | undefined,
     savedText?: string,
+    /** The file on disk as the open looked at it, when it did. */
+    disk?: DiskState,
   ) {
     this.fsPath = uriToPath(doc.uri);
-    this.base = new DocumentBaseline(savedText ?? doc.getText());
-    this.tracking = new BufferEdits(doc, this.base.lines, savedText !== undefined && savedText !== doc.getText());
-    this.disk = new DocumentDisk(this.fsPath, doc, this.base);
+    const startsEdited = savedText !== undefined && savedText !== doc.getText();
+    // the buffer's own lines when it is the baseline: a million-line file is not split a second time
+    this.base = startsEdited ? new DocumentBaseline(savedText) : new DocumentBaseline(doc.getText(), doc.copyLines());
+    this.tracking = new BufferEdits(doc, this.base.lines, startsEdited);
+    this.disk = new DocumentDisk(this.fsPath, doc, this.base, disk);
     const parts = { buffer: doc, baseline: this.base, tracking: this.tracking, disk: this.disk, owners: this.owners, findings: this.findings };
     this.ledger = new DocumentLedger(ctx, path, this.base);
     this.provenance = new Provenance(parts, this.ledger);
