@@ -8,6 +8,7 @@ import { driftBase, driftMessage, driftRuns, runText } from "../engine/drift";
 import { measureDrift } from "../io/drift";
 import { CliError } from "./args";
 import { readLedger, type CliWorkspace } from "./workspace";
+import { appendAll } from "../engine/appendAll";
 
 /**
  * `intent status ID`: one intent, its acceptance criteria, and its lifecycle as the ledger keeps it: the
@@ -78,7 +79,10 @@ export function intentStatusText(r: IntentStatusReport): string {
   }
   if (r.drift) {
     out.push(`Drift: ${driftMessage(r.drift, intent.ownedScope)}`);
-    out.push(...driftRuns(r.drift.lines).map((run) => `  ${runText(run)}`), "  (`intent blame FILE:LINES` shows who wrote them)");
+    appendAll(
+      out,
+      driftRuns(r.drift.lines).map((run) => `  ${runText(run)}`),
+    ).push("  (`intent blame FILE:LINES` shows who wrote them)");
   } else if (r.base) {
     out.push(
       `Drift: none: no line in its scope changed${r.base.since === "completed" ? " after its completion" : " under another intent or with no record since it started"} (commit ${r.base.revision.slice(0, 12)})`,

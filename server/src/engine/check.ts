@@ -13,6 +13,7 @@ import type { Rules } from "./rules";
 import { INTENTS_FILE } from "./workspaceFiles";
 import { fileHash, splitLines } from "./hashing";
 import { contentLineCount } from "./attribution";
+import { appendAll } from "./appendAll";
 
 export type FindingCode = Extract<
   DiagnosticCode,
@@ -96,8 +97,8 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     const lines = splitLines(content);
     const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path, lines)) : [];
     // Stryker disable next-line ConditionalExpression: cost only; with no removals removalFindings returns no finding, having searched the file's records for its writer
-    if (removed.length) findings.push(...removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path, lines)));
-    result.findings.push(...findings.sort((a, b) => a.startLine - b.startLine));
+    if (removed.length) appendAll(findings, removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path, lines)));
+    appendAll(result.findings, findings.sort((a, b) => a.startLine - b.startLine));
   }
   return result;
 }

@@ -14,6 +14,7 @@
  */
 import { normalizeLine } from "./hashing";
 import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
+import { appendAll } from "./appendAll";
 
 type Run = { base: number; length: number } | { base: null; length: number; refined: boolean };
 
@@ -164,7 +165,7 @@ export class EditedLines {
       const gapEnd = next && next.base !== null ? next.base : baseStartAfter(this.runs, i + 1, this.baseline.length);
       const pieces = this.compareRegion(at, r.length, gapStart, gapEnd, lineAt);
       if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
-      out.push(...pieces);
+      appendAll(out, pieces);
       at += r.length;
     }
     if (changed) this.runs = coalesce(out, 0, out.length);

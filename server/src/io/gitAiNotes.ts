@@ -10,6 +10,7 @@ import { parseGitAiNote, type GitAiNote } from "../engine/ledger/gitAiNote";
 import { gitAiRecords, type NoteAtCommit } from "../engine/ledger/gitAiRecords";
 import { catFileBatch, runGit } from "./git";
 import { exportLines } from "./ledger/compact";
+import { appendAll } from "../engine/appendAll";
 
 export const GIT_AI_REF = "refs/notes/ai";
 
@@ -117,8 +118,8 @@ export function gitAiImportPlan(root: string, ledgerPath: string, identity: Pick
   for (const n of notes) {
     const files = n.note.files.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
     const made = gitAiRecords({ ...n, note: { ...n.note, files }, content: (path) => n.content(prefix + path) }, identity);
-    records.push(...made.records);
-    skipped.push(...made.skipped);
+    appendAll(records, made.records);
+    appendAll(skipped, made.skipped);
   }
   records.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const present = recordIds(root, ledgerPath);

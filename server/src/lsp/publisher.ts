@@ -9,6 +9,7 @@ import { claimedElsewhere, savedLineDiagnostics } from "./findings";
 import type { OpenDocuments } from "./openDocuments";
 import type { WorkspaceContext } from "./workspaceContext";
 import type { Workspaces } from "./workspaces";
+import { appendAll } from "../engine/appendAll";
 
 /** Diagnostics wait this long after the last keystroke, so a burst of typing publishes once. */
 const PUBLISH_DELAY_MS = 40;
@@ -98,9 +99,10 @@ export class DiagnosticsPublisher {
       // so a save does not briefly show its lines clean (auto-save saves after every pause in typing)
       if (!rule && doc.findings.isDue(doc.diskHash)) return;
       doc.refine(); // edited lines exact: an untouched line between two edits is not one
-      diagnostics.push(...scopeDiagnostics(doc), ...doc.findings.file);
+      // appended one at a time: a file edited on every other line has more diagnostics than a spread may pass
+      appendAll(appendAll(diagnostics, scopeDiagnostics(doc)), doc.findings.file);
       // mapped onto the version published now
-      if (doc.ctx && doc.path !== undefined && !rule) diagnostics.push(...savedLineDiagnostics(doc));
+      if (doc.ctx && doc.path !== undefined && !rule) appendAll(diagnostics, savedLineDiagnostics(doc));
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
     }

@@ -101,8 +101,8 @@ export class TextBuffer {
     const count = end.line - start.line + 1;
     const oldLines = this.lines.slice(start.line, start.line + count);
     const removedLength = this.spanLength(start.line, count);
-    this.lines.splice(start.line, count, ...newLines);
-    this.eols.splice(start.line, count, ...newEols);
+    this.lines = spliced(this.lines, start.line, count, newLines);
+    this.eols = spliced(this.eols, start.line, count, newEols);
     this.totalLength += this.spanLength(start.line, newLines.length) - removedLength;
     this.joined = undefined;
     this.generation++;
@@ -199,6 +199,22 @@ function joinLines(lines: readonly string[], eols: readonly string[], from: numb
   }
   return parts.join("");
 }
+
+/**
+ * `array` with `count` items at `at` replaced by `items`: in place for an edit's few lines; a new array for
+ * a paste of many (a spread of more than ~100,000 arguments overflows the call stack, and copying the array
+ * costs no more than the pasted lines themselves).
+ */
+function spliced(array: string[], at: number, count: number, items: string[]): string[] {
+  if (items.length <= SPREAD_MAX) {
+    array.splice(at, count, ...items);
+    return array;
+  }
+  return array.slice(0, at).concat(items, array.slice(at + count));
+}
+
+/** Items inserted by one `splice` call at most. */
+const SPREAD_MAX = 10_000;
 
 function before(a: Position, b: Position): boolean {
   return a.line < b.line || (a.line === b.line && a.character <= b.character);
