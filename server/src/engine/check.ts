@@ -98,7 +98,8 @@ export function checkChanges(files: readonly ChangedFile[], rules: Rules, entryB
     const findings = file.changed.length ? checkFile({ path: file.path, lines, changed: file.changed }, rules, entryBatches(file.path, lines)) : [];
     // Stryker disable next-line ConditionalExpression: cost only; with no removals removalFindings returns no finding, having searched the file's records for its writer
     if (removed.length) appendAll(findings, removalFindings(file.path, content, contentLineCount(lines), removed, rules, entryBatches(file.path, lines)));
-    appendAll(result.findings, findings.sort((a, b) => a.startLine - b.startLine));
+    findings.sort((a, b) => a.startLine - b.startLine);
+    appendAll(result.findings, findings);
   }
   return result;
 }
