@@ -65,6 +65,9 @@ describe("Markdown text", () => {
     expect(codeSpan("a`b``c")).toBe("```a`b``c```");
     expect(codeSpan("`x`")).toBe("`` `x` ``");
     expect(codeSpan("a\nb\u001b")).toBe("`a\\nb\\u001b`");
+    // a text of more backtick runs than a call may take arguments: the fence is still one longer than the longest
+    const many = `${"a`".repeat(1_000_000)}b\`\`\`c`;
+    expect(codeSpan(many)).toBe(`\`\`\`\`${many}\`\`\`\``);
     expect(codeCell("x | `y`")).toBe("`` x \\| `y` ``");
   });
 });

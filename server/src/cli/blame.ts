@@ -45,7 +45,9 @@ function blameText(rows: readonly BlameLine[]): string {
           )
         : [r.kind, "", "", ""],
   );
-  const widths = [0, 1, 2, 3].map((c) => Math.max(0, ...cells.map((row) => row[c]!.length)));
+  // a loop, not Math.max(...): a file of more than ~100,000 lines would overflow the call stack
+  const widths = [0, 0, 0, 0];
+  for (const row of cells) for (let c = 0; c < widths.length; c++) widths[c] = Math.max(widths[c]!, row[c]!.length);
   const numberWidth = String(rows[rows.length - 1]?.line ?? 1).length;
   return rows
     .map((r, i) => `${String(r.line).padStart(numberWidth)}  ${cells[i]!.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")} │ ${r.text}\n`)

@@ -39,7 +39,8 @@ export function inlineText(s: string): string {
 /** A Markdown code span holding `s` literally: a fence longer than any run of backticks inside it. */
 export function codeSpan(s: string): string {
   const text = oneLine(s);
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const fence = "`".repeat(longest + 1);
   const pad = text.startsWith("`") || text.endsWith("`") || text === "" ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
