@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
+import { MAX_BLOCK_LENSES } from "../../server/src/lsp/codeLens";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 
@@ -74,6 +75,16 @@ describe("an edit of hundreds of thousands of lines", () => {
       [2, 2],
       [4, 4],
     ]);
+    // once the ledger holds the record, each rewritten line is its own block: lenses stop after the first 1,000
+    await expect.poll(async () => client.hoverText(BIG, 1), { timeout: 30_000 }).toContain("INT-001");
+    const lenses = (await client.connection.sendRequest("textDocument/codeLens", { textDocument: { uri: client.uri(BIG) } })) as {
+      range: { start: { line: number } };
+      command: { title: string };
+    }[];
+    expect(lenses).toHaveLength(1 + MAX_BLOCK_LENSES);
+    expect(lenses[0]!.command.title).toContain(`· lenses on the first 1,000 of ${(PASTED / 2).toLocaleString("en")} blocks`);
+    expect(lenses.slice(1, 3).map((l) => l.range.start.line)).toEqual([1, 3]);
+    expect(lenses.at(-1)!.range.start.line).toBe(2 * MAX_BLOCK_LENSES - 1);
   });
 
   it("every other line of a 300,000-line file outside the selected intent's scope rewritten: each rewritten line has its out-of-scope diagnostic", async () => {

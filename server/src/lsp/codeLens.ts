@@ -15,6 +15,13 @@ const info = (line: number, title: string, uri: string, startLine = line, endLin
   command: { title, command: Commands.blame, arguments: [{ uri, startLine, endLine }] },
 });
 
+/**
+ * Block lenses a document shows at most, the first in the file: a file attributed in tens of thousands of
+ * blocks (one edited on every other line) would otherwise cost every lens request a lens per block, with
+ * every other request waiting, for lenses nobody reads. The summary says when lenses stop.
+ */
+export const MAX_BLOCK_LENSES = 1_000;
+
 /** docs/ARCHITECTURE.md "The language server's surface": a lens per attributed block, a file summary, and per intent in active_intents.yaml. */
 export function codeLenses(doc: TrackedDocument, now: number, criteriaLens: CriteriaLens = () => undefined): CodeLens[] {
   const ctx = doc.ctx;
@@ -33,13 +40,13 @@ export function codeLenses(doc: TrackedDocument, now: number, criteriaLens: Crit
   lenses.push(
     info(
       0,
-      `${traced}/${total} lines traced · ${countsLabel(blocks, total, doc.editedLineCount())} · ${records.size} ${records.size === 1 ? "record" : "records"} · ${intents.join(", ")} · last ${who(newest)} ${relativeTime(newest.timestamp, now)}`,
+      `${traced}/${total} lines traced · ${countsLabel(blocks, total, doc.editedLineCount())} · ${records.size} ${records.size === 1 ? "record" : "records"} · ${intents.join(", ")} · last ${who(newest)} ${relativeTime(newest.timestamp, now)}${blocks.length > MAX_BLOCK_LENSES ? ` · lenses on the first ${MAX_BLOCK_LENSES.toLocaleString("en")} of ${blocks.length.toLocaleString("en")} blocks` : ""}`,
       doc.uri,
       0,
       doc.doc.lineCount - 1,
     ),
   );
-  for (const b of blocks) lenses.push(info(b.start, blockLabel(b.attribution.entry, now), doc.uri, b.start, b.end));
+  for (const b of blocks.slice(0, MAX_BLOCK_LENSES)) lenses.push(info(b.start, blockLabel(b.attribution.entry, now), doc.uri, b.start, b.end));
   return lenses;
 }
 
