@@ -15,6 +15,8 @@ export const DiagnosticCodes = [
   "intent-drift",
   /** On an acceptance criterion in active_intents.yaml: its command failed when the person last verified it. */
   "criterion-failed",
+  /** Where a document's diagnostics stop being shown: it has more than the editor is sent (lsp/diagnostics.ts). */
+  "findings-not-shown",
 ] as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[number];

@@ -62,6 +62,7 @@ export const defaultSettings: Settings = {
     "settings-invalid": "error",
     "intent-drift": "information",
     "criterion-failed": "error",
+    "findings-not-shown": "information",
   },
   inlayHints: { enabled: true },
   codeLens: { enabled: true },
@@ -194,4 +195,5 @@ export const diagnosticCodeDocs: Record<DiagnosticCode, string> = {
   "settings-invalid": "A problem in .orchestration/config.jsonc.",
   "intent-drift": "On an intent in active_intents.yaml: lines in its scope changed since it started, or after it was completed, not under it.",
   "criterion-failed": "On an acceptance criterion in active_intents.yaml: its command failed the last time it was verified in this editor.",
+  "findings-not-shown": "Where a file's findings stop being shown: the editor is sent a file's first 1,000; intent check lists them all.",
 };

@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { MAX_BLOCK_LENSES } from "../../server/src/lsp/codeLens";
+import { MAX_DIAGNOSTICS } from "../../server/src/lsp/diagnostics";
+import { runCliInProcess } from "../support/cliRunner";
+import { git, gitWorkspace } from "../support/gitRepository";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 
@@ -87,7 +90,7 @@ describe("an edit of hundreds of thousands of lines", () => {
     expect(lenses.at(-1)!.range.start.line).toBe(2 * MAX_BLOCK_LENSES - 1);
   });
 
-  it("every other line of a 300,000-line file outside the selected intent's scope rewritten: each rewritten line has its out-of-scope diagnostic", async () => {
+  it("every other line of a 300,000-line file outside the selected intent's scope rewritten: the first 1,000 rewritten lines have their out-of-scope diagnostic, then one says how many more there are", async () => {
     ws = new TempWorkspace({ withLedger: false });
     ws.write(LEDGER, "");
     ws.select("INT-001");
@@ -100,8 +103,42 @@ describe("an edit of hundreds of thousands of lines", () => {
     const rewritten = lines.map((l, i) => (i % 2 ? `${l}!` : l));
     await client.edit(NOTES, { start: { line: 0, character: 0 }, end: { line: count, character: 0 } }, `${rewritten.join("\n")}\n`);
     const diagnostics = await client.waitForDiagnostics(NOTES, (d) => d.length > 0, 60_000);
-    const outOfScope = diagnostics.filter((d) => d.code === "out-of-scope");
-    expect(outOfScope).toHaveLength(count / 2);
-    expect(outOfScope.slice(0, 2).map((d) => d.range.start.line)).toEqual([1, 3]);
+    expect(diagnostics).toHaveLength(MAX_DIAGNOSTICS + 1);
+    const outOfScope = diagnostics.slice(0, MAX_DIAGNOSTICS);
+    expect(new Set(outOfScope.map((d) => d.code))).toEqual(new Set(["out-of-scope"]));
+    expect(outOfScope.map((d) => d.range.start.line)).toEqual(Array.from({ length: MAX_DIAGNOSTICS }, (_, k) => 2 * k + 1));
+    const more = diagnostics[MAX_DIAGNOSTICS]!;
+    expect(more.code).toBe("findings-not-shown");
+    expect(more.range.start.line).toBe(2 * MAX_DIAGNOSTICS + 1);
+    expect(more.message).toContain(`${(count / 2 - MAX_DIAGNOSTICS).toLocaleString("en")} more findings in this file, from this line on, are not shown`);
+    // a keystroke that takes one diagnostic away moves the point where they stop by one line pair
+    await client.setLine(NOTES, 1, "note 1");
+    const after = await client.waitForDiagnostics(NOTES, (d) => d.at(-1)?.range.start.line === 2 * MAX_DIAGNOSTICS + 3, 60_000);
+    expect(after[0]!.range.start.line).toBe(3);
+    expect(after.at(-1)!.message).toContain(`${(count / 2 - MAX_DIAGNOSTICS - 1).toLocaleString("en")} more findings`);
+  });
+
+  it("a saved file git counts 150,000 changed runs in: the first 1,000 untraced changes are shown, then where the rest start, as many as intent check lists", async () => {
+    ws = gitWorkspace();
+    const GEN = "src/api/generated.ts";
+    const count = 300_000;
+    const line = (i: number, sign: string) => `export const g${i} = ${sign}${i};\n`;
+    ws.write(GEN, Array.from({ length: count }, (_, i) => line(i, "")).join(""));
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "generated");
+    ws.write(GEN, Array.from({ length: count }, (_, i) => line(i, i % 2 ? "-" : "")).join(""));
+    const check = await runCliInProcess(["check"], { cwd: ws.root });
+    const listed = check.stdout.split("\n").filter((l) => l.startsWith(`${GEN}:`));
+    client = await LspClient.start({ root: ws.root });
+    await client.open(GEN, "typescript");
+    const diagnostics = await client.waitForDiagnostics(GEN, (d) => d.length > 0, 60_000);
+    expect(diagnostics).toHaveLength(MAX_DIAGNOSTICS + 1);
+    // the ones shown are the first intent check lists, at the same lines, with the same codes
+    const lineAndCode = (l: string) => /^[^:]+:(\d+): \w+ ([\w-]+):/.exec(l)!.slice(1).join(" ");
+    expect(diagnostics.slice(0, MAX_DIAGNOSTICS).map((d) => `${d.range.start.line + 1} ${d.code}`)).toEqual(listed.slice(0, MAX_DIAGNOSTICS).map(lineAndCode));
+    const more = diagnostics[MAX_DIAGNOSTICS]!;
+    expect(more.code).toBe("findings-not-shown");
+    expect(more.range.start.line).toBe(2 * MAX_DIAGNOSTICS + 1);
+    expect(more.message).toContain(`${(listed.length - MAX_DIAGNOSTICS).toLocaleString("en")} more findings`);
   });
 });

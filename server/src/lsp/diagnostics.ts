@@ -28,20 +28,58 @@ export function makeDiagnostic(
 }
 
 /**
- * Scope diagnostics of one open document: one per block of lines edited since the baseline. Cost grows
- * with the number of edited blocks; the verdict is cached per rules generation.
+ * Diagnostics a document is published with at most. Past this many (a file edited on every other line of
+ * hundreds of thousands has a diagnostic per edited line), every publish would build and send tens of
+ * megabytes after each keystroke, with every request waiting, to an editor that lists them all in one
+ * Problems panel: the first are sent, in the order of the file, and a last one says where they stop.
  */
-export function scopeDiagnostics(doc: TrackedDocument): Diagnostic[] {
+export const MAX_DIAGNOSTICS = 1_000;
+
+/** A source's first diagnostics in the file, and how many more it has that were not made. */
+export interface FirstDiagnostics {
+  list: Diagnostic[];
+  more: number;
+}
+
+/**
+ * At most `MAX_DIAGNOSTICS` of `diagnostics`, the first in the file, and where the rest start. `omitted`:
+ * diagnostics the sources counted without making them, each after the `MAX_DIAGNOSTICS + 1` its source gave.
+ */
+export function shownDiagnostics(settings: Settings, diagnostics: Diagnostic[], omitted = 0): Diagnostic[] {
+  if (diagnostics.length <= MAX_DIAGNOSTICS) return diagnostics;
+  // stable: diagnostics at one place keep their order
+  const sorted = diagnostics.slice().sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  const shown = sorted.slice(0, MAX_DIAGNOSTICS);
+  const at = sorted[MAX_DIAGNOSTICS]!.range.start;
+  const rest = sorted.length + omitted - MAX_DIAGNOSTICS;
+  const more = makeDiagnostic(
+    settings,
+    "findings-not-shown",
+    { start: at, end: at },
+    `${rest.toLocaleString("en")} more ${rest === 1 ? "finding" : "findings"} in this file, from this line on, ${rest === 1 ? "is" : "are"} not shown: the editor is sent a file's first ${MAX_DIAGNOSTICS.toLocaleString("en")}. Hover a line for its verdict; \`intent check\` lists every finding of the saved file.`,
+  );
+  if (more) shown.push(more);
+  return shown;
+}
+
+/**
+ * Scope diagnostics of one open document: one per block of lines edited since the baseline, the first
+ * `limit` made and the rest counted. Cost grows with the number of edited blocks; the verdict is cached per
+ * rules generation.
+ */
+export function scopeDiagnostics(doc: TrackedDocument, limit = Number.POSITIVE_INFINITY): FirstDiagnostics {
   const verdict = doc.verdict();
-  if (!verdict || !isProblem(verdict) || !doc.ctx || doc.path === undefined) return [];
+  if (!verdict || !isProblem(verdict) || !doc.ctx || doc.path === undefined) return { list: [], more: 0 };
   const message = verdictMessage(doc.path, verdict);
+  const blocks = doc.edits.blocks();
   const out: Diagnostic[] = [];
-  for (const block of doc.edits.blocks()) {
+  for (const block of blocks.length > limit ? blocks.slice(0, limit) : blocks) {
     const range = { start: { line: block.start, character: 0 }, end: { line: block.end, character: doc.lineText(block.end).length } };
     const d = makeDiagnostic(doc.ctx.rules.settings, verdict.kind, range, message);
     if (d) out.push({ ...d, data: { path: doc.path } });
   }
-  return out;
+  // a code switched off makes none, and has none to count
+  return { list: out, more: out.length ? Math.max(0, blocks.length - limit) : 0 };
 }
 
 /** `intent-schema` diagnostics at the offending YAML nodes; warnings stay warnings. */

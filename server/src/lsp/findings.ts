@@ -3,7 +3,7 @@ import { contributorText, intentTitle } from "../engine/describe";
 import { fileHash } from "../engine/hashing";
 import type { SessionRecord } from "../engine/sessions";
 import { isLiveSession } from "../io/liveSessions";
-import { makeDiagnostic } from "./diagnostics";
+import { makeDiagnostic, type FirstDiagnostics } from "./diagnostics";
 import type { TrackedDocument } from "./documents";
 import { newestOf } from "../engine/ledger/entryOrder";
 import { lineFindings, unrecordedContentFinding, type Finding } from "../engine/check";
@@ -78,13 +78,23 @@ export async function computeSavedFindings(doc: TrackedDocument): Promise<void> 
   doc.findings.finish(hash, findings);
 }
 
-/** The saved findings where their lines are now; lines edited since are judged as edits (`scopeDiagnostics`). */
-export function savedLineDiagnostics(doc: TrackedDocument): Diagnostic[] {
+/**
+ * The saved findings where their lines are now, the first `limit` made and the rest counted; lines edited
+ * since are judged as edits (`scopeDiagnostics`).
+ */
+export function savedLineDiagnostics(doc: TrackedDocument, limit = Number.POSITIVE_INFINITY): FirstDiagnostics {
   const saved = doc.findings.saved;
-  if (!saved || saved.hash !== doc.diskHash || !doc.ctx || doc.path === undefined) return [];
+  if (!saved || saved.hash !== doc.diskHash || !doc.ctx || doc.path === undefined) return { list: [], more: 0 };
   const out: Diagnostic[] = [];
+  let more = 0;
   for (const f of saved.findings) {
-    for (const block of doc.edits.currentBlocks(f.startLine - 1, f.endLine - 1)) {
+    const blocks = doc.edits.currentBlocks(f.startLine - 1, f.endLine - 1);
+    // past the limit, counted (a code switched off counts none)
+    if (out.length >= limit) {
+      if (doc.ctx.rules.settings.severity[f.code] !== "off") more += blocks.length;
+      continue;
+    }
+    for (const block of blocks) {
       const range = { start: { line: block.start, character: 0 }, end: { line: block.end, character: doc.lineText(block.end).length } };
       const d = makeDiagnostic(doc.ctx.rules.settings, f.code, range, f.message);
       const data: SavedFindingData = {
@@ -98,7 +108,7 @@ export function savedLineDiagnostics(doc: TrackedDocument): Diagnostic[] {
       if (d) out.push({ ...d, data });
     }
   }
-  return out;
+  return { list: out, more };
 }
 
 /** What a saved line's diagnostic carries for its quick fixes: the saved lines (1-based) and who explains them. */

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import type { Connection, Diagnostic } from "vscode-languageserver";
 import { CONFIG_FILE, INTENTS_FILE } from "../engine/workspaceFiles";
 import { parseLedgerLines } from "../engine/ledger/read";
-import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, scopeDiagnostics } from "./diagnostics";
+import { configDiagnostics, intentFileDiagnostics, ledgerDiagnostics, MAX_DIAGNOSTICS, scopeDiagnostics, shownDiagnostics } from "./diagnostics";
 import { uriToPath } from "./documents";
 import { claimedElsewhere, savedLineDiagnostics } from "./findings";
 import type { OpenDocuments } from "./openDocuments";
@@ -94,15 +94,23 @@ export class DiagnosticsPublisher {
     // are those of an older text. The reload publishes again for the version it read.
     if (rule && !doc!.ctx!.rulesReadFrom(rule, doc!.doc.getText())) return;
     const diagnostics: Diagnostic[] = [];
+    // what the sources counted past their first MAX_DIAGNOSTICS + 1, without making them (shownDiagnostics)
+    let omitted = 0;
     if (doc) {
       // the saved lines' findings are being computed for this very content: their completion publishes,
       // so a save does not briefly show its lines clean (auto-save saves after every pause in typing)
       if (!rule && doc.findings.isDue(doc.diskHash)) return;
       doc.refine(); // edited lines exact: an untouched line between two edits is not one
       // appended one at a time: a file edited on every other line has more diagnostics than a spread may pass
-      appendAll(appendAll(diagnostics, scopeDiagnostics(doc)), doc.findings.file);
+      const scope = scopeDiagnostics(doc, MAX_DIAGNOSTICS + 1);
+      appendAll(appendAll(diagnostics, scope.list), doc.findings.file);
+      omitted += scope.more;
       // mapped onto the version published now
-      if (doc.ctx && doc.path !== undefined && !rule) appendAll(diagnostics, savedLineDiagnostics(doc));
+      if (doc.ctx && doc.path !== undefined && !rule) {
+        const saved = savedLineDiagnostics(doc, MAX_DIAGNOSTICS + 1);
+        appendAll(diagnostics, saved.list);
+        omitted += saved.more;
+      }
       const claimed = doc.ctx && doc.path !== undefined ? claimedElsewhere(doc, doc.ctx.sessions, Date.now()) : undefined;
       if (claimed) diagnostics.push(claimed);
     }
@@ -116,7 +124,13 @@ export class DiagnosticsPublisher {
       if (!ruleFile.length) this.ruleFileUris.delete(uri);
     }
     diagnostics.push(...this.intentsFileExtras(uri));
-    void this.connection.sendDiagnostics({ uri, version: doc?.doc.version, diagnostics });
+    const fsPath = uriToPath(uri);
+    const ctx = doc?.ctx ?? (fsPath ? this.workspaces.of(fsPath) : undefined);
+    void this.connection.sendDiagnostics({
+      uri,
+      version: doc?.doc.version,
+      diagnostics: ctx ? shownDiagnostics(ctx.rules.settings, diagnostics, omitted) : diagnostics,
+    });
   }
 
   private intentsFileExtras(uri: string): Diagnostic[] {
