@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
@@ -293,5 +293,20 @@ describe("intent complete verifies the acceptance criteria", () => {
     expect(runCli(["start", "INT-004"], { cwd: ws.root }).stdout).toBe("INT-004: PENDING → IN_PROGRESS\n");
     expect(ledgerRecords(ws).map((r) => [r.vcs.revision, r.metadata["dev.intent-lsp"].lifecycle])).toEqual([[head, { from: "PENDING", to: "IN_PROGRESS" }]]);
     expect(steady(runCli(["status", "INT-004"], { cwd: ws.root }).stdout)).toContain(`\nStarted: TIME at commit ${head.slice(0, 12)} by Ada Lovelace\n`);
+  });
+
+  it("intent status ID reads the moves a compaction sealed: the start is still known, read once though a branch keeps its line live", () => {
+    const head = git(ws.root, "rev-parse", "HEAD").trim();
+    expect(runCli(["start", "INT-004"], { cwd: ws.root }).status).toBe(0);
+    const before = runCli(["status", "INT-004", "--json"], { cwd: ws.root }).stdout;
+    const moveLine = readFileSync(ws.path(".orchestration/agent_trace.jsonl"), "utf8");
+    const compacted = runCli(["ledger", "compact", "--before", "2999-01-01"], { cwd: ws.root });
+    expect(compacted.status).toBe(0);
+    expect(readFileSync(ws.path(".orchestration/agent_trace.jsonl"), "utf8")).toBe("");
+    expect(steady(runCli(["status", "INT-004"], { cwd: ws.root }).stdout)).toContain(`\nStarted: TIME at commit ${head.slice(0, 12)} by Ada Lovelace\n`);
+    expect(runCli(["status", "INT-004", "--json"], { cwd: ws.root }).stdout).toBe(before);
+    // the same line live again (merged from a branch that did not compact): one move, not two
+    writeFileSync(ws.path(".orchestration/agent_trace.jsonl"), moveLine);
+    expect(runCli(["status", "INT-004", "--json"], { cwd: ws.root }).stdout).toBe(before);
   });
 });

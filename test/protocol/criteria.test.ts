@@ -65,6 +65,18 @@ describe("drift in active_intents.yaml", () => {
     expect(result.runs.map((r) => r.text)).toEqual([`${FILE}:${lines + 1}-${lines + 2} with no record`]);
   });
 
+  it("is measured from the start a compaction sealed: the live file no longer holds the move, the sealed history does", async () => {
+    ws.write(FILE, `${ws.read(FILE)}export const drifted = 1;\nexport const again = 2;\n`);
+    expect(runCli(["ledger", "compact", "--before", "2999-01-01"], { cwd: ws.root }).status).toBe(0);
+    expect(ws.read(LEDGER)).toBe("");
+    client = await startInProcess({ root: ws.root });
+    await client.open(YAML, "yaml");
+    const diags = await client.waitForDiagnostics(YAML, (d) => d.some((x) => x.code === "intent-drift"));
+    expect(diags.filter((d) => d.code === "intent-drift").map((d) => d.message)).toEqual([
+      `2 lines in src/api/**, test/api/** changed since INT-001 started (commit ${started.slice(0, 12)}), all of them not under INT-001.`,
+    ]);
+  });
+
   it("is measured once the ledger is read: a line recorded under the intent at the ledger's end never counts as drift", async () => {
     const before = ws.read(FILE);
     const after = `${before}export const recorded = 1;\n`;

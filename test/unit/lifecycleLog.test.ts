@@ -2,15 +2,25 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { buildLifecycleRecord } from "../../server/src/engine/ledger/lifecycle";
+import { buildLifecycleRecord, lifecycleEvents, type LifecycleEvent } from "../../server/src/engine/ledger/lifecycle";
 import { LifecycleLog } from "../../server/src/io/intents/lifecycleLog";
-import { readLifecycleEvents } from "../../server/src/io/intents/move";
 import { agentRecordLine } from "../support/recordLines";
 
 /**
  * The followed log (bytes searched for the lifecycle mark, read in chunks, only what was appended) against
  * the plain reading: the whole ledger decoded and every line parsed (`readLifecycleEvents`).
  */
+
+/** The plain reading: the whole file decoded, every line parsed. */
+function readLifecycleEvents(root: string, path: string): LifecycleEvent[] {
+  let text = "";
+  try {
+    text = readFileSync(join(root, path), "utf8");
+  } catch {
+    /* no ledger: no moves */
+  }
+  return lifecycleEvents(text.split("\n"));
+}
 
 const LEDGER = ".orchestration/agent_trace.jsonl";
 let root: string;

@@ -3,7 +3,8 @@ import type { CriterionCheckMetadata, PersonMetadata } from "@shared/agentTrace"
 import { criterionText } from "../engine/intents/load";
 import { duration, seconds } from "../engine/intents/verification";
 import { lastMove, type LifecycleEvent } from "../engine/ledger/lifecycle";
-import { readLifecycleEvents } from "../io/intents/move";
+import { WorkspaceLifecycle } from "../io/intents/lifecycleLog";
+import { refreshSealedCopy } from "../io/ledger/segments";
 import { driftBase, driftMessage, driftRuns, runText } from "../engine/drift";
 import { measureDrift } from "../io/drift";
 import { CliError } from "./args";
@@ -20,7 +21,10 @@ export async function intentStatusReport(ws: CliWorkspace, id: string) {
     throw new CliError(
       `no intent ${id} in active_intents.yaml${ws.rules.intents.hasErrors ? " (the file has errors; `intent status` shows them)" : ""}; \`intent status\` lists the intents`,
     );
-  const events = readLifecycleEvents(ws.root, ws.rules.settings.ledgerPath).filter((e) => e.intentId === id);
+  // the moves of the sealed history too: a compaction seals them with every other record (a segment this
+  // clone lacks is an error that says how to fetch it, not a history without the intent's start)
+  refreshSealedCopy(ws.root, ws.rules.settings.ledgerPath);
+  const events = (await new WorkspaceLifecycle(ws.root, () => ws.rules.settings.ledgerPath).read()).filter((e) => e.intentId === id);
   const base = driftBase(intent, events);
   const ledger = base ? await readLedger(ws) : undefined;
   const drift = ledger ? await measureDrift(ws.root, ws.rules, intent, events, (p) => ledger.entryBatches(p)) : undefined;

@@ -8,14 +8,14 @@ import type { Diagnostic } from "vscode-languageserver";
 import { driftBase, driftMessage, type Drift } from "../engine/drift";
 import { criterionText } from "../engine/intents/load";
 import { measureDrift } from "../io/drift";
-import { LifecycleLog } from "../io/intents/lifecycleLog";
+import { WorkspaceLifecycle } from "../io/intents/lifecycleLog";
 import type { CriteriaRunner } from "./criteria";
 import { makeDiagnostic } from "./diagnostics";
 import type { WorkspaceContext } from "./workspaceContext";
 
 interface State {
   drifts: Map<string, Drift>;
-  log: LifecycleLog;
+  log: WorkspaceLifecycle;
   running: boolean;
   again: boolean;
 }
@@ -81,10 +81,10 @@ export class IntentHealth {
   }
 
   private stateOf(ctx: WorkspaceContext): State {
-    return { drifts: new Map(), log: new LifecycleLog(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false };
+    return { drifts: new Map(), log: new WorkspaceLifecycle(ctx.root, () => ctx.rules.settings.ledgerPath), running: false, again: false };
   }
 
-  private async measure(ctx: WorkspaceContext, log: LifecycleLog): Promise<Map<string, Drift>> {
+  private async measure(ctx: WorkspaceContext, log: WorkspaceLifecycle): Promise<Map<string, Drift>> {
     const out = new Map<string, Drift>();
     const intents = ctx.rules.catalogue.intents.filter((i) => i.status === "IN_PROGRESS" || i.status === "BLOCKED" || i.status === "COMPLETE");
     if (!intents.length) return out;

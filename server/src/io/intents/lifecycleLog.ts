@@ -1,5 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import { lifecycleEvents, type LifecycleEvent } from "../../engine/ledger/lifecycle";
+import { SEALED_COPY } from "../ledger/segments";
 import { ownFilePath } from "../ownFiles";
 import { openRegular } from "../regularFiles";
 
@@ -16,7 +17,7 @@ const HEAD_BYTES = 256;
  * appended since the last read are read, and only the lines that hold the lifecycle mark are decoded and
  * parsed (a search of the bytes: a large ledger's first read is not spent decoding records that are not
  * moves); a ledger that shrank or was replaced is read again whole. The answer is `lifecycleEvents` of every
- * line, which `readLifecycleEvents` gives by reading the ledger whole.
+ * line of the file (test/unit/lifecycleLog.test.ts holds it to that plain reading).
  *
  * The reads are asynchronous, a chunk at a time: the editor's first read of a ledger of a gigabyte searches
  * it for about a second and a half, which must not hold up typing. One read runs at a time.
@@ -56,7 +57,7 @@ export class LifecycleLog {
         if (end === 0 && chunk.length < size - this.offset) end = (await lineEnd(handle, this.offset + chunk.length, size)) - this.offset;
         if (end <= 0) break;
         const whole = end <= chunk.length ? chunk : await readAt(handle, this.offset, end);
-        this.events.push(...lifecycleEvents(markedLines(whole, end)));
+        for (const e of lifecycleEvents(markedLines(whole, end))) this.events.push(e);
         this.offset += end;
       }
       this.head = head;
@@ -74,6 +75,34 @@ export class LifecycleLog {
     this.head = Buffer.alloc(0);
     this.events = [];
   }
+}
+
+/**
+ * The lifecycle moves of every ledger the workspace reads, oldest first: those in the decoded copy of the
+ * sealed segments (`refreshSealedCopy`, which the ledger's readers keep up to date), then the live file's. A
+ * compaction seals moves with every other record: the live file alone would forget when an intent started.
+ * A move in both (a line one branch sealed and another kept live) is one move.
+ */
+export class WorkspaceLifecycle {
+  private readonly sealed: LifecycleLog;
+  private readonly live: LifecycleLog;
+
+  constructor(root: string, ledgerPath: () => string, chunkBytes = CHUNK_BYTES) {
+    this.sealed = new LifecycleLog(root, () => SEALED_COPY, chunkBytes);
+    this.live = new LifecycleLog(root, ledgerPath, chunkBytes);
+  }
+
+  async read(): Promise<LifecycleEvent[]> {
+    const sealed = await this.sealed.read();
+    const live = await this.live.read();
+    const seen = new Set(sealed.map(moveKey));
+    return [...sealed, ...live.filter((e) => !seen.has(moveKey(e)))];
+  }
+}
+
+/** What tells two moves apart: the intent, its statuses, when and at which commit. */
+function moveKey(e: LifecycleEvent): string {
+  return JSON.stringify([e.intentId, e.from, e.to, e.at, e.revision ?? null]);
 }
 
 /** The lines of `bytes[0, end)` that hold the mark, decoded, in order. */

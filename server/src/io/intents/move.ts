@@ -4,13 +4,12 @@
  * the ledger with the commit it was made at and, for COMPLETE, what was verified (docs/LEDGER.md).
  */
 import type { PersonMetadata, VerificationMetadata } from "@shared/agentTrace";
-import { buildLifecycleRecord, lifecycleEvents, type LifecycleEvent } from "../../engine/ledger/lifecycle";
+import { buildLifecycleRecord } from "../../engine/ledger/lifecycle";
 import type { IntentStatus } from "../../engine/intents/model";
 import { transition } from "../../engine/intents/writeback";
 import { INTENT_LSP_VERSION } from "../../version";
 import { headRevision } from "../git";
 import { appendWorkspaceRecord } from "../ledger/append";
-import { readOwnFile } from "../ownFiles";
 import { modifyIntentsFile } from "./store";
 
 export interface MoveRequest {
@@ -57,10 +56,4 @@ export async function moveIntent(req: MoveRequest): Promise<MoveResult> {
       warning: `${req.intentId} moved to ${req.to}, but its lifecycle record could not be appended to the ledger (${(err as Error).message}); the move is in active_intents.yaml only.`,
     };
   }
-}
-
-/** Every lifecycle move in the workspace's ledger, oldest first (none when there is no ledger). */
-export function readLifecycleEvents(root: string, ledgerPath: string): LifecycleEvent[] {
-  const text = readOwnFile(root, ledgerPath) ?? "";
-  return lifecycleEvents(text.split("\n"));
 }
