@@ -878,6 +878,28 @@ export function globs(o: Options): Figure {
 
 // --- a save of a huge file ------------------------------------------------------------------------------
 
+/** The example workspace with an empty ledger and `src/api/<name>` of 1,000,000 lines, under a temporary folder. */
+function hugeFileWorkspace(name: string): { root: string; big: string; lines: number } {
+  const lines = 1_000_000;
+  const root = mkdtempSync(join(tmpdir(), "intent-lsp-bench-huge-"));
+  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
+  writeFileSync(join(root, LEDGER), "");
+  const big = `src/api/${name}`;
+  const body: string[] = [];
+  for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
+  writeFileSync(join(root, big), `${body.join("\n")}\n`);
+  return { root, big, lines };
+}
+
+/** Milliseconds a hover on the example's small file takes to be answered: what a request waits. */
+function hoverTimer(client: LspClient): () => Promise<number> {
+  return async () => {
+    const t0 = nowMs();
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });
+    return nowMs() - t0;
+  };
+}
+
 /**
  * The longest the server leaves a request waiting while it takes the open of a 1,000,000-line file: hovers on
  * a small file are sent one after another from the didOpen until the big file's first diagnostics arrive, and
@@ -885,20 +907,9 @@ export function globs(o: Options): Figure {
  * same turn. Baseline: the slowest of as many hovers afterwards. Measured only.
  */
 export async function openStall(o: Options): Promise<Figure> {
-  const lines = 1_000_000;
-  const root = mkdtempSync(join(tmpdir(), "intent-lsp-bench-open-"));
-  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
-  writeFileSync(join(root, LEDGER), "");
-  const big = "src/api/huge-open.ts";
-  const body: string[] = [];
-  for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
-  writeFileSync(join(root, big), `${body.join("\n")}\n`);
+  const { root, big, lines } = hugeFileWorkspace("huge-open.ts");
   const client = await LspClient.start({ root, ...(o.serverJs ? { serverJs: o.serverJs } : {}) });
-  const hoverMs = async () => {
-    const t0 = nowMs();
-    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });
-    return nowMs() - t0;
-  };
+  const hoverMs = hoverTimer(client);
   try {
     await client.open("src/api/weather.ts", "typescript");
     await hoverMs();
@@ -936,14 +947,7 @@ export async function openStall(o: Options): Promise<Figure> {
  * asked of git): the two take different paths after a save.
  */
 export async function saveStall(o: Options, inGit: boolean): Promise<Figure> {
-  const lines = 1_000_000;
-  const root = mkdtempSync(join(tmpdir(), "intent-lsp-bench-save-"));
-  cpSync(join(REPO_ROOT, "examples/workspace"), root, { recursive: true });
-  writeFileSync(join(root, LEDGER), "");
-  const big = "src/api/huge-save.ts";
-  const body: string[] = [];
-  for (let i = 0; i < lines; i++) body.push(`export const v${i} = ${i};`);
-  writeFileSync(join(root, big), `${body.join("\n")}\n`);
+  const { root, big, lines } = hugeFileWorkspace("huge-save.ts");
   if (inGit) {
     const git = (...args: string[]) =>
       execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@intent-lsp.local", "-c", "commit.gpgsign=false", ...args], { cwd: root });
@@ -952,11 +956,7 @@ export async function saveStall(o: Options, inGit: boolean): Promise<Figure> {
     git("commit", "-q", "-m", "the workspace");
   }
   const client = await LspClient.start({ root, ...(o.serverJs ? { serverJs: o.serverJs } : {}) });
-  const hoverMs = async () => {
-    const t0 = nowMs();
-    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("src/api/weather.ts") }, position: { line: 2, character: 0 } });
-    return nowMs() - t0;
-  };
+  const hoverMs = hoverTimer(client);
   try {
     await client.open("src/api/weather.ts", "typescript");
     await client.open(big, "typescript");

@@ -35,7 +35,7 @@ export function makeDiagnostic(
  */
 export const MAX_DIAGNOSTICS = 1_000;
 
-/** A source's first diagnostics in the file, and how many more it has that were not made. */
+/** A source's first diagnostics in the file, and how many more it has, counted but not made. */
 export interface FirstDiagnostics {
   list: Diagnostic[];
   more: number;
