@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { git, gitWorkspace } from "../support/gitRepository";
+import { commitThenRewriteEveryOtherLine } from "../support/generatedFile";
+import { gitWorkspace } from "../support/gitRepository";
 import { runCliInProcess } from "../support/cliRunner";
 import type { TempWorkspace } from "../support/workspace";
 
@@ -17,11 +18,7 @@ describe("intent check and intent blame of files of hundreds of thousands of lin
   it("intent check reports every run of 150,000 changed runs, one finding each, and counts them", async () => {
     ws = gitWorkspace();
     const path = "src/api/generated.ts";
-    const line = (i: number, sign: string) => `export const g${i} = ${sign}${i};\n`;
-    ws.write(path, Array.from({ length: LINES }, (_, i) => line(i, "")).join(""));
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "generated");
-    ws.write(path, Array.from({ length: LINES }, (_, i) => line(i, i % 2 ? "-" : "")).join(""));
+    commitThenRewriteEveryOtherLine(ws, path, LINES);
     const r = await runCliInProcess(["check"], { cwd: ws.root });
     expect(r.stderr).toBe("");
     const out = r.stdout.split("\n");

@@ -1,14 +1,14 @@
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { MAX_BLOCK_LENSES } from "../../server/src/lsp/codeLens";
 import { MAX_DIAGNOSTICS } from "../../server/src/lsp/diagnostics";
 import { runCliInProcess } from "../support/cliRunner";
-import { git, gitWorkspace } from "../support/gitRepository";
+import { commitThenRewriteEveryOtherLine } from "../support/generatedFile";
+import { gitWorkspace } from "../support/gitRepository";
+import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 import { LspClient } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 
-const LEDGER = ".orchestration/agent_trace.jsonl";
 const API = "src/api/weather.ts";
 const PASTED = 200_000;
 
@@ -39,10 +39,7 @@ describe("an edit of hundreds of thousands of lines", () => {
     expect(client.text(API).split("\n")).toHaveLength(before + PASTED);
     const recordId = await client.save(API);
     expect(recordId).not.toBeNull();
-    const records = readFileSync(ws.path(LEDGER), "utf8")
-      .split("\n")
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l));
+    const records = ledgerRecords(ws);
     expect(records).toHaveLength(1);
     expect(records[0].metadata["dev.intent-lsp"].post_hash).toBe(fileHash(client.text(API)));
     expect(records[0].files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line])).toEqual([
@@ -66,10 +63,7 @@ describe("an edit of hundreds of thousands of lines", () => {
     expect(await client.hoverText(BIG, 2)).not.toContain("Edited, not saved yet.");
     expect(await client.hoverText(BIG, PASTED - 1)).toContain("Edited, not saved yet.");
     await client.save(BIG);
-    const records = readFileSync(ws.path(LEDGER), "utf8")
-      .split("\n")
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l));
+    const records = ledgerRecords(ws);
     expect(records).toHaveLength(1);
     expect(records[0].metadata["dev.intent-lsp"].post_hash).toBe(fileHash(client.text(BIG)));
     const ranges = records[0].files[0].conversations[0].ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line]);
@@ -121,12 +115,7 @@ describe("an edit of hundreds of thousands of lines", () => {
   it("a saved file git counts 150,000 changed runs in: the first 1,000 untraced changes are shown, then where the rest start, as many as intent check lists", async () => {
     ws = gitWorkspace();
     const GEN = "src/api/generated.ts";
-    const count = 300_000;
-    const line = (i: number, sign: string) => `export const g${i} = ${sign}${i};\n`;
-    ws.write(GEN, Array.from({ length: count }, (_, i) => line(i, "")).join(""));
-    git(ws.root, "add", "-A");
-    git(ws.root, "commit", "-q", "-m", "generated");
-    ws.write(GEN, Array.from({ length: count }, (_, i) => line(i, i % 2 ? "-" : "")).join(""));
+    commitThenRewriteEveryOtherLine(ws, GEN, 300_000);
     const check = await runCliInProcess(["check"], { cwd: ws.root });
     const listed = check.stdout.split("\n").filter((l) => l.startsWith(`${GEN}:`));
     client = await LspClient.start({ root: ws.root });
