@@ -205,6 +205,14 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     async () => {
       const h = await startHelix();
       await h.flagEdit();
+      // Helix asks for inlay hints once the edit goes idle; that answer must arrive before the next keys. An
+      // answer that crosses the next change on the wire is taken as current for the changed text, and Helix
+      // then asks nothing after the save.
+      const idle = await h.rpcWhere("Helix's inlay hint request after the edit", (l) => {
+        const changedAt = l.reduce((last, r, i) => (r.dir === "->" && r.msg.method === "textDocument/didChange" ? i : last), -1);
+        return l.slice(changedAt).find((r) => r.dir === "->" && r.msg.method === "textDocument/inlayHint");
+      });
+      await h.rpcWhere("the answer to it", (l) => l.find((r) => r.dir === "<-" && r.msg.id === idle.msg.id && "result" in r.msg));
 
       // Helix asks for inlay hints 250 ms after the last key (editor.idle-timeout), and only when the text
       // changed or the view moved: a :w right after an edit is followed by a request, which must be answered
