@@ -15,8 +15,9 @@
 import { normalizeLine } from "./hashing";
 import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
 import { appendAll } from "./appendAll";
+import { blocksAt, coalesceWithin, cutRuns, editedBlocks, type LineBlock, originOf, originsOf, type Run } from "./lineRuns";
 
-type Run = { base: number; length: number } | { base: null; length: number; refined: boolean };
+export type { LineBlock } from "./lineRuns";
 
 export interface EditedLinesSnapshot {
   readonly baseline: readonly string[];
@@ -24,16 +25,17 @@ export interface EditedLinesSnapshot {
   readonly reformatted: ReadonlySet<number>;
 }
 
-export interface LineBlock {
-  /** 0-based, inclusive. */
-  start: number;
-  end: number;
-}
-
 export class EditedLines {
+  /** Owned by the tracker alone (a snapshot copies them), so an edit splices it in place. */
   private runs: Run[];
   /** Baseline lines given back whose text differs from the baseline's in whitespace only. */
   private reformatted = new Set<number>();
+  /**
+   * A run whose first current line is known: run `index` starts at line `at`. Runs before the last edit do
+   * not move, so the next edit, typed near it, finds its run by walking from here, not from the top.
+   */
+  private near = { index: 0, at: 0 };
+  private walked = 0;
 
   constructor(private baseline: readonly string[]) {
     this.runs = baseline.length ? [{ base: 0, length: baseline.length }] : [];
@@ -44,6 +46,7 @@ export class EditedLines {
     this.baseline = baseline;
     this.runs = baseline.length ? [{ base: 0, length: baseline.length }] : [];
     this.reformatted.clear();
+    this.near = { index: 0, at: 0 };
   }
 
   /** A copy of the tracker's state, to go back to with `restore`. */
@@ -55,6 +58,12 @@ export class EditedLines {
     this.baseline = s.baseline;
     this.runs = s.runs.map((r) => ({ ...r }));
     this.reformatted = new Set(s.reformatted);
+    this.near = { index: 0, at: 0 };
+  }
+
+  /** Runs an edit stepped over to find where it lands, since the tracker was made (what tests count instead of time). */
+  get runsWalked(): number {
+    return this.walked;
   }
 
   get lineCount(): number {
@@ -68,22 +77,25 @@ export class EditedLines {
    * `newLineCount` lines, all of which now count as edited. `lineAt` reads the document after the change.
    */
   replace(startLine: number, endLine: number, newLineCount: number, lineAt: (line: number) => string): void {
-    const removed = endLine - startLine + 1;
-    if (removed <= 0 && newLineCount <= 0) return;
-    const [before, rest] = split(this.runs, startLine);
-    const [, after] = split(rest, removed);
-    this.runs = [...before, { base: null, length: newLineCount, refined: false }, ...after];
-    this.normalize(before.length, lineAt);
+    const removed = Math.max(0, endLine - startLine + 1);
+    if (removed === 0 && newLineCount <= 0) return;
+    const from = this.cut(startLine);
+    const to = this.cut(startLine + removed);
+    this.runs.splice(from, to - from, { base: null, length: newLineCount, refined: false });
+    this.normalize(from, startLine, lineAt);
+  }
+
+  /** The index of the run that starts at current line `line`, walking from the last edit (`cutRuns`). */
+  private cut(line: number): number {
+    const found = cutRuns(this.runs, this.near, line);
+    this.walked += found.walked;
+    this.near = { index: found.index, at: line };
+    return found.index;
   }
 
   /** Baseline line number of a current line, or undefined if the line was edited. */
   origin(line: number): number | undefined {
-    let at = 0;
-    for (const r of this.runs) {
-      if (line < at + r.length) return r.base === null ? undefined : r.base + (line - at);
-      at += r.length;
-    }
-    return undefined;
+    return originOf(this.runs, line);
   }
 
   /** How many current lines are edited (no baseline line), counted over the runs, not the lines. */
@@ -95,44 +107,25 @@ export class EditedLines {
 
   /** Baseline line number of every current line (undefined where edited), in one pass over the runs. */
   origins(): (number | undefined)[] {
-    const out: (number | undefined)[] = [];
-    for (const r of this.runs) for (let i = 0; i < r.length; i++) out.push(r.base === null ? undefined : r.base + i);
-    return out;
+    return originsOf(this.runs);
   }
 
   /**
    * Where baseline lines `baseStart..baseEnd` (0-based, inclusive) are now: the blocks of current lines that
-   * are still those baseline lines (edited ones are not). One pass over the runs, never over the lines.
+   * are still those baseline lines (edited ones are not).
    */
   currentBlocks(baseStart: number, baseEnd: number): LineBlock[] {
-    const out: LineBlock[] = [];
-    let at = 0;
-    for (const r of this.runs) {
-      if (r.base !== null) {
-        const from = Math.max(baseStart, r.base);
-        const to = Math.min(baseEnd, r.base + r.length - 1);
-        if (from <= to) {
-          const start = at + (from - r.base);
-          const end = at + (to - r.base);
-          const last = out[out.length - 1];
-          if (last && last.end === start - 1) last.end = end;
-          else out.push({ start, end });
-        }
-      }
-      at += r.length;
-    }
-    return out;
+    return blocksAt(this.runs)(baseStart, baseEnd);
+  }
+
+  /** `currentBlocks` for many ranges, the runs read once (`blocksAt`). */
+  blockFinder(): (baseStart: number, baseEnd: number) => LineBlock[] {
+    return blocksAt(this.runs);
   }
 
   /** Contiguous blocks of edited lines, in document order. */
   blocks(): LineBlock[] {
-    const out: LineBlock[] = [];
-    let at = 0;
-    for (const r of this.runs) {
-      if (r.base === null && r.length > 0) out.push({ start: at, end: at + r.length - 1 });
-      at += r.length;
-    }
-    return out;
+    return editedBlocks(this.runs);
   }
 
   isEdited(): boolean {
@@ -149,10 +142,13 @@ export class EditedLines {
    * giving back the lines that are unchanged. True when anything was given back.
    */
   refine(lineAt: (line: number) => string): boolean {
+    const first = this.runs.findIndex((r) => r.base === null && !r.refined);
+    if (first === -1) return false;
     let changed = false;
     let at = 0;
-    const out: Run[] = [];
-    for (let i = 0; i < this.runs.length; i++) {
+    for (let i = 0; i < first; i++) at += this.runs[i]!.length;
+    const out: Run[] = this.runs.slice(0, first);
+    for (let i = first; i < this.runs.length; i++) {
       const r = this.runs[i]!;
       if (r.base !== null || r.refined) {
         out.push(r);
@@ -163,13 +159,15 @@ export class EditedLines {
       const next = this.runs[i + 1];
       const gapStart = prev && prev.base !== null ? prev.base + prev.length : baseEndBefore(out);
       const gapEnd = next && next.base !== null ? next.base : baseStartAfter(this.runs, i + 1, this.baseline.length);
-      const pieces = this.compareRegion(at, r.length, gapStart, gapEnd, lineAt);
+      const pieces = regionRuns(this.baseline, gapStart, gapEnd, at, r.length, lineAt, (base, text) => this.noteGivenBack(base, text));
       if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
       appendAll(out, pieces);
       at += r.length;
     }
-    if (changed) this.runs = coalesce(out, 0, out.length);
-    else this.runs = out;
+    // the runs before the first region compared are as they were, joined already
+    if (changed) coalesceWithin(out, first, out.length);
+    this.runs = out;
+    this.near = { index: 0, at: 0 };
     return changed;
   }
 
@@ -182,45 +180,23 @@ export class EditedLines {
     return lineChangeOf(this.runs, this.baseline, this.reformatted, oldCount, newCount, lineAt);
   }
 
-  /** The runs for an edited region of `length` lines at `at`, matched against baseline lines [gapStart, gapEnd). */
-  private compareRegion(at: number, length: number, gapStart: number, gapEnd: number, lineAt: (line: number) => string): Run[] {
-    if (gapEnd <= gapStart || length === 0) return [{ base: null, length, refined: true }];
-    const oldLines = this.baseline.slice(gapStart, gapEnd);
-    const newLines: string[] = [];
-    for (let k = 0; k < length; k++) newLines.push(lineAt(at + k));
-    const segments: Segment[] = [];
-    matchLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length, segments);
-    const out: Run[] = [];
-    let n = 0;
-    for (const s of segments) {
-      if (s.newStart > n) out.push({ base: null, length: s.newStart - n, refined: true });
-      out.push({ base: gapStart + s.oldStart, length: s.length });
-      for (let k = 0; k < s.length; k++) this.noteGivenBack(gapStart + s.oldStart + k, lineAt(at + s.newStart + k));
-      n = s.newStart + s.length;
-    }
-    if (n < length) out.push({ base: null, length: length - n, refined: true });
-    return out;
-  }
-
   private noteGivenBack(base: number, current: string): void {
     if (normalizeLine(current) === normalizeLine(this.baseline[base]!)) this.reformatted.delete(base);
     else this.reformatted.add(base);
   }
 
   /**
-   * Merges the edited run at `index` with edited neighbours, then gives back to the baseline every line at
-   * either end of it that equals the baseline line it stands in for.
+   * Merges the edited run at `index` (starting at current line `at`) with edited neighbours, then gives back
+   * to the baseline every line at either end of it that equals the baseline line it stands in for.
    */
-  private normalize(index: number, lineAt: (line: number) => string): void {
+  private normalize(index: number, at: number, lineAt: (line: number) => string): void {
     let lo = index;
     let hi = index;
-    while (lo > 0 && this.runs[lo - 1]!.base === null) lo--;
+    let first = at; // current line number of the edited region
+    while (lo > 0 && this.runs[lo - 1]!.base === null) first -= this.runs[--lo]!.length;
     while (hi + 1 < this.runs.length && this.runs[hi + 1]!.base === null) hi++;
     let length = 0;
     for (let i = lo; i <= hi; i++) length += this.runs[i]!.length;
-
-    let first = 0; // current line number of the edited region
-    for (let i = 0; i < lo; i++) first += this.runs[i]!.length;
     const prev = lo > 0 ? (this.runs[lo - 1] as { base: number; length: number }) : undefined;
     const next = hi + 1 < this.runs.length ? (this.runs[hi + 1] as { base: number; length: number }) : undefined;
     // baseline lines [gapStart, gapEnd) were replaced by the edited region
@@ -244,7 +220,10 @@ export class EditedLines {
     if (head) middle.push({ base: gapStart - head, length: head });
     if (length - head - tail) middle.push({ base: null, length: length - head - tail, refined: false });
     if (tail) middle.push({ base: gapEnd, length: tail });
-    this.runs = coalesce([...this.runs.slice(0, lo), ...middle, ...this.runs.slice(hi + 1)], Math.max(0, lo - 1), lo + middle.length + 1);
+    this.runs.splice(lo, hi - lo + 1, ...middle);
+    // the run before the region may grow by what joins it but keeps its start: the next edit walks from there
+    this.near = lo > 0 ? { index: lo - 1, at: first - this.runs[lo - 1]!.length } : { index: 0, at: 0 };
+    coalesceWithin(this.runs, lo, lo + middle.length + 1);
   }
 }
 
@@ -278,6 +257,37 @@ function lineChangeOf(
   return { oldCount, newCount, carried, reformatted: toSpans(reformatted) };
 }
 
+/**
+ * The runs for an edited region of `length` lines at current line `at`, matched line by line against baseline
+ * lines [gapStart, gapEnd); `givenBack` hears of each line matched.
+ */
+function regionRuns(
+  baseline: readonly string[],
+  gapStart: number,
+  gapEnd: number,
+  at: number,
+  length: number,
+  lineAt: (line: number) => string,
+  givenBack: (base: number, text: string) => void,
+): Run[] {
+  if (gapEnd <= gapStart || length === 0) return [{ base: null, length, refined: true }];
+  const oldLines = baseline.slice(gapStart, gapEnd);
+  const newLines: string[] = [];
+  for (let k = 0; k < length; k++) newLines.push(lineAt(at + k));
+  const segments: Segment[] = [];
+  matchLines(oldLines, newLines, 0, oldLines.length, 0, newLines.length, segments);
+  const out: Run[] = [];
+  let n = 0;
+  for (const s of segments) {
+    if (s.newStart > n) out.push({ base: null, length: s.newStart - n, refined: true });
+    out.push({ base: gapStart + s.oldStart, length: s.length });
+    for (let k = 0; k < s.length; k++) givenBack(gapStart + s.oldStart + k, newLines[s.newStart + k]!);
+    n = s.newStart + s.length;
+  }
+  if (n < length) out.push({ base: null, length: length - n, refined: true });
+  return out;
+}
+
 /** Baseline line just after the last baseline run in `runs` (0 if none). */
 function baseEndBefore(runs: readonly Run[]): number {
   for (let i = runs.length - 1; i >= 0; i--) {
@@ -294,43 +304,6 @@ function baseStartAfter(runs: readonly Run[], from: number, end: number): number
     if (r.base !== null) return r.base;
   }
   return end;
-}
-
-/** Splits runs so that the first part holds exactly `lines` lines. */
-function split(runs: readonly Run[], lines: number): [Run[], Run[]] {
-  const before: Run[] = [];
-  let i = 0;
-  let left = lines;
-  while (i < runs.length && left >= runs[i]!.length) {
-    left -= runs[i]!.length;
-    before.push(runs[i++]!);
-  }
-  if (i < runs.length && left > 0) {
-    const r = runs[i]!;
-    if (r.base === null) {
-      before.push({ base: null, length: left, refined: r.refined });
-      return [before, [{ base: null, length: r.length - left, refined: r.refined }, ...runs.slice(i + 1)]];
-    }
-    before.push({ base: r.base, length: left });
-    return [before, [{ base: r.base + left, length: r.length - left }, ...runs.slice(i + 1)]];
-  }
-  return [before, runs.slice(i)];
-}
-
-/** Joins neighbouring runs of the same kind (and contiguous baseline numbers) within [from, to). */
-function coalesce(runs: Run[], from: number, to: number): Run[] {
-  const out = runs.slice(0, from);
-  for (let i = from; i < runs.length; i++) {
-    const r = runs[i]!;
-    if (r.length === 0) continue;
-    const last = out[out.length - 1];
-    if (i < to && last && last.base === null && r.base === null) {
-      last.length += r.length;
-      last.refined = last.refined && r.refined;
-    } else if (i < to && last && last.base !== null && r.base !== null && last.base + last.length === r.base) last.length += r.length;
-    else out.push({ ...r });
-  }
-  return out;
 }
 
 /**

@@ -87,8 +87,9 @@ export function savedLineDiagnostics(doc: TrackedDocument, limit = Number.POSITI
   if (!saved || saved.hash !== doc.diskHash || !doc.ctx || doc.path === undefined) return { list: [], more: 0 };
   const out: Diagnostic[] = [];
   let more = 0;
+  const whereNow = doc.edits.blockFinder();
   for (const f of saved.findings) {
-    const blocks = doc.edits.currentBlocks(f.startLine - 1, f.endLine - 1);
+    const blocks = whereNow(f.startLine - 1, f.endLine - 1);
     // past the limit, counted (a code switched off counts none)
     if (out.length >= limit) {
       if (doc.ctx.rules.settings.severity[f.code] !== "off") more += blocks.length;
