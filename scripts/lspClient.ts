@@ -4,6 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   createProtocolConnection,
+  ErrorCodes,
+  ResponseError,
   type MessageReader,
   type MessageWriter,
   StreamMessageReader,
@@ -35,6 +37,8 @@ export interface ClientOptions {
   workspaceFolders?: boolean;
   /** Receives the value of every `$/progress` notification. */
   onProgress?: (value: unknown) => void;
+  /** Answer the server's `window/workDoneProgress/create` with an error, as a client may that wants no progress. */
+  refuseProgress?: boolean;
   /** Another server script to talk to (the benchmark's no-op baseline); default the built intent-lsp. */
   serverJs?: string;
   /**
@@ -111,7 +115,9 @@ export class LspClient {
     );
     this.connection.onRequest("client/registerCapability", () => null);
     this.connection.onRequest("client/unregisterCapability", () => null);
-    this.connection.onRequest("window/workDoneProgress/create", () => null);
+    this.connection.onRequest("window/workDoneProgress/create", () =>
+      this.options.refuseProgress ? new ResponseError(ErrorCodes.InternalError, "this client shows no progress") : null,
+    );
     this.connection.onNotification("$/progress", (p: { value: unknown }) => this.options.onProgress?.(p.value));
     this.connection.onRequest("workspace/codeLens/refresh", () => null);
     this.connection.onRequest("workspace/inlayHint/refresh", () => null);

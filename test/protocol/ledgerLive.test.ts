@@ -163,6 +163,19 @@ describe("the ledger as other processes write it", () => {
     expect(await client.hoverText(API, 2)).toContain("ai · anthropic/claude-sonnet-4-5");
   });
 
+  it("a client that refuses the progress token still gets the ledger read at once, with nothing reported as failed", async () => {
+    ws = new TempWorkspace({ withLedger: false });
+    const line = JSON.stringify(agentRecord("src/other.ts", "x\n", [1, 1]));
+    const count = Math.ceil((1.5 * 1024 * 1024) / line.length);
+    ws.write(LEDGER, `${`${line}\n`.repeat(count)}${JSON.stringify(agentRecord(API, ws.read(API), [3, 7]))}\n`);
+    const progress: unknown[] = [];
+    client = await LspClient.start({ root: ws.root, refuseProgress: true, onProgress: (p) => progress.push(p) });
+    await client.open(API);
+    await expect.poll(() => client!.hoverText(API, 2), { timeout: 15_000 }).toContain("ai · anthropic/claude-sonnet-4-5");
+    expect(progress).toEqual([]);
+    expect(client.logs.filter((l) => l.includes("reading the ledger failed"))).toEqual([]);
+  });
+
   it("a compacted ledger's first read reports progress too: the sealed history it decodes, not only the small live file", async () => {
     ws = new TempWorkspace({ withLedger: false });
     const lines: string[] = [];

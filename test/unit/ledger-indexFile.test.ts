@@ -115,6 +115,25 @@ describe("the saved ledger index", () => {
     expect(await answers(after.ledger)).toEqual(await answers((await open({ cache: false })).ledger));
   });
 
+  it("loads the saved index ahead of the first poll (a server answering initialize): the poll reads only what was appended since, and reports the loaded bytes as resumed", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 30));
+    const first = await open();
+    const saved = readFileSync(join(root, LEDGER)).length;
+
+    const early = new WorkspaceLedger(root, LEDGER, { saveAfterBytes: 1 });
+    await early.loadSaved();
+    expect(early.sources[0]!.index.recordCount).toBe(30);
+    appendFileSync(join(root, LEDGER), lines(30, 32));
+    const poll = await early.poll();
+    expect(poll).toMatchObject({ bytesResumed: saved, bytesRead: readFileSync(join(root, LEDGER)).length - saved, changed: true });
+    // what a poll does alone, from the same saved index
+    const plain = new WorkspaceLedger(root, LEDGER, { saveAfterBytes: 1 });
+    await plain.poll();
+    expect(await answers(early)).toEqual(await answers(plain));
+    expect(await answers(early)).not.toEqual(await answers(first.ledger));
+    // the next poll reports nothing resumed
+    expect(await early.poll()).toMatchObject({ bytesResumed: 0, bytesRead: 0, changed: false });
+  });
   it("is rebuilt when the ledger is shorter than what was indexed", async () => {
     writeFileSync(join(root, LEDGER), lines(0, 20));
     await open();

@@ -25,13 +25,21 @@ export class LedgerSync {
   /** Reads new ledger lines; never throws (a ledger that cannot be read is logged, and read again later). */
   async poll(ctx: WorkspaceContext, first = false): Promise<void> {
     let progress: Awaited<ReturnType<Connection["window"]["createWorkDoneProgress"]>> | undefined;
+    let created: Promise<void> | undefined;
     try {
       // every ledger the first read takes in: after `intent ledger compact` most of the history is in the
       // decoded copy of the sealed segments, not the live file
       const size = first ? ctx.ledger.ledgerBytes() : 0;
       if (first && this.progressSupported() && size > PROGRESS_THRESHOLD_BYTES) {
-        progress = await this.connection.window.createWorkDoneProgress();
-        progress.begin("intent-lsp: indexing the trace ledger", 0, `${(size / 1048576).toFixed(1)} MiB`, false);
+        // the read does not wait for the client's token: progress begins when the token comes back (a
+        // client that refuses one gets none, and the read goes on)
+        created = this.connection.window.createWorkDoneProgress().then(
+          (p) => {
+            progress = p;
+            p.begin("intent-lsp: indexing the trace ledger", 0, `${(size / 1048576).toFixed(1)} MiB`, false);
+          },
+          () => undefined,
+        );
       }
       let lastPercent = -1;
       const result = await ctx.ledger.poll((read, total) => {
@@ -42,6 +50,7 @@ export class LedgerSync {
       // the ledger is indexed: what follows (documents attributed again, drift) is not indexing. The end goes
       // out first (the writer sends it once this turn's work is done); the rest runs in the next turn, long
       // before any request the client sends on seeing the end can arrive, so that request is answered after it
+      await created;
       if (progress) {
         progress.done();
         progress = undefined;
@@ -50,6 +59,7 @@ export class LedgerSync {
       if (result.changed || first) this.changed(ctx, result, first);
     } catch (err) {
       this.connection.console.error(`intent-lsp: reading the ledger failed: ${(err as Error).message}`);
+      await created;
     } finally {
       progress?.done();
     }

@@ -244,6 +244,10 @@ export class IntentServer {
   private initialize(params: InitializeParams): InitializeResult {
     this.parts.workspaces.clientName = params.clientInfo?.name ?? "unknown editor";
     for (const uri of workspaceFolders(params)) this.parts.workspaces.add(uri);
+    // each saved index loads while the client answers (initialized, settings, progress), once this answer is out
+    setImmediate(() => {
+      for (const ctx of this.parts.workspaces.all()) void ctx.ledger.loadSaved();
+    });
     const caps = this.client.initialize(params);
     if (!caps.configuration) this.parts.settings.apply(params.initializationOptions?.[SETTINGS_SECTION] ?? params.initializationOptions);
     return initializeResult();

@@ -69,13 +69,13 @@ export class WorkspaceLedger {
   private touched = new Set<string>();
   private wasReset = false;
   private running: Promise<unknown> = Promise.resolve();
+  /** Bytes of saved indexes `loadSaved` loaded, which the next poll reports as resumed. */
+  private preloaded = 0;
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
   /** Saves a ledger's index when enough was indexed since, and makes its pin index (a reader of the whole ledger). */
   private readonly settle: (s: LedgerSource) => SettleStep[];
-  /** `pathsPinning` answers, valid while the ledgers hold `pinningStamp` records. */
-  private readonly pinning = new Map<string, readonly string[]>();
-  private pinningStamp = -1;
+  private readonly pinning = new PinningAnswers();
   /** Why sealed segments cannot be read: refused or damaged ones (reported with the unreadable lines). */
   private sealedProblems: { path: string; line: number; message: string }[] = [];
   /** Whether the decoded copy of the segments can be read (the cache folder is usable). */
@@ -107,6 +107,21 @@ export class WorkspaceLedger {
     return next;
   }
 
+  /**
+   * Loads each ledger's saved index, the first thing the first poll does, started before it: a language
+   * server starts it as it answers `initialize`, so that the load overlaps the client's round trips
+   * (settings, progress) instead of following them. In turn with polls; the next poll reads only what was
+   * appended since, and reports the loaded bytes as resumed. Never throws: the poll meets any problem again.
+   */
+  loadSaved(): Promise<void> {
+    const next = this.running.then(async () => {
+      this.refreshSealed();
+      for (const s of this.readStates()) this.preloaded += await s.loadSavedOnce();
+    });
+    this.running = next.catch(() => undefined);
+    return this.running as Promise<void>;
+  }
+
   /** The bytes of every ledger a poll reads (the decoded copy of the sealed segments made first, as a poll does). */
   ledgerBytes(): number {
     this.refreshSealed();
@@ -124,7 +139,8 @@ export class WorkspaceLedger {
     this.wasReset = false;
     let lines = 0;
     let bytesRead = 0;
-    let bytesResumed = 0;
+    let bytesResumed = this.preloaded;
+    this.preloaded = 0;
     const states = this.readStates();
     const sizes = states.map((s) => sizeOrZero(join(this.root, s.path)));
     const progressOf = onProgress && overAll(sizes, onProgress);
@@ -192,7 +208,7 @@ export class WorkspaceLedger {
       for (const e of batch) own.push(e);
       yield batch;
     }
-    const sources = this.sourceEntries(path, own, lines, namedSources);
+    const sources = lineageEntries(this, path, own, lines, namedSources);
     if (sources.length) yield newestFirst(sources);
   }
 
@@ -204,38 +220,13 @@ export class WorkspaceLedger {
     knownHash?: string,
   ): TraceEntry[] {
     const own = this.entriesFor(path);
-    const sources = this.sourceEntries(path, own, lines, namedSources, knownHash);
+    const sources = lineageEntries(this, path, own, lines, namedSources, knownHash);
     return sources.length ? own.concat(sources) : own;
-  }
-
-  /** `knownHash`: the `contentHash` of `lines`, when the caller has it (asked only for a path with no record). */
-  private sourceEntries(
-    path: string,
-    own: readonly TraceEntry[],
-    lines: readonly string[] | undefined,
-    namedSources: NamedSources,
-    knownHash?: string,
-  ): TraceEntry[] {
-    const current = () => (lines && contentLineCount(lines) > 0 ? (knownHash ?? contentHash(lines)) : undefined);
-    const named = typeof namedSources === "function" ? namedSources() : namedSources;
-    const records = { entriesFor: (p: string) => this.entriesFor(p), pathsPinning: (h: string) => this.pathsPinning(h) };
-    return sourceEntries(path, own, current, records, named.renamed, named.split, named.versions);
   }
 
   /** Paths with a record pinning this content, across the ledgers (remembered until the ledgers change). */
   pathsPinning(hash: string): readonly string[] {
-    const stamp = this.recordCount;
-    if (this.pinningStamp !== stamp) {
-      this.pinning.clear();
-      this.pinningStamp = stamp;
-    }
-    let paths = this.pinning.get(hash);
-    if (!paths) {
-      paths = [...new Set(this.sources.flatMap((s) => s.index.pathsPinning(hash)))];
-      if (this.pinning.size > 1000) this.pinning.clear();
-      this.pinning.set(hash, paths);
-    }
-    return paths;
+    return this.pinning.get(this.recordCount, hash, () => [...new Set(this.sources.flatMap((s) => s.index.pathsPinning(hash)))]);
   }
 
   /** Every path any ledger holds a record of. */
@@ -342,4 +333,42 @@ function afterAnswer(running: Promise<unknown>, steps: SettleStep[]): Promise<un
     while (step());
   };
   return steps.reduce((after, step) => after.then(() => repeat(step)).catch(() => undefined), running);
+}
+
+/** `pathsPinning` answers, kept while the ledgers hold the same number of records (at most 1,000 at a time). */
+class PinningAnswers {
+  private readonly answers = new Map<string, readonly string[]>();
+  private stamp = -1;
+
+  get(stamp: number, hash: string, find: () => readonly string[]): readonly string[] {
+    if (this.stamp !== stamp) {
+      this.answers.clear();
+      this.stamp = stamp;
+    }
+    let paths = this.answers.get(hash);
+    if (!paths) {
+      paths = find();
+      if (this.answers.size > 1000) this.answers.clear();
+      this.answers.set(hash, paths);
+    }
+    return paths;
+  }
+}
+
+/**
+ * The entries of the earlier paths `path`'s content comes from (engine/lineage.ts `sourceEntries`).
+ * `knownHash`: the `contentHash` of `lines`, when the caller has it (asked only for a path with no record).
+ */
+function lineageEntries(
+  ledger: Pick<WorkspaceLedger, "entriesFor" | "pathsPinning">,
+  path: string,
+  own: readonly TraceEntry[],
+  lines: readonly string[] | undefined,
+  namedSources: NamedSources,
+  knownHash?: string,
+): TraceEntry[] {
+  const current = () => (lines && contentLineCount(lines) > 0 ? (knownHash ?? contentHash(lines)) : undefined);
+  const named = typeof namedSources === "function" ? namedSources() : namedSources;
+  const records = { entriesFor: (p: string) => ledger.entriesFor(p), pathsPinning: (h: string) => ledger.pathsPinning(h) };
+  return sourceEntries(path, own, current, records, named.renamed, named.split, named.versions);
 }
