@@ -199,6 +199,12 @@ export class ProtocolFuzz {
    * has no newer text, so any later publication for them must carry that version too.
    */
   private readonly currentPublished = new Set<string>();
+  /**
+   * Closes sent whose withdrawal (the empty publication without a version the server sends for a close) has
+   * not arrived: until it has, a publication of a reopened document's version may be the earlier opening's,
+   * which numbered its versions the same.
+   */
+  private readonly withdrawalsDue = new Map<string, number>();
   private publishWaiters: (() => void)[] = [];
 
   /** Oracle 3 for diagnostics: called for every publish, whenever it arrives. */
@@ -208,9 +214,11 @@ export class ProtocolFuzz {
     if (typeof p.version === "number") this.published.set(p.uri, p.version);
     this.lastPublication.set(p.uri, typeof p.version === "number" ? p.version : null);
     const open = this.docs.get(p.uri);
-    if (open?.open && this.currentPublished.has(p.uri) && p.version !== open.doc.version)
+    const due = this.withdrawalsDue.get(p.uri) ?? 0;
+    if (due > 0 && typeof p.version !== "number") this.withdrawalsDue.set(p.uri, due - 1);
+    else if (open?.open && this.currentPublished.has(p.uri) && p.version !== open.doc.version)
       this.violate("stale-publication", `${p.uri} was published for version ${p.version ?? "none"} after its current version ${open.doc.version} was`);
-    if (open?.open && p.version === open.doc.version) this.currentPublished.add(p.uri);
+    if (open?.open && p.version === open.doc.version && !this.withdrawalsDue.get(p.uri)) this.currentPublished.add(p.uri);
     this.wakePublishWaiters();
     let text: string | undefined;
     if (typeof p.version === "number") {
@@ -293,6 +301,7 @@ export class ProtocolFuzz {
     // a document event: what was published for the document before it may no longer be its current version
     const eventUri = (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri;
     if (typeof eventUri === "string" && method !== "textDocument/didSave") this.currentPublished.delete(eventUri);
+    if (typeof eventUri === "string" && method === "textDocument/didClose") this.withdrawalsDue.set(eventUri, (this.withdrawalsDue.get(eventUri) ?? 0) + 1);
     const savedUri = method === "textDocument/didSave" ? (params as { textDocument?: { uri?: unknown } } | null)?.textDocument?.uri : undefined;
     if (typeof savedUri === "string" && this.docs.get(savedUri)?.open) this.savesSent++;
     if (process.env["INTENT_LSP_FUZZ_TRACE"] === "1")
