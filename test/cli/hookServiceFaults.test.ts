@@ -49,9 +49,13 @@ describe("the hook service killed or stopped at random points", () => {
     const calls = generateCalls(SEED, COUNT).map((c) => ({ ...c, env: {} }));
     const env = h.env(undefined, { INTENT_LSP_HOOK_SERVICE_REPLY_MS: String(REPLY_MS), INTENT_LSP_HOOK_SERVICE_IDLE_MS: "120000" });
     const faults: Record<Fault, number> = { none: 0, kill: 0, "stop-continue": 0, "stop-kill": 0 };
-    const outcomes = { same: 0, failed: 0, unsure: 0 };
+    const outcomes = { same: 0, failed: 0, unsure: 0, breaker: 0 };
     // calls answered with their agent's failure answer
     const failed = new Set<number>();
+    // agents with a call answered as failed: from then on their session's circuit breaker may count
+    // differently on the two twins (a failure answer is no denial of the gate, and the own process's answer
+    // to the same call may have been a denial or an allow)
+    const diverged = new Set<string>();
     const wrong: string[] = [];
     // post calls answered as failed, or after their pre call was: the only ones whose write may be missing
     const failedPosts = new Set<number>();
@@ -73,6 +77,7 @@ describe("the hook service killed or stopped at random points", () => {
       else if (isFailureAnswer(call, s!)) {
         outcomes.failed++;
         failed.add(i);
+        diverged.add(call.agent.agent);
         if (call.phase === "post") failedPosts.add(i);
       } else if (call.phase === "post" && (failed.has(i - 1) || fault !== "none") && `${s!.stdout}${s!.stderr}`.includes("did not record")) {
         // Its pre call was answered as failed (the agent would not have run the tool) and the stopped service
@@ -80,9 +85,12 @@ describe("the hook service killed or stopped at random points", () => {
         // after it appended the record and removed the stash: the record stands (the count of missing
         // records below holds it to that) and only the message is too cautious.
         outcomes.unsure++;
-        if (failed.has(i - 1)) failedPosts.add(i);
-      } else wrong.push(`call ${i} (${call.label}, ${fault}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
+      } else if (diverged.has(call.agent.agent) && JSON.stringify(withoutBreaker(a)) === JSON.stringify(withoutBreaker(b))) outcomes.breaker++;
+      else wrong.push(`call ${i} (${call.label}, ${fault}):\n  service: ${JSON.stringify(a)}\n  own:     ${JSON.stringify(b)}`);
       if (call.phase !== "post") continue;
+      // its pre call was answered as failed: the agent would not have run the tool, and the service took no
+      // snapshot to record the write from, whatever this call's answer
+      if (failed.has(i - 1)) failedPosts.add(i);
       // a write goes missing only with its own call answered as failed (a stopped service may still append it later)
       const missingNow = multisetMinus(comparableRecords(own), comparableRecords(served, { skipTorn: true })).length;
       if (missingNow > missingSoFar && !failedPosts.has(i))
@@ -109,6 +117,20 @@ describe("the hook service killed or stopped at random points", () => {
 });
 
 const answer = (root: string, r: CliResult) => ({ stdout: r.stdout.split(root).join("<ws>"), stderr: r.stderr.split(root).join("<ws>"), status: r.status });
+
+const BREAKER =
+  / ?intent-lsp denied \d+ calls of this session within \d+ s: stop, and ask the user how to go on \(which intent to select, or whether its scope should grow\) before trying again\./g;
+
+/** An answer with what the circuit breaker adds taken out: its sentence, and the stop fields of a JSON answer. */
+function withoutBreaker(a: ReturnType<typeof answer>): ReturnType<typeof answer> {
+  const stdout = a.stdout.replace(BREAKER, "");
+  try {
+    const { continue: _c, stopReason: _s, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+    return { ...a, stdout: JSON.stringify(rest), stderr: a.stderr.replace(BREAKER, "") };
+  } catch {
+    return { ...a, stdout, stderr: a.stderr.replace(BREAKER, "") };
+  }
+}
 
 /** Whether the call was answered as a hook that failed because the service did not answer: the agent's own failure answer. */
 function isFailureAnswer(call: ReturnType<typeof generateCalls>[number], r: CliResult): boolean {

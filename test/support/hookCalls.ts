@@ -52,6 +52,13 @@ export const SHELL = [
 export function twinWorkspace(): TempWorkspace {
   const ws = new TempWorkspace({ withLedger: false });
   ws.write(".orchestration/active_intents.yaml", INTENTS_BY_STATUS);
+  // the circuit breaker's window as long as it goes: twins call at different instants, and a denial at the
+  // edge of a 60 s window would count on one twin and not the other. The count, the stop and the reset by an
+  // allowed call are compared all the same.
+  ws.write(
+    ".orchestration/config.jsonc",
+    ws.read(".orchestration/config.jsonc").replace(/\s*\}\s*$/, ',\n  "circuitBreaker": { "denials": 5, "windowSeconds": 86400 }\n}\n'),
+  );
   for (const [p, text] of Object.entries(FILES)) ws.write(p, text);
   symlinkSync("../c", ws.path("b/link"));
   const git = (...args: string[]) =>
