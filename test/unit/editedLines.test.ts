@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EditedLines } from "../../server/src/engine/editedLines";
+import { EditedLines, SPLICED_REGIONS } from "../../server/src/engine/editedLines";
 import { normalizeLine } from "../../server/src/engine/hashing";
 import { matchLines, type Segment } from "../../server/src/engine/lineChange";
 import { Prng } from "../oracle/prng";
@@ -272,6 +272,9 @@ describe("EditedLines in place, held to the plain tracker", () => {
         origins.forEach((o, line) => {
           if (o !== undefined && !d.tracker.isReformatted(o)) expect(normalizeLine(d.lines[line]!), where).toBe(normalizeLine(plain.baseline[o]!));
         });
+        // the first blocks a capped publish makes, and the count of all
+        const limit = rng.int(0, 3);
+        expect(d.tracker.firstBlocks(limit), where).toEqual({ blocks: d.tracker.blocks().slice(0, limit), total: d.tracker.blocks().length });
         // where baseline ranges are now, found by binary search, against the lines whose origin is in range
         const whereNow = d.tracker.blockFinder();
         for (let k = 0; k < 4; k++) {
@@ -296,6 +299,29 @@ describe("EditedLines in place, held to the plain tracker", () => {
           expect([...d.tracker.snapshot().reformatted].sort(), `${where}, refined`).toEqual([...plain.reformatted].sort());
         }
       }
+    }
+  });
+
+  it(`refines more regions than it splices in (over ${SPLICED_REGIONS}, a replace-all) in one pass, as the plain tracker does`, () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = new Prng(seed);
+      const pick = () => words[rng.int(0, words.length - 1)]!;
+      const d = new Doc(Array.from({ length: 600 }, pick).join("\n"));
+      const plain = new PlainTracker(d.lines.slice(), [{ base: 0, length: d.lines.length }]);
+      // one edit every third line, from the bottom up so that each lands where it was meant: 200 regions
+      for (let line = 597; line >= 0; line -= 3) {
+        const text = d.lines[line]!;
+        const count = d.edit(line, 0, line, text.length, rng.next() < 0.5 ? `${pick()}\n${pick()}` : pick());
+        plain.replace(line, line, count, (i) => d.lines[i]!);
+      }
+      expect(d.tracker.snapshot().runs.filter((r) => r.base === null).length, `seed ${seed}`).toBeGreaterThan(SPLICED_REGIONS);
+      expect(
+        d.tracker.refine((i) => d.lines[i]!),
+        `seed ${seed}`,
+      ).toBe(true);
+      plain.refine((i) => d.lines[i]!);
+      expect(d.tracker.snapshot().runs, `seed ${seed}`).toEqual(plain.runs);
+      expect([...d.tracker.snapshot().reformatted].sort(), `seed ${seed}`).toEqual([...plain.reformatted].sort());
     }
   });
 

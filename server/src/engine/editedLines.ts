@@ -25,6 +25,11 @@ export interface EditedLinesSnapshot {
   readonly reformatted: ReadonlySet<number>;
 }
 
+/** More regions to compare than this, and `refine` rebuilds the runs in one pass instead of splicing each in. */
+export const SPLICED_REGIONS = 64;
+/** A region that comes back as more runs than this is joined in by copying, not spread into a splice. */
+const SPLICED_PIECES = 10_000;
+
 export class EditedLines {
   /** Owned by the tracker alone (a snapshot copies them), so an edit splices it in place. */
   private runs: Run[];
@@ -125,7 +130,12 @@ export class EditedLines {
 
   /** Contiguous blocks of edited lines, in document order. */
   blocks(): LineBlock[] {
-    return editedBlocks(this.runs);
+    return editedBlocks(this.runs).blocks;
+  }
+
+  /** The first `limit` blocks of edited lines, and how many there are: a file edited on every other line makes no object for each. */
+  firstBlocks(limit: number): { blocks: LineBlock[]; total: number } {
+    return editedBlocks(this.runs, limit);
   }
 
   isEdited(): boolean {
@@ -142,33 +152,10 @@ export class EditedLines {
    * giving back the lines that are unchanged. True when anything was given back.
    */
   refine(lineAt: (line: number) => string): boolean {
-    const first = this.runs.findIndex((r) => r.base === null && !r.refined);
-    if (first === -1) return false;
-    let changed = false;
-    let at = 0;
-    for (let i = 0; i < first; i++) at += this.runs[i]!.length;
-    const out: Run[] = this.runs.slice(0, first);
-    for (let i = first; i < this.runs.length; i++) {
-      const r = this.runs[i]!;
-      if (r.base !== null || r.refined) {
-        out.push(r);
-        at += r.length;
-        continue;
-      }
-      const prev = out[out.length - 1];
-      const next = this.runs[i + 1];
-      const gapStart = prev && prev.base !== null ? prev.base + prev.length : baseEndBefore(out);
-      const gapEnd = next && next.base !== null ? next.base : baseStartAfter(this.runs, i + 1, this.baseline.length);
-      const pieces = regionRuns(this.baseline, gapStart, gapEnd, at, r.length, lineAt, (base, text) => this.noteGivenBack(base, text));
-      if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
-      appendAll(out, pieces);
-      at += r.length;
-    }
-    // the runs before the first region compared are as they were, joined already
-    if (changed) coalesceWithin(out, first, out.length);
-    this.runs = out;
+    const refined = refineRuns(this.runs, this.baseline, lineAt, (base, text) => this.noteGivenBack(base, text));
+    this.runs = refined.runs;
     this.near = { index: 0, at: 0 };
-    return changed;
+    return refined.changed;
   }
 
   /**
@@ -257,6 +244,89 @@ function lineChangeOf(
   return { oldCount, newCount, carried, reformatted: toSpans(reformatted) };
 }
 
+/** What `refine` hears of: a baseline line given back, and the text that stands for it now. */
+type GivenBack = (base: number, text: string) => void;
+
+/**
+ * `EditedLines.refine` over `runs`: each region not compared yet matched line by line against the baseline
+ * lines between its neighbours. A few regions (the usual publish) are spliced in where they are, the last
+ * first so that earlier ones keep their index; many (a replace-all) rebuild the runs in one pass.
+ */
+function refineRuns(runs: Run[], baseline: readonly string[], lineAt: (line: number) => string, givenBack: GivenBack): { runs: Run[]; changed: boolean } {
+  // the regions not compared yet, and the current line each starts at (lines do not move in a refine)
+  const regions: number[] = [];
+  const starts: number[] = [];
+  let at = 0;
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i]!;
+    if (r.base === null && !r.refined) {
+      regions.push(i);
+      starts.push(at);
+    }
+    at += r.length;
+  }
+  if (regions.length === 0) return { runs, changed: false };
+  if (regions.length > SPLICED_REGIONS) return refineInOnePass(runs, baseline, regions[0]!, starts[0]!, lineAt, givenBack);
+  let out = runs;
+  let changed = false;
+  for (let k = regions.length - 1; k >= 0; k--) {
+    const i = regions[k]!;
+    const pieces = regionPieces(out, i, out, i, starts[k]!, baseline, lineAt, givenBack);
+    if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
+    if (pieces.length <= SPLICED_PIECES) out.splice(i, 1, ...pieces);
+    else out = appendAll(appendAll(out.slice(0, i), pieces), out.slice(i + 1));
+    coalesceWithin(out, i, i + pieces.length + 1);
+  }
+  return { runs: out, changed };
+}
+
+/** `refineRuns` for many regions: the runs rebuilt in one pass from the first region on. */
+function refineInOnePass(
+  runs: readonly Run[],
+  baseline: readonly string[],
+  first: number,
+  firstStart: number,
+  lineAt: (line: number) => string,
+  givenBack: GivenBack,
+): { runs: Run[]; changed: boolean } {
+  let changed = false;
+  let at = firstStart;
+  const out: Run[] = runs.slice(0, first);
+  for (let i = first; i < runs.length; i++) {
+    const r = runs[i]!;
+    if (r.base === null && !r.refined) {
+      const pieces = regionPieces(runs, i, out, out.length, at, baseline, lineAt, givenBack);
+      if (pieces.length !== 1 || pieces[0]!.base !== null) changed = true;
+      appendAll(out, pieces);
+    } else out.push(r);
+    at += r.length;
+  }
+  // the runs before the first region compared are as they were, joined already
+  if (changed) coalesceWithin(out, first, out.length);
+  return { runs: out, changed };
+}
+
+/**
+ * The runs the unrefined region `runs[i]`, starting at current line `at`, becomes: matched against the baseline
+ * lines between its neighbours (the one before it is `before[beforeEnd - 1]`, the one after `runs[i + 1]`).
+ */
+function regionPieces(
+  runs: readonly Run[],
+  i: number,
+  before: readonly Run[],
+  beforeEnd: number,
+  at: number,
+  baseline: readonly string[],
+  lineAt: (line: number) => string,
+  givenBack: GivenBack,
+): Run[] {
+  const prev = before[beforeEnd - 1];
+  const next = runs[i + 1];
+  const gapStart = prev && prev.base !== null ? prev.base + prev.length : baseEndBefore(before, beforeEnd);
+  const gapEnd = next && next.base !== null ? next.base : baseStartAfter(runs, i + 1, baseline.length);
+  return regionRuns(baseline, gapStart, gapEnd, at, runs[i]!.length, lineAt, givenBack);
+}
+
 /**
  * The runs for an edited region of `length` lines at current line `at`, matched line by line against baseline
  * lines [gapStart, gapEnd); `givenBack` hears of each line matched.
@@ -288,9 +358,9 @@ function regionRuns(
   return out;
 }
 
-/** Baseline line just after the last baseline run in `runs` (0 if none). */
-function baseEndBefore(runs: readonly Run[]): number {
-  for (let i = runs.length - 1; i >= 0; i--) {
+/** Baseline line just after the last baseline run in `runs` before index `end` (0 if none). */
+function baseEndBefore(runs: readonly Run[], end: number): number {
+  for (let i = end - 1; i >= 0; i--) {
     const r = runs[i]!;
     if (r.base !== null) return r.base + r.length;
   }

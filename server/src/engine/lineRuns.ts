@@ -31,15 +31,16 @@ export function originsOf(runs: readonly Run[]): (number | undefined)[] {
   return out;
 }
 
-/** Contiguous blocks of edited lines, in document order. */
-export function editedBlocks(runs: readonly Run[]): LineBlock[] {
-  const out: LineBlock[] = [];
+/** Contiguous blocks of edited lines, in document order: the first `limit` made, and how many there are in all. */
+export function editedBlocks(runs: readonly Run[], limit = Number.POSITIVE_INFINITY): { blocks: LineBlock[]; total: number } {
+  const blocks: LineBlock[] = [];
+  let total = 0;
   let at = 0;
   for (const r of runs) {
-    if (r.base === null && r.length > 0) out.push({ start: at, end: at + r.length - 1 });
+    if (r.base === null && r.length > 0 && total++ < limit) blocks.push({ start: at, end: at + r.length - 1 });
     at += r.length;
   }
-  return out;
+  return { blocks, total };
 }
 
 /**

@@ -71,15 +71,15 @@ export function scopeDiagnostics(doc: TrackedDocument, limit = Number.POSITIVE_I
   const verdict = doc.verdict();
   if (!verdict || !isProblem(verdict) || !doc.ctx || doc.path === undefined) return { list: [], more: 0 };
   const message = verdictMessage(doc.path, verdict);
-  const blocks = doc.edits.blocks();
+  const { blocks, total } = doc.edits.firstBlocks(limit);
   const out: Diagnostic[] = [];
-  for (const block of blocks.length > limit ? blocks.slice(0, limit) : blocks) {
+  for (const block of blocks) {
     const range = { start: { line: block.start, character: 0 }, end: { line: block.end, character: doc.lineText(block.end).length } };
     const d = makeDiagnostic(doc.ctx.rules.settings, verdict.kind, range, message);
     if (d) out.push({ ...d, data: { path: doc.path } });
   }
   // a code switched off makes none, and has none to count
-  return { list: out, more: out.length ? Math.max(0, blocks.length - limit) : 0 };
+  return { list: out, more: out.length ? total - blocks.length : 0 };
 }
 
 /** `intent-schema` diagnostics at the offending YAML nodes; warnings stay warnings. */
