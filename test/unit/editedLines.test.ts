@@ -29,16 +29,24 @@ class Doc {
 const twenty = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 
 describe("EditedLines", () => {
-  it("currentBlocks: where baseline lines are now, edited ones left out", () => {
+  it("blockFinder: where baseline lines are now, edited ones left out", () => {
     const d = new Doc(twenty);
     d.edit(0, 0, 0, 0, "new first\n"); // everything moves down one
     d.edit(6, 0, 6, 7, "changed"); // baseline line 5 (0-based) is edited
-    expect(d.tracker.currentBlocks(3, 7).map((b) => [b.start, b.end])).toEqual([
+    expect(
+      d.tracker
+        .blockFinder()(3, 7)
+        .map((b) => [b.start, b.end]),
+    ).toEqual([
       [4, 5],
       [7, 8],
     ]);
-    expect(d.tracker.currentBlocks(5, 5)).toEqual([]);
-    expect(d.tracker.currentBlocks(19, 30).map((b) => [b.start, b.end])).toEqual([[20, 21]]); // the last line and the empty one after the final newline
+    expect(d.tracker.blockFinder()(5, 5)).toEqual([]);
+    expect(
+      d.tracker
+        .blockFinder()(19, 30)
+        .map((b) => [b.start, b.end]),
+    ).toEqual([[20, 21]]); // the last line and the empty one after the final newline
   });
 
   it("marks exactly the edited line", () => {

@@ -116,14 +116,10 @@ export class EditedLines {
   }
 
   /**
-   * Where baseline lines `baseStart..baseEnd` (0-based, inclusive) are now: the blocks of current lines that
-   * are still those baseline lines (edited ones are not).
+   * Where baseline lines are now: a function of a 0-based inclusive baseline range that gives the blocks of
+   * current lines still those baseline lines (edited ones are not). The runs are read once (`blocksAt`), so
+   * many ranges cost them once.
    */
-  currentBlocks(baseStart: number, baseEnd: number): LineBlock[] {
-    return blocksAt(this.runs)(baseStart, baseEnd);
-  }
-
-  /** `currentBlocks` for many ranges, the runs read once (`blocksAt`). */
   blockFinder(): (baseStart: number, baseEnd: number) => LineBlock[] {
     return blocksAt(this.runs);
   }
