@@ -1,3 +1,4 @@
+import { summaryWorkers } from "../io/ledger/summaryWorkers";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { buildRules, type Rules } from "../engine/rules";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
@@ -39,7 +40,9 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
  * read only those files' part of the saved index. `progress` shows how much of the ledgers was read.
  */
 export async function readLedger(ws: CliWorkspace, opts: { partial?: boolean; progress?: Progress } = {}): Promise<WorkspaceLedger> {
-  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, { partial: opts.partial });
+  // a large ledger read for the first time is parsed on every processor
+  const summarizer = summaryWorkers(process.env);
+  const ledger = new WorkspaceLedger(ws.root, ws.rules.settings.ledgerPath, { partial: opts.partial, ...(summarizer ? { summarizer } : {}) });
   const progress = opts.progress;
   await ledger.poll(progress && ((read, total) => progress.update(`reading the ledger: ${total ? Math.floor((100 * read) / total) : 100}%`)));
   return ledger;

@@ -7,15 +7,15 @@
  * costs ~32 bytes per record here (under 60 with what grows along) instead of ~550 as parsed entries, and
  * the index can be saved and loaded (indexFile.ts) so that a restart reads only what was appended since.
  */
-import { isoTime } from "./entryOrder";
+import { type ChunkSummary, SummaryCursor, summaryFits } from "./chunkSummary";
 import { FileIndex, type FileState, type SavedFiles } from "./fileIndex";
 import { IntentIndex, type IntentState } from "./intentIndex";
 import { ContentPins } from "./pinIndex";
-import { StringPool, type TraceEntry, type UnreadableLine } from "./read";
+import { type ParseResult, StringPool, type TraceEntry, type UnreadableLine } from "./read";
 import { MemoryRecordLines, type RecordLines } from "./recordLines";
 import { RecordReader } from "./recordReader";
 import { postKey, type RecordRef } from "./recordRows";
-import { summarizeLine } from "./recordSummary";
+import { LineEntries } from "./lineEntries";
 
 export interface IntentSummary {
   files: ReadonlySet<string>;
@@ -49,6 +49,8 @@ export interface IndexState {
 
 const NEWLINE = 0x0a;
 
+type IngestCounts = { records: number; entries: number; unreadable: number; paths: Set<string> };
+
 export class LedgerIndex {
   private readonly pool = new StringPool();
   private readonly fileIndex = new FileIndex(() => this.lines.savedRowsDamaged?.());
@@ -59,6 +61,7 @@ export class LedgerIndex {
   /** Records by the post hash they pin (`pathsPinning`), made when first asked for and kept up as lines come. */
   private readonly pins = new ContentPins(this.fileIndex);
   private readonly reader: RecordReader;
+  private readonly entries = new LineEntries();
 
   /** `lines`: where records are read back from; by default the index keeps what it is fed in memory. */
   constructor(private readonly lines: RecordLines = new MemoryRecordLines()) {
@@ -70,6 +73,9 @@ export class LedgerIndex {
     return this.reader.linesReparsed;
   }
 
+  /** Lines taken from chunk summaries, not parsed here (what tests count to see that summaries were used). */
+  linesSummarized = 0;
+
   /** Adds complete ledger lines; `firstLineNumber` is the 1-based ledger line of the text's first line. */
   ingest(chunkText: string, firstLineNumber: number): IngestResult {
     const bytes = Buffer.from(chunkText, "utf8");
@@ -77,15 +83,27 @@ export class LedgerIndex {
     return this.ingestBytes(bytes, offset, firstLineNumber);
   }
 
-  /** Adds complete ledger lines that start at byte `offset` of the ledger. */
-  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number): IngestResult {
+  /**
+   * Adds complete ledger lines that start at byte `offset` of the ledger. `summary`, when given, is what
+   * `summarizeChunk` made of exactly these bytes (in another thread): its lines are taken from it rather than
+   * parsed here, with the same result; one made of other bytes is not used.
+   */
+  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number, summary?: ChunkSummary): IngestResult {
     this.lines.keep?.(offset, chunk);
     const result = { records: 0, entries: 0, unreadable: 0, paths: new Set<string>() };
+    const taken = summary && summaryFits(summary, chunk) ? new SummaryCursor(summary) : undefined;
     let line = firstLineNumber;
     for (let start = 0; start < chunk.length; line++) {
       let end = chunk.indexOf(NEWLINE, start);
       if (end === -1) end = chunk.length;
-      if (end > start) this.ingestLine(chunk, start, end, offset + start, line, result);
+      if (end > start) {
+        // a line summarized in another thread is taken as it was read there
+        if (taken?.nextIsSummarized()) {
+          this.entries.fromSummary(taken);
+          this.linesSummarized++;
+          this.addLine(chunk, start, end, offset + start, line, undefined, result);
+        } else this.ingestLine(chunk, start, end, offset + start, line, result);
+      }
       start = end + 1;
     }
     // a chunk is complete lines, normally ending in "\n"; text without one still holds one line
@@ -93,41 +111,26 @@ export class LedgerIndex {
     return result;
   }
 
-  // the entries of the line being ingested, in reusable columns (a million records make no garbage here)
-  private readonly pending = { paths: [] as string[], intents: [] as (string | undefined)[], posts: [] as (string | null | undefined)[] };
-  private readonly collect = {
-    entry: (path: string, intentId: string | undefined, postHash: string | null | undefined) => {
-      this.pending.paths.push(path);
-      this.pending.intents.push(intentId);
-      this.pending.posts.push(postHash);
-    },
-  };
+  private ingestLine(chunk: Buffer, start: number, end: number, offset: number, line: number, result: IngestCounts): void {
+    const parsed = this.entries.summarize(chunk.toString("utf8", start, end), line, this.pool);
+    if (parsed?.unreadable.length) {
+      for (const u of parsed.unreadable) this.unreadableLines.push(u);
+      result.unreadable += parsed.unreadable.length;
+    }
+    this.addLine(chunk, start, end, offset, line, parsed, result);
+  }
 
-  private ingestLine(
-    chunk: Buffer,
-    start: number,
-    end: number,
-    offset: number,
-    line: number,
-    result: { records: number; entries: number; unreadable: number; paths: Set<string> },
-  ): void {
-    const { paths, intents, posts } = this.pending;
-    paths.length = intents.length = posts.length = 0;
-    const summary = summarizeLine(chunk.toString("utf8", start, end), line, this.pool, this.collect);
-    if (summary.record) {
+  /** Indexes the line as `entries` holds it; `parsed`: what the full reader made of it, when it read it. */
+  private addLine(chunk: Buffer, start: number, end: number, offset: number, line: number, parsed: ParseResult | undefined, result: IngestCounts): void {
+    const { paths, intents, posts, record, time } = this.entries;
+    if (record) {
       this.records++;
       result.records++;
-    }
-    if (summary.parsed?.unreadable.length) {
-      for (const u of summary.parsed.unreadable) this.unreadableLines.push(u);
-      result.unreadable += summary.parsed.unreadable.length;
     }
     const n = paths.length;
     if (n === 0) return;
     result.entries += n;
     // every entry of a record has the record's timestamp
-    const parsedTime = isoTime(summary.timestamp);
-    const time = Number.isNaN(parsedTime) ? -Infinity : parsedTime;
     const ref: RecordRef = { offset, length: end - start, line };
     for (let i = 0; i < n; i++) {
       const path = paths[i]!;
@@ -138,7 +141,7 @@ export class LedgerIndex {
       const intentId = intents[i];
       if (intentId !== undefined) this.intentIndex.add(intentId, path, ref, time);
     }
-    this.reader.ingested(paths, () => chunk.toString("utf8", start, end), line, summary.parsed);
+    this.reader.ingested(paths, () => chunk.toString("utf8", start, end), line, parsed);
   }
 
   /** Forgets everything (the ledger was replaced or truncated and will be read again from the start). */

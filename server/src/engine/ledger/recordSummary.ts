@@ -26,6 +26,9 @@ export interface LineSummary {
 
 const NOT_RECORD: LineSummary = { record: false, timestamp: "" };
 
+/** The clean paths of the record being summarized, in one array used again for every record. */
+const filePaths: (string | undefined)[] = [];
+
 /** Visits the entries of one ledger line (`lineNumber` 1-based); unreadable lines come back in `parsed`. */
 export function summarizeLine(text: string, lineNumber: number, pool: StringPool, visit: SummaryVisitor): LineSummary {
   let obj: unknown;
@@ -41,19 +44,27 @@ export function summarizeLine(text: string, lineNumber: number, pool: StringPool
   if (shared === undefined && obj["related"] !== undefined) return viaParser(text, lineNumber, pool, visit);
   const intentId = shared;
   // a first pass checks that nothing here needs the full reader, so that no entry is visited twice
-  // (a file whose path is not a workspace path is reported by the full reader)
-  for (const file of files)
-    if (isObject(file) && (!plainFile(file, shared) || pool.path(file["path"] ?? file["relative_path"]) === undefined))
-      return viaParser(text, lineNumber, pool, visit);
+  // (a file whose path is not a workspace path is reported by the full reader); it keeps each file's clean
+  // path for the second, as cleaning one is a lookup by the whole path
+  const paths = filePaths;
+  paths.length = 0;
+  for (const file of files) {
+    if (!isObject(file)) {
+      paths.push(undefined);
+      continue;
+    }
+    const path = plainFile(file, shared) ? pool.path(file["path"] ?? file["relative_path"]) : undefined;
+    if (path === undefined) return viaParser(text, lineNumber, pool, visit);
+    paths.push(path);
+  }
   // a record claiming more lines than a record may is reported by the full reader
   if (ours && claimsTooMuch(ours, files)) return viaParser(text, lineNumber, pool, visit);
   const postHash = hashOrNull(ours?.["post_hash"]);
   const others = ours && Array.isArray(ours["other_files"]) ? ours["other_files"] : [];
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
-    if (!isObject(file)) continue;
-    const path = pool.path(file["path"] ?? file["relative_path"]);
-    if (path === undefined) continue;
+    const path = paths[fi];
+    if (path === undefined || !isObject(file)) continue;
     // our metadata describes files[0] at its top level and files[1..] in `other_files`, as the full reader
     // reads them: a file one act wrote second (a shell command's, a cut's pasted file) pins its content too
     const other = fi === 0 ? undefined : others[fi - 1];

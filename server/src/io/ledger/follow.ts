@@ -13,18 +13,37 @@
  */
 import { stat } from "node:fs/promises";
 import type { Stats } from "node:fs";
+import type { ChunkSummary } from "../../engine/ledger/chunkSummary";
 import { lineChunks } from "./lineChunks";
 import { fileKind, NotRegularFileError, openRegular } from "../regularFiles";
 
 export interface LedgerSink {
-  /** Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`. */
-  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number): unknown;
+  /**
+   * Complete lines (`chunk`) that start at byte `offset` of the ledger, the first being line `firstLineNumber`;
+   * `summary`: what a summarizer made of these bytes, when one did.
+   */
+  ingestBytes(chunk: Buffer, offset: number, firstLineNumber: number, summary?: ChunkSummary): unknown;
   reset(): void;
 }
 
 export interface FollowerOptions {
   /** Bytes read (and parsed) per step before yielding to the event loop. Default 1 MiB (~10 ms of parsing). */
   chunkBytes?: number;
+  /**
+   * Summarizes chunks in other threads (io/ledger/summaryWorkers.ts) for a read of `bytes` new bytes; called
+   * at each read, it gives none when the read is too small to pay for starting them.
+   */
+  summarizer?: (bytes: number) => ChunkSummarizer | undefined;
+}
+
+/** Makes chunk summaries apart from the reading thread (engine/ledger/chunkSummary.ts). */
+export interface ChunkSummarizer {
+  /** The summary of `bytes` (complete lines), or undefined when none could be made: the sink reads them itself. Never rejects. */
+  summarize(bytes: Buffer): Promise<ChunkSummary | undefined>;
+  /** How many chunks to have summarized ahead of the one being fed. */
+  readonly ahead: number;
+  /** Ends the threads; a summary still asked for resolves undefined. */
+  close(): void;
 }
 
 export interface PollResult {
@@ -63,6 +82,7 @@ export class LedgerFollower {
   private fingerprint: Buffer = Buffer.alloc(0);
   private running: Promise<PollResult> | undefined;
   private readonly chunkBytes: number;
+  private readonly summarizer: FollowerOptions["summarizer"];
   /** A line the index points at could not be read back as it was indexed (`notAsIndexed`). */
   private notAsIndexedSeen = false;
 
@@ -72,6 +92,7 @@ export class LedgerFollower {
     opts: FollowerOptions = {},
   ) {
     this.chunkBytes = Math.max(opts.chunkBytes ?? DEFAULT_CHUNK, 1024);
+    this.summarizer = opts.summarizer;
   }
 
   /** Byte offset up to which complete lines have been fed to the sink. */
@@ -171,23 +192,45 @@ export class LedgerFollower {
     }
   }
 
-  /** Reads [consumed, size) in chunks, feeding complete lines; a trailing partial line waits for the next poll. */
+  /**
+   * Reads [consumed, size) in chunks, feeding complete lines; a trailing partial line waits for the next poll.
+   * With a summarizer, chunks are summarized in other threads while earlier ones are fed, in order.
+   */
   private async readNew(size: number, onProgress: ProgressCallback | undefined): Promise<{ bytesRead: number; lines: number }> {
     const start = this.consumed;
     const total = size - start;
     let lines = 0;
+    const feed = (bytes: Buffer, summary?: ChunkSummary) => {
+      const count = countNewlines(bytes);
+      this.sink.ingestBytes(bytes, this.consumed, this.nextLineNumber, summary);
+      this.nextLineNumber += count;
+      lines += count;
+      this.consumed += bytes.length;
+      this.fingerprint = Buffer.from(bytes.subarray(Math.max(0, bytes.length - FINGERPRINT_BYTES)));
+      onProgress?.(this.consumed - start, total);
+    };
     const handle = await openRegular(this.file);
+    const summarizer = this.summarizer?.(total);
     try {
+      const ahead: { bytes: Buffer; summary: Promise<ChunkSummary | undefined> }[] = [];
       for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
-        const count = countNewlines(bytes);
-        this.sink.ingestBytes(bytes, this.consumed, this.nextLineNumber);
-        this.nextLineNumber += count;
-        lines += count;
-        this.consumed += bytes.length;
-        this.fingerprint = Buffer.from(bytes.subarray(Math.max(0, bytes.length - FINGERPRINT_BYTES)));
-        onProgress?.(this.consumed - start, total);
+        if (!summarizer) {
+          feed(bytes);
+          continue;
+        }
+        // a copy (the reader reads the next chunk into the same buffer), in memory the worker shares rather
+        // than is sent a copy of
+        const copy = Buffer.from(new SharedArrayBuffer(bytes.length));
+        bytes.copy(copy);
+        ahead.push({ bytes: copy, summary: summarizer.summarize(copy) });
+        while (ahead.length > summarizer.ahead) {
+          const next = ahead.shift()!;
+          feed(next.bytes, await next.summary);
+        }
       }
+      for (const next of ahead) feed(next.bytes, await next.summary);
     } finally {
+      summarizer?.close();
       await handle.close();
     }
     return { bytesRead: this.consumed - start, lines };

@@ -1,7 +1,8 @@
 import { join } from "node:path";
+import type { ChunkSummary } from "../../engine/ledger/chunkSummary";
 import { LedgerIndex } from "../../engine/ledger/ledgerIndex";
 import { FileRecordLines } from "./fileRecordLines";
-import { LedgerFollower } from "./follow";
+import { type FollowerOptions, LedgerFollower } from "./follow";
 import { CACHE_DIR } from "../cacheDir";
 import { removeOwnFile } from "../ownFiles";
 import { CHECK_BYTES, indexFileName, loadIndex, saveIndexInSteps } from "./indexFile";
@@ -15,6 +16,8 @@ export interface LedgerSourceOptions {
   onPaths: (paths: Iterable<string>) => void;
   /** The file was replaced or cut: its index starts again. */
   onReset: () => void;
+  /** Summarizes chunks of a large read in other threads (FollowerOptions.summarizer). */
+  summarizer?: FollowerOptions["summarizer"];
 }
 
 /** A part of settling an index: true when it has more to do, in a later turn. */
@@ -50,20 +53,24 @@ export class LedgerSource {
         () => this.dropSaved(),
       ),
     );
-    this.follower = new LedgerFollower(file, {
-      ingestBytes: (chunk: Buffer, offset: number, first: number) => {
-        if (offset < CHECK_BYTES) this.head = Buffer.concat([this.head, chunk.subarray(0, CHECK_BYTES - offset)]);
-        this.tail = lastBytes(this.tail, chunk);
-        opts.onPaths(this.index.ingestBytes(chunk, offset, first).paths);
+    this.follower = new LedgerFollower(
+      file,
+      {
+        ingestBytes: (chunk: Buffer, offset: number, first: number, summary?: ChunkSummary) => {
+          if (offset < CHECK_BYTES) this.head = Buffer.concat([this.head, chunk.subarray(0, CHECK_BYTES - offset)]);
+          this.tail = lastBytes(this.tail, chunk);
+          opts.onPaths(this.index.ingestBytes(chunk, offset, first, summary).paths);
+        },
+        reset: () => {
+          this.index.reset();
+          this.head = Buffer.alloc(0);
+          this.tail = Buffer.alloc(0);
+          this.saved = 0;
+          opts.onReset();
+        },
       },
-      reset: () => {
-        this.index.reset();
-        this.head = Buffer.alloc(0);
-        this.tail = Buffer.alloc(0);
-        this.saved = 0;
-        opts.onReset();
-      },
-    });
+      opts.summarizer ? { summarizer: opts.summarizer } : {},
+    );
   }
 
   /** Bytes indexed since the index was last saved or loaded. */

@@ -3,7 +3,7 @@ import { workspaceCacheDir } from "../cacheDir";
 import { checkOwnRead } from "../ownFiles";
 import { sizeOrZero } from "../optionalFile";
 import type { TraceEntry, UnreadableLine } from "../../engine/ledger/read";
-import type { ProgressCallback } from "./follow";
+import type { FollowerOptions, ProgressCallback } from "./follow";
 import { LedgerSource, type SettleStep } from "./ledgerSource";
 import { newestFirst, newestOf } from "../../engine/ledger/entryOrder";
 import { contentHash } from "../../engine/hashing";
@@ -52,6 +52,8 @@ export interface WorkspaceLedgerOptions {
    * are ready, not after writing the copy the next process reads. Default false: before the poll answers.
    */
   settleAfter?: boolean;
+  /** Summarizes chunks of a large read in other threads (io/ledger/summaryWorkers.ts); default none. */
+  summarizer?: FollowerOptions["summarizer"];
 }
 
 /**
@@ -94,7 +96,14 @@ export class WorkspaceLedger {
       for (const p of paths) this.touched.add(p);
     };
     this.states = [ledgerPath, REFERENCE_LEDGER, SEALED_COPY].map(
-      (path) => new LedgerSource(root, path, { cacheDir, partial: opts.partial ?? false, onPaths, onReset: () => (this.wasReset = true) }),
+      (path) =>
+        new LedgerSource(root, path, {
+          cacheDir,
+          partial: opts.partial ?? false,
+          onPaths,
+          onReset: () => (this.wasReset = true),
+          ...(opts.summarizer ? { summarizer: opts.summarizer } : {}),
+        }),
     );
     this.sources = this.states;
   }

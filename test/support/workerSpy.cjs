@@ -1,0 +1,19 @@
+// Preloaded (NODE_OPTIONS=--require) into a command a test runs: appends to the file named by
+// INTENT_LSP_TEST_WORKER_LOG a line for each worker thread the command starts ("started <its argument>") and
+// for each summary a worker sends back ("summary"), so that a test can see the work really went to threads.
+const { appendFileSync } = require("node:fs");
+const threads = require("node:worker_threads");
+
+const log = process.env.INTENT_LSP_TEST_WORKER_LOG;
+if (log && threads.isMainThread) {
+  const Original = threads.Worker;
+  threads.Worker = class extends Original {
+    constructor(script, options) {
+      super(script, options);
+      appendFileSync(log, `started ${options?.argv?.[0] ?? ""}\n`);
+      this.on("message", (m) => {
+        if (m && typeof m === "object" && "summary" in m) appendFileSync(log, "summary\n");
+      });
+    }
+  };
+}
