@@ -3,15 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fileHash } from "../../server/src/engine/hashing";
-import { buildRecord } from "../../server/src/engine/ledger/record";
-import { diffTexts } from "../../server/src/engine/lineChange";
+import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
+import { StringPool } from "../../server/src/engine/ledger/read";
+import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
-import { git, gitWorkspace } from "../support/gitRepository";
-import { corpus } from "../support/ledgerCorpus";
+import { largeLedgerWorkspace } from "../support/largeLedger";
 import { REPO_ROOT } from "../support/lspClient";
-import { prng } from "../support/protocolFuzz";
 import type { TempWorkspace } from "../support/workspace";
 
 /**
@@ -24,61 +22,6 @@ import type { TempWorkspace } from "../support/workspace";
 beforeAll(ensureBuilt);
 
 const SPY = join(REPO_ROOT, "test/support/workerSpy.cjs");
-const FILES = 30;
-/** About 3.5 MB of records: several of the reader's 1 MiB chunks. */
-const RECORDS = 3500;
-
-function largeLedgerWorkspace(): TempWorkspace {
-  const ws = gitWorkspace();
-  const rand = prng(20261130);
-  const shapes = corpus().filter((l) => l.trim() !== "");
-  const texts = Array.from({ length: FILES }, (_, i) => Array.from({ length: 40 }, (_, l) => `export const f${i}l${l} = ${l};`));
-  const lines: string[] = [];
-  const base = Date.UTC(2026, 5, 1);
-  const record = (r: number, f: number, time: number) => {
-    const before = `${texts[f]!.join("\n")}\n`;
-    const at = Math.floor(rand() * 40);
-    texts[f]![at] = `export const f${f}l${at} = ${r}; // record ${r}`;
-    const after = `${texts[f]!.join("\n")}\n`;
-    lines.push(
-      JSON.stringify(
-        buildRecord({
-          path: `src/gen/f${f}.ts`,
-          content: after,
-          change: diffTexts(before, after),
-          contributor: r % 3 === 0 ? { type: "human" } : { type: "ai", modelId: "openai/gpt-5" },
-          sessionId: `s-${r % 7}`,
-          toolVersion: "0.1.0",
-          mutationClass: "INTENT_EVOLUTION",
-          preHash: fileHash(before),
-          scope: "PASS",
-          intentId: ["INT-001", "INT-002", null][r % 3]!,
-          now: new Date(time),
-          id: `00000000-0000-4000-8000-${String(r).padStart(12, "0")}`,
-        }),
-      ),
-    );
-  };
-  for (let r = 0; r < RECORDS; r++) {
-    // every dialect's lines and broken ones among our records, so that the workers leave some to the reader
-    if (r % 50 === 0) lines.push(shapes[r % shapes.length]!);
-    // times out of ledger order (as records merged from another branch are), with ties among them: the index
-    // orders a file's records by time, and the later line wins a tie; all later than every other dialect's
-    // line, so that the newest of an intent is one of these
-    record(r, Math.floor(rand() * FILES), base + ((r * 7919) % 1000) * 60_000);
-  }
-  // the newest work on f3, which a copy holds
-  record(RECORDS, 3, base + 1000 * 60_000);
-  for (let f = 0; f < FILES; f++) ws.write(`src/gen/f${f}.ts`, `${texts[f]!.join("\n")}\n`);
-  ws.write(".orchestration/agent_trace.jsonl", `${lines.join("\n")}\n`);
-  git(ws.root, "add", "-A");
-  git(ws.root, "commit", "-q", "-m", "a year of work");
-  // a copy no record names, not committed yet: its lines are found through the records that pinned its
-  // content (their post hash)
-  ws.write("src/copy/f3.ts", `${texts[3]!.join("\n")}\n`);
-  return ws;
-}
-
 let ws: TempWorkspace;
 const copies: string[] = [];
 
@@ -142,11 +85,10 @@ describe("a first read of a large ledger in worker threads", () => {
         stdout: plain.stdout,
         stderr: plain.stderr,
       });
-      if (args === ASKED[0]) {
-        // three workers parsed the chunks: one summary per chunk of the 3.5 MB
-        expect(threaded.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
-        expect(threaded.spied.filter((s) => s === "summary").length).toBeGreaterThanOrEqual(3);
-      } else
+      // three workers were started for the first read (on a ledger this small, the reader may read every chunk
+      // itself before they are ready: the summaries they make are held to the reader's own below)
+      if (args === ASKED[0]) expect(threaded.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
+      else
         expect(
           threaded.spied.filter((s) => s === "started __summarize-ledger"),
           args.join(" "),
@@ -169,18 +111,78 @@ describe("a first read of a large ledger in worker threads", () => {
   }, 60_000);
 });
 
-describe("the summary worker", () => {
+describe("the summary workers", () => {
   const bundle = join(REPO_ROOT, "dist/intent-cli.js");
+  const ledgerChunks = () => {
+    const bytes = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"));
+    const chunks: Buffer[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      const end = Math.min(bytes.length, bytes.indexOf(0x0a, start + 256 * 1024) + 1 || bytes.length);
+      chunks.push(bytes.subarray(start, end));
+      start = end;
+    }
+    return chunks;
+  };
 
-  it("answers a chunk it cannot read as failed, and the next one with its summary", async () => {
+  it("make exactly the summaries the reader makes itself, every chunk in its worker thread", async () => {
+    const chunks = ledgerChunks();
+    expect(chunks.length).toBeGreaterThan(10);
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "3" }, bundle)!(1)!;
+    try {
+      // nothing is taken back: every chunk waits for a worker
+      const made = await Promise.all(chunks.map((c) => summarizer.summarize(c).summary));
+      expect(made.every((m) => m !== undefined)).toBe(true);
+      expect(made).toEqual(chunks.map((c) => summarizeChunk(c, new StringPool())));
+    } finally {
+      summarizer.close();
+    }
+  }, 60_000);
+
+  it("leave every chunk to the reader when they cannot start, and none once closed", async () => {
+    const chunks = ledgerChunks().slice(0, 3);
+    const broken = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/no-such-bundle.js"))!(1)!;
+    expect(await Promise.all(chunks.map((c) => broken.summarize(c).summary))).toEqual([undefined, undefined, undefined]);
+    // and a chunk queued once every worker failed
+    expect(await broken.summarize(chunks[0]!).summary).toBeUndefined();
+    broken.close();
+    const closed = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1)!;
+    const pending = chunks.map((c) => closed.summarize(c));
+    closed.close();
+    expect(await Promise.all(pending.map((p) => p.summary))).toEqual([undefined, undefined, undefined]);
+  }, 60_000);
+
+  it("give a chunk taken back before a worker took it to nobody", async () => {
+    const chunks = ledgerChunks();
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1)!;
+    try {
+      const pending = chunks.map((c) => summarizer.summarize(c));
+      // the workers are still starting: the last chunk waits, and is taken back
+      const last = pending[pending.length - 1]!;
+      expect(last.withdraw()).toBe(true);
+      expect(await last.summary).toBeUndefined();
+      const rest = await Promise.all(pending.slice(0, -1).map((p) => p.summary));
+      expect(rest.every((m) => m !== undefined)).toBe(true);
+      // a chunk a worker took is not taken back
+      expect(pending[0]!.withdraw()).toBe(false);
+    } finally {
+      summarizer.close();
+    }
+  }, 60_000);
+
+  it("answer a chunk that cannot be read as failed, and the next one with its summary", async () => {
     const worker = new Worker(bundle, { argv: ["__summarize-ledger"], stdout: true, stderr: true });
     try {
-      const answer = (m: unknown) =>
+      const next = () =>
         new Promise<Record<string, unknown>>((resolve, reject) => {
           worker.once("message", resolve);
           worker.once("error", reject);
-          worker.postMessage(m);
         });
+      expect(await next()).toEqual({ ready: true });
+      const answer = (m: unknown) => {
+        const answered = next();
+        worker.postMessage(m);
+        return answered;
+      };
       expect(await answer({ id: 1, bytes: "not bytes" })).toMatchObject({ id: 1, failed: expect.any(String) });
       const line = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"), "utf8").split("\n")[1]!;
       const done = await answer({ id: 2, bytes: new TextEncoder().encode(`${line}\n`) });

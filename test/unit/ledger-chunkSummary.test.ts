@@ -152,34 +152,56 @@ describe("a follower that has chunks summarized elsewhere", () => {
   const dir = mkdtempSync(join(tmpdir(), "intent-lsp-summaries-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Summaries made in this thread, answered out of order after random waits, some never made. */
-  function scrambled(
-    rand: () => number,
-    log: { asked: number[]; closed: number; failed: number; inFlight: number; most: number },
-  ): (bytes: number) => ChunkSummarizer {
+  type Log = { asked: number[]; closed: number; failed: number; withdrawn: number; inFlight: number; most: number };
+
+  /**
+   * Summaries made in this thread by pretend workers: each chunk is taken after a random wait (until then the
+   * reader may take it back), then answered after another, out of order, some never.
+   */
+  function scrambled(rand: () => number, log: Log): (bytes: number) => ChunkSummarizer {
     return (bytes) => {
       log.asked.push(bytes);
       return {
         ahead: 3,
-        summarize: (chunk) =>
-          new Promise((resolve) => {
-            const fail = rand() < 0.2;
-            if (fail) log.failed++;
-            log.most = Math.max(log.most, ++log.inFlight);
+        summarize: (chunk) => {
+          let taken = false;
+          let withdrawn = false;
+          log.most = Math.max(log.most, ++log.inFlight);
+          const summary = new Promise<ChunkSummary | undefined>((resolve) => {
             setTimeout(
               () => {
-                log.inFlight--;
-                resolve(fail ? undefined : summarizeChunk(chunk, new StringPool()));
+                if (withdrawn) return resolve(undefined);
+                taken = true;
+                setTimeout(
+                  () => {
+                    log.inFlight--;
+                    const fail = rand() < 0.2;
+                    if (fail) log.failed++;
+                    resolve(fail ? undefined : summarizeChunk(chunk, new StringPool()));
+                  },
+                  Math.floor(rand() * 4),
+                );
               },
-              Math.floor(rand() * 4),
+              Math.floor(rand() * 3),
             );
-          }),
+          });
+          return {
+            summary,
+            withdraw: () => {
+              if (taken) return false;
+              withdrawn = true;
+              log.withdrawn++;
+              log.inFlight--;
+              return true;
+            },
+          };
+        },
         close: () => void log.closed++,
       };
     };
   }
 
-  it("feeds the index every chunk in order, read itself where a summary never came, as a plain read does", async () => {
+  it("feeds the index every chunk in order, read itself where a summary never came or it took the chunk back, as a plain read does", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const rand = prng(7_000 + seed);
       const file = join(dir, `ledger-${seed}.jsonl`);
@@ -187,7 +209,7 @@ describe("a follower that has chunks summarized elsewhere", () => {
       writeFileSync(file, text);
       const plain = new LedgerIndex();
       await new LedgerFollower(file, plain, { chunkBytes: 1024 }).poll();
-      const log = { asked: [] as number[], closed: 0, failed: 0, inFlight: 0, most: 0 };
+      const log: Log = { asked: [], closed: 0, failed: 0, withdrawn: 0, inFlight: 0, most: 0 };
       const fed = new LedgerIndex();
       const read = await new LedgerFollower(file, fed, { chunkBytes: 1024, summarizer: scrambled(rand, log) }).poll();
       expect(answers(fed), `seed ${seed}`).toEqual(answers(plain));
@@ -196,6 +218,7 @@ describe("a follower that has chunks summarized elsewhere", () => {
       expect(log.closed).toBe(1);
       expect(fed.linesSummarized).toBeGreaterThan(0);
       expect(log.failed).toBeGreaterThan(0);
+      expect(log.withdrawn).toBeGreaterThan(0);
       // chunks are read ahead only as far as the summarizer asks: memory stays bounded on a ledger of any size
       expect(log.most).toBe(4);
     }

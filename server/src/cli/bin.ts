@@ -14,6 +14,6 @@ else if (process.argv[2] === RUNS_WORKER) void serveRunsWorker(countedRuns);
 else if (process.argv[2] === SUMMARY_WORKER) serveSummaryWorker();
 else {
   // this bundle is the script of its own worker threads (the arguments above)
-  offerWorkers(__filename);
+  offerWorkers(__filename, [RUNS_WORKER, SUMMARY_WORKER]);
   runAsProgram();
 }

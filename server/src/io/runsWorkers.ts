@@ -119,7 +119,7 @@ export async function doInWorkers(
   jobs: readonly WorkerJob[],
   threads: number,
   progress: (done: number) => void = () => {},
-  script: string | undefined = workerScript(),
+  script: string | undefined = workerScript(RUNS_WORKER),
 ): Promise<WorkersDone> {
   const done: WorkersDone = { runs: new Map(), written: new Map(), finished: 0 };
   const n = Math.min(threads, Math.ceil(jobs.length / CHUNK_FILES));

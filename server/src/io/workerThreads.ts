@@ -1,8 +1,9 @@
 /**
  * The worker threads intent-lsp starts for work that splits (io/runsWorkers.ts: the files `intent stats`
- * counts): the script they run (the program's own bundle, which offers itself and knows each worker's
- * argument: cli/bin.ts) and how many. A program that offers none (the language server, the hook service, a
- * test's in-process CLI) does all its work in its own thread.
+ * counts; io/ledger/summaryWorkers.ts: a large ledger's first read): the script they run (the program's own
+ * bundle, which offers itself for the workers its entry point serves: cli/bin.ts, main.ts) and how many. A
+ * program that offers none (the hook service, a test's in-process CLI or server) does all its work in its own
+ * thread.
  */
 import { availableParallelism } from "node:os";
 
@@ -12,16 +13,19 @@ const MAX_THREADS = 64;
 /** Without `INTENT_LSP_THREADS`: one per processor, at most this many. */
 const DEFAULT_MAX_THREADS = 8;
 
-let script: string | undefined;
+let offered: { bundle: string; serves: readonly string[] } | undefined;
 
-/** Names the script a worker thread of this program runs (its own bundle, which knows each worker's argument). */
-export function offerWorkers(bundle: string): void {
-  script = bundle;
+/**
+ * Names the script worker threads of this program run (its own bundle) and the workers it serves: each is
+ * started with its argument (`RUNS_WORKER`, `SUMMARY_WORKER`), which the bundle's entry point dispatches on.
+ */
+export function offerWorkers(bundle: string, serves: readonly string[]): void {
+  offered = { bundle, serves };
 }
 
-/** The script workers run; undefined when this program offers none. */
-export function workerScript(): string | undefined {
-  return script;
+/** The script that serves workers started with `argument`; undefined when this program offers none. */
+export function workerScript(argument: string): string | undefined {
+  return offered?.serves.includes(argument) ? offered.bundle : undefined;
 }
 
 /** Loaded only by a run that starts workers, or is one: every hook call loads the modules that use it. */

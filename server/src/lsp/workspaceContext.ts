@@ -6,6 +6,7 @@ import { gitIdentity } from "../io/git";
 import { judge, type Selection, type Verdict } from "../engine/gate";
 import type { Catalogue } from "../engine/intents/model";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
+import { summaryWorkers } from "../io/ledger/summaryWorkers";
 import { GitSourcesCache } from "../io/gitSources";
 import { realRootOf, realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
@@ -66,7 +67,9 @@ export class WorkspaceContext {
 
   /** The workspace's ledger, asking git (in the background) for the renames and splits no record names. */
   private newLedger(): WorkspaceLedger {
-    const ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath, { settleAfter: true });
+    // a large ledger read for the first time is parsed on every processor, off the thread that answers the editor
+    const summarizer = summaryWorkers(process.env);
+    const ledger = new WorkspaceLedger(this.root, this.rules.settings.ledgerPath, { settleAfter: true, ...(summarizer ? { summarizer } : {}) });
     ledger.gitNames = (path) => this.gitSources.names(path);
     return ledger;
   }

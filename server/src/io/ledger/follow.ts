@@ -38,12 +38,20 @@ export interface FollowerOptions {
 
 /** Makes chunk summaries apart from the reading thread (engine/ledger/chunkSummary.ts). */
 export interface ChunkSummarizer {
-  /** The summary of `bytes` (complete lines), or undefined when none could be made: the sink reads them itself. Never rejects. */
-  summarize(bytes: Buffer): Promise<ChunkSummary | undefined>;
-  /** How many chunks to have summarized ahead of the one being fed. */
+  /** Queues `bytes` (complete lines) to be summarized. */
+  summarize(bytes: Buffer): PendingSummary;
+  /** How many chunks to have queued ahead of the one being fed. */
   readonly ahead: number;
-  /** Ends the threads; a summary still asked for resolves undefined. */
+  /** Ends the threads; a summary still pending resolves undefined. */
   close(): void;
+}
+
+/** A chunk queued for a summary. */
+export interface PendingSummary {
+  /** Takes the chunk back if no thread has started on it: true when taken back (the reader reads it itself). */
+  withdraw(): boolean;
+  /** Its summary, or undefined when none could be made (the reader reads it itself). Never rejects. */
+  readonly summary: Promise<ChunkSummary | undefined>;
 }
 
 export interface PollResult {
@@ -212,7 +220,13 @@ export class LedgerFollower {
     const handle = await openRegular(this.file);
     const summarizer = this.summarizer?.(total);
     try {
-      const ahead: { bytes: Buffer; summary: Promise<ChunkSummary | undefined> }[] = [];
+      const ahead: { bytes: Buffer; pending: PendingSummary }[] = [];
+      // the oldest chunk is read here when no thread has started on it (threads still starting, or busy with
+      // later chunks): the reader never waits for a summary it could have made as fast itself
+      const feedOldest = async () => {
+        const { bytes, pending } = ahead.shift()!;
+        feed(bytes, pending.withdraw() ? undefined : await pending.summary);
+      };
       for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
         if (!summarizer) {
           feed(bytes);
@@ -222,13 +236,10 @@ export class LedgerFollower {
         // than is sent a copy of
         const copy = Buffer.from(new SharedArrayBuffer(bytes.length));
         bytes.copy(copy);
-        ahead.push({ bytes: copy, summary: summarizer.summarize(copy) });
-        while (ahead.length > summarizer.ahead) {
-          const next = ahead.shift()!;
-          feed(next.bytes, await next.summary);
-        }
+        ahead.push({ bytes: copy, pending: summarizer.summarize(copy) });
+        while (ahead.length > summarizer.ahead) await feedOldest();
       }
-      for (const next of ahead) feed(next.bytes, await next.summary);
+      while (ahead.length) await feedOldest();
     } finally {
       summarizer?.close();
       await handle.close();

@@ -12,7 +12,7 @@
 import type { Worker } from "node:worker_threads";
 import { type ChunkSummary, summarizeChunk } from "../../engine/ledger/chunkSummary";
 import { StringPool } from "../../engine/ledger/read";
-import type { ChunkSummarizer } from "./follow";
+import type { ChunkSummarizer, PendingSummary } from "./follow";
 import { threadsFor, workerScript, workerThreads } from "../workerThreads";
 
 /** The argument that starts the CLI bundle as a summary worker (cli/bin.ts); refused outside a worker thread. */
@@ -24,8 +24,11 @@ export const SUMMARY_WORKER = "__summarize-ledger";
  */
 const MIN_BYTES = 32 * 1024 * 1024;
 
+/** Chunks handed to a worker at a time. */
+const HANDED = 2;
+
 type ToWorker = { id: number; bytes: Uint8Array };
-type FromWorker = { id: number; summary: ChunkSummary } | { id: number; failed: string };
+type FromWorker = { ready: true } | { id: number; summary: ChunkSummary } | { id: number; failed: string };
 
 /**
  * The summarizer for reads of this process (`env`: its `INTENT_LSP_THREADS`), or undefined when it offers no
@@ -34,7 +37,7 @@ type FromWorker = { id: number; summary: ChunkSummary } | { id: number; failed: 
  */
 export function summaryWorkers(
   env: NodeJS.ProcessEnv,
-  script: string | undefined = workerScript(),
+  script: string | undefined = workerScript(SUMMARY_WORKER),
 ): ((bytes: number) => ChunkSummarizer | undefined) | undefined {
   if (!script) return undefined;
   return (bytes) => {
@@ -48,46 +51,86 @@ export function summaryWorkers(
   };
 }
 
-/** Chunks handed out in turn to `count` workers; a worker that failed is handed nothing more. */
+/** A chunk waiting for a worker, or being summarized by one. */
+interface Queued {
+  bytes: Buffer;
+  resolve: (s: ChunkSummary | undefined) => void;
+  /** A worker took it. */
+  taken: boolean;
+  /** The reader took it back before any worker did. */
+  withdrawn: boolean;
+}
+
+/**
+ * Chunks queued in order and taken by `count` workers, each taking the oldest one waiting when it is ready
+ * for one; a chunk no worker took yet can be taken back by the reader. A worker that failed takes nothing more.
+ */
 class SummaryWorkers implements ChunkSummarizer {
   readonly ahead: number;
+  private readonly waiting: Queued[] = [];
+  /** Per worker, the chunks handed to it, oldest first (it answers in order). */
+  private readonly busy: Queued[][] = [];
   private readonly workers: (Worker | undefined)[] = [];
-  /** Per worker, what each of its chunks in flight resolves with. */
-  private readonly waiting: Map<number, (s: ChunkSummary | undefined) => void>[] = [];
-  private next = 0;
   private lastId = 0;
 
   constructor(script: string, count: number) {
-    // two chunks per worker in flight: each has the next one at hand when it finishes one
-    this.ahead = 2 * count;
+    // enough queued for every worker's hands, and one more
+    this.ahead = HANDED * count + 1;
     for (let i = 0; i < count; i++) {
-      this.waiting.push(new Map());
+      this.busy.push([]);
       this.workers.push(this.start(script, i));
     }
   }
 
-  summarize(bytes: Buffer): Promise<ChunkSummary | undefined> {
-    for (let tries = 0; tries < this.workers.length; tries++) {
-      const i = this.next;
-      this.next = (this.next + 1) % this.workers.length;
-      const worker = this.workers[i];
-      if (!worker) continue;
-      const id = ++this.lastId;
-      return new Promise((resolve) => {
-        this.waiting[i]!.set(id, resolve);
-        try {
-          worker.postMessage({ id, bytes } satisfies ToWorker);
-        } catch {
-          this.fail(i);
-        }
-      });
-    }
-    return Promise.resolve(undefined);
+  summarize(bytes: Buffer): PendingSummary {
+    let queued: Queued | undefined;
+    const summary = new Promise<ChunkSummary | undefined>((resolve) => {
+      queued = { bytes, resolve, taken: false, withdrawn: false };
+    });
+    const q = queued!;
+    if (this.workers.some((w) => w !== undefined)) this.waiting.push(q);
+    else q.resolve(undefined);
+    for (let i = 0; i < this.workers.length; i++) this.feed(i);
+    return {
+      summary,
+      withdraw: () => {
+        if (q.taken) return false;
+        q.withdrawn = true;
+        q.resolve(undefined);
+        return true;
+      },
+    };
   }
 
   close(): void {
+    // the last worker's failure leaves the waiting chunks to the reader
     for (let i = 0; i < this.workers.length; i++) this.fail(i);
   }
+
+  /**
+   * Hands worker `i` the oldest chunks no worker took, up to HANDED at a time: one to work on and the next,
+   * so that it never waits for the reader's thread (busy feeding the index) to hand it one.
+   */
+  private feed(i: number): void {
+    const worker = this.workers[i];
+    if (!worker || this.ready[i] !== true) return;
+    while (this.busy[i]!.length < HANDED) {
+      let q = this.waiting.shift();
+      while (q?.withdrawn) q = this.waiting.shift();
+      if (!q) return;
+      q.taken = true;
+      this.busy[i]!.push(q);
+      try {
+        worker.postMessage({ id: ++this.lastId, bytes: q.bytes } satisfies ToWorker);
+      } catch {
+        this.fail(i);
+        return;
+      }
+    }
+  }
+
+  /** Per worker, whether it has loaded and can take chunks. */
+  private readonly ready: boolean[] = [];
 
   private start(script: string, i: number): Worker | undefined {
     let worker: Worker;
@@ -98,22 +141,22 @@ class SummaryWorkers implements ChunkSummarizer {
       return undefined;
     }
     worker.on("message", (m: FromWorker) => {
-      const resolve = this.waiting[i]!.get(m.id);
-      this.waiting[i]!.delete(m.id);
-      resolve?.("summary" in m ? m.summary : undefined);
+      if ("ready" in m) this.ready[i] = true;
+      else this.busy[i]!.shift()?.resolve("summary" in m ? m.summary : undefined);
+      this.feed(i);
     });
     worker.on("error", () => this.fail(i));
     worker.on("exit", () => this.fail(i));
     return worker;
   }
 
-  /** Worker `i` answers nothing more: its chunks in flight are read by the indexing thread. */
+  /** Worker `i` takes nothing more: its chunk is read by the reader, and so are the waiting ones once none is left. */
   private fail(i: number): void {
     const worker = this.workers[i];
     this.workers[i] = undefined;
     if (worker) void worker.terminate().catch(() => undefined);
-    for (const resolve of this.waiting[i]!.values()) resolve(undefined);
-    this.waiting[i]!.clear();
+    for (const q of this.busy[i]!.splice(0)) q.resolve(undefined);
+    if (this.workers.every((w) => w === undefined)) for (const q of this.waiting.splice(0)) q.resolve(undefined);
   }
 }
 
@@ -127,6 +170,7 @@ export function serveSummaryWorker(): void {
   }
   const port = parentPort;
   const pool = new StringPool();
+  // loaded: the reader hands it chunks from now on (until then, it reads them itself)
   port.on("message", ({ id, bytes }: ToWorker) => {
     try {
       const summary = summarizeChunk(bytes, pool);
@@ -139,4 +183,5 @@ export function serveSummaryWorker(): void {
       port.postMessage({ id, failed: (e as Error)?.message ?? String(e) } satisfies FromWorker);
     }
   });
+  port.postMessage({ ready: true } satisfies FromWorker);
 }

@@ -1,0 +1,91 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
+import { StringPool } from "../../server/src/engine/ledger/read";
+import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
+import { ensureBuilt } from "../support/builtDist";
+import { largeLedgerWorkspace } from "../support/largeLedger";
+import { LspClient, REPO_ROOT } from "../support/lspClient";
+import type { TempWorkspace } from "../support/workspace";
+
+/**
+ * The language server's first read of a large ledger has its chunks parsed in worker threads (its own bundle
+ * started again: main.ts, io/ledger/summaryWorkers.ts). The oracle is the same server in one thread
+ * (`INTENT_LSP_THREADS=1`) on a copy of the workspace with nothing kept: once each has read the ledger, every
+ * hover is the same. A preloaded spy (test/support/workerSpy.cjs) shows the threads were started.
+ */
+
+beforeAll(ensureBuilt);
+
+const SPY = join(REPO_ROOT, "test/support/workerSpy.cjs");
+/** Files whose lines the hovers ask about: two with records of their own, and a copy no record names. */
+const FILES = ["src/gen/f0.ts", "src/gen/f7.ts", "src/copy/f3.ts"];
+
+let ws: TempWorkspace;
+const copies: string[] = [];
+beforeAll(() => {
+  ws = largeLedgerWorkspace();
+}, 120_000);
+afterAll(() => {
+  for (const d of copies) rmSync(d, { recursive: true, force: true });
+  ws?.dispose();
+});
+
+/** Every line's hover of FILES from a server on a fresh copy of the workspace, in `threads` threads, and what the spy saw. */
+async function hovers(threads: string): Promise<{ hovers: string[]; spied: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "intent-server-threads-"));
+  copies.push(dir);
+  cpSync(ws.root, dir, { recursive: true });
+  rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
+  const log = `${dir}.workers.log`;
+  let indexed: () => void = () => {};
+  const read = new Promise<void>((resolve) => (indexed = resolve));
+  const client = await LspClient.start({
+    root: dir,
+    env: { ...process.env, INTENT_LSP_THREADS: threads, NODE_OPTIONS: `--require ${SPY}`, INTENT_LSP_TEST_WORKER_LOG: log },
+    onProgress: (v) => {
+      if ((v as { kind?: string }).kind === "end") indexed();
+    },
+  });
+  try {
+    await read;
+    const out: string[] = [];
+    for (const path of FILES) {
+      await client.open(path);
+      for (let line = 0; line < 40; line++) out.push(`${path}:${line + 1} ${await client.hoverText(path, line)}`);
+    }
+    const spied = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+    return { hovers: out, spied };
+  } finally {
+    await client.stop();
+  }
+}
+
+describe("the server's first read of a large ledger in worker threads", () => {
+  it("answers every hover as the server in one thread does", async () => {
+    const one = await hovers("1");
+    const many = await hovers("3");
+    expect(one.spied).toEqual([]);
+    expect(many.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
+    // the hovers say who wrote the lines, for the copy too (through the content its records pinned)
+    expect(one.hovers.filter((h) => h.startsWith("src/gen/f0.ts") && /gpt-5|human/.test(h)).length).toBeGreaterThan(10);
+    expect(one.hovers.some((h) => h.startsWith("src/copy/f3.ts") && /gpt-5|human/.test(h))).toBe(true);
+    expect(many.hovers).toEqual(one.hovers);
+  }, 120_000);
+});
+
+describe("the server bundle as a summary worker", () => {
+  it("summarizes the chunks it is handed as the reader does", async () => {
+    const bytes = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"));
+    const chunk = bytes.subarray(0, bytes.indexOf(0x0a, 200_000) + 1);
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/intent-server.js"))!(1)!;
+    try {
+      const made = await Promise.all([summarizer.summarize(chunk).summary, summarizer.summarize(chunk).summary]);
+      expect(made).toEqual([summarizeChunk(chunk, new StringPool()), summarizeChunk(chunk, new StringPool())]);
+    } finally {
+      summarizer.close();
+    }
+  }, 60_000);
+});
