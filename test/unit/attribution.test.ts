@@ -2,7 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attribute, type LineAttribution } from "../../server/src/engine/attribution";
-import { contentHash } from "../../server/src/engine/hashing";
+import { contentHash, fileHash } from "../../server/src/engine/hashing";
+import { borrowed } from "../../server/src/engine/lineage";
+import { diffTexts } from "../../server/src/engine/lineChange";
+import { prng } from "../support/protocolFuzz";
 import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord, type LineSpan } from "../../server/src/engine/ledger/record";
 import type { ContributorType } from "@shared/agentTrace";
@@ -220,5 +223,106 @@ describe("attribute on a large file", () => {
     expect(attrs[3 + 6]).toMatchObject({ anchor: "line" });
     expect(attrs[3 + 15]).toMatchObject({ anchor: "moved" });
     expect(attrs[3 + 10]!.entry.contributor.type).toBe("ai");
+  });
+});
+
+describe("records whose clocks disagree with the order they were written in", () => {
+  /**
+   * Six records of one file, each changing one line after the one before (their `pre_hash` the one before's
+   * `post_hash`), stamped with `hours` (as machines with skewed clocks, or branches merged later, stamp them).
+   */
+  function history(hours: number[]): { entries: TraceEntry[]; lines: string[] } {
+    const lines = Array.from({ length: 8 }, (_, i) => `const v${i} = ${i};`);
+    const entries: TraceEntry[] = [];
+    for (let r = 0; r < hours.length; r++) {
+      const before = `${lines.join("\n")}\n`;
+      lines[r] = `const v${r} = ${r * 100 + 1};`;
+      const after = `${lines.join("\n")}\n`;
+      const record = buildRecord({
+        path: "src/f.ts",
+        content: after,
+        change: diffTexts(before, after),
+        contributor: { type: "ai", modelId: `lab/model-${r}` },
+        sessionId: "skew",
+        toolVersion: "0.1.0",
+        mutationClass: "INTENT_EVOLUTION",
+        preHash: fileHash(before),
+        scope: "PASS",
+        intentId: null,
+        now: new Date(Date.UTC(2026, 0, 1, hours[r]!)),
+        id: `id-${r}`,
+      });
+      entries.push(...parseLedgerLines(JSON.stringify(record), r + 1).entries);
+    }
+    return { entries, lines: `${lines.join("\n")}\n`.split("\n") };
+  }
+  const owners = (attrs: (LineAttribution | undefined)[]) => attrs.map((a) => (a ? `${a.entry.recordId} ${a.anchor}` : "."));
+
+  it("replays the chain of line maps as the hashes link it, as when the clocks agree", () => {
+    const ordered = history([1, 2, 3, 4, 5, 6]);
+    const skewed = history([5, 1, 4, 2, 6, 3]);
+    const expected = ["id-0 carried", "id-1 carried", "id-2 carried", "id-3 carried", "id-4 carried", "id-5 carried", ".", ".", "."];
+    expect(owners(attribute(ordered.entries, ordered.lines))).toEqual(expected);
+    expect(owners(attribute(skewed.entries, skewed.lines))).toEqual(expected);
+  });
+
+  it("gives a copy of the file (another path's records, followed through the chain only) the same owners", () => {
+    const skewed = history([5, 1, 4, 2, 6, 3]);
+    const copy = attribute(skewed.entries.map(borrowed), skewed.lines);
+    expect(owners(copy)).toEqual(["id-0 carried", "id-1 carried", "id-2 carried", "id-3 carried", "id-4 carried", "id-5 carried", ".", ".", "."]);
+  });
+
+  // (content that comes back, a revert, is left out: which of two records of the same content is the newest
+  // is decided by their times, entryOrder.ts's one definition, so skewed clocks may pick the other one)
+  it("credits every line as the same history with agreeing clocks does, on 300 random histories", () => {
+    let carried = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const rand = prng(9_100 + seed);
+      const lines = Array.from({ length: 3 + Math.floor(rand() * 10) }, (_, i) => `line ${i}`);
+      const steps: { before: string; after: string }[] = [];
+      for (let r = 0; r < 2 + Math.floor(rand() * 10); r++) {
+        const before = `${lines.join("\n")}\n`;
+        const at = Math.floor(rand() * (lines.length + 1));
+        const roll = rand();
+        // a line changed, added or removed (never the last one), or a block of new lines
+        if (roll < 0.4 && at < lines.length) lines[at] = `changed ${r}`;
+        else if (roll < 0.6 && lines.length > 1 && at < lines.length) lines.splice(at, 1);
+        else lines.splice(at, 0, ...Array.from({ length: 1 + Math.floor(rand() * 3) }, (_, k) => `added ${r}.${k}`));
+        steps.push({ before, after: `${lines.join("\n")}\n` });
+      }
+      const entriesAt = (hours: number[]) =>
+        steps.flatMap(
+          ({ before, after }, r) =>
+            parseLedgerLines(
+              JSON.stringify(
+                buildRecord({
+                  path: "src/f.ts",
+                  content: after,
+                  change: diffTexts(before, after),
+                  contributor: { type: "ai", modelId: `lab/model-${r}` },
+                  sessionId: "skew",
+                  toolVersion: "0.1.0",
+                  mutationClass: "INTENT_EVOLUTION",
+                  preHash: fileHash(before),
+                  scope: "PASS",
+                  intentId: null,
+                  now: new Date(Date.UTC(2026, 0, 1) + hours[r]! * 60_000),
+                  id: `id-${r}`,
+                }),
+              ),
+              r + 1,
+            ).entries,
+        );
+      const ordered = entriesAt(steps.map((_, r) => r * 10));
+      // each stamp moved by up to half an hour of skew: stamps out of order and ties
+      const skewed = entriesAt(steps.map((_, r) => r * 10 + Math.floor(rand() * 61) - 30));
+      const text = steps[steps.length - 1]!.after.split("\n");
+      const plain = owners(attribute(ordered, text));
+      expect(owners(attribute(skewed, text)), `seed ${seed}`).toEqual(plain);
+      // a copy, whose lines only the chain of line maps explains
+      expect(owners(attribute(skewed.map(borrowed), text)), `seed ${seed}`).toEqual(owners(attribute(ordered.map(borrowed), text)));
+      carried += plain.filter((o) => o.endsWith("carried")).length;
+    }
+    expect(carried).toBeGreaterThan(1000);
   });
 });

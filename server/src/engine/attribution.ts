@@ -358,18 +358,33 @@ export class RecordGraph {
 
   /**
    * The records from the start of `end`'s chain to `end`, oldest first: each one's `pre_hash` is the one
-   * before's `post_hash`, and each is older than the next, so the walk ends.
+   * before's `post_hash`. Each is the newest record of that content older than the next; when none is older
+   * (the clocks of the machines that wrote them disagree, or a branch merged later stamped its records so), the
+   * newest record of that content not on the chain yet: the hashes say which content came first, and the walk
+   * ends, as it never takes a record twice.
    */
   chainTo(end: RecordStep, stopAtHash?: string): RecordStep[] {
     const chain = [end];
+    const taken = new Set<RecordStep>(chain);
     for (let step = end; ; ) {
       if (typeof step.preHash !== "string" || step.preHash === stopAtHash) break;
-      const prev = this.newestPinning(step.preHash, step);
+      const prev = this.pinningBefore(step.preHash, step, taken) ?? this.pinningBefore(step.preHash, undefined, taken);
       if (!prev) break;
       chain.push(prev);
+      taken.add(prev);
       step = prev;
     }
     return chain.reverse();
+  }
+
+  /** `newestPinning` of any path, leaving out the records in `taken`. */
+  private pinningBefore(hash: string, before: RecordStep | undefined, taken: ReadonlySet<RecordStep>): RecordStep | undefined {
+    const list = this.byPostHash.get(hash) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const s = list[i]!;
+      if (!taken.has(s) && (!before || compareSteps(s, before) < 0)) return s;
+    }
+    return undefined;
   }
 
   /** `applyStep`, taking lines a record moved in from other files from those files' records in this graph. */
