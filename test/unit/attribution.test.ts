@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { attribute, type LineAttribution } from "../../server/src/engine/attribution";
+import { attribute, type LineAttribution, RecordGraph } from "../../server/src/engine/attribution";
 import { contentHash, fileHash } from "../../server/src/engine/hashing";
 import { borrowed } from "../../server/src/engine/lineage";
 import { diffTexts } from "../../server/src/engine/lineChange";
@@ -324,5 +324,96 @@ describe("records whose clocks disagree with the order they were written in", ()
       carried += plain.filter((o) => o.endsWith("carried")).length;
     }
     expect(carried).toBeGreaterThan(1000);
+  });
+});
+
+describe("lines moved from another file whose record's clock runs ahead", () => {
+  const block = ["function urgent(a) {", "  return a.severity >= 3;", "}"];
+  const aInit = ["// alerts", "export const LIMIT = 42;"];
+  const bInit = ["// urgent"];
+  const txt = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+  /** a.ts gets a block from model-A (at `written`), a person cuts it, model-B pastes it into b.ts (at `pasted`). */
+  function moved(written: number, pasted: number): { a: TraceEntry[]; b: TraceEntry[] } {
+    const a0 = txt([...aInit.slice(0, 1), ...block, ...aInit.slice(1)]);
+    let line = 0;
+    const rec = (path: string, before: string, after: string, model: string, hour: number, id: string, extra: object = {}) =>
+      parseLedgerLines(
+        JSON.stringify(
+          buildRecord({
+            path,
+            content: after,
+            change: diffTexts(before, after),
+            contributor: model === "person" ? { type: "human" } : { type: "ai", modelId: model },
+            sessionId: "moves",
+            toolVersion: "0.1.0",
+            mutationClass: "INTENT_EVOLUTION",
+            preHash: fileHash(before),
+            scope: "PASS",
+            intentId: null,
+            now: new Date(Date.UTC(2026, 0, 1, hour)),
+            id,
+            ...extra,
+          }),
+        ),
+        ++line,
+      ).entries;
+    const written0 = rec("a.ts", txt(aInit), a0, "lab/model-a", written, "write");
+    const cut = rec("a.ts", a0, txt(aInit), "person", 3, "cut");
+    const paste = rec("b.ts", txt(bInit), txt([...bInit, ...block]), "lab/model-b", pasted, "paste", {
+      movedIn: [{ from: "a.ts", preHash: fileHash(a0), runs: [{ oldStart: 1, newStart: 1, length: 3 }] }],
+    });
+    return { a: [...written0, ...cut], b: paste };
+  }
+  const ownersOf = (m: { a: TraceEntry[]; b: TraceEntry[] }) =>
+    attribute([...m.b, ...m.a.map(borrowed)], txt([...bInit, ...block]).split("\n")).map((a) => (a ? `${a.entry.recordId} ${a.anchor}` : "."));
+
+  it("keep the owner they had there, as when the clocks agree", () => {
+    const agreeing = ownersOf(moved(1, 4));
+    expect(agreeing.slice(1, 4)).toEqual(["write carried", "write carried", "write carried"]);
+    expect(ownersOf(moved(6, 4))).toEqual(agreeing);
+  });
+
+  it("keep it when the editor carries the file's owners through the paste's record", () => {
+    const m = moved(6, 4);
+    const graph = RecordGraph.of([...m.b, ...m.a.map(borrowed)]);
+    const paste = graph.newestPinning(fileHash(txt([...bInit, ...block])))!;
+    const after = graph.apply({ owners: [undefined], hashes: [undefined] }, paste)!;
+    expect(after.owners.map((o) => o?.entry.recordId)).toEqual([undefined, "write", "write", "write"]);
+  });
+});
+
+describe("a record appended after the one it would precede", () => {
+  it("never explains, through the chain, content that was there before it wrote it again", () => {
+    const txt = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+    const x = txt(["a", "b"]);
+    const y = txt(["a", "b", "c"]);
+    const z = txt(["A", "b", "c"]);
+    let line = 0;
+    const rec = (before: string, after: string, who: string, hour: number) =>
+      parseLedgerLines(
+        JSON.stringify(
+          buildRecord({
+            path: "src/f.ts",
+            content: after,
+            change: diffTexts(before, after),
+            contributor: who === "person" ? { type: "human" } : { type: "ai", modelId: `lab/${who}` },
+            sessionId: "later",
+            toolVersion: "0.1.0",
+            mutationClass: "INTENT_EVOLUTION",
+            preHash: fileHash(before),
+            scope: "PASS",
+            intentId: null,
+            now: new Date(Date.UTC(2026, 0, 1, hour)),
+            id: who,
+          }),
+        ),
+        ++line,
+      ).entries;
+    // s adds "c" to the file as it was (x); t changes "a"; a person then writes x back, later in the ledger and
+    // by the clock: the file as s found it was nobody's record, so its "a" and "b" are carried from nobody
+    const entries = [...rec(x, y, "s", 5), ...rec(y, z, "t", 6), ...rec(z, x, "person", 9)];
+    const attrs = attribute(entries, y.split("\n"));
+    expect(attrs[2]).toMatchObject({ anchor: "carried", entry: { recordId: "s" } });
+    expect(attrs.slice(0, 2).map((a) => a?.anchor)).not.toContain("carried");
   });
 });

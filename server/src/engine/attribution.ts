@@ -312,17 +312,21 @@ export class RecordGraph {
   }
 
   /**
-   * The newest record whose content after the write has this hash; of `path`, when one of that path does
-   * (two files may hold the same content with different owners: lines moved from one are taken from its own
-   * records), else of any path.
+   * The newest record whose content after the write has this hash (older than `before`, when given); of
+   * `path`, when one of that path does (two files may hold the same content with different owners: lines moved
+   * from one are taken from its own records), else of any path.
    */
   newestPinning(hash: string, before?: RecordStep, path?: string): RecordStep | undefined {
-    const list = this.byPostHash.get(hash);
-    if (!list) return undefined;
+    return this.pinning(hash, path, (s) => !before || compareSteps(s, before) < 0);
+  }
+
+  /** `newestPinning`'s newest record that `ok` takes. */
+  private pinning(hash: string, path: string | undefined, ok: (s: RecordStep) => boolean): RecordStep | undefined {
+    const list = this.byPostHash.get(hash) ?? [];
     let other: RecordStep | undefined;
     for (let i = list.length - 1; i >= 0; i--) {
       const s = list[i]!;
-      if (before && compareSteps(s, before) >= 0) continue;
+      if (!ok(s)) continue;
       if (path === undefined || s.entries[0]!.path === path) return s;
       other ??= s;
     }
@@ -357,18 +361,15 @@ export class RecordGraph {
   }
 
   /**
-   * The records from the start of `end`'s chain to `end`, oldest first: each one's `pre_hash` is the one
-   * before's `post_hash`. Each is the newest record of that content older than the next; when none is older
-   * (the clocks of the machines that wrote them disagree, or a branch merged later stamped its records so), the
-   * newest record of that content not on the chain yet: the hashes say which content came first, and the walk
-   * ends, as it never takes a record twice.
+   * The records from the start of `end`'s chain to `end`, oldest first: each the record `sourceOf` gives of
+   * the content the next started from (its `pre_hash`). The walk ends: it never takes a record twice.
    */
   chainTo(end: RecordStep, stopAtHash?: string): RecordStep[] {
     const chain = [end];
     const taken = new Set<RecordStep>(chain);
     for (let step = end; ; ) {
       if (typeof step.preHash !== "string" || step.preHash === stopAtHash) break;
-      const prev = this.pinningBefore(step.preHash, step, taken) ?? this.pinningBefore(step.preHash, undefined, taken);
+      const prev = this.sourceOf(step.preHash, step, undefined, taken);
       if (!prev) break;
       chain.push(prev);
       taken.add(prev);
@@ -377,20 +378,22 @@ export class RecordGraph {
     return chain.reverse();
   }
 
-  /** `newestPinning` of any path, leaving out the records in `taken`. */
-  private pinningBefore(hash: string, before: RecordStep | undefined, taken: ReadonlySet<RecordStep>): RecordStep | undefined {
-    const list = this.byPostHash.get(hash) ?? [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      const s = list[i]!;
-      if (!taken.has(s) && (!before || compareSteps(s, before) < 0)) return s;
-    }
-    return undefined;
+  /**
+   * The record that wrote the content `step` started from (of `hash`; of `path` when one of that path did):
+   * the newest older than `step`. When none is older (the clocks of the machines that wrote them disagree, or
+   * a branch merged later stamped its records so), the newest appended before `step`: a ledger is appended in
+   * causal order, and a record that came after `step` wrote that content again later (a cut that restored it).
+   * Records in `taken` are left out.
+   */
+  sourceOf(hash: string, step: RecordStep, path?: string, taken?: ReadonlySet<RecordStep>): RecordStep | undefined {
+    const free = (s: RecordStep) => !taken?.has(s);
+    return this.pinning(hash, path, (s) => free(s) && compareSteps(s, step) < 0) ?? this.pinning(hash, path, (s) => free(s) && s.line < step.line);
   }
 
   /** `applyStep`, taking lines a record moved in from other files from those files' records in this graph. */
   apply(state: LineState, step: RecordStep): LineState | undefined {
     return applyStep(state, step, (hash, path) => {
-      const source = this.newestPinning(hash, step, path);
+      const source = this.sourceOf(hash, step, path);
       return source && this.replayTo(source, 1);
     });
   }
@@ -410,7 +413,7 @@ export class RecordGraph {
       // another file's content a record took lines from, replayed in turn (never through this very chain)
       const stateOf = (hash: string, path: string): LineState | undefined => {
         if (depth >= MAX_SOURCE_DEPTH) return undefined;
-        const source = this.newestPinning(hash, step, path);
+        const source = this.sourceOf(hash, step, path);
         return source && this.replayTo(source, depth + 1);
       };
       // a map that does not fit: what came before it is unknown, as at an unrecorded change
