@@ -4,6 +4,7 @@ import { ensureBuilt } from "../support/builtDist";
 import { runCli, runCliInProcess } from "../support/cliRunner";
 import { claudeWritesInProcess } from "../support/agentWrites";
 import { gitWorkspace } from "../support/gitRepository";
+import { prng } from "../support/protocolFuzz";
 import { writeTranscript } from "../support/hookPayloads";
 import { AFTER_BOTH, ALERTS, claudeEdits, mixedWorkspace, PERSON_LINE, SONNET, text, UNITS, WEATHER, WITHOUT_CLAUDE } from "../support/revertWorkspace";
 import type { TempWorkspace } from "../support/workspace";
@@ -53,6 +54,31 @@ describe("intent revert", () => {
     expect(r.json.applied).toBe(false);
     // a dry run writes nothing
     expect(ws.read(WEATHER)).toBe(text(AFTER_BOTH));
+  });
+
+  it("answers the same when the records' clocks disagree with the order they were written in", async () => {
+    ws = await mixedWorkspace();
+    const plain = await revert(ws, "--model", SONNET, "--json");
+    const owners = async () => (await blame(ws, WEATHER)).map(ownerOf);
+    const plainOwners = await owners();
+    // every record stamped up to two hours off (agents' sandboxes and people's machines keep their own
+    // clocks): the stamps out of order, the records and their order unchanged
+    const ledger = ".orchestration/agent_trace.jsonl";
+    const rand = prng(20261130);
+    const skewed = ws
+      .read(ledger)
+      .split("\n")
+      .map((line) => {
+        if (!line.trim()) return line;
+        const r = JSON.parse(line) as { timestamp?: string };
+        if (typeof r.timestamp === "string") r.timestamp = new Date(Date.parse(r.timestamp) + Math.floor((rand() * 2 - 1) * 7_200_000)).toISOString();
+        return JSON.stringify(r);
+      });
+    ws.write(ledger, skewed.join("\n"));
+    const again = await revert(ws, "--model", SONNET, "--json");
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json).toEqual(plain.json);
+    expect(await owners()).toEqual(plainOwners);
   });
 
   it("the dry run's text output is a patch git applies, giving the file without the model's work", async () => {

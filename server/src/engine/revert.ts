@@ -142,7 +142,7 @@ export function planFileRevert(input: FileRevertInput, selector: RevertSelector)
   /** Each old line of the content a record started from that was the selected contributor's, or undefined when unknown. */
   const oldOwners = (e: TraceEntry): (LineAttribution | undefined)[] | undefined => {
     if (typeof e.preHash !== "string" || !e.change) return undefined;
-    const before = graph.newestPinning(e.preHash, stepOf(e), e.path) ?? graph.newestPinning(e.preHash, stepOf(e));
+    const before = graph.sourceOf(e.preHash, stepOf(e), e.path);
     if (!before) return undefined;
     const state = graph.replayTo(before);
     return state.unknownLines !== undefined ? undefined : state.owners;
@@ -190,7 +190,7 @@ export function planFileRevert(input: FileRevertInput, selector: RevertSelector)
     let paths = e.movedFrom !== undefined ? [e.movedFrom, e.path] : [e.path];
     while (typeof hash === "string" && out.length < MAX_SOURCES) {
       out.push({ hash, line: at, paths });
-      const step = graph.newestPinning(hash, before, paths[0]) ?? graph.newestPinning(hash, before);
+      const step = graph.sourceOf(hash, before, paths[0]);
       const carried = step?.change.carried.find((c) => at >= c.newStart && at < c.newStart + c.length);
       if (!step || !carried) break;
       const written = step.entries[0]!;
