@@ -59,7 +59,11 @@ describe("intent revert", () => {
   it("answers the same when the records' clocks disagree with the order they were written in", async () => {
     ws = await mixedWorkspace();
     const plain = await revert(ws, "--model", SONNET, "--json");
+    // and so do blame, check and stats, which read the same chains
     const owners = async () => (await blame(ws, WEATHER)).map(ownerOf);
+    const output = async (...args: string[]) => (await runCliInProcess(args, { cwd: ws.root })).stdout;
+    const [plainCheck, plainStats] = [await output("check", "--format", "json"), await output("stats", "--json")];
+    expect(JSON.parse(plainStats).lines.ai).toBeGreaterThan(0);
     const plainOwners = await owners();
     // every record stamped up to two hours off (agents' sandboxes and people's machines keep their own
     // clocks): the stamps out of order, the records and their order unchanged
@@ -79,6 +83,8 @@ describe("intent revert", () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.json).toEqual(plain.json);
     expect(await owners()).toEqual(plainOwners);
+    expect(await output("check", "--format", "json")).toBe(plainCheck);
+    expect(await output("stats", "--json")).toBe(plainStats);
   });
 
   it("the dry run's text output is a patch git applies, giving the file without the model's work", async () => {
