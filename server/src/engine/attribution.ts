@@ -87,7 +87,9 @@ function attributeLines(
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
   const count = contentLineCount(lines);
-  const end = graph.newestPinning(text.fileHash());
+  // the path's own record of this content when it has one: another path's record of the same content (the
+  // file a move or copy took it from) does not know what the path's own records did with it
+  const end = graph.newestPinning(text.fileHash(), undefined, entries.find((e) => !e.borrowed)?.path);
   if (end) {
     // a record pinning this content maps exactly its lines: one claiming another count is not replayed
     // (content anchoring below still reads its ranges)
