@@ -131,7 +131,7 @@ describe("the summary workers", () => {
   it("make exactly the summaries the reader makes itself, every chunk in its worker thread", async () => {
     const chunks = ledgerChunks();
     expect(chunks.length).toBeGreaterThan(10);
-    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "3" }, bundle)!(1)!;
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "3" }, bundle)!(1 << 20)!;
     try {
       // nothing is taken back: every chunk waits for a worker
       const made = await Promise.all(chunks.map((c) => summarizer.summarize(c).summary));
@@ -144,12 +144,12 @@ describe("the summary workers", () => {
 
   it("leave every chunk to the reader when they cannot start, and none once closed", async () => {
     const chunks = ledgerChunks().slice(0, 3);
-    const broken = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/no-such-bundle.js"))!(1)!;
+    const broken = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/no-such-bundle.js"))!(1 << 20)!;
     expect(await Promise.all(chunks.map((c) => broken.summarize(c).summary))).toEqual([undefined, undefined, undefined]);
     // and a chunk queued once every worker failed
     expect(await broken.summarize(chunks[0]!).summary).toBeUndefined();
     broken.close();
-    const closed = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1)!;
+    const closed = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1 << 20)!;
     const pending = chunks.map((c) => closed.summarize(c));
     closed.close();
     expect(await Promise.all(pending.map((p) => p.summary))).toEqual([undefined, undefined, undefined]);
@@ -157,7 +157,7 @@ describe("the summary workers", () => {
 
   it("give a chunk taken back before a worker took it to nobody", async () => {
     const chunks = ledgerChunks();
-    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1)!;
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, bundle)!(1 << 20)!;
     try {
       const pending = chunks.map((c) => summarizer.summarize(c));
       // the workers are still starting: the last chunk waits, and is taken back
@@ -172,6 +172,14 @@ describe("the summary workers", () => {
       summarizer.close();
     }
   }, 60_000);
+
+  it("are none for a read of less than a chunk even when asked for, and none for a small read unasked", () => {
+    // the server reads every append to the ledger: a few records start no threads
+    expect(summaryWorkers({ INTENT_LSP_THREADS: "3" }, bundle)!(64 * 1024)).toBeUndefined();
+    expect(summaryWorkers({}, bundle)!(4 * 1024 * 1024)).toBeUndefined();
+    // and none where the program offers no worker script
+    expect(summaryWorkers({ INTENT_LSP_THREADS: "3" }, undefined)).toBeUndefined();
+  });
 
   it("answer a chunk that cannot be read as failed, and the next one with its summary", async () => {
     const worker = new Worker(bundle, { argv: ["__summarize-ledger"], stdout: true, stderr: true });

@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
+import { buildRecord } from "../../server/src/engine/ledger/record";
 import { StringPool } from "../../server/src/engine/ledger/read";
 import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
 import { ensureBuilt } from "../support/builtDist";
@@ -33,6 +34,22 @@ afterAll(() => {
   ws?.dispose();
 });
 
+/** An agent's record of `path`, as a hook appends it. */
+function appended(path: string, content: string) {
+  return buildRecord({
+    path,
+    content,
+    ranges: [{ start_line: 1, end_line: 1 }],
+    contributor: { type: "ai", modelId: "openai/gpt-5" },
+    sessionId: "appended",
+    toolVersion: "0.1.0",
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: null,
+    scope: "PASS",
+    intentId: null,
+  });
+}
+
 /** Every line's hover of FILES from a server on a fresh copy of the workspace, in `threads` threads, and what the spy saw. */
 async function hovers(threads: string): Promise<{ hovers: string[]; spied: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "intent-server-threads-"));
@@ -56,6 +73,13 @@ async function hovers(threads: string): Promise<{ hovers: string[]; spied: strin
       await client.open(path);
       for (let line = 0; line < 40; line++) out.push(`${path}:${line + 1} ${await client.hoverText(path, line)}`);
     }
+    // an agent's record appended now is read without a thread: the workers are for a large first read
+    const path = "src/gen/appended.ts";
+    const content = "export const appended = 1;\n";
+    writeFileSync(join(dir, path), content);
+    appendFileSync(join(dir, ".orchestration/agent_trace.jsonl"), `${JSON.stringify(appended(path, content))}\n`);
+    await client.open(path);
+    await expect.poll(() => client.hoverText(path, 0), { timeout: 10_000 }).toContain("openai/gpt-5");
     const spied = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
     return { hovers: out, spied };
   } finally {
@@ -68,6 +92,7 @@ describe("the server's first read of a large ledger in worker threads", () => {
     const one = await hovers("1");
     const many = await hovers("3");
     expect(one.spied).toEqual([]);
+    // three workers for the first read, none for the append read after it
     expect(many.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
     // the hovers say who wrote the lines, for the copy too (through the content its records pinned)
     expect(one.hovers.filter((h) => h.startsWith("src/gen/f0.ts") && /gpt-5|human/.test(h)).length).toBeGreaterThan(10);
@@ -81,7 +106,7 @@ describe("the server bundle as a summary worker", () => {
   it("summarizes the chunks it is handed as the reader does", async () => {
     const bytes = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"));
     const chunk = bytes.subarray(0, bytes.indexOf(0x0a, 200_000) + 1);
-    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/intent-server.js"))!(1)!;
+    const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/intent-server.js"))!(1 << 20)!;
     try {
       const made = await Promise.all([summarizer.summarize(chunk).summary, summarizer.summarize(chunk).summary]);
       expect(made).toEqual([summarizeChunk(chunk, new StringPool()), summarizeChunk(chunk, new StringPool())]);

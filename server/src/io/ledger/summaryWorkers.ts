@@ -1,21 +1,23 @@
 /**
- * Reading a large ledger on every processor: the thread that indexes it hands each chunk of lines to a worker
- * thread, which parses its records into a summary (engine/ledger/chunkSummary.ts), and feeds the index the
- * chunks in order, each with its summary, while the workers parse the next ones. Parsing is most of a first
- * read (a million records: ~8 of its ~12 s in one thread); what stays in the indexing thread is the index's
- * own bookkeeping.
+ * Reading a large ledger on every processor: the thread that indexes it queues each chunk of lines for worker
+ * threads, which take the oldest waiting when they are ready and parse its records into a summary
+ * (engine/ledger/chunkSummary.ts), and feeds the index the chunks in order, each with its summary, while the
+ * workers parse the next ones (io/ledger/follow.ts). Parsing is most of a first read (a million records: ~8 of
+ * its ~10 s in one thread); what stays in the indexing thread is the index's own bookkeeping.
  *
- * A worker that cannot start or fails answers nothing more: its chunks are read by the indexing thread itself,
- * so the index is always the one a plain read makes (test/unit/ledger-chunkSummary.test.ts holds a fed index
- * to a plain one; test/cli/indexThreads.test.ts the command in several threads to it in one).
+ * A chunk no worker took when its turn comes (the workers still loading, or busy) is taken back and read by
+ * the indexing thread; a worker that cannot start or fails takes nothing more, and its chunks are read there
+ * too. So the index is always the one a plain read makes (test/unit/ledger-chunkSummary.test.ts holds a fed
+ * index to a plain one; test/cli/indexThreads.test.ts and test/protocol/ledgerThreads.test.ts the command and
+ * the server in several threads to one).
  */
 import type { Worker } from "node:worker_threads";
 import { type ChunkSummary, summarizeChunk } from "../../engine/ledger/chunkSummary";
 import { StringPool } from "../../engine/ledger/read";
 import type { ChunkSummarizer, PendingSummary } from "./follow";
-import { threadsFor, workerScript, workerThreads } from "../workerThreads";
+import { type Threads, threadsFor, workerScript, workerThreads } from "../workerThreads";
 
-/** The argument that starts the CLI bundle as a summary worker (cli/bin.ts); refused outside a worker thread. */
+/** The argument that starts a bundle as a summary worker (cli/bin.ts, main.ts); refused outside a worker thread. */
 export const SUMMARY_WORKER = "__summarize-ledger";
 
 /**
@@ -23,6 +25,8 @@ export const SUMMARY_WORKER = "__summarize-ledger";
  * read of 32 MiB (~30,000 records, ~0.4 s in one thread) repays.
  */
 const MIN_BYTES = 32 * 1024 * 1024;
+/** With `INTENT_LSP_THREADS`, workers for a read of this much or more. */
+const ASKED_MIN_BYTES = 1024 * 1024;
 
 /** Chunks handed to a worker at a time. */
 const HANDED = 2;
@@ -32,8 +36,8 @@ type FromWorker = { ready: true } | { id: number; summary: ChunkSummary } | { id
 
 /**
  * The summarizer for reads of this process (`env`: its `INTENT_LSP_THREADS`), or undefined when it offers no
- * worker script. Each read of at least MIN_BYTES (any read when the threads were asked for) gets its workers,
- * ended with it.
+ * worker script. Each read of at least MIN_BYTES (ASKED_MIN_BYTES when the threads were asked for) gets its
+ * workers, ended with it.
  */
 export function summaryWorkers(
   env: NodeJS.ProcessEnv,
@@ -41,19 +45,22 @@ export function summaryWorkers(
 ): ((bytes: number) => ChunkSummarizer | undefined) | undefined {
   if (!script) return undefined;
   return (bytes) => {
-    let count: number;
+    let threads: Threads;
     try {
-      count = threadsFor(env, bytes >= MIN_BYTES).count;
+      threads = threadsFor(env, bytes >= MIN_BYTES);
     } catch {
       return undefined; // a malformed INTENT_LSP_THREADS: read in one thread (the commands that count files say why)
     }
-    return count >= 2 && bytes > 0 ? new SummaryWorkers(script, count) : undefined;
+    // even when asked for, none for a read of less than a chunk or so: the server reads every append
+    return threads.count >= 2 && bytes >= ASKED_MIN_BYTES ? new SummaryWorkers(script, threads.count) : undefined;
   };
 }
 
 /** A chunk waiting for a worker, or being summarized by one. */
 interface Queued {
   bytes: Buffer;
+  /** The number it was handed to a worker under, which the worker's answer carries. */
+  id?: number;
   resolve: (s: ChunkSummary | undefined) => void;
   /** A worker took it. */
   taken: boolean;
@@ -71,6 +78,8 @@ class SummaryWorkers implements ChunkSummarizer {
   /** Per worker, the chunks handed to it, oldest first (it answers in order). */
   private readonly busy: Queued[][] = [];
   private readonly workers: (Worker | undefined)[] = [];
+  /** Per worker, whether it has loaded and can take chunks. */
+  private readonly ready: boolean[] = [];
   private lastId = 0;
 
   constructor(script: string, count: number) {
@@ -119,18 +128,16 @@ class SummaryWorkers implements ChunkSummarizer {
       while (q?.withdrawn) q = this.waiting.shift();
       if (!q) return;
       q.taken = true;
+      q.id = ++this.lastId;
       this.busy[i]!.push(q);
       try {
-        worker.postMessage({ id: ++this.lastId, bytes: q.bytes } satisfies ToWorker);
+        worker.postMessage({ id: q.id, bytes: q.bytes } satisfies ToWorker);
       } catch {
         this.fail(i);
         return;
       }
     }
   }
-
-  /** Per worker, whether it has loaded and can take chunks. */
-  private readonly ready: boolean[] = [];
 
   private start(script: string, i: number): Worker | undefined {
     let worker: Worker;
@@ -142,7 +149,9 @@ class SummaryWorkers implements ChunkSummarizer {
     }
     worker.on("message", (m: FromWorker) => {
       if ("ready" in m) this.ready[i] = true;
-      else this.busy[i]!.shift()?.resolve("summary" in m ? m.summary : undefined);
+      else if (this.busy[i]![0]?.id !== m.id)
+        return this.fail(i); // it answers in order, or not at all
+      else this.busy[i]!.shift()!.resolve("summary" in m ? m.summary : undefined);
       this.feed(i);
     });
     worker.on("error", () => this.fail(i));
@@ -160,7 +169,7 @@ class SummaryWorkers implements ChunkSummarizer {
   }
 }
 
-/** The worker's side (cli/bin.ts starts it): summarizes each chunk it is sent, in its own pool of strings. */
+/** The worker's side (cli/bin.ts and main.ts start it): summarizes each chunk it is sent, in its own pool of strings. */
 export function serveSummaryWorker(): void {
   const { parentPort } = workerThreads();
   if (!parentPort) {
@@ -170,7 +179,6 @@ export function serveSummaryWorker(): void {
   }
   const port = parentPort;
   const pool = new StringPool();
-  // loaded: the reader hands it chunks from now on (until then, it reads them itself)
   port.on("message", ({ id, bytes }: ToWorker) => {
     try {
       const summary = summarizeChunk(bytes, pool);
@@ -183,5 +191,6 @@ export function serveSummaryWorker(): void {
       port.postMessage({ id, failed: (e as Error)?.message ?? String(e) } satisfies FromWorker);
     }
   });
+  // loaded: the reader hands it chunks from now on (until then, it reads them itself)
   port.postMessage({ ready: true } satisfies FromWorker);
 }
