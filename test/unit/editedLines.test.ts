@@ -283,6 +283,13 @@ describe("EditedLines in place, held to the plain tracker", () => {
         // the first blocks a capped publish makes, and the count of all
         const limit = rng.int(0, 3);
         expect(d.tracker.firstBlocks(limit), where).toEqual({ blocks: d.tracker.blocks().slice(0, limit), total: d.tracker.blocks().length });
+        // whether a range of current lines touches an edited one (a code action's question), against the blocks
+        for (let k = 0; k < 4; k++) {
+          const s1 = rng.int(0, d.lines.length);
+          const e1 = rng.int(s1, d.lines.length + 1);
+          const touches = d.tracker.blocks().some((b) => b.start <= e1 && b.end >= s1);
+          expect(d.tracker.touchesEdited(s1, e1), `${where}, lines ${s1}-${e1}`).toBe(touches);
+        }
         // where baseline ranges are now, found by binary search, against the lines whose origin is in range
         const whereNow = d.tracker.blockFinder();
         for (let k = 0; k < 4; k++) {

@@ -15,7 +15,7 @@
 import { normalizeLine } from "./hashing";
 import { matchLines, toSpans, type LineChange, type Segment } from "./lineChange";
 import { appendAll } from "./appendAll";
-import { blocksAt, coalesceWithin, cutRuns, editedBlocks, type LineBlock, originOf, originsOf, type Run } from "./lineRuns";
+import { blocksAt, coalesceWithin, cutRuns, editedBlocks, editedWithin, type LineBlock, originOf, originsOf, type Run } from "./lineRuns";
 
 export type { LineBlock } from "./lineRuns";
 
@@ -122,6 +122,11 @@ export class EditedLines {
    */
   blockFinder(): (baseStart: number, baseEnd: number) => LineBlock[] {
     return blocksAt(this.runs);
+  }
+
+  /** Whether any of current lines `start`..`end` (0-based, inclusive) is edited, without making the blocks. */
+  touchesEdited(start: number, end: number): boolean {
+    return editedWithin(this.runs, start, end);
   }
 
   /** Contiguous blocks of edited lines, in document order. */

@@ -43,6 +43,17 @@ export function editedBlocks(runs: readonly Run[], limit = Number.POSITIVE_INFIN
   return { blocks, total };
 }
 
+/** Whether an edited line lies among current lines `start`..`end` (0-based, inclusive): one walk, ending past `end`. */
+export function editedWithin(runs: readonly Run[], start: number, end: number): boolean {
+  let at = 0;
+  for (const r of runs) {
+    if (at > end) return false;
+    if (r.base === null && r.length > 0 && at + r.length - 1 >= start) return true;
+    at += r.length;
+  }
+  return false;
+}
+
 /**
  * Where baseline lines `baseStart..baseEnd` (0-based, inclusive) are now, for any number of ranges: one pass
  * over the runs, then each range found by binary search over the baseline runs, so a file's saved findings

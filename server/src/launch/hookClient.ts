@@ -2,9 +2,11 @@
  * The launcher's side of the hook service (cli/hookService.ts, docs/ARCHITECTURE.md "Hook service"): an
  * `intent hook` call is handed to the service listening on this user's socket for this very build and
  * environment, and its answer (standard output, standard error, exit code) is this process's. When no
- * service listens there, the launcher starts one for the next calls and answers this call itself, as it
- * always did. A service that takes the call and stops before answering blocks the call (exit 2): the call
- * may have been half done, so it is never run a second time.
+ * service listens there, the launcher starts one for the next calls and answers this call itself. A service
+ * that took the call and whose connection then ended without an answer no longer runs it: the launcher
+ * answers it in its own process from the input it already read (every hook is idempotent). One that gives
+ * no answer in time may still be running it: the call is answered as failed, in the agent's protocol (a
+ * denial before a tool call), and never run a second time (`CallResult`).
  *
  * The socket lives in a folder private to the user (`socketDirs`, each checked as the code cache's folder
  * is), so only this user's processes can reach it: a call through it can do exactly what running

@@ -16,7 +16,7 @@ export function scopeFixes(doc: TrackedDocument, range: Range, diagnostics: read
   const verdict = doc.verdict();
   if (!verdict || !isProblem(verdict) || doc.path === undefined) return [];
   const ours = diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && d.code === verdict.kind && !savedData(d));
-  const touchesEdit = doc.edits.blocks().some((b) => b.start <= range.end.line && b.end >= range.start.line);
+  const touchesEdit = doc.edits.touchesEdited(range.start.line, range.end.line);
   if (!ours.length && !touchesEdit) return [];
 
   const path = doc.path;
