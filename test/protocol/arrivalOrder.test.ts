@@ -39,13 +39,24 @@ describe("hover = blame on open documents, whatever order the events arrive in",
     return { record: () => expect(runHook("claude-code", payload("PostToolUse"), { cwd: ws.root }).status).toBe(0) };
   }
 
-  it("an agent's two hunks reloaded one didChange each before its record lands stay the agent's; the person's next save claims only the person's line", async () => {
+  /**
+   * An agent's two hunks reloaded one didChange each before its record lands, its record stamped `skewMs`
+   * off the clock that stamped the others; then the person edits the last line and saves.
+   */
+  async function agentHunksThenPersonSave(skewMs: number): Promise<void> {
     await setUp(["a1", "a2", "a3", "a4", "a5", "a6"]);
     const write = agentWrites(text(["a1", "A2", "a3", "a4", "A5", "a6"]));
     // the editor's watcher fires when the file is written: one didChange per hunk
     await editor.change(PATH, [{ range: lineRange(1, 2), text: "A2" }]);
     await editor.change(PATH, [{ range: lineRange(4, 2), text: "A5" }]);
     write.record(); // the hook runs after
+    if (skewMs) {
+      const lines = ws.read(LEDGER).trimEnd().split("\n");
+      const last = JSON.parse(lines[lines.length - 1]!) as { timestamp: string };
+      last.timestamp = new Date(Date.parse(last.timestamp) + skewMs).toISOString();
+      lines[lines.length - 1] = JSON.stringify(last);
+      writeFileSync(ws.path(LEDGER), `${lines.join("\n")}\n`);
+    }
     await editor.setLine(PATH, 5, "a6 edited");
     expect(await editor.save(PATH)).not.toBeNull();
 
@@ -63,37 +74,14 @@ describe("hover = blame on open documents, whatever order the events arrive in",
     const owners = ["human", SONNET, "human", "human", SONNET, "human"];
     expect(await editor.hoverOwners(PATH)).toEqual(owners);
     expect(blameOwners(ws.root, PATH)).toEqual(owners);
+  }
+
+  it("an agent's two hunks reloaded one didChange each before its record lands stay the agent's; the person's next save claims only the person's line", async () => {
+    await agentHunksThenPersonSave(0);
   });
 
-  it("an agent whose clock runs an hour behind: its reloaded lines stay its own, and the person's next save claims only the person's line", async () => {
-    await setUp(["a1", "a2", "a3", "a4", "a5", "a6"]);
-    const write = agentWrites(text(["a1", "A2", "a3", "a4", "A5", "a6"]));
-    await editor.change(PATH, [{ range: lineRange(1, 2), text: "A2" }]);
-    await editor.change(PATH, [{ range: lineRange(4, 2), text: "A5" }]);
-    write.record();
-    // the agent's sandbox stamps its record an hour before the person's save that came first
-    const lines = ws.read(LEDGER).trimEnd().split("\n");
-    const last = JSON.parse(lines[lines.length - 1]!) as { timestamp: string };
-    last.timestamp = new Date(Date.parse(last.timestamp) - 3_600_000).toISOString();
-    lines[lines.length - 1] = JSON.stringify(last);
-    writeFileSync(ws.path(LEDGER), `${lines.join("\n")}\n`);
-    await editor.setLine(PATH, 5, "a6 edited");
-    expect(await editor.save(PATH)).not.toBeNull();
-
-    expect(ledgerRecords(ws).map(claims)).toEqual([
-      { ranges: [[1, 6]], contributor: "human" },
-      {
-        ranges: [
-          [2, 2],
-          [5, 5],
-        ],
-        contributor: SONNET,
-      },
-      { ranges: [[6, 6]], contributor: "human" },
-    ]);
-    const owners = ["human", SONNET, "human", "human", SONNET, "human"];
-    expect(await editor.hoverOwners(PATH)).toEqual(owners);
-    expect(blameOwners(ws.root, PATH)).toEqual(owners);
+  it("so do they when the agent's clock runs an hour behind the one that stamped the person's first save", async () => {
+    await agentHunksThenPersonSave(-3_600_000);
   });
 
   it("an agent's change reloaded before a foreign tool's record (no line map) lands is the model's, in hover as in blame", async () => {

@@ -226,6 +226,31 @@ describe("attribute on a large file", () => {
   });
 });
 
+/**
+ * A record with its line map, as intent-lsp writes it, changing `path` from `before` to `after`, by `who`
+ * ("person" or a model), stamped `at` (ms), read back as ledger line `line`.
+ */
+function mapped(path: string, before: string, after: string, who: string, at: number, id: string, line: number, extra: object = {}): TraceEntry[] {
+  const record = buildRecord({
+    path,
+    content: after,
+    change: diffTexts(before, after),
+    contributor: who === "person" ? { type: "human" } : { type: "ai", modelId: `lab/${who}` },
+    sessionId: "skew",
+    toolVersion: "0.1.0",
+    mutationClass: "INTENT_EVOLUTION",
+    preHash: fileHash(before),
+    scope: "PASS",
+    intentId: null,
+    now: new Date(at),
+    id,
+    ...extra,
+  });
+  return parseLedgerLines(JSON.stringify(record), line).entries;
+}
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+
 describe("records whose clocks disagree with the order they were written in", () => {
   /**
    * Six records of one file, each changing one line after the one before (their `pre_hash` the one before's
@@ -237,22 +262,7 @@ describe("records whose clocks disagree with the order they were written in", ()
     for (let r = 0; r < hours.length; r++) {
       const before = `${lines.join("\n")}\n`;
       lines[r] = `const v${r} = ${r * 100 + 1};`;
-      const after = `${lines.join("\n")}\n`;
-      const record = buildRecord({
-        path: "src/f.ts",
-        content: after,
-        change: diffTexts(before, after),
-        contributor: { type: "ai", modelId: `lab/model-${r}` },
-        sessionId: "skew",
-        toolVersion: "0.1.0",
-        mutationClass: "INTENT_EVOLUTION",
-        preHash: fileHash(before),
-        scope: "PASS",
-        intentId: null,
-        now: new Date(Date.UTC(2026, 0, 1, hours[r]!)),
-        id: `id-${r}`,
-      });
-      entries.push(...parseLedgerLines(JSON.stringify(record), r + 1).entries);
+      entries.push(...mapped("src/f.ts", before, `${lines.join("\n")}\n`, `model-${r}`, T0 + hours[r]! * HOUR, `id-${r}`, r + 1));
     }
     return { entries, lines: `${lines.join("\n")}\n`.split("\n") };
   }
@@ -290,29 +300,8 @@ describe("records whose clocks disagree with the order they were written in", ()
         else lines.splice(at, 0, ...Array.from({ length: 1 + Math.floor(rand() * 3) }, (_, k) => `added ${r}.${k}`));
         steps.push({ before, after: `${lines.join("\n")}\n` });
       }
-      const entriesAt = (hours: number[]) =>
-        steps.flatMap(
-          ({ before, after }, r) =>
-            parseLedgerLines(
-              JSON.stringify(
-                buildRecord({
-                  path: "src/f.ts",
-                  content: after,
-                  change: diffTexts(before, after),
-                  contributor: { type: "ai", modelId: `lab/model-${r}` },
-                  sessionId: "skew",
-                  toolVersion: "0.1.0",
-                  mutationClass: "INTENT_EVOLUTION",
-                  preHash: fileHash(before),
-                  scope: "PASS",
-                  intentId: null,
-                  now: new Date(Date.UTC(2026, 0, 1) + hours[r]! * 60_000),
-                  id: `id-${r}`,
-                }),
-              ),
-              r + 1,
-            ).entries,
-        );
+      const entriesAt = (minutes: number[]) =>
+        steps.flatMap(({ before, after }, r) => mapped("src/f.ts", before, after, `model-${r}`, T0 + minutes[r]! * 60_000, `id-${r}`, r + 1));
       const ordered = entriesAt(steps.map((_, r) => r * 10));
       // each stamp moved by up to half an hour of skew: stamps out of order and ties
       const skewed = entriesAt(steps.map((_, r) => r * 10 + Math.floor(rand() * 61) - 30));
@@ -335,31 +324,9 @@ describe("lines moved from another file whose record's clock runs ahead", () => 
   /** a.ts gets a block from model-A (at `written`), a person cuts it, model-B pastes it into b.ts (at `pasted`). */
   function moved(written: number, pasted: number): { a: TraceEntry[]; b: TraceEntry[] } {
     const a0 = txt([...aInit.slice(0, 1), ...block, ...aInit.slice(1)]);
-    let line = 0;
-    const rec = (path: string, before: string, after: string, model: string, hour: number, id: string, extra: object = {}) =>
-      parseLedgerLines(
-        JSON.stringify(
-          buildRecord({
-            path,
-            content: after,
-            change: diffTexts(before, after),
-            contributor: model === "person" ? { type: "human" } : { type: "ai", modelId: model },
-            sessionId: "moves",
-            toolVersion: "0.1.0",
-            mutationClass: "INTENT_EVOLUTION",
-            preHash: fileHash(before),
-            scope: "PASS",
-            intentId: null,
-            now: new Date(Date.UTC(2026, 0, 1, hour)),
-            id,
-            ...extra,
-          }),
-        ),
-        ++line,
-      ).entries;
-    const written0 = rec("a.ts", txt(aInit), a0, "lab/model-a", written, "write");
-    const cut = rec("a.ts", a0, txt(aInit), "person", 3, "cut");
-    const paste = rec("b.ts", txt(bInit), txt([...bInit, ...block]), "lab/model-b", pasted, "paste", {
+    const written0 = mapped("a.ts", txt(aInit), a0, "model-a", T0 + written * HOUR, "write", 1);
+    const cut = mapped("a.ts", a0, txt(aInit), "person", T0 + 3 * HOUR, "cut", 2);
+    const paste = mapped("b.ts", txt(bInit), txt([...bInit, ...block]), "model-b", T0 + pasted * HOUR, "paste", 3, {
       movedIn: [{ from: "a.ts", preHash: fileHash(a0), runs: [{ oldStart: 1, newStart: 1, length: 3 }] }],
     });
     return { a: [...written0, ...cut], b: paste };
@@ -388,30 +355,13 @@ describe("a record appended after the one it would precede", () => {
     const x = txt(["a", "b"]);
     const y = txt(["a", "b", "c"]);
     const z = txt(["A", "b", "c"]);
-    let line = 0;
-    const rec = (before: string, after: string, who: string, hour: number) =>
-      parseLedgerLines(
-        JSON.stringify(
-          buildRecord({
-            path: "src/f.ts",
-            content: after,
-            change: diffTexts(before, after),
-            contributor: who === "person" ? { type: "human" } : { type: "ai", modelId: `lab/${who}` },
-            sessionId: "later",
-            toolVersion: "0.1.0",
-            mutationClass: "INTENT_EVOLUTION",
-            preHash: fileHash(before),
-            scope: "PASS",
-            intentId: null,
-            now: new Date(Date.UTC(2026, 0, 1, hour)),
-            id: who,
-          }),
-        ),
-        ++line,
-      ).entries;
     // s adds "c" to the file as it was (x); t changes "a"; a person then writes x back, later in the ledger and
     // by the clock: the file as s found it was nobody's record, so its "a" and "b" are carried from nobody
-    const entries = [...rec(x, y, "s", 5), ...rec(y, z, "t", 6), ...rec(z, x, "person", 9)];
+    const entries = [
+      ...mapped("src/f.ts", x, y, "s", T0 + 5 * HOUR, "s", 1),
+      ...mapped("src/f.ts", y, z, "t", T0 + 6 * HOUR, "t", 2),
+      ...mapped("src/f.ts", z, x, "person", T0 + 9 * HOUR, "person", 3),
+    ];
     const attrs = attribute(entries, y.split("\n"));
     expect(attrs[2]).toMatchObject({ anchor: "carried", entry: { recordId: "s" } });
     expect(attrs.slice(0, 2).map((a) => a?.anchor)).not.toContain("carried");
