@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
-import { buildRecord } from "../../server/src/engine/ledger/record";
 import { StringPool } from "../../server/src/engine/ledger/read";
 import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
 import { ensureBuilt } from "../support/builtDist";
+import { agentRecordLine } from "../support/recordLines";
 import { largeLedgerWorkspace } from "../support/largeLedger";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
@@ -33,22 +33,6 @@ afterAll(() => {
   for (const d of copies) rmSync(d, { recursive: true, force: true });
   ws?.dispose();
 });
-
-/** An agent's record of `path`, as a hook appends it. */
-function appended(path: string, content: string) {
-  return buildRecord({
-    path,
-    content,
-    ranges: [{ start_line: 1, end_line: 1 }],
-    contributor: { type: "ai", modelId: "openai/gpt-5" },
-    sessionId: "appended",
-    toolVersion: "0.1.0",
-    mutationClass: "INTENT_EVOLUTION",
-    preHash: null,
-    scope: "PASS",
-    intentId: null,
-  });
-}
 
 /** Every line's hover of FILES from a server on a fresh copy of the workspace, in `threads` threads, and what the spy saw. */
 async function hovers(threads: string): Promise<{ hovers: string[]; spied: string[] }> {
@@ -77,7 +61,10 @@ async function hovers(threads: string): Promise<{ hovers: string[]; spied: strin
     const path = "src/gen/appended.ts";
     const content = "export const appended = 1;\n";
     writeFileSync(join(dir, path), content);
-    appendFileSync(join(dir, ".orchestration/agent_trace.jsonl"), `${JSON.stringify(appended(path, content))}\n`);
+    appendFileSync(
+      join(dir, ".orchestration/agent_trace.jsonl"),
+      `${agentRecordLine(path, content, { contributor: { type: "ai", modelId: "openai/gpt-5" } })}\n`,
+    );
     await client.open(path);
     await expect.poll(() => client.hoverText(path, 0), { timeout: 10_000 }).toContain("openai/gpt-5");
     const spied = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
