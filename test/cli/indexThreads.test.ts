@@ -1,16 +1,14 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
 import { StringPool } from "../../server/src/engine/ledger/read";
 import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli } from "../support/cliRunner";
-import { largeLedgerWorkspace } from "../support/largeLedger";
+import { largeLedgerFixture, workerSpyEnv, workerSpyLog } from "../support/largeLedger";
 import { REPO_ROOT } from "../support/lspClient";
-import type { TempWorkspace } from "../support/workspace";
 
 /**
  * A command reading a large ledger for the first time has its chunks parsed in worker threads
@@ -21,27 +19,13 @@ import type { TempWorkspace } from "../support/workspace";
 
 beforeAll(ensureBuilt);
 
-const SPY = join(REPO_ROOT, "test/support/workerSpy.cjs");
-let ws: TempWorkspace;
-const copies: string[] = [];
-
-/** A fresh copy of the workspace: nothing kept from an earlier run. */
-function copy(): string {
-  const dir = mkdtempSync(join(tmpdir(), "intent-index-threads-"));
-  copies.push(dir);
-  cpSync(ws.root, dir, { recursive: true });
-  rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
-  return dir;
-}
+const large = largeLedgerFixture();
 
 /** Runs `args` in `dir` with `threads` (undefined: the variable unset), the spy's log beside the copy. */
 function run(dir: string, args: string[], threads: string | undefined) {
   const log = `${dir}.workers.log`;
-  const env: NodeJS.ProcessEnv = { CI: "1", NODE_OPTIONS: `--require ${SPY}`, INTENT_LSP_TEST_WORKER_LOG: log };
-  if (threads !== undefined) env["INTENT_LSP_THREADS"] = threads;
-  else env["INTENT_LSP_THREADS"] = "";
-  const r = runCli(args, { cwd: dir, env });
-  const spied = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+  const r = runCli(args, { cwd: dir, env: { CI: "1", ...workerSpyEnv(log), INTENT_LSP_THREADS: threads ?? "" } });
+  const spied = workerSpyLog(log);
   rmSync(log, { force: true });
   // each copy is its own folder, which some answers name
   const here = (text: string) => text.split(dir).join("<workspace>");
@@ -63,18 +47,10 @@ const ASKED = [
   ["stats", "--json"],
 ];
 
-beforeAll(() => {
-  ws = largeLedgerWorkspace();
-}, 120_000);
-afterAll(() => {
-  for (const d of copies) rmSync(d, { recursive: true, force: true });
-  ws?.dispose();
-});
-
 describe("a first read of a large ledger in worker threads", () => {
   it("answers exactly as one thread does, and so does the index it saved", () => {
-    const one = copy();
-    const many = copy();
+    const one = large.fresh();
+    const many = large.fresh();
     for (const args of ASKED) {
       const plain = run(one, args, "1");
       expect({ status: plain.status, spied: plain.spied }, args.join(" ")).toEqual({ status: 0, spied: [] });
@@ -108,7 +84,7 @@ describe("a first read of a large ledger in worker threads", () => {
   }, 180_000);
 
   it("starts no worker for a ledger read in a moment, unless threads were asked for", () => {
-    const dir = copy();
+    const dir = large.fresh();
     const r = run(dir, ["blame", "src/gen/f0.ts"], undefined);
     expect(r.status).toBe(0);
     expect(r.spied).toEqual([]);
@@ -118,7 +94,7 @@ describe("a first read of a large ledger in worker threads", () => {
 describe("the summary workers", () => {
   const bundle = join(REPO_ROOT, "dist/intent-cli.js");
   const ledgerChunks = () => {
-    const bytes = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"));
+    const bytes = readFileSync(join(large.root, ".orchestration/agent_trace.jsonl"));
     const chunks: Buffer[] = [];
     for (let start = 0; start < bytes.length; ) {
       const end = Math.min(bytes.length, bytes.indexOf(0x0a, start + 256 * 1024) + 1 || bytes.length);
@@ -196,7 +172,7 @@ describe("the summary workers", () => {
         return answered;
       };
       expect(await answer({ id: 1, bytes: "not bytes" })).toMatchObject({ id: 1, failed: expect.any(String) });
-      const line = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"), "utf8").split("\n")[1]!;
+      const line = readFileSync(join(large.root, ".orchestration/agent_trace.jsonl"), "utf8").split("\n")[1]!;
       const done = await answer({ id: 2, bytes: new TextEncoder().encode(`${line}\n`) });
       expect(done).toMatchObject({ id: 2, summary: { strings: expect.arrayContaining([expect.stringMatching(/^src\/gen\/f\d+\.ts$/)]) } });
     } finally {
@@ -205,7 +181,7 @@ describe("the summary workers", () => {
   }, 60_000);
 
   it("is refused when started from a shell", () => {
-    const r = runCli(["__summarize-ledger"], { cwd: ws.root });
+    const r = runCli(["__summarize-ledger"], { cwd: large.root });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("is started by intent itself, in a worker thread, not from a shell");
   });

@@ -1,15 +1,13 @@
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { summarizeChunk } from "../../server/src/engine/ledger/chunkSummary";
 import { StringPool } from "../../server/src/engine/ledger/read";
 import { summaryWorkers } from "../../server/src/io/ledger/summaryWorkers";
 import { ensureBuilt } from "../support/builtDist";
 import { agentRecordLine } from "../support/recordLines";
-import { largeLedgerWorkspace } from "../support/largeLedger";
+import { largeLedgerFixture, workerSpyEnv, workerSpyLog } from "../support/largeLedger";
 import { LspClient, REPO_ROOT } from "../support/lspClient";
-import type { TempWorkspace } from "../support/workspace";
 
 /**
  * The language server's first read of a large ledger has its chunks parsed in worker threads (its own bundle
@@ -20,32 +18,20 @@ import type { TempWorkspace } from "../support/workspace";
 
 beforeAll(ensureBuilt);
 
-const SPY = join(REPO_ROOT, "test/support/workerSpy.cjs");
 /** Files whose lines the hovers ask about: two with records of their own, and a copy no record names. */
 const FILES = ["src/gen/f0.ts", "src/gen/f7.ts", "src/copy/f3.ts"];
 
-let ws: TempWorkspace;
-const copies: string[] = [];
-beforeAll(() => {
-  ws = largeLedgerWorkspace();
-}, 120_000);
-afterAll(() => {
-  for (const d of copies) rmSync(d, { recursive: true, force: true });
-  ws?.dispose();
-});
+const large = largeLedgerFixture();
 
 /** Every line's hover of FILES from a server on a fresh copy of the workspace, in `threads` threads, and what the spy saw. */
 async function hovers(threads: string): Promise<{ hovers: string[]; spied: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), "intent-server-threads-"));
-  copies.push(dir);
-  cpSync(ws.root, dir, { recursive: true });
-  rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
+  const dir = large.fresh();
   const log = `${dir}.workers.log`;
   let indexed: () => void = () => {};
   const read = new Promise<void>((resolve) => (indexed = resolve));
   const client = await LspClient.start({
     root: dir,
-    env: { ...process.env, INTENT_LSP_THREADS: threads, NODE_OPTIONS: `--require ${SPY}`, INTENT_LSP_TEST_WORKER_LOG: log },
+    env: { ...process.env, INTENT_LSP_THREADS: threads, ...workerSpyEnv(log) },
     onProgress: (v) => {
       if ((v as { kind?: string }).kind === "end") indexed();
     },
@@ -67,8 +53,7 @@ async function hovers(threads: string): Promise<{ hovers: string[]; spied: strin
     );
     await client.open(path);
     await expect.poll(() => client.hoverText(path, 0), { timeout: 10_000 }).toContain("openai/gpt-5");
-    const spied = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
-    return { hovers: out, spied };
+    return { hovers: out, spied: workerSpyLog(log) };
   } finally {
     await client.stop();
   }
@@ -91,7 +76,7 @@ describe("the server's first read of a large ledger in worker threads", () => {
 
 describe("the server bundle as a summary worker", () => {
   it("summarizes the chunks it is handed as the reader does", async () => {
-    const bytes = readFileSync(join(ws.root, ".orchestration/agent_trace.jsonl"));
+    const bytes = readFileSync(join(large.root, ".orchestration/agent_trace.jsonl"));
     const chunk = bytes.subarray(0, bytes.indexOf(0x0a, 200_000) + 1);
     const summarizer = summaryWorkers({ INTENT_LSP_THREADS: "2" }, join(REPO_ROOT, "dist/intent-server.js"))!(1 << 20)!;
     try {

@@ -1,8 +1,13 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { fileHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { diffTexts } from "../../server/src/engine/lineChange";
 import { git, gitWorkspace } from "./gitRepository";
 import { corpus } from "./ledgerCorpus";
+import { REPO_ROOT } from "./lspClient";
 import { prng } from "./protocolFuzz";
 import type { TempWorkspace } from "./workspace";
 
@@ -65,4 +70,42 @@ export function largeLedgerWorkspace(): TempWorkspace {
   // content (their post hash)
   ws.write("src/copy/f3.ts", `${texts[3]!.join("\n")}\n`);
   return ws;
+}
+
+/**
+ * The large-ledger workspace, made once for the test file that calls this (at its top level) and removed with
+ * the copies it handed out; `fresh` copies it with nothing kept from an earlier run (no saved index).
+ */
+export function largeLedgerFixture(): { readonly root: string; fresh(): string } {
+  let ws: TempWorkspace | undefined;
+  const copies: string[] = [];
+  beforeAll(() => {
+    ws = largeLedgerWorkspace();
+  }, 120_000);
+  afterAll(() => {
+    for (const d of copies) rmSync(d, { recursive: true, force: true });
+    ws?.dispose();
+  });
+  return {
+    get root() {
+      return ws!.root;
+    },
+    fresh() {
+      const dir = mkdtempSync(join(tmpdir(), "intent-large-ledger-"));
+      copies.push(dir);
+      cpSync(ws!.root, dir, { recursive: true });
+      rmSync(join(dir, ".orchestration/.cache"), { recursive: true, force: true });
+      return dir;
+    },
+  };
+}
+
+/** The preloaded spy on worker threads (workerSpy.cjs): the environment that has it log a run's to `log`. */
+export function workerSpyEnv(log: string): NodeJS.ProcessEnv {
+  return { NODE_OPTIONS: `--require ${join(REPO_ROOT, "test/support/workerSpy.cjs")}`, INTENT_LSP_TEST_WORKER_LOG: log };
+}
+
+/** What the spy logged to `log`, one entry a line ("started <argument>", "summary"). */
+export function workerSpyLog(log: string): string[] {
+  return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
 }

@@ -10,9 +10,9 @@
  * The index takes a summary only for the very bytes it was made from (`bytes`, `lines`), and the unit tests
  * hold an index fed summaries to one fed the same lines plainly, chunk boundaries and dialects drawn at random.
  */
-import { isoTime } from "./entryOrder";
+import { LineEntries } from "./lineEntries";
 import type { StringPool } from "./read";
-import { type SummaryVisitor, summarizeLine } from "./recordSummary";
+import type { SummaryVisitor } from "./recordSummary";
 
 /** A line the summary read: a record, its entries in `entries`. */
 export const SUMMARIZED_LINE = 1;
@@ -92,32 +92,41 @@ export function summarizeChunk(chunk: Uint8Array, pool: StringPool): ChunkSummar
   const lines = new Column(new Int32Array(256), (n) => new Int32Array(n));
   const times = new Column(new Float64Array(128), (n) => new Float64Array(n));
   const entries = new Column(new Int32Array(512), (n) => new Int32Array(n));
-  const found: [string, string | undefined, string | null | undefined][] = [];
-  const visit = { entry: (path: string, intent: string | undefined, post: string | null | undefined) => void found.push([path, intent, post]) };
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf(NEWLINE, start);
-    if (end === -1) end = text.length;
-    if (end > start) {
-      found.length = 0;
-      const summary = summarizeLine(text.toString("utf8", start, end), 0, pool, visit);
-      if (summary.parsed) {
-        lines.push(OWN_LINE);
-        lines.push(0);
-      } else {
-        lines.push(SUMMARIZED_LINE);
-        lines.push(found.length);
-        const t = isoTime(summary.timestamp);
-        times.push(Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t);
-        for (const [path, intent, post] of found) {
-          entries.push(table.id(path));
-          entries.push(intent === undefined ? NO_STRING : table.id(intent));
-          entries.push(post === undefined ? NO_STRING : post === null ? NULL_STRING : table.add(post));
-        }
-      }
+  // what the index itself takes from a line it reads (lineEntries.ts)
+  const line = new LineEntries();
+  eachLineOf(text, (start, end) => {
+    if (end === start) return;
+    if (line.summarize(text.toString("utf8", start, end), 0, pool)) {
+      lines.push(OWN_LINE);
+      lines.push(0);
+      return;
     }
+    lines.push(SUMMARIZED_LINE);
+    lines.push(line.paths.length);
+    times.push(line.time);
+    for (let i = 0; i < line.paths.length; i++) {
+      const intent = line.intents[i];
+      const post = line.posts[i];
+      entries.push(table.id(line.paths[i]!));
+      entries.push(intent === undefined ? NO_STRING : table.id(intent));
+      entries.push(post === undefined ? NO_STRING : post === null ? NULL_STRING : table.add(post));
+    }
+  });
+  return { bytes: text.length, lines: lines.done(), times: times.done(), entries: entries.done(), strings: table.strings };
+}
+
+/**
+ * Calls `each` with the bounds of every line of `chunk`, as the index splits a chunk of complete lines: each
+ * ending at a "\n" (left out), and a last one without it; empty lines included, which carry a line number but
+ * no record.
+ */
+export function eachLineOf(chunk: Uint8Array, each: (start: number, end: number) => void): void {
+  for (let start = 0; start < chunk.length; ) {
+    let end = chunk.indexOf(NEWLINE, start);
+    if (end === -1) end = chunk.length;
+    each(start, end);
     start = end + 1;
   }
-  return { bytes: text.length, lines: lines.done(), times: times.done(), entries: entries.done(), strings: table.strings };
 }
 
 /**
@@ -128,12 +137,9 @@ export function summarizeChunk(chunk: Uint8Array, pool: StringPool): ChunkSummar
 export function summaryFits(summary: ChunkSummary, chunk: Uint8Array): boolean {
   if (summary.bytes !== chunk.length || summary.lines.length % 2 !== 0) return false;
   let lines = 0;
-  for (let start = 0; start < chunk.length; ) {
-    let end = chunk.indexOf(NEWLINE, start);
-    if (end === -1) end = chunk.length;
+  eachLineOf(chunk, (start, end) => {
     if (end > start) lines++;
-    start = end + 1;
-  }
+  });
   if (lines * 2 !== summary.lines.length) return false;
   // the numbers agree with each other: as many times as summarized lines, 3 numbers per entry
   let summarized = 0;

@@ -7,7 +7,7 @@
  * costs ~32 bytes per record here (under 60 with what grows along) instead of ~550 as parsed entries, and
  * the index can be saved and loaded (indexFile.ts) so that a restart reads only what was appended since.
  */
-import { type ChunkSummary, SummaryCursor, summaryFits } from "./chunkSummary";
+import { type ChunkSummary, eachLineOf, SummaryCursor, summaryFits } from "./chunkSummary";
 import { FileIndex, type FileState, type SavedFiles } from "./fileIndex";
 import { IntentIndex, type IntentState } from "./intentIndex";
 import { ContentPins } from "./pinIndex";
@@ -46,8 +46,6 @@ export interface IndexState {
   savedIntents?: Map<string, () => IntentState>;
   unreadable: UnreadableLine[];
 }
-
-const NEWLINE = 0x0a;
 
 type IngestCounts = { records: number; entries: number; unreadable: number; paths: Set<string> };
 
@@ -93,9 +91,7 @@ export class LedgerIndex {
     const result = { records: 0, entries: 0, unreadable: 0, paths: new Set<string>() };
     const taken = summary && summaryFits(summary, chunk) ? new SummaryCursor(summary) : undefined;
     let line = firstLineNumber;
-    for (let start = 0; start < chunk.length; line++) {
-      let end = chunk.indexOf(NEWLINE, start);
-      if (end === -1) end = chunk.length;
+    eachLineOf(chunk, (start, end) => {
       if (end > start) {
         // a line summarized in another thread is taken as it was read there
         if (taken?.nextIsSummarized()) {
@@ -104,8 +100,8 @@ export class LedgerIndex {
           this.addLine(chunk, start, end, offset + start, line, undefined, result);
         } else this.ingestLine(chunk, start, end, offset + start, line, result);
       }
-      start = end + 1;
-    }
+      line++;
+    });
     // a chunk is complete lines, normally ending in "\n"; text without one still holds one line
     if (line > firstLineNumber) this.lastLine = Math.max(this.lastLine, line - 1);
     return result;
