@@ -6,6 +6,8 @@ import { LedgerIndex } from "../../server/src/engine/ledger/ledgerIndex";
 import { entryTime } from "../../server/src/engine/ledger/entryOrder";
 import type { TraceEntry } from "../../server/src/engine/ledger/read";
 import { buildRecord, changedRanges } from "../../server/src/engine/ledger/record";
+import { fileHash, splitLines } from "../../server/src/engine/hashing";
+import { diffTexts } from "../../server/src/engine/lineChange";
 import { buildRules } from "../../server/src/engine/rules";
 import { INTENTS_FILE } from "../../server/src/engine/workspaceFiles";
 
@@ -23,12 +25,16 @@ function seeded(seed: number): () => number {
 /**
  * A file's history: edits that replace, insert, delete and move lines, some recorded, some not, with
  * timestamps that tie and go backwards (merged branches). Returns the ledger text and the final content.
+ * `mapped`: the records carry line maps (a chain, broken where an edit went unrecorded), as intent-lsp's own
+ * records do; otherwise ranges only, as other tools' records (attributed by content).
  */
-function history(seed: number, path: string): { ledger: string[]; lines: string[] } {
+function history(seed: number, path: string, mapped = false): { ledger: string[]; lines: string[]; lastChanged: number[] } {
   const rand = seeded(seed);
   const lines = Array.from({ length: 30 }, (_, i) => `line ${i} of ${path}`);
   const ledger: string[] = [];
   let serial = 0;
+  let before: string | null = null;
+  let lastChanged: number[] = [];
   for (let step = 0; step < 40; step++) {
     const changed: number[] = [];
     const roll = rand();
@@ -50,8 +56,11 @@ function history(seed: number, path: string): { ledger: string[]; lines: string[
       const to = Math.floor(rand() * lines.length);
       lines.splice(to, 0, ...block);
     }
-    if (rand() < 0.15) continue; // edited outside the hooks: no record
     const content = `${lines.join("\n")}\n`;
+    const previous = before;
+    before = content;
+    if (rand() < 0.15) continue; // edited outside the hooks: no record
+    lastChanged = changed;
     // some records a few minutes back in time, some at the same minute as the one before
     const minute = step + (rand() < 0.2 ? -5 : 0) - (rand() < 0.3 ? 1 : 0);
     ledger.push(
@@ -59,12 +68,12 @@ function history(seed: number, path: string): { ledger: string[]; lines: string[
         buildRecord({
           path,
           content,
-          ranges: changedRanges(changed),
+          ...(mapped ? { change: diffTexts(previous, content) } : { ranges: changedRanges(changed) }),
           contributor: { type: rand() < 0.5 ? "human" : "ai" },
           sessionId: "s",
           toolVersion: "0.1.0",
           mutationClass: "INTENT_EVOLUTION",
-          preHash: null,
+          preHash: mapped && previous !== null ? fileHash(previous) : null,
           scope: "PASS",
           intentId: rand() < 0.7 ? "INT-001" : "INT-002",
           now: new Date(Date.UTC(2026, 0, 1) + minute * 60_000),
@@ -72,7 +81,7 @@ function history(seed: number, path: string): { ledger: string[]; lines: string[
       ),
     );
   }
-  return { ledger, lines };
+  return { ledger, lines, lastChanged };
 }
 
 describe("checking changed lines from the newest records first", () => {
@@ -88,6 +97,46 @@ describe("checking changed lines from the newest records first", () => {
       const partial = attributeChanged(lines, changed, index.entryBatches(`src/f${seed}.ts`, 1));
       for (const line of changed) expect(partial[line - 1], `seed ${seed} line ${line}`).toEqual(full[line - 1]);
     }
+  });
+
+  it("attributes every line, asked or not, as attributing the records read before it stopped does", () => {
+    // the chain is worked out batch by batch and content anchoring once, at the end: the lines not asked
+    // for must still be those of the records read, neither of the first batch alone nor of every record
+    let stoppedEarly = 0;
+    let settledSome = 0;
+    for (let seed = 200; seed < 280; seed++) {
+      const path = `src/p${seed}.ts`;
+      const { ledger, lines: written, lastChanged } = history(seed, path, seed % 2 === 0);
+      // the content as read from disk: split as attribution splits text (a last, empty piece after the newline)
+      const lines = splitLines(`${written.join("\n")}\n`);
+      const index = new LedgerIndex();
+      index.ingest(`${ledger.join("\n")}\n`, 1);
+      const rand = seeded(seed * 3);
+      const one = () => [1 + Math.floor(rand() * lines.length)];
+      // counted from the batches themselves: `entriesFor` would keep the file's entries parsed, and the
+      // batches would then come as one
+      const total = [...index.entryBatches(path, 1)].flat().length;
+      // every line; none; some; one; and the lines of the newest record, which its line map settles at once
+      const asked = [lines.map((_, i) => i + 1), [], lines.map((_, i) => i + 1).filter(() => rand() < 0.2), one(), lastChanged];
+      for (const changed of asked) {
+        const read: TraceEntry[] = [];
+        const counted = (function* () {
+          for (const batch of index.entryBatches(path, 1)) {
+            read.push(...batch);
+            yield batch;
+          }
+        })();
+        const partial = attributeChanged(lines, changed, counted);
+        if (read.length < total) {
+          stoppedEarly++;
+          if (changed.length > 0) settledSome++;
+        }
+        expect(partial, `seed ${seed}, ${changed.length} lines asked`).toEqual(attribute(read, lines));
+      }
+    }
+    expect(stoppedEarly).toBeGreaterThan(40);
+    // lines the chain settled before every record was read (not only the empty ask)
+    expect(settledSome).toBeGreaterThan(10);
   });
 
   it("gives intent blame the same rows for any range as reading every record", () => {

@@ -59,31 +59,36 @@ export type Attributions = (LineAttribution | undefined)[];
  */
 export function attribute(entries: readonly TraceEntry[], lines: readonly string[], knownHash?: string): Attributions {
   // a caller that knows the content's hash spares a whole-file hash (a million-line document's save)
-  return attributeLines(entries, lines, new TextHashes(lines, knownHash), false).attributions;
+  return completeAttribution(settleByChain(entries, lines, new TextHashes(lines, knownHash)));
 }
 
 /**
- * `attribute`, saying also which lines the chain of records settled: their owner is a record's own range,
- * carried through the line maps, so no older record can change it. The other lines were attributed by
- * content (or not at all), which older records could still inform. A reader going through a file's records
- * newest first can stop once the lines it needs are settled.
+ * The first of attribution's two steps: the owners the chain of records settles. A settled line's owner is a
+ * record's own range carried through the line maps, so no older record can change it; the other lines are
+ * attributed by content (or not at all) in the second step (`completeAttribution`), which older records
+ * could still inform. A reader going through a file's records newest first takes this step for each batch
+ * it reads, stops once the lines it needs are settled, and takes the second step once, for the records read
+ * by then: the second step is most of attribution's work.
  */
-export function attributeSettled(
-  entries: readonly TraceEntry[],
-  lines: readonly string[],
-  text: TextHashes = new TextHashes(lines),
-): { attributions: Attributions; settled: boolean[] } {
-  const r = attributeLines(entries, lines, text, true);
-  return { attributions: r.attributions, settled: r.settled! };
+export interface ChainOwners {
+  /** Whether the chain settled line `index` (0-based). */
+  settled(index: number): boolean;
 }
 
-/** `attributeSettled`; which lines are settled only when asked (a flag per line of a million-line file). */
-function attributeLines(
-  entries: readonly TraceEntry[],
-  lines: readonly string[],
-  text: TextHashes,
-  wantSettled: boolean,
-): { attributions: Attributions; settled?: boolean[] } {
+/** What `completeAttribution` continues from (`ChainOwners`' data). */
+interface ChainStep extends ChainOwners {
+  readonly entries: readonly TraceEntry[];
+  readonly lines: readonly string[];
+  readonly text: TextHashes;
+  readonly graph: RecordGraph;
+  readonly end: RecordStep | undefined;
+  readonly result: Attributions;
+  /** Marks the step completed (once only). */
+  complete(): void;
+}
+
+/** `ChainOwners` of `entries` (the file's entries, any order) on `lines`. */
+export function settleByChain(entries: readonly TraceEntry[], lines: readonly string[], text: TextHashes = new TextHashes(lines)): ChainOwners {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
   const count = contentLineCount(lines);
@@ -101,14 +106,42 @@ function attributeLines(
       matchByLineHashes(state, lines, result);
     }
   }
-  const settled = wantSettled ? result.map((a) => a !== undefined) : undefined;
+  let completed = false;
+  const step: ChainStep = {
+    entries,
+    lines,
+    text,
+    graph,
+    end,
+    result,
+    settled: (index) => {
+      // after the second step, `result` holds content's owners too, which are not settled
+      if (completed) throw new Error("settleByChain: settled() asked after completeAttribution; ask it before");
+      return result[index] !== undefined;
+    },
+    complete: () => {
+      if (completed) throw new Error("completeAttribution: this ChainOwners was completed already; settle the entries again");
+      completed = true;
+    },
+  };
+  return step;
+}
+
+/**
+ * The second step: every line's owner, from the owners the chain settled (`settleByChain`, whose `owners`
+ * it fills in and which it consumes: call it once per `ChainOwners`).
+ */
+export function completeAttribution(owners: ChainOwners): Attributions {
+  const step = owners as ChainStep;
+  step.complete();
+  const { entries, lines, text, graph, end, result } = step;
   // a rename git's version linked into the chain already paired the old path's lines as git does: the lines
   // it left unpaired were changed by the rename, and are not matched again by content
   const chainEnd = end ?? graph.newest();
   if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result, chainEnd ? graph.renamesIn(chainEnd) : new Set());
   // another path's ranges are followed through the chain only, never re-anchored by content here
   anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
-  return { attributions: result, ...(settled ? { settled } : {}) };
+  return result;
 }
 
 /** Lines of text as records count them (`textLines`, and no line at all in an empty text), from `splitLines` output. */

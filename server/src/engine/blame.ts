@@ -6,7 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import type { AdoptedLine, GitAuthor } from "./adoption";
-import { attribute, attributeSettled, type LineAttribution } from "./attribution";
+import { attribute, type ChainOwners, completeAttribution, type LineAttribution, settleByChain } from "./attribution";
 import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
@@ -83,8 +83,9 @@ export function blame(entries: readonly TraceEntry[], text: string, range: Blame
 /**
  * Attribution of some lines (1-based), from as few of a file's newest records as settle them all: a line
  * whose owner the chain of the records read so far settles cannot be changed by older records (see
- * `attributeSettled`); any other line needs the rest. `batches` are the file's entries newest first
- * (WorkspaceLedger.entryBatches).
+ * `settleByChain`); any other line needs the rest. `batches` are the file's entries newest first
+ * (WorkspaceLedger.entryBatches). Only the chain is worked out for each batch; attribution by content, most
+ * of the work, is done once, for the records read when the reading stops.
  */
 export function attributeChanged(
   lines: readonly string[],
@@ -92,15 +93,15 @@ export function attributeChanged(
   batches: Iterable<readonly TraceEntry[]>,
 ): (LineAttribution | undefined)[] {
   const entries: TraceEntry[] = [];
-  let attributions: (LineAttribution | undefined)[] = [];
+  let owners: ChainOwners | undefined;
   const text = new TextHashes(lines);
   for (const batch of batches) {
     for (const e of batch) entries.push(e);
-    const r = attributeSettled(entries, lines, text);
-    attributions = r.attributions;
-    if (changed.every((line) => line > lines.length || r.settled[line - 1])) break;
+    owners = settleByChain(entries, lines, text);
+    const o = owners;
+    if (changed.every((line) => line > lines.length || o.settled(line - 1))) break;
   }
-  return attributions;
+  return owners ? completeAttribution(owners) : [];
 }
 
 /** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
