@@ -6,6 +6,7 @@ import { parseLedgerLines, type TraceEntry } from "../../server/src/engine/ledge
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import {
   findMovedBlocks,
+  GitHistory,
   isMovedBlock,
   lineScore,
   MAX_SOURCE_PATHS,
@@ -19,6 +20,7 @@ import {
   type RenamedVersion,
 } from "../../server/src/engine/lineage";
 import { parseNameStatusLog } from "../../server/src/io/gitSources";
+import { prng } from "../support/protocolFuzz";
 
 let clock = Date.UTC(2026, 10, 22, 10);
 /** A record of a write of `path` from `before` to `after`, read back as the server reads it. */
@@ -158,6 +160,58 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
     const adding = (n: number): GitCommit[] => [{ sha: "1", changes: [{ status: "A", path: "src/new.ts" }, ...others(n)] }];
     expect(namedByGit("src/new.ts", adding(MAX_SPLIT_SIBLINGS)).split).toHaveLength(MAX_SPLIT_SIBLINGS);
     expect(namedByGit("src/new.ts", adding(MAX_SPLIT_SIBLINGS + 1))).toEqual({ renamed: [], split: [] });
+  });
+
+  it("namedByGit: a history's index of changes by path names what walking every commit names", () => {
+    // the plain walk, kept here as the oracle: every commit newest first, the path followed through renames
+    const walked = (path: string, commits: readonly GitCommit[]) => {
+      const named = { renamed: [] as string[], split: [] as string[] };
+      const add = (list: string[], p: string) => {
+        if (p !== path && !named.renamed.includes(p) && !named.split.includes(p) && named.renamed.length + named.split.length < MAX_SOURCE_PATHS) list.push(p);
+      };
+      const renames: { sha: string; from: string; path: string }[] = [];
+      let name = path;
+      for (const commit of commits) {
+        const own = [...commit.changes].reverse().find((c) => c.path === name);
+        if (!own) continue;
+        if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
+          add(named.renamed, own.from);
+          renames.push({ sha: commit.sha, from: own.from, path: name });
+          name = own.from;
+        } else if (own.status === "A") {
+          if (commit.changes.length - 1 > MAX_SPLIT_SIBLINGS) break;
+          for (const c of commit.changes) {
+            if (c.status === "M" || c.status === "D") add(named.split, c.path);
+            else if (c.status === "R" && c.from !== undefined) add(named.split, c.from);
+          }
+          break;
+        }
+      }
+      return renames.length ? { ...named, renames } : named;
+    };
+    const rand = prng(42);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const statuses = ["A", "M", "D", "T", "R", "C"] as const;
+    let followed = 0;
+    for (let round = 0; round < 300; round++) {
+      const paths = Array.from({ length: 3 + Math.floor(rand() * 12) }, (_, i) => `src/p${i}.ts`);
+      const commits: GitCommit[] = Array.from({ length: 1 + Math.floor(rand() * 25) }, (_, k) => ({
+        sha: `c${k}`,
+        // now and then a path named twice in one commit, and commits wider than MAX_SPLIT_SIBLINGS
+        changes: Array.from({ length: rand() < 0.1 ? MAX_SPLIT_SIBLINGS + 2 : 1 + Math.floor(rand() * 5) }, () => {
+          const status = pick(statuses);
+          return status === "R" || status === "C" ? { status, from: pick(paths), path: pick(paths) } : { status, path: pick(paths) };
+        }),
+      }));
+      const history = new GitHistory(commits);
+      for (const path of [...paths, "src/none.ts"]) {
+        const expected = walked(path, commits);
+        if (expected.renamed.length + expected.split.length > 0) followed++;
+        expect(namedByGit(path, history), `round ${round} ${path}`).toEqual(expected);
+        expect(namedByGit(path, commits), `round ${round} ${path}`).toEqual(expected);
+      }
+    }
+    expect(followed).toBeGreaterThan(500);
   });
 
   it("parseNameStatusLog reads `git log -z --name-status --format=%x01%H`, odd names included", () => {

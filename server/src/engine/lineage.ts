@@ -138,7 +138,8 @@ export interface GitCommit {
  * change (a large refactoring commit, a whole branch's diff) "split from" would name files at random and
  * make every added file read dozens of others; those lines stay as their own records say.
  */
-export function namedByGit(path: string, commits: readonly GitCommit[]): GitNamed {
+export function namedByGit(path: string, commits: readonly GitCommit[] | GitHistory): GitNamed {
+  const history = commits instanceof GitHistory ? commits : new GitHistory(commits);
   const named: GitNamed = { renamed: [], split: [] };
   const add = (list: string[], p: string) => {
     const known = named.renamed.includes(p) || named.split.includes(p);
@@ -146,9 +147,9 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
   };
   const renames: GitRename[] = [];
   let name = path;
-  for (const commit of commits) {
-    const own = changeOf(commit, name);
-    if (!own) continue;
+  for (let next = history.nextChange(name, 0); next; next = history.nextChange(name, next.at + 1)) {
+    const own = next.change;
+    const commit = history.commits[next.at]!;
     if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
       add(named.renamed, own.from);
       renames.push({ sha: commit.sha, from: own.from, path: name });
@@ -169,17 +170,41 @@ export function namedByGit(path: string, commits: readonly GitCommit[]): GitName
 /** The most other files a commit that adds a file may change for them to be named as what it was split from. */
 export const MAX_SPLIT_SIBLINGS = 16;
 
-/** Each commit's changes by path, built once: `intent check` asks about every file of a branch's history. */
-const changesByPath = new WeakMap<GitCommit, Map<string, GitChange>>();
+/**
+ * Commits (newest first) with their changes by path, built once: `intent check` asks `namedByGit` about every
+ * file a branch changed, and each question then reads only the commits that changed the path it follows,
+ * not every commit of the branch.
+ */
+export class GitHistory {
+  /** Per path, the places in `commits` (ascending: newest first) of the commits that changed it, and how. */
+  private readonly byPath = new Map<string, { at: number; change: GitChange }[]>();
 
-function changeOf(commit: GitCommit, path: string): GitChange | undefined {
-  let byPath = changesByPath.get(commit);
-  // Stryker disable next-line ConditionalExpression: a cache; the changes mapped again are the same
-  if (!byPath) {
-    byPath = new Map(commit.changes.map((c) => [c.path, c]));
-    changesByPath.set(commit, byPath);
+  constructor(readonly commits: readonly GitCommit[]) {
+    commits.forEach((commit, at) => {
+      // a path a commit names twice: its last change counts
+      const own = new Map<string, GitChange>();
+      for (const c of commit.changes) own.set(c.path, c);
+      for (const [path, change] of own) {
+        const list = this.byPath.get(path);
+        if (list) list.push({ at, change });
+        else this.byPath.set(path, [{ at, change }]);
+      }
+    });
   }
-  return byPath.get(path);
+
+  /** The newest commit at place `from` or older that changed `path`, and its change there. */
+  nextChange(path: string, from: number): { at: number; change: GitChange } | undefined {
+    const list = this.byPath.get(path);
+    if (!list) return undefined;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.at < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo];
+  }
 }
 
 /** Earlier paths git names: renamed (or copied) from, read whole; split from, read for whole blocks only. */

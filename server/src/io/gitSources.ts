@@ -9,7 +9,7 @@
  * the commit that added the path, the content each of the newest renames left), each bounded in time.
  */
 import { fileHash, lineHash } from "../engine/hashing";
-import { namedByGit, type GitCommit, type GitNamed, type GitRename, type RenamedVersion } from "../engine/lineage";
+import { GitHistory, namedByGit, type GitCommit, type GitNamed, type GitRename, type RenamedVersion } from "../engine/lineage";
 import { textLines } from "../engine/lines";
 import { boundedGit as askGit, boundedGitAsync } from "./boundedGit";
 import { headRevision, type FileDiff } from "./git";
@@ -177,9 +177,11 @@ export function gitSourcesOfCheck(root: string, base: string, diffs: readonly Fi
       ...(d.from !== undefined ? { from: d.from } : {}),
     })),
   };
+  const withWorking = new GitHistory([working, ...history]);
+  const committedOnly = new GitHistory(history);
   return (path) => {
-    const named = namedByGit(path, [working, ...history]);
-    const committed = namedByGit(path, history);
+    const named = namedByGit(path, withWorking);
+    const committed = namedByGit(path, committedOnly);
     const known = (p: string) => named.renamed.includes(p) || named.split.includes(p);
     for (const p of committed.renamed) if (!known(p)) named.renamed.push(p);
     for (const p of committed.split) if (!known(p)) named.split.push(p);
