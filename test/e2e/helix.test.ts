@@ -204,6 +204,13 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     "flags an out-of-scope edit on exactly that line; :w records it, and Helix's next inlay hint request gets the save's attribution",
     async () => {
       const h = await startHelix();
+      // Helix asks for inlay hints when it opens the file; an answer that arrives after the edit below is
+      // taken as current for the edited text, and Helix then asks nothing once the edit goes idle. So the
+      // keys wait for that answer (on a loaded machine the server's first answer can take half a second).
+      const opening = await h.rpcWhere("Helix's inlay hint request for the opened file", (l) =>
+        l.find((r) => r.dir === "->" && r.msg.method === "textDocument/inlayHint"),
+      );
+      await h.rpcWhere("the answer to it", (l) => l.find((r) => r.dir === "<-" && r.msg.id === opening.msg.id && "result" in r.msg));
       await h.flagEdit();
       // Helix asks for inlay hints once the edit goes idle; that answer must arrive before the next keys. An
       // answer that crosses the next change on the wire is taken as current for the changed text, and Helix
