@@ -204,13 +204,16 @@ describe.each(editors as EditorName[])("%s", (editor) => {
     "flags an out-of-scope edit on exactly that line; :w records it, and Helix's next inlay hint request gets the save's attribution",
     async () => {
       const h = await startHelix();
-      // Helix asks for inlay hints when it opens the file; an answer that arrives after the edit below is
-      // taken as current for the edited text, and Helix then asks nothing once the edit goes idle. So the
-      // keys wait for that answer (on a loaded machine the server's first answer can take half a second).
-      const opening = await h.rpcWhere("Helix's inlay hint request for the opened file", (l) =>
-        l.find((r) => r.dir === "->" && r.msg.method === "textDocument/inlayHint"),
-      );
-      await h.rpcWhere("the answer to it", (l) => l.find((r) => r.dir === "<-" && r.msg.id === opening.msg.id && "result" in r.msg));
+      // Helix may ask for inlay hints as it opens the file (when the server is ready by then); an answer that
+      // arrives after the edit below is taken as current for the edited text, and Helix then asks nothing
+      // once the edit goes idle. So the keys wait until the server has handled the open (its publish for
+      // version 0) and every inlay hint request Helix sent is answered (on a loaded machine the server's
+      // first answer can take half a second).
+      await h.rpcWhere("the publish for the opened file", (l) => h.publishes(l).find((r) => r.msg.params.version === 0));
+      await h.rpcWhere("answers to every inlay hint request so far", (l) => {
+        const asked = l.filter((r) => r.dir === "->" && r.msg.method === "textDocument/inlayHint");
+        return asked.every((q) => l.some((r) => r.dir === "<-" && r.msg.id === q.msg.id && "result" in r.msg)) || undefined;
+      });
       await h.flagEdit();
       // Helix asks for inlay hints once the edit goes idle; that answer must arrive before the next keys. An
       // answer that crosses the next change on the wire is taken as current for the changed text, and Helix
