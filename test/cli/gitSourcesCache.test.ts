@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from "vitest";
 import { boundedGitAsync } from "../../server/src/io/boundedGit";
-import { GitSourcesCache } from "../../server/src/io/gitSources";
+import { GitSourcesCache, gitSourcesOfPath, gitSourcesOfPathInBackground } from "../../server/src/io/gitSources";
 import { git, gitWorkspace } from "../support/gitRepository";
 import type { TempWorkspace } from "../support/workspace";
 
@@ -97,4 +97,23 @@ it("HEAD moving while git is asked at the earlier HEAD: the path is asked again 
   } finally {
     release();
   }
+});
+
+it("asked in the background, git's answer for a path is the blocking call's: split, renamed, and unknown to git", async () => {
+  splitRepository();
+  git(ws.root, "mv", "src/parser.ts", "src/tokens.ts");
+  git(ws.root, "commit", "-q", "-m", "rename the parser");
+  ws.write("src/untracked.ts", `${ENGINE.slice(0, 3).join("\n")}\n`);
+  const answers = [];
+  for (const path of ["src/tokens.ts", "src/engine.ts", "src/untracked.ts"]) {
+    const blocking = gitSourcesOfPath(ws.root, path);
+    expect(await gitSourcesOfPathInBackground(ws.root, path), path).toEqual(blocking);
+    answers.push(blocking);
+  }
+  // the renamed file names its old path, and the file the parser was split from (which git sees as a copy)
+  expect(answers[0]!.renamed).toContain("src/parser.ts");
+  expect([...answers[0]!.renamed, ...answers[0]!.split]).toContain("src/engine.ts");
+  // git's content of each rename it followed (two: the rename, and the copy the split looks like to git)
+  expect(answers[0]!.versions?.length).toBe(2);
+  expect(answers[2]).toEqual({ renamed: [], split: [] });
 });

@@ -6,7 +6,7 @@ import type { UnreadableLine } from "../engine/ledger/read";
 import { textLines } from "../engine/lines";
 import { splitLines } from "../engine/hashing";
 import { adoptedLinesSync, adoptionOf } from "../io/adoption";
-import { gitSourcesOfPath } from "../io/gitSources";
+import { gitSourcesOfPath, gitSourcesOfPathInBackground } from "../io/gitSources";
 import type { NamedSources } from "../io/ledger/workspaceLedger";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
@@ -90,16 +90,23 @@ export const blameCommand: Command = {
     const count = textLines(text).length;
     if (target.start !== undefined && target.start > count) throw new CliError(`${path} has ${count} lines; line ${target.start} does not exist`);
     const ledger = await readLedger(ws, { partial: true });
+    // a path no record names (renamed, moved or copied there) is explained, if at all, through other paths'
+    // records, and git's answer is then most likely asked for below: git runs while the records are read
+    const early = ledger.hasFile(path) ? undefined : gitSourcesOfPathInBackground(ws.root, path).catch(() => undefined);
     const adoption = adoptionOf(ws.root);
     const adopted = adoption && adoptedLinesSync(ws.root, adoption, path, text);
     const lines = splitLines(text);
     const blameWith = (named: NamedSources) =>
       blameNewestFirst(ledger.attributionBatches(path, lines, named), text, { start: target.start, end: target.end }, path, adopted);
     // git's renames and splits add owners only to content no record explains (docs/LEDGER.md "What decides a
-    // line's owner"): git is asked only when the records leave an asked line unexplained, so a file the
-    // records explain (a module an agent split off, its lines in the paste's moved_lines) costs no git call
+    // line's owner"): git's answer is used only when the records leave an asked line unexplained, and a file
+    // with records of its own that explain it (a module an agent split off, its lines in the paste's
+    // moved_lines) costs no git call
     let rows = blameWith(NO_GIT_NAMES);
-    if (rows.some((r) => r.kind === "untraced" || r.kind === "beforeAdoption")) rows = blameWith(() => gitSourcesOfPath(ws.root, path));
+    if (rows.some((r) => r.kind === "untraced" || r.kind === "beforeAdoption")) {
+      const asked = await early;
+      rows = blameWith(() => asked ?? gitSourcesOfPath(ws.root, path));
+    }
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;

@@ -77,6 +77,17 @@ export function gitSourcesOfPath(root: string, path: string): GitNamed {
   return sourcesOfPath(path, (args) => boundedGit(root, args));
 }
 
+/**
+ * `gitSourcesOfPath`, asked in the background: a caller that will most likely need the answer starts it
+ * before its other work, and git runs meanwhile. The same questions, read the same way.
+ */
+export function gitSourcesOfPathInBackground(root: string, path: string): Promise<GitNamed> {
+  return sourcesOfPath(path, async (args) => {
+    const r = await boundedGitAsync(root, args, BOUNDS);
+    return r?.ok ? r.out : undefined;
+  });
+}
+
 /** The two questions `gitSourcesOfPath` asks, through `run` (blocking for the CLI, in the background for the editor). */
 function sourcesOfPath(path: string, run: (args: readonly string[]) => string | undefined): GitNamed;
 function sourcesOfPath(path: string, run: (args: readonly string[]) => Promise<string | undefined>): Promise<GitNamed>;
