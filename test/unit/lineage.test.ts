@@ -15,6 +15,7 @@ import {
   pairMoves,
   sourceEntries,
   startHashes,
+  type GitChange,
   type GitCommit,
   type PathRecords,
   type RenamedVersion,
@@ -162,56 +163,35 @@ describe("lineage: paths git names (renames and splits no record pins)", () => {
     expect(namedByGit("src/new.ts", adding(MAX_SPLIT_SIBLINGS + 1))).toEqual({ renamed: [], split: [] });
   });
 
-  it("namedByGit: a history's index of changes by path names what walking every commit names", () => {
-    // the plain walk, kept here as the oracle: every commit newest first, the path followed through renames
-    const walked = (path: string, commits: readonly GitCommit[]) => {
-      const named = { renamed: [] as string[], split: [] as string[] };
-      const add = (list: string[], p: string) => {
-        if (p !== path && !named.renamed.includes(p) && !named.split.includes(p) && named.renamed.length + named.split.length < MAX_SOURCE_PATHS) list.push(p);
-      };
-      const renames: { sha: string; from: string; path: string }[] = [];
-      let name = path;
-      for (const commit of commits) {
-        const own = [...commit.changes].reverse().find((c) => c.path === name);
-        if (!own) continue;
-        if ((own.status === "R" || own.status === "C") && own.from !== undefined) {
-          add(named.renamed, own.from);
-          renames.push({ sha: commit.sha, from: own.from, path: name });
-          name = own.from;
-        } else if (own.status === "A") {
-          if (commit.changes.length - 1 > MAX_SPLIT_SIBLINGS) break;
-          for (const c of commit.changes) {
-            if (c.status === "M" || c.status === "D") add(named.split, c.path);
-            else if (c.status === "R" && c.from !== undefined) add(named.split, c.from);
-          }
-          break;
-        }
-      }
-      return renames.length ? { ...named, renames } : named;
-    };
+  it("GitHistory: the next commit that changed a path is the one a scan of every commit finds", () => {
     const rand = prng(42);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
     const statuses = ["A", "M", "D", "T", "R", "C"] as const;
-    let followed = 0;
-    for (let round = 0; round < 300; round++) {
+    let found = 0;
+    for (let round = 0; round < 200; round++) {
       const paths = Array.from({ length: 3 + Math.floor(rand() * 12) }, (_, i) => `src/p${i}.ts`);
+      // now and then a path named twice in one commit (its last change counts)
       const commits: GitCommit[] = Array.from({ length: 1 + Math.floor(rand() * 25) }, (_, k) => ({
         sha: `c${k}`,
-        // now and then a path named twice in one commit, and commits wider than MAX_SPLIT_SIBLINGS
-        changes: Array.from({ length: rand() < 0.1 ? MAX_SPLIT_SIBLINGS + 2 : 1 + Math.floor(rand() * 5) }, () => {
+        changes: Array.from({ length: 1 + Math.floor(rand() * 6) }, () => {
           const status = pick(statuses);
           return status === "R" || status === "C" ? { status, from: pick(paths), path: pick(paths) } : { status, path: pick(paths) };
         }),
       }));
       const history = new GitHistory(commits);
       for (const path of [...paths, "src/none.ts"]) {
-        const expected = walked(path, commits);
-        if (expected.renamed.length + expected.split.length > 0) followed++;
-        expect(namedByGit(path, history), `round ${round} ${path}`).toEqual(expected);
-        expect(namedByGit(path, commits), `round ${round} ${path}`).toEqual(expected);
+        for (let from = 0; from <= commits.length; from++) {
+          let expected: { at: number; change: GitChange } | undefined;
+          for (let at = from; at < commits.length && !expected; at++) {
+            const change = [...commits[at]!.changes].reverse().find((c) => c.path === path);
+            if (change) expected = { at, change };
+          }
+          if (expected) found++;
+          expect(history.nextChange(path, from), `round ${round}: ${path} from ${from}`).toEqual(expected);
+        }
       }
     }
-    expect(followed).toBeGreaterThan(500);
+    expect(found).toBeGreaterThan(5000);
   });
 
   it("parseNameStatusLog reads `git log -z --name-status --format=%x01%H`, odd names included", () => {
