@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { boundedGitAsync } from "../../server/src/io/boundedGit";
 import { GitSourcesCache, gitSourcesOfPath, gitSourcesOfPathInBackground } from "../../server/src/io/gitSources";
@@ -116,4 +117,22 @@ it("asked in the background, git's answer for a path is the blocking call's: spl
   // git's content of each rename it followed (two: the rename, and the copy the split looks like to git)
   expect(answers[0]!.versions?.length).toBe(2);
   expect(answers[2]).toEqual({ renamed: [], split: [] });
+});
+
+it("asked in the background with its answer no longer needed, git is not run", async () => {
+  splitRepository();
+  const trace = ws.path(".git-trace.log");
+  const stop = new AbortController();
+  stop.abort();
+  process.env["GIT_TRACE"] = trace;
+  try {
+    expect(await gitSourcesOfPathInBackground(ws.root, "src/parser.ts", stop.signal)).toEqual({ renamed: [], split: [] });
+    // the same call not stopped runs git, which traces it: the trace is where a run would show
+    expect(existsSync(trace)).toBe(false);
+    const named = await gitSourcesOfPathInBackground(ws.root, "src/parser.ts");
+    expect([...named.renamed, ...named.split]).toContain("src/engine.ts");
+    expect(readFileSync(trace, "utf8")).toContain("--follow");
+  } finally {
+    delete process.env["GIT_TRACE"];
+  }
 });

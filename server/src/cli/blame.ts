@@ -92,7 +92,9 @@ export const blameCommand: Command = {
     const ledger = await readLedger(ws, { partial: true });
     // a path no record names (renamed, moved or copied there) is explained, if at all, through other paths'
     // records, and git's answer is then most likely asked for below: git runs while the records are read
-    const early = ledger.hasFile(path) ? undefined : gitSourcesOfPathInBackground(ws.root, path).catch(() => undefined);
+    // (stopped when the records explain every asked line after all: a copy of content a record pins)
+    const stopGit = new AbortController();
+    const early = ledger.hasFile(path) ? undefined : gitSourcesOfPathInBackground(ws.root, path, stopGit.signal).catch(() => undefined);
     const adoption = adoptionOf(ws.root);
     const adopted = adoption && adoptedLinesSync(ws.root, adoption, path, text);
     const lines = splitLines(text);
@@ -106,7 +108,7 @@ export const blameCommand: Command = {
     if (rows.some((r) => r.kind === "untraced" || r.kind === "beforeAdoption")) {
       const asked = await early;
       rows = blameWith(() => asked ?? gitSourcesOfPath(ws.root, path));
-    }
+    } else stopGit.abort();
     io.out(values.json ? `${JSON.stringify({ path, lines: rows }, null, 2)}\n` : blameText(rows));
     for (const warning of unreadableWarnings(ledger.unreadable())) io.err(warning);
     return 0;

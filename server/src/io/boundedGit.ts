@@ -19,6 +19,8 @@ export interface BoundedOptions {
   maxBytes?: number;
   /** Written to git's standard input. */
   input?: string;
+  /** Stops a call in the background (`boundedGitAsync`) when aborted: it then has no answer. */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;

@@ -79,11 +79,13 @@ export function gitSourcesOfPath(root: string, path: string): GitNamed {
 
 /**
  * `gitSourcesOfPath`, asked in the background: a caller that will most likely need the answer starts it
- * before its other work, and git runs meanwhile. The same questions, read the same way.
+ * before its other work, and git runs meanwhile. The same questions, read the same way. Once `signal` is
+ * aborted (the answer is not needed after all), the git call under way is stopped and no other is started.
  */
-export function gitSourcesOfPathInBackground(root: string, path: string): Promise<GitNamed> {
+export function gitSourcesOfPathInBackground(root: string, path: string, signal?: AbortSignal): Promise<GitNamed> {
   return sourcesOfPath(path, async (args) => {
-    const r = await boundedGitAsync(root, args, BOUNDS);
+    if (signal?.aborted) return undefined;
+    const r = await boundedGitAsync(root, args, signal ? { ...BOUNDS, signal } : BOUNDS);
     return r?.ok ? r.out : undefined;
   });
 }
