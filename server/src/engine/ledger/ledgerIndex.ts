@@ -72,11 +72,7 @@ export class LedgerIndex {
   }
 
   /** Lines taken from chunk summaries, not parsed here (what tests count to see that summaries were used). */
-  get linesSummarized(): number {
-    return this.summarized;
-  }
-
-  private summarized = 0;
+  linesSummarized = 0;
 
   /** Adds complete ledger lines; `firstLineNumber` is the 1-based ledger line of the text's first line. */
   ingest(chunkText: string, firstLineNumber: number): IngestResult {
@@ -100,7 +96,7 @@ export class LedgerIndex {
         // a line summarized in another thread is taken as it was read there
         if (taken?.nextIsSummarized()) {
           this.entries.fromSummary(taken);
-          this.summarized++;
+          this.linesSummarized++;
           this.addLine(chunk, start, end, offset + start, line, undefined, result);
         } else this.ingestLine(chunk, start, end, offset + start, line, result);
       }
