@@ -92,3 +92,38 @@ it("made a slice at a time, answers as made at once; while being made, as before
   for (const key of [...asked, late]) expect(pins.refs(key), `key ${key}`).toEqual(after.refs(key));
   expect(pins.refs(late).some((r) => r.line === line)).toBe(true);
 });
+
+it("for a command line, made at the first question: that answer and every later one as made at once; none asked, none made", () => {
+  const rand = prng(11);
+  const files = new FileIndex();
+  let line = 0;
+  const addRow = (pins?: ContentPins) => {
+    line++;
+    const post = Math.floor(rand() * 2 ** 12);
+    files.add(`src/f${Math.floor(rand() * 300)}.ts`, line * 10, 9, line, post, line, "sha256:x");
+    pins?.add(post, line * 10, 9, line);
+    return post;
+  };
+  // more rows than a slice of `prepareStep` makes: a maker that finds it all still to make says so
+  for (let i = 0; i < 60_000; i++) addRow();
+  // not asked: nothing made
+  const idle = new ContentPins(files);
+  idle.indexAtFirstQuestion();
+  expect(idle.prepareStep()).toBe(true);
+  // asked: the first answer is the index's, already whole
+  const pins = new ContentPins(files);
+  pins.indexAtFirstQuestion();
+  const whole = PinIndex.of(files);
+  expect(pins.refs(7)).toEqual(whole.refs(7));
+  expect(pins.prepareStep()).toBe(false);
+  // the scan of a reader of a few files answers alike, and leaves the index to make
+  const scanned = new ContentPins(files);
+  expect(scanned.refs(7)).toEqual(whole.refs(7));
+  expect(scanned.prepareStep()).toBe(true);
+  // a record read after: kept in the index made at the first question (listed last, where one made anew
+  // lists it with its file's rows)
+  const late = addRow(pins);
+  const byLine = (refs: RecordRef[]) => [...refs].sort((a, b) => a.line - b.line);
+  expect(byLine(pins.refs(late))).toEqual(byLine(PinIndex.of(files).refs(late)));
+  expect(pins.refs(late).some((r) => r.line === line)).toBe(true);
+});

@@ -205,13 +205,14 @@ export class LedgerIndex {
     return [...out];
   }
 
-  /**
-   * Makes the pin index a slice of the rows at a time (`ingestLine` keeps it up from then on); true while
-   * there is more to make. A reader that holds the whole ledger makes it after it reads, so the pass is never
-   * paid by a query that waits, and the editor answers between slices.
-   */
+  /** Makes the pin index a slice of the rows at a time (ContentPins.prepareStep); true while there is more. */
   preparePinsStep(): boolean {
     return this.pins.prepareStep();
+  }
+
+  /** Makes the pin index at the first question instead (ContentPins.indexAtFirstQuestion). */
+  pinsAtFirstQuestion(): void {
+    this.pins.indexAtFirstQuestion();
   }
 
   files(): string[] {

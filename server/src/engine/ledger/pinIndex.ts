@@ -15,6 +15,8 @@ const ROWS_PER_STEP = 25_000;
 export class ContentPins {
   private index: PinIndex | undefined;
   private scans = 0;
+  /** Questions answered by a scan before the index is made (`indexAtFirstQuestion`: none). */
+  private scansBeforeIndex = PIN_SCANS;
 
   /** The index being made a step at a time (`prepareStep`); never used before it is whole. */
   private making: Generator<void, PinIndex> | undefined;
@@ -22,7 +24,7 @@ export class ContentPins {
   constructor(private readonly files: FileIndex) {}
 
   refs(key: number): RecordRef[] {
-    if (!this.index && ++this.scans > PIN_SCANS) this.prepare();
+    if (!this.index && ++this.scans > this.scansBeforeIndex) this.prepare();
     if (this.index) return this.index.refs(key);
     try {
       this.files.readAll();
@@ -31,6 +33,17 @@ export class ContentPins {
       return everyRecord(this.files);
     }
     return this.files.rowsPosting(key);
+  }
+
+  /**
+   * For a reader that holds the whole ledger and answers no one while it works (a command line): the index
+   * is made at the first question, not after it reads. Making it then costs the same, and a command that
+   * asks none (`intent stats` counting in worker threads, each with its own index) never pays for it. The
+   * editor makes it after it reads, a slice at a time between answers (`prepareStep`), so that no question
+   * waits for the pass.
+   */
+  indexAtFirstQuestion(): void {
+    this.scansBeforeIndex = 0;
   }
 
   /** Makes the index, unless the saved rows it would be made of are damaged. */

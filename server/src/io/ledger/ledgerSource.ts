@@ -95,12 +95,14 @@ export class LedgerSource {
   }
 
   /**
-   * Saves the index when `saveAfterBytes` were indexed since it was saved, and makes its pin index (`pins`:
-   * a reader that holds the whole ledger), so that the pass runs here, not in the first hover that asks. As
-   * steps, for a caller that runs each in turns of its own so that the editor answers in between: the save,
-   * then the pin index, a slice at a time. A step is run again while it returns true.
+   * Saves the index when `saveAfterBytes` were indexed since it was saved, and, for a reader that holds the
+   * whole ledger, has its pin index made: `"steps"` here, so that the pass is not paid by the first hover that
+   * asks (the editor); `"first-question"` when something first asks (a command line); `"none"`: a reader of
+   * a few files answers its few questions by scanning. As steps, for a caller that runs each in turns of its
+   * own so that the editor answers in between: the save, then the pin index, a slice at a time. A step is
+   * run again while it returns true.
    */
-  settleSteps(saveAfterBytes: number, pins: boolean): SettleStep[] {
+  settleSteps(saveAfterBytes: number, pins: "steps" | "first-question" | "none"): SettleStep[] {
     let saving: Generator<void> | undefined;
     const save = () => {
       if (!saving && this.unsavedBytes < saveAfterBytes) return false;
@@ -109,7 +111,8 @@ export class LedgerSource {
       saving = undefined;
       return false;
     };
-    return pins ? [save, () => this.index.preparePinsStep()] : [save];
+    if (pins === "first-question") this.index.pinsAtFirstQuestion();
+    return pins === "steps" ? [save, () => this.index.preparePinsStep()] : [save];
   }
 
   /**

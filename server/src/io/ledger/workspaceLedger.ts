@@ -75,7 +75,7 @@ export class WorkspaceLedger {
   private preloaded = 0;
   /** True once every ledger has been read to its end at least once: until then, "no record" proves nothing. */
   indexed = false;
-  /** Saves a ledger's index when enough was indexed since, and makes its pin index (a reader of the whole ledger). */
+  /** Saves a ledger's index when enough was indexed since, and has its pin index made (LedgerSource.settleSteps). */
   private readonly settle: (s: LedgerSource) => SettleStep[];
   private readonly pinning = new PinningAnswers();
   /** Why sealed segments cannot be read: refused or damaged ones (reported with the unreadable lines). */
@@ -89,7 +89,8 @@ export class WorkspaceLedger {
     private readonly opts: WorkspaceLedgerOptions = {},
   ) {
     const saveAfterBytes = opts.saveAfterBytes ?? SAVE_AFTER_BYTES;
-    this.settle = (s) => s.settleSteps(saveAfterBytes, !opts.partial);
+    const pins = opts.partial ? "none" : opts.settleAfter ? "steps" : "first-question";
+    this.settle = (s) => s.settleSteps(saveAfterBytes, pins);
     // the live ledger stays first: `lastPostHash` and the editor's file events look for it there
     const cacheDir = (create: boolean) => ((opts.cache ?? true) ? workspaceCacheDir(root, { create }) : undefined);
     const onPaths = (paths: Iterable<string>) => {
