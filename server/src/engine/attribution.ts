@@ -59,35 +59,52 @@ export type Attributions = (LineAttribution | undefined)[];
  */
 export function attribute(entries: readonly TraceEntry[], lines: readonly string[], knownHash?: string): Attributions {
   // a caller that knows the content's hash spares a whole-file hash (a million-line document's save)
-  return completeAttribution(settleByChain(entries, lines, new TextHashes(lines, knownHash)));
+  return settleByChain(entries, lines, new TextHashes(lines, knownHash)).complete();
 }
 
 /**
- * The first of attribution's two steps: the owners the chain of records settles. A settled line's owner is a
- * record's own range carried through the line maps, so no older record can change it; the other lines are
- * attributed by content (or not at all) in the second step (`completeAttribution`), which older records
- * could still inform. A reader going through a file's records newest first takes this step for each batch
- * it reads, stops once the lines it needs are settled, and takes the second step once, for the records read
- * by then: the second step is most of attribution's work.
+ * Attribution in two steps. The first (`settleByChain`) works out the owners the chain of records settles: a
+ * settled line's owner is a record's own range carried through the line maps, so no older record can
+ * change it. The second (`complete`) attributes the other lines by content (or leaves them without an
+ * owner), which older records could still inform. A reader going through a file's records newest first
+ * takes the first step for each batch it reads, stops once the lines it needs are settled, and takes the
+ * second once, for the records read by then: the second is most of attribution's work.
  */
-export interface ChainOwners {
-  /** Whether the chain settled line `index` (0-based). */
-  settled(index: number): boolean;
+export class ChainOwners {
+  private completed = false;
+
+  constructor(
+    private readonly entries: readonly TraceEntry[],
+    private readonly lines: readonly string[],
+    private readonly text: TextHashes,
+    private readonly graph: RecordGraph,
+    private readonly end: RecordStep | undefined,
+    private readonly result: Attributions,
+  ) {}
+
+  /** Whether the chain settled line `index` (0-based); asked before `complete`. */
+  settled(index: number): boolean {
+    // after the second step, `result` holds content's owners too, which are not settled
+    if (this.completed) throw new Error("ChainOwners.settled: asked after complete(); ask it before");
+    return this.result[index] !== undefined;
+  }
+
+  /** The second step: every line's owner. It fills in the chain's owners, so it is taken once. */
+  complete(): Attributions {
+    if (this.completed) throw new Error("ChainOwners.complete: already completed; settle the entries again");
+    this.completed = true;
+    const { entries, lines, text, graph, end, result } = this;
+    // a rename git's version linked into the chain already paired the old path's lines as git does: the lines
+    // it left unpaired were changed by the rename, and are not matched again by content
+    const chainEnd = end ?? graph.newest();
+    if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result, chainEnd ? graph.renamesIn(chainEnd) : new Set());
+    // another path's ranges are followed through the chain only, never re-anchored by content here
+    anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
+    return result;
+  }
 }
 
-/** What `completeAttribution` continues from (`ChainOwners`' data). */
-interface ChainStep extends ChainOwners {
-  readonly entries: readonly TraceEntry[];
-  readonly lines: readonly string[];
-  readonly text: TextHashes;
-  readonly graph: RecordGraph;
-  readonly end: RecordStep | undefined;
-  readonly result: Attributions;
-  /** Marks the step completed (once only). */
-  complete(): void;
-}
-
-/** `ChainOwners` of `entries` (the file's entries, any order) on `lines`. */
+/** The first step of attribution (`ChainOwners`) of `entries` (the file's entries, any order) on `lines`. */
 export function settleByChain(entries: readonly TraceEntry[], lines: readonly string[], text: TextHashes = new TextHashes(lines)): ChainOwners {
   const result: Attributions = new Array<LineAttribution | undefined>(lines.length).fill(undefined);
   const graph = RecordGraph.of(entries);
@@ -106,42 +123,7 @@ export function settleByChain(entries: readonly TraceEntry[], lines: readonly st
       matchByLineHashes(state, lines, result);
     }
   }
-  let completed = false;
-  const step: ChainStep = {
-    entries,
-    lines,
-    text,
-    graph,
-    end,
-    result,
-    settled: (index) => {
-      // after the second step, `result` holds content's owners too, which are not settled
-      if (completed) throw new Error("settleByChain: settled() asked after completeAttribution; ask it before");
-      return result[index] !== undefined;
-    },
-    complete: () => {
-      if (completed) throw new Error("completeAttribution: this ChainOwners was completed already; settle the entries again");
-      completed = true;
-    },
-  };
-  return step;
-}
-
-/**
- * The second step: every line's owner, from the owners the chain settled (`settleByChain`, whose `owners`
- * it fills in and which it consumes: call it once per `ChainOwners`).
- */
-export function completeAttribution(owners: ChainOwners): Attributions {
-  const step = owners as ChainStep;
-  step.complete();
-  const { entries, lines, text, graph, end, result } = step;
-  // a rename git's version linked into the chain already paired the old path's lines as git does: the lines
-  // it left unpaired were changed by the rename, and are not matched again by content
-  const chainEnd = end ?? graph.newest();
-  if (graph.hasGitNamed()) fillFromGitNamed(graph, lines, result, chainEnd ? graph.renamesIn(chainEnd) : new Set());
-  // another path's ranges are followed through the chain only, never re-anchored by content here
-  anchorByContent(entries.some((e) => e.borrowed) ? entries.filter((e) => !e.borrowed) : entries, lines, result, text);
-  return result;
+  return new ChainOwners(entries, lines, text, graph, end, result);
 }
 
 /** Lines of text as records count them (`textLines`, and no line at all in an empty text), from `splitLines` output. */

@@ -6,7 +6,7 @@
  * start another ("a\nb\n" has two lines), in the editor as in the terminal.
  */
 import type { AdoptedLine, GitAuthor } from "./adoption";
-import { attribute, type ChainOwners, completeAttribution, type LineAttribution, settleByChain } from "./attribution";
+import { attribute, type ChainOwners, type LineAttribution, settleByChain } from "./attribution";
 import { TextHashes } from "./contentAnchors";
 import { authorOfEntry, isOutOfScopeEntry, type Author } from "./authorship";
 import { splitLines } from "./hashing";
@@ -101,7 +101,7 @@ export function attributeChanged(
     const o = owners;
     if (changed.every((line) => line > lines.length || o.settled(line - 1))) break;
   }
-  return owners ? completeAttribution(owners) : [];
+  return owners ? owners.complete() : [];
 }
 
 /** `blame` from a file's entries newest first, reading only as many records as the asked lines need. */
