@@ -44,6 +44,8 @@ await Promise.all([
     outfile: join(stage, "dist", "server.js"),
     define: { ...common.define, __INTENT_REPORT_SCRIPT__: JSON.stringify(await reportPageScript()) },
   }),
+  // the script of the server's worker threads, beside it (server/src/workers.ts; main.ts offers it)
+  build({ ...common, target: "node18", entryPoints: [join(repo, "server", "src", "workers.ts")], outfile: join(stage, "dist", "intent-workers.js") }),
   build({ ...common, minify: false, target: "node20", entryPoints: [join(ext, "src", "configuration.ts")], outfile: join(stage, ".gen", "configuration.cjs") }),
 ]);
 const { contributedConfiguration } = createRequire(import.meta.url)(join(stage, ".gen", "configuration.cjs"));

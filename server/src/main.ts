@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
-import { SUMMARY_WORKER, serveSummaryWorker } from "./io/ledger/summaryWorkers";
-import { offerWorkers } from "./io/workerThreads";
+import { SUMMARY_WORKER } from "./io/ledger/summaryWorkers";
+import { offerWorkers, WORKERS_BUNDLE } from "./io/workerThreads";
 import { IntentServer } from "./lsp/server";
 import { INTENT_LSP_VERSION } from "./version";
 
@@ -15,9 +16,7 @@ Usage:
 The server reads .orchestration/active_intents.yaml in each workspace folder. See the README.`;
 
 const args = process.argv.slice(2);
-// this bundle is also the script of its worker threads, which parse a large ledger's first read
-if (args[0] === SUMMARY_WORKER) serveSummaryWorker();
-else if (args.includes("--version") || args.includes("-v")) {
+if (args.includes("--version") || args.includes("-v")) {
   process.stdout.write(`${INTENT_LSP_VERSION}\n`);
 } else if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(`${HELP}\n`);
@@ -31,6 +30,7 @@ else if (args.includes("--version") || args.includes("-v")) {
   // A bug must not take the editor's diagnostics down with it: report and keep serving.
   process.on("unhandledRejection", (err) => console.error(`intent-lsp: unhandled rejection: ${err instanceof Error ? err.stack : String(err)}`));
   process.on("uncaughtException", (err) => console.error(`intent-lsp: uncaught exception: ${err.stack ?? err.message}`));
-  offerWorkers(__filename, [SUMMARY_WORKER]);
+  // its worker threads parse a large ledger's first read; their bundle sits beside this one (workers.ts)
+  offerWorkers(join(__dirname, WORKERS_BUNDLE), [SUMMARY_WORKER]);
   void IntentServer.create(createConnection(ProposedFeatures.all)).then((server) => server.listen());
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -63,6 +64,10 @@ describe("a first read of a large ledger in worker threads", () => {
       });
       // three workers were started for the first read (on a ledger this small, the reader may read every chunk
       // itself before they are ready: the summaries they make are held to the reader's own below)
+      expect(
+        threaded.spied.filter((s) => s.startsWith("failed")),
+        args.join(" "),
+      ).toEqual([]);
       if (args === ASKED[0]) expect(threaded.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
       else
         expect(
@@ -92,7 +97,8 @@ describe("a first read of a large ledger in worker threads", () => {
 });
 
 describe("the summary workers", () => {
-  const bundle = join(REPO_ROOT, "dist/intent-cli.js");
+  // the script both programs offer their worker threads (cli/bin.ts, main.ts)
+  const bundle = join(REPO_ROOT, "dist/intent-workers.js");
   const ledgerChunks = () => {
     const bytes = readFileSync(join(large.root, ".orchestration/agent_trace.jsonl"));
     const chunks: Buffer[] = [];
@@ -180,9 +186,16 @@ describe("the summary workers", () => {
     }
   }, 60_000);
 
-  it("is refused when started from a shell", () => {
-    const r = runCli(["__summarize-ledger"], { cwd: large.root });
+  it("is refused when started from a shell, and the workers' script without work to do says what it is", () => {
+    const r = spawnSync(process.execPath, [bundle, "__summarize-ledger"], { cwd: large.root, encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("is started by intent itself, in a worker thread, not from a shell");
+    const bare = spawnSync(process.execPath, [bundle], { cwd: large.root, encoding: "utf8" });
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain("this script serves intent's worker threads (__count-runs, __summarize-ledger); run `intent` or `intent-lsp` instead");
+    // the command line serves no worker itself
+    const cli = runCli(["__summarize-ledger"], { cwd: large.root });
+    expect(cli.status).not.toBe(0);
+    expect(cli.stderr).not.toContain("worker");
   });
 });

@@ -85,6 +85,12 @@ describe("installing the npm package", () => {
     expect(version.stdout.trim()).toContain(pkg.version);
     expect(version.status).toBe(0);
 
+    // the worker threads' script ships beside the bundles that start it (a package without it would count and
+    // read every large ledger in one thread)
+    const workers = spawnSync(process.execPath, [join(prefix, "lib/node_modules", pkg.name, "dist/intent-workers.js")], { cwd: tmp, encoding: "utf8" });
+    expect(workers.stderr).toContain("this script serves intent's worker threads");
+    expect(workers.status).toBe(2);
+
     const answer = await initialize(join(bin, "intent-lsp"));
     expect(answer.result?.capabilities).toEqual(expect.objectContaining({ hoverProvider: true }));
   });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -224,7 +225,8 @@ describe("intent stats in worker threads", () => {
 });
 
 describe("the runs worker", () => {
-  const bundle = join(REPO_ROOT, "dist/intent-cli.js");
+  // the script the command line offers its worker threads (cli/bin.ts)
+  const bundle = join(REPO_ROOT, "dist/intent-workers.js");
 
   it("counts nothing when its ledger is not the one the command read, and says so", async () => {
     const worker = new Worker(bundle, {
@@ -245,7 +247,7 @@ describe("the runs worker", () => {
   }, 60_000);
 
   it("is refused when started from a shell", () => {
-    const r = runCli(["__count-runs"], { cwd: ws.root });
+    const r = spawnSync(process.execPath, [bundle, "__count-runs"], { cwd: ws.root, encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("is started by intent itself, in a worker thread, not from a shell");
   });

@@ -20,9 +20,15 @@ function newestSource(dir: string): number {
 export async function ensureBuilt(): Promise<void> {
   const stale = () => {
     const built = Math.min(
-      ...["dist/cli.js", "dist/intent-cli.js", "dist/intent-cli-main.js", "dist/intent-server-main.js", "dist/intent-server.js", "dist/server.js"].map((f) =>
-        existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0,
-      ),
+      ...[
+        "dist/cli.js",
+        "dist/intent-cli.js",
+        "dist/intent-cli-main.js",
+        "dist/intent-server-main.js",
+        "dist/intent-server.js",
+        "dist/intent-workers.js",
+        "dist/server.js",
+      ].map((f) => (existsSync(join(REPO_ROOT, f)) ? statSync(join(REPO_ROOT, f)).mtimeMs : 0)),
     );
     return built < Math.max(newestSource(join(REPO_ROOT, "server/src")), newestSource(join(REPO_ROOT, "shared/src")));
   };

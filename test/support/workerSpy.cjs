@@ -1,6 +1,7 @@
 // Preloaded (NODE_OPTIONS=--require) into a command a test runs: appends to the file named by
-// INTENT_LSP_TEST_WORKER_LOG a line for each worker thread the command starts ("started <its argument>") and
-// for each summary a worker sends back ("summary"), so that a test can see the work really went to threads.
+// INTENT_LSP_TEST_WORKER_LOG a line for each worker thread the command starts ("started <its argument>"), for
+// each summary a worker sends back ("summary") and for each worker that fails ("failed <why>": its script
+// missing or broken), so that a test can see the work really went to threads that could do it.
 const { appendFileSync } = require("node:fs");
 const threads = require("node:worker_threads");
 
@@ -14,6 +15,7 @@ if (log && threads.isMainThread) {
       this.on("message", (m) => {
         if (m && typeof m === "object" && "summary" in m) appendFileSync(log, "summary\n");
       });
+      this.on("error", (e) => appendFileSync(log, `failed ${String(e?.message ?? e).split("\n")[0]}\n`));
     }
   };
 }

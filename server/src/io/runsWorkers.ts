@@ -15,7 +15,7 @@ import { AdoptionTexts } from "./adoption";
 import { SAVE_AFTER_BYTES, WorkspaceLedger } from "./ledger/workspaceLedger";
 import { type Threads, threadsFor as threadsOf, workerScript, workerThreads } from "./workerThreads";
 
-/** The argument that starts the CLI bundle as a runs worker (cli/bin.ts); refused outside a worker thread. */
+/** The argument that starts the workers' bundle as a runs worker (workers.ts); refused outside a worker thread. */
 export const RUNS_WORKER = "__count-runs";
 
 /** Without `INTENT_LSP_THREADS`, workers only for work worth their start (a bundle compiled, an index loaded). */
@@ -190,7 +190,7 @@ function runWorker(
 }
 
 /**
- * The worker's side (cli/bin.ts starts it): opens the ledger, answers "other-ledger" when it is not the main
+ * The worker's side (workers.ts runs it): opens the ledger, answers "other-ledger" when it is not the main
  * thread's, else does each chunk it is sent (runs with `count`, history rows with `writtenRows`) until it is ended.
  */
 export async function serveRunsWorker(count: (ledger: WorkspaceLedger, path: string, text: string, adoption?: AdoptionTexts) => Run[]): Promise<void> {

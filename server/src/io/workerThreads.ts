@@ -1,9 +1,9 @@
 /**
  * The worker threads intent-lsp starts for work that splits (io/runsWorkers.ts: the files `intent stats`
- * counts; io/ledger/summaryWorkers.ts: a large ledger's first read): the script they run (the program's own
- * bundle, which offers itself for the workers its entry point serves: cli/bin.ts, main.ts) and how many. A
- * program that offers none (the hook service, a test's in-process CLI or server) does all its work in its own
- * thread.
+ * counts; io/ledger/summaryWorkers.ts: a large ledger's first read): the script they run (the workers' own
+ * bundle beside the program's, which the program's entry point offers for the workers it uses: cli/bin.ts,
+ * main.ts) and how many. A program that offers none (the hook service, a test's in-process CLI or server)
+ * does all its work in its own thread.
  */
 import { availableParallelism } from "node:os";
 
@@ -13,11 +13,14 @@ const MAX_THREADS = 64;
 /** Without `INTENT_LSP_THREADS`: one per processor, at most this many. */
 const DEFAULT_MAX_THREADS = 8;
 
+/** The workers' bundle (server/src/workers.ts), beside the program's bundle in dist/. */
+export const WORKERS_BUNDLE = "intent-workers.js";
+
 let offered: { bundle: string; serves: readonly string[] } | undefined;
 
 /**
- * Names the script worker threads of this program run (its own bundle) and the workers it serves: each is
- * started with its argument (`RUNS_WORKER`, `SUMMARY_WORKER`), which the bundle's entry point dispatches on.
+ * Names the script worker threads of this program run (the workers' bundle) and the workers it serves: each
+ * is started with its argument (`RUNS_WORKER`, `SUMMARY_WORKER`), which that bundle's entry point dispatches on.
  */
 export function offerWorkers(bundle: string, serves: readonly string[]): void {
   offered = { bundle, serves };

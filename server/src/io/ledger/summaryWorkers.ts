@@ -17,12 +17,14 @@ import { StringPool } from "../../engine/ledger/read";
 import type { ChunkSummarizer, PendingSummary } from "./follow";
 import { type Threads, threadsFor, workerScript, workerThreads } from "../workerThreads";
 
-/** The argument that starts a bundle as a summary worker (cli/bin.ts, main.ts); refused outside a worker thread. */
+/** The argument that starts the workers' bundle as a summary worker (workers.ts); refused outside a worker thread. */
 export const SUMMARY_WORKER = "__summarize-ledger";
 
 /**
- * Without `INTENT_LSP_THREADS`, workers only for a read this large: each loads the program (~0.1 s), which a
- * read of 32 MiB (~30,000 records, ~0.4 s in one thread) repays.
+ * Without `INTENT_LSP_THREADS`, workers only for a read this large. A worker loads its bundle in ~35 ms, but
+ * parses on a cold JIT while the reader hands it chunks and takes its summaries: a server's first read of
+ * 10 MB (10,000 records) takes longer in three threads than in one (~0.3 s against ~0.19 s on two cores),
+ * and one of 100 MB takes about half as long.
  */
 const MIN_BYTES = 32 * 1024 * 1024;
 /** With `INTENT_LSP_THREADS`, workers for a read of this much or more. */
@@ -169,7 +171,7 @@ class SummaryWorkers implements ChunkSummarizer {
   }
 }
 
-/** The worker's side (cli/bin.ts and main.ts start it): summarizes each chunk it is sent, in its own pool of strings. */
+/** The worker's side (workers.ts runs it): summarizes each chunk it is sent, in its own pool of strings. */
 export function serveSummaryWorker(): void {
   const { parentPort } = workerThreads();
   if (!parentPort) {
