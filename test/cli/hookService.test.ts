@@ -100,6 +100,17 @@ describe("intent hook through the hook service", () => {
     const blocked = ask();
     expect(blocked.stdout).toContain('"permissionDecision":"deny"');
     expect(blocked.stdout).toContain("BLOCKED");
+    // the catalogue as it was, and every other rule file followed too: the settings
+    ws.write(yaml, ws.read(yaml).replace("name: Build Weather API\n    status: BLOCKED", "name: Build Weather API\n    status: IN_PROGRESS"));
+    expect(ask().stdout).toContain('"permissionDecision":"allow"');
+    const config = ".orchestration/config.jsonc";
+    const settings = ws.read(config);
+    ws.write(config, settings.replace('"autoSelect": true', '"autoSelect": false'));
+    const unselected = ask();
+    expect(unselected.stdout).toContain('"permissionDecision":"deny"');
+    expect(unselected.stdout).toContain("[intent-lsp: no-active-intent] No intent selected for src/api/weather.ts");
+    ws.write(config, settings);
+    expect(ask().stdout).toContain('"permissionDecision":"allow"');
 
     // the post hook's record, then the same content again after the ledger was emptied: recorded again,
     // as a fresh process would, not taken for a duplicate of a record that is gone

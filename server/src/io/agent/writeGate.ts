@@ -12,9 +12,9 @@ import type { Intent } from "../../engine/intents/model";
 import { toWorkspacePath } from "../../engine/paths";
 import { resolveWorkspaceWrite } from "../realPath";
 import { isIntentLspFile } from "../../engine/recordPolicy";
-import { loadIntentsCached } from "../intents/catalogueCache";
-import { buildRules, type Rules } from "../../engine/rules";
-import { ruleFileProblems, type RuleFileProblem } from "../../engine/ruleFileProblems";
+import type { Rules } from "../../engine/rules";
+import type { RuleFileProblem } from "../../engine/ruleFileProblems";
+import { gateRules } from "./gateRules";
 import { resolveSelection, type SessionRecord } from "../../engine/sessions";
 import { readSession, readWorkspaceSelection } from "../sessionFiles";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
@@ -38,10 +38,7 @@ export interface GateContext {
 }
 
 export function loadGateContext(root: string, sessionId: string, session?: SessionRecord): GateContext {
-  // No last-good catalogue here: a hook process has no memory, and a broken file must deny (fail closed).
-  const texts = readRuleFiles(root);
-  const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
-  const brokenRules = ruleFileProblems(rules, texts).find((p) => p.severity === "error");
+  const { rules, brokenRules } = gateRules(root, readRuleFiles(root));
   const selection = resolveSelection(session ?? readSession(root, sessionId), readWorkspaceSelection(root));
   return { root, sessionId, rules, brokenRules, selection, ...(session ? { session } : {}) };
 }
