@@ -65,6 +65,8 @@ describe("the server's first read of a large ledger in worker threads", () => {
     // three workers for the first read, none for the append read after it
     expect(many.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
     expect(many.spied.filter((s) => s.startsWith("failed"))).toEqual([]);
+    // each runs the workers' own bundle, the one the server offers (main.ts)
+    expect(many.spied.filter((s) => s.startsWith("script "))).toEqual(Array(3).fill("script intent-workers.js"));
     // the hovers say who wrote the lines, for the copy too (through the content its records pinned)
     expect(one.hovers.filter((h) => h.startsWith("src/gen/f0.ts") && /gpt-5|human/.test(h)).length).toBeGreaterThan(10);
     const traced = (path: string) => one.hovers.filter((h) => h.startsWith(path) && /gpt-5|human/.test(h)).length;

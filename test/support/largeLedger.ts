@@ -105,7 +105,7 @@ export function workerSpyEnv(log: string): NodeJS.ProcessEnv {
   return { NODE_OPTIONS: `--require ${join(REPO_ROOT, "test/support/workerSpy.cjs")}`, INTENT_LSP_TEST_WORKER_LOG: log };
 }
 
-/** What the spy logged to `log`, one entry a line ("started <argument>", "summary", "failed <why>"). */
+/** What the spy logged to `log`, one entry a line ("started <argument>", "script <file name>", "summary", "failed <why>"). */
 export function workerSpyLog(log: string): string[] {
   return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
 }
