@@ -67,14 +67,14 @@ describe("a first read of a large ledger in worker threads", () => {
         threaded.spied.filter((s) => s.startsWith("failed")),
         args.join(" "),
       ).toEqual([]);
-      // three workers were started for the first read (on a ledger this small, the reader may read every chunk
-      // itself before they are ready: the summaries they make are held to the reader's own below)
       // each worker runs the workers' own bundle, the one the command line offers (cli/bin.ts)
       const started = threaded.spied.filter((s) => s.startsWith("started ")).length;
       expect(
         threaded.spied.filter((s) => s.startsWith("script ")),
         args.join(" "),
       ).toEqual(Array(started).fill("script intent-workers.js"));
+      // three workers were started for the first read (on a ledger this small, the reader may read every chunk
+      // itself before they are ready: the summaries they make are held to the reader's own below)
       if (args === ASKED[0]) expect(threaded.spied.filter((s) => s === "started __summarize-ledger")).toHaveLength(3);
       else
         expect(
