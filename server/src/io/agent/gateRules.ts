@@ -6,11 +6,10 @@
  * index they hold answers a path it was asked before from memory and the next ones through its index, where a
  * call with rules of its own tests every glob of the catalogue. A hook's own process builds them for its call.
  */
-import type { LRUCache } from "lru-cache";
 import { buildRules, type Rules } from "../../engine/rules";
 import { ruleFileProblems, type RuleFileProblem } from "../../engine/ruleFileProblems";
 import { RULE_FILES, type RuleFileTexts } from "../../engine/workspaceFiles";
-import { servesManyHookCalls } from "../hookProcess";
+import { KeptPerWorkspace } from "../hookProcess";
 import { loadIntentsCached } from "../intents/catalogueCache";
 
 export interface GateRules {
@@ -19,21 +18,15 @@ export interface GateRules {
   brokenRules: RuleFileProblem | undefined;
 }
 
-let kept: LRUCache<string, { texts: RuleFileTexts; built: GateRules }> | undefined;
+const kept = new KeptPerWorkspace<RuleFileTexts, GateRules>(sameTexts);
 
 /** The rules of the workspace at `root` whose rule files hold `texts` (as `readRuleFiles` read them for this call). */
 export function gateRules(root: string, texts: RuleFileTexts): GateRules {
-  const mem = kept?.get(root);
-  if (mem && sameTexts(mem.texts, texts)) return mem.built;
-  // no last-good catalogue: a broken file must deny (fail closed)
-  const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
-  const built = { rules, brokenRules: ruleFileProblems(rules, texts).find((p) => p.severity === "error") };
-  if (servesManyHookCalls()) {
-    // required here: a hook's own process, on every tool call, does not load it
-    kept ??= new (require("lru-cache") as typeof import("lru-cache")).LRUCache({ max: 8 });
-    kept.set(root, { texts, built });
-  }
-  return built;
+  return kept.get(root, texts, () => {
+    // no last-good catalogue: a broken file must deny (fail closed)
+    const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
+    return { rules, brokenRules: ruleFileProblems(rules, texts).find((p) => p.severity === "error") };
+  });
 }
 
 /** Every rule file absent in both or holding the same text in both. */

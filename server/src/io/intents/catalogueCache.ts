@@ -15,8 +15,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { CACHE_DIR, workspaceCacheDir } from "../cacheDir";
-import type { LRUCache } from "lru-cache";
-import { servesManyHookCalls } from "../hookProcess";
+import { KeptPerWorkspace } from "../hookProcess";
 import { type CacheKind, openCache, writeCheckedCache } from "../checkedCache";
 import { readRegularBytes } from "../regularFiles";
 import { loadIntents } from "../../engine/intents/load";
@@ -60,23 +59,12 @@ interface Cached {
   hasErrors: boolean;
 }
 
-/**
- * The hook service's catalogues by workspace root, with the text each was loaded from; made in the service
- * only (a hook's own process loads one catalogue once), the least recently used going first.
- */
-let kept: LRUCache<string, { text: string; result: LoadResult }> | undefined;
+/** The hook service's catalogues by workspace root, each under the text it was loaded from. */
+const kept = new KeptPerWorkspace<string, LoadResult>((a, b) => a === b);
 
 /** Loads `text` (the workspace's `active_intents.yaml` as on disk) through the cache. */
 export function loadIntentsCached(root: string, text: string): LoadResult {
-  const mem = kept?.get(root);
-  if (mem && mem.text === text) return mem.result;
-  const result = loadThroughDisk(root, text);
-  if (servesManyHookCalls()) {
-    // required here: a hook's own process, on every tool call, does not load it
-    kept ??= new (require("lru-cache") as typeof import("lru-cache")).LRUCache({ max: 8 });
-    kept.set(root, { text, result });
-  }
-  return result;
+  return kept.get(root, text, () => loadThroughDisk(root, text));
 }
 
 function loadThroughDisk(root: string, text: string): LoadResult {
