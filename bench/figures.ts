@@ -15,7 +15,7 @@ import { ScopeIndex } from "../server/src/engine/scope";
 import { LINE_TIMES_BASE, LINE_TIMES_CACHE } from "../server/src/io/commitDates";
 import { INSIGHT_CACHE, INSIGHT_RESULT_CACHE } from "../server/src/io/insightCache";
 import { INSIGHT_RUNS_CACHE } from "../server/src/io/insightRuns";
-import { memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
+import { cpuMsOf, memoryOf, nowMs, seeded, summarize, timeProcess } from "./measure";
 import { HUGE_DOCS, INDEX_CACHE, INTENTS, intentsYaml, LEDGER, restoreWorkload, type Workload } from "./workload";
 
 const CLI = join(REPO_ROOT, "dist/cli.js");
@@ -55,6 +55,8 @@ interface Started {
   indexedMs: number;
   /** Spawn to the first diagnostics for a document opened right after `initialized`. */
   firstDiagnosticsMs: number;
+  /** CPU time the server had used (every thread) when its indexing ended: against `indexedMs`, how busy it was. */
+  indexedCpuMs: number;
 }
 
 /**
@@ -64,6 +66,8 @@ interface Started {
 async function startServer(root: string, openPath: string, serverJs: string | undefined): Promise<Started> {
   const t0 = nowMs();
   let indexedAt = 0;
+  let indexedCpuMs = Number.NaN;
+  let pid: number | undefined;
   let ended: () => void = () => {};
   const indexed = new Promise<void>((resolve) => (ended = resolve));
   const client = await LspClient.start({
@@ -72,15 +76,19 @@ async function startServer(root: string, openPath: string, serverJs: string | un
     onProgress: (v) => {
       if ((v as { kind?: string }).kind === "end") {
         indexedAt = nowMs();
+        if (pid !== undefined) indexedCpuMs = cpuMsOf(pid);
         ended();
       }
     },
   });
+  pid = client.process.pid;
+  // an end that came before the pid was known (never seen): the CPU time is read as soon as it is
+  if (indexedAt !== 0 && pid !== undefined && Number.isNaN(indexedCpuMs)) indexedCpuMs = cpuMsOf(pid);
   const uri = await client.open(openPath);
   await client.waitForDiagnostics(openPath, () => client.diagnostics.has(uri), START_TIMEOUT_MS);
   const firstDiagnosticsMs = nowMs() - t0;
   await withTimeout(indexed, START_TIMEOUT_MS, `the server on ${root} never reported the end of indexing`);
-  return { client, indexedMs: indexedAt - t0, firstDiagnosticsMs };
+  return { client, indexedMs: indexedAt - t0, firstDiagnosticsMs, indexedCpuMs };
 }
 
 async function withTimeout<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {
@@ -150,7 +158,9 @@ export async function startup(w: Workload, o: Options): Promise<Figure[]> {
     coldMemory.push(memoryOf(c.client.process.pid!));
     await c.client.stop();
     cold.push(c);
-    o.log(`    cold start ${ms(c.indexedMs)} (first diagnostics ${ms(c.firstDiagnosticsMs)}), read+split ${ms(baselineMs[baselineMs.length - 1]!)}`);
+    o.log(
+      `    cold start ${ms(c.indexedMs)} (CPU ${ms(c.indexedCpuMs)}; first diagnostics ${ms(c.firstDiagnosticsMs)}), read+split ${ms(baselineMs[baselineMs.length - 1]!)}`,
+    );
     readSplit();
     await noopInit();
     const h = await startServer(w.root, w.hotFile, o.serverJs);
@@ -159,12 +169,14 @@ export async function startup(w: Workload, o: Options): Promise<Figure[]> {
     await h.client.stop();
     warm.push(h);
     o.log(
-      `    warm start ${ms(h.indexedMs)} (first diagnostics ${ms(h.firstDiagnosticsMs)}); a server doing nothing answers initialize in ${ms(noopInitMs[noopInitMs.length - 1]!)}`,
+      `    warm start ${ms(h.indexedMs)} (CPU ${ms(h.indexedCpuMs)}; first diagnostics ${ms(h.firstDiagnosticsMs)}); a server doing nothing answers initialize in ${ms(noopInitMs[noopInitMs.length - 1]!)}`,
     );
   }
   const mb = w.ledgerBytes / 1e6;
   const coldS = summarize(cold.map((s) => s.indexedMs));
   const warmS = summarize(warm.map((s) => s.indexedMs));
+  const coldCpu = summarize(cold.map((s) => s.indexedCpuMs));
+  const warmCpu = summarize(warm.map((s) => s.indexedCpuMs));
   const base = summarize(baselineMs);
   const coldRate = mb / (coldS.p50 / 1000);
   const baseRate = mb / (base.p50 / 1000);
@@ -176,24 +188,24 @@ export async function startup(w: Workload, o: Options): Promise<Figure[]> {
     {
       id: "start-indexed",
       records: w.records,
-      now: `${ms(coldS.p50)}, ${coldRate.toFixed(0)} MB/s`,
+      now: `${ms(coldS.p50)} (CPU ${ms(coldCpu.p50)}), ${coldRate.toFixed(0)} MB/s`,
       baseline: `read + split ${baseRate.toFixed(0)} MB/s`,
       ratio: (coldRate / baseRate).toFixed(2),
       target: "≥ 0.30",
       met: coldRate / baseRate >= 0.3,
-      data: { ledgerMB: mb, cold: coldS, readSplit: base, coldMBps: coldRate, readSplitMBps: baseRate, firstDiagnostics: firstDiag },
+      data: { ledgerMB: mb, cold: coldS, coldCpu, readSplit: base, coldMBps: coldRate, readSplitMBps: baseRate, firstDiagnostics: firstDiag },
     },
     {
       // the issue's measure: a restart with the saved index against a process that only reads and splits
       // the ledger (the warm/cold ratio is kept in `data`)
       id: "warm-restart",
       records: w.records,
-      now: `${ms(warmS.p50)} (cold ${ms(coldS.p50)})`,
+      now: `${ms(warmS.p50)} (CPU ${ms(warmCpu.p50)}; cold ${ms(coldS.p50)})`,
       baseline: `read + split ${ms(base.p50)}`,
       ratio: x(warmS.p50 / base.p50),
       target: "≤ 1.5× read + split",
       met: warmS.p50 / base.p50 <= 1.5,
-      data: { warm: warmS, cold: coldS, readSplit: base, warmOverCold: warmS.p50 / coldS.p50, noopServerInitialize: summarize(noopInitMs) },
+      data: { warm: warmS, warmCpu, cold: coldS, readSplit: base, warmOverCold: warmS.p50 / coldS.p50, noopServerInitialize: summarize(noopInitMs) },
     },
     {
       // measured only: the first hover waits for the open file's owners, which it needs anyway

@@ -1,5 +1,5 @@
 /** Timing and memory readings, all taken from outside the measured process. */
-import { spawnSync, type SpawnSyncOptions } from "node:child_process";
+import { execFileSync, spawnSync, type SpawnSyncOptions } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export interface Summary {
@@ -63,6 +63,21 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+/** Milliseconds in one of the kernel's clock ticks, the unit of a process's CPU times in /proc. */
+let tickMs: number | undefined;
+
+/**
+ * CPU time (user and system) that process `pid` has used so far, all its threads together (a server's worker
+ * threads included), from /proc/PID/stat: what shows whether a start is bound by the processors or waits.
+ */
+export function cpuMsOf(pid: number): number {
+  tickMs ??= 1000 / (Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100);
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // after the command's name, in parentheses, come the fields from the third (state) on: utime is the 14th
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * tickMs;
 }
 
 /** A seeded sequence, so the lines hovered and typed on are the same in every run. */
