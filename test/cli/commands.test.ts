@@ -193,6 +193,21 @@ describe("intent blame / context / map / verify / migrate", () => {
     expect(await runCliInProcess(["blame", "src/api/weather.ts:9-3"], { cwd: ws.root })).toMatchObject({ status: 2 });
   });
 
+  it("blame answers from the ledger config.jsonc names, and leaves the intents unread: no catalogue is cached", async () => {
+    const line = (r: { stdout: string }) => r.stdout.split(" │ ")[0]!.split(/\s+/).slice(0, 2);
+    expect(line(await runCliInProcess(["blame", "src/api/weather.ts:3"], { cwd: ws.root }))).toEqual(["3", "INT-001"]);
+    // the records moved to another ledger that config.jsonc names: blame reads that one
+    ws.write(".orchestration/moved.jsonl", ws.read(LEDGER));
+    ws.write(LEDGER, "");
+    ws.write(".orchestration/config.jsonc", `{ "ledgerPath": ".orchestration/moved.jsonl" }`);
+    rmSync(ws.path(".orchestration/.cache"), { recursive: true, force: true });
+    expect(line(await runCliInProcess(["blame", "src/api/weather.ts:3"], { cwd: ws.root }))).toEqual(["3", "INT-001"]);
+    expect(existsSync(ws.path(".orchestration/.cache/catalogue.json"))).toBe(false);
+    // a command that judges by the intents loads them (and caches them)
+    expect((await runCliInProcess(["status"], { cwd: ws.root })).status).toBe(0);
+    expect(existsSync(ws.path(".orchestration/.cache/catalogue.json"))).toBe(true);
+  });
+
   it("blame marks a line recorded outside its intent's scope \"(out of scope)\", as the editor's CodeLens does", async () => {
     // a person's save of docs/notes.md while INT-001 (src/api/**) was selected: recorded, and recorded as such
     const before = ws.read("docs/notes.md");

@@ -11,7 +11,7 @@ import type { NamedSources } from "../io/ledger/workspaceLedger";
 import { realWorkspacePath } from "../io/realPath";
 import { readOptional } from "../io/optionalFile";
 import { CliError, parse, ROOT_OPTION, type Command, type Options } from "./args";
-import { openWorkspace, readLedger } from "./workspace";
+import { openLedgerWorkspace, readLedger } from "./workspace";
 
 const USAGE = `intent blame FILE[:LINE[-LINE]] [--json] [--root DIR]
 
@@ -81,7 +81,7 @@ export const blameCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parse("blame", argv, OPTIONS, { min: 1, max: 1 });
     const target = parseTarget(positionals[0]!);
-    const ws = openWorkspace(io, values.root);
+    const ws = openLedgerWorkspace(io, values.root);
     // the file the path really names (links followed, then `..`), as the editor and the gate see it
     const path = realWorkspacePath(ws.root, isAbsolute(target.file) ? target.file : `${io.cwd}/${target.file}`);
     if (path === undefined) throw new CliError(`${target.file} is outside the workspace ${ws.root}`);

@@ -34,8 +34,7 @@ export function buildRules(
 ): Rules {
   const intentsText = texts[INTENTS_FILE];
   const intents = intentsText === undefined ? { catalogue: emptyCatalogue, problems: [], hasErrors: false } : load(intentsText);
-  const config = texts[CONFIG_FILE] === undefined ? { values: {}, problems: [] } : parseConfig(texts[CONFIG_FILE]!);
-  const settings = mergeSettings(config.values, clientSettings);
+  const { config, settings } = settingsOf(texts, clientSettings);
   const usingLastGood = intents.hasErrors && lastGood !== undefined;
   const catalogue = usingLastGood ? lastGood! : intents.catalogue;
   return {
@@ -49,4 +48,13 @@ export function buildRules(
     intentsFileExists: intentsText !== undefined,
     intentsText,
   };
+}
+
+/**
+ * The settings in force (`config.jsonc` under the client's), and the parsed file with its problems: what
+ * `buildRules` takes, and all that a command answering from the ledger alone (`intent blame`) needs.
+ */
+export function settingsOf(texts: RuleFileTexts, clientSettings: Partial<Settings> = {}): { config: ParsedConfig; settings: Settings } {
+  const config = texts[CONFIG_FILE] === undefined ? { values: {}, problems: [] } : parseConfig(texts[CONFIG_FILE]!);
+  return { config, settings: mergeSettings(config.values, clientSettings) };
 }
