@@ -45,17 +45,31 @@ export function timeProcess(command: string, args: readonly string[], opts: Spaw
 }
 
 /**
- * CPU time of this process's waited-for children so far (Linux /proc/self/stat `cutime` + `cstime`, in
- * clock ticks of 10 ms): a spawnSync'd process and everything it waited for add to it once it is reaped.
+ * CPU time of this process's waited-for children so far (Linux /proc/self/stat `cutime` + `cstime`): a
+ * spawnSync'd process and everything it waited for add to it once it is reaped.
  */
 function childrenCpuMs(): number {
   try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10;
+    const ms = tickMs(); // first: its getconf is a child too, and must not fall between two readings
+    const fields = statFields("self");
+    return (Number(fields[13]) + Number(fields[14])) * ms;
   } catch {
     return Number.NaN;
   }
+}
+
+/** The fields of /proc/PID/stat from the third (the state) on: after the command's name, in parentheses. */
+function statFields(pid: number | "self"): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+let tick: number | undefined;
+
+/** Milliseconds in one of the kernel's clock ticks, the unit of the CPU times in /proc. */
+function tickMs(): number {
+  tick ??= 1000 / (Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100);
+  return tick;
 }
 
 /** Resident and peak resident memory of a live process, in MB (Linux /proc). */
@@ -65,19 +79,13 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }
 
-/** Milliseconds in one of the kernel's clock ticks, the unit of a process's CPU times in /proc. */
-let tickMs: number | undefined;
-
 /**
  * CPU time (user and system) that process `pid` has used so far, all its threads together (a server's worker
  * threads included), from /proc/PID/stat: what shows whether a start is bound by the processors or waits.
  */
 export function cpuMsOf(pid: number): number {
-  tickMs ??= 1000 / (Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100);
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // after the command's name, in parentheses, come the fields from the third (state) on: utime is the 14th
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * tickMs;
+  const fields = statFields(pid); // utime and stime are the 14th and 15th
+  return (Number(fields[11]) + Number(fields[12])) * tickMs();
 }
 
 /** A seeded sequence, so the lines hovered and typed on are the same in every run. */
