@@ -227,16 +227,13 @@ export class LedgerFollower {
         const { bytes, pending } = ahead.shift()!;
         feed(bytes, pending.withdraw() ? undefined : await pending.summary);
       };
-      for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes)) {
+      // with workers, each chunk is read into memory of its own that they share rather than are sent a copy of
+      for await (const { bytes } of lineChunks(handle, start, size, this.chunkBytes, summarizer ? sharedBuffer : undefined)) {
         if (!summarizer) {
           feed(bytes);
           continue;
         }
-        // a copy (the reader reads the next chunk into the same buffer), in memory the worker shares rather
-        // than is sent a copy of
-        const copy = Buffer.from(new SharedArrayBuffer(bytes.length));
-        bytes.copy(copy);
-        ahead.push({ bytes: copy, pending: summarizer.summarize(copy) });
+        ahead.push({ bytes, pending: summarizer.summarize(bytes) });
         while (ahead.length > summarizer.ahead) await feedOldest();
       }
       while (ahead.length) await feedOldest();
@@ -246,6 +243,10 @@ export class LedgerFollower {
     }
     return { bytesRead: this.consumed - start, lines };
   }
+}
+
+function sharedBuffer(size: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(size));
 }
 
 function countNewlines(buf: Buffer): number {

@@ -18,24 +18,41 @@ export interface LineChunk {
  * Yields the whole lines of `[from, to)` in chunks of about `chunkBytes` (a longer line comes whole, in a
  * chunk of its own), yielding to the event loop between reads so that an editor keeps answering. Returns the
  * bytes after the last newline: a line still being written, or a final line without one.
+ *
+ * Each read lands right after the line the last one cut, so a chunk is never copied whole. By default every
+ * chunk is read into one buffer (valid until the next chunk); `fresh` gives each chunk a buffer of its own
+ * instead (one in memory another thread shares, for a chunk handed to a worker while the next is read).
  */
-export async function* lineChunks(handle: FileHandle, from: number, to: number, chunkBytes: number): AsyncGenerator<LineChunk, Buffer, void> {
+export async function* lineChunks(
+  handle: FileHandle,
+  from: number,
+  to: number,
+  chunkBytes: number,
+  fresh?: (size: number) => Buffer,
+): AsyncGenerator<LineChunk, Buffer, void> {
   let position = from;
   let offset = from;
   let carry: Buffer = Buffer.alloc(0);
   // one buffer for the whole read: a fresh megabyte per chunk left the process's memory fragmented long
   // after indexing a large ledger
-  let buffer: Buffer | undefined;
+  let reused: Buffer | undefined;
   while (position < to) {
     const want = Math.min(chunkBytes, to - position);
-    if (!buffer || buffer.length < want) buffer = Buffer.allocUnsafe(Math.max(want, chunkBytes));
-    const { bytesRead } = await handle.read(buffer, 0, want, position);
+    const size = carry.length + want;
+    let buffer: Buffer;
+    if (fresh) buffer = fresh(size);
+    else {
+      if (!reused || reused.length < size) reused = Buffer.allocUnsafe(Math.max(size, chunkBytes));
+      buffer = reused;
+    }
+    carry.copy(buffer, 0);
+    const { bytesRead } = await handle.read(buffer, carry.length, want, position);
     if (bytesRead === 0) break; // cut while reading: the caller's next look at the file notices
     position += bytesRead;
-    const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
+    const data = buffer.subarray(0, carry.length + bytesRead);
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline === -1) {
-      carry = carry.length > 0 ? data : Buffer.from(data); // a copy: the buffer is read into again
+      carry = Buffer.from(data); // a copy: the buffer is read into again
       continue;
     }
     yield { bytes: data.subarray(0, lastNewline + 1), offset };
