@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lineChunks } from "../../server/src/io/ledger/lineChunks";
+import { prng } from "../support/protocolFuzz";
 
 /**
  * The one reader of ledger files in runs of whole lines (io/ledger/lineChunks.ts): each read lands after the
@@ -14,18 +15,6 @@ import { lineChunks } from "../../server/src/io/ledger/lineChunks";
 
 const dir = mkdtempSync(join(tmpdir(), "line-chunks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** mulberry32: the same sequence for the same seed on every machine. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Lines of 0 to `longest` bytes (some multibyte), each ending in "\n" but the last, which may not. */
 function randomText(rnd: () => number, longest: number): string {
@@ -56,7 +45,7 @@ async function read(file: string, from: number, to: number, chunkBytes: number, 
 
 describe("lineChunks", () => {
   it("yields the file's complete lines in order, each chunk at its offset, whatever the sizes and buffers (300 seeded cases)", async () => {
-    const rnd = seeded(20261130);
+    const rnd = prng(20261130);
     for (let c = 0; c < 300; c++) {
       const bytes = Buffer.from(randomText(rnd, rnd() < 0.2 ? 200 : 20), "utf8");
       const file = join(dir, `case-${c}.jsonl`);
