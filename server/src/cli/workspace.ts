@@ -3,7 +3,6 @@ import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { buildRules, type Rules, settingsOf } from "../engine/rules";
 import { WorkspaceLedger } from "../io/ledger/workspaceLedger";
 import { CONFIG_FILE, INTENTS_FILE, type RuleFileTexts } from "../engine/workspaceFiles";
-import { readOwnFile } from "../io/ownFiles";
 import { readRuleFiles } from "../io/ruleFiles";
 import { resolveWorkspaceRoot, type WorkspaceRoot } from "../io/workspaceRoot";
 import { CliError, type Io } from "./args";
@@ -38,8 +37,7 @@ export function openWorkspace(io: Io, rootFlag: string | undefined, opts: { requ
  */
 export function openLedgerWorkspace(io: Io, rootFlag: string | undefined): LedgerWorkspace {
   const found = findWorkspace(io, rootFlag);
-  const config = readOwnFile(found.root, CONFIG_FILE);
-  return { ...found, settings: settingsOf(config === undefined ? {} : { [CONFIG_FILE]: config }).settings };
+  return { ...found, settings: settingsOf(readRuleFiles(found.root, [CONFIG_FILE])).settings };
 }
 
 function findWorkspace(io: Io, rootFlag: string | undefined): WorkspaceRoot {
