@@ -15,3 +15,8 @@ export const RULE_FILES = [INTENTS_FILE, CONFIG_FILE, ROOT_IGNORE_FILE, ORCHESTR
 export type RuleFile = (typeof RULE_FILES)[number];
 
 export type RuleFileTexts = Partial<Record<RuleFile, string>>;
+
+/** Whether two readings of the rule files hold the same: each file absent in both, or the same text in both. */
+export function sameRuleTexts(a: RuleFileTexts, b: RuleFileTexts): boolean {
+  return RULE_FILES.every((f) => a[f] === b[f]);
+}

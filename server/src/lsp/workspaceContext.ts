@@ -16,7 +16,7 @@ import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession,
 import { thisProcess } from "../io/liveSessions";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
-import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts } from "../engine/workspaceFiles";
+import { INTENTS_FILE, RULE_FILES, type RuleFile, type RuleFileTexts, sameRuleTexts } from "../engine/workspaceFiles";
 import { readRuleFiles } from "../io/ruleFiles";
 import { readOwnFile } from "../io/ownFiles";
 
@@ -216,5 +216,5 @@ function sameInputs(
   clientSettings: Partial<Settings>,
 ): boolean {
   if (!built || JSON.stringify(built.clientSettings) !== JSON.stringify(clientSettings)) return false;
-  return RULE_FILES.every((f) => built.texts[f] === texts[f]);
+  return sameRuleTexts(built.texts, texts);
 }

@@ -8,7 +8,7 @@
  */
 import { buildRules, type Rules } from "../../engine/rules";
 import { ruleFileProblems, type RuleFileProblem } from "../../engine/ruleFileProblems";
-import { RULE_FILES, type RuleFileTexts } from "../../engine/workspaceFiles";
+import { type RuleFileTexts, sameRuleTexts } from "../../engine/workspaceFiles";
 import { KeptPerWorkspace } from "../hookProcess";
 import { loadIntentsCached } from "../intents/catalogueCache";
 
@@ -18,7 +18,7 @@ export interface GateRules {
   brokenRules: RuleFileProblem | undefined;
 }
 
-const kept = new KeptPerWorkspace<RuleFileTexts, GateRules>(sameTexts);
+const kept = new KeptPerWorkspace<RuleFileTexts, GateRules>(sameRuleTexts);
 
 /** The rules of the workspace at `root` whose rule files hold `texts` (as `readRuleFiles` read them for this call). */
 export function gateRules(root: string, texts: RuleFileTexts): GateRules {
@@ -27,9 +27,4 @@ export function gateRules(root: string, texts: RuleFileTexts): GateRules {
     const rules = buildRules(texts, {}, undefined, (text) => loadIntentsCached(root, text));
     return { rules, brokenRules: ruleFileProblems(rules, texts).find((p) => p.severity === "error") };
   });
-}
-
-/** Every rule file absent in both or holding the same text in both. */
-function sameTexts(a: RuleFileTexts, b: RuleFileTexts): boolean {
-  return RULE_FILES.every((f) => a[f] === b[f]);
 }
