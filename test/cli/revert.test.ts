@@ -1,12 +1,27 @@
 import { spawnSync } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { selects } from "../../server/src/engine/revert";
+import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
+import { revertCandidates } from "../../server/src/io/revert";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli, runCliInProcess } from "../support/cliRunner";
 import { claudeWritesInProcess } from "../support/agentWrites";
 import { gitWorkspace } from "../support/gitRepository";
 import { prng } from "../support/protocolFuzz";
 import { writeTranscript } from "../support/hookPayloads";
-import { AFTER_BOTH, ALERTS, claudeEdits, mixedWorkspace, PERSON_LINE, SONNET, text, UNITS, WEATHER, WITHOUT_CLAUDE } from "../support/revertWorkspace";
+import {
+  AFTER_BOTH,
+  ALERTS,
+  claudeEdits,
+  codexShell,
+  mixedWorkspace,
+  PERSON_LINE,
+  SONNET,
+  text,
+  UNITS,
+  WEATHER,
+  WITHOUT_CLAUDE,
+} from "../support/revertWorkspace";
 import type { TempWorkspace } from "../support/workspace";
 
 /**
@@ -199,5 +214,48 @@ describe("intent revert", () => {
     const help = runCli(["--help"], { cwd: ws.root });
     expect(help.stdout).toMatch(/\n {2}revert +take back what one intent, model or session wrote/);
     expect(runCli(["revert", "--intent", "INT-009"], { cwd: ws.root }).status).toBe(1);
+  });
+});
+
+describe("the files intent revert looks in", () => {
+  let ws: TempWorkspace;
+  afterEach(() => ws?.dispose());
+
+  it("are the model's files and where their content went, each path's records read once to find them", async () => {
+    ws = await mixedWorkspace();
+    const ledger = new WorkspaceLedger(ws.root, ".orchestration/agent_trace.jsonl");
+    await ledger.poll();
+    const asked = new Map<string, number>();
+    const entriesFor = ledger.entriesFor.bind(ledger);
+    ledger.entriesFor = (path: string) => {
+      asked.set(path, (asked.get(path) ?? 0) + 1);
+      return entriesFor(path);
+    };
+    const found = revertCandidates(ws.root, ledger, (e) => selects({ model: SONNET }, e));
+    // the recorded move (units) and git's rename nobody recorded (alerts), followed from the model's files
+    expect(found).toEqual({ matched: true, paths: ["src/api/alerts-v2.ts", "src/api/v2/units.ts", WEATHER] });
+    expect([...asked.keys()].sort()).toEqual(ledger.files().sort());
+    expect([...asked.values()].every((n) => n === 1)).toBe(true);
+  });
+  it("follow a block the model wrote that another agent then cut and pasted into another file (moved_lines)", async () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, "claude-sonnet-4-5-20250929");
+    const helper = [
+      "export function dewPoint(celsius: number, humidity: number): number {",
+      "  const a = 17.27;",
+      "  return (a * celsius) / (237.7 + celsius) + Math.log(humidity / 100);",
+      "}",
+    ];
+    await claudeWritesInProcess(ws, "src/api/humidity.ts", text(["// humidity", ...helper]));
+    await codexShell(ws, "sed -n '2,5p' src/api/humidity.ts > src/api/dew.ts && sed -i '2,5d' src/api/humidity.ts");
+    const ledger = new WorkspaceLedger(ws.root, ".orchestration/agent_trace.jsonl");
+    await ledger.poll();
+    const found = revertCandidates(ws.root, ledger, (e) => selects({ model: SONNET }, e));
+    expect(found).toEqual({ matched: true, paths: ["src/api/dew.ts", "src/api/humidity.ts"] });
+    const r = await revert(ws, "--model", SONNET, "--json");
+    expect(r.json.leftAlone.map((l: { path: string; line: number; reason: string }) => [l.path, l.line, l.reason])).toEqual(
+      helper.map((_, i) => ["src/api/dew.ts", i + 1, "moved"]),
+    );
   });
 });

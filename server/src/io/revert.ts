@@ -8,6 +8,7 @@ import { attribute, type Attributions } from "../engine/attribution";
 import { fileHash, splitLines } from "../engine/hashing";
 import type { TraceEntry } from "../engine/ledger/read";
 import type { FileRevertInput } from "../engine/revert";
+import { candidatePaths, type PathRecords } from "../engine/revertCandidates";
 import { boundedGit } from "./boundedGit";
 import { catFileBatch } from "./git";
 import { gitSourcesOfPath } from "./gitSources";
@@ -35,32 +36,25 @@ function gitOr(root: string, args: readonly string[]): string | undefined {
 }
 
 /**
- * The paths the selected contributor's lines may be in: the paths its records name, the paths records moved
- * their content to (`moved_from`, `moved_lines`), and the paths git renamed them to (a `git mv` nobody
- * recorded), followed in turn.
+ * The paths the selected contributor's lines may be in (engine/revertCandidates.ts), that exist now: each
+ * path's records are read once, for whether any is the selected contributor's and where its content came from.
  */
 export function revertCandidates(root: string, ledger: WorkspaceLedger, selected: (e: TraceEntry) => boolean): { matched: boolean; paths: string[] } {
-  const found = new Set<string>();
-  const files = ledger.files();
-  for (const p of files) if (ledger.entriesFor(p).some(selected)) found.add(p);
-  const matched = found.size > 0;
-  const renames = matched ? gitRenames(root) : [];
-  for (let grew = true, rounds = 0; grew && rounds < 64; rounds++) {
-    grew = false;
-    for (const p of files) {
-      if (found.has(p)) continue;
-      if (ledger.entriesFor(p).some((e) => (e.movedFrom !== undefined && found.has(e.movedFrom)) || e.movedIn?.some((m) => found.has(m.from)))) {
-        found.add(p);
-        grew = true;
-      }
+  const records = new Map<string, PathRecords>();
+  let matched = false;
+  for (const p of ledger.files()) {
+    const entries = ledger.entriesFor(p);
+    const from = new Set<string>();
+    for (const e of entries) {
+      if (e.movedFrom !== undefined) from.add(e.movedFrom);
+      for (const m of e.movedIn ?? []) from.add(m.from);
     }
-    for (const [from, to] of renames) {
-      if (found.has(from) && !found.has(to)) {
-        found.add(to);
-        grew = true;
-      }
-    }
+    const r = { selected: entries.some(selected), from: [...from] };
+    matched ||= r.selected;
+    records.set(p, r);
   }
+  if (!matched) return { matched, paths: [] };
+  const found = candidatePaths(records, gitRenames(root));
   return { matched, paths: [...found].filter((p) => readOptional(resolve(root, p)) !== undefined).sort() };
 }
 
