@@ -130,7 +130,8 @@ describe.each(NEW_AGENTS.map((f) => [f.agent, f] as const))("intent hook %s: bef
 
   it("puts a change to intent-lsp's own rules to the user, or denies it where the agent cannot ask", async () => {
     ws.select("INT-001");
-    const why = ".orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval.";
+    const why =
+      ".orchestration/active_intents.yaml is one of intent-lsp's own files (its rules, records, caches or state); an agent's change to it needs the user's approval.";
     expect(await pre(f, ws, ".orchestration/active_intents.yaml")).toEqual(
       f.ask
         ? f.ask(why)

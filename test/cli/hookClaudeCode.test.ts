@@ -215,8 +215,32 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
   it("asks the user before an agent changes intent-lsp's own rules", async () => {
     ws.select("INT-001");
     expect((await pre(".orchestration/active_intents.yaml")).json).toEqual(
-      claudeAnswer("ask", ".orchestration/active_intents.yaml holds intent-lsp's rules or records; an agent's change to it needs the user's approval."),
+      claudeAnswer(
+        "ask",
+        ".orchestration/active_intents.yaml is one of intent-lsp's own files (its rules, records, caches or state); an agent's change to it needs the user's approval.",
+      ),
     );
+  });
+
+  it("asks before an agent writes any of intent-lsp's own files: a forged cache would steer the gate", async () => {
+    ws.select("INT-001");
+    for (const own of [
+      ".orchestration/.cache/catalogue.json",
+      ".orchestration/.cache/ledger-0123456789abcdef.idx",
+      ".orchestration/adoption.json",
+      ".orchestration/.sessions/workspace.json",
+      ".orchestration/agent_trace.sealed",
+      ".orchestration/agent_trace.segments/x.seg",
+      ".orchestration/agent_trace.jsonl.lock/held",
+      ".orchestration/anything-new.md",
+    ]) {
+      expect((await pre(own)).json, own).toEqual(
+        claudeAnswer(
+          "ask",
+          `${own} is one of intent-lsp's own files (its rules, records, caches or state); an agent's change to it needs the user's approval.`,
+        ),
+      );
+    }
   });
 
   it("has no opinion in a workspace without intents", async () => {

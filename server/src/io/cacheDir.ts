@@ -1,9 +1,8 @@
 import { lstatSync } from "node:fs";
-import { ORCHESTRATION_DIR } from "../engine/workspaceFiles";
+import { CACHE_DIR, ORCHESTRATION_DIR } from "../engine/workspaceFiles";
 import { createOwnFile, ensureOwnDir, ownFilePath } from "./ownFiles";
 
-/** Where intent-lsp keeps what it can rebuild (the ledger index, the compiled catalogue), relative to the root. */
-export const CACHE_DIR = `${ORCHESTRATION_DIR}/.cache`;
+export { CACHE_DIR };
 
 /**
  * The workspace's cache folder as a real path, created on first use (through the own-file writer) with a

@@ -105,7 +105,11 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
   // the rules and the record: an agent may propose a change (also the fix of a broken file), a person decides
   if (isIntentLspFile(path, ctx.rules)) {
     return {
-      decision: { kind: "ask", code: "rule-file", reason: `${path} holds intent-lsp's rules or records; an agent's change to it needs the user's approval.` },
+      decision: {
+        kind: "ask",
+        code: "rule-file",
+        reason: `${path} is one of intent-lsp's own files (its rules, records, caches or state); an agent's change to it needs the user's approval.`,
+      },
       path,
     };
   }

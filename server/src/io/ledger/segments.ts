@@ -8,6 +8,7 @@
  * export, compact) and `refreshSealedCopy` for the index, which follows a decoded copy in the cache folder
  * like any other ledger file.
  */
+import { sealedManifestPath, segmentsDir } from "../../engine/workspaceFiles";
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -48,15 +49,7 @@ const SEALED_MANIFEST = `${CACHE_DIR}/sealed.manifest`;
 /** Brotli's quality for the text part: its hex is in the column, so a middle quality is near the best. */
 const COMPRESSION_QUALITY = 7;
 
-/** The folder that holds a ledger's sealed segments, relative to the workspace root. */
-export function segmentsDir(ledgerPath: string): string {
-  return `${ledgerPath.replace(/\.jsonl$/, "")}.segments`;
-}
-
-/** The manifest that names the segments stored in git, relative to the workspace root. */
-export function sealedManifestPath(ledgerPath: string): string {
-  return `${ledgerPath.replace(/\.jsonl$/, "")}.sealed`;
-}
+export { sealedManifestPath, segmentsDir };
 
 export function readManifest(root: string, ledgerPath: string): ParsedManifest {
   const text = readOwnFile(root, sealedManifestPath(ledgerPath));
