@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAMES } from "../../server/src/cli/hook";
 import { ensureBuilt } from "../support/builtDist";
@@ -128,7 +128,18 @@ function plant(ws: TempWorkspace, remote: string): Planted {
   // a driver defined only in an included file, for a file type of its own
   writeFileSync(join(base, "included.gitconfig"), `[filter "evilinc"]\n\tclean = ${run("filter-included", "cat")}\n\trequired = true\n`);
   for (const [key, value] of config) git(ws.root, "config", "--add", key, value);
-  writeFileSync(ws.path(".git/info/attributes"), "* filter=evil diff=evil\n*.md filter=evilproc\n*.jsonc filter=evilinc\n");
+  // drivers git reads where a reader of the text could miss them: a CRLF section, a U+2028 in a comment
+  // after the header, a file included through `~user/`
+  const me = userInfo();
+  writeFileSync(join(base, "tilde.gitconfig"), `[filter "eviltilde"] # \u2028\n\tclean = ${run("filter-tilde", "cat")}\n\trequired = true\n`);
+  appendFileSync(
+    ws.path(".git/config"),
+    `[filter "evilcrlf"]\r\n\tclean = ${run("filter-crlf", "cat")}\r\n\trequired = true\r\n[include]\n\tpath = ~${me.username}/${relative(me.homedir, base)}/tilde.gitconfig\n`,
+  );
+  writeFileSync(
+    ws.path(".git/info/attributes"),
+    "* filter=evil diff=evil\n*.md filter=evilproc\n*.jsonc filter=evilinc\n*.yaml filter=evilcrlf\nsrc/billing/* filter=eviltilde\n",
+  );
   // alternates make a fetch ask core.alternateRefsCommand for the refs they hold
   writeFileSync(ws.path(".git/objects/info/alternates"), `${join(remote, "objects")}\n`);
   const env: NodeJS.ProcessEnv = {
@@ -150,7 +161,8 @@ let stirs = 0;
 /** Gives tracked files (one per filter) a new modification time, so that git reads them again (through their filters). */
 function stir(ws: TempWorkspace): void {
   const when = new Date(Date.UTC(2031, 0, 1) + ++stirs * 1000);
-  for (const f of ["README.md", "src/auth/middleware.ts", "src/billing/export.ts", ".orchestration/config.jsonc"]) utimesSync(ws.path(f), when, when);
+  for (const f of ["README.md", "src/auth/middleware.ts", "src/billing/export.ts", ".orchestration/config.jsonc", ".orchestration/active_intents.yaml"])
+    utimesSync(ws.path(f), when, when);
 }
 
 /** The edit each agent makes: the line declaring Weather gets a comment naming the agent. */

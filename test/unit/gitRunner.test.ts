@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { gitExecFile, gitInvocation, gitSpawn, gitSync } from "../../server/src/io/gitRunner";
@@ -12,6 +12,14 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
+
+/** A repository git itself reads (`git init`), its configuration followed by `config`. */
+function gitRepoWithConfig(config: string): string {
+  dir = mkdtempSync(join(tmpdir(), "intent-lsp-runner-"));
+  execFileSync("git", ["init", "-q", dir]);
+  writeFileSync(join(dir, ".git", "config"), `${readFileSync(join(dir, ".git", "config"), "utf8")}${config}`);
+  return dir;
+}
 
 /** A folder with a `.git` holding only a config, enough for the runner to find the repository's configuration. */
 function repoWithConfig(config: string): string {
@@ -51,6 +59,41 @@ describe("gitInvocation", () => {
     const { argv } = gitInvocation(root, ["status"], { HOME: root });
     const names = argv.filter((a) => a.endsWith(".required=INTENT_LSP_GIT_FALSE")).map((a) => a.split(".")[1]);
     expect(names).toEqual(["fromhome", "fromrelative"]);
+  });
+
+  it("follows `~user/` for this user from this user's home; another user's, which only git resolves, is listed by git", () => {
+    const me = userInfo();
+    const root = repoWithConfig("");
+    const up = relative(me.homedir, "/");
+    writeFileSync(join(root, "mine.gitconfig"), '[filter "frommine"]\n\tclean = x\n');
+    writeFileSync(join(root, ".git", "config"), `[include]\n\tpath = ~${me.username}/${up}${root}/mine.gitconfig\n`);
+    const names = (argv: string[]) => argv.filter((a) => a.endsWith(".required=INTENT_LSP_GIT_FALSE")).map((a) => a.split(".")[1]);
+    expect(names(gitInvocation(root, ["status"]).argv)).toEqual(["frommine"]);
+    // an include git cannot expand either: git fails to read its configuration, and no call is started
+    rmSync(root, { recursive: true, force: true });
+    const other = gitRepoWithConfig("[include]\n\tpath = ~no-such-user-here/x.gitconfig\n");
+    expect(() => gitInvocation(other, ["status"])).toThrow(/filter drivers git would run are not known: git is not started/);
+    const r = gitSync(other, ["status"], { encoding: "utf8" });
+    expect([r.status, r.stdout, r.error?.message]).toEqual([null, "", expect.stringMatching(/includes "~no-such-user-here\/x.gitconfig"/)]);
+  });
+
+  it("gitSpawn and gitExecFile fail a refused call as a git that cannot start does, with nothing run", async () => {
+    const root = gitRepoWithConfig("[include]\n\tpath = ~no-such-user-here/x.gitconfig\n");
+    const child = gitSpawn(root, ["status"], { stdio: ["ignore", "pipe", "ignore"] });
+    const events: string[] = [];
+    await new Promise<void>((done) => {
+      child.on("error", (e) => events.push(`error: ${e.message.slice(0, 40)}`));
+      child.stdout!.on("data", () => events.push("data"));
+      child.on("close", (code) => {
+        events.push(`close ${code}`);
+        done();
+      });
+    });
+    expect(events).toEqual(["error: git's configuration here could not be re", "close null"]);
+    const answer = await new Promise<[string, string]>((done) =>
+      gitExecFile(root, ["status"], { timeoutMs: 5000, maxBuffer: 1024 }, (e, out) => done([e?.message.slice(0, 40) ?? "", out])),
+    );
+    expect(answer).toEqual(["git's configuration here could not be re", ""]);
   });
 
   it("a local call reaches no transport and no helper; a push keeps the person's transport but not the remote's receive-pack", () => {

@@ -12,8 +12,10 @@ export interface GitConfigNames {
   includes: string[];
 }
 
-const SECTION = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\](.*)$/;
-const KEY = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/;
+// `s`: the rest of a line may hold any character: the CR of a CRLF line end, or U+2028 in a comment,
+// neither of which `.` alone matches (git ends a line at LF only, and reads a CR before it as a space)
+const SECTION = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\](.*)$/s;
+const KEY = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/s;
 
 export function gitConfigNames(text: string): GitConfigNames {
   const filters = new Set<string>();

@@ -6,7 +6,7 @@
  * file's names are kept while its size and modification time stay the same.
  */
 import { statSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { filterNamesInKeys, type GitConfigNames, gitConfigNames } from "../engine/gitConfigText";
 import { findGitDir, readCommonDir, readText } from "./gitDir";
@@ -16,21 +16,37 @@ const MAX_INCLUDE_DEPTH = 10;
 
 const known = new Map<string, { stamp: string; names: GitConfigNames }>();
 
-/** Names of the filter drivers any configuration git reads in `cwd` defines (none outside a repository). */
-export function filterDriverNames(cwd: string, env: NodeJS.ProcessEnv): string[] {
+/** What the configuration files say of their filter drivers. */
+export interface FilterDrivers {
+  /** Names of the drivers the files and the environment define. */
+  names: string[];
+  /**
+   * Why the files alone cannot tell every driver (an include of a path only git can resolve, `~user/`):
+   * the caller then asks git for the names it reads.
+   */
+  unsure?: string;
+}
+
+/** The filter drivers any configuration git reads in `cwd` defines (none outside a repository). */
+export function filterDriverNames(cwd: string, env: NodeJS.ProcessEnv): FilterDrivers {
   const names = new Set<string>(filterNamesInKeys(envConfigKeys(env)));
   const home = env["HOME"] || homedir();
   const seen = new Set<string>();
+  let unsure: string | undefined;
   const visit = (file: string, depth: number) => {
     if (seen.has(file) || depth > MAX_INCLUDE_DEPTH) return;
     seen.add(file);
     const found = namesOf(file);
     if (!found) return;
     for (const n of found.filters) names.add(n);
-    for (const inc of found.includes) visit(includedPath(file, inc, home), depth + 1);
+    for (const inc of found.includes) {
+      const path = includedPath(file, inc, home);
+      if (path === undefined) unsure ??= `${file} includes ${JSON.stringify(inc)}`;
+      else visit(path, depth + 1);
+    }
   };
   for (const file of configFiles(cwd, env, home)) visit(file, 0);
-  return [...names];
+  return unsure === undefined ? { names: [...names] } : { names: [...names], unsure };
 }
 
 /** The configuration files git reads for a repository at `cwd`, in no particular order. */
@@ -48,10 +64,29 @@ function configFiles(cwd: string, env: NodeJS.ProcessEnv, home: string): string[
   return files;
 }
 
-/** An include's file: `~/` from home, a relative path from the including file's folder. */
-function includedPath(from: string, written: string, home: string): string {
+/**
+ * An include's file: `~/` from home, `~user/` from this user's home when it names this user, a relative
+ * path from the including file's folder; undefined for another user's `~user/`, whose home only the
+ * system's user database knows.
+ */
+function includedPath(from: string, written: string, home: string): string | undefined {
   if (written.startsWith("~/")) return join(home, written.slice(2));
+  if (written.startsWith("~")) {
+    const slash = written.indexOf("/");
+    const user = slash < 0 ? written.slice(1) : written.slice(1, slash);
+    const self = currentUser();
+    if (!self || user !== self.username) return undefined;
+    return join(self.homedir, slash < 0 ? "" : written.slice(slash + 1));
+  }
   return isAbsolute(written) ? written : resolve(dirname(from), written);
+}
+
+function currentUser(): { username: string; homedir: string } | undefined {
+  try {
+    return userInfo();
+  } catch {
+    return undefined; // no entry for this user id in the user database
+  }
 }
 
 function namesOf(file: string): GitConfigNames | undefined {

@@ -25,6 +25,7 @@
  * work as for `git fetch` and `git push`, and everything else above stays off.
  */
 import type { ChildProcess, ExecFileException, SpawnOptions, SpawnSyncReturns } from "node:child_process";
+import { filterNamesInKeys } from "../engine/gitConfigText";
 import { filterDriverNames } from "./gitFilterDrivers";
 
 /** Options that make git's output the same whatever the user's configuration says. */
@@ -78,7 +79,7 @@ export function gitInvocation(cwd: string, args: readonly string[], extraEnv: Re
     env["GIT_TERMINAL_PROMPT"] = "0";
     env["GIT_NO_LAZY_FETCH"] = "1";
   }
-  const filters = filterDriverNames(cwd, env).flatMap((name) => [
+  const filters = filterNames(cwd, env).flatMap((name) => [
     ...["clean", "smudge", "process"].map((key) => `--config-env=filter.${name}.${key}=${EMPTY_VAR}`),
     `--config-env=filter.${name}.required=${FALSE_VAR}`,
   ]);
@@ -94,6 +95,26 @@ export function gitInvocation(cwd: string, args: readonly string[], extraEnv: Re
   ];
   return { argv, env };
 }
+
+/**
+ * Every filter driver git could run here: those the configuration files name, and, where the files alone
+ * cannot tell (an include only git resolves), those git itself lists. `git config --list` runs no program.
+ * When even that fails, git is not started: the call fails as git would, and nothing runs.
+ */
+function filterNames(cwd: string, env: NodeJS.ProcessEnv): string[] {
+  const drivers = filterDriverNames(cwd, env);
+  if (drivers.unsure === undefined) return drivers.names;
+  const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
+  const listed = spawnSync("git", [...RUN_NOTHING, ...LOCAL_ONLY, "config", "--list", "--name-only", "-z"], { cwd, env, encoding: "utf8", timeout: 10_000 });
+  if (listed.status !== 0 || listed.error)
+    throw new GitRefused(
+      `git's configuration here could not be read (${drivers.unsure}), so the filter drivers git would run are not known: git is not started`,
+    );
+  return [...new Set([...drivers.names, ...filterNamesInKeys(listed.stdout.split("\0"))])];
+}
+
+/** A call git is not started for: what it could run cannot be turned off. */
+export class GitRefused extends Error {}
 
 /**
  * Where the subcommand's name is: after any `-c name=value` the caller puts first. Any other option there
@@ -123,7 +144,14 @@ export function gitSync(cwd: string, args: readonly string[], opts?: GitSyncOpti
 export function gitSync(cwd: string, args: readonly string[], opts: GitSyncOptions & { encoding?: "utf8" } = {}): SpawnSyncReturns<string | Buffer> {
   // required here: loading this module must not cost a hook that starts no process anything
   const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
-  const call = gitInvocation(cwd, args, opts.env);
+  let call: GitInvocation;
+  try {
+    call = gitInvocation(cwd, args, opts.env);
+  } catch (e) {
+    if (!(e instanceof GitRefused)) throw e;
+    const none = opts.encoding ? "" : Buffer.alloc(0);
+    return { pid: 0, output: [null, none, none], stdout: none, stderr: none, status: null, signal: null, error: e };
+  }
   return spawnSync("git", call.argv, {
     cwd,
     env: call.env,
@@ -139,7 +167,13 @@ export function gitSync(cwd: string, args: readonly string[], opts: GitSyncOptio
 /** Starts git in the background (its output read as it comes). */
 export function gitSpawn(cwd: string, args: readonly string[], opts: { stdio: SpawnOptions["stdio"] }): ChildProcess {
   const { spawn } = require("node:child_process") as typeof import("node:child_process");
-  const call = gitInvocation(cwd, args);
+  let call: GitInvocation;
+  try {
+    call = gitInvocation(cwd, args);
+  } catch (e) {
+    if (!(e instanceof GitRefused)) throw e;
+    return refusedChild(e);
+  }
   return spawn("git", call.argv, { cwd, env: call.env, stdio: opts.stdio });
 }
 
@@ -151,6 +185,32 @@ export function gitExecFile(
   done: (err: ExecFileException | null, stdout: string, stderr: string) => void,
 ): void {
   const { execFile } = require("node:child_process") as typeof import("node:child_process");
-  const call = gitInvocation(cwd, args);
+  let call: GitInvocation;
+  try {
+    call = gitInvocation(cwd, args);
+  } catch (e) {
+    if (!(e instanceof GitRefused)) throw e;
+    process.nextTick(() => done(e as ExecFileException, "", ""));
+    return;
+  }
   execFile("git", call.argv, { cwd, env: call.env, encoding: "utf8", maxBuffer: opts.maxBuffer, timeout: opts.timeoutMs }, done);
+}
+
+/**
+ * What `gitSpawn` hands back for a call git is not started for: a process that has failed to start, as a
+ * missing git would (its `error`, then `close`), with empty streams.
+ */
+function refusedChild(e: GitRefused): ChildProcess {
+  const { EventEmitter } = require("node:events") as typeof import("node:events");
+  const { PassThrough } = require("node:stream") as typeof import("node:stream");
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const child = Object.assign(new EventEmitter(), { stdin: new PassThrough(), stdout, stderr, kill: () => false }) as unknown as ChildProcess;
+  process.nextTick(() => {
+    child.emit("error", e);
+    stdout.end();
+    stderr.end();
+    child.emit("close", null, null);
+  });
+  return child;
 }
