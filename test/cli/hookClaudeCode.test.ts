@@ -50,6 +50,31 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     );
   });
 
+  it("a selection file that is there but unreadable denies every write (no auto-selection), and stays so until someone selects again", async () => {
+    const decision = async () => ((await pre(API)).json as { hookSpecificOutput: unknown }).hookSpecificOutput;
+    const unknown = (file: string) =>
+      `[intent-lsp: no-active-intent] ${file} is not valid JSON (half-written, or edited by hand), so which intent is selected is not known. Select again (\`intent select ID\`) before editing. Owned by INT-001 (IN_PROGRESS).`;
+    // the workspace's selection, half-written
+    ws.select("INT-001");
+    const workspace = ".orchestration/.sessions/workspace.json";
+    writeFileSync(ws.path(workspace), readFileSync(ws.path(workspace), "utf8").slice(0, 10));
+    expect(await decision()).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining(unknown(workspace)) });
+    const status = await runCliInProcess(["status"], { cwd: ws.root });
+    expect(status.stdout).toContain(`Selection: unknown — ${workspace} cannot be read (see Problems); select again with \`intent select ID\``);
+    await runCliInProcess(["select", "INT-001"], { cwd: ws.root });
+    expect(await decision()).toMatchObject({ permissionDecision: "allow" });
+    // the session's own, half-written: the hooks that follow keep it as it is
+    await runCliInProcess(["select", "INT-001", "--session", CLAUDE_SESSION], { cwd: ws.root });
+    const own = `.orchestration/.sessions/${sessionFileName(CLAUDE_SESSION)}`;
+    const torn = readFileSync(ws.path(own), "utf8").slice(0, 20);
+    writeFileSync(ws.path(own), torn);
+    expect(await decision()).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining(unknown(own)) });
+    expect(await decision()).toMatchObject({ permissionDecision: "deny" });
+    expect(readFileSync(ws.path(own), "utf8")).toBe(torn);
+    await runCliInProcess(["select", "INT-001", "--session", CLAUDE_SESSION], { cwd: ws.root });
+    expect(await decision()).toMatchObject({ permissionDecision: "allow" });
+  });
+
   it("leaves the session file as it is when the call seconds before wrote it, and records a change of the intent worked on", async () => {
     const file = ws.path(`.orchestration/.sessions/${sessionFileName(CLAUDE_SESSION)}`);
     expect((await pre(API)).json).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });

@@ -1,9 +1,10 @@
 import { oneLine } from "../engine/terminalText";
 import { relativeTime } from "../engine/describe";
 import { ruleFileProblems } from "../engine/ruleFileProblems";
-import type { SessionRecord } from "../engine/sessions";
+import { type SessionRecord, WORKSPACE_SELECTION } from "../engine/sessions";
+import { SESSIONS_DIR } from "../engine/workspaceFiles";
 import { isLiveSession } from "../io/liveSessions";
-import { listSessions, readWorkspaceSelection } from "../io/sessionFiles";
+import { listSessions, readWorkspaceSelection, selectionDamage } from "../io/sessionFiles";
 import { intentStatusJson, intentStatusReport, intentStatusText } from "./intentStatus";
 import { parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
@@ -26,6 +27,14 @@ interface StatusReport {
   sessions: { id: string; client: string; intent: string | null; heartbeat: string; working_on: string[]; unsaved: string[] }[];
 }
 
+/** A workspace selection file that is there but unreadable: which intent is selected is not known. */
+function selectionProblems(root: string): StatusReport["problems"] {
+  const why = selectionDamage(root).workspace;
+  if (why === undefined) return [];
+  const message = `${why}, so which intent is selected is not known and every write outside an exempt path is denied; select again with \`intent select ID\``;
+  return [{ file: `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`, line: 1, column: 1, severity: "error", message }];
+}
+
 function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
   const sel = readWorkspaceSelection(ws.root);
   return {
@@ -33,7 +42,10 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
     selection: sel?.intent ? { intent: sel.intent, by: sel.by, at: sel.selectedAt } : null,
     autoSelect: ws.rules.settings.autoSelect,
     intents: ws.rules.catalogue.intents.map((i) => ({ id: i.id, name: i.name, status: i.status, owned_scope: i.ownedScope, selected: sel?.intent === i.id })),
-    problems: ruleFileProblems(ws.rules, ws.texts).map(({ file, line, column, severity, message }) => ({ file, line, column, severity, message })),
+    problems: [
+      ...ruleFileProblems(ws.rules, ws.texts).map(({ file, line, column, severity, message }) => ({ file, line, column, severity, message })),
+      ...selectionProblems(ws.root),
+    ],
     sessions: sessions
       .filter((s) => isLiveSession(s, now))
       .sort((a, b) => a.id.localeCompare(b.id))
@@ -76,6 +88,8 @@ function statusText(raw: StatusReport, now: number): string {
     out.push(
       `Selection: ${r.selection.intent}${intent ? ` — ${intent.name}` : " (not in active_intents.yaml)"} (workspace, by ${r.selection.by}, ${relativeTime(r.selection.at, now)})`,
     );
+  } else if (r.problems.some((p) => p.file === `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`)) {
+    out.push(`Selection: unknown — ${SESSIONS_DIR}/${WORKSPACE_SELECTION} cannot be read (see Problems); select again with \`intent select ID\``);
   } else {
     out.push(
       r.autoSelect

@@ -10,6 +10,11 @@ export interface Selection {
   intentId: string;
   /** Where the selection came from: this session's own choice or the workspace's. */
   source: "session" | "workspace";
+  /**
+   * The file that holds the selection exists but cannot be read as one (half-written, hand-broken, not a
+   * file), and why: which intent is selected is not known, so none is (`intentId` is empty) and none is guessed.
+   */
+  unreadable?: string;
 }
 
 export type Verdict =
@@ -17,7 +22,7 @@ export type Verdict =
   | { kind: "allowed"; intent: Intent; auto: boolean }
   | { kind: "out-of-scope"; intent: Intent; owners: Intent[] }
   | { kind: "intent-not-in-progress"; intent: Intent; owners: Intent[] }
-  | { kind: "no-active-intent"; owners: Intent[]; missingSelection?: string };
+  | { kind: "no-active-intent"; owners: Intent[]; missingSelection?: string; unreadableSelection?: string };
 
 export type ProblemVerdict = Exclude<Verdict, { kind: "exempt" } | { kind: "allowed" }>;
 
@@ -37,9 +42,13 @@ export function judge(path: string, rules: Rules, selection: Selection | undefin
   let active = selected;
   let auto = false;
   if (!active) {
-    const candidates = rules.settings.autoSelect ? owners().filter((i) => i.status === "IN_PROGRESS") : [];
+    // a selection nobody can read is no choice to fall back from: it is said, never replaced by a guess,
+    // until someone selects again (a selection of an intent no longer in the file falls back, as none does)
+    const candidates = rules.settings.autoSelect && selection?.unreadable === undefined ? owners().filter((i) => i.status === "IN_PROGRESS") : [];
     if (candidates.length !== 1) {
-      return { kind: "no-active-intent", owners: owners(), ...(selection && !selected ? { missingSelection: selection.intentId } : {}) };
+      const unknown =
+        selection?.unreadable !== undefined ? { unreadableSelection: selection.unreadable } : selection ? { missingSelection: selection.intentId } : {};
+      return { kind: "no-active-intent", owners: owners(), ...unknown };
     }
     active = candidates[0];
     auto = true;
@@ -74,6 +83,8 @@ function verdictSentence(path: string, v: ProblemVerdict): string {
     case "intent-not-in-progress":
       return `${v.intent.id} (${v.intent.name}) is ${v.intent.status}: ${STATUS_ADVICE[v.intent.status as keyof typeof STATUS_ADVICE]}.`;
     case "no-active-intent": {
+      if (v.unreadableSelection !== undefined)
+        return `${v.unreadableSelection}, so which intent is selected is not known. Select again (\`intent select ID\`) before editing.${ownerHint(v.owners)}`;
       const lead = v.missingSelection
         ? `The selected intent ${v.missingSelection} is not in active_intents.yaml`
         : v.owners.filter((o) => o.status === "IN_PROGRESS").length > 1

@@ -115,9 +115,25 @@ export function isLive(s: SessionRecord, now: number, processRuns: (s: SessionRe
   return processRuns(s);
 }
 
-/** docs/ARCHITECTURE.md "Sessions and the active intent": the session's own selection, else the workspace's. Auto-selection happens in the gate. */
-export function resolveSelection(session: Pick<SessionRecord, "intent"> | undefined, workspace: WorkspaceSelection | undefined): Selection | undefined {
+/** Why a selection file that exists cannot be read: the session's own, the workspace's (undefined: each reads). */
+export interface SelectionDamage {
+  session?: string;
+  workspace?: string;
+}
+
+/**
+ * docs/ARCHITECTURE.md "Sessions and the active intent": the session's own selection, else the workspace's.
+ * Auto-selection happens in the gate. A selection file that cannot be read stands for a selection nobody
+ * knows (`Selection.unreadable`): the session's, or the workspace's when the session follows it.
+ */
+export function resolveSelection(
+  session: Pick<SessionRecord, "intent"> | undefined,
+  workspace: WorkspaceSelection | undefined,
+  damage: SelectionDamage = {},
+): Selection | undefined {
+  if (damage.session !== undefined) return { intentId: "", source: "session", unreadable: damage.session };
   if (session?.intent) return { intentId: session.intent, source: "session" };
+  if (damage.workspace !== undefined) return { intentId: "", source: "workspace", unreadable: damage.workspace };
   if (workspace?.intent) return { intentId: workspace.intent, source: "workspace" };
   return undefined;
 }

@@ -1,5 +1,5 @@
 /** The session files under `.orchestration/.sessions/`: one per editor server or agent session, and `workspace.json`. */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   asSession,
@@ -7,6 +7,7 @@ import {
   legacySessionFileName,
   sessionFileName,
   WORKSPACE_SELECTION,
+  type SelectionDamage,
   type SessionRecord,
   type WorkspaceSelection,
 } from "../engine/sessions";
@@ -21,18 +22,69 @@ export function ensureSessionsDir(root: string): void {
 }
 
 /** A session file (relative to the root), read only where it really lands inside the workspace. */
-function readJson<T>(root: string, rel: string): T | undefined {
+/** A JSON file's value (undefined when absent), or why a file that is there cannot be read as JSON. */
+function readJsonFile<T>(root: string, rel: string): { value?: T; damaged?: string } {
+  let text: string | undefined;
   try {
-    const text = readOwnFile(root, rel);
-    return text === undefined ? undefined : (JSON.parse(text) as T);
+    text = readOwnFile(root, rel);
+  } catch (e) {
+    // nothing at that path (a folder on the way that is a file): absent, and a write there fails and says why
+    if (!presentAt(join(root, rel))) return {};
+    return { damaged: `${rel} cannot be read safely (${(e as Error).message})` }; // not a file (a FIFO), or out of the workspace
+  }
+  if (text === undefined) return {};
+  try {
+    return { value: JSON.parse(text) as T };
   } catch {
-    return undefined; // half-written, hand-broken, not a file at all (a FIFO) or out of the workspace: counts as absent
+    return { damaged: `${rel} is not valid JSON (half-written, or edited by hand)` };
   }
 }
 
+function presentAt(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readJson<T>(root: string, rel: string): T | undefined {
+  return readJsonFile<T>(root, rel).value;
+}
+
+/** The workspace's selection file, or why it is there but not one; both undefined when it is absent. */
+function workspaceSelectionFile(root: string): { selection?: WorkspaceSelection; damaged?: string } {
+  const rel = `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`;
+  const { value, damaged } = readJsonFile<WorkspaceSelection>(root, rel);
+  if (damaged !== undefined) return { damaged };
+  if (value === undefined) return {};
+  return typeof value?.intent === "string" || value?.intent === null ? { selection: value } : { damaged: `${rel} holds no selection (no "intent")` };
+}
+
 export function readWorkspaceSelection(root: string): WorkspaceSelection | undefined {
-  const sel = readJson<WorkspaceSelection>(root, `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`);
-  return sel && (typeof sel.intent === "string" || sel.intent === null) ? sel : undefined;
+  return workspaceSelectionFile(root).selection;
+}
+
+/**
+ * Why the selection files a session reads cannot be read, each: its own file (`session`, an agent's, by its
+ * id) and the workspace's. A file that is absent is no damage; one that is there but not a selection is.
+ */
+export function selectionDamage(root: string, sessionId?: string): SelectionDamage {
+  const damage: SelectionDamage = {};
+  const workspace = workspaceSelectionFile(root).damaged;
+  if (workspace !== undefined) damage.workspace = workspace;
+  const session = sessionId === undefined ? undefined : sessionFileDamage(root, sessionId);
+  if (session !== undefined) damage.session = session;
+  return damage;
+}
+
+/** Why this session's file is there but not a session record (undefined: absent, or a record). */
+export function sessionFileDamage(root: string, id: string): string | undefined {
+  const rel = `${SESSIONS_DIR}/${sessionFileName(id)}`;
+  const { value, damaged } = readJsonFile(root, rel);
+  if (damaged !== undefined) return damaged;
+  return value === undefined || asSession(value) ? undefined : `${rel} holds no session record`;
 }
 
 export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {

@@ -12,7 +12,7 @@ import { realRootOf, realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { UnsafeWriteError } from "../io/ownFiles";
-import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, writeSession } from "../io/sessionFiles";
+import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, selectionDamage, writeSession } from "../io/sessionFiles";
 import { thisProcess } from "../io/liveSessions";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
@@ -157,7 +157,8 @@ export class WorkspaceContext {
 
   reloadSelection(): void {
     this.workspaceSelection = readWorkspaceSelection(this.root);
-    this.selection = resolveSelection(this.session, this.workspaceSelection);
+    // the editor's own session file is its own to rewrite: only the workspace's can hold a selection it does not know
+    this.selection = resolveSelection(this.session, this.workspaceSelection, selectionDamage(this.root));
     this.sessions = listSessions(this.root);
     this.generation++;
   }

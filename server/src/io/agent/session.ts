@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
-import { readSession, removeSession, writeSession } from "../sessionFiles";
+import { readSession, removeSession, sessionFileDamage, writeSession } from "../sessionFiles";
 
 /**
  * Session ids a person can type and a shell passes unquoted; every id the doors make is one (editors:
@@ -86,6 +86,9 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
     : newSessionRecord(id, client, { pid: 0, host: hostname() }, now);
   if (touch.intent !== undefined) record.intent = touch.intent;
   if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
+  // a file that is there but unreadable holds a selection nobody knows: the gate denies until someone selects
+  // again (`intent select`), so only a new selection replaces it, never a heartbeat that would forget it
+  if (!existing && touch.intent === undefined && sessionFileDamage(root, id) !== undefined) return record;
   writeSession(root, record);
   return record;
 }
@@ -105,6 +108,7 @@ export function endAgentSession(root: string, id: string): void {
  * (`times` empty): the file as it is now (this call may have written it since it was read), else `session`.
  */
 export function keepDenials(root: string, session: SessionRecord, times: readonly number[]): void {
+  if (sessionFileDamage(root, session.id) !== undefined) return; // kept as it is: see touchAgentSession
   const { denials: _, ...rest } = readSession(root, session.id) ?? session;
   writeSession(root, times.length ? { ...rest, denials: [...times] } : rest);
 }
