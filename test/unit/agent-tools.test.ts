@@ -122,6 +122,27 @@ describe("classifyTool: MCP file tools name their file under many keys, and none
     });
   });
 
+  it("judges every file a call names, whatever the key: one key the gate knows never hides another", () => {
+    const cases: [string, Record<string, unknown>, string[]][] = [
+      ["mcp__fs__copy", { src: "src/api/x.ts", dst: "src/web/x.ts" }, ["src/api/x.ts", "src/web/x.ts"]],
+      ["mcp__fs__copy_file", { source: "src/api/x.ts", target: "src/web/x.ts" }, ["src/api/x.ts", "src/web/x.ts"]],
+      ["mcp__fs__move", { from: "src/api/x.ts", to: "src/web/x.ts" }, ["src/api/x.ts", "src/web/x.ts"]],
+      ["mcp__fs__write_file", { path: "src/api/x.ts", output_file: "src/web/x.ts" }, ["src/api/x.ts", "src/web/x.ts"]],
+      ["mcp__fs__edit_file", { path: "src/api/x.ts", target_path: "src/web/x.ts" }, ["src/api/x.ts", "src/web/x.ts"]],
+      // a file in a folder is the two joined, and the name alone is judged too; the folder alone is not written
+      ["mcp__fs__write", { directory: "/ws/src/web/", filename: "src/api/x.ts" }, ["/ws/src/web/src/api/x.ts", "src/api/x.ts"]],
+      ["mcp__fs__create", { dir: "src/web", name: "x.ts" }, ["src/web/x.ts"]],
+      ["mcp__fs__mkdir", { dir: "src/web/d" }, ["src/web/d"]],
+    ];
+    for (const [name, input, paths] of cases) {
+      const [filePath, ...otherPaths] = paths;
+      expect(classifyTool(name, input), `${name} ${JSON.stringify(input)}`).toEqual({ kind: "write", filePath, ...(otherPaths.length ? { otherPaths } : {}) });
+    }
+    // a file system's own verb changes files even with no word for one: naming none, it is denied
+    for (const name of ["mcp__fs__mkdir", "mcp__fs__copy", "mcp__fs__move", "mcp__x__rm"])
+      expect(classifyTool(name, { recursive: true }), name).toEqual({ kind: "write-without-path", tool: name });
+  });
+
   it("a tool that looks like it writes a file but names none usable is a write without a path (denied)", () => {
     for (const [name, input] of [
       ["mcp__x__frob", { output_file: 42 }],

@@ -63,10 +63,11 @@ const SHELLS = new Set([
 
 /**
  * Where tools put the files they act on, by key with `_`/`-` removed and lower-cased: Claude Code
- * `file_path`/`notebook_path`, Cursor `target_file`, MCP `path`, moves `source`/`destination`
- * (`old_path`/`new_path`), and the names MCP file tools use (`relative_path`, `pathInProject`, `filepath`,
- * `filename`, `uri`, …), in this order; only when none of them names a file, any other key whose name ends
- * in path, file or uri.
+ * `file_path`/`notebook_path`, Cursor `target_file`, MCP `path`, moves and copies `source`/`destination`
+ * (`old_path`/`new_path`, `src`/`dst`, `from`/`to`, `target`), folders (`dir`, `directory`), and the names
+ * MCP file tools use (`relative_path`, `pathInProject`, `filepath`, `filename`, `uri`, …), in this order; then
+ * every other key whose name ends in path, file or uri: a file named under any key is judged, so one key the
+ * gate knows cannot stand in front of another it does not.
  */
 const PATH_KEYS = [
   "filepath",
@@ -88,7 +89,20 @@ const PATH_KEYS = [
   "newpath",
   "uri",
   "fileuri",
+  "src",
+  "dst",
+  "target",
+  "from",
+  "to",
+  "output",
+  "outfile",
+  ...["dir", "directory", "folder", "dirpath", "directorypath", "folderpath"],
 ];
+/** Keys that name a folder a tool writes in: with a file name beside them (`name`, `filename`, `file`), the file is the two joined. */
+const FOLDER_KEYS = new Set(["dir", "directory", "folder", "dirpath", "directorypath", "folderpath"]);
+const NAME_KEYS = ["filename", "name", "file"];
+/** Path-like keys that name no file: serena's `name_path` is a symbol. */
+const NOT_FILES = new Set(["namepath"]);
 const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edits"];
 /** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
 const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris"]);
@@ -104,6 +118,8 @@ const PATCH_KEYS = ["patch", "diff", "input"] as const;
 /** A tool name that says it changes files: a verb of change and a word for a file (`replace_file_text_by_path`). */
 const CHANGE_VERB = /(^|_)(write|edit|create|replace|insert|delete|remove|move|rename|patch|apply|save|append|overwrite|update|modify|copy|mkdir|touch)(_|$)/;
 const FILE_WORD = /(^|_)(file|files|notebook|dir|directory|folder|text|content|contents|code|lines?|symbol|body|path)(_|$)/;
+/** Tool names that are a file system's own verbs: they change files whatever else the name says. */
+const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|symlink)(_|$)/;
 
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
@@ -113,7 +129,7 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   if (!paths.length) {
     const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
     // A call that may write a file we cannot name is never left undecided (the gate denies it).
-    const writes = WRITERS.has(tool) || patch || unresolved || (CHANGE_VERB.test(tool) && FILE_WORD.test(tool));
+    const writes = WRITERS.has(tool) || patch || unresolved || FS_VERB.test(tool) || (CHANGE_VERB.test(tool) && FILE_WORD.test(tool));
     return writes ? { kind: "write-without-path", tool: name } : { kind: "other" };
   }
   const [filePath, ...otherPaths] = paths;
@@ -147,9 +163,16 @@ function namedPaths(input: Record<string, unknown>): { paths: string[]; unresolv
     } else unresolved = true;
   };
   const known = [...PATH_KEYS, ...PATH_LIST_KEYS];
-  for (const k of known) for (const v of byKey.get(k)?.values ?? []) take(v, k === "edits" ? 0 : 1);
-  // other path-like keys only when no known one names a file: serena's `name_path` is a symbol, not a file
-  if (!out.length) for (const [k, { values, pathLike }] of byKey) if (pathLike && !known.includes(k)) for (const v of values) take(v, 1);
+  // a file in a folder: the folder and the name joined come first; the folder alone is not what is written
+  const folders = [...byKey].filter(([k]) => FOLDER_KEYS.has(k)).flatMap(([, e]) => e.values.map(text));
+  const names = NAME_KEYS.flatMap((k) => (byKey.get(k)?.values ?? []).map(text));
+  const joined = folders.length && names.length;
+  if (joined) for (const f of folders) for (const n of names) if (f !== undefined && n !== undefined) out.push(`${f.replace(/\/+$/, "")}/${n}`);
+  for (const k of known) {
+    if (joined && FOLDER_KEYS.has(k)) continue;
+    for (const v of byKey.get(k)?.values ?? []) take(v, k === "edits" ? 0 : 1);
+  }
+  for (const [k, { values, pathLike }] of byKey) if (pathLike && !known.includes(k) && !NOT_FILES.has(k)) for (const v of values) take(v, 1);
   return { paths: [...new Set(out)], unresolved };
 }
 
