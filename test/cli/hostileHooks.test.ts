@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, linkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -82,6 +82,16 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
       "deny",
       "[intent-lsp: not-a-regular-file] src/api/pipe.ts is a FIFO (named pipe), not a regular file; intent-lsp lets agents write only regular files. Ask the user to make this change.",
     ]);
+  });
+
+  it("a hard link in an owned folder to another intent's file: denied (a write changes the file under both names)", () => {
+    ws.write("src/billing/rates.ts", "export const RATE = 1;\n");
+    linkSync(ws.path("src/billing/rates.ts"), ws.path("src/api/rates.ts"));
+    expect(decision(hook(ws, write("src/api/rates.ts")))).toEqual([
+      "deny",
+      "[intent-lsp: bad-path] src/api/rates.ts cannot be judged: it is one file with 2 names (hard links), and a write to it changes it under every name, which intent-lsp cannot find. Ask the user to make this change.",
+    ]);
+    expect(ws.read("src/billing/rates.ts")).toBe("export const RATE = 1;\n");
   });
 
   it("a link to a device in an owned folder: denied (it leads out of the workspace)", () => {

@@ -4,7 +4,7 @@
  * adds what an agent needs on top: the path checks, fail-closed rules and the next step to take.
  * The doors (cli/hook/claudeCode.ts, cli/hook/cursor.ts) turn a decision into their agent's JSON.
  */
-import { statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileHash } from "../../engine/hashing";
 import { judge, verdictMessage, type ProblemVerdict, type Selection, type Verdict } from "../../engine/gate";
@@ -90,8 +90,19 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
     return { decision: deny("outside-workspace", reason) };
   }
   const path = where.path;
+  const landing = statOrUndefined(resolve(ctx.root, path));
+  // a file with other names (hard links) changes under all of them, and nothing tells where they are
+  if (landing?.isFile() && landing.nlink > 1) {
+    return {
+      decision: deny(
+        "bad-path",
+        `${path} cannot be judged: it is one file with ${landing.nlink} names (hard links), and a write to it changes it under every name, which intent-lsp cannot find. Ask the user to make this change.`,
+      ),
+      path,
+    };
+  }
   // a FIFO or a device cannot be read to record the write (reading a FIFO blocks until someone writes to it)
-  const kind = nonRegularKind(resolve(ctx.root, path));
+  const kind = landing && !landing.isFile() ? fileKind(landing) : undefined;
   if (kind) {
     return {
       decision: deny(
@@ -139,10 +150,9 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
 }
 
 /** What is at `file` when it exists and is not a regular file (links followed); undefined otherwise. */
-function nonRegularKind(file: string): string | undefined {
+function statOrUndefined(file: string): Stats | undefined {
   try {
-    const st = statSync(file);
-    return st.isFile() ? undefined : fileKind(st);
+    return statSync(file);
   } catch {
     return undefined; // does not exist yet: the write creates it
   }
