@@ -8,9 +8,11 @@ import { contentHash, fileHash } from "../../server/src/engine/hashing";
 import { REPO_ROOT } from "../support/lspClient";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCliInProcess, runHook, runHookInProcess } from "../support/cliRunner";
+import { runCli, runCliInProcess, runHook, runHookInProcess } from "../support/cliRunner";
 import { CLAUDE_SESSION, claudeAnswer, claudeEdit, claudePayload, vscodePayload, writeTranscript } from "../support/hookPayloads";
 import { ledgerRecords } from "../support/ledgerFile";
+import { rewriteCache } from "../support/cacheDamage";
+import { forgetCacheKey } from "../../server/src/io/cacheKey";
 
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, "shared/schema/trace-record.schema.json"), "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -266,6 +268,36 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
         ),
       );
     }
+  });
+
+  it("never judges by a catalogue cache made with another user's key: one shipped in a repository is rebuilt from the YAML", () => {
+    ws.select("INT-001");
+    const elsewhere = ws.path("another-machine");
+    const env = (xdg?: string) => ({ INTENT_LSP_HOOK_SERVICE: "off", ...(xdg ? { XDG_CACHE_HOME: xdg } : {}) });
+    expect(runCli(["status"], { cwd: ws.root, env: env(elsewhere) }).status).toBe(0);
+    // the catalogue cache, rewritten there to give INT-001 every path, and sealed with that machine's key
+    const saved = process.env["XDG_CACHE_HOME"];
+    process.env["XDG_CACHE_HOME"] = elsewhere;
+    forgetCacheKey();
+    try {
+      rewriteCache(ws.path(".orchestration/.cache/catalogue.json"), (payload) => {
+        const c = JSON.parse(payload);
+        for (const i of c.intents) i.ownedScope = ["**"];
+        return JSON.stringify(c);
+      });
+    } finally {
+      if (saved === undefined) delete process.env["XDG_CACHE_HOME"];
+      else process.env["XDG_CACHE_HOME"] = saved;
+      forgetCacheKey();
+    }
+    const billing = claudeEdit(ws, "PreToolUse", "src/billing/export.ts", "export", "export");
+    const decision = (xdg?: string) =>
+      (runHook("claude-code", billing, { cwd: ws.root, env: env(xdg) }).json as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput
+        .permissionDecision;
+    // where that key is, the forged cache is whole and says what it was made to say: the forgery is real
+    expect(decision(elsewhere)).toBe("allow");
+    // here it is not this user's cache: the intents are read from the YAML, and the write is out of scope
+    expect(decision()).toBe("deny");
   });
 
   it("has no opinion in a workspace without intents", async () => {

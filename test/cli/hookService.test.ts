@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { forgetCacheKey } from "../../server/src/io/cacheKey";
 import { CACHE_DIR } from "../../server/src/io/cacheDir";
 import { decodeIndex, indexFileName } from "../../server/src/io/ledger/indexFile";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
@@ -133,6 +134,15 @@ describe("intent hook through the hook service", () => {
     rmSync(index, { force: true });
     expect(runHook("claude-code", session(ws)[2]!(), { cwd: ws.root, env: h.env("require") }).status).toBe(0);
     const size = statSync(ws.path(LEDGER)).size;
+    // this process reads the index as the user's next process does: with the cache key of the service's environment
+    const ownCache = process.env["XDG_CACHE_HOME"];
+    process.env["XDG_CACHE_HOME"] = h.env()["XDG_CACHE_HOME"];
+    forgetCacheKey();
+    onTestFinished(() => {
+      if (ownCache === undefined) delete process.env["XDG_CACHE_HOME"];
+      else process.env["XDG_CACHE_HOME"] = ownCache;
+      forgetCacheKey();
+    });
     // saved after the service's quiet time, not during the call
     for (;;) {
       const saved = existsSync(index) ? decodeIndex(readFileSync(index)) : undefined;

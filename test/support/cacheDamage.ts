@@ -39,13 +39,14 @@ export function damageFile(path: string, damage: (intact: Buffer) => Buffer | un
 
 /**
  * Rewrites what the cache file at `path` holds, sealed again as intent-lsp seals it (io/checkedCache.ts,
- * under the name, format and checksum its envelope states): a cache that is whole but says something else.
+ * under the name, format and checksum its envelope states, keyed with this user's cache key, which the
+ * commands the tests start share): a cache that is whole but says something else.
  */
 export function rewriteCache(path: string, edit: (payload: string) => string): void {
   const bytes = readFileSync(path);
   const end = bytes.indexOf(0x0a);
   const [, name, format, checksum] = bytes.toString("latin1", 0, end).trimEnd().split(" ");
-  const kind = { name: name!, format: Number(format), checksum: checksum as "sha256" | "words" };
+  const kind = { name: name!, format: Number(format), checksum: checksum === "hmac-sha256" ? ("sha256" as const) : ("words" as const) };
   const payload = edit(bytes.subarray(end + 1).toString("utf8"));
   writeFileSync(path, Buffer.concat(sealCache(kind, [Buffer.from(payload, "utf8")])));
 }

@@ -11,7 +11,8 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { cacheKey, forgetCacheKey } from "../../server/src/io/cacheKey";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -273,6 +274,24 @@ describe("the saved ledger index", () => {
     expect(await answers(next.ledger)).toEqual(truth);
   });
 
+  it("refuses an index made with another user's cache key (shipped in a repository, copied from another machine)", async () => {
+    writeFileSync(join(root, LEDGER), lines(0, 10));
+    await open();
+    const bytes = readFileSync(indexFile());
+    expect(decodeIndex(bytes)).not.toHaveProperty("problem");
+    const saved = process.env["XDG_CACHE_HOME"];
+    process.env["XDG_CACHE_HOME"] = join(root, "another-machine");
+    forgetCacheKey();
+    try {
+      expect(decodeIndex(bytes)).toEqual({ problem: "corrupt: its checksum does not match" });
+    } finally {
+      if (saved === undefined) delete process.env["XDG_CACHE_HOME"];
+      else process.env["XDG_CACHE_HOME"] = saved;
+      forgetCacheKey();
+    }
+    expect(decodeIndex(bytes)).not.toHaveProperty("problem");
+  });
+
   it("refuses an index whose file table does not add up to its rows, even with a valid checksum", async () => {
     writeFileSync(join(root, LEDGER), lines(0, 10));
     await open();
@@ -280,7 +299,7 @@ describe("the saved ledger index", () => {
     const filesAt = 96 + Math.ceil(bytes.readUInt32LE(12) / 8) * 8;
     bytes.writeUInt32LE(bytes.readUInt32LE(filesAt) + 1, filesAt); // one more row for the first file
     const rowsAt = bytes.length - bytes.readDoubleLE(16) * 28;
-    createHash("sha256").update(bytes.subarray(96, rowsAt)).digest().copy(bytes, 32);
+    createHmac("sha256", cacheKey()).update(bytes.subarray(64, 96)).update(bytes.subarray(96, rowsAt)).digest().copy(bytes, 32);
     expect(decodeIndex(bytes)).toEqual({ problem: "corrupt: its file table does not match its rows" });
   });
 

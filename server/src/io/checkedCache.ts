@@ -8,11 +8,12 @@
  *
  * Layout: one line of ASCII, `intent-lsp-cache NAME FORMAT CHECKSUM LENGTH DIGEST`, padded with spaces to a
  * multiple of 8 bytes (so that typed arrays in the payload stay aligned), then exactly LENGTH bytes of
- * payload. CHECKSUM is `sha256` (node:crypto) or `words` (engine/wordChecksum.ts, four bytes at a time: for
- * a file read on every hook's and CLI call's path, which does not load crypto, and which a catalogue of a
- * thousand intents makes half a megabyte).
+ * payload. CHECKSUM is `hmac-sha256` (node:crypto) or `keyed-words` (engine/wordChecksum.ts, four bytes at a
+ * time: for a file read on every hook's and CLI call's path, which does not load crypto, and which a
+ * catalogue of a thousand intents makes half a megabyte), both keyed with this user's cache key.
  */
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { cacheKey } from "./cacheKey";
 import { wordChecksum } from "../engine/wordChecksum";
 import { readOwnBytes, writeOwnFile } from "./ownFiles";
 
@@ -27,15 +28,24 @@ export interface CacheKind {
   checksum: "sha256" | "words";
 }
 
+/** What a header calls each checksum: both are keyed with this user's cache key (io/cacheKey.ts). */
+const LABELS = { sha256: "hmac-sha256", words: "keyed-words" } as const;
+
+/**
+ * The payload's checksum under this user's cache key: a cache made elsewhere (shipped in a repository,
+ * copied from another machine) never checks, however whole it is. `words` keys the word checksum with the
+ * key as the bytes before the payload: a secret starting state, which no one without the key can reach.
+ */
 function digest(kind: CacheKind, parts: readonly Uint8Array[]): string {
-  if (kind.checksum === "words") return wordChecksum(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
-  const h = createHash("sha256");
+  const key = cacheKey();
+  if (kind.checksum === "words") return wordChecksum(Buffer.concat([key, ...parts]));
+  const h = createHmac("sha256", key);
   for (const p of parts) h.update(p);
   return h.digest("hex");
 }
 
 function headerLine(kind: CacheKind, length: number, sum: string): Buffer {
-  const line = `${MAGIC} ${kind.name} ${kind.format} ${kind.checksum} ${length} ${sum}`;
+  const line = `${MAGIC} ${kind.name} ${kind.format} ${LABELS[kind.checksum]} ${length} ${sum}`;
   return Buffer.from(`${line.padEnd(Math.ceil((line.length + 1) / 8) * 8 - 1, " ")}\n`, "latin1");
 }
 
@@ -52,7 +62,7 @@ export function openCache(kind: CacheKind, bytes: Buffer): Buffer | undefined {
   const fields = bytes.toString("latin1", 0, end).trimEnd().split(" ");
   if (fields.length !== 6) return undefined;
   const [magic, name, format, checksum, length, sum] = fields;
-  if (magic !== MAGIC || name !== kind.name || format !== String(kind.format) || checksum !== kind.checksum) return undefined;
+  if (magic !== MAGIC || name !== kind.name || format !== String(kind.format) || checksum !== LABELS[kind.checksum]) return undefined;
   const payload = bytes.subarray(end + 1);
   if (length !== String(payload.length)) return undefined;
   return digest(kind, [payload]) === sum ? payload : undefined;
@@ -64,8 +74,8 @@ export function isWholeCache(bytes: Buffer, name: string): boolean {
     .toString("latin1", 0, Math.max(0, bytes.subarray(0, MAX_HEADER).indexOf(0x0a)))
     .trimEnd()
     .split(" ");
-  const checksum = fields[3];
-  if (checksum !== "sha256" && checksum !== "words") return false;
+  const checksum = fields[3] === LABELS.sha256 ? "sha256" : fields[3] === LABELS.words ? "words" : undefined;
+  if (checksum === undefined) return false;
   return openCache({ name, format: Number(fields[2]), checksum }, bytes) !== undefined;
 }
 

@@ -22,11 +22,11 @@
 import { isAscii } from "node:buffer";
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import Module from "node:module";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { fnv1a64 } from "../engine/fnv1a64";
 import { wordChecksum } from "../engine/wordChecksum";
+import { isPrivateDir, userCacheDir } from "../io/userCacheDir";
 
 /** The SHA-256 of the bundle this launcher was built with (scripts/build.mjs); absent outside a build. */
 declare const __INTENT_BUNDLE_SHA256__: string | undefined;
@@ -141,17 +141,7 @@ function cacheFileFor(bundle: string, flavor: string, identity: string, env: Nod
   }
 }
 
-/** The user's own cache folder for intent-lsp: `$XDG_CACHE_HOME/intent-lsp`, else `~/.cache/intent-lsp`. */
-export function userCacheDir(env: NodeJS.ProcessEnv): string {
-  return join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "intent-lsp");
-}
-
-/** A real folder (not a link) owned by this user that nobody else may write to. */
-export function isPrivateDir(dir: string): boolean {
-  const st = lstatSync(dir);
-  const uid = process.getuid?.();
-  return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
-}
+export { isPrivateDir, userCacheDir };
 
 function readCache(file: string): Buffer | undefined {
   try {

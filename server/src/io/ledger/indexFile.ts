@@ -18,7 +18,8 @@
  * kept as bytes. A process that asks about a few files (a hook) reads the meta sections and those files'
  * rows only; rows it reads are checked against the ledger itself.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
+import { cacheKey } from "../cacheKey";
 import { closeSync, fstatSync, readdirSync, readSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { openRegular, openRegularSync } from "../regularFiles";
@@ -30,7 +31,7 @@ import type { IntentState } from "../../engine/ledger/intentIndex";
 import type { IndexState } from "../../engine/ledger/ledgerIndex";
 import type { RowColumns } from "../../engine/ledger/recordRows";
 
-export const INDEX_FORMAT_VERSION = 6;
+export const INDEX_FORMAT_VERSION = 7;
 const MAGIC = Buffer.from("ILSPIDX\n", "latin1");
 const META_SUM_AT = 32;
 const ROWS_SUM_AT = 64;
@@ -170,8 +171,7 @@ export function* writeIndexInSteps(fd: number, state: IndexState, at: IndexedLed
   pre.writeUInt32LE(json.length, 12);
   pre.writeDoubleLE(n, 16);
   pre.writeDoubleLE(f, 24);
-  createHash("sha256").update(meta).digest().copy(pre, META_SUM_AT);
-  writeAll(fd, pre, 0);
+  writeAll(fd, pre, 0); // its two checksums are written last, once the rows are
   writeAll(fd, meta, PREAMBLE);
 
   // the rows, in one pass through a small buffer per column: a million rows need no second copy in memory
@@ -221,7 +221,23 @@ export function* writeIndexInSteps(fd: number, state: IndexState, at: IndexedLed
   }
   flush();
   if (columns[4]!.position !== where.end) throw new Error(`wrote up to ${columns[4]!.position}, not ${where.end}`);
-  writeAll(fd, rowsChecksum(columns.map((c) => c.hash.digest())), ROWS_SUM_AT);
+  const rowsSum = rowsChecksum(columns.map((c) => c.hash.digest()));
+  rowsSum.copy(pre, ROWS_SUM_AT);
+  writeAll(fd, rowsSum, ROWS_SUM_AT);
+  // the meta's keyed checksum covers the rows' checksum, known only now
+  writeAll(fd, metaSum(meta, pre), META_SUM_AT);
+}
+
+/**
+ * The meta sections' checksum, keyed with this user's cache key (io/cacheKey.ts), over the rows' checksum
+ * too: an index made elsewhere (shipped in a repository, copied from another machine) never checks, so
+ * blame and hover never answer from rows intent-lsp did not write here.
+ */
+function metaSum(meta: Buffer, pre: Buffer): Buffer {
+  return createHmac("sha256", cacheKey())
+    .update(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))
+    .update(meta)
+    .digest();
 }
 
 /** The rows' checksum: of each column's SHA-256, so that a writer can hash the columns as it fills them. */
@@ -282,14 +298,7 @@ function decodeChecked(readAt: ReadAt, size: number, whole: boolean): Decoded {
   const where = sections(jsonLength, n, f, header.pathBytes);
   if (where.end !== size) return torn;
   const meta = readAt(PREAMBLE, where.rowsAt - PREAMBLE);
-  if (
-    !meta ||
-    !createHash("sha256")
-      .update(meta)
-      .digest()
-      .equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))
-  )
-    return { problem: "corrupt: its checksum does not match" };
+  if (!meta || !metaSum(meta, pre).equals(pre.subarray(META_SUM_AT, META_SUM_AT + 32))) return { problem: "corrupt: its checksum does not match" };
   const rowBytes = whole ? readAt(where.rowsAt, n * ROW_BYTES) : undefined;
   if (whole && (!rowBytes || !rowsChecksumOf(rowBytes, n).equals(pre.subarray(ROWS_SUM_AT, ROWS_SUM_AT + 32))))
     return { problem: "corrupt: its checksum does not match" };
