@@ -66,25 +66,48 @@ export function readWorkspaceSelection(root: string): WorkspaceSelection | undef
   return workspaceSelectionFile(root).selection;
 }
 
-/**
- * Why the selection files a session reads cannot be read, each: its own file (`session`, an agent's, by its
- * id) and the workspace's. A file that is absent is no damage; one that is there but not a selection is.
- */
-export function selectionDamage(root: string, sessionId?: string): SelectionDamage {
-  const damage: SelectionDamage = {};
-  const workspace = workspaceSelectionFile(root).damaged;
-  if (workspace !== undefined) damage.workspace = workspace;
-  const session = sessionId === undefined ? undefined : sessionFileDamage(root, sessionId);
-  if (session !== undefined) damage.session = session;
-  return damage;
+/** What the selection files a session reads hold, each file read once. */
+export interface SelectionFiles {
+  /** The session's own record (an agent's, by its id), when it has one. */
+  session?: SessionRecord;
+  workspace?: WorkspaceSelection;
+  /** Why a file that is there cannot be read: a file that is absent is no damage; one that is not a selection is. */
+  damage: SelectionDamage;
 }
 
-/** Why this session's file is there but not a session record (undefined: absent, or a record). */
-export function sessionFileDamage(root: string, id: string): string | undefined {
+export function readSelectionFiles(root: string, sessionId?: string): SelectionFiles {
+  const out: SelectionFiles = { damage: {} };
+  const workspace = workspaceSelectionFile(root);
+  if (workspace.selection) out.workspace = workspace.selection;
+  if (workspace.damaged !== undefined) out.damage.workspace = workspace.damaged;
+  if (sessionId !== undefined) {
+    const own = sessionFile(root, sessionId);
+    if (own.record) out.session = own.record;
+    if (own.damaged !== undefined) out.damage.session = own.damaged;
+  }
+  return out;
+}
+
+/** Why the selection files cannot be read (`readSelectionFiles`); the editor's own session file is its own, and not asked. */
+export function selectionDamage(root: string, sessionId?: string): SelectionDamage {
+  return readSelectionFiles(root, sessionId).damage;
+}
+
+/**
+ * A session's record, or why its file is there but not one (undefined both: absent). A session that began
+ * before an upgrade has its file under the earlier name until it writes the new one.
+ */
+export function sessionFile(root: string, id: string): { record?: SessionRecord; damaged?: string } {
   const rel = `${SESSIONS_DIR}/${sessionFileName(id)}`;
   const { value, damaged } = readJsonFile(root, rel);
-  if (damaged !== undefined) return damaged;
-  return value === undefined || asSession(value) ? undefined : `${rel} holds no session record`;
+  if (damaged !== undefined) return { damaged };
+  if (value !== undefined) {
+    const record = asSession(value);
+    return record ? { record } : { damaged: `${rel} holds no session record` };
+  }
+  const legacy = legacySessionFileName(id);
+  const earlier = legacy === undefined ? undefined : asSession(readJson(root, `${SESSIONS_DIR}/${legacy}`));
+  return earlier?.id === id ? { record: earlier } : {};
 }
 
 export function writeWorkspaceSelection(root: string, intent: string | null, by: string, now = new Date()): WorkspaceSelection {
@@ -95,12 +118,7 @@ export function writeWorkspaceSelection(root: string, intent: string | null, by:
 }
 
 export function readSession(root: string, id: string): SessionRecord | undefined {
-  const current = asSession(readJson(root, `${SESSIONS_DIR}/${sessionFileName(id)}`));
-  if (current) return current;
-  // a session that began before an upgrade has its file under the earlier name until it writes the new one
-  const legacy = legacySessionFileName(id);
-  const earlier = legacy === undefined ? undefined : asSession(readJson(root, `${SESSIONS_DIR}/${legacy}`));
-  return earlier?.id === id ? earlier : undefined;
+  return sessionFile(root, id).record;
 }
 
 export function writeSession(root: string, record: SessionRecord): void {

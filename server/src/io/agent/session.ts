@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { newSessionRecord, type SessionRecord } from "../../engine/sessions";
-import { readSession, removeSession, sessionFileDamage, writeSession } from "../sessionFiles";
+import { removeSession, sessionFile, writeSession } from "../sessionFiles";
 
 /**
  * Session ids a person can type and a shell passes unquoted; every id the doors make is one (editors:
@@ -78,7 +78,7 @@ const FRESH_HEARTBEAT_MS = 5_000;
 /** Creates or refreshes the session file; keeps its start time and, unless told otherwise, its own selection. */
 export function touchAgentSession(root: string, id: string, touch: SessionTouch = {}): SessionRecord {
   const now = touch.now ?? new Date();
-  const existing = readSession(root, id);
+  const { record: existing, damaged } = sessionFile(root, id);
   const client = touch.client ?? existing?.client ?? clientOfSession(id);
   if (existing && touch.intent === undefined && touch.workingOn === undefined && isFresh(existing, client, now)) return existing;
   const record: SessionRecord = existing
@@ -88,7 +88,7 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
   if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
   // a file that is there but unreadable holds a selection nobody knows: the gate denies until someone selects
   // again (`intent select`), so only a new selection replaces it, never a heartbeat that would forget it
-  if (!existing && touch.intent === undefined && sessionFileDamage(root, id) !== undefined) return record;
+  if (damaged !== undefined && touch.intent === undefined) return record;
   writeSession(root, record);
   return record;
 }
@@ -108,7 +108,8 @@ export function endAgentSession(root: string, id: string): void {
  * (`times` empty): the file as it is now (this call may have written it since it was read), else `session`.
  */
 export function keepDenials(root: string, session: SessionRecord, times: readonly number[]): void {
-  if (sessionFileDamage(root, session.id) !== undefined) return; // kept as it is: see touchAgentSession
-  const { denials: _, ...rest } = readSession(root, session.id) ?? session;
+  const now = sessionFile(root, session.id);
+  if (now.damaged !== undefined) return; // kept as it is: see touchAgentSession
+  const { denials: _, ...rest } = now.record ?? session;
   writeSession(root, times.length ? { ...rest, denials: [...times] } : rest);
 }

@@ -16,7 +16,7 @@ import type { Rules } from "../../engine/rules";
 import type { RuleFileProblem } from "../../engine/ruleFileProblems";
 import { gateRules } from "./gateRules";
 import { resolveSelection, type SessionRecord } from "../../engine/sessions";
-import { readSession, readWorkspaceSelection, selectionDamage } from "../sessionFiles";
+import { readSelectionFiles } from "../sessionFiles";
 import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { readRuleFiles } from "../ruleFiles";
 import { readOptional } from "../optionalFile";
@@ -39,7 +39,8 @@ export interface GateContext {
 
 export function loadGateContext(root: string, sessionId: string, session?: SessionRecord): GateContext {
   const { rules, brokenRules } = gateRules(root, readRuleFiles(root));
-  const selection = resolveSelection(session ?? readSession(root, sessionId), readWorkspaceSelection(root), selectionDamage(root, sessionId));
+  const files = readSelectionFiles(root, sessionId);
+  const selection = resolveSelection(session ?? files.session, files.workspace, files.damage);
   return { root, sessionId, rules, brokenRules, selection, ...(session ? { session } : {}) };
 }
 
