@@ -168,6 +168,24 @@ describe("active intent resolution", () => {
     await client.waitForDiagnostics(NOTES, (d) => d.length === 0);
   });
 
+  it("a workspace selection file that cannot be read: the edit is under no intent, and the message says which file and to select again, as the gate does", async () => {
+    ws = new TempWorkspace();
+    ws.select("INT-001");
+    const file = ".orchestration/.sessions/workspace.json";
+    ws.write(file, ws.read(file).slice(0, 10));
+    client = await startInProcess({ root: ws.root });
+    await client.open("src/api/weather.ts");
+    await client.setLine("src/api/weather.ts", 0, "// edited");
+    const [d] = await client.waitForDiagnostics("src/api/weather.ts", (x) => x.length === 1);
+    expect(d.code).toBe("no-active-intent");
+    expect(d.message).toBe(
+      `${file} is not valid JSON (half-written, or edited by hand), so which intent is selected is not known. Select again (\`intent select ID\`) before editing. Owned by INT-001 (IN_PROGRESS).`,
+    );
+    // selected again (outside the editor): the edit is under INT-001, which owns it
+    ws.select("INT-001");
+    await client.waitForDiagnostics("src/api/weather.ts", (x) => x.length === 0);
+  });
+
   it("honours per-code severity from config.jsonc, overridden by the client's settings", async () => {
     ws = new TempWorkspace();
     ws.select("INT-001");
