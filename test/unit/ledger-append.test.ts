@@ -5,7 +5,8 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
-import { appendRecord, appendRecords, lastNonBlankLine, LedgerAppendError } from "../../server/src/io/ledger/append";
+import { acquireLedgerLock, appendRecord, appendRecords, lastNonBlankLine, LedgerAppendError } from "../../server/src/io/ledger/append";
+import { recordChange } from "../../server/src/io/ledger/recordChange";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { verifyLedger } from "../../server/src/io/ledger/verify";
 import type { TraceRecord } from "@shared/agentTrace";
@@ -136,6 +137,47 @@ describe("appendRecords", () => {
     const file = join(dir, "several-invalid.jsonl");
     await expect(appendRecords(file, [record(), { ...record(), id: "nope" }])).rejects.toThrow(/\/id: must match format "uuid"/);
     expect(existsSync(file) ? readFileSync(file, "utf8") : "").toBe("");
+  });
+});
+
+describe("recordChange: two writers of one change at once", () => {
+  it("asks again under the lock: the writer that waited for it appends nothing when the other recorded the change meanwhile", async () => {
+    const root = mkdtempSync(join(dir, "twice-"));
+    const ledgerPath = ".orchestration/agent_trace.jsonl";
+    const file = join(root, ledgerPath);
+    const change = (recordedUnderLock?: (p: string, h: string) => Promise<boolean>) => ({
+      root,
+      ledgerPath,
+      path: "src/a.ts",
+      content: "export const a = 2;\n",
+      before: "export const a = 1;\n",
+      verdict: { kind: "exempt" as const },
+      contributor: { type: "ai" as const, modelId: "anthropic/claude-sonnet-4-5" },
+      sessionId: "s",
+      toolVersion: "0.1.0",
+      // both writers checked before the lock, and found nothing
+      alreadyRecorded: () => false,
+      ...(recordedUnderLock ? { recordedUnderLock } : {}),
+    });
+    const lastPost = async () => {
+      const lines = existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
+      const last = lines.at(-1);
+      return last ? (JSON.parse(last).metadata["dev.intent-lsp"].post_hash as string) : undefined;
+    };
+    const recorded = async (_: string, h: string) => (await lastPost()) === h;
+    for (const [guard, expected] of [
+      [recorded, 1],
+      [undefined, 2],
+    ] as const) {
+      rmSync(file, { force: true });
+      // the lock held while both writers get to it: each has checked, neither has written
+      const release = await acquireLedgerLock(file);
+      const both = Promise.all([recordChange(change(guard)), recordChange(change(guard))]);
+      await release();
+      const outcomes = await both;
+      expect(readFileSync(file, "utf8").trim().split("\n"), guard ? "asked under the lock" : "asked before it only").toHaveLength(expected);
+      if (guard) expect(outcomes.map((o) => o.written).sort()).toEqual([false, true]);
+    }
   });
 });
 

@@ -211,6 +211,11 @@ async function recordTakenWrite(ctx: GateContext, w: WriteReport, toolVersion: s
     sessionId: ctx.sessionId,
     toolVersion,
     alreadyRecorded: () => false, // asked above
+    // and again under the ledger's lock: another hook of this same write (two agents' hooks for one tool call)
+    recordedUnderLock: async (p, h) => {
+      await ledger.poll();
+      return ledger.lastPostHash(p) === h;
+    },
     now,
   });
   if (outcome.written && pastes) pastes.keep(written, claimed);

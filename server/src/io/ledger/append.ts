@@ -24,6 +24,11 @@ export type { LockOptions };
 export interface AppendOptions extends LockOptions {
   /** Refuse records that fail the Agent Trace schema (checked for version 0.1.0 only). Default true. */
   validate?: boolean;
+  /**
+   * Asked once the lock is held, before anything is written: false writes nothing (another writer appended
+   * the same change while this one waited). A check made before the lock can be overtaken; this one cannot.
+   */
+  stillDue?: () => Promise<boolean>;
 }
 
 export interface AppendResult {
@@ -73,6 +78,7 @@ export async function appendRecords(ledgerFile: string, records: readonly TraceR
   }
   const release = await acquireLedgerLock(ledgerFile, opts);
   try {
+    if (opts.stillDue && !(await opts.stillDue())) return [];
     return await appendLocked(ledgerFile, records);
   } finally {
     await release();

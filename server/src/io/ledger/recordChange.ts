@@ -61,6 +61,12 @@ export interface ChangeToRecord extends FileWrite {
    * it, or the same post hook ran twice). Only the newest counts: returning to older content is a change.
    */
   alreadyRecorded: (path: string, postHash: string) => boolean;
+  /**
+   * The same question asked again once the ledger's lock is held (the ledger read on to its end): true for
+   * every due file means another writer recorded this very change meanwhile (two hooks of one write at
+   * once), and nothing is appended.
+   */
+  recordedUnderLock?: (path: string, postHash: string) => Promise<boolean>;
   now?: Date;
 }
 
@@ -135,8 +141,20 @@ function recordFile(file: FileWrite): RecordFileInput {
 export async function recordChange(change: ChangeToRecord): Promise<RecordOutcome> {
   const records = prepareRecords(change);
   if ("skip" in records) return { written: false, reason: records.skip };
-  const results = await appendWorkspaceRecords(change.root, change.ledgerPath, records);
+  const recheck = change.recordedUnderLock;
+  const due = recheck ? [change, ...(change.otherFiles ?? [])].filter((f): f is FileWrite & { content: string } => f.content !== null) : [];
+  const stillDue = recheck && due.length ? async () => !(await everyRecorded(due, recheck)) : undefined;
+  const results = await appendWorkspaceRecords(change.root, change.ledgerPath, records, stillDue ? { stillDue } : {});
+  if (results.length === 0) return { written: false, reason: "duplicate" };
   return { written: true, records: records.map((r, i) => ({ id: r.id, line: results[i]!.line })) };
+}
+
+async function everyRecorded(
+  files: readonly (FileWrite & { content: string })[],
+  recorded: (path: string, postHash: string) => Promise<boolean>,
+): Promise<boolean> {
+  for (const f of files) if (!(await recorded(f.path, fileHash(f.content)))) return false;
+  return true;
 }
 
 export function scopeVerdict(v: Verdict): ScopeVerdict {
