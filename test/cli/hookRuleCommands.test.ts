@@ -1,9 +1,11 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TempWorkspace } from "../support/workspace";
 import { NEW_AGENTS, type HookReply } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
-import { hookReplyInProcess, type HookAgent } from "../support/cliRunner";
-import { claudePayload, cursorPayload } from "../support/hookPayloads";
+import { hookReplyInProcess, runCliInProcess, type HookAgent } from "../support/cliRunner";
+import { claudeEdit, claudePayload, cursorPayload } from "../support/hookPayloads";
 
 /**
  * An agent rewriting the rules through its shell (`intent start`, a redirect into active_intents.yaml, …)
@@ -78,6 +80,15 @@ const PROTOCOLS: Protocol[] = [
   ),
 ];
 
+/** The agent sessions a shell command of theirs left held (SessionRecord.held). */
+function heldSessions(ws: TempWorkspace): { id: string; held: string }[] {
+  const dir = ws.path(".orchestration/.sessions");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json") && f !== "workspace.json")
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")))
+    .filter((r) => typeof r.held === "string");
+}
+
 /** The hook in this process (runHookInProcess): what it decides is the subject; hookAgents.test.ts spawns each agent's. */
 const hook = (p: Protocol, ws: TempWorkspace, payload: unknown): Promise<HookReply> => hookReplyInProcess(p.agent, payload, { cwd: ws.root });
 
@@ -120,9 +131,13 @@ describe.each(PROTOCOLS.map((p) => [p.agent, p] as const))("intent hook %s: shel
     const command = "./scripts/release.sh";
     expect(await hook(p, ws, p.pre(ws, command))).toEqual(p.quiet); // nothing tells the gate this touches the rules
     ws.write(".orchestration/active_intents.yaml", ws.read(".orchestration/active_intents.yaml").replace("status: PENDING", "status: IN_PROGRESS"));
-    expect(await hook(p, ws, p.post(ws, command))).toEqual(
+    const reply = await hook(p, ws, p.post(ws, command));
+    // the user was not asked: the session is held until they select for it again
+    const held = heldSessions(ws);
+    expect(held.map((h) => h.held)).toEqual([".orchestration/active_intents.yaml changed (INT-004: PENDING → IN_PROGRESS)"]);
+    expect(reply).toEqual(
       p.report(
-        "intent-lsp: this command changed intent-lsp's rules: .orchestration/active_intents.yaml changed (INT-004: PENDING → IN_PROGRESS). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
+        `intent-lsp: this command changed intent-lsp's rules: .orchestration/active_intents.yaml changed (INT-004: PENDING → IN_PROGRESS). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this. Until the user has looked and selects for this session again (\`intent select ID --session ${held[0]!.id}\`), intent-lsp denies its writes.`,
       ),
     );
   });
@@ -141,11 +156,59 @@ describe("intent hook claude-code: a shell command that changed the selection", 
     const command = "./scripts/switch.sh";
     expect(await hook(claude, ws, claude.pre(ws, command))).toEqual(claude.quiet);
     ws.select("INT-003");
-    expect(await hook(claude, ws, claude.post(ws, command))).toEqual(
+    const reply = await hook(claude, ws, claude.post(ws, command));
+    const [held] = heldSessions(ws);
+    expect(reply).toEqual(
       claude.report(
-        "intent-lsp: this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this.",
+        `intent-lsp: this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003). Which intent may write where is the user's decision: tell the user what changed, and undo it unless the user asked for exactly this. Until the user has looked and selects for this session again (\`intent select ID --session ${held!.id}\`), intent-lsp denies its writes.`,
       ),
     );
     expect(await hook(claude, ws, claude.post(ws, command))).toEqual(claude.quiet);
+  });
+
+  it("holds the session it was not asked about: its writes are denied until the user selects for it again", async () => {
+    const claude = PROTOCOLS[0]!;
+    const edit = () =>
+      hookReplyInProcess("claude-code", claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface Weather", "interface W"), { cwd: ws.root });
+    const decision = async () => JSON.parse((await edit()).stdout).hookSpecificOutput.permissionDecision as string;
+    expect(await decision()).toBe("allow");
+    await hook(claude, ws, claude.pre(ws, "./scripts/switch.sh"));
+    ws.select("INT-003");
+    await hook(claude, ws, claude.post(ws, "./scripts/switch.sh"));
+    const [held] = heldSessions(ws);
+    expect(JSON.parse((await edit()).stdout).hookSpecificOutput).toEqual({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: `[intent-lsp: rules-changed] A shell command of this session changed intent-lsp's rules without the user's approval (the workspace selection changed (INT-001 → INT-003)), so its writes are denied. Tell the user what changed; once they have looked, they select for this session again: \`intent select ID --session ${held!.id}\`.`,
+    });
+    // a shell command too: the session only reads until then
+    expect(JSON.parse((await hook(claude, ws, claude.pre(ws, "echo hi > src/api/x.ts"))).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+    await runCliInProcess(["select", "INT-001", "--session", held!.id], { cwd: ws.root });
+    expect(heldSessions(ws)).toEqual([]);
+    expect(await decision()).toBe("allow");
+  });
+
+  it("a change the user approved when asked (the command said it changes the rules) holds nothing", async () => {
+    const claude = PROTOCOLS[0]!;
+    const command = "intent select INT-003";
+    expect(JSON.parse((await hook(claude, ws, claude.pre(ws, command))).stdout).hookSpecificOutput.permissionDecision).toBe("ask");
+    ws.select("INT-003"); // the user allowed it, and it ran
+    expect((await hook(claude, ws, claude.post(ws, command))).stdout).toContain("the workspace selection changed (INT-001 → INT-003)");
+    expect(heldSessions(ws)).toEqual([]);
+  });
+
+  it("a command that cut the ledger is reported, and holds the session, however it named the file", async () => {
+    const claude = PROTOCOLS[0]!;
+    await hookReplyInProcess("claude-code", claudeEdit(ws, "PreToolUse", "src/api/weather.ts", "interface Weather", "interface W"), { cwd: ws.root });
+    ws.write("src/api/weather.ts", ws.read("src/api/weather.ts").replace("interface Weather", "interface W"));
+    await hookReplyInProcess("claude-code", claudeEdit(ws, "PostToolUse", "src/api/weather.ts", "interface Weather", "interface W"), { cwd: ws.root });
+    const ledger = ".orchestration/agent_trace.jsonl";
+    const size = ws.read(ledger).length;
+    expect(size).toBeGreaterThan(0);
+    const command = ": > .orches''tration/agent_tr''ace.jsonl";
+    await hook(claude, ws, claude.pre(ws, command));
+    ws.write(ledger, "");
+    expect((await hook(claude, ws, claude.post(ws, command))).stdout).toContain(`${ledger} was cut from ${size} bytes to 0`);
+    expect(heldSessions(ws).map((h) => h.held)).toEqual([`${ledger} was cut from ${size} bytes to 0`]);
   });
 });

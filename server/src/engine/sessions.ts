@@ -24,6 +24,12 @@ export interface SessionRecord {
   workingOn?: string[];
   /** An agent session's recent denials by the gate, ms since the epoch (engine/agent/circuitBreaker.ts). */
   denials?: number[];
+  /**
+   * What a shell command of this agent session changed of the rules (or the ledger) without the user's
+   * approval: while set, the gate denies the session's writes; a new selection for it (`intent select ID
+   * --session S`) clears it.
+   */
+  held?: string;
 }
 
 export interface WorkspaceSelection {
@@ -60,6 +66,7 @@ export function asSession(raw: unknown): SessionRecord | undefined {
     ...(strings(r.dirtyFiles) ? { dirtyFiles: strings(r.dirtyFiles) } : {}),
     ...(strings(r.workingOn) ? { workingOn: strings(r.workingOn) } : {}),
     ...(times(r.denials) ? { denials: times(r.denials) } : {}),
+    ...(typeof r.held === "string" ? { held: r.held } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ export type DenyCode =
   | "config-file-broken"
   | "not-a-regular-file"
   | "bad-path"
+  | "rules-changed"
   | "internal-error";
 
 export type GateDecision =

@@ -9,7 +9,8 @@ import { INTENTS_FILE } from "../../engine/workspaceFiles";
 import { lstatSync } from "node:fs";
 import { findIntentsRoot, resolveWorkspaceRoot } from "../workspaceRoot";
 import { cleanStaleStashes, recordAgentWrite, recordAgentWrites, stashBefore, type PostOutcome, type WriteReport } from "./agentWrite";
-import { endAgentSession, keepDenials, touchAgentSession } from "./session";
+import { endAgentSession, holdSession, keepDenials, touchAgentSession } from "./session";
+import { defaultSettings } from "@shared/settings";
 import { readSession } from "../sessionFiles";
 import { denialsAfter, tripped, withStop } from "../../engine/agent/circuitBreaker";
 import { removeSessionCuts } from "./sessionCuts";
@@ -19,7 +20,7 @@ import { gateShell } from "../../engine/agent/shellPolicy";
 import { recordShellWrites, shellFeedback, shellNotRecorded, snapshotBeforeShell, type ShellOutcome, type ShellReport } from "./shellWrite";
 import { GitError } from "../git";
 import { UnsafeWriteError } from "../ownFiles";
-import { keepRuleState, readRuleState, takeRuleStateBack } from "./ruleWatch";
+import { keepRuleState, ledgerMark, ledgerRewrite, readRuleState, takeRuleStateBack } from "./ruleWatch";
 import { ruleChangeReport, ruleChanges } from "../../engine/agent/ruleState";
 import type { ToolCall } from "../../engine/agent/toolCall";
 import { gateWrite, loadGateContext, type GateContext } from "./writeGate";
@@ -104,6 +105,12 @@ function throughBreaker(ctx: GateContext, d: GateDecision): GateDecision {
 }
 
 function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecision {
+  if (ctx.held !== undefined && call.kind !== "other") {
+    return deny(
+      "rules-changed",
+      `A shell command of this session changed intent-lsp's rules without the user's approval (${ctx.held}), so its writes are denied. Tell the user what changed; once they have looked, they select for this session again: \`intent select ID --session ${ctx.sessionId}\`.`,
+    );
+  }
   switch (call.kind) {
     case "write": {
       // a move or a multi-file edit is allowed only if every file it names is
@@ -118,7 +125,7 @@ function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecisi
       const decision = gateShell(call.command);
       if (decision.kind === "deny") return decision;
       try {
-        snapshotShell(ctx, callId, call.command);
+        snapshotShell(ctx, callId, call.command, decision.kind === "ask" && decision.code === "rule-command");
       } catch (err) {
         // a committed link where the state before the command is kept: nothing is written, and nothing runs
         // that could not be recorded
@@ -149,9 +156,15 @@ export function beforeShell(ctx: GateContext | undefined, command: string, callI
  * The working tree's state before a shell command, for its post hook to record what it changed. A git
  * failure only costs the record (said after the command), never the command itself.
  */
-function snapshotShell(ctx: GateContext, callId: string | undefined, command: string): void {
-  // the rules as they stand, to tell after the command whether it changed them (git or not)
-  keepRuleState(ctx.root, callId ?? ctx.sessionId, readRuleState(ctx.root, ctx.sessionId, ctx.rules));
+function snapshotShell(ctx: GateContext, callId: string | undefined, command: string, approved: boolean): void {
+  // the rules and the ledger as they stand, to tell after the command whether it changed them (git or not);
+  // `approved`: the user is asked about it as a change of the rules, so one it makes is theirs
+  const ledger = ledgerMark(ctx.root, ctx.rules.settings.ledgerPath);
+  keepRuleState(ctx.root, callId ?? ctx.sessionId, {
+    ...readRuleState(ctx.root, ctx.sessionId, ctx.rules),
+    ...(approved ? { approved } : {}),
+    ...(ledger ? { ledger } : {}),
+  });
   try {
     snapshotBeforeShell(ctx, callId, command);
   } catch (err) {
@@ -184,7 +197,15 @@ function rulesChangedBy(ctx: GateContext | undefined, henv: HookEnvironment, rep
   const sessionId = ctx?.sessionId ?? session?.sessionId;
   if (!root || !sessionId) return undefined;
   const before = takeRuleStateBack(root, report.callId ?? sessionId);
-  return before ? ruleChangeReport(ruleChanges(before, readRuleState(root, sessionId, ctx?.rules))) : undefined;
+  if (!before) return undefined;
+  const rewrite = ledgerRewrite(root, ctx?.rules.settings.ledgerPath ?? defaultSettings.ledgerPath, before.ledger);
+  const changes = [...ruleChanges(before, readRuleState(root, sessionId, ctx?.rules)), ...(rewrite ? [rewrite] : [])];
+  const said = ruleChangeReport(changes);
+  if (!said || before.approved) return said;
+  // a change the user was not asked about (the command did not say it would make it): the session's writes
+  // wait for the user, whatever the command was
+  holdSession(root, sessionId, changes.join("; "), henv.now);
+  return `${said} Until the user has looked and selects for this session again (\`intent select ID --session ${sessionId}\`), intent-lsp denies its writes.`;
 }
 
 function beforeWrite(ctx: GateContext, filePath: string, expectedHash: string | undefined, callId: string | undefined): GateDecision {

@@ -84,7 +84,10 @@ export function touchAgentSession(root: string, id: string, touch: SessionTouch 
   const record: SessionRecord = existing
     ? { ...existing, client, pid: 0, host: hostname(), heartbeat: now.toISOString() }
     : newSessionRecord(id, client, { pid: 0, host: hostname() }, now);
-  if (touch.intent !== undefined) record.intent = touch.intent;
+  if (touch.intent !== undefined) {
+    record.intent = touch.intent;
+    delete record.held; // the user chose again: the session is no longer held
+  }
   if (touch.workingOn !== undefined) record.workingOn = [touch.workingOn];
   // a file that is there but unreadable holds a selection nobody knows: the gate denies until someone selects
   // again (`intent select`), so only a new selection replaces it, never a heartbeat that would forget it
@@ -112,4 +115,14 @@ export function keepDenials(root: string, session: SessionRecord, times: readonl
   if (now.damaged !== undefined) return; // kept as it is: see touchAgentSession
   const { denials: _, ...rest } = now.record ?? session;
   writeSession(root, times.length ? { ...rest, denials: [...times] } : rest);
+}
+
+/**
+ * Holds an agent session after one of its shell commands changed the rules (or rewrote the ledger) without
+ * the user's approval: the gate denies its writes until the user selects for it again. No session file (the
+ * command removed it, or it cannot be written): a new one, held.
+ */
+export function holdSession(root: string, id: string, what: string, now = new Date()): void {
+  const { record } = sessionFile(root, id);
+  writeSession(root, { ...(record ?? newSessionRecord(id, clientOfSession(id), { pid: 0, host: hostname() }, now)), held: what });
 }

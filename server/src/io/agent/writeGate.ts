@@ -35,13 +35,16 @@ export interface GateContext {
   session?: SessionRecord;
   /** The hook's clock (ms since the epoch), when the caller sets one; else the system's. */
   now?: number;
+  /** What a shell command of this session changed of the rules without the user's approval (SessionRecord.held). */
+  held?: string;
 }
 
 export function loadGateContext(root: string, sessionId: string, session?: SessionRecord): GateContext {
   const { rules, brokenRules } = gateRules(root, readRuleFiles(root));
   const files = readSelectionFiles(root, sessionId);
-  const selection = resolveSelection(session ?? files.session, files.workspace, files.damage);
-  return { root, sessionId, rules, brokenRules, selection, ...(session ? { session } : {}) };
+  const own = session ?? files.session;
+  const selection = resolveSelection(own, files.workspace, files.damage);
+  return { root, sessionId, rules, brokenRules, selection, ...(session ? { session } : {}), ...(own?.held !== undefined ? { held: own.held } : {}) };
 }
 
 interface WriteGateResult {
