@@ -48,6 +48,21 @@ describe("the agent gate", () => {
     );
   });
 
+  it("a call naming files above the workspace and in it is judged by that workspace, whichever file it names first", async () => {
+    ws.select("INT-001");
+    const above = join(ws.root, "..");
+    const outside = join(above, `${ws.root.split("/").pop()}-README.md`);
+    for (const tool_input of [
+      { source: outside, destination: ws.path("src/billing/export.ts") },
+      { destination: ws.path("src/billing/export.ts"), source: outside },
+      { source: outside, destination: ws.path("src/api/moved.ts") },
+    ]) {
+      const payload = { ...claudePayload(ws, "PreToolUse", { tool_name: "mcp__fs__move_file", tool_input, tool_use_id: "toolu_mono2" }), cwd: above };
+      const answer = await runHookInProcess("claude-code", payload, { cwd: above });
+      expect((answer.json as any).hookSpecificOutput.permissionDecision, JSON.stringify(tool_input)).toBe("deny");
+    }
+  });
+
   it("judges a write where it really lands: a symlink into docs/ is out of INT-001's scope, one out of the workspace is denied", async () => {
     ws.select("INT-001");
     const outside = mkdtempSync(join(tmpdir(), "outside-"));

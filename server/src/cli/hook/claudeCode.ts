@@ -7,6 +7,7 @@ import {
   afterWrite,
   afterWrites,
   beforeToolUse,
+  callPaths,
   openAgentWorkspace,
   sessionBriefing,
   sessionEnded,
@@ -32,9 +33,7 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
   switch (event) {
     case "PreToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", asObject(p["tool_input"] ?? {}));
-      return claudeCodeDecision(
-        beforeToolUse(openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined), call, str(p["tool_use_id"])),
-      );
+      return claudeCodeDecision(beforeToolUse(openAgentWorkspace(henv, session, callPaths(call)), call, str(p["tool_use_id"])));
     }
     case "PostToolUse":
       return postToolUse(p, henv, session);
@@ -69,7 +68,7 @@ async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession)
   const tool = str(p["tool_name"]) ?? "";
   const input = asObject(p["tool_input"] ?? {});
   const call = classifyTool(tool, input);
-  const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+  const ctx = openAgentWorkspace(henv, session, callPaths(call));
   if (call.kind === "shell") {
     const said = await afterShell(
       ctx,

@@ -8,6 +8,7 @@ import {
   afterWrite,
   beforeShell,
   beforeToolUse,
+  callPaths,
   openAgentWorkspace,
   sessionEnded,
   type HookEnvironment,
@@ -33,7 +34,7 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
   switch (str(p["hook_event_name"]) ?? (unnamedMoment(p) === "pre" ? "preToolUse" : undefined)) {
     case "preToolUse": {
       const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
-      const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+      const ctx = openAgentWorkspace(henv, session, callPaths(call));
       return cursorPermission(beforeToolUse(ctx, call));
     }
     case "beforeShellExecution":

@@ -4,6 +4,7 @@ import {
   afterWrite,
   afterWrites,
   beforeToolUse,
+  callPaths,
   openAgentWorkspace,
   sessionEnded,
   type HookEnvironment,
@@ -40,7 +41,7 @@ export interface ToolEvent {
 }
 
 export function beforeTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): GateDecision {
-  const ctx = openAgentWorkspace(henv, session, ev.call.kind === "write" ? ev.call.filePath : undefined);
+  const ctx = openAgentWorkspace(henv, session, callPaths(ev.call));
   return beforeToolUse(ctx, ev.call, ev.callId);
 }
 
@@ -54,7 +55,7 @@ export interface AfterTool {
 /** After the call: its writes recorded (a write tool's files one by one, a shell command's in one record). */
 export async function afterTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): Promise<AfterTool> {
   const { call } = ev;
-  const ctx = openAgentWorkspace(henv, session, call.kind === "write" ? call.filePath : undefined);
+  const ctx = openAgentWorkspace(henv, session, callPaths(call));
   if (call.kind === "shell") {
     const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model }, session);
     return { ...(said.toAgent ? { toAgent: said.toAgent } : {}), ...(said.toUser ? { toUser: said.toUser } : {}) };

@@ -48,16 +48,26 @@ export interface HookSession {
  * `filePath`, for a tool call on a file: an agent started above the workspace (a monorepo root) is still
  * gated by the workspace that holds the file, as the editor is.
  */
-export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string): GateContext | undefined {
+export function openAgentWorkspace(henv: HookEnvironment, s: HookSession, filePath?: string | readonly string[]): GateContext | undefined {
   let root = resolveWorkspaceRoot(henv.rootOverride, s.cwd, henv.cwd)?.root;
-  if ((!root || !hasIntentsFile(root)) && filePath && !henv.rootOverride) {
-    root = findIntentsRoot(dirname(resolve(s.cwd, filePath)));
+  if ((!root || !hasIntentsFile(root)) && filePath !== undefined && !henv.rootOverride) {
+    // the first file of the call that is in a workspace with intents: its workspace judges every file the
+    // call names, so a file outside it is denied there, whichever the call names first
+    for (const p of typeof filePath === "string" ? [filePath] : filePath) {
+      root = findIntentsRoot(dirname(resolve(s.cwd, p)));
+      if (root) break;
+    }
   }
   if (!root || !hasIntentsFile(root)) return undefined;
   const ws = { root };
   // every call is a sign of life: the heartbeat keeps the session listed while the agent works
   const session = touchAgentSession(ws.root, s.sessionId, { client: s.client, now: henv.now });
   return { ...loadGateContext(ws.root, s.sessionId, session), ...(henv.now ? { now: henv.now.getTime() } : {}) };
+}
+
+/** Every file a tool call names (a write's), for `openAgentWorkspace`. */
+export function callPaths(call: ToolCall): readonly string[] | undefined {
+  return call.kind === "write" ? [call.filePath, ...(call.otherPaths ?? [])] : undefined;
 }
 
 /**
