@@ -193,6 +193,27 @@ describe("intent hook claude-code: Bash writes are recorded", () => {
     const [record] = ledgerRecords(ws);
     expect(record.files.map((f: any) => f.path)).toEqual(["src/api/weather.ts"]);
     expect(record.metadata["dev.intent-lsp"].tool_call).toEqual({ tool: "Bash", command });
+    // the report names no empty path: only the file the commit holds
+    expect(
+      JSON.stringify(runBash(ws, "echo '// v4' >> src/api/weather.ts && git -c user.name=A -c user.email=a@b.c commit -qam wip2", "toolu_bash_02").post.json),
+    ).not.toContain("record  (");
+  });
+
+  it("a file git is told not to look at (assume-unchanged, skip-worktree): the command's write to it is still found and reported", () => {
+    ws = gitWorkspace();
+    ws.select("INT-001");
+    writeTranscript(ws, MODEL);
+    for (const [flag, file] of [
+      ["--assume-unchanged", "src/auth/middleware.ts"],
+      ["--skip-worktree", "src/billing/export.ts"],
+    ] as const) {
+      // set in one command, written in the next: neither shows in git status
+      runBash(ws, `git update-index ${flag} ${file}`, `toolu_flag_${flag}`);
+      const { post } = runBash(ws, `printf 'hidden\\n' >> ${file}`, `toolu_write_${flag}`);
+      expect(JSON.stringify(post.json), file).toContain(`${file} is outside the scope of INT-001`);
+      const records = ledgerRecords(ws).filter((r: any) => r.files.some((f: any) => f.path === file));
+      expect(records, file).toHaveLength(1);
+    }
   });
 
   it("not a git repository: nothing recorded, and the user is told so for a command that looks like it writes", () => {

@@ -167,12 +167,27 @@ export function changesSince(root: string, snapshot: ShellSnapshot): ShellChange
 function gitStatus(root: string, view: GitView): { paths: string[]; head?: string } {
   const raw = runGit(root, ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."]);
   const paths: string[] = [];
-  for (const path of parsePorcelainV2(raw)) {
+  // files git is told not to look at (assume-unchanged, skip-worktree) are never in its status, whatever a
+  // command writes there (a command can set the flag itself): each is compared as a dirty file is
+  for (const path of [...parsePorcelainV2(raw), ...flaggedPaths(root)]) {
     // porcelain paths are relative to the repository's top, whatever the working directory
     if (path.startsWith(view.prefix)) paths.push(path.slice(view.prefix.length));
   }
   const oid = /(?:^|\0)# branch\.oid ([0-9a-f]{40,64})(?:\0|$)/.exec(raw)?.[1];
   return { paths, ...(oid ? { head: oid } : {}) };
+}
+
+/**
+ * Paths (from the repository's top) whose index entry tells git not to look at the file: `git ls-files -v`
+ * tags them with a lower-case letter (assume-unchanged) or `S`/`s` (skip-worktree).
+ */
+function flaggedPaths(root: string): string[] {
+  const out: string[] = [];
+  for (const entry of runGit(root, ["ls-files", "-v", "-z", "--full-name", "--", "."]).split("\0")) {
+    const tag = entry.slice(0, 1);
+    if (entry.length > 2 && (tag !== tag.toUpperCase() || tag === "S")) out.push(entry.slice(2));
+  }
+  return out;
 }
 
 /** Workspace paths that differ between two commits (undefined `to`: HEAD is gone, nothing to compare). */
@@ -181,7 +196,7 @@ function committedPaths(root: string, view: GitView, from: string, to: string | 
   try {
     return runGit(root, ["diff", "--name-only", "--no-renames", "-z", from, to, "--", "."])
       .split("\0")
-      .filter((p) => p?.startsWith(view.prefix))
+      .filter((p) => p !== "" && p.startsWith(view.prefix))
       .map((p) => p.slice(view.prefix.length));
   } catch {
     return [];
