@@ -36,9 +36,22 @@ describe("classifyTool: one rule for every agent's tools", () => {
         "mcp__filesystem__write_file",
         "mcp__filesystem__edit_file",
         "mcp__filesystem__create_directory",
+        "mcp__fs__save_file",
+        "mcp__fs__saveFile",
+        "mcp__fs__overwrite",
+        "mcp__fs__touch",
+        "mcp__fs__unlink",
+        "mcp__files__update_file",
       ])
         expect(matches(tool), `${event} ${tool}`).toBe(true);
-      for (const tool of ["Read", "Grep", "mcp__filesystem__read_text_file", "mcp__filesystem__list_directory", "mcp__github__search_issues"])
+      for (const tool of [
+        "Read",
+        "Grep",
+        "mcp__filesystem__read_text_file",
+        "mcp__filesystem__list_directory",
+        "mcp__github__search_issues",
+        "mcp__x__format_input",
+      ])
         expect(matches(tool), `${event} ${tool}`).toBe(false);
     }
   });

@@ -86,11 +86,13 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
 
 /**
  * Claude Code's matcher is a regular expression over the tool's name: its own writing tools and shells, and
- * MCP tools whose name says they change files (`mcp__filesystem__move_file`, `…__write_file`), which the
- * gate judges and the recorder records by every path they name. MCP tools that only read are not matched.
+ * MCP tools whose name says they change files (`mcp__filesystem__move_file`, `…__write_file`, `…__saveFile`:
+ * the verbs of engine/agent/toolCall.ts, in lower case or capitalized), which the gate judges and the recorder
+ * records by every path they name. MCP tools that only read are not matched; one that matches and changes no
+ * file gets no answer from the gate.
  */
 const CLAUDE_MATCHER =
-  "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir).*";
+  "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload).*";
 
 /** Auggie's write tools and its shell. */
 const AUGGIE_MATCHER = "^(str-replace-editor|save-file|remove-files|apply_patch|launch-process)$";
