@@ -143,6 +143,24 @@ describe("the shell policy", () => {
       "tar -xzf x.tgz",
       "python -c \"open('f','w').write('x')\"",
       "cd src && touch new.ts",
+      // what a first reading missed: options before the verb, other tools, script calls
+      "tar -C src/web -xf x.tar",
+      "git -C . checkout HEAD~1 -- src/web",
+      "git checkout-index -f -a",
+      "git read-tree -u HEAD",
+      "git update-index --assume-unchanged src/web/b.ts",
+      "curl -o src/web/x.ts https://example.com/x",
+      "curl -sSLO https://example.com/x.ts",
+      "wget https://example.com/x.ts",
+      "sort -o src/web/x.ts src/web/x.ts",
+      "echo x 1<>src/web/x.ts",
+      "gzip -dk src/web/x.ts.gz",
+      "ed -s src/web/x.ts < script",
+      "vim -es -c 'wq' src/web/x.ts",
+      "node -e \"require('fs').appendFileSync('src/web/x.ts','x')\"",
+      "node -e \"require('fs').copyFileSync('a','src/web/x.ts')\"",
+      "python3 -c \"import shutil; shutil.copy('a','src/web/x.ts')\"",
+      "python3 -c \"import pathlib; pathlib.Path('src/web/x.ts').write_text('x')\"",
     ]) {
       expect(asks(c), c).toBe(true);
     }
@@ -156,6 +174,13 @@ describe("the shell policy", () => {
       "cat a.ts | wc -l",
       "node -e 'x => x >= 1'",
       "git diff HEAD~1",
+      "git -C packages/app log -3",
+      "curl -s https://example.com/health",
+      "wget -qO- https://example.com/health",
+      "sort a.txt | uniq -c",
+      "gzip -l x.gz",
+      'python3 -c "import os; print(os.getcwd())"',
+      "node -e \"console.log('a-b'.replace('-', '+'))\"",
     ]) {
       expect(asks(c), c).toBe(false);
     }

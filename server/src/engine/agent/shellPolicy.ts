@@ -13,19 +13,36 @@ import type { GateDecision } from "./decision";
  * deny it, telling the agent to ask the person to run it). It covers our CLI's commands that change them
  * however the CLI is reached, and any command naming those files that is not known to only read them.
  */
+/** git's options before its subcommand (`git -C dir checkout …`, `git -c k=v apply`): the subcommand is what writes. */
+const GIT = String.raw`git(\s+(-C\s+\S+|-c\s+\S+|--[a-z-]+(=\S+)?|-[a-zA-Z]))*\s+`;
+
 const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(?<![<>=-])[\d&]?>>?(?!=)\|?\s*(?!&\d|\/dev\/(null|stdout|stderr)\b)[^\s&|;<>]/, "redirects output into a file"],
+  [/[\d]?<>\s*[^\s&|;<>]/, "opens a file for writing"],
   [/(^|[\s;&|(`])(rm|rmdir|unlink|shred|truncate)(\s|$)/, "deletes files"],
   [/(^|[\s;&|(`])(mv|cp|install|ln|rsync|dd|touch|mkdir|chmod|chown)(\s|$)/, "creates, moves or changes files"],
   [/(^|[\s;&|(`])tee(\s|$)/, "writes a file with tee"],
   [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
   [
-    /(^|[\s;&|(`])git\s+(checkout|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm)(\s|$)/,
+    new RegExp(
+      String.raw`(^|[\s;&|(\`])${GIT}(checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule)(\s|$)`,
+    ),
     "rewrites the working tree with git",
   ],
-  [/(^|[\s;&|(`])((patch|unzip)(\s|$)|tar\s+(-?[a-zA-Z]*x|--extract))/, "unpacks or patches files"],
+  [
+    /(^|[\s;&|(`])((patch|unzip|gunzip|bunzip2|unxz|unzstd)(\s|$)|(gzip|bzip2|xz|zstd)\s[^;&|]*-[a-zA-Z]*d|tar\s([^;&|]*\s)?(-?[a-zA-Z]*x[a-zA-Z]*(\s|$)|--extract))/,
+    "unpacks or patches files",
+  ],
+  [
+    /(^|[\s;&|(`])(curl(\s[^;&|]*)?\s(-[a-zA-Z]*[oO]|--output|--remote-name)|wget(\s|$)(?![^;&|]*(-[a-zA-Z]*O\s*|--output-document=?)-(\s|$))|sort(\s[^;&|]*)?\s-o)/,
+    "downloads or writes a file",
+  ],
+  [/(^|[\s;&|(`])(ed|ex)\s|(^|[\s;&|(`])(vim?|nvim)\s[^;&|]*-[a-zA-Z]*[es]/, "edits files with an editor's script"],
   [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
-  [/\b(writeFile|open\([^)]*['"][wa]['"])/, "writes files from a script"],
+  [
+    /\b(writeFile|appendFile|copyFile|createWriteStream|renameSync|unlinkSync|rmSync|mkdirSync|cpSync|symlinkSync|write_text|write_bytes|shutil\.|os\.(remove|rename|replace|unlink|makedirs|mkdir|symlink)|open\([^)]*['"][wax+]['"]|\.(touch|unlink|rename)\()/,
+    "writes files from a script",
+  ],
 ];
 
 export function gateShell(command: string): GateDecision {
