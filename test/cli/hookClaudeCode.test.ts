@@ -395,7 +395,9 @@ describe("intent hook claude-code: sessions", () => {
     expect(session).toMatchObject({ id: CLAUDE_SESSION, client: "claude-code", pid: 0 });
 
     const status = JSON.parse((await runCliInProcess(["status", "--json"], { cwd: ws.root })).stdout);
-    expect(status.sessions).toEqual([{ id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat, working_on: [], unsaved: [] }]);
+    expect(status.sessions).toEqual([
+      { id: CLAUDE_SESSION, client: "claude-code", intent: null, heartbeat: session.heartbeat, working_on: [], unsaved: [], held: null },
+    ]);
 
     const end = runHook("claude-code", claudePayload(ws, "SessionEnd", { reason: "exit" }), { cwd: ws.root });
     expect(end.json).toEqual({});

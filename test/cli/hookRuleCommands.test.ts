@@ -183,6 +183,10 @@ describe("intent hook claude-code: a shell command that changed the selection", 
     });
     // a shell command too: the session only reads until then
     expect(JSON.parse((await hook(claude, ws, claude.pre(ws, "echo hi > src/api/x.ts"))).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+    // intent status shows the hold, and how to release it
+    expect((await runCliInProcess(["status"], { cwd: ws.root })).stdout).toContain(
+      `    held: a command of it changed the rules unasked (the workspace selection changed (INT-001 → INT-003)); its writes are denied until \`intent select ID --session ${held!.id}\``,
+    );
     await runCliInProcess(["select", "INT-001", "--session", held!.id], { cwd: ws.root });
     expect(heldSessions(ws)).toEqual([]);
     expect(await decision()).toBe("allow");

@@ -24,7 +24,16 @@ interface StatusReport {
   autoSelect: boolean;
   intents: { id: string; name: string; status: string; owned_scope: string[]; selected: boolean }[];
   problems: { file: string; line: number; column: number; severity: string; message: string }[];
-  sessions: { id: string; client: string; intent: string | null; heartbeat: string; working_on: string[]; unsaved: string[] }[];
+  sessions: {
+    id: string;
+    client: string;
+    intent: string | null;
+    heartbeat: string;
+    working_on: string[];
+    unsaved: string[];
+    /** What a shell command of the session changed unasked; its writes are denied until it is selected for again. */
+    held: string | null;
+  }[];
 }
 
 /** A workspace selection file that is there but unreadable: which intent is selected is not known. */
@@ -56,6 +65,7 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
         heartbeat: s.heartbeat,
         working_on: s.workingOn ?? [],
         unsaved: s.dirtyFiles ?? [],
+        held: s.held ?? null,
       })),
   };
 }
@@ -116,6 +126,7 @@ function statusText(raw: StatusReport, now: number): string {
     out.push(
       `  ${s.id}  ${s.client}  ${s.intent ? `own selection ${s.intent}` : "follows the workspace"}${working}${unsaved}  · seen ${relativeTime(s.heartbeat, now)}`,
     );
+    if (s.held) out.push(`    held: a command of it changed the rules unasked (${s.held}); its writes are denied until \`intent select ID --session ${s.id}\``);
   }
   return `${out.join("\n")}\n`;
 }
