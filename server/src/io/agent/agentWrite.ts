@@ -14,7 +14,7 @@ import { realWorkspacePath } from "../realPath";
 import { shouldRecord } from "../../engine/recordPolicy";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOptional } from "../optionalFile";
-import { ensureOwnDir, removeOwnFile, writeOwnFile } from "../ownFiles";
+import { ensureOwnDir, ownFilePath, removeOwnFile, writeOwnFile } from "../ownFiles";
 import type { GateContext } from "./writeGate";
 import { pairMoves } from "../../engine/lineage";
 import { removedAll } from "../../engine/agent/cuts";
@@ -178,6 +178,9 @@ async function recordTakenWrite(ctx: GateContext, w: WriteReport, toolVersion: s
   // loaded here, not at the top: the ledger's index and reader are for the post-write hook only
   const { hookLedger } = require("../ledger/hookLedgers") as typeof import("../ledger/hookLedgers");
   const ledger = hookLedger(ctx.root, ledgerPath);
+  // the size before the read: the read covers at least this much, so a ledger still this long under the
+  // lock holds nothing the read did not see
+  const checkedAt = liveLedgerSize(ctx.root, ledgerPath);
   await ledger.poll();
   if (ledger.lastPostHash(path) === (after === null ? null : fileHash(after))) return { kind: "skipped", why: "duplicate" };
   const before = movedFrom ? movedFrom.before : stash ? stash.content : after === null ? undefined : w.before?.(after);
@@ -211,8 +214,11 @@ async function recordTakenWrite(ctx: GateContext, w: WriteReport, toolVersion: s
     sessionId: ctx.sessionId,
     toolVersion,
     alreadyRecorded: () => false, // asked above
-    // and again under the ledger's lock: another hook of this same write (two agents' hooks for one tool call)
+    // and again under the ledger's lock: another hook of this same write (two agents' hooks for one tool
+    // call) may have appended it meanwhile; a ledger no longer than when it was read holds nothing new
     recordedUnderLock: async (p, h) => {
+      const now = liveLedgerSize(ctx.root, ledgerPath);
+      if (now !== undefined && now === checkedAt) return false;
       await ledger.poll();
       return ledger.lastPostHash(p) === h;
     },
@@ -292,4 +298,13 @@ async function recordTakenWrites(
     );
   }
   return out;
+}
+
+/** The live ledger file's size (undefined: absent, or not safely reachable). */
+function liveLedgerSize(root: string, ledgerPath: string): number | undefined {
+  try {
+    return statSync(ownFilePath(root, ledgerPath)).size;
+  } catch {
+    return undefined;
+  }
 }
