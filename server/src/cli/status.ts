@@ -4,7 +4,7 @@ import { ruleFileProblems } from "../engine/ruleFileProblems";
 import { type SessionRecord, WORKSPACE_SELECTION } from "../engine/sessions";
 import { SESSIONS_DIR } from "../engine/workspaceFiles";
 import { isLiveSession } from "../io/liveSessions";
-import { listSessions, readWorkspaceSelection, selectionDamage } from "../io/sessionFiles";
+import { listSessions, readSelectionFiles } from "../io/sessionFiles";
 import { intentStatusJson, intentStatusReport, intentStatusText } from "./intentStatus";
 import { parse, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace, type CliWorkspace } from "./workspace";
@@ -37,15 +37,15 @@ interface StatusReport {
 }
 
 /** A workspace selection file that is there but unreadable: which intent is selected is not known. */
-function selectionProblems(root: string): StatusReport["problems"] {
-  const why = selectionDamage(root).workspace;
+function selectionProblems(why: string | undefined): StatusReport["problems"] {
   if (why === undefined) return [];
   const message = `${why}, so which intent is selected is not known and every write outside an exempt path is denied; select again with \`intent select ID\``;
   return [{ file: `${SESSIONS_DIR}/${WORKSPACE_SELECTION}`, line: 1, column: 1, severity: "error", message }];
 }
 
 function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now: number): StatusReport {
-  const sel = readWorkspaceSelection(ws.root);
+  const files = readSelectionFiles(ws.root);
+  const sel = files.workspace;
   return {
     root: ws.root,
     selection: sel?.intent ? { intent: sel.intent, by: sel.by, at: sel.selectedAt } : null,
@@ -53,7 +53,7 @@ function statusReport(ws: CliWorkspace, sessions: readonly SessionRecord[], now:
     intents: ws.rules.catalogue.intents.map((i) => ({ id: i.id, name: i.name, status: i.status, owned_scope: i.ownedScope, selected: sel?.intent === i.id })),
     problems: [
       ...ruleFileProblems(ws.rules, ws.texts).map(({ file, line, column, severity, message }) => ({ file, line, column, severity, message })),
-      ...selectionProblems(ws.root),
+      ...selectionProblems(files.damage.workspace),
     ],
     sessions: sessions
       .filter((s) => isLiveSession(s, now))

@@ -88,11 +88,6 @@ export function readSelectionFiles(root: string, sessionId?: string): SelectionF
   return out;
 }
 
-/** Why the selection files cannot be read (`readSelectionFiles`); the editor's own session file is its own, and not asked. */
-export function selectionDamage(root: string, sessionId?: string): SelectionDamage {
-  return readSelectionFiles(root, sessionId).damage;
-}
-
 /**
  * A session's record, or why its file is there but not one (undefined both: absent). A session that began
  * before an upgrade has its file under the earlier name until it writes the new one.

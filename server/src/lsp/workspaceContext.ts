@@ -12,7 +12,7 @@ import { realRootOf, realWorkspacePath } from "../io/realPath";
 import { buildRules, type Rules } from "../engine/rules";
 import { newSessionRecord, resolveSelection, type SessionRecord, type WorkspaceSelection } from "../engine/sessions";
 import { UnsafeWriteError } from "../io/ownFiles";
-import { listSessions, pruneDeadSessions, readWorkspaceSelection, removeSession, selectionDamage, writeSession } from "../io/sessionFiles";
+import { listSessions, pruneDeadSessions, readSelectionFiles, removeSession, writeSession } from "../io/sessionFiles";
 import { thisProcess } from "../io/liveSessions";
 import { loadIntentsCached } from "../io/intents/catalogueCache";
 import { loadIntents } from "../engine/intents/load";
@@ -156,9 +156,10 @@ export class WorkspaceContext {
   }
 
   reloadSelection(): void {
-    this.workspaceSelection = readWorkspaceSelection(this.root);
     // the editor's own session file is its own to rewrite: only the workspace's can hold a selection it does not know
-    this.selection = resolveSelection(this.session, this.workspaceSelection, selectionDamage(this.root));
+    const files = readSelectionFiles(this.root);
+    this.workspaceSelection = files.workspace;
+    this.selection = resolveSelection(this.session, this.workspaceSelection, files.damage);
     this.sessions = listSessions(this.root);
     this.generation++;
   }
