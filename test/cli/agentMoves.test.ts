@@ -7,6 +7,7 @@ import type { LspClient } from "../support/lspClient";
 import type { TempWorkspace } from "../support/workspace";
 import { codexPayload } from "../support/agentFixtures";
 import { ensureBuilt } from "../support/builtDist";
+import { DEW_POINT } from "../support/codeBlocks";
 import { runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { claudeEdit, claudePayload, writeTranscript } from "../support/hookPayloads";
@@ -26,14 +27,7 @@ const SONNET = "anthropic/claude-sonnet-4-5-20250929";
 const CODEX_MODEL = "openai/gpt-5-codex";
 const FORECAST = "src/api/forecast.ts";
 const DEW = "src/api/dew.ts";
-const HELPER = [
-  "export function dewPoint(celsius: number, humidity: number): number {",
-  "  const a = 17.27;",
-  "  const b = 237.7;",
-  "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);",
-  "  return (b * g) / (a - g);",
-  "}",
-];
+const HELPER = DEW_POINT;
 /** Another block of the person's, left where it is: an agent writing the same text elsewhere wrote it itself. */
 const KELVIN = ["export function kelvin(celsius: number): number {", "  return celsius + 273.15;", "}"];
 const AGENT_HEAD = ["// Dew point helpers, split out of forecast.ts.", ""];

@@ -5,6 +5,7 @@ import type { LspClient } from "../support/lspClient";
 import { startInProcess } from "../support/inProcessServer";
 import type { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
+import { DEW_POINT } from "../support/codeBlocks";
 import { runCli, runCliInProcess, runHookInProcess } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { codexPayload } from "../support/agentFixtures";
@@ -234,14 +235,7 @@ describe("a line's author follows its content across paths", () => {
       ws = gitWorkspace();
       ws.select("INT-001");
       writeTranscript(ws, "claude-sonnet-4-5-20250929");
-      const helper = [
-        "export function dewPoint(celsius: number, humidity: number): number {",
-        "  const a = 17.27;",
-        "  const b = 237.7;",
-        "  const g = (a * celsius) / (b + celsius) + Math.log(humidity / 100);",
-        "  return (b * g) / (a - g);",
-        "}",
-      ];
+      const helper = DEW_POINT;
       const forecast = ws.read("src/api/forecast.ts");
       await claudeWritesInProcess(ws, "src/api/forecast.ts", `${forecast}\n${helper.join("\n")}\n`);
       const FORECAST = "src/api/forecast.ts";

@@ -4,6 +4,7 @@ import { selects } from "../../server/src/engine/revert";
 import { WorkspaceLedger } from "../../server/src/io/ledger/workspaceLedger";
 import { revertCandidates } from "../../server/src/io/revert";
 import { ensureBuilt } from "../support/builtDist";
+import { DEW_POINT } from "../support/codeBlocks";
 import { runCli, runCliInProcess } from "../support/cliRunner";
 import { claudeWritesInProcess } from "../support/agentWrites";
 import { gitWorkspace } from "../support/gitRepository";
@@ -241,14 +242,9 @@ describe("the files intent revert looks in", () => {
     ws = gitWorkspace();
     ws.select("INT-001");
     writeTranscript(ws, "claude-sonnet-4-5-20250929");
-    const helper = [
-      "export function dewPoint(celsius: number, humidity: number): number {",
-      "  const a = 17.27;",
-      "  return (a * celsius) / (237.7 + celsius) + Math.log(humidity / 100);",
-      "}",
-    ];
+    const helper = DEW_POINT;
     await claudeWritesInProcess(ws, "src/api/humidity.ts", text(["// humidity", ...helper]));
-    await codexShell(ws, "sed -n '2,5p' src/api/humidity.ts > src/api/dew.ts && sed -i '2,5d' src/api/humidity.ts");
+    await codexShell(ws, "sed -n '2,7p' src/api/humidity.ts > src/api/dew.ts && sed -i '2,7d' src/api/humidity.ts");
     const ledger = new WorkspaceLedger(ws.root, ".orchestration/agent_trace.jsonl");
     await ledger.poll();
     const found = revertCandidates(ws.root, ledger, (e) => selects({ model: SONNET }, e));
