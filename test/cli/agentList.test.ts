@@ -33,6 +33,15 @@ describe("the supported agents", () => {
     }
   });
 
+  it("docs/AGENTS.md shows each hook entry exactly as `intent init` writes it (one entry an event)", () => {
+    const doc = readFileSync("docs/AGENTS.md", "utf8");
+    for (const spec of HOOK_SPECS) {
+      if (spec.kind !== "json") continue;
+      for (const [event, entry] of Object.entries(spec.events))
+        if (!Array.isArray(entry)) expect(doc, `${spec.agent} ${event}`).toContain(` "${event}":${JSON.stringify([entry])}`);
+    }
+  });
+
   it("each has a row in docs/AGENTS.md's tables: what it is told, and what it is at a glance", () => {
     const doc = readFileSync("docs/AGENTS.md", "utf8");
     const told = doc.slice(doc.indexOf("## What each agent is told"), doc.indexOf("## What `intent init` writes"));

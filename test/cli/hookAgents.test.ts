@@ -376,6 +376,22 @@ describe("agent specifics", () => {
     expect((await hook(GEMINI, ws, GEMINI.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" }))).status).toBe(2);
   });
 
+  it("gemini: an MCP tool is judged by the server and tool its mcp_context names, whatever its spelling", async () => {
+    ws.select("INT-001");
+    const mcp = (tool_name: string, tool_input: Record<string, unknown>) => ({
+      ...(GEMINI.write(ws, "pre", API_EDIT) as object),
+      tool_name,
+      tool_input,
+      mcp_context: { server_name: "fs", tool_name: "write_file", command: "npx", args: ["@modelcontextprotocol/server-filesystem"] },
+    });
+    // `mcp_fs_write_file` alone does not say which part is the tool: without its context a call naming no file would pass
+    const unnamed = await hook(GEMINI, ws, mcp("mcp_fs_write_file", { content: "x\n" }));
+    expect(unnamed.status).toBe(2);
+    expect(JSON.parse(unnamed.stdout).reason).toContain("(mcp__fs__write_file call without tool_input.file_path), so the call is denied");
+    expect((await hook(GEMINI, ws, mcp("mcp__fs__write_file", { path: "docs/notes.md", content: "x\n" }))).status).toBe(2);
+    expect(await hook(GEMINI, ws, mcp("mcp_fs_write_file", { path: "src/api/forecast.ts", content: "x\n" }))).toEqual(GEMINI.allow);
+  });
+
   it("droid: Create is gated like a write", async () => {
     ws.select("INT-001");
     const r = await hook(DROID, ws, {

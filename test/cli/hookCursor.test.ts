@@ -175,6 +175,31 @@ describe("intent hook cursor", () => {
     expect(record!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-003", mutation_class: "DOCUMENTATION" });
   });
 
+  it("beforeMCPExecution judges an MCP tool's write as preToolUse does; afterMCPExecution records it", async () => {
+    ws.select("INT-001");
+    const mcp = (event: string, path: string) =>
+      cursorPayload(ws, event, { tool_name: "write_file", tool_input: JSON.stringify({ path: ws.path(path), content: "x\n" }), command: "npx" });
+    const denied = await runHookInProcess("cursor", mcp("beforeMCPExecution", NOTES), { cwd: ws.root });
+    expect(denied.json).toMatchObject({
+      permission: "deny",
+      agentMessage: expect.stringContaining("[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001"),
+    });
+    expect(ledgerRecords(ws)).toHaveLength(0);
+
+    const before = ws.read(API);
+    expect(runHook("cursor", mcp("beforeMCPExecution", API), { cwd: ws.root }).json).toEqual({ permission: "allow" });
+    ws.write(API, `${before}export const fahrenheit = (c: number) => c * 1.8 + 32;\n`);
+    const after = runHook("cursor", { ...mcp("afterMCPExecution", API), result_json: "{}" }, { cwd: ws.root });
+    expect(after.status).toBe(0);
+    expect(after.json).toEqual({});
+    const records = ledgerRecords(ws);
+    expect(records).toHaveLength(1);
+    expect(validateRecord(records[0])).toBe(true);
+    const n = before.split("\n").length;
+    expect(records[0]!.files[0].conversations[0].ranges.map((x: any) => [x.start_line, x.end_line])).toEqual([[n, n]]);
+    expect(records[0]!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS", post_hash: fileHash(ws.read(API)) });
+  });
+
   it("sessionStart and sessionEnd keep the session file", async () => {
     const file = ws.path(`.orchestration/.sessions/${sessionFileName(SESSION)}`);
     await runHookInProcess("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });

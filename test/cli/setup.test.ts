@@ -230,6 +230,43 @@ describe("intent init", () => {
     expect(readdirSync(ws.path(".orchestration/.sessions")).filter((n) => n !== ".gitignore")).toEqual([]);
   });
 
+  it("brings an earlier version's hook entries up to date: their matchers and missing events, the user's entries kept", () => {
+    // as an earlier version wrote them: Codex's matcher reached no MCP tool, Cursor had no MCP events
+    const codex = `{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "./guard.sh" }] },
+      { "matcher": "apply_patch|Bash", "hooks": [{ "type": "command", "command": "intent hook codex" }] }
+    ],
+    "PostToolUse": [{ "matcher": "apply_patch|Bash", "hooks": [{ "type": "command", "command": "intent hook codex" }] }]
+  }
+}
+`;
+    ws.write(".codex/hooks.json", codex);
+    const cursor = `{
+  "version": 1,
+  "hooks": {
+    "preToolUse": [{ "command": "intent hook cursor", "matcher": "Write|Edit|StrReplace|Delete", "failClosed": true }],
+    "afterFileEdit": [{ "command": "intent hook cursor" }],
+    "beforeShellExecution": [{ "command": "intent hook cursor", "failClosed": true }],
+    "afterShellExecution": [{ "command": "intent hook cursor" }],
+    "sessionEnd": [{ "command": "intent hook cursor" }]
+  }
+}
+`;
+    ws.write(".cursor/hooks.json", cursor);
+    const r = runCli(["init", "--agent", "codex", "--agent", "cursor"], { cwd: ws.root });
+    expect(r.stdout).toContain("updated .codex/hooks.json: the tools codex's PreToolUse and PostToolUse hooks reach brought up to date\n");
+    expect(r.stdout).toContain("updated .cursor/hooks.json: cursor hooks for beforeMCPExecution, afterMCPExecution\n");
+    const matcher = JSON.parse(ws.read(".codex/hooks.json")).hooks.PreToolUse[1].matcher as string;
+    expect(matcher.startsWith("apply_patch|Bash|mcp__.*(write|edit|")).toBe(true);
+    // only the matchers of our entries changed, byte for byte
+    expect(ws.read(".codex/hooks.json")).toBe(codex.replaceAll('"matcher": "apply_patch|Bash"', `"matcher": ${JSON.stringify(matcher)}`));
+    expect(JSON.parse(ws.read(".cursor/hooks.json")).hooks.beforeMCPExecution).toEqual([{ command: "intent hook cursor", failClosed: true }]);
+    // a second run has nothing left to change
+    expect(runCli(["init", "--agent", "codex", "--agent", "cursor"], { cwd: ws.root }).stdout).toMatch(/^Nothing to change: /);
+  });
+
   it("leaves a file it cannot read as JSON as it is, and says where it is broken", () => {
     ws.write(".cursor/hooks.json", '{ "version": 1, "hooks": { "preToolUse": [ ');
     const r = runCli(["init"], { cwd: ws.root });
@@ -291,6 +328,19 @@ describe("intent doctor", () => {
     );
     expect(r.stdout).toMatch(/checks passed, 1 warning in /);
     expect(r.status).toBe(0);
+  });
+
+  it("finds hooks an earlier version wrote, whose matcher leaves tools that write ungated", () => {
+    const settings = ws.read(".claude/settings.json").replaceAll(/"matcher": "Write\|Edit[^"]*"/g, '"matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash"');
+    ws.write(".claude/settings.json", settings);
+    const r = doctor();
+    expect(r.stdout).toContain(
+      "problem  claude-code hooks: .claude/settings.json: the matcher of PreToolUse and PostToolUse is not this version's, so some tools that write are not gated\n" +
+        "         fix: run `intent init --agent claude-code`\n",
+    );
+    expect(r.status).toBe(1);
+    runCli(["init", "--agent", "claude-code"], { cwd: ws.root });
+    expect(doctor().stdout).not.toContain("claude-code hooks:");
   });
 
   it("finds a broken hook command, with its fix", () => {

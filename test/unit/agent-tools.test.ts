@@ -56,6 +56,36 @@ describe("classifyTool: one rule for every agent's tools", () => {
     }
   });
 
+  it("Codex's, Gemini's and Qwen's matchers reach their own writers and shells and MCP tools that change files, and no MCP reader", () => {
+    const matcherOf = (agent: string, event: string) => {
+      const spec = HOOK_SPECS.find((s) => s.agent === agent)!;
+      return (("events" in spec ? spec.events : {}) as Record<string, { matcher?: string }>)[event]!.matcher!;
+    };
+    // Codex and Qwen match the whole name (as Claude Code does); Gemini searches the name for the pattern
+    const cases = [
+      { agent: "codex", events: ["PreToolUse", "PostToolUse"], whole: true, own: ["apply_patch", "Bash"], mcp: "mcp__" },
+      { agent: "qwen", events: ["PreToolUse", "PostToolUse"], whole: true, own: ["write_file", "edit", "run_shell_command"], mcp: "mcp__" },
+      { agent: "gemini", events: ["BeforeTool", "AfterTool"], whole: false, own: ["write_file", "replace", "run_shell_command"], mcp: "mcp_" },
+    ];
+    for (const { agent, events, whole, own, mcp } of cases) {
+      for (const event of events) {
+        const m = matcherOf(agent, event);
+        const matches = (tool: string) => new RegExp(whole ? `^(?:${m})$` : m).test(tool);
+        for (const tool of [...own, `${mcp}filesystem__move_file`, `${mcp}filesystem_write_file`, `${mcp}fs__saveFile`, `${mcp}files__update_file`])
+          expect(matches(tool), `${agent} ${event} ${tool}`).toBe(true);
+        for (const tool of ["read_file", `${mcp}filesystem__read_text_file`, `${mcp}filesystem_list_directory`, `${mcp}github__search_issues`])
+          expect(matches(tool), `${agent} ${event} ${tool}`).toBe(false);
+      }
+    }
+  });
+
+  it("Cursor's MCP tools reach the gate through their own events, which fail closed", () => {
+    const spec = HOOK_SPECS.find((s) => s.agent === "cursor")!;
+    const events = ("events" in spec ? spec.events : {}) as Record<string, { command?: string; failClosed?: boolean }>;
+    expect(events["beforeMCPExecution"]).toEqual({ command: "intent hook cursor", failClosed: true });
+    expect(events["afterMCPExecution"]).toEqual({ command: "intent hook cursor" });
+  });
+
   it("leaves readers alone, wherever their file is", () => {
     for (const [name, input] of [
       ["Read", { file_path: "/etc/hosts" }],

@@ -26,7 +26,7 @@ describe("agent hook configuration merge", () => {
   it("recognizes an entry that already runs the hook by another path, and adds nothing", () => {
     const text =
       '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"node /opt/intent/dist/cli.js hook codex"}]}],"PostToolUse":[{"hooks":[{"command":"intent  hook codex"}]}]}}\n';
-    expect(mergeHookConfig(codex, text)).toEqual({ ok: true, text, added: [] });
+    expect(mergeHookConfig(codex, text)).toEqual({ ok: true, text, added: [], matched: [] });
     expect(callsHook("intent hook codex-x", "codex")).toBe(false);
     expect(callsHook("exec intent hook codex\n", "codex")).toBe(true);
     expect(callsHook("intent hook cursor", "codex")).toBe(false);
@@ -45,7 +45,7 @@ describe("agent hook configuration merge", () => {
       "execute_bash intent hook kiro",
     ]);
     expect(value.hooks.postToolUse.map((e: { matcher: string }) => e.matcher)).toEqual(["fs_write", "execute_bash"]);
-    expect(mergeHookConfig(kiro, merged.text)).toEqual({ ok: true, text: merged.text, added: [] });
+    expect(mergeHookConfig(kiro, merged.text)).toEqual({ ok: true, text: merged.text, added: [], matched: [] });
   });
 
   it("refuses what it cannot merge into, saying where", () => {

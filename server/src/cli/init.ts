@@ -172,5 +172,9 @@ function setUpAgentFiles(agent: AgentName, files: Files, done: string[], problem
   }
   if (merged.text === existing) return;
   files.write(spec.file, merged.text);
-  done.push(`${existing === undefined ? "created" : "updated"} ${spec.file}: ${agent} hooks for ${merged.added.join(", ")}`);
+  const what = [
+    ...(merged.added.length ? [`${agent} hooks for ${merged.added.join(", ")}`] : []),
+    ...(merged.matched.length ? [`the tools ${agent}'s ${merged.matched.join(" and ")} hooks reach brought up to date`] : []),
+  ];
+  done.push(`${existing === undefined ? "created" : "updated"} ${spec.file}: ${what.join("; ")}`);
 }

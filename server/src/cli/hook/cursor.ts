@@ -20,7 +20,7 @@ import { agentSessionId } from "../../io/agent/session";
 import { classifyTool } from "../../engine/agent/toolCall";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import { cursorPermission } from "./answers";
-import { agentFolder, unnamedMoment } from "./toolEvent";
+import { afterTool, agentFolder, anchored, unnamedMoment } from "./toolEvent";
 
 export async function cursorHook(payload: unknown, henv: HookEnvironment): Promise<HookAnswer> {
   const p = asObject(payload);
@@ -32,11 +32,15 @@ export async function cursorHook(payload: unknown, henv: HookEnvironment): Promi
   };
   // a payload that names a tool but no event is judged as the call about to run (unnamedMoment)
   switch (str(p["hook_event_name"]) ?? (unnamedMoment(p) === "pre" ? "preToolUse" : undefined)) {
-    case "preToolUse": {
+    case "preToolUse":
+    // an MCP tool's call: its own name (`write_file`, `move_file`), judged as any tool's
+    case "beforeMCPExecution": {
       const call = classifyTool(str(p["tool_name"]) ?? "", toolInput(p["tool_input"]));
       const ctx = openAgentWorkspace(henv, session, callPaths(call));
       return cursorPermission(beforeToolUse(ctx, call));
     }
+    case "afterMCPExecution":
+      return afterMcp(p, henv, session);
     case "beforeShellExecution":
       return cursorPermission(beforeShell(openAgentWorkspace(henv, session), str(p["command"]) ?? ""));
     case "afterFileEdit":
@@ -80,6 +84,22 @@ async function afterFileEdit(p: Json, henv: HookEnvironment, session: HookSessio
   if (outcome?.kind === "unknown-before")
     answer.stderr = `intent-lsp did not record the edit of ${outcome.path}: which lines it changed cannot be told from this event.\n`;
   return answer;
+}
+
+/**
+ * After an MCP tool's call: the files it names recorded as any tool's writes are (the pre-write stash
+ * `beforeMCPExecution` left proves what they were); Cursor's own `afterFileEdit` does not report them.
+ */
+async function afterMcp(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
+  const tool = str(p["tool_name"]) ?? "";
+  const said = await afterTool(henv, session, {
+    tool,
+    call: anchored(session.cwd, classifyTool(tool, toolInput(p["tool_input"]))),
+    model: { reported: str(p["model"]), env: henv.env },
+  });
+  const text = [said.toAgent, said.toUser].filter(Boolean).join(" ");
+  if (!text) return jsonAnswer({});
+  return { ...jsonAnswer({ agentMessage: text, agent_message: text }), stderr: `${text}\n` };
 }
 
 /** Cursor has sent tool_input both as an object and as a JSON string. */

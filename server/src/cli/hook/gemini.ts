@@ -29,9 +29,22 @@ export async function geminiHook(payload: unknown, henv: HookEnvironment): Promi
 }
 
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
-  const tool = str(p["tool_name"]) ?? "";
+  const tool = toolName(p);
   const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
   const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
   // Gemini names no model in tool events: INTENT_LSP_MODEL or the contributor.modelId setting does
   return { tool, call, model: { env, defaultProvider: "google" } };
+}
+
+/**
+ * The tool's name as the gate reads MCP tools' names (`mcp__<server>__<tool>`): Gemini has named them
+ * `mcp_<server>_<tool>`, where the tool's own name cannot be told from the server's, so an MCP call is named
+ * by the server and tool its `mcp_context` gives.
+ */
+function toolName(p: Json): string {
+  const mcp = p["mcp_context"] && typeof p["mcp_context"] === "object" ? (p["mcp_context"] as Json) : undefined;
+  const server = str(mcp?.["server_name"]);
+  const own = str(mcp?.["tool_name"]);
+  if (server !== undefined && own !== undefined) return `mcp__${server}__${own}`;
+  return str(p["tool_name"]) ?? "";
 }

@@ -8,7 +8,7 @@ import { pluginSource } from "./agentPlugins";
  * Each agent's hook configuration as intent-lsp installs it (the README's setup sections; each
  * agent's protocol, with its source, in docs/AGENTS.md), and the one merge `intent init` applies: our entries are added to the agent's
  * existing file, every entry already there is kept, and an entry already calling `intent hook <agent>` is
- * never added twice. `intent doctor` reads the same specs back to find and run the configured commands.
+ * never added twice (its matcher is brought up to this version's). `intent doctor` reads the same specs back to find and run the configured commands.
  */
 
 export type AgentName =
@@ -27,7 +27,7 @@ export type AgentName =
   | "opencode"
   | "amp";
 
-interface JsonHookSpec {
+export interface JsonHookSpec {
   agent: AgentName;
   kind: "json";
   file: string;
@@ -85,14 +85,28 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
 });
 
 /**
- * Claude Code's matcher is a regular expression over the tool's name: its own writing tools and shells, and
- * MCP tools whose name says they change files (`mcp__filesystem__move_file`, `…__write_file`, `…__saveFile`:
- * the verbs of engine/agent/toolCall.ts, in lower case or capitalized), which the gate judges and the recorder
- * records by every path they name. MCP tools that only read are not matched; one that matches and changes no
- * file gets no answer from the gate.
+ * The verbs of MCP tools whose name says they change files (`move_file`, `write_file`, `saveFile`: those of
+ * engine/agent/toolCall.ts, in lower case or capitalized). Every agent whose matcher is a regular expression
+ * over the tool's name routes them to the gate, which judges and records them by every path they name. MCP
+ * tools that only read are not matched; one that matches and changes no file gets no answer from the gate.
  */
-const CLAUDE_MATCHER =
-  "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload).*";
+const MCP_WRITE_VERBS =
+  "(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload)";
+
+/** MCP tools named `PREFIX<server>…<tool>` whose name holds one of those verbs. */
+const mcpWriters = (prefix: string) => `${prefix}.*${MCP_WRITE_VERBS}.*`;
+
+/** Claude Code's matcher: its own writing tools and shells, and MCP tools (`mcp__<server>__<tool>`) that write. */
+const CLAUDE_MATCHER = `Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|${mcpWriters("mcp__")}`;
+
+/** Codex's: apply_patch and the shell, and MCP tools, named as Claude Code names them. */
+const CODEX_MATCHER = `apply_patch|Bash|${mcpWriters("mcp__")}`;
+
+/**
+ * Gemini CLI's: its write tools and shell, and MCP tools, which it has named both `mcp_<server>_<tool>` and
+ * `mcp__<server>__<tool>` (the hook reads the server and tool from `mcp_context` either way).
+ */
+const GEMINI_MATCHER = `write_file|replace|run_shell_command|${mcpWriters("mcp_")}`;
 
 /** Auggie's write tools and its shell. */
 const AUGGIE_MATCHER = "^(str-replace-editor|save-file|remove-files|apply_patch|launch-process)$";
@@ -132,6 +146,9 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     events: {
       preToolUse: { command: hookCommand("cursor"), matcher: "Write|Edit|StrReplace|Delete", failClosed: true },
       afterFileEdit: { command: hookCommand("cursor") },
+      // MCP tools have events of their own: every call is judged (the gate answers nothing to one that names no file)
+      beforeMCPExecution: { command: hookCommand("cursor"), failClosed: true },
+      afterMCPExecution: { command: hookCommand("cursor") },
       beforeShellExecution: { command: hookCommand("cursor"), failClosed: true },
       afterShellExecution: { command: hookCommand("cursor") },
       sessionEnd: { command: hookCommand("cursor") },
@@ -152,8 +169,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     detect: [".codex", "AGENTS.md"],
     sessionPrefix: "codex",
     events: {
-      PreToolUse: claudeShaped("codex", "apply_patch|Bash"),
-      PostToolUse: claudeShaped("codex", "apply_patch|Bash"),
+      PreToolUse: claudeShaped("codex", CODEX_MATCHER),
+      PostToolUse: claudeShaped("codex", CODEX_MATCHER),
     },
     probe: (root) => ({
       session_id: PROBE_SESSION,
@@ -176,11 +193,11 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     sessionPrefix: "gemini",
     events: {
       BeforeTool: {
-        matcher: "write_file|replace|run_shell_command",
+        matcher: GEMINI_MATCHER,
         hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }],
       },
       AfterTool: {
-        matcher: "write_file|replace|run_shell_command",
+        matcher: GEMINI_MATCHER,
         hooks: [{ name: "intent-lsp", type: "command", command: hookCommand("gemini"), timeout: 30000 }],
       },
     },
@@ -268,8 +285,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     detect: [".qwen", "QWEN.md"],
     sessionPrefix: "qwen",
     events: {
-      PreToolUse: claudeShaped("qwen", "^(write_file|edit|run_shell_command)$", { timeout: 30000 }),
-      PostToolUse: claudeShaped("qwen", "^(write_file|edit|run_shell_command)$", { timeout: 30000 }),
+      PreToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpWriters("mcp__")})$`, { timeout: 30000 }),
+      PostToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpWriters("mcp__")})$`, { timeout: 30000 }),
     },
     probe: (root) => ({ ...claudeShapedProbe(root), timestamp: new Date().toISOString(), tool_name: "read_file", tool_use_id: "intent-doctor" }),
   },
@@ -386,18 +403,21 @@ export function hookScript(agent: AgentName): string {
 }
 
 export type MergeResult =
-  | { ok: true; text: string; added: string[] }
+  /** `added`: the events given our entry; `matched`: those whose entry of ours had its matcher brought up to date. */
+  | { ok: true; text: string; added: string[]; matched: string[] }
   /** The existing file cannot be read as JSON: left as it is. */
   | { ok: false; problem: string };
 
 /**
- * `existing` (undefined: no file yet) with intent-lsp's entries added where missing. Comments, formatting
- * and every other key and entry are kept; jsonc-parser edits only the arrays it appends to.
+ * `existing` (undefined: no file yet) with intent-lsp's entries added where missing, and the matcher of an
+ * entry of ours that this version's differs from set to this version's: a matcher written by an earlier
+ * version may not route every tool the gate now judges, and a tool not routed is never gated. Comments,
+ * formatting and every other key and entry are kept; only the arrays appended to and those matchers change.
  */
 export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined, file = spec.file): MergeResult {
   if (existing === undefined || existing.trim() === "") {
     const value = { ...(spec.top ?? {}), hooks: Object.fromEntries(Object.entries(spec.events).map(([e, entry]) => [e, entriesOf(entry)])) };
-    return { ok: true, text: `${JSON.stringify(value, null, 2)}\n`, added: Object.keys(spec.events) };
+    return { ok: true, text: `${JSON.stringify(value, null, 2)}\n`, added: Object.keys(spec.events), matched: [] };
   }
   const errors: ParseError[] = [];
   const tree = parseTree(existing, errors, { allowTrailingComma: true });
@@ -412,6 +432,7 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
   const unit = /^\t/m.test(existing) ? "\t" : " ".repeat(indentOf(existing));
   let text = existing;
   const added: string[] = [];
+  const matched: string[] = [];
   const parsed = () => parseTree(text, [], { allowTrailingComma: true })!;
   for (const [key, v] of Object.entries(spec.top ?? {})) {
     if (!(key in value)) text = insertProperty(text, parsed(), key, v, unit);
@@ -419,7 +440,12 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
   for (const [event, entry] of Object.entries(spec.events)) {
     const list = (hooks as Record<string, unknown> | undefined)?.[event];
     if (list !== undefined && !Array.isArray(list)) return { ok: false, problem: `${file}: "hooks.${event}" is not a list` };
-    if (Array.isArray(list) && list.some((e) => callsHook(JSON.stringify(e), spec.agent))) continue;
+    if (Array.isArray(list) && list.some((e) => callsHook(JSON.stringify(e), spec.agent))) {
+      const before = text;
+      text = withMatcher(text, parsed(), event, list, entry, spec.agent);
+      if (text !== before) matched.push(event);
+      continue;
+    }
     const root = parsed();
     const hooksNode = findNodeAtLocation(root, ["hooks"]);
     if (!hooksNode) text = insertProperty(text, root, "hooks", { [event]: entriesOf(entry) }, unit);
@@ -427,7 +453,27 @@ export function mergeHookConfig(spec: JsonHookSpec, existing: string | undefined
     else for (const one of entriesOf(entry)) text = appendToArray(text, findNodeAtLocation(parsed(), ["hooks", event])!, one, unit);
     added.push(event);
   }
-  return { ok: true, text, added };
+  return { ok: true, text, added, matched };
+}
+
+/**
+ * `text` with the `matcher` of each entry of ours in `hooks[event]` (`list`, as read from `root`) set to the
+ * spec's `entry`'s. An event whose entries are one per tool (Kiro) is left as it is: which of them is which
+ * cannot be told from a changed matcher.
+ */
+function withMatcher(text: string, root: Node, event: string, list: readonly unknown[], entry: unknown, agent: AgentName): string {
+  if (Array.isArray(entry)) return text;
+  const wanted = (entry as { matcher?: unknown }).matcher;
+  if (typeof wanted !== "string") return text;
+  // replaced from the last entry to the first: the offsets of those before stay true
+  for (let i = list.length - 1; i >= 0; i--) {
+    const e = list[i];
+    if (!callsHook(JSON.stringify(e), agent) || !e || typeof e !== "object" || typeof (e as { matcher?: unknown }).matcher !== "string") continue;
+    if ((e as { matcher: string }).matcher === wanted) continue;
+    const node = findNodeAtLocation(root, ["hooks", event, i, "matcher"])!;
+    text = `${text.slice(0, node.offset)}${JSON.stringify(wanted)}${text.slice(node.offset + node.length)}`;
+  }
+  return text;
 }
 
 /** An event's entries: one, or several where the agent's matcher takes one tool name per entry (Kiro). */

@@ -10,7 +10,18 @@ import { ADOPTION_FILE, INTENTS_FILE, ORCHESTRATION_DIR, type RuleFileTexts } fr
 import { readAdoption } from "../adoption";
 import { checkOwnRead, readOwnFile } from "../ownFiles";
 import { claimedLines, GIT_AI_REF, gitAiImportPlan } from "../gitAiNotes";
-import { callsHook, configuredCommands, detectAgents, hookScript, HOOK_SPECS, PROBE_SESSION, type AgentName, type HookSpec } from "./agentHooks";
+import {
+  callsHook,
+  configuredCommands,
+  detectAgents,
+  hookScript,
+  HOOK_SPECS,
+  mergeHookConfig,
+  PROBE_SESSION,
+  type AgentName,
+  type HookSpec,
+  type JsonHookSpec,
+} from "./agentHooks";
 import { GITATTRIBUTES_LINES, GITIGNORE_LINES, missingLines } from "./repoFiles";
 
 /**
@@ -241,9 +252,32 @@ async function hookChecks(input: DoctorInput): Promise<Check[]> {
       }
       continue;
     }
+    const behind = spec.kind === "json" ? behindThisVersion(input.root, spec) : undefined;
+    if (behind) checks.push({ name: `${spec.agent} hooks`, ok: false, detail: behind, fix: `run \`intent init --agent ${spec.agent}\`` });
     for (const { file, command } of installed) checks.push(await probeHook(input, spec, file, command));
   }
   return checks;
+}
+
+/**
+ * What the agent's hook file lacks of what this version's `intent init` writes into it: events without an
+ * entry of ours, or an entry whose matcher leaves out tools the gate judges (such a tool is never gated).
+ */
+function behindThisVersion(root: string, spec: JsonHookSpec): string | undefined {
+  let text: string | undefined;
+  try {
+    text = readOwnFile(root, spec.file);
+  } catch {
+    return undefined; // said by the check of the installed commands
+  }
+  if (text === undefined) return undefined;
+  const merged = mergeHookConfig(spec, text);
+  if (!merged.ok || merged.text === text) return undefined;
+  const gaps = [
+    ...(merged.added.length ? [`no entry of intent-lsp's for ${merged.added.join(", ")}`] : []),
+    ...(merged.matched.length ? [`the matcher of ${merged.matched.join(" and ")} is not this version's, so some tools that write are not gated`] : []),
+  ];
+  return `${spec.file}: ${gaps.join("; ")}`;
 }
 
 interface Installed {
