@@ -167,7 +167,9 @@ describe("sealed segments are bounded by what they declare", () => {
     const verify = runCli(["verify"], { cwd: ws.root });
     expect(verify.status).toBe(1);
     expect(verify.stdout).toBe(
-      `${MANIFEST}:3: segment: refs/intent/ledger:${secondName}.seg: the blob ${firstBlob} this line names holds segment ${firstName}, not ${secondName}: restore ${MANIFEST} from git, or fetch the segment again with \`intent ledger fetch\`, and verify again\n2 records; 1 problem.\n`,
+      `${MANIFEST}:3: segment: refs/intent/ledger:${secondName}.seg: the blob ${firstBlob} this line names holds segment ${firstName}, not ${secondName}: restore ${MANIFEST} from git, or fetch the segment again with \`intent ledger fetch\`, and verify again\n` +
+        // the second segment's records, committed in the live file before they were sealed, are in no segment read
+        `HEAD:${LEDGER}:3: removed: these 2 records (HEAD's lines 3-4), committed at HEAD, are in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again\n2 records; 2 problems.\n`,
     );
   });
 });

@@ -314,6 +314,65 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     return blameTraces(ws.root, path);
   }
 
+  it("verify holds the ledger to HEAD's: records cut, emptied or deleted since the commit are named; a compaction removes none", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 4, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "eight records");
+    await history(ws, ["src/api/extra.ts"], "2026-03-01T10:00:00Z", 2, 9, 2);
+    const whole = ws.read(LEDGER);
+    const lines = liveLines(ws);
+    expect(lines).toHaveLength(10);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+
+    const removed = (first: number, last: number) =>
+      `HEAD:${LEDGER}:${first}: removed: these ${last - first + 1} records (HEAD's lines ${first}-${last}), committed at HEAD, are in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit.`;
+    // the committed records 2, 3 and 5 to 8 cut out, the two written since kept: two runs, each named
+    ws.write(LEDGER, `${[lines[0], lines[3], ...lines.slice(8)].join("\n")}\n`);
+    const cut = await runCli(["verify"], { cwd: ws.root });
+    expect(cut.status).toBe(1);
+    expect(cut.stdout).toContain(`${removed(2, 3)} \`git show HEAD:${LEDGER}\` still holds them`);
+    expect(cut.stdout).toContain(`${removed(5, 8)} \`git show HEAD:${LEDGER}\` still holds them`);
+    ws.write(LEDGER, "");
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toBe(
+      `${removed(1, 8)} \`git show HEAD:${LEDGER}\` still holds them: put them back in place (the lines written since the commit stay after them) and verify again\n0 records; 1 problem.\n`,
+    );
+    rmSync(ws.path(LEDGER));
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 1, stdout: expect.stringContaining(removed(1, 8)) });
+    expect((await runCli(["doctor"], { cwd: ws.root })).stdout).toContain(`problem  ledger: ${removed(1, 8)}`);
+
+    // put back: nothing is missing; sealing the committed records moves them, and verify finds them in the segments
+    ws.write(LEDGER, whole);
+    expect((await compact(ws, "2026-02-01")).status).toBe(0);
+    expect(liveLines(ws).length).toBeLessThan(10);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+
+    // a committed line that is no record, which verify asks to fix or remove by hand: removed, it is not asked for
+    ws.write(LEDGER, `${ws.read(LEDGER)}not a record\n`);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "a stray line");
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(": unreadable: not valid JSON");
+    ws.write(LEDGER, ws.read(LEDGER).replace("not a record\n", ""));
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+  });
+
+  it("verify says so when the ledger HEAD holds cannot be read, rather than passing unchecked", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 2, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "four records");
+    // the blob gone from the object store, as in a partial clone that never fetched it
+    const blob = git(ws.root, "rev-parse", `HEAD:${LEDGER}`).trim();
+    rmSync(ws.path(`.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`));
+    const r = await runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^HEAD:${LEDGER.replaceAll(".", "\\.")}:1: unreadable: the ledger as committed at HEAD cannot be read \\(.+\\), so records removed since the last commit cannot be told;`,
+      ),
+    );
+  });
+
   it("the working tree keeps the live file and a manifest; every door reads the sealed records from git", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 16, 9, 1);

@@ -9,7 +9,8 @@ const USAGE = `intent verify [--ledger FILE] [--json] [--root DIR]
 Checks the ledger line by line, its sealed segments first (\`intent ledger compact\`), then the live file:
 unreadable or torn lines, v0.1.0 records that fail the Agent Trace schema, and breaks in the tamper-evident
 \`prev\` chain (a record edited, removed or forged); a segment whose bytes no longer hash to its name or whose
-predecessor is missing. Records of older dialects are listed as legacy (not failures). Exit code 1 when there
+predecessor is missing; records committed at HEAD that neither the ledger nor a segment still holds (the
+file cut short, emptied or deleted since the last commit, which the chain alone cannot show). Records of older dialects are listed as legacy (not failures). Exit code 1 when there
 is any problem other than legacy records.
 
   --ledger FILE   verify this file instead of the workspace's ledger (e.g. the output of \`intent migrate\`)`;

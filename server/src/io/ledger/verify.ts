@@ -7,7 +7,8 @@
  * Chain rule: a `prev` must equal the hash of the bytes of some earlier non-blank line. Normally that is the
  * directly previous line; after a `merge=union` of two branches two records may share a `prev` or point
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
- * Limit: an edit of the very last line cannot be detected, as no later record vouches for it.
+ * Limit: an edit of the very last line cannot be detected, as no later record vouches for it; a record removed
+ * after it was committed is told against HEAD (verifySegments.ts, committedLedger.ts).
  */
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
@@ -18,7 +19,7 @@ import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
 import { openRegular } from "../regularFiles";
 
-export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy" | "segment";
+export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy" | "segment" | "removed";
 
 export interface VerifyProblem {
   /** The sealed segment the line is in (workspace-relative); absent for the live ledger. */
@@ -109,6 +110,11 @@ export class LedgerVerifier {
     if (!this.seen.has(digest)) this.checkLine(bytes, lineNumber, terminated);
     this.seen.add(digest);
     this.previousLine = lineNumber;
+  }
+
+  /** Whether a line of these bytes was added (blank lines never are). */
+  holds(bytes: Uint8Array): boolean {
+    return this.seen.has(createHash("sha256").update(bytes).digest().toString("latin1"));
   }
 
   report(): VerifyReport {

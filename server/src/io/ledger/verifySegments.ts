@@ -19,6 +19,9 @@ import {
   type SegmentFile,
 } from "./segments";
 import { orderSegments } from "../../engine/ledger/segment";
+import { detectDialect } from "../../engine/ledger/read";
+import { isBlankBytes } from "../../engine/ledger/blankLine";
+import { forEachCommittedLine } from "./committedLedger";
 
 export interface WorkspaceVerifyReport extends VerifyReport {
   /** Segments read (intact or not). */
@@ -83,6 +86,9 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   }
   starts.push({ first: next });
   const live = await verifyLedgerFile(`${root}/${ledgerPath}`, undefined, verifier, next);
+  // what the chain cannot show: records committed at HEAD that are gone (a file cut short, emptied or deleted)
+  const unreadSegments = problems.some((p) => p.kind === "segment" || p.kind === "unreadable");
+  problems.push(...(await removedSinceCommit(root, ledgerPath, verifier, unreadSegments)));
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
   const all = [
@@ -93,6 +99,57 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     }),
   ];
   return { ok: all.every((p) => p.kind === "legacy"), records: report.records, problems: all, segments: segments.length };
+}
+
+/**
+ * The records of the ledger as committed at HEAD that neither the live ledger nor a sealed segment holds
+ * (`verifier` has read them all), told as runs of HEAD's lines with no record still held between them. Lines
+ * of HEAD that are not records (blank, torn, foreign text) may be cleaned up by hand and are not asked for.
+ */
+async function removedSinceCommit(root: string, ledgerPath: string, verifier: LedgerVerifier, unreadSegments: boolean): Promise<VerifyProblem[]> {
+  const path = `HEAD:${ledgerPath}`;
+  const runs: { first: number; last: number; count: number }[] = [];
+  let open = false;
+  const committed = await forEachCommittedLine(root, ledgerPath, (bytes, line) => {
+    if (isBlankBytes(bytes)) return;
+    if (verifier.holds(bytes)) {
+      open = false;
+      return;
+    }
+    if (!isRecordLine(bytes)) return;
+    const run = runs[runs.length - 1];
+    if (open && run) {
+      run.last = line;
+      run.count++;
+    } else runs.push({ first: line, last: line, count: 1 });
+    open = true;
+  });
+  if (committed.kind === "unreadable")
+    return [
+      {
+        path,
+        line: 1,
+        kind: "unreadable",
+        message: `the ledger as committed at HEAD cannot be read (${committed.why}), so records removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+      },
+    ];
+  return runs.map(({ first, last, count }) => ({
+    path,
+    line: first,
+    kind: "removed" as const,
+    message: unreadSegments
+      ? `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again`
+      : `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`,
+  }));
+}
+
+/** Whether a line is a record of some dialect (not a torn line, nor text of another tool). */
+function isRecordLine(bytes: Buffer): boolean {
+  try {
+    return detectDialect(JSON.parse(bytes.toString("utf8"))) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**

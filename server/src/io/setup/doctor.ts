@@ -172,13 +172,16 @@ async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   if (!failures.length) return { name, ok: true, detail: `${path}: ${report.records} record${report.records === 1 ? "" : "s"} verify` };
   const first = failures[0]!;
   const chain = failures.some((p) => p.kind === "chain");
+  const removed = failures.some((p) => p.kind === "removed");
   return {
     name,
     ok: false,
     detail: `${first.path ?? path}:${first.line}: ${first.kind}: ${first.message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
-    fix: chain
-      ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
-      : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,
+    fix: removed
+      ? `records committed at HEAD were removed: put them back from \`git show HEAD:${path}\`, keeping the lines written since the commit after them; \`intent verify\` lists every problem`
+      : chain
+        ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
+        : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,
   };
 }
 
