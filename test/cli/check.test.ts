@@ -323,6 +323,18 @@ describe("intent check: hand edits nobody recorded", () => {
     expect(r.status).toBe(0);
   });
 
+  it("a file git is told not to look at is judged as the working tree has it; one a sparse checkout leaves out is no change", async () => {
+    git(ws.root, "update-index", "--assume-unchanged", "src/billing/export.ts");
+    ws.write("src/billing/export.ts", ws.read("src/billing/export.ts").replace("export function", "// hand edit\nexport function"));
+    // as a sparse checkout leaves a file outside its cone: flagged, and not in the working tree
+    git(ws.root, "update-index", "--skip-worktree", "src/auth/middleware.ts");
+    rmSync(ws.path("src/auth/middleware.ts"));
+    const report = JSON.parse((await runCliInProcess(["check", "--format", "json"], { cwd: ws.root })).stdout);
+    expect(report.findings).toEqual([
+      { path: "src/billing/export.ts", startLine: 1, endLine: 1, code: "unowned-change", severity: "error", message: UNOWNED_BILLING },
+    ]);
+  });
+
   const UNOWNED_BILLING_TAIL =
     "no ledger record explains it, and no intent in progress owns the file. It is owned by INT-005 (COMPLETE), none in progress. Start or select an intent that owns it (or add the path to one's scope) and make the change under it.";
 

@@ -4,7 +4,7 @@ import { LspClient } from "../support/lspClient";
 import { stopAfterEach, TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
 import { runCli, runHook } from "../support/cliRunner";
-import { gitWorkspace } from "../support/gitRepository";
+import { git, gitWorkspace } from "../support/gitRepository";
 import { claudeEdit, writeTranscript } from "../support/hookPayloads";
 import { LEDGER, ledgerRecords } from "../support/ledgerFile";
 
@@ -94,7 +94,11 @@ describe("the editor and the CLI agree", () => {
     );
   });
 
-  it("hand edits nobody recorded: the editor flags exactly the lines `intent check` calls errors", async () => {
+  // files git is told not to look at are judged by their working tree all the same (a command can set the flag)
+  it.each([
+    ["as git shows them", undefined],
+    ["in files git is told not to look at", ["--assume-unchanged", "--skip-worktree"]],
+  ])("hand edits nobody recorded, %s: the editor flags exactly the lines `intent check` calls errors", async (_, flags) => {
     ws = gitWorkspace(); // nothing selected: each edit counts under the file's in-progress owner, if any
     const HAND = [
       { path: "src/api/forecast.ts", line: 1 }, // INT-001 in progress: fine in the editor, a notice in CI
@@ -102,6 +106,7 @@ describe("the editor and the CLI agree", () => {
       { path: "src/auth/middleware.ts", line: 0 }, // INT-002 blocked: no intent to count under
       { path: "src/billing/export.ts", line: 0 }, // INT-005 complete: the same
     ];
+    if (flags) for (const [i, e] of HAND.entries()) git(ws.root, "update-index", flags[i % 2]!, e.path);
     client = await LspClient.start({ root: ws.root });
     for (const e of HAND) {
       await client.open(e.path);
@@ -126,6 +131,30 @@ describe("the editor and the CLI agree", () => {
     expect(ciErrors).toEqual(["src/auth/middleware.ts:1 unowned-change", "src/billing/export.ts:1 unowned-change"]);
     expect(ciNotices).toEqual(["docs/notes.md:4 untraced-change", "src/api/forecast.ts:2 untraced-change"]);
     expect(editorProblems.sort()).toEqual(ciErrors.map((x: string) => x.split(" ")[0]));
+  });
+
+  it("hand edits on disk in files git is told not to look at: opened, the editor flags what `intent check` calls errors", async () => {
+    ws = gitWorkspace();
+    const HAND = [
+      { path: "src/auth/middleware.ts", flag: "--assume-unchanged" }, // INT-002 blocked: unowned
+      { path: "src/billing/export.ts", flag: "--skip-worktree" }, // INT-005 complete: unowned
+    ];
+    for (const e of HAND) {
+      git(ws.root, "update-index", e.flag, e.path);
+      ws.write(e.path, ws.read(e.path).replace(/\n/, "\n// changed by hand\n"));
+    }
+    const report = JSON.parse(runCli(["check", "--format", "json"], { cwd: ws.root }).stdout);
+    const ciErrors = report.findings.filter((f: any) => f.severity === "error").map((f: any) => `${f.path}:${f.startLine} ${f.code}`);
+    expect(ciErrors.sort()).toEqual(["src/auth/middleware.ts:2 unowned-change", "src/billing/export.ts:2 unowned-change"]);
+    client = await LspClient.start({ root: ws.root });
+    for (const e of HAND) {
+      await client.open(e.path);
+      const diags = await client.waitForDiagnostics(e.path, (d) => d.some((x) => SCOPE_CODES.has(String(x.code)) || String(x.code) === "unowned-change"));
+      expect(
+        diags.map((d) => `${e.path}:${d.range.start.line + 1} ${String(d.code)}`),
+        e.path,
+      ).toEqual([`${e.path}:2 unowned-change`]);
+    }
   });
 
   it("a write recorded by the hook shows the model in the editor's hover, and the editor's save adds no duplicate", async () => {

@@ -1,11 +1,12 @@
 /**
  * The lines of one file that `intent check` counts as changed, for the editor: the same base (`chooseBase`)
- * and the same diff (`parseRawPatch`), asked for one path and without blocking the language server while git
- * runs. The base is chosen again only when HEAD moves.
+ * and the same diff (`parseRawPatch`; a file git is told not to look at diffed as `flaggedDiff` does for
+ * both), asked for one path and without blocking the language server while git runs. The base is chosen again only when HEAD moves.
  */
 import { textLines } from "../engine/lines";
 import { chooseBaseAsync, type FileDiff, GitError, headRevision, parseRawPatch } from "./git";
 import { gitExecFile } from "./gitRunner";
+import { flaggedDiff, flaggedPaths } from "./flaggedFiles";
 
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
 const GIT_TIMEOUT_MS = 10_000;
@@ -69,7 +70,14 @@ const queues = new Map<string, Promise<unknown>>();
 async function askGit(root: string, path: string, text: string): Promise<number[] | undefined> {
   const base = await baseOf(root);
   if (!base) return undefined;
-  const diff = await diffSince(root, base, [path]);
+  // git's diff, and whether git is told not to look at the file (then the text is diffed here), side by side
+  const [diff, listed] = await Promise.all([diffSince(root, base, [path]), gitAsync(root, ["ls-files", "-v", "-z", "--", path])]);
+  if (flaggedPaths(listed).includes(path)) {
+    const blob = (await gitAsync(root, ["rev-parse", "--verify", "--quiet", `${base}:./${path}`]).catch(() => "")).trim();
+    const before = blob ? await gitAsync(root, ["cat-file", "blob", blob]) : undefined;
+    const d = flaggedDiff(path, before, text);
+    return !d || d.binary ? [] : d.lines;
+  }
   const file = diff.find((d) => d.path === path);
   if (file) return file.binary || file.status === "deleted" ? [] : file.lines;
   const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", path])).split("\0").includes(path);

@@ -3,6 +3,7 @@ import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { gitTopLevel, runGit } from "../git";
 import { gitSync } from "../gitRunner";
+import { flaggedPaths } from "../flaggedFiles";
 import { SESSIONS_DIR } from "../../engine/workspaceFiles";
 import { readOwnFile, removeOwnFile, writeOwnFile } from "../ownFiles";
 
@@ -169,25 +170,12 @@ function gitStatus(root: string, view: GitView): { paths: string[]; head?: strin
   const paths: string[] = [];
   // files git is told not to look at (assume-unchanged, skip-worktree) are never in its status, whatever a
   // command writes there (a command can set the flag itself): each is compared as a dirty file is
-  for (const path of [...parsePorcelainV2(raw), ...flaggedPaths(root)]) {
+  for (const path of [...parsePorcelainV2(raw), ...flaggedPaths(runGit(root, ["ls-files", "-v", "-z", "--full-name", "--", "."]))]) {
     // porcelain paths are relative to the repository's top, whatever the working directory
     if (path.startsWith(view.prefix)) paths.push(path.slice(view.prefix.length));
   }
   const oid = /(?:^|\0)# branch\.oid ([0-9a-f]{40,64})(?:\0|$)/.exec(raw)?.[1];
   return { paths, ...(oid ? { head: oid } : {}) };
-}
-
-/**
- * Paths (from the repository's top) whose index entry tells git not to look at the file: `git ls-files -v`
- * tags them with a lower-case letter (assume-unchanged) or `S`/`s` (skip-worktree).
- */
-function flaggedPaths(root: string): string[] {
-  const out: string[] = [];
-  for (const entry of runGit(root, ["ls-files", "-v", "-z", "--full-name", "--", "."]).split("\0")) {
-    const tag = entry.slice(0, 1);
-    if (entry.length > 2 && (tag !== tag.toUpperCase() || tag === "S")) out.push(entry.slice(2));
-  }
-  return out;
 }
 
 /** Workspace paths that differ between two commits (undefined `to`: HEAD is gone, nothing to compare). */
