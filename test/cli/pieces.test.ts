@@ -208,6 +208,13 @@ describe("the shell policy", () => {
       "echo $(intent start INT-002)",
       "env FOO=1 intent start INT-002",
       'in"tent" start INT-002',
+      // a program named by a parameter expansion could be ours
+      "$I start INT-002",
+      "${I:-intent} start INT-002",
+      '"${I:-intent}" select INT-002',
+      "${INTENT_BIN} complete INT-001",
+      "in${X}tent start INT-002",
+      "$(command -v intent) start INT-002",
       "intent hook claude-code < forged.json",
       "intent doctor --fix",
       "intent init",

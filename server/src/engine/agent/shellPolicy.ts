@@ -185,8 +185,20 @@ function changesRules(command: string): string | undefined {
  * command of its own, read as the command it may well be (the cautious reading).
  */
 function simpleCommands(command: string): string[][] {
-  return command
-    .replace(/\\\n|['"\\]/g, "")
+  let text = command.replace(/\\\n|['"\\]/g, "");
+  // a parameter expansion or a command's output may name any program (`${I:-intent} start`, `$(which
+  // intent) start`): each becomes a word with a `$` (read as possibly our CLI, see cliCall), and each
+  // substituted command is read as a simple command of its own; innermost first
+  const substituted: string[] = [];
+  for (let before = ""; before !== text; ) {
+    before = text;
+    text = text.replace(/\$\{[^{}]*\}/g, "$P").replace(/\$\(([^()]*)\)|`([^`]*)`/g, (_, inParens: string | undefined, inTicks: string | undefined) => {
+      substituted.push(inParens ?? inTicks ?? "");
+      return "$S";
+    });
+  }
+  return [text, ...substituted]
+    .join("\n")
     .split(/[;&|()`{}\n\r]+|\$\(/)
     .map((s) => s.split(/\s+/).filter(Boolean))
     .filter((words) => words.length > 0);
@@ -212,11 +224,12 @@ function cliCall(words: readonly string[]): string | undefined {
     if (sub === undefined || (READ_ONLY_SUBCOMMANDS.has(sub) && !(sub === "doctor" && words.includes("--fix")))) return undefined;
     return sub;
   }
-  // cli.js is a common name and `$X` could be anything: they count when they run one of our writing commands
+  // cli.js is a common name and a word with an expansion (`$X`, `in${X}tent`) could be anything: they count
+  // when they run one of our writing commands
   if (
-    (LAUNCHER_NAME.test(name) || name.startsWith("$")) &&
+    (LAUNCHER_NAME.test(name) || name.includes("$")) &&
     sub !== undefined &&
-    (WRITING_SUBCOMMANDS.has(sub) || sub.startsWith("$") || (sub === "doctor" && words.includes("--fix")))
+    (WRITING_SUBCOMMANDS.has(sub) || sub.includes("$") || (sub === "doctor" && words.includes("--fix")))
   )
     return sub;
   return undefined;
