@@ -392,6 +392,29 @@ describe("agent specifics", () => {
     expect(await hook(GEMINI, ws, mcp("mcp_fs_write_file", { path: "src/api/forecast.ts", content: "x\n" }))).toEqual(GEMINI.allow);
   });
 
+  it("windsurf: an MCP tool's write is judged before it by the paths its arguments name, and recorded after it", async () => {
+    ws.select("INT-001");
+    const mcp = (phase: "pre" | "post", path: string) => ({
+      agent_action_name: `${phase}_mcp_tool_use`,
+      trajectory_id: "traj-123",
+      execution_id: "exec-3",
+      timestamp: "2026-08-21T10:00:02Z",
+      model_name: "claude-sonnet-4-5",
+      tool_info: { mcp_server_name: "filesystem", mcp_tool_name: "write_file", mcp_tool_arguments: { path, content: "x\n" } },
+    });
+    const denied = await hook(WINDSURF, ws, mcp("pre", "docs/notes.md"));
+    expect(denied.status).toBe(2);
+    expect(denied.stderr).toContain("[intent-lsp: out-of-scope] docs/notes.md is outside the scope of INT-001");
+    expect(await hook(WINDSURF, ws, mcp("pre", API))).toEqual(WINDSURF.allow);
+    const before = ws.read(API);
+    ws.write(API, `${before}export const mcpWrote = 1;\n`);
+    expect(await hook(WINDSURF, ws, mcp("post", API))).toEqual(WINDSURF.quietPost);
+    const [record] = ledgerRecords(ws);
+    const n = before.split("\n").length;
+    expect(record!.files[0].path).toBe(API);
+    expect(record!.files[0].conversations[0].ranges.map((r: any) => [r.start_line, r.end_line])).toEqual([[n, n]]);
+  });
+
   it("droid: Create is gated like a write", async () => {
     ws.select("INT-001");
     const r = await hook(DROID, ws, {

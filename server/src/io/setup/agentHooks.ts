@@ -241,6 +241,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
       post_write_code: { command: hookCommand("windsurf") },
       pre_run_command: { command: hookCommand("windsurf"), show_output: true },
       post_run_command: { command: hookCommand("windsurf") },
+      pre_mcp_tool_use: { command: hookCommand("windsurf"), show_output: true },
+      post_mcp_tool_use: { command: hookCommand("windsurf") },
     },
     probe: (root) => ({
       agent_action_name: "pre_read_code",
