@@ -1,7 +1,8 @@
 /**
  * The lines of one file that `intent check` counts as changed, for the editor: the same base (`chooseBase`)
  * and the same diff (`parseRawPatch`; a file git is told not to look at diffed as `flaggedDiff` does for
- * both), asked for one path and without blocking the language server while git runs. The base is chosen again only when HEAD moves.
+ * both), asked for one path and without blocking the language server while git runs. The base is chosen
+ * again only when HEAD moves.
  */
 import { textLines } from "../engine/lines";
 import { chooseBaseAsync, type FileDiff, GitError, headRevision, parseRawPatch } from "./git";
