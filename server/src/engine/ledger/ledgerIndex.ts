@@ -63,7 +63,7 @@ export class LedgerIndex {
 
   /** `lines`: where records are read back from; by default the index keeps what it is fed in memory. */
   constructor(private readonly lines: RecordLines = new MemoryRecordLines()) {
-    this.reader = new RecordReader(lines, this.pool, this.fileIndex);
+    this.reader = new RecordReader(lines, new StringPool(false), this.fileIndex);
   }
 
   /** Lines read back and parsed since the index was made (what tests count instead of time). */

@@ -149,7 +149,14 @@ export class StringPool {
     return clean ?? undefined;
   }
 
+  /**
+   * `keep`: whether strings are interned (the index's own pool, whose entries live as long as it does); a pool
+   * for entries read back and soon dropped does not pay for it (a lookup per field of a million records).
+   */
+  constructor(private readonly keep = true) {}
+
   intern(s: string): string {
+    if (!this.keep) return s;
     const known = this.strings.get(s);
     if (known !== undefined) return known;
     this.strings.set(s, s);
