@@ -24,6 +24,11 @@ describe("flagged files", () => {
     expect(flaggedDiff("f.ts", before, "x\na\nb\nc\nd\ne\n")).toMatchObject({ lines: [1], removed: [] });
     expect(flaggedDiff("f.ts", before, "a\nb\nc\nd\n")).toMatchObject({ lines: [], removed: [{ after: 4, count: 1 }] });
     expect(flaggedDiff("f.ts", before, "b\nc\nd\ne\n")).toMatchObject({ lines: [], removed: [{ after: 0, count: 1 }] });
+    // a line that changed in its whitespace only, between two that did not
+    expect(flaggedDiff("f.ts", "a\nb\nc\n", "a\nb \nc\n")).toMatchObject({ lines: [2], removed: [] });
+    // an empty text has no line, as in git's diff
+    expect(flaggedDiff("f.ts", "", "a\n")).toMatchObject({ status: "modified", lines: [1], removed: [] });
+    expect(flaggedDiff("f.ts", "a\nb\n", "")).toMatchObject({ lines: [], removed: [{ after: 0, count: 2 }] });
   });
 
   it("the same text is no change; a new file is every line added; NUL bytes make it binary", () => {

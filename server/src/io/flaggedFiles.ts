@@ -18,48 +18,35 @@ export function flaggedPaths(lsFilesV: string): string[] {
   const out: string[] = [];
   for (const entry of lsFilesV.split("\0")) {
     const tag = entry.slice(0, 1);
-    if (entry.length > 2 && (tag !== tag.toUpperCase() || tag === "S")) out.push(entry.slice(2));
+    if (tag !== tag.toUpperCase() || tag === "S") out.push(entry.slice(2));
   }
   return out;
 }
 
 /**
  * How the flagged file `path` differs from the base: `before` its text there (undefined: not in the base),
- * `after` its text in the working tree (undefined: gone). Undefined when the two are the same.
+ * `after` its text in the working tree. Undefined when the two are the same.
  */
-export function flaggedDiff(path: string, before: string | undefined, after: string | undefined): FileDiff | undefined {
+export function flaggedDiff(path: string, before: string | undefined, after: string): FileDiff | undefined {
   if (before === after) return undefined;
-  if (after === undefined) return { path, status: "deleted", binary: false, lines: [], removed: [] };
   const status = before === undefined ? "added" : "modified";
   if (after.includes("\0") || before?.includes("\0")) return { path, status, binary: true, lines: [], removed: [] };
   const change = diffTexts(before ?? null, after);
-  const exact = exactlyCarried(change.carried, linesOf(before), linesOf(after));
+  // a file new since the base carries no line
+  const exact = before === undefined ? [] : exactlyCarried(change.carried, textLines(before), textLines(after));
   return { path, status, binary: false, lines: uncarriedNewLines(exact, change.newCount), removed: removedHunks(exact, change.oldCount, change.newCount) };
 }
 
-/** A text's lines as the line diff splits them (an empty or absent text has none). */
-const linesOf = (text: string | undefined): string[] => (text === undefined || text === "" ? [] : textLines(text));
-
 /**
- * The carried segments cut at every line whose text is not exactly the same: the engine pairs lines equal but
- * for their whitespace, which git counts as changed (and a hunk of its own runs across them).
+ * The carried lines whose text is exactly the same, one segment each: the engine pairs lines equal but for
+ * their whitespace, which git counts as changed (and a hunk of its own runs across them).
  */
 function exactlyCarried(carried: readonly Segment[], oldLines: readonly string[], newLines: readonly string[]): Segment[] {
   const out: Segment[] = [];
-  for (const s of carried) {
-    let run: Segment | undefined;
-    for (let k = 0; k < s.length; k++) {
-      if (oldLines[s.oldStart + k] !== newLines[s.newStart + k]) {
-        run = undefined;
-        continue;
-      }
-      if (run) run.length++;
-      else {
-        run = { oldStart: s.oldStart + k, newStart: s.newStart + k, length: 1 };
-        out.push(run);
-      }
-    }
-  }
+  for (const s of carried)
+    // Stryker disable next-line EqualityOperator: equivalent: one line past a segment is the next segment's first (already pushed, or not carried, then different text) or past both texts' ends, where no line is counted
+    for (let k = 0; k < s.length; k++)
+      if (oldLines[s.oldStart + k] === newLines[s.newStart + k]) out.push({ oldStart: s.oldStart + k, newStart: s.newStart + k, length: 1 });
   return out;
 }
 
