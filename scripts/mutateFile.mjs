@@ -32,6 +32,7 @@ export const TESTS = {
   ],
   "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts", "test/unit/insightFigures.test.ts"],
   "server/src/io/flaggedFiles.ts": ["test/unit/flaggedFiles.test.ts"],
+  "server/src/io/ledger/committedLedger.ts": ["test/cli/ledgerSegments.test.ts"],
 };
 
 const files = process.argv.slice(2);

@@ -43,10 +43,11 @@ export function flaggedDiff(path: string, before: string | undefined, after: str
  */
 function exactlyCarried(carried: readonly Segment[], oldLines: readonly string[], newLines: readonly string[]): Segment[] {
   const out: Segment[] = [];
-  for (const s of carried)
+  for (const s of carried) {
     // Stryker disable next-line EqualityOperator: equivalent: one line past a segment is the next segment's first (already pushed, or not carried, then different text) or past both texts' ends, where no line is counted
     for (let k = 0; k < s.length; k++)
       if (oldLines[s.oldStart + k] === newLines[s.newStart + k]) out.push({ oldStart: s.oldStart + k, newStart: s.newStart + k, length: 1 });
+  }
   return out;
 }
 
