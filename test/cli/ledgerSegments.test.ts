@@ -366,10 +366,25 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     rmSync(ws.path(`.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`));
     const r = await runCli(["verify"], { cwd: ws.root });
     expect(r.status).toBe(1);
+    // git's own words say why
     expect(r.stdout).toMatch(
       new RegExp(
-        `^HEAD:${LEDGER.replaceAll(".", "\\.")}:1: unreadable: the ledger as committed at HEAD cannot be read \\(.+\\), so records removed since the last commit cannot be told;`,
+        `^HEAD:${LEDGER.replaceAll(".", "\\.")}:1: unreadable: the ledger as committed at HEAD cannot be read \\(fatal: [^)\n]*${blob}[^)\n]*\\), so records removed since the last commit cannot be told;`,
       ),
+    );
+  });
+
+  it("verify reads HEAD's last record when no newline ends it", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 2, 9, 1);
+    const lines = liveLines(ws);
+    ws.write(LEDGER, lines.join("\n")); // committed without a final newline
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "four records");
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "4 records; no problems.\n" });
+    ws.write(LEDGER, `${lines.slice(0, 3).join("\n")}\n`);
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(
+      `HEAD:${LEDGER}:4: removed: this record, committed at HEAD, is in neither the ledger nor its sealed segments`,
     );
   });
 

@@ -110,7 +110,7 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
   const path = `HEAD:${ledgerPath}`;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
-  const committed = await forEachCommittedLine(root, ledgerPath, (bytes, line) => {
+  const unreadable = await forEachCommittedLine(root, ledgerPath, (bytes, line) => {
     if (isBlankBytes(bytes)) return;
     if (verifier.holds(bytes)) {
       open = false;
@@ -124,13 +124,13 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
     } else runs.push({ first: line, last: line, count: 1 });
     open = true;
   });
-  if (committed.kind === "unreadable")
+  if (unreadable !== undefined)
     return [
       {
         path,
         line: 1,
         kind: "unreadable",
-        message: `the ledger as committed at HEAD cannot be read (${committed.why}), so records removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+        message: `the ledger as committed at HEAD cannot be read (${unreadable}), so records removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
   return runs.map(({ first, last, count }) => ({
