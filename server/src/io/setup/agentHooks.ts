@@ -5,10 +5,11 @@ import type { AgentPrefix } from "../agent/session";
 import { pluginSource } from "./agentPlugins";
 
 /**
- * Each agent's hook configuration as intent-lsp installs it (the README's setup sections; each
- * agent's protocol, with its source, in docs/AGENTS.md), and the one merge `intent init` applies: our entries are added to the agent's
- * existing file, every entry already there is kept, and an entry already calling `intent hook <agent>` is
- * never added twice (its matcher is brought up to this version's). `intent doctor` reads the same specs back to find and run the configured commands.
+ * Each agent's hook configuration as intent-lsp installs it (the README's setup sections; each agent's
+ * protocol, with its source, in docs/AGENTS.md), and the one merge `intent init` applies: our entries are
+ * added to the agent's existing file, every entry already there is kept, and an entry already calling
+ * `intent hook <agent>` is never added twice (its matcher is brought up to this version's). `intent doctor`
+ * reads the same specs back to find and run the configured commands.
  */
 
 export type AgentName =
