@@ -390,6 +390,9 @@ describe("agent specifics", () => {
     expect(JSON.parse(unnamed.stdout).reason).toContain("(mcp__fs__write_file call without tool_input.file_path), so the call is denied");
     expect((await hook(GEMINI, ws, mcp("mcp__fs__write_file", { path: "docs/notes.md", content: "x\n" }))).status).toBe(2);
     expect(await hook(GEMINI, ws, mcp("mcp_fs_write_file", { path: "src/api/forecast.ts", content: "x\n" }))).toEqual(GEMINI.allow);
+    // a context naming a reader does not let the writer its tool name says through
+    const reader = { ...mcp("mcp_fs_write_file", { path: "docs/notes.md", content: "x\n" }), mcp_context: { server_name: "fs", tool_name: "read_file" } };
+    expect((await hook(GEMINI, ws, reader)).status).toBe(2);
   });
 
   it("windsurf: an MCP tool's write is judged before it by the paths its arguments name, and recorded after it", async () => {

@@ -119,7 +119,7 @@ describe("intent init", () => {
         "hooks": [{ "type": "command", "command": "./scripts/guard.sh", "timeout": 10 }]
       },
       {
-        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload).*",
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|exec|run|shell|terminal|process|command|script|eval|spawn|launch|interact|checkout|reset|stash|merge|pull|clean|rebase|cherry|commit|refactor|reformat|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Mkdir|Save|Update|Overwrite|Modify|Touch|Apply|Upload|Unlink|Symlink|Exec|Run|Shell|Terminal|Process|Command|Script|Eval|Spawn|Launch|Interact|Checkout|Reset|Stash|Merge|Pull|Clean|Rebase|Cherry|Commit|Refactor|Reformat).*",
         "hooks": [
           {
             "type": "command",
@@ -132,7 +132,7 @@ describe("intent init", () => {
     "Stop": [{ "hooks": [{ "type": "command", "command": "./scripts/notify.sh" }] }],
     "PostToolUse": [
       {
-        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload).*",
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|mcp__.*(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|exec|run|shell|terminal|process|command|script|eval|spawn|launch|interact|checkout|reset|stash|merge|pull|clean|rebase|cherry|commit|refactor|reformat|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Mkdir|Save|Update|Overwrite|Modify|Touch|Apply|Upload|Unlink|Symlink|Exec|Run|Shell|Terminal|Process|Command|Script|Eval|Spawn|Launch|Interact|Checkout|Reset|Stash|Merge|Pull|Clean|Rebase|Cherry|Commit|Refactor|Reformat).*",
         "hooks": [
           {
             "type": "command",

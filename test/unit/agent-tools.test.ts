@@ -42,6 +42,15 @@ describe("classifyTool: one rule for every agent's tools", () => {
         "mcp__fs__touch",
         "mcp__fs__unlink",
         "mcp__files__update_file",
+        "mcp__desktop-commander__start_process",
+        "mcp__serena__execute_shell_command",
+        "mcp__jetbrains__execute_terminal_command",
+        "mcp__ide__executeCode",
+        "mcp__git__git_checkout",
+        "mcp__git__git_reset",
+        "mcp__serena__rename_symbol",
+        "mcp__jetbrains__reformat_file",
+        "mcp__fs__Mkdir",
       ])
         expect(matches(tool), `${event} ${tool}`).toBe(true);
       for (const tool of [
@@ -84,6 +93,30 @@ describe("classifyTool: one rule for every agent's tools", () => {
     const events = ("events" in spec ? spec.events : {}) as Record<string, { command?: string; failClosed?: boolean }>;
     expect(events["beforeMCPExecution"]).toEqual({ command: "intent hook cursor", failClosed: true });
     expect(events["afterMCPExecution"]).toEqual({ command: "intent hook cursor" });
+  });
+
+  it("judges tools that run commands, processes, code or git as shell commands, and refuses refactorings across files", () => {
+    expect(classifyTool("mcp__dc__start_process", { command: "echo x > docs/notes.md", timeout_ms: 100 })).toEqual({
+      kind: "shell",
+      command: "echo x > docs/notes.md",
+    });
+    expect(classifyTool("mcp__serena__execute_shell_command", { command: "intent start INT-004", cwd: "." })).toEqual({
+      kind: "shell",
+      command: "intent start INT-004",
+    });
+    expect(classifyTool("mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" })).toEqual({
+      kind: "shell",
+      command: "open('docs/notes.md','w').write('x')",
+    });
+    expect(classifyTool("interact_with_process", { pid: 7, input: "intent select INT-003" })).toEqual({ kind: "shell", command: "intent select INT-003" });
+    expect(classifyTool("mcp__jetbrains__execute_run_configuration", { configurationName: "all tests" })).toEqual({ kind: "shell", command: "" });
+    expect(classifyTool("mcp__git__git_checkout", { branch_name: "other" })).toEqual({ kind: "shell", command: "git checkout" });
+    expect(classifyTool("mcp__git__git_cherry_pick", { commit: "abc" })).toEqual({ kind: "shell", command: "git cherry-pick" });
+    // a tool whose name says "process" and that names only a file is judged by the file
+    expect(classifyTool("mcp__x__update_process_notes", { path: "docs/notes.md", content: "x" })).toEqual({ kind: "write", filePath: "docs/notes.md" });
+    const rename = classifyTool("mcp__serena__rename_symbol", { relative_path: "src/api/x.ts", name_path: "foo", new_name: "bar" });
+    expect(rename).toMatchObject({ kind: "write-without-path", tool: "mcp__serena__rename_symbol" });
+    expect(rename.kind === "write-without-path" && rename.why).toContain("changes every file that refers to what it names");
   });
 
   it("leaves readers alone, wherever their file is", () => {

@@ -31,7 +31,11 @@ export async function geminiHook(payload: unknown, henv: HookEnvironment): Promi
 function toolEvent(p: Json, cwd: string, env: NodeJS.ProcessEnv): ToolEvent {
   const tool = toolName(p);
   const input = p["tool_input"] && typeof p["tool_input"] === "object" ? (p["tool_input"] as Json) : {};
-  const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(input["command"]) ?? "" } : anchored(cwd, classifyTool(tool, input));
+  const classified = (name: string): ToolCall => (SHELL_TOOLS.has(name) ? { kind: "shell", command: str(input["command"]) ?? "" } : classifyTool(name, input));
+  // the name the model called and the one its context gives are both read: a call either says is gated is
+  const raw = str(p["tool_name"]) ?? "";
+  const byContext = classified(tool);
+  const call: ToolCall = anchored(cwd, byContext.kind === "other" && raw !== tool ? classified(raw) : byContext);
   // Gemini names no model in tool events: INTENT_LSP_MODEL or the contributor.modelId setting does
   return { tool, call, model: { env, defaultProvider: "google" } };
 }

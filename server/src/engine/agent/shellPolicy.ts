@@ -40,7 +40,7 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(ed|ex)\s|(^|[\s;&|(`])(vim?|nvim)\s[^;&|]*-[a-zA-Z]*[es]/, "edits files with an editor's script"],
   [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
   [
-    /\b(writeFile|appendFile|copyFile|createWriteStream|renameSync|unlinkSync|rmSync|mkdirSync|cpSync|symlinkSync|write_text|write_bytes|shutil\.|os\.(remove|rename|replace|unlink|makedirs|mkdir|symlink)|open\([^)]*['"][wax+]['"]|\.(touch|unlink|rename)\()/,
+    /\b(writeFile|appendFile|copyFile|createWriteStream|renameSync|unlinkSync|rmSync|mkdirSync|cpSync|symlinkSync|write_text|write_bytes|shutil\.|os\.(remove|rename|replace|unlink|makedirs|mkdir|symlink)|open\([^)]*['"][rwaxbt]*[wax+][rwaxbt+]*['"]|\.(touch|unlink|rename)\()/,
     "writes files from a script",
   ],
 ];
@@ -163,14 +163,20 @@ const FIND_WRITES = /(^|\s)-(delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)(
 const RULE_PATHS =
   /(^|[\s'"=<>|;&(`:/])(\.orchestration(\/|\s|$|['";&|)`])|\.intentignore\b|active_intents\.ya?ml\b|agent_trace\.jsonl\b|config\.jsonc\b|\.sessions(\/|\b))/;
 
+/** A pattern the shell expands (`.orch*` then a file name, `.[a-z]*`) that may name a hidden file or folder: ours among them. */
+const HIDDEN_GLOB = /(^|[\s'"=<>|;&(`:/])\.[^\s/'"]*[*?[]/;
+
 /** What a command does to the rules, as a clause ("runs `intent start`"), or undefined when it leaves them alone. */
 function changesRules(command: string): string | undefined {
   const segments = simpleCommands(command);
   for (const words of segments) {
     const cli = cliCall(words);
     if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
+    const shell = readsCommands(words);
+    if (shell)
+      return `runs \`${shell}\` on commands it reads from its input, which intent-lsp cannot read before they run (they may change its rules or selection)`;
   }
-  if (!RULE_PATHS.test(command)) return undefined;
+  if (!RULE_PATHS.test(command) && !HIDDEN_GLOB.test(command)) return undefined;
   const writes = WRITING_COMMANDS.find(([pattern]) => pattern.test(command));
   if (writes) return `${writes[1]} and names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/)`;
   // naming those files, anything but a known reader may change them: unsure is asked (fail closed)
@@ -192,12 +198,17 @@ function simpleCommands(command: string): string[][] {
   const substituted: string[] = [];
   for (let before = ""; before !== text; ) {
     before = text;
-    text = text.replace(/\$\{[^{}]*\}/g, "$P").replace(/\$\(([^()]*)\)|`([^`]*)`/g, (_, inParens: string | undefined, inTicks: string | undefined) => {
-      substituted.push(inParens ?? inTicks ?? "");
-      return "$S";
-    });
+    // a brace expansion (`{intent,start}`) is its words, side by side
+    text = text
+      .replace(/\$\{[^{}]*\}/g, "$P")
+      .replace(/\{([^{}]*,[^{}]*)\}/g, (_, words: string) => ` ${words.replaceAll(",", " ")} `)
+      .replace(/\$\(([^()]*)\)|`([^`]*)`/g, (_, inParens: string | undefined, inTicks: string | undefined) => {
+        substituted.push(inParens ?? inTicks ?? "");
+        return "$S";
+      });
   }
-  return [text, ...substituted]
+  // an expansion in a word may join it to its neighbours (`in${X}tent`) or split it (`intent${IFS}start`): both are read
+  return [text, text.replaceAll("$P", " $P "), ...substituted]
     .join("\n")
     .split(/[;&|()`{}\n\r]+|\$\(/)
     .map((s) => s.split(/\s+/).filter(Boolean))
@@ -224,16 +235,49 @@ function cliCall(words: readonly string[]): string | undefined {
     if (sub === undefined || (READ_ONLY_SUBCOMMANDS.has(sub) && !(sub === "doctor" && words.includes("--fix")))) return undefined;
     return sub;
   }
-  // cli.js is a common name and a word with an expansion (`$X`, `in${X}tent`) could be anything: they count
-  // when they run one of our writing commands
-  if (
-    (LAUNCHER_NAME.test(name) || name.includes("$")) &&
-    sub !== undefined &&
-    (WRITING_SUBCOMMANDS.has(sub) || sub.includes("$") || (sub === "doctor" && words.includes("--fix")))
-  )
-    return sub;
+  // cli.js is a common name, and a word with an expansion (`$X`, `in${X}tent`) or a pattern (`bi?/inten?`)
+  // could be anything: they count when they run one of our writing commands
+  if ((LAUNCHER_NAME.test(name) || /[$*?[]/.test(name)) && sub !== undefined && writing(sub, words)) return sub;
+  return calledInside(words, at);
+}
+
+/** Whether `sub`, after a word that may be our CLI, is one of its writing subcommands (or may be one). */
+const writing = (sub: string, words: readonly string[]) => WRITING_SUBCOMMANDS.has(sub) || sub.includes("$") || (sub === "doctor" && words.includes("--fix"));
+
+/**
+ * Our CLI named further on in a simple command, as a program the first one runs: after a runner's options
+ * (`env -u X intent`, `timeout -s KILL 9 intent`), by xargs, find -exec, sudo, watch or a git alias, or in a
+ * script's text (`perl -e 'system "intent","start"'`, `{intent,start}`). Every word is cut at the characters
+ * that can end a program's name in a script or an expansion, and our CLI followed by one of its writing
+ * subcommands counts wherever it stands, unless the program only prints or searches text (`echo`, `grep`,
+ * `git commit -m …` but not a git alias).
+ */
+function calledInside(words: readonly string[], at: number): string | undefined {
+  const program = baseName(words[at] ?? "");
+  if (TEXT_ONLY.has(program) && !(program === "git" && words.some((w) => w.includes("alias.")))) return undefined;
+  const tokens = words.slice(at).flatMap((w) => w.split(/[^A-Za-z0-9_.$/@-]+/).filter(Boolean));
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const name = baseName(tokens[i]!);
+    if ((CLI_NAME.test(name) || /[$*?[]/.test(name)) && writing(tokens[i + 1]!, words)) return tokens[i + 1];
+  }
   return undefined;
 }
+
+/** Programs whose arguments are text they print, search or keep, never a program they run. */
+const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "cat", "head", "tail", "less", "more", "wc", "ls", "jq"]);
+
+/** The shell a simple command runs on the commands it reads from its input (`… | sh`): neither `-c` nor a script named. */
+function readsCommands(words: readonly string[]): string | undefined {
+  let at = 0;
+  for (; at < words.length && !SHELL_PROGRAMS.has(baseName(words[at]!)); at++) {
+    const w = words[at]!;
+    if (!(/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || w.startsWith("-") || RUNNERS.has(baseName(w)))) return undefined;
+  }
+  if (at === words.length || !words.slice(at + 1).every((w) => w.startsWith("-") && !/^-[a-zA-Z]*c/.test(w))) return undefined;
+  return baseName(words[at]!);
+}
+
+const SHELL_PROGRAMS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish"]);
 
 function onlyReads(words: readonly string[]): boolean {
   const at = program(words);

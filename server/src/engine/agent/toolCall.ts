@@ -121,10 +121,36 @@ const FILE_WORD = /(^|_)(file|files|notebook|dir|directory|folder|text|content|c
 /** Tool names that are a file system's own verbs: they change files whatever else the name says. */
 const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|symlink)(_|$)/;
 
+/**
+ * A tool that runs commands, processes or code (`start_process`, `execute_shell_command`, `executeCode`,
+ * `run_script`): what it changes is known only after it ran, as a shell command's is, so it is one.
+ */
+const RUNS = /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate)(_|$)/;
+/** Where such a tool puts what it runs. */
+const COMMAND_KEYS = ["command", "cmd", "commandline", "script", "code", "input", "source", "args", "argv"];
+/** A tool that drives git (`git_checkout`, `git_reset`): it rewrites the working tree as that git command does. */
+const GIT_TOOL = /^git_([a-z]+(?:_[a-z]+)*)$/;
+/**
+ * A refactoring across files (`rename_symbol`, `rename_refactoring`, `move_symbol`): it changes every file
+ * that refers to what it names, which no argument says.
+ */
+const REFACTORS = /(^|_)(rename_symbol|rename_refactoring|refactor|refactoring|move_symbol|change_signature|safe_delete|inline_symbol|extract_method)(_|$)/;
+
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
+  const git = GIT_TOOL.exec(tool);
+  if (git) return { kind: "shell", command: `git ${git[1]!.replaceAll("_", "-")}` };
+  // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
+  const command = commandOf(input);
+  if (RUNS.test(tool) && (command !== "" || !namedPaths(input).paths.length)) return { kind: "shell", command };
+  if (REFACTORS.test(tool))
+    return {
+      kind: "write-without-path",
+      tool: name,
+      why: `${name} changes every file that refers to what it names, and which files those are cannot be told before it runs; intent-lsp lets agents write only files it can judge first. Make the change with edit tools, file by file, or ask the user.`,
+    };
   const { paths, unresolved } = namedPaths(input);
   if (!paths.length) {
     const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
@@ -186,6 +212,18 @@ function normalizedToolName(name: string): string {
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[-\s]+/g, "_")
     .toLowerCase();
+}
+
+/** The command or code a running tool is given, its words joined: what the shell policy reads. */
+function commandOf(input: Record<string, unknown>): string {
+  const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
+  const parts: string[] = [];
+  for (const k of COMMAND_KEYS) {
+    const v = byKey.get(k);
+    if (typeof v === "string") parts.push(v);
+    else if (Array.isArray(v)) parts.push(v.filter((x): x is string => typeof x === "string").join(" "));
+  }
+  return parts.join("\n");
 }
 
 /** A usable path: a non-empty string, a `file://` URI as its path. */

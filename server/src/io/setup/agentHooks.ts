@@ -86,13 +86,15 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
 });
 
 /**
- * The verbs of MCP tools whose name says they change files (`move_file`, `write_file`, `saveFile`: those of
- * engine/agent/toolCall.ts, in lower case or capitalized). Every agent whose matcher is a regular expression
- * over the tool's name routes them to the gate, which judges and records them by every path they name. MCP
- * tools that only read are not matched; one that matches and changes no file gets no answer from the gate.
+ * The verbs of MCP tools whose name says they change files (`move_file`, `write_file`, `saveFile`), run
+ * commands, processes or code (`start_process`, `execute_shell_command`, `executeCode`), drive git
+ * (`git_checkout`) or refactor across files (those of engine/agent/toolCall.ts, in lower case or
+ * capitalized). Every agent whose matcher is a regular expression over the tool's name routes them to the
+ * gate, which judges a write by every path it names and a run as a shell command, and records them after.
+ * MCP tools that only read are not matched; one that matches and changes nothing gets no answer from the gate.
  */
 const MCP_WRITE_VERBS =
-  "(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Save|Update|Overwrite|Modify|Touch|Apply|Upload)";
+  "(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|exec|run|shell|terminal|process|command|script|eval|spawn|launch|interact|checkout|reset|stash|merge|pull|clean|rebase|cherry|commit|refactor|reformat|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Mkdir|Save|Update|Overwrite|Modify|Touch|Apply|Upload|Unlink|Symlink|Exec|Run|Shell|Terminal|Process|Command|Script|Eval|Spawn|Launch|Interact|Checkout|Reset|Stash|Merge|Pull|Clean|Rebase|Cherry|Commit|Refactor|Reformat)";
 
 /** MCP tools named `PREFIX<server>…<tool>` whose name holds one of those verbs. */
 const mcpWriters = (prefix: string) => `${prefix}.*${MCP_WRITE_VERBS}.*`;
