@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildRecord } from "../../server/src/engine/ledger/record";
@@ -11,7 +12,7 @@ import { SegmentDecoder } from "../../server/src/engine/ledger/segment";
 import { blameTracesInProcess as blameTraces, InProcessEditor } from "../support/inProcessEditor";
 import { TempWorkspace } from "../support/workspace";
 import { ensureBuilt } from "../support/builtDist";
-import { runCliInProcess as runCli } from "../support/cliRunner";
+import { runCli as runCliSpawned, runCliInProcess as runCli } from "../support/cliRunner";
 import { git, gitWorkspace } from "../support/gitRepository";
 import { LEDGER } from "../support/ledgerFile";
 import { DAMAGES, damageFile } from "../support/cacheDamage";
@@ -354,6 +355,86 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(": unreadable: not valid JSON");
     ws.write(LEDGER, ws.read(LEDGER).replace("not a record\n", ""));
     expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+  });
+
+  it("verify's hold to HEAD is not switched off by a replace ref, a manifest cut short, or git failing; a CRLF checkout is the same ledger", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 6, 9, 1);
+    expect((await compact(ws, "2026-02-01")).status).toBe(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "sealed and live records");
+    const live = ws.read(LEDGER);
+    const manifest = ws.read(MANIFEST);
+    const lines = liveLines(ws);
+    expect(lines.length).toBeGreaterThan(2);
+    expect(manifestNames(ws).length).toBeGreaterThan(0);
+
+    // a replace ref standing in for HEAD's ledger with the cut file's bytes
+    ws.write(LEDGER, `${lines[0]}\n`);
+    const cutBlob = git(ws.root, "hash-object", "-w", LEDGER).trim();
+    const committedBlob = git(ws.root, "rev-parse", `HEAD:${LEDGER}`).trim();
+    git(ws.root, "replace", committedBlob, cutBlob);
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(`HEAD:${LEDGER}:2: removed: these ${lines.length - 1} records`);
+    git(ws.root, "replace", "-d", committedBlob);
+    ws.write(LEDGER, live);
+
+    // the newest segment dropped from the manifest: its sealed records are gone
+    const kept = manifest.split("\n").filter((l) => l && !l.startsWith("#"));
+    const dropped = kept.at(-1)!.split(" ")[0]!;
+    ws.write(MANIFEST, manifest.replace(`${kept.at(-1)}\n`, ""));
+    const cut = await runCli(["verify"], { cwd: ws.root });
+    expect(cut.status).toBe(1);
+    expect(cut.stdout).toMatch(
+      new RegExp(
+        `HEAD:${MANIFEST.replaceAll(".", "\\.")}:\\d+: removed: segment ${dropped} \\(\\d+ sealed lines?\\), named at HEAD, is named by the sealed manifest no more`,
+      ),
+    );
+    ws.write(MANIFEST, manifest);
+
+    // a repository git refuses to read: said, never taken for "nothing committed"
+    git(ws.root, "config", "core.repositoryformatversion", "9");
+    ws.write(LEDGER, `${lines[0]}\n`);
+    const refused = await runCli(["verify"], { cwd: ws.root });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toContain(`HEAD:${LEDGER}:1: unreadable: the ledger as committed at HEAD cannot be read (`);
+    git(ws.root, "config", "--file", ".git/config", "core.repositoryformatversion", "0");
+
+    // a CRLF checkout of the same ledger: no record removed
+    ws.write(LEDGER, live.replaceAll("\n", "\r\n"));
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).not.toContain(": removed:");
+  });
+
+  it("verify says HEAD's ledger holds nothing to hold the file to when it is no records (a Git LFS pointer)", async () => {
+    const ws = repo();
+    ws.write(LEDGER, "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n");
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "the ledger in LFS");
+    ws.write(LEDGER, "");
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 1, 9, 1);
+    const r = await runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(
+      `HEAD:${LEDGER}:1: unreadable: the ledger as committed at HEAD holds no record (3 lines, none of them a record: a Git LFS pointer, or an encrypted file?)`,
+    );
+  });
+
+  it("verify without git, outside a repository, reads the ledger alone; a ledger linked out of the workspace is not read", async () => {
+    const ws = new TempWorkspace();
+    dirs.push(ws);
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 1, 9, 1);
+    // a PATH with no git on it (the CLI is started by node's own path)
+    const empty = new TempWorkspace({ fromExample: false, withLedger: false });
+    dirs.push(empty);
+    expect(existsSync(join(empty.root, "git"))).toBe(false);
+    expect(runCliSpawned(["verify"], { cwd: ws.root, env: { PATH: empty.root } })).toMatchObject({ status: 0, stdout: "6 records; no problems.\n" });
+    const outside = new TempWorkspace({ fromExample: false, withLedger: false });
+    dirs.push(outside);
+    outside.write("l.jsonl", ws.read(LEDGER));
+    rmSync(ws.path(LEDGER));
+    symlinkSync(outside.path("l.jsonl"), ws.path(LEDGER));
+    const linked = await runCli(["verify"], { cwd: ws.root });
+    expect(linked.status).toBe(1);
+    expect(linked.stderr).toContain(`intent verify: cannot read ${LEDGER}: `);
   });
 
   it("verify says so when the ledger HEAD holds cannot be read, rather than passing unchecked", async () => {

@@ -3,30 +3,66 @@
  * proves that no record between two others was removed, but not that the newest ones, or all of them, still
  * are (a file emptied or cut short is a valid chain). Every record committed at HEAD must still be in the
  * live ledger or its sealed segments; git keeps the committed bytes, so the records missing are named.
+ *
+ * git is asked with `core.useReplaceRefs=false` (a replace ref must not stand in for the committed bytes), and
+ * only "no HEAD yet" or "no such file in HEAD" (exit 1 of `rev-parse --verify --quiet`), or no repository
+ * at all, means there is nothing to hold the file to: any other failure is told, never taken for that.
  */
+import { createHash, type Hash } from "node:crypto";
+import { findGitDir } from "../gitDir";
 import { gitSpawn, gitSync } from "../gitRunner";
 
 const NEWLINE = 0x0a;
 
 /**
- * Hands each line of the ledger as committed at HEAD to `each` (1-based, without its newline; a part line at
- * the end too, empty when the file ends in a newline), reading git's output as it comes: a ledger of any size
- * is read with flat memory. Undefined when it was read, or when there is nothing committed to hold the file
- * to (no HEAD, not a repository, no ledger in HEAD); else why HEAD's ledger could not be read (a partial
- * clone without the blob, git failing).
+ * The longest committed line kept whole to be read as a record when it is missing: a longer one is only
+ * hashed as it streams (memory stays flat, time linear), and, missing, is told as removed unread.
  */
-export async function forEachCommittedLine(root: string, ledgerPath: string, each: (bytes: Buffer, line: number) => void): Promise<string | undefined> {
-  // the blob HEAD holds at the ledger's path (relative to the workspace, which may be a repository's subfolder)
-  const named = gitSync(root, ["rev-parse", "--verify", "--quiet", `HEAD:./${ledgerPath}`], { encoding: "utf8" });
-  const blob = named.stdout.trim();
-  if (named.status !== 0) return undefined;
+export const MAX_KEPT_LINE = 16 * 1024 * 1024;
+
+/** One line of HEAD's ledger: the SHA-256 of its bytes, and of them with a `\r` after (as a CRLF checkout has them). */
+export interface CommittedLine {
+  digest: string;
+  crlfDigest: string;
+  /** Its bytes, unless it is longer than MAX_KEPT_LINE. */
+  bytes?: Buffer;
+  length: number;
+}
+
+/** The digest form the verifier keeps (binary, as latin1). */
+const digestOf = (h: Hash) => h.digest().toString("latin1");
+
+/**
+ * Hands each line of the ledger as committed at HEAD to `each` (1-based; a part line at the end too, empty
+ * when the file ends in a newline), reading git's output as it comes. Undefined when it was read, or when
+ * there is nothing committed to hold the file to; else why HEAD's ledger could not be read.
+ */
+export async function forEachCommittedLine(root: string, ledgerPath: string, each: (line: CommittedLine, n: number) => void): Promise<string | undefined> {
+  const blob = committedBlob(root, ledgerPath);
+  if (typeof blob !== "object") return blob;
   return new Promise((settle) => {
     // Stryker disable next-line ObjectLiteral,ArrayDeclaration: equivalent: git cat-file blob reads no input, and its output is read from its pipes either way
-    const child = gitSpawn(root, ["cat-file", "blob", blob], { stdio: ["ignore", "pipe", "pipe"] });
-    let carry: Buffer = Buffer.alloc(0);
+    const child = gitSpawn(root, ["-c", "core.useReplaceRefs=false", "cat-file", "blob", blob.id], { stdio: ["ignore", "pipe", "pipe"] });
     let line = 0;
+    let hash = createHash("sha256");
+    let kept: Buffer[] | undefined = [];
+    let length = 0;
     let failed: string | undefined;
     let stderr = "";
+    const add = (piece: Buffer) => {
+      hash.update(piece);
+      length += piece.length;
+      if (kept && length > MAX_KEPT_LINE) kept = undefined;
+      // copied: git's buffer is reused for the next chunk
+      else kept?.push(Buffer.from(piece));
+    };
+    const end = () => {
+      const crlf = hash.copy().update("\r");
+      each({ digest: digestOf(hash), crlfDigest: digestOf(crlf), ...(kept ? { bytes: Buffer.concat(kept) } : {}), length }, ++line);
+      hash = createHash("sha256");
+      kept = [];
+      length = 0;
+    };
     child.on("error", (e) => {
       failed ??= e.message;
     });
@@ -34,20 +70,42 @@ export async function forEachCommittedLine(root: string, ledgerPath: string, eac
       stderr += c.toString("utf8");
     });
     child.stdout!.on("data", (chunk: Buffer) => {
-      const bytes = carry.length ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
-      for (let nl = bytes.indexOf(NEWLINE, start); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-        each(bytes.subarray(start, nl), ++line);
+      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        add(chunk.subarray(start, nl));
+        end();
         start = nl + 1;
       }
-      // the part line after the last newline waits for the rest (copied: git's buffer is reused)
-      carry = Buffer.from(bytes.subarray(start));
+      add(chunk.subarray(start));
     });
     child.on("close", (code) => {
       if (failed === undefined && code === 0) {
-        each(carry, ++line);
+        end();
         settle(undefined);
       } else settle(failed ?? (stderr.trim().split("\n")[0] || `git cat-file exited with code ${code}`));
     });
   });
+}
+
+/**
+ * The bytes of a small file as committed at HEAD (the sealed manifest): undefined when there is nothing
+ * committed there, a string saying why it could not be read, or the bytes.
+ */
+export function committedFile(root: string, path: string): Buffer | string | undefined {
+  const blob = committedBlob(root, path);
+  if (typeof blob !== "object") return blob;
+  const r = gitSync(root, ["-c", "core.useReplaceRefs=false", "cat-file", "blob", blob.id]);
+  if (r.error) return r.error.message;
+  return r.status === 0 ? r.stdout : r.stderr.toString("utf8").trim().split("\n")[0] || `git cat-file exited with code ${r.status}`;
+}
+
+/** The blob HEAD holds at `path` (relative to the workspace, which may be a repository's subfolder). */
+function committedBlob(root: string, path: string): { id: string } | string | undefined {
+  const named = gitSync(root, ["-c", "core.useReplaceRefs=false", "rev-parse", "--verify", "--quiet", `HEAD:./${path}`], { encoding: "utf8" });
+  if (named.status === 0) return { id: named.stdout.trim() };
+  // no HEAD yet, or no such file in it: nothing was committed
+  if (named.status === 1) return undefined;
+  // not in a repository (git is not needed outside one); in one, git failing is said
+  if (!findGitDir(root)) return undefined;
+  return named.error?.message ?? (named.stderr.trim().split("\n")[0] || `git rev-parse exited with code ${named.status}`);
 }

@@ -112,9 +112,9 @@ export class LedgerVerifier {
     this.previousLine = lineNumber;
   }
 
-  /** Whether a line of these bytes was added (blank lines never are). */
-  holds(bytes: Uint8Array): boolean {
-    return this.seen.has(createHash("sha256").update(bytes).digest().toString("latin1"));
+  /** Whether a line whose SHA-256 is this (binary, as latin1) was added (blank lines never are). */
+  holdsDigest(digest: string): boolean {
+    return this.seen.has(digest);
   }
 
   report(): VerifyReport {

@@ -21,7 +21,9 @@ import {
 import { orderSegments } from "../../engine/ledger/segment";
 import { detectDialect } from "../../engine/ledger/read";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
-import { forEachCommittedLine } from "./committedLedger";
+import { committedFile, forEachCommittedLine } from "./committedLedger";
+import { parseManifest } from "../../engine/ledger/sealedManifest";
+import { checkOwnRead } from "../ownFiles";
 
 export interface WorkspaceVerifyReport extends VerifyReport {
   /** Segments read (intact or not). */
@@ -30,6 +32,8 @@ export interface WorkspaceVerifyReport extends VerifyReport {
 
 /** Verifies the sealed segments and the live ledger; undefined when there is neither. */
 export async function verifyWorkspaceLedger(root: string, ledgerPath: string): Promise<WorkspaceVerifyReport | undefined> {
+  // a ledger linked out of the workspace is not read: its lines would be quoted
+  checkOwnRead(root, ledgerPath);
   const problems: VerifyProblem[] = [];
   const segments: SegmentFile[] = [];
   const names = segmentNames(root, ledgerPath);
@@ -89,6 +93,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   // what the chain cannot show: records committed at HEAD that are gone (a file cut short, emptied or deleted)
   const unreadSegments = problems.some((p) => p.kind === "segment" || p.kind === "unreadable");
   problems.push(...(await removedSinceCommit(root, ledgerPath, verifier, unreadSegments)));
+  problems.push(...segmentsGoneSinceCommit(root, ledgerPath, present));
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
   const all = [
@@ -110,13 +115,22 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
   const path = `HEAD:${ledgerPath}`;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
-  const unreadable = await forEachCommittedLine(root, ledgerPath, (bytes, line) => {
-    if (isBlankBytes(bytes)) return;
-    if (verifier.holds(bytes)) {
+  // lines of HEAD that are there and that are no record: a ledger that is all such lines holds nothing
+  // verify can hold the file to (a Git LFS pointer, an encrypted file)
+  let lines = 0;
+  let recordish = false;
+  const unreadable = await forEachCommittedLine(root, ledgerPath, (committed, line) => {
+    if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
+    lines++;
+    // a CRLF checkout has the same lines with a carriage return after each
+    if (verifier.holdsDigest(committed.digest) || verifier.holdsDigest(committed.crlfDigest)) {
+      recordish = true;
       open = false;
       return;
     }
-    if (!isRecordLine(bytes)) return;
+    // a line too long to keep is told as removed unread: a record may be that long
+    if (committed.bytes !== undefined && !isRecordLine(committed.bytes)) return;
+    recordish = true;
     const run = runs[runs.length - 1];
     if (open && run) {
       run.last = line;
@@ -133,6 +147,15 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
         message: `the ledger as committed at HEAD cannot be read (${unreadable}), so records removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
+  if (lines > 0 && !recordish)
+    return [
+      {
+        path,
+        line: 1,
+        kind: "unreadable",
+        message: `the ledger as committed at HEAD holds no record (${lines} line${lines === 1 ? "" : "s"}, none of them a record: a Git LFS pointer, or an encrypted file?), so records removed since the last commit cannot be told; commit the ledger as the plain text it is (no filter for it in .gitattributes) and verify again`,
+      },
+    ];
   return runs.map(({ first, last, count }) => ({
     path,
     line: first,
@@ -141,6 +164,34 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
       ? `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again`
       : `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`,
   }));
+}
+
+/**
+ * The segments HEAD's sealed manifest names that this one no longer does: sealed records are committed
+ * records too, and a manifest cut short is a valid one.
+ */
+function segmentsGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+  const manifest = sealedManifestPath(ledgerPath);
+  const path = `HEAD:${manifest}`;
+  const committed = committedFile(root, manifest);
+  if (committed === undefined) return [];
+  if (typeof committed === "string")
+    return [
+      {
+        path,
+        line: 1,
+        kind: "unreadable",
+        message: `the sealed manifest as committed at HEAD cannot be read (${committed}), so segments removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+      },
+    ];
+  return parseManifest(committed.toString("utf8"))
+    .entries.filter((e) => !present.has(e.name))
+    .map((e) => ({
+      path,
+      line: e.line,
+      kind: "removed" as const,
+      message: `segment ${e.name} (${e.lines} sealed line${e.lines === 1 ? "" : "s"}), named at HEAD, is named by the sealed manifest no more: its records are gone from the history since the last commit. \`git show ${path}\` still names it: put its line back in ${manifest} and verify again`,
+    }));
 }
 
 /** Whether a line is a record of some dialect (not a torn line, nor text of another tool). */
