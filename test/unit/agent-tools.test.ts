@@ -119,6 +119,35 @@ describe("classifyTool: one rule for every agent's tools", () => {
     expect(rename.kind === "write-without-path" && rename.why).toContain("changes every file that refers to what it names");
   });
 
+  it("finds the files an MCP tool names in workspace edits, operation lists, folder keys and locations; refuses one it cannot read", () => {
+    expect(classifyTool("apply_workspace_edit", { edit: { changes: { "file:///ws/docs/notes.md": [{ newText: "x" }] } } })).toEqual({
+      kind: "write",
+      filePath: "/ws/docs/notes.md",
+    });
+    expect(classifyTool("batch_edit", { operations: [{ path: "src/api/a.ts" }, { path: "docs/notes.md", content: "x" }] })).toEqual({
+      kind: "write",
+      filePath: "src/api/a.ts",
+      otherPaths: ["docs/notes.md"],
+    });
+    expect(classifyTool("save_document", { location: "docs/notes.md", text: "x" })).toEqual({ kind: "write", filePath: "docs/notes.md" });
+    expect(classifyTool("mcp__weather__update_location", { location: "Paris" })).toEqual({ kind: "other" });
+    expect(classifyTool("write_file", { path: "src/api/a.ts", target_directory: "docs", name: "notes.md" })).toMatchObject({
+      kind: "write",
+      filePath: "docs/notes.md",
+    });
+    for (const input of [
+      { path: "src/api/a.ts", uri: "file://evil/ws/docs/notes.md" },
+      { path: "src/api/a.ts", paths: [[["docs/notes.md"]]] },
+      { path: "src/api/a.ts", target: 7 },
+    ]) {
+      const call = classifyTool("write_file", input);
+      expect(call.kind, JSON.stringify(input)).toBe("write-without-path");
+      expect(call.kind === "write-without-path" && call.why, JSON.stringify(input)).toContain(
+        "which intent-lsp cannot read as a path in this workspace (beside src/api/a.ts)",
+      );
+    }
+  });
+
   it("leaves readers alone, wherever their file is", () => {
     for (const [name, input] of [
       ["Read", { file_path: "/etc/hosts" }],

@@ -100,12 +100,14 @@ const PATH_KEYS = [
 ];
 /** Keys that name a folder a tool writes in: with a file name beside them (`name`, `filename`, `file`), the file is the two joined. */
 const FOLDER_KEYS = new Set(["dir", "directory", "folder", "dirpath", "directorypath", "folderpath"]);
+/** Any key whose last word is one of these names a folder too (`target_directory`, `outputDir`). */
+const FOLDER_WORDS = new Set(["dir", "directory", "folder"]);
 const NAME_KEYS = ["filename", "name", "file"];
 /** Path-like keys that name no file: serena's `name_path` is a symbol. */
 const NOT_FILES = new Set(["namepath"]);
 const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edits"];
 /** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
-const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris"]);
+const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris", "location"]);
 const lastWord = (key: string) =>
   key
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
@@ -151,7 +153,14 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
       tool: name,
       why: `${name} changes every file that refers to what it names, and which files those are cannot be told before it runs; intent-lsp lets agents write only files it can judge first. Make the change with edit tools, file by file, or ask the user.`,
     };
-  const { paths, unresolved } = namedPaths(input);
+  const { paths, unresolved, unreadable } = namedPaths(input);
+  // a file the gate cannot read beside those it can: what that one is, nobody can judge
+  if (paths.length && unreadable.length)
+    return {
+      kind: "write-without-path",
+      tool: name,
+      why: `${name} names ${unreadable[0]} where a file belongs, which intent-lsp cannot read as a path in this workspace (beside ${paths[0]}); it lets agents write only files it can judge. Name every file by a plain path, or ask the user.`,
+    };
   if (!paths.length) {
     const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
     // A call that may write a file we cannot name is never left undecided (the gate denies it).
@@ -168,39 +177,74 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
  * whether a key that should name a file holds something that is not a usable path (a number, an empty
  * string, an object without one).
  */
-function namedPaths(input: Record<string, unknown>): { paths: string[]; unresolved: boolean } {
-  const byKey = new Map<string, { values: unknown[]; pathLike: boolean }>();
+function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[]; unresolved: boolean; unreadable: string[] } {
+  const byKey = new Map<string, { values: unknown[]; pathLike: boolean; folder: boolean }>();
+  const out: string[] = [];
+  let unresolved = false;
+  // a value under a path key that is no path the gate can read (a `file://` URI naming another host, a number)
+  const unreadable: string[] = [];
   for (const [key, value] of Object.entries(input)) {
+    // a workspace edit's changes are keyed by the files' URIs (`{"file:///…/a.ts": […]}`)
+    if (key.startsWith("file://")) {
+      const p = text(key);
+      if (p !== undefined) out.push(p);
+      else unreadable.push(key);
+    }
     const k = key.replace(/[_\-\s]/g, "").toLowerCase();
-    const entry = byKey.get(k) ?? { values: [], pathLike: PATH_WORDS.has(lastWord(key)) };
+    const word = lastWord(key);
+    // a location is a file's only when it reads as one (`docs/a.md`, `file:///…`), not a city or a line number
+    const located = word !== "location" || (typeof value === "string" && /[/\\]|\.\w{1,8}$/.test(value));
+    const entry = byKey.get(k) ?? {
+      values: [],
+      pathLike: (PATH_WORDS.has(word) && located) || FOLDER_WORDS.has(word),
+      folder: FOLDER_KEYS.has(k) || FOLDER_WORDS.has(word),
+    };
     entry.values.push(value);
     byKey.set(k, entry);
   }
-  const out: string[] = [];
-  let unresolved = false;
-  const take = (v: unknown, depth: number) => {
+  const take = (v: unknown, level: number) => {
     const p = text(v);
     if (p !== undefined) out.push(p);
-    else if (Array.isArray(v) && depth < 3) for (const item of v) take(item, depth + 1);
-    else if (v && typeof v === "object" && depth < 3) {
-      const inner = namedPaths(v as Record<string, unknown>);
+    else if (Array.isArray(v) && level < 3) for (const item of v) take(item, level + 1);
+    else if (v && typeof v === "object" && level < 3) {
+      const inner = namedPaths(v as Record<string, unknown>, depth + 1);
       out.push(...inner.paths);
+      unreadable.push(...inner.unreadable);
       if (!inner.paths.length) unresolved = true;
-    } else unresolved = true;
+    } else {
+      unresolved = true;
+      // deeper than a path is looked for, or a value that is no path at all
+      if (!(v && typeof v === "object")) unreadable.push(JSON.stringify(v ?? null).slice(0, 80));
+      else unreadable.push("a list nested deeper than the gate reads");
+    }
   };
   const known = [...PATH_KEYS, ...PATH_LIST_KEYS];
   // a file in a folder: the folder and the name joined come first; the folder alone is not what is written
-  const folders = [...byKey].filter(([k]) => FOLDER_KEYS.has(k)).flatMap(([, e]) => e.values.map(text));
+  const folders = [...byKey].filter(([, e]) => e.folder).flatMap(([, e]) => e.values.map(text));
   const names = NAME_KEYS.flatMap((k) => (byKey.get(k)?.values ?? []).map(text));
   const joined = folders.length && names.length;
   if (joined) for (const f of folders) for (const n of names) if (f !== undefined && n !== undefined) out.push(`${f.replace(/\/+$/, "")}/${n}`);
   for (const k of known) {
-    if (joined && FOLDER_KEYS.has(k)) continue;
+    if (joined && byKey.get(k)?.folder) continue;
     for (const v of byKey.get(k)?.values ?? []) take(v, k === "edits" ? 0 : 1);
   }
-  for (const [k, { values, pathLike }] of byKey) if (pathLike && !known.includes(k) && !NOT_FILES.has(k)) for (const v of values) take(v, 1);
-  return { paths: [...new Set(out)], unresolved };
+  for (const [k, { values, pathLike, folder }] of byKey) {
+    if (known.includes(k) || NOT_FILES.has(k)) continue;
+    if (pathLike && !(joined && folder)) for (const v of values) take(v, 1);
+    // a list of operations or changes (`{"operations": [{"path": …}]}`): the files its items name
+    else if (!pathLike && depth < MAX_NESTING) for (const v of values) for (const item of Array.isArray(v) ? v : [v]) nested(item);
+  }
+  function nested(v: unknown): void {
+    if (!v || typeof v !== "object" || Array.isArray(v)) return;
+    const inner = namedPaths(v as Record<string, unknown>, depth + 1);
+    out.push(...inner.paths);
+    unreadable.push(...inner.unreadable);
+  }
+  return { paths: [...new Set(out)], unresolved, unreadable };
 }
+
+/** How deep into objects other keys hold the gate looks for files named: deeper ones are not a tool's arguments. */
+const MAX_NESTING = 4;
 
 /**
  * `MultiEdit` → `multi_edit`, `mcp__filesystem__write_file` → `write_file`: MCP tools are named
