@@ -404,6 +404,25 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect((await runCli(["verify"], { cwd: ws.root })).stdout).not.toContain(": removed:");
   });
 
+  it("verify holds the ledger HEAD's settings name when config.jsonc points elsewhere since", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 2, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "four records");
+    // the ledger moved whole: nothing is missing
+    ws.write(".orchestration/moved.jsonl", ws.read(LEDGER));
+    rmSync(ws.path(LEDGER));
+    ws.write(".orchestration/config.jsonc", '{ "ledgerPath": ".orchestration/moved.jsonl" }\n');
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "4 records; no problems.\n" });
+    // pointed at a file holding none of them
+    ws.write(".orchestration/moved.jsonl", "");
+    const r = await runCli(["verify"], { cwd: ws.root });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(
+      `HEAD:${LEDGER}:1: removed: these 4 records (HEAD's lines 1-4), committed at HEAD, are in neither the ledger nor its sealed segments`,
+    );
+  });
+
   it("verify says HEAD's ledger holds nothing to hold the file to when it is no records (a Git LFS pointer)", async () => {
     const ws = repo();
     ws.write(LEDGER, "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n");

@@ -24,6 +24,9 @@ import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { committedFile, forEachCommittedLine } from "./committedLedger";
 import { parseManifest } from "../../engine/ledger/sealedManifest";
 import { checkOwnRead } from "../ownFiles";
+import { CONFIG_FILE } from "../../engine/workspaceFiles";
+import { parseConfig } from "../../engine/settings";
+import { defaultSettings } from "@shared/settings";
 
 export interface WorkspaceVerifyReport extends VerifyReport {
   /** Segments read (intact or not). */
@@ -92,8 +95,12 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   const live = await verifyLedgerFile(`${root}/${ledgerPath}`, undefined, verifier, next);
   // what the chain cannot show: records committed at HEAD that are gone (a file cut short, emptied or deleted)
   const unreadSegments = problems.some((p) => p.kind === "segment" || p.kind === "unreadable");
-  problems.push(...(await removedSinceCommit(root, ledgerPath, verifier, unreadSegments)));
-  problems.push(...segmentsGoneSinceCommit(root, ledgerPath, present));
+  // held to the ledger committed at its path, and at the one HEAD's settings name when that differs: a
+  // ledger moved since (config.jsonc) keeps the records committed
+  for (const committedPath of new Set([ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
+    problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments)));
+    problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
+  }
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
   const all = [
@@ -164,6 +171,17 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
       ? `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again`
       : `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`,
   }));
+}
+
+/**
+ * The ledger's path as HEAD's settings have it (the default one when HEAD has no config.jsonc); undefined
+ * when HEAD's settings cannot be read (then the ledger is held at its path now).
+ */
+function committedLedgerPath(root: string): string | undefined {
+  const config = committedFile(root, CONFIG_FILE);
+  if (typeof config === "string") return undefined;
+  if (config === undefined) return defaultSettings.ledgerPath;
+  return parseConfig(config.toString("utf8")).values.ledgerPath ?? defaultSettings.ledgerPath;
 }
 
 /**
