@@ -157,6 +157,7 @@ describe("classifyTool: one rule for every agent's tools", () => {
       ["NotebookRead", { notebook_path: "/w/n.ipynb" }],
       ["read_file", { target_file: "a.ts" }],
       ["codebase_search", { query: "x" }],
+      ["fs_read", { operations: [{ mode: "Line", path: "/w/README.md" }] }],
     ] as const) {
       expect(classifyTool(name, input), name).toEqual({ kind: "other" });
     }

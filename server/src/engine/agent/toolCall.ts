@@ -24,6 +24,8 @@ const READERS = new Set([
   "read_text_file",
   "read_media_file",
   "read_multiple_files",
+  // Kiro's reader names its files in a list of operations
+  "fs_read",
   "notebook_read",
   "view",
   "grep",
