@@ -31,7 +31,6 @@ export const TESTS = {
     "test/unit/attribution.test.ts",
   ],
   "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts", "test/unit/insightFigures.test.ts"],
-  "server/src/io/flaggedFiles.ts": ["test/unit/flaggedFiles.test.ts"],
   "server/src/io/ledger/committedLedger.ts": ["test/cli/ledgerSegments.test.ts"],
 };
 

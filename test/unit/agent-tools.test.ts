@@ -110,8 +110,17 @@ describe("classifyTool: one rule for every agent's tools", () => {
     });
     expect(classifyTool("interact_with_process", { pid: 7, input: "intent select INT-003" })).toEqual({ kind: "shell", command: "intent select INT-003" });
     expect(classifyTool("mcp__jetbrains__execute_run_configuration", { configurationName: "all tests" })).toEqual({ kind: "shell", command: "" });
-    expect(classifyTool("mcp__git__git_checkout", { branch_name: "other" })).toEqual({ kind: "shell", command: "git checkout" });
-    expect(classifyTool("mcp__git__git_cherry_pick", { commit: "abc" })).toEqual({ kind: "shell", command: "git cherry-pick" });
+    expect(classifyTool("mcp__git__git_checkout", { branch_name: "other" })).toEqual({ kind: "shell", command: "git checkout other" });
+    expect(classifyTool("mcp__git__git_cherry_pick", { commit: "abc" })).toEqual({ kind: "shell", command: "git cherry-pick abc" });
+    // the arguments are the command's words: an injected option is read as git would read it
+    expect(classifyTool("mcp__git__git_diff", { repo_path: ".", target: "--output=.orchestration/active_intents.yaml" })).toEqual({
+      kind: "shell",
+      command: "git diff . --output=.orchestration/active_intents.yaml",
+    });
+    // a name that starts by running something runs, whatever file it names
+    expect(classifyTool("mcp__x__run_tests", { path: "test/auth/a.test.ts" })).toEqual({ kind: "shell", command: "" });
+    expect(classifyTool("mcp__win__Powershell-Tool", { command: "intent start INT-002" })).toEqual({ kind: "shell", command: "intent start INT-002" });
+    expect(classifyTool("run_python_code", { python_code: "import os" })).toEqual({ kind: "shell", command: "import os" });
     // a tool whose name says "process" and that names only a file is judged by the file
     expect(classifyTool("mcp__x__update_process_notes", { path: "docs/notes.md", content: "x" })).toEqual({ kind: "write", filePath: "docs/notes.md" });
     const rename = classifyTool("mcp__serena__rename_symbol", { relative_path: "src/api/x.ts", name_path: "foo", new_name: "bar" });
@@ -158,6 +167,10 @@ describe("classifyTool: one rule for every agent's tools", () => {
       ["read_file", { target_file: "a.ts" }],
       ["codebase_search", { query: "x" }],
       ["fs_read", { operations: [{ mode: "Line", path: "/w/README.md" }] }],
+      // named for reading: a remote repository's files, a resource, a history
+      ["mcp__github__get_file_contents", { owner: "o", repo: "r", path: "README.md" }],
+      ["mcp__git__list_commits", { path: "src/auth" }],
+      ["mcp__docs__read_resource", { uri: "docs://intro" }],
     ] as const) {
       expect(classifyTool(name, input), name).toEqual({ kind: "other" });
     }

@@ -1,20 +1,20 @@
 /**
  * The lines of one file that `intent check` counts as changed, for the editor: the same base (`chooseBase`)
- * and the same diff (`parseRawPatch`; a file git is told not to look at diffed as `flaggedDiff` does for
- * both), asked for one path and without blocking the language server while git runs. The base is chosen
+ * and the same diff (`parseRawPatch`; a file git is told not to look at diffed through a private index, as
+ * for both), asked for one path and without blocking the language server while git runs. The base is chosen
  * again only when HEAD moves.
  */
 import { textLines } from "../engine/lines";
 import { chooseBaseAsync, type FileDiff, GitError, headRevision, parseRawPatch } from "./git";
 import { gitExecFile } from "./gitRunner";
-import { flaggedDiff, flaggedPaths } from "./flaggedFiles";
+import { flaggedToDiff, privateIndex } from "./flaggedFiles";
 
 /** A git that does not answer in this time is killed: the editor's findings for the file wait for it. */
 const GIT_TIMEOUT_MS = 10_000;
 
-export function gitAsync(cwd: string, args: readonly string[]): Promise<string> {
+export function gitAsync(cwd: string, args: readonly string[], env?: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    gitExecFile(cwd, args, { maxBuffer: 512 * 1024 * 1024, timeoutMs: GIT_TIMEOUT_MS }, (err, stdout, stderr) => {
+    gitExecFile(cwd, args, { maxBuffer: 512 * 1024 * 1024, timeoutMs: GIT_TIMEOUT_MS, ...(env ? { env } : {}) }, (err, stdout, stderr) => {
       if (err) reject(new GitError(`git ${args[0]} failed in ${cwd}: ${(stderr || err.message).trim().split("\n")[0]}`));
       else resolve(stdout);
     });
@@ -25,9 +25,9 @@ export function gitAsync(cwd: string, args: readonly string[]): Promise<string> 
  * The lines changed since `base` (`intent check`'s diff: zero context, renames followed), asked without
  * blocking; `paths` narrows it (none: the whole tree).
  */
-export async function diffSince(root: string, base: string, paths: readonly string[] = []): Promise<FileDiff[]> {
+export async function diffSince(root: string, base: string, paths: readonly string[] = [], env?: Record<string, string>): Promise<FileDiff[]> {
   const args = ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, "--", ...paths];
-  return parseRawPatch(await gitAsync(root, args));
+  return parseRawPatch(await gitAsync(root, args, env));
 }
 
 /** The base `intent check` compares with, per workspace root, kept while HEAD stays where it was. */
@@ -73,13 +73,19 @@ async function askGit(root: string, path: string, text: string): Promise<number[
   if (!base) return undefined;
   // git's diff, and whether git is told not to look at the file (then the text is diffed here), side by side
   const [diff, listed] = await Promise.all([diffSince(root, base, [path]), gitAsync(root, ["ls-files", "-v", "-z", "--", path])]);
-  if (flaggedPaths(listed).includes(path)) {
-    const blob = (await gitAsync(root, ["rev-parse", "--verify", "--quiet", `${base}:./${path}`]).catch(() => "")).trim();
-    const before = blob ? await gitAsync(root, ["cat-file", "blob", blob]) : undefined;
-    const d = flaggedDiff(path, before, text);
-    return !d || d.binary ? [] : d.lines;
+  const flagged = flaggedToDiff(root, listed).includes(path);
+  // a flagged file: what git says of it through a private index without the flag (io/flaggedFiles.ts)
+  const index = flagged ? privateIndex() : undefined;
+  let seen = diff;
+  try {
+    if (index) {
+      await gitAsync(root, ["read-tree", base], index.env);
+      seen = await diffSince(root, base, [path], index.env);
+    }
+  } finally {
+    index?.dispose();
   }
-  const file = diff.find((d) => d.path === path);
+  const file = seen.find((d) => d.path === path);
   if (file) return file.binary || file.status === "deleted" ? [] : file.lines;
   const untracked = (await gitAsync(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", path])).split("\0").includes(path);
   return untracked && text !== "" ? textLines(text).map((_, i) => i + 1) : [];

@@ -4,13 +4,12 @@
  * HEAD's commit, asked on every save, is read from the files (`headRevision`). Output parsing is pure and
  * exported for tests.
  */
-import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { textLines } from "../engine/lines";
 import { findGitDir, readCommonDir, readText } from "./gitDir";
 import { gitSpawn, gitSync } from "./gitRunner";
 import { readRegularBytes } from "./regularFiles";
-import { flaggedDiff, flaggedPaths } from "./flaggedFiles";
+import { flaggedToDiff, privateIndex } from "./flaggedFiles";
 
 /** git's well-known empty tree: the base for a repository without commits, so every line counts as added. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -144,10 +143,10 @@ export function diffLines(root: string, base: string, opts: { staged: boolean; i
   // --unified=0 patch that follows gives each file's hunks, its sections in the same order.
   const args = ["diff", "--relative", "-z", "--raw", "--patch", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
   if (opts.staged) args.push("--cached");
-  args.push(base, "--");
-  const files = parseRawPatch(runGit(root, args));
+  args.push(base);
+  const files = parseRawPatch(runGit(root, [...args, "--"]));
   // the working tree's own bytes of files git is told not to look at (the index is what a staged diff reads)
-  if (!opts.staged) withFlaggedFiles(root, base, files);
+  if (!opts.staged) withFlaggedFiles(root, base, args, files);
   if (opts.includeUntracked) {
     const untracked = runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]).split("\0").filter(Boolean);
     for (const path of untracked) files.push(wholeFileAdded(root, path));
@@ -156,37 +155,31 @@ export function diffLines(root: string, base: string, opts: { staged: boolean; i
 }
 
 /**
- * `files` with each flagged file (io/flaggedFiles.ts) that differs from the base diffed as the working tree
- * has it, in place of what git said of it (the index's version, or nothing).
+ * `files` with what git says of each flagged file (io/flaggedFiles.ts) when it looks at it: diffed through a
+ * private index made from the base, in place of what git said of it through the real one.
  */
-function withFlaggedFiles(root: string, base: string, files: FileDiff[]): void {
-  // a flagged file that is not a regular file there is left to git: a sparse checkout flags every file
-  // outside its cone (absent), and a link's text, not what it leads to, is what git compares
-  const present = flaggedPaths(runGit(root, ["ls-files", "-v", "-z", "--", "."])).flatMap((path) =>
-    lstatSync(join(root, path), { throwIfNoEntry: false })?.isFile() ? [{ path, after: readRegularBytes(join(root, path)).toString("utf8") }] : [],
-  );
-  if (!present.length) return;
-  const before = catFileBatch(
-    root,
-    present.map((f) => `${base}:./${f.path}`),
-    FLAGGED_TIMEOUT_MS,
-  );
-  if (!before)
-    throw new GitError(`git cat-file --batch failed in ${root}: the base's version of ${present.length} files git is told not to look at could not be read`);
-  const at = new Map(files.map((f, i) => [f.path, i]));
-  const gone = new Set<number>();
-  present.forEach(({ path, after }, i) => {
-    const diff = flaggedDiff(path, before[i]?.toString("utf8"), after);
-    const known = at.get(path);
-    if (known !== undefined) gone.add(known);
-    if (diff) files.push(diff);
-  });
-  // what git said of them goes: the working tree's bytes answer instead
-  for (const i of [...gone].sort((a, b) => b - a)) files.splice(i, 1);
+function withFlaggedFiles(root: string, base: string, args: readonly string[], files: FileDiff[]): void {
+  const paths = flaggedToDiff(root, runGit(root, ["ls-files", "-v", "-z", "--", "."]));
+  if (!paths.length) return;
+  const index = privateIndex();
+  try {
+    const run = (a: readonly string[]) => {
+      const r = gitSync(root, a, { encoding: "utf8", env: index.env });
+      if (r.error || r.status !== 0)
+        throw new GitError(
+          `git ${a[0]} failed in ${root} (diffing the files git is told not to look at): ${(r.error?.message ?? r.stderr).trim().split("\n")[0]}`,
+        );
+      return r.stdout;
+    };
+    run(["read-tree", base]);
+    const flagged = parseRawPatch(run([...args, "--", ...paths]));
+    const named = new Set(paths);
+    for (let i = files.length - 1; i >= 0; i--) if (named.has(files[i]!.path)) files.splice(i, 1);
+    files.push(...flagged);
+  } finally {
+    index.dispose();
+  }
 }
-
-/** Reading the base's version of flagged files: git answers a batch of blobs in far less. */
-const FLAGGED_TIMEOUT_MS = 60_000;
 
 /** An untracked file, every line of it new (binary when it holds a NUL byte, as git decides). */
 function wholeFileAdded(root: string, path: string): FileDiff {

@@ -181,13 +181,13 @@ export function gitSpawn(cwd: string, args: readonly string[], opts: { stdio: Sp
 export function gitExecFile(
   cwd: string,
   args: readonly string[],
-  opts: { timeoutMs: number; maxBuffer: number },
+  opts: { timeoutMs: number; maxBuffer: number; env?: Record<string, string> },
   done: (err: ExecFileException | null, stdout: string, stderr: string) => void,
 ): void {
   const { execFile } = require("node:child_process") as typeof import("node:child_process");
   let call: GitInvocation;
   try {
-    call = gitInvocation(cwd, args);
+    call = gitInvocation(cwd, args, opts.env);
   } catch (e) {
     if (!(e instanceof GitRefused)) throw e;
     process.nextTick(() => done(e as ExecFileException, "", ""));

@@ -25,7 +25,7 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
   [
     new RegExp(
-      String.raw`(^|[\s;&|(\`])${GIT}(checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule)(\s|$)`,
+      String.raw`(^|[\s;&|(\`])${GIT}((checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule|clone)(\s|$)|[^;&|]*\s--output(=|\s))`,
     ),
     "rewrites the working tree with git",
   ],
@@ -71,7 +71,21 @@ export function gateShell(command: string): GateDecision {
 /** Our CLI's subcommands that only read (`doctor` only without `--fix`); every other one, or none we know, may change the rules. */
 const READ_ONLY_SUBCOMMANDS = new Set(["status", "check", "blame", "context", "verify", "doctor", "help", "--help", "-h", "--version", "-v"]);
 /** Our CLI's subcommands that write: what `node …/cli.js X` must be to count as our CLI (cli.js is a common name). */
-const WRITING_SUBCOMMANDS = new Set(["init", "select", "start", "complete", "block", "archive", "amend", "hook", "map", "migrate", "import"]);
+const WRITING_SUBCOMMANDS = new Set([
+  "init",
+  "select",
+  "start",
+  "complete",
+  "block",
+  "archive",
+  "amend",
+  "hook",
+  "map",
+  "migrate",
+  "import",
+  "ledger",
+  "revert",
+]);
 /** How the CLI is reached: `intent`, its launcher `dist/cli.js`, the bundle `intent-cli.js`, by any path. */
 const CLI_NAME = /^(intent|intent-cli\.[cm]?js)$/;
 const LAUNCHER_NAME = /^cli\.[cm]?js$/;
@@ -163,6 +177,14 @@ const FIND_WRITES = /(^|\s)-(delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)(
 const RULE_PATHS =
   /(^|[\s'"=<>|;&(`:/])(\.orchestration(\/|\s|$|['";&|)`])|\.intentignore\b|active_intents\.ya?ml\b|agent_trace\.jsonl\b|config\.jsonc\b|\.sessions(\/|\b))/;
 
+/**
+ * A command whose text is made as it runs: `eval` or a shell's `-c` given a substitution, a shell or
+ * `source` reading a process substitution or its standard input as a script, `xargs` building a shell's
+ * command.
+ */
+const BUILT_COMMAND =
+  /(^|[\s;&|(])(eval\s+[^;&|]*(\$\(|`|\$')|(sh|bash|zsh|dash|ksh)\s+(-[a-zA-Z]+\s+)*-[a-zA-Z]*c\s+[^;&|]*(\$\(|`|\$')|(sh|bash|zsh|dash|ksh|source|\.)\s+(-[a-zA-Z]+\s+)*(<\(|\/dev\/stdin)|xargs\s+[^;&|]*(sh|bash|zsh|dash|ksh)\s+(-[a-zA-Z]+\s+)*-[a-zA-Z]*c)/;
+
 /** A pattern the shell expands (`.orch*` then a file name, `.[a-z]*`) that may name a hidden file or folder: ours among them. */
 const HIDDEN_GLOB = /(^|[\s'"=<>|;&(`:/])\.[^\s/'"]*[*?[]/;
 
@@ -172,6 +194,8 @@ function changesRules(command: string): string | undefined {
   for (const words of segments) {
     const cli = cliCall(words);
     if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
+    if (BUILT_COMMAND.test(command))
+      return 'runs a command it builds as it runs (`eval "$(…)"`, `sh -c "$(…)"`, `<(…)`, `/dev/stdin`), which intent-lsp cannot read before it runs (it may change its rules or selection)';
     const shell = readsCommands(words);
     if (shell)
       return `runs \`${shell}\` on commands it reads from its input, which intent-lsp cannot read before they run (they may change its rules or selection)`;
@@ -191,7 +215,14 @@ function changesRules(command: string): string | undefined {
  * command of its own, read as the command it may well be (the cautious reading).
  */
 function simpleCommands(command: string): string[][] {
-  let text = command.replace(/\\\n|['"\\]/g, "");
+  // text inside quotes that expand nothing is one word (`git commit -m "fix(hook); intent init"`): its
+  // operators end no command, and its spaces are QUOTED_SPACE (calledInside reads into it only for programs
+  // that run code)
+  const quoted = (q: string) => q.replace(/[;&|(){}`<>]/g, " ").replace(/\s/g, QUOTED_SPACE);
+  let text = command
+    .replace(/'[^']*'/g, quoted)
+    .replace(/"(?:[^"\\$`]|\\.)*"/g, quoted)
+    .replace(/\\\n|['"\\]/g, "");
   // a parameter expansion or a command's output may name any program (`${I:-intent} start`, `$(which
   // intent) start`): each becomes a word with a `$` (read as possibly our CLI, see cliCall), and each
   // substituted command is read as a simple command of its own; innermost first
@@ -254,17 +285,53 @@ const writing = (sub: string, words: readonly string[]) => WRITING_SUBCOMMANDS.h
  */
 function calledInside(words: readonly string[], at: number): string | undefined {
   const program = baseName(words[at] ?? "");
-  if (TEXT_ONLY.has(program) && !(program === "git" && words.some((w) => w.includes("alias.")))) return undefined;
-  const tokens = words.slice(at).flatMap((w) => w.split(/[^A-Za-z0-9_.$/@-]+/).filter(Boolean));
+  // git runs what its configuration, an alias or an external diff tool names
+  const gitRuns = program === "git" && words.some((w) => /^(-c|--config-env|-x|--extcmd)$|alias\.|^GIT_[A-Z_]+=/.test(w));
+  const prefix = words.slice(0, at + 1).map(baseName);
+  const runsCode = gitRuns || prefix.some((w) => RUNS_OTHERS.has(w) || (RUNNERS.has(w) && !PACKAGE_RUNNERS.has(w)));
+  // a package runner runs a package's program: its own words name it, quoted text is its arguments
+  if (!runsCode && !prefix.some((w) => PACKAGE_RUNNERS.has(w))) return undefined;
+  const tokens = runsCode ? words.flatMap((w) => w.split(/[^A-Za-z0-9_.$/@-]+/).filter(Boolean)) : words;
   for (let i = 0; i + 1 < tokens.length; i++) {
     const name = baseName(tokens[i]!);
-    if ((CLI_NAME.test(name) || /[$*?[]/.test(name)) && writing(tokens[i + 1]!, words)) return tokens[i + 1];
+    if ((CLI_NAME.test(name) || LAUNCHER_NAME.test(name) || /[$*?[]/.test(name)) && writing(tokens[i + 1]!, words)) return tokens[i + 1];
   }
   return undefined;
 }
 
-/** Programs whose arguments are text they print, search or keep, never a program they run. */
-const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "cat", "head", "tail", "less", "more", "wc", "ls", "jq"]);
+/**
+ * Programs that run another program or a script's text, beyond the runners (`RUNNERS`): interpreters given
+ * code, and what runs a command it is given (`find -exec`, `watch`, `script -c`, `ssh`, `docker run`).
+ * Other programs' arguments are text they keep (`gh pr create --title "intent start …"`), not read for our CLI.
+ */
+/** What a quoted text's spaces become: the text stays one word (see simpleCommands). */
+const QUOTED_SPACE = "\u0001";
+/** Runners of a package's program (`npx vitest …`, `npm run …`): our CLI is one when a word of the command names it. */
+const PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "dlx", "x"]);
+
+const RUNS_OTHERS = new Set([
+  ...[
+    "perl",
+    "python",
+    "python2",
+    "python3",
+    "ruby",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "php",
+    "lua",
+    "osascript",
+    "tclsh",
+    "pwsh",
+    "powershell",
+    "deno",
+    "Rscript",
+  ],
+  ...["script", "su", "runuser", "ssh", "busybox", "parallel", "find", "watch", "setsid", "flock", "chroot", "ionice", "taskset", "chrt", "unshare", "nsenter"],
+  ...["docker", "podman", "kubectl"],
+]);
 
 /** The shell a simple command runs on the commands it reads from its input (`… | sh`): neither `-c` nor a script named. */
 function readsCommands(words: readonly string[]): string | undefined {

@@ -129,9 +129,16 @@ const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|sym
  * A tool that runs commands, processes or code (`start_process`, `execute_shell_command`, `executeCode`,
  * `run_script`): what it changes is known only after it ran, as a shell command's is, so it is one.
  */
-const RUNS = /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate)(_|$)/;
+const RUNS = /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys)(_|$)/;
+/** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
+const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
 /** Where such a tool puts what it runs. */
-const COMMAND_KEYS = ["command", "cmd", "commandline", "script", "code", "input", "source", "args", "argv"];
+const COMMAND_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet", "keys", "input", "source", "args", "argv"];
+/**
+ * A name that says the tool reads (`get_file_contents`, `list_commits`, `read_resource`, `search_code`):
+ * whatever it names, it changes nothing, here or anywhere.
+ */
+const READ_VERB = /^(get|list|search|read|view|find|fetch|query|describe|show|inspect|lookup|count|preview)_/;
 /** A tool that drives git (`git_checkout`, `git_reset`): it rewrites the working tree as that git command does. */
 const GIT_TOOL = /^git_([a-z]+(?:_[a-z]+)*)$/;
 /**
@@ -144,11 +151,13 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
+  if (READ_VERB.test(tool)) return { kind: "other" };
+  // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file)
   const git = GIT_TOOL.exec(tool);
-  if (git) return { kind: "shell", command: `git ${git[1]!.replaceAll("_", "-")}` };
+  if (git) return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...stringsOf(input)].join(" ") };
   // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
   const command = commandOf(input);
-  if (RUNS.test(tool) && (command !== "" || !namedPaths(input).paths.length)) return { kind: "shell", command };
+  if (RUNS_FIRST.test(tool) || (RUNS.test(tool) && (command !== "" || !namedPaths(input).paths.length))) return { kind: "shell", command };
   if (REFACTORS.test(tool))
     return {
       kind: "write-without-path",
@@ -258,6 +267,13 @@ function normalizedToolName(name: string): string {
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[-\s]+/g, "_")
     .toLowerCase();
+}
+
+/** Every string a tool input holds, at any depth (a git tool's arguments, read as the command's words). */
+function stringsOf(v: unknown, depth = 0): string[] {
+  if (typeof v === "string") return [v];
+  if (depth > 4 || !v || typeof v !== "object") return [];
+  return (Array.isArray(v) ? v : Object.values(v)).flatMap((x) => stringsOf(x, depth + 1));
 }
 
 /** The command or code a running tool is given, its words joined: what the shell policy reads. */
