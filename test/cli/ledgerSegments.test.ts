@@ -423,6 +423,32 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     );
   });
 
+  it("verify finds a committed segment file gone (the folder store), and a ledger cut behind a linked folder", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 4, 9, 1);
+    expect((await runCli(["ledger", "compact", "--before", "2026-01-20", "--store", "folder"], { cwd: ws.root })).status).toBe(0);
+    expect(liveLines(ws).length).toBeGreaterThan(0);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "sealed into the folder");
+    const [newest] = segmentFiles(ws).slice(-1);
+    rmSync(ws.path(`${SEGMENTS}/${newest}`));
+    const gone = await runCli(["verify"], { cwd: ws.root });
+    expect(gone.status).toBe(1);
+    expect(gone.stdout).toContain(`HEAD:${SEGMENTS}/${newest}:1: removed: this segment, committed at HEAD, is gone from ${SEGMENTS}`);
+    git(ws.root, "checkout", "-q", "HEAD", "--", `${SEGMENTS}/${newest}`);
+
+    // .orchestration a link to a folder of the workspace, committed so: the ledger is held where it really is
+    git(ws.root, "mv", ".orchestration", "meta");
+    symlinkSync("meta", ws.path(".orchestration"));
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "the rules in meta/");
+    expect((await runCli(["verify"], { cwd: ws.root })).status).toBe(0);
+    ws.write("meta/agent_trace.jsonl", "");
+    const cut = await runCli(["verify"], { cwd: ws.root });
+    expect(cut.status).toBe(1);
+    expect(cut.stdout).toContain("HEAD:meta/agent_trace.jsonl:1: removed:");
+  });
+
   it("verify says HEAD's ledger holds nothing to hold the file to when it is no records (a Git LFS pointer)", async () => {
     const ws = repo();
     ws.write(LEDGER, "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n");

@@ -99,7 +99,19 @@ export function committedFile(root: string, path: string): Buffer | string | und
   return r.status === 0 ? r.stdout : r.stderr.toString("utf8").trim().split("\n")[0] || `git cat-file exited with code ${r.status}`;
 }
 
-/** The blob HEAD holds at `path` (relative to the workspace, which may be a repository's subfolder). */
+/**
+ * The names of the files HEAD's tree holds in the folder `path` (the segments folder): undefined when there
+ * is no such folder committed, a string saying why git could not tell.
+ */
+export function committedFolder(root: string, path: string): string[] | string | undefined {
+  const tree = committedBlob(root, path);
+  if (typeof tree !== "object") return tree;
+  const r = gitSync(root, ["-c", "core.useReplaceRefs=false", "ls-tree", "-z", "--name-only", tree.id], { encoding: "utf8" });
+  if (r.error || r.status !== 0) return (r.error?.message ?? r.stderr).trim().split("\n")[0] || `git ls-tree exited with code ${r.status}`;
+  return r.stdout.split("\0").filter(Boolean);
+}
+
+/** The object HEAD holds at `path` (relative to the workspace, which may be a repository's subfolder). */
 function committedBlob(root: string, path: string): { id: string } | string | undefined {
   const named = gitSync(root, ["-c", "core.useReplaceRefs=false", "rev-parse", "--verify", "--quiet", `HEAD:./${path}`], { encoding: "utf8" });
   if (named.status === 0) return { id: named.stdout.trim() };

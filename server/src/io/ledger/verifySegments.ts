@@ -21,9 +21,11 @@ import {
 import { orderSegments } from "../../engine/ledger/segment";
 import { detectDialect } from "../../engine/ledger/read";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
-import { committedFile, forEachCommittedLine } from "./committedLedger";
+import { committedFile, committedFolder, forEachCommittedLine } from "./committedLedger";
 import { parseManifest } from "../../engine/ledger/sealedManifest";
 import { checkOwnRead } from "../ownFiles";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { CONFIG_FILE } from "../../engine/workspaceFiles";
 import { parseConfig } from "../../engine/settings";
 import { defaultSettings } from "@shared/settings";
@@ -97,7 +99,8 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   const unreadSegments = problems.some((p) => p.kind === "segment" || p.kind === "unreadable");
   // held to the ledger committed at its path, and at the one HEAD's settings name when that differs: a
   // ledger moved since (config.jsonc) keeps the records committed
-  for (const committedPath of new Set([ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
+  // (and at the path it really is at, when a folder on the way is a link inside the workspace)
+  for (const committedPath of new Set([ledgerPath, realLedgerPath(root, ledgerPath) ?? ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
     problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments)));
     problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
   }
@@ -173,6 +176,16 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
   }));
 }
 
+/** Where the ledger is once the links on its way are followed, relative to the workspace; undefined outside it or unreadable. */
+function realLedgerPath(root: string, ledgerPath: string): string | undefined {
+  try {
+    const rel = relative(realpathSync(root), join(realpathSync(join(root, dirname(ledgerPath))), basename(ledgerPath)));
+    return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel.split(sep).join("/");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The ledger's path as HEAD's settings have it (the default one when HEAD has no config.jsonc); undefined
  * when HEAD's settings cannot be read (then the ledger is held at its path now).
@@ -192,7 +205,6 @@ function segmentsGoneSinceCommit(root: string, ledgerPath: string, present: Read
   const manifest = sealedManifestPath(ledgerPath);
   const path = `HEAD:${manifest}`;
   const committed = committedFile(root, manifest);
-  if (committed === undefined) return [];
   if (typeof committed === "string")
     return [
       {
@@ -202,6 +214,39 @@ function segmentsGoneSinceCommit(root: string, ledgerPath: string, present: Read
         message: `the sealed manifest as committed at HEAD cannot be read (${committed}), so segments removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
+  return [...segmentFilesGoneSinceCommit(root, ledgerPath, present), ...manifestEntriesGone(root, ledgerPath, present)];
+}
+
+/** The segment files HEAD's segments folder holds (the folder store) that are gone from it. */
+function segmentFilesGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+  const dir = segmentsDir(ledgerPath);
+  const committed = committedFolder(root, dir);
+  if (committed === undefined) return [];
+  if (typeof committed === "string")
+    return [
+      {
+        path: `HEAD:${dir}`,
+        line: 1,
+        kind: "unreadable",
+        message: `the segments folder as committed at HEAD cannot be read (${committed}), so segments removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+      },
+    ];
+  return committed
+    .filter((f) => f.endsWith(".seg") && !present.has(f.slice(0, -".seg".length)))
+    .map((f) => ({
+      path: `HEAD:${dir}/${f}`,
+      line: 1,
+      kind: "removed" as const,
+      message: `this segment, committed at HEAD, is gone from ${dir}: its records are gone from the history since the last commit. \`git checkout HEAD -- ${dir}/${f}\` puts it back; verify again then`,
+    }));
+}
+
+/** The segments HEAD's sealed manifest names that it names no more. */
+function manifestEntriesGone(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+  const manifest = sealedManifestPath(ledgerPath);
+  const path = `HEAD:${manifest}`;
+  const committed = committedFile(root, manifest);
+  if (committed === undefined || typeof committed === "string") return [];
   return parseManifest(committed.toString("utf8"))
     .entries.filter((e) => !present.has(e.name))
     .map((e) => ({
