@@ -191,11 +191,11 @@ const HIDDEN_GLOB = /(^|[\s'"=<>|;&(`:/])\.[^\s/'"]*[*?[]/;
 /** What a command does to the rules, as a clause ("runs `intent start`"), or undefined when it leaves them alone. */
 function changesRules(command: string): string | undefined {
   const segments = simpleCommands(command);
+  if (BUILT_COMMAND.test(command))
+    return 'runs a command it builds as it runs (`eval "$(…)"`, `sh -c "$(…)"`, `<(…)`, `/dev/stdin`), which intent-lsp cannot read before it runs (it may change its rules or selection)';
   for (const words of segments) {
     const cli = cliCall(words);
     if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
-    if (BUILT_COMMAND.test(command))
-      return 'runs a command it builds as it runs (`eval "$(…)"`, `sh -c "$(…)"`, `<(…)`, `/dev/stdin`), which intent-lsp cannot read before it runs (it may change its rules or selection)';
     const shell = readsCommands(words);
     if (shell)
       return `runs \`${shell}\` on commands it reads from its input, which intent-lsp cannot read before they run (they may change its rules or selection)`;
@@ -277,11 +277,12 @@ const writing = (sub: string, words: readonly string[]) => WRITING_SUBCOMMANDS.h
 
 /**
  * Our CLI named further on in a simple command, as a program the first one runs: after a runner's options
- * (`env -u X intent`, `timeout -s KILL 9 intent`), by xargs, find -exec, sudo, watch or a git alias, or in a
- * script's text (`perl -e 'system "intent","start"'`, `{intent,start}`). Every word is cut at the characters
- * that can end a program's name in a script or an expansion, and our CLI followed by one of its writing
- * subcommands counts wherever it stands, unless the program only prints or searches text (`echo`, `grep`,
- * `git commit -m …` but not a git alias).
+ * (`env -u X intent`, `timeout -s KILL 9 intent`), by xargs, find -exec, sudo, watch, a git alias or a git
+ * setting that names a command, or in a script's text (`perl -e 'system "intent","start"'`). After such a
+ * program every word, quoted text included, is cut at the characters that can end a program's name in a
+ * script, and our CLI followed by one of its writing subcommands counts wherever it stands; after a package
+ * runner only its own words count; after any other program (`git commit -m …`, `gh pr create --title …`)
+ * its arguments are text it keeps.
  */
 function calledInside(words: readonly string[], at: number): string | undefined {
   const program = baseName(words[at] ?? "");
@@ -299,16 +300,16 @@ function calledInside(words: readonly string[], at: number): string | undefined 
   return undefined;
 }
 
-/**
- * Programs that run another program or a script's text, beyond the runners (`RUNNERS`): interpreters given
- * code, and what runs a command it is given (`find -exec`, `watch`, `script -c`, `ssh`, `docker run`).
- * Other programs' arguments are text they keep (`gh pr create --title "intent start …"`), not read for our CLI.
- */
 /** What a quoted text's spaces become: the text stays one word (see simpleCommands). */
 const QUOTED_SPACE = "\u0001";
 /** Runners of a package's program (`npx vitest …`, `npm run …`): our CLI is one when a word of the command names it. */
 const PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "dlx", "x"]);
 
+/**
+ * Programs that run another program or a script's text, beyond the runners (`RUNNERS`): interpreters given
+ * code, and what runs a command it is given (`find -exec`, `watch`, `script -c`, `ssh`, `docker run`).
+ * Other programs' arguments are text they keep (`gh pr create --title "intent start …"`), not read for our CLI.
+ */
 const RUNS_OTHERS = new Set([
   ...[
     "perl",
