@@ -157,6 +157,11 @@ describe("classifyTool: one rule for every agent's tools", () => {
     }
   });
 
+  it("a name that starts as a reader's but says it changes something is a writer", () => {
+    for (const name of ["search_replace", "mcp__x__find_and_replace", "mcp__x__read_and_write_file", "mcp__x__get_or_create_file", "mcp__x__list_and_delete"])
+      expect(classifyTool(name, { path: "docs/notes.md", old_string: "a", new_string: "b" }), name).toMatchObject({ kind: "write", filePath: "docs/notes.md" });
+  });
+
   it("leaves readers alone, wherever their file is", () => {
     for (const [name, input] of [
       ["Read", { file_path: "/etc/hosts" }],

@@ -151,7 +151,8 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
-  if (READ_VERB.test(tool)) return { kind: "other" };
+  // (unless the name also says it changes something: `search_replace`, `find_and_replace`, `read_and_write_file`)
+  if (READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
   // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file)
   const git = GIT_TOOL.exec(tool);
   if (git) return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...stringsOf(input)].join(" ") };
