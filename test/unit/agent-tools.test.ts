@@ -96,31 +96,27 @@ describe("classifyTool: one rule for every agent's tools", () => {
   });
 
   it("judges tools that run commands, processes, code or git as shell commands, and refuses refactorings across files", () => {
-    expect(classifyTool("mcp__dc__start_process", { command: "echo x > docs/notes.md", timeout_ms: 100 })).toEqual({
-      kind: "shell",
-      command: "echo x > docs/notes.md",
-    });
-    expect(classifyTool("mcp__serena__execute_shell_command", { command: "intent start INT-004", cwd: "." })).toEqual({
-      kind: "shell",
-      command: "intent start INT-004",
-    });
-    expect(classifyTool("mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" })).toEqual({
-      kind: "shell",
-      command: "open('docs/notes.md','w').write('x')",
-    });
-    expect(classifyTool("interact_with_process", { pid: 7, input: "intent select INT-003" })).toEqual({ kind: "shell", command: "intent select INT-003" });
-    expect(classifyTool("mcp__jetbrains__execute_run_configuration", { configurationName: "all tests" })).toEqual({ kind: "shell", command: "" });
-    expect(classifyTool("mcp__git__git_checkout", { branch_name: "other" })).toEqual({ kind: "shell", command: "git checkout other" });
-    expect(classifyTool("mcp__git__git_cherry_pick", { commit: "abc" })).toEqual({ kind: "shell", command: "git cherry-pick abc" });
-    // the arguments are the command's words: an injected option is read as git would read it
-    expect(classifyTool("mcp__git__git_diff", { repo_path: ".", target: "--output=.orchestration/active_intents.yaml" })).toEqual({
-      kind: "shell",
-      command: "git diff . --output=.orchestration/active_intents.yaml",
-    });
-    // a name that starts by running something runs, whatever file it names
-    expect(classifyTool("mcp__x__run_tests", { path: "test/auth/a.test.ts" })).toEqual({ kind: "shell", command: "" });
-    expect(classifyTool("mcp__win__Powershell-Tool", { command: "intent start INT-002" })).toEqual({ kind: "shell", command: "intent start INT-002" });
-    expect(classifyTool("run_python_code", { python_code: "import os" })).toEqual({ kind: "shell", command: "import os" });
+    // [tool, input, the command the shell policy reads]
+    const runs: [string, Record<string, unknown>, string][] = [
+      ["mcp__dc__start_process", { command: "echo x > docs/notes.md", timeout_ms: 100 }, "echo x > docs/notes.md"],
+      ["mcp__serena__execute_shell_command", { command: "intent start INT-004", cwd: "." }, "intent start INT-004"],
+      ["mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" }, "open('docs/notes.md','w').write('x')"],
+      ["interact_with_process", { pid: 7, input: "intent select INT-003" }, "intent select INT-003"],
+      ["mcp__jetbrains__execute_run_configuration", { configurationName: "all tests" }, ""],
+      ["mcp__git__git_checkout", { branch_name: "other" }, "git checkout other"],
+      ["mcp__git__git_cherry_pick", { commit: "abc" }, "git cherry-pick abc"],
+      // the arguments are the command's words: an injected option is read as git would read it
+      [
+        "mcp__git__git_diff",
+        { repo_path: ".", target: "--output=.orchestration/active_intents.yaml" },
+        "git diff . --output=.orchestration/active_intents.yaml",
+      ],
+      // a name that starts by running something runs, whatever file it names
+      ["mcp__x__run_tests", { path: "test/auth/a.test.ts" }, ""],
+      ["mcp__win__Powershell-Tool", { command: "intent start INT-002" }, "intent start INT-002"],
+      ["run_python_code", { python_code: "import os" }, "import os"],
+    ];
+    for (const [tool, input, command] of runs) expect(classifyTool(tool, input), tool).toEqual({ kind: "shell", command });
     // a tool whose name says "process" and that names only a file is judged by the file
     expect(classifyTool("mcp__x__update_process_notes", { path: "docs/notes.md", content: "x" })).toEqual({ kind: "write", filePath: "docs/notes.md" });
     const rename = classifyTool("mcp__serena__rename_symbol", { relative_path: "src/api/x.ts", name_path: "foo", new_name: "bar" });

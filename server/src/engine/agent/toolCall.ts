@@ -158,14 +158,14 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   if (git) return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...stringsOf(input)].join(" ") };
   // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
   const command = commandOf(input);
-  if (RUNS_FIRST.test(tool) || (RUNS.test(tool) && (command !== "" || !namedPaths(input).paths.length))) return { kind: "shell", command };
+  const { paths, unresolved, unreadable } = namedPaths(input);
+  if (RUNS_FIRST.test(tool) || (RUNS.test(tool) && (command !== "" || !paths.length))) return { kind: "shell", command };
   if (REFACTORS.test(tool))
     return {
       kind: "write-without-path",
       tool: name,
       why: `${name} changes every file that refers to what it names, and which files those are cannot be told before it runs; intent-lsp lets agents write only files it can judge first. Make the change with edit tools, file by file, or ask the user.`,
     };
-  const { paths, unresolved, unreadable } = namedPaths(input);
   // a file the gate cannot read beside those it can: what that one is, nobody can judge
   if (paths.length && unreadable.length)
     return {

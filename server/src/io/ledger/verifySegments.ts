@@ -24,8 +24,7 @@ import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { committedFile, committedFolder, forEachCommittedLine } from "./committedLedger";
 import { parseManifest } from "../../engine/ledger/sealedManifest";
 import { checkOwnRead } from "../ownFiles";
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { realWorkspacePath } from "../realPath";
 import { CONFIG_FILE } from "../../engine/workspaceFiles";
 import { parseConfig } from "../../engine/settings";
 import { defaultSettings } from "@shared/settings";
@@ -100,7 +99,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   // held to the ledger committed at its path, and at the one HEAD's settings name when that differs: a
   // ledger moved since (config.jsonc) keeps the records committed
   // (and at the path it really is at, when a folder on the way is a link inside the workspace)
-  for (const committedPath of new Set([ledgerPath, realLedgerPath(root, ledgerPath) ?? ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
+  for (const committedPath of new Set([ledgerPath, realWorkspacePath(root, ledgerPath) ?? ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
     problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments)));
     problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
   }
@@ -170,20 +169,12 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
     path,
     line: first,
     kind: "removed" as const,
-    message: unreadSegments
-      ? `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again`
-      : `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`,
+    message: `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} ${
+      unreadSegments
+        ? "in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again"
+        : `in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`
+    }`,
   }));
-}
-
-/** Where the ledger is once the links on its way are followed, relative to the workspace; undefined outside it or unreadable. */
-function realLedgerPath(root: string, ledgerPath: string): string | undefined {
-  try {
-    const rel = relative(realpathSync(root), join(realpathSync(join(root, dirname(ledgerPath))), basename(ledgerPath)));
-    return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel.split(sep).join("/");
-  } catch {
-    return undefined;
-  }
 }
 
 /**
