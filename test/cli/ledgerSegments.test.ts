@@ -357,6 +357,72 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
   });
 
+  it("verify finds lines put before records committed at HEAD, a forged record with a matching prev too; appends and git's merges put none there", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 3, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "six records");
+    await history(ws, ["src/api/extra.ts"], "2026-03-01T10:00:00Z", 2, 9, 2);
+    const whole = ws.read(LEDGER);
+    const lines = liveLines(ws);
+    expect(lines).toHaveLength(8);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "8 records; no problems.\n" });
+
+    // a record forged after line 2: its prev is line 2's hash, as the record after it has (a branch the chain allows)
+    const forged = JSON.parse(lines[2]!) as { id: string; files: { path: string }[] };
+    forged.id = "0b0e6f4c-1d2a-4c3b-8e9f-a1b2c3d4e5f6";
+    forged.files[0]!.path = "src/api/forged.ts";
+    const insert = (at: number, ...added: string[]) => ws.write(LEDGER, `${[...lines.slice(0, at), ...added, ...lines.slice(at)].join("\n")}\n`);
+    insert(2, JSON.stringify(forged));
+    const one = await runCli(["verify"], { cwd: ws.root });
+    expect(one.status).toBe(1);
+    expect(one.stdout).toBe(
+      `${LEDGER}:3: inserted: this line is not in the ledger committed at HEAD (\`HEAD:${LEDGER}\`), yet stands before records that are (the last at line 7): records are only appended, so it was put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${LEDGER}\` shows what changed since; remove what no writer appended and verify again\n9 records; 1 problem.\n`,
+    );
+    expect((await runCli(["doctor"], { cwd: ws.root })).stdout).toContain(
+      `fix: lines were put before records committed at HEAD since the last commit: \`git diff HEAD -- ${LEDGER}\` shows them; remove what no writer appended;`,
+    );
+    // two runs: one line before the first committed record, two between others; none after the last
+    insert(4, lines[6]!.replace(/"id":"[^"]+"/, '"id":"11111111-2222-4333-8444-555555555555"'), JSON.stringify(forged));
+    ws.write(LEDGER, `${JSON.stringify({ ...forged, id: "22222222-3333-4444-8555-666666666666" })}\n${ws.read(LEDGER)}`);
+    const runs = await runCli(["verify"], { cwd: ws.root });
+    expect(runs.stdout).toContain(`${LEDGER}:1: inserted: this line is not in the ledger committed at HEAD`);
+    expect(runs.stdout).toContain(`${LEDGER}:6: inserted: these 2 lines (6-7) are not in the ledger committed at HEAD`);
+    expect(runs.stdout).toContain("stand before records that are (the last at line 9)");
+    expect(runs.stdout.match(/: inserted:/g)).toHaveLength(2);
+
+    // appended after the committed records: nothing is inserted
+    ws.write(LEDGER, `${whole}${JSON.stringify(forged)}\n`);
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).not.toContain("inserted");
+
+    // another branch's records merged by git (merge=union): HEAD's come first, theirs after, in progress or committed
+    ws.write(LEDGER, whole);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "eight records");
+    git(ws.root, "checkout", "-q", "-b", "other", "HEAD~1");
+    await history(ws, ["src/api/other.ts"], "2026-04-01T10:00:00Z", 2, 9, 3);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "other's records");
+    git(ws.root, "checkout", "-q", "-");
+    git(ws.root, "merge", "-q", "--no-commit", "--no-ff", "other");
+    expect(liveLines(ws)).toHaveLength(10);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+    git(ws.root, "commit", "-q", "-m", "merged");
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "10 records; no problems.\n" });
+    // a record not committed yet, stashed while HEAD takes the other branch's next one, then put back: after HEAD's
+    git(ws.root, "checkout", "-q", "other");
+    await history(ws, ["src/api/other.ts"], "2026-05-01T10:00:00Z", 1, 9, 4);
+    git(ws.root, "commit", "-q", "-am", "other's next record");
+    git(ws.root, "checkout", "-q", "-");
+    await history(ws, ["src/api/mine.ts"], "2026-05-02T10:00:00Z", 1, 9, 5);
+    const mine = liveLines(ws).at(-1)!;
+    git(ws.root, "stash", "-q", "-u");
+    git(ws.root, "merge", "-q", "--no-edit", "other");
+    git(ws.root, "stash", "pop", "-q");
+    expect(liveLines(ws).at(-1)).toBe(mine);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "12 records; no problems.\n" });
+  });
+
   it("verify's hold to HEAD is not switched off by a replace ref, a manifest cut short, or git failing; a CRLF checkout is the same ledger", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 6, 9, 1);

@@ -19,7 +19,7 @@ import { isBlankBytes } from "../../engine/ledger/blankLine";
 import { forEachLine, lineChunks } from "./lineChunks";
 import { openRegular } from "../regularFiles";
 
-export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy" | "segment" | "removed";
+export type ProblemKind = "unreadable" | "torn" | "not-a-record" | "schema" | "chain" | "legacy" | "segment" | "removed" | "inserted";
 
 export interface VerifyProblem {
   /** The sealed segment the line is in (workspace-relative); absent for the live ledger. */
@@ -93,8 +93,11 @@ export async function verifyLedgerFile(
 /** Line-by-line verifier, for callers that stream a large ledger instead of holding it whole. */
 export class LedgerVerifier {
   private readonly problems: VerifyProblem[] = [];
-  /** Digests (binary, as latin1 strings: half the memory of hex) of every earlier non-blank line. */
-  private readonly seen = new Set<string>();
+  /**
+   * Digests (binary, as latin1 strings: half the memory of hex) of every earlier non-blank line, each with
+   * the first line that has it, in the order the lines came.
+   */
+  private readonly seen = new Map<string, number>();
   private records = 0;
   private previousLine = 0;
 
@@ -107,14 +110,26 @@ export class LedgerVerifier {
     const digest = createHash("sha256").update(bytes).digest().toString("latin1");
     // a line identical to an earlier one is the same record again (a sealed line still in the live file, a
     // merge that brought one back): checked and counted once
-    if (!this.seen.has(digest)) this.checkLine(bytes, lineNumber, terminated);
-    this.seen.add(digest);
+    if (!this.seen.has(digest)) {
+      this.checkLine(bytes, lineNumber, terminated);
+      this.seen.set(digest, lineNumber);
+    }
     this.previousLine = lineNumber;
   }
 
   /** Whether a line whose SHA-256 is this (binary, as latin1) was added (blank lines never are). */
   holdsDigest(digest: string): boolean {
     return this.seen.has(digest);
+  }
+
+  /** The first line whose SHA-256 is this (binary, as latin1); undefined when no line added has it. */
+  lineOf(digest: string): number | undefined {
+    return this.seen.get(digest);
+  }
+
+  /** The first line of each distinct non-blank line added, in the order they came. */
+  lines(): IterableIterator<number> {
+    return this.seen.values();
   }
 
   report(): VerifyReport {

@@ -99,15 +99,19 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   // held to the ledger committed at its path, and at the one HEAD's settings name when that differs: a
   // ledger moved since (config.jsonc) keeps the records committed
   // (and at the path it really is at, when a folder on the way is a link inside the workspace)
+  // and records added since are only appended: a line before the last committed one that HEAD lacks was put there
+  const sinceCommit: VerifyProblem[] = [];
   for (const committedPath of new Set([ledgerPath, realWorkspacePath(root, ledgerPath) ?? ledgerPath, committedLedgerPath(root) ?? ledgerPath])) {
-    problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments)));
+    const held = new Set<number>();
+    problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments, held)));
     problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
+    sinceCommit.push(...insertedSinceCommit(committedPath, verifier, next, held));
   }
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
   const all = [
     ...problems,
-    ...report.problems.map((p) => {
+    ...[...report.problems, ...sinceCommit].map((p) => {
       const at = locate(p.line);
       return at.path ? { ...p, path: at.path, line: at.line } : { ...p, line: at.line };
     }),
@@ -120,7 +124,14 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
  * (`verifier` has read them all), told as runs of HEAD's lines with no record still held between them. Lines
  * of HEAD that are not records (blank, torn, foreign text) may be cleaned up by hand and are not asked for.
  */
-async function removedSinceCommit(root: string, ledgerPath: string, verifier: LedgerVerifier, unreadSegments: boolean): Promise<VerifyProblem[]> {
+async function removedSinceCommit(
+  root: string,
+  ledgerPath: string,
+  verifier: LedgerVerifier,
+  unreadSegments: boolean,
+  /** Given the line (the verifier's numbering) of each record of HEAD that is still held. */
+  held: Set<number>,
+): Promise<VerifyProblem[]> {
   const path = `HEAD:${ledgerPath}`;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
@@ -132,7 +143,9 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
     if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
     lines++;
     // a CRLF checkout has the same lines with a carriage return after each
-    if (verifier.holdsDigest(committed.digest) || verifier.holdsDigest(committed.crlfDigest)) {
+    const at = verifier.lineOf(committed.digest) ?? verifier.lineOf(committed.crlfDigest);
+    if (at !== undefined) {
+      held.add(at);
       recordish = true;
       open = false;
       return;
@@ -174,6 +187,39 @@ async function removedSinceCommit(root: string, ledgerPath: string, verifier: Le
         ? "in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again"
         : `in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`
     }`,
+  }));
+}
+
+/**
+ * Lines of the live ledger (numbered from `liveFirst` on, as the verifier numbers them) that the ledger
+ * committed at HEAD lacks and that stand before a line it holds (`held`), told as runs with no held line
+ * between them. Records are only appended, and git puts HEAD's lines before another branch's when it merges
+ * (`merge=union`, a rebase, a stash): such a line was put there since the last commit, by hand or by a tool
+ * that rewrote the file. A forged record with a `prev` that matches keeps the chain whole; this finds it.
+ */
+function insertedSinceCommit(ledgerPath: string, verifier: LedgerVerifier, liveFirst: number, held: ReadonlySet<number>): VerifyProblem[] {
+  let lastHeld = -1;
+  for (const line of held) if (line > lastHeld) lastHeld = line;
+  const runs: { first: number; last: number; count: number }[] = [];
+  let open = false;
+  for (const line of verifier.lines()) {
+    if (line < liveFirst || line >= lastHeld) continue;
+    if (held.has(line)) {
+      open = false;
+      continue;
+    }
+    const run = runs[runs.length - 1];
+    if (open && run) {
+      run.last = line;
+      run.count++;
+    } else runs.push({ first: line, last: line, count: 1 });
+    open = true;
+  }
+  const lastCommitted = lastHeld - liveFirst + 1;
+  return runs.map(({ first, last, count }) => ({
+    line: first,
+    kind: "inserted" as const,
+    message: `${count === 1 ? "this line is" : `these ${count} lines (${first - liveFirst + 1}-${last - liveFirst + 1}) are`} not in the ledger committed at HEAD (\`HEAD:${ledgerPath}\`), yet ${count === 1 ? "stands" : "stand"} before records that are (the last at line ${lastCommitted}): records are only appended, so ${count === 1 ? "it was" : "they were"} put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${ledgerPath}\` shows what changed since; remove what no writer appended and verify again`,
   }));
 }
 

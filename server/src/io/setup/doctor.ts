@@ -173,15 +173,18 @@ async function ledgerCheck({ root, rules }: DoctorInput): Promise<Check> {
   const first = failures[0]!;
   const chain = failures.some((p) => p.kind === "chain");
   const removed = failures.some((p) => p.kind === "removed");
+  const inserted = failures.some((p) => p.kind === "inserted");
   return {
     name,
     ok: false,
     detail: `${first.path ?? path}:${first.line}: ${first.kind}: ${first.message}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}`,
     fix: removed
       ? `records committed at HEAD were removed: put them back from \`git show HEAD:${path}\`, keeping the lines written since the commit after them; \`intent verify\` lists every problem`
-      : chain
-        ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
-        : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,
+      : inserted
+        ? `lines were put before records committed at HEAD since the last commit: \`git diff HEAD -- ${path}\` shows them; remove what no writer appended; \`intent verify\` lists every problem`
+        : chain
+          ? `a record was edited, removed or inserted by hand: compare with git (\`git diff -- ${path}\`) and restore it (\`git checkout -- ${path}\`); \`intent verify\` lists every problem`
+          : `\`intent verify\` lists every problem; restore the damaged lines from git (\`git diff -- ${path}\`)`,
   };
 }
 
