@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { bytesHash } from "../../server/src/engine/hashing";
 import { buildRecord } from "../../server/src/engine/ledger/record";
 import { LedgerVerifier, verifyLedger, verifyLedgerFile } from "../../server/src/io/ledger/verify";
+import { appendRecord } from "../../server/src/io/ledger/append";
 import type { TraceRecord } from "@shared/agentTrace";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "../fixtures/agent-trace", name), "utf8");
@@ -136,6 +137,36 @@ describe("verifyLedger per line", () => {
     const first = JSON.stringify(rec(0, null)).replace("line 0", "línea 0");
     const second = JSON.stringify(rec(1, bytesHash(Buffer.from(first, "utf8"))));
     expect(verifyLedger(Buffer.from(`${first}\n${second}\n`)).ok).toBe(true);
+  });
+
+  it("a CRLF checkout is the same chain; a record whose writer hashed the line's carriage return verifies too; an edit still shows", () => {
+    const lines = chain(4);
+    const crlf = (l: string[]) => `${l.join("\r\n")}\r\n`;
+    expect(verifyLedger(crlf(lines))).toEqual({ ok: true, records: 4, problems: [] });
+    // written in a CRLF checkout by a writer that hashed the "\r" too: the same chain in both checkouts
+    const hashedCr = [...lines, JSON.stringify(rec(4, bytesHash(`${lines[3]}\r`)))];
+    expect(verifyLedger(text(hashedCr))).toEqual({ ok: true, records: 5, problems: [] });
+    expect(verifyLedger(crlf(hashedCr))).toEqual({ ok: true, records: 5, problems: [] });
+    // …but only of the line right before it, as that writer read it
+    const further = [...lines, JSON.stringify(rec(4, bytesHash(`${lines[2]}\r`)))];
+    expect(kinds(crlf(further))).toEqual([[4, "chain"]]);
+    const edited = [...lines];
+    edited[1] = edited[1]!.replace("src/f1.ts", "src/f9.ts");
+    expect(kinds(crlf(edited))).toEqual([[2, "chain"]]);
+  });
+
+  it("a record appended to a CRLF checkout chains to the line as git stores it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verify-crlf-"));
+    const file = join(dir, "ledger.jsonl");
+    const lines = chain(2);
+    writeFileSync(file, `${lines.join("\r\n")}\r\n`);
+    const appended = await appendRecord(file, rec(2, undefined));
+    expect(appended.prev).toBe(bytesHash(lines[1]!));
+    // committed, git stores "\n" line ends; checked out again, "\r\n" ones
+    const stored = readFileSync(file, "utf8").replaceAll("\r\n", "\n");
+    expect(verifyLedger(stored)).toEqual({ ok: true, records: 3, problems: [] });
+    expect(verifyLedger(stored.replaceAll("\n", "\r\n"))).toEqual({ ok: true, records: 3, problems: [] });
+    rmSync(dir, { recursive: true });
   });
 
   it("streams line by line with LedgerVerifier", () => {

@@ -6,7 +6,7 @@ import { writeNamedFile } from "../io/ownFiles";
 import { CliError, parse, progressOf, ROOT_OPTION, type Command, type Options } from "./args";
 import { openWorkspace } from "./workspace";
 import { AGENT_TRACE_VERSION } from "@shared/agentTrace";
-import { bytesHash } from "../engine/hashing";
+import { chainHash } from "../engine/hashing";
 import { migrateLine, UnmigratableRecord } from "../engine/ledger/migrate";
 import { detectDialect } from "../engine/ledger/read";
 import { validateRecord } from "../io/ledger/schema";
@@ -189,7 +189,7 @@ class SpecConversion {
     try {
       const obj: unknown = JSON.parse(raw);
       if (detectDialect(obj) === "spec" && validateRecord(obj).length === 0) return bytes;
-      const { line, dialect } = migrateLine(raw, this.ordinal, this.previous ? bytesHash(this.previous) : null, validateRecord);
+      const { line, dialect } = migrateLine(raw, this.ordinal, this.previous ? chainHash(this.previous) : null, validateRecord);
       const errors = dialect === "spec" ? validateRecord(JSON.parse(line)) : [];
       if (errors.length) throw new UnmigratableRecord(`does not match the Agent Trace schema: ${errors.slice(0, 3).join("; ")}`);
       this.converted.set(dialect, (this.converted.get(dialect) ?? 0) + 1);

@@ -140,7 +140,21 @@ export function lineHash(line: string): string {
   return hash("sha256", normalizeLine(line), "hex").slice(0, LINE_HASH_HEX_LENGTH);
 }
 
-/** `sha256:` of raw bytes: the ledger chain (`prev`) hashes lines exactly as stored, without normalization. */
+/** `sha256:` of raw bytes, without normalization. */
 export function bytesHash(bytes: Uint8Array | string): string {
   return HASH_PREFIX + createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * What the ledger chain hashes of a line (without its "\n"): its bytes as written, less one final carriage
+ * return. git stores the ledger with "\n" line ends and a CRLF checkout (`core.autocrlf`) adds "\r" to each
+ * line, so the chain must be the same in both.
+ */
+export function chainBytes(line: Uint8Array): Uint8Array {
+  return line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
+}
+
+/** The `prev` a record written after `line` carries: `sha256:` of its `chainBytes`. */
+export function chainHash(line: Uint8Array | string): string {
+  return bytesHash(typeof line === "string" ? line.replace(/\r$/, "") : chainBytes(line));
 }

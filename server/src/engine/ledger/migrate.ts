@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { AGENT_TRACE_VERSION, INTENT_URN_PREFIX, METADATA_KEY, MUTATION_CLASSES, SESSION_URN_PREFIX, type TraceRecord } from "@shared/agentTrace";
 import { normalizeModelId } from "../contributor";
-import { bytesHash } from "../hashing";
+import { chainHash } from "../hashing";
 import {
   contributorModel,
   contributorType,
@@ -44,7 +44,7 @@ export function migrateLedger(text: string, validate: RecordValidator): Migratio
     const lineNo = i + 1;
     if (isBlankLine(raw)) return;
     try {
-      const converted = migrateLine(raw, lineNo, result.lines.length ? bytesHash(result.lines[result.lines.length - 1]!) : null, validate);
+      const converted = migrateLine(raw, lineNo, result.lines.length ? chainHash(result.lines[result.lines.length - 1]!) : null, validate);
       result.lines.push(converted.line);
       result.counts[converted.dialect]++;
     } catch (e) {

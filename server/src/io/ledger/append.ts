@@ -14,7 +14,7 @@ import { AGENT_TRACE_VERSION, METADATA_KEY, type IntentLspMetadata, type TraceRe
 import { acquireLock, type LockOptions } from "../fileLock";
 import { ownFilePath } from "../ownFiles";
 import { APPEND_FLAGS, openRegular, READ_APPEND_FLAGS } from "../regularFiles";
-import { bytesHash } from "../../engine/hashing";
+import { chainHash } from "../../engine/hashing";
 import { validateRecord } from "./schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
 
@@ -34,7 +34,7 @@ export interface AppendOptions extends LockOptions {
 export interface AppendResult {
   /** The record's JSON exactly as written, without the newline. */
   line: string;
-  /** `sha256:` of the previous non-blank line's bytes; null when the ledger was empty. */
+  /** `chainHash` of the previous non-blank line; null when the ledger was empty. */
   prev: string | null;
   /** Byte offset at which the record's line starts. */
   offset: number;
@@ -136,7 +136,7 @@ async function appendLocked(ledgerFile: string, records: readonly TraceRecord[])
       const json = JSON.stringify(withPrev(record, prev));
       results.push({ line: json, prev, offset, afterTornLine: afterTornLine && results.length === 0 });
       const lineBytes = Buffer.from(json, "utf8");
-      prev = bytesHash(lineBytes);
+      prev = chainHash(lineBytes);
       offset += lineBytes.length + 1;
     }
     const text = results.map((r) => `${r.line}\n`).join("");
@@ -179,7 +179,7 @@ async function readTail(handle: FileHandle, size: number): Promise<Tail> {
     const bytes = buf.subarray(0, bytesRead);
     const endsWithNewline = bytes[bytes.length - 1] === NEWLINE;
     const line = lastNonBlankLine(bytes, from === 0);
-    if (line) return { prev: bytesHash(bytes.subarray(line.start, line.end)), endsWithNewline };
+    if (line) return { prev: chainHash(bytes.subarray(line.start, line.end)), endsWithNewline };
     if (from === 0) return { prev: null, endsWithNewline };
     window = Math.min(size, window * 2);
   }

@@ -13,6 +13,7 @@ import { findGitDir } from "../gitDir";
 import { gitSpawn, gitSync } from "../gitRunner";
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 
 /**
  * The longest committed line kept whole to be read as a record when it is missing: a longer one is only
@@ -20,10 +21,10 @@ const NEWLINE = 0x0a;
  */
 export const MAX_KEPT_LINE = 16 * 1024 * 1024;
 
-/** One line of HEAD's ledger: the SHA-256 of its bytes, and of them with a `\r` after (as a CRLF checkout has them). */
+/** One line of HEAD's ledger. */
 export interface CommittedLine {
+  /** The SHA-256 of what the chain hashes of it (engine/hashing.ts `chainBytes`: a final `\r` left out). */
   digest: string;
-  crlfDigest: string;
   /** Its bytes, unless it is longer than MAX_KEPT_LINE. */
   bytes?: Buffer;
   length: number;
@@ -47,19 +48,23 @@ export async function forEachCommittedLine(root: string, ledgerPath: string, eac
     let hash = createHash("sha256");
     let kept: Buffer[] | undefined = [];
     let length = 0;
+    // a "\r" that ended the last piece: hashed if more of the line comes, left out if the line ends there
+    let heldCr = false;
     let failed: string | undefined;
     let stderr = "";
     const add = (piece: Buffer) => {
-      hash.update(piece);
+      if (heldCr) hash.update("\r");
+      heldCr = piece.length > 0 && piece[piece.length - 1] === CR;
+      hash.update(heldCr ? piece.subarray(0, piece.length - 1) : piece);
       length += piece.length;
       if (kept && length > MAX_KEPT_LINE) kept = undefined;
       // copied: git's buffer is reused for the next chunk
       else kept?.push(Buffer.from(piece));
     };
     const end = () => {
-      const crlf = hash.copy().update("\r");
-      each({ digest: digestOf(hash), crlfDigest: digestOf(crlf), ...(kept ? { bytes: Buffer.concat(kept) } : {}), length }, ++line);
+      each({ digest: digestOf(hash), ...(kept ? { bytes: Buffer.concat(kept) } : {}), length }, ++line);
       hash = createHash("sha256");
+      heldCr = false;
       kept = [];
       length = 0;
     };

@@ -4,7 +4,8 @@
  * chain, which mean a record was edited, removed or forged. Records of older dialects are listed as
  * "legacy" (information, not failure).
  *
- * Chain rule: a `prev` must equal the hash of the bytes of some earlier non-blank line. Normally that is the
+ * Chain rule: a `prev` must equal the hash of some earlier non-blank line (`chainHash`: its bytes less a
+ * final "\r", so a CRLF checkout is the same chain). Normally that is the
  * directly previous line; after a `merge=union` of two branches two records may share a `prev` or point
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
  * Limit: an edit of the very last line cannot be detected, as no later record vouches for it; a record removed
@@ -12,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { AGENT_TRACE_VERSION, METADATA_KEY } from "@shared/agentTrace";
-import { HASH_PREFIX } from "../../engine/hashing";
+import { chainBytes, HASH_PREFIX } from "../../engine/hashing";
 import { detectDialect, oversizedClaims, type Dialect } from "../../engine/ledger/read";
 import { validateRecord } from "./schema";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
@@ -100,6 +101,8 @@ export class LedgerVerifier {
   private readonly seen = new Map<string, number>();
   private records = 0;
   private previousLine = 0;
+  /** The digest of the line before with a "\r" after it (see `addLine`). */
+  private previousWithCr = "";
 
   /** `where` names a line in messages (a verifier fed segments and the live file numbers lines across them). */
   constructor(private readonly where: (line: number) => string = (line) => `line ${line}`) {}
@@ -107,7 +110,11 @@ export class LedgerVerifier {
   /** `terminated` is false only for a last line without newline. */
   addLine(bytes: Uint8Array, lineNumber: number, terminated: boolean): void {
     if (isBlankBytes(bytes)) return;
-    const digest = createHash("sha256").update(bytes).digest().toString("latin1");
+    // the chain's digest (a CRLF checkout's line is the same line); and with the "\r", for a record whose writer
+    // hashed the carriage return of the line before it
+    const hash = createHash("sha256").update(chainBytes(bytes));
+    const withCr = hash.copy().update("\r").digest().toString("latin1");
+    const digest = hash.digest().toString("latin1");
     // a line identical to an earlier one is the same record again (a sealed line still in the live file, a
     // merge that brought one back): checked and counted once
     if (!this.seen.has(digest)) {
@@ -115,14 +122,13 @@ export class LedgerVerifier {
       this.seen.set(digest, lineNumber);
     }
     this.previousLine = lineNumber;
+    this.previousWithCr = withCr;
   }
 
-  /** Whether a line whose SHA-256 is this (binary, as latin1) was added (blank lines never are). */
-  holdsDigest(digest: string): boolean {
-    return this.seen.has(digest);
-  }
-
-  /** The first line whose SHA-256 is this (binary, as latin1); undefined when no line added has it. */
+  /**
+   * The first line whose chain digest (the SHA-256 of its `chainBytes`, binary, as latin1) is this; undefined
+   * when no line added has it (blank lines never are).
+   */
   lineOf(digest: string): number | undefined {
     return this.seen.get(digest);
   }
@@ -200,7 +206,8 @@ export class LedgerVerifier {
       );
       return;
     }
-    if (this.seen.has(Buffer.from(hex, "hex").toString("latin1"))) return;
+    const named = Buffer.from(hex, "hex").toString("latin1");
+    if (this.seen.has(named) || named === this.previousWithCr) return;
     if (this.previousLine > 0) {
       this.add(
         this.previousLine,

@@ -142,8 +142,8 @@ async function removedSinceCommit(
   const unreadable = await forEachCommittedLine(root, ledgerPath, (committed, line) => {
     if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
     lines++;
-    // a CRLF checkout has the same lines with a carriage return after each
-    const at = verifier.lineOf(committed.digest) ?? verifier.lineOf(committed.crlfDigest);
+    // both digests leave out a final "\r": a CRLF checkout holds the same lines
+    const at = verifier.lineOf(committed.digest);
     if (at !== undefined) {
       held.add(at);
       recordish = true;
