@@ -195,7 +195,11 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(mcp("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "docs/notes.md", text: "x" })[0]).toBe("deny");
     expect(mcp("mcp__x__write", { filepath: ws.path("src/billing/export.ts") })[0]).toBe("deny");
     expect(mcp("mcp__x__save", { filename: "src/api/a.ts" })[0]).toBe("allow");
-    expect(mcp("mcp__x__frob", { output_file: 42 })).toEqual(["deny", expect.stringMatching(/^\[intent-lsp: internal-error\] .*mcp__x__frob/)]);
+    expect(mcp("mcp__x__frob", { output_file: 42 })).toEqual([
+      "deny",
+      expect.stringMatching(/^\[intent-lsp: bad-path\] mcp__x__frob names 42 where a file belongs/),
+    ]);
+    expect(mcp("mcp__x__frob", { output_file: { deep: true } })).toEqual(["deny", expect.stringMatching(/^\[intent-lsp: internal-error\] .*mcp__x__frob/)]);
   });
 
   it("hostile payloads: wrong types, missing fields, NUL in paths, huge input: each gets the decision its call must get", () => {

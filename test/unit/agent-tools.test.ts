@@ -96,12 +96,14 @@ describe("classifyTool: one rule for every agent's tools", () => {
   });
 
   it("judges tools that run commands, processes, code or git as shell commands, and refuses refactorings across files", () => {
+    // code is read as a shell's text and as an interpreter's
+    const code = (c: string) => `${c}\npython3 -c '${c.replaceAll("'", "'\\''")}'`;
     // [tool, input, the command the shell policy reads]
     const runs: [string, Record<string, unknown>, string][] = [
       ["mcp__dc__start_process", { command: "echo x > docs/notes.md", timeout_ms: 100 }, "echo x > docs/notes.md"],
       ["mcp__serena__execute_shell_command", { command: "intent start INT-004", cwd: "." }, "intent start INT-004"],
-      ["mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" }, "open('docs/notes.md','w').write('x')"],
-      ["interact_with_process", { pid: 7, input: "intent select INT-003" }, "intent select INT-003"],
+      ["mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" }, code("open('docs/notes.md','w').write('x')")],
+      ["interact_with_process", { pid: 7, input: "intent select INT-003" }, code("intent select INT-003")],
       ["mcp__jetbrains__execute_run_configuration", { configurationName: "all tests" }, ""],
       ["mcp__git__git_checkout", { branch_name: "other" }, "git checkout other"],
       ["mcp__git__git_cherry_pick", { commit: "abc" }, "git cherry-pick abc"],
@@ -114,7 +116,7 @@ describe("classifyTool: one rule for every agent's tools", () => {
       // a name that starts by running something runs, whatever file it names
       ["mcp__x__run_tests", { path: "test/auth/a.test.ts" }, ""],
       ["mcp__win__Powershell-Tool", { command: "intent start INT-002" }, "intent start INT-002"],
-      ["run_python_code", { python_code: "import os" }, "import os"],
+      ["run_python_code", { python_code: "import os" }, code("import os")],
     ];
     for (const [tool, input, command] of runs) expect(classifyTool(tool, input), tool).toEqual({ kind: "shell", command });
     // a tool whose name says "process" and that names only a file is judged by the file
@@ -272,7 +274,10 @@ describe("classifyTool: MCP file tools name their file under many keys, and none
       ["mcp__x__replace_file_text", { text: "y" }],
       ["Write", { file_path: 5 }],
     ] as const) {
-      expect(classifyTool(name, input as Record<string, unknown>), `${name} ${JSON.stringify(input)}`).toEqual({ kind: "write-without-path", tool: name });
+      expect(classifyTool(name, input as Record<string, unknown>), `${name} ${JSON.stringify(input)}`).toMatchObject({
+        kind: "write-without-path",
+        tool: name,
+      });
     }
     expect(classifyTool("mcp__github__create_issue", { title: "x", body: "y" })).toEqual({ kind: "other" });
     expect(classifyTool("mcp__x__set_profile", { profile: "dev" })).toEqual({ kind: "other" });

@@ -110,13 +110,15 @@ const NOT_FILES = new Set(["namepath"]);
 const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edits"];
 /** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
 const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris", "location"]);
+// Stryker disable StringLiteral,MethodExpression: equivalent: empty pieces and a key of no words end in no word the sets hold
 const lastWord = (key: string) =>
   key
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
-    .split(/[_\-\s]+/)
+    .split(/[_\-\s]/)
     .filter(Boolean)
     .pop() ?? "";
+// Stryker restore StringLiteral,MethodExpression
 /** Inputs that carry changes without naming their files in a field: a patch or diff to apply. */
 const PATCH_KEYS = ["patch", "diff", "input"] as const;
 /** A tool name that says it changes files: a verb of change and a word for a file (`replace_file_text_by_path`). */
@@ -132,8 +134,13 @@ const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|sym
 const RUNS = /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys)(_|$)/;
 /** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
 const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
-/** Where such a tool puts what it runs. */
-const COMMAND_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet", "keys", "input", "source", "args", "argv"];
+/** Where such a tool puts a program and its arguments: one command, their words joined (`{"command": "intent", "args": ["start"]}`). */
+const COMMAND_KEYS = ["command", "cmd", "commandline", "args", "argv"];
+/**
+ * Where it puts text a shell or an interpreter runs (a script, code, keys typed into a process): each is
+ * judged as a shell's text and as code an interpreter is given (`os.system('intent start …')`).
+ */
+const CODE_KEYS = ["script", "code", "pythoncode", "codesnippet", "keys", "input", "source"];
 /**
  * A name that says the tool reads (`get_file_contents`, `list_commits`, `read_resource`, `search_code`):
  * whatever it names, it changes nothing, here or anywhere.
@@ -155,7 +162,16 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   if (READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
   // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file)
   const git = GIT_TOOL.exec(tool);
-  if (git) return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...stringsOf(input)].join(" ") };
+  if (git) {
+    const args = stringsOf(input);
+    if (!args)
+      return {
+        kind: "write-without-path",
+        tool: name,
+        why: `${name}'s arguments are nested deeper than intent-lsp reads (${MAX_NESTING} levels), so the git command it runs cannot be judged. Give them as plain values, or ask the user.`,
+      };
+    return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...args].join(" ") };
+  }
   // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
   const command = commandOf(input);
   const { paths, unresolved, unreadable } = namedPaths(input);
@@ -166,15 +182,16 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
       tool: name,
       why: `${name} changes every file that refers to what it names, and which files those are cannot be told before it runs; intent-lsp lets agents write only files it can judge first. Make the change with edit tools, file by file, or ask the user.`,
     };
-  // a file the gate cannot read beside those it can: what that one is, nobody can judge
-  if (paths.length && unreadable.length)
+  // a file the gate cannot read, alone or beside those it can: what that one is, nobody can judge
+  if (unreadable.length)
     return {
       kind: "write-without-path",
       tool: name,
-      why: `${name} names ${unreadable[0]} where a file belongs, which intent-lsp cannot read as a path in this workspace (beside ${paths[0]}); it lets agents write only files it can judge. Name every file by a plain path, or ask the user.`,
+      why: `${name} names ${unreadable[0]} where a file belongs, which intent-lsp cannot read as a path in this workspace${paths.length ? ` (beside ${paths[0]})` : ""}; it lets agents write only files it can judge. Name every file by a plain path, or ask the user.`,
     };
   if (!paths.length) {
-    const patch = PATCH_KEYS.some((k) => typeof input[k] === "string" && /^(\*\*\*|---|\+\+\+|diff --git)/m.test(input[k] as string));
+    // a patch as text, or as a list of its lines
+    const patch = PATCH_KEYS.some((k) => /^(\*\*\*|---|\+\+\+|diff --git)/m.test(stringsOf(input[k])?.join("\n") ?? ""));
     // A call that may write a file we cannot name is never left undecided (the gate denies it).
     const writes = WRITERS.has(tool) || patch || unresolved || FS_VERB.test(tool) || (CHANGE_VERB.test(tool) && FILE_WORD.test(tool));
     return writes ? { kind: "write-without-path", tool: name } : { kind: "other" };
@@ -222,32 +239,44 @@ function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[
       const inner = namedPaths(v as Record<string, unknown>, depth + 1);
       out.push(...inner.paths);
       unreadable.push(...inner.unreadable);
+      // Stryker disable next-line ConditionalExpression: equivalent: `unresolved` counts only when no path was found at all
       if (!inner.paths.length) unresolved = true;
     } else {
-      unresolved = true;
       // deeper than a path is looked for, or a value that is no path at all
-      if (!(v && typeof v === "object")) unreadable.push(JSON.stringify(v ?? null).slice(0, 80));
+      if (!(v && typeof v === "object")) unreadable.push(JSON.stringify(v));
       else unreadable.push("a list nested deeper than the gate reads");
     }
   };
   const known = [...PATH_KEYS, ...PATH_LIST_KEYS];
   // a file in a folder: the folder and the name joined come first; the folder alone is not what is written
-  const folders = [...byKey].filter(([, e]) => e.folder).flatMap(([, e]) => e.values.map(text));
-  const names = NAME_KEYS.flatMap((k) => (byKey.get(k)?.values ?? []).map(text));
+  const folders = [...byKey].filter(([, e]) => e.folder).flatMap(([, e]) => e.values);
+  const names = NAME_KEYS.flatMap((k) => byKey.get(k)?.values ?? []);
   const joined = folders.length && names.length;
-  if (joined) for (const f of folders) for (const n of names) if (f !== undefined && n !== undefined) out.push(`${f.replace(/\/+$/, "")}/${n}`);
+  for (const f of joined ? folders : [])
+    for (const n of names) {
+      const folder = text(f);
+      const file = text(n);
+      if (folder !== undefined && file !== undefined) out.push(`${folder.replace(/\/+$/, "")}/${file}`);
+      else unreadable.push(JSON.stringify(folder === undefined ? f : n));
+    }
   for (const k of known) {
     if (joined && byKey.get(k)?.folder) continue;
-    for (const v of byKey.get(k)?.values ?? []) take(v, k === "edits" ? 0 : 1);
+    for (const v of byKey.get(k)?.values ?? []) {
+      // a bare name beside a folder is the file in it, not one at the workspace's root
+      if (joined && NAME_KEYS.includes(k) && !/[/\\]/.test(String(v))) continue;
+      take(v, k === "edits" ? 0 : 1);
+    }
   }
   for (const [k, { values, pathLike, folder }] of byKey) {
     if (known.includes(k) || NOT_FILES.has(k)) continue;
     if (pathLike && !(joined && folder)) for (const v of values) take(v, 1);
-    // a list of operations or changes (`{"operations": [{"path": …}]}`): the files its items name
-    else if (!pathLike && depth < MAX_NESTING) for (const v of values) for (const item of Array.isArray(v) ? v : [v]) nested(item);
+    // a list of operations or changes (`{"operations": [{"path": …}]}`): the files its items name (a list in
+    // a list is read as an object of numbered items, a level deeper)
+    else for (const v of values) for (const item of Array.isArray(v) ? v : [v]) nested(item);
   }
   function nested(v: unknown): void {
-    if (!v || typeof v !== "object" || Array.isArray(v)) return;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a string read as an object of its characters names no file
+    if (!v || typeof v !== "object" || depth + 1 > MAX_NESTING) return;
     const inner = namedPaths(v as Record<string, unknown>, depth + 1);
     out.push(...inner.paths);
     unreadable.push(...inner.unreadable);
@@ -270,32 +299,46 @@ function normalizedToolName(name: string): string {
     .toLowerCase();
 }
 
-/** Every string a tool input holds, at any depth (a git tool's arguments, read as the command's words). */
-function stringsOf(v: unknown, depth = 0): string[] {
+/**
+ * Every string a tool input holds (a git tool's arguments, read as the command's words); undefined when some
+ * are nested deeper than MAX_NESTING objects or lists, where the gate does not read.
+ */
+function stringsOf(v: unknown, depth = 0): string[] | undefined {
   if (typeof v === "string") return [v];
-  if (depth > 4 || !v || typeof v !== "object") return [];
-  return (Array.isArray(v) ? v : Object.values(v)).flatMap((x) => stringsOf(x, depth + 1));
+  // Stryker disable next-line ConditionalExpression: equivalent: a number's or a boolean's values are none
+  if (!v || typeof v !== "object") return [];
+  if (depth > MAX_NESTING) return undefined;
+  const out: string[] = [];
+  for (const x of Array.isArray(v) ? v : Object.values(v)) {
+    const inner = stringsOf(x, depth + 1);
+    if (!inner) return undefined;
+    out.push(...inner);
+  }
+  return out;
 }
 
-/** The command or code a running tool is given, its words joined: what the shell policy reads. */
+/**
+ * What a running tool is given, as the shell policy reads it: its command's words as one command, then each
+ * text it runs both as a shell's and as an interpreter's code (`python3 -c '…'`, which the policy searches
+ * for our CLI), one command per line.
+ */
 function commandOf(input: Record<string, unknown>): string {
   const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
-  const parts: string[] = [];
-  for (const k of COMMAND_KEYS) {
-    const v = byKey.get(k);
-    if (typeof v === "string") parts.push(v);
-    else if (Array.isArray(v)) parts.push(v.filter((x): x is string => typeof x === "string").join(" "));
-  }
-  return parts.join("\n");
+  const words = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  const command = COMMAND_KEYS.flatMap((k) => words(byKey.get(k))).join(" ");
+  const code = CODE_KEYS.flatMap((k) => words(byKey.get(k))).flatMap((c) => [c, `python3 -c '${c.replaceAll("'", "'\\''")}'`]);
+  return (command ? [command, ...code] : code).join("\n");
 }
 
 /** A usable path: a non-empty string, a `file://` URI as its path. */
 function text(v: unknown): string | undefined {
   if (typeof v !== "string" || v === "") return undefined;
   if (!v.startsWith("file://")) return v;
+  // Stryker disable BlockStatement: equivalent: the function ends after the catch, undefined either way
   try {
     return fileURLToPath(v);
   } catch {
     return undefined;
   }
+  // Stryker restore BlockStatement
 }
