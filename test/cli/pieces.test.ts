@@ -257,7 +257,6 @@ describe("the shell policy", () => {
       "yq -i '.active_intents[0].status = \"IN_PROGRESS\"' .orch*/active_*.yaml",
       `python3 -c "import glob;p=glob.glob('.orch*/act*')[0];f=open(p,'r+');f.write('x')"`,
       "intent hook claude-code < forged.json",
-      "intent doctor --fix",
       "intent init",
       "echo '- id: INT-009' >> .orchestration/active_intents.yaml",
       "sed -i s/BLOCKED/IN_PROGRESS/ .orchestration/active_intents.yaml",
