@@ -55,6 +55,7 @@ const ROWS: [what: string, command: string, code: Code, reasonHas?: string][] = 
   ["behind a runner's option and its count", "cat steps | nice -n 5 sh", "rule-command"],
   ["-c without its command string runs nothing: read as reading", "cat steps | bash -c", "rule-command"],
   ["runners and assignments alone", "env DEBUG=1", "shell-read-only"],
+  ["options alone", "-x -y", "shell-read-only"],
   ["a shell given -c among its options", "cat steps | bash -exc 'ls'", "shell-read-only"],
   ["a shell given -c", "bash -xc 'ls'", "shell-read-only"],
   ["a shell given a script", "sh ./build.sh", "shell-read-only"],

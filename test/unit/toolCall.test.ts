@@ -52,6 +52,68 @@ const ROWS: Row[] = [
   ["operations five levels deep are not a tool's arguments", "do_ops", deep(5), { kind: "other" }],
   ["a list of operations holding nothing", "do_ops", { ops: [null, "docs/a.md", 3] }, { kind: "other" }],
   ["a folder under a key of its own word, alone", "scaffold", { outputDir: "docs" }, { kind: "write", filePath: "docs" }],
+  // files of a repository elsewhere, and reads by a tool that also writes
+  [
+    "a code host's write to its repository",
+    "mcp__github__create_or_update_file",
+    { owner: "o", repo: "r", path: "docs/x.md", content: "x", branch: "b" },
+    { kind: "other" },
+  ],
+  [
+    "a code host's push of files",
+    "mcp__github__push_files",
+    { owner: "o", repo: "r", branch: "b", files: [{ path: "docs/x.md", content: "x" }] },
+    { kind: "other" },
+  ],
+  [
+    "a code host's tool naming a file here too",
+    "mcp__gitlab-ce__download_file",
+    { owner: "o", repo: "r", path: "a.md", destination: "docs/x.md" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a code host's tool without its repository",
+    "mcp__github__create_or_update_file",
+    { path: "docs/x.md", content: "x" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a local server's tool given a repository's keys",
+    "mcp__filesystem__write_file",
+    { path: "docs/x.md", owner: "o", repo: "r" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a code host's tool naming its owner only",
+    "mcp__github__create_or_update_file",
+    { owner: "o", path: "docs/x.md" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a code host's tool naming its repository only",
+    "mcp__github__create_or_update_file",
+    { repo: "r", path: "docs/x.md" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a tool named like a code host's, not an MCP server's",
+    "github__create_or_update_file",
+    { owner: "o", repo: "r", path: "docs/x.md" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  [
+    "a server named like a code host, within a longer name",
+    "mcp__mygithub__write_file",
+    { path: "docs/x.md", owner: "o", repo: "r" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
+  ["a text editor viewing", "str_replace_based_edit_tool", { command: "view", path: "docs/x.md" }, { kind: "other" }],
+  [
+    "a text editor replacing",
+    "str_replace_editor",
+    { command: "str_replace", path: "docs/x.md", old_str: "a", new_str: "b" },
+    { kind: "write", filePath: "docs/x.md" },
+  ],
   // what cannot be read as a file denies the call
   [
     "a file:// URI of another host, alone",
@@ -89,7 +151,8 @@ const ROWS: Row[] = [
   ],
   // patches
   ["a patch that names its files only inside", "frobnicate", { patch: "--- a/x\n+++ b/x\n" }, { kind: "write-without-path", tool: "frobnicate" }],
-  ["a patch as a list of its lines", "frobnicate", { diff: ["--- a/x", "+++ b/x"] }, { kind: "write-without-path", tool: "frobnicate" }],
+  ["a patch as a list of its lines", "frobnicate", { diff: ["a preface", "--- a/x", "+++ b/x"] }, { kind: "write-without-path", tool: "frobnicate" }],
+  ["a patch nested too deep to read", "frobnicate", { patch: nestedValue(6) }, { kind: "write-without-path", tool: "frobnicate" }],
   ["text that is no patch", "translate_text", { input: "a --- b" }, { kind: "other" }],
   ["a known writer's name spaced twice, naming no file", "Multi  Edit", {}, { kind: "write-without-path", tool: "Multi  Edit" }],
   // what runs

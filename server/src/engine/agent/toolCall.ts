@@ -154,10 +154,21 @@ const GIT_TOOL = /^git_([a-z]+(?:_[a-z]+)*)$/;
  */
 const REFACTORS = /(^|_)(rename_symbol|rename_refactoring|refactor|refactoring|move_symbol|change_signature|safe_delete|inline_symbol|extract_method)(_|$)/;
 
+/** Anthropic's text editor tools: their `command` says what they do, and `view` only reads. */
+const TEXT_EDITORS = new Set(["str_replace_editor", "str_replace_based_edit_tool"]);
+/**
+ * MCP servers of code hosts by the name they are configured under (`mcp__github__…`): a call that names a
+ * repository there (`owner` and `repo`) names the files of that repository by `path` or `files`, not files
+ * here. The server's name is the user's configuration, so an agent cannot make a local tool one of these.
+ */
+const CODE_HOST_TOOL = /^mcp__(github|gitlab|gitea|bitbucket)([-_][a-z0-9-]*)?__[a-z]/i;
+const REMOTE_FILE_KEYS = new Set(["path", "paths", "files", "filepath"]);
+
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
   if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
   if (READERS.has(tool)) return { kind: "other" };
+  if (TEXT_EDITORS.has(tool) && input["command"] === "view") return { kind: "other" };
   // (unless the name also says it changes something: `search_replace`, `find_and_replace`, `read_and_write_file`)
   if (READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
   // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file)
@@ -172,9 +183,12 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
       };
     return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...args].join(" ") };
   }
+  // a code host's tool changes files of a repository there: only what else it names is judged
+  const remote = onCodeHost(name, input);
+  const local = remote ? Object.fromEntries(Object.entries(input).filter(([k]) => !REMOTE_FILE_KEYS.has(k.toLowerCase()))) : input;
   // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
   const command = commandOf(input);
-  const { paths, unresolved, unreadable } = namedPaths(input);
+  const { paths, unresolved, unreadable } = namedPaths(local);
   if (RUNS_FIRST.test(tool) || (RUNS.test(tool) && (command !== "" || !paths.length))) return { kind: "shell", command };
   if (REFACTORS.test(tool))
     return {
@@ -190,8 +204,12 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
       why: `${name} names ${unreadable[0]} where a file belongs, which intent-lsp cannot read as a path in this workspace${paths.length ? ` (beside ${paths[0]})` : ""}; it lets agents write only files it can judge. Name every file by a plain path, or ask the user.`,
     };
   if (!paths.length) {
-    // a patch as text, or as a list of its lines
-    const patch = PATCH_KEYS.some((k) => /^(\*\*\*|---|\+\+\+|diff --git)/m.test(stringsOf(input[k])?.join("\n") ?? ""));
+    if (remote) return { kind: "other" };
+    // a patch as text, or as a list of its lines (one nested too deep to read may be one)
+    const patch = PATCH_KEYS.some((k) => {
+      const lines = stringsOf(input[k]);
+      return lines === undefined || /^(\*\*\*|---|\+\+\+|diff --git)/m.test(lines.join("\n"));
+    });
     // A call that may write a file we cannot name is never left undecided (the gate denies it).
     const writes = WRITERS.has(tool) || patch || unresolved || FS_VERB.test(tool) || (CHANGE_VERB.test(tool) && FILE_WORD.test(tool));
     return writes ? { kind: "write-without-path", tool: name } : { kind: "other" };
@@ -286,6 +304,11 @@ function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[
 
 /** How deep into objects other keys hold the gate looks for files named: deeper ones are not a tool's arguments. */
 const MAX_NESTING = 4;
+
+/** Whether a call is an MCP code host's (CODE_HOST_TOOL) naming a repository there. */
+function onCodeHost(name: string, input: Record<string, unknown>): boolean {
+  return CODE_HOST_TOOL.test(name) && typeof input["owner"] === "string" && typeof input["repo"] === "string";
+}
 
 /**
  * `MultiEdit` → `multi_edit`, `mcp__filesystem__write_file` → `write_file`: MCP tools are named
