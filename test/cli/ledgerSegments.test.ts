@@ -421,6 +421,28 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     git(ws.root, "stash", "pop", "-q");
     expect(liveLines(ws).at(-1)).toBe(mine);
     expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "12 records; no problems.\n" });
+
+    // a ledger git does not merge by union: a conflict resolved by hand with the other side's records first is
+    // the person's choice while the merge is in progress; a line of neither side is still found
+    ws.write(".gitattributes", "");
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "no union");
+    git(ws.root, "checkout", "-q", "-b", "theirs");
+    await history(ws, ["src/api/theirs.ts"], "2026-06-01T10:00:00Z", 1, 9, 6);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "their record");
+    git(ws.root, "checkout", "-q", "-");
+    const base = liveLines(ws);
+    await history(ws, ["src/api/ours.ts"], "2026-06-02T10:00:00Z", 1, 9, 7);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "our record");
+    const ours = liveLines(ws).at(-1)!;
+    expect(() => git(ws.root, "merge", "-q", "theirs")).toThrow(/CONFLICT|conflict|failed/);
+    const theirs = git(ws.root, "show", `theirs:${LEDGER}`).trimEnd().split("\n").at(-1)!;
+    ws.write(LEDGER, `${[...base, theirs, ours].join("\n")}\n`);
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "14 records; no problems.\n" });
+    ws.write(LEDGER, `${[...base, theirs, JSON.stringify(forged), ours].join("\n")}\n`);
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(`${LEDGER}:14: inserted: this line is not in the ledger committed at HEAD`);
   });
 
   it("verify's hold to HEAD is not switched off by a replace ref, a manifest cut short, or git failing; a CRLF checkout or commit is the same ledger", async () => {

@@ -38,8 +38,14 @@ const digestOf = (h: Hash) => h.digest().toString("latin1");
  * when the file ends in a newline), reading git's output as it comes. Undefined when it was read, or when
  * there is nothing committed to hold the file to; else why HEAD's ledger could not be read.
  */
-export async function forEachCommittedLine(root: string, ledgerPath: string, each: (line: CommittedLine, n: number) => void): Promise<string | undefined> {
-  const blob = committedBlob(root, ledgerPath);
+export async function forEachCommittedLine(
+  root: string,
+  ledgerPath: string,
+  each: (line: CommittedLine, n: number) => void,
+  /** Another commit to read it at (`MERGE_HEAD`). */
+  rev = "HEAD",
+): Promise<string | undefined> {
+  const blob = committedBlob(root, ledgerPath, rev);
   if (typeof blob !== "object") return blob;
   return new Promise((settle) => {
     // Stryker disable next-line ObjectLiteral,ArrayDeclaration: equivalent: git cat-file blob reads no input, and its output is read from its pipes either way
@@ -116,9 +122,9 @@ export function committedFolder(root: string, path: string): string[] | string |
   return r.stdout.split("\0").filter(Boolean);
 }
 
-/** The object HEAD holds at `path` (relative to the workspace, which may be a repository's subfolder). */
-function committedBlob(root: string, path: string): { id: string } | string | undefined {
-  const named = gitSync(root, ["-c", "core.useReplaceRefs=false", "rev-parse", "--verify", "--quiet", `HEAD:./${path}`], { encoding: "utf8" });
+/** The object `rev` holds at `path` (relative to the workspace, which may be a repository's subfolder). */
+function committedBlob(root: string, path: string, rev = "HEAD"): { id: string } | string | undefined {
+  const named = gitSync(root, ["-c", "core.useReplaceRefs=false", "rev-parse", "--verify", "--quiet", `${rev}:./${path}`], { encoding: "utf8" });
   if (named.status === 0) return { id: named.stdout.trim() };
   // no HEAD yet, or no such file in it: nothing was committed
   if (named.status === 1) return undefined;

@@ -105,7 +105,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     const held = new Set<number>();
     problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments, held)));
     problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
-    sinceCommit.push(...insertedSinceCommit(committedPath, verifier, next, held));
+    sinceCommit.push(...insertedSinceCommit(committedPath, verifier, next, held, await mergingIn(root, committedPath, verifier)));
   }
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
@@ -197,14 +197,21 @@ async function removedSinceCommit(
  * (`merge=union`, a rebase, a stash): such a line was put there since the last commit, by hand or by a tool
  * that rewrote the file. A forged record with a `prev` that matches keeps the chain whole; this finds it.
  */
-function insertedSinceCommit(ledgerPath: string, verifier: LedgerVerifier, liveFirst: number, held: ReadonlySet<number>): VerifyProblem[] {
+function insertedSinceCommit(
+  ledgerPath: string,
+  verifier: LedgerVerifier,
+  liveFirst: number,
+  held: ReadonlySet<number>,
+  /** Lines a commit being merged in holds (`mergingIn`): where a person resolving a conflict put them is theirs to choose. */
+  merging: ReadonlySet<number>,
+): VerifyProblem[] {
   let lastHeld = -1;
   for (const line of held) if (line > lastHeld) lastHeld = line;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
   for (const line of verifier.lines()) {
     if (line < liveFirst || line >= lastHeld) continue;
-    if (held.has(line)) {
+    if (held.has(line) || merging.has(line)) {
       open = false;
       continue;
     }
@@ -221,6 +228,30 @@ function insertedSinceCommit(ledgerPath: string, verifier: LedgerVerifier, liveF
     kind: "inserted" as const,
     message: `${count === 1 ? "this line is" : `these ${count} lines (${first - liveFirst + 1}-${last - liveFirst + 1}) are`} not in the ledger committed at HEAD (\`HEAD:${ledgerPath}\`), yet ${count === 1 ? "stands" : "stand"} before records that are (the last at line ${lastCommitted}): records are only appended, so ${count === 1 ? "it was" : "they were"} put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${ledgerPath}\` shows what changed since; remove what no writer appended and verify again`,
   }));
+}
+
+/** What git names the commit an operation in progress brings in: a merge, a cherry-pick, a revert, a rebase's step. */
+const MERGING_HEADS = ["MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"];
+
+/**
+ * The lines (the verifier's numbering) of the ledger as each commit being merged in holds it: a conflict in the
+ * ledger (a repository without `merge=union` for it) may be resolved with that side's lines first. A side that
+ * cannot be read exempts nothing.
+ */
+async function mergingIn(root: string, ledgerPath: string, verifier: LedgerVerifier): Promise<Set<number>> {
+  const lines = new Set<number>();
+  for (const rev of MERGING_HEADS) {
+    await forEachCommittedLine(
+      root,
+      ledgerPath,
+      (committed) => {
+        const at = verifier.lineOf(committed.digest);
+        if (at !== undefined) lines.add(at);
+      },
+      rev,
+    );
+  }
+  return lines;
 }
 
 /**
