@@ -231,7 +231,7 @@ describe("intent hook claude-code: PreToolUse decisions", () => {
     expect((await bash("rm -rf dist")).json).toEqual(ask("deletes files"));
     expect((await bash("npm test > test.log 2>&1")).json).toEqual(ask("redirects output into a file"));
     expect((await bash("sed -i 's/a/b/' src/api/weather.ts")).json).toEqual(ask("edits files in place"));
-    expect((await bash("git checkout -- src")).json).toEqual(ask("rewrites the working tree with git"));
+    expect((await bash("git checkout -- src")).json).toEqual(ask("writes files or rewrites the working tree with git"));
     for (const harmless of ["npm test", "git status && git diff HEAD", "ls -la 2>/dev/null | grep api", "node -e 'console.log(1 >= 0)' 2>&1"]) {
       const r = await bash(harmless);
       expect(r.status, harmless).toBe(0);

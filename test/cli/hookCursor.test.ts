@@ -200,6 +200,24 @@ describe("intent hook cursor", () => {
     expect(records[0]!.metadata["dev.intent-lsp"]).toMatchObject({ intent_id: "INT-001", scope: "PASS", post_hash: fileHash(ws.read(API)) });
   });
 
+  it("an MCP tool that runs something and names a file is recorded as a shell command: the selection it changes holds the session", async () => {
+    ws.select("INT-001");
+    const run = (event: string) =>
+      cursorPayload(ws, event, { tool_name: "shell_exec", tool_input: JSON.stringify({ cmd_line: "./switch.sh", output_path: ws.path(API) }), command: "npx" });
+    expect((await runHookInProcess("cursor", run("beforeMCPExecution"), { cwd: ws.root })).json).not.toMatchObject({ permission: "deny" });
+    ws.select("INT-003");
+    await runHookInProcess("cursor", { ...run("afterMCPExecution"), result_json: "{}" }, { cwd: ws.root });
+    const write = cursorPayload(ws, "beforeMCPExecution", {
+      tool_name: "write_file",
+      tool_input: JSON.stringify({ path: ws.path(API), content: "x\n" }),
+      command: "npx",
+    });
+    expect((await runHookInProcess("cursor", write, { cwd: ws.root })).json).toMatchObject({
+      permission: "deny",
+      agentMessage: expect.stringContaining("[intent-lsp: rules-changed]"),
+    });
+  });
+
   it("sessionStart and sessionEnd keep the session file", async () => {
     const file = ws.path(`.orchestration/.sessions/${sessionFileName(SESSION)}`);
     await runHookInProcess("cursor", cursorPayload(ws, "sessionStart", {}), { cwd: ws.root });

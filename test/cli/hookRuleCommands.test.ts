@@ -192,6 +192,23 @@ describe("intent hook claude-code: a shell command that changed the selection", 
     expect(await decision()).toBe("allow");
   });
 
+  it("a tool that runs something and names a file is recorded as a shell command: the selection it changes holds the session", async () => {
+    const call = (event: string) =>
+      claudePayload(ws, event, {
+        tool_name: "mcp__x__shell_exec",
+        tool_input: { cmd_line: "./scripts/switch.sh", output_path: "src/api/out.txt" },
+        tool_use_id: "toolu_run",
+      });
+    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    // in scope, and nothing the shell policy asks about: left to the agent's own permission rules
+    expect(JSON.parse(await reply("PreToolUse"))).toEqual({});
+    ws.write("src/api/out.txt", "ran\n");
+    ws.select("INT-003");
+    expect(await reply("PostToolUse")).toContain("this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003)");
+    // (only a shell command's post hook compares the rules with the state before it)
+    expect(heldSessions(ws)).toHaveLength(1);
+  });
+
   it("a change the user approved when asked (the command said it changes the rules) holds nothing", async () => {
     const claude = PROTOCOLS[0]!;
     const command = "intent select INT-003";

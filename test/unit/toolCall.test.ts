@@ -49,7 +49,19 @@ const ROWS: Row[] = [
   ["an edit list reads one level deeper than other lists", "multi_edit_files", { edits: [[{ path: "src/a.ts" }]] }, { kind: "write", filePath: "src/a.ts" }],
   ["a list of lists of operations", "do_ops", { operations: [[{ path: "src/a.ts" }]] }, { kind: "write", filePath: "src/a.ts" }],
   ["operations four levels deep", "do_ops", deep(4), { kind: "write", filePath: "src/a.ts" }],
-  ["operations five levels deep are not a tool's arguments", "do_ops", deep(5), { kind: "other" }],
+  [
+    "operations five levels deep name a file the gate does not read",
+    "do_ops",
+    deep(5),
+    { kind: "write-without-path", whyHas: "do_ops's files are named deeper than intent-lsp reads (4 levels)" },
+  ],
+  ["objects five levels deep that name no file", "do_ops", { a: { b: { c: { d: { e: { title: "x", url: "https://x" } } } } } }, { kind: "other" }],
+  [
+    "a workspace edit wrapped in a request",
+    "mcp__lsp__apply_workspace_edit",
+    { request: { params: { edit: { documentChanges: [{ textDocument: { uri: "file:///ws/docs/x.md" }, edits: [{ newText: "x" }] }] } } } },
+    { kind: "write-without-path", whyHas: "files are named deeper than intent-lsp reads" },
+  ],
   ["a list of operations holding nothing", "do_ops", { ops: [null, "docs/a.md", 3] }, { kind: "other" }],
   ["a folder under a key of its own word, alone", "scaffold", { outputDir: "docs" }, { kind: "write", filePath: "docs" }],
   // files of a repository elsewhere, and reads by a tool that also writes
@@ -108,6 +120,8 @@ const ROWS: Row[] = [
     { kind: "write", filePath: "docs/x.md" },
   ],
   ["a text editor viewing", "str_replace_based_edit_tool", { command: "view", path: "docs/x.md" }, { kind: "other" }],
+  ["Goose's text editor viewing", "developer__text_editor", { command: "view", path: "docs/x.md" }, { kind: "other" }],
+  ["Goose's text editor writing", "developer__text_editor", { command: "write", path: "docs/x.md", file_text: "x" }, { kind: "write", filePath: "docs/x.md" }],
   [
     "a text editor replacing",
     "str_replace_editor",
@@ -140,7 +154,7 @@ const ROWS: Row[] = [
     "an object under a path key naming its file deeper than the gate reads",
     "mcp__x__frob",
     { target: deep(4) },
-    { kind: "write-without-path", tool: "mcp__x__frob" },
+    { kind: "write-without-path", whyHas: "files are named deeper than intent-lsp reads" },
   ],
   ["a folder that is no path, beside a name", "make_note", { dir: 5, name: "a.md" }, { kind: "write-without-path", whyHas: "names 5 where a file belongs" }],
   [
@@ -155,43 +169,153 @@ const ROWS: Row[] = [
   ["a patch nested too deep to read", "frobnicate", { patch: nestedValue(6) }, { kind: "write-without-path", tool: "frobnicate" }],
   ["text that is no patch", "translate_text", { input: "a --- b" }, { kind: "other" }],
   ["a known writer's name spaced twice, naming no file", "Multi  Edit", {}, { kind: "write-without-path", tool: "Multi  Edit" }],
-  // what runs
-  ["a shell tool without a command", "Bash", {}, { kind: "shell", command: "" }],
-  ["a tool name spaced twice", "Run  Command", { command: "ls" }, { kind: "shell", command: "ls" }],
-  ["a running tool given a command and a file: the command", "shell_exec", { command: "npm test", path: "src/a.ts" }, { kind: "shell", command: "npm test" }],
-  ["a running tool given only a file: the file", "update_process_notes", { path: "docs/n.md" }, { kind: "write", filePath: "docs/n.md" }],
+  // what is nested too deep to judge
+  [
+    "a git tool's arguments nested deeper",
+    "git_diff",
+    nestedValue(6) as Record<string, unknown>,
+    { kind: "write-without-path", whyHas: "git_diff's arguments are nested deeper than intent-lsp reads (4 levels)" },
+  ],
+  [
+    "a running tool's inputs nested deeper",
+    "start_process",
+    { command: "ls", opts: nestedValue(6) },
+    { kind: "write-without-path", whyHas: "start_process's inputs are nested deeper than intent-lsp reads" },
+  ],
+  [
+    "an editing tool's command says what it does to the file",
+    "fs_write",
+    { command: "create", path: "src/a.ts", file_text: "x" },
+    { kind: "write", filePath: "src/a.ts" },
+  ],
+  // an agent's own shell
+  ["a shell tool's command", "Bash", { command: "ls -la", description: "list" }, { kind: "shell", command: "ls -la" }],
+  [
+    "a running tool given only a file: the file, and what it runs",
+    "update_process_notes",
+    { path: "docs/n.md" },
+    { kind: "write", filePath: "docs/n.md", runs: "docs/n.md\ndocs/n.md\npython3 -c 'docs/n.md'" },
+  ],
+];
+
+/**
+ * Tools that run something: the call they are judged as, the decision of the shell policy on what they run,
+ * and lines (one command each) that what they run must hold.
+ */
+const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kind: "shell" | "write", decides: string, lines?: string[]][] = [
+  ["a shell tool without a command", "Bash", {}, "shell", "shell-read-only"],
+  ["a tool name spaced twice", "Run  Command", { command: "ls" }, "shell", "shell-read-only", ["ls"]],
+  [
+    "a shell-named MCP tool's command as a list",
+    "mcp__x__run_command",
+    { command: ["intent", "start", "INT-3"] },
+    "shell",
+    "rule-command",
+    ["intent start INT-3"],
+  ],
+  ["a shell-named MCP tool's command under another key", "mcp__x__run_command", { cmd: "intent start INT-3" }, "shell", "rule-command"],
+  ["a shell-named MCP tool given a script", "mcp__x__bash", { script: "intent start INT-3" }, "shell", "rule-command"],
   [
     "a program and its arguments: one command",
     "start_process",
     { command: "intent", args: ["start", "INT-3"] },
-    { kind: "shell", command: "intent start INT-3" },
+    "shell",
+    "rule-command",
+    ["intent start INT-3"],
   ],
-  ["arguments that are no words are left out", "start_process", { command: "ls", args: ["-la", { x: 1 }, 2] }, { kind: "shell", command: "ls -la" }],
-  ["a command, then code", "execute_command", { command: "python3", code: "print(1)" }, { kind: "shell", command: `python3\n${code("print(1)")}` }],
-  ["code: a shell's text and an interpreter's", "execute_code", { code: "print('it''s')" }, { kind: "shell", command: code("print('it''s')") }],
+  [
+    "arguments before the program in the input",
+    "start_process",
+    { args: ["start", "INT-3"], command: "intent" },
+    "shell",
+    "rule-command",
+    ["intent start INT-3"],
+  ],
+  ["a program and arguments under any keys", "mcp__x__run_process", { program: "intent", arguments: ["start", "INT-3"] }, "shell", "rule-command"],
+  ["a file and arguments", "mcp__x__run_process", { file: "intent", args: ["start", "INT-3"] }, "shell", "rule-command"],
+  ["an executable and argv", "mcp__x__spawn_process", { executable: "/usr/local/bin/intent", argv: ["start", "INT-3"] }, "shell", "rule-command"],
+  ["arguments in lists of lists and objects", "mcp__x__execute_command", { command: "intent", args: [["start"], { value: "INT-3" }] }, "shell", "rule-command"],
+  ["a command in an object", "mcp__x__execute_command", { command: { program: "intent", args: ["start", "INT-3"] } }, "shell", "rule-command"],
+  ["commands in a list", "mcp__x__execute_commands", { commands: ["ls", "intent start INT-3"] }, "shell", "rule-command"],
+  ["an expression evaluated", "mcp__node__evaluate", { expression: 'require("child_process").execSync("intent start INT-3")' }, "shell", "rule-command"],
+  ["code under a key of its own", "mcp__x__run_code", { language: "bash", source_code: "intent start INT-3" }, "shell", "rule-command"],
+  ["a program given its input", "mcp__x__exec", { command: "python3", stdin: 'import os; os.system("intent start INT-3")' }, "shell", "rule-command"],
+  ["code given to a tool named for its language", "mcp__python__python", { code: 'import os; os.system("intent start INT-3")' }, "shell", "rule-command"],
+  ["a REPL's input", "mcp__repl__repl", { input: "intent start INT-3" }, "shell", "rule-command"],
+  ["a remote shell's command", "mcp__ssh__ssh", { host: "localhost", command: "intent start INT-3" }, "shell", "rule-command"],
+  ["a tool named to read and run", "mcp__x__read_and_run", { command: "intent start INT-3" }, "shell", "rule-command"],
+  ["a tool of any name given a command", "mcp__x__frob", { command: "intent start INT-3" }, "shell", "rule-command"],
+  ["an editing operation beside a script", "mcp__x__frob", { command: "create", script: "intent start INT-3" }, "shell", "rule-command"],
+  [
+    "keys typed one by one",
+    "mcp__tmux__send_keys",
+    { paneId: "%1", keys: ["inte", "nt start INT-3", "Enter"] },
+    "shell",
+    "rule-command",
+    ["intent start INT-3Enter"],
+  ],
+  ["a command run in the rules' folder", "mcp__dc__start_process", { command: "python3 fix.py *.yaml", cwd: ".orchestration" }, "shell", "rule-command"],
+  [
+    "a command, then code",
+    "execute_command",
+    { command: "python3", code: "print(1)" },
+    "shell",
+    "shell-read-only",
+    ["python3", "print(1)", "python3 -c 'print(1)'"],
+  ],
+  ["code: a shell's text and an interpreter's", "execute_code", { code: "print('it''s')" }, "shell", "shell-read-only", code("print('it''s')").split("\n")],
+  ["harmless code", "execute_code", { code: "print('hello')" }, "shell", "shell-read-only"],
+  ["arguments that are no words are left out", "start_process", { command: "ls", args: ["-la", { x: 1 }, 2] }, "shell", "shell-read-only", ["ls -la"]],
+  // a running tool that names files: judged by them and by what it runs
+  ["commands and a log file", "mcp__x__shell_exec", { commands: ["intent start INT-3"], log_file: "src/api/log.txt" }, "write", "rule-command"],
+  ["text typed and an output file", "mcp__x__terminal_session", { text: "intent start INT-3\n", output_file: "src/api/out.txt" }, "write", "rule-command"],
+  ["a command line and an output path", "mcp__x__shell_exec", { cmd_line: "npm test", output_path: "src/api/out.txt" }, "write", "shell-read-only"],
+  [
+    "a name that starts by running runs what it names",
+    "mcp__x__run_tests",
+    { path: "test/auth/a.test.ts" },
+    "shell",
+    "shell-read-only",
+    ["test/auth/a.test.ts"],
+  ],
   // git tools
   [
     "a git tool's arguments at any depth the gate reads",
     "git_diff",
     nestedValue(4) as Record<string, unknown>,
-    { kind: "shell", command: "git diff --output=.orchestration/active_intents.yaml" },
+    "shell",
+    "rule-command",
+    ["git diff --output=.orchestration/active_intents.yaml"],
   ],
   [
     "a git tool's arguments one level deeper still",
     "git_diff",
     nestedValue(5) as Record<string, unknown>,
-    { kind: "shell", command: "git diff --output=.orchestration/active_intents.yaml" },
+    "shell",
+    "rule-command",
+    ["git diff --output=.orchestration/active_intents.yaml"],
   ],
+  ["a git tool's empty arguments", "git_status", { repo_path: ".", branch: null, all: true }, "shell", "shell-read-only", ["git status ."]],
   [
-    "a git tool's arguments nested deeper",
-    "git_diff",
-    nestedValue(6) as Record<string, unknown>,
-    { kind: "write-without-path", whyHas: "arguments are nested deeper than intent-lsp reads (4 levels)" },
+    "a git tool's value that would end the command before another",
+    "mcp__git__git_diff",
+    { note: "a;b", repo_path: "/ws", target: "--output=docs/x.md" },
+    "shell",
+    "shell-write",
+    ["git diff --output=docs/x.md"],
   ],
-  ["a git tool's empty arguments", "git_status", { repo_path: ".", branch: null, all: true }, { kind: "shell", command: "git status ." }],
 ];
 
 describe("classifyTool, rule by rule", () => {
+  it.each(RUN_ROWS)("%s", (_what, tool, input, kind, decides, lines) => {
+    const got = classifyTool(tool, input);
+    expect(got.kind).toBe(kind);
+    const text = got.kind === "shell" ? got.command : got.kind === "write" ? got.runs : undefined;
+    expect(text).toBeTypeOf("string");
+    expect(gateShell(text!).code, text).toBe(decides);
+    for (const line of lines ?? []) expect(text!.split("\n")).toContain(line);
+  });
+
   it.each(ROWS)("%s", (_what, tool, input, call) => {
     const got = classifyTool(tool, input);
     if ("whyHas" in call) {

@@ -17,7 +17,7 @@ import {
 } from "../../io/agent/events";
 import { undoEdits, wroteByEdits, type StringEdit, type WriteReport } from "../../io/agent/agentWrite";
 import { agentSessionId } from "../../io/agent/session";
-import { classifyTool } from "../../engine/agent/toolCall";
+import { classifyTool, recordedAs } from "../../engine/agent/toolCall";
 import { asObject, jsonAnswer, str, type HookAnswer, type Json } from "./payload";
 import { claudeCodeDecision } from "./answers";
 import { agentFolder, unnamedMoment } from "./toolEvent";
@@ -67,7 +67,7 @@ function claudeEvent(p: Json): string | undefined {
 async function postToolUse(p: Json, henv: HookEnvironment, session: HookSession): Promise<HookAnswer> {
   const tool = str(p["tool_name"]) ?? "";
   const input = asObject(p["tool_input"] ?? {});
-  const call = classifyTool(tool, input);
+  const call = recordedAs(classifyTool(tool, input));
   const ctx = openAgentWorkspace(henv, session, callPaths(call));
   if (call.kind === "shell") {
     const said = await afterShell(

@@ -17,7 +17,7 @@ import { preToolUseDenial, withoutAsk, type Moment, type PlainDecision } from ".
 export type { Moment, PlainDecision };
 import type { StringEdit } from "../../io/agent/agentWrite";
 import type { ModelSources } from "../../io/modelSources";
-import type { ToolCall } from "../../engine/agent/toolCall";
+import { recordedAs, type ToolCall } from "../../engine/agent/toolCall";
 import type { GateDecision } from "../../engine/agent/decision";
 
 /**
@@ -54,7 +54,7 @@ export interface AfterTool {
 
 /** After the call: its writes recorded (a write tool's files one by one, a shell command's in one record). */
 export async function afterTool(henv: HookEnvironment, session: HookSession, ev: ToolEvent): Promise<AfterTool> {
-  const { call } = ev;
+  const call = recordedAs(ev.call);
   const ctx = openAgentWorkspace(henv, session, callPaths(call));
   if (call.kind === "shell") {
     const said = await afterShell(ctx, henv, { ...(ev.callId ? { callId: ev.callId } : {}), tool: ev.tool, command: call.command, model: ev.model }, session);

@@ -25,9 +25,9 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
   [
     new RegExp(
-      String.raw`(^|[\s;&|(\`])${GIT}((checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule|clone)(\s|$)|[^;&|]*\s--output(=|\s))`,
+      String.raw`(^|[\s;&|(\`])${GIT}((checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule|clone|init|archive|bundle)(\s|$)|[^;&|]*\s--output(=|\s))`,
     ),
-    "rewrites the working tree with git",
+    "writes files or rewrites the working tree with git",
   ],
   [
     /(^|[\s;&|(`])((patch|unzip|gunzip|bunzip2|unxz|unzstd)(\s|$)|(gzip|bzip2|xz|zstd)\s[^;&|]*-[a-zA-Z]*d|tar\s([^;&|]*\s)?(-?[a-zA-Z]*x[a-zA-Z]*(\s|$)|--extract))/,

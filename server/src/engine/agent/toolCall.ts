@@ -9,7 +9,14 @@ import { fileURLToPath } from "node:url";
 
 export type ToolCall =
   /** Writes (or may write) this file: gated against the scope, then recorded after. */
-  | { kind: "write"; filePath: string; expectedHash?: string; otherPaths?: string[] }
+  | {
+      kind: "write";
+      filePath: string;
+      expectedHash?: string;
+      otherPaths?: string[];
+      /** What the tool also runs (a tool that runs something and names files): the shell policy judges it too. */
+      runs?: string;
+    }
   /** A tool known to write files, called without naming one: denied, there is nothing to check. */
   | { kind: "write-without-path"; tool: string /** Why its files cannot be named, when more is known than "no path". */; why?: string }
   /** A shell command: the shell policy decides (its files are only known after it ran). */
@@ -131,16 +138,14 @@ const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|sym
  * A tool that runs commands, processes or code (`start_process`, `execute_shell_command`, `executeCode`,
  * `run_script`): what it changes is known only after it ran, as a shell command's is, so it is one.
  */
-const RUNS = /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys)(_|$)/;
+const RUNS =
+  /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys|sh|bash|zsh|fish|python\d*|ruby|perl|repl|ssh)(_|$)/;
 /** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
 const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
-/** Where such a tool puts a program and its arguments: one command, their words joined (`{"command": "intent", "args": ["start"]}`). */
-const COMMAND_KEYS = ["command", "cmd", "commandline", "args", "argv"];
-/**
- * Where it puts text a shell or an interpreter runs (a script, code, keys typed into a process): each is
- * judged as a shell's text and as code an interpreter is given (`os.system('intent start …')`).
- */
-const CODE_KEYS = ["script", "code", "pythoncode", "codesnippet", "keys", "input", "source"];
+/** Where a tool puts a program and its arguments, in the order they run (`{"args": ["start"], "command": "intent"}`). */
+const COMMAND_KEYS = ["command", "cmd", "commandline", "program", "executable", "args", "argv", "arguments"];
+/** Keys that hold what a tool runs: a tool given one runs it, whatever its name says (`python {"code": …}`). */
+const RUN_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet"];
 /**
  * A name that says the tool reads (`get_file_contents`, `list_commits`, `read_resource`, `search_code`):
  * whatever it names, it changes nothing, here or anywhere.
@@ -154,8 +159,10 @@ const GIT_TOOL = /^git_([a-z]+(?:_[a-z]+)*)$/;
  */
 const REFACTORS = /(^|_)(rename_symbol|rename_refactoring|refactor|refactoring|move_symbol|change_signature|safe_delete|inline_symbol|extract_method)(_|$)/;
 
-/** Anthropic's text editor tools: their `command` says what they do, and `view` only reads. */
-const TEXT_EDITORS = new Set(["str_replace_editor", "str_replace_based_edit_tool"]);
+/** Text editor tools (Anthropic's, Goose's): their `command` says what they do, and `view` only reads. */
+const TEXT_EDITORS = new Set(["str_replace_editor", "str_replace_based_edit_tool", "text_editor"]);
+/** What editing tools' `command` says they do to a file (Anthropic's text editor, Kiro's `fs_write`, Goose's `text_editor`). */
+const EDIT_OPERATIONS = new Set(["view", "create", "write", "str_replace", "strreplace", "insert", "append", "undo_edit"]);
 /**
  * MCP servers of code hosts by the name they are configured under (`mcp__github__…`): a call that names a
  * repository there (`owner` and `repo`) names the files of that repository by `path` or `files`, not files
@@ -166,36 +173,54 @@ const REMOTE_FILE_KEYS = new Set(["path", "paths", "files", "filepath"]);
 
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
-  if (SHELLS.has(tool)) return { kind: "shell", command: text(input["command"]) ?? "" };
+  // an agent's own shell tool gives its command as a string; any other is read as every running tool is
+  if (SHELLS.has(tool) && typeof input["command"] === "string") return { kind: "shell", command: input["command"] };
   if (READERS.has(tool)) return { kind: "other" };
   if (TEXT_EDITORS.has(tool) && input["command"] === "view") return { kind: "other" };
-  // (unless the name also says it changes something: `search_replace`, `find_and_replace`, `read_and_write_file`)
-  if (READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
-  // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file)
+  const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
+  // (an editing tool's `command` is what it does to the file it names: Kiro's `fs_write {"command": "create"}`)
+  const operation = typeof input["command"] === "string" && EDIT_OPERATIONS.has(input["command"].toLowerCase());
+  const runs =
+    !TEXT_EDITORS.has(tool) &&
+    (SHELLS.has(tool) || RUNS.test(tool) || RUN_KEYS.some((k) => !(k === "command" && operation) && stringsOf(byKey.get(k))?.length !== 0));
+  // a name that says it reads reads (unless it also says it changes something: `search_replace`,
+  // `find_and_replace`, `read_and_write_file`, or runs something: `read_and_run`)
+  if (!runs && READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
+  const tooDeep = (what: string): ToolCall => ({
+    kind: "write-without-path",
+    tool: name,
+    why: `${name}'s ${what} deeper than intent-lsp reads (${MAX_NESTING} levels), so what it does cannot be judged. Give them as plain values, or ask the user.`,
+  });
+  // the git command with the arguments it was given (`git_diff {"target": "--output=…"}` writes a file), all
+  // of them and each on its own (one value cannot end the command before another: `{"note": "a;b", …}`)
   const git = GIT_TOOL.exec(tool);
   if (git) {
     const args = stringsOf(input);
-    if (!args)
-      return {
-        kind: "write-without-path",
-        tool: name,
-        why: `${name}'s arguments are nested deeper than intent-lsp reads (${MAX_NESTING} levels), so the git command it runs cannot be judged. Give them as plain values, or ask the user.`,
-      };
-    return { kind: "shell", command: [`git ${git[1]!.replaceAll("_", "-")}`, ...args].join(" ") };
+    if (!args) return tooDeep("arguments are nested");
+    const verb = `git ${git[1]!.replaceAll("_", "-")}`;
+    return { kind: "shell", command: [[verb, ...args].join(" "), ...args.map((a) => `${verb} ${a}`)].join("\n") };
   }
   // a code host's tool changes files of a repository there: only what else it names is judged
   const remote = onCodeHost(name, input);
   const local = remote ? Object.fromEntries(Object.entries(input).filter(([k]) => !REMOTE_FILE_KEYS.has(k.toLowerCase()))) : input;
-  // one that names files and no command (`update_process_notes {path, content}`) is judged by those files
-  const command = commandOf(input);
-  const { paths, unresolved, unreadable } = namedPaths(local);
-  if (RUNS_FIRST.test(tool) || (RUNS.test(tool) && (command !== "" || !paths.length))) return { kind: "shell", command };
+  const { paths, unresolved, unreadable, deeper } = namedPaths(local);
+  if (runs) {
+    const command = runText(byKey, input);
+    if (command === undefined) return tooDeep("inputs are nested");
+    // one that names files (`update_process_notes {path, content}`, `shell_exec {commands, log_file}`) is
+    // judged by those files and by what it runs; one named for running first (`run_tests`) runs what it names
+    if (!paths.length || RUNS_FIRST.test(tool) || SHELLS.has(tool)) return { kind: "shell", command };
+    if (!unreadable.length && !deeper)
+      return { kind: "write", filePath: paths[0]!, ...(paths.length > 1 ? { otherPaths: paths.slice(1) } : {}), runs: command };
+  }
   if (REFACTORS.test(tool))
     return {
       kind: "write-without-path",
       tool: name,
       why: `${name} changes every file that refers to what it names, and which files those are cannot be told before it runs; intent-lsp lets agents write only files it can judge first. Make the change with edit tools, file by file, or ask the user.`,
     };
+  // files named deeper than the gate reads (`{"request": {"params": {"edit": …}}}`): which, nobody can judge
+  if (deeper) return tooDeep("files are named");
   // a file the gate cannot read, alone or beside those it can: what that one is, nobody can judge
   if (unreadable.length)
     return {
@@ -220,14 +245,24 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
 }
 
 /**
+ * The call as its post hook records it: a tool that runs something and names files as the shell command it
+ * is (the snapshot taken before it covers the files it names, and whatever else it changed).
+ */
+export function recordedAs(call: ToolCall): ToolCall {
+  return call.kind === "write" && call.runs !== undefined ? { kind: "shell", command: call.runs } : call;
+}
+
+/**
  * Every file a tool input names, known keys first, each once (a move names two; an edit list many), and
  * whether a key that should name a file holds something that is not a usable path (a number, an empty
  * string, an object without one).
  */
-function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[]; unresolved: boolean; unreadable: string[] } {
+function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[]; unresolved: boolean; unreadable: string[]; deeper: boolean } {
   const byKey = new Map<string, { values: unknown[]; pathLike: boolean; folder: boolean }>();
   const out: string[] = [];
   let unresolved = false;
+  // a file named below MAX_NESTING, where the gate does not read
+  let deeper = false;
   // a value under a path key that is no path the gate can read (a `file://` URI naming another host, a number)
   const unreadable: string[] = [];
   for (const [key, value] of Object.entries(input)) {
@@ -257,6 +292,7 @@ function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[
       const inner = namedPaths(v as Record<string, unknown>, depth + 1);
       out.push(...inner.paths);
       unreadable.push(...inner.unreadable);
+      deeper ||= inner.deeper;
       // Stryker disable next-line ConditionalExpression: equivalent: `unresolved` counts only when no path was found at all
       if (!inner.paths.length) unresolved = true;
     } else {
@@ -294,16 +330,38 @@ function namedPaths(input: Record<string, unknown>, depth = 0): { paths: string[
   }
   function nested(v: unknown): void {
     // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a string read as an object of its characters names no file
-    if (!v || typeof v !== "object" || depth + 1 > MAX_NESTING) return;
+    if (!v || typeof v !== "object") return;
+    if (depth + 1 > MAX_NESTING) {
+      deeper ||= namesFiles(v);
+      return;
+    }
     const inner = namedPaths(v as Record<string, unknown>, depth + 1);
     out.push(...inner.paths);
     unreadable.push(...inner.unreadable);
+    deeper ||= inner.deeper;
   }
-  return { paths: [...new Set(out)], unresolved, unreadable };
+  return { paths: [...new Set(out)], unresolved, unreadable, deeper };
 }
 
-/** How deep into objects other keys hold the gate looks for files named: deeper ones are not a tool's arguments. */
+/**
+ * How deep into objects other keys hold the gate reads the files named; a file named deeper (`namesFiles`)
+ * denies the call.
+ */
 const MAX_NESTING = 4;
+/** Deeper than this, a value is taken to name a file: nobody can tell. */
+const MAX_SCAN = 64;
+
+/** Whether a value names a file anywhere inside it: a key a path goes under, or a `file://` URI. */
+function namesFiles(v: unknown, depth = 0): boolean {
+  if (typeof v === "string") return v.startsWith("file://");
+  if (!v || typeof v !== "object") return false;
+  if (depth > MAX_SCAN) return true;
+  for (const [k, x] of Object.entries(v)) {
+    const word = lastWord(k);
+    if (k.startsWith("file://") || PATH_WORDS.has(word) || FOLDER_WORDS.has(word) || namesFiles(x, depth + 1)) return true;
+  }
+  return false;
+}
 
 /** Whether a call is an MCP code host's (CODE_HOST_TOOL) naming a repository there. */
 function onCodeHost(name: string, input: Record<string, unknown>): boolean {
@@ -341,16 +399,19 @@ function stringsOf(v: unknown, depth = 0): string[] | undefined {
 }
 
 /**
- * What a running tool is given, as the shell policy reads it: its command's words as one command, then each
- * text it runs both as a shell's and as an interpreter's code (`python3 -c '…'`, which the policy searches
- * for our CLI), one command per line.
+ * What a running tool is given, as the shell policy reads it, one command per line: its program and arguments
+ * (COMMAND_KEYS, in that order), then every string it holds joined as they come (they may be a program and its
+ * arguments under any keys: `{"file": "intent", "args": […]}`), the keys it types joined as typed, and each
+ * string alone, both as a shell's text and as code an interpreter is given (`python3 -c '…'`, which the policy
+ * searches for our CLI: `os.system('intent start …')`). A working folder is among the strings, so a command
+ * run in `.orchestration` names it. Undefined when strings are nested deeper than the gate reads.
  */
-function commandOf(input: Record<string, unknown>): string {
-  const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
-  const words = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-  const command = COMMAND_KEYS.flatMap((k) => words(byKey.get(k))).join(" ");
-  const code = CODE_KEYS.flatMap((k) => words(byKey.get(k))).flatMap((c) => [c, `python3 -c '${c.replaceAll("'", "'\\''")}'`]);
-  return (command ? [command, ...code] : code).join("\n");
+function runText(byKey: ReadonlyMap<string, unknown>, input: Record<string, unknown>): string | undefined {
+  const all = stringsOf(input);
+  if (all === undefined) return undefined;
+  const lines = [COMMAND_KEYS.flatMap((k) => stringsOf(byKey.get(k)) ?? []).join(" "), all.join(" "), (stringsOf(byKey.get("keys")) ?? []).join("")];
+  for (const s of all) lines.push(s, `python3 -c '${s.replaceAll("'", "'\\''")}'`);
+  return lines.filter(Boolean).join("\n");
 }
 
 /** A usable path: a non-empty string, a `file://` URI as its path. */

@@ -129,32 +129,38 @@ function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecisi
         if (decision.kind !== "allow") break;
         decision = beforeWrite(ctx, other, undefined, callId);
       }
-      return decision;
+      if (call.runs === undefined || decision.kind === "deny") return decision;
+      // a tool that also runs what it is given: that is judged as a shell command is, never allowed outright
+      // (the agent's own permission rules still apply to it), and recorded as one (toolCall.ts `recordedAs`)
+      return beforeCommand(ctx, callId, call.runs, decision.kind === "allow" ? gateShell(call.runs) : decision);
     }
-    case "shell": {
-      const decision = gateShell(call.command);
-      if (decision.kind === "deny") return decision;
-      try {
-        snapshotShell(ctx, callId, call.command, decision.kind === "ask" && decision.code === "rule-command");
-      } catch (err) {
-        // a committed link where the state before the command is kept: nothing is written, and nothing runs
-        // that could not be recorded
-        if (err instanceof UnsafeWriteError) {
-          return deny(
-            "outside-workspace",
-            `${err.message} intent-lsp keeps the state before a shell command there to record what the command changes, so the command is denied. Ask the user to replace the link.`,
-          );
-        }
-        throw err;
-      }
-      return decision;
-    }
+    case "shell":
+      return beforeCommand(ctx, callId, call.command, gateShell(call.command));
     case "write-without-path":
       if (call.why) return deny("bad-path", call.why);
       return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));
     case "other":
       return { kind: "none", code: "not-gated" };
   }
+}
+
+/** `decision` on a command about to run, with the snapshot its post hook records from, unless it is denied. */
+function beforeCommand(ctx: GateContext, callId: string | undefined, command: string, decision: GateDecision): GateDecision {
+  if (decision.kind === "deny") return decision;
+  try {
+    snapshotShell(ctx, callId, command, decision.kind === "ask" && decision.code === "rule-command");
+  } catch (err) {
+    // a committed link where the state before the command is kept: nothing is written, and nothing runs
+    // that could not be recorded
+    if (err instanceof UnsafeWriteError) {
+      return deny(
+        "outside-workspace",
+        `${err.message} intent-lsp keeps the state before a shell command there to record what the command changes, so the command is denied. Ask the user to replace the link.`,
+      );
+    }
+    throw err;
+  }
+  return decision;
 }
 
 /** A shell command reported by its own event (Cursor's beforeShellExecution). */
