@@ -33,7 +33,6 @@ export const TESTS = {
   "server/src/engine/insight.ts": ["test/unit/insight.test.ts", "test/unit/insightRunRows.test.ts", "test/unit/insightFigures.test.ts"],
   "server/src/io/ledger/committedLedger.ts": ["test/cli/ledgerSegments.test.ts"],
   "server/src/io/ledger/verify.ts": ["test/unit/ledger-verify.test.ts"],
-  "server/src/io/ledger/verifySegments.ts": ["test/cli/ledgerSegments.test.ts", "test/cli/ledgerSegmentBounds.test.ts"],
   "server/src/engine/agent/toolCall.ts": ["test/unit/toolCall.test.ts", "test/unit/agent-tools.test.ts"],
   "server/src/engine/agent/shellPolicy.ts": [
     "test/unit/shellPolicy.test.ts",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -179,7 +180,110 @@ describe("verifyLedger per line", () => {
   });
 });
 
+describe("verifyLedger: each problem as it is told", () => {
+  const [first] = chain(1);
+  // [what, the ledger's lines, the problems: line, kind, and the start of the message]
+  const ROWS: [string, string[], [number, string, string][]][] = [
+    ["JSON that is no record", ['{"a":1}'], [[1, "not-a-record", "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record)"]]],
+    [
+      "text after the JSON",
+      ['{"a":1}}'],
+      [[1, "unreadable", "not valid JSON (Unexpected non-whitespace character after JSON at position 7); readers skip this line — fix or remove it by hand"]],
+    ],
+    ["a record cut short, indented", ['  {"version":"0.1.0"'], [[1, "torn", "incomplete record (a later append continued on a fresh line)"]]],
+    [
+      "a record of a later version: read, not checked",
+      [JSON.stringify({ ...JSON.parse(first!), version: "0.2.0" })],
+      [[1, "legacy", 'Agent Trace version "0.2.0": read, but only 0.1.0 is schema-checked']],
+    ],
+    [
+      "a record of a later version that would fail the schema: not checked",
+      [JSON.stringify({ ...JSON.parse(first!), version: "0.2.0", tool: 5 })],
+      [[1, "legacy", 'Agent Trace version "0.2.0"']],
+    ],
+    [
+      "an older dialect",
+      [fixture("older-dialect.jsonl").split("\n")[0]!],
+      [[1, "legacy", "legacy dialect (relative_path / entity_type records); read, not schema-checked — `intent migrate` converts it"]],
+    ],
+    [
+      "a flat record",
+      [fixture("flat-dialect.jsonl").split("\n")[0]!],
+      [[1, "legacy", "legacy dialect (flat record: intent_id / file_path / content_hash); read, not schema-checked — `intent migrate` converts it"]],
+    ],
+    [
+      "a record claiming more lines than any file has",
+      [first!.replace('"scope":"PASS"', '"scope":"PASS","line_count":6000000')],
+      [[1, "unreadable", "record "]],
+    ],
+    [
+      "a prev that is a number",
+      [first!, JSON.stringify(rec(1, 5 as unknown as string))],
+      [[2, "chain", 'prev 5 is not a "sha256:<64 hex>" hash; the record was not written by intent-lsp\'s appender or was edited']],
+    ],
+    ["a prev without its prefix", [first!, JSON.stringify(rec(1, bytesHash(first!).slice("sha256:".length)))], [[2, "chain", 'prev "']]],
+    ["our metadata that is no object: nothing to chain", [JSON.stringify({ ...JSON.parse(first!), metadata: { "dev.intent-lsp": "x" } })], []],
+  ];
+  it.each(ROWS)("%s", (_what, lines, problems) => {
+    const report = verifyLedger(text(lines));
+    expect(report.problems.map((p) => [p.line, p.kind])).toEqual(problems.map(([line, kind]) => [line, kind]));
+    problems.forEach(([, , message], i) => expect(report.problems[i]!.message.startsWith(message), report.problems[i]!.message).toBe(true));
+  });
+
+  it("a record that fails the schema says which record and why", () => {
+    const bad = JSON.parse(first!);
+    bad.files[0].conversations[0].contributor.type = "robot";
+    const twice = JSON.parse(JSON.stringify(bad));
+    twice.files[0].path = 5;
+    expect(verifyLedger(text([JSON.stringify(twice)])).problems[0]!.message).toMatch(
+      /: \/files\/0\/path: .*; \/files\/0\/conversations\/0\/contributor\/type: /,
+    );
+    const [problem] = verifyLedger(text([JSON.stringify(bad)])).problems;
+    expect(problem!.message).toBe(
+      `record ${bad.id} claims Agent Trace 0.1.0 but does not match its schema: /files/0/conversations/0/contributor/type: must be equal to one of the allowed values ("human", "ai", "mixed", "unknown")`,
+    );
+  });
+
+  it("a line again is the same record: checked and counted once", () => {
+    const lines = chain(2);
+    expect(verifyLedger(text([...lines, lines[1]!, lines[1]!]))).toEqual({ ok: true, records: 2, problems: [] });
+  });
+
+  it("problems come in line order, whichever line told them first", () => {
+    const lines = chain(2);
+    lines[0] = lines[0]!.replace("src/f0.ts", "src/g0.ts");
+    const bad = JSON.parse(lines[1]!);
+    bad.files[0].conversations[0].contributor.type = "robot";
+    expect(kinds(text([lines[0]!, JSON.stringify(bad)]))).toEqual([
+      [1, "chain"],
+      [2, "schema"],
+    ]);
+  });
+
+  it("tells each distinct line's first number, in order", () => {
+    const lines = chain(3);
+    const v = new LedgerVerifier();
+    [lines[0]!, "", lines[1]!, lines[0]!, lines[2]!].forEach((l, i) => v.addLine(Buffer.from(l), i + 1, true));
+    expect([...v.lines()]).toEqual([1, 3, 5]);
+    const digest = (l: string) => createHash("sha256").update(l).digest().toString("latin1");
+    expect(v.lineOf(digest(lines[1]!))).toBe(3);
+    expect(v.lineOf(digest(`${lines[1]!}\r`))).toBe(undefined);
+  });
+});
+
 describe("verifyLedgerFile", () => {
+  it("a torn line inside the file is told as continued, as verifyLedger tells it; a folder is no ledger", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verify-file-"));
+    const file = join(dir, "ledger.jsonl");
+    const [a, b] = chain(2);
+    writeFileSync(file, `${a}\n${b!.slice(0, 60)}\n${b}\n`);
+    const report = await verifyLedgerFile(file, 64);
+    expect(report).toEqual(verifyLedger(readFileSync(file)));
+    expect(report!.problems[0]!.message).toContain("a later append continued on a fresh line");
+    await expect(verifyLedgerFile(dir)).rejects.toThrow();
+    rmSync(dir, { recursive: true });
+  });
+
   it("streams a file in chunks and reports exactly what verifyLedger reports for its bytes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "verify-file-"));
     const file = join(dir, "ledger.jsonl");

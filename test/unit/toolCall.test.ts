@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyTool, type ToolCall } from "../../server/src/engine/agent/toolCall";
+import { classifyTool, recordedAs, type ToolCall } from "../../server/src/engine/agent/toolCall";
 import { gateShell } from "../../server/src/engine/agent/shellPolicy";
 
 /**
@@ -11,6 +11,8 @@ type Row = [what: string, tool: string, input: Record<string, unknown>, call: To
 /** Objects `n` levels deep under `key`, the last naming `src/a.ts`. */
 const deep = (n: number, key = "ops"): Record<string, unknown> => (n === 0 ? { path: "src/a.ts" } : { [key]: [deep(n - 1, key)] });
 const nestedValue = (n: number): unknown => (n === 0 ? "--output=.orchestration/active_intents.yaml" : { v: nestedValue(n - 1) });
+/** Objects `n` levels deep, naming nothing. */
+const levels = (n: number): Record<string, unknown> => (n === 0 ? {} : { a: levels(n - 1) });
 /** Code a running tool is given, as the shell policy reads it: a shell's text, then an interpreter's. */
 const code = (c: string) => `${c}\npython3 -c '${c.replaceAll("'", "'\\''")}'`;
 
@@ -171,6 +173,39 @@ const ROWS: Row[] = [
   ["a known writer's name spaced twice, naming no file", "Multi  Edit", {}, { kind: "write-without-path", tool: "Multi  Edit" }],
   // what is nested too deep to judge
   [
+    "a file URI deeper than the gate reads",
+    "do_ops",
+    { a: { b: { c: { d: { e: { x: "file:///ws/docs/x.md" } } } } } },
+    { kind: "write-without-path", whyHas: "files are named deeper" },
+  ],
+  [
+    "a file URI as a key deeper than the gate reads",
+    "do_ops",
+    { a: { b: { c: { d: { e: { "file:///ws/docs/x.md": [] } } } } } },
+    { kind: "write-without-path", whyHas: "files are named deeper" },
+  ],
+  [
+    "text deeper than the gate reads that only mentions a URI",
+    "do_ops",
+    { a: { b: { c: { d: { e: { x: "see file://", y: null, z: 3 } } } } } },
+    { kind: "other" },
+  ],
+  ["objects nested as deep as the gate scans, naming nothing", "do_ops", levels(69), { kind: "other" }],
+  ["objects nested deeper than the gate scans", "do_ops", levels(70), { kind: "write-without-path", whyHas: "files are named deeper" }],
+  ["a running tool's code nested deeper", "frob", { code: nestedValue(6) }, { kind: "write-without-path", whyHas: "frob's inputs are nested deeper" }],
+  [
+    "a running tool's file nested deeper",
+    "mcp__x__shell_exec",
+    { cmd_line: "ls", log_file: "src/a.ts", opts: deep(5) },
+    { kind: "write-without-path", whyHas: "inputs are nested deeper" },
+  ],
+  [
+    "a running tool's file that is no path",
+    "mcp__x__shell_exec",
+    { cmd_line: "ls", log_file: "src/a.ts", output_path: 42 },
+    { kind: "write-without-path", whyHas: "names 42 where a file belongs" },
+  ],
+  [
     "a git tool's arguments nested deeper",
     "git_diff",
     nestedValue(6) as Record<string, unknown>,
@@ -245,6 +280,7 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
   ["a remote shell's command", "mcp__ssh__ssh", { host: "localhost", command: "intent start INT-3" }, "shell", "rule-command"],
   ["a tool named to read and run", "mcp__x__read_and_run", { command: "intent start INT-3" }, "shell", "rule-command"],
   ["a tool of any name given a command", "mcp__x__frob", { command: "intent start INT-3" }, "shell", "rule-command"],
+  ["a tool of any name given a command line", "frob", { command_line: "intent start INT-3" }, "shell", "rule-command"],
   ["an editing operation beside a script", "mcp__x__frob", { command: "create", script: "intent start INT-3" }, "shell", "rule-command"],
   [
     "keys typed one by one",
@@ -307,6 +343,15 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
 ];
 
 describe("classifyTool, rule by rule", () => {
+  it("a running tool naming files names each; its post hook records it as the shell command it is", () => {
+    const call = classifyTool("mcp__x__shell_exec", { cmd_line: "npm test", output_path: "src/a.ts", log_file: "src/b.ts" });
+    expect(call).toMatchObject({ kind: "write", filePath: "src/a.ts", otherPaths: ["src/b.ts"] });
+    expect(recordedAs(call)).toEqual({ kind: "shell", command: call.kind === "write" ? call.runs : "" });
+    const write: ToolCall = { kind: "write", filePath: "src/a.ts" };
+    expect(recordedAs(write)).toBe(write);
+    expect(recordedAs({ kind: "other" })).toEqual({ kind: "other" });
+  });
+
   it.each(RUN_ROWS)("%s", (_what, tool, input, kind, decides, lines) => {
     const got = classifyTool(tool, input);
     expect(got.kind).toBe(kind);
