@@ -227,7 +227,7 @@ describe("verifyLedger: each problem as it is told", () => {
   it.each(ROWS)("%s", (_what, lines, problems) => {
     const report = verifyLedger(text(lines));
     expect(report.problems.map((p) => [p.line, p.kind])).toEqual(problems.map(([line, kind]) => [line, kind]));
-    problems.forEach(([, , message], i) => expect(report.problems[i]!.message.startsWith(message), report.problems[i]!.message).toBe(true));
+    for (const [i, [, , message]] of problems.entries()) expect(report.problems[i]!.message.startsWith(message), report.problems[i]!.message).toBe(true);
   });
 
   it("a record that fails the schema says which record and why", () => {
@@ -263,7 +263,7 @@ describe("verifyLedger: each problem as it is told", () => {
   it("tells each distinct line's first number, in order", () => {
     const lines = chain(3);
     const v = new LedgerVerifier();
-    [lines[0]!, "", lines[1]!, lines[0]!, lines[2]!].forEach((l, i) => v.addLine(Buffer.from(l), i + 1, true));
+    for (const [i, l] of [lines[0]!, "", lines[1]!, lines[0]!, lines[2]!].entries()) v.addLine(Buffer.from(l), i + 1, true);
     expect([...v.lines()]).toEqual([1, 3, 5]);
     const digest = (l: string) => createHash("sha256").update(l).digest().toString("latin1");
     expect(v.lineOf(digest(lines[1]!))).toBe(3);
