@@ -445,6 +445,36 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(`${LEDGER}:14: inserted: this line is not in the ledger committed at HEAD`);
   });
 
+  it("a line put before committed records is found after it was sealed too; a conflict marker is no record put there", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 3, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "six records");
+    const lines = liveLines(ws);
+    const forged = JSON.parse(lines[2]!) as { id: string };
+    forged.id = "0b0e6f4c-1d2a-4c3b-8e9f-a1b2c3d4e5f6";
+    ws.write(LEDGER, `${[...lines.slice(0, 2), JSON.stringify(forged), ...lines.slice(2)].join("\n")}\n`);
+    expect((await runCli(["verify"], { cwd: ws.root })).stdout).toContain(`${LEDGER}:3: inserted:`);
+    // sealed with the records around it: still before committed ones
+    expect((await compact(ws, "2030-01-01")).status).toBe(0);
+    const sealed = await runCli(["verify"], { cwd: ws.root });
+    expect(sealed.status).toBe(1);
+    expect(sealed.stdout).toMatch(/:3: inserted: this line is not in the ledger committed at HEAD .*stands before records that are \(the last at .*:7\)/);
+    // committed sealed, the segment holds what HEAD holds
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "sealed");
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "7 records; no problems.\n" });
+    // a conflict marker left before committed records is unreadable, not inserted
+    await history(ws, ["src/api/extra.ts"], "2030-03-01T10:00:00Z", 2, 9, 2);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "two more");
+    const live = liveLines(ws);
+    ws.write(LEDGER, `${["<<<<<<< HEAD", ...live].join("\n")}\n`);
+    const marked = (await runCli(["verify"], { cwd: ws.root })).stdout;
+    expect(marked).toContain(`${LEDGER}:1: unreadable: not valid JSON`);
+    expect(marked).not.toContain("inserted");
+  });
+
   it("verify's hold to HEAD is not switched off by a replace ref, a manifest cut short, or git failing; a CRLF checkout or commit is the same ledger", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 6, 9, 1);

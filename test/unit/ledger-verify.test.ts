@@ -113,6 +113,13 @@ describe("verifyLedger per line", () => {
     expect(verifyLedger(text([...base, ours, theirs, afterMerge]))).toEqual({ ok: true, records: 5, problems: [] });
   });
 
+  it("allows a record before the one its prev names (a rebase that reordered commits); an edit is still found", () => {
+    const lines = chain(4);
+    expect(verifyLedger(text([lines[0]!, lines[2]!, lines[1]!, lines[3]!]))).toEqual({ ok: true, records: 4, problems: [] });
+    const edited = lines[1]!.replace("src/f1.ts", "src/g1.ts");
+    expect(kinds(text([lines[0]!, lines[2]!, edited, lines[3]!]))).toEqual([[1, "chain"]]);
+  });
+
   it("allows prev: null anywhere (a branch that started from an empty ledger)", () => {
     const lines = chain(2);
     lines.push(JSON.stringify(rec(5, null)));

@@ -4,8 +4,9 @@
  * chain, which mean a record was edited, removed or forged. Records of older dialects are listed as
  * "legacy" (information, not failure).
  *
- * Chain rule: a `prev` must equal the hash of some earlier non-blank line (`chainHash`: its bytes less a
- * final "\r", so a CRLF checkout is the same chain). Normally that is the
+ * Chain rule: a `prev` must equal the hash of some other non-blank line (`chainHash`: its bytes less a
+ * final "\r", so a CRLF checkout is the same chain), normally an earlier one (a rebase that reorders commits,
+ * or a cherry-pick, may put a record before the one it follows). Normally that is the
  * directly previous line; after a `merge=union` of two branches two records may share a `prev` or point
  * further back, which is allowed. Lines of other tools and torn lines are chain members like any other.
  * Limit: an edit of the very last line cannot be detected, as no later record vouches for it; a record removed
@@ -107,6 +108,13 @@ export class LedgerVerifier {
   private readonly seen = new Map<string, number>();
   private records = 0;
   private previousLine = 0;
+  /**
+   * Prevs that name no earlier line, told at `report` unless a later line has that hash: a record a rebase
+   * or cherry-pick put before the line it follows has moved, not been edited.
+   */
+  private unmatched: { named: string; line: number; previousLine: number }[] = [];
+  /** Lines (first of each distinct one) that are no record: foreign text, torn lines, conflict markers. */
+  private readonly notRecords = new Set<number>();
   /** The digest of the line before with a "\r" after it (see `addLine`). */
   // Stryker disable next-line StringLiteral: equivalent: no prev equals an initial value of either kind before a first line
   private previousWithCr = "";
@@ -145,7 +153,13 @@ export class LedgerVerifier {
     return this.seen.values();
   }
 
+  /** Whether the line numbered so (the first of its text) is a record of some dialect. */
+  isRecord(line: number): boolean {
+    return !this.notRecords.has(line);
+  }
+
   report(): VerifyReport {
+    for (const u of this.unmatched.splice(0)) if (!this.seen.has(u.named)) this.tellUnmatched(u.line, u.previousLine);
     const problems = [...this.problems].sort((a, b) => a.line - b.line);
     return { ok: problems.every((p) => p.kind === "legacy"), records: this.records, problems };
   }
@@ -156,11 +170,13 @@ export class LedgerVerifier {
     try {
       obj = JSON.parse(text);
     } catch (e) {
+      this.notRecords.add(lineNumber);
       this.reportUnparsable(text, lineNumber, terminated, (e as Error).message);
       return;
     }
     const dialect = detectDialect(obj);
     if (!dialect) {
+      this.notRecords.add(lineNumber);
       this.add(lineNumber, "not-a-record", "JSON but not an Agent Trace record (no `files` array, nor `file_path` of a flat record)");
       return;
     }
@@ -218,14 +234,19 @@ export class LedgerVerifier {
     }
     const named = Buffer.from(hex, "hex").toString("latin1");
     if (this.seen.has(named) || named === this.previousWithCr) return;
-    if (this.previousLine > 0) {
+    this.unmatched.push({ named, line: lineNumber, previousLine: this.previousLine });
+  }
+
+  /** A prev at `line` that names no line of the ledger. */
+  private tellUnmatched(line: number, previousLine: number): void {
+    if (previousLine > 0) {
       this.add(
-        this.previousLine,
+        previousLine,
         "chain",
-        `does not match the hash ${this.where(lineNumber)} recorded for the line before it (prev): this line was edited after ${this.where(lineNumber)} was written, or a line between them was removed`,
+        `does not match the hash ${this.where(line)} recorded for the line before it (prev): this line was edited after ${this.where(line)} was written, or a line between them was removed`,
       );
     } else {
-      this.add(lineNumber, "chain", "prev names a line that is not in the ledger: the records before this one were removed");
+      this.add(line, "chain", "prev names a line that is not in the ledger: the records before this one were removed");
     }
   }
 

@@ -77,9 +77,12 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     return at.path ? `${at.path}:${at.line}` : `line ${at.line}`;
   };
   const verifier = new LedgerVerifier(name);
+  // where each segment's lines are numbered
+  const sealed: { first: number; lines: number; name: string }[] = [];
   for (const segment of orderSegments(segments)) {
     // each segment numbered from its own first line, duplicates across segments counted once
     starts.push({ first: next, path: segment.rel });
+    sealed.push({ first: next, lines: segment.header.lines, name: segment.name });
     let last = 0;
     try {
       for (const { bytes, line } of sealedLines([segment])) {
@@ -105,7 +108,14 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     const held = new Set<number>();
     problems.push(...(await removedSinceCommit(root, committedPath, verifier, unreadSegments, held)));
     problems.push(...segmentsGoneSinceCommit(root, committedPath, present));
-    sinceCommit.push(...insertedSinceCommit(committedPath, verifier, next, held, await mergingIn(root, committedPath, verifier)));
+    // a segment HEAD names holds committed records too, wherever they were sealed from
+    const names = committedSegmentNames(root, committedPath);
+    const committedSealed = sealed.filter((s) => names.has(s.name));
+    for (const s of committedSealed) held.add(s.first + s.lines - 1);
+    const inCommittedSegment = (line: number) => committedSealed.some((s) => line >= s.first && line < s.first + s.lines);
+    const merging = await mergingIn(root, committedPath, verifier);
+    const exempt = (line: number) => held.has(line) || merging.has(line) || inCommittedSegment(line);
+    sinceCommit.push(...insertedSinceCommit(committedPath, verifier, held, exempt, locate));
   }
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
@@ -200,18 +210,23 @@ async function removedSinceCommit(
 function insertedSinceCommit(
   ledgerPath: string,
   verifier: LedgerVerifier,
-  liveFirst: number,
   held: ReadonlySet<number>,
-  /** Lines a commit being merged in holds (`mergingIn`): where a person resolving a conflict put them is theirs to choose. */
-  merging: ReadonlySet<number>,
+  /**
+   * Lines that are no insertion: HEAD's, those of a segment HEAD names, and those of a commit being merged in
+   * (`mergingIn`: where a person resolving a conflict put them is theirs to choose).
+   */
+  exempt: (line: number) => boolean,
+  /** Where a line of the verifier's numbering is: a segment's, or the live file's (no path). */
+  locate: (line: number) => { path?: string | undefined; line: number },
 ): VerifyProblem[] {
   let lastHeld = -1;
   for (const line of held) if (line > lastHeld) lastHeld = line;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
   for (const line of verifier.lines()) {
-    if (line < liveFirst || line >= lastHeld) continue;
-    if (held.has(line) || merging.has(line)) {
+    // (a line that is no record, a conflict marker say, is told as unreadable already)
+    if (line >= lastHeld || !verifier.isRecord(line)) continue;
+    if (exempt(line)) {
       open = false;
       continue;
     }
@@ -222,12 +237,25 @@ function insertedSinceCommit(
     } else runs.push({ first: line, last: line, count: 1 });
     open = true;
   }
-  const lastCommitted = lastHeld - liveFirst + 1;
+  const named = (line: number) => {
+    const at = locate(line);
+    return at.path ? `${at.path}:${at.line}` : `line ${at.line}`;
+  };
   return runs.map(({ first, last, count }) => ({
     line: first,
     kind: "inserted" as const,
-    message: `${count === 1 ? "this line is" : `these ${count} lines (${first - liveFirst + 1}-${last - liveFirst + 1}) are`} not in the ledger committed at HEAD (\`HEAD:${ledgerPath}\`), yet ${count === 1 ? "stands" : "stand"} before records that are (the last at line ${lastCommitted}): records are only appended, so ${count === 1 ? "it was" : "they were"} put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${ledgerPath}\` shows what changed since; remove what no writer appended and verify again`,
+    message: `${count === 1 ? "this line is" : `these ${count} lines (${locate(first).line}-${locate(last).line}) are`} not in the ledger committed at HEAD (\`HEAD:${ledgerPath}\`), yet ${count === 1 ? "stands" : "stand"} before records that are (the last at ${named(lastHeld)}): records are only appended, so ${count === 1 ? "it was" : "they were"} put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${ledgerPath}\` shows what changed since; remove what no writer appended and verify again`,
   }));
+}
+
+/** The segments HEAD's sealed manifest names, and those HEAD's segments folder holds (the folder store). */
+function committedSegmentNames(root: string, ledgerPath: string): Set<string> {
+  const names = new Set<string>();
+  const manifest = committedFile(root, sealedManifestPath(ledgerPath));
+  if (manifest instanceof Buffer) for (const e of parseManifest(manifest.toString("utf8")).entries) names.add(e.name);
+  const folder = committedFolder(root, segmentsDir(ledgerPath));
+  if (Array.isArray(folder)) for (const f of folder) if (f.endsWith(".seg")) names.add(f.slice(0, -".seg".length));
+  return names;
 }
 
 /** What git names the commit an operation in progress brings in: a merge, a cherry-pick, a revert, a rebase's step. */
