@@ -192,6 +192,16 @@ describe("intent hook claude-code: a shell command that changed the selection", 
     expect(await decision()).toBe("allow");
   });
 
+  it("a command that failed after it changed the selection holds the session too (Claude Code's PostToolUseFailure)", async () => {
+    const call = (event: string) =>
+      claudePayload(ws, event, { tool_name: "Bash", tool_input: { command: "./scripts/switch.sh" }, tool_use_id: "toolu_fail", error: "exit code 1" });
+    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    expect(JSON.parse(await reply("PreToolUse"))).toEqual({});
+    ws.select("INT-003");
+    expect(await reply("PostToolUseFailure")).toContain("this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003)");
+    expect(heldSessions(ws)).toHaveLength(1);
+  });
+
   it("a tool that runs something and names a file is recorded as a shell command: the selection it changes holds the session", async () => {
     const call = (event: string) =>
       claudePayload(ws, event, {

@@ -13,8 +13,6 @@ const deep = (n: number, key = "ops"): Record<string, unknown> => (n === 0 ? { p
 const nestedValue = (n: number): unknown => (n === 0 ? "--output=.orchestration/active_intents.yaml" : { v: nestedValue(n - 1) });
 /** Objects `n` levels deep, naming nothing. */
 const levels = (n: number): Record<string, unknown> => (n === 0 ? {} : { a: levels(n - 1) });
-/** Code a running tool is given, as the shell policy reads it: a shell's text, then an interpreter's. */
-const code = (c: string) => `${c}\npython3 -c '${c.replaceAll("'", "'\\''")}'`;
 
 const ROWS: Row[] = [
   // where files are named
@@ -71,6 +69,12 @@ const ROWS: Row[] = [
     "a code host's write to its repository",
     "mcp__github__create_or_update_file",
     { owner: "o", repo: "r", path: "docs/x.md", content: "x", branch: "b" },
+    { kind: "other" },
+  ],
+  [
+    "a code host's review commenting on its files",
+    "mcp__github__create_pull_request_review",
+    { owner: "o", repo: "r", pull_number: 3, event: "COMMENT", body: "x", comments: [{ path: "src/auth/m.ts", line: 3, body: "nit" }] },
     { kind: "other" },
   ],
   [
@@ -229,7 +233,7 @@ const ROWS: Row[] = [
     "a running tool given only a file: the file, and what it runs",
     "update_process_notes",
     { path: "docs/n.md" },
-    { kind: "write", filePath: "docs/n.md", runs: "docs/n.md\ndocs/n.md\npython3 -c 'docs/n.md'" },
+    { kind: "write", filePath: "docs/n.md", runs: "docs/n.md" },
   ],
 ];
 
@@ -291,17 +295,55 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
     ["intent start INT-3Enter"],
   ],
   ["a command run in the rules' folder", "mcp__dc__start_process", { command: "python3 fix.py *.yaml", cwd: ".orchestration" }, "shell", "rule-command"],
-  [
-    "a command, then code",
-    "execute_command",
-    { command: "python3", code: "print(1)" },
-    "shell",
-    "shell-read-only",
-    ["python3", "print(1)", "python3 -c 'print(1)'"],
-  ],
-  ["code: a shell's text and an interpreter's", "execute_code", { code: "print('it''s')" }, "shell", "shell-read-only", code("print('it''s')").split("\n")],
+  ["a command, then code", "execute_command", { command: "python3", code: "print(1)" }, "shell", "shell-read-only", ["python3", "print(1)"]],
+  ["code is code, not a shell's text", "execute_code", { code: "print(n > 0, 'it''s')" }, "shell", "shell-read-only", ["print(n > 0, 'it''s')"]],
   ["harmless code", "execute_code", { code: "print('hello')" }, "shell", "shell-read-only"],
   ["arguments that are no words are left out", "start_process", { command: "ls", args: ["-la", { x: 1 }, 2] }, "shell", "shell-read-only", ["ls -la"]],
+  // shells of MCP servers and agents' shells given more than a command
+  [
+    "a shell-named MCP tool's input",
+    "mcp__commands__run_command",
+    { command: "python3", stdin: "import os; os.system('intent start INT-2')" },
+    "shell",
+    "rule-command",
+  ],
+  ["a shell-named MCP tool's arguments", "mcp__x__shell", { command: "intent", argv: ["start", "INT-2"] }, "shell", "rule-command", ["intent start INT-2"]],
+  ["an agent's shell given a folder", "run_shell_command", { command: "echo x > active_intents.yaml", directory: ".orchestration" }, "shell", "rule-command"],
+  // a tool named for its program, given only arguments
+  ["npm's tool", "mcp__command__npm", { arguments: ["exec", "--", "intent", "start", "INT-2"] }, "shell", "rule-command", ["npm exec -- intent start INT-2"]],
+  ["node's tool given our CLI's path", "mcp__command__node", { arguments: ["/x/dist/cli.js", "start", "INT-2"] }, "shell", "rule-command"],
+  ["git's tool", "mcp__command__git", { arguments: ["checkout", "--", "src/auth"] }, "shell", "shell-write"],
+  ["a program given after its arguments", "mcp__x__run_program", { args: ["start", "INT-2"], bin: "intent" }, "shell", "rule-command", ["intent start INT-2"]],
+  // code and text handed on are not a shell's text
+  [
+    "a page's script comparing",
+    "mcp__playwright__browser_evaluate",
+    { function: "() => document.querySelectorAll('ul > li').length" },
+    "shell",
+    "shell-read-only",
+  ],
+  [
+    "SQL comparing",
+    "mcp__supabase__execute_sql",
+    { project_id: "abc", query: "SELECT id FROM users WHERE age > 30 AND s <> 'done'" },
+    "shell",
+    "shell-read-only",
+  ],
+  ["a cell's source comparing", "mcp__jupyter__insert_execute_code_cell", { cell_source: "df[df['age'] > 30].head()" }, "shell", "shell-read-only"],
+  ["Python typed into a process", "mcp__dc__interact_with_process", { pid: 1, input: "print(len(df[df.age > 30]))" }, "shell", "shell-read-only"],
+  ["a script's write in code", "mcp__ide__executeCode", { code: "open('docs/notes.md','w').write('x')" }, "shell", "shell-write"],
+  [
+    "our files named in code",
+    "mcp__x__run_python",
+    { code: "import yaml; yaml.safe_load(open('.orchestration/active_intents.yaml'))" },
+    "shell",
+    "rule-command",
+  ],
+  // reads through a runner are reads
+  ["a read of our files through a runner", "mcp__dc__start_process", { command: "cat .orchestration/active_intents.yaml" }, "shell", "shell-read-only"],
+  ["git's diff of our files through a runner", "mcp__dc__start_process", { command: "git diff -- .orchestration" }, "shell", "shell-read-only"],
+  ["a search with a pattern that looks hidden", "mcp__dc__start_process", { command: "grep -rn '.*TODO' src" }, "shell", "shell-read-only"],
+  ["a listing run in our folder", "mcp__x__execute_command", { command: "ls", cwd: ".orchestration" }, "shell", "shell-read-only"],
   // a running tool that names files: judged by them and by what it runs
   ["commands and a log file", "mcp__x__shell_exec", { commands: ["intent start INT-3"], log_file: "src/api/log.txt" }, "write", "rule-command"],
   ["text typed and an output file", "mcp__x__terminal_session", { text: "intent start INT-3\n", output_file: "src/api/out.txt" }, "write", "rule-command"],
@@ -331,6 +373,14 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
     "rule-command",
     ["git diff --output=.orchestration/active_intents.yaml"],
   ],
+  ["a git tool's verb of several words", "mcp__git__git_reset_hard", { repo_path: "/ws" }, "shell", "shell-write", ["git reset hard /ws"]],
+  [
+    "a git tool's message naming our CLI",
+    "mcp__git__git_commit",
+    { repo_path: "/ws", message: "docs: explain `intent start` when count > 0" },
+    "shell",
+    "shell-read-only",
+  ],
   ["a git tool's empty arguments", "git_status", { repo_path: ".", branch: null, all: true }, "shell", "shell-read-only", ["git status ."]],
   [
     "a git tool's value that would end the command before another",
@@ -356,9 +406,11 @@ describe("classifyTool, rule by rule", () => {
     const got = classifyTool(tool, input);
     expect(got.kind).toBe(kind);
     const text = got.kind === "shell" ? got.command : got.kind === "write" ? got.runs : undefined;
+    const code = got.kind === "shell" ? got.code : got.kind === "write" ? got.runsCode : undefined;
     expect(text).toBeTypeOf("string");
-    expect(gateShell(text!).code, text).toBe(decides);
-    for (const line of lines ?? []) expect(text!.split("\n")).toContain(line);
+    expect(gateShell(text!, code).code, text).toBe(decides);
+    // a line of the command it runs, or a piece of its code
+    for (const line of lines ?? []) expect([...text!.split("\n"), ...(code ?? [])]).toContain(line);
   });
 
   it.each(ROWS)("%s", (_what, tool, input, call) => {
@@ -378,9 +430,9 @@ describe("classifyTool, rule by rule", () => {
     ] as const) {
       const call = classifyTool(tool, input);
       expect(call.kind, tool).toBe("shell");
-      expect(call.kind === "shell" && gateShell(call.command).code, `${tool} ${JSON.stringify(input)}`).toBe("rule-command");
+      expect(call.kind === "shell" && gateShell(call.command, call.code).code, `${tool} ${JSON.stringify(input)}`).toBe("rule-command");
     }
     const harmless = classifyTool("execute_code", { code: "print('hello')" });
-    expect(harmless.kind === "shell" && gateShell(harmless.command).code).toBe("shell-read-only");
+    expect(harmless.kind === "shell" && gateShell(harmless.command, harmless.code).code).toBe("shell-read-only");
   });
 });

@@ -35,7 +35,9 @@ export async function claudeCodeHook(payload: unknown, henv: HookEnvironment): P
       const call = classifyTool(str(p["tool_name"]) ?? "", asObject(p["tool_input"] ?? {}));
       return claudeCodeDecision(beforeToolUse(openAgentWorkspace(henv, session, callPaths(call)), call, str(p["tool_use_id"])));
     }
+    // a tool that failed may have changed files (and the rules) before it failed: recorded as one that succeeded
     case "PostToolUse":
+    case "PostToolUseFailure":
       return postToolUse(p, henv, session);
     case "SessionStart": {
       const ctx = openAgentWorkspace(henv, session);

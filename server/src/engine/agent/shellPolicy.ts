@@ -16,9 +16,28 @@ import type { GateDecision } from "./decision";
 /** git's options before its subcommand (`git -C dir checkout …`, `git -c k=v apply`): the subcommand is what writes. */
 const GIT = String.raw`git(\s+(-C\s+\S+|-c\s+\S+|--[a-z-]+(=\S+)?|-[a-zA-Z]))*\s+`;
 
-const WRITING_COMMANDS: readonly [RegExp, string][] = [
+/** A script's calls that write files (Node, Python): also searched in code a tool runs. */
+const SCRIPT_WRITES =
+  /\b(writeFile|appendFile|copyFile|createWriteStream|renameSync|unlinkSync|rmSync|mkdirSync|cpSync|symlinkSync|write_text|write_bytes|shutil\.|os\.(remove|rename|replace|unlink|makedirs|mkdir|symlink)|open\([^)]*['"][rwaxbt]*[wax+][rwaxbt+]*['"]|\.(touch|unlink|rename)\()/;
+const SCRIPT_WRITING: [RegExp, string] = [SCRIPT_WRITES, "writes files from a script"];
+
+/** Redirections, found outside quoted text (`git commit -m "retry when count > 0"` redirects nothing). */
+const REDIRECTS: readonly [RegExp, string][] = [
   [/(?<![<>=-])[\d&]?>>?(?!=)\|?\s*(?!&\d|\/dev\/(null|stdout|stderr)\b)[^\s&|;<>]/, "redirects output into a file"],
   [/[\d]?<>\s*[^\s&|;<>]/, "opens a file for writing"],
+];
+
+/**
+ * What a command writes, as a clause, by the first of WRITING_COMMANDS it matches: REDIRECTS outside quoted
+ * text, unless a program in it runs code or another program (`sh -c '… > f'`, `python -c`, `env`, `xargs`).
+ */
+function writesOf(command: string): readonly [RegExp, string] | undefined {
+  const runsText = command.split(/[\s;&|()`]+/).some((w) => RUNNERS.has(baseName(w)) || RUNS_OTHERS.has(baseName(w)));
+  const unquoted = runsText ? command : command.replace(/'[^']*'/g, "''").replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  return REDIRECTS.find(([pattern]) => pattern.test(unquoted)) ?? WRITING_COMMANDS.find(([pattern]) => pattern.test(command));
+}
+
+const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(rm|rmdir|unlink|shred|truncate)(\s|$)/, "deletes files"],
   [/(^|[\s;&|(`])(mv|cp|install|ln|rsync|dd|touch|mkdir|chmod|chown)(\s|$)/, "creates, moves or changes files"],
   [/(^|[\s;&|(`])tee(\s|$)/, "writes a file with tee"],
@@ -39,14 +58,16 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   ],
   [/(^|[\s;&|(`])(ed|ex)\s|(^|[\s;&|(`])(vim?|nvim)\s[^;&|]*-[a-zA-Z]*[es]/, "edits files with an editor's script"],
   [/(^|[\s;&|(`])(npx\s+)?(prettier\s+.*--write|eslint\s+.*--fix)(\s|$)/, "rewrites files with a formatter"],
-  [
-    /\b(writeFile|appendFile|copyFile|createWriteStream|renameSync|unlinkSync|rmSync|mkdirSync|cpSync|symlinkSync|write_text|write_bytes|shutil\.|os\.(remove|rename|replace|unlink|makedirs|mkdir|symlink)|open\([^)]*['"][rwaxbt]*[wax+][rwaxbt+]*['"]|\.(touch|unlink|rename)\()/,
-    "writes files from a script",
-  ],
+  SCRIPT_WRITING,
 ];
 
-export function gateShell(command: string): GateDecision {
-  const rules = changesRules(command);
+/**
+ * The decision on a shell command, and on `code` the same call runs or hands to a program (a tool's `code`,
+ * `query` or `input`: toolCall.ts), which is searched for our CLI, our files and a script's writes only, not
+ * read as a shell's text (`age > 30` redirects nothing).
+ */
+export function gateShell(command: string, code: readonly string[] = []): GateDecision {
+  const rules = changesRules(command) ?? codeChangesRules(code);
   if (rules) {
     return {
       kind: "ask",
@@ -54,16 +75,26 @@ export function gateShell(command: string): GateDecision {
       reason: `This command ${rules}. They decide which intent may write where, so changing them is the user's decision, not an agent's; intent-lsp puts it to the user.`,
     };
   }
-  for (const [pattern, what] of WRITING_COMMANDS) {
-    if (pattern.test(command)) {
-      return {
-        kind: "ask",
-        code: "shell-write",
-        reason: `This command ${what}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`,
-      };
-    }
+  const writes = writesOf(command) ?? (code.some((c) => SCRIPT_WRITES.test(c)) ? SCRIPT_WRITING : undefined);
+  if (writes) {
+    return {
+      kind: "ask",
+      code: "shell-write",
+      reason: `This command ${writes[1]}; intent-lsp cannot check a shell command's writes against the active intent's scope before it runs (they are recorded and checked after it), so the user decides. Prefer the Write/Edit tools for file changes: they are checked before they happen.`,
+    };
   }
   return { kind: "none", code: "shell-read-only" };
+}
+
+/** What code changes of the rules: our CLI called in it, or our files named in it (it is not known to only read them). */
+function codeChangesRules(code: readonly string[]): string | undefined {
+  for (const c of code) {
+    const cli = calledInside(["python3", c], 0);
+    if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
+    if (RULE_PATHS.test(c))
+      return "runs code that names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/), which is not known to only read them";
+  }
+  return undefined;
 }
 
 // --- commands that change the rules -------------------------------------------------------------------------
@@ -201,7 +232,7 @@ function changesRules(command: string): string | undefined {
       return `runs \`${shell}\` on commands it reads from its input, which intent-lsp cannot read before they run (they may change its rules or selection)`;
   }
   if (!RULE_PATHS.test(command) && !HIDDEN_GLOB.test(command)) return undefined;
-  const writes = WRITING_COMMANDS.find(([pattern]) => pattern.test(command));
+  const writes = writesOf(command);
   if (writes) return `${writes[1]} and names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/)`;
   // naming those files, anything but a known reader may change them: unsure is asked (fail closed)
   if (segments.every((words) => onlyReads(words))) return undefined;
@@ -335,6 +366,8 @@ const RUNS_OTHERS = new Set([
     "Rscript",
   ],
   ...["script", "su", "runuser", "ssh", "busybox", "parallel", "find", "watch", "setsid", "flock", "chroot", "ionice", "taskset", "chrt", "unshare", "nsenter"],
+  // wrappers that run the program they are given, and terminals and editors that run a command (`vim -c '!…'`)
+  ...["cross-env", "dotenv", "strace", "ltrace", "valgrind", "fakeroot", "unbuffer", "tmux", "screen", "vim", "nvim", "vi", "view"],
   ...["docker", "podman", "kubectl"],
 ]);
 

@@ -16,11 +16,18 @@ export type ToolCall =
       otherPaths?: string[];
       /** What the tool also runs (a tool that runs something and names files): the shell policy judges it too. */
       runs?: string;
+      /** The code it also runs (see the shell call's `code`). */
+      runsCode?: string[];
     }
   /** A tool known to write files, called without naming one: denied, there is nothing to check. */
   | { kind: "write-without-path"; tool: string /** Why its files cannot be named, when more is known than "no path". */; why?: string }
   /** A shell command: the shell policy decides (its files are only known after it ran). */
-  | { kind: "shell"; command: string }
+  | {
+      kind: "shell";
+      command: string;
+      /** Code or prose the tool runs or hands to a program (`code`, `query`, `input`, …): searched for our CLI and our files, not read as a shell's text. */
+      code?: string[];
+    }
   /** Reads only, or names no file: not the gate's business. */
   | { kind: "other" };
 
@@ -142,10 +149,41 @@ const RUNS =
   /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys|sh|bash|zsh|fish|python\d*|ruby|perl|repl|ssh)(_|$)/;
 /** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
 const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
-/** Where a tool puts a program and its arguments, in the order they run (`{"args": ["start"], "command": "intent"}`). */
-const COMMAND_KEYS = ["command", "cmd", "commandline", "program", "executable", "args", "argv", "arguments"];
-/** Keys that hold what a tool runs: a tool given one runs it, whatever its name says (`python {"code": …}`). */
-const RUN_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet"];
+/** Where a tool puts the program it runs, and its arguments (`{"args": ["start"], "command": "intent"}`). */
+const PROGRAM_KEYS = ["command", "cmd", "commandline", "program", "executable", "bin"];
+const ARG_KEYS = ["args", "argv", "arguments"];
+/** Keys that hold what a tool runs: a tool given one runs it, whatever its name says (`python {"code": …}`, `npm {"arguments": …}`). */
+const RUN_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet", ...ARG_KEYS];
+/**
+ * Keys, by their last word, whose text is code or prose a tool runs or hands on (`code`, `query`, `input`,
+ * `message`): searched for our CLI and our files, not read as a shell's text (`age > 30` redirects nothing).
+ */
+const CODE_WORDS = new Set([
+  "code",
+  "function",
+  "query",
+  "sql",
+  "statement",
+  "expression",
+  "expr",
+  "source",
+  "snippet",
+  "input",
+  "stdin",
+  "text",
+  "body",
+  "message",
+  "content",
+  "description",
+  "title",
+  "comment",
+  "prompt",
+  "cell",
+]);
+/** Keys, by their last word, that name where a command runs or what file it works on: read with the command, not as one. */
+const PLACE_WORDS = new Set(["cwd", "workdir", "dir", "directory", "folder", "path", "file", "uri"]);
+/** An agent's own shell tool's keys besides its command: they say how it runs, not what. */
+const SHELL_SETTINGS = new Set(["description", "explanation", "timeout", "timeoutms", "isbackground", "runinbackground", "requiresapproval"]);
 /**
  * A name that says the tool reads (`get_file_contents`, `list_commits`, `read_resource`, `search_code`):
  * whatever it names, it changes nothing, here or anywhere.
@@ -173,8 +211,14 @@ const REMOTE_FILE_KEYS = new Set(["path", "paths", "files", "filepath"]);
 
 export function classifyTool(name: string, input: Record<string, unknown>): ToolCall {
   const tool = normalizedToolName(name);
-  // an agent's own shell tool gives its command as a string; any other is read as every running tool is
-  if (SHELLS.has(tool) && typeof input["command"] === "string") return { kind: "shell", command: input["command"] };
+  // an agent's own shell tool gives its command as a string, beside how it runs (an MCP server's, or one given a
+  // folder or input, is read as every running tool is: `run_command {command, stdin}`)
+  const ownShell =
+    SHELLS.has(tool) &&
+    !name.includes("__") &&
+    typeof input["command"] === "string" &&
+    Object.keys(input).every((k) => k === "command" || SHELL_SETTINGS.has(k.replace(/[_\-\s]/g, "").toLowerCase()));
+  if (ownShell) return { kind: "shell", command: input["command"] as string };
   if (READERS.has(tool)) return { kind: "other" };
   if (TEXT_EDITORS.has(tool) && input["command"] === "view") return { kind: "other" };
   const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
@@ -197,21 +241,31 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   if (git) {
     const args = stringsOf(input);
     if (!args) return tooDeep("arguments are nested");
-    const verb = `git ${git[1]!.replaceAll("_", "-")}`;
-    return { kind: "shell", command: [[verb, ...args].join(" "), ...args.map((a) => `${verb} ${a}`)].join("\n") };
+    // its words quoted where a shell would split them (`{"message": "explain \`intent start\`"}` is one word);
+    // a verb of several words both ways (`git_reset_hard`: `git reset hard`, `git_cherry_pick`: `git cherry-pick`)
+    const words = args.map((a) => (/^[\w./:=@%+,-]*$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`));
+    const verbs = [...new Set([`git ${git[1]!.replaceAll("_", "-")}`, `git ${git[1]!.replaceAll("_", " ")}`])];
+    return { kind: "shell", command: verbs.flatMap((verb) => [[verb, ...words].join(" "), ...words.map((a) => `${verb} ${a}`)]).join("\n") };
   }
   // a code host's tool changes files of a repository there: only what else it names is judged
   const remote = onCodeHost(name, input);
-  const local = remote ? Object.fromEntries(Object.entries(input).filter(([k]) => !REMOTE_FILE_KEYS.has(k.toLowerCase()))) : input;
+  const local = remote ? (withoutRemoteFiles(input) as Record<string, unknown>) : input;
   const { paths, unresolved, unreadable, deeper } = namedPaths(local);
   if (runs) {
-    const command = runText(byKey, input);
-    if (command === undefined) return tooDeep("inputs are nested");
+    const given = runText(tool, byKey, input);
+    if (given === undefined) return tooDeep("inputs are nested");
+    const { command, code } = given;
     // one that names files (`update_process_notes {path, content}`, `shell_exec {commands, log_file}`) is
     // judged by those files and by what it runs; one named for running first (`run_tests`) runs what it names
-    if (!paths.length || RUNS_FIRST.test(tool) || SHELLS.has(tool)) return { kind: "shell", command };
+    if (!paths.length || RUNS_FIRST.test(tool) || SHELLS.has(tool)) return { kind: "shell", command, ...(code.length ? { code } : {}) };
     if (!unreadable.length && !deeper)
-      return { kind: "write", filePath: paths[0]!, ...(paths.length > 1 ? { otherPaths: paths.slice(1) } : {}), runs: command };
+      return {
+        kind: "write",
+        filePath: paths[0]!,
+        ...(paths.length > 1 ? { otherPaths: paths.slice(1) } : {}),
+        runs: command,
+        ...(code.length ? { runsCode: code } : {}),
+      };
   }
   if (REFACTORS.test(tool))
     return {
@@ -249,7 +303,7 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
  * is (the snapshot taken before it covers the files it names, and whatever else it changed).
  */
 export function recordedAs(call: ToolCall): ToolCall {
-  return call.kind === "write" && call.runs !== undefined ? { kind: "shell", command: call.runs } : call;
+  return call.kind === "write" && call.runs !== undefined ? { kind: "shell", command: call.runs, ...(call.runsCode ? { code: call.runsCode } : {}) } : call;
 }
 
 /**
@@ -363,6 +417,13 @@ function namesFiles(v: unknown, depth = 0): boolean {
   return false;
 }
 
+/** A code host's call without the keys that name its repository's files, at any depth (a review's `comments[].path`). */
+function withoutRemoteFiles(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutRemoteFiles);
+  if (!v || typeof v !== "object") return v;
+  return Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (REMOTE_FILE_KEYS.has(k.toLowerCase()) ? [] : [[k, withoutRemoteFiles(x)]])));
+}
+
 /** Whether a call is an MCP code host's (CODE_HOST_TOOL) naming a repository there. */
 function onCodeHost(name: string, input: Record<string, unknown>): boolean {
   return CODE_HOST_TOOL.test(name) && typeof input["owner"] === "string" && typeof input["repo"] === "string";
@@ -399,19 +460,39 @@ function stringsOf(v: unknown, depth = 0): string[] | undefined {
 }
 
 /**
- * What a running tool is given, as the shell policy reads it, one command per line: its program and arguments
- * (COMMAND_KEYS, in that order), then every string it holds joined as they come (they may be a program and its
- * arguments under any keys: `{"file": "intent", "args": […]}`), the keys it types joined as typed, and each
- * string alone, both as a shell's text and as code an interpreter is given (`python3 -c '…'`, which the policy
- * searches for our CLI: `os.system('intent start …')`). A working folder is among the strings, so a command
- * run in `.orchestration` names it. Undefined when strings are nested deeper than the gate reads.
+ * What a running tool is given, as the shell policy reads it. Its command, one per line: its program (the
+ * tool's own name when it gives none: `npm {"arguments": […]}`) and arguments; every string it holds joined
+ * as they come, and again with its arguments last (a program and its arguments may be under any keys:
+ * `{"args": […], "bin": "intent"}`); the keys it types joined as typed; and each string alone that does not
+ * say where it runs (`cwd` is read with the command, not as one: so a command run in `.orchestration` names
+ * it). Its code: the strings under keys of code or prose (CODE_WORDS). Undefined when strings are nested
+ * deeper than the gate reads.
  */
-function runText(byKey: ReadonlyMap<string, unknown>, input: Record<string, unknown>): string | undefined {
-  const all = stringsOf(input);
-  if (all === undefined) return undefined;
-  const lines = [COMMAND_KEYS.flatMap((k) => stringsOf(byKey.get(k)) ?? []).join(" "), all.join(" "), (stringsOf(byKey.get("keys")) ?? []).join("")];
-  for (const s of all) lines.push(s, `python3 -c '${s.replaceAll("'", "'\\''")}'`);
-  return lines.filter(Boolean).join("\n");
+function runText(tool: string, byKey: ReadonlyMap<string, unknown>, input: Record<string, unknown>): { command: string; code: string[] } | undefined {
+  if (stringsOf(input) === undefined) return undefined;
+  const shellText: string[] = [];
+  const alone: string[] = [];
+  const code: string[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    const strings = stringsOf(value) ?? [];
+    const word = lastWord(key);
+    if (CODE_WORDS.has(word)) code.push(...strings);
+    else {
+      shellText.push(...strings);
+      if (!PLACE_WORDS.has(word)) alone.push(...strings);
+    }
+  }
+  const of = (keys: readonly string[]) => keys.flatMap((k) => stringsOf(byKey.get(k)) ?? []);
+  const program = of(PROGRAM_KEYS);
+  const args = of(ARG_KEYS);
+  const lines = [
+    [...(program.length || !args.length ? program : [tool]), ...args].join(" "),
+    shellText.join(" "),
+    [...shellText.filter((s) => !args.includes(s)), ...args].join(" "),
+    of(["keys"]).join(""),
+    ...alone,
+  ];
+  return { command: [...new Set(lines.filter(Boolean))].join("\n"), code };
 }
 
 /** A usable path: a non-empty string, a `file://` URI as its path. */

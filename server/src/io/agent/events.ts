@@ -132,10 +132,10 @@ function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecisi
       if (call.runs === undefined || decision.kind === "deny") return decision;
       // a tool that also runs what it is given: that is judged as a shell command is, never allowed outright
       // (the agent's own permission rules still apply to it), and recorded as one (toolCall.ts `recordedAs`)
-      return beforeCommand(ctx, callId, call.runs, decision.kind === "allow" ? gateShell(call.runs) : decision);
+      return beforeCommand(ctx, callId, call.runs, decision.kind === "allow" ? gateShell(call.runs, call.runsCode) : decision);
     }
     case "shell":
-      return beforeCommand(ctx, callId, call.command, gateShell(call.command));
+      return beforeCommand(ctx, callId, call.command, gateShell(call.command, call.code));
     case "write-without-path":
       if (call.why) return deny("bad-path", call.why);
       return internalErrorDecision(new Error(`${call.tool} call without tool_input.file_path`));

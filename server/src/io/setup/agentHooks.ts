@@ -86,30 +86,24 @@ const claudeShaped = (agent: AgentName, matcher: string, extra: Record<string, u
 });
 
 /**
- * The verbs of MCP tools whose name says they change files (`move_file`, `write_file`, `saveFile`), run
- * commands, processes or code (`start_process`, `execute_shell_command`, `executeCode`), drive git
- * (`git_checkout`) or refactor across files (those of engine/agent/toolCall.ts, in lower case or
- * capitalized). Every agent whose matcher is a regular expression over the tool's name routes them to the
- * gate, which judges a write by every path it names and a run as a shell command, and records them after.
- * MCP tools that only read are not matched; one that matches and changes nothing gets no answer from the gate.
+ * Every MCP tool named `PREFIX<server>…<tool>`: a tool runs a command or code it is given, or writes a file
+ * it names, whatever its name says (`python {"code": …}`, `npm {"arguments": […]}`), so every agent whose
+ * matcher is a regular expression over the tool's name routes all of them to the gate, which judges a write by
+ * every path it names and a run as a shell command, records them after, and answers nothing to the others.
  */
-const MCP_WRITE_VERBS =
-  "(write|edit|create|move|rename|delete|remove|replace|insert|patch|append|copy|mkdir|save|update|overwrite|modify|touch|apply|upload|unlink|symlink|exec|run|shell|terminal|process|command|script|eval|spawn|launch|interact|checkout|reset|stash|merge|pull|clean|rebase|cherry|commit|refactor|reformat|Write|Edit|Create|Move|Rename|Delete|Remove|Replace|Insert|Patch|Append|Copy|Mkdir|Save|Update|Overwrite|Modify|Touch|Apply|Upload|Unlink|Symlink|Exec|Run|Shell|Terminal|Process|Command|Script|Eval|Spawn|Launch|Interact|Checkout|Reset|Stash|Merge|Pull|Clean|Rebase|Cherry|Commit|Refactor|Reformat)";
+const mcpTools = (prefix: string) => `${prefix}.*`;
 
-/** MCP tools named `PREFIX<server>…<tool>` whose name holds one of those verbs. */
-const mcpWriters = (prefix: string) => `${prefix}.*${MCP_WRITE_VERBS}.*`;
-
-/** Claude Code's matcher: its own writing tools and shells, and MCP tools (`mcp__<server>__<tool>`) that write. */
-const CLAUDE_MATCHER = `Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|${mcpWriters("mcp__")}`;
+/** Claude Code's matcher: its own writing tools and shells, and MCP tools (`mcp__<server>__<tool>`). */
+const CLAUDE_MATCHER = `Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell|${mcpTools("mcp__")}`;
 
 /** Codex's: apply_patch and the shell, and MCP tools, named as Claude Code names them. */
-const CODEX_MATCHER = `apply_patch|Bash|${mcpWriters("mcp__")}`;
+const CODEX_MATCHER = `apply_patch|Bash|${mcpTools("mcp__")}`;
 
 /**
  * Gemini CLI's: its write tools and shell, and MCP tools, which it has named both `mcp_<server>_<tool>` and
  * `mcp__<server>__<tool>` (the hook reads the server and tool from `mcp_context` either way).
  */
-const GEMINI_MATCHER = `write_file|replace|run_shell_command|${mcpWriters("mcp_")}`;
+const GEMINI_MATCHER = `write_file|replace|run_shell_command|${mcpTools("mcp_")}`;
 
 /** Auggie's write tools and its shell. */
 const AUGGIE_MATCHER = "^(str-replace-editor|save-file|remove-files|apply_patch|launch-process)$";
@@ -134,6 +128,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     events: {
       PreToolUse: claudeShaped("claude-code", CLAUDE_MATCHER, { timeout: 30 }),
       PostToolUse: claudeShaped("claude-code", CLAUDE_MATCHER, { timeout: 30 }),
+      // Claude Code sends a failed tool's end here, not to PostToolUse
+      PostToolUseFailure: claudeShaped("claude-code", CLAUDE_MATCHER, { timeout: 30 }),
       SessionStart: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
       SessionEnd: { hooks: [{ type: "command", command: hookCommand("claude-code") }] },
     },
@@ -290,8 +286,8 @@ export const HOOK_SPECS: readonly HookSpec[] = [
     detect: [".qwen", "QWEN.md"],
     sessionPrefix: "qwen",
     events: {
-      PreToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpWriters("mcp__")})$`, { timeout: 30000 }),
-      PostToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpWriters("mcp__")})$`, { timeout: 30000 }),
+      PreToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpTools("mcp__")})$`, { timeout: 30000 }),
+      PostToolUse: claudeShaped("qwen", `^(write_file|edit|run_shell_command|${mcpTools("mcp__")})$`, { timeout: 30000 }),
     },
     probe: (root) => ({ ...claudeShapedProbe(root), timestamp: new Date().toISOString(), tool_name: "read_file", tool_use_id: "intent-doctor" }),
   },

@@ -281,7 +281,11 @@ function behindThisVersion(root: string, spec: JsonHookSpec): string | undefined
   if (!merged.ok || merged.text === text) return undefined;
   const gaps = [
     ...(merged.added.length ? [`no entry of intent-lsp's for ${merged.added.join(", ")}`] : []),
-    ...(merged.matched.length ? [`the matcher of ${merged.matched.join(" and ")} is not this version's, so some tools that write are not gated`] : []),
+    ...(merged.matched.length
+      ? [
+          `the matcher of ${[merged.matched.slice(0, -1).join(", "), merged.matched.at(-1)].filter(Boolean).join(" and ")} is not this version's, so some tools that write are not gated`,
+        ]
+      : []),
   ];
   return `${spec.file}: ${gaps.join("; ")}`;
 }
