@@ -376,6 +376,27 @@ describe("agent specifics", () => {
     expect((await hook(GEMINI, ws, GEMINI.write(ws, "pre", { path: "docs/notes.md", from: "a", to: "b" }))).status).toBe(2);
   });
 
+  it("cline: an MCP tool called through use_mcp_tool is judged as that tool; arguments that are no JSON object deny it", async () => {
+    ws.select("INT-001");
+    const mcp = (server_name: string, tool_name: string, args: unknown) => ({
+      ...(CLINE.write(ws, "pre", API_EDIT) as object),
+      preToolUse: { toolName: "use_mcp_tool", parameters: { server_name, tool_name, arguments: args } },
+    });
+    const cancelled = async (payload: unknown) => JSON.parse((await hook(CLINE, ws, payload)).stdout) as { cancel: boolean; errorMessage?: string };
+    // the arguments as Cline sends them: JSON text
+    expect(
+      await cancelled(mcp("filesystem", "write_file", JSON.stringify({ path: ws.path(".orchestration/active_intents.yaml"), content: "x" }))),
+    ).toMatchObject({ cancel: true });
+    expect(await cancelled(mcp("filesystem", "write_file", JSON.stringify({ path: "docs/notes.md", content: "x" })))).toMatchObject({ cancel: true });
+    expect(await cancelled(mcp("filesystem", "write_file", JSON.stringify({ path: "src/api/forecast.ts", content: "x" })))).toEqual({ cancel: false });
+    expect(await cancelled(mcp("commands", "run_command", JSON.stringify({ command: "intent start INT-002" })))).toMatchObject({ cancel: true });
+    expect(await cancelled(mcp("filesystem", "read_text_file", JSON.stringify({ path: "docs/notes.md" })))).toEqual({ cancel: false });
+    expect(await cancelled(mcp("filesystem", "write_file", "{not json"))).toMatchObject({
+      cancel: true,
+      errorMessage: expect.stringContaining("arguments that are not a JSON object"),
+    });
+  });
+
   it("gemini: an MCP tool is judged by the server and tool its mcp_context names, whatever its spelling", async () => {
     ws.select("INT-001");
     const mcp = (tool_name: string, tool_input: Record<string, unknown>) => ({

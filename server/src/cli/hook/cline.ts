@@ -38,6 +38,35 @@ function toolEvent(p: Json, key: "preToolUse" | "postToolUse", cwd: string, env:
   const ev = p[key] && typeof p[key] === "object" ? (p[key] as Json) : {};
   const tool = str(ev["toolName"]) ?? "";
   const params = ev["parameters"] && typeof ev["parameters"] === "object" ? (ev["parameters"] as Json) : {};
+  if (tool === MCP_PROXY) return { tool, call: anchored(cwd, mcpCall(params)), model: { reported: str(p["model"]), env } };
   const call: ToolCall = SHELL_TOOLS.has(tool) ? { kind: "shell", command: str(params["command"]) ?? "" } : anchored(cwd, classifyTool(tool, params));
   return { tool, call, model: { reported: str(p["model"]), env } };
+}
+
+/** Cline's tool that calls an MCP server's tool: `{server_name, tool_name, arguments}`, the arguments as JSON text. */
+const MCP_PROXY = "use_mcp_tool";
+
+/**
+ * The MCP tool a `use_mcp_tool` call makes, judged as the same tool is in other agents (`mcp__<server>__<tool>`);
+ * arguments that are not a JSON object deny it (what it would do cannot be told).
+ */
+function mcpCall(params: Json): ToolCall {
+  const server = str(params["server_name"]) ?? "";
+  const tool = str(params["tool_name"]) ?? "";
+  const raw = params["arguments"];
+  let args: unknown = raw ?? {};
+  if (typeof raw === "string") {
+    try {
+      args = raw.trim() === "" ? {} : JSON.parse(raw);
+    } catch {
+      args = undefined;
+    }
+  }
+  if (!args || typeof args !== "object" || Array.isArray(args))
+    return {
+      kind: "write-without-path",
+      tool: `mcp__${server}__${tool}`,
+      why: `Cline's use_mcp_tool gave ${server}'s ${tool} arguments that are not a JSON object, so what it would do cannot be judged; ask the user.`,
+    };
+  return classifyTool(`mcp__${server}__${tool}`, args as Record<string, unknown>);
 }
