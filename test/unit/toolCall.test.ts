@@ -349,6 +349,14 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
   ["text typed and an output file", "mcp__x__terminal_session", { text: "intent start INT-3\n", output_file: "src/api/out.txt" }, "write", "rule-command"],
   ["a command line and an output path", "mcp__x__shell_exec", { cmd_line: "npm test", output_path: "src/api/out.txt" }, "write", "shell-read-only"],
   [
+    "a name that starts by running, naming its output",
+    "mcp__x__run_and_save",
+    { command: "date", output_file: "src/auth/out.txt" },
+    "write",
+    "shell-read-only",
+  ],
+  ["a notebook run writes its outputs into it", "mcp__x__execute_notebook", { notebook_path: "src/auth/analysis.ipynb" }, "write", "shell-read-only"],
+  [
     "a name that starts by running runs what it names",
     "mcp__x__run_tests",
     { path: "test/auth/a.test.ts" },

@@ -147,6 +147,8 @@ const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|sym
  */
 const RUNS =
   /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys|sh|bash|zsh|fish|python\d*|ruby|perl|repl|ssh)(_|$)/;
+/** Keys of a file a tool that runs something writes as it goes: its output, log, destination, or the notebook it runs. */
+const OUTPUT_KEY = /^(output|out|log|dest|destination|save|notebook|result|report)/i;
 /** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
 const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
 /** Where a tool puts the program it runs, and its arguments (`{"args": ["start"], "command": "intent"}`). */
@@ -256,8 +258,19 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
     if (given === undefined) return tooDeep("inputs are nested");
     const { command, code } = given;
     // one that names files (`update_process_notes {path, content}`, `shell_exec {commands, log_file}`) is
-    // judged by those files and by what it runs; one named for running first (`run_tests`) runs what it names
-    if (!paths.length || RUNS_FIRST.test(tool) || SHELLS.has(tool)) return { kind: "shell", command, ...(code.length ? { code } : {}) };
+    // judged by those files and by what it runs; one named for running first (`run_tests {path}`) runs the
+    // files it names, and writes only those it names as its output (`run_and_save {output_file}`)
+    const first = RUNS_FIRST.test(tool) || SHELLS.has(tool);
+    const written = first ? namedPaths(Object.fromEntries(Object.entries(local).filter(([k]) => OUTPUT_KEY.test(k.replace(/[_\-\s]/g, ""))))).paths : paths;
+    if (!written.length) return { kind: "shell", command, ...(code.length ? { code } : {}) };
+    if (first)
+      return {
+        kind: "write",
+        filePath: written[0]!,
+        ...(written.length > 1 ? { otherPaths: written.slice(1) } : {}),
+        runs: command,
+        ...(code.length ? { runsCode: code } : {}),
+      };
     if (!unreadable.length && !deeper)
       return {
         kind: "write",
