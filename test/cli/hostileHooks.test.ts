@@ -209,6 +209,11 @@ describe("the gate answers every hostile call, in bounded time, and writes nothi
     expect(mcp("mcp__jetbrains__replace_file_text_by_path", { pathInProject: "docs/notes.md", text: "x" })[0]).toBe("deny");
     expect(mcp("mcp__x__write", { filepath: ws.path("src/billing/export.ts") })[0]).toBe("deny");
     expect(mcp("mcp__x__save", { filename: "src/api/a.ts" })[0]).toBe("allow");
+    // the workspace folder itself: a tool given it may write anything in it
+    expect(mcp("mcp__xcodebuild__build_project", { projectPath: ws.root, scheme: "App" })).toEqual([
+      "deny",
+      expect.stringContaining(`${ws.root} is the workspace folder itself, where a tool given it may write anything`),
+    ]);
     expect(mcp("mcp__x__frob", { output_file: 42 })).toEqual([
       "deny",
       expect.stringMatching(/^\[intent-lsp: bad-path\] mcp__x__frob names 42 where a file belongs/),

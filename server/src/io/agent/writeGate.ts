@@ -88,9 +88,11 @@ export function gateWrite(ctx: GateContext, filePath: string, expectedHash?: str
     // inside as text, outside in fact: a link took it out (the text's own `..` would have kept it in)
     const shown = filePath.startsWith(`${ctx.root}/`) ? filePath.slice(ctx.root.length + 1) : filePath;
     const reason =
-      toWorkspacePath(ctx.root, filePath) === undefined
-        ? `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`
-        : `${shown} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`;
+      resolve(ctx.root, filePath) === resolve(ctx.root)
+        ? `${filePath} is the workspace folder itself, where a tool given it may write anything; intent-lsp lets agents write only files it can judge. Name the files it writes, or ask the user to make this change.`
+        : toWorkspacePath(ctx.root, filePath) === undefined
+          ? `${filePath} is outside the workspace ${ctx.root}; intent-lsp lets agents write only inside it. Write the file inside the workspace, or ask the user to make this change.`
+          : `${shown} leads outside the workspace through a symbolic link; intent-lsp lets agents write only inside it. Ask the user to make this change.`;
     return { decision: deny("outside-workspace", reason) };
   }
   const path = where.path;
