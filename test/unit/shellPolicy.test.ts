@@ -45,6 +45,8 @@ const ROWS: [what: string, command: string, code: Code, reasonHas?: string][] = 
   ["a comparison in a commit message", 'git commit -m "retry when count > 0"', "shell-read-only"],
   ["a comparison in a query", "psql -c 'select 1 where a > 2'", "shell-read-only"],
   ["a redirection inside a shell's command", "bash -c 'echo x > out.txt'", "shell-write"],
+  ["a redirection into a quoted file", "echo x > 'out.txt'", "shell-write"],
+  ["a redirection into a double-quoted file", 'echo x > "out.txt"', "shell-write"],
   ["a search's words are its pattern and files", "grep find intent start", "shell-read-only"],
   ["git's message is text it keeps", "git commit -m wip intent start later", "shell-read-only"],
   ["git with an alias runs what it names", "git -c alias.x='!intent start INT-1' x", "rule-command"],

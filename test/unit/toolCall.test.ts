@@ -227,6 +227,7 @@ const ROWS: Row[] = [
     { command: "create", path: "src/a.ts", file_text: "x" },
     { kind: "write", filePath: "src/a.ts" },
   ],
+  ["a reader's input named command", "search", { command: "intent start INT-3" }, { kind: "other" }],
   // an agent's own shell
   ["a shell tool's command", "Bash", { command: "ls -la", description: "list" }, { kind: "shell", command: "ls -la" }],
   [
@@ -313,6 +314,16 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
   ["npm's tool", "mcp__command__npm", { arguments: ["exec", "--", "intent", "start", "INT-2"] }, "shell", "rule-command", ["npm exec -- intent start INT-2"]],
   ["node's tool given our CLI's path", "mcp__command__node", { arguments: ["/x/dist/cli.js", "start", "INT-2"] }, "shell", "rule-command"],
   ["git's tool", "mcp__command__git", { arguments: ["checkout", "--", "src/auth"] }, "shell", "shell-write"],
+  [
+    "a program under a key of its own, after its arguments",
+    "mcp__x__run_program",
+    { args: ["start", "INT-2"], exe: "intent" },
+    "shell",
+    "rule-command",
+    ["intent start INT-2"],
+  ],
+  ["an agent's shell deleting in our folder", "run_shell_command", { command: "rm -rf *", directory: ".orchestration" }, "shell", "rule-command"],
+  ["a git tool's option with a space in its value", "mcp__git__git_diff", { repo_path: "/ws", target: "--output=docs/x y.md" }, "shell", "shell-write"],
   ["a program given after its arguments", "mcp__x__run_program", { args: ["start", "INT-2"], bin: "intent" }, "shell", "rule-command", ["intent start INT-2"]],
   // code and text handed on are not a shell's text
   [
@@ -401,6 +412,16 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
 ];
 
 describe("classifyTool, rule by rule", () => {
+  it("a tool named for running first is judged by its output files only, all of them", () => {
+    expect(classifyTool("mcp__x__run_tests", { path: "test/a.test.ts", output_file: "reports/a.xml", log_file: "reports/a.log", code: "x" })).toMatchObject({
+      kind: "write",
+      filePath: "reports/a.xml",
+      otherPaths: ["reports/a.log"],
+      runsCode: ["x"],
+    });
+    expect(classifyTool("mcp__x__run_tests", { path: "test/a.test.ts", output_file: "reports/a.xml" })).not.toHaveProperty("otherPaths");
+  });
+
   it("a running tool naming files names each; its post hook records it as the shell command it is", () => {
     const call = classifyTool("mcp__x__shell_exec", { cmd_line: "npm test", output_path: "src/a.ts", log_file: "src/b.ts" });
     expect(call).toMatchObject({ kind: "write", filePath: "src/a.ts", otherPaths: ["src/b.ts"] });

@@ -32,6 +32,7 @@ const REDIRECTS: readonly [RegExp, string][] = [
  * text, unless a program in it runs code or another program (`sh -c '… > f'`, `python -c`, `env`, `xargs`).
  */
 function writesOf(command: string): readonly [RegExp, string] | undefined {
+  // Stryker disable next-line Regex: equivalent: an empty word is no program
   const runsText = command.split(/[\s;&|()`]+/).some((w) => RUNNERS.has(baseName(w)) || RUNS_OTHERS.has(baseName(w)));
   const unquoted = runsText ? command : command.replace(/'[^']*'/g, "''").replace(/"(?:[^"\\]|\\.)*"/g, '""');
   return REDIRECTS.find(([pattern]) => pattern.test(unquoted)) ?? WRITING_COMMANDS.find(([pattern]) => pattern.test(command));
@@ -44,7 +45,7 @@ const WRITING_COMMANDS: readonly [RegExp, string][] = [
   [/(^|[\s;&|(`])(sed|perl|ruby)\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*i/, "edits files in place"],
   [
     new RegExp(
-      String.raw`(^|[\s;&|(\`])${GIT}((checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule|clone|init|archive|bundle)(\s|$)|[^;&|]*\s--output(=|\s))`,
+      String.raw`(^|[\s;&|(\`])${GIT}((checkout|checkout-index|read-tree|switch|restore|reset|clean|stash|apply|am|merge|rebase|cherry-pick|revert|pull|mv|rm|update-index|worktree|sparse-checkout|submodule|clone|init|archive|bundle)(\s|$)|[^;&|]*\s['"]?--output(=|\s))`,
     ),
     "writes files or rewrites the working tree with git",
   ],
