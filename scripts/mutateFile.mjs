@@ -34,6 +34,8 @@ export const TESTS = {
   "server/src/io/ledger/committedLedger.ts": ["test/cli/ledgerSegments.test.ts"],
   "server/src/io/ledger/verify.ts": ["test/unit/ledger-verify.test.ts"],
   "server/src/engine/agent/toolCall.ts": ["test/unit/toolCall.test.ts", "test/unit/agent-tools.test.ts"],
+  "server/src/engine/agent/toolPaths.ts": ["test/unit/toolCall.test.ts", "test/unit/agent-tools.test.ts"],
+  "server/src/engine/agent/toolRuns.ts": ["test/unit/toolCall.test.ts", "test/unit/agent-tools.test.ts"],
   "server/src/engine/agent/shellPolicy.ts": [
     "test/unit/shellPolicy.test.ts",
     "test/cli/pieces.test.ts",
