@@ -115,9 +115,11 @@ export class LedgerVerifier {
   private unmatched: { named: string; line: number; previousLine: number }[] = [];
   /** Lines (first of each distinct one) that are no record: foreign text, torn lines, conflict markers. */
   private readonly notRecords = new Set<number>();
-  /** The digest of the line before with a "\r" after it (see `addLine`). */
-  // Stryker disable next-line StringLiteral: equivalent: no prev equals an initial value of either kind before a first line
-  private previousWithCr = "";
+  /**
+   * The line before's chain bytes (a copy: the reader reads into its buffer again), for a record whose writer
+   * hashed that line's carriage return (`checkPrev`): hashed only when a prev names no line.
+   */
+  private previousBytes: Buffer | undefined;
 
   /** `where` names a line in messages (a verifier fed segments and the live file numbers lines across them). */
   constructor(private readonly where: (line: number) => string = (line) => `line ${line}`) {}
@@ -125,11 +127,9 @@ export class LedgerVerifier {
   /** `terminated` is false only for a last line without newline. */
   addLine(bytes: Uint8Array, lineNumber: number, terminated: boolean): void {
     if (isBlankBytes(bytes)) return;
-    // the chain's digest (a CRLF checkout's line is the same line); and with the "\r", for a record whose writer
-    // hashed the carriage return of the line before it
-    const hash = createHash("sha256").update(chainBytes(bytes));
-    const withCr = hash.copy().update("\r").digest().toString("latin1");
-    const digest = hash.digest().toString("latin1");
+    // the chain's digest: a CRLF checkout's line is the same line
+    const body = chainBytes(bytes);
+    const digest = createHash("sha256").update(body).digest().toString("latin1");
     // a line identical to an earlier one is the same record again (a sealed line still in the live file, a
     // merge that brought one back): checked and counted once
     if (!this.seen.has(digest)) {
@@ -137,7 +137,7 @@ export class LedgerVerifier {
       this.seen.set(digest, lineNumber);
     }
     this.previousLine = lineNumber;
-    this.previousWithCr = withCr;
+    this.previousBytes = Buffer.from(body);
   }
 
   /**
@@ -233,8 +233,13 @@ export class LedgerVerifier {
       return;
     }
     const named = Buffer.from(hex, "hex").toString("latin1");
-    if (this.seen.has(named) || named === this.previousWithCr) return;
+    if (this.seen.has(named) || this.hashedWithCr(named)) return;
     this.unmatched.push({ named, line: lineNumber, previousLine: this.previousLine });
+  }
+
+  /** Whether `named` is the hash of the line before with a "\r" after it, as a writer in a CRLF checkout took it. */
+  private hashedWithCr(named: string): boolean {
+    return this.previousBytes !== undefined && createHash("sha256").update(this.previousBytes).update("\r").digest().toString("latin1") === named;
   }
 
   /** A prev at `line` that names no line of the ledger. */
