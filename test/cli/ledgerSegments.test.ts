@@ -475,6 +475,41 @@ describe("in a git repository: segments under refs/intent/ledger, named by the m
     expect(marked).not.toContain("inserted");
   });
 
+  it("verify --base holds a branch's ledger to its merge-base with the base: records cut in a commit of the branch are named", async () => {
+    const ws = repo();
+    await history(ws, FILES, "2026-01-03T10:00:00Z", 3, 9, 1);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "six records");
+    // the base moves on after the branch forked: its newer records are not the branch's to hold
+    git(ws.root, "checkout", "-q", "-b", "feature");
+    git(ws.root, "checkout", "-q", "main");
+    await history(ws, ["src/api/later.ts"], "2026-02-01T10:00:00Z", 1, 9, 3);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "main moves on");
+    git(ws.root, "checkout", "-q", "feature");
+    await history(ws, ["src/api/extra.ts"], "2026-03-01T10:00:00Z", 1, 9, 2);
+    git(ws.root, "add", "-A");
+    git(ws.root, "commit", "-q", "-m", "feature's record");
+    expect(await runCli(["verify", "--base", "main"], { cwd: ws.root })).toMatchObject({ status: 0, stdout: "7 records; no problems.\n" });
+    // the branch cuts its ledger's tail, two records committed before it and its own, and commits that: the
+    // chain is whole and HEAD holds the cut file, so only the base can tell
+    const lines = liveLines(ws);
+    ws.write(LEDGER, `${lines.slice(0, 4).join("\n")}\n`);
+    git(ws.root, "commit", "-q", "-am", "tidy the ledger");
+    expect(await runCli(["verify"], { cwd: ws.root })).toMatchObject({ status: 0 });
+    const fork = git(ws.root, "merge-base", "HEAD", "main").trim().slice(0, 12);
+    const held = await runCli(["verify", "--base", "main"], { cwd: ws.root });
+    expect(held.status).toBe(1);
+    expect(held.stdout).toContain(
+      `${fork}:${LEDGER}:5: removed: these 2 records (the merge-base with main (${fork})'s lines 5-6), committed at the merge-base with main (${fork}), are in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the merge-base with main.`,
+    );
+    // a base git cannot find: said, never taken for nothing to hold
+    const unknown = await runCli(["verify", "--base", "no-such-branch"], { cwd: ws.root });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toContain(`${LEDGER}:1: unreadable: the ledger cannot be held to no-such-branch: `);
+    expect(await runCli(["verify", "--base", "main", "--ledger", LEDGER], { cwd: ws.root })).toMatchObject({ status: 2 });
+  });
+
   it("verify's hold to HEAD is not switched off by a replace ref, a manifest cut short, or git failing; a CRLF checkout or commit is the same ledger", async () => {
     const ws = repo();
     await history(ws, FILES, "2026-01-03T10:00:00Z", 6, 9, 1);

@@ -102,8 +102,8 @@ export async function forEachCommittedLine(
  * The bytes of a small file as committed at HEAD (the sealed manifest): undefined when there is nothing
  * committed there, a string saying why it could not be read, or the bytes.
  */
-export function committedFile(root: string, path: string): Buffer | string | undefined {
-  const blob = committedBlob(root, path);
+export function committedFile(root: string, path: string, rev = "HEAD"): Buffer | string | undefined {
+  const blob = committedBlob(root, path, rev);
   if (typeof blob !== "object") return blob;
   const r = gitSync(root, ["-c", "core.useReplaceRefs=false", "cat-file", "blob", blob.id]);
   if (r.error) return r.error.message;
@@ -114,12 +114,23 @@ export function committedFile(root: string, path: string): Buffer | string | und
  * The names of the files HEAD's tree holds in the folder `path` (the segments folder): undefined when there
  * is no such folder committed, a string saying why git could not tell.
  */
-export function committedFolder(root: string, path: string): string[] | string | undefined {
-  const tree = committedBlob(root, path);
+export function committedFolder(root: string, path: string, rev = "HEAD"): string[] | string | undefined {
+  const tree = committedBlob(root, path, rev);
   if (typeof tree !== "object") return tree;
   const r = gitSync(root, ["-c", "core.useReplaceRefs=false", "ls-tree", "-z", "--name-only", tree.id], { encoding: "utf8" });
   if (r.error || r.status !== 0) return (r.error?.message ?? r.stderr).trim().split("\n")[0] || `git ls-tree exited with code ${r.status}`;
   return r.stdout.split("\0").filter(Boolean);
+}
+
+/**
+ * The merge-base of HEAD and `branch` (`intent verify --base`): the commit a branch's ledger is held to, so
+ * that records the branch never had are not asked for. A string saying why when git cannot tell.
+ */
+export function mergeBase(root: string, branch: string): { rev: string } | string {
+  if (!findGitDir(root)) return "not in a git repository";
+  const r = gitSync(root, ["-c", "core.useReplaceRefs=false", "merge-base", "HEAD", "--", branch], { encoding: "utf8" });
+  if (r.status === 0) return { rev: r.stdout.trim() };
+  return r.error?.message ?? (r.stderr.trim().split("\n")[0] || `git merge-base found no common commit of HEAD and ${branch} (a shallow clone?)`);
 }
 
 /** The object `rev` holds at `path` (relative to the workspace, which may be a repository's subfolder). */

@@ -21,7 +21,7 @@ import {
 import { orderSegments } from "../../engine/ledger/segment";
 import { detectDialect } from "../../engine/ledger/read";
 import { isBlankBytes } from "../../engine/ledger/blankLine";
-import { committedFile, committedFolder, forEachCommittedLine } from "./committedLedger";
+import { committedFile, committedFolder, forEachCommittedLine, mergeBase } from "./committedLedger";
 import { parseManifest } from "../../engine/ledger/sealedManifest";
 import { checkOwnRead } from "../ownFiles";
 import { realWorkspacePath } from "../realPath";
@@ -34,8 +34,13 @@ export interface WorkspaceVerifyReport extends VerifyReport {
   segments: number;
 }
 
-/** Verifies the sealed segments and the live ledger; undefined when there is neither. */
-export async function verifyWorkspaceLedger(root: string, ledgerPath: string): Promise<WorkspaceVerifyReport | undefined> {
+/**
+ * Verifies the sealed segments and the live ledger; undefined when there is neither. `base`: a branch the
+ * ledger is also held to (`intent verify --base`), at its merge-base with HEAD: every record committed there
+ * must still be held (in CI, a branch that cut or rewrote committed records fails, which its own commits hide
+ * from the hold to HEAD).
+ */
+export async function verifyWorkspaceLedger(root: string, ledgerPath: string, base?: string): Promise<WorkspaceVerifyReport | undefined> {
   // a ledger linked out of the workspace is not read: its lines would be quoted
   checkOwnRead(root, ledgerPath);
   const problems: VerifyProblem[] = [];
@@ -117,6 +122,7 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
     const exempt = (line: number) => held.has(line) || merging.has(line) || inCommittedSegment(line);
     sinceCommit.push(...insertedSinceCommit(committedPath, verifier, held, exempt, locate));
   }
+  if (base !== undefined) problems.push(...(await removedSinceBase(root, ledgerPath, base, verifier, unreadSegments, present)));
   if (!live && !segments.length && !problems.length) return undefined;
   const report = verifier.report();
   const all = [
@@ -128,6 +134,39 @@ export async function verifyWorkspaceLedger(root: string, ledgerPath: string): P
   ];
   return { ok: all.every((p) => p.kind === "legacy"), records: report.records, problems: all, segments: segments.length };
 }
+
+/** The records and segments committed at the merge-base of HEAD and `base` that are held no more. */
+async function removedSinceBase(
+  root: string,
+  ledgerPath: string,
+  base: string,
+  verifier: LedgerVerifier,
+  unreadSegments: boolean,
+  present: ReadonlySet<string>,
+): Promise<VerifyProblem[]> {
+  const fork = mergeBase(root, base);
+  if (typeof fork === "string")
+    return [
+      {
+        line: 1,
+        kind: "unreadable",
+        message: `the ledger cannot be held to ${base}: ${fork}; fetch the branch and its history (in CI: \`fetch-depth: 0\`) and verify again`,
+      },
+    ];
+  const short = fork.rev.slice(0, 12);
+  const at: Anchor = { rev: fork.rev, shown: short, label: `the merge-base with ${base} (${short})`, since: `the merge-base with ${base}` };
+  return [...(await removedSinceCommit(root, ledgerPath, verifier, unreadSegments, new Set(), at)), ...segmentsGoneSinceCommit(root, ledgerPath, present, at)];
+}
+
+/** The commit the ledger is held to, as git names it, as messages name it, and what "since" it says. */
+interface Anchor {
+  rev: string;
+  /** How a path at it is shown (`HEAD:<ledger>`). */
+  shown: string;
+  label: string;
+  since: string;
+}
+const HEAD_ANCHOR: Anchor = { rev: "HEAD", shown: "HEAD", label: "HEAD", since: "the last commit" };
 
 /**
  * The records of the ledger as committed at HEAD that neither the live ledger nor a sealed segment holds
@@ -141,42 +180,48 @@ async function removedSinceCommit(
   unreadSegments: boolean,
   /** Given the line (the verifier's numbering) of each record of HEAD that is still held. */
   held: Set<number>,
+  at: Anchor = HEAD_ANCHOR,
 ): Promise<VerifyProblem[]> {
-  const path = `HEAD:${ledgerPath}`;
+  const path = `${at.shown}:${ledgerPath}`;
   const runs: { first: number; last: number; count: number }[] = [];
   let open = false;
   // lines of HEAD that are there and that are no record: a ledger that is all such lines holds nothing
   // verify can hold the file to (a Git LFS pointer, an encrypted file)
   let lines = 0;
   let recordish = false;
-  const unreadable = await forEachCommittedLine(root, ledgerPath, (committed, line) => {
-    if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
-    lines++;
-    // both digests leave out a final "\r": a CRLF checkout holds the same lines
-    const at = verifier.lineOf(committed.digest);
-    if (at !== undefined) {
-      held.add(at);
+  const unreadable = await forEachCommittedLine(
+    root,
+    ledgerPath,
+    (committed, line) => {
+      if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
+      lines++;
+      // both digests leave out a final "\r": a CRLF checkout holds the same lines
+      const at = verifier.lineOf(committed.digest);
+      if (at !== undefined) {
+        held.add(at);
+        recordish = true;
+        open = false;
+        return;
+      }
+      // a line too long to keep is told as removed unread: a record may be that long
+      if (committed.bytes !== undefined && !isRecordLine(committed.bytes)) return;
       recordish = true;
-      open = false;
-      return;
-    }
-    // a line too long to keep is told as removed unread: a record may be that long
-    if (committed.bytes !== undefined && !isRecordLine(committed.bytes)) return;
-    recordish = true;
-    const run = runs[runs.length - 1];
-    if (open && run) {
-      run.last = line;
-      run.count++;
-    } else runs.push({ first: line, last: line, count: 1 });
-    open = true;
-  });
+      const run = runs[runs.length - 1];
+      if (open && run) {
+        run.last = line;
+        run.count++;
+      } else runs.push({ first: line, last: line, count: 1 });
+      open = true;
+    },
+    at.rev,
+  );
   if (unreadable !== undefined)
     return [
       {
         path,
         line: 1,
         kind: "unreadable",
-        message: `the ledger as committed at HEAD cannot be read (${unreadable}), so records removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+        message: `the ledger as committed at ${at.label} cannot be read (${unreadable}), so records removed since ${at.since} cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
   if (lines > 0 && !recordish)
@@ -185,17 +230,17 @@ async function removedSinceCommit(
         path,
         line: 1,
         kind: "unreadable",
-        message: `the ledger as committed at HEAD holds no record (${lines} line${lines === 1 ? "" : "s"}, none of them a record: a Git LFS pointer, or an encrypted file?), so records removed since the last commit cannot be told; commit the ledger as the plain text it is (no filter for it in .gitattributes) and verify again`,
+        message: `the ledger as committed at ${at.label} holds no record (${lines} line${lines === 1 ? "" : "s"}, none of them a record: a Git LFS pointer, or an encrypted file?), so records removed since ${at.since} cannot be told; commit the ledger as the plain text it is (no filter for it in .gitattributes) and verify again`,
       },
     ];
   return runs.map(({ first, last, count }) => ({
     path,
     line: first,
     kind: "removed" as const,
-    message: `${count === 1 ? "this record, committed at HEAD, is" : `these ${count} records (HEAD's lines ${first}-${last}), committed at HEAD, are`} ${
+    message: `${count === 1 ? `this record, committed at ${at.label}, is` : `these ${count} records (${at.label}'s lines ${first}-${last}), committed at ${at.label}, are`} ${
       unreadSegments
         ? "in neither the ledger nor a sealed segment that could be read: repair the segments reported here and verify again"
-        : `in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since the last commit. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`
+        : `in neither the ledger nor its sealed segments: the ledger was cut short, emptied or rewritten since ${at.since}. \`git show ${path}\` still holds ${count === 1 ? "it" : "them"}: put ${count === 1 ? "it" : "them"} back in place (the lines written since the commit stay after them) and verify again`
     }`,
   }));
 }
@@ -297,51 +342,51 @@ function committedLedgerPath(root: string): string | undefined {
  * The segments HEAD's sealed manifest names that this one no longer does: sealed records are committed
  * records too, and a manifest cut short is a valid one.
  */
-function segmentsGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+function segmentsGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>, at: Anchor = HEAD_ANCHOR): VerifyProblem[] {
   const manifest = sealedManifestPath(ledgerPath);
-  const path = `HEAD:${manifest}`;
-  const committed = committedFile(root, manifest);
+  const path = `${at.shown}:${manifest}`;
+  const committed = committedFile(root, manifest, at.rev);
   if (typeof committed === "string")
     return [
       {
         path,
         line: 1,
         kind: "unreadable",
-        message: `the sealed manifest as committed at HEAD cannot be read (${committed}), so segments removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+        message: `the sealed manifest as committed at ${at.label} cannot be read (${committed}), so segments removed since ${at.since} cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
-  return [...segmentFilesGoneSinceCommit(root, ledgerPath, present), ...manifestEntriesGone(root, ledgerPath, present)];
+  return [...segmentFilesGoneSinceCommit(root, ledgerPath, present, at), ...manifestEntriesGone(root, ledgerPath, present, at)];
 }
 
 /** The segment files HEAD's segments folder holds (the folder store) that are gone from it. */
-function segmentFilesGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+function segmentFilesGoneSinceCommit(root: string, ledgerPath: string, present: ReadonlySet<string>, at: Anchor): VerifyProblem[] {
   const dir = segmentsDir(ledgerPath);
-  const committed = committedFolder(root, dir);
+  const committed = committedFolder(root, dir, at.rev);
   if (committed === undefined) return [];
   if (typeof committed === "string")
     return [
       {
-        path: `HEAD:${dir}`,
+        path: `${at.shown}:${dir}`,
         line: 1,
         kind: "unreadable",
-        message: `the segments folder as committed at HEAD cannot be read (${committed}), so segments removed since the last commit cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
+        message: `the segments folder as committed at ${at.label} cannot be read (${committed}), so segments removed since ${at.since} cannot be told; fetch the commit's objects (\`git fetch\`) and verify again`,
       },
     ];
   return committed
     .filter((f) => f.endsWith(".seg") && !present.has(f.slice(0, -".seg".length)))
     .map((f) => ({
-      path: `HEAD:${dir}/${f}`,
+      path: `${at.shown}:${dir}/${f}`,
       line: 1,
       kind: "removed" as const,
-      message: `this segment, committed at HEAD, is gone from ${dir}: its records are gone from the history since the last commit. \`git checkout HEAD -- ${dir}/${f}\` puts it back; verify again then`,
+      message: `this segment, committed at ${at.label}, is gone from ${dir}: its records are gone from the history since ${at.since}. \`git checkout ${at.rev} -- ${dir}/${f}\` puts it back; verify again then`,
     }));
 }
 
 /** The segments HEAD's sealed manifest names that it names no more. */
-function manifestEntriesGone(root: string, ledgerPath: string, present: ReadonlySet<string>): VerifyProblem[] {
+function manifestEntriesGone(root: string, ledgerPath: string, present: ReadonlySet<string>, at: Anchor): VerifyProblem[] {
   const manifest = sealedManifestPath(ledgerPath);
-  const path = `HEAD:${manifest}`;
-  const committed = committedFile(root, manifest);
+  const path = `${at.shown}:${manifest}`;
+  const committed = committedFile(root, manifest, at.rev);
   if (committed === undefined || typeof committed === "string") return [];
   return parseManifest(committed.toString("utf8"))
     .entries.filter((e) => !present.has(e.name))
@@ -349,7 +394,7 @@ function manifestEntriesGone(root: string, ledgerPath: string, present: Readonly
       path,
       line: e.line,
       kind: "removed" as const,
-      message: `segment ${e.name} (${e.lines} sealed line${e.lines === 1 ? "" : "s"}), named at HEAD, is named by the sealed manifest no more: its records are gone from the history since the last commit. \`git show ${path}\` still names it: put its line back in ${manifest} and verify again`,
+      message: `segment ${e.name} (${e.lines} sealed line${e.lines === 1 ? "" : "s"}), named at ${at.label}, is named by the sealed manifest no more: its records are gone from the history since ${at.since}. \`git show ${at.rev}:${manifest}\` still names it: put its line back in ${manifest} and verify again`,
     }));
 }
 
