@@ -219,6 +219,20 @@ describe("intent hook claude-code: a shell command that changed the selection", 
     expect(heldSessions(ws)).toHaveLength(1);
   });
 
+  it("a running tool asked about because it writes our files, approved, holds nothing", async () => {
+    const call = (event: string) =>
+      claudePayload(ws, event, {
+        tool_name: "mcp__x__shell_exec",
+        tool_input: { cmd_line: "./scripts/switch.sh", output_path: ".orchestration/switch.log" },
+        tool_use_id: "toolu_own",
+      });
+    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    expect(JSON.parse(await reply("PreToolUse")).hookSpecificOutput).toMatchObject({ permissionDecision: "ask" });
+    ws.select("INT-003"); // the user allowed it, and it ran
+    expect(await reply("PostToolUse")).toContain("the workspace selection changed (INT-001 → INT-003)");
+    expect(heldSessions(ws)).toEqual([]);
+  });
+
   it("a change the user approved when asked (the command said it changes the rules) holds nothing", async () => {
     const claude = PROTOCOLS[0]!;
     const command = "intent select INT-003";

@@ -148,7 +148,8 @@ function gateCall(ctx: GateContext, call: ToolCall, callId?: string): GateDecisi
 function beforeCommand(ctx: GateContext, callId: string | undefined, command: string, decision: GateDecision): GateDecision {
   if (decision.kind === "deny") return decision;
   try {
-    snapshotShell(ctx, callId, command, decision.kind === "ask" && decision.code === "rule-command");
+    // the user asked about a change of the rules (a command's, or a running tool's write to our files) approves it
+    snapshotShell(ctx, callId, command, decision.kind === "ask" && (decision.code === "rule-command" || decision.code === "rule-file"));
   } catch (err) {
     // a committed link where the state before the command is kept: nothing is written, and nothing runs
     // that could not be recorded

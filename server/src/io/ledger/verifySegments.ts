@@ -196,9 +196,9 @@ async function removedSinceCommit(
       if (committed.bytes !== undefined && isBlankBytes(committed.bytes)) return;
       lines++;
       // both digests leave out a final "\r": a CRLF checkout holds the same lines
-      const at = verifier.lineOf(committed.digest);
-      if (at !== undefined) {
-        held.add(at);
+      const holding = verifier.lineOf(committed.digest);
+      if (holding !== undefined) {
+        held.add(holding);
         recordish = true;
         open = false;
         return;
@@ -246,9 +246,8 @@ async function removedSinceCommit(
 }
 
 /**
- * Lines of the live ledger (numbered from `liveFirst` on, as the verifier numbers them) that the ledger
- * committed at HEAD lacks and that stand before a line it holds (`held`), told as runs with no held line
- * between them. Records are only appended, and git puts HEAD's lines before another branch's when it merges
+ * Lines of the ledger (sealed and live, as the verifier numbers them) that the ledger committed at HEAD lacks
+ * and that stand before a line it holds (`held`), told as runs with no held line between them. Records are only appended, and git puts HEAD's lines before another branch's when it merges
  * (`merge=union`, a rebase, a stash): such a line was put there since the last commit, by hand or by a tool
  * that rewrote the file. A forged record with a `prev` that matches keeps the chain whole; this finds it.
  */
