@@ -228,6 +228,13 @@ const ROWS: Row[] = [
     { kind: "write", filePath: "src/a.ts" },
   ],
   ["a reader's input named command", "search", { command: "intent start INT-3" }, { kind: "other" }],
+  ["a code that is no program's", "translate_file", { path: "src/api/x.md", language_code: "fr" }, { kind: "write", filePath: "src/api/x.md" }],
+  [
+    "commands beside an in-scope output file",
+    "mcp__ci__batch",
+    { commands: ["ls"], output_file: "src/api/out.txt" },
+    { kind: "write", filePath: "src/api/out.txt", runs: "ls src/api/out.txt\nls" },
+  ],
   // an agent's own shell
   ["a shell tool's command", "Bash", { command: "ls -la", description: "list" }, { kind: "shell", command: "ls -la" }],
   [
@@ -325,6 +332,24 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
   ["an agent's shell deleting in our folder", "run_shell_command", { command: "rm -rf *", directory: ".orchestration" }, "shell", "rule-command"],
   ["a git tool's option with a space in its value", "mcp__git__git_diff", { repo_path: "/ws", target: "--output=docs/x y.md" }, "shell", "shell-write"],
   ["a program given after its arguments", "mcp__x__run_program", { args: ["start", "INT-2"], bin: "intent" }, "shell", "rule-command", ["intent start INT-2"]],
+  // what to run under keys of any name that say so, at any depth
+  ["commands in a batch", "mcp__ci__batch", { commands: ["intent start INT-2"] }, "shell", "rule-command"],
+  ["a step's command in a pipeline", "mcp__ci__pipeline", { steps: [{ cmd: "intent start INT-2" }] }, "shell", "rule-command"],
+  ["a command inside a spec", "mcp__ci__job", { spec: { command: "intent select INT-3" } }, "shell", "rule-command"],
+  ["a shell command under a key of its own", "mcp__x__configure", { shell_command: "intent select INT-3" }, "shell", "rule-command"],
+  ["keys given as one string", "mcp__t__send", { pane: "1", keys: "intent start INT-2 Enter" }, "shell", "rule-command"],
+  ["input sent to a session", "mcp__t__send_input", { session: "1", input: "intent start INT-2\n" }, "shell", "rule-command"],
+  ["text typed on the computer", "computer", { action: "type", text: "intent start INT-2\n" }, "shell", "rule-command"],
+  ["quotes a shell joins in typed input", "mcp__dc__interact_with_process", { pid: 1, input: 'in""tent start INT-2\n' }, "shell", "rule-command"],
+  ["a tool named for our CLI", "mcp__x__intent", { command: "select", id: "INT-3" }, "shell", "rule-command"],
+  [
+    "an edit operation beside a command of the other case",
+    "mcp__x__fs",
+    { command: "create", Command: "intent select INT-3", path: "src/api/a.ts" },
+    "write",
+    "rule-command",
+  ],
+  ["a running tool's shell setting runs nothing alone", "mcp__dc__start_process", { command: "npm test", shell: "bash" }, "shell", "shell-read-only"],
   // code and text handed on are not a shell's text
   [
     "a page's script comparing",

@@ -90,7 +90,8 @@ export function gateShell(command: string, code: readonly string[] = []): GateDe
 /** What code changes of the rules: our CLI called in it, or our files named in it (it is not known to only read them). */
 function codeChangesRules(code: readonly string[]): string | undefined {
   for (const c of code) {
-    const cli = calledInside(["python3", c], 0);
+    // also as a shell joins it, if typed into one (`in""tent`, a backslash at a line's end)
+    const cli = calledInside(["python3", c], 0) ?? calledInside(["python3", c.replace(/\\\n|['"\\]/g, "")], 0);
     if (cli) return `runs \`intent ${cli}\`, which changes intent-lsp's rules or selection (which intents are in progress, their scopes, the selected intent)`;
     if (RULE_PATHS.test(c))
       return "runs code that names intent-lsp's own files (the intents, settings, ignore files, ledger or selection under .orchestration/), which is not known to only read them";

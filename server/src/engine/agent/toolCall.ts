@@ -5,7 +5,7 @@
  * tool is known to only read. An unknown writer slipping through would be worse than an unknown reader
  * being checked (fail closed).
  */
-import { MAX_NESTING, namedPaths, text } from "./toolPaths";
+import { lastWord, MAX_NESTING, namedPaths, text } from "./toolPaths";
 import { ARG_KEYS, runText, stringsOf } from "./toolRuns";
 
 export type ToolCall =
@@ -91,13 +91,18 @@ const FS_VERB = /(^|_)(mkdir|touch|copy|cp|move|mv|rename|rm|rmdir|unlink|ln|sym
  * `run_script`): what it changes is known only after it ran, as a shell command's is, so it is one.
  */
 const RUNS =
-  /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys|sh|bash|zsh|fish|python\d*|ruby|perl|repl|ssh)(_|$)/;
+  /(^|_)(exec|execute|run|shell|terminal|process|command|cmd|script|eval|spawn|launch|interact|cell|evaluate|powershell|keys|input|computer|sh|bash|zsh|fish|python\d*|ruby|perl|repl|ssh)(_|$)/;
 /** Keys of a file a tool that runs something writes as it goes: its output, log, destination, or the notebook it runs. */
 const OUTPUT_KEY = /^(output|out|log|dest|destination|save|notebook|result|report)/i;
 /** A name that starts by running something (`run_tests`, `execute_cell`): it runs, whatever files it names. */
 const RUNS_FIRST = /^(exec|execute|run|start|spawn|launch|eval|evaluate|interact|send)_/;
-/** Keys that hold what a tool runs: a tool given one runs it, whatever its name says (`python {"code": …}`, `npm {"arguments": …}`). */
-const RUN_KEYS = ["command", "cmd", "commandline", "script", "code", "pythoncode", "codesnippet", ...ARG_KEYS];
+/**
+ * Keys, by their last word, that hold what a tool runs: a tool given one, at any depth the gate reads, runs it
+ * whatever its name says (`npm {"arguments": …}`, `batch {"commands": […]}`, `pipeline {"steps": [{"cmd": …}]}`).
+ */
+const RUN_WORDS = new Set(["command", "commands", "cmd", "cmds", "commandline", "script", "scripts", "exec", "run", "keys", ...ARG_KEYS]);
+/** Keys of code a tool runs, by their whole name only (`country_code` is no code). */
+const CODE_KEYS = new Set(["code", "pythoncode", "sourcecode", "codesnippet", "jscode", "javascriptcode", "shellcode"]);
 /** An agent's own shell tool's keys besides its command: they say how it runs, not what. */
 const SHELL_SETTINGS = new Set(["description", "explanation", "timeout", "timeoutms", "isbackground", "runinbackground", "requiresapproval"]);
 /**
@@ -138,11 +143,7 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   if (READERS.has(tool)) return { kind: "other" };
   if (TEXT_EDITORS.has(tool) && input["command"] === "view") return { kind: "other" };
   const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
-  // (an editing tool's `command` is what it does to the file it names: Kiro's `fs_write {"command": "create"}`)
-  const operation = typeof input["command"] === "string" && EDIT_OPERATIONS.has(input["command"].toLowerCase());
-  const runs =
-    !TEXT_EDITORS.has(tool) &&
-    (SHELLS.has(tool) || RUNS.test(tool) || RUN_KEYS.some((k) => !(k === "command" && operation) && stringsOf(byKey.get(k))?.length !== 0));
+  const runs = !TEXT_EDITORS.has(tool) && (SHELLS.has(tool) || RUNS.test(tool) || givesRun(input));
   // a name that says it reads reads (unless it also says it changes something: `search_replace`,
   // `find_and_replace`, `read_and_write_file`, or runs something: `read_and_run`)
   if (!runs && READ_VERB.test(tool) && !WRITERS.has(tool) && !CHANGE_VERB.test(tool) && !FS_VERB.test(tool)) return { kind: "other" };
@@ -223,6 +224,21 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   const [filePath, ...otherPaths] = paths;
   const expectedHash = text(input["expected_hash"]) ?? text(input["expected_content_hash"]);
   return { kind: "write", filePath: filePath!, ...(otherPaths.length ? { otherPaths } : {}), ...(expectedHash ? { expectedHash } : {}) };
+}
+
+/**
+ * Whether a tool input holds something to run under a key that says so (RUN_WORDS, CODE_KEYS), at any depth
+ * the gate reads; one nested deeper counts (it is denied then). An editing tool's `command` that names an
+ * edit (Kiro's `fs_write {"command": "create"}`) is what it does to the file, not a command.
+ */
+function givesRun(input: Record<string, unknown>, depth = 0): boolean {
+  for (const [key, value] of Object.entries(input)) {
+    const whole = key.replace(/[_\-\s]/g, "").toLowerCase();
+    const operation = whole === "command" && typeof value === "string" && EDIT_OPERATIONS.has(value.toLowerCase());
+    if ((RUN_WORDS.has(lastWord(key)) || RUN_WORDS.has(whole) || CODE_KEYS.has(whole)) && !operation && stringsOf(value)?.length !== 0) return true;
+    if (value && typeof value === "object" && depth < MAX_NESTING && givesRun(value as Record<string, unknown>, depth + 1)) return true;
+  }
+  return false;
 }
 
 /**

@@ -35,8 +35,10 @@ const CODE_WORDS = new Set([
   "prompt",
   "cell",
 ]);
-/** Keys, by their last word, that name where a command runs or what file it works on: read with the command, not as one. */
-const PLACE_WORDS = new Set(["cwd", "workdir", "dir", "directory", "folder", "path", "file", "uri"]);
+/** The name (normalized) of a tool that wraps our CLI. */
+const CLI_TOOL = "intent";
+/** Keys, by their last word, that name where or in what a command runs, or what file it works on: read with the command, not as one (`{"shell": "bash"}` runs nothing on its own). */
+const PLACE_WORDS = new Set(["cwd", "workdir", "dir", "directory", "folder", "path", "file", "uri", "shell"]);
 
 /**
  * Every string a tool input holds (a git tool's arguments, read as the command's words); undefined when some
@@ -89,6 +91,8 @@ export function runText(tool: string, byKey: ReadonlyMap<string, unknown>, input
     shellText.join(" "),
     [...shellText.filter((s) => !args.includes(s)), ...args].join(" "),
     of(["keys"]).join(""),
+    // a tool named for our CLI (`intent {"command": "select", …}`) runs it with what it is given
+    tool === CLI_TOOL ? [tool, ...shellText].join(" ") : "",
     ...alone,
   ];
   return { command: [...new Set(lines.filter(Boolean))].join("\n"), code };
