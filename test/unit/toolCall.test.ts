@@ -194,8 +194,14 @@ const ROWS: Row[] = [
     { a: { b: { c: { d: { e: { x: "see file://", y: null, z: 3 } } } } } },
     { kind: "other" },
   ],
-  ["objects nested as deep as the gate scans, naming nothing", "do_ops", levels(69), { kind: "other" }],
-  ["objects nested deeper than the gate scans", "do_ops", levels(70), { kind: "write-without-path", whyHas: "files are named deeper" }],
+  ["objects nested deep, naming nothing and running nothing", "do_ops", levels(60), { kind: "other" }],
+  ["objects nested deeper than the gate scans", "do_ops", levels(70), { kind: "write-without-path", whyHas: "do_ops's inputs are nested deeper" }],
+  [
+    "a command nested deeper than the gate reads",
+    "mcp__x__frob",
+    { a: { b: { c: { d: { e: { f: { cmd: "intent start INT-2" } } } } } } },
+    { kind: "write-without-path", whyHas: "mcp__x__frob's inputs are nested deeper" },
+  ],
   ["a running tool's code nested deeper", "frob", { code: nestedValue(6) }, { kind: "write-without-path", whyHas: "frob's inputs are nested deeper" }],
   [
     "a running tool's file nested deeper",
@@ -228,6 +234,13 @@ const ROWS: Row[] = [
     { kind: "write", filePath: "src/a.ts" },
   ],
   ["a reader's input named command", "search", { command: "intent start INT-3" }, { kind: "other" }],
+  ["an empty argument list runs nothing", "mcp__x__frob", { args: [], path: "src/a.ts" }, { kind: "write", filePath: "src/a.ts" }],
+  [
+    "an edit operation's name under another run key runs it",
+    "mcp__x__frob",
+    { cmd: "view", path: "src/a.ts" },
+    { kind: "write", filePath: "src/a.ts", runs: "view\nview src/a.ts" },
+  ],
   ["a code that is no program's", "translate_file", { path: "src/api/x.md", language_code: "fr" }, { kind: "write", filePath: "src/api/x.md" }],
   [
     "commands beside an in-scope output file",
@@ -292,6 +305,7 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
   ["a remote shell's command", "mcp__ssh__ssh", { host: "localhost", command: "intent start INT-3" }, "shell", "rule-command"],
   ["a tool named to read and run", "mcp__x__read_and_run", { command: "intent start INT-3" }, "shell", "rule-command"],
   ["a tool of any name given a command", "mcp__x__frob", { command: "intent start INT-3" }, "shell", "rule-command"],
+  ["a tool of any name given a command as a list", "mcp__x__frob", { command: ["intent", "start", "INT-3"] }, "shell", "rule-command"],
   ["a tool of any name given a command line", "frob", { command_line: "intent start INT-3" }, "shell", "rule-command"],
   ["an editing operation beside a script", "mcp__x__frob", { command: "create", script: "intent start INT-3" }, "shell", "rule-command"],
   [
@@ -330,6 +344,7 @@ const RUN_ROWS: [what: string, tool: string, input: Record<string, unknown>, kin
     ["intent start INT-2"],
   ],
   ["an agent's shell deleting in our folder", "run_shell_command", { command: "rm -rf *", directory: ".orchestration" }, "shell", "rule-command"],
+  ["an agent's own shell given a folder", "Bash", { command: "rm -rf *", cwd: ".orchestration", description: "clean" }, "shell", "rule-command"],
   ["a git tool's option with a space in its value", "mcp__git__git_diff", { repo_path: "/ws", target: "--output=docs/x y.md" }, "shell", "shell-write"],
   ["a program given after its arguments", "mcp__x__run_program", { args: ["start", "INT-2"], bin: "intent" }, "shell", "rule-command", ["intent start INT-2"]],
   // what to run under keys of any name that say so, at any depth

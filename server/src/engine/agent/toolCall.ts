@@ -226,9 +226,12 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
   return { kind: "write", filePath: filePath!, ...(otherPaths.length ? { otherPaths } : {}), ...(expectedHash ? { expectedHash } : {}) };
 }
 
+/** Deeper than this, a value is taken to hold something to run: nobody can tell. */
+const MAX_SCAN = 64;
+
 /**
- * Whether a tool input holds something to run under a key that says so (RUN_WORDS, CODE_KEYS), at any depth
- * the gate reads; one nested deeper counts (it is denied then). An editing tool's `command` that names an
+ * Whether a tool input holds something to run under a key that says so (RUN_WORDS, CODE_KEYS), at any depth:
+ * one nested deeper than the gate reads counts (the runner is denied then). An editing tool's `command` that names an
  * edit (Kiro's `fs_write {"command": "create"}`) is what it does to the file, not a command.
  */
 function givesRun(input: Record<string, unknown>, depth = 0): boolean {
@@ -236,7 +239,8 @@ function givesRun(input: Record<string, unknown>, depth = 0): boolean {
     const whole = key.replace(/[_\-\s]/g, "").toLowerCase();
     const operation = whole === "command" && typeof value === "string" && EDIT_OPERATIONS.has(value.toLowerCase());
     if ((RUN_WORDS.has(lastWord(key)) || RUN_WORDS.has(whole) || CODE_KEYS.has(whole)) && !operation && stringsOf(value)?.length !== 0) return true;
-    if (value && typeof value === "object" && depth < MAX_NESTING && givesRun(value as Record<string, unknown>, depth + 1)) return true;
+    // (deeper than the gate reads, it is denied as a runner whose input is nested too deep)
+    if (value && typeof value === "object" && (depth >= MAX_SCAN || givesRun(value as Record<string, unknown>, depth + 1))) return true;
   }
   return false;
 }
