@@ -151,6 +151,16 @@ describe("intent hook claude-code: a shell command that changed the selection", 
   });
   afterEach(() => ws.dispose());
 
+  /** One tool call's hook replies by event (PreToolUse, PostToolUse, …), in this process. */
+  const claudeCall =
+    (tool_name: string, tool_input: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    async (event: string) =>
+      (
+        await hookReplyInProcess("claude-code", claudePayload(ws, event, { tool_name, tool_input, tool_use_id: `toolu_${tool_name}`, ...extra }), {
+          cwd: ws.root,
+        })
+      ).stdout;
+
   it("is reported after it, with the selection before and after; the same post again reports nothing", async () => {
     const claude = PROTOCOLS[0]!;
     const command = "./scripts/switch.sh";
@@ -193,9 +203,7 @@ describe("intent hook claude-code: a shell command that changed the selection", 
   });
 
   it("a command that failed after it changed the selection holds the session too (Claude Code's PostToolUseFailure)", async () => {
-    const call = (event: string) =>
-      claudePayload(ws, event, { tool_name: "Bash", tool_input: { command: "./scripts/switch.sh" }, tool_use_id: "toolu_fail", error: "exit code 1" });
-    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    const reply = claudeCall("Bash", { command: "./scripts/switch.sh" }, { error: "exit code 1" });
     expect(JSON.parse(await reply("PreToolUse"))).toEqual({});
     ws.select("INT-003");
     expect(await reply("PostToolUseFailure")).toContain("this command changed intent-lsp's rules: the workspace selection changed (INT-001 → INT-003)");
@@ -203,13 +211,7 @@ describe("intent hook claude-code: a shell command that changed the selection", 
   });
 
   it("a tool that runs something and names a file is recorded as a shell command: the selection it changes holds the session", async () => {
-    const call = (event: string) =>
-      claudePayload(ws, event, {
-        tool_name: "mcp__x__shell_exec",
-        tool_input: { cmd_line: "./scripts/switch.sh", output_path: "src/api/out.txt" },
-        tool_use_id: "toolu_run",
-      });
-    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    const reply = claudeCall("mcp__x__shell_exec", { cmd_line: "./scripts/switch.sh", output_path: "src/api/out.txt" });
     // in scope, and nothing the shell policy asks about: left to the agent's own permission rules
     expect(JSON.parse(await reply("PreToolUse"))).toEqual({});
     ws.write("src/api/out.txt", "ran\n");
@@ -220,13 +222,7 @@ describe("intent hook claude-code: a shell command that changed the selection", 
   });
 
   it("a running tool asked about because it writes our files, approved, holds nothing", async () => {
-    const call = (event: string) =>
-      claudePayload(ws, event, {
-        tool_name: "mcp__x__shell_exec",
-        tool_input: { cmd_line: "./scripts/switch.sh", output_path: ".orchestration/switch.log" },
-        tool_use_id: "toolu_own",
-      });
-    const reply = async (event: string) => (await hookReplyInProcess("claude-code", call(event), { cwd: ws.root })).stdout;
+    const reply = claudeCall("mcp__x__shell_exec", { cmd_line: "./scripts/switch.sh", output_path: ".orchestration/switch.log" });
     expect(JSON.parse(await reply("PreToolUse")).hookSpecificOutput).toMatchObject({ permissionDecision: "ask" });
     ws.select("INT-003"); // the user allowed it, and it ran
     expect(await reply("PostToolUse")).toContain("the workspace selection changed (INT-001 → INT-003)");

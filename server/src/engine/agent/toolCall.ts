@@ -5,7 +5,7 @@
  * tool is known to only read. An unknown writer slipping through would be worse than an unknown reader
  * being checked (fail closed).
  */
-import { lastWord, MAX_NESTING, namedPaths, text } from "./toolPaths";
+import { lastWord, MAX_NESTING, namedPaths, text, wholeKey } from "./toolPaths";
 import { ARG_KEYS, runText, stringsOf } from "./toolRuns";
 
 export type ToolCall =
@@ -138,11 +138,11 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
     SHELLS.has(tool) &&
     !name.includes("__") &&
     typeof input["command"] === "string" &&
-    Object.keys(input).every((k) => k === "command" || SHELL_SETTINGS.has(k.replace(/[_\-\s]/g, "").toLowerCase()));
+    Object.keys(input).every((k) => k === "command" || SHELL_SETTINGS.has(wholeKey(k)));
   if (ownShell) return { kind: "shell", command: input["command"] as string };
   if (READERS.has(tool)) return { kind: "other" };
   if (TEXT_EDITORS.has(tool) && input["command"] === "view") return { kind: "other" };
-  const byKey = new Map(Object.entries(input).map(([k, v]) => [k.replace(/[_\-\s]/g, "").toLowerCase(), v]));
+  const byKey = new Map(Object.entries(input).map(([k, v]) => [wholeKey(k), v]));
   const runs = !TEXT_EDITORS.has(tool) && (SHELLS.has(tool) || RUNS.test(tool) || givesRun(input));
   // a name that says it reads reads (unless it also says it changes something: `search_replace`,
   // `find_and_replace`, `read_and_write_file`, or runs something: `read_and_run`)
@@ -176,21 +176,14 @@ export function classifyTool(name: string, input: Record<string, unknown>): Tool
     // judged by those files and by what it runs; one named for running first (`run_tests {path}`) runs the
     // files it names, and writes only those it names as its output (`run_and_save {output_file}`)
     const first = RUNS_FIRST.test(tool) || SHELLS.has(tool);
-    const written = first ? namedPaths(Object.fromEntries(Object.entries(local).filter(([k]) => OUTPUT_KEY.test(k.replace(/[_\-\s]/g, ""))))).paths : paths;
+    const written = first ? namedPaths(Object.fromEntries(Object.entries(local).filter(([k]) => OUTPUT_KEY.test(wholeKey(k))))).paths : paths;
     if (!written.length) return { kind: "shell", command, ...(code.length ? { code } : {}) };
-    if (first)
+    // (a file it names that cannot be read denies it below; one named too deep was denied with its input)
+    if (first || !unreadable.length)
       return {
         kind: "write",
         filePath: written[0]!,
         ...(written.length > 1 ? { otherPaths: written.slice(1) } : {}),
-        runs: command,
-        ...(code.length ? { runsCode: code } : {}),
-      };
-    if (!unreadable.length && !deeper)
-      return {
-        kind: "write",
-        filePath: paths[0]!,
-        ...(paths.length > 1 ? { otherPaths: paths.slice(1) } : {}),
         runs: command,
         ...(code.length ? { runsCode: code } : {}),
       };
@@ -236,7 +229,7 @@ const MAX_SCAN = 64;
  */
 function givesRun(input: Record<string, unknown>, depth = 0): boolean {
   for (const [key, value] of Object.entries(input)) {
-    const whole = key.replace(/[_\-\s]/g, "").toLowerCase();
+    const whole = wholeKey(key);
     const operation = whole === "command" && typeof value === "string" && EDIT_OPERATIONS.has(value.toLowerCase());
     if ((RUN_WORDS.has(lastWord(key)) || RUN_WORDS.has(whole) || CODE_KEYS.has(whole)) && !operation && stringsOf(value)?.length !== 0) return true;
     // (deeper than the gate reads, it is denied as a runner whose input is nested too deep)

@@ -55,6 +55,9 @@ const PATH_LIST_KEYS = ["paths", "files", "filepaths", "filenames", "uris", "edi
 /** Any other key whose last word is one of these names a path too (`output_file`, `targetFilePath`, `notebookUri`; not `profile`). */
 export const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths", "uri", "uris", "location"]);
 // Stryker disable StringLiteral,MethodExpression: equivalent: empty pieces and a key of no words end in no word the sets hold
+/** A key as the gate compares keys: `_`, `-` and spaces left out, lower-cased (`file_path` → `filepath`). */
+export const wholeKey = (key: string) => key.replace(/[_\-\s]/g, "").toLowerCase();
+
 export const lastWord = (key: string) =>
   key
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
@@ -84,7 +87,7 @@ export function namedPaths(input: Record<string, unknown>, depth = 0): { paths: 
       if (p !== undefined) out.push(p);
       else unreadable.push(key);
     }
-    const k = key.replace(/[_\-\s]/g, "").toLowerCase();
+    const k = wholeKey(key);
     const word = lastWord(key);
     // a location is a file's only when it reads as one (`docs/a.md`, `file:///…`), not a city or a line number
     const located = word !== "location" || (typeof value === "string" && /[/\\]|\.\w{1,8}$/.test(value));

@@ -183,8 +183,7 @@ async function removedSinceCommit(
   at: Anchor = HEAD_ANCHOR,
 ): Promise<VerifyProblem[]> {
   const path = `${at.shown}:${ledgerPath}`;
-  const runs: { first: number; last: number; count: number }[] = [];
-  let open = false;
+  const runs = new LineRuns();
   // lines of HEAD that are there and that are no record: a ledger that is all such lines holds nothing
   // verify can hold the file to (a Git LFS pointer, an encrypted file)
   let lines = 0;
@@ -200,18 +199,13 @@ async function removedSinceCommit(
       if (holding !== undefined) {
         held.add(holding);
         recordish = true;
-        open = false;
+        runs.end();
         return;
       }
       // a line too long to keep is told as removed unread: a record may be that long
       if (committed.bytes !== undefined && !isRecordLine(committed.bytes)) return;
       recordish = true;
-      const run = runs[runs.length - 1];
-      if (open && run) {
-        run.last = line;
-        run.count++;
-      } else runs.push({ first: line, last: line, count: 1 });
-      open = true;
+      runs.add(line);
     },
     at.rev,
   );
@@ -233,7 +227,7 @@ async function removedSinceCommit(
         message: `the ledger as committed at ${at.label} holds no record (${lines} line${lines === 1 ? "" : "s"}, none of them a record: a Git LFS pointer, or an encrypted file?), so records removed since ${at.since} cannot be told; commit the ledger as the plain text it is (no filter for it in .gitattributes) and verify again`,
       },
     ];
-  return runs.map(({ first, last, count }) => ({
+  return runs.runs.map(({ first, last, count }) => ({
     path,
     line: first,
     kind: "removed" as const,
@@ -265,31 +259,41 @@ function insertedSinceCommit(
 ): VerifyProblem[] {
   let lastHeld = -1;
   for (const line of held) if (line > lastHeld) lastHeld = line;
-  const runs: { first: number; last: number; count: number }[] = [];
-  let open = false;
+  const runs = new LineRuns();
   for (const line of verifier.lines()) {
     // (a line that is no record, a conflict marker say, is told as unreadable already)
     if (line >= lastHeld || !verifier.isRecord(line)) continue;
-    if (exempt(line)) {
-      open = false;
-      continue;
-    }
-    const run = runs[runs.length - 1];
-    if (open && run) {
-      run.last = line;
-      run.count++;
-    } else runs.push({ first: line, last: line, count: 1 });
-    open = true;
+    if (exempt(line)) runs.end();
+    else runs.add(line);
   }
   const named = (line: number) => {
     const at = locate(line);
     return at.path ? `${at.path}:${at.line}` : `line ${at.line}`;
   };
-  return runs.map(({ first, last, count }) => ({
+  return runs.runs.map(({ first, last, count }) => ({
     line: first,
     kind: "inserted" as const,
     message: `${count === 1 ? "this line is" : `these ${count} lines (${locate(first).line}-${locate(last).line}) are`} not in the ledger committed at HEAD (\`HEAD:${ledgerPath}\`), yet ${count === 1 ? "stands" : "stand"} before records that are (the last at ${named(lastHeld)}): records are only appended, so ${count === 1 ? "it was" : "they were"} put there since the last commit, by hand or by a tool that rewrote the file. \`git diff HEAD -- ${ledgerPath}\` shows what changed since; remove what no writer appended and verify again`,
   }));
+}
+
+/** Lines told together: each run holds lines with no other line between them that ends it (`end`). */
+class LineRuns {
+  readonly runs: { first: number; last: number; count: number }[] = [];
+  private open = false;
+
+  add(line: number): void {
+    const run = this.runs[this.runs.length - 1];
+    if (this.open && run) {
+      run.last = line;
+      run.count++;
+    } else this.runs.push({ first: line, last: line, count: 1 });
+    this.open = true;
+  }
+
+  end(): void {
+    this.open = false;
+  }
 }
 
 /** The segments HEAD's sealed manifest names, and those HEAD's segments folder holds (the folder store). */
